@@ -1,0 +1,235 @@
+// Package atomicfile owns replacing files on disk so that a reader, or a
+// crash, sees either the whole old file or the whole new one: a temp file in
+// the same folder, write, fsync, close, rename over the target, fsync the
+// folder.
+//
+// Caveats, as with google/renameio: the temp file must live in the target's
+// folder (a rename across file systems is not atomic), and on Windows a rename
+// over a file that another process holds open fails for as long as it is
+// held, so [Renamer] retries with back-off for a bounded time.
+package atomicfile
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// TempPrefix starts the name of every temp file this package creates, so that
+// [CleanTemps] can remove the leftovers of a crash without touching anything
+// else.
+const TempPrefix = ".forgesync-tmp-"
+
+// Pending is a temp file that will replace a target once it is committed.
+// Its Cleanup is safe to defer: after a successful commit it does nothing.
+type Pending struct {
+	f      *os.File
+	path   string // the target
+	tmp    string
+	closed bool
+	done   bool
+}
+
+// Create starts a pending replacement of path with a temp file in the same
+// folder, created with perm.
+func Create(path string, perm fs.FileMode) (*Pending, error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	var rnd [6]byte
+	if _, err := rand.Read(rnd[:]); err != nil {
+		return nil, fmt.Errorf("create temp for %s: %w", path, err)
+	}
+	tmp := filepath.Join(dir, TempPrefix+base+"-"+hex.EncodeToString(rnd[:]))
+	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return nil, fmt.Errorf("create temp for %s: %w", path, err)
+	}
+	return &Pending{f: f, path: path, tmp: tmp}, nil
+}
+
+// Name returns the temp file's path.
+func (p *Pending) Name() string { return p.tmp }
+
+// Target returns the path the pending file will replace.
+func (p *Pending) Target() string { return p.path }
+
+// Write writes b to the temp file.
+func (p *Pending) Write(b []byte) (int, error) {
+	n, err := p.f.Write(b)
+	if err != nil {
+		return n, fmt.Errorf("write %s: %w", p.tmp, err)
+	}
+	return n, nil
+}
+
+// File returns the open temp file, for callers that stream into it.
+func (p *Pending) File() *os.File { return p.f }
+
+// Prepare flushes the temp file to stable storage and closes it. The fsync is
+// there so that a crash after the rename cannot leave the target name
+// pointing at a file whose data never reached the disk.
+func (p *Pending) Prepare() error {
+	if p.closed {
+		return nil
+	}
+	if err := p.f.Sync(); err != nil {
+		p.f.Close()
+		p.closed = true
+		return fmt.Errorf("sync %s: %w", p.tmp, err)
+	}
+	p.closed = true
+	if err := p.f.Close(); err != nil {
+		return fmt.Errorf("close %s: %w", p.tmp, err)
+	}
+	return nil
+}
+
+// Commit prepares the temp file if needed and renames it over the target
+// with r. It does not sync the folder; call [SyncDir] once after a group of
+// commits.
+func (p *Pending) Commit(r Renamer) error {
+	if err := p.Prepare(); err != nil {
+		return err
+	}
+	if err := r.Replace(p.tmp, p.path); err != nil {
+		return err
+	}
+	p.done = true
+	return nil
+}
+
+// Cleanup removes the temp file unless it was committed.
+func (p *Pending) Cleanup() error {
+	if p.done {
+		return nil
+	}
+	if !p.closed {
+		p.f.Close()
+		p.closed = true
+	}
+	p.done = true
+	if err := os.Remove(p.tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove temp %s: %w", p.tmp, err)
+	}
+	return nil
+}
+
+// Renamer renames a file over another, retrying while the target is busy.
+// The zero value uses os.Rename, the platform's notion of busy, and waits at
+// most [DefaultMaxWait].
+type Renamer struct {
+	// Rename replaces new with old; nil means os.Rename. Tests inject
+	// failures here.
+	Rename func(oldpath, newpath string) error
+	// Busy reports whether err means another process holds the target
+	// open for a moment; nil means the platform's rule (sharing and lock
+	// violations on Windows, never elsewhere).
+	Busy func(err error) bool
+	// MaxWait bounds the total time spent retrying; 0 means DefaultMaxWait.
+	MaxWait time.Duration
+	// Sleep waits between tries; nil means time.Sleep.
+	Sleep func(time.Duration)
+}
+
+// DefaultMaxWait is how long a [Renamer] retries a busy target by default.
+const DefaultMaxWait = 5 * time.Second
+
+// ErrBusy is returned, wrapped with the paths, when a target stayed busy
+// for longer than the renamer's MaxWait.
+var ErrBusy = errors.New("target held open by another process")
+
+// Replace renames oldpath over newpath, retrying with back-off while the
+// target is busy.
+func (r Renamer) Replace(oldpath, newpath string) error {
+	rename := r.Rename
+	if rename == nil {
+		rename = os.Rename
+	}
+	busy := r.Busy
+	if busy == nil {
+		busy = isBusy
+	}
+	maxWait := r.MaxWait
+	if maxWait <= 0 {
+		maxWait = DefaultMaxWait
+	}
+	sleep := r.Sleep
+	if sleep == nil {
+		sleep = time.Sleep
+	}
+	var waited time.Duration
+	delay := 10 * time.Millisecond
+	tries := 0
+	for {
+		err := rename(oldpath, newpath)
+		tries++
+		if err == nil {
+			return nil
+		}
+		if !busy(err) {
+			return fmt.Errorf("rename %s over %s: %w", filepath.Base(oldpath), newpath, err)
+		}
+		if waited >= maxWait {
+			return fmt.Errorf("rename over %s: %w (%d tries in %s; close the game or the program reading it): %w",
+				newpath, ErrBusy, tries, waited, err)
+		}
+		d := min(delay, maxWait-waited)
+		sleep(d)
+		waited += d
+		delay = min(delay*2, 500*time.Millisecond)
+	}
+}
+
+// SyncDir flushes a folder's entries (the renames in it) to stable storage.
+// It is a no-op on Windows, where folders cannot be opened for syncing and
+// NTFS journals renames itself.
+func SyncDir(dir string) error { return syncDir(dir) }
+
+// WriteFile atomically replaces path with data: temp file, write, fsync,
+// rename (retrying a busy target), fsync the folder.
+func WriteFile(path string, data []byte, perm fs.FileMode) error {
+	p, err := Create(path, perm)
+	if err != nil {
+		return err
+	}
+	defer p.Cleanup()
+	if _, err := p.Write(data); err != nil {
+		return err
+	}
+	if err := p.Commit(Renamer{}); err != nil {
+		return err
+	}
+	return SyncDir(filepath.Dir(path))
+}
+
+// CleanTemps removes the temp files this package left in dir, as a crash
+// between Create and Commit does. It returns the names it removed.
+func CleanTemps(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("clean temps: %w", err)
+	}
+	var removed []string
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasPrefix(e.Name(), TempPrefix) {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return removed, fmt.Errorf("clean temps: %w", err)
+		}
+		removed = append(removed, e.Name())
+	}
+	return removed, nil
+}
