@@ -1,0 +1,167 @@
+// Package inventory owns the Forge pack catalog model (pack, piece, lift,
+// door, surface), the strict forgepack.json decoder and validator that the
+// CLI packer, the scanner and the daemon all share, and the limits of
+// SPEC §3. It reads bytes and returns values; it knows nothing of disks,
+// archives or sockets.
+package inventory
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+)
+
+// Limits of SPEC §3.
+const (
+	// MaxManifestBytes is the largest forgepack.json accepted.
+	MaxManifestBytes = 1 << 20
+	// MaxDepth is the deepest nesting of objects and lists accepted.
+	MaxDepth = 16
+	// MaxPieces is the most pieces one pack may declare.
+	MaxPieces = 512
+	// MaxSurfaces is the most surface profiles one piece may declare.
+	MaxSurfaces = 16
+	// MaxDoorsInstalled is the most door definitions across enabled packs.
+	MaxDoorsInstalled = 256
+	// MaxLiftClassesUsed is how many lift classes the runtime uses, chosen by
+	// sorted class path; more are allowed and ignored by the runtime.
+	MaxLiftClassesUsed = 16
+	// SchemaVersion is the only manifest schema this program reads.
+	SchemaVersion = 1
+)
+
+// ManifestName is the file name of a pack's manifest.
+const ManifestName = "forgepack.json"
+
+// Kind is what a piece is: a block (which may carry a lift) or a panel (which
+// may carry a door).
+type Kind string
+
+// The piece kinds.
+const (
+	KindBlock Kind = "block"
+	KindPanel Kind = "panel"
+)
+
+// Profile is one of the fixed surface profile names.
+type Profile string
+
+// The surface profiles of SPEC §3.3.
+const (
+	ProfileGlassCyan       Profile = "glass_cyan"
+	ProfileTeleporterGreen Profile = "teleporter_green"
+)
+
+// Vec3 is three numbers: metres, or a direction.
+type Vec3 [3]float64
+
+// Manifest is a validated, normalized forgepack.json. Its JSON encoding (see
+// [Manifest.Normalized]) omits absent utilities and writes keys in the order
+// of SPEC §3.
+type Manifest struct {
+	Schema      int      `json:"schema"`
+	ID          string   `json:"id"`
+	Version     string   `json:"version"`
+	Name        string   `json:"name"`
+	Authors     []string `json:"authors"`
+	Description string   `json:"description,omitempty"`
+	Pieces      []Piece  `json:"pieces"`
+}
+
+// Piece is one catalog piece of a pack.
+type Piece struct {
+	ID         string    `json:"id"`
+	Kind       Kind      `json:"kind"`
+	Tag        string    `json:"tag"`
+	Class      string    `json:"class"`
+	Dimensions Vec3      `json:"dimensions_m"`
+	Lift       *Lift     `json:"lift,omitempty"`
+	Door       *Door     `json:"door,omitempty"`
+	Surfaces   []Surface `json:"surfaces,omitempty"`
+}
+
+// Lift is a gravity lift trigger on a block (SPEC §3.1), in the block's
+// authored local axes and metres.
+type Lift struct {
+	OffsetM         Vec3    `json:"offset_m"`
+	SizeM           Vec3    `json:"size_m"`
+	Direction       Vec3    `json:"direction"`
+	AccelerationMS2 float64 `json:"acceleration_m_s2"`
+	MaxSpeedMS      float64 `json:"max_speed_m_s"`
+	NegatesGravity  bool    `json:"negates_gravity"`
+}
+
+// Door is an automatic door on a panel (SPEC §3.2).
+type Door struct {
+	TravelM      float64 `json:"travel_m"`
+	SpeedMS      float64 `json:"speed_m_s"`
+	TriggerSizeM Vec3    `json:"trigger_size_m"`
+	HoldOpenS    float64 `json:"hold_open_s"`
+}
+
+// Surface assigns a surface profile to a material slot (SPEC §3.3).
+type Surface struct {
+	Slot    int     `json:"slot"`
+	Profile Profile `json:"profile"`
+}
+
+// Normalized returns the manifest's normalized JSON: keys in SPEC order,
+// absent utilities omitted, two-space indentation, a final newline. Decoding
+// it gives back an equal manifest, and normalizing that gives the same bytes.
+func (m *Manifest) Normalized() ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(m); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// PackageName returns the long Unreal package name a pack with id packID
+// must carry for profile p (SPEC §5).
+func PackageName(packID string, p Profile) string {
+	switch p {
+	case ProfileGlassCyan:
+		return "/Game/MJOLNIR/Forge/" + packID + "/Surfaces/MI_GlassCyan"
+	case ProfileTeleporterGreen:
+		return "/Game/MJOLNIR/Forge/" + packID + "/Surfaces/MI_TeleporterGreen"
+	}
+	return ""
+}
+
+// Profiles returns the distinct surface profiles the pack uses, sorted.
+func (m *Manifest) Profiles() []Profile {
+	var ps []Profile
+	for _, pc := range m.Pieces {
+		for _, s := range pc.Surfaces {
+			if !slices.Contains(ps, s.Profile) {
+				ps = append(ps, s.Profile)
+			}
+		}
+	}
+	slices.Sort(ps)
+	return ps
+}
+
+// RequiredPackages returns the long package names the pack's content must
+// carry for the surface profiles it uses, sorted; none when it uses none.
+func (m *Manifest) RequiredPackages() []string {
+	var names []string
+	for _, p := range m.Profiles() {
+		names = append(names, PackageName(m.ID, p))
+	}
+	return names
+}
+
+// Doors returns the number of door definitions in the pack.
+func (m *Manifest) Doors() int {
+	n := 0
+	for _, p := range m.Pieces {
+		if p.Door != nil {
+			n++
+		}
+	}
+	return n
+}
