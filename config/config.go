@@ -1,0 +1,371 @@
+// Package config owns forgesync's TOML configuration file (SPEC §1): its
+// keys, the defaults per operating system, resolving relative paths against
+// the file's folder (a service starts in another working directory), and
+// validation with errors that name the key and its line.
+package config
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Config is a loaded, resolved configuration. Every path in it is absolute
+// (or empty where SPEC §1 makes it optional and no default applies).
+type Config struct {
+	// File is the configuration file it was loaded from; empty for defaults.
+	File   string
+	Paths  Paths
+	Watch  Watch
+	Limits Limits
+	Deploy Deploy
+	Log    Log
+}
+
+// Paths are the places on disk of SPEC §1.
+type Paths struct {
+	Drop   string // where players drop archives
+	Mods   string // the game's UE4SS Mods folder
+	Paks   string // where pack content containers go
+	State  string // the daemon's own data
+	Socket string // the status socket
+}
+
+// Watch tunes the drop-folder watcher.
+type Watch struct {
+	Settle time.Duration // a file must stay unchanged this long before it is claimed
+	Rescan time.Duration // full rescan period, the safety net for lost events
+}
+
+// Limits are the extraction limits of SPEC §2 as configured; a zero field
+// means the built-in default. They may only lower the defaults; the
+// installer checks that when it applies them.
+type Limits struct {
+	MaxEntries    int
+	MaxTotalBytes int64
+	MaxEntryBytes int64
+	MaxRatio      int
+}
+
+// Deploy says what the daemon deploys into the game's folders.
+type Deploy struct {
+	Modules string // the release bundle's modules/ folder
+	Lua     bool   // deploy the Lua lift scripts
+	Native  bool   // deploy the native door module
+}
+
+// Log configures logging.
+type Log struct {
+	Level  slog.Level
+	Format string // "text" or "json"
+}
+
+// Defaults of SPEC §1.
+const (
+	DefaultSettle = 750 * time.Millisecond
+	DefaultRescan = 60 * time.Second
+)
+
+// ErrInvalid is matched by every error about the file's content (as
+// opposed to failing to read it).
+var ErrInvalid = errors.New("invalid configuration")
+
+// file mirrors the TOML layout; strings hold what needs parsing.
+type file struct {
+	Paths struct {
+		Drop, Mods, Paks, State, Socket string
+	} `toml:"paths"`
+	Watch struct {
+		Settle string `toml:"settle"`
+		Rescan string `toml:"rescan"`
+	} `toml:"watch"`
+	Limits struct {
+		MaxEntries    int  `toml:"max_entries"`
+		MaxTotalBytes size `toml:"max_total_bytes"`
+		MaxEntryBytes size `toml:"max_entry_bytes"`
+		MaxRatio      int  `toml:"max_ratio"`
+	} `toml:"limits"`
+	Deploy struct {
+		Modules string `toml:"modules"`
+		Lua     *bool  `toml:"lua"`
+		Native  *bool  `toml:"native"`
+	} `toml:"deploy"`
+	Log struct {
+		Level  string `toml:"level"`
+		Format string `toml:"format"`
+	} `toml:"log"`
+}
+
+// size is a byte count written as an integer or a string with a unit
+// ("4GiB", "512 MiB", "100MB").
+type size int64
+
+// UnmarshalTOML implements toml.Unmarshaler.
+func (s *size) UnmarshalTOML(v any) error {
+	switch v := v.(type) {
+	case int64:
+		if v < 0 {
+			return fmt.Errorf("size must not be negative, got %d", v)
+		}
+		*s = size(v)
+		return nil
+	case string:
+		n, err := ParseSize(v)
+		*s = size(n)
+		return err
+	}
+	return fmt.Errorf("size must be an integer or a string like \"4GiB\", got %v", v)
+}
+
+// ParseSize parses a byte count with an optional unit: B, KB, MB, GB, TB
+// (powers of 1000) or KiB, MiB, GiB, TiB (powers of 1024).
+func ParseSize(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	i := 0
+	for i < len(t) && (t[i] >= '0' && t[i] <= '9' || t[i] == '.') {
+		i++
+	}
+	num, unit := t[:i], strings.TrimSpace(t[i:])
+	f, err := strconv.ParseFloat(num, 64)
+	if err != nil || num == "" {
+		return 0, fmt.Errorf("size %q: want a number with an optional unit such as 4GiB", s)
+	}
+	mult := map[string]float64{"": 1, "B": 1, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12,
+		"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}[unit]
+	if mult == 0 {
+		return 0, fmt.Errorf("size %q: unknown unit %q (use B, KB, MB, GB, KiB, MiB, GiB)", s, unit)
+	}
+	v := f * mult
+	if v > 1<<62 {
+		return 0, fmt.Errorf("size %q is too large", s)
+	}
+	return int64(v), nil
+}
+
+// Default returns the configuration used without a file: every default of
+// SPEC §1 for this operating system, with Mods and Paks unset.
+func Default() *Config {
+	c := &Config{
+		Watch:  Watch{Settle: DefaultSettle, Rescan: DefaultRescan},
+		Deploy: Deploy{Lua: true, Native: true},
+		Log:    Log{Level: slog.LevelInfo, Format: "text"},
+	}
+	c.Paths.State = defaultStateDir()
+	c.fillDerived()
+	return c
+}
+
+// fillDerived sets the defaults that follow from other paths.
+func (c *Config) fillDerived() {
+	if c.Paths.Drop == "" && c.Paths.Mods != "" {
+		c.Paths.Drop = filepath.Join(c.Paths.Mods, "MJOLNIRForgePacks", "drop")
+	}
+	if c.Paths.Socket == "" && c.Paths.State != "" {
+		c.Paths.Socket = filepath.Join(c.Paths.State, "forgesync.sock")
+	}
+	if c.Deploy.Modules == "" {
+		if exe, err := os.Executable(); err == nil {
+			c.Deploy.Modules = filepath.Join(filepath.Dir(exe), "modules")
+		}
+	}
+}
+
+func defaultStateDir() string {
+	if runtime.GOOS == "windows" {
+		if d := os.Getenv("LOCALAPPDATA"); d != "" {
+			return filepath.Join(d, "forgesync")
+		}
+	}
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "forgesync")
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		if runtime.GOOS == "windows" {
+			return filepath.Join(home, "AppData", "Local", "forgesync")
+		}
+		return filepath.Join(home, ".local", "state", "forgesync")
+	}
+	return ""
+}
+
+// Load reads the configuration file at path; an empty path gives Default().
+// Unknown keys, bad durations, sizes, levels and formats are errors naming
+// the key and its line.
+func Load(path string) (*Config, error) {
+	if path == "" {
+		return Default(), nil
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("config %s: %w", path, err)
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		return nil, fmt.Errorf("read config: %w", err)
+	}
+	return Parse(abs, data)
+}
+
+// Parse parses configuration text; path is the file it came from, used to
+// resolve relative paths and in errors.
+func Parse(path string, data []byte) (*Config, error) {
+	var f file
+	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&f)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return nil, fmt.Errorf("%s:%d: %s: %w", path, pe.Position.Line, pe.Message, ErrInvalid)
+		}
+		return nil, fmt.Errorf("%s: %v: %w", path, err, ErrInvalid)
+	}
+	var errs []error
+	bad := func(key, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s:%d: %s: %s: %w", path, keyLine(data, key), key, fmt.Sprintf(format, args...), ErrInvalid))
+	}
+	for _, k := range md.Undecoded() {
+		bad(k.String(), "unknown key (see SPEC §1 for the keys forgesync reads)")
+	}
+
+	c := Default()
+	c.File = path
+	dir := filepath.Dir(path)
+	resolve := func(p string) string {
+		if p == "" {
+			return ""
+		}
+		p = expandHome(p)
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		return filepath.Clean(p)
+	}
+	c.Paths = Paths{Drop: resolve(f.Paths.Drop), Mods: resolve(f.Paths.Mods), Paks: resolve(f.Paths.Paks),
+		State: resolve(f.Paths.State), Socket: resolve(f.Paths.Socket)}
+	if c.Paths.State == "" {
+		c.Paths.State = defaultStateDir()
+	}
+	if f.Deploy.Modules != "" {
+		c.Deploy.Modules = resolve(f.Deploy.Modules)
+	}
+	c.fillDerived()
+
+	if f.Watch.Settle != "" {
+		d, err := time.ParseDuration(f.Watch.Settle)
+		if err != nil || d < 0 {
+			bad("watch.settle", "want a duration such as \"750ms\", got %q", f.Watch.Settle)
+		}
+		c.Watch.Settle = d
+	}
+	if f.Watch.Rescan != "" {
+		d, err := time.ParseDuration(f.Watch.Rescan)
+		if err != nil || d <= 0 {
+			bad("watch.rescan", "want a positive duration such as \"60s\", got %q", f.Watch.Rescan)
+		}
+		c.Watch.Rescan = d
+	}
+	c.Limits = Limits{MaxEntries: f.Limits.MaxEntries, MaxTotalBytes: int64(f.Limits.MaxTotalBytes),
+		MaxEntryBytes: int64(f.Limits.MaxEntryBytes), MaxRatio: f.Limits.MaxRatio}
+	if c.Limits.MaxEntries < 0 {
+		bad("limits.max_entries", "must be positive, got %d", c.Limits.MaxEntries)
+	}
+	if c.Limits.MaxRatio < 0 {
+		bad("limits.max_ratio", "must be positive, got %d", c.Limits.MaxRatio)
+	}
+	if f.Deploy.Lua != nil {
+		c.Deploy.Lua = *f.Deploy.Lua
+	}
+	if f.Deploy.Native != nil {
+		c.Deploy.Native = *f.Deploy.Native
+	}
+	if f.Log.Level != "" {
+		if err := c.Log.Level.UnmarshalText([]byte(f.Log.Level)); err != nil {
+			bad("log.level", "want debug, info, warn or error, got %q", f.Log.Level)
+		}
+	}
+	switch f.Log.Format {
+	case "":
+	case "text", "json":
+		c.Log.Format = f.Log.Format
+	default:
+		bad("log.format", "want text or json, got %q", f.Log.Format)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return c, nil
+}
+
+func expandHome(p string) string {
+	if p == "~" || strings.HasPrefix(p, "~/") || strings.HasPrefix(p, `~\`) {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, p[1:])
+		}
+	}
+	return p
+}
+
+// RequireGame reports an error unless the paths a daemon or sync needs (the
+// game's Mods folder and the paks folder) are set.
+func (c *Config) RequireGame() error {
+	var missing []string
+	if c.Paths.Mods == "" {
+		missing = append(missing, "paths.mods (the game's UE4SS Mods folder)")
+	}
+	if c.Paths.Paks == "" {
+		missing = append(missing, "paths.paks (where pack content is installed)")
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	where := "no --config given"
+	if c.File != "" {
+		where = c.File
+	}
+	return fmt.Errorf("%s: %s required; set them in the config file, or try `forgesync demo`: %w",
+		where, strings.Join(missing, " and "), ErrInvalid)
+}
+
+// keyLine finds the line of a dotted key ("watch.settle") in TOML text by
+// following table headers; 0 when not found. BurntSushi/toml does not report
+// positions of undecoded keys, and a line number is what a user needs.
+func keyLine(data []byte, dotted string) int {
+	table, key := "", dotted
+	if i := strings.LastIndexByte(dotted, '.'); i >= 0 {
+		table, key = dotted[:i], dotted[i+1:]
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	cur, line, tableLine := "", 0, 0
+	for sc.Scan() {
+		line++
+		t := strings.TrimSpace(sc.Text())
+		if strings.HasPrefix(t, "[") {
+			cur = strings.Trim(t, "[] \t")
+			if i := strings.IndexByte(cur, '#'); i >= 0 {
+				cur = strings.TrimSpace(cur[:i])
+			}
+			if cur == dotted {
+				tableLine = line
+			}
+			continue
+		}
+		k, _, ok := strings.Cut(t, "=")
+		if !ok {
+			continue
+		}
+		k = strings.Trim(strings.TrimSpace(k), `"`)
+		if (cur == table && k == key) || (cur == "" && k == dotted) {
+			return line
+		}
+	}
+	return tableLine
+}
