@@ -1,0 +1,550 @@
+package installer
+
+import (
+	"archive/tar"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sync/atomic"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zip"
+	"github.com/klauspost/compress/zstd"
+	"github.com/mholt/archives"
+	fastxz "github.com/mikelolasagasti/xz"
+)
+
+// Staged is a pack archive extracted into a private staging folder. Nothing
+// in it has reached the game's folders; Remove deletes it.
+type Staged struct {
+	Dir    string // the private staging folder (mode 0700)
+	Root   string // the pack root: Dir or its one top-level folder; holds forgepack.json
+	Files  []File // the pack's files relative to Root, sorted by path
+	SHA256 string // hex SHA-256 of the archive's bytes, computed while reading
+	Format string // the archive format by content, e.g. ".zip" or ".tar.zst"
+}
+
+// Remove deletes the staging folder and everything in it.
+func (s *Staged) Remove() error {
+	if err := os.RemoveAll(s.Dir); err != nil {
+		return fmt.Errorf("remove staging %s: %w", s.Dir, err)
+	}
+	return nil
+}
+
+const (
+	// copyBufferSize is the one buffer an extraction streams through; large
+	// writes keep system calls few.
+	copyBufferSize = 1 << 20
+	// maxDictBytes bounds the xz dictionary and zstd window a decoder may
+	// allocate, so an archive cannot make us allocate what it likes.
+	maxDictBytes = 32 << 20
+)
+
+// errStop ends an extraction early after a problem was recorded.
+var errStop = errors.New("stop extraction")
+
+// Extract checks the archive at archivePath against the rules of SPEC §2
+// and extracts it into a new private folder under stagingParent, writing
+// only through an os.Root opened on that folder. Every limit in lim is
+// enforced on the bytes the decompressor produces, before they are written;
+// sizes in headers are only used to reject early and to estimate progress.
+//
+// A rejected archive returns a *RejectError listing every problem found
+// (errors.Is ErrRejected; ErrNotArchive when the format is not recognised).
+// Other errors (I/O, a cancelled ctx) are returned wrapped. On any error
+// the staging folder is gone. progress, when not nil, is called with the
+// bytes extracted so far and the expected total (0 when the format does not
+// say up front).
+func Extract(ctx context.Context, archivePath, stagingParent string, lim Limits, progress func(done, total int64)) (_ *Staged, err error) {
+	if err := lim.Validate(); err != nil {
+		return nil, fmt.Errorf("extract %s: %w", archivePath, err)
+	}
+	f, err := os.Open(archivePath)
+	if err != nil {
+		return nil, fmt.Errorf("extract %s: %w", archivePath, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("extract %s: %w", archivePath, err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, &RejectError{Archive: archivePath, Problems: []Problem{{Rule: RuleNotArchive, Value: "not a regular file"}}}
+	}
+	size := st.Size()
+
+	kind, format, err := identify(ctx, f)
+	if err != nil {
+		return nil, fmt.Errorf("extract %s: %w", archivePath, err)
+	}
+	if kind == kindUnknown {
+		v := "format not recognised"
+		if format != nil {
+			v = "format " + format.Extension() + " is not a pack archive format"
+		}
+		return nil, &RejectError{Archive: archivePath, Problems: []Problem{{Rule: RuleNotArchive, Value: v}}}
+	}
+
+	staging, err := os.MkdirTemp(stagingParent, "intake-")
+	if err != nil {
+		return nil, fmt.Errorf("extract %s: create staging: %w", archivePath, err)
+	}
+	defer func() {
+		if err != nil {
+			os.RemoveAll(staging)
+		}
+	}()
+	if err := os.Chmod(staging, 0o700); err != nil {
+		return nil, fmt.Errorf("extract %s: %w", archivePath, err)
+	}
+	root, err := os.OpenRoot(staging)
+	if err != nil {
+		return nil, fmt.Errorf("extract %s: %w", archivePath, err)
+	}
+	defer root.Close()
+
+	x := &extraction{
+		ctx:      ctx,
+		root:     root,
+		check:    newPackCheck(lim),
+		progress: progress,
+		buf:      make([]byte, copyBufferSize),
+		kind:     kind,
+	}
+	sum, err := x.run(f, size)
+	if err != nil {
+		if errors.Is(err, errStop) || errors.Is(err, errRejectedRead) {
+			err = nil
+		} else if ctxErr := ctx.Err(); ctxErr != nil {
+			return nil, fmt.Errorf("extract %s: %w", archivePath, ctxErr)
+		} else {
+			return nil, fmt.Errorf("extract %s: %w", archivePath, err)
+		}
+	}
+	packRoot, files, problems := x.check.finish()
+	if len(problems) > 0 {
+		return nil, &RejectError{Archive: archivePath, Problems: problems}
+	}
+	return &Staged{
+		Dir:    staging,
+		Root:   filepath.Join(staging, filepath.FromSlash(packRoot)),
+		Files:  files,
+		SHA256: sum,
+		Format: kind.String(),
+	}, nil
+}
+
+// archiveKind is a supported archive format.
+type archiveKind int
+
+const (
+	kindUnknown archiveKind = iota
+	kindZip
+	kind7z
+	kindTar
+	kindTarGz
+	kindTarXz
+	kindTarZst
+	kindRar
+)
+
+func (k archiveKind) String() string {
+	return [...]string{"unknown", ".zip", ".7z", ".tar", ".tar.gz", ".tar.xz", ".tar.zst", ".rar"}[k]
+}
+
+// streaming reports whether the format is read front to back, so that the
+// bytes of an entry we skip still pass through the decompressor.
+func (k archiveKind) streaming() bool { return k != kindZip && k != kind7z }
+
+// identify recognises the format by content (never by name) and leaves f
+// at its start. A format archives knows but packs do not use is returned
+// with kindUnknown.
+func identify(ctx context.Context, f *os.File) (archiveKind, archives.Format, error) {
+	format, _, err := archives.Identify(ctx, "", f)
+	if _, serr := f.Seek(0, io.SeekStart); serr != nil {
+		return kindUnknown, nil, serr
+	}
+	if err != nil {
+		// NoMatch, or a compressed stream that does not decode: either way
+		// the file is not an archive we can read.
+		return kindUnknown, nil, nil
+	}
+	switch ft := format.(type) {
+	case archives.Zip:
+		return kindZip, format, nil
+	case archives.SevenZip:
+		return kind7z, format, nil
+	case archives.Tar:
+		return kindTar, format, nil
+	case archives.Rar:
+		return kindRar, format, nil
+	case archives.CompressedArchive:
+		if _, ok := ft.Extraction.(archives.Tar); !ok {
+			return kindUnknown, format, nil
+		}
+		switch ft.Compression.(type) {
+		case archives.Gz:
+			return kindTarGz, format, nil
+		case archives.Xz:
+			return kindTarXz, format, nil
+		case archives.Zstd:
+			return kindTarZst, format, nil
+		}
+	}
+	return kindUnknown, format, nil
+}
+
+// errRejectedRead marks a read error of the archive itself (damaged data),
+// recorded as a problem rather than returned as a failure.
+var errRejectedRead = errors.New("archive read failed")
+
+// extraction is the state of one Extract call. It is used by one goroutine.
+type extraction struct {
+	ctx      context.Context
+	root     *os.Root
+	check    *packCheck
+	progress func(done, total int64)
+	buf      []byte
+	kind     archiveKind
+	read     atomic.Int64 // archive bytes read so far, at the file
+	done     int64        // entry bytes produced so far
+	total    int64        // expected entry bytes, 0 when unknown
+}
+
+// run extracts the archive from f and returns the hex SHA-256 of f.
+func (x *extraction) run(f *os.File, size int64) (string, error) {
+	h := sha256.New()
+	if !x.kind.streaming() {
+		return x.runRandomAccess(f, size, h)
+	}
+	r := io.TeeReader(&countingReader{r: f, n: &x.read}, h)
+	var src io.Reader = r
+	var closeSrc func()
+	switch x.kind {
+	case kindTarGz:
+		zr, err := gzip.NewReader(r)
+		if err != nil {
+			return "", x.corrupt("", err)
+		}
+		src, closeSrc = zr, func() { zr.Close() }
+	case kindTarXz:
+		xr, err := fastxz.NewReader(r, maxDictBytes)
+		if err != nil {
+			return "", x.corrupt("", err)
+		}
+		src = xr
+	case kindTarZst:
+		zr, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(maxDictBytes), zstd.WithDecoderMaxMemory(uint64(x.check.lim.MaxTotalBytes)+1))
+		if err != nil {
+			return "", x.corrupt("", err)
+		}
+		src, closeSrc = zr, zr.Close
+	}
+	if closeSrc != nil {
+		defer closeSrc()
+	}
+	var err error
+	if x.kind == kindRar {
+		err = archives.Rar{}.Extract(x.ctx, src, x.handle)
+	} else {
+		err = archives.Tar{}.Extract(x.ctx, src, x.handle)
+	}
+	if err = x.readErr(err); err != nil {
+		return "", err
+	}
+	// Hash what the decoders left unread (padding, trailers).
+	if _, err := io.Copy(io.Discard, r); err != nil {
+		return "", x.corrupt("", err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// runRandomAccess extracts a zip or 7z: their headers come first, so every
+// name, type and declared size is checked before anything is written, and
+// the archive is hashed by a second sequential reader alongside.
+func (x *extraction) runRandomAccess(f *os.File, size int64, h hash.Hash) (string, error) {
+	hctx, cancel := context.WithCancel(x.ctx)
+	defer cancel()
+	type result struct {
+		sum string
+		err error
+	}
+	hashed := make(chan result, 1)
+	go func() {
+		_, err := io.Copy(h, &ctxReader{ctx: hctx, r: io.NewSectionReader(f, 0, size)})
+		hashed <- result{hex.EncodeToString(h.Sum(nil)), err}
+	}()
+	wait := func() result { cancel(); return <-hashed }
+
+	var format archives.Extractor = archives.Zip{}
+	if x.kind == kind7z {
+		format = archives.SevenZip{}
+	}
+	// First pass: headers only.
+	pre := newPackCheck(x.check.lim)
+	err := format.Extract(x.ctx, &countingSection{SectionReader: io.NewSectionReader(f, 0, size), n: new(atomic.Int64)},
+		func(ctx context.Context, fi archives.FileInfo) error {
+			typ := entryTypeOf(fi)
+			var declared int64
+			if typ == typeFile {
+				declared = fi.Size()
+				x.total += declared
+			}
+			if _, _, _, _, ok := pre.admit(fi.NameInArchive, typ, declared); !ok {
+				return errStop
+			}
+			return nil
+		})
+	if err = x.readErr(err); err != nil {
+		wait()
+		return "", err
+	}
+	if _, _, problems := pre.finish(); len(problems) > 0 {
+		x.check = pre
+		wait()
+		return "", errStop
+	}
+	// Second pass: the bytes, checked as they stream.
+	err = format.Extract(x.ctx, &countingSection{SectionReader: io.NewSectionReader(f, 0, size), n: &x.read}, x.handle)
+	if err = x.readErr(err); err != nil {
+		wait()
+		return "", err
+	}
+	res := <-hashed
+	if res.err != nil {
+		return "", fmt.Errorf("hash: %w", res.err)
+	}
+	return res.sum, nil
+}
+
+// readErr sorts an error from an archives Extract call: our own stop and
+// write failures pass through; anything else is damage in the archive.
+func (x *extraction) readErr(err error) error {
+	var we *writeError
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, errStop), errors.As(err, &we):
+		return err
+	case x.ctx.Err() != nil:
+		return x.ctx.Err()
+	}
+	return x.corrupt("", err)
+}
+
+// corrupt records damage in the archive and returns errRejectedRead.
+func (x *extraction) corrupt(entry string, err error) error {
+	x.check.add(entry, RuleCorrupt, err.Error())
+	x.check.stopped = true
+	return errRejectedRead
+}
+
+// writeError is a failure to write into staging: our disk, not the archive.
+type writeError struct{ err error }
+
+func (e *writeError) Error() string { return e.err.Error() }
+func (e *writeError) Unwrap() error { return e.err }
+
+// handle is the archives.FileHandler of the second pass.
+func (x *extraction) handle(ctx context.Context, fi archives.FileInfo) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	typ := entryTypeOf(fi)
+	var declared int64
+	if typ == typeFile {
+		declared = fi.Size()
+	}
+	name, act, max, idx, ok := x.check.admit(fi.NameInArchive, typ, declared)
+	if !ok {
+		return errStop
+	}
+	switch act {
+	case actMkdir:
+		if err := x.root.MkdirAll(filepath.FromSlash(name), 0o700); err != nil {
+			return &writeError{fmt.Errorf("create %s: %w", name, err)}
+		}
+		return nil
+	case actWrite:
+		return x.copy(fi, name, idx, max, true)
+	}
+	if typ == typeFile && x.kind.streaming() {
+		// The decoder must produce these bytes to reach the next entry:
+		// count them against the limits without writing them.
+		return x.copy(fi, name, -1, max, false)
+	}
+	return nil
+}
+
+// copy streams one entry through the limits and, when write is set, into
+// a new file in staging.
+func (x *extraction) copy(fi archives.FileInfo, name string, idx int, max int64, write bool) error {
+	rc, err := fi.Open()
+	if err != nil {
+		return x.corrupt(name, err)
+	}
+	defer rc.Close()
+	var out *os.File
+	if write {
+		if dir := path.Dir(name); dir != "." {
+			if err := x.root.MkdirAll(filepath.FromSlash(dir), 0o700); err != nil {
+				return &writeError{fmt.Errorf("create %s: %w", dir, err)}
+			}
+		}
+		out, err = x.root.OpenFile(filepath.FromSlash(name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err != nil {
+			return &writeError{fmt.Errorf("create %s: %w", name, err)}
+		}
+		defer out.Close()
+	}
+	// packed returns the compressed size of the entry for the ratio rule,
+	// or -1 when there is nothing to check.
+	zh, isZip := fi.Header.(zip.FileHeader)
+	start := x.read.Load()
+	packed := func() int64 {
+		switch {
+		case isZip && zh.Method == zip.Store, x.kind == kindTar:
+			return -1 // stored: the ratio is 1
+		case isZip:
+			return int64(zh.CompressedSize64) // the reader never reads past it
+		}
+		return x.read.Load() - start // bytes the decoder consumed meanwhile
+	}
+	var done int64
+	for {
+		if err := x.ctx.Err(); err != nil {
+			return err
+		}
+		n, rerr := io.ReadFull(rc, x.buf)
+		if n > 0 {
+			done += int64(n)
+			keep, ok := x.check.grow(name, idx, max, done, int64(n), packed())
+			if !ok {
+				return errStop
+			}
+			if !keep && out != nil {
+				out.Close()
+				out = nil
+				if !x.kind.streaming() {
+					return nil // nothing forces us to read on
+				}
+			}
+			if out != nil {
+				if _, err := out.Write(x.buf[:n]); err != nil {
+					return &writeError{fmt.Errorf("write %s: %w", name, err)}
+				}
+			}
+			x.done += int64(n)
+			if x.progress != nil {
+				x.progress(x.done, x.total)
+			}
+		}
+		if rerr == io.EOF || rerr == io.ErrUnexpectedEOF {
+			break
+		}
+		if rerr != nil {
+			return x.corrupt(name, rerr)
+		}
+	}
+	if out != nil {
+		if err := out.Close(); err != nil {
+			return &writeError{fmt.Errorf("write %s: %w", name, err)}
+		}
+	}
+	return nil
+}
+
+// entryTypeOf reads the entry type from the format's own header where the
+// generic mode loses it (a tar hard link looks like a regular file).
+func entryTypeOf(fi archives.FileInfo) entryType {
+	if h, ok := fi.Header.(*tar.Header); ok {
+		switch h.Typeflag {
+		case tar.TypeReg, tar.TypeRegA:
+			return typeFile
+		case tar.TypeDir:
+			return typeDir
+		case tar.TypeSymlink:
+			return typeSymlink
+		case tar.TypeLink:
+			return typeHardLink
+		case tar.TypeChar, tar.TypeBlock:
+			return typeDevice
+		case tar.TypeFifo:
+			return typeFIFO
+		}
+		return typeOther
+	}
+	return modeType(fi.Mode())
+}
+
+// modeType maps file mode bits to an entry type.
+func modeType(m fs.FileMode) entryType {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return typeSymlink
+	case m&fs.ModeDevice != 0, m&fs.ModeCharDevice != 0:
+		return typeDevice
+	case m&fs.ModeNamedPipe != 0:
+		return typeFIFO
+	case m&fs.ModeSocket != 0:
+		return typeSocket
+	case m.IsDir():
+		return typeDir
+	case m.IsRegular():
+		return typeFile
+	}
+	return typeOther
+}
+
+// countingReader counts the bytes read from r into n.
+type countingReader struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// countingSection is a SectionReader that counts the bytes read through
+// ReadAt and Read into n: the compressed bytes consumed so far.
+type countingSection struct {
+	*io.SectionReader
+	n *atomic.Int64
+}
+
+func (c *countingSection) Read(p []byte) (int, error) {
+	n, err := c.SectionReader.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+func (c *countingSection) ReadAt(p []byte, off int64) (int, error) {
+	n, err := c.SectionReader.ReadAt(p, off)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// ctxReader stops reading when ctx is done.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
