@@ -65,8 +65,8 @@ func Require(fsys fs.FS, contentDir string, names []string) (missing []Missing, 
 		return nil, err
 	}
 	for i, n := range w.names {
-		if !w.found[i] {
-			missing = append(missing, Missing{Name: n, ID: ChunkID(w.ids[i])})
+		if j := w.slot[i]; !w.found[j] {
+			missing = append(missing, Missing{Name: n, ID: ChunkID(w.ids[j])})
 		}
 	}
 	return missing, nil
@@ -85,11 +85,13 @@ func hasCas(fsys fs.FS, p string) (bool, error) {
 	return fi.Mode().IsRegular(), nil
 }
 
-// wanted is the set of package ids Require looks for.
+// wanted is the set of package ids Require looks for. Names that differ
+// only in ASCII case share an id, so ids are kept once each.
 type wanted struct {
-	names []string
-	ids   []uint64
-	found []bool
+	names []string       // distinct names, in the order given
+	slot  []int          // names[i]'s id is ids[slot[i]]
+	ids   []uint64       // distinct ids
+	found []bool         // found[j]: ids[j] is present
 	index map[uint64]int // id → position in ids; nil while ids is short
 	// Per TOC: which wanted ids have an index-0 chunk of raw type 1 (UE5
 	// ExportBundleData) or 2 (UE 4.27 ExportBundleData).
@@ -102,22 +104,27 @@ const linearMax = 8
 func newWanted(names []string) *wanted {
 	w := &wanted{}
 	dup := make(map[string]bool, len(names))
+	slots := make(map[uint64]int, len(names))
 	for _, n := range names {
 		if dup[n] {
 			continue
 		}
 		dup[n] = true
+		id := PackageID(n)
+		j, ok := slots[id]
+		if !ok {
+			j = len(w.ids)
+			slots[id] = j
+			w.ids = append(w.ids, id)
+		}
 		w.names = append(w.names, n)
-		w.ids = append(w.ids, PackageID(n))
+		w.slot = append(w.slot, j)
 	}
 	w.found = make([]bool, len(w.ids))
 	w.seen1 = make([]bool, len(w.ids))
 	w.seen2 = make([]bool, len(w.ids))
 	if len(w.ids) > linearMax {
-		w.index = make(map[uint64]int, len(w.ids))
-		for i, id := range w.ids {
-			w.index[id] = i
-		}
+		w.index = slots
 	}
 	return w
 }

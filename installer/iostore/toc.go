@@ -36,13 +36,22 @@ const Magic = "-==--==--==--==-"
 // engine writes or accepts.
 const compressedBlockEntrySize = 12
 
+// TOC versions whose layout the size check knows.
+const (
+	versionPerfectHash             = 4
+	versionPerfectHashWithOverflow = 5
+	versionIoHash                  = 8 // ReplaceIoChunkHashWithIoHash
+	versionLatestKnown             = 8
+)
+
 // offsetLengthSize is the size of one FIoOffsetAndLength entry, which
 // follows the chunk-id array (N of them).
 const offsetLengthSize = 10
 
 var (
-	// ErrTruncated is returned when a file ends inside its header or inside
-	// its chunk-id array although its size said otherwise.
+	// ErrTruncated is returned when a file is shorter than a header, or
+	// ends inside its header or chunk ids although its size said otherwise
+	// (it shrank while being read).
 	ErrTruncated = errors.New("iostore: truncated table of contents")
 	// ErrBadMagic is returned when a file does not start with [Magic].
 	ErrBadMagic = errors.New("iostore: not a .utoc (bad magic)")
@@ -51,7 +60,8 @@ var (
 	// compressed block entry size other than 12).
 	ErrBadHeader = errors.New("iostore: malformed .utoc header")
 	// ErrPastEnd is returned when the header's counts describe sections
-	// that run past the end of the file.
+	// that run past the end of the file: the file is truncated, or the
+	// counts are corrupt.
 	ErrPastEnd = errors.New("iostore: table of contents runs past end of file")
 	// ErrTooManyChunks is returned when the entry count exceeds [MaxChunks].
 	ErrTooManyChunks = errors.New("iostore: absurd chunk count")
@@ -179,6 +189,12 @@ type Header struct {
 	ContainerID              ChunkID  `json:"containerId"`
 	EncryptionKeyGUID        [16]byte `json:"-"`
 	Flags                    Flags    `json:"flags"`
+	// PerfectHashSeedsCount is the number of perfect-hash seeds, from
+	// version 4 (PerfectHash); 0 before.
+	PerfectHashSeedsCount uint32 `json:"perfectHashSeedsCount,omitempty"`
+	// ChunksWithoutPerfectHashCount is the number of chunks outside the
+	// perfect hash, from version 5 (PerfectHashWithOverflow); 0 before.
+	ChunksWithoutPerfectHashCount uint32 `json:"chunksWithoutPerfectHashCount,omitempty"`
 }
 
 // Chunk is one entry of a TOC's chunk-id array.
@@ -371,6 +387,12 @@ func parseHeader(b []byte, size int64, path string, h *Header) error {
 		ContainerID:              ChunkID(le.Uint64(b[56:])),
 		Flags:                    Flags(b[80]),
 	}
+	if h.Version >= versionPerfectHash {
+		h.PerfectHashSeedsCount = le.Uint32(b[84:])
+	}
+	if h.Version >= versionPerfectHashWithOverflow {
+		h.ChunksWithoutPerfectHashCount = le.Uint32(b[96:])
+	}
 	copy(h.EncryptionKeyGUID[:], b[64:80])
 	if h.Version == 0 {
 		return tocErr(path, "version", 0, ErrBadHeader)
@@ -384,25 +406,45 @@ func parseHeader(b []byte, size int64, path string, h *Header) error {
 	if h.EntryCount > MaxChunks {
 		return tocErr(path, "entry count", h.EntryCount, ErrTooManyChunks)
 	}
-	// The sections every version writes after the header, in order: chunk
-	// ids, offsets and lengths, compressed blocks, compression method
-	// names, directory index. Sections whose size depends on the version
-	// (perfect-hash seeds, signatures, chunk metadata) are not counted, so
-	// a newer engine's file is never rejected for them. All in uint64, so
-	// no count can overflow.
+	// All in uint64 so that no count can overflow.
 	rest := uint64(size) - HeaderSize
 	ids := uint64(h.EntryCount) * ChunkIDSize
 	if ids > rest {
 		return tocErr(path, "entry count", fmt.Sprintf("%d (%d bytes of chunk ids, %d after the header)", h.EntryCount, ids, rest), ErrPastEnd)
 	}
-	need := ids +
-		uint64(h.EntryCount)*offsetLengthSize +
+	if need := sectionBytes(h); need > rest {
+		return tocErr(path, "section sizes", fmt.Sprintf("%d entries, %d blocks, %d×%d method names, %d-byte directory index, %d hash seeds (%d bytes, %d after the header)",
+			h.EntryCount, h.CompressedBlockCount, h.CompressionMethodCount, h.CompressionMethodLength, h.DirectoryIndexSize,
+			uint64(h.PerfectHashSeedsCount)+uint64(h.ChunksWithoutPerfectHashCount), need, rest), ErrPastEnd)
+	}
+	return nil
+}
+
+// sectionBytes returns the least number of bytes that follow the header of
+// a TOC with header h: the sections the engine writes after it, in order —
+// chunk ids, offsets and lengths, perfect-hash seeds and chunks without a
+// perfect hash, compressed blocks, compression method names, signatures
+// when Signed (at least the hash size field and one SHA-1 per block),
+// directory index, chunk metadata. Chunk metadata is counted only for the
+// versions whose entry size is known (33 bytes up to version 7, 24 from
+// version 8), so a newer engine's file is never rejected for a section
+// that changed.
+func sectionBytes(h *Header) uint64 {
+	n := uint64(h.EntryCount)
+	need := n*ChunkIDSize +
+		n*offsetLengthSize +
+		(uint64(h.PerfectHashSeedsCount)+uint64(h.ChunksWithoutPerfectHashCount))*4 +
 		uint64(h.CompressedBlockCount)*compressedBlockEntrySize +
 		uint64(h.CompressionMethodCount)*uint64(h.CompressionMethodLength) +
 		uint64(h.DirectoryIndexSize)
-	if need > rest {
-		return tocErr(path, "section sizes", fmt.Sprintf("%d entries, %d blocks, %d×%d method names, %d-byte directory index (%d bytes, %d after the header)",
-			h.EntryCount, h.CompressedBlockCount, h.CompressionMethodCount, h.CompressionMethodLength, h.DirectoryIndexSize, need, rest), ErrPastEnd)
+	if h.Flags.Has(FlagSigned) {
+		need += 4 + uint64(h.CompressedBlockCount)*20
 	}
-	return nil
+	switch {
+	case h.Version < versionIoHash:
+		need += n * 33
+	case h.Version <= versionLatestKnown:
+		need += n * 24
+	}
+	return need
 }
