@@ -196,13 +196,22 @@ func SyncDir(dir string) error { return syncDir(dir) }
 // WriteFile atomically replaces path with data: temp file, write, fsync,
 // rename (retrying a busy target), fsync the folder.
 func WriteFile(path string, data []byte, perm fs.FileMode) error {
+	return WriteWith(path, perm, func(f *os.File) error {
+		_, err := f.Write(data)
+		return err
+	})
+}
+
+// WriteWith atomically replaces path with what write streams into the temp
+// file; when write fails the target is untouched and the temp file removed.
+func WriteWith(path string, perm fs.FileMode, write func(f *os.File) error) error {
 	p, err := Create(path, perm)
 	if err != nil {
 		return err
 	}
 	defer p.Cleanup()
-	if _, err := p.Write(data); err != nil {
-		return err
+	if err := write(p.f); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err := p.Commit(Renamer{}); err != nil {
 		return err

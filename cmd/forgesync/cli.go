@@ -1,0 +1,226 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"strings"
+
+	"github.com/mjolnir-forge/forgesync/config"
+	"github.com/mjolnir-forge/forgesync/installer"
+)
+
+// version is the program's version, set at link time by `make dist`.
+var version = "0.1.0-dev"
+
+// Exit codes shared by the commands.
+const (
+	exitOK      = 0 // all good
+	exitInvalid = 1 // something was rejected or is invalid
+	exitFailure = 2 // could not do the job (unreadable input, bad usage, I/O)
+)
+
+// env is what every command gets: its output streams, the parsed common
+// flags, and the configuration.
+type env struct {
+	stdout, stderr io.Writer
+	json           bool
+	configPath     string
+	logFormat      string
+	logLevel       string
+	cfg            *config.Config
+	log            *slog.Logger
+}
+
+// command is one sub-command.
+type command struct {
+	name    string
+	args    string // positional arguments, for usage
+	summary string
+	flags   func(fs *flag.FlagSet) // extra flags, may be nil
+	run     func(ctx context.Context, e *env, args []string) int
+	// noConfig marks commands that never read the configuration.
+	noConfig bool
+}
+
+func commands() []*command {
+	return []*command{
+		scanCommand(),
+		packCommand(),
+		utocCommand(),
+		packageIDCommand(),
+		versionCommand(),
+	}
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	cmds := commands()
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		usage(stdout, cmds)
+		if len(args) == 0 {
+			return exitFailure
+		}
+		return exitOK
+	}
+	i := slices.IndexFunc(cmds, func(c *command) bool { return c.name == args[0] })
+	if i < 0 {
+		fmt.Fprintf(stderr, "forgesync: unknown command %q (run `forgesync help` for the list)\n", args[0])
+		return exitFailure
+	}
+	c := cmds[i]
+	e := &env{stdout: stdout, stderr: stderr}
+	fs := flag.NewFlagSet("forgesync "+c.name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&e.configPath, "config", "", "configuration `FILE` (TOML)")
+	fs.BoolVar(&e.json, "json", false, "print JSON for machines")
+	fs.StringVar(&e.logFormat, "log-format", "", "log format: text or json (default from config, else text)")
+	fs.StringVar(&e.logLevel, "log-level", "", "log level: debug, info, warn, error")
+	if c.flags != nil {
+		c.flags(fs)
+	}
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: forgesync %s [flags] %s\n\n%s\n\nflags:\n", c.name, c.args, c.summary)
+		fs.PrintDefaults()
+	}
+	pos, err := parseInterspersed(fs, args[1:])
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if err != nil {
+		return exitFailure
+	}
+	if !c.noConfig || e.configPath != "" {
+		cfg, err := config.Load(e.configPath)
+		if err != nil {
+			fmt.Fprintf(stderr, "forgesync: %v\n", err)
+			return exitFailure
+		}
+		e.cfg = cfg
+	} else {
+		e.cfg = config.Default()
+	}
+	if e.log, err = newLogger(stderr, e); err != nil {
+		fmt.Fprintf(stderr, "forgesync: %v\n", err)
+		return exitFailure
+	}
+	return c.run(ctx, e, pos)
+}
+
+// parseInterspersed parses flags that may come before or after positional
+// arguments (`pack DIR -o FILE` and `pack -o FILE DIR`); "--" ends flags.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var rest []string
+	if i := slices.Index(args, "--"); i >= 0 {
+		args, rest = args[:i], args[i+1:]
+	}
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			break
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+	return append(pos, rest...), nil
+}
+
+func newLogger(w io.Writer, e *env) (*slog.Logger, error) {
+	level, format := e.cfg.Log.Level, e.cfg.Log.Format
+	if e.logLevel != "" {
+		if err := level.UnmarshalText([]byte(e.logLevel)); err != nil {
+			return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", e.logLevel)
+		}
+	}
+	if e.logFormat != "" {
+		format = e.logFormat
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	switch format {
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	case "text", "":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	}
+	return nil, fmt.Errorf("--log-format %q: want text or json", format)
+}
+
+func usage(w io.Writer, cmds []*command) {
+	fmt.Fprintf(w, "forgesync %s keeps MJOLNIR Forge packs installed, validated and in sync.\n\nusage: forgesync COMMAND [flags] [args]\n\ncommands:\n", version)
+	for _, c := range cmds {
+		fmt.Fprintf(w, "  %-34s %s\n", strings.TrimSpace(c.name+" "+c.args), firstLine(c.summary))
+	}
+	fmt.Fprintf(w, "\nEvery command takes --config FILE, --json, --log-format and --log-level;\nflags may come before or after arguments. `forgesync COMMAND -h` for details.\n")
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+// needArgs reports a usage error unless len(args) is within [lo, hi]
+// (hi < 0: no upper bound).
+func needArgs(e *env, name string, args []string, lo, hi int, what string) bool {
+	if len(args) < lo || (hi >= 0 && len(args) > hi) {
+		fmt.Fprintf(e.stderr, "forgesync %s: want %s, got %d argument(s)\n", name, what, len(args))
+		return false
+	}
+	return true
+}
+
+// writeJSON prints v as indented JSON.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// archiveLimits applies the configured extraction limits over the defaults;
+// a limit above its default is an error.
+func archiveLimits(cfg *config.Config) (installer.Limits, error) {
+	lim := installer.DefaultLimits()
+	l := cfg.Limits
+	if l.MaxEntries > 0 {
+		lim.MaxEntries = l.MaxEntries
+	}
+	if l.MaxTotalBytes > 0 {
+		lim.MaxTotalBytes = l.MaxTotalBytes
+	}
+	if l.MaxEntryBytes > 0 {
+		lim.MaxEntryBytes = l.MaxEntryBytes
+	}
+	if l.MaxRatio > 0 {
+		lim.MaxRatio = int64(l.MaxRatio)
+	}
+	if err := lim.Validate(); err != nil {
+		where := "[limits]"
+		if cfg.File != "" {
+			where = cfg.File + " [limits]"
+		}
+		return lim, fmt.Errorf("%s: %w", where, err)
+	}
+	return lim, nil
+}
+
+func versionCommand() *command {
+	return &command{
+		name: "version", summary: "print the version", noConfig: true,
+		run: func(ctx context.Context, e *env, args []string) int {
+			if e.json {
+				writeJSON(e.stdout, map[string]string{"version": version})
+			} else {
+				fmt.Fprintf(e.stdout, "forgesync %s\n", version)
+			}
+			return exitOK
+		},
+	}
+}

@@ -1,0 +1,218 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mjolnir-forge/forgesync/internal/toolcheck"
+)
+
+// runCLI runs the CLI in-process and returns its exit code and output.
+func runCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(t.Context(), args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// copyDir copies a pack folder so a test can break it.
+func copyDir(t *testing.T, src string) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), filepath.Base(src))
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+func TestScanExamples(t *testing.T) {
+	for _, dir := range []string{"foundry-wide", "lockout-gates", "glass-works"} {
+		code, out, errs := runCLI(t, "scan", filepath.Join("..", "..", "examples", dir))
+		if code != exitOK || !strings.Contains(out, ": valid") {
+			t.Errorf("scan %s = %d\n%s%s; want 0 and valid", dir, code, out, errs)
+		}
+	}
+}
+
+func TestScanInvalidFolder(t *testing.T) {
+	dir := copyDir(t, "../../examples/glass-works")
+	os.WriteFile(filepath.Join(dir, "content", "evil.dll"), []byte("MZ"), 0o644)
+	manifest := filepath.Join(dir, "forgepack.json")
+	data, _ := os.ReadFile(manifest)
+	os.WriteFile(manifest, bytes.Replace(data, []byte(`"travel_m": 4,`), []byte(`"travel_m": 17,`), 1), 0o644)
+
+	code, out, _ := runCLI(t, "scan", dir)
+	if code != exitInvalid {
+		t.Fatalf("scan = %d; want 1\n%s", code, out)
+	}
+	for _, want := range []string{
+		filepath.Join(dir, "content", "evil.dll") + ": not allowed in a pack",
+		filepath.Join(dir, "forgepack.json") + ":34:29: pieces[2].door.travel_m: must be > 0 and ≤ 16, got 17",
+		"glass-works 2.0.0: invalid, 2 problem(s)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("scan output lacks %q:\n%s", want, out)
+		}
+	}
+
+	code, out, _ = runCLI(t, "scan", "--json", dir)
+	var doc struct {
+		Valid bool `json:"valid"`
+		Pack  struct{ ID, Version string }
+		Errors []struct {
+			Path, Rule, Value, Message string
+			Line, Column               int
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || code != exitInvalid {
+		t.Fatalf("scan --json = %d, %v:\n%s", code, err, out)
+	}
+	if doc.Valid || doc.Pack.ID != "glass-works" || len(doc.Errors) != 2 {
+		t.Fatalf("scan --json = %+v; want invalid glass-works with 2 errors", doc)
+	}
+	e := doc.Errors[1]
+	if e.Path != "pieces[2].door.travel_m" || e.Line != 34 || e.Column != 29 || e.Rule != "range" || e.Value != "17" {
+		t.Errorf("scan --json error = %+v", e)
+	}
+}
+
+func TestScanMissingPackageNamesIt(t *testing.T) {
+	dir := copyDir(t, "../../examples/glass-works")
+	os.RemoveAll(filepath.Join(dir, "content"))
+	code, out, _ := runCLI(t, "scan", dir)
+	if code != exitInvalid {
+		t.Fatalf("scan = %d; want 1\n%s", code, out)
+	}
+	for _, want := range []string{
+		"/Game/MJOLNIR/Forge/glass-works/Surfaces/MI_GlassCyan",
+		"/Game/MJOLNIR/Forge/glass-works/Surfaces/MI_TeleporterGreen",
+		"package id 0x",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("scan output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestScanUnreadable(t *testing.T) {
+	code, _, errs := runCLI(t, "scan", filepath.Join(t.TempDir(), "missing.zip"))
+	if code != exitFailure || !strings.Contains(errs, "missing.zip") {
+		t.Fatalf("scan missing = %d %q; want 2 naming the file", code, errs)
+	}
+}
+
+func TestPackReproducibleAndScannable(t *testing.T) {
+	out := t.TempDir()
+	a, b := filepath.Join(out, "a.zip"), filepath.Join(out, "b.zip")
+	// Flags after and before the positional argument both work.
+	if code, o, e := runCLI(t, "pack", "../../examples/glass-works", "-o", a); code != exitOK {
+		t.Fatalf("pack = %d\n%s%s", code, o, e)
+	}
+	// Touch the folder's files: timestamps must not change the bytes.
+	dir := copyDir(t, "../../examples/glass-works")
+	if code, o, e := runCLI(t, "pack", "-o", b, dir); code != exitOK {
+		t.Fatalf("pack = %d\n%s%s", code, o, e)
+	}
+	da, _ := os.ReadFile(a)
+	db, _ := os.ReadFile(b)
+	if !bytes.Equal(da, db) || len(da) == 0 {
+		t.Fatalf("packing the same folder twice gave different bytes (%d, %d)", len(da), len(db))
+	}
+	code, o, _ := runCLI(t, "scan", a)
+	if code != exitOK || !strings.Contains(o, "glass-works 2.0.0: valid") {
+		t.Fatalf("scan of packed zip = %d\n%s", code, o)
+	}
+	// The folder scan and the archive scan agree, problem for problem.
+	_, dirJSON, _ := runCLI(t, "scan", "--json", "../../examples/glass-works")
+	_, zipJSON, _ := runCLI(t, "scan", "--json", a)
+	if strip(dirJSON) != strip(zipJSON) {
+		t.Errorf("folder and archive verdicts differ:\n%s\n%s", dirJSON, zipJSON)
+	}
+	// A real unzip sees exactly the pack's files.
+	paths := toolcheck.Need(t, "unzip")
+	list, err := exec.Command(paths[0], "-Z1", a).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Fields(string(list)); strings.Join(got, " ") != "content/Surfaces.ucas content/Surfaces.utoc forgepack.json" {
+		t.Errorf("unzip -Z1 = %v", got)
+	}
+}
+
+// strip removes the source line, which names the folder or the archive.
+func strip(s string) string {
+	var keep []string
+	for _, l := range strings.Split(s, "\n") {
+		if !strings.Contains(l, `"source"`) {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "\n")
+}
+
+func TestPackInvalidWritesNothing(t *testing.T) {
+	dir := copyDir(t, "../../examples/lockout-gates")
+	os.WriteFile(filepath.Join(dir, "install.ps1"), []byte("rm -r C:\\"), 0o644)
+	out := filepath.Join(t.TempDir(), "x.zip")
+	code, o, _ := runCLI(t, "pack", dir, "-o", out)
+	if code != exitInvalid || !strings.Contains(o, "install.ps1") {
+		t.Fatalf("pack invalid = %d\n%s; want 1 naming install.ps1", code, o)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Fatalf("pack wrote %s for an invalid pack", out)
+	}
+	if left, _ := os.ReadDir(filepath.Dir(out)); len(left) != 0 {
+		t.Fatalf("pack left files behind: %v", left)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	tests := [][]string{
+		{"frobnicate"},
+		{"scan"},
+		{"scan", "a", "b"},
+		{"pack", "../../examples/foundry-wide"},
+		{"scan", "--log-format", "xml", "x"},
+		{"scan", "--config", "/nonexistent/forgesync.toml", "x"},
+	}
+	for _, args := range tests {
+		if code, _, errs := runCLI(t, args...); code != exitFailure || errs == "" {
+			t.Errorf("forgesync %v = %d, stderr %q; want 2 with a message", args, code, errs)
+		}
+	}
+}
+
+func TestPackageIDAndUTOC(t *testing.T) {
+	code, out, _ := runCLI(t, "package-id", "/Game/Fixtures/Maps/Empty", "/Game/PatchFixtures/DA_PatchTarget")
+	if code != exitOK || !strings.Contains(out, "0x910BAD3EBD32CC77\t/Game/Fixtures/Maps/Empty") ||
+		!strings.Contains(out, "0xEA6DCAF69ECA2F7A") {
+		t.Fatalf("package-id = %d\n%s", code, out)
+	}
+	code, out, _ = runCLI(t, "utoc", "--json", "../../examples/glass-works/content/Surfaces.utoc")
+	if code != exitOK || !strings.Contains(out, `"ExportBundleData"`) {
+		t.Fatalf("utoc --json = %d\n%s", code, out)
+	}
+	code, out, _ = runCLI(t, "utoc", "../../installer/iostore/testdata/ue5_8-minimal-uncompressed.utoc")
+	if code != exitOK || !strings.Contains(out, "112 chunks") || !strings.Contains(out, "910BAD3EBD32CC77  0      ExportBundleData") {
+		t.Fatalf("utoc = %d\n%s", code, out)
+	}
+}

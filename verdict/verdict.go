@@ -1,0 +1,235 @@
+// Package verdict owns the verdict on one pack: the file rules of SPEC §2,
+// the manifest rules of SPEC §3 and the surface-asset check of SPEC §5,
+// applied together and in the same way whether `forgesync scan` reads a
+// folder or an archive, `forgesync pack` builds one, or the daemon installs
+// one. It decides validity; it installs nothing.
+package verdict
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/installer/iostore"
+	"github.com/mjolnir-forge/forgesync/inventory"
+)
+
+// Rules this package adds to those of installer and inventory.
+const (
+	RuleMissingPackage = "missing-package" // a surface profile's cooked package is absent
+	RuleBadTOC         = "bad-toc"         // a .utoc under content/ cannot be read
+)
+
+// Problem is one reason a pack is invalid, in the shape `forgesync scan
+// --json` prints.
+type Problem struct {
+	// File is the file the problem is in, relative to the pack: an archive
+	// entry, "forgepack.json", or a container under content/.
+	File string `json:"file"`
+	// Path is the JSON path inside forgepack.json for manifest problems,
+	// else the entry or package concerned.
+	Path    string `json:"path"`
+	Line    int    `json:"line"`
+	Column  int    `json:"column"`
+	Rule    string `json:"rule"`
+	Value   string `json:"value"`
+	Message string `json:"message"`
+}
+
+// String reads compiler style: `forgepack.json:12:7: pieces[1].door.travel_m:
+// must be > 0 and ≤ 16, got 17`, or `content/x.dll: not allowed in a pack`.
+func (p Problem) String() string {
+	var b strings.Builder
+	b.WriteString(p.File)
+	if p.Line > 0 {
+		b.WriteString(":" + strconv.Itoa(p.Line) + ":" + strconv.Itoa(p.Column))
+	}
+	if p.File != "" {
+		b.WriteString(": ")
+	}
+	if p.Path != "" && p.Path != p.File {
+		b.WriteString(p.Path + ": ")
+	}
+	b.WriteString(p.Message)
+	if p.Value != "" {
+		b.WriteString(", got " + p.Value)
+	}
+	return b.String()
+}
+
+// PackRef names a pack by id and version, as far as they could be read.
+type PackRef struct {
+	ID      string `json:"id"`
+	Version string `json:"version"`
+}
+
+// Report is the verdict on one pack.
+type Report struct {
+	Source   string              `json:"source"` // the folder or archive checked
+	Valid    bool                `json:"valid"`
+	Pack     PackRef             `json:"pack"`
+	Manifest *inventory.Manifest `json:"-"` // set when the manifest is valid
+	Problems []Problem           `json:"errors"`
+	// Files are the pack's files relative to its root, as they would be
+	// installed or packed; set when the file rules pass.
+	Files []installer.File `json:"-"`
+	// Root is the pack root on disk (the folder holding forgepack.json).
+	Root string `json:"-"`
+}
+
+func (r *Report) finish() *Report {
+	r.Valid = len(r.Problems) == 0 && r.Manifest != nil
+	if r.Problems == nil {
+		r.Problems = []Problem{}
+	}
+	return r
+}
+
+// Dir checks the pack folder dir. The error is only for a folder that
+// cannot be read; an invalid pack is a Report with Valid false.
+func Dir(dir string, lim installer.Limits) (*Report, error) {
+	listing, err := installer.ListPack(dir, lim)
+	if err != nil {
+		return nil, err
+	}
+	r := &Report{Source: dir, Root: listing.Root}
+	for _, p := range listing.Problems {
+		r.Problems = append(r.Problems, fromInstaller(p))
+	}
+	if len(listing.Problems) == 0 {
+		r.Files = listing.Files
+	}
+	prefix := ""
+	if rel, err := filepath.Rel(dir, listing.Root); err == nil && rel != "." {
+		prefix = filepath.ToSlash(rel) + "/"
+	}
+	if err := r.checkRoot(prefix); err != nil {
+		return nil, err
+	}
+	return r.finish(), nil
+}
+
+// Archive checks a pack archive by extracting it, with every limit, into a
+// private folder under stagingParent. When the pack is valid it returns the
+// staged pack too, for the caller to install and then Remove; otherwise the
+// staging folder is already gone. The error is only for an archive that
+// cannot be read (missing, unreadable, cancelled); a rejected archive is a
+// Report with Valid false.
+func Archive(ctx context.Context, archivePath, stagingParent string, lim installer.Limits, progress func(done, total int64)) (*Report, *installer.Staged, error) {
+	r := &Report{Source: archivePath}
+	staged, err := installer.Extract(ctx, archivePath, stagingParent, lim, progress)
+	if err != nil {
+		var re *installer.RejectError
+		if !errors.As(err, &re) {
+			return nil, nil, err
+		}
+		for _, p := range re.Problems {
+			r.Problems = append(r.Problems, fromInstaller(p))
+		}
+		return r.finish(), nil, nil
+	}
+	r.Root, r.Files = staged.Root, staged.Files
+	if err := r.checkRoot(""); err != nil {
+		staged.Remove()
+		return nil, nil, err
+	}
+	r.finish()
+	if !r.Valid {
+		staged.Remove()
+		return r, nil, nil
+	}
+	return r, staged, nil
+}
+
+// checkRoot validates the manifest under r.Root and, when it is valid, the
+// surface assets. prefix is the root's path relative to what the user
+// named, for file names in problems.
+func (r *Report) checkRoot(prefix string) error {
+	manifestPath := filepath.Join(r.Root, inventory.ManifestName)
+	f, err := os.Open(manifestPath)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil // the file rules already report a missing manifest
+	}
+	if err != nil {
+		return fmt.Errorf("read manifest: %w", err)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, inventory.MaxManifestBytes+1))
+	f.Close()
+	if err != nil {
+		return fmt.Errorf("read manifest %s: %w", manifestPath, err)
+	}
+	r.Pack = peek(data)
+	name := prefix + inventory.ManifestName
+	m, err := inventory.Decode(name, data)
+	if err != nil {
+		var me *inventory.ManifestError
+		if !errors.As(err, &me) {
+			return err
+		}
+		for _, fe := range me.Errors {
+			r.Problems = append(r.Problems, Problem{File: name, Path: fe.Path, Line: fe.Line, Column: fe.Column,
+				Rule: fe.Rule, Value: fe.Value, Message: fe.Message})
+		}
+		return nil
+	}
+	r.Manifest = m
+	missing, err := iostore.Require(os.DirFS(r.Root), "content", m.RequiredPackages())
+	if err != nil {
+		var te *iostore.TOCError
+		if !errors.As(err, &te) {
+			return fmt.Errorf("check surface assets in %s: %w", r.Root, err)
+		}
+		r.Problems = append(r.Problems, Problem{File: prefix + te.Path, Path: prefix + te.Path, Rule: RuleBadTOC,
+			Value: te.Value, Message: "cannot read the container's table of contents: " + strings.TrimPrefix(te.Error(), te.Path+": ")})
+		return nil
+	}
+	for _, ms := range missing {
+		r.Problems = append(r.Problems, Problem{File: prefix + "content/", Path: ms.Name, Rule: RuleMissingPackage,
+			Value:   "package id 0x" + ms.ID.String(),
+			Message: "surface profiles need the cooked package " + ms.Name + " as an export bundle (ExportBundleData, index 0) in a .utoc/.ucas pair under content/"})
+	}
+	return nil
+}
+
+// peek reads id and version leniently from a manifest that may be invalid,
+// so a report can name the pack it rejects.
+func peek(data []byte) PackRef {
+	var ref PackRef
+	var raw struct {
+		ID      any `json:"id"`
+		Version any `json:"version"`
+	}
+	if json.Unmarshal(data, &raw) == nil {
+		ref.ID, _ = raw.ID.(string)
+		ref.Version, _ = raw.Version.(string)
+	}
+	return ref
+}
+
+// fromInstaller converts a file-rule problem. Its Value explains the rule
+// rather than quoting a value found, so it joins the message.
+func fromInstaller(p installer.Problem) Problem {
+	msg := p.Rule
+	if p.Value != "" {
+		msg += " (" + p.Value + ")"
+	}
+	return Problem{File: p.Entry, Path: p.Entry, Rule: p.Rule, Message: msg}
+}
+
+// Reasons returns the problems as plain lines, for the `.txt` written
+// beside a rejected archive.
+func (r *Report) Reasons() []string {
+	out := make([]string, len(r.Problems))
+	for i, p := range r.Problems {
+		out[i] = p.String()
+	}
+	return out
+}
