@@ -76,8 +76,8 @@ func TestScanInvalidFolder(t *testing.T) {
 
 	code, out, _ = runCLI(t, "scan", "--json", dir)
 	var doc struct {
-		Valid bool `json:"valid"`
-		Pack  struct{ ID, Version string }
+		Valid  bool `json:"valid"`
+		Pack   struct{ ID, Version string }
 		Errors []struct {
 			Path, Rule, Value, Message string
 			Line, Column               int
