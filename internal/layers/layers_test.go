@@ -1,0 +1,90 @@
+package layers
+
+import (
+	"encoding/json"
+	"go/parser"
+	"go/token"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+type pkg struct {
+	ImportPath string
+	Dir        string
+	GoFiles    []string
+	Imports    []string
+	Deps       []string
+}
+
+func listPackages(t *testing.T) []pkg {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-json", "github.com/mjolnir-forge/forgesync/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	var pkgs []pkg
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for dec.More() {
+		var p pkg
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	return pkgs
+}
+
+// TestOnePackageComment checks that every package says what it owns, once.
+func TestOnePackageComment(t *testing.T) {
+	for _, p := range listPackages(t) {
+		n := 0
+		for _, f := range p.GoFiles {
+			file, err := parser.ParseFile(token.NewFileSet(), filepath.Join(p.Dir, f), nil, parser.PackageClauseOnly|parser.ParseComments)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if file.Doc != nil {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("%s has %d package comments; want exactly 1", p.ImportPath, n)
+		}
+	}
+}
+
+// TestLayers holds the lines of DESIGN.md: the catalog and the renderers
+// know nothing of disks, sockets or the service; installer knows nothing of
+// the pipeline or HTTP.
+func TestLayers(t *testing.T) {
+	forbidden := map[string][]string{
+		"inventory":         {"net", "net/http", "os", "github.com/fsnotify/fsnotify", "github.com/kardianos/service", "github.com/mjolnir-forge/forgesync/installer"},
+		"installer/iostore": {"net/http", "github.com/mjolnir-forge/forgesync/inventory"},
+		"installer":         {"net/http", "github.com/fsnotify/fsnotify", "github.com/mjolnir-forge/forgesync/pipeline", "github.com/mjolnir-forge/forgesync/daemon", "github.com/mjolnir-forge/forgesync/inventory"},
+		"config":            {"net/http", "github.com/mjolnir-forge/forgesync/pipeline"},
+	}
+	for _, p := range listPackages(t) {
+		rel := strings.TrimPrefix(p.ImportPath, "github.com/mjolnir-forge/forgesync/")
+		bad, ok := forbidden[rel]
+		if !ok {
+			continue
+		}
+		// Project packages are checked transitively, others as direct
+		// imports (a library may use net/http for features we never call).
+		deps := p.Imports
+		for _, d := range p.Deps {
+			if strings.HasPrefix(d, "github.com/mjolnir-forge/forgesync/") {
+				deps = append(deps, d)
+			}
+		}
+		for _, b := range bad {
+			for _, d := range deps {
+				if d == b {
+					t.Errorf("%s depends on %s, which DESIGN.md keeps out of it", rel, b)
+				}
+			}
+		}
+	}
+}
