@@ -165,3 +165,11 @@ func (m *Manifest) Doors() int {
 	}
 	return n
 }
+
+// InstalledPack is a pack as installed: its validated manifest, whether it is
+// enabled, and the SHA-256 (lower-case hex) of the archive it came from.
+type InstalledPack struct {
+	Manifest      *Manifest
+	Enabled       bool
+	ArchiveSHA256 string
+}
