@@ -120,13 +120,22 @@ func newWanted(names []string) *wanted {
 		w.names = append(w.names, n)
 		w.slot = append(w.slot, j)
 	}
+	w.init()
+	return w
+}
+
+// init sizes the per-id state once ids is set.
+func (w *wanted) init() {
 	w.found = make([]bool, len(w.ids))
 	w.seen1 = make([]bool, len(w.ids))
 	w.seen2 = make([]bool, len(w.ids))
+	w.index = nil
 	if len(w.ids) > linearMax {
-		w.index = slots
+		w.index = make(map[uint64]int, len(w.ids))
+		for j, id := range w.ids {
+			w.index[id] = j
+		}
 	}
-	return w
 }
 
 func (w *wanted) lookup(id uint64) int {
