@@ -23,10 +23,11 @@ func (m Missing) String() string {
 // Require reports which of the long package names are not present in the
 // IoStore containers under contentDir in fsys (SPEC §5).
 //
-// It reads every regular file named *.utoc under contentDir, at any depth,
-// whose sibling .ucas (same name, ".ucas" instead of ".utoc") is also a
-// regular file; a TOC without its .ucas, or anywhere outside contentDir,
-// satisfies nothing. A name is present when some such TOC has a chunk with
+// It reads every regular file named *.utoc (lower case, as SPEC §2 allows
+// them in an archive) under contentDir, at any depth and without following
+// symbolic links, whose sibling .ucas (same name, ".ucas" instead of
+// ".utoc") is also a regular file; a TOC without its .ucas, or anywhere
+// outside contentDir, satisfies nothing. A name is present when some such TOC has a chunk with
 // id PackageID(name), index 0 and type ExportBundleData under that TOC's
 // layout; a BulkData or other chunk with the same id does not count.
 //
