@@ -174,22 +174,29 @@ func (w *wanted) scanFile(fsys fs.FS, p string) error {
 	clear(w.seen2)
 	var h Header
 	var layout layoutFinder
-	err = scan(f, fi.Size(), p, &h, func(raw []byte) {
-		layout.see(h.ContainerID, raw)
-		// Cheap filters first: index bytes both zero, and a type that is
-		// ExportBundleData under one of the two layouts.
-		t := raw[11]
-		if raw[8]|raw[9] != 0 || (t != ue4Export && t != ue5Export) {
-			return
-		}
-		i := w.lookup(binary.LittleEndian.Uint64(raw))
-		if i < 0 {
-			return
-		}
-		if t == ue5Export {
-			w.seen1[i] = true
-		} else {
-			w.seen2[i] = true
+	err = scan(f, fi.Size(), p, &h, func(ids []byte) {
+		for i := 0; i+ChunkIDSize <= len(ids); i += ChunkIDSize {
+			e := ids[i : i+ChunkIDSize : i+ChunkIDSize]
+			id := binary.LittleEndian.Uint64(e)
+			if id == uint64(h.ContainerID) {
+				layout.see(h.ContainerID, e)
+			}
+			// Cheap filters first: index bytes both zero, and a type
+			// that is ExportBundleData under one of the two layouts.
+			tail := binary.LittleEndian.Uint32(e[8:]) // index, padding, type
+			t := uint8(tail >> 24)
+			if tail&0xFFFF != 0 || (t != ue4Export && t != ue5Export) {
+				continue
+			}
+			j := w.lookup(id)
+			if j < 0 {
+				continue
+			}
+			if t == ue5Export {
+				w.seen1[j] = true
+			} else {
+				w.seen2[j] = true
+			}
 		}
 	})
 	if err != nil {
