@@ -78,6 +78,7 @@ type TOCError struct {
 	Err   error
 }
 
+// Error returns "path: what value: reason", with a hint for cut files.
 func (e *TOCError) Error() string {
 	var b strings.Builder
 	b.WriteString(e.Path)
@@ -97,6 +98,7 @@ func (e *TOCError) Error() string {
 	return b.String()
 }
 
+// Unwrap returns the sentinel or I/O error, for errors.Is.
 func (e *TOCError) Unwrap() error { return e.Err }
 
 func tocErr(path, what string, value any, err error) *TOCError {
