@@ -23,10 +23,11 @@ func (m Missing) String() string {
 // Require reports which of the long package names are not present in the
 // IoStore containers under contentDir in fsys (SPEC §5).
 //
-// It reads every regular file named *.utoc under contentDir, at any depth,
-// whose sibling .ucas (same name, ".ucas" instead of ".utoc") is also a
-// regular file; a TOC without its .ucas, or anywhere outside contentDir,
-// satisfies nothing. A name is present when some such TOC has a chunk with
+// It reads every regular file named *.utoc (lower case, as SPEC §2 allows
+// them in an archive) under contentDir, at any depth and without following
+// symbolic links, whose sibling .ucas (same name, ".ucas" instead of
+// ".utoc") is also a regular file; a TOC without its .ucas, or anywhere
+// outside contentDir, satisfies nothing. A name is present when some such TOC has a chunk with
 // id PackageID(name), index 0 and type ExportBundleData under that TOC's
 // layout; a BulkData or other chunk with the same id does not count.
 //
@@ -120,13 +121,22 @@ func newWanted(names []string) *wanted {
 		w.names = append(w.names, n)
 		w.slot = append(w.slot, j)
 	}
+	w.init()
+	return w
+}
+
+// init sizes the per-id state once ids is set.
+func (w *wanted) init() {
 	w.found = make([]bool, len(w.ids))
 	w.seen1 = make([]bool, len(w.ids))
 	w.seen2 = make([]bool, len(w.ids))
+	w.index = nil
 	if len(w.ids) > linearMax {
-		w.index = slots
+		w.index = make(map[uint64]int, len(w.ids))
+		for j, id := range w.ids {
+			w.index[id] = j
+		}
 	}
-	return w
 }
 
 func (w *wanted) lookup(id uint64) int {
@@ -164,22 +174,29 @@ func (w *wanted) scanFile(fsys fs.FS, p string) error {
 	clear(w.seen2)
 	var h Header
 	var layout layoutFinder
-	err = scan(f, fi.Size(), p, &h, func(raw []byte) {
-		layout.see(h.ContainerID, raw)
-		// Cheap filters first: index bytes both zero, and a type that is
-		// ExportBundleData under one of the two layouts.
-		t := raw[11]
-		if raw[8]|raw[9] != 0 || (t != ue4Export && t != ue5Export) {
-			return
-		}
-		i := w.lookup(binary.LittleEndian.Uint64(raw))
-		if i < 0 {
-			return
-		}
-		if t == ue5Export {
-			w.seen1[i] = true
-		} else {
-			w.seen2[i] = true
+	err = scan(f, fi.Size(), p, &h, func(ids []byte) {
+		for i := 0; i+ChunkIDSize <= len(ids); i += ChunkIDSize {
+			e := ids[i : i+ChunkIDSize : i+ChunkIDSize]
+			id := binary.LittleEndian.Uint64(e)
+			if id == uint64(h.ContainerID) {
+				layout.see(h.ContainerID, e)
+			}
+			// Cheap filters first: index bytes both zero, and a type
+			// that is ExportBundleData under one of the two layouts.
+			tail := binary.LittleEndian.Uint32(e[8:]) // index, padding, type
+			t := uint8(tail >> 24)
+			if tail&0xFFFF != 0 || (t != ue4Export && t != ue5Export) {
+				continue
+			}
+			j := w.lookup(id)
+			if j < 0 {
+				continue
+			}
+			if t == ue5Export {
+				w.seen1[j] = true
+			} else {
+				w.seen2[j] = true
+			}
 		}
 	})
 	if err != nil {

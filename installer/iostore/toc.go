@@ -78,6 +78,7 @@ type TOCError struct {
 	Err   error
 }
 
+// Error returns "path: what value: reason", with a hint for cut files.
 func (e *TOCError) Error() string {
 	var b strings.Builder
 	b.WriteString(e.Path)
@@ -97,6 +98,7 @@ func (e *TOCError) Error() string {
 	return b.String()
 }
 
+// Unwrap returns the sentinel or I/O error, for errors.Is.
 func (e *TOCError) Unwrap() error { return e.Err }
 
 func tocErr(path, what string, value any, err error) *TOCError {
@@ -274,17 +276,19 @@ func Read(r io.ReaderAt, size int64, path string) (*TOC, error) {
 func read(r io.Reader, size int64, path string) (*TOC, error) {
 	t := &TOC{Path: path}
 	var layout layoutFinder
-	err := scan(r, size, path, &t.Header, func(raw []byte) {
+	err := scan(r, size, path, &t.Header, func(ids []byte) {
 		if t.Chunks == nil {
 			t.Chunks = make([]Chunk, 0, t.EntryCount)
 		}
-		layout.see(t.ContainerID, raw)
-		t.Chunks = append(t.Chunks, Chunk{
-			ID: ChunkID(binary.LittleEndian.Uint64(raw)),
-			// File order for now; fixed below once the layout is known.
-			Index: binary.BigEndian.Uint16(raw[8:10]),
-			Type:  raw[11],
-		})
+		for ; len(ids) >= ChunkIDSize; ids = ids[ChunkIDSize:] {
+			layout.see(t.ContainerID, ids)
+			t.Chunks = append(t.Chunks, Chunk{
+				ID: ChunkID(binary.LittleEndian.Uint64(ids)),
+				// File order for now; fixed below once the layout is known.
+				Index: binary.BigEndian.Uint16(ids[8:10]),
+				Type:  ids[11],
+			})
+		}
 	})
 	if err != nil {
 		return nil, err
@@ -330,10 +334,11 @@ func (l *layoutFinder) decide(v Version) Layout {
 	return LayoutUE5
 }
 
-// scan validates the header and calls visit with each raw 12-byte chunk id
-// in file order (the slice is reused between calls). It reads r strictly
-// sequentially and never more than the header and the id array.
-func scan(r io.Reader, size int64, path string, h *Header, visit func(raw []byte)) error {
+// scan validates the header and calls visit with the raw chunk-id array in
+// file order, a whole number of 12-byte ids at a time (the slice is reused
+// between calls). It reads r strictly sequentially and never more than the
+// header and the id array.
+func scan(r io.Reader, size int64, path string, h *Header, visit func(ids []byte)) error {
 	var hb [HeaderSize]byte
 	if size < HeaderSize {
 		return tocErr(path, "file size", size, ErrTruncated)
@@ -353,9 +358,7 @@ func scan(r io.Reader, size int64, path string, h *Header, visit func(raw []byte
 		if _, err := io.ReadFull(r, b); err != nil {
 			return readErr(path, "chunk id array", err)
 		}
-		for i := 0; i < len(b); i += ChunkIDSize {
-			visit(b[i : i+ChunkIDSize])
-		}
+		visit(b)
 		left -= n
 	}
 	return nil

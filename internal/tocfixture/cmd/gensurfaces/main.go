@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/mjolnir-forge/forgesync/installer/iostore"
 	"github.com/mjolnir-forge/forgesync/internal/tocfixture"
@@ -41,6 +42,9 @@ func run(args []string) error {
 	if *pack == "" || *out == "" || fl.NArg() > 0 {
 		fl.Usage()
 		return fmt.Errorf("want -pack PACKID -out DIR and no arguments")
+	}
+	if strings.ContainsAny(*pack, "/\\.") {
+		return fmt.Errorf("-pack %q: want a pack id, not a path", *pack)
 	}
 	if !filepath.IsLocal(*name) || filepath.Base(*name) != *name {
 		return fmt.Errorf("-name %q: want a plain file name", *name)
