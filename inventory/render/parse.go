@@ -96,12 +96,13 @@ func (p *parser) syntax(err error, path string) error {
 	return p.fail(int(p.dec.InputOffset()), path, "invalid JSON: %v", err)
 }
 
-// next returns the offset of the next token after off, skipping white space
-// and one separating comma.
+// next returns the offset of the next token at or after off, skipping white
+// space and the separators ',' and ':' (which the json package consumes
+// without returning them).
 func next(data []byte, off int) int {
 	for off < len(data) {
 		switch data[off] {
-		case ' ', '\t', '\n', '\r', ',':
+		case ' ', '\t', '\n', '\r', ',', ':':
 			off++
 		default:
 			return off
