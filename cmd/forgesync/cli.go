@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/mjolnir-forge/forgesync/config"
 	"github.com/mjolnir-forge/forgesync/installer"
@@ -24,6 +25,10 @@ const (
 	exitInvalid = 1 // something was rejected or is invalid
 	exitFailure = 2 // could not do the job (unreadable input, bad usage, I/O)
 )
+
+// lockWait is how long a command waits for another process holding the
+// state folder before it gives up and names the holder.
+const lockWait = 2 * time.Second
 
 // env is what every command gets: its output streams, the parsed common
 // flags, and the configuration.
@@ -50,6 +55,12 @@ type command struct {
 
 func commands() []*command {
 	return []*command{
+		syncCommand(),
+		installCommand(),
+		packsCommand(),
+		enableCommand(),
+		disableCommand(),
+		removeCommand(),
 		scanCommand(),
 		packCommand(),
 		utocCommand(),

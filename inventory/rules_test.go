@@ -1,0 +1,104 @@
+package inventory
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// pack builds a pack with the given doors and lift blocks.
+func pack(t testing.TB, id, version string, doors, lifts int) *Manifest {
+	t.Helper()
+	var pieces []string
+	for i := range doors {
+		pieces = append(pieces, fmt.Sprintf(`{"id":"d%d","kind":"panel","tag":"mjolnir\\forge\\%s\\d%d","class":"/Game/MJOLNIR/Forge/%s/D%d.D%d_C","dimensions_m":[4,0.5,4],"door":{"travel_m":4,"speed_m_s":4,"trigger_size_m":[8,16,6],"hold_open_s":2}}`, i, id, i, id, i, i))
+	}
+	for i := range lifts {
+		pieces = append(pieces, fmt.Sprintf(`{"id":"l%d","kind":"block","tag":"mjolnir\\forge\\%s\\l%d","class":"/Game/MJOLNIR/Forge/%s/L%02d.L%02d_C","dimensions_m":[4,4,0.5],"lift":{"offset_m":[0,0,0.45],"size_m":[4,4,3.5],"direction":[0,0,1],"acceleration_m_s2":20,"max_speed_m_s":4.5,"negates_gravity":true}}`, i, id, i, id, i, i))
+	}
+	if len(pieces) == 0 {
+		pieces = append(pieces, fmt.Sprintf(`{"id":"b","kind":"block","tag":"mjolnir\\forge\\%s\\b","class":"/Game/MJOLNIR/Forge/%s/B.B_C","dimensions_m":[1,1,1]}`, id, id))
+	}
+	data := fmt.Sprintf(`{"schema":1,"id":%q,"version":%q,"name":"N","authors":["A"],"pieces":[%s]}`, id, version, strings.Join(pieces, ","))
+	m, err := Decode("test", []byte(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestCheckInstallVersions(t *testing.T) {
+	installed := []InstalledPack{{Manifest: pack(t, "abc", "1.2.0", 0, 0), Enabled: true, ArchiveSHA256: "aaa"}}
+	tests := []struct {
+		version, sha string
+		force        bool
+		want         Action
+	}{
+		{"1.3.0", "bbb", false, ActionUpgrade},
+		{"1.2.0", "aaa", false, ActionAlready},
+		{"1.2.0", "aaa", true, ActionAlready},
+		{"1.2.0", "bbb", false, ActionReject},
+		{"1.2.0", "bbb", true, ActionReinstall},
+		{"1.1.9", "ccc", false, ActionReject},
+		{"1.1.9", "ccc", true, ActionDowngrade},
+		{"1.2.0-rc.1", "ddd", false, ActionReject},
+	}
+	for _, tt := range tests {
+		c := InstalledPack{Manifest: pack(t, "abc", tt.version, 0, 0), Enabled: true, ArchiveSHA256: tt.sha}
+		v := CheckInstall(installed, c, tt.force)
+		if v.Action != tt.want {
+			t.Errorf("CheckInstall(%s %s force=%v) = %s %v; want %s", tt.version, tt.sha, tt.force, v.Action, v.Reasons, tt.want)
+		}
+		if v.Action == ActionReject && (len(v.Reasons) == 0 || !strings.Contains(v.Reasons[0], "--force")) {
+			t.Errorf("rejection without a reason that names --force: %v", v.Reasons)
+		}
+	}
+	if v := CheckInstall(installed, InstalledPack{Manifest: pack(t, "xyz", "0.1.0", 0, 0), Enabled: true}, false); v.Action != ActionInstall {
+		t.Errorf("new pack = %s", v.Action)
+	}
+}
+
+func TestCheckInstallClash(t *testing.T) {
+	a := pack(t, "abc", "1.0.0", 0, 0)
+	b := pack(t, "xyz", "1.0.0", 0, 0)
+	// Forge a clash the namespace rule would normally prevent.
+	b.Pieces[0].Tag = a.Pieces[0].Tag
+	v := CheckInstall([]InstalledPack{{Manifest: a, Enabled: true}}, InstalledPack{Manifest: b, Enabled: true}, true)
+	if v.Action != ActionReject || len(v.Reasons) != 1 || !strings.Contains(v.Reasons[0], "owned by installed pack abc") ||
+		!strings.Contains(v.Reasons[0], "piece b") {
+		t.Fatalf("clash = %s %v; want one reason naming both owners", v.Action, v.Reasons)
+	}
+}
+
+func TestDoorLimit(t *testing.T) {
+	installed := []InstalledPack{
+		{Manifest: pack(t, "doors-a", "1.0.0", 200, 0), Enabled: true},
+		{Manifest: pack(t, "doors-b", "1.0.0", 50, 0), Enabled: false},
+	}
+	if v := CheckInstall(installed, InstalledPack{Manifest: pack(t, "doors-c", "1.0.0", 56, 0), Enabled: true}, false); v.Action != ActionInstall {
+		t.Fatalf("256 doors = %s %v; want install", v.Action, v.Reasons)
+	}
+	v := CheckInstall(installed, InstalledPack{Manifest: pack(t, "doors-c", "1.0.0", 57, 0), Enabled: true}, true)
+	if v.Action != ActionReject || !strings.Contains(v.Reasons[0], "doors-a (200)") || !strings.Contains(v.Reasons[0], "257") {
+		t.Fatalf("257 doors = %s %v; want reject naming the packs", v.Action, v.Reasons)
+	}
+	if r := CheckEnable(installed, "doors-b"); r != "" {
+		t.Fatalf("enable to 250 = %q; want ok", r)
+	}
+	installed[1].Manifest = pack(t, "doors-b", "1.0.0", 57, 0)
+	if r := CheckEnable(installed, "doors-b"); !strings.Contains(r, "257") {
+		t.Fatalf("enable to 257 = %q; want refusal", r)
+	}
+}
+
+func TestLiftClasses(t *testing.T) {
+	packs := []InstalledPack{{Manifest: pack(t, "lifts", "1.0.0", 0, 17), Enabled: true}}
+	used, ignored := LiftClasses(packs)
+	if len(used) != 16 || len(ignored) != 1 || ignored[0] != "/Game/MJOLNIR/Forge/lifts/L16.L16_C" {
+		t.Fatalf("LiftClasses = %d used, ignored %v", len(used), ignored)
+	}
+	packs[0].Enabled = false
+	if used, _ := LiftClasses(packs); len(used) != 0 {
+		t.Fatalf("disabled pack's lifts counted: %v", used)
+	}
+}

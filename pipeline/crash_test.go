@@ -1,0 +1,249 @@
+package pipeline
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/mjolnir-forge/forgesync/installer"
+)
+
+// The crash test runs a sync in a child process (this test binary, re-run
+// with TestChildSync) that dies with os.Exit — no deferred cleanup, no
+// flushing — at one step boundary of the transaction, for every boundary in
+// turn; then it runs a recovery in another child and checks that nothing
+// was lost and the result equals an uninterrupted run.
+
+const (
+	envChild   = "FORGESYNC_TEST_CHILD"    // the env root for the child
+	envCrashAt = "FORGESYNC_TEST_CRASH_AT" // die at this step number (1-based); 0 runs to the end
+	envSteps   = "FORGESYNC_TEST_STEPS"    // append each step name to this file
+)
+
+var inventoryNames = []string{"installed.json", "lifts.txt", "doors.txt", "installed.txt"}
+
+func TestChildSync(t *testing.T) {
+	root := os.Getenv(envChild)
+	if root == "" {
+		t.Skip("runs only as the crash test's child process")
+	}
+	crashAt, _ := strconv.Atoi(os.Getenv(envCrashAt))
+	log, err := os.OpenFile(os.Getenv(envSteps), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := envAt(root)
+	n := 0
+	opts := e.options()
+	opts.Step = func(name string) {
+		n++
+		fmt.Fprintf(log, "%d %s\n", n, name)
+		if n == crashAt {
+			// Snapshot the inventory at the moment of death for the parent.
+			for _, f := range inventoryNames {
+				data, _ := os.ReadFile(filepath.Join(InventoryDir(e.mods), f))
+				os.WriteFile(filepath.Join(root, "at-death-"+f), data, 0o644)
+			}
+			os.Exit(3)
+		}
+	}
+	p, _, err := Open(t.Context(), opts)
+	if err != nil {
+		t.Fatalf("Open = %v", err)
+	}
+	if _, err := p.Sync(t.Context()); err != nil {
+		t.Fatalf("Sync = %v", err)
+	}
+	p.Close()
+}
+
+// runChild runs one child sync over root; crashAt 0 runs to the end.
+func runChild(t *testing.T, root string, crashAt int, steps string) int {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestChildSync$", "-test.count=1")
+	cmd.Env = append(os.Environ(), envChild+"="+root, envCrashAt+"="+strconv.Itoa(crashAt), envSteps+"="+steps)
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee):
+		if ee.ExitCode() != 3 {
+			t.Fatalf("child (crash at %d) failed with %d:\n%s", crashAt, ee.ExitCode(), out)
+		}
+		return 3
+	default:
+		t.Fatalf("child: %v", err)
+	}
+	return -1
+}
+
+// crashScenario builds the installed base and the batch that the crash
+// test interrupts: an upgrade that drops a content file, a new pack with
+// doors and content, an invalid pack, and a duplicate of an installed one.
+func crashScenario(t *testing.T) (root string, old map[string]string) {
+	root = t.TempDir()
+	e := envAt(root)
+	liftsV1 := spec{id: "lift-pack", version: "1.0.0", lifts: 2, content: map[string]string{"a.pak": "a1", "gone.pak": "g"}}
+	doors := spec{id: "door-pack", version: "1.0.0", doors: 3}
+	e.dropPack(t, "lifts-1.0.zip", liftsV1)
+	e.dropPack(t, "doors.zip", doors)
+	p, _, err := Open(t.Context(), e.options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Sync(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+	old = map[string]string{}
+	for _, f := range inventoryNames {
+		old[f] = e.inv(f)
+	}
+	e.dropPack(t, "lifts-1.1.zip", spec{id: "lift-pack", version: "1.1.0", lifts: 3, content: map[string]string{"a.pak": "a2"}})
+	e.dropPack(t, "gates.zip", spec{id: "gate-pack", version: "2.0.0", doors: 2, lifts: 1, content: map[string]string{"g.utoc": "t", "g.ucas": "c"}})
+	e.dropPack(t, "broken.zip", spec{id: "broken-pack", version: "1.0.0", doors: 1, bad: true})
+	e.dropPack(t, "doors-again.zip", doors)
+	return root, old
+}
+
+// copyTree copies a folder tree (regular files and folders only).
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		in, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		out, err := os.Create(target)
+		if err != nil {
+			return err
+		}
+		defer out.Close()
+		_, err = io.Copy(out, in)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readSteps(t *testing.T, path string) []string {
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		_, name, _ := strings.Cut(sc.Text(), " ")
+		out = append(out, name)
+	}
+	return out
+}
+
+func TestCrashAtEveryStep(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns one child process per step")
+	}
+	base, old := crashScenario(t)
+
+	// The reference: an uninterrupted run, recording every step.
+	ref := t.TempDir()
+	copyTree(t, base, ref)
+	stepsFile := filepath.Join(t.TempDir(), "steps")
+	runChild(t, ref, 0, stepsFile)
+	steps := readSteps(t, stepsFile)
+	if len(steps) < 12 {
+		t.Fatalf("only %d steps recorded: %v", len(steps), steps)
+	}
+	re := envAt(ref)
+	want := map[string]string{}
+	for _, f := range inventoryNames {
+		want[f] = re.inv(f)
+	}
+	wantPaks := listFiles(t, re.paks)
+	wantRejected := listFiles(t, filepath.Join(re.drop, RejectedDir))
+	wantKept := listFiles(t, filepath.Join(re.state, installer.ArchivesDir))
+	if len(wantRejected) != 2 || len(wantKept) != 3 {
+		t.Fatalf("reference run: rejected %v, kept %v", wantRejected, wantKept)
+	}
+
+	for k := 1; k <= len(steps); k++ {
+		t.Run(fmt.Sprintf("%02d-%s", k, steps[k-1]), func(t *testing.T) {
+			root := t.TempDir()
+			copyTree(t, base, root)
+			if code := runChild(t, root, k, filepath.Join(root, "steps.log")); code != 3 {
+				t.Fatalf("child did not die at step %d", k)
+			}
+			e := envAt(root)
+			// At the moment of death each file was wholly old or wholly new,
+			// and bindings were never newer than the companions.
+			gen := map[string]string{}
+			for _, f := range inventoryNames {
+				data, _ := os.ReadFile(filepath.Join(root, "at-death-"+f))
+				switch string(data) {
+				case old[f]:
+					gen[f] = "old"
+				case want[f]:
+					gen[f] = "new"
+				default:
+					t.Fatalf("%s at death is neither the old nor the new file:\n%s", f, data)
+				}
+			}
+			if gen["installed.txt"] == "new" && old["installed.txt"] != want["installed.txt"] {
+				for _, f := range []string{"lifts.txt", "doors.txt"} {
+					if gen[f] != "new" && old[f] != want[f] {
+						t.Fatalf("installed.txt published before %s", f)
+					}
+				}
+			}
+			// Recovery converges to the uninterrupted result.
+			runChild(t, root, 0, filepath.Join(root, "steps2.log"))
+			for _, f := range inventoryNames {
+				if got := e.inv(f); got != want[f] {
+					t.Errorf("after recovery %s differs from a clean run:\n%s\nwant\n%s", f, got, want[f])
+				}
+			}
+			if got := listFiles(t, e.paks); !slices.Equal(got, wantPaks) {
+				t.Errorf("paks after recovery = %v; want %v", got, wantPaks)
+			}
+			// Every archive accounted for exactly once.
+			if got := listFiles(t, filepath.Join(e.drop, RejectedDir)); !slices.Equal(got, wantRejected) {
+				t.Errorf("rejected after recovery = %v; want %v", got, wantRejected)
+			}
+			if got := listFiles(t, filepath.Join(e.state, installer.ArchivesDir)); !slices.Equal(got, wantKept) {
+				t.Errorf("kept archives after recovery = %v; want %v", got, wantKept)
+			}
+			for _, d := range []string{filepath.Join(e.state, installer.ProcessingDir), filepath.Join(e.state, installer.StagingDir)} {
+				if left := listFiles(t, d); len(left) != 0 {
+					t.Errorf("%s holds %v after recovery", d, left)
+				}
+			}
+			if left, _ := ReadyArchives(e.drop); len(left) != 0 {
+				t.Errorf("drop still holds %v", left)
+			}
+		})
+	}
+}

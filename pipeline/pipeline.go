@@ -1,0 +1,362 @@
+// Package pipeline owns every change to the installed state: claiming
+// archives from the drop folder, one transaction per batch through a single
+// writer (verdict, install rules, content placement, state, publication,
+// identity bindings last), rejection with reasons, enable, disable and
+// removal, and recovery after a crash at any point. Nothing a user dropped
+// is lost: every archive ends installed, already installed, or rejected with
+// its reasons beside it.
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
+	"github.com/mjolnir-forge/forgesync/inventory"
+)
+
+// Options configure a Pipeline.
+type Options struct {
+	Drop  string // the drop folder
+	Mods  string // the game's Mods folder; the inventory goes to Mods/MJOLNIRForgePacks
+	Paks  string // pack content goes to Paks/MJOLNIRForge/<id>
+	State string // the daemon's own data
+
+	Limits installer.Limits
+	Log    *slog.Logger
+	// LockWait is how long to wait for another process holding the state.
+	LockWait time.Duration
+	// Now gives the time recorded in the state; nil means time.Now.
+	Now func() time.Time
+	// Step, when set, is called at every step boundary of a transaction
+	// with a stable name ("claim:x.zip", "place:…", "archive:x.zip",
+	// "state", "publish:…", "remove-content", "reject:x.zip", "done:x.zip").
+	// Tests use it to stop the process at each boundary in turn.
+	Step func(name string)
+	// Progress, when set, receives extraction progress of each archive.
+	Progress func(archive string, done, total int64)
+	// Renamer is used for publication renames; the zero value retries a
+	// busy target on Windows.
+	Renamer atomicfile.Renamer
+}
+
+// InventoryDir returns the folder of the inventory files under mods.
+func InventoryDir(mods string) string { return filepath.Join(mods, "MJOLNIRForgePacks") }
+
+// Result is what happened to one archive.
+type Result string
+
+// The results of an archive.
+const (
+	ResultInstalled   Result = "installed"
+	ResultUpgraded    Result = "upgraded"
+	ResultReinstalled Result = "reinstalled"
+	ResultDowngraded  Result = "downgraded"
+	ResultAlready     Result = "already-installed"
+	ResultRejected    Result = "rejected"
+)
+
+// Outcome is the fate of one archive in a transaction.
+type Outcome struct {
+	Archive  string   `json:"archive"` // the file name as dropped
+	Result   Result   `json:"result"`
+	Pack     string   `json:"pack,omitempty"`
+	Version  string   `json:"version,omitempty"`
+	Previous string   `json:"previous,omitempty"` // the version replaced
+	Reasons  []string `json:"reasons,omitempty"`  // why it was rejected
+}
+
+// Summary is the result of one transaction.
+type Summary struct {
+	Outcomes  []Outcome     `json:"outcomes"`
+	Published []string      `json:"published"` // inventory files rewritten (unchanged ones are not)
+	Warnings  []string      `json:"warnings"`
+	Duration  time.Duration `json:"duration_ns"`
+}
+
+// Rejected reports whether any archive in the summary was rejected.
+func (s *Summary) Rejected() bool {
+	return slices.ContainsFunc(s.Outcomes, func(o Outcome) bool { return o.Result == ResultRejected })
+}
+
+// Pipeline is the single writer of the installed state. Its methods must
+// not be called concurrently; the daemon serialises them.
+type Pipeline struct {
+	opts  Options
+	store *installer.Store
+	log   *slog.Logger
+	// st and packs cache the state and its decoded packs between
+	// transactions: while the lock is held no one else writes them. A
+	// failed transaction drops them (its changes were never saved).
+	st    *installer.State
+	packs []inventory.InstalledPack
+}
+
+// ErrNotInstalled is returned by Enable, Disable and Remove for an unknown id.
+var ErrNotInstalled = errors.New("pack is not installed")
+
+// Open takes the state lock and recovers from any interrupted transaction:
+// staging and temp files are removed, archives left in processing are
+// processed again, and the inventory is republished from the state
+// (byte-identical, so not rewritten, when nothing changed).
+func Open(ctx context.Context, opts Options) (*Pipeline, *Summary, error) {
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Limits == (installer.Limits{}) {
+		opts.Limits = installer.DefaultLimits()
+	}
+	for _, d := range []string{opts.Drop, opts.Mods, opts.Paks, opts.State} {
+		if d == "" {
+			return nil, nil, errors.New("pipeline: drop, mods, paks and state folders are all required")
+		}
+	}
+	if err := os.MkdirAll(opts.Drop, 0o755); err != nil {
+		return nil, nil, fmt.Errorf("create drop folder: %w", err)
+	}
+	if err := os.MkdirAll(InventoryDir(opts.Mods), 0o755); err != nil {
+		return nil, nil, fmt.Errorf("create inventory folder: %w", err)
+	}
+	store, err := installer.OpenStore(opts.State, opts.LockWait)
+	if err != nil {
+		return nil, nil, err
+	}
+	p := &Pipeline{opts: opts, store: store, log: opts.Log}
+	sum, err := p.recover(ctx)
+	if err != nil {
+		store.Close()
+		return nil, nil, err
+	}
+	return p, sum, nil
+}
+
+// Close releases the state lock.
+func (p *Pipeline) Close() error { return p.store.Close() }
+
+func (p *Pipeline) step(name string) {
+	if p.opts.Step != nil {
+		p.opts.Step(name)
+	}
+}
+
+// recover finishes whatever a crash interrupted; see Open.
+func (p *Pipeline) recover(ctx context.Context) (*Summary, error) {
+	staging := p.store.Path(installer.StagingDir)
+	entries, _ := os.ReadDir(staging)
+	for _, e := range entries {
+		os.RemoveAll(filepath.Join(staging, e.Name()))
+	}
+	for _, d := range []string{p.store.Dir, InventoryDir(p.opts.Mods), p.opts.Drop, p.store.Path(installer.ArchivesDir)} {
+		if removed, err := atomicfile.CleanTemps(d); err != nil {
+			return nil, err
+		} else if len(removed) > 0 {
+			p.log.Info("removed leftover temp files", "dir", d, "files", removed)
+		}
+	}
+	st, err := p.state()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.store.CleanManifests(st); err != nil {
+		return nil, err
+	}
+	// An archive moved to archives/ by a transaction whose state was never
+	// written is not installed: process it again.
+	known := map[string]bool{}
+	for _, r := range st.Packs {
+		known[r.Archive] = true
+	}
+	for _, a := range st.PendingArchives {
+		known[a] = true // replaced: deleted after the next publication
+	}
+	archives, _ := os.ReadDir(p.store.Path(installer.ArchivesDir))
+	for _, e := range archives {
+		if e.Type().IsRegular() && !known[e.Name()] {
+			if err := os.Rename(p.store.Path(installer.ArchivesDir, e.Name()), p.store.Path(installer.ProcessingDir, e.Name())); err != nil {
+				return nil, fmt.Errorf("recover archive %s: %w", e.Name(), err)
+			}
+			p.log.Info("recovering archive of an interrupted install", "archive", e.Name())
+		}
+	}
+	return p.transact(ctx, nil, false, nil)
+}
+
+// Sync claims every ready archive in the drop folder and processes them as
+// one transaction with one publication.
+func (p *Pipeline) Sync(ctx context.Context) (*Summary, error) {
+	names, err := ReadyArchives(p.opts.Drop)
+	if err != nil {
+		return nil, err
+	}
+	return p.Claim(ctx, names)
+}
+
+// Claim moves the named files from the drop folder into processing (by
+// rename, so a file is claimed exactly once) and processes everything
+// there as one transaction.
+func (p *Pipeline) Claim(ctx context.Context, names []string) (*Summary, error) {
+	for _, n := range names {
+		src := filepath.Join(p.opts.Drop, n)
+		dst := p.store.Path(installer.ProcessingDir, n)
+		if _, err := os.Stat(dst); err == nil {
+			// A file of the same name is still being processed: wait for
+			// the next pass rather than overwrite it.
+			continue
+		}
+		if err := os.Rename(src, dst); err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				continue // gone meanwhile
+			}
+			return nil, fmt.Errorf("claim %s: %w", src, err)
+		}
+		p.step("claim:" + n)
+	}
+	return p.transact(ctx, nil, false, nil)
+}
+
+// Install processes one archive from anywhere (it is copied, the original
+// stays where it is) as its own transaction; force allows a same-version
+// reinstall with other bytes and a downgrade.
+func (p *Pipeline) Install(ctx context.Context, archive string, force bool) (*Summary, error) {
+	name := filepath.Base(archive)
+	dst := p.store.Path(installer.ProcessingDir, name)
+	in, err := os.Open(archive)
+	if err != nil {
+		return nil, fmt.Errorf("install: %w", err)
+	}
+	err = atomicfile.WriteWith(dst, 0o600, func(f *os.File) error {
+		_, err := f.ReadFrom(in)
+		return err
+	})
+	in.Close()
+	if err != nil {
+		return nil, fmt.Errorf("install: copy %s: %w", archive, err)
+	}
+	return p.transact(ctx, nil, force, map[string]bool{name: true})
+}
+
+// Enable enables an installed pack (refused when it would pass the door
+// limit), publishing the new inventory.
+func (p *Pipeline) Enable(ctx context.Context, id string) (*Summary, error) {
+	return p.transact(ctx, &change{id: id, enable: true}, false, nil)
+}
+
+// Disable keeps a pack installed but drops it from the text files.
+func (p *Pipeline) Disable(ctx context.Context, id string) (*Summary, error) {
+	return p.transact(ctx, &change{id: id, disable: true}, false, nil)
+}
+
+// Remove uninstalls a pack: its entry, content and kept archive go.
+func (p *Pipeline) Remove(ctx context.Context, id string) (*Summary, error) {
+	return p.transact(ctx, &change{id: id, remove: true}, false, nil)
+}
+
+// Packs returns the installed packs, sorted by id.
+func (p *Pipeline) Packs() ([]inventory.InstalledPack, error) {
+	st, err := p.state()
+	if err != nil {
+		return nil, err
+	}
+	return p.decoded(st)
+}
+
+// state returns the cached state, loading it on first use.
+func (p *Pipeline) state() (*installer.State, error) {
+	if p.st == nil {
+		st, err := p.store.Load()
+		if err != nil {
+			return nil, err
+		}
+		p.st, p.packs = st, nil
+	}
+	return p.st, nil
+}
+
+// decoded returns the packs of st, reading and validating their stored
+// manifests on first use, sorted by id.
+func (p *Pipeline) decoded(st *installer.State) ([]inventory.InstalledPack, error) {
+	if p.packs != nil {
+		return p.packs, nil
+	}
+	out := make([]inventory.InstalledPack, 0, len(st.Packs))
+	for _, r := range st.Packs {
+		data, err := p.store.ReadManifest(r.Manifest)
+		if err != nil {
+			return nil, fmt.Errorf("pack %s: %w", r.ID, err)
+		}
+		m, err := inventory.Decode("stored manifest of "+r.ID, data)
+		if err != nil {
+			return nil, fmt.Errorf("state holds an invalid manifest for %s: %w", r.ID, err)
+		}
+		out = append(out, inventory.InstalledPack{Manifest: m, Enabled: r.Enabled, ArchiveSHA256: r.ArchiveSHA256})
+	}
+	sortPacks(out)
+	p.packs = out
+	return out, nil
+}
+
+func sortPacks(packs []inventory.InstalledPack) {
+	slices.SortFunc(packs, func(a, b inventory.InstalledPack) int { return strings.Compare(a.Manifest.ID, b.Manifest.ID) })
+}
+
+// change is an enable, disable or remove in a transaction.
+type change struct {
+	id                      string
+	enable, disable, remove bool
+}
+
+// ignoredPrefixes and ignoredSuffixes mark unfinished downloads and temp
+// files (SPEC §2), left alone until renamed.
+var (
+	ignoredPrefixes = []string{"~", "."}
+	ignoredSuffixes = []string{".part", ".crdownload", ".download", ".tmp"}
+)
+
+// Ignored reports whether a file name in the drop folder marks an
+// unfinished download or a temp file.
+func Ignored(name string) bool {
+	lower := strings.ToLower(name)
+	for _, p := range ignoredPrefixes {
+		if strings.HasPrefix(lower, p) {
+			return true
+		}
+	}
+	for _, s := range ignoredSuffixes {
+		if strings.HasSuffix(lower, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// RejectedDir is the folder under drop where rejected archives go; it is
+// never scanned.
+const RejectedDir = "rejected"
+
+// ReadyArchives lists the regular files in drop that are not ignored, in
+// name order. Folders (rejected/ among them) are skipped.
+func ReadyArchives(drop string) ([]string, error) {
+	entries, err := os.ReadDir(drop)
+	if err != nil {
+		return nil, fmt.Errorf("scan drop folder: %w", err)
+	}
+	var names []string
+	for _, e := range entries {
+		if !e.Type().IsRegular() || Ignored(e.Name()) {
+			continue
+		}
+		names = append(names, e.Name())
+	}
+	return names, nil
+}

@@ -1,0 +1,205 @@
+package pipeline
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mjolnir-forge/forgesync/installer"
+)
+
+func TestSyncInstallsAndPublishes(t *testing.T) {
+	e := newEnv(t)
+	e.dropPack(t, "lifts.zip", spec{id: "lift-pack", version: "1.0.0", lifts: 2})
+	e.dropPack(t, "doors.zip", spec{id: "door-pack", version: "1.0.0", doors: 2, content: map[string]string{"D.pak": "pak-bytes"}})
+	e.dropPack(t, "bad.zip", spec{id: "bad-pack", version: "1.0.0", doors: 1, bad: true})
+	os.WriteFile(filepath.Join(e.drop, "notes.txt"), []byte("hello"), 0o644)
+	os.WriteFile(filepath.Join(e.drop, "big.zip.part"), []byte("half"), 0o644)
+	p := e.open(t)
+	sum, err := p.Sync(t.Context())
+	if err != nil {
+		t.Fatalf("Sync = %v", err)
+	}
+	want := map[string]Result{"lifts.zip": ResultInstalled, "doors.zip": ResultInstalled, "bad.zip": ResultRejected, "notes.txt": ResultRejected}
+	if got := results(sum); !mapsEqual(got, want) {
+		t.Fatalf("Sync results = %v; want %v", got, want)
+	}
+	if !strings.Contains(e.inv("installed.txt"), `mjolnir\forge\door-pack\door_1`) || !strings.Contains(e.inv("lifts.txt"), "BP_Lift01") {
+		t.Fatalf("inventory lacks the packs:\n%s\n%s", e.inv("installed.txt"), e.inv("lifts.txt"))
+	}
+	if got, _ := os.ReadFile(filepath.Join(e.paks, "MJOLNIRForge", "door-pack", "D.pak")); string(got) != "pak-bytes" {
+		t.Fatalf("content not placed: %q", got)
+	}
+	// Rejections sit beside their reasons; unfinished downloads are left alone.
+	reasons, err := os.ReadFile(filepath.Join(e.drop, RejectedDir, "bad.zip.txt"))
+	if err != nil || !strings.Contains(string(reasons), "pieces[0].door.travel_m") {
+		t.Fatalf("bad.zip.txt = %q, %v", reasons, err)
+	}
+	if r, _ := os.ReadFile(filepath.Join(e.drop, RejectedDir, "notes.txt.txt")); !strings.Contains(string(r), "not an archive") {
+		t.Errorf("notes.txt.txt = %q; want not an archive", r)
+	}
+	if got := listFiles(t, e.drop); !slices.Equal(got, []string{"big.zip.part", "rejected/bad.zip", "rejected/bad.zip.txt", "rejected/notes.txt", "rejected/notes.txt.txt"}) {
+		t.Fatalf("drop holds %v", got)
+	}
+	if left := listFiles(t, filepath.Join(e.state, installer.ProcessingDir)); len(left) != 0 {
+		t.Fatalf("processing still holds %v", left)
+	}
+	// A second pass with nothing new rewrites nothing.
+	sum, err = p.Sync(t.Context())
+	if err != nil || len(sum.Outcomes) != 0 || len(sum.Published) != 0 {
+		t.Fatalf("idle Sync = %+v, %v; want nothing done", sum, err)
+	}
+}
+
+func mapsEqual[K comparable, V comparable](a, b map[K]V) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+func TestVersionRules(t *testing.T) {
+	e := newEnv(t)
+	p := e.open(t)
+	v1 := spec{id: "abc-pack", version: "1.0.0", doors: 1, content: map[string]string{"old.pak": "old", "keep.pak": "k1"}}
+	e.dropPack(t, "v1.zip", v1)
+	mustSync(t, p, map[string]Result{"v1.zip": ResultInstalled})
+
+	// The same bytes again: already installed, removed from drop.
+	e.dropPack(t, "again.zip", v1)
+	mustSync(t, p, map[string]Result{"again.zip": ResultAlready})
+	if _, err := os.Stat(filepath.Join(e.drop, "again.zip")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("already-installed archive still in drop")
+	}
+
+	// Same version, other bytes: rejected unless forced.
+	other := v1
+	other.salt = "different bytes"
+	e.dropPack(t, "other.zip", other)
+	mustSync(t, p, map[string]Result{"other.zip": ResultRejected})
+	sum, err := p.Install(t.Context(), filepath.Join(e.drop, RejectedDir, "other.zip"), true)
+	if err != nil || results(sum)["other.zip"] != ResultReinstalled {
+		t.Fatalf("Install --force = %+v, %v; want reinstalled", sum, err)
+	}
+
+	// Upgrade replaces content: the file the new version lacks is removed
+	// after publication, the old kept archive goes.
+	v2 := spec{id: "abc-pack", version: "1.1.0", doors: 2, content: map[string]string{"keep.pak": "k2", "new.pak": "n"}}
+	e.dropPack(t, "v2.zip", v2)
+	mustSync(t, p, map[string]Result{"v2.zip": ResultUpgraded})
+	if got := listFiles(t, e.paks); !slices.Equal(got, []string{"MJOLNIRForge/abc-pack/keep.pak", "MJOLNIRForge/abc-pack/new.pak"}) {
+		t.Fatalf("paks after upgrade = %v", got)
+	}
+	if got := listFiles(t, filepath.Join(e.state, installer.ArchivesDir)); len(got) != 1 || !strings.HasPrefix(got[0], "abc-pack-1.1.0-") {
+		t.Fatalf("kept archives = %v; want only 1.1.0", got)
+	}
+
+	// Downgrade refused, then forced.
+	e.dropPack(t, "v1-again.zip", v1)
+	sum = mustSync(t, p, map[string]Result{"v1-again.zip": ResultRejected})
+	if !strings.Contains(strings.Join(sum.Outcomes[0].Reasons, " "), "older than the installed 1.1.0") {
+		t.Errorf("downgrade reason = %v", sum.Outcomes[0].Reasons)
+	}
+	sum, err = p.Install(t.Context(), filepath.Join(e.drop, RejectedDir, "v1-again.zip"), true)
+	if err != nil || results(sum)["v1-again.zip"] != ResultDowngraded {
+		t.Fatalf("Install --force downgrade = %+v, %v", sum, err)
+	}
+}
+
+func mustSync(t *testing.T, p *Pipeline, want map[string]Result) *Summary {
+	t.Helper()
+	sum, err := p.Sync(t.Context())
+	if err != nil {
+		t.Fatalf("Sync = %v", err)
+	}
+	if got := results(sum); !mapsEqual(got, want) {
+		t.Fatalf("Sync results = %v; want %v (%+v)", got, want, sum.Outcomes)
+	}
+	return sum
+}
+
+func TestDisableRemoveAndLimits(t *testing.T) {
+	e := newEnv(t)
+	p := e.open(t)
+	e.dropPack(t, "a.zip", spec{id: "doors-a", version: "1.0.0", doors: 200})
+	e.dropPack(t, "b.zip", spec{id: "doors-b", version: "1.0.0", doors: 56})
+	mustSync(t, p, map[string]Result{"a.zip": ResultInstalled, "b.zip": ResultInstalled})
+	if n := strings.Count(e.inv("doors.txt"), "\n"); n != 257 {
+		t.Fatalf("doors.txt has %d lines; want header + 256", n)
+	}
+	// The 257th door is refused as a whole, naming the packs.
+	e.dropPack(t, "c.zip", spec{id: "doors-c", version: "1.0.0", doors: 1})
+	sum := mustSync(t, p, map[string]Result{"c.zip": ResultRejected})
+	if r := strings.Join(sum.Outcomes[0].Reasons, " "); !strings.Contains(r, "doors-a (200)") || !strings.Contains(r, "257") {
+		t.Fatalf("257th door reason = %q", r)
+	}
+
+	// Disable: rows leave the text files, the pack stays in installed.json.
+	if _, err := p.Disable(t.Context(), "doors-b"); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(e.inv("doors.txt"), "doors-b") || strings.Contains(e.inv("installed.txt"), "doors-b") {
+		t.Fatalf("disabled pack still in text files")
+	}
+	if j := e.inv("installed.json"); !strings.Contains(j, `"id": "doors-b"`) || !strings.Contains(j, `"enabled": false`) {
+		t.Fatalf("installed.json lost the disabled pack:\n%s", j)
+	}
+	// Enabling it back is fine (256); with c installed meanwhile it is refused.
+	e.dropPack(t, "c2.zip", spec{id: "doors-c", version: "1.0.0", doors: 1})
+	mustSync(t, p, map[string]Result{"c2.zip": ResultInstalled})
+	if _, err := p.Enable(t.Context(), "doors-b"); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "257") {
+		t.Fatalf("Enable over the limit = %v; want ErrRefused naming 257", err)
+	}
+	if _, err := p.Enable(t.Context(), "nope"); !errors.Is(err, ErrNotInstalled) {
+		t.Fatalf("Enable(unknown) = %v", err)
+	}
+
+	// Removing every door pack leaves a header-only doors.txt.
+	for _, id := range []string{"doors-a", "doors-b", "doors-c"} {
+		if _, err := p.Remove(t.Context(), id); err != nil {
+			t.Fatalf("Remove(%s) = %v", id, err)
+		}
+	}
+	if got := e.inv("doors.txt"); got != "forge-doors 1\n" {
+		t.Fatalf("doors.txt after removing every door pack = %q", got)
+	}
+	if got := listFiles(t, filepath.Join(e.state, installer.ArchivesDir)); len(got) != 0 {
+		t.Fatalf("kept archives after removal: %v", got)
+	}
+}
+
+func TestLiftClassWarning(t *testing.T) {
+	e := newEnv(t)
+	p := e.open(t)
+	e.dropPack(t, "lifts.zip", spec{id: "many-lifts", version: "1.0.0", lifts: 17})
+	sum := mustSync(t, p, map[string]Result{"lifts.zip": ResultInstalled})
+	if len(sum.Warnings) != 1 || !strings.Contains(sum.Warnings[0], "BP_Lift16.BP_Lift16_C") {
+		t.Fatalf("warnings = %v; want one naming the ignored 17th class", sum.Warnings)
+	}
+}
+
+func TestSecondWriterIsRefused(t *testing.T) {
+	e := newEnv(t)
+	e.open(t)
+	_, _, err := Open(t.Context(), e.options())
+	if !errors.Is(err, installer.ErrLocked) || !strings.Contains(err.Error(), "pid") {
+		t.Fatalf("second Open = %v; want ErrLocked naming the pid", err)
+	}
+}
+
+func TestIgnored(t *testing.T) {
+	for name, want := range map[string]bool{"a.zip": false, "a.zip.part": true, "a.CRDOWNLOAD": true, "x.download": true,
+		"x.tmp": true, "~lock.zip": true, ".hidden.zip": true, "pack.7z": false} {
+		if got := Ignored(name); got != want {
+			t.Errorf("Ignored(%q) = %v; want %v", name, got, want)
+		}
+	}
+}

@@ -1,0 +1,380 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
+	"github.com/mjolnir-forge/forgesync/inventory"
+	"github.com/mjolnir-forge/forgesync/verdict"
+)
+
+// ErrRefused is returned (wrapped with the reason) when an enable would
+// break a global limit.
+var ErrRefused = errors.New("refused")
+
+// txn is the work of one transaction.
+type txn struct {
+	p       *Pipeline
+	sum     *Summary
+	st      *installer.State
+	packs   []inventory.InstalledPack
+	dirty   bool
+	dispose []func() error // run after publication: rejections, deletions
+}
+
+// transact runs one transaction: the change (if any), every archive in
+// processing, then commit (state), publication (identity bindings last),
+// removal of replaced content, and disposal of rejected and duplicate
+// archives. The order is what makes a crash at any point recoverable: an
+// archive leaves processing only after the state that installs it is
+// written or its rejection is on disk, and content is deleted only after
+// the inventory that no longer names it is published.
+func (p *Pipeline) transact(ctx context.Context, ch *change, force bool, fromInstall map[string]bool) (*Summary, error) {
+	start := time.Now()
+	sum, err := p.run(ctx, ch, force, fromInstall)
+	if err != nil {
+		// Nothing of a failed transaction was committed that the state on
+		// disk does not say: forget the cache and read it again next time.
+		p.st, p.packs = nil, nil
+		return nil, err
+	}
+	sum.Duration = time.Since(start)
+	return sum, nil
+}
+
+func (p *Pipeline) run(ctx context.Context, ch *change, force bool, fromInstall map[string]bool) (*Summary, error) {
+	st, err := p.state()
+	if err != nil {
+		return nil, err
+	}
+	t := &txn{p: p, st: st, sum: &Summary{Outcomes: []Outcome{}, Published: []string{}, Warnings: []string{}}}
+	if ch != nil {
+		if err := t.loadPacks(); err != nil {
+			return nil, err
+		}
+		if err := t.apply(ch); err != nil {
+			return nil, err
+		}
+	}
+	names, err := t.processing()
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range names {
+		if ctx.Err() != nil {
+			break // the rest stays in processing for the next pass
+		}
+		if err := t.loadPacks(); err != nil {
+			return nil, err
+		}
+		if err := t.archive(ctx, name, force || fromInstall[name], fromInstall[name]); err != nil {
+			return nil, err
+		}
+	}
+	pending := len(st.PendingRemovals)+len(st.PendingArchives) > 0
+	if !t.dirty && !pending && p.inventoryCurrent(st) {
+		// Nothing changed, and the files on disk are this state's.
+		return t.finish(), t.disposeAll()
+	}
+	if t.dirty {
+		st.Inventory = nil
+		if err := p.store.Save(st); err != nil {
+			return nil, err
+		}
+		p.step("state")
+	}
+	if err := t.loadPacks(); err != nil {
+		return nil, err
+	}
+	published, hashes, err := p.publish(t.packs)
+	if err != nil {
+		return nil, err
+	}
+	t.sum.Published = published
+	if pending = len(st.PendingRemovals)+len(st.PendingArchives) > 0; pending {
+		if err := installer.RemoveContent(p.opts.Paks, st.PendingRemovals); err != nil {
+			p.log.Warn("could not remove old content", "err", err)
+			t.sum.Warnings = append(t.sum.Warnings, err.Error())
+		}
+		for _, a := range st.PendingArchives {
+			if err := t.removeKept(a); err != nil {
+				return nil, fmt.Errorf("remove replaced archive %s: %w", a, err)
+			}
+		}
+		p.step("remove-old")
+		st.PendingRemovals, st.PendingArchives = nil, nil
+	}
+	st.Inventory = hashes
+	if err := p.store.Save(st); err != nil {
+		return nil, err
+	}
+	return t.finish(), t.disposeAll()
+}
+
+// disposeAll moves rejected archives beside their reasons and deletes
+// duplicates, once the transaction is committed and published.
+func (t *txn) disposeAll() error {
+	for _, d := range t.dispose {
+		if err := d(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// loadPacks decodes the installed packs for the rules and the renderer.
+func (t *txn) loadPacks() error {
+	if t.packs != nil {
+		return nil
+	}
+	packs, err := t.p.decoded(t.st)
+	if err != nil {
+		return err
+	}
+	t.packs = packs
+	return nil
+}
+
+// finish adds the warnings about the installed set and logs the outcomes.
+func (t *txn) finish() *Summary {
+	p := t.p
+	if t.packs != nil {
+		p.packs = t.packs
+	}
+	if _, ignored := inventory.LiftClasses(p.packs); len(ignored) > 0 {
+		t.sum.Warnings = append(t.sum.Warnings, fmt.Sprintf(
+			"%d lift classes are enabled; the runtime uses the first %d by class path and ignores: %s",
+			inventory.MaxLiftClassesUsed+len(ignored), inventory.MaxLiftClassesUsed, strings.Join(ignored, ", ")))
+	}
+	for _, o := range t.sum.Outcomes {
+		p.log.Info("archive processed", "archive", o.Archive, "result", o.Result, "pack", o.Pack, "version", o.Version, "reasons", o.Reasons)
+	}
+	return t.sum
+}
+
+// processing lists the archives waiting in processing, in name order.
+func (t *txn) processing() ([]string, error) {
+	entries, err := os.ReadDir(t.p.store.Path(installer.ProcessingDir))
+	if err != nil {
+		return nil, fmt.Errorf("read processing folder: %w", err)
+	}
+	var names []string
+	for _, e := range entries {
+		if e.Type().IsRegular() && !strings.HasPrefix(e.Name(), atomicfile.TempPrefix) {
+			names = append(names, e.Name())
+		}
+	}
+	return names, nil
+}
+
+func (t *txn) apply(ch *change) error {
+	rec := t.st.Find(ch.id)
+	if rec == nil {
+		return fmt.Errorf("%s: %w (see `forgesync packs`)", ch.id, ErrNotInstalled)
+	}
+	i := slices.IndexFunc(t.packs, func(p inventory.InstalledPack) bool { return p.Manifest.ID == ch.id })
+	switch {
+	case ch.enable:
+		if reason := inventory.CheckEnable(t.packs, ch.id); reason != "" {
+			return fmt.Errorf("enable %s: %s: %w", ch.id, reason, ErrRefused)
+		}
+		t.dirty = t.dirty || !rec.Enabled
+		rec.Enabled, t.packs[i].Enabled = true, true
+	case ch.disable:
+		t.dirty = t.dirty || rec.Enabled
+		rec.Enabled, t.packs[i].Enabled = false, false
+	case ch.remove:
+		t.st.PendingRemovals = append(t.st.PendingRemovals, rec.Content...)
+		t.st.PendingArchives = append(t.st.PendingArchives, rec.Archive)
+		t.st.Packs = slices.DeleteFunc(t.st.Packs, func(r installer.PackRecord) bool { return r.ID == ch.id })
+		t.packs = slices.Delete(t.packs, i, i+1)
+		t.dirty = true
+	}
+	return nil
+}
+
+// archive processes one claimed archive.
+func (t *txn) archive(ctx context.Context, name string, force, fromInstall bool) error {
+	p := t.p
+	path := p.store.Path(installer.ProcessingDir, name)
+	var progress func(done, total int64)
+	if p.opts.Progress != nil {
+		progress = func(done, total int64) { p.opts.Progress(name, done, total) }
+	}
+	rep, staged, err := verdict.Archive(ctx, path, p.store.Path(installer.StagingDir), p.opts.Limits, progress)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil // cancelled: it stays in processing
+		}
+		rep = &verdict.Report{Problems: []verdict.Problem{{Message: "could not read the archive: " + err.Error()}}}
+	}
+	out := Outcome{Archive: name, Pack: rep.Pack.ID, Version: rep.Pack.Version}
+	if !rep.Valid {
+		t.reject(name, out, rep.Reasons(), fromInstall)
+		return nil
+	}
+	defer staged.Remove()
+	m := rep.Manifest
+	cand := inventory.InstalledPack{Manifest: m, Enabled: true, ArchiveSHA256: staged.SHA256}
+	if prev := t.st.Find(m.ID); prev != nil {
+		cand.Enabled = prev.Enabled
+	}
+	v := inventory.CheckInstall(t.packs, cand, force)
+	switch v.Action {
+	case inventory.ActionReject:
+		t.reject(name, out, v.Reasons, fromInstall)
+		return nil
+	case inventory.ActionAlready:
+		out.Result = ResultAlready
+		t.sum.Outcomes = append(t.sum.Outcomes, out)
+		rec := t.st.Find(m.ID)
+		kept := p.store.Path(installer.ArchivesDir, rec.Archive)
+		if _, err := os.Stat(kept); errors.Is(err, os.ErrNotExist) {
+			// The twin was lost (a crash between commit and its move):
+			// this copy becomes the kept one.
+			t.dispose = append(t.dispose, func() error { return os.Rename(path, kept) })
+		} else {
+			t.dispose = append(t.dispose, func() error { return removeIfExists(path) })
+		}
+		t.dispose = append(t.dispose, func() error { p.step("done:" + name); return nil })
+		return nil
+	}
+	placed, err := installer.PlaceContent(staged.Root, staged.Files, p.opts.Paks, m.ID, p.step)
+	if err != nil {
+		return fmt.Errorf("install %s: %w", name, err)
+	}
+	kept := fmt.Sprintf("%s-%s-%s%s", m.ID, m.Version, staged.SHA256[:12], archiveExt(name, staged.Format))
+	if err := os.Rename(path, p.store.Path(installer.ArchivesDir, kept)); err != nil {
+		return fmt.Errorf("keep archive %s: %w", name, err)
+	}
+	p.step("archive:" + name)
+
+	norm, err := m.Normalized()
+	if err != nil {
+		return fmt.Errorf("install %s: %w", name, err)
+	}
+	manifest, err := p.store.WriteManifest(m.ID, norm)
+	if err != nil {
+		return fmt.Errorf("install %s: %w", name, err)
+	}
+	rec := installer.PackRecord{ID: m.ID, Version: m.Version, Enabled: cand.Enabled, ArchiveSHA256: staged.SHA256,
+		Archive: kept, InstalledAt: p.opts.Now().UTC(), Content: placed, Manifest: manifest}
+	out.Result = ResultInstalled
+	if prev := t.st.Find(m.ID); prev != nil {
+		out.Previous = prev.Version
+		switch v.Action {
+		case inventory.ActionUpgrade:
+			out.Result = ResultUpgraded
+		case inventory.ActionReinstall:
+			out.Result = ResultReinstalled
+		case inventory.ActionDowngrade:
+			out.Result = ResultDowngraded
+		}
+		for _, c := range prev.Content {
+			if !slices.Contains(placed, c) {
+				t.st.PendingRemovals = append(t.st.PendingRemovals, c)
+			}
+		}
+		if prev.Archive != kept {
+			t.st.PendingArchives = append(t.st.PendingArchives, prev.Archive)
+		}
+		*prev = rec
+	} else {
+		t.st.Packs = append(t.st.Packs, rec)
+		slices.SortFunc(t.st.Packs, func(a, b installer.PackRecord) int { return strings.Compare(a.ID, b.ID) })
+	}
+	t.packs = slices.DeleteFunc(slices.Clone(t.packs), func(p inventory.InstalledPack) bool { return p.Manifest.ID == m.ID })
+	t.packs = append(t.packs, cand)
+	sortPacks(t.packs)
+	t.dirty = true
+	t.sum.Outcomes = append(t.sum.Outcomes, out)
+	return nil
+}
+
+// removeKept deletes a kept archive no state record names any more.
+func (t *txn) removeKept(name string) error {
+	for _, r := range t.st.Packs {
+		if r.Archive == name {
+			return nil
+		}
+	}
+	return removeIfExists(t.p.store.Path(installer.ArchivesDir, name))
+}
+
+// reject records a rejection. The archive moves to drop/rejected/ with its
+// reasons beside it, after publication; an archive given to Install is
+// not the drop folder's, so only its copy is removed.
+func (t *txn) reject(name string, out Outcome, reasons []string, fromInstall bool) {
+	out.Result, out.Reasons = ResultRejected, reasons
+	t.sum.Outcomes = append(t.sum.Outcomes, out)
+	p := t.p
+	src := p.store.Path(installer.ProcessingDir, name)
+	t.dispose = append(t.dispose, func() error {
+		if fromInstall {
+			return removeIfExists(src)
+		}
+		dir := filepath.Join(p.opts.Drop, RejectedDir)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("reject %s: %w", name, err)
+		}
+		target := uniqueName(dir, name)
+		var b strings.Builder
+		fmt.Fprintf(&b, "forgesync rejected %s on %s:\n", name, p.opts.Now().UTC().Format(time.RFC3339))
+		for _, r := range reasons {
+			fmt.Fprintf(&b, "- %s\n", r)
+		}
+		b.WriteString("\nFix the pack and drop it again; `forgesync scan FILE` shows the same verdict.\n")
+		if err := atomicfile.WriteFile(filepath.Join(dir, target+".txt"), []byte(b.String()), 0o644); err != nil {
+			return fmt.Errorf("reject %s: %w", name, err)
+		}
+		p.step("reject:" + name)
+		if err := os.Rename(src, filepath.Join(dir, target)); err != nil {
+			return fmt.Errorf("reject %s: %w", name, err)
+		}
+		p.step("done:" + name)
+		return nil
+	})
+}
+
+// uniqueName returns name, or name with -2, -3… before its extension, so
+// that an earlier rejected archive of the same name is kept.
+func uniqueName(dir, name string) string {
+	ext := filepath.Ext(name)
+	stem := strings.TrimSuffix(name, ext)
+	cand := name
+	for i := 2; ; i++ {
+		// A .txt without its archive is the leftover of an interrupted
+		// rejection of this same archive: it is rewritten.
+		if _, err := os.Lstat(filepath.Join(dir, cand)); errors.Is(err, os.ErrNotExist) {
+			return cand
+		}
+		cand = fmt.Sprintf("%s-%d%s", stem, i, ext)
+	}
+}
+
+// archiveExt keeps the dropped name's extension when it has one, else uses
+// the detected format's.
+func archiveExt(name, format string) string {
+	lower := strings.ToLower(name)
+	for _, e := range []string{".tar.gz", ".tar.xz", ".tar.zst", ".tgz", ".zip", ".7z", ".tar", ".rar"} {
+		if strings.HasSuffix(lower, e) {
+			return name[len(name)-len(e):]
+		}
+	}
+	return format
+}
+
+func removeIfExists(path string) error {
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
+}
