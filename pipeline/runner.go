@@ -1,0 +1,266 @@
+package pipeline
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/mjolnir-forge/forgesync/inventory"
+)
+
+// Runner is the single writer in a long-running process: one goroutine
+// (Run) owns the Pipeline and applies requests one transaction at a time,
+// while readers get an immutable Snapshot that never waits for a running
+// sync.
+type Runner struct {
+	p       *Pipeline
+	reqs    chan request
+	snap    atomic.Pointer[Snapshot]
+	queued  atomic.Int64
+	onEvent func(kind string, data any)
+	started time.Time
+}
+
+// Event kinds a Runner reports.
+const (
+	EventArchiveSeen = "archive-seen"
+	EventProgress    = "progress"
+	EventInstalled   = "pack-installed"
+	EventRejected    = "pack-rejected"
+	EventPublished   = "inventory-published"
+	EventWarning     = "warning"
+)
+
+// Snapshot is the state as of the last finished transaction.
+type Snapshot struct {
+	State      string                    `json:"state"` // idle, syncing or error
+	Started    time.Time                 `json:"started"`
+	LastSync   *SyncInfo                 `json:"last_sync,omitempty"`
+	Packs      []inventory.InstalledPack `json:"-"`
+	Rejections []Rejection               `json:"rejections"`
+	Warnings   []string                  `json:"warnings"`
+	Queue      int                       `json:"queue"`
+}
+
+// SyncInfo describes the last transaction.
+type SyncInfo struct {
+	Time     time.Time     `json:"time"`
+	Result   string        `json:"result"` // ok, rejected or error
+	Duration time.Duration `json:"duration_ns"`
+	Error    string        `json:"error,omitempty"`
+}
+
+// Rejection is a rejected archive in drop/rejected/ with its reasons.
+type Rejection struct {
+	Archive string    `json:"archive"`
+	Time    time.Time `json:"time"`
+	Reasons []string  `json:"reasons"`
+}
+
+type request struct {
+	do    func(ctx context.Context) (*Summary, error)
+	reply chan result
+}
+
+type result struct {
+	sum *Summary
+	err error
+}
+
+// NewRunner wraps an open Pipeline. onEvent, when set, receives events
+// from the writer goroutine (it must not block for long).
+func NewRunner(p *Pipeline, onEvent func(kind string, data any)) *Runner {
+	r := &Runner{p: p, reqs: make(chan request), onEvent: onEvent, started: time.Now()}
+	p.opts.Progress = func(archive string, done, total int64) {
+		r.emit(EventProgress, map[string]any{"archive": archive, "done": done, "total": total})
+	}
+	r.refresh("idle", nil)
+	return r
+}
+
+func (r *Runner) emit(kind string, data any) {
+	if r.onEvent != nil {
+		r.onEvent(kind, data)
+	}
+}
+
+// Snapshot returns the latest snapshot; it never blocks.
+func (r *Runner) Snapshot() *Snapshot {
+	s := *r.snap.Load()
+	s.Queue = int(r.queued.Load())
+	return &s
+}
+
+// Run applies requests until ctx ends; it returns nil on cancellation.
+func (r *Runner) Run(ctx context.Context) error {
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case req := <-r.reqs:
+			r.queued.Add(-1)
+			r.setState("syncing")
+			start := time.Now()
+			sum, err := req.do(ctx)
+			r.report(sum, err, start)
+			req.reply <- result{sum, err}
+		}
+	}
+}
+
+// submit hands work to the writer and waits for its result.
+func (r *Runner) submit(ctx context.Context, do func(ctx context.Context) (*Summary, error)) (*Summary, error) {
+	req := request{do: do, reply: make(chan result, 1)}
+	r.queued.Add(1)
+	select {
+	case r.reqs <- req:
+	case <-ctx.Done():
+		r.queued.Add(-1)
+		return nil, ctx.Err()
+	}
+	select {
+	case res := <-req.reply:
+		return res.sum, res.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// Claim processes the named ready files of the drop folder as one batch.
+func (r *Runner) Claim(ctx context.Context, names []string) (*Summary, error) {
+	for _, n := range names {
+		r.emit(EventArchiveSeen, map[string]any{"archive": n})
+	}
+	return r.submit(ctx, func(ctx context.Context) (*Summary, error) { return r.p.Claim(ctx, names) })
+}
+
+// Sync rescans the drop folder now and waits for the result.
+func (r *Runner) Sync(ctx context.Context) (*Summary, error) {
+	return r.submit(ctx, func(ctx context.Context) (*Summary, error) {
+		names, err := ReadyArchives(r.p.opts.Drop)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range names {
+			r.emit(EventArchiveSeen, map[string]any{"archive": n})
+		}
+		return r.p.Claim(ctx, names)
+	})
+}
+
+// Enable, Disable and Remove change the installed set through the writer.
+func (r *Runner) Enable(ctx context.Context, id string) (*Summary, error) {
+	return r.submit(ctx, func(ctx context.Context) (*Summary, error) { return r.p.Enable(ctx, id) })
+}
+
+// Disable disables an installed pack through the writer.
+func (r *Runner) Disable(ctx context.Context, id string) (*Summary, error) {
+	return r.submit(ctx, func(ctx context.Context) (*Summary, error) { return r.p.Disable(ctx, id) })
+}
+
+// Remove uninstalls a pack through the writer.
+func (r *Runner) Remove(ctx context.Context, id string) (*Summary, error) {
+	return r.submit(ctx, func(ctx context.Context) (*Summary, error) { return r.p.Remove(ctx, id) })
+}
+
+// Do runs fn with the pipeline on the writer goroutine, for work that
+// must not overlap a transaction (deploying scripts after a publication).
+func (r *Runner) Do(ctx context.Context, fn func(ctx context.Context, p *Pipeline) error) error {
+	_, err := r.submit(ctx, func(ctx context.Context) (*Summary, error) { return &Summary{}, fn(ctx, r.p) })
+	return err
+}
+
+func (r *Runner) setState(state string) {
+	s := *r.snap.Load()
+	s.State = state
+	r.snap.Store(&s)
+}
+
+func (r *Runner) report(sum *Summary, err error, start time.Time) {
+	info := &SyncInfo{Time: start.UTC(), Duration: time.Since(start), Result: "ok"}
+	state := "idle"
+	switch {
+	case err != nil && errors.Is(err, ErrNotInstalled), err != nil && errors.Is(err, ErrRefused):
+		info.Result, info.Error = "refused", err.Error()
+	case err != nil:
+		info.Result, info.Error, state = "error", err.Error(), "error"
+		r.emit(EventWarning, map[string]any{"message": err.Error()})
+	case sum.Rejected():
+		info.Result = "rejected"
+	}
+	if sum != nil {
+		for _, o := range sum.Outcomes {
+			if o.Result == ResultRejected {
+				r.emit(EventRejected, o)
+			} else {
+				r.emit(EventInstalled, o)
+			}
+		}
+		if len(sum.Published) > 0 {
+			r.emit(EventPublished, map[string]any{"files": sum.Published})
+		}
+		for _, w := range sum.Warnings {
+			r.emit(EventWarning, map[string]any{"message": w})
+		}
+	}
+	r.refresh(state, info)
+}
+
+// refresh builds a new snapshot on the writer goroutine.
+func (r *Runner) refresh(state string, info *SyncInfo) {
+	s := &Snapshot{State: state, Started: r.started, Warnings: []string{}}
+	if old := r.snap.Load(); old != nil && info == nil {
+		s.LastSync = old.LastSync
+	} else {
+		s.LastSync = info
+	}
+	if packs, err := r.p.Packs(); err == nil {
+		s.Packs = packs
+		if _, ignored := inventory.LiftClasses(packs); len(ignored) > 0 {
+			s.Warnings = append(s.Warnings, "lift classes the runtime ignores (over 16): "+strings.Join(ignored, ", "))
+		}
+	} else {
+		s.Warnings = append(s.Warnings, err.Error())
+	}
+	s.Rejections = Rejections(r.p.opts.Drop)
+	r.snap.Store(s)
+}
+
+// Rejections reads the rejected archives and their reasons from
+// drop/rejected/, newest first.
+func Rejections(drop string) []Rejection {
+	dir := filepath.Join(drop, RejectedDir)
+	entries, _ := os.ReadDir(dir)
+	out := []Rejection{}
+	for _, e := range entries {
+		name, ok := strings.CutSuffix(e.Name(), ".txt")
+		if !ok || !e.Type().IsRegular() {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			continue // a note without its archive
+		}
+		rej := Rejection{Archive: name, Reasons: []string{}}
+		if info, err := e.Info(); err == nil {
+			rej.Time = info.ModTime().UTC()
+		}
+		if f, err := os.Open(filepath.Join(dir, e.Name())); err == nil {
+			sc := bufio.NewScanner(f)
+			for sc.Scan() {
+				if r, ok := strings.CutPrefix(sc.Text(), "- "); ok {
+					rej.Reasons = append(rej.Reasons, r)
+				}
+			}
+			f.Close()
+		}
+		out = append(out, rej)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Time.After(out[j].Time) })
+	return out
+}
