@@ -153,7 +153,7 @@ func TestPackReproducibleAndScannable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Fields(string(list)); strings.Join(got, " ") != "content/Surfaces.ucas content/Surfaces.utoc forgepack.json" {
+	if got := strings.Fields(string(list)); strings.Join(got, " ") != "README.md content/Surfaces.ucas content/Surfaces.utoc forgepack.json" {
 		t.Errorf("unzip -Z1 = %v", got)
 	}
 }

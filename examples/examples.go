@@ -1,0 +1,23 @@
+// Package examples owns the example packs: the folders beside this file,
+// used by the README and the tests, and embedded in the binary so that
+// `forgesync demo` runs anywhere.
+package examples
+
+import "embed"
+
+// FS holds every example pack, one folder per pack id.
+//
+//go:embed */forgepack.json */README.md glass-works/content
+var FS embed.FS
+
+// Packs lists the example pack folders in FS.
+func Packs() []string {
+	entries, _ := FS.ReadDir(".")
+	var out []string
+	for _, e := range entries {
+		if e.IsDir() {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
