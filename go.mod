@@ -2,4 +2,7 @@ module github.com/mjolnir-forge/forgesync
 
 go 1.26.8
 
-require golang.org/x/sys v0.34.0 // indirect
+require (
+	github.com/yuin/gopher-lua v1.1.2 // indirect
+	golang.org/x/sys v0.34.0 // indirect
+)
