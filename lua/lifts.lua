@@ -254,10 +254,16 @@ function Runtime:step(dt)
     if box and dt_ok then
       local v = bp.velocity
       local key = bp.handle
-      local x, y, z, along = h2.push(box, v[1], v[2], v[3], dt, self.gravity, self.carried[key])
+      -- The carried speed counts only on the same lift, pointing the same way.
+      local c = self.carried[key]
+      local base = nil
+      if c and c.lift == box.handle and c.dx * box.dx + c.dy * box.dy + c.dz * box.dz > 0.999 then
+        base = c.along
+      end
+      local x, y, z, along = h2.push(box, v[1], v[2], v[3], dt, self.gravity, base)
       local text, werr = writer.set_world_velocity(bp.handle, { x, y, z }, bp.facing or FORWARD)
       if text then
-        carried[key] = along
+        carried[key] = { along = along, lift = box.handle, dx = box.dx, dy = box.dy, dz = box.dz }
         queue[#queue + 1] = text
       else
         self:log_once("write:" .. tostring(key), "lift push not written: " .. werr)

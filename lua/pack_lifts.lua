@@ -26,11 +26,12 @@ local FIELD_NAMES = {
 }
 M.FIELD_NAMES = FIELD_NAMES
 
--- Each numeric field: its first index and inclusive limits.
+-- Each numeric field: its first index and inclusive limits. The direction
+-- has no per-component limit, only the unit-length rule (as in the
+-- manifest), so 1.0004 is a valid z.
 local RANGES = {
   { 3, 5, -100, 100, "offset" },
   { 6, 8, 0.1, 100, "size" },
-  { 9, 11, -1, 1, "direction" },
   { 12, 12, 0.1, 100, "acceleration" },
   { 13, 13, 0.1, 30, "max speed" },
 }
@@ -166,7 +167,10 @@ function M.parse(text)
     elseif line ~= "" then
       local row, err = M.parse_row(line, lineno)
       if row and seen[row.class] then
-        row, err = nil, string.format("lifts.txt:%d: class %s already defined on line %d; row ignored", lineno, row.class, seen[row.class])
+        -- Two statements: gopher-lua assigns row before evaluating the
+        -- message in "row, err = nil, ...row.class...".
+        err = string.format("lifts.txt:%d: class %s already defined on line %d; row ignored", lineno, row.class, seen[row.class])
+        row = nil
       end
       if row then
         seen[row.class] = lineno
