@@ -142,6 +142,12 @@ function Runtime:discover(now)
   local active = {}
   local seen = {}
   local full = false
+  -- Boxes of the previous pass, by handle, rewritten in place; moved says
+  -- whether any was placed again.
+  self.moved = false
+  local previous = {}
+  local prev = self.active
+  for i = 1, #prev do previous[prev[i].handle] = prev[i] end
   for i = 1, #self.class_paths do
     local path = self.class_paths[i]
     local cls = a.find_class(path)
@@ -155,16 +161,37 @@ function Runtime:discover(now)
           local actor = actors[j]
           local h = a.blam_handle(actor)
           if h ~= nil and not seen[h] then
-            if not writer.handle(h) then
+            if not writer.valid_handle(h) then
               self:log_once("handle:" .. path, path .. ": actor has an invalid Blam handle " .. tostring(h) .. "; skipped")
             elseif #active >= M.MAX_ACTORS then
               full = true
               break
             else
               local t = a.actor_transform(actor)
-              local ok, why = pack.transform_ok(t)
+              local b = previous[h]
+              -- A piece that has not moved keeps its box: equal numbers
+              -- are the numbers validated last pass (NaN never compares
+              -- equal). Anything else is checked and placed again.
+              if b and b.class == path and type(t) == "table" and type(t.location) == "table" and type(t.rotation) == "table" then
+                local l, r = t.location, t.rotation
+                if not (l[1] == b.lx and l[2] == b.ly and l[3] == b.lz and r.pitch == b.rp and r.yaw == b.ry and r.roll == b.rr) then
+                  b = nil
+                end
+              else
+                b = nil
+              end
+              local ok, why = true, nil
+              if not b then
+                ok, why = pack.transform_ok(t)
+                if ok then
+                  b = pack.world_box(ph, t, previous[h])
+                  self.moved = true
+                  local l, r = t.location, t.rotation
+                  b.lx, b.ly, b.lz, b.rp, b.ry, b.rr = l[1], l[2], l[3], r.pitch, r.yaw, r.roll
+                end
+              end
               if ok then
-                local b = pack.world_box(ph, t)
+                previous[h] = nil
                 b.handle = h
                 b.class = path
                 seen[h] = true
@@ -178,17 +205,28 @@ function Runtime:discover(now)
         end
       end
     end
-    if full then
+    if full and not self.logged.actors then
       self:log_once("actors", string.format("more than %d active lift actors; the rest are ignored from %s on", M.MAX_ACTORS, path))
       break
     end
+  end
+  -- Keep the previous list (and the grid built on it) when no box moved.
+  if #active == #prev and not self.moved then
+    local same = true
+    for i = 1, #active do
+      if active[i] ~= prev[i] then
+        same = false
+        break
+      end
+    end
+    if same then active = prev end
   end
   self.active = active
   self.last_discovery = now
 end
 
 local function biped_ok(b)
-  return type(b) == "table" and writer.handle(b.handle) ~= nil and hmath.vec_finite(b.position)
+  return type(b) == "table" and writer.valid_handle(b.handle) and hmath.vec_finite(b.position)
     and hmath.vec_finite(b.velocity) and (b.facing == nil or hmath.vec_finite(b.facing))
 end
 
@@ -282,37 +320,94 @@ function Runtime:step(dt)
   if self.pending == queue then self.pending = {} end
 end
 
+-- GRID_WU is the cell size of the 2D grid (world X/Y) locate uses to find
+-- the lifts near a biped without testing all of them; a lift whose reach
+-- covers more than GRID_MAX_CELLS cells is tested for every biped instead.
+M.GRID_WU = 6
+M.GRID_MAX_CELLS = 36
+
+local floor = math.floor
+
+local function cell_key(ix, iy)
+  return (ix + 1048576) * 2097152 + (iy + 1048576)
+end
+
+-- index builds the grid of the active boxes: for each cell, the indices of
+-- the boxes whose reach (bounding sphere grown by NEAR_M) overlaps it.
+function Runtime:index(active)
+  local grid, big = {}, {}
+  local g = M.GRID_WU
+  for j = 1, #active do
+    local b = active[j]
+    local reach = b.radius + self.near_wu
+    local x0, x1 = floor((b.cx - reach) / g), floor((b.cx + reach) / g)
+    local y0, y1 = floor((b.cy - reach) / g), floor((b.cy + reach) / g)
+    b.reach2 = reach * reach
+    if (x1 - x0 + 1) * (y1 - y0 + 1) > M.GRID_MAX_CELLS then
+      big[#big + 1] = j
+    else
+      for ix = x0, x1 do
+        for iy = y0, y1 do
+          local k = cell_key(ix, iy)
+          local list = grid[k]
+          if not list then
+            list = {}
+            grid[k] = list
+          end
+          list[#list + 1] = j
+        end
+      end
+    end
+  end
+  self.grid, self.grid_big, self.grid_of = grid, big, active
+end
+
+local abs = math.abs
+local EMPTY = {}
+
 -- locate returns whether any biped is within NEAR_M of an active trigger,
--- and for each biped index the first active box containing it.
+-- and for each biped index the first active box (in discovery order)
+-- containing it.
 function Runtime:locate(bipeds)
+  local active = self.active
+  if self.grid_of ~= active then self:index(active) end
   local near = false
   local inside = {}
-  local active = self.active
-  local nr = self.near_wu
-  local nr2 = nr * nr
-  local abs = math.abs
+  local nr2 = self.near_wu * self.near_wu
+  local g = M.GRID_WU
+  local grid, big = self.grid, self.grid_big
   for i = 1, #bipeds do
     local p = bipeds[i].position
     local px, py, pz = p[1], p[2], p[3]
-    for j = 1, #active do
-      local b = active[j]
-      local rx, ry, rz = px - b.cx, py - b.cy, pz - b.cz
-      local reach = b.radius + nr
-      if rx * rx + ry * ry + rz * rz <= reach * reach then
-        local ex = abs(rx * b.ax + ry * b.ay + rz * b.az) - b.hx
-        local ey = abs(rx * b.bx + ry * b.by + rz * b.bz) - b.hy
-        local ez = abs(rx * b.ux + ry * b.uy + rz * b.uz) - b.hz
-        if ex <= 0 and ey <= 0 and ez <= 0 then
-          near = true
-          inside[i] = b
-          break
+    local first = nil
+    local list = grid[cell_key(floor(px / g), floor(py / g))] or EMPTY
+    -- The cell's candidates, then the big lifts; the box test is inline
+    -- because function calls are what cost in gopher-lua.
+    for pass = 1, 2 do
+      if pass == 2 then list = big end
+      for k = 1, #list do
+        local j = list[k]
+        if not first or j < first then
+          local b = active[j]
+          local rx, ry, rz = px - b.cx, py - b.cy, pz - b.cz
+          if rx * rx + ry * ry + rz * rz <= b.reach2 then
+            local ex = abs(rx * b.ax + ry * b.ay + rz * b.az) - b.hx
+            local ey = abs(rx * b.bx + ry * b.by + rz * b.bz) - b.hy
+            local ez = abs(rx * b.ux + ry * b.uy + rz * b.uz) - b.hz
+            if ex <= 0 and ey <= 0 and ez <= 0 then
+              near = true
+              first = j
+            else
+              if ex < 0 then ex = 0 end
+              if ey < 0 then ey = 0 end
+              if ez < 0 then ez = 0 end
+              if ex * ex + ey * ey + ez * ez <= nr2 then near = true end
+            end
+          end
         end
-        if ex < 0 then ex = 0 end
-        if ey < 0 then ey = 0 end
-        if ez < 0 then ez = 0 end
-        if ex * ex + ey * ey + ez * ez <= nr2 then near = true end
       end
     end
+    if first then inside[i] = active[first] end
   end
   return near, inside
 end

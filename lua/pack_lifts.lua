@@ -209,11 +209,50 @@ function M.transform_ok(t)
   return true
 end
 
+local sin, cos, rad = math.sin, math.cos, math.rad
+local WU_CM = hmath.CM_PER_M * hmath.METRES_PER_WU
+
 -- world_box places a phantom on an actor transform (Unreal cm and FRotator
 -- degrees) and returns its trigger as an h2_lifts box in Halo world units.
 -- The actor's scale and mesh pivot are ignored: the trigger follows the
--- live translation and full rotation only.
-function M.world_box(ph, t)
+-- live translation and full rotation only. It is the flat form of
+--   rot = halo2_math.frotator_to_halo(pitch, yaw, roll)
+--   centre = unreal_to_wu(location) + rot * phantom.center
+-- with no intermediate tables, since discovery runs it for every actor
+-- (world_box_reference is the same through halo2_math). When `into` is
+-- given, its fields are overwritten and it is returned, so that a pass
+-- reuses the boxes of the previous one.
+function M.world_box(ph, t, into)
+  local r = t.rotation
+  local sp, cp = sin(rad(r.pitch)), cos(rad(r.pitch))
+  local sy, cy = sin(rad(r.yaw)), cos(rad(r.yaw))
+  local sr, cr = sin(rad(r.roll)), cos(rad(r.roll))
+  -- FRotationMatrix rows are the local X, Y, Z axes in Unreal world;
+  -- S*R*S turns them into the Halo local axes: negate each row's Y
+  -- component, and the whole Y row.
+  local ax, ay, az = cp * cy, -(cp * sy), sp
+  local bx, by, bz = -(sr * sp * cy - cr * sy), sr * sp * sy + cr * cy, sr * cp
+  local ux, uy, uz = -(cr * sp * cy + sr * sy), -(cy * sr - cr * sp * sy), cr * cp
+  local loc = t.location
+  local c, d, h = ph.center, ph.direction, ph.half_extents
+  local b = into or {}
+  b.cx = loc[1] / WU_CM + ax * c[1] + bx * c[2] + ux * c[3]
+  b.cy = -loc[2] / WU_CM + ay * c[1] + by * c[2] + uy * c[3]
+  b.cz = loc[3] / WU_CM + az * c[1] + bz * c[2] + uz * c[3]
+  b.ax, b.ay, b.az, b.bx, b.by, b.bz, b.ux, b.uy, b.uz = ax, ay, az, bx, by, bz, ux, uy, uz
+  b.hx, b.hy, b.hz = h[1], h[2], h[3]
+  b.dx = ax * d[1] + bx * d[2] + ux * d[3]
+  b.dy = ay * d[1] + by * d[2] + uy * d[3]
+  b.dz = az * d[1] + bz * d[2] + uz * d[3]
+  b.acc, b.max_vel = ph.direction_acc, ph.direction_max_vel
+  b.negates = ph.flags.negates_gravity and true or false
+  b.radius = math.sqrt(h[1] * h[1] + h[2] * h[2] + h[3] * h[3])
+  return b
+end
+
+-- world_box_reference is world_box through halo2_math and h2_lifts.box, the
+-- slow and obvious way; the pack_lifts suite holds the two equal.
+function M.world_box_reference(ph, t)
   local origin = hmath.unreal_to_wu(t.location)
   local rot = hmath.frotator_to_halo(t.rotation.pitch, t.rotation.yaw, t.rotation.roll)
   local c = hmath.add(origin, hmath.mat_vec(rot, ph.center))

@@ -10,25 +10,44 @@ local M = {}
 
 local hmath = require("halo2_math")
 
+local format, sub, floor = string.format, string.sub, math.floor
+
 -- number returns the deterministic text of x, or nil and a message when x
 -- is not a finite number.
 function M.number(x)
   if not hmath.is_finite(x) then
     return nil, "not a finite number: " .. tostring(x)
   end
-  local s = string.format("%.6f", x)
-  s = string.gsub(s, "0+$", "")
-  s = string.gsub(s, "%.$", "")
+  -- "%.6f" always ends in six decimals: count their trailing zeros with
+  -- arithmetic (library calls are what cost in gopher-lua) and cut them,
+  -- with the dot when all six go.
+  local s = format("%.6f", x)
+  local frac = tonumber(sub(s, -6))
+  local cut = 7
+  if frac ~= 0 then
+    cut = 0
+    while frac % 10 == 0 do
+      frac = frac / 10
+      cut = cut + 1
+    end
+  end
+  if cut > 0 then s = sub(s, 1, -1 - cut) end
   if s == "-0" then s = "0" end
   return s
 end
 
+-- valid_handle reports whether h is a Blam object handle: an integer in
+-- [0, 2^32 - 1].
+function M.valid_handle(h)
+  return type(h) == "number" and h >= 0 and h <= 4294967295 and h == floor(h)
+end
+
 -- handle returns the text of a Blam object handle, or nil and a message.
 function M.handle(h)
-  if not hmath.is_finite(h) or h < 0 or h ~= math.floor(h) or h > 4294967295 then
+  if not M.valid_handle(h) then
     return nil, "not a Blam object handle: " .. tostring(h)
   end
-  return string.format("%.0f", h)
+  return format("%.0f", h)
 end
 
 -- set_velocity returns the HaloScript that sets an object's velocity
@@ -37,15 +56,13 @@ end
 function M.set_velocity(handle, forward, left, up)
   local h, err = M.handle(handle)
   if not h then return nil, "object_set_velocity: " .. err end
-  local parts = { "(object_set_velocity", h }
-  local comps = { forward, left, up }
-  local names = { "forward", "left", "up" }
-  for i = 1, 3 do
-    local s, nerr = M.number(comps[i])
-    if not s then return nil, "object_set_velocity " .. h .. " " .. names[i] .. ": " .. nerr end
-    parts[#parts + 1] = s
-  end
-  return table.concat(parts, " ") .. ")"
+  local f, ferr = M.number(forward)
+  if not f then return nil, "object_set_velocity " .. h .. " forward: " .. ferr end
+  local l, lerr = M.number(left)
+  if not l then return nil, "object_set_velocity " .. h .. " left: " .. lerr end
+  local u, uerr = M.number(up)
+  if not u then return nil, "object_set_velocity " .. h .. " up: " .. uerr end
+  return "(object_set_velocity " .. h .. " " .. f .. " " .. l .. " " .. u .. ")"
 end
 
 -- kill returns the HaloScript that kills a unit: (unit_kill <handle>).

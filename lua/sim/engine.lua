@@ -26,6 +26,8 @@ Engine.__index = Engine
 -- new returns an empty world at time 0 in mode "forge".
 --   opts.floor_z: a floor at this height (WU) that bipeds stand on
 --   opts.gravity: WU/s^2, default Halo 2 standard gravity
+--   opts.keep: false keeps no script or class-resolution history
+--   opts.apply: false counts scripts without running them
 function E.new(opts)
   opts = opts or {}
   local e = setmetatable({}, Engine)
@@ -40,6 +42,9 @@ function E.new(opts)
   e.stale = {}        -- messages: wrappers used after the call that issued them
   e.violations = {}   -- messages: scripts that touched another peer's biped
   e.scripts = {}      -- every script text run, in order, with its peer
+  e.script_count = 0  -- how many scripts ran
+  e.keep = opts.keep ~= false -- false: keep no history (benchmarks)
+  e.apply_scripts = opts.apply ~= false -- false: scripts are counted, not run
   e.logs = {}
   e.travel_fns = {}
   e.issued = {}       -- wrappers issued during the current call
@@ -102,34 +107,38 @@ function Engine:calls_of(name) return self.calls[name] or 0 end
 -- reset_calls zeroes the call counters.
 function Engine:reset_calls() self.calls = {} end
 
+-- A wrapper is {kind, target, valid} with WRAPPER as its metatable.
+local WRAPPER = {}
+
 function Engine:wrap(kind, target)
-  local w = { __sim_wrapper = kind, target = target, valid = true }
-  self.issued[#self.issued + 1] = w
+  local w = setmetatable({ kind, target, true }, WRAPPER)
+  local issued = self.issued
+  issued[#issued + 1] = w
   return w
 end
 
 function Engine:unwrap(w, kind, who)
-  if type(w) ~= "table" or w.__sim_wrapper ~= kind then
+  if getmetatable(w) ~= WRAPPER or w[1] ~= kind then
     self.stale[#self.stale + 1] = who .. ": not a " .. kind .. " wrapper: " .. tostring(w)
     return nil
   end
-  if not w.valid then
+  if not w[3] then
     self.stale[#self.stale + 1] = who .. ": " .. kind .. " wrapper used after the call that obtained it"
     return nil
   end
-  return w.target
+  return w[2]
 end
 
 -- end_call ends the current call into the runtime: every wrapper handed out
 -- so far becomes invalid, as UE4SS wrappers do.
 function Engine:end_call()
-  for i = 1, #self.issued do self.issued[i].valid = false end
+  for i = 1, #self.issued do self.issued[i][3] = false end
   self.issued = {}
 end
 
 -- is_wrapper reports whether v is a wrapper this engine handed out.
 function E.is_wrapper(v)
-  return type(v) == "table" and v.__sim_wrapper ~= nil
+  return getmetatable(v) == WRAPPER
 end
 
 local function copy3(v) return { v[1], v[2], v[3] } end
@@ -139,33 +148,45 @@ function Engine:adapter(peer)
   peer = peer or 1
   local e = self
   local a = {}
+  -- The members count their calls and check wrappers inline: this fake
+  -- should cost little next to the runtime in the benchmarks.
+  local calls = e.calls
   function a.find_class(path)
-    e:count("find_class")
-    e.resolved[#e.resolved + 1] = path
+    calls = e.calls
+    calls.find_class = (calls.find_class or 0) + 1
+    if e.keep then e.resolved[#e.resolved + 1] = path end
     local c = e.classes[path]
     if c and c.loaded then return e:wrap("class", path) end
     return nil
   end
   function a.actors_of_class(cls)
-    e:count("actors_of_class")
+    calls = e.calls
+    calls.actors_of_class = (calls.actors_of_class or 0) + 1
     local path = e:unwrap(cls, "class", "actors_of_class")
     if not path then return {} end
     local out = {}
-    local c = e.classes[path]
-    for i = 1, #c.actors do out[i] = e:wrap("actor", c.actors[i]) end
+    local actors = e.classes[path].actors
+    local issued = e.issued
+    for i = 1, #actors do
+      local w = setmetatable({ "actor", actors[i], true }, WRAPPER)
+      out[i] = w
+      issued[#issued + 1] = w
+    end
     return out
   end
   function a.actor_transform(w)
-    e:count("actor_transform")
-    local actor = e:unwrap(w, "actor", "actor_transform")
+    calls = e.calls
+    calls.actor_transform = (calls.actor_transform or 0) + 1
+    local actor
+    if getmetatable(w) == WRAPPER and w[1] == "actor" and w[3] then actor = w[2] else actor = e:unwrap(w, "actor", "actor_transform") end
     if not actor or actor.no_transform then return nil end
-    return {
-      location = copy3(actor.location),
-      rotation = { pitch = actor.rotation.pitch, yaw = actor.rotation.yaw, roll = actor.rotation.roll },
-    }
+    local l, r = actor.location, actor.rotation
+    return { location = { l[1], l[2], l[3] }, rotation = { pitch = r.pitch, yaw = r.yaw, roll = r.roll } }
   end
   function a.blam_handle(w)
-    e:count("blam_handle")
+    calls = e.calls
+    calls.blam_handle = (calls.blam_handle or 0) + 1
+    if getmetatable(w) == WRAPPER and w[1] == "actor" and w[3] then return w[2].handle end
     local actor = e:unwrap(w, "actor", "blam_handle")
     if not actor then return nil end
     return actor.handle
@@ -183,8 +204,9 @@ function Engine:adapter(peer)
   end
   function a.run_script(text)
     e:count("run_script")
-    e.scripts[#e.scripts + 1] = { text = text, peer = peer }
-    e:apply(text, peer)
+    e.script_count = e.script_count + 1
+    if e.keep then e.scripts[#e.scripts + 1] = { text = text, peer = peer } end
+    if e.apply_scripts then e:apply(text, peer) end
     if e.on_script then e.on_script(text, peer) end
     return true
   end
@@ -215,17 +237,36 @@ end
 -- would: object_set_velocity sets a velocity relative to the object's
 -- facing; unit_kill kills it.
 function Engine:apply(text, peer)
-  local h, f, l, u = string.match(text, "^%(object_set_velocity (%d+) (%-?[%d%.]+) (%-?[%d%.]+) (%-?[%d%.]+)%)$")
-  if h then
-    local b = self:biped(tonumber(h))
+  -- Split "(op a b ...)" on spaces with plain finds: gopher-lua's pattern
+  -- matching is slow enough to dominate the benchmarks.
+  local parts = {}
+  if string.sub(text, 1, 1) == "(" and string.sub(text, -1) == ")" then
+    local pos, last = 2, #text - 1
+    while true do
+      local j = string.find(text, " ", pos, true)
+      if not j or j > last then
+        parts[#parts + 1] = string.sub(text, pos, last)
+        break
+      end
+      parts[#parts + 1] = string.sub(text, pos, j - 1)
+      pos = j + 1
+    end
+  end
+  local op, h = parts[1], tonumber(parts[2])
+  if op == "object_set_velocity" and #parts == 5 and h then
+    local b = self:biped(h)
     if not b then
-      self.violations[#self.violations + 1] = "object_set_velocity on unknown object " .. h
+      self.violations[#self.violations + 1] = "object_set_velocity on unknown object " .. parts[2]
       return
     end
     if b.owner ~= peer then
-      self.violations[#self.violations + 1] = string.format("peer %d pushed biped %s owned by peer %d", peer, h, b.owner)
+      self.violations[#self.violations + 1] = string.format("peer %d pushed biped %s owned by peer %d", peer, parts[2], b.owner)
     end
-    f, l, u = tonumber(f), tonumber(l), tonumber(u)
+    local f, l, u = tonumber(parts[3]), tonumber(parts[4]), tonumber(parts[5])
+    if not (f and l and u) then
+      self.violations[#self.violations + 1] = "object_set_velocity with a bad number: " .. text
+      return
+    end
     local fx, fy = b.facing[1], b.facing[2]
     local n = math.sqrt(fx * fx + fy * fy)
     if n < 1e-9 then fx, fy = 1, 0 else fx, fy = fx / n, fy / n end
@@ -233,9 +274,8 @@ function Engine:apply(text, peer)
     b.pushes = b.pushes + 1
     return
   end
-  h = string.match(text, "^%(unit_kill (%d+)%)$")
-  if h then
-    local b = self:biped(tonumber(h))
+  if op == "unit_kill" and #parts == 2 and h then
+    local b = self:biped(h)
     if b then b.killed = true end
     return
   end

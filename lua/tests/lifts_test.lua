@@ -304,6 +304,60 @@ return {
     T.ok(b.velocity[2] < -3.5 * a, "velocity along the rolled direction (Halo -Y): " .. T.fmt(b.velocity[2]))
     T.near(b.velocity[1], 0, 1e-9, "no push across the rolled column")
   end },
+  { "locate_matches_brute_force", function()
+    -- 64 lifts of mixed sizes (up to 100 m, tested for every biped) and
+    -- rotations, 300 biped positions: the grid finds exactly the lift a
+    -- brute-force scan finds, and the same "near".
+    local seed = 12345
+    local function rnd(lo, hi)
+      seed = (seed * 1103515245 + 12345) % 2147483648
+      return lo + (hi - lo) * seed / 2147483648
+    end
+    local h2 = require("h2_lifts")
+    local rows = {}
+    for j = 1, 16 do
+      local big = j % 5 == 0
+      local sx, sy, sz = rnd(0.5, 8), rnd(0.5, 8), rnd(1, 12)
+      if big then sx, sy, sz = 100, rnd(50, 100), 100 end
+      rows[#rows + 1] = string.format("%s\tmjolnir\\forge\\p\\l%d\t0\t0\t0.45\t%.3f\t%.3f\t%.3f\t0\t0\t1\t20\t4.5\t1", class_path(j), j, sx, sy, sz)
+    end
+    local e = E.new({ gravity = 0 })
+    local handle = 100
+    for j = 1, 16 do
+      for _ = 1, 4 do
+        handle = handle + 1
+        e:add_actor(class_path(j), { rnd(-20000, 20000), rnd(-20000, 20000), rnd(-500, 500) },
+          { pitch = rnd(-90, 90), yaw = rnd(-180, 180), roll = rnd(-180, 180) }, handle)
+      end
+    end
+    local rt = lifts.new(e:adapter(1), phantoms(unpack(rows)))
+    rt:discover(0)
+    e:end_call()
+    T.eq(rt:state().active, 64, "active lifts")
+    local nr2 = (lifts.NEAR_M / K) ^ 2
+    local hits, nears = 0, 0
+    for n = 1, 300 do
+      local p
+      if n % 3 == 0 then
+        local b = rt.active[(n % 64) + 1]
+        p = { b.cx + rnd(-3, 3), b.cy + rnd(-3, 3), b.cz + rnd(-3, 3) }
+      else
+        p = { rnd(-700, 700), rnd(-700, 700), rnd(-20, 20) }
+      end
+      local near, inside = rt:locate({ { position = p } })
+      local want_in, want_near = nil, false
+      for j = 1, #rt.active do
+        local b = rt.active[j]
+        if not want_in and h2.contains(b, p) then want_in = b end
+        if h2.distance2(b, p) <= nr2 then want_near = true end
+      end
+      T.eq(inside[1], want_in, "lift found for position " .. n)
+      T.eq(near, want_near, "near for position " .. n)
+      if want_in then hits = hits + 1 end
+      if want_near then nears = nears + 1 end
+    end
+    T.ok(hits > 20 and nears > hits, string.format("the layout exercises the grid: %d inside, %d near", hits, nears))
+  end },
   { "push_rules", function()
     local e, rt = pad_world({ gravity = 0 })
     local b = e:add_biped(1, 1, IN_PAD, { 1 / K, 0.5 / K, 0 }, { 0, 1, 0 })

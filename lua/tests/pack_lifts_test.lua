@@ -193,6 +193,20 @@ return {
       end
     end
   end },
+  { "world_box_matches_reference", function()
+    local ph = pack.parse(PUBLISHED)
+    for pi = 1, #ph do
+      for ti, tr in ipairs(TRANSFORMS) do
+        local t = { location = tr.loc, rotation = tr.rot }
+        local got, want = pack.world_box(ph[pi], t), pack.world_box_reference(ph[pi], t)
+        for _, k in ipairs({ "cx", "cy", "cz", "ax", "ay", "az", "bx", "by", "bz", "ux", "uy", "uz",
+                             "hx", "hy", "hz", "dx", "dy", "dz", "acc", "max_vel", "radius" }) do
+          T.near(got[k], want[k], 1e-12, string.format("%s transform %d field %s", ph[pi].tag, ti, k))
+        end
+        T.eq(got.negates, want.negates, "negates")
+      end
+    end
+  end },
   { "standing_deck_overlap", function()
     -- The Foundry Wide pad's trigger starts at 0.45 m on a 0.5 m deck: a
     -- biped standing on the deck top is inside, 5 cm of overlap; the column
