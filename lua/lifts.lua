@@ -7,8 +7,8 @@
 -- All engine access goes through one injected adapter table:
 --   find_class(path)      non-loading soft-class resolution; nil when not loaded
 --   actors_of_class(cls)  the engine's native actor-class list (a sequence)
---   actor_transform(a)    {location = {x, y, z} cm, rotation = {pitch, yaw,
---                         roll} degrees} or nil
+--   actor_transform(a)    x, y, z (location, cm), pitch, yaw, roll (FRotator,
+--                         degrees) as six numbers, or nil
 --   blam_handle(a)        the actor's current Blam object handle, or nil for
 --                         hidden and pooled actors
 --   local_bipeds()        a sequence of {handle, position = {x, y, z} WU,
@@ -161,33 +161,28 @@ function Runtime:discover(now)
           local actor = actors[j]
           local h = a.blam_handle(actor)
           if h ~= nil and not seen[h] then
-            if not writer.valid_handle(h) then
+            if not (type(h) == "number" and h >= 0 and h <= 4294967295 and h % 1 == 0) then
               self:log_once("handle:" .. path, path .. ": actor has an invalid Blam handle " .. tostring(h) .. "; skipped")
             elseif #active >= M.MAX_ACTORS then
               full = true
               break
             else
-              local t = a.actor_transform(actor)
+              local x, y, z, pitch, yaw, roll = a.actor_transform(actor)
               local b = previous[h]
               -- A piece that has not moved keeps its box: equal numbers
               -- are the numbers validated last pass (NaN never compares
               -- equal). Anything else is checked and placed again.
-              if b and b.class == path and type(t) == "table" and type(t.location) == "table" and type(t.rotation) == "table" then
-                local l, r = t.location, t.rotation
-                if not (l[1] == b.lx and l[2] == b.ly and l[3] == b.lz and r.pitch == b.rp and r.yaw == b.ry and r.roll == b.rr) then
-                  b = nil
-                end
-              else
+              if not (b and b.class == path and x == b.lx and y == b.ly and z == b.lz
+                  and pitch == b.rp and yaw == b.ry and roll == b.rr) then
                 b = nil
               end
               local ok, why = true, nil
               if not b then
-                ok, why = pack.transform_ok(t)
+                ok, why = pack.numbers_ok(x, y, z, pitch, yaw, roll)
                 if ok then
-                  b = pack.world_box(ph, t, previous[h])
+                  b = pack.place(ph, x, y, z, pitch, yaw, roll, previous[h])
                   self.moved = true
-                  local l, r = t.location, t.rotation
-                  b.lx, b.ly, b.lz, b.rp, b.ry, b.rr = l[1], l[2], l[3], r.pitch, r.yaw, r.roll
+                  b.lx, b.ly, b.lz, b.rp, b.ry, b.rr = x, y, z, pitch, yaw, roll
                 end
               end
               if ok then
@@ -225,9 +220,19 @@ function Runtime:discover(now)
   self.last_discovery = now
 end
 
+-- finite3 reports whether v holds three finite numbers (x - x is 0 only
+-- for finite x). It is halo2_math.vec_finite without the calls per
+-- component, since every tick runs it for every biped.
+local function finite3(v)
+  if type(v) ~= "table" then return false end
+  local x, y, z = v[1], v[2], v[3]
+  return type(x) == "number" and type(y) == "number" and type(z) == "number"
+    and x - x == 0 and y - y == 0 and z - z == 0
+end
+
 local function biped_ok(b)
-  return type(b) == "table" and writer.valid_handle(b.handle) and hmath.vec_finite(b.position)
-    and hmath.vec_finite(b.velocity) and (b.facing == nil or hmath.vec_finite(b.facing))
+  return type(b) == "table" and writer.valid_handle(b.handle) and finite3(b.position)
+    and finite3(b.velocity) and (b.facing == nil or finite3(b.facing))
 end
 
 local FORWARD = { 1, 0, 0 } -- facing assumed when a biped reports none

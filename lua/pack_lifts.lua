@@ -197,48 +197,58 @@ function M.load(path)
   return M.parse(text)
 end
 
--- transform_ok reports whether an adapter transform {location = {x, y, z}
--- cm, rotation = {pitch, yaw, roll} degrees} is usable, and why not.
-function M.transform_ok(t)
-  if type(t) ~= "table" then return false, "no transform" end
-  if not hmath.vec_finite(t.location) then return false, "location is not three finite numbers" end
-  local r = t.rotation
-  if type(r) ~= "table" or not (hmath.is_finite(r.pitch) and hmath.is_finite(r.yaw) and hmath.is_finite(r.roll)) then
+-- numbers_ok reports whether an actor transform, as the adapter returns it
+-- (location x, y, z in cm, then pitch, yaw, roll in degrees), is usable,
+-- and why not.
+function M.numbers_ok(x, y, z, pitch, yaw, roll)
+  if x == nil then return false, "no transform" end
+  if not (hmath.is_finite(x) and hmath.is_finite(y) and hmath.is_finite(z)) then
+    return false, "location is not three finite numbers"
+  end
+  if not (hmath.is_finite(pitch) and hmath.is_finite(yaw) and hmath.is_finite(roll)) then
     return false, "rotation is not a finite pitch/yaw/roll"
   end
   return true
 end
 
+-- transform_ok is numbers_ok for a transform table {location = {x, y, z},
+-- rotation = {pitch, yaw, roll}}.
+function M.transform_ok(t)
+  if type(t) ~= "table" then return false, "no transform" end
+  local l, r = t.location, t.rotation
+  if type(l) ~= "table" then return false, "location is not three finite numbers" end
+  if type(r) ~= "table" then return false, "rotation is not a finite pitch/yaw/roll" end
+  return M.numbers_ok(l[1], l[2], l[3], r.pitch, r.yaw, r.roll)
+end
+
 local sin, cos, rad = math.sin, math.cos, math.rad
 local WU_CM = hmath.CM_PER_M * hmath.METRES_PER_WU
 
--- world_box places a phantom on an actor transform (Unreal cm and FRotator
--- degrees) and returns its trigger as an h2_lifts box in Halo world units.
--- The actor's scale and mesh pivot are ignored: the trigger follows the
--- live translation and full rotation only. It is the flat form of
+-- place puts a phantom on an actor at Unreal location (x, y, z) cm with
+-- FRotator (pitch, yaw, roll) degrees and returns its trigger as an
+-- h2_lifts box in Halo world units. The actor's scale and mesh pivot are
+-- ignored: the trigger follows the live translation and full rotation only.
+-- It is the flat form of
 --   rot = halo2_math.frotator_to_halo(pitch, yaw, roll)
 --   centre = unreal_to_wu(location) + rot * phantom.center
--- with no intermediate tables, since discovery runs it for every actor
--- (world_box_reference is the same through halo2_math). When `into` is
--- given, its fields are overwritten and it is returned, so that a pass
--- reuses the boxes of the previous one.
-function M.world_box(ph, t, into)
-  local r = t.rotation
-  local sp, cp = sin(rad(r.pitch)), cos(rad(r.pitch))
-  local sy, cy = sin(rad(r.yaw)), cos(rad(r.yaw))
-  local sr, cr = sin(rad(r.roll)), cos(rad(r.roll))
+-- with no intermediate tables, since discovery runs it for every actor that
+-- moved (world_box_reference is the same through halo2_math). When `into`
+-- is given, its fields are overwritten and it is returned.
+function M.place(ph, x, y, z, pitch, yaw, roll, into)
+  local sp, cp = sin(rad(pitch)), cos(rad(pitch))
+  local sy, cy = sin(rad(yaw)), cos(rad(yaw))
+  local sr, cr = sin(rad(roll)), cos(rad(roll))
   -- FRotationMatrix rows are the local X, Y, Z axes in Unreal world;
   -- S*R*S turns them into the Halo local axes: negate each row's Y
   -- component, and the whole Y row.
   local ax, ay, az = cp * cy, -(cp * sy), sp
   local bx, by, bz = -(sr * sp * cy - cr * sy), sr * sp * sy + cr * cy, sr * cp
   local ux, uy, uz = -(cr * sp * cy + sr * sy), -(cy * sr - cr * sp * sy), cr * cp
-  local loc = t.location
   local c, d, h = ph.center, ph.direction, ph.half_extents
   local b = into or {}
-  b.cx = loc[1] / WU_CM + ax * c[1] + bx * c[2] + ux * c[3]
-  b.cy = -loc[2] / WU_CM + ay * c[1] + by * c[2] + uy * c[3]
-  b.cz = loc[3] / WU_CM + az * c[1] + bz * c[2] + uz * c[3]
+  b.cx = x / WU_CM + ax * c[1] + bx * c[2] + ux * c[3]
+  b.cy = -y / WU_CM + ay * c[1] + by * c[2] + uy * c[3]
+  b.cz = z / WU_CM + az * c[1] + bz * c[2] + uz * c[3]
   b.ax, b.ay, b.az, b.bx, b.by, b.bz, b.ux, b.uy, b.uz = ax, ay, az, bx, by, bz, ux, uy, uz
   b.hx, b.hy, b.hz = h[1], h[2], h[3]
   b.dx = ax * d[1] + bx * d[2] + ux * d[3]
@@ -248,6 +258,13 @@ function M.world_box(ph, t, into)
   b.negates = ph.flags.negates_gravity and true or false
   b.radius = math.sqrt(h[1] * h[1] + h[2] * h[2] + h[3] * h[3])
   return b
+end
+
+-- world_box is place for a transform table {location = {x, y, z} cm,
+-- rotation = {pitch, yaw, roll} degrees}.
+function M.world_box(ph, t, into)
+  local l, r = t.location, t.rotation
+  return M.place(ph, l[1], l[2], l[3], r.pitch, r.yaw, r.roll, into)
 end
 
 -- world_box_reference is world_box through halo2_math and h2_lifts.box, the

@@ -181,7 +181,7 @@ function Engine:adapter(peer)
     if getmetatable(w) == WRAPPER and w[1] == "actor" and w[3] then actor = w[2] else actor = e:unwrap(w, "actor", "actor_transform") end
     if not actor or actor.no_transform then return nil end
     local l, r = actor.location, actor.rotation
-    return { location = { l[1], l[2], l[3] }, rotation = { pitch = r.pitch, yaw = r.yaw, roll = r.roll } }
+    return l[1], l[2], l[3], r.pitch, r.yaw, r.roll
   end
   function a.blam_handle(w)
     calls = e.calls

@@ -45,6 +45,18 @@ function B.world(n_classes, per_class, n_bipeds, step_ms)
     rt:discover(e.now)
     e:end_call()
   end
+  -- discover_moving turns every actor by one degree first, so that every
+  -- box is placed again (the worst case: all pieces being dragged).
+  function w.discover_moving()
+    for _, c in pairs(e.classes) do
+      for i = 1, #c.actors do
+        local r = c.actors[i].rotation
+        r.yaw = (r.yaw + 1) % 360
+      end
+    end
+    rt:discover(e.now)
+    e:end_call()
+  end
   w.rt = rt
   function w.state() return rt:state(), e.stale, e:forbidden_count(), e.script_count end
   return w

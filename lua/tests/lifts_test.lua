@@ -514,6 +514,24 @@ return {
     T.has(e.logs, "tick failed", "failure logged")
     T.has(e.logs, "engine exploded", "failure names the cause")
   end },
+  { "start_loads_lifts_txt", function()
+    local path = os.tmpname()
+    local f = assert(io.open(path, "wb"))
+    f:write("forge-lifts 1\n" .. PAD .. "\n" .. ANGLED_CLASS .. "\tbad\n")
+    f:close()
+    local e = E.new({ gravity = 0 })
+    e:add_actor(PAD_CLASS, { 0, 0, 0 }, ROT0, 4000)
+    local rt = lifts.start(e:adapter(1), { lifts_path = path })
+    os.remove(path)
+    T.eq(rt:state().classes, 1, "classes loaded from the file")
+    T.has(e.logs, "lifts.txt:3: want 14 tab-separated fields, got 2", "bad row logged")
+    local b = e:add_biped(1, 1, IN_PAD)
+    e:step({ rt }, DT)
+    T.eq(b.pushes, 1, "the good row's lift pushes")
+    local rt2 = lifts.start(e:adapter(1), { lifts_path = path .. ".missing" })
+    T.eq(rt2:state().classes, 0, "classes without a file")
+    T.has(e.logs, "cannot open", "missing file logged")
+  end },
   { "foundry_wide_ride", function()
     -- A biped standing on the 0.5 m deck of a Foundry Wide pad rides the
     -- column to its top at 3.95 m and rises ballistically after leaving it.
