@@ -200,8 +200,10 @@ function Runtime:discover(now)
         end
       end
     end
-    if full and not self.logged.actors then
-      self:log_once("actors", string.format("more than %d active lift actors; the rest are ignored from %s on", M.MAX_ACTORS, path))
+    if full then
+      if not self.logged.actors then
+        self:log_once("actors", string.format("more than %d active lift actors; the rest are ignored from %s on", M.MAX_ACTORS, path))
+      end
       break
     end
   end

@@ -205,14 +205,17 @@ return {
   end },
   { "sixty_four_actors", function()
     local e = E.new({ gravity = 0 })
-    for j = 1, 4 do
+    for j = 1, 6 do
       for k = 1, 20 do e:add_actor(class_path(j), { k * 3048, j * 3048, 0 }, ROT0, j * 100 + k) end
     end
-    local rt = lifts.new(e:adapter(1), phantoms(unpack(class_rows(4))))
-    for _ = 1, 3 do
+    local rt = lifts.new(e:adapter(1), phantoms(unpack(class_rows(6))))
+    for pass = 1, 3 do
+      e:reset_calls()
       rt:discover(e.now)
       e:end_call()
       T.eq(rt:state().active, 64, "active actors")
+      -- Class 4 fills the limit; classes after it are not even read.
+      T.eq(e:calls_of("actors_of_class"), 4, "class-list reads in pass " .. pass)
       T.eq(rt.active[61].handle, 401, "the 61st active actor is class 4's first")
       T.eq(rt.active[64].handle, 404, "the 64th active actor")
     end
