@@ -40,6 +40,10 @@ const (
 	// DeployFailed: reading the source or writing the target failed; Reason
 	// says why.
 	DeployFailed DeployStatus = "failed"
+	// Removed: a file of the same component in the same target that the
+	// deployment no longer names, still holding the bytes forgesync wrote,
+	// was deleted (a script dropped by a newer version).
+	Removed DeployStatus = "removed"
 )
 
 // PendingSuffix ends the name of the file staged beside a locked target.
@@ -149,7 +153,9 @@ func ReadLedger(stateDir string) ([]LedgerEntry, error) {
 }
 
 // Deploy brings every file of dep up to date and returns one report per
-// name, in order. A file that cannot be deployed does not stop the others;
+// name, in order, followed by one per file of the same component under the
+// same target that dep no longer names and forgesync removed (see
+// [Removed]). A file that cannot be deployed does not stop the others;
 // their errors are joined in the returned error, and the ledger records
 // every file that was written. A cancelled ctx stops before the next file.
 func (d *Deployer) Deploy(ctx context.Context, dep Deployment) ([]FileReport, error) {
@@ -210,6 +216,15 @@ func (d *Deployer) Deploy(ctx context.Context, dep Deployment) ([]FileReport, er
 			}
 		}
 	}
+	if ctx.Err() == nil {
+		prunes, perrs, pchanged := d.prune(dep, target, led)
+		reports = append(reports, prunes...)
+		errs = append(errs, perrs...)
+		changed = changed || pchanged
+		for _, r := range prunes {
+			dirs[filepath.Dir(r.Path)] = true
+		}
+	}
 	for dir := range dirs {
 		if err := atomicfile.SyncDir(dir); err != nil {
 			errs = append(errs, err)
@@ -221,6 +236,61 @@ func (d *Deployer) Deploy(ctx context.Context, dep Deployment) ([]FileReport, er
 		}
 	}
 	return reports, errors.Join(errs...)
+}
+
+// prune removes the files of dep's component under target that the ledger
+// records but dep no longer names, when they still hold the bytes
+// forgesync wrote; a file changed since is left alone and forgotten. The
+// reports come sorted by path.
+func (d *Deployer) prune(dep Deployment, target string, led map[string]*LedgerEntry) ([]FileReport, []error, bool) {
+	named := map[string]bool{}
+	for _, name := range dep.Names {
+		named[filepath.Join(target, filepath.FromSlash(name))] = true
+	}
+	var reports []FileReport
+	var errs []error
+	changed := false
+	for _, e := range sortedEntries(led) {
+		rel, err := filepath.Rel(target, e.Path)
+		if e.Component != dep.Component || named[e.Path] || err != nil || !filepath.IsLocal(rel) {
+			continue
+		}
+		rep := FileReport{Component: dep.Component, Name: filepath.ToSlash(rel), Path: e.Path, SHA256: e.SHA256}
+		cur, err := fileSum(e.Path)
+		switch {
+		case err != nil:
+			err = fmt.Errorf("deploy %s: remove %s: %w", dep.Component, e.Path, err)
+			rep.Status, rep.Reason = DeployFailed, err.Error()
+			errs = append(errs, err)
+			reports = append(reports, rep)
+			continue
+		case cur == e.SHA256:
+			if err := os.Remove(e.Path); err != nil {
+				err = fmt.Errorf("deploy %s: remove %s: %w", dep.Component, e.Path, err)
+				rep.Status, rep.Reason = DeployFailed, err.Error()
+				errs = append(errs, err)
+				reports = append(reports, rep)
+				continue
+			}
+			rep.Status = Removed
+			rep.Reason = fmt.Sprintf("%s is no longer part of %s", rel, dep.Component)
+		case cur == "":
+			rep.Status = Removed
+			rep.Reason = fmt.Sprintf("%s is no longer part of %s and was already gone", rel, dep.Component)
+		default:
+			rep.Status = ForeignSkipped
+			rep.Reason = fmt.Sprintf("%s is no longer part of %s but changed since forgesync wrote it (sha256 %s, now %s); it is left alone", e.Path, dep.Component, e.SHA256, cur)
+		}
+		if e.StagedSHA256 != "" {
+			if err := removeOurStaged(e.Path+PendingSuffix, e.StagedSHA256); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		delete(led, e.Path)
+		changed = true
+		reports = append(reports, rep)
+	}
+	return reports, errs, changed
 }
 
 func (d *Deployer) now() time.Time {

@@ -86,9 +86,6 @@ func (f *fixture) deploy(src fs.FS, names ...string) []FileReport {
 	if err != nil {
 		f.t.Fatalf("Deploy(%v) error: %v", names, err)
 	}
-	if len(reps) != len(names) {
-		f.t.Fatalf("Deploy(%v) = %d reports; want %d", names, len(reps), len(names))
-	}
 	return reps
 }
 
@@ -472,5 +469,52 @@ func TestDeployCleansCrashTemps(t *testing.T) {
 	f.deploy(src(map[string]string{"m.dll": "v1"}), "m.dll")
 	if _, err := os.Stat(leftover); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("crash leftover %s: %v; want removed", leftover, err)
+	}
+}
+
+func TestDeployRemovesFilesNoLongerNamed(t *testing.T) {
+	f := newFixture(t)
+	f.deploy(src(map[string]string{"old.lua": "old", "kept.lua": "k", "edited.lua": "e", "gone.lua": "g"}), "old.lua", "kept.lua", "edited.lua", "gone.lua")
+	// Another component's file in the same folder is not this deployment's.
+	if _, err := f.d.Deploy(t.Context(), Deployment{Component: "other", Source: src(map[string]string{"x.lua": "x"}), Names: []string{"x.lua"}, Target: f.target}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(f.path("edited.lua"), []byte("by hand"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(f.path("gone.lua")); err != nil {
+		t.Fatal(err)
+	}
+	reps := f.deploy(src(map[string]string{"kept.lua": "k"}), "kept.lua")
+	got := map[string]DeployStatus{}
+	for _, r := range reps {
+		got[r.Name] = r.Status
+	}
+	want := map[string]DeployStatus{"kept.lua": Unchanged, "old.lua": Removed, "edited.lua": ForeignSkipped, "gone.lua": Removed}
+	if len(got) != len(want) {
+		t.Fatalf("reports = %v; want %v", got, want)
+	}
+	for name, st := range want {
+		if got[name] != st {
+			t.Errorf("%s: %s; want %s", name, got[name], st)
+		}
+	}
+	if _, err := os.Stat(f.path("old.lua")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("old.lua: %v; want removed", err)
+	}
+	if b, _ := os.ReadFile(f.path("edited.lua")); string(b) != "by hand" {
+		t.Errorf("edited.lua = %q; want it untouched", b)
+	}
+	if b, _ := os.ReadFile(f.path("x.lua")); string(b) != "x" {
+		t.Errorf("other component's x.lua = %q; want it untouched", b)
+	}
+	led := f.ledger()
+	for _, name := range []string{"old.lua", "edited.lua", "gone.lua"} {
+		if _, ok := led[f.path(name)]; ok {
+			t.Errorf("ledger still records %s", name)
+		}
+	}
+	if _, ok := led[f.path("x.lua")]; !ok {
+		t.Error("ledger lost the other component's file")
 	}
 }
