@@ -234,3 +234,24 @@ func (r *Result) analyse() {
 		r.ApexTimeS, r.ApexHeightM = r.Samples[apex].TimeS, r.Samples[apex].PosM[2]
 	}
 }
+
+// Summary returns the ride in a few plain lines, for the command line.
+func (r Result) Summary() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "column top %.2f m (trigger %.2f–%.2f m); biped starts at %.2f m; %g Hz\n",
+		r.ColumnTopM, r.Lift.OffsetM[2], r.ColumnTopM, r.StartM[2], r.TickHz)
+	switch {
+	case !r.Entered:
+		b.WriteString("the lift never pushes a biped starting there: its trigger does not reach it\n")
+	case !r.Exited:
+		fmt.Fprintf(&b, "the biped is still in the column after %.2f s\n", r.Samples[len(r.Samples)-1].TimeS)
+	default:
+		fmt.Fprintf(&b, "leaves the column at %.2f s, %.2f m up, at %.2f m/s (%.2f m/s upward)\n",
+			r.ExitTimeS, r.ExitHeightM, r.ExitSpeedMS, r.ExitVerticalMS)
+		fmt.Fprintf(&b, "apex %.2f m at %.2f s (%.2f m from the exit speed without the fixed tick)\n",
+			r.ApexHeightM, r.ApexTimeS, r.PredictedApexM)
+	}
+	fmt.Fprintf(&b, "ride ends: %s\n", r.End)
+	b.WriteString("a preview, not a landing guarantee: verify the trajectory and landing in your own layout\n")
+	return b.String()
+}

@@ -247,3 +247,25 @@ func TestSVGGolden(t *testing.T) {
 		t.Error("WriteSVG(no samples): no error")
 	}
 }
+
+func TestSummary(t *testing.T) {
+	r, err := Run(foundryWide, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := r.Summary()
+	for _, want := range []string{"column top 3.95 m", "leaves the column at 0.87 s, 3.97 m up", "apex 4.69 m", "ride ends: re-entered", "not a landing guarantee"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("Summary() lacks %q:\n%s", want, s)
+		}
+	}
+	above := foundryWide
+	above.OffsetM[2] = 2
+	r, err = Run(above, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := r.Summary(); !strings.Contains(s, "never pushes") {
+		t.Errorf("Summary() of an unreachable lift:\n%s", s)
+	}
+}
