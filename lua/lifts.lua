@@ -243,7 +243,9 @@ local FORWARD = { 1, 0, 0 } -- facing assumed when a biped reports none
 function Runtime:tick(dt)
   local ok, err = pcall(self.step, self, dt)
   if not ok then
-    self:log("tick failed: " .. tostring(err))
+    -- Once per distinct error: a broken adapter must not flood the log
+    -- at the tick rate.
+    self:log_once("tick:" .. tostring(err), "tick failed: " .. tostring(err))
     self.pending = {}
   end
 end

@@ -513,9 +513,10 @@ return {
     -- An adapter that raises does not raise into the game.
     local a = rt.adapter
     rawset(a, "local_bipeds", function() error("engine exploded") end)
-    rt:tick(DT)
+    for _ = 1, 30 do rt:tick(DT) end
     T.has(e.logs, "tick failed", "failure logged")
     T.has(e.logs, "engine exploded", "failure names the cause")
+    T.eq(T.count(e.logs, "engine exploded"), 1, "a repeated failure logged once over 30 ticks")
   end },
   { "start_loads_lifts_txt", function()
     local path = os.tmpname()
