@@ -27,5 +27,6 @@ require (
 	github.com/sorairolake/lzip-go v0.3.8 // indirect
 	github.com/spf13/afero v1.15.0 // indirect
 	github.com/ulikunitz/xz v0.5.15 // indirect
+	github.com/yuin/gopher-lua v1.1.2
 	go4.org v0.0.0-20230225012048-214862532bf5 // indirect
 )

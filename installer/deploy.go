@@ -1,0 +1,516 @@
+package installer
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
+	"github.com/mjolnir-forge/forgesync/lua"
+)
+
+// DeployStatus says what a deploy did with one file.
+type DeployStatus string
+
+const (
+	// Deployed: the file was missing or differed and now holds the new bytes.
+	Deployed DeployStatus = "deployed"
+	// Unchanged: the file already held the same bytes; nothing was written.
+	Unchanged DeployStatus = "unchanged"
+	// StagedLocked: the target is held by a running program (the game); the
+	// new bytes wait beside it in Staged and are swapped in by a later
+	// deploy once the lock is gone.
+	StagedLocked DeployStatus = "staged-locked"
+	// ForeignSkipped: a file forgesync did not write (or that changed since
+	// it wrote it) is in the way; it is left alone.
+	ForeignSkipped DeployStatus = "foreign-skipped"
+	// DeployFailed: reading the source or writing the target failed; Reason
+	// says why.
+	DeployFailed DeployStatus = "failed"
+	// Removed: a file of the same component in the same target that the
+	// deployment no longer names, still holding the bytes forgesync wrote,
+	// was deleted (a script dropped by a newer version).
+	Removed DeployStatus = "removed"
+)
+
+// PendingSuffix ends the name of the file staged beside a locked target.
+const PendingSuffix = ".forgesync-pending"
+
+// LedgerName is the name of the deploy ledger in the state folder.
+const LedgerName = "deployed.json"
+
+const (
+	ledgerFormat  = "forgesync-deployed"
+	ledgerVersion = 1
+)
+
+var (
+	// ErrDeployName is returned, wrapped with the name, when a deployment
+	// names a file that is not a clean relative slash path.
+	ErrDeployName = errors.New("installer: deploy name is not a local slash path")
+	// ErrLedger is returned, wrapped with the path, when the deploy ledger
+	// cannot be read or decoded.
+	ErrLedger = errors.New("installer: deploy ledger unreadable")
+)
+
+// A Deployment is a set of named files to keep deployed in one folder.
+type Deployment struct {
+	// Component names the set in the ledger and reports ("lua", "native").
+	Component string
+	// Source holds the files: an embed.FS for the Lua scripts,
+	// os.DirFS(modules) for the native module.
+	Source fs.FS
+	// Names are slash paths in Source; each is deployed to the same
+	// relative path under Target.
+	Names []string
+	// Target is the folder the files go to.
+	Target string
+}
+
+// FileReport is what a deploy did with one file, for status.
+type FileReport struct {
+	Component string       `json:"component"`
+	Name      string       `json:"name"`
+	Path      string       `json:"path"`
+	Status    DeployStatus `json:"status"`
+	SHA256    string       `json:"sha256"`           // of the source bytes
+	Staged    string       `json:"staged,omitempty"` // the pending file beside a locked target
+	Reason    string       `json:"reason,omitempty"` // why a file was skipped, staged or failed
+}
+
+// LedgerEntry records a file forgesync wrote.
+type LedgerEntry struct {
+	Path      string    `json:"path"`      // the target, absolute
+	Component string    `json:"component"` // the deployment it belongs to
+	SHA256    string    `json:"sha256"`    // of the bytes forgesync last put at Path
+	Time      time.Time `json:"time"`      // when it wrote them
+	// StagedSHA256 is the hash of the bytes waiting in Path+PendingSuffix
+	// while the target is locked; empty when nothing is staged.
+	StagedSHA256 string `json:"staged_sha256,omitempty"`
+}
+
+type ledgerFile struct {
+	Format  string        `json:"format"`
+	Version int           `json:"version"`
+	Files   []LedgerEntry `json:"files"`
+}
+
+// A Deployer keeps sets of files deployed: it writes a file when it is
+// missing or differs by SHA-256, atomically, records what it wrote in
+// <StateDir>/deployed.json, never touches a file it did not write, and
+// stages the new bytes beside a target that a running game holds locked.
+// The Lua scripts and the native door module share it.
+type Deployer struct {
+	// StateDir is the daemon's state folder, which holds the ledger.
+	StateDir string
+	// Renamer replaces targets; tests inject a Rename that fails busy, and
+	// a small MaxWait, to play a locked file.
+	Renamer atomicfile.Renamer
+	// Now returns the time recorded in the ledger; nil means time.Now.
+	Now func() time.Time
+
+	mu sync.Mutex // guards the ledger file between Deploy calls
+}
+
+// LuaScripts returns the deployment of the embedded Lua lift scripts into
+// <mods>/MJOLNIRLevelLoader/Scripts/.
+func LuaScripts(mods string) Deployment {
+	return Deployment{
+		Component: "lua",
+		Source:    lua.Files,
+		Names:     lua.Deployed(),
+		Target:    filepath.Join(mods, filepath.FromSlash(lua.ScriptsDir)),
+	}
+}
+
+// DeployLua deploys the embedded Lua lift scripts into
+// <mods>/MJOLNIRLevelLoader/Scripts/.
+func (d *Deployer) DeployLua(ctx context.Context, mods string) ([]FileReport, error) {
+	return d.Deploy(ctx, LuaScripts(mods))
+}
+
+// ReadLedger returns what the ledger in stateDir records, sorted by path;
+// no ledger yet is an empty record.
+func ReadLedger(stateDir string) ([]LedgerEntry, error) {
+	m, err := readLedger(filepath.Join(stateDir, LedgerName))
+	if err != nil {
+		return nil, err
+	}
+	return sortedEntries(m), nil
+}
+
+// Deploy brings every file of dep up to date and returns one report per
+// name, in order, followed by one per file of the same component under the
+// same target that dep no longer names and forgesync removed (see
+// [Removed]). A file that cannot be deployed does not stop the others;
+// their errors are joined in the returned error, and the ledger records
+// every file that was written. A cancelled ctx stops before the next file.
+func (d *Deployer) Deploy(ctx context.Context, dep Deployment) ([]FileReport, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if dep.Component == "" {
+		return nil, errors.New("deploy: empty component name")
+	}
+	target, err := filepath.Abs(dep.Target)
+	if err != nil {
+		return nil, fmt.Errorf("deploy %s: target %s: %w", dep.Component, dep.Target, err)
+	}
+	for _, name := range dep.Names {
+		if !fs.ValidPath(name) || name == "." || strings.ContainsRune(name, '\\') ||
+			!filepath.IsLocal(filepath.FromSlash(name)) || path.Clean(name) != name {
+			return nil, fmt.Errorf("deploy %s: %q: %w", dep.Component, name, ErrDeployName)
+		}
+	}
+	ledgerPath := filepath.Join(d.StateDir, LedgerName)
+	led, err := readLedger(ledgerPath)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(target, 0o755); err != nil {
+		return nil, fmt.Errorf("deploy %s: %w", dep.Component, err)
+	}
+	dirs := map[string]bool{}
+	var reports []FileReport
+	var errs []error
+	changed := false
+	for _, name := range dep.Names {
+		if err := ctx.Err(); err != nil {
+			errs = append(errs, err)
+			break
+		}
+		dst := filepath.Join(target, filepath.FromSlash(name))
+		dir := filepath.Dir(dst)
+		if !dirs[dir] {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				errs = append(errs, fmt.Errorf("deploy %s: %w", name, err))
+			}
+			if _, err := atomicfile.CleanTemps(dir); err != nil {
+				errs = append(errs, err)
+			}
+			dirs[dir] = true
+		}
+		rep, entry, err := d.deployFile(dep, name, dst, led[dst])
+		reports = append(reports, rep)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		if entry != led[dst] {
+			changed = true
+			if entry == nil {
+				delete(led, dst)
+			} else {
+				led[dst] = entry
+			}
+		}
+	}
+	if ctx.Err() == nil {
+		prunes, perrs, pchanged := d.prune(dep, target, led)
+		reports = append(reports, prunes...)
+		errs = append(errs, perrs...)
+		changed = changed || pchanged
+		for _, r := range prunes {
+			dirs[filepath.Dir(r.Path)] = true
+		}
+	}
+	for dir := range dirs {
+		if err := atomicfile.SyncDir(dir); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if changed {
+		if err := writeLedger(ledgerPath, led); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return reports, errors.Join(errs...)
+}
+
+// prune removes the files of dep's component under target that the ledger
+// records but dep no longer names, when they still hold the bytes
+// forgesync wrote; a file changed since is left alone and forgotten. The
+// reports come sorted by path.
+func (d *Deployer) prune(dep Deployment, target string, led map[string]*LedgerEntry) ([]FileReport, []error, bool) {
+	named := map[string]bool{}
+	for _, name := range dep.Names {
+		named[filepath.Join(target, filepath.FromSlash(name))] = true
+	}
+	var reports []FileReport
+	var errs []error
+	changed := false
+	for _, e := range sortedEntries(led) {
+		rel, err := filepath.Rel(target, e.Path)
+		if e.Component != dep.Component || named[e.Path] || err != nil || !filepath.IsLocal(rel) {
+			continue
+		}
+		rep := FileReport{Component: dep.Component, Name: filepath.ToSlash(rel), Path: e.Path, SHA256: e.SHA256}
+		cur, err := fileSum(e.Path)
+		switch {
+		case err != nil:
+			err = fmt.Errorf("deploy %s: remove %s: %w", dep.Component, e.Path, err)
+			rep.Status, rep.Reason = DeployFailed, err.Error()
+			errs = append(errs, err)
+			reports = append(reports, rep)
+			continue
+		case cur == e.SHA256:
+			if err := os.Remove(e.Path); err != nil {
+				err = fmt.Errorf("deploy %s: remove %s: %w", dep.Component, e.Path, err)
+				rep.Status, rep.Reason = DeployFailed, err.Error()
+				errs = append(errs, err)
+				reports = append(reports, rep)
+				continue
+			}
+			rep.Status = Removed
+			rep.Reason = fmt.Sprintf("%s is no longer part of %s", rel, dep.Component)
+		case cur == "":
+			rep.Status = Removed
+			rep.Reason = fmt.Sprintf("%s is no longer part of %s and was already gone", rel, dep.Component)
+		default:
+			rep.Status = ForeignSkipped
+			rep.Reason = fmt.Sprintf("%s is no longer part of %s but changed since forgesync wrote it (sha256 %s, now %s); it is left alone", e.Path, dep.Component, e.SHA256, cur)
+		}
+		if e.StagedSHA256 != "" {
+			if err := removeOurStaged(e.Path+PendingSuffix, e.StagedSHA256); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		delete(led, e.Path)
+		changed = true
+		reports = append(reports, rep)
+	}
+	return reports, errs, changed
+}
+
+func (d *Deployer) now() time.Time {
+	if d.Now != nil {
+		return d.Now().UTC()
+	}
+	return time.Now().UTC()
+}
+
+func sum(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// fileSum returns the SHA-256 of the file at p, or "" when it is missing.
+func fileSum(p string) (string, error) {
+	f, err := os.Open(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("read %s: %w", p, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// deployFile deploys one file and returns its report, its new ledger entry
+// (old when nothing changed, nil when forgesync no longer owns it) and an
+// error for failures.
+func (d *Deployer) deployFile(dep Deployment, name, dst string, old *LedgerEntry) (FileReport, *LedgerEntry, error) {
+	rep := FileReport{Component: dep.Component, Name: name, Path: dst}
+	fail := func(err error) (FileReport, *LedgerEntry, error) {
+		err = fmt.Errorf("deploy %s %s to %s: %w", dep.Component, name, dst, err)
+		rep.Status, rep.Reason = DeployFailed, err.Error()
+		return rep, old, err
+	}
+	data, err := fs.ReadFile(dep.Source, name)
+	if err != nil {
+		return fail(err)
+	}
+	want := sum(data)
+	rep.SHA256 = want
+	cur, err := fileSum(dst)
+	if err != nil {
+		return fail(err)
+	}
+	staged := dst + PendingSuffix
+	ours := old != nil && (cur == "" || cur == old.SHA256)
+
+	switch {
+	case cur == want:
+		// Already in place: forgesync owns it from now on (adopting an
+		// identical file overwrites nothing), and a staged copy is obsolete.
+		e := &LedgerEntry{Path: dst, Component: dep.Component, SHA256: want, Time: d.now()}
+		if old != nil && old.SHA256 == want {
+			e.Time = old.Time
+		}
+		if old != nil && old.StagedSHA256 != "" {
+			if err := removeOurStaged(staged, old.StagedSHA256); err != nil {
+				return fail(err)
+			}
+		}
+		if old != nil && *old == *e {
+			e = old
+		}
+		rep.Status = Unchanged
+		return rep, e, nil
+	case cur != "" && !ours:
+		rep.Status = ForeignSkipped
+		if old == nil {
+			rep.Reason = fmt.Sprintf("%s was not written by forgesync (sha256 %s); it is left alone: move it away to let forgesync deploy %s", dst, cur, name)
+		} else {
+			rep.Reason = fmt.Sprintf("%s changed since forgesync wrote it (sha256 %s, now %s); it is left alone: delete it to let forgesync deploy %s again", dst, old.SHA256, cur, name)
+		}
+		if old != nil && old.StagedSHA256 != "" {
+			if err := removeOurStaged(staged, old.StagedSHA256); err != nil {
+				return fail(err)
+			}
+		}
+		return rep, nil, nil
+	}
+
+	// The target is missing or holds bytes forgesync wrote: replace it.
+	written := &LedgerEntry{Path: dst, Component: dep.Component, SHA256: want, Time: d.now()}
+	if old != nil && old.StagedSHA256 == want {
+		// Swap in the bytes staged while the target was locked.
+		if s, err := fileSum(staged); err == nil && s == want {
+			err := d.Renamer.Replace(staged, dst)
+			if err == nil {
+				rep.Status = Deployed
+				return rep, written, nil
+			}
+			if errors.Is(err, atomicfile.ErrBusy) {
+				rep.Status, rep.Staged = StagedLocked, staged
+				rep.Reason = fmt.Sprintf("%s is still held open (the game is running?); the new version waits in %s", dst, staged)
+				return rep, old, nil
+			}
+			return fail(err)
+		}
+	}
+	p, err := atomicfile.Create(dst, 0o644)
+	if err != nil {
+		return fail(err)
+	}
+	defer p.Cleanup()
+	if _, err := io.Copy(p, bytes.NewReader(data)); err != nil {
+		return fail(err)
+	}
+	err = p.Commit(d.Renamer)
+	if err == nil {
+		if old != nil && old.StagedSHA256 != "" {
+			if err := removeOurStaged(staged, old.StagedSHA256); err != nil {
+				return fail(err)
+			}
+		}
+		rep.Status = Deployed
+		return rep, written, nil
+	}
+	if !errors.Is(err, atomicfile.ErrBusy) {
+		return fail(err)
+	}
+	// Locked: stage the new bytes beside the target, unless something
+	// forgesync did not put there holds that name.
+	if s, serr := fileSum(staged); serr != nil {
+		return fail(serr)
+	} else if s != "" && (old == nil || s != old.StagedSHA256) {
+		return fail(fmt.Errorf("target is locked and %s, which forgesync did not write, is in the way of staging", staged))
+	}
+	if err := d.Renamer.Replace(p.Name(), staged); err != nil {
+		return fail(err)
+	}
+	e := &LedgerEntry{Path: dst, Component: dep.Component, StagedSHA256: want}
+	if old != nil {
+		e.SHA256, e.Time = old.SHA256, old.Time
+	} else {
+		// Locked but not ours can only be a file that vanished and came
+		// back; record nothing as written, only the staging.
+		e.SHA256, e.Time = cur, d.now()
+	}
+	rep.Status, rep.Staged = StagedLocked, staged
+	rep.Reason = fmt.Sprintf("%s is held open (the game is running?); the new version waits in %s and is swapped in by the next deploy after the game closes it", dst, staged)
+	return rep, e, nil
+}
+
+// removeOurStaged removes the staged file if it still holds the bytes
+// forgesync staged.
+func removeOurStaged(staged, want string) error {
+	s, err := fileSum(staged)
+	if err != nil || s == "" || s != want {
+		return err
+	}
+	if err := os.Remove(staged); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove staged %s: %w", staged, err)
+	}
+	return nil
+}
+
+func readLedger(p string) (map[string]*LedgerEntry, error) {
+	m := map[string]*LedgerEntry{}
+	data, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return m, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w: %w", p, ErrLedger, err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var lf ledgerFile
+	if err := dec.Decode(&lf); err != nil {
+		return nil, fmt.Errorf("decode %s: %w: %w (move the file aside; forgesync then treats deployed files it finds as foreign)", p, ErrLedger, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("decode %s: %w: data after the ledger", p, ErrLedger)
+	}
+	if lf.Format != ledgerFormat || lf.Version != ledgerVersion {
+		return nil, fmt.Errorf("decode %s: %w: format %q version %d, want %q version %d", p, ErrLedger, lf.Format, lf.Version, ledgerFormat, ledgerVersion)
+	}
+	for i := range lf.Files {
+		e := lf.Files[i]
+		if e.Path == "" || !filepath.IsAbs(e.Path) {
+			return nil, fmt.Errorf("decode %s: %w: files[%d].path %q is not absolute", p, ErrLedger, i, e.Path)
+		}
+		if _, dup := m[e.Path]; dup {
+			return nil, fmt.Errorf("decode %s: %w: files[%d].path %q listed twice", p, ErrLedger, i, e.Path)
+		}
+		m[e.Path] = &e
+	}
+	return m, nil
+}
+
+func sortedEntries(m map[string]*LedgerEntry) []LedgerEntry {
+	out := make([]LedgerEntry, 0, len(m))
+	for _, e := range m {
+		out = append(out, *e)
+	}
+	slices.SortFunc(out, func(a, b LedgerEntry) int {
+		switch {
+		case a.Path < b.Path:
+			return -1
+		case a.Path > b.Path:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+func writeLedger(p string, m map[string]*LedgerEntry) error {
+	data, err := json.MarshalIndent(ledgerFile{Format: ledgerFormat, Version: ledgerVersion, Files: sortedEntries(m)}, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", p, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return fmt.Errorf("write %s: %w", p, err)
+	}
+	return atomicfile.WriteFile(p, append(data, '\n'), 0o600)
+}
