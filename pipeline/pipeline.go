@@ -46,6 +46,11 @@ type Options struct {
 	// Renamer is used for publication renames; the zero value retries a
 	// busy target on Windows.
 	Renamer atomicfile.Renamer
+	// DeployLua and DeployNative say what Deploy keeps in place; Modules
+	// is the release bundle's modules/ folder holding the native module.
+	DeployLua    bool
+	DeployNative bool
+	Modules      string
 }
 
 // InventoryDir returns the folder of the inventory files under mods.

@@ -63,6 +63,7 @@ func commands() []*command {
 		removeCommand(),
 		scanCommand(),
 		packCommand(),
+		liftPreviewCommand(),
 		utocCommand(),
 		packageIDCommand(),
 		versionCommand(),
