@@ -24,11 +24,11 @@ type jsonWriter struct {
 	b []byte
 }
 
+// indent is a line break and enough indentation for the deepest value.
+const indent = "\n                    "
+
 func (w *jsonWriter) newline(depth int) {
-	w.b = append(w.b, '\n')
-	for range depth {
-		w.b = append(w.b, ' ', ' ')
-	}
+	w.b = append(w.b, indent[:1+2*depth]...)
 }
 
 // key starts member name of an object at depth; first is whether it is the
@@ -64,7 +64,7 @@ func (w *jsonWriter) vec(depth int, v inventory.Vec3) {
 }
 
 func (s *set) installedJSON() []byte {
-	w := &jsonWriter{b: make([]byte, 0, 4096+len(s.rows)*700)}
+	w := &jsonWriter{b: make([]byte, 0, 4096+len(s.pieces)*700)}
 	w.b = append(w.b, '{')
 	w.key(1, true, "format")
 	w.str(Format)

@@ -153,32 +153,38 @@ func LiftClasses(packs []inventory.InstalledPack) (used, ignored []string) {
 	return all[:inventory.MaxLiftClassesUsed:inventory.MaxLiftClassesUsed], all[inventory.MaxLiftClassesUsed:]
 }
 
-// set is a checked set of packs, sorted by id, with the rows of the text
-// files collected.
+// set is a checked set of packs, sorted by id, with every piece indexed in
+// tag order and in class order.
 type set struct {
-	packs []*inventory.InstalledPack // sorted by id
-	rows  []row                      // every piece of an enabled pack
+	packs       []*inventory.InstalledPack // sorted by id
+	pieces      []row                      // every piece of every pack
+	byTag       []int32                    // indices into pieces, sorted by tag
+	byClass     []int32                    // indices into pieces, sorted by class
+	enabledRows int                        // pieces of enabled packs
+	liftRows    int                        // lift blocks of enabled packs
 }
 
-// row is one piece of an enabled pack.
+// row is one piece of an installed pack.
 type row struct {
-	pack  *inventory.Manifest
+	pack  *inventory.InstalledPack
 	piece *inventory.Piece
 }
 
-// newSet checks packs against the rules the files depend on and sorts them.
-// The rules of SPEC §3 are the manifest validator's; this only guards what
-// would make the files ambiguous or malformed.
+// newSet checks packs against the rules the files depend on, sorts them and
+// indexes their pieces. The rules of SPEC §3 are the manifest validator's;
+// this only guards what would make the files ambiguous or malformed.
+// Uniqueness is checked on the sorted indexes, which the text files need
+// anyway, rather than with maps.
 func newSet(packs []inventory.InstalledPack) (*set, error) {
 	s := &set{packs: make([]*inventory.InstalledPack, len(packs))}
-	pieces, doors := 0, 0
+	n, doors := 0, 0
 	for i := range packs {
 		p := &packs[i]
 		if p.Manifest == nil {
 			return nil, fmt.Errorf("%w: packs[%d] has no manifest", ErrUnrenderable, i)
 		}
 		s.packs[i] = p
-		pieces += len(p.Manifest.Pieces)
+		n += len(p.Manifest.Pieces)
 		if p.Enabled {
 			doors += p.Manifest.Doors()
 		}
@@ -201,30 +207,69 @@ func newSet(packs []inventory.InstalledPack) (*set, error) {
 		return nil, fmt.Errorf("%w: %d door definitions, at most %d allowed; packs with doors: %s",
 			ErrTooManyDoors, doors, inventory.MaxDoorsInstalled, strings.Join(with, ", "))
 	}
-	tags := make(map[string]string, pieces)
-	classes := make(map[string]string, pieces)
+	s.pieces = make([]row, 0, n)
 	for _, p := range s.packs {
 		m := p.Manifest
 		for j := range m.Pieces {
 			pc := &m.Pieces[j]
-			owner := m.ID + "/" + pc.ID
 			if err := checkPiece(m, pc); err != nil {
 				return nil, fmt.Errorf("%w: pack %s piece %s: %v", ErrUnrenderable, m.ID, pc.ID, err)
 			}
-			if o, dup := tags[pc.Tag]; dup {
-				return nil, fmt.Errorf("%w: tag %q belongs to both %s and %s", ErrConflict, pc.Tag, o, owner)
-			}
-			tags[pc.Tag] = owner
-			if o, dup := classes[pc.Class]; dup {
-				return nil, fmt.Errorf("%w: class %q belongs to both %s and %s", ErrConflict, pc.Class, o, owner)
-			}
-			classes[pc.Class] = owner
+			s.pieces = append(s.pieces, row{p, pc})
 			if p.Enabled {
-				s.rows = append(s.rows, row{m, pc})
+				s.enabledRows++
+				if pc.Lift != nil {
+					s.liftRows++
+				}
+			}
+		}
+	}
+	s.byTag = s.index(func(r row) string { return r.piece.Tag })
+	s.byClass = s.index(func(r row) string { return r.piece.Class })
+	for _, by := range [...]struct {
+		what string
+		idx  []int32
+	}{{"tag", s.byTag}, {"class", s.byClass}} {
+		what, idx := by.what, by.idx
+		for i := 1; i < len(idx); i++ {
+			a, b := s.pieces[idx[i-1]], s.pieces[idx[i]]
+			if ka, kb := key(what, a), key(what, b); ka == kb {
+				return nil, fmt.Errorf("%w: %s %q belongs to both %s/%s and %s/%s", ErrConflict, what, ka,
+					a.pack.Manifest.ID, a.piece.ID, b.pack.Manifest.ID, b.piece.ID)
 			}
 		}
 	}
 	return s, nil
+}
+
+func key(what string, r row) string {
+	if what == "tag" {
+		return r.piece.Tag
+	}
+	return r.piece.Class
+}
+
+// index returns the indices of s.pieces sorted by key, in byte order; ties
+// keep pack and manifest order.
+func (s *set) index(key func(row) string) []int32 {
+	idx := make([]int32, len(s.pieces))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	slices.SortStableFunc(idx, func(a, b int32) int {
+		return strings.Compare(key(s.pieces[a]), key(s.pieces[b]))
+	})
+	return idx
+}
+
+// hasBreak reports whether v holds a tab or a line break.
+func hasBreak(v string) bool {
+	for i := range len(v) {
+		if c := v[i]; c == '\t' || c == '\n' || c == '\r' {
+			return true
+		}
+	}
+	return false
 }
 
 // checkPiece reports what in one piece the files cannot hold.
@@ -233,7 +278,7 @@ func checkPiece(m *inventory.Manifest, pc *inventory.Piece) error {
 		{"pack id", m.ID}, {"version", m.Version}, {"piece id", pc.ID},
 		{"kind", string(pc.Kind)}, {"tag", pc.Tag}, {"class", pc.Class},
 	} {
-		if f.v == "" || strings.ContainsAny(f.v, "\t\n\r") {
+		if f.v == "" || hasBreak(f.v) {
 			return fmt.Errorf("%s %q is empty or holds a tab or line break", f.name, f.v)
 		}
 	}
@@ -243,18 +288,21 @@ func checkPiece(m *inventory.Manifest, pc *inventory.Piece) error {
 	if pc.Door != nil && pc.Kind != inventory.KindPanel {
 		return fmt.Errorf("door on a %s; only panels carry doors", pc.Kind)
 	}
-	nums := append([]float64(nil), pc.Dimensions[:]...)
+	var nums [20]float64
+	n := copy(nums[:], pc.Dimensions[:])
 	if l := pc.Lift; l != nil {
-		nums = append(nums, l.OffsetM[:]...)
-		nums = append(nums, l.SizeM[:]...)
-		nums = append(nums, l.Direction[:]...)
-		nums = append(nums, l.AccelerationMS2, l.MaxSpeedMS)
+		n += copy(nums[n:], l.OffsetM[:])
+		n += copy(nums[n:], l.SizeM[:])
+		n += copy(nums[n:], l.Direction[:])
+		nums[n], nums[n+1] = l.AccelerationMS2, l.MaxSpeedMS
+		n += 2
 	}
 	if d := pc.Door; d != nil {
-		nums = append(nums, d.TravelM, d.SpeedMS, d.HoldOpenS)
-		nums = append(nums, d.TriggerSizeM[:]...)
+		n += copy(nums[n:], d.TriggerSizeM[:])
+		nums[n], nums[n+1], nums[n+2] = d.TravelM, d.SpeedMS, d.HoldOpenS
+		n += 3
 	}
-	for _, v := range nums {
+	for _, v := range nums[:n] {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("number %v is not finite", v)
 		}
@@ -268,21 +316,23 @@ func appendNum(b []byte, v float64) []byte {
 	if v == 0 {
 		return append(b, '0')
 	}
+	// Whole numbers, most of a catalog, skip the shortest-float search;
+	// below 2^53 they print the same either way.
+	if v == math.Trunc(v) && math.Abs(v) < 1<<53 {
+		return strconv.AppendInt(b, int64(v), 10)
+	}
 	return strconv.AppendFloat(b, v, 'f', -1, 64)
 }
 
 func (s *set) lifts() []byte {
-	rows := make([]row, 0, len(s.rows)/4)
-	for _, r := range s.rows {
-		if r.piece.Lift != nil {
-			rows = append(rows, r)
-		}
-	}
-	slices.SortFunc(rows, func(a, b row) int { return strings.Compare(a.piece.Class, b.piece.Class) })
-	b := make([]byte, 0, len(LiftsHeader)+1+len(rows)*200)
+	b := make([]byte, 0, len(LiftsHeader)+1+s.liftRows*200)
 	b = append(b, LiftsHeader+"\n"...)
-	for _, r := range rows {
+	for _, i := range s.byClass {
+		r := s.pieces[i]
 		l := r.piece.Lift
+		if l == nil || !r.pack.Enabled {
+			continue
+		}
 		b = append(b, r.piece.Class...)
 		b = append(b, '\t')
 		b = append(b, r.piece.Tag...)
@@ -305,17 +355,14 @@ func (s *set) lifts() []byte {
 }
 
 func (s *set) doors() []byte {
-	rows := make([]row, 0, min(len(s.rows), inventory.MaxDoorsInstalled))
-	for _, r := range s.rows {
-		if r.piece.Door != nil {
-			rows = append(rows, r)
-		}
-	}
-	slices.SortFunc(rows, func(a, b row) int { return strings.Compare(a.piece.Tag, b.piece.Tag) })
-	b := make([]byte, 0, len(DoorsHeader)+1+len(rows)*100)
+	b := make([]byte, 0, len(DoorsHeader)+1+inventory.MaxDoorsInstalled*100)
 	b = append(b, DoorsHeader+"\n"...)
-	for _, r := range rows {
+	for _, i := range s.byTag {
+		r := s.pieces[i]
 		d, dim := r.piece.Door, r.piece.Dimensions
+		if d == nil || !r.pack.Enabled {
+			continue
+		}
 		b = append(b, r.piece.Tag...)
 		for _, v := range [...]float64{
 			d.TravelM, d.SpeedMS,
@@ -332,17 +379,19 @@ func (s *set) doors() []byte {
 }
 
 func (s *set) installed() []byte {
-	rows := slices.Clone(s.rows)
-	slices.SortFunc(rows, func(a, b row) int { return strings.Compare(a.piece.Tag, b.piece.Tag) })
-	b := make([]byte, 0, len(InstalledHeader)+1+len(rows)*200)
+	b := make([]byte, 0, len(InstalledHeader)+1+s.enabledRows*200)
 	b = append(b, InstalledHeader+"\n"...)
-	for _, r := range rows {
-		pc := r.piece
+	for _, i := range s.byTag {
+		r := s.pieces[i]
+		if !r.pack.Enabled {
+			continue
+		}
+		pc, m := r.piece, r.pack.Manifest
 		b = append(b, pc.Tag...)
 		b = append(b, '\t')
-		b = append(b, r.pack.ID...)
+		b = append(b, m.ID...)
 		b = append(b, '\t')
-		b = append(b, r.pack.Version...)
+		b = append(b, m.Version...)
 		b = append(b, '\t')
 		b = append(b, pc.ID...)
 		b = append(b, '\t')
