@@ -218,11 +218,28 @@ func holds(path string, data []byte) (bool, error) {
 	if fi.Size() != int64(len(data)) {
 		return false, nil
 	}
-	old, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return false, err
 	}
-	return bytes.Equal(old, data), nil
+	defer f.Close()
+	// Compare in chunks rather than reading the whole file: the inventory
+	// can be megabytes, and an unchanged one is the common case.
+	buf := make([]byte, min(len(data), 256<<10))
+	for off := 0; off < len(data); {
+		n, err := io.ReadFull(f, buf[:min(len(buf), len(data)-off)])
+		if err != nil {
+			if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+				return false, nil // shrank since the stat
+			}
+			return false, err
+		}
+		if !bytes.Equal(buf[:n], data[off:off+n]) {
+			return false, nil
+		}
+		off += n
+	}
+	return true, nil
 }
 
 // checkNames reports a name that is not a plain file name, repeats, or

@@ -18,8 +18,10 @@ func BenchmarkFiles(b *testing.B) {
 		packs := rendertest.Packs(n)
 		b.Run(fmt.Sprintf("packs=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
-			size := 0
+			size, iters := 0, 0
+			start, _ := rendertest.CPUTime()
 			for b.Loop() {
+				iters++
 				files, err := Files(packs)
 				if err != nil {
 					b.Fatal(err)
@@ -29,8 +31,8 @@ func BenchmarkFiles(b *testing.B) {
 					size += len(f.Data)
 				}
 			}
+			rendertest.ReportCPU(b, start, iters, n)
 			b.SetBytes(int64(size))
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/pack")
 		})
 	}
 }
@@ -46,12 +48,15 @@ func BenchmarkParseInstalled(b *testing.B) {
 		b.Run(fmt.Sprintf("packs=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(data)))
+			iters := 0
+			start, _ := rendertest.CPUTime()
 			for b.Loop() {
+				iters++
 				if _, err := ParseInstalled(data); err != nil {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/pack")
+			rendertest.ReportCPU(b, start, iters, n)
 		})
 	}
 }

@@ -216,6 +216,14 @@ func (w *jsonWriter) piece(d int, pc *inventory.Piece) {
 
 const hexDigits = "0123456789abcdef"
 
+// plain says which ASCII bytes a JSON string holds as they are.
+var plain = func() (t [utf8.RuneSelf]bool) {
+	for c := range t {
+		t[c] = c >= 0x20 && c != '"' && c != '\\'
+	}
+	return t
+}()
+
 // appendString appends s as a JSON string the way encoding/json does with
 // HTML escaping off: quote, backslash and control characters escaped,
 // U+2028 and U+2029 escaped, invalid UTF-8 replaced by U+FFFD.
@@ -225,7 +233,7 @@ func appendString(b []byte, s string) []byte {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
+			if plain[c] {
 				i++
 				continue
 			}

@@ -262,10 +262,25 @@ func (s *set) index(key func(row) string) []int32 {
 	return idx
 }
 
-// hasBreak reports whether v holds a tab or a line break.
-func hasBreak(v string) bool {
-	for i := range len(v) {
-		if c := v[i]; c == '\t' || c == '\n' || c == '\r' {
+// hasControl reports whether v holds a control character (below U+0020),
+// a tab or a line break among them, which would break a row of the text
+// files. It tests eight bytes at a time.
+func hasControl(v string) bool {
+	const highs, spaces = 0x8080808080808080, 0x2020202020202020
+	i := 0
+	for ; i+8 <= len(v); i += 8 {
+		w := v[i : i+8]
+		x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+			uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+		// Only a byte below 0x20 sets its high bit when 0x20 is taken
+		// from it without having it set before (^x); a borrow reaches
+		// higher bytes only after such a byte.
+		if (x-spaces)&^x&highs != 0 {
+			return true
+		}
+	}
+	for ; i < len(v); i++ {
+		if v[i] < 0x20 {
 			return true
 		}
 	}
@@ -278,8 +293,8 @@ func checkPiece(m *inventory.Manifest, pc *inventory.Piece) error {
 		{"pack id", m.ID}, {"version", m.Version}, {"piece id", pc.ID},
 		{"kind", string(pc.Kind)}, {"tag", pc.Tag}, {"class", pc.Class},
 	} {
-		if f.v == "" || hasBreak(f.v) {
-			return fmt.Errorf("%s %q is empty or holds a tab or line break", f.name, f.v)
+		if f.v == "" || hasControl(f.v) {
+			return fmt.Errorf("%s %q is empty or holds a tab, a line break or another control character", f.name, f.v)
 		}
 	}
 	if pc.Lift != nil && pc.Kind != inventory.KindBlock {

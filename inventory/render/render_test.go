@@ -547,3 +547,29 @@ func TestRejectedSets(t *testing.T) {
 		}
 	}
 }
+
+// TestHasControl checks the eight-bytes-at-a-time test against the plain
+// one, for every byte value at every position, among ASCII and high bytes.
+func TestHasControl(t *testing.T) {
+	naive := func(s string) bool {
+		for i := range len(s) {
+			if s[i] < 0x20 {
+				return true
+			}
+		}
+		return false
+	}
+	for _, fill := range []byte{'a', 0x80, 0xff, ' ', '!'} {
+		for n := 1; n <= 19; n++ {
+			for p := range n {
+				for c := range 256 {
+					b := bytes.Repeat([]byte{fill}, n)
+					b[p] = byte(c)
+					if got, want := hasControl(string(b)), naive(string(b)); got != want {
+						t.Fatalf("hasControl(%q) = %v; want %v", b, got, want)
+					}
+				}
+			}
+		}
+	}
+}
