@@ -31,7 +31,8 @@ type ParseError struct {
 	Err error
 }
 
-// Error returns "installed.json:LINE:COL: PATH: MSG[: ERR]".
+// Error returns "installed.json:LINE:COL: PATH: MSG", followed by the
+// underlying error on the next lines when there is one.
 func (e *ParseError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s:%d:%d: ", InstalledJSONName, e.Line, e.Column)
@@ -197,8 +198,16 @@ func (p *parser) object(d []byte, off, base int, path string, member func(key st
 			return i, p.fail(base+i, path, "invalid JSON: want a key in double quotes, got %s", shorten(d[i:]))
 		}
 		keyEnd, ok := skipString(d, i)
+		if !ok {
+			return i, p.fail(base+i, path, "unexpected end of file")
+		}
 		var key string
-		if !ok || json.Unmarshal(d[i:keyEnd], &key) != nil {
+		if raw := d[i+1 : keyEnd-1]; bytes.IndexByte(raw, '\\') < 0 {
+			// Without escapes the key is its bytes; what else is wrong
+			// with it (a control character, bad UTF-8) inventory.Decode
+			// reports for a pack, and no envelope key matches it.
+			key = string(raw)
+		} else if json.Unmarshal(d[i:keyEnd], &key) != nil {
 			return i, p.fail(base+i, path, "invalid JSON: bad key %s", shorten(d[i:keyEnd]))
 		}
 		j := skipSpace(d, keyEnd)

@@ -148,7 +148,9 @@ func TestParseInstalledReformatted(t *testing.T) {
 	}
 	moved := strings.Replace(min.String(), `"enabled":true,`, ``, 1)
 	moved = strings.Replace(moved, `"pieces":[`, `"enabled":true,"pieces":[`, 1)
-	for name, doc := range map[string]string{"minified": min.String(), "keys moved": moved} {
+	escaped := strings.Replace(good, `"enabled"`, `"en\u0061bled"`, 1)
+	escaped = strings.Replace(escaped, `"archive_sha256"`, `"archive_sha\u0032\u00356"`, 1)
+	for name, doc := range map[string]string{"minified": min.String(), "keys moved": moved, "keys escaped": escaped} {
 		packs, err := ParseInstalled([]byte(doc))
 		if err != nil {
 			t.Fatalf("%s: ParseInstalled = %v", name, err)

@@ -224,29 +224,23 @@ func newSet(packs []inventory.InstalledPack) (*set, error) {
 			}
 		}
 	}
-	s.byTag = s.index(func(r row) string { return r.piece.Tag })
-	s.byClass = s.index(func(r row) string { return r.piece.Class })
+	tag := func(r row) string { return r.piece.Tag }
+	class := func(r row) string { return r.piece.Class }
+	s.byTag, s.byClass = s.index(tag), s.index(class)
 	for _, by := range [...]struct {
 		what string
 		idx  []int32
-	}{{"tag", s.byTag}, {"class", s.byClass}} {
-		what, idx := by.what, by.idx
-		for i := 1; i < len(idx); i++ {
-			a, b := s.pieces[idx[i-1]], s.pieces[idx[i]]
-			if ka, kb := key(what, a), key(what, b); ka == kb {
-				return nil, fmt.Errorf("%w: %s %q belongs to both %s/%s and %s/%s", ErrConflict, what, ka,
+		key  func(row) string
+	}{{"tag", s.byTag, tag}, {"class", s.byClass, class}} {
+		for i := 1; i < len(by.idx); i++ {
+			a, b := s.pieces[by.idx[i-1]], s.pieces[by.idx[i]]
+			if k := by.key(a); k == by.key(b) {
+				return nil, fmt.Errorf("%w: %s %q belongs to both %s/%s and %s/%s", ErrConflict, by.what, k,
 					a.pack.Manifest.ID, a.piece.ID, b.pack.Manifest.ID, b.piece.ID)
 			}
 		}
 	}
 	return s, nil
-}
-
-func key(what string, r row) string {
-	if what == "tag" {
-		return r.piece.Tag
-	}
-	return r.piece.Class
 }
 
 // index returns the indices of s.pieces sorted by key, in byte order; ties
