@@ -19,6 +19,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
@@ -104,9 +105,12 @@ func (e *Error) Error() string {
 	b.WriteString(e.Step)
 	b.WriteString(": ")
 	b.WriteString(e.Err.Error())
-	if len(e.Replaced) == 0 {
+	switch {
+	case len(e.Replaced) == 0:
 		b.WriteString(" (no file was replaced)")
-	} else {
+	case e.Step == StepSync:
+		fmt.Fprintf(&b, " (replaced: %s; a power loss now could undo the renames)", strings.Join(e.Replaced, ", "))
+	default:
 		fmt.Fprintf(&b, " (already replaced: %s; publish again to finish)", strings.Join(e.Replaced, ", "))
 	}
 	return b.String()
@@ -157,7 +161,7 @@ func Publish(dir string, files []File, opts Options) (res Result, err error) {
 		}
 	}()
 	fail := func(name, stepName string, cause error) (Result, error) {
-		return res, &Error{Dir: dir, Name: name, Step: stepName, Replaced: res.Written, Err: cause}
+		return res, &Error{Dir: dir, Name: name, Step: stepName, Replaced: slices.Clone(res.Written), Err: cause}
 	}
 
 	for _, f := range files {
