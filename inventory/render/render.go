@@ -52,15 +52,17 @@ var (
 	// door definitions than inventory.MaxDoorsInstalled.
 	ErrTooManyDoors = errors.New("render: too many door definitions across enabled packs")
 	// ErrUnrenderable is returned for a pack the files cannot hold: no
-	// manifest, a number that is not finite, a tab or line break in a
-	// field of the text files, a lift on a panel or a door on a block.
+	// manifest, an archive hash that is not SHA-256 hex, a number that is
+	// not finite, a control character (a tab, a line break) in a field of
+	// the text files, a lift on a panel or a door on a block.
 	ErrUnrenderable = errors.New("render: pack cannot be rendered")
 )
 
 // Files renders the four inventory files of packs in publication order
-// (see [Names]). It fails, naming the packs, when the set breaks a rule the
-// files depend on (see [ErrConflict], [ErrTooManyDoors], [ErrUnrenderable]);
-// nothing is rendered then.
+// (see [Names]). The manifests are expected to have passed
+// inventory.Decode; Files checks only what the files themselves depend on,
+// and fails, naming the packs, when the set breaks it (see [ErrConflict],
+// [ErrTooManyDoors], [ErrUnrenderable]); nothing is rendered then.
 func Files(packs []inventory.InstalledPack) ([]File, error) {
 	s, err := newSet(packs)
 	if err != nil {
@@ -182,6 +184,9 @@ func newSet(packs []inventory.InstalledPack) (*set, error) {
 		p := &packs[i]
 		if p.Manifest == nil {
 			return nil, fmt.Errorf("%w: packs[%d] has no manifest", ErrUnrenderable, i)
+		}
+		if !isSHA256(p.ArchiveSHA256) {
+			return nil, fmt.Errorf("%w: pack %s: archive SHA-256 %q is not 64 lower-case hex digits", ErrUnrenderable, p.Manifest.ID, p.ArchiveSHA256)
 		}
 		s.packs[i] = p
 		n += len(p.Manifest.Pieces)

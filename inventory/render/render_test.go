@@ -520,6 +520,8 @@ func TestRejectedSets(t *testing.T) {
 	nan.Manifest.Pieces[0].Dimensions[1] = math.NaN()
 	tab := clone(b)
 	tab.Manifest.Version = "1.0.0\t"
+	noHash := clone(b)
+	noHash.ArchiveSHA256 = ""
 	liftPanel := clone(b)
 	liftPanel.Manifest.Pieces[0].Lift = testLift
 	for _, tc := range []struct {
@@ -535,6 +537,7 @@ func TestRejectedSets(t *testing.T) {
 		{"NaN", []inventory.InstalledPack{a, nan}, ErrUnrenderable, "pack-b piece wall"},
 		{"tab in version", []inventory.InstalledPack{a, tab}, ErrUnrenderable, "version"},
 		{"lift on a panel", []inventory.InstalledPack{a, liftPanel}, ErrUnrenderable, "lift on a panel"},
+		{"no archive hash", []inventory.InstalledPack{a, noHash}, ErrUnrenderable, "pack-b: archive SHA-256"},
 	} {
 		_, err := Files(tc.packs)
 		if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.says) {
