@@ -19,6 +19,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
@@ -104,9 +105,12 @@ func (e *Error) Error() string {
 	b.WriteString(e.Step)
 	b.WriteString(": ")
 	b.WriteString(e.Err.Error())
-	if len(e.Replaced) == 0 {
+	switch {
+	case len(e.Replaced) == 0:
 		b.WriteString(" (no file was replaced)")
-	} else {
+	case e.Step == StepSync:
+		fmt.Fprintf(&b, " (replaced: %s; a power loss now could undo the renames)", strings.Join(e.Replaced, ", "))
+	default:
 		fmt.Fprintf(&b, " (already replaced: %s; publish again to finish)", strings.Join(e.Replaced, ", "))
 	}
 	return b.String()
@@ -157,7 +161,7 @@ func Publish(dir string, files []File, opts Options) (res Result, err error) {
 		}
 	}()
 	fail := func(name, stepName string, cause error) (Result, error) {
-		return res, &Error{Dir: dir, Name: name, Step: stepName, Replaced: res.Written, Err: cause}
+		return res, &Error{Dir: dir, Name: name, Step: stepName, Replaced: slices.Clone(res.Written), Err: cause}
 	}
 
 	for _, f := range files {
@@ -218,11 +222,28 @@ func holds(path string, data []byte) (bool, error) {
 	if fi.Size() != int64(len(data)) {
 		return false, nil
 	}
-	old, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return false, err
 	}
-	return bytes.Equal(old, data), nil
+	defer f.Close()
+	// Compare in chunks rather than reading the whole file: the inventory
+	// can be megabytes, and an unchanged one is the common case.
+	buf := make([]byte, min(len(data), 256<<10))
+	for off := 0; off < len(data); {
+		n, err := io.ReadFull(f, buf[:min(len(buf), len(data)-off)])
+		if err != nil {
+			if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+				return false, nil // shrank since the stat
+			}
+			return false, err
+		}
+		if !bytes.Equal(buf[:n], data[off:off+n]) {
+			return false, nil
+		}
+		off += n
+	}
+	return true, nil
 }
 
 // checkNames reports a name that is not a plain file name, repeats, or

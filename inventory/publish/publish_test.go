@@ -335,6 +335,9 @@ func TestSyncFailureReported(t *testing.T) {
 	if !errors.As(err, &pe) || !errors.Is(err, syscall.EIO) || pe.Step != StepSync || len(pe.Replaced) != 4 {
 		t.Fatalf("Publish with a failing folder sync = %v; want *Error at step sync after 4 renames", err)
 	}
+	if !strings.Contains(err.Error(), "power loss") {
+		t.Errorf("error %q does not say what a failed folder sync risks", err)
+	}
 }
 
 func TestBadNames(t *testing.T) {

@@ -24,11 +24,11 @@ type jsonWriter struct {
 	b []byte
 }
 
+// indent is a line break and enough indentation for the deepest value.
+const indent = "\n                    "
+
 func (w *jsonWriter) newline(depth int) {
-	w.b = append(w.b, '\n')
-	for range depth {
-		w.b = append(w.b, ' ', ' ')
-	}
+	w.b = append(w.b, indent[:1+2*depth]...)
 }
 
 // key starts member name of an object at depth; first is whether it is the
@@ -64,7 +64,7 @@ func (w *jsonWriter) vec(depth int, v inventory.Vec3) {
 }
 
 func (s *set) installedJSON() []byte {
-	w := &jsonWriter{b: make([]byte, 0, 4096+len(s.rows)*700)}
+	w := &jsonWriter{b: make([]byte, 0, 4096+len(s.pieces)*700)}
 	w.b = append(w.b, '{')
 	w.key(1, true, "format")
 	w.str(Format)
@@ -216,6 +216,14 @@ func (w *jsonWriter) piece(d int, pc *inventory.Piece) {
 
 const hexDigits = "0123456789abcdef"
 
+// plain says which ASCII bytes a JSON string holds as they are.
+var plain = func() (t [utf8.RuneSelf]bool) {
+	for c := range t {
+		t[c] = c >= 0x20 && c != '"' && c != '\\'
+	}
+	return t
+}()
+
 // appendString appends s as a JSON string the way encoding/json does with
 // HTML escaping off: quote, backslash and control characters escaped,
 // U+2028 and U+2029 escaped, invalid UTF-8 replaced by U+FFFD.
@@ -225,7 +233,7 @@ func appendString(b []byte, s string) []byte {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
+			if plain[c] {
 				i++
 				continue
 			}

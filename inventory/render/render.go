@@ -52,15 +52,17 @@ var (
 	// door definitions than inventory.MaxDoorsInstalled.
 	ErrTooManyDoors = errors.New("render: too many door definitions across enabled packs")
 	// ErrUnrenderable is returned for a pack the files cannot hold: no
-	// manifest, a number that is not finite, a tab or line break in a
-	// field of the text files, a lift on a panel or a door on a block.
+	// manifest, an archive hash that is not SHA-256 hex, a number that is
+	// not finite, a control character (a tab, a line break) in a field of
+	// the text files, a lift on a panel or a door on a block.
 	ErrUnrenderable = errors.New("render: pack cannot be rendered")
 )
 
 // Files renders the four inventory files of packs in publication order
-// (see [Names]). It fails, naming the packs, when the set breaks a rule the
-// files depend on (see [ErrConflict], [ErrTooManyDoors], [ErrUnrenderable]);
-// nothing is rendered then.
+// (see [Names]). The manifests are expected to have passed
+// inventory.Decode; Files checks only what the files themselves depend on,
+// and fails, naming the packs, when the set breaks it (see [ErrConflict],
+// [ErrTooManyDoors], [ErrUnrenderable]); nothing is rendered then.
 func Files(packs []inventory.InstalledPack) ([]File, error) {
 	s, err := newSet(packs)
 	if err != nil {
@@ -153,32 +155,41 @@ func LiftClasses(packs []inventory.InstalledPack) (used, ignored []string) {
 	return all[:inventory.MaxLiftClassesUsed:inventory.MaxLiftClassesUsed], all[inventory.MaxLiftClassesUsed:]
 }
 
-// set is a checked set of packs, sorted by id, with the rows of the text
-// files collected.
+// set is a checked set of packs, sorted by id, with every piece indexed in
+// tag order and in class order.
 type set struct {
-	packs []*inventory.InstalledPack // sorted by id
-	rows  []row                      // every piece of an enabled pack
+	packs       []*inventory.InstalledPack // sorted by id
+	pieces      []row                      // every piece of every pack
+	byTag       []int32                    // indices into pieces, sorted by tag
+	byClass     []int32                    // indices into pieces, sorted by class
+	enabledRows int                        // pieces of enabled packs
+	liftRows    int                        // lift blocks of enabled packs
 }
 
-// row is one piece of an enabled pack.
+// row is one piece of an installed pack.
 type row struct {
-	pack  *inventory.Manifest
+	pack  *inventory.InstalledPack
 	piece *inventory.Piece
 }
 
-// newSet checks packs against the rules the files depend on and sorts them.
-// The rules of SPEC §3 are the manifest validator's; this only guards what
-// would make the files ambiguous or malformed.
+// newSet checks packs against the rules the files depend on, sorts them and
+// indexes their pieces. The rules of SPEC §3 are the manifest validator's;
+// this only guards what would make the files ambiguous or malformed.
+// Uniqueness is checked on the sorted indexes, which the text files need
+// anyway, rather than with maps.
 func newSet(packs []inventory.InstalledPack) (*set, error) {
 	s := &set{packs: make([]*inventory.InstalledPack, len(packs))}
-	pieces, doors := 0, 0
+	n, doors := 0, 0
 	for i := range packs {
 		p := &packs[i]
 		if p.Manifest == nil {
 			return nil, fmt.Errorf("%w: packs[%d] has no manifest", ErrUnrenderable, i)
 		}
+		if !isSHA256(p.ArchiveSHA256) {
+			return nil, fmt.Errorf("%w: pack %s: archive SHA-256 %q is not 64 lower-case hex digits", ErrUnrenderable, p.Manifest.ID, p.ArchiveSHA256)
+		}
 		s.packs[i] = p
-		pieces += len(p.Manifest.Pieces)
+		n += len(p.Manifest.Pieces)
 		if p.Enabled {
 			doors += p.Manifest.Doors()
 		}
@@ -201,30 +212,78 @@ func newSet(packs []inventory.InstalledPack) (*set, error) {
 		return nil, fmt.Errorf("%w: %d door definitions, at most %d allowed; packs with doors: %s",
 			ErrTooManyDoors, doors, inventory.MaxDoorsInstalled, strings.Join(with, ", "))
 	}
-	tags := make(map[string]string, pieces)
-	classes := make(map[string]string, pieces)
+	s.pieces = make([]row, 0, n)
 	for _, p := range s.packs {
 		m := p.Manifest
 		for j := range m.Pieces {
 			pc := &m.Pieces[j]
-			owner := m.ID + "/" + pc.ID
 			if err := checkPiece(m, pc); err != nil {
 				return nil, fmt.Errorf("%w: pack %s piece %s: %v", ErrUnrenderable, m.ID, pc.ID, err)
 			}
-			if o, dup := tags[pc.Tag]; dup {
-				return nil, fmt.Errorf("%w: tag %q belongs to both %s and %s", ErrConflict, pc.Tag, o, owner)
-			}
-			tags[pc.Tag] = owner
-			if o, dup := classes[pc.Class]; dup {
-				return nil, fmt.Errorf("%w: class %q belongs to both %s and %s", ErrConflict, pc.Class, o, owner)
-			}
-			classes[pc.Class] = owner
+			s.pieces = append(s.pieces, row{p, pc})
 			if p.Enabled {
-				s.rows = append(s.rows, row{m, pc})
+				s.enabledRows++
+				if pc.Lift != nil {
+					s.liftRows++
+				}
+			}
+		}
+	}
+	tag := func(r row) string { return r.piece.Tag }
+	class := func(r row) string { return r.piece.Class }
+	s.byTag, s.byClass = s.index(tag), s.index(class)
+	for _, by := range [...]struct {
+		what string
+		idx  []int32
+		key  func(row) string
+	}{{"tag", s.byTag, tag}, {"class", s.byClass, class}} {
+		for i := 1; i < len(by.idx); i++ {
+			a, b := s.pieces[by.idx[i-1]], s.pieces[by.idx[i]]
+			if k := by.key(a); k == by.key(b) {
+				return nil, fmt.Errorf("%w: %s %q belongs to both %s/%s and %s/%s", ErrConflict, by.what, k,
+					a.pack.Manifest.ID, a.piece.ID, b.pack.Manifest.ID, b.piece.ID)
 			}
 		}
 	}
 	return s, nil
+}
+
+// index returns the indices of s.pieces sorted by key, in byte order; ties
+// keep pack and manifest order.
+func (s *set) index(key func(row) string) []int32 {
+	idx := make([]int32, len(s.pieces))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	slices.SortStableFunc(idx, func(a, b int32) int {
+		return strings.Compare(key(s.pieces[a]), key(s.pieces[b]))
+	})
+	return idx
+}
+
+// hasControl reports whether v holds a control character (below U+0020),
+// a tab or a line break among them, which would break a row of the text
+// files. It tests eight bytes at a time.
+func hasControl(v string) bool {
+	const highs, spaces = 0x8080808080808080, 0x2020202020202020
+	i := 0
+	for ; i+8 <= len(v); i += 8 {
+		w := v[i : i+8]
+		x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+			uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+		// Only a byte below 0x20 sets its high bit when 0x20 is taken
+		// from it without having it set before (^x); a borrow reaches
+		// higher bytes only after such a byte.
+		if (x-spaces)&^x&highs != 0 {
+			return true
+		}
+	}
+	for ; i < len(v); i++ {
+		if v[i] < 0x20 {
+			return true
+		}
+	}
+	return false
 }
 
 // checkPiece reports what in one piece the files cannot hold.
@@ -233,8 +292,8 @@ func checkPiece(m *inventory.Manifest, pc *inventory.Piece) error {
 		{"pack id", m.ID}, {"version", m.Version}, {"piece id", pc.ID},
 		{"kind", string(pc.Kind)}, {"tag", pc.Tag}, {"class", pc.Class},
 	} {
-		if f.v == "" || strings.ContainsAny(f.v, "\t\n\r") {
-			return fmt.Errorf("%s %q is empty or holds a tab or line break", f.name, f.v)
+		if f.v == "" || hasControl(f.v) {
+			return fmt.Errorf("%s %q is empty or holds a tab, a line break or another control character", f.name, f.v)
 		}
 	}
 	if pc.Lift != nil && pc.Kind != inventory.KindBlock {
@@ -243,18 +302,21 @@ func checkPiece(m *inventory.Manifest, pc *inventory.Piece) error {
 	if pc.Door != nil && pc.Kind != inventory.KindPanel {
 		return fmt.Errorf("door on a %s; only panels carry doors", pc.Kind)
 	}
-	nums := append([]float64(nil), pc.Dimensions[:]...)
+	var nums [20]float64
+	n := copy(nums[:], pc.Dimensions[:])
 	if l := pc.Lift; l != nil {
-		nums = append(nums, l.OffsetM[:]...)
-		nums = append(nums, l.SizeM[:]...)
-		nums = append(nums, l.Direction[:]...)
-		nums = append(nums, l.AccelerationMS2, l.MaxSpeedMS)
+		n += copy(nums[n:], l.OffsetM[:])
+		n += copy(nums[n:], l.SizeM[:])
+		n += copy(nums[n:], l.Direction[:])
+		nums[n], nums[n+1] = l.AccelerationMS2, l.MaxSpeedMS
+		n += 2
 	}
 	if d := pc.Door; d != nil {
-		nums = append(nums, d.TravelM, d.SpeedMS, d.HoldOpenS)
-		nums = append(nums, d.TriggerSizeM[:]...)
+		n += copy(nums[n:], d.TriggerSizeM[:])
+		nums[n], nums[n+1], nums[n+2] = d.TravelM, d.SpeedMS, d.HoldOpenS
+		n += 3
 	}
-	for _, v := range nums {
+	for _, v := range nums[:n] {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("number %v is not finite", v)
 		}
@@ -268,21 +330,23 @@ func appendNum(b []byte, v float64) []byte {
 	if v == 0 {
 		return append(b, '0')
 	}
+	// Whole numbers, most of a catalog, skip the shortest-float search;
+	// below 2^53 they print the same either way.
+	if v == math.Trunc(v) && math.Abs(v) < 1<<53 {
+		return strconv.AppendInt(b, int64(v), 10)
+	}
 	return strconv.AppendFloat(b, v, 'f', -1, 64)
 }
 
 func (s *set) lifts() []byte {
-	rows := make([]row, 0, len(s.rows)/4)
-	for _, r := range s.rows {
-		if r.piece.Lift != nil {
-			rows = append(rows, r)
-		}
-	}
-	slices.SortFunc(rows, func(a, b row) int { return strings.Compare(a.piece.Class, b.piece.Class) })
-	b := make([]byte, 0, len(LiftsHeader)+1+len(rows)*200)
+	b := make([]byte, 0, len(LiftsHeader)+1+s.liftRows*200)
 	b = append(b, LiftsHeader+"\n"...)
-	for _, r := range rows {
+	for _, i := range s.byClass {
+		r := s.pieces[i]
 		l := r.piece.Lift
+		if l == nil || !r.pack.Enabled {
+			continue
+		}
 		b = append(b, r.piece.Class...)
 		b = append(b, '\t')
 		b = append(b, r.piece.Tag...)
@@ -305,17 +369,14 @@ func (s *set) lifts() []byte {
 }
 
 func (s *set) doors() []byte {
-	rows := make([]row, 0, min(len(s.rows), inventory.MaxDoorsInstalled))
-	for _, r := range s.rows {
-		if r.piece.Door != nil {
-			rows = append(rows, r)
-		}
-	}
-	slices.SortFunc(rows, func(a, b row) int { return strings.Compare(a.piece.Tag, b.piece.Tag) })
-	b := make([]byte, 0, len(DoorsHeader)+1+len(rows)*100)
+	b := make([]byte, 0, len(DoorsHeader)+1+inventory.MaxDoorsInstalled*100)
 	b = append(b, DoorsHeader+"\n"...)
-	for _, r := range rows {
+	for _, i := range s.byTag {
+		r := s.pieces[i]
 		d, dim := r.piece.Door, r.piece.Dimensions
+		if d == nil || !r.pack.Enabled {
+			continue
+		}
 		b = append(b, r.piece.Tag...)
 		for _, v := range [...]float64{
 			d.TravelM, d.SpeedMS,
@@ -332,17 +393,19 @@ func (s *set) doors() []byte {
 }
 
 func (s *set) installed() []byte {
-	rows := slices.Clone(s.rows)
-	slices.SortFunc(rows, func(a, b row) int { return strings.Compare(a.piece.Tag, b.piece.Tag) })
-	b := make([]byte, 0, len(InstalledHeader)+1+len(rows)*200)
+	b := make([]byte, 0, len(InstalledHeader)+1+s.enabledRows*200)
 	b = append(b, InstalledHeader+"\n"...)
-	for _, r := range rows {
-		pc := r.piece
+	for _, i := range s.byTag {
+		r := s.pieces[i]
+		if !r.pack.Enabled {
+			continue
+		}
+		pc, m := r.piece, r.pack.Manifest
 		b = append(b, pc.Tag...)
 		b = append(b, '\t')
-		b = append(b, r.pack.ID...)
+		b = append(b, m.ID...)
 		b = append(b, '\t')
-		b = append(b, r.pack.Version...)
+		b = append(b, m.Version...)
 		b = append(b, '\t')
 		b = append(b, pc.ID...)
 		b = append(b, '\t')

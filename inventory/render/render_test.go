@@ -157,43 +157,38 @@ func TestGolden(t *testing.T) {
 func TestDisableDropsRows(t *testing.T) {
 	packs := load(t, examples(t)...)
 	before := files(t, packs)
-	var off *inventory.Manifest
+	const off, kept = "lockout-gates", "glass-works" // both have doors
 	for i := range packs {
-		if packs[i].Manifest.Doors() > 0 {
+		if packs[i].Manifest.ID == off {
 			packs[i].Enabled = false
-			off = packs[i].Manifest
 		}
-	}
-	if off == nil {
-		t.Fatal("no example pack has doors")
 	}
 	after := files(t, packs)
+	rows := func(data []byte, id string) int { return bytes.Count(data, []byte(`\`+id+`\`)) }
 	for _, name := range []string{LiftsName, DoorsName, InstalledName} {
-		if !bytes.Contains(before[name], []byte(`\`+off.ID+`\`)) && name != LiftsName {
-			t.Fatalf("%s held no row of %s before disabling", name, off.ID)
+		if n := rows(after[name], off); n != 0 {
+			t.Errorf("%s still holds %d rows of disabled pack %s:\n%s", name, n, off, after[name])
 		}
-		if bytes.Contains(after[name], []byte(`\`+off.ID+`\`)) {
-			t.Errorf("%s still holds rows of disabled pack %s:\n%s", name, off.ID, after[name])
+		if rows(after[name], kept) != rows(before[name], kept) {
+			t.Errorf("%s lost rows of %s, which stays enabled", name, kept)
+		}
+	}
+	for _, name := range []string{DoorsName, InstalledName} {
+		if rows(before[name], off) == 0 {
+			t.Fatalf("test bug: %s held no row of %s before disabling", name, off)
 		}
 	}
 	got, err := ParseInstalled(after[InstalledJSONName])
 	if err != nil {
 		t.Fatalf("ParseInstalled = %v", err)
 	}
-	found := false
+	if len(got) != len(packs) {
+		t.Fatalf("installed.json lists %d packs after disabling; want all %d", len(got), len(packs))
+	}
 	for _, p := range got {
-		if p.Manifest.ID == off.ID {
-			found = true
-			if p.Enabled {
-				t.Errorf("installed.json lists %s enabled after disabling", off.ID)
-			}
+		if want := p.Manifest.ID != off; p.Enabled != want {
+			t.Errorf("installed.json lists %s enabled = %v; want %v", p.Manifest.ID, p.Enabled, want)
 		}
-	}
-	if !found {
-		t.Errorf("installed.json dropped disabled pack %s", off.ID)
-	}
-	if !bytes.Contains(after[InstalledJSONName], []byte(`"enabled": false`)) {
-		t.Errorf("installed.json has no \"enabled\": false")
 	}
 }
 
@@ -525,6 +520,8 @@ func TestRejectedSets(t *testing.T) {
 	nan.Manifest.Pieces[0].Dimensions[1] = math.NaN()
 	tab := clone(b)
 	tab.Manifest.Version = "1.0.0\t"
+	noHash := clone(b)
+	noHash.ArchiveSHA256 = ""
 	liftPanel := clone(b)
 	liftPanel.Manifest.Pieces[0].Lift = testLift
 	for _, tc := range []struct {
@@ -540,10 +537,37 @@ func TestRejectedSets(t *testing.T) {
 		{"NaN", []inventory.InstalledPack{a, nan}, ErrUnrenderable, "pack-b piece wall"},
 		{"tab in version", []inventory.InstalledPack{a, tab}, ErrUnrenderable, "version"},
 		{"lift on a panel", []inventory.InstalledPack{a, liftPanel}, ErrUnrenderable, "lift on a panel"},
+		{"no archive hash", []inventory.InstalledPack{a, noHash}, ErrUnrenderable, "pack-b: archive SHA-256"},
 	} {
 		_, err := Files(tc.packs)
 		if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.says) {
 			t.Errorf("%s: Files = %v; want %v saying %q", tc.name, err, tc.want, tc.says)
+		}
+	}
+}
+
+// TestHasControl checks the eight-bytes-at-a-time test against the plain
+// one, for every byte value at every position, among ASCII and high bytes.
+func TestHasControl(t *testing.T) {
+	naive := func(s string) bool {
+		for i := range len(s) {
+			if s[i] < 0x20 {
+				return true
+			}
+		}
+		return false
+	}
+	for _, fill := range []byte{'a', 0x80, 0xff, ' ', '!'} {
+		for n := 1; n <= 19; n++ {
+			for p := range n {
+				for c := range 256 {
+					b := bytes.Repeat([]byte{fill}, n)
+					b[p] = byte(c)
+					if got, want := hasControl(string(b)), naive(string(b)); got != want {
+						t.Fatalf("hasControl(%q) = %v; want %v", b, got, want)
+					}
+				}
+			}
 		}
 	}
 }

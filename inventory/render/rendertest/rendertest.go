@@ -1,13 +1,15 @@
 // Package rendertest owns synthetic sets of installed packs for tests and
-// benchmarks of the inventory files: valid by construction, deterministic,
+// benchmarks of the inventory files — valid by construction, deterministic,
 // and shaped like real packs (lifts, doors up to the global limit, surfaces,
-// plain pieces).
+// plain pieces) — and the CPU-time metric those benchmarks report.
 package rendertest
 
 import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"testing"
+	"time"
 
 	"github.com/mjolnir-forge/forgesync/inventory"
 )
@@ -73,4 +75,19 @@ func Packs(n int) []inventory.InstalledPack {
 		packs[i] = inventory.InstalledPack{Manifest: m, Enabled: true, ArchiveSHA256: hex.EncodeToString(sum[:])}
 	}
 	return packs
+}
+
+// ReportCPU adds the metrics cpu-ns/op and cpu-ns/pack (n packs) to b: the
+// CPU time of the whole process, garbage collection included, since start
+// (a [CPUTime] reading) divided by the iterations run. On a machine shared
+// with other work, wall time says little; CPU time does not depend on the
+// neighbours.
+func ReportCPU(b *testing.B, start time.Duration, iterations, n int) {
+	now, ok := CPUTime()
+	if !ok || iterations == 0 {
+		return
+	}
+	per := float64(now-start) / float64(iterations)
+	b.ReportMetric(per, "cpu-ns/op")
+	b.ReportMetric(per/float64(n), "cpu-ns/pack")
 }
