@@ -116,45 +116,6 @@ func Installed(packs []inventory.InstalledPack) ([]byte, error) {
 	return s.installed(), nil
 }
 
-// DoorCount returns the number of door definitions across the enabled
-// packs, the figure SPEC §4 caps at inventory.MaxDoorsInstalled.
-func DoorCount(packs []inventory.InstalledPack) int {
-	n := 0
-	for _, p := range packs {
-		if p.Enabled && p.Manifest != nil {
-			n += p.Manifest.Doors()
-		}
-	}
-	return n
-}
-
-// LiftClasses returns the classes of the lift blocks of the enabled packs,
-// sorted by class path in byte order, split into the first
-// inventory.MaxLiftClassesUsed, which the runtime uses, and the rest, which
-// it ignores. Both are nil when there are none.
-func LiftClasses(packs []inventory.InstalledPack) (used, ignored []string) {
-	var all []string
-	for _, p := range packs {
-		if !p.Enabled || p.Manifest == nil {
-			continue
-		}
-		for i := range p.Manifest.Pieces {
-			if pc := &p.Manifest.Pieces[i]; pc.Lift != nil {
-				all = append(all, pc.Class)
-			}
-		}
-	}
-	if len(all) == 0 {
-		return nil, nil
-	}
-	slices.Sort(all)
-	all = slices.Compact(all)
-	if len(all) <= inventory.MaxLiftClassesUsed {
-		return all, nil
-	}
-	return all[:inventory.MaxLiftClassesUsed:inventory.MaxLiftClassesUsed], all[inventory.MaxLiftClassesUsed:]
-}
-
 // set is a checked set of packs, sorted by id, with every piece indexed in
 // tag order and in class order.
 type set struct {

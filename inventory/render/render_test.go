@@ -459,33 +459,14 @@ func TestRowFields(t *testing.T) {
 	}
 }
 
-func TestLiftClasses(t *testing.T) {
-	var pieces []inventory.Piece
-	for i := range 17 {
-		pieces = append(pieces, withLift(piece("many-lifts", fmt.Sprintf("lift_%02d", i), inventory.KindBlock, fmt.Sprintf("BP_Lift%02d", 16-i))))
-	}
-	off := pack(t, "off-pack", withLift(piece("off-pack", "lift", inventory.KindBlock, "BP_Lift")))
-	off.Enabled = false
-	packs := []inventory.InstalledPack{pack(t, "many-lifts", pieces...), off}
-	used, ignored := LiftClasses(packs)
-	if len(used) != 16 || len(ignored) != 1 {
-		t.Fatalf("LiftClasses = %d used, %d ignored; want 16, 1", len(used), len(ignored))
-	}
-	if want := "/Game/MJOLNIR/Forge/many-lifts/Blocks/BP_Lift00.BP_Lift00_C"; used[0] != want {
-		t.Errorf("first used class = %q; want %q", used[0], want)
-	}
-	if want := "/Game/MJOLNIR/Forge/many-lifts/Blocks/BP_Lift16.BP_Lift16_C"; ignored[0] != want {
-		t.Errorf("ignored class = %q; want %q (the last by class path)", ignored[0], want)
-	}
-	if u, i := LiftClasses(packs[1:]); u != nil || i != nil {
-		t.Errorf("LiftClasses(disabled only) = %v, %v; want none", u, i)
-	}
-}
-
 func TestDoorLimit(t *testing.T) {
 	all := rendertest.Packs(200) // carries exactly 256 doors
-	if n := DoorCount(all); n != inventory.MaxDoorsInstalled {
-		t.Fatalf("DoorCount = %d; want %d", n, inventory.MaxDoorsInstalled)
+	n := 0
+	for _, p := range all {
+		n += p.Manifest.Doors()
+	}
+	if n != inventory.MaxDoorsInstalled {
+		t.Fatalf("rendertest.Packs(200) carries %d doors; want %d", n, inventory.MaxDoorsInstalled)
 	}
 	got := files(t, all)
 	if rows := bytes.Count(got[DoorsName], []byte("\n")) - 1; rows != 256 {
