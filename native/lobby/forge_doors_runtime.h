@@ -1682,55 +1682,64 @@ fd_status fd_runtime_observe_panel(fd_runtime *rt, const fd_panel_observation *o
     return FD_OK;
 }
 
-/* fd_scan_obstacles gathers, for one panel, what the obstacles mean. */
+/* fd_scan is what the obstacles mean for one panel this tick. */
 typedef struct fd_scan {
     int occupied;          /* a biped stands in the trigger */
     int close_blocked;     /* something is in the closing sweep */
     double open_limit;     /* highest lift the top may reach */
 } fd_scan;
 
-static void fd_scan_obstacles(const fd_door_def *def, const fd_panel *p,
-                              const fd_obstacle *obs, size_t count, fd_scan *s)
+/* FD_CHUNK obstacles are filtered at a time into a stack buffer, so the
+ * per-pair loop sees only obstacles that count. */
+#define FD_CHUNK 64
+
+/* fd_scan_chunk folds a chunk of counted obstacles into a panel's scan. */
+static void fd_scan_chunk(const fd_door_def *def, const fd_panel *p, const fd_obstacle *obs,
+                          size_t count, fd_scan *s)
 {
     const double hx = def->panel[0] * 0.5, hy = def->panel[1] * 0.5, h = def->panel[2];
+    const double tx = def->trigger[0] * 0.5, ty = def->trigger[1] * 0.5, tz = def->trigger[2];
     const double top = p->height + h;
+    const int raised = p->height > 0.0;
+    const fd_vec3 o = p->closed.origin, ax = p->closed.axis_x, ay = p->closed.axis_y,
+                  az = p->closed.axis_z;
+    int occupied = s->occupied, blocked = s->close_blocked;
+    double limit = s->open_limit;
     size_t i;
-    s->occupied = 0;
-    s->close_blocked = 0;
-    s->open_limit = HUGE_VAL;
     for (i = 0; i < count; i++) {
-        const fd_obstacle *o = &obs[i];
-        fd_vec3 l;
-        double r2, dx, dy, dxy2;
-        if (!fd_obstacle_counts(o))
-            continue;
-        l = fd_to_local(&p->closed, o->centre);
-        if (o->kind == FD_OBSTACLE_BIPED && fd_local_in_trigger(def, l))
-            s->occupied = 1;
-        if (p->height > 0.0 && fd_local_hits_box(l, o->radius, hx, hy, 0.0, top))
-            s->close_blocked = 1;
+        const double cx = obs[i].centre.x - o.x, cy = obs[i].centre.y - o.y,
+                     cz = obs[i].centre.z - o.z, r = obs[i].radius, r2 = r * r;
+        const double lx = cx * ax.x + cy * ax.y + cz * ax.z;
+        const double ly = cx * ay.x + cy * ay.y + cz * ay.z;
+        const double lz = cx * az.x + cy * az.y + cz * az.z;
+        const double dx = fd_clamp_dist(lx, -hx, hx), dy = fd_clamp_dist(ly, -hy, hy);
+        const double dxy2 = dx * dx + dy * dy;
+        if (obs[i].kind == FD_OBSTACLE_BIPED && fabs(lx) <= tx && fabs(ly) <= ty && lz >= -0.5 &&
+            lz <= tz)
+            occupied = 1;
+        if (dxy2 >= r2)
+            continue; /* clear of the panel's column: neither blocks */
+        if (raised) {
+            const double dz = fd_clamp_dist(lz, 0.0, top);
+            if (dxy2 + dz * dz < r2)
+                blocked = 1;
+        }
         /* an obstacle whose centre is above the panel top caps the lift at
          * the height where the top meets its lowest point over the panel */
-        if (l.z >= top) {
-            dx = fd_clamp_dist(l.x, -hx, hx);
-            dy = fd_clamp_dist(l.y, -hy, hy);
-            dxy2 = dx * dx + dy * dy;
-            r2 = o->radius * o->radius;
-            if (dxy2 < r2) {
-                double lim = l.z - sqrt(r2 - dxy2) - h;
-                if (lim < s->open_limit)
-                    s->open_limit = lim;
-            }
+        if (lz >= top) {
+            const double lim = lz - sqrt(r2 - dxy2) - h;
+            if (lim < limit)
+                limit = lim;
         }
     }
+    s->occupied = occupied;
+    s->close_blocked = blocked;
+    s->open_limit = limit;
 }
 
-static void fd_panel_advance(fd_panel *p, const fd_door_def *def, double dt,
-                             const fd_obstacle *obs, size_t count)
+static void fd_panel_advance(fd_panel *p, const fd_door_def *def, double dt, fd_scan s)
 {
-    fd_scan s;
     double before = p->height;
-    fd_scan_obstacles(def, p, obs, count, &s);
     if (s.occupied)
         p->hold_left = def->hold;
     if ((p->state == FD_DOOR_CLOSED && s.occupied) ||
@@ -1791,8 +1800,9 @@ static void fd_panel_advance(fd_panel *p, const fd_door_def *def, double dt,
 fd_status fd_runtime_step(fd_runtime *rt, uint64_t tick, double tick_seconds,
                           const fd_obstacle *obstacles, size_t count)
 {
+    fd_scan scans[FD_MAX_ACTIVE_PANELS];
     fd_status gate;
-    size_t i;
+    size_t i, base;
     if (!rt || (count > 0 && !obstacles))
         return FD_ERR_ARGUMENT;
     if (rt->scanning) {
@@ -1816,9 +1826,26 @@ fd_status fd_runtime_step(fd_runtime *rt, uint64_t tick, double tick_seconds,
         return gate;
     rt->ticks_advanced++;
     for (i = 0; i < rt->panel_count; i++) {
+        scans[i].occupied = 0;
+        scans[i].close_blocked = 0;
+        scans[i].open_limit = HUGE_VAL;
+    }
+    for (base = 0; base < count; base += FD_CHUNK) {
+        fd_obstacle chunk[FD_CHUNK];
+        size_t n = 0, j, end = count - base < FD_CHUNK ? count : base + FD_CHUNK;
+        for (j = base; j < end; j++)
+            if (fd_obstacle_counts(&obstacles[j]))
+                chunk[n++] = obstacles[j];
+        for (i = 0; n > 0 && i < rt->panel_count; i++) {
+            fd_panel *p = &rt->panels[i];
+            if (fd_automated(rt, p))
+                fd_scan_chunk(&rt->inv.defs[p->def], p, chunk, n, &scans[i]);
+        }
+    }
+    for (i = 0; i < rt->panel_count; i++) {
         fd_panel *p = &rt->panels[i];
         if (fd_automated(rt, p))
-            fd_panel_advance(p, &rt->inv.defs[p->def], tick_seconds, obstacles, count);
+            fd_panel_advance(p, &rt->inv.defs[p->def], tick_seconds, scans[i]);
     }
     return FD_OK;
 }
