@@ -946,7 +946,7 @@ void fd_inventory_init(fd_inventory *inv)
 static fd_status fd_check_door_row(const fd_span *f, fd_door_def *def, size_t *field)
 {
     double v[9];
-    fd_span pack;
+    fd_span pack = {NULL, 0};
     size_t i;
     *field = 1;
     if (!fd_valid_tag(f[0], &pack))
@@ -1209,7 +1209,7 @@ fd_status fd_inventory_bind_installed(fd_inventory *inv, const char *text, size_
     while (fd_next_line(&ls, &row)) {
         fd_status st = FD_OK;
         size_t field = 0, n;
-        fd_span pack;
+        fd_span pack = {NULL, 0};
         if (row.len == 0) {
             fd_reject(inv->installed_rejections, &inv->installed_rejected, ls.line, 0,
                       FD_ROW_EMPTY);
