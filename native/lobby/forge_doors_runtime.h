@@ -1631,8 +1631,9 @@ fd_status fd_runtime_observe_panel(fd_runtime *rt, const fd_panel_observation *o
                         : obs->parented ? FD_PANEL_PARENTED
                                         : FD_PANEL_NORMAL_PHYSICS;
         if (p) {
-            /* leaving automation raised: put the authored pose back */
-            if (why == FD_PANEL_NORMAL_PHYSICS && res && p->verified && p->height > 0.0) {
+            /* leaving automation raised (Normal physics, attached to a
+             * parent, or its definition gone): put the authored pose back */
+            if (why != FD_PANEL_STALE_HANDLE && res && p->verified && p->height > 0.0) {
                 res->write_pose = 1;
                 res->pose = p->closed;
             }

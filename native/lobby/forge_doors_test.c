@@ -991,6 +991,19 @@ static void test_physics_modes(void)
         fd_runtime_step(rt, t++, DT, &inside, 1);
     }
     CHECK(rt->panel_count == 0);
+    /* a raised panel whose definition disappears (pack disabled) also gets
+     * its authored pose back */
+    o.physics = FD_PHYSICS_FIXED;
+    for (i = 0; i < 10; i++)
+        tick(rt, &o, t++, &inside, 1);
+    CHECK(height_of(rt, o.handle) > 0);
+    fd_runtime_load_inventory(rt, DOORS, sizeof DOORS - 1, "forge-installed 1\n", 18);
+    o.pose = fd_runtime_find_panel(rt, o.handle)->published;
+    fd_runtime_begin_scan(rt);
+    CHECK_STATUS(fd_runtime_observe_panel(rt, &o, &res), FD_PANEL_UNMATCHED);
+    CHECK(res.write_pose && res.pose.origin.z == 0);
+    fd_runtime_step(rt, t++, DT, &inside, 1);
+    CHECK(rt->panel_count == 0);
 }
 
 static void test_seed_physics(void)
