@@ -664,20 +664,49 @@ static int fd_big_cmp(const fd_big *a, const fd_big *b)
     return 0;
 }
 
-/* fd_cmp_halfway compares digits*10^exp10 with (2m+1) * 2^(e-1), the point
- * halfway between m*2^e and (m+1)*2^e. */
-static int fd_cmp_halfway(const char *digits, int nd, int exp10, uint64_t m, int e)
+static void fd_big_trim(fd_big *b)
 {
-    fd_big a, b;
-    int i, f = e - 1;
-    fd_big_set(&a, 0);
-    for (i = 0; i < nd; i++)
-        fd_big_mul_small(&a, 10, (uint32_t)(digits[i] - '0'));
-    fd_big_set(&b, 2 * m + 1);
-    if (exp10 > 0)
-        fd_big_pow10(&a, exp10);
-    else
-        fd_big_pow10(&b, -exp10);
+    while (b->n > 0 && b->limb[b->n - 1] == 0)
+        b->n--;
+}
+
+/* fd_big_add adds a to r. */
+static void fd_big_add(fd_big *r, const fd_big *a)
+{
+    uint64_t carry = 0;
+    int i;
+    for (i = 0; i < a->n || (carry && i < FD_BIG_LIMBS); i++) {
+        uint64_t t = carry + (i < r->n ? r->limb[i] : 0) + (i < a->n ? a->limb[i] : 0);
+        if (i >= r->n) {
+            r->limb[i] = 0;
+            r->n = i + 1;
+        }
+        r->limb[i] = (uint32_t)t;
+        carry = t >> 32;
+    }
+}
+
+/* fd_big_mul_u64 sets r = p * x. */
+static void fd_big_mul_u64(fd_big *r, const fd_big *p, uint64_t x)
+{
+    fd_big hi = *p;
+    *r = *p;
+    fd_big_mul_small(r, (uint32_t)x, 0);
+    fd_big_trim(r);
+    fd_big_mul_small(&hi, (uint32_t)(x >> 32), 0);
+    fd_big_trim(&hi);
+    fd_big_shl(&hi, 32);
+    fd_big_add(r, &hi);
+}
+
+/* fd_cmp_halfway compares the decimal value num / den (den a power of
+ * ten) with (2m+1) * 2^(e-1), the point halfway between m*2^e and
+ * (m+1)*2^e. */
+static int fd_cmp_halfway(const fd_big *num, const fd_big *den, uint64_t m, int e)
+{
+    fd_big a = *num, b;
+    int f = e - 1;
+    fd_big_mul_u64(&b, den, 2 * m + 1);
     if (f > 0)
         fd_big_shl(&b, f);
     else
@@ -736,19 +765,30 @@ int fd_parse_decimal(const char *text, size_t len, double *out)
         for (i = 0; i < nd; i++)
             m = m * 10 + (uint64_t)(digits[i] - '0');
     }
-    if (nd <= 15 && exp10 >= -22 && exp10 <= 22) {
+    if (nd <= 19 && m <= ((uint64_t)1 << 53) && exp10 >= -22 && exp10 <= 22) {
+        /* both operands exact: one correctly rounded operation */
         v = exp10 >= 0 ? (double)m * fd_pow10_table[exp10] : (double)m / fd_pow10_table[-exp10];
     } else {
-        /* Estimate, then step to the correctly rounded neighbour. */
+        /* Estimate, then step to the correctly rounded neighbour, comparing
+         * exactly against the halfway points: num / den is the value. */
+        fd_big num, den;
         double est = 0.0;
         int e2, guard;
+        fd_big_set(&num, 0);
+        for (i = 0; i < nd; i++)
+            fd_big_mul_small(&num, 10, (uint32_t)(digits[i] - '0'));
+        fd_big_set(&den, 1);
+        if (exp10 > 0)
+            fd_big_pow10(&num, exp10);
+        else
+            fd_big_pow10(&den, -exp10);
         for (i = 0; i < nd && i < 19; i++)
             est = est * 10.0 + (double)(digits[i] - '0');
         v = est * pow(10.0, (double)(exp10 + (nd > 19 ? nd - 19 : 0)));
         for (guard = 0; guard < 64; guard++) {
             double frac = frexp(v, &e2);
             uint64_t mant = (uint64_t)ldexp(frac, 53);
-            int c = fd_cmp_halfway(digits, nd, exp10, mant, e2 - 53);
+            int c = fd_cmp_halfway(&num, &den, mant, e2 - 53);
             if (c > 0 || (c == 0 && (mant & 1))) {
                 /* above the upper halfway point (or a tie to odd) */
                 v = nextafter(v, HUGE_VAL);
@@ -759,7 +799,7 @@ int fd_parse_decimal(const char *text, size_t len, double *out)
                 int lf;
                 double lfrac = frexp(lower, &lf);
                 uint64_t lmant = (uint64_t)ldexp(lfrac, 53);
-                int d = fd_cmp_halfway(digits, nd, exp10, lmant, lf - 53);
+                int d = fd_cmp_halfway(&num, &den, lmant, lf - 53);
                 if (d < 0 || (d == 0 && (mant & 1))) {
                     v = lower;
                     continue;
