@@ -14,7 +14,7 @@
  *
  * All state lives in caller-owned structs (fd_inventory, fd_runtime); the
  * functions touch nothing else, so two runtimes never interfere. An
- * fd_runtime is about 130 KiB: give it static storage or allocate it in the
+ * fd_runtime is about 120 KiB: give it static storage or allocate it in the
  * adapter, never on a small stack.
  *
  * UNITS AND FRAMES. Metres, seconds, right-handed, Z up. A door panel's
@@ -64,6 +64,19 @@
  *
  * Every function that can refuse returns an fd_status; fd_status_text()
  * gives the reason in words.
+ *
+ * WHAT THE ADAPTER PASSES AS OBSTACLES. Conservative bounding spheres of
+ * bipeds, vehicles, crates (with their physics, parenting and cached body
+ * class) and any other moving body. Never the static world: it is not
+ * tested. Fixed/Phased crates and unparented fixed-only crates may be
+ * passed; the runtime ignores them (fd_obstacle_counts).
+ *
+ * STACK. fd_runtime_step uses about 6 KiB of stack (per-panel scan state
+ * and one chunk of filtered obstacles); other functions far less.
+ *
+ * BUILD ALLOWLIST. FD_SUPPORTED_BUILDS holds the build id strings the
+ * adapter reports for supported CU4 builds; the adapter build defines the
+ * real ids (the default "CU4" is the id the portable tests use).
  */
 #ifndef FORGE_DOORS_RUNTIME_H
 #define FORGE_DOORS_RUNTIME_H
