@@ -1,0 +1,67 @@
+# forgesync build targets that go beyond `go build`: the native door module
+# (cross-compiled with mingw-w64), the release bundle, and the C benchmark.
+#
+#   make dll           dist/modules/MJOLNIRLobby/dlls/forge_doors.dll + .version
+#   make dist          forgesync for windows/amd64 and linux/amd64, each with
+#                      modules/ beside it: dist/<os>/forgesync[.exe],
+#                      dist/<os>/modules/MJOLNIRLobby/dlls/forge_doors.{dll,version}
+#   make test-native   the portable C tests, plain and under ASan/UBSan
+#   make bench-native  the C benchmark (-O2)
+#
+# Debian packages: gcc-mingw-w64-x86-64 (dll, dist), gcc or clang, make.
+
+GO       ?= go
+CC       ?= cc
+MINGW_CC ?= x86_64-w64-mingw32-gcc
+DIST     ?= dist
+
+STRICT  := -std=c11 -Wall -Wextra -Wpedantic -Werror
+LOBBY   := native/lobby
+HEADER  := $(LOBBY)/forge_doors_runtime.h
+MODDIR  := $(DIST)/modules/MJOLNIRLobby/dlls
+DLL     := $(MODDIR)/forge_doors.dll
+VERFILE := $(MODDIR)/forge_doors.version
+OSES    := windows linux
+
+# The versions come from the header, so the files cannot disagree with it.
+FD_API     := $(shell sed -n 's/^.define FD_API_VERSION \([0-9][0-9]*\)$$/\1/p' $(HEADER))
+FD_VERSION := $(shell sed -n 's/^.define FD_MODULE_VERSION "\([^"]*\)"$$/\1/p' $(HEADER))
+
+.PHONY: all dll dist test-native bench-native clean
+
+all: dll
+
+dll: $(DLL) $(VERFILE)
+
+$(DLL): $(LOBBY)/forge_doors_module.c $(HEADER)
+	@mkdir -p $(@D)
+	$(MINGW_CC) $(STRICT) -O2 -shared -static-libgcc -s -Wl,--no-insert-timestamp -o $@ $<
+
+$(VERFILE): $(HEADER)
+	@mkdir -p $(@D)
+	@test -n '$(FD_API)' && test -n '$(FD_VERSION)' || { echo 'cannot read versions from $(HEADER)'; exit 1; }
+	printf 'forge_doors %s api %s\n' '$(FD_VERSION)' '$(FD_API)' > $@
+
+dist: dll
+	GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $(GO) build -trimpath -o $(DIST)/windows/forgesync.exe ./cmd/forgesync
+	GOOS=linux GOARCH=amd64 CGO_ENABLED=0 $(GO) build -trimpath -o $(DIST)/linux/forgesync ./cmd/forgesync
+	for os in $(OSES); do \
+		mkdir -p $(DIST)/$$os/modules/MJOLNIRLobby/dlls && \
+		cp $(DLL) $(VERFILE) $(DIST)/$$os/modules/MJOLNIRLobby/dlls/ || exit 1; \
+	done
+
+test-native:
+	@mkdir -p $(DIST)/native
+	$(CC) $(STRICT) -g -o $(DIST)/native/forge_doors_test $(LOBBY)/forge_doors_test.c -lm
+	$(DIST)/native/forge_doors_test
+	$(CC) $(STRICT) -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
+		-o $(DIST)/native/forge_doors_test_san $(LOBBY)/forge_doors_test.c -lm
+	$(DIST)/native/forge_doors_test_san
+
+bench-native:
+	@mkdir -p $(DIST)/native
+	$(CC) $(STRICT) -O2 -o $(DIST)/native/forge_doors_bench $(LOBBY)/forge_doors_bench.c -lm
+	$(DIST)/native/forge_doors_bench
+
+clean:
+	rm -rf $(DIST)

@@ -1,0 +1,1318 @@
+/*
+ * forge_doors_test.c - portable tests of forge_doors_runtime.h.
+ *
+ * Builds with any C11 compiler: gcc/clang -std=c11 -Wall -Wextra -Wpedantic
+ * -Werror (also under -fsanitize=address,undefined), and MSVC /W4 /WX
+ * (test-forge-doors.ps1). The Go test of package native builds and runs it.
+ * Exit status 0 when every check passes; each failure prints its line.
+ */
+#define FORGE_DOORS_IMPLEMENTATION
+#include "forge_doors_runtime.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures;
+static int checks;
+
+#define CHECK(cond)                                                          \
+    do {                                                                     \
+        checks++;                                                            \
+        if (!(cond)) {                                                       \
+            failures++;                                                      \
+            printf("%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+        }                                                                    \
+    } while (0)
+
+#define CHECK_STATUS(got, want)                                                      \
+    do {                                                                             \
+        fd_status got_ = (got), want_ = (want);                                      \
+        checks++;                                                                    \
+        if (got_ != want_) {                                                         \
+            failures++;                                                              \
+            printf("%s:%d: %s = %d (%s); want %d (%s)\n", __FILE__, __LINE__, #got,   \
+                   (int)got_, fd_status_text(got_), (int)want_, fd_status_text(want_)); \
+        }                                                                            \
+    } while (0)
+
+#define CHECK_NEAR(got, want, tol)                                                  \
+    do {                                                                            \
+        double got_ = (got), want_ = (want);                                        \
+        checks++;                                                                   \
+        if (!(fabs(got_ - want_) <= (tol))) {                                       \
+            failures++;                                                             \
+            printf("%s:%d: %s = %.17g; want %.17g\n", __FILE__, __LINE__, #got, got_, \
+                   want_);                                                          \
+        }                                                                           \
+    } while (0)
+
+/* Non-finite values made at run time: MSVC's INFINITY/NAN macros can warn
+ * about constant overflow under /W4. */
+static double fd_test_inf(void)
+{
+    volatile double big = 1e308;
+    return big * 10.0;
+}
+
+static double fd_test_nan(void)
+{
+    volatile double inf = fd_test_inf();
+    return inf - inf;
+}
+
+#define DT (1.0 / 64.0) /* exact in binary: motion sums stay exact */
+
+static const char DOORS[] =
+    "forge-doors 1\n"
+    "mjolnir\\forge\\lockout-gates\\gate_infantry\t4\t4\t8\t16\t6\t2\t4\t0.5\t4\n"
+    "mjolnir\\forge\\lockout-gates\\gate_vehicle\t6\t4\t12\t20\t8\t2\t10\t0.75\t7.5\n"
+    "mjolnir\\forge\\lockout-gates\\gate_unbound\t4\t4\t8\t16\t6\t2\t4\t0.5\t4\n"
+    "mjolnir\\forge\\lockout-gates\\wall_glass\t4\t4\t8\t16\t6\t2\t4\t0.25\t3\n";
+
+static const char INSTALLED[] =
+    "forge-installed 1\n"
+    "mjolnir\\forge\\lockout-gates\\gate_infantry\tlockout-gates\t0.3.1\tgate_infantry\tpanel\t"
+    "/Game/MJOLNIR/Forge/lockout-gates/Panels/BP_GateInfantry.BP_GateInfantry_C\n"
+    "mjolnir\\forge\\lockout-gates\\gate_vehicle\tlockout-gates\t0.3.1\tgate_vehicle\tpanel\t"
+    "/Game/MJOLNIR/Forge/lockout-gates/Panels/BP_GateVehicle.BP_GateVehicle_C\n"
+    "mjolnir\\forge\\lockout-gates\\wall_glass\tlockout-gates\t0.3.1\twall_glass\tblock\t"
+    "/Game/MJOLNIR/Forge/lockout-gates/Panels/BP_WallGlass.BP_WallGlass_C\n";
+
+#define TAG_INF "mjolnir\\forge\\lockout-gates\\gate_infantry"
+#define TAG_VEH "mjolnir\\forge\\lockout-gates\\gate_vehicle"
+#define TAG_UNBOUND "mjolnir\\forge\\lockout-gates\\gate_unbound"
+#define TAG_BLOCK "mjolnir\\forge\\lockout-gates\\wall_glass"
+
+static fd_runtime rt_storage; /* the tests' own storage */
+static fd_inventory inv_storage;
+
+static fd_pose identity_at(double x, double y, double z)
+{
+    fd_pose p;
+    memset(&p, 0, sizeof p);
+    p.origin.x = x;
+    p.origin.y = y;
+    p.origin.z = z;
+    p.axis_x.x = 1;
+    p.axis_y.y = 1;
+    p.axis_z.z = 1;
+    return p;
+}
+
+static fd_vec3 v3(double x, double y, double z)
+{
+    fd_vec3 v;
+    v.x = x;
+    v.y = y;
+    v.z = z;
+    return v;
+}
+
+/* rotation from yaw (about Z), then pitch (about Y), then roll (about X),
+ * applied as R = Rz(yaw) * Ry(pitch) * Rx(roll). */
+static fd_pose rotated(fd_vec3 origin, double yaw, double pitch, double roll)
+{
+    double cy = cos(yaw), sy = sin(yaw), cp = cos(pitch), sp = sin(pitch), cr = cos(roll),
+           sr = sin(roll);
+    fd_pose p;
+    p.origin = origin;
+    p.axis_x = v3(cy * cp, sy * cp, -sp);
+    p.axis_y = v3(cy * sp * sr - sy * cr, sy * sp * sr + cy * cr, cp * sr);
+    p.axis_z = v3(cy * sp * cr + sy * sr, sy * sp * cr - cy * sr, cp * cr);
+    return p;
+}
+
+static fd_vec3 to_world(const fd_pose *p, double x, double y, double z)
+{
+    return v3(p->origin.x + x * p->axis_x.x + y * p->axis_y.x + z * p->axis_z.x,
+              p->origin.y + x * p->axis_x.y + y * p->axis_y.y + z * p->axis_z.y,
+              p->origin.z + x * p->axis_x.z + y * p->axis_y.z + z * p->axis_z.z);
+}
+
+static fd_obstacle biped_at(fd_vec3 c)
+{
+    fd_obstacle o;
+    memset(&o, 0, sizeof o);
+    o.kind = FD_OBSTACLE_BIPED;
+    o.centre = c;
+    o.radius = 0.4;
+    return o;
+}
+
+static fd_obstacle sphere_at(fd_obstacle_kind kind, fd_vec3 c, double r)
+{
+    fd_obstacle o;
+    memset(&o, 0, sizeof o);
+    o.kind = (uint8_t)kind;
+    o.centre = c;
+    o.radius = r;
+    return o;
+}
+
+static fd_runtime *ready_runtime(void)
+{
+    fd_runtime *rt = &rt_storage;
+    fd_runtime_init(rt);
+    fd_runtime_report_build(rt, "CU4");
+    fd_runtime_report_forge(rt, 1, FD_FORGE_NATIVE_API_MIN);
+    fd_runtime_load_inventory(rt, DOORS, sizeof DOORS - 1, INSTALLED, sizeof INSTALLED - 1);
+    fd_runtime_begin_world(rt, 1, FD_ROLE_HOST);
+    return rt;
+}
+
+static fd_panel_observation panel_obs(uint32_t handle, uint32_t entry, const char *tag,
+                                      fd_pose pose)
+{
+    fd_panel_observation o;
+    memset(&o, 0, sizeof o);
+    o.handle = handle;
+    o.live_salt = (uint16_t)(handle >> 16);
+    o.entry = entry;
+    o.tag = tag;
+    o.tag_len = strlen(tag);
+    o.physics = FD_PHYSICS_FIXED;
+    o.pose = pose;
+    return o;
+}
+
+/* tick observes the panel at its current published pose (as Forge's
+ * update would reapply it) and steps once. */
+static fd_status tick(fd_runtime *rt, fd_panel_observation *o, uint64_t n,
+                      const fd_obstacle *obs, size_t count)
+{
+    const fd_panel *p = fd_runtime_find_panel(rt, o->handle);
+    if (p)
+        o->pose = p->published;
+    fd_runtime_begin_scan(rt);
+    fd_runtime_observe_panel(rt, o, NULL);
+    return fd_runtime_step(rt, n, DT, obs, count);
+}
+
+static double height_of(const fd_runtime *rt, uint32_t handle)
+{
+    const fd_panel *p = fd_runtime_find_panel(rt, handle);
+    return p ? p->height : -1.0;
+}
+
+static int state_of(const fd_runtime *rt, uint32_t handle)
+{
+    const fd_panel *p = fd_runtime_find_panel(rt, handle);
+    return p ? p->state : -1;
+}
+
+/* ---- parser ---------------------------------------------------------------- */
+
+static void test_decimal(void)
+{
+    static const char *good[] = {"0", "4", "0.45", "-0.5", "64", "0.01", "7.5",
+                                 "0.30000000000000004", "7.999999999999999",
+                                 "31.999999999999996447286321199499070644378662109375",
+                                 "0.1", "16.000000000000004", "123456789012345678",
+                                 "9007199254740993", "0.000000000000000000001"};
+    static const char *bad[] = {"", "-", ".5", "5.", "+1", "1e3", "1E3", "0x10", "inf", "nan",
+                                "1,5", " 4", "4 ", "--1", "1.2.3", "Infinity", "4\t",
+                                "12345678901234567890123456789012345678901"};
+    double v;
+    size_t i;
+    for (i = 0; i < sizeof good / sizeof good[0]; i++) {
+        double want;
+        if (strlen(good[i]) > FD_MAX_NUMBER)
+            continue; /* too long on purpose: covered below */
+        want = strtod(good[i], NULL);
+        CHECK(fd_parse_decimal(good[i], strlen(good[i]), &v));
+        if (v != want)
+            printf("fd_parse_decimal(%s) = %.17g; want %.17g\n", good[i], v, want);
+        CHECK(v == want);
+    }
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int ok = fd_parse_decimal(bad[i], strlen(bad[i]), &v);
+        if (ok)
+            printf("fd_parse_decimal(%s) accepted\n", bad[i]);
+        CHECK(!ok);
+    }
+    CHECK(!fd_parse_decimal("31.999999999999996447286321199499070644378662109375", 51, &v));
+    CHECK(fd_parse_decimal("-0", 2, &v) && v == 0.0 && !signbit(v));
+    /* Correct rounding against strtod for many shortest-form values. */
+    {
+        uint64_t s = 0x9e3779b97f4a7c15u;
+        int k, mismatches = 0;
+        for (k = 0; k < 20000; k++) {
+            char buf[64];
+            double x, want, got;
+            int prec;
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            x = (double)(s >> 11) / 9007199254740992.0 * 64.0;
+            prec = 1 + (int)(s % 17);
+            sprintf(buf, "%.*f", prec, x);
+            want = strtod(buf, NULL);
+            if (!fd_parse_decimal(buf, strlen(buf), &got) || got != want) {
+                if (mismatches++ < 5)
+                    printf("fd_parse_decimal(%s) = %.17g; want %.17g\n", buf, got, want);
+            }
+            sprintf(buf, "%.17g", x); /* 17 significant digits, x < 64: no exponent */
+            if (strchr(buf, 'e') == NULL) {
+                want = strtod(buf, NULL);
+                if (!fd_parse_decimal(buf, strlen(buf), &got) || got != want) {
+                    if (mismatches++ < 5)
+                        printf("fd_parse_decimal(%s) = %.17g; want %.17g\n", buf, got, want);
+                }
+            }
+        }
+        CHECK(mismatches == 0);
+    }
+}
+
+static void test_parse_companion(void)
+{
+    fd_inventory *inv = &inv_storage;
+    const fd_door_def *d;
+    fd_inventory_init(inv);
+    CHECK_STATUS(fd_inventory_parse_doors(inv, DOORS, sizeof DOORS - 1), FD_OK);
+    CHECK(inv->def_count == 4);
+    CHECK(inv->doors_rejected == 0);
+    d = fd_inventory_find(inv, TAG_VEH, strlen(TAG_VEH));
+    CHECK(d != NULL);
+    if (d) {
+        CHECK(d->travel == 6 && d->speed == 4 && d->trigger[0] == 12 && d->trigger[1] == 20 &&
+              d->trigger[2] == 8 && d->hold == 2 && d->panel[0] == 10 && d->panel[1] == 0.75 &&
+              d->panel[2] == 7.5);
+        CHECK(d->line == 3);
+        CHECK(strcmp(d->tag, TAG_VEH) == 0);
+    }
+    CHECK(fd_inventory_find(inv, "mjolnir\\forge\\x", 15) == NULL);
+}
+
+/* reject_one parses a header plus one row and returns the rejection. */
+static fd_rejection reject_one(const char *row, size_t *accepted)
+{
+    static char buf[1024];
+    fd_rejection r;
+    fd_inventory *inv = &inv_storage;
+    memset(&r, 0, sizeof r);
+    snprintf(buf, sizeof buf, "forge-doors 1\n%s\n", row);
+    fd_inventory_init(inv);
+    fd_inventory_parse_doors(inv, buf, strlen(buf));
+    *accepted = inv->def_count;
+    if (inv->doors_rejected > 0)
+        r = inv->doors_rejections[0];
+    return r;
+}
+
+static void test_field_limits(void)
+{
+    static const struct {
+        const char *row;
+        fd_status reason; /* FD_OK: accepted */
+        int field;
+    } cases[] = {
+        {"mjolnir\\forge\\abc\\d\t16\t8\t32\t32\t32\t10\t64\t64\t64", FD_OK, 0},
+        {"mjolnir\\forge\\abc\\d\t0.001\t0.001\t0.001\t0.001\t0.001\t0\t0.01\t0.01\t0.01", FD_OK, 0},
+        {"mjolnir\\forge\\abc\\d\t0\t4\t8\t16\t6\t2\t4\t0.5\t4", FD_ROW_TRAVEL_RANGE, 2},
+        {"mjolnir\\forge\\abc\\d\t16.000001\t4\t8\t16\t6\t2\t4\t0.5\t4", FD_ROW_TRAVEL_RANGE, 2},
+        {"mjolnir\\forge\\abc\\d\t-1\t4\t8\t16\t6\t2\t4\t0.5\t4", FD_ROW_TRAVEL_RANGE, 2},
+        {"mjolnir\\forge\\abc\\d\t4\t0\t8\t16\t6\t2\t4\t0.5\t4", FD_ROW_SPEED_RANGE, 3},
+        {"mjolnir\\forge\\abc\\d\t4\t8.01\t8\t16\t6\t2\t4\t0.5\t4", FD_ROW_SPEED_RANGE, 3},
+        {"mjolnir\\forge\\abc\\d\t4\t4\t0\t16\t6\t2\t4\t0.5\t4", FD_ROW_TRIGGER_RANGE, 4},
+        {"mjolnir\\forge\\abc\\d\t4\t4\t8\t32.5\t6\t2\t4\t0.5\t4", FD_ROW_TRIGGER_RANGE, 5},
+        {"mjolnir\\forge\\abc\\d\t4\t4\t8\t16\t33\t2\t4\t0.5\t4", FD_ROW_TRIGGER_RANGE, 6},
+        {"mjolnir\\forge\\abc\\d\t4\t4\t8\t16\t6\t10.5\t4\t0.5\t4", FD_ROW_HOLD_RANGE, 7},
+        {"mjolnir\\forge\\abc\\d\t4\t4\t8\t16\t6\t-0.5\t4\t0.5\t4", FD_ROW_HOLD_RANGE, 7},
+        {"mjolnir\\forge\\abc\\d\t4\t4\t8\t16\t6\t2\t64.01\t0.5\t4", FD_ROW_PANEL_RANGE, 8},
+        {"mjolnir\\forge\\abc\\d\t4\t4\t8\t16\t6\t2\t4\t0.009\t4", FD_ROW_PANEL_RANGE, 9},
+        {"mjolnir\\forge\\abc\\d\t4\t4\t8\t16\t6\t2\t4\t0.5\t65", FD_ROW_PANEL_RANGE, 10},
+        {"mjolnir\\forge\\abc\\d\t4\t4\t8\t16\t6\t2\t4\t0.5\t1e1", FD_ROW_BAD_NUMBER, 10},
+        {"mjolnir\\forge\\abc\\d\t4\t4\t8\t16\t6\t2\t4\t0,5\t4", FD_ROW_BAD_NUMBER, 9},
+        {"mjolnir\\forge\\abc\\d\tnan\t4\t8\t16\t6\t2\t4\t0.5\t4", FD_ROW_BAD_NUMBER, 2},
+        {"mjolnir\\forge\\abc\\d\t4\t4\t8\t16\t6\t2\t4\t0.5", FD_ROW_FIELD_COUNT, 0},
+        {"mjolnir\\forge\\abc\\d\t4\t4\t8\t16\t6\t2\t4\t0.5\t4\t", FD_ROW_FIELD_COUNT, 0},
+        {"mjolnir\\forge\\abc\\d\t4\t4\t8\t16\t6\t2\t4\t0.5\t4\t9", FD_ROW_FIELD_COUNT, 0},
+        {"mjolnir\\forge\\ab\\d\t4\t4\t8\t16\t6\t2\t4\t0.5\t4", FD_ROW_BAD_TAG, 1},
+        {"mjolnir\\forge\\abc\t4\t4\t8\t16\t6\t2\t4\t0.5\t4", FD_ROW_BAD_TAG, 1},
+        {"mjolnir\\forge\\abc\\D\t4\t4\t8\t16\t6\t2\t4\t0.5\t4", FD_ROW_BAD_TAG, 1},
+        {"mjolnir\\forge\\abc\\..\t4\t4\t8\t16\t6\t2\t4\t0.5\t4", FD_ROW_BAD_TAG, 1},
+        {"mjolnir\\forge\\abc\\\\d\t4\t4\t8\t16\t6\t2\t4\t0.5\t4", FD_ROW_BAD_TAG, 1},
+        {"other\\forge\\abc\\d\t4\t4\t8\t16\t6\t2\t4\t0.5\t4", FD_ROW_BAD_TAG, 1},
+        {"mjolnir\\forge\\abc\\d\x01\t4\t4\t8\t16\t6\t2\t4\t0.5\t4", FD_ROW_CONTROL_CHAR, 1},
+        {"mjolnir\\forge\\abc\\d\t4\r\t4\t8\t16\t6\t2\t4\t0.5\t4", FD_ROW_CONTROL_CHAR, 2},
+    };
+    size_t i;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t accepted;
+        fd_rejection r = reject_one(cases[i].row, &accepted);
+        if (cases[i].reason == FD_OK) {
+            CHECK(accepted == 1);
+            continue;
+        }
+        if (accepted != 0 || r.reason != cases[i].reason || r.field != cases[i].field || r.line != 2)
+            printf("case %u: accepted %u, reason %d field %d line %u; want reason %d field %d\n",
+                   (unsigned)i, (unsigned)accepted, r.reason, r.field, (unsigned)r.line,
+                   cases[i].reason, cases[i].field);
+        CHECK(accepted == 0 && r.reason == cases[i].reason && r.field == cases[i].field &&
+              r.line == 2);
+    }
+    {
+        /* a tag of 241 bytes is refused, 240 accepted */
+        char row[512], tag[256];
+        size_t accepted, n;
+        fd_rejection r;
+        strcpy(tag, "mjolnir\\forge\\abc\\");
+        n = strlen(tag);
+        while (n < 240)
+            tag[n++] = 'a';
+        tag[n] = '\0';
+        snprintf(row, sizeof row, "%s\t4\t4\t8\t16\t6\t2\t4\t0.5\t4", tag);
+        r = reject_one(row, &accepted);
+        CHECK(accepted == 1);
+        snprintf(row, sizeof row, "%sa\t4\t4\t8\t16\t6\t2\t4\t0.5\t4", tag);
+        r = reject_one(row, &accepted);
+        CHECK(accepted == 0 && r.reason == FD_ROW_BAD_TAG);
+    }
+}
+
+static void test_rejected_row_isolation(void)
+{
+    static const char text[] =
+        "forge-doors 1\n"
+        "mjolnir\\forge\\abc\\a\t4\t4\t8\t16\t6\t2\t4\t0.5\t4\n"
+        "mjolnir\\forge\\abc\\b\t40\t4\t8\t16\t6\t2\t4\t0.5\t4\n"
+        "\n"
+        "garbage\n"
+        "mjolnir\\forge\\abc\\c\t4\t4\t8\t16\t6\t2\t4\t0.5\t4\n"
+        "mjolnir\\forge\\abc\\a\t6\t4\t8\t16\t6\t2\t4\t0.5\t4\n"
+        "mjolnir\\forge\\abc\\d\t4\t4\t8\t16\t6\t2\t4\t0.5\t4"; /* no final newline */
+    fd_inventory *inv = &inv_storage;
+    const fd_door_def *a;
+    fd_inventory_init(inv);
+    CHECK_STATUS(fd_inventory_parse_doors(inv, text, sizeof text - 1), FD_OK);
+    CHECK(inv->def_count == 3);
+    CHECK(inv->doors_rejected == 4);
+    CHECK(inv->doors_rejections[0].line == 3 && inv->doors_rejections[0].reason == FD_ROW_TRAVEL_RANGE);
+    CHECK(inv->doors_rejections[1].line == 4 && inv->doors_rejections[1].reason == FD_ROW_EMPTY);
+    CHECK(inv->doors_rejections[2].line == 5 && inv->doors_rejections[2].reason == FD_ROW_FIELD_COUNT);
+    CHECK(inv->doors_rejections[3].line == 7 &&
+          inv->doors_rejections[3].reason == FD_ROW_DUPLICATE_TAG);
+    a = fd_inventory_find(inv, "mjolnir\\forge\\abc\\a", 19);
+    CHECK(a && a->travel == 4 && a->line == 2); /* the earlier row wins */
+    CHECK(fd_inventory_find(inv, "mjolnir\\forge\\abc\\d", 19) != NULL);
+    CHECK(strlen(fd_status_text(FD_ROW_DUPLICATE_TAG)) > 10);
+}
+
+static void test_crlf_and_header(void)
+{
+    static const char crlf[] =
+        "forge-doors 1\r\n"
+        "mjolnir\\forge\\abc\\a\t4\t4\t8\t16\t6\t2\t4\t0.5\t4\r\n"
+        "mjolnir\\forge\\abc\\b\t6\t4\t12\t20\t8\t2\t10\t0.75\t7.5\r\n";
+    static const char *bad_headers[] = {"", "forge-doors 2\n", "forge-doors 1 \n",
+                                        "\357\273\277forge-doors 1\n", "Forge-doors 1\n",
+                                        "forge-installed 1\n", "\nforge-doors 1\n"};
+    fd_inventory *inv = &inv_storage;
+    const fd_door_def *b;
+    size_t i;
+    fd_inventory_init(inv);
+    CHECK_STATUS(fd_inventory_parse_doors(inv, crlf, sizeof crlf - 1), FD_OK);
+    CHECK(inv->def_count == 2 && inv->doors_rejected == 0);
+    b = fd_inventory_find(inv, "mjolnir\\forge\\abc\\b", 19);
+    CHECK(b && b->panel[2] == 7.5);
+    for (i = 0; i < sizeof bad_headers / sizeof bad_headers[0]; i++) {
+        fd_inventory_init(inv);
+        CHECK_STATUS(fd_inventory_parse_doors(inv, bad_headers[i], strlen(bad_headers[i])),
+                     FD_FILE_BAD_HEADER);
+        CHECK(inv->def_count == 0);
+    }
+    /* header-only file: valid, no definitions */
+    fd_inventory_init(inv);
+    CHECK_STATUS(fd_inventory_parse_doors(inv, "forge-doors 1\n", 14), FD_OK);
+    CHECK(inv->def_count == 0);
+    CHECK_STATUS(fd_inventory_parse_doors(inv, NULL, 0), FD_FILE_MISSING);
+}
+
+static char big[256 * 128 + 4096];
+
+static void test_definition_limit(void)
+{
+    fd_inventory *inv = &inv_storage;
+    size_t n = 0;
+    int i;
+    n += (size_t)sprintf(big + n, "forge-doors 1\n");
+    for (i = 0; i < 258; i++)
+        n += (size_t)sprintf(big + n, "mjolnir\\forge\\abc\\door_%03d\t4\t4\t8\t16\t6\t2\t4\t0.5\t4\n", i);
+    fd_inventory_init(inv);
+    CHECK_STATUS(fd_inventory_parse_doors(inv, big, n), FD_OK);
+    CHECK(inv->def_count == FD_MAX_DEFINITIONS);
+    CHECK(inv->doors_rejected == 2);
+    CHECK(inv->doors_rejections[0].line == 258 && inv->doors_rejections[0].reason == FD_ROW_LIMIT);
+    CHECK(inv->doors_rejections[1].line == 259 && inv->doors_rejections[1].reason == FD_ROW_LIMIT);
+    CHECK(fd_inventory_find(inv, "mjolnir\\forge\\abc\\door_255", 26) != NULL);
+    CHECK(fd_inventory_find(inv, "mjolnir\\forge\\abc\\door_256", 26) == NULL);
+}
+
+static void count_row(void *ctx, const fd_installed_row *r)
+{
+    int *n = (int *)ctx;
+    (void)r;
+    (*n)++;
+}
+
+static void test_installed_binding(void)
+{
+    static const char bad[] =
+        "forge-installed 1\n"
+        "mjolnir\\forge\\lockout-gates\\gate_infantry\tlockout-gates\t0.3.1\tgate_infantry\tpanel\t"
+        "/Game/MJOLNIR/Forge/lockout-gates/Panels/BP_GateInfantry.BP_GateInfantry_C\n"
+        "mjolnir\\forge\\lockout-gates\\x\tlockout-gates\t0.3.1\tx\tpanel\n"                                  /* 3: 5 fields */
+        "mjolnir\\forge\\lockout-gates\\x\tlockout-gates\t0.3\tx\tpanel\t/Game/MJOLNIR/Forge/lockout-gates/P/A.A_C\n" /* 4 */
+        "mjolnir\\forge\\lockout-gates\\x\tlockout-gates\t1.0.0\tX\tpanel\t/Game/MJOLNIR/Forge/lockout-gates/P/A.A_C\n" /* 5 */
+        "mjolnir\\forge\\lockout-gates\\x\tlockout-gates\t1.0.0\tx\tslab\t/Game/MJOLNIR/Forge/lockout-gates/P/A.A_C\n" /* 6 */
+        "mjolnir\\forge\\lockout-gates\\x\tlockout-gates\t1.0.0\tx\tpanel\t/Game/MJOLNIR/Forge/lockout-gates/P/A.B_C\n" /* 7 */
+        "mjolnir\\forge\\lockout-gates\\x\tother-pack\t1.0.0\tx\tpanel\t/Game/MJOLNIR/Forge/other-pack/P/A.A_C\n" /* 8 */
+        "mjolnir\\forge\\lockout-gates\\x\tlockout-gates\t1.0.0\tx\tpanel\t/Game/MJOLNIR/Forge/other-pack/P/A.A_C\n" /* 9 */
+        "mjolnir\\forge\\lockout-gates\\x\tLockout\t1.0.0\tx\tpanel\t/Game/MJOLNIR/Forge/lockout-gates/P/A.A_C\n" /* 10 */
+        "mjolnir\\forge\\lockout-gates\\gate_infantry\tlockout-gates\t0.3.1\tgate_infantry\tpanel\t"
+        "/Game/MJOLNIR/Forge/lockout-gates/Panels/BP_GateInfantry.BP_GateInfantry_C\n" /* 11: duplicate */
+        "mjolnir\\forge\\lockout-gates\\y\tlockout-gates\t1.0.0-rc.1+b.7\ty\tpanel\t/Game/MJOLNIR/Forge/lockout-gates/P/A.A_C\n"; /* ok */
+    static const fd_status want[] = {FD_ROW_FIELD_COUNT, FD_ROW_BAD_VERSION, FD_ROW_BAD_PIECE_ID,
+                                     FD_ROW_BAD_KIND, FD_ROW_BAD_CLASS, FD_ROW_PACK_MISMATCH,
+                                     FD_ROW_PACK_MISMATCH, FD_ROW_BAD_PACK_ID,
+                                     FD_ROW_DUPLICATE_TAG};
+    fd_inventory *inv = &inv_storage;
+    const fd_door_def *d;
+    int rows = 0;
+    size_t i;
+    fd_inventory_init(inv);
+    fd_inventory_parse_doors(inv, DOORS, sizeof DOORS - 1);
+    CHECK_STATUS(fd_inventory_bind_installed(inv, INSTALLED, sizeof INSTALLED - 1, count_row, &rows),
+                 FD_OK);
+    CHECK(rows == 3 && inv->installed_rows == 3 && inv->installed_rejected == 0);
+    CHECK(inv->bound_count == 2);
+    d = fd_inventory_find(inv, TAG_INF, strlen(TAG_INF));
+    CHECK(d && d->binding == FD_BOUND);
+    d = fd_inventory_find(inv, TAG_UNBOUND, strlen(TAG_UNBOUND));
+    CHECK(d && d->binding == FD_UNBOUND); /* rows published before bindings: inert */
+    d = fd_inventory_find(inv, TAG_BLOCK, strlen(TAG_BLOCK));
+    CHECK(d && d->binding == FD_BOUND_NOT_PANEL);
+
+    rows = 0;
+    CHECK_STATUS(fd_inventory_bind_installed(inv, bad, sizeof bad - 1, count_row, &rows), FD_OK);
+    CHECK(rows == 2);
+    CHECK(inv->installed_rejected == sizeof want / sizeof want[0]);
+    for (i = 0; i < sizeof want / sizeof want[0] && i < inv->installed_rejected; i++) {
+        if (inv->installed_rejections[i].reason != want[i] || inv->installed_rejections[i].line != i + 3)
+            printf("installed rejection %u: line %u reason %d; want line %u reason %d\n",
+                   (unsigned)i, (unsigned)inv->installed_rejections[i].line,
+                   inv->installed_rejections[i].reason, (unsigned)(i + 3), want[i]);
+        CHECK(inv->installed_rejections[i].reason == want[i] &&
+              inv->installed_rejections[i].line == i + 3);
+    }
+    d = fd_inventory_find(inv, TAG_VEH, strlen(TAG_VEH));
+    CHECK(d && d->binding == FD_UNBOUND); /* rebinding forgets old bindings */
+    CHECK_STATUS(fd_inventory_bind_installed(inv, "forge-installed 2\n", 18, NULL, NULL),
+                 FD_FILE_BAD_HEADER);
+}
+
+/* ---- geometry ---------------------------------------------------------------- */
+
+static void test_trigger(void)
+{
+    fd_inventory *inv = &inv_storage;
+    const fd_door_def *d;
+    fd_pose p;
+    double angles[][3] = {{0, 0, 0}, {0.7, 0, 0}, {0, 0.6, 0}, {0, 0, -0.9}, {2.1, -0.4, 1.3}};
+    size_t i;
+    fd_inventory_init(inv);
+    fd_inventory_parse_doors(inv, DOORS, sizeof DOORS - 1);
+    d = fd_inventory_find(inv, TAG_INF, strlen(TAG_INF)); /* trigger 8 x 16 x 6 */
+    if (!d) {
+        CHECK(d != NULL);
+        return;
+    }
+    /* translated, unrotated */
+    p = identity_at(100, -20, 5);
+    CHECK(fd_in_trigger(d, &p, v3(100, -20, 5)));
+    CHECK(fd_in_trigger(d, &p, v3(103.9, -27.9, 10.9)));
+    CHECK(!fd_in_trigger(d, &p, v3(104.1, -20, 6)));
+    CHECK(!fd_in_trigger(d, &p, v3(100, -28.1, 6)));
+    CHECK(fd_in_trigger(d, &p, v3(100, -20, 4.6)));  /* down to -0.5 below the origin */
+    CHECK(!fd_in_trigger(d, &p, v3(100, -20, 4.4)));
+    CHECK(fd_in_trigger(d, &p, v3(100, -20, 11)));   /* up to trigger Z */
+    CHECK(!fd_in_trigger(d, &p, v3(100, -20, 11.1)));
+    /* rotated: yaw, pitch, roll and all three; test points in local terms */
+    for (i = 0; i < sizeof angles / sizeof angles[0]; i++) {
+        p = rotated(v3(10, 20, 3), angles[i][0], angles[i][1], angles[i][2]);
+        CHECK(fd_pose_valid(&p));
+        CHECK(fd_in_trigger(d, &p, to_world(&p, 3.9, 7.9, 5.9)));
+        CHECK(fd_in_trigger(d, &p, to_world(&p, -3.9, -7.9, -0.45)));
+        CHECK(!fd_in_trigger(d, &p, to_world(&p, 4.1, 0, 1)));
+        CHECK(!fd_in_trigger(d, &p, to_world(&p, 0, -8.1, 1)));
+        CHECK(!fd_in_trigger(d, &p, to_world(&p, 0, 0, -0.6)));
+        CHECK(!fd_in_trigger(d, &p, to_world(&p, 0, 0, 6.1)));
+    }
+    /* a 90-degree yaw swaps the trigger's X and Y extents in the world */
+    p = rotated(v3(0, 0, 0), 3.14159265358979323846 / 2, 0, 0);
+    CHECK(fd_in_trigger(d, &p, v3(7.9, 0, 1)));   /* local y = -7.9 */
+    CHECK(!fd_in_trigger(d, &p, v3(0, 7.9, 1)));  /* local x = 7.9 */
+}
+
+static void test_sweep_clearance(void)
+{
+    fd_inventory *inv = &inv_storage;
+    const fd_door_def *d;
+    fd_pose p;
+    fd_obstacle o;
+    fd_inventory_init(inv);
+    fd_inventory_parse_doors(inv, DOORS, sizeof DOORS - 1);
+    d = fd_inventory_find(inv, TAG_INF, strlen(TAG_INF)); /* panel 4 x 0.5 x 4 */
+    if (!d) {
+        CHECK(d != NULL);
+        return;
+    }
+    p = identity_at(0, 0, 0);
+    /* raised by 3: sweep spans z 0..7 */
+    CHECK(fd_sphere_hits_sweep(d, &p, 3, v3(0, 0, 1), 0.4));        /* in the doorway */
+    CHECK(fd_sphere_hits_sweep(d, &p, 3, v3(0, 0.6, 1), 0.4));      /* 0.35 from the face */
+    CHECK(!fd_sphere_hits_sweep(d, &p, 3, v3(0, 0.7, 1), 0.4));     /* 0.45 away */
+    CHECK(!fd_sphere_hits_sweep(d, &p, 3, v3(0, 0.65, 1), 0.4));    /* touching: not a hit */
+    CHECK(fd_sphere_hits_sweep(d, &p, 3, v3(2.3, 0.45, 1), 0.4));   /* near an edge: 0.2, 0.3 */
+    CHECK(!fd_sphere_hits_sweep(d, &p, 3, v3(2.3, 0.6, 1), 0.4));   /* corner 0.3, 0.35: 0.46 */
+    CHECK(fd_sphere_hits_sweep(d, &p, 3, v3(0, 0, 7.3), 0.4));      /* above the raised top */
+    CHECK(!fd_sphere_hits_sweep(d, &p, 3, v3(0, 0, 7.5), 0.4));
+    CHECK(!fd_sphere_hits_sweep(d, &p, 0, v3(0, 0, 4.5), 0.4));     /* closed: z 0..4 */
+    CHECK(!fd_sphere_hits_sweep(d, &p, 3, v3(0, 0, 1), 0));          /* no radius */
+    /* rotated panel: use local coordinates */
+    p = rotated(v3(5, 5, 1), 0.8, 0.3, -0.2);
+    CHECK(fd_sphere_hits_sweep(d, &p, 2, to_world(&p, 1.9, 0.5, 5.5), 0.3));
+    CHECK(!fd_sphere_hits_sweep(d, &p, 2, to_world(&p, 1.9, 0.6, 5.5), 0.3));
+    CHECK(!fd_sphere_hits_sweep(d, &p, 2, to_world(&p, 0, 0, 6.35), 0.3));
+    /* obstacle classes */
+    o = sphere_at(FD_OBSTACLE_CRATE, v3(0, 0, 0), 1);
+    o.physics = FD_PHYSICS_NORMAL;
+    o.body = FD_BODY_DYNAMIC;
+    CHECK(fd_obstacle_counts(&o));
+    o.body = FD_BODY_FIXED_ONLY;
+    CHECK(!fd_obstacle_counts(&o));                 /* unparented, only fixed bodies */
+    o.parented = 1;
+    CHECK(fd_obstacle_counts(&o));
+    o.parented = 0;
+    o.body = FD_BODY_KEYFRAMED;
+    CHECK(fd_obstacle_counts(&o));
+    o.body = FD_BODY_MIXED;
+    CHECK(fd_obstacle_counts(&o));
+    o.body = FD_BODY_UNKNOWN;
+    CHECK(fd_obstacle_counts(&o));
+    o.physics = FD_PHYSICS_FIXED;
+    CHECK(!fd_obstacle_counts(&o));                 /* construction piece */
+    o.physics = FD_PHYSICS_PHASED;
+    CHECK(!fd_obstacle_counts(&o));
+    o = sphere_at(FD_OBSTACLE_VEHICLE, v3(0, 0, 0), 2);
+    CHECK(fd_obstacle_counts(&o));
+    o = biped_at(v3(0, 0, 0));
+    CHECK(fd_obstacle_counts(&o));
+    o.centre.x = fd_test_nan();
+    CHECK(!fd_obstacle_counts(&o));
+}
+
+static void test_pose_validity(void)
+{
+    fd_pose p = identity_at(0, 0, 0);
+    CHECK(fd_pose_valid(&p));
+    p.axis_x.x = 1.00009; /* length within 1e-4 */
+    CHECK(fd_pose_valid(&p));
+    p.axis_x.x = 1.0002;  /* scaled */
+    CHECK(!fd_pose_valid(&p));
+    p = identity_at(0, 0, 0);
+    p.axis_y = v3(0.01, 1, 0); /* skewed */
+    CHECK(!fd_pose_valid(&p));
+    p = identity_at(0, 0, 0);
+    p.axis_z.z = -1;      /* reflection */
+    CHECK(!fd_pose_valid(&p));
+    p = identity_at(0, 0, 0);
+    p.origin.y = fd_test_inf();
+    CHECK(!fd_pose_valid(&p));
+    p = identity_at(0, 0, 0);
+    p.axis_x.y = fd_test_nan();
+    CHECK(!fd_pose_valid(&p));
+}
+
+/* ---- motion ------------------------------------------------------------------ */
+
+static void test_open_hold_close(void)
+{
+    fd_runtime *rt = ready_runtime();
+    fd_panel_observation o = panel_obs(0x00010001u, 7, TAG_INF, identity_at(10, 0, 0));
+    fd_obstacle inside = biped_at(v3(10, 5, 1)), far = biped_at(v3(50, 0, 1));
+    uint64_t t = 1;
+    int i, open_tick = -1, close_start = -1, closed_tick = -1;
+    fd_pose_update u;
+    size_t it;
+
+    CHECK_STATUS(tick(rt, &o, t++, &far, 1), FD_OK);
+    CHECK(state_of(rt, o.handle) == FD_DOOR_CLOSED && height_of(rt, o.handle) == 0);
+    it = 0;
+    CHECK(!fd_runtime_next_update(rt, &it, &u)); /* nothing moved */
+
+    /* a biped in the trigger opens it at 4 m/s: 0.0625 m per 1/64 s tick */
+    CHECK_STATUS(tick(rt, &o, t++, &inside, 1), FD_OK);
+    CHECK(state_of(rt, o.handle) == FD_DOOR_OPENING);
+    CHECK_NEAR(height_of(rt, o.handle), 0.0625, 1e-12);
+    it = 0;
+    CHECK(fd_runtime_next_update(rt, &it, &u));
+    CHECK(u.handle == o.handle && u.entry == 7);
+    CHECK_NEAR(u.pose.origin.z, 0.0625, 1e-12);
+    CHECK(!fd_runtime_next_update(rt, &it, &u)); /* each change handed out once */
+    it = 0;
+    CHECK(!fd_runtime_next_update(rt, &it, &u));
+
+    for (i = 2; i <= 400; i++) {
+        tick(rt, &o, t++, &far, 1); /* the biped left: opening continues */
+        if (open_tick < 0 && state_of(rt, o.handle) == FD_DOOR_OPEN)
+            open_tick = i;
+        if (i == 64)
+            CHECK(height_of(rt, o.handle) == 4);
+        if (close_start < 0 && state_of(rt, o.handle) == FD_DOOR_CLOSING)
+            close_start = i;
+        if (closed_tick < 0 && state_of(rt, o.handle) == FD_DOOR_CLOSED)
+            closed_tick = i;
+    }
+    CHECK(open_tick == 64); /* 4 m at 4 m/s = 1 s = 64 ticks */
+    /* hold 2 s = 128 ticks from reaching the top, then close */
+    CHECK(close_start == 64 + 128);
+    CHECK(closed_tick == 64 + 128 + 63);
+    CHECK(height_of(rt, o.handle) == 0);
+    CHECK_NEAR(fd_runtime_find_panel(rt, o.handle)->published.origin.z, 0, 0);
+}
+
+static void test_hold_renewed_while_occupied(void)
+{
+    fd_runtime *rt = ready_runtime();
+    fd_panel_observation o = panel_obs(0x00010001u, 1, TAG_INF, identity_at(0, 0, 0));
+    fd_obstacle inside = biped_at(v3(0, -6, 1)), far = biped_at(v3(50, 0, 1));
+    uint64_t t = 1;
+    int i;
+    for (i = 0; i < 64 + 300; i++)
+        tick(rt, &o, t++, &inside, 1); /* stays in the trigger: never closes */
+    CHECK(state_of(rt, o.handle) == FD_DOOR_OPEN && height_of(rt, o.handle) == 4);
+    for (i = 0; i < 127; i++)
+        tick(rt, &o, t++, &far, 1);
+    CHECK(state_of(rt, o.handle) == FD_DOOR_OPEN);
+    tick(rt, &o, t++, &far, 1);
+    CHECK(state_of(rt, o.handle) == FD_DOOR_CLOSING);
+}
+
+static void test_reopen(void)
+{
+    fd_runtime *rt = ready_runtime();
+    fd_panel_observation o = panel_obs(0x00010001u, 1, TAG_INF, identity_at(0, 0, 0));
+    fd_obstacle inside = biped_at(v3(0, -6, 1)), far = biped_at(v3(50, 0, 1));
+    fd_obstacle crate = sphere_at(FD_OBSTACLE_CRATE, v3(0, 0.5, 0.5), 0.5);
+    uint64_t t = 1;
+    int i;
+    tick(rt, &o, t++, &inside, 1);
+    for (i = 0; i < 64 + 128 + 10; i++)
+        tick(rt, &o, t++, &far, 1);
+    CHECK(state_of(rt, o.handle) == FD_DOOR_CLOSING);
+    /* opened on tick 64, closing since tick 192: 12 ticks down by tick 203 */
+    CHECK_NEAR(height_of(rt, o.handle), 4 - 12 * 0.0625, 1e-12);
+    /* a biped returning to the trigger reopens it */
+    tick(rt, &o, t++, &inside, 1);
+    CHECK(state_of(rt, o.handle) == FD_DOOR_OPENING);
+    CHECK_NEAR(height_of(rt, o.handle), 4 - 11 * 0.0625, 1e-12);
+    for (i = 0; i < 200; i++)
+        tick(rt, &o, t++, &far, 1);
+    CHECK(state_of(rt, o.handle) == FD_DOOR_CLOSING);
+    /* a movable Normal crate rolling into the closing path reopens it too */
+    crate.physics = FD_PHYSICS_NORMAL;
+    crate.body = FD_BODY_DYNAMIC;
+    tick(rt, &o, t++, &crate, 1);
+    CHECK(state_of(rt, o.handle) == FD_DOOR_OPENING);
+    /* ... but a Fixed construction crate there does not keep it open */
+    crate.physics = FD_PHYSICS_FIXED;
+    for (i = 0; i < 400; i++)
+        tick(rt, &o, t++, &crate, 1);
+    CHECK(state_of(rt, o.handle) == FD_DOOR_CLOSED);
+}
+
+static void test_kept_open_by_vehicle(void)
+{
+    fd_runtime *rt = ready_runtime();
+    fd_panel_observation o = panel_obs(0x00010001u, 1, TAG_INF, identity_at(0, 0, 0));
+    fd_obstacle inside = biped_at(v3(0, -6, 1)), far = biped_at(v3(50, 0, 1));
+    /* a parked vehicle outside the trigger's biped test but in the doorway */
+    fd_obstacle hog = sphere_at(FD_OBSTACLE_VEHICLE, v3(1, 0, 1.5), 1.5);
+    uint64_t t = 1;
+    int i;
+    tick(rt, &o, t++, &inside, 1);
+    for (i = 0; i < 64 + 300; i++)
+        tick(rt, &o, t++, &hog, 1);
+    CHECK(state_of(rt, o.handle) == FD_DOOR_OPEN && height_of(rt, o.handle) == 4);
+    tick(rt, &o, t++, &far, 1); /* it drives away: hold already spent, close */
+    CHECK(state_of(rt, o.handle) == FD_DOOR_CLOSING);
+}
+
+static void test_opening_stopped_by_obstacle(void)
+{
+    fd_runtime *rt = ready_runtime();
+    fd_panel_observation o = panel_obs(0x00010001u, 1, TAG_INF, identity_at(0, 0, 0));
+    /* panel top at 4 when closed; a vehicle whose lowest point is at 6 */
+    fd_obstacle obs[2];
+    uint64_t t = 1;
+    int i;
+    obs[0] = biped_at(v3(0, -6, 1));
+    obs[1] = sphere_at(FD_OBSTACLE_VEHICLE, v3(0.5, 0, 7), 1);
+    for (i = 0; i < 100; i++)
+        tick(rt, &o, t++, obs, 2);
+    CHECK_NEAR(height_of(rt, o.handle), 2, 1e-12); /* stopped beneath it */
+    CHECK(fd_runtime_find_panel(rt, o.handle)->stopped);
+    CHECK(state_of(rt, o.handle) == FD_DOOR_OPEN);
+    /* the vehicle moves off: opening resumes while the biped stays */
+    obs[1].centre.x = 40;
+    for (i = 0; i < 40; i++)
+        tick(rt, &o, t++, obs, 2);
+    CHECK(height_of(rt, o.handle) == 4);
+    /* an obstacle beside the column (outside its footprint) does not stop it */
+    rt = ready_runtime();
+    o = panel_obs(0x00010001u, 1, TAG_INF, identity_at(0, 0, 0));
+    obs[1] = sphere_at(FD_OBSTACLE_VEHICLE, v3(0, 2, 7), 1);
+    for (i = 0; i < 100; i++)
+        tick(rt, &o, t++, obs, 2);
+    CHECK(height_of(rt, o.handle) == 4);
+    /* rotated panel (rolled 90 degrees: local +Z is world -Y) */
+    rt = ready_runtime();
+    o = panel_obs(0x00010001u, 1, TAG_INF, rotated(v3(0, 0, 10), 0, 0, 3.14159265358979323846 / 2));
+    obs[0] = biped_at(to_world(&o.pose, 0, 0, 1));
+    obs[1] = sphere_at(FD_OBSTACLE_VEHICLE, to_world(&o.pose, 0, 0, 6.5), 1); /* lowest 5.5 */
+    for (i = 0; i < 100; i++)
+        tick(rt, &o, t++, obs, 2);
+    CHECK_NEAR(height_of(rt, o.handle), 1.5, 1e-9);
+    CHECK_NEAR(fd_runtime_find_panel(rt, o.handle)->published.origin.y, -1.5, 1e-9);
+}
+
+static void test_time_steps(void)
+{
+    fd_runtime *rt = ready_runtime();
+    fd_panel_observation o = panel_obs(0x00010001u, 1, TAG_INF, identity_at(0, 0, 0));
+    fd_obstacle inside = biped_at(v3(0, -6, 1)), far = biped_at(v3(50, 0, 1));
+    double bad[] = {0.0, -DT, fd_test_nan(), fd_test_inf(), -fd_test_inf(), 1.5};
+    size_t i;
+    double h;
+    CHECK_STATUS(tick(rt, &o, 10, &inside, 1), FD_OK);
+    h = height_of(rt, o.handle);
+    CHECK_NEAR(h, 0.0625, 0);
+    /* paused redraws repeat the tick number: nothing advances */
+    for (i = 0; i < 50; i++)
+        CHECK_STATUS(tick(rt, &o, 10, &inside, 1), FD_STEP_PAUSED);
+    CHECK(height_of(rt, o.handle) == h);
+    /* a catch-up frame (tick jumped by 30) advances exactly one tick */
+    CHECK_STATUS(tick(rt, &o, 40, &inside, 1), FD_OK);
+    CHECK_NEAR(height_of(rt, o.handle), 0.125, 0);
+    /* invalid step lengths advance nothing */
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        fd_runtime_begin_scan(rt);
+        o.pose = fd_runtime_find_panel(rt, o.handle)->published;
+        fd_runtime_observe_panel(rt, &o, NULL);
+        CHECK_STATUS(fd_runtime_step(rt, 41 + i, bad[i], &inside, 1), FD_STEP_INVALID);
+    }
+    CHECK_NEAR(height_of(rt, o.handle), 0.125, 0);
+    /* 1 s exactly is the largest accepted step */
+    fd_runtime_begin_scan(rt);
+    o.pose = fd_runtime_find_panel(rt, o.handle)->published;
+    fd_runtime_observe_panel(rt, &o, NULL);
+    CHECK_STATUS(fd_runtime_step(rt, 100, 1.0, &inside, 1), FD_OK);
+    CHECK(height_of(rt, o.handle) == 4);
+    /* paused redraws do not consume hold time */
+    {
+        uint64_t t = 200;
+        int k;
+        tick(rt, &o, t++, &far, 1);
+        for (k = 0; k < 1000; k++)
+            tick(rt, &o, t - 1, &far, 1);
+        CHECK(state_of(rt, o.handle) == FD_DOOR_OPEN);
+        CHECK_NEAR(fd_runtime_find_panel(rt, o.handle)->hold_left, 2 - DT, 1e-12);
+    }
+}
+
+static void test_other_panels_and_rotation(void)
+{
+    fd_runtime *rt = ready_runtime();
+    /* vehicle gate yawed 90 degrees: opens along its own +Z (world up) */
+    fd_panel_observation o = panel_obs(0x00020002u, 2, TAG_VEH,
+                                       rotated(v3(30, 30, 2), 3.14159265358979323846 / 2, 0, 0));
+    fd_obstacle b;
+    uint64_t t = 1;
+    int i;
+    b = biped_at(to_world(&o.pose, 5.5, -9.5, 7.5)); /* trigger 12 x 20 x 8 */
+    for (i = 0; i < 200; i++)
+        tick(rt, &o, t++, &b, 1);
+    CHECK(height_of(rt, o.handle) == 6);
+    CHECK_NEAR(fd_runtime_find_panel(rt, o.handle)->published.origin.z, 8, 1e-12);
+    CHECK_NEAR(fd_runtime_find_panel(rt, o.handle)->published.origin.x, 30, 1e-12);
+    /* pitched panel: +Z tilts toward world +X */
+    rt = ready_runtime();
+    o = panel_obs(0x00010001u, 1, TAG_INF, rotated(v3(0, 0, 0), 0, 0.5, 0));
+    b = biped_at(to_world(&o.pose, 0, -5, 2));
+    for (i = 0; i < 100; i++)
+        tick(rt, &o, t++, &b, 1);
+    CHECK_NEAR(fd_runtime_find_panel(rt, o.handle)->published.origin.x, 4 * sin(0.5), 1e-12);
+    CHECK_NEAR(fd_runtime_find_panel(rt, o.handle)->published.origin.z, 4 * cos(0.5), 1e-12);
+}
+
+/* ---- refusals and limits ------------------------------------------------------ */
+
+static void test_refusals(void)
+{
+    fd_runtime *rt = ready_runtime();
+    fd_panel_observation o;
+    fd_observe_result res;
+    o = panel_obs(0x00010001u, 1, "mjolnir\\forge\\lockout-gates\\nope", identity_at(0, 0, 0));
+    CHECK_STATUS(fd_runtime_observe_panel(rt, &o, &res), FD_PANEL_UNMATCHED);
+    o = panel_obs(0x00010001u, 1, TAG_UNBOUND, identity_at(0, 0, 0));
+    CHECK_STATUS(fd_runtime_observe_panel(rt, &o, &res), FD_PANEL_UNMATCHED);
+    o = panel_obs(0x00010001u, 1, TAG_BLOCK, identity_at(0, 0, 0));
+    CHECK_STATUS(fd_runtime_observe_panel(rt, &o, &res), FD_PANEL_UNMATCHED);
+    o = panel_obs(0x00010001u, 1, TAG_INF, identity_at(0, 0, 0));
+    o.live_salt = 2;
+    CHECK_STATUS(fd_runtime_observe_panel(rt, &o, &res), FD_PANEL_STALE_HANDLE);
+    o = panel_obs(0x00010001u, 1, TAG_INF, identity_at(0, 0, 0));
+    o.parented = 1;
+    CHECK_STATUS(fd_runtime_observe_panel(rt, &o, &res), FD_PANEL_PARENTED);
+    o = panel_obs(0x00010001u, 1, TAG_INF, identity_at(0, 0, 0));
+    o.pose.axis_x.x = 2;
+    CHECK_STATUS(fd_runtime_observe_panel(rt, &o, &res), FD_PANEL_INVALID_TRANSFORM);
+    o.pose = identity_at(0, fd_test_nan(), 0);
+    CHECK_STATUS(fd_runtime_observe_panel(rt, &o, &res), FD_PANEL_INVALID_TRANSFORM);
+    CHECK(rt->panel_count == 0);
+    o = panel_obs(0x00010001u, 1, TAG_INF, identity_at(0, 0, 0));
+    CHECK_STATUS(fd_runtime_observe_panel(rt, &o, &res), FD_OK);
+    CHECK(rt->panel_count == 1);
+    CHECK_STATUS(fd_runtime_observe_panel(rt, NULL, &res), FD_ERR_ARGUMENT);
+}
+
+static void test_stale_and_replaced(void)
+{
+    fd_runtime *rt = ready_runtime();
+    fd_panel_observation o = panel_obs(0x00010001u, 1, TAG_INF, identity_at(0, 0, 0));
+    fd_obstacle inside = biped_at(v3(0, -6, 1));
+    uint64_t t = 1;
+    int i;
+    for (i = 0; i < 20; i++)
+        tick(rt, &o, t++, &inside, 1);
+    CHECK(height_of(rt, o.handle) > 1);
+    /* the object slot was reused: the adapter's handle is stale */
+    fd_runtime_begin_scan(rt);
+    o.live_salt = 2;
+    CHECK_STATUS(fd_runtime_observe_panel(rt, &o, NULL), FD_PANEL_STALE_HANDLE);
+    fd_runtime_step(rt, t++, DT, &inside, 1);
+    CHECK(fd_runtime_find_panel(rt, o.handle) == NULL); /* dropped with its baseline */
+    /* same handle, different map-variant entry: a replaced object */
+    o = panel_obs(0x00030003u, 1, TAG_INF, identity_at(0, 0, 0));
+    for (i = 0; i < 20; i++)
+        tick(rt, &o, t++, &inside, 1);
+    o.entry = 9;
+    o.pose = identity_at(5, 5, 0);
+    fd_runtime_begin_scan(rt);
+    CHECK_STATUS(fd_runtime_observe_panel(rt, &o, NULL), FD_OK);
+    CHECK(fd_runtime_find_panel(rt, o.handle)->entry == 9);
+    CHECK(fd_runtime_find_panel(rt, o.handle)->height == 0);
+    CHECK(fd_runtime_find_panel(rt, o.handle)->closed.origin.x == 5);
+    fd_runtime_step(rt, t++, DT, &inside, 1);
+}
+
+static void test_active_limit(void)
+{
+    fd_runtime *rt = ready_runtime();
+    fd_panel_observation o;
+    uint32_t i;
+    int ok = 0;
+    fd_runtime_begin_scan(rt);
+    for (i = 0; i < FD_MAX_ACTIVE_PANELS + 1; i++) {
+        o = panel_obs(0x00010000u | i, i, TAG_INF, identity_at(i * 20.0, 0, 0));
+        if (fd_runtime_observe_panel(rt, &o, NULL) == FD_OK)
+            ok++;
+    }
+    CHECK(ok == FD_MAX_ACTIVE_PANELS);
+    o = panel_obs(0x00010000u | FD_MAX_ACTIVE_PANELS, 500, TAG_INF, identity_at(0, 0, 0));
+    CHECK_STATUS(fd_runtime_observe_panel(rt, &o, NULL), FD_PANEL_LIMIT);
+    fd_runtime_step(rt, 1, DT, NULL, 0);
+    /* next tick one panel is gone (deleted): the refused one fits */
+    fd_runtime_begin_scan(rt);
+    for (i = 1; i < FD_MAX_ACTIVE_PANELS; i++) {
+        o = panel_obs(0x00010000u | i, i, TAG_INF, identity_at(i * 20.0, 0, 0));
+        fd_runtime_observe_panel(rt, &o, NULL);
+    }
+    /* the deleted panel's slot is freed when the scan ends, at the step */
+    o = panel_obs(0x00010000u | FD_MAX_ACTIVE_PANELS, 500, TAG_INF, identity_at(0, 0, 0));
+    CHECK_STATUS(fd_runtime_observe_panel(rt, &o, NULL), FD_PANEL_LIMIT);
+    fd_runtime_step(rt, 2, DT, NULL, 0);
+    CHECK(fd_runtime_find_panel(rt, 0x00010000u) == NULL);
+    CHECK(rt->panel_count == FD_MAX_ACTIVE_PANELS - 1);
+    /* so the refused panel fits from the next scan on */
+    fd_runtime_begin_scan(rt);
+    for (i = 1; i < FD_MAX_ACTIVE_PANELS; i++) {
+        o = panel_obs(0x00010000u | i, i, TAG_INF, identity_at(i * 20.0, 0, 0));
+        fd_runtime_observe_panel(rt, &o, NULL);
+    }
+    o = panel_obs(0x00010000u | FD_MAX_ACTIVE_PANELS, 500, TAG_INF, identity_at(0, 0, 0));
+    CHECK_STATUS(fd_runtime_observe_panel(rt, &o, NULL), FD_OK);
+    fd_runtime_step(rt, 3, DT, NULL, 0);
+    CHECK(rt->panel_count == FD_MAX_ACTIVE_PANELS);
+}
+
+/* ---- physics modes and seeding -------------------------------------------------- */
+
+static void test_physics_modes(void)
+{
+    fd_runtime *rt = ready_runtime();
+    fd_panel_observation o = panel_obs(0x00010001u, 1, TAG_INF, identity_at(0, 0, 0));
+    fd_obstacle inside = biped_at(v3(0, -6, 1));
+    fd_observe_result res;
+    uint64_t t = 1;
+    int i;
+    o.physics = FD_PHYSICS_PHASED;
+    for (i = 0; i < 10; i++)
+        tick(rt, &o, t++, &inside, 1);
+    CHECK_NEAR(height_of(rt, o.handle), 0.625, 1e-12); /* Phased animates */
+    /* Normal: automation off; a raised panel gets its authored pose back */
+    o.physics = FD_PHYSICS_NORMAL;
+    o.pose = fd_runtime_find_panel(rt, o.handle)->published;
+    fd_runtime_begin_scan(rt);
+    CHECK_STATUS(fd_runtime_observe_panel(rt, &o, &res), FD_PANEL_NORMAL_PHYSICS);
+    CHECK(res.write_pose && res.pose.origin.z == 0);
+    CHECK(fd_runtime_find_panel(rt, o.handle) == NULL);
+    fd_runtime_step(rt, t++, DT, &inside, 1);
+    /* a Normal panel is never animated, whoever stands in front of it */
+    o.pose = identity_at(0, 0, 0);
+    for (i = 0; i < 10; i++) {
+        fd_runtime_begin_scan(rt);
+        CHECK_STATUS(fd_runtime_observe_panel(rt, &o, &res), FD_PANEL_NORMAL_PHYSICS);
+        CHECK(!res.write_pose);
+        fd_runtime_step(rt, t++, DT, &inside, 1);
+    }
+    CHECK(rt->panel_count == 0);
+    /* a raised panel whose definition disappears (pack disabled) also gets
+     * its authored pose back */
+    o.physics = FD_PHYSICS_FIXED;
+    for (i = 0; i < 10; i++)
+        tick(rt, &o, t++, &inside, 1);
+    CHECK(height_of(rt, o.handle) > 0);
+    fd_runtime_load_inventory(rt, DOORS, sizeof DOORS - 1, "forge-installed 1\n", 18);
+    o.pose = fd_runtime_find_panel(rt, o.handle)->published;
+    fd_runtime_begin_scan(rt);
+    CHECK_STATUS(fd_runtime_observe_panel(rt, &o, &res), FD_PANEL_UNMATCHED);
+    CHECK(res.write_pose && res.pose.origin.z == 0);
+    fd_runtime_step(rt, t++, DT, &inside, 1);
+    CHECK(rt->panel_count == 0);
+}
+
+static void test_seed_physics(void)
+{
+    fd_runtime *rt = ready_runtime();
+    const char *other = "mjolnir\\forge\\foundry-wide\\deck_2x2";
+    CHECK(fd_runtime_seed_physics(rt, TAG_INF, strlen(TAG_INF), FD_PLACEMENT_SCENARIO,
+                                  FD_PHYSICS_NORMAL) == FD_PHYSICS_FIXED);
+    CHECK(fd_runtime_seed_physics(rt, TAG_VEH, strlen(TAG_VEH), FD_PLACEMENT_SCENARIO,
+                                  FD_PHYSICS_PHASED) == FD_PHYSICS_FIXED);
+    /* other pieces keep their physics */
+    CHECK(fd_runtime_seed_physics(rt, other, strlen(other), FD_PLACEMENT_SCENARIO,
+                                  FD_PHYSICS_NORMAL) == FD_PHYSICS_NORMAL);
+    CHECK(fd_runtime_seed_physics(rt, TAG_UNBOUND, strlen(TAG_UNBOUND), FD_PLACEMENT_SCENARIO,
+                                  FD_PHYSICS_NORMAL) == FD_PHYSICS_NORMAL);
+    /* a saved layout's explicit choice, including Normal, wins */
+    CHECK(fd_runtime_seed_physics(rt, TAG_INF, strlen(TAG_INF), FD_PLACEMENT_SAVED_LAYOUT,
+                                  FD_PHYSICS_NORMAL) == FD_PHYSICS_NORMAL);
+    CHECK(fd_runtime_seed_physics(rt, TAG_INF, strlen(TAG_INF), FD_PLACEMENT_SAVED_LAYOUT,
+                                  FD_PHYSICS_PHASED) == FD_PHYSICS_PHASED);
+}
+
+/* ---- editing ---------------------------------------------------------------- */
+
+static void test_edit_close(void)
+{
+    fd_runtime *rt = ready_runtime();
+    fd_panel_observation a = panel_obs(0x00010001u, 1, TAG_INF, identity_at(0, 0, 0));
+    fd_panel_observation b = panel_obs(0x00010002u, 2, TAG_INF, identity_at(40, 0, 0));
+    fd_obstacle obs[3];
+    fd_pose_update u;
+    size_t it;
+    uint64_t t = 1;
+    int i;
+    obs[0] = biped_at(v3(0, -6, 1));
+    obs[1] = biped_at(v3(40, -6, 1));
+    for (i = 0; i < 70; i++) {
+        fd_runtime_begin_scan(rt);
+        a.pose = fd_runtime_find_panel(rt, a.handle) ? fd_runtime_find_panel(rt, a.handle)->published : a.pose;
+        b.pose = fd_runtime_find_panel(rt, b.handle) ? fd_runtime_find_panel(rt, b.handle)->published : b.pose;
+        fd_runtime_observe_panel(rt, &a, NULL);
+        fd_runtime_observe_panel(rt, &b, NULL);
+        fd_runtime_step(rt, t++, DT, obs, 2);
+    }
+    it = 0;
+    while (fd_runtime_next_update(rt, &it, &u)) {
+    }
+    CHECK(height_of(rt, a.handle) == 4 && height_of(rt, b.handle) == 4);
+    /* a vehicle parks under panel b; the bipeds are now monitors */
+    obs[0] = sphere_at(FD_OBSTACLE_VEHICLE, v3(40, 0, 1.5), 1.5);
+    CHECK(fd_runtime_enter_monitor(rt, obs, 1) == 1);
+    CHECK(height_of(rt, a.handle) == 0 && state_of(rt, a.handle) == FD_DOOR_CLOSED);
+    CHECK(height_of(rt, b.handle) == 4);
+    it = 0;
+    CHECK(fd_runtime_next_update(rt, &it, &u) && u.handle == a.handle && u.pose.origin.z == 0);
+    CHECK(!fd_runtime_next_update(rt, &it, &u));
+    /* edits on the raised panel b are deferred with the doorway message */
+    CHECK_STATUS(fd_runtime_request_edit(rt, b.handle, FD_EDIT_GRAB, obs, 1), FD_EDIT_DEFERRED);
+    CHECK_STATUS(fd_runtime_request_edit(rt, b.handle, FD_EDIT_DUPLICATE, obs, 1), FD_EDIT_DEFERRED);
+    CHECK_STATUS(fd_runtime_request_edit(rt, b.handle, FD_EDIT_ROTATE, obs, 1), FD_EDIT_DEFERRED);
+    CHECK_STATUS(fd_runtime_request_edit(rt, b.handle, FD_EDIT_PHYSICS, obs, 1), FD_EDIT_DEFERRED);
+    CHECK(strstr(fd_status_text(FD_EDIT_DEFERRED), "clear the doorway") != NULL);
+    CHECK(height_of(rt, b.handle) == 4);
+    /* unrelated objects and the closed panel stay editable */
+    CHECK_STATUS(fd_runtime_request_edit(rt, 0x00450045u, FD_EDIT_GRAB, obs, 1), FD_OK);
+    CHECK_STATUS(fd_runtime_request_edit(rt, a.handle, FD_EDIT_ROTATE, obs, 1), FD_OK);
+    /* a held panel does not open while edited, even with a biped in front */
+    obs[1] = biped_at(v3(0, -6, 1));
+    for (i = 0; i < 10; i++) {
+        fd_runtime_begin_scan(rt);
+        a.pose = fd_runtime_find_panel(rt, a.handle)->published;
+        fd_runtime_observe_panel(rt, &a, NULL);
+        b.pose = fd_runtime_find_panel(rt, b.handle)->published;
+        fd_runtime_observe_panel(rt, &b, NULL);
+        fd_runtime_step(rt, t++, DT, obs, 2);
+    }
+    CHECK(height_of(rt, a.handle) == 0);
+    CHECK(fd_runtime_find_panel(rt, a.handle)->closed.origin.z == 0);
+    fd_runtime_finish_edit(rt, a.handle);
+    fd_runtime_begin_scan(rt);
+    fd_runtime_observe_panel(rt, &a, NULL);
+    fd_runtime_observe_panel(rt, &b, NULL);
+    fd_runtime_step(rt, t++, DT, obs, 2);
+    CHECK(height_of(rt, a.handle) > 0);
+    /* the vehicle leaves: the edit on b now closes it first */
+    CHECK_STATUS(fd_runtime_request_edit(rt, b.handle, FD_EDIT_GRAB, obs + 1, 1), FD_OK);
+    CHECK(height_of(rt, b.handle) == 0);
+}
+
+/* ---- baseline cache and saves ---------------------------------------------------- */
+
+static void test_save_projection(void)
+{
+    fd_runtime *rt = ready_runtime();
+    fd_pose closed = rotated(v3(3, 4, 5), 0.3, 0, 0);
+    fd_panel_observation o = panel_obs(0x00010001u, 11, TAG_INF, closed);
+    fd_obstacle inside = biped_at(to_world(&closed, 0, -5, 1));
+    fd_pose copy, live;
+    uint64_t t = 1;
+    int i;
+    for (i = 0; i < 30; i++)
+        tick(rt, &o, t++, &inside, 1);
+    live = fd_runtime_find_panel(rt, o.handle)->published;
+    CHECK(live.origin.z > 6);
+    /* F5: the serialization copy holds the animated pose; project it */
+    CHECK_STATUS(fd_runtime_save_begin(rt), FD_OK);
+    copy = live;
+    CHECK_STATUS(fd_runtime_save_project(rt, o.handle, 11, &copy), FD_OK);
+    CHECK(memcmp(&copy, &closed, sizeof copy) == 0);
+    /* the live door is not moved, and the animation goes on */
+    CHECK(memcmp(&fd_runtime_find_panel(rt, o.handle)->published, &live, sizeof live) == 0);
+    tick(rt, &o, t++, &inside, 1);
+    CHECK(fd_runtime_find_panel(rt, o.handle)->published.origin.z > live.origin.z);
+    /* other objects are left alone */
+    copy = identity_at(9, 9, 9);
+    CHECK_STATUS(fd_runtime_save_project(rt, 0x00770077u, 3, &copy), FD_OK);
+    CHECK(copy.origin.x == 9);
+    CHECK_STATUS(fd_runtime_save_project(rt, o.handle, 12, &copy), FD_OK); /* other entry */
+    CHECK(copy.origin.x == 9);
+
+    /* an external authored change (a script or the editor) sets a new baseline */
+    fd_runtime_begin_scan(rt);
+    o.pose = identity_at(-10, 0, 0);
+    CHECK_STATUS(fd_runtime_observe_panel(rt, &o, NULL), FD_OK);
+    fd_runtime_step(rt, t++, DT, NULL, 0);
+    CHECK(height_of(rt, o.handle) == 0);
+    copy = live;
+    fd_runtime_save_project(rt, o.handle, 11, &copy);
+    CHECK(copy.origin.x == -10 && copy.origin.z == 0);
+    /* a pose read back with float rounding is not an external change */
+    for (i = 0; i < 5; i++)
+        tick(rt, &o, t++, &inside, 0);
+    fd_runtime_begin_scan(rt);
+    o.pose = identity_at(-10 + 1e-5, 0, 1e-5);
+    CHECK_STATUS(fd_runtime_observe_panel(rt, &o, NULL), FD_OK);
+    CHECK(fd_runtime_find_panel(rt, o.handle)->closed.origin.x == -10);
+    fd_runtime_step(rt, t++, DT, NULL, 0);
+
+    /* deletion (not seen by the scan) drops the cache entry */
+    fd_runtime_begin_scan(rt);
+    fd_runtime_step(rt, t++, DT, NULL, 0);
+    CHECK(fd_runtime_find_panel(rt, o.handle) == NULL);
+    /* travel drops everything */
+    tick(rt, &o, t++, NULL, 0);
+    CHECK(fd_runtime_find_panel(rt, o.handle) != NULL);
+    fd_runtime_begin_world(rt, 2, FD_ROLE_HOST);
+    CHECK(fd_runtime_find_panel(rt, o.handle) == NULL);
+}
+
+static void test_client_and_migration(void)
+{
+    fd_runtime *rt = ready_runtime();
+    fd_panel_observation o = panel_obs(0x00010001u, 1, TAG_INF, identity_at(0, 0, 2.5));
+    fd_panel_observation n = panel_obs(0x00010002u, 2, TAG_VEH, identity_at(50, 0, 0));
+    fd_obstacle inside = biped_at(v3(0, -6, 1));
+    fd_pose copy;
+    uint64_t t = 1;
+    int i;
+    fd_runtime_begin_world(rt, 5, FD_ROLE_CLIENT);
+    /* a client joined while the host's door was open: pose replicated */
+    fd_runtime_begin_scan(rt);
+    CHECK_STATUS(fd_runtime_observe_panel(rt, &o, NULL), FD_NO_BASELINE);
+    CHECK_STATUS(fd_runtime_step(rt, t++, DT, &inside, 1), FD_STEP_NOT_HOST);
+    CHECK_STATUS(fd_runtime_save_begin(rt), FD_SAVE_DEFERRED);
+    copy = o.pose;
+    CHECK_STATUS(fd_runtime_save_project(rt, o.handle, 1, &copy), FD_SAVE_DEFERRED);
+    /* ordinary client layouts (no enabled door panels) save as before */
+    {
+        fd_runtime *c = ready_runtime();
+        fd_panel_observation normal = o;
+        fd_runtime_begin_world(c, 5, FD_ROLE_CLIENT);
+        normal.physics = FD_PHYSICS_NORMAL;
+        fd_runtime_begin_scan(c);
+        fd_runtime_observe_panel(c, &normal, NULL);
+        fd_runtime_step(c, 1, DT, NULL, 0);
+        CHECK_STATUS(fd_runtime_save_begin(c), FD_OK);
+        rt = c; /* same storage: continue with the client */
+        fd_runtime_begin_world(rt, 5, FD_ROLE_CLIENT);
+        fd_runtime_begin_scan(rt);
+        fd_runtime_observe_panel(rt, &o, NULL);
+        fd_runtime_step(rt, t++, DT, &inside, 1);
+    }
+    /* the host leaves; this client becomes host */
+    fd_runtime_become_host(rt);
+    for (i = 0; i < 50; i++) {
+        fd_runtime_begin_scan(rt);
+        CHECK_STATUS(fd_runtime_observe_panel(rt, &o, NULL), FD_NO_BASELINE);
+        fd_runtime_observe_panel(rt, &n, NULL); /* created after migration */
+        fd_runtime_step(rt, t++, DT, &inside, 1);
+    }
+    CHECK(height_of(rt, o.handle) == 0);               /* not animated */
+    CHECK(fd_runtime_find_panel(rt, o.handle)->published.origin.z == 2.5);
+    CHECK(fd_runtime_find_panel(rt, n.handle)->verified);
+    CHECK_STATUS(fd_runtime_save_begin(rt), FD_SAVE_NEEDS_REHOST);
+    CHECK(strstr(fd_status_text(FD_SAVE_NEEDS_REHOST), "rehosted") != NULL);
+    /* rehosting starts a fresh world where this host owns every baseline */
+    fd_runtime_begin_world(rt, 6, FD_ROLE_HOST);
+    o.pose = identity_at(0, 0, 0);
+    for (i = 0; i < 10; i++)
+        tick(rt, &o, t++, &inside, 1);
+    CHECK(height_of(rt, o.handle) > 0);
+    CHECK_STATUS(fd_runtime_save_begin(rt), FD_OK);
+}
+
+static int classify_calls;
+
+static fd_body_class classify(void *ctx, uint32_t salted_tag)
+{
+    (void)ctx;
+    classify_calls++;
+    return (salted_tag & 1) ? FD_BODY_FIXED_ONLY : FD_BODY_MIXED;
+}
+
+static void test_body_cache(void)
+{
+    fd_runtime *rt = ready_runtime();
+    classify_calls = 0;
+    CHECK(fd_runtime_classify_body(rt, 0x00110001u, classify, NULL) == FD_BODY_FIXED_ONLY);
+    CHECK(fd_runtime_classify_body(rt, 0x00110001u, classify, NULL) == FD_BODY_FIXED_ONLY);
+    CHECK(classify_calls == 1);
+    /* another salt of the same tag index is another entry */
+    CHECK(fd_runtime_classify_body(rt, 0x00120001u, classify, NULL) == FD_BODY_FIXED_ONLY);
+    CHECK(classify_calls == 2);
+    CHECK(fd_runtime_classify_body(rt, 0x00110002u, classify, NULL) == FD_BODY_MIXED);
+    CHECK(classify_calls == 3);
+    /* a new world classifies again */
+    fd_runtime_begin_world(rt, 99, FD_ROLE_HOST);
+    CHECK(fd_runtime_classify_body(rt, 0x00110001u, classify, NULL) == FD_BODY_FIXED_ONLY);
+    CHECK(classify_calls == 4);
+    CHECK(fd_runtime_classify_body(rt, 0x00990001u, NULL, NULL) == FD_BODY_UNKNOWN);
+}
+
+/* ---- gates ------------------------------------------------------------------------ */
+
+static void test_gates(void)
+{
+    fd_runtime *rt = &rt_storage;
+    fd_panel_observation o = panel_obs(0x00010001u, 1, TAG_INF, identity_at(0, 0, 0));
+    fd_obstacle inside = biped_at(v3(0, -6, 1));
+    uint64_t t = 1;
+    fd_runtime_init(rt);
+    CHECK_STATUS(fd_runtime_gate(rt), FD_GATE_BUILD_UNKNOWN);
+    fd_runtime_report_build(rt, "CU3");
+    CHECK_STATUS(fd_runtime_gate(rt), FD_GATE_BUILD_UNSUPPORTED);
+    fd_runtime_report_build(rt, NULL);
+    CHECK_STATUS(fd_runtime_gate(rt), FD_GATE_BUILD_UNSUPPORTED);
+    fd_runtime_report_build(rt, "CU4");
+    CHECK_STATUS(fd_runtime_gate(rt), FD_GATE_FORGE_WAITING);
+    fd_runtime_report_forge(rt, 1, 0); /* an older Forge DLL: no marker */
+    CHECK_STATUS(fd_runtime_gate(rt), FD_GATE_FORGE_OLD);
+    CHECK(strstr(fd_status_text(FD_GATE_FORGE_OLD), "serialize the animated position") != NULL);
+    fd_runtime_report_forge(rt, 1, FD_FORGE_NATIVE_API_MIN + 1); /* newer is fine */
+    CHECK_STATUS(fd_runtime_gate(rt), FD_GATE_INVENTORY_MISSING);
+    CHECK_STATUS(fd_runtime_load_inventory(rt, DOORS, sizeof DOORS - 1, NULL, 0),
+                 FD_GATE_INVENTORY_MISSING);
+    CHECK_STATUS(fd_runtime_load_inventory(rt, "forge-doors 9\n", 14, INSTALLED,
+                                           sizeof INSTALLED - 1),
+                 FD_GATE_INVENTORY_INVALID);
+    CHECK_STATUS(fd_runtime_load_inventory(rt, DOORS, sizeof DOORS - 1, "nope\n", 5),
+                 FD_GATE_INVENTORY_INVALID);
+    /* gated: panels are tracked but nothing moves */
+    fd_runtime_begin_world(rt, 1, FD_ROLE_HOST);
+    fd_runtime_load_inventory(rt, DOORS, sizeof DOORS - 1, INSTALLED, sizeof INSTALLED - 1);
+    fd_runtime_report_forge(rt, 1, 0);
+    CHECK_STATUS(tick(rt, &o, t++, &inside, 1), FD_GATE_FORGE_OLD);
+    CHECK(height_of(rt, o.handle) == 0);
+    fd_runtime_report_forge(rt, 1, FD_FORGE_NATIVE_API_MIN);
+    CHECK_STATUS(fd_runtime_load_inventory(rt, DOORS, sizeof DOORS - 1, INSTALLED,
+                                           sizeof INSTALLED - 1),
+                 FD_OK);
+    CHECK_STATUS(tick(rt, &o, t++, &inside, 1), FD_OK);
+    CHECK(height_of(rt, o.handle) > 0);
+    /* every status has words */
+    {
+        int s;
+        for (s = 0; s < FD_STATUS_COUNT; s++)
+            CHECK(strcmp(fd_status_text((fd_status)s), "unknown status") != 0);
+    }
+}
+
+int main(void)
+{
+    test_decimal();
+    test_parse_companion();
+    test_field_limits();
+    test_rejected_row_isolation();
+    test_crlf_and_header();
+    test_definition_limit();
+    test_installed_binding();
+    test_trigger();
+    test_sweep_clearance();
+    test_pose_validity();
+    test_open_hold_close();
+    test_hold_renewed_while_occupied();
+    test_reopen();
+    test_kept_open_by_vehicle();
+    test_opening_stopped_by_obstacle();
+    test_time_steps();
+    test_other_panels_and_rotation();
+    test_refusals();
+    test_stale_and_replaced();
+    test_active_limit();
+    test_physics_modes();
+    test_seed_physics();
+    test_edit_close();
+    test_save_projection();
+    test_client_and_migration();
+    test_body_cache();
+    test_gates();
+    printf("forge_doors_test: %d checks, %d failures\n", checks, failures);
+    return failures == 0 ? 0 : 1;
+}
