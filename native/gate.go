@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/mjolnir-forge/forgesync/internal/semver"
 	"io"
 	"io/fs"
 	"os"
@@ -132,11 +133,11 @@ func readMod(mods fs.FS, mod, minimum string) ModVersion {
 		return mv
 	}
 	mv.Version = v.String()
-	floor, err := ParseSemVer(minimum)
+	floor, err := semver.Parse(minimum)
 	if err != nil {
 		panic(err) // the minimums are constants
 	}
-	if v.Compare(floor) < 0 {
+	if semver.Compare(v, floor) < 0 {
 		mv.State = ModOld
 		mv.Reason = fmt.Sprintf("%s %s is older than %s", mod, mv.Version, minimum)
 		return mv
@@ -164,15 +165,15 @@ func readBounded(fsys fs.FS, name string) ([]byte, error) {
 // parseVersionLine reads a version.txt: one SemVer line, with an optional
 // UTF-8 byte order mark, surrounding spaces and a final LF or CRLF (editors
 // on Windows add them; they carry no meaning).
-func parseVersionLine(b []byte) (SemVer, error) {
+func parseVersionLine(b []byte) (semver.Version, error) {
 	b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
 	s := strings.TrimRight(string(b), "\r\n")
 	if strings.ContainsAny(s, "\r\n") {
-		return SemVer{}, errors.New("more than one line")
+		return semver.Version{}, errors.New("more than one line")
 	}
 	s = strings.TrimSpace(s)
 	if s == "" {
-		return SemVer{}, errors.New("empty")
+		return semver.Version{}, errors.New("empty")
 	}
-	return ParseSemVer(s)
+	return semver.Parse(s)
 }

@@ -8,6 +8,7 @@ package native
 
 import (
 	"fmt"
+	"github.com/mjolnir-forge/forgesync/internal/semver"
 	"path"
 	"strconv"
 	"strings"
@@ -64,7 +65,7 @@ func ParseVersionFile(b []byte) (ModuleInfo, error) {
 	if len(f) != 4 || f[0] != "forge_doors" || f[2] != "api" {
 		return ModuleInfo{}, fmt.Errorf("%s: want %q, got %q", VersionFile, "forge_doors VERSION api N", line)
 	}
-	if _, err := ParseSemVer(f[1]); err != nil {
+	if _, err := semver.Parse(f[1]); err != nil {
 		return ModuleInfo{}, fmt.Errorf("%s: %w", VersionFile, err)
 	}
 	api, err := strconv.Atoi(f[3])
