@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/mjolnir-forge/forgesync/internal/semver"
 	"io"
 	"io/fs"
 	"os"
 	"path"
 	"strings"
+
+	"github.com/mjolnir-forge/forgesync/internal/semver"
 )
 
 // The MJOLNIR mods whose versions gate the door module and pack lifts.

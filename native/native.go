@@ -8,10 +8,11 @@ package native
 
 import (
 	"fmt"
-	"github.com/mjolnir-forge/forgesync/internal/semver"
 	"path"
 	"strconv"
 	"strings"
+
+	"github.com/mjolnir-forge/forgesync/internal/semver"
 )
 
 // The module's files. The release bundle holds them under
