@@ -22,9 +22,10 @@ import (
 // them are read back by the C parser (through lobby/contract_driver.c), and
 // every row comes back equal, field by field.
 //
-// The project's renderer (inventory/render) does not exist yet, so
-// renderDoors and renderInstalled below write the files by SPEC §6; swap
-// them for the renderer when it lands. The checked-in example files in
+// renderDoors and renderInstalled below write the files by SPEC §6 from
+// rows, so these tests can write what the real renderer refuses (a 257th
+// door); contract_render_test.go feeds the C parser the real renderer's
+// output. The checked-in example files in
 // testdata/companions are the reference rendering of SPEC §6 for the two
 // example packs (copied from the shared spec folder).
 
