@@ -30,6 +30,7 @@ func pipelineOptions(cfg *config.Config, lim installer.Limits, e *env) pipeline.
 	return pipeline.Options{
 		Drop: cfg.Paths.Drop, Mods: cfg.Paths.Mods, Paks: cfg.Paths.Paks, State: cfg.Paths.State,
 		Limits: lim, Log: e.log, LockWait: lockWait,
+		DeployLua: cfg.Deploy.Lua, DeployNative: cfg.Deploy.Native, Modules: cfg.Deploy.Modules,
 	}
 }
 
@@ -54,6 +55,8 @@ func syncCommand() *command {
 				return exitFailure
 			}
 			sum = merge(rec, sum)
+			reports, derr := p.Deploy(ctx)
+			sum.Warnings = append(sum.Warnings, deployWarnings(reports, derr)...)
 			printSummary(e, sum)
 			if sum.Rejected() {
 				return exitInvalid
@@ -240,4 +243,21 @@ func disableCommand() *command {
 
 func removeCommand() *command {
 	return changeCommand("remove", "uninstall a pack: its entry, content and kept archive go", (*pipeline.Pipeline).Remove)
+}
+
+// deployWarnings turns what a deploy could not do into warnings: a pack
+// install does not fail because a script could not be refreshed, but the
+// user must hear of it.
+func deployWarnings(reports []installer.FileReport, err error) []string {
+	var out []string
+	for _, r := range reports {
+		switch r.Status {
+		case installer.DeployFailed, installer.ForeignSkipped, installer.StagedLocked:
+			out = append(out, fmt.Sprintf("%s %s: %s: %s", r.Component, r.Name, r.Status, r.Reason))
+		}
+	}
+	if err != nil {
+		out = append(out, "deploy: "+err.Error())
+	}
+	return out
 }

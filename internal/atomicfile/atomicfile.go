@@ -49,6 +49,9 @@ func Create(path string, perm fs.FileMode) (*Pending, error) {
 	}
 	tmp := filepath.Join(dir, TempPrefix+base+"-"+hex.EncodeToString(rnd[:]))
 	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("write %s: the folder %s does not exist: %w", path, dir, fs.ErrNotExist)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("create temp for %s: %w", path, err)
 	}
