@@ -64,6 +64,7 @@ func TestLayers(t *testing.T) {
 		"installer/iostore": {"net/http", "github.com/mjolnir-forge/forgesync/inventory"},
 		"installer":         {"net/http", "github.com/fsnotify/fsnotify", "github.com/mjolnir-forge/forgesync/pipeline", "github.com/mjolnir-forge/forgesync/daemon", "github.com/mjolnir-forge/forgesync/inventory"},
 		"config":            {"net/http", "github.com/mjolnir-forge/forgesync/pipeline"},
+		"daemon":            {"github.com/fsnotify/fsnotify", "github.com/mjolnir-forge/forgesync/inventory", "github.com/mjolnir-forge/forgesync/installer", "github.com/mjolnir-forge/forgesync/pipeline"},
 	}
 	for _, p := range listPackages(t) {
 		rel := strings.TrimPrefix(p.ImportPath, "github.com/mjolnir-forge/forgesync/")
