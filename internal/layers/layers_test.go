@@ -57,7 +57,8 @@ func TestOnePackageComment(t *testing.T) {
 
 // TestLayers holds the lines of DESIGN.md: the catalog and the renderers
 // know nothing of disks, sockets or the service; installer knows nothing of
-// the pipeline or HTTP.
+// the pipeline or HTTP; daemon knows nothing of validation, files or the
+// watcher: it serves what the pipeline hands it.
 func TestLayers(t *testing.T) {
 	forbidden := map[string][]string{
 		"inventory":         {"net", "net/http", "os", "github.com/fsnotify/fsnotify", "github.com/kardianos/service", "github.com/mjolnir-forge/forgesync/installer"},
