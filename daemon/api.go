@@ -126,6 +126,7 @@ const (
 	CodeInvalid          = "invalid_request"
 	CodeMethodNotAllowed = "method_not_allowed"
 	CodeTooLarge         = "request_too_large"
+	CodeTimeout          = "request_timeout"
 	CodeInternal         = "internal"
 )
 

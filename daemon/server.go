@@ -117,6 +117,7 @@ func Serve(ctx context.Context, ln net.Listener, b Backend, ev *Events, opts Ser
 	go func() { served <- hs.Serve(checkPeers(ln, opts.AllowUID, opts.Logger)) }()
 	select {
 	case err := <-served:
+		ln.Close()
 		return fmt.Errorf("serve status socket %s: %w", ln.Addr(), err)
 	case <-ctx.Done():
 	}
@@ -214,12 +215,16 @@ func (s *server) handle(methods map[string]handlerFunc) http.Handler {
 func (s *server) apiError(r *http.Request, err error) *APIError {
 	var ae *APIError
 	var tooLarge *http.MaxBytesError
+	var timeout net.Error
 	switch {
 	case errors.As(err, &ae):
 		return ae
 	case errors.As(err, &tooLarge):
 		return &APIError{Status: http.StatusRequestEntityTooLarge, Code: CodeTooLarge,
 			Message: fmt.Sprintf("request body is larger than %d bytes", tooLarge.Limit)}
+	case errors.As(err, &timeout) && timeout.Timeout():
+		return &APIError{Status: http.StatusRequestTimeout, Code: CodeTimeout,
+			Message: fmt.Sprintf("the request body did not arrive within %s", s.opts.BodyTimeout)}
 	case errors.Is(err, ErrNotFound):
 		return &APIError{Status: http.StatusNotFound, Code: CodeNotFound, Message: err.Error()}
 	case errors.Is(err, ErrConflict):
@@ -231,6 +236,9 @@ func (s *server) apiError(r *http.Request, err error) *APIError {
 	case r.Context().Err() != nil && s.streams.Err() != nil:
 		return &APIError{Status: http.StatusServiceUnavailable, Code: CodeBusy,
 			Message: "the daemon is shutting down; try again when it is back"}
+	case r.Context().Err() != nil:
+		return &APIError{Status: http.StatusServiceUnavailable, Code: CodeBusy,
+			Message: "the request was cancelled: the client went away"}
 	}
 	return &APIError{Status: http.StatusInternalServerError, Code: CodeInternal, Message: err.Error()}
 }
@@ -238,15 +246,12 @@ func (s *server) apiError(r *http.Request, err error) *APIError {
 func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	ae := s.apiError(r, err)
 	level := slog.LevelDebug
-	if ae.Status >= 500 {
-		level = slog.LevelWarn
+	if ae.Status >= 500 && r.Context().Err() == nil {
+		level = slog.LevelWarn // a client that went away is not the daemon's trouble
 	}
 	s.log.Log(r.Context(), level, "status socket request failed",
 		slog.String(keyMethod, r.Method), slog.String(keyPath, r.URL.Path),
 		slog.Int(keyStatus, ae.Status), slog.String(keyCode, ae.Code), attrErr(err))
-	if r.Context().Err() != nil && s.streams.Err() == nil {
-		return // the client went away; nobody reads the answer
-	}
 	var body errorBody
 	body.Error.Code = ae.Code
 	body.Error.Message = ae.Message
@@ -357,9 +362,17 @@ func (s *server) mutate(do func(ctx context.Context, r *http.Request) (json.RawM
 // mutations take no parameters yet, and a client that sends some expects
 // them to mean something.
 func (s *server) readEmptyBody(w http.ResponseWriter, r *http.Request) error {
-	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(s.opts.BodyTimeout))
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(s.opts.BodyTimeout))
 	b, err := io.ReadAll(r.Body)
+	// Clear the deadline: net/http keeps reading in the background to see
+	// the client go, and a deadline there would end the request's context
+	// while a long sync runs.
+	_ = rc.SetReadDeadline(time.Time{})
 	if err != nil {
+		// Close after answering: net/http would otherwise try to read
+		// the rest of the body before writing the answer.
+		w.Header().Set("Connection", "close")
 		return fmt.Errorf("read request body: %w", err)
 	}
 	if len(bytes.TrimSpace(b)) == 0 {

@@ -546,3 +546,61 @@ func TestClientNoDaemon(t *testing.T) {
 		t.Errorf("Status() without a daemon = %v; want an error that says to check the daemon", err)
 	}
 }
+
+// TestSlowMutationOutlivesBodyTimeout holds a mutation for many body
+// timeouts: the read deadline that bounded the (empty) body must not end
+// the request's context while the backend works.
+func TestSlowMutationOutlivesBodyTimeout(t *testing.T) {
+	b := newFakeBackend()
+	b.entered = make(chan string, 1)
+	b.release = make(chan struct{})
+	s := startServer(t, b, nil, ServerOptions{BodyTimeout: time.Millisecond})
+	ctx := waitCtx(t)
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.client.Sync(ctx)
+		done <- err
+	}()
+	<-b.entered
+	hold := time.NewTimer(200 * time.Millisecond) // 200 body timeouts
+	defer hold.Stop()
+	select {
+	case err := <-done:
+		t.Fatalf("Sync ended while the backend held it: %v", err)
+	case <-hold.C:
+	}
+	close(b.release)
+	if err := <-done; err != nil {
+		t.Fatalf("Sync = %v; want success after release", err)
+	}
+}
+
+// TestStalledBody sends a header that announces a body and then nothing:
+// the daemon answers 408 once the body timeout passes, and keeps serving.
+func TestStalledBody(t *testing.T) {
+	s := startServer(t, newFakeBackend(), nil, ServerOptions{BodyTimeout: 20 * time.Millisecond})
+	conn, err := net.Dial("unix", s.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.WriteString(conn, "POST /v1/sync HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n{"); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("read answer: %v\nlogs: %s", err, s.logs.String())
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestTimeout || !strings.Contains(string(body), CodeTimeout) {
+		t.Fatalf("stalled body: %d %s; want 408 %s", resp.StatusCode, body, CodeTimeout)
+	}
+	if got := s.b.callLog(); len(got) != 0 {
+		t.Errorf("backend calls = %q; want none for a request whose body never came", got)
+	}
+	if _, err := s.client.Status(waitCtx(t)); err != nil {
+		t.Fatalf("Status() after a stalled body = %v", err)
+	}
+}
