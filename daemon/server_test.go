@@ -365,21 +365,22 @@ func receive(t *testing.T, events <-chan Event, n int) []Event {
 func TestEventStream(t *testing.T) {
 	s := startServer(t, newFakeBackend(), nil, ServerOptions{})
 	for i := range 3 {
-		publish(t, s.ev, EventArchiveSeen, map[string]string{"archive": fmt.Sprintf("p%d.zip", i)})
+		publish(t, s.ev, EventArchiveSeen, ArchiveSeenData{Archive: fmt.Sprintf("p%d.zip", i), Size: 1 << 20})
 	}
 	ctx, cancel := context.WithCancel(waitCtx(t))
 	events, done := collect(ctx, s.client, 0)
 	got := receive(t, events, 3) // replay
 	for i := range 3 {
-		publish(t, s.ev, EventProgress, map[string]int{"percent": i * 50})
+		publish(t, s.ev, EventProgress, ProgressData{Archive: "p2.zip", Step: "extract", Done: int64(i) * 50, Total: 100})
 	}
 	got = append(got, receive(t, events, 3)...) // live
 	wantIDs(t, got, 1)
-	if got[0].Type != EventArchiveSeen || string(got[0].Data) != `{"archive":"p0.zip"}` || !got[0].Time.Equal(fixedTime) {
+	if got[0].Type != EventArchiveSeen || string(got[0].Data) != `{"archive":"p0.zip","size":1048576}` || !got[0].Time.Equal(fixedTime) {
 		t.Errorf("first event = %+v; want archive-seen p0.zip at %v", got[0], fixedTime)
 	}
-	if got[5].Type != EventProgress || string(got[5].Data) != `{"percent":100}` {
-		t.Errorf("last event = %+v; want progress 100", got[5])
+	var p ProgressData
+	if err := json.Unmarshal(got[5].Data, &p); got[5].Type != EventProgress || err != nil || p != (ProgressData{Archive: "p2.zip", Step: "extract", Done: 100, Total: 100}) {
+		t.Errorf("last event = %+v (%+v, %v); want progress 100 of 100", got[5], p, err)
 	}
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
