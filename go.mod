@@ -8,6 +8,7 @@ require (
 	github.com/klauspost/compress v1.18.0
 	github.com/mholt/archives v0.1.5
 	github.com/mikelolasagasti/xz v1.0.1
+	golang.org/x/sync v0.25.0
 	golang.org/x/sys v0.34.0
 	golang.org/x/text v0.44.0
 )

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -148,4 +149,14 @@ func runningPID(conn net.Conn) int {
 		return 0
 	}
 	return st.PID
+}
+
+// ListenAndServe opens the status socket at path with [Listen] and serves
+// it with [Serve] until ctx is cancelled (then it returns nil).
+func ListenAndServe(ctx context.Context, path string, b Backend, ev *Events, opts ServerOptions) error {
+	ln, err := Listen(path)
+	if err != nil {
+		return err
+	}
+	return Serve(ctx, ln, b, ev, opts)
 }
