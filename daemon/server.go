@@ -425,6 +425,9 @@ func (s *server) getEvents(w http.ResponseWriter, r *http.Request) error {
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodHead {
+		return nil
+	}
 	if err := rc.Flush(); err != nil {
 		return nil // the client went away; the status line is all it asked for
 	}

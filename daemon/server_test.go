@@ -605,3 +605,27 @@ func TestStalledBody(t *testing.T) {
 		t.Fatalf("Status() after a stalled body = %v", err)
 	}
 }
+
+func TestHeadEventsAnswersAtOnce(t *testing.T) {
+	s := startServer(t, newFakeBackend(), nil, ServerOptions{})
+	status, body := rawRequest(t, s, http.MethodHead, "/v1/events", "")
+	if status != http.StatusOK || body != "" {
+		t.Fatalf("HEAD /v1/events = %d %q; want 200 and no body", status, body)
+	}
+}
+
+func TestListenAndServe(t *testing.T) {
+	held := startServer(t, newFakeBackend(), nil, ServerOptions{})
+	if err := ListenAndServe(waitCtx(t), held.path, newFakeBackend(), NewEvents(EventsOptions{}), ServerOptions{}); !errors.Is(err, ErrAlreadyRunning) {
+		t.Errorf("ListenAndServe on a live socket = %v; want ErrAlreadyRunning", err)
+	}
+	path := sockDir(t) + "/forgesync.sock"
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := ListenAndServe(ctx, path, newFakeBackend(), NewEvents(EventsOptions{}), ServerOptions{}); err != nil {
+		t.Errorf("ListenAndServe(cancelled) = %v; want nil", err)
+	}
+	if _, err := os.Lstat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("socket after ListenAndServe returned: %v; want it removed", err)
+	}
+}
