@@ -11,13 +11,20 @@ import (
 // BenchmarkStatusUnderSync measures GET /v1/status over the socket at about
 // 500 requests a second while the backend's Sync is held busy: one
 // goroutine hashes a buffer without pause (the CPU cost of unpacking a large
-// archive) and publishes a progress event every millisecond to a client
-// following the event stream. It reports p50, p99 and max latency.
+// archive) and publishes a progress event every 10 ms (100 Hz, more than a
+// progress bar needs) to a client following the event stream. It reports
+// p50, p99 and max latency; ns/op is the pacing, not the cost.
 //
 //	go test -run '^$' -bench StatusUnderSync -benchtime 2500x ./daemon
 //
-// Target (issue 5): p99 under 5 ms.
+// Target (issue 5): p99 under 5 ms. The idle case is the floor of the
+// machine it runs on, for comparison.
 func BenchmarkStatusUnderSync(b *testing.B) {
+	b.Run("busy", func(b *testing.B) { benchStatus(b, true) })
+	b.Run("idle", func(b *testing.B) { benchStatus(b, false) })
+}
+
+func benchStatus(b *testing.B, busy bool) {
 	be := newFakeBackend()
 	be.entered = make(chan string, 1)
 	be.release = make(chan struct{})
@@ -34,12 +41,15 @@ func BenchmarkStatusUnderSync(b *testing.B) {
 	busyDone := make(chan struct{})
 	go func() { // the busy sync's work
 		defer close(busyDone)
+		if !busy {
+			return
+		}
 		buf := make([]byte, 64<<10)
 		last := time.Now()
 		for ctx.Err() == nil {
 			sum := sha256.Sum256(buf)
 			buf[0] = sum[0]
-			if time.Since(last) >= time.Millisecond {
+			if time.Since(last) >= 10*time.Millisecond {
 				last = time.Now()
 				if _, err := s.ev.Publish(EventProgress, map[string]int64{"bytes": int64(sum[1])}); err != nil {
 					b.Error(err)
