@@ -184,7 +184,7 @@ func (c *Client) send(ctx context.Context, method, path string) (*http.Response,
 	resp, err := c.hc.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return nil, fmt.Errorf("daemon %s: %s %s: %w", c.path, method, path, ctx.Err())
 		}
 		return nil, fmt.Errorf("daemon %s: %s %s: %w (is the daemon running? forgesync service status)", c.path, method, path, err)
 	}

@@ -116,8 +116,7 @@ func Serve(ctx context.Context, ln net.Listener, b Backend, ev *Events, opts Ser
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(checkPeers(ln, opts.AllowUID, opts.Logger)) }()
 	select {
-	case err := <-served:
-		ln.Close()
+	case err := <-served: // hs.Serve closed ln
 		return fmt.Errorf("serve status socket %s: %w", ln.Addr(), err)
 	case <-ctx.Done():
 	}
