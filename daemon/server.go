@@ -416,8 +416,6 @@ func (s *server) getEvents(w http.ResponseWriter, r *http.Request) error {
 	defer cancel()
 	defer context.AfterFunc(s.streams, cancel)()
 
-	sub := s.ev.Subscribe(since)
-	defer sub.Close()
 	rc := http.NewResponseController(w)
 	h := w.Header()
 	h.Set("Content-Type", "application/x-ndjson")
@@ -427,8 +425,12 @@ func (s *server) getEvents(w http.ResponseWriter, r *http.Request) error {
 	if r.Method == http.MethodHead {
 		return nil
 	}
+	// Subscribe before the first flush: once the client has the status
+	// line, every event published after it is in the stream.
+	sub := s.ev.Subscribe(since)
+	defer sub.Close()
 	if err := rc.Flush(); err != nil {
-		return nil // the client went away; the status line is all it asked for
+		return nil // the client went away
 	}
 	enc := json.NewEncoder(w)
 	for {
