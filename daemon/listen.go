@@ -128,6 +128,12 @@ func runningPID(conn net.Conn) int {
 	if pid := peerPID(conn); pid > 0 {
 		return pid
 	}
+	return statusPID(conn)
+}
+
+// statusPID asks the daemon at the other end of conn for its /v1/status and
+// returns the pid in it, 0 when that fails.
+func statusPID(conn net.Conn) int {
 	_ = conn.SetDeadline(time.Now().Add(probeTimeout))
 	req, err := http.NewRequest(http.MethodGet, "http://forgesync/v1/status", nil)
 	if err != nil {

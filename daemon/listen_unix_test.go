@@ -4,6 +4,7 @@ package daemon
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"net"
 	"os"
@@ -154,5 +155,26 @@ func TestListenMakesPathAbsolute(t *testing.T) {
 	defer ln.Close()
 	if got, want := ln.Addr().String(), filepath.Join(dir, "forgesync.sock"); got != want {
 		t.Errorf("Listen(relative) address = %s; want %s", got, want)
+	}
+}
+
+// TestStatusPID covers how Listen learns a running daemon's pid where the
+// OS gives no peer credentials (macOS, Windows): from its /v1/status.
+func TestStatusPID(t *testing.T) {
+	s := startServer(t, newFakeBackend(), nil, ServerOptions{})
+	conn, err := net.Dial("unix", s.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if got := statusPID(conn); got != os.Getpid() {
+		t.Errorf("statusPID = %d; want %d", got, os.Getpid())
+	}
+	// A peer that is no daemon gives 0.
+	a, b := net.Pipe()
+	go func() { io.Copy(io.Discard, b); b.Close() }()
+	a.Close()
+	if got := statusPID(a); got != 0 {
+		t.Errorf("statusPID(closed pipe) = %d; want 0", got)
 	}
 }

@@ -227,3 +227,16 @@ func TestRunServiceForeground(t *testing.T) {
 		t.Error("RunService without a run function = nil error")
 	}
 }
+
+func TestNewService(t *testing.T) {
+	svc, err := NewService(ServiceConfig{DisplayName: "forgesync", Arguments: []string{"daemon", "--config", "/etc/forgesync.toml"}, UserService: true})
+	if errors.Is(err, service.ErrNoServiceSystemDetected) {
+		t.Skip("no service manager on this machine")
+	}
+	if err != nil {
+		t.Fatalf("NewService = %v", err)
+	}
+	if svc.String() != "forgesync" {
+		t.Errorf("service name = %q; want forgesync", svc.String())
+	}
+}
