@@ -48,7 +48,7 @@ type ServerOptions struct {
 	// flight finish before it closes their connections.
 	ShutdownTimeout time.Duration
 	// AllowUID reports whether a peer with this uid may talk to the
-	// socket (Linux only, see [Listen]). By default: the daemon's own
+	// socket (Linux only, see [Serve]). By default: the daemon's own
 	// effective uid and root.
 	AllowUID func(uid uint32) bool
 	// Now is the clock for uptime; time.Now by default.
