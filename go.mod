@@ -4,9 +4,11 @@ go 1.26.8
 
 require (
 	github.com/BurntSushi/toml v1.6.0
+	github.com/kardianos/service v1.3.0
 	github.com/klauspost/compress v1.18.0
 	github.com/mholt/archives v0.1.5
 	github.com/mikelolasagasti/xz v1.0.1
+	golang.org/x/sync v0.25.0
 	golang.org/x/sys v0.34.0
 	golang.org/x/text v0.44.0
 )

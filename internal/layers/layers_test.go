@@ -57,7 +57,8 @@ func TestOnePackageComment(t *testing.T) {
 
 // TestLayers holds the lines of DESIGN.md: the catalog and the renderers
 // know nothing of disks, sockets or the service; installer knows nothing of
-// the pipeline or HTTP.
+// the pipeline or HTTP; daemon knows nothing of validation, files or the
+// watcher: it serves what the pipeline hands it.
 func TestLayers(t *testing.T) {
 	forbidden := map[string][]string{
 		"inventory":         {"net", "net/http", "os", "github.com/fsnotify/fsnotify", "github.com/kardianos/service", "github.com/mjolnir-forge/forgesync/installer"},
@@ -66,6 +67,7 @@ func TestLayers(t *testing.T) {
 		"installer/iostore": {"net/http", "github.com/mjolnir-forge/forgesync/inventory"},
 		"installer":         {"net/http", "github.com/fsnotify/fsnotify", "github.com/mjolnir-forge/forgesync/pipeline", "github.com/mjolnir-forge/forgesync/daemon", "github.com/mjolnir-forge/forgesync/inventory"},
 		"config":            {"net/http", "github.com/mjolnir-forge/forgesync/pipeline"},
+		"daemon":            {"github.com/fsnotify/fsnotify", "github.com/mjolnir-forge/forgesync/inventory", "github.com/mjolnir-forge/forgesync/installer", "github.com/mjolnir-forge/forgesync/pipeline"},
 	}
 	for _, p := range listPackages(t) {
 		rel := strings.TrimPrefix(p.ImportPath, "github.com/mjolnir-forge/forgesync/")

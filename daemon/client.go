@@ -1,0 +1,202 @@
+package daemon
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+)
+
+// maxAnswerBytes bounds an answer the client reads (one event line, or a
+// whole JSON answer): a daemon that sends more is broken.
+const maxAnswerBytes = 64 << 20
+
+// Client talks to a running daemon over its status socket. Its methods are
+// safe for concurrent use. It decodes answers leniently (unknown fields are
+// ignored), unlike the server, because a CLI may meet a newer daemon after
+// an upgrade and should still show what it knows.
+type Client struct {
+	path string
+	hc   *http.Client
+}
+
+// NewClient returns a client for the socket at path. It does not connect
+// until a method is called.
+func NewClient(path string) *Client {
+	d := net.Dialer{Timeout: probeTimeout}
+	tr := &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			return d.DialContext(ctx, "unix", path)
+		},
+		DisableCompression:    true,
+		MaxIdleConns:          4,
+		MaxIdleConnsPerHost:   4,
+		IdleConnTimeout:       30 * time.Second,
+		ResponseHeaderTimeout: 0, // a sync answers when it is done; the caller's ctx bounds it
+	}
+	return &Client{path: path, hc: &http.Client{Transport: tr}}
+}
+
+// Close releases the client's idle connections.
+func (c *Client) Close() { c.hc.CloseIdleConnections() }
+
+// Probe reports whether a daemon listens on the socket at path: whether a
+// connection to it is accepted within a short timeout or ctx. A daemon that
+// then refuses this user (the Linux peer check) still counts as running, so
+// the CLI tells the user instead of working on the state behind its back.
+func Probe(ctx context.Context, path string) bool {
+	d := net.Dialer{Timeout: probeTimeout}
+	conn, err := d.DialContext(ctx, "unix", path)
+	if err != nil {
+		return false
+	}
+	conn.Close()
+	return true
+}
+
+// Status returns GET /v1/status.
+func (c *Client) Status(ctx context.Context) (Status, error) {
+	var st Status
+	err := c.do(ctx, http.MethodGet, "/v1/status", &st)
+	return st, err
+}
+
+// Packs returns GET /v1/packs.
+func (c *Client) Packs(ctx context.Context) ([]Pack, error) {
+	var body packsBody
+	err := c.do(ctx, http.MethodGet, "/v1/packs", &body)
+	return body.Packs, err
+}
+
+// Pack returns GET /v1/packs/{id}; an id that is not installed gives an
+// error matching [ErrNotFound].
+func (c *Client) Pack(ctx context.Context, id string) (Pack, error) {
+	var p Pack
+	err := c.do(ctx, http.MethodGet, "/v1/packs/"+url.PathEscape(id), &p)
+	return p, err
+}
+
+// Rejections returns GET /v1/rejections.
+func (c *Client) Rejections(ctx context.Context) ([]Rejection, error) {
+	var body rejectionsBody
+	err := c.do(ctx, http.MethodGet, "/v1/rejections", &body)
+	return body.Rejections, err
+}
+
+// Enable asks the daemon to enable pack id and waits for the result.
+func (c *Client) Enable(ctx context.Context, id string) (json.RawMessage, error) {
+	return c.mutate(ctx, http.MethodPost, "/v1/packs/"+url.PathEscape(id)+"/enable")
+}
+
+// Disable asks the daemon to disable pack id and waits for the result.
+func (c *Client) Disable(ctx context.Context, id string) (json.RawMessage, error) {
+	return c.mutate(ctx, http.MethodPost, "/v1/packs/"+url.PathEscape(id)+"/disable")
+}
+
+// Remove asks the daemon to uninstall pack id and waits for the result.
+func (c *Client) Remove(ctx context.Context, id string) (json.RawMessage, error) {
+	return c.mutate(ctx, http.MethodDelete, "/v1/packs/"+url.PathEscape(id))
+}
+
+// Sync asks the daemon to rescan drop now and waits for the result.
+func (c *Client) Sync(ctx context.Context) (json.RawMessage, error) {
+	return c.mutate(ctx, http.MethodPost, "/v1/sync")
+}
+
+func (c *Client) mutate(ctx context.Context, method, path string) (json.RawMessage, error) {
+	var res json.RawMessage
+	err := c.do(ctx, method, path, &res)
+	return res, err
+}
+
+// Events follows GET /v1/events and calls fn with each event, in order,
+// until ctx ends (then it returns ctx's error), fn returns an error (which
+// it returns), or the daemon ends the stream. since is the last id the
+// caller saw: 0 replays everything the daemon holds, [Live] nothing. A gap
+// shows as an event whose id is greater than the previous one plus one (or
+// than since plus one, first). When the daemon dropped this client for
+// falling behind, fn gets the [EventDropped] marker and Events returns
+// [ErrSubscriberDropped]; call again with since set to the last id seen.
+func (c *Client) Events(ctx context.Context, since uint64, fn func(Event) error) error {
+	path := "/v1/events"
+	if since != Live {
+		path += "?since=" + strconv.FormatUint(since, 10)
+	}
+	resp, err := c.send(ctx, http.MethodGet, path)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 0, 64<<10), maxAnswerBytes)
+	for sc.Scan() {
+		var ev Event
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			return fmt.Errorf("daemon %s: read event stream: %w", c.path, err)
+		}
+		if err := fn(ev); err != nil {
+			return err
+		}
+		if ev.Type == EventDropped {
+			return ErrSubscriberDropped
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("daemon %s: read event stream: %w", c.path, err)
+	}
+	return nil
+}
+
+// do sends a request without a body and decodes a successful answer into v.
+func (c *Client) do(ctx context.Context, method, path string, v any) error {
+	resp, err := c.send(ctx, method, path)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswerBytes))
+	if err != nil {
+		return fmt.Errorf("daemon %s: %s %s: read answer: %w", c.path, method, path, err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("daemon %s: %s %s: decode answer: %w", c.path, method, path, err)
+	}
+	return nil
+}
+
+// send sends a request and returns the answer when it is a success, or an
+// [*APIError] made from the error body.
+func (c *Client) send(ctx context.Context, method, path string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, method, "http://forgesync"+path, nil)
+	if err != nil {
+		return nil, fmt.Errorf("daemon %s: %s %s: %w", c.path, method, path, err)
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("daemon %s: %s %s: %w", c.path, method, path, ctx.Err())
+		}
+		return nil, fmt.Errorf("daemon %s: %s %s: %w (is the daemon running? forgesync service status)", c.path, method, path, err)
+	}
+	if resp.StatusCode/100 == 2 {
+		return resp, nil
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxAnswerBytes))
+	ae := &APIError{Status: resp.StatusCode, Code: CodeInternal, Message: string(bytes.TrimSpace(b))}
+	var body errorBody
+	if json.Unmarshal(b, &body) == nil && body.Error.Code != "" {
+		ae.Code, ae.Message = body.Error.Code, body.Error.Message
+	}
+	return nil, fmt.Errorf("%s %s: %w", method, path, ae)
+}

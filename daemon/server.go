@@ -1,0 +1,461 @@
+package daemon
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Defaults of [ServerOptions].
+const (
+	DefaultMaxBodyBytes      = 64 << 10
+	DefaultReadHeaderTimeout = 5 * time.Second
+	DefaultBodyTimeout       = 10 * time.Second
+	DefaultWriteTimeout      = 10 * time.Second
+	DefaultIdleTimeout       = 60 * time.Second
+	DefaultShutdownTimeout   = 5 * time.Second
+	maxHeaderBytes           = 16 << 10
+)
+
+// ServerOptions configures [Serve]. Zero values take the defaults.
+type ServerOptions struct {
+	// Logger receives refused peers, failed requests and dropped event
+	// subscribers; nothing is logged when it is nil.
+	Logger *slog.Logger
+	// MaxBodyBytes bounds a request body; beyond it the answer is 413.
+	MaxBodyBytes int64
+	// ReadHeaderTimeout bounds reading a request's header.
+	ReadHeaderTimeout time.Duration
+	// BodyTimeout bounds reading a request's body.
+	BodyTimeout time.Duration
+	// WriteTimeout bounds writing one answer, or one line of the event
+	// stream, to a client that does not read.
+	WriteTimeout time.Duration
+	// IdleTimeout closes a kept-alive connection left idle this long.
+	IdleTimeout time.Duration
+	// ShutdownTimeout is how long a cancelled Serve lets requests in
+	// flight finish before it closes their connections.
+	ShutdownTimeout time.Duration
+	// AllowUID reports whether a peer with this uid may talk to the
+	// socket (Linux only, see [Serve]). By default: the daemon's own
+	// effective uid and root.
+	AllowUID func(uid uint32) bool
+	// Now is the clock for uptime; time.Now by default.
+	Now func() time.Time
+}
+
+func (o ServerOptions) withDefaults() ServerOptions {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if o.ReadHeaderTimeout <= 0 {
+		o.ReadHeaderTimeout = DefaultReadHeaderTimeout
+	}
+	if o.BodyTimeout <= 0 {
+		o.BodyTimeout = DefaultBodyTimeout
+	}
+	if o.WriteTimeout <= 0 {
+		o.WriteTimeout = DefaultWriteTimeout
+	}
+	if o.IdleTimeout <= 0 {
+		o.IdleTimeout = DefaultIdleTimeout
+	}
+	if o.ShutdownTimeout <= 0 {
+		o.ShutdownTimeout = DefaultShutdownTimeout
+	}
+	if o.AllowUID == nil {
+		o.AllowUID = defaultAllowUID
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o
+}
+
+// Serve answers the status socket's requests (SPEC §8) on ln from b and ev
+// until ctx is cancelled, then shuts down gracefully: event streams end at
+// once, other requests get ShutdownTimeout to finish before their
+// connections are closed. Cancellation is not an error: Serve then returns
+// nil. It returns an error only when the listener fails. Serve closes ln.
+//
+// On Linux, when ln is a Unix listener, every connection's peer credentials
+// are checked first (SO_PEERCRED): a peer whose uid AllowUID refuses is
+// closed without an answer and logged.
+func Serve(ctx context.Context, ln net.Listener, b Backend, ev *Events, opts ServerOptions) error {
+	opts = opts.withDefaults()
+	streams, stopStreams := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopStreams()
+	base, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelBase()
+
+	s := &server{b: b, ev: ev, opts: opts, log: opts.Logger, streams: streams, pid: os.Getpid()}
+	hs := &http.Server{
+		Handler:           s.routes(),
+		ReadHeaderTimeout: opts.ReadHeaderTimeout,
+		IdleTimeout:       opts.IdleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(opts.Logger.Handler(), slog.LevelDebug),
+		BaseContext:       func(net.Listener) context.Context { return base },
+	}
+	hs.RegisterOnShutdown(stopStreams)
+
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(checkPeers(ln, opts.AllowUID, opts.Logger)) }()
+	select {
+	case err := <-served: // hs.Serve closed ln
+		return fmt.Errorf("serve status socket %s: %w", ln.Addr(), err)
+	case <-ctx.Done():
+	}
+
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), opts.ShutdownTimeout)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		opts.Logger.Warn("status socket shutdown timed out; closing connections", attrErr(err))
+		cancelBase()
+		hs.Close()
+	}
+	<-served // http.ErrServerClosed once Shutdown or Close ran
+	return nil
+}
+
+// server holds what the handlers share.
+type server struct {
+	b       Backend
+	ev      *Events
+	opts    ServerOptions
+	log     *slog.Logger
+	streams context.Context // cancelled when shutdown starts: event streams end
+	pid     int
+}
+
+// handlerFunc is a handler that returns its error; [server.handle] turns
+// the error into a status and a JSON body.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+func (s *server) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/v1/status", s.handle(map[string]handlerFunc{http.MethodGet: s.getStatus}))
+	mux.Handle("/v1/packs", s.handle(map[string]handlerFunc{http.MethodGet: s.getPacks}))
+	mux.Handle("/v1/packs/{id}", s.handle(map[string]handlerFunc{
+		http.MethodGet: s.getPack,
+		http.MethodDelete: s.mutate(func(ctx context.Context, r *http.Request) (json.RawMessage, error) {
+			return s.b.Remove(ctx, r.PathValue("id"))
+		}),
+	}))
+	mux.Handle("/v1/packs/{id}/enable", s.handle(map[string]handlerFunc{
+		http.MethodPost: s.mutate(func(ctx context.Context, r *http.Request) (json.RawMessage, error) {
+			return s.b.Enable(ctx, r.PathValue("id"))
+		}),
+	}))
+	mux.Handle("/v1/packs/{id}/disable", s.handle(map[string]handlerFunc{
+		http.MethodPost: s.mutate(func(ctx context.Context, r *http.Request) (json.RawMessage, error) {
+			return s.b.Disable(ctx, r.PathValue("id"))
+		}),
+	}))
+	mux.Handle("/v1/rejections", s.handle(map[string]handlerFunc{http.MethodGet: s.getRejections}))
+	mux.Handle("/v1/sync", s.handle(map[string]handlerFunc{
+		http.MethodPost: s.mutate(func(ctx context.Context, _ *http.Request) (json.RawMessage, error) { return s.b.Sync(ctx) }),
+	}))
+	mux.Handle("/v1/events", s.handle(map[string]handlerFunc{http.MethodGet: s.getEvents}))
+	mux.Handle("/", s.handle(nil))
+	return mux
+}
+
+// handle checks the method, bounds the body and maps the handler's error to
+// an answer. A nil map answers 404 for every request.
+func (s *server) handle(methods map[string]handlerFunc) http.Handler {
+	allow := make([]string, 0, len(methods)+1)
+	for m := range methods {
+		allow = append(allow, m)
+		if m == http.MethodGet {
+			allow = append(allow, http.MethodHead)
+		}
+	}
+	slices.Sort(allow)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var err error
+		method := r.Method
+		if method == http.MethodHead {
+			method = http.MethodGet
+		}
+		switch h, ok := methods[method]; {
+		case methods == nil:
+			err = &APIError{Status: http.StatusNotFound, Code: CodeNotFound,
+				Message: fmt.Sprintf("no endpoint %s; the status socket serves /v1/status, /v1/packs, /v1/packs/{id}, /v1/rejections, /v1/sync and /v1/events", r.URL.Path)}
+		case !ok:
+			w.Header().Set("Allow", strings.Join(allow, ", "))
+			err = &APIError{Status: http.StatusMethodNotAllowed, Code: CodeMethodNotAllowed,
+				Message: fmt.Sprintf("%s does not allow %s; use %s", r.URL.Path, r.Method, strings.Join(allow, " or "))}
+		default:
+			r.Body = http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes)
+			err = h(w, r)
+		}
+		if err != nil {
+			s.writeError(w, r, err)
+		}
+	})
+}
+
+// apiError maps an error to the answer the client gets.
+func (s *server) apiError(r *http.Request, err error) *APIError {
+	var ae *APIError
+	var tooLarge *http.MaxBytesError
+	var timeout net.Error
+	switch {
+	case errors.As(err, &ae):
+		return ae
+	case errors.As(err, &tooLarge):
+		return &APIError{Status: http.StatusRequestEntityTooLarge, Code: CodeTooLarge,
+			Message: fmt.Sprintf("request body is larger than %d bytes", tooLarge.Limit)}
+	case errors.As(err, &timeout) && timeout.Timeout():
+		return &APIError{Status: http.StatusRequestTimeout, Code: CodeTimeout,
+			Message: fmt.Sprintf("the request body did not arrive within %s", s.opts.BodyTimeout)}
+	case errors.Is(err, ErrNotFound):
+		return &APIError{Status: http.StatusNotFound, Code: CodeNotFound, Message: err.Error()}
+	case errors.Is(err, ErrConflict):
+		return &APIError{Status: http.StatusConflict, Code: CodeConflict, Message: err.Error()}
+	case errors.Is(err, ErrInvalid):
+		return &APIError{Status: http.StatusBadRequest, Code: CodeInvalid, Message: err.Error()}
+	case errors.Is(err, ErrBusy):
+		return &APIError{Status: http.StatusServiceUnavailable, Code: CodeBusy, Message: err.Error()}
+	case r.Context().Err() != nil && s.streams.Err() != nil:
+		return &APIError{Status: http.StatusServiceUnavailable, Code: CodeBusy,
+			Message: "the daemon is shutting down; try again when it is back"}
+	case r.Context().Err() != nil:
+		return &APIError{Status: http.StatusServiceUnavailable, Code: CodeBusy,
+			Message: "the request was cancelled: the client went away"}
+	}
+	return &APIError{Status: http.StatusInternalServerError, Code: CodeInternal, Message: err.Error()}
+}
+
+func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	ae := s.apiError(r, err)
+	level := slog.LevelDebug
+	if ae.Status >= 500 && r.Context().Err() == nil {
+		level = slog.LevelWarn // a client that went away is not the daemon's trouble
+	}
+	s.log.Log(r.Context(), level, "status socket request failed",
+		slog.String(keyMethod, r.Method), slog.String(keyPath, r.URL.Path),
+		slog.Int(keyStatus, ae.Status), slog.String(keyCode, ae.Code), attrErr(err))
+	var body errorBody
+	body.Error.Code = ae.Code
+	body.Error.Message = ae.Message
+	s.writeJSON(w, ae.Status, body)
+}
+
+// writeJSON writes v as the answer, bounded by the write timeout.
+func (s *server) writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status = http.StatusInternalServerError
+		b = []byte(`{"error":{"code":"internal","message":"encode answer: ` + strings.ReplaceAll(err.Error(), `"`, `'`) + `"}}`)
+	}
+	s.writeBody(w, status, append(b, '\n'))
+}
+
+func (s *server) writeBody(w http.ResponseWriter, status int, b []byte) {
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.opts.WriteTimeout))
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(b)))
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	_, _ = w.Write(b) // a client that went away is not our error
+}
+
+func (s *server) getStatus(w http.ResponseWriter, r *http.Request) error {
+	st := s.b.Status()
+	st.PID = s.pid
+	if st.UptimeSeconds == 0 && !st.StartedAt.IsZero() {
+		st.UptimeSeconds = s.opts.Now().Sub(st.StartedAt).Seconds()
+	}
+	if st.Warnings == nil {
+		st.Warnings = []string{}
+	}
+	if st.Queue == nil {
+		st.Queue = []string{}
+	}
+	s.writeJSON(w, http.StatusOK, st)
+	return nil
+}
+
+// packsBody is the answer of GET /v1/packs.
+type packsBody struct {
+	Packs []Pack `json:"packs"`
+}
+
+// rejectionsBody is the answer of GET /v1/rejections.
+type rejectionsBody struct {
+	Rejections []Rejection `json:"rejections"`
+}
+
+func (s *server) getPacks(w http.ResponseWriter, r *http.Request) error {
+	packs := s.b.Packs()
+	if packs == nil {
+		packs = []Pack{}
+	}
+	s.writeJSON(w, http.StatusOK, packsBody{Packs: packs})
+	return nil
+}
+
+func (s *server) getPack(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("id")
+	for _, p := range s.b.Packs() {
+		if p.ID == id {
+			s.writeJSON(w, http.StatusOK, p)
+			return nil
+		}
+	}
+	return &APIError{Status: http.StatusNotFound, Code: CodeNotFound,
+		Message: fmt.Sprintf("pack %q is not installed; forgesync packs lists the installed ones", id)}
+}
+
+func (s *server) getRejections(w http.ResponseWriter, r *http.Request) error {
+	rej := s.b.Rejections()
+	if rej == nil {
+		rej = []Rejection{}
+	}
+	s.writeJSON(w, http.StatusOK, rejectionsBody{Rejections: rej})
+	return nil
+}
+
+// mutate returns a handler that reads the (empty) request body, runs do
+// through the backend and answers with its result.
+func (s *server) mutate(do func(ctx context.Context, r *http.Request) (json.RawMessage, error)) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if err := s.readEmptyBody(w, r); err != nil {
+			return err
+		}
+		res, err := do(r.Context(), r)
+		if err != nil {
+			return err
+		}
+		res = bytes.TrimSpace(res)
+		if len(res) == 0 {
+			res = json.RawMessage(`{}`)
+		}
+		if !json.Valid(res) {
+			return fmt.Errorf("%s %s: the backend answered with invalid JSON", r.Method, r.URL.Path)
+		}
+		s.writeBody(w, http.StatusOK, append(res, '\n'))
+		return nil
+	}
+}
+
+// readEmptyBody accepts no body or an empty JSON object, strictly: the
+// mutations take no parameters yet, and a client that sends some expects
+// them to mean something.
+func (s *server) readEmptyBody(w http.ResponseWriter, r *http.Request) error {
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(s.opts.BodyTimeout))
+	b, err := io.ReadAll(r.Body)
+	// Clear the deadline: net/http keeps reading in the background to see
+	// the client go, and a deadline there would end the request's context
+	// while a long sync runs.
+	_ = rc.SetReadDeadline(time.Time{})
+	if err != nil {
+		// Close after answering: net/http would otherwise try to read
+		// the rest of the body before writing the answer.
+		w.Header().Set("Connection", "close")
+		return fmt.Errorf("read request body: %w", err)
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var v struct{}
+	if err := dec.Decode(&v); err != nil {
+		return &APIError{Status: http.StatusBadRequest, Code: CodeInvalid,
+			Message: fmt.Sprintf("request body: %v; send no body or {}", err)}
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return &APIError{Status: http.StatusBadRequest, Code: CodeInvalid,
+			Message: "request body: data after the JSON object; send no body or {}"}
+	}
+	return nil
+}
+
+// dropped is the data of the EventDropped line.
+type dropped struct {
+	LastID uint64 `json:"last_id"`
+}
+
+// getEvents streams events as NDJSON, one flushed line per event, until the
+// client goes, the daemon shuts down, or the client falls too far behind.
+func (s *server) getEvents(w http.ResponseWriter, r *http.Request) error {
+	since := Live
+	for k, v := range r.URL.Query() {
+		if k != "since" {
+			return &APIError{Status: http.StatusBadRequest, Code: CodeInvalid,
+				Message: fmt.Sprintf("unknown query parameter %q; /v1/events takes since=ID", k)}
+		}
+		n, err := strconv.ParseUint(v[0], 10, 64)
+		if len(v) != 1 || err != nil {
+			return &APIError{Status: http.StatusBadRequest, Code: CodeInvalid,
+				Message: fmt.Sprintf("since=%q: want one event id, a decimal number (0 replays everything held)", strings.Join(v, ","))}
+		}
+		since = n
+	}
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	defer context.AfterFunc(s.streams, cancel)()
+
+	rc := http.NewResponseController(w)
+	h := w.Header()
+	h.Set("Content-Type", "application/x-ndjson")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodHead {
+		return nil
+	}
+	// Subscribe before the first flush: once the client has the status
+	// line, every event published after it is in the stream.
+	sub := s.ev.Subscribe(since)
+	defer sub.Close()
+	if err := rc.Flush(); err != nil {
+		return nil // the client went away
+	}
+	enc := json.NewEncoder(w)
+	for {
+		ev, err := sub.Next(ctx)
+		if errors.Is(err, ErrSubscriberDropped) {
+			s.log.Warn("event subscriber fell behind; dropped it", slog.Uint64(keyLastID, sub.LastID()), slog.Uint64(keySince, since))
+			data, _ := json.Marshal(dropped{LastID: sub.LastID()}) // a struct of one integer always marshals
+			s.writeEvent(rc, enc, Event{Type: EventDropped, Time: s.opts.Now().UTC(), Data: data})
+			return nil
+		}
+		if err != nil {
+			return nil // client gone, shutdown or bus closed: the stream just ends
+		}
+		if !s.writeEvent(rc, enc, ev) {
+			return nil
+		}
+	}
+}
+
+// writeEvent writes one line of the event stream and flushes it; it reports
+// whether the client took it.
+func (s *server) writeEvent(rc *http.ResponseController, enc *json.Encoder, ev Event) bool {
+	_ = rc.SetWriteDeadline(time.Now().Add(s.opts.WriteTimeout))
+	if err := enc.Encode(ev); err != nil {
+		return false
+	}
+	return rc.Flush() == nil
+}
