@@ -6,8 +6,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -22,12 +24,18 @@ type Runner struct {
 	p       *Pipeline
 	reqs    chan request
 	snap    atomic.Pointer[Snapshot]
-	queued  atomic.Int64
 	onEvent func(kind string, data any)
+	after   func(ctx context.Context, p *Pipeline)
 	started time.Time
+
+	mu    sync.Mutex // guards queue
+	queue []string   // archives claimed or waiting for the writer
 }
 
-// Event kinds a Runner reports.
+// Event kinds a Runner reports, with their data: archive-seen (the file
+// name), progress (ProgressInfo), pack-installed and pack-rejected (an
+// Outcome), inventory-published (the files rewritten) and warning (the
+// message).
 const (
 	EventArchiveSeen = "archive-seen"
 	EventProgress    = "progress"
@@ -45,7 +53,7 @@ type Snapshot struct {
 	Packs      []inventory.InstalledPack `json:"-"`
 	Rejections []Rejection               `json:"rejections"`
 	Warnings   []string                  `json:"warnings"`
-	Queue      int                       `json:"queue"`
+	Queue      []string                  `json:"queue"` // archives waiting for or in the writer
 }
 
 // SyncInfo describes the last transaction.
@@ -73,15 +81,31 @@ type result struct {
 	err error
 }
 
+// progressEvery throttles progress events of one archive.
+const progressEvery = 100 * time.Millisecond
+
 // NewRunner wraps an open Pipeline. onEvent, when set, receives events
-// from the writer goroutine (it must not block for long).
-func NewRunner(p *Pipeline, onEvent func(kind string, data any)) *Runner {
-	r := &Runner{p: p, reqs: make(chan request), onEvent: onEvent, started: time.Now()}
+// from the writer goroutine (it must not block for long); after, when set,
+// runs on the writer after every transaction (the daemon deploys scripts
+// and the module there).
+func NewRunner(p *Pipeline, onEvent func(kind string, data any), after func(ctx context.Context, p *Pipeline)) *Runner {
+	r := &Runner{p: p, reqs: make(chan request), onEvent: onEvent, after: after, started: time.Now()}
+	var last time.Time
 	p.opts.Progress = func(archive string, done, total int64) {
-		r.emit(EventProgress, map[string]any{"archive": archive, "done": done, "total": total})
+		if now := time.Now(); now.Sub(last) >= progressEvery || (total > 0 && done >= total) {
+			last = now
+			r.emit(EventProgress, ProgressInfo{Archive: archive, Done: done, Total: total})
+		}
 	}
 	r.refresh("idle", nil)
 	return r
+}
+
+// ProgressInfo is the data of a progress event: bytes of an archive
+// extracted so far, and the total (0 when unknown).
+type ProgressInfo struct {
+	Archive     string
+	Done, Total int64
 }
 
 func (r *Runner) emit(kind string, data any) {
@@ -90,11 +114,29 @@ func (r *Runner) emit(kind string, data any) {
 	}
 }
 
-// Snapshot returns the latest snapshot; it never blocks.
+// Snapshot returns the latest snapshot; it never blocks on the writer.
 func (r *Runner) Snapshot() *Snapshot {
 	s := *r.snap.Load()
-	s.Queue = int(r.queued.Load())
+	r.mu.Lock()
+	s.Queue = append([]string{}, r.queue...)
+	r.mu.Unlock()
 	return &s
+}
+
+func (r *Runner) enqueue(names []string) {
+	r.mu.Lock()
+	r.queue = append(r.queue, names...)
+	r.mu.Unlock()
+}
+
+func (r *Runner) dequeue(names []string) {
+	r.mu.Lock()
+	for _, n := range names {
+		if i := slices.Index(r.queue, n); i >= 0 {
+			r.queue = slices.Delete(r.queue, i, i+1)
+		}
+	}
+	r.mu.Unlock()
 }
 
 // Run applies requests until ctx ends; it returns nil on cancellation.
@@ -104,10 +146,12 @@ func (r *Runner) Run(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case req := <-r.reqs:
-			r.queued.Add(-1)
 			r.setState("syncing")
 			start := time.Now()
 			sum, err := req.do(ctx)
+			if r.after != nil && ctx.Err() == nil {
+				r.after(ctx, r.p)
+			}
 			r.report(sum, err, start)
 			req.reply <- result{sum, err}
 		}
@@ -117,11 +161,9 @@ func (r *Runner) Run(ctx context.Context) error {
 // submit hands work to the writer and waits for its result.
 func (r *Runner) submit(ctx context.Context, do func(ctx context.Context) (*Summary, error)) (*Summary, error) {
 	req := request{do: do, reply: make(chan result, 1)}
-	r.queued.Add(1)
 	select {
 	case r.reqs <- req:
 	case <-ctx.Done():
-		r.queued.Add(-1)
 		return nil, ctx.Err()
 	}
 	select {
@@ -135,8 +177,10 @@ func (r *Runner) submit(ctx context.Context, do func(ctx context.Context) (*Summ
 // Claim processes the named ready files of the drop folder as one batch.
 func (r *Runner) Claim(ctx context.Context, names []string) (*Summary, error) {
 	for _, n := range names {
-		r.emit(EventArchiveSeen, map[string]any{"archive": n})
+		r.emit(EventArchiveSeen, n)
 	}
+	r.enqueue(names)
+	defer r.dequeue(names)
 	return r.submit(ctx, func(ctx context.Context) (*Summary, error) { return r.p.Claim(ctx, names) })
 }
 
@@ -148,8 +192,10 @@ func (r *Runner) Sync(ctx context.Context) (*Summary, error) {
 			return nil, err
 		}
 		for _, n := range names {
-			r.emit(EventArchiveSeen, map[string]any{"archive": n})
+			r.emit(EventArchiveSeen, n)
 		}
+		r.enqueue(names)
+		defer r.dequeue(names)
 		return r.p.Claim(ctx, names)
 	})
 }
@@ -190,7 +236,7 @@ func (r *Runner) report(sum *Summary, err error, start time.Time) {
 		info.Result, info.Error = "refused", err.Error()
 	case err != nil:
 		info.Result, info.Error, state = "error", err.Error(), "error"
-		r.emit(EventWarning, map[string]any{"message": err.Error()})
+		r.emit(EventWarning, err.Error())
 	case sum.Rejected():
 		info.Result = "rejected"
 	}
@@ -203,10 +249,10 @@ func (r *Runner) report(sum *Summary, err error, start time.Time) {
 			}
 		}
 		if len(sum.Published) > 0 {
-			r.emit(EventPublished, map[string]any{"files": sum.Published})
+			r.emit(EventPublished, sum.Published)
 		}
 		for _, w := range sum.Warnings {
-			r.emit(EventWarning, map[string]any{"message": w})
+			r.emit(EventWarning, w)
 		}
 	}
 	r.refresh(state, info)

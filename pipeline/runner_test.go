@@ -12,11 +12,12 @@ func TestRunnerSerialisesAndSnapshotsNeverWait(t *testing.T) {
 	p := e.open(t)
 	var mu sync.Mutex
 	var kinds []string
+	afters := 0
 	r := NewRunner(p, func(kind string, data any) {
 		mu.Lock()
 		kinds = append(kinds, kind)
 		mu.Unlock()
-	})
+	}, func(ctx context.Context, p *Pipeline) { afters++ })
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error)
 	go func() { done <- r.Run(ctx) }()
@@ -58,6 +59,9 @@ func TestRunnerSerialisesAndSnapshotsNeverWait(t *testing.T) {
 
 	if _, err := r.Disable(t.Context(), "pack-a"); err != nil {
 		t.Fatal(err)
+	}
+	if afters != 3 {
+		t.Errorf("after hook ran %d times; want once per request (3)", afters)
 	}
 	cancel()
 	if err := <-done; err != nil {
