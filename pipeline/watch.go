@@ -118,7 +118,7 @@ type Watcher struct {
 	log       *slog.Logger
 
 	// Test hooks, nil outside tests; called from Run's goroutine.
-	hookWake    func()                        // at the top of each turn of the loop
+	hookWake    func()                        // on waking, before handling what woke it
 	hookIdle    func(next time.Time)          // before blocking; next is the next wake-up
 	hookSeen    func(name string, size int64) // a file's recorded state is new or changed
 	hookWatched func()                        // Drop is watched and was scanned
@@ -214,9 +214,6 @@ func (w *Watcher) Run(ctx context.Context) error {
 	timer := w.clock.NewTimer(w.rescan)
 	defer timer.Stop()
 	for {
-		if w.hookWake != nil {
-			w.hookWake()
-		}
 		if err := r.due(ctx, w.clock.Now()); err != nil {
 			if ctx.Err() != nil {
 				return nil
@@ -232,19 +229,29 @@ func (w *Watcher) Run(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case ev, ok := <-r.events:
+			w.woke()
 			if !ok {
-				r.lost(w.clock.Now(), errors.New("event source closed"))
+				r.lost(w.clock.Now())
 				continue
 			}
 			r.event(w.clock.Now(), ev)
 		case err, ok := <-r.errs:
+			w.woke()
 			if !ok {
-				r.lost(w.clock.Now(), errors.New("event source closed"))
+				r.lost(w.clock.Now())
 				continue
 			}
 			r.sourceError(w.clock.Now(), err)
 		case <-timer.C():
+			w.woke()
 		}
+	}
+}
+
+// woke calls the wake-up test hook, if any.
+func (w *Watcher) woke() {
+	if w.hookWake != nil {
+		w.hookWake()
 	}
 }
 
@@ -343,20 +350,28 @@ func (r *watchRun) rewatch(now time.Time) {
 		r.w.log.Info("watching the drop folder again", "path", r.w.drop)
 		return
 	}
+	r.scheduleRewatch(now)
+	r.w.log.Warn("cannot watch the drop folder; will retry", "path", r.w.drop, "err", err, "retry_in", r.rewatchDelay)
+}
+
+// scheduleRewatch sets the next try to watch Drop: after Settle, then
+// twice as long as the time before, up to Rescan.
+func (r *watchRun) scheduleRewatch(now time.Time) {
 	if r.rewatchDelay == 0 {
 		r.rewatchDelay = min(r.w.settle, r.w.rescan)
 	} else {
 		r.rewatchDelay = min(2*r.rewatchDelay, r.w.rescan)
 	}
 	r.rewatchAt = now.Add(r.rewatchDelay)
-	r.w.log.Warn("cannot watch the drop folder; will retry", "path", r.w.drop, "err", err, "retry_in", r.rewatchDelay)
 }
 
-// lost handles an event source that stopped working: Drop is watched again.
-func (r *watchRun) lost(now time.Time, err error) {
-	r.w.log.Warn("drop folder watcher stopped; watching again", "path", r.w.drop, "err", err)
+// lost handles an event source that stopped on its own: Drop is watched
+// again after a pause, so that a source that keeps stopping cannot make the
+// watcher spin.
+func (r *watchRun) lost(now time.Time) {
 	r.unwatch()
-	r.rewatch(now)
+	r.scheduleRewatch(now)
+	r.w.log.Warn("drop folder watcher stopped; will watch again", "path", r.w.drop, "retry_in", r.rewatchDelay)
 }
 
 // sourceError handles an error from the event source. Events may have been
@@ -413,6 +428,9 @@ func (r *watchRun) scan(now time.Time) {
 func (r *watchRun) event(now time.Time, ev fsnotify.Event) {
 	path := filepath.Clean(ev.Name)
 	if path == r.w.drop {
+		if !ev.Has(fsnotify.Remove) && !ev.Has(fsnotify.Rename) {
+			return // a change to Drop's own attributes
+		}
 		// Drop itself was removed or renamed away; its watch is gone.
 		r.w.log.Info("drop folder was removed or renamed", "path", r.w.drop, "op", ev.Op.String())
 		r.unwatch()

@@ -374,13 +374,15 @@ func (h *harness) drive(what string, cond func() bool, limit time.Time) {
 	defer guard.Stop()
 	for {
 		h.mu.Lock()
-		ok, next, fresh := cond(), h.next, h.fresh
+		ok, next := cond(), h.next
+		// Advancing under h.mu keeps the watcher from waking (its wake-up
+		// hook takes h.mu) between reading the clock and arming its timer.
+		if !ok && h.fresh && next.After(h.clock.Now()) && (limit.IsZero() || !next.After(limit)) {
+			h.clock.AdvanceTo(next)
+		}
 		h.mu.Unlock()
 		if ok {
 			return
-		}
-		if fresh && next.After(h.clock.Now()) && (limit.IsZero() || !next.After(limit)) {
-			h.clock.AdvanceTo(next)
 		}
 		select {
 		case <-h.sig:
@@ -388,6 +390,19 @@ func (h *harness) drive(what string, cond func() bool, limit time.Time) {
 			h.t.Fatalf("timed out waiting for %s (fake clock %v, next wake-up %v)", what, h.clock.Now(), next)
 		}
 	}
+}
+
+// advance moves the fake clock on by d once the watcher is idle and up to
+// date, whether or not that reaches its next wake-up.
+func (h *harness) advance(d time.Duration) {
+	h.t.Helper()
+	h.waitFor("the watcher to be idle", func() bool {
+		if !h.fresh {
+			return false
+		}
+		h.clock.AdvanceTo(h.clock.Now().Add(d))
+		return true
+	})
 }
 
 func (h *harness) batchCount() int {

@@ -87,7 +87,7 @@ func TestWatcherSlowWriteReportedOnceAfterSettle(t *testing.T) {
 		}
 		lastWrite = h.clock.Now()
 		h.waitSeen("slow.zip", int64(i*chunk))
-		h.clock.AdvanceTo(h.clock.Now().Add(testSettle / 2))
+		h.advance(testSettle / 2)
 		if n := h.batchCount(); n != 0 {
 			t.Fatalf("after chunk %d of %d: %d batches; want none while the file is written", i, chunks, n)
 		}
@@ -501,27 +501,21 @@ func TestWatcherSkippedNameReportedAgainOnRescan(t *testing.T) {
 // A failing OnBatch ends Run with its error.
 func TestWatcherOnBatchErrorEndsRun(t *testing.T) {
 	errInstall := errors.New("state folder is not writable")
-	h := newHarness(t, harnessOptions{onBatch: func(*harness, context.Context, []string) error { return errInstall }})
+	h := newHarness(t, harnessOptions{onBatch: func(h *harness, _ context.Context, names []string) error {
+		h.update(func() { h.batches = append(h.batches, names) })
+		return errInstall
+	}})
 	writeFile(t, filepath.Join(h.drop, "a.zip"), 10)
 	h.waitSeen("a.zip", 10)
-	guard := time.NewTimer(testWait)
-	defer guard.Stop()
-	for {
-		select {
-		case err := <-h.done:
-			h.cancel = nil // Run is over
-			if !errors.Is(err, errInstall) || !strings.Contains(err.Error(), h.drop) {
-				t.Fatalf("Run = %v; want an error that wraps %v and names %s", err, errInstall, h.drop)
-			}
-			return
-		case <-h.sig:
-			h.mu.Lock()
-			next := h.next
-			h.mu.Unlock()
-			h.clock.AdvanceTo(next)
-		case <-guard.C:
-			t.Fatal("Run did not end after OnBatch failed")
+	h.runUntil("OnBatch", func() bool { return len(h.batches) > 0 })
+	select {
+	case err := <-h.done:
+		h.cancel = nil // Run is over
+		if !errors.Is(err, errInstall) || !strings.Contains(err.Error(), h.drop) {
+			t.Fatalf("Run = %v; want an error that wraps %v and names %s", err, errInstall, h.drop)
 		}
+	case <-time.After(testWait):
+		t.Fatal("Run did not end after OnBatch failed")
 	}
 }
 
@@ -650,4 +644,69 @@ func TestWatcherIdleWakeups(t *testing.T) {
 			t.Errorf("%d batches with the file locked; want none", n)
 		}
 	})
+}
+
+// An event source that stops on its own is replaced after a pause, and the
+// new one is used.
+func TestWatcherReplacesStoppedSource(t *testing.T) {
+	var mu sync.Mutex
+	var sources []*fakeSource
+	h := newHarness(t, harnessOptions{newSource: func(*harness) (EventSource, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		s := newFakeSource()
+		sources = append(sources, s)
+		return s, nil
+	}})
+	mu.Lock()
+	first := sources[0]
+	mu.Unlock()
+	close(first.events)
+	h.runUntil("a new source", func() bool { return h.watched >= 2 })
+
+	mu.Lock()
+	second := sources[len(sources)-1]
+	mu.Unlock()
+	first.mu.Lock()
+	closed := first.closed
+	first.mu.Unlock()
+	if closed != 1 {
+		t.Errorf("stopped source closed %d times; want 1", closed)
+	}
+	second.mu.Lock()
+	added := slices.Clone(second.added)
+	second.mu.Unlock()
+	if want := []string{h.drop}; !slices.Equal(added, want) {
+		t.Errorf("new source watches %q; want %q", added, want)
+	}
+	writeFile(t, filepath.Join(h.drop, "a.zip"), 10)
+	idles := h.idleCount()
+	select {
+	case second.errs <- fsnotify.ErrEventOverflow:
+	case <-time.After(testWait):
+		t.Fatal("the watcher does not read the new source")
+	}
+	h.waitFor("the watcher to handle the overflow", func() bool { return h.idles > idles })
+	h.runUntil("the batch", func() bool { return len(h.batches) > 0 })
+	batches, _, _ := h.snapshot()
+	if want := [][]string{{"a.zip"}}; !slices.EqualFunc(batches, want, slices.Equal) {
+		t.Fatalf("batches = %q; want %q", batches, want)
+	}
+}
+
+// A change to drop's own attributes is not mistaken for its removal.
+func TestWatcherDropChmodKeepsWatch(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	if err := os.Chmod(h.drop, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// Events come in order: once a.zip is seen, the chmod was handled.
+	writeFile(t, filepath.Join(h.drop, "a.zip"), 10)
+	h.waitSeen("a.zip", 10)
+	h.mu.Lock()
+	watched := h.watched
+	h.mu.Unlock()
+	if watched != 1 {
+		t.Errorf("drop watched %d times after a chmod; want 1", watched)
+	}
 }
