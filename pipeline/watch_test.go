@@ -131,10 +131,14 @@ func TestWatcherPartRenamedReportedOnce(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
+	// Events come in order: once marker.zip is seen, the watcher has had
+	// every event of the .part file.
+	writeFile(t, filepath.Join(h.drop, "marker.zip"), 1)
+	h.waitSeen("marker.zip", 1)
 	// Several settle periods and a rescan pass with the .part in place.
 	h.runThrough(h.clock.Now().Add(testRescan + 5*testSettle))
-	if n := h.batchCount(); n != 0 {
-		t.Fatalf("%d batches while only a .part file is in drop; want none", n)
+	if batches, _, _ := h.snapshot(); !slices.EqualFunc(batches, [][]string{{"marker.zip"}}, slices.Equal) {
+		t.Fatalf("batches = %q while pack.zip.part is in drop; want only marker.zip", batches)
 	}
 	h.mu.Lock()
 	_, tracked := h.seen["pack.zip.part"]
@@ -148,15 +152,15 @@ func TestWatcherPartRenamedReportedOnce(t *testing.T) {
 	}
 	renamedAt := h.clock.Now()
 	h.waitSeen("pack.zip", 5000)
-	h.runUntil("the batch", func() bool { return len(h.batches) > 0 })
+	h.runUntil("the batch", func() bool { return len(h.batches) > 1 })
 	h.runThrough(h.clock.Now().Add(2 * testRescan))
 
 	batches, at, _ := h.snapshot()
-	if want := [][]string{{"pack.zip"}}; !slices.EqualFunc(batches, want, slices.Equal) {
+	if want := [][]string{{"marker.zip"}, {"pack.zip"}}; !slices.EqualFunc(batches, want, slices.Equal) {
 		t.Fatalf("batches = %q; want %q", batches, want)
 	}
-	if at[0].Before(renamedAt.Add(testSettle)) {
-		t.Errorf("reported at %v; want no earlier than Settle after the rename at %v", at[0], renamedAt)
+	if at[1].Before(renamedAt.Add(testSettle)) {
+		t.Errorf("reported at %v; want no earlier than Settle after the rename at %v", at[1], renamedAt)
 	}
 }
 
@@ -709,4 +713,58 @@ func TestWatcherDropChmodKeepsWatch(t *testing.T) {
 	if watched != 1 {
 		t.Errorf("drop watched %d times after a chmod; want 1", watched)
 	}
+}
+
+// The batching rule: archives whose settling overlaps go out together; a
+// file that keeps changing holds a batch back for BatchMaxWait at most.
+func TestWatcherBatchRule(t *testing.T) {
+	t.Run("overlapping arrivals", func(t *testing.T) {
+		h := newHarness(t, harnessOptions{})
+		t0 := h.clock.Now()
+		writeFile(t, filepath.Join(h.drop, "a.zip"), 10)
+		h.waitSeen("a.zip", 10)
+		h.advance(testSettle / 2)
+		writeFile(t, filepath.Join(h.drop, "b.zip"), 10)
+		h.waitSeen("b.zip", 10)
+		h.runUntil("the batch", func() bool { return len(h.batches) > 0 })
+		h.runThrough(h.clock.Now().Add(testRescan))
+		batches, at, _ := h.snapshot()
+		if want := [][]string{{"a.zip", "b.zip"}}; !slices.EqualFunc(batches, want, slices.Equal) {
+			t.Fatalf("batches = %q; want %q (a.zip waits for b.zip, still settling)", batches, want)
+		}
+		if min := t0.Add(testSettle/2 + testSettle); at[0].Before(min) {
+			t.Errorf("batch at %v; want no earlier than %v, when b.zip settled", at[0], min)
+		}
+	})
+	t.Run("max wait", func(t *testing.T) {
+		h := newHarness(t, harnessOptions{})
+		t0 := h.clock.Now()
+		writeFile(t, filepath.Join(h.drop, "a.zip"), 10)
+		h.waitSeen("a.zip", 10)
+		busy, err := os.Create(filepath.Join(h.drop, "busy.zip"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer busy.Close()
+		limit := t0.Add(testSettle + DefaultBatchMaxWait + 2*testSettle)
+		for size := int64(100); h.batchCount() == 0; size += 100 {
+			if h.clock.Now().After(limit) {
+				t.Fatalf("no batch by %v; want a.zip delivered after BatchMaxWait (%v) although busy.zip keeps changing", limit, DefaultBatchMaxWait)
+			}
+			if _, err := busy.Write(make([]byte, 100)); err != nil {
+				t.Fatal(err)
+			}
+			h.waitSeen("busy.zip", size)
+			h.advance(testSettle / 2)
+		}
+		// Wait for the watcher to finish the turn that delivered.
+		h.waitFor("the watcher to be idle", func() bool { return h.fresh })
+		batches, at, _ := h.snapshot()
+		if want := [][]string{{"a.zip"}}; !slices.EqualFunc(batches, want, slices.Equal) {
+			t.Fatalf("batches = %q; want %q", batches, want)
+		}
+		if min := t0.Add(testSettle + DefaultBatchMaxWait); at[0].Before(min) {
+			t.Errorf("batch at %v; want no earlier than %v, BatchMaxWait after a.zip was ready", at[0], min)
+		}
+	})
 }
