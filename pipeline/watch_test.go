@@ -269,11 +269,15 @@ func TestWatcherStartupScan(t *testing.T) {
 			writeFile(t, filepath.Join(h.drop, name), 10)
 		}
 	}})
+	start := h.clock.Now()
 	h.runUntil("the batch", func() bool { return len(h.batches) > 0 })
 	h.runThrough(h.clock.Now().Add(testRescan))
-	batches, _, _ := h.snapshot()
+	batches, at, _ := h.snapshot()
 	if want := [][]string{{"a.7z", "b.zip", "c.tar.gz"}}; !slices.EqualFunc(batches, want, slices.Equal) {
 		t.Fatalf("batches = %q; want %q", batches, want)
+	}
+	if !at[0].Before(start.Add(testRescan)) {
+		t.Errorf("reported at %v; want before the first periodic rescan at %v", at[0], start.Add(testRescan))
 	}
 }
 
@@ -767,4 +771,46 @@ func TestWatcherBatchRule(t *testing.T) {
 			t.Errorf("batch at %v; want no earlier than %v, BatchMaxWait after a.zip was ready", at[0], min)
 		}
 	})
+}
+
+// A drop folder replaced while its events are lost is noticed by the
+// rescan (it is another folder now) and the new folder is watched.
+func TestWatcherRescanNoticesReplacedDrop(t *testing.T) {
+	var mu sync.Mutex
+	var sources []*fakeSource
+	h := newHarness(t, harnessOptions{newSource: func(*harness) (EventSource, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		s := newFakeSource()
+		sources = append(sources, s)
+		return s, nil
+	}})
+	if err := os.Rename(h.drop, h.drop+"-old"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(h.drop, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(h.drop, "new.zip"), 10)
+	mu.Lock()
+	first := sources[0]
+	mu.Unlock()
+	idles := h.idleCount()
+	select {
+	case first.errs <- fsnotify.ErrEventOverflow:
+	case <-time.After(testWait):
+		t.Fatal("the watcher does not read the source's errors")
+	}
+	h.waitFor("the watcher to handle the overflow", func() bool { return h.idles > idles })
+	h.mu.Lock()
+	watched := h.watched
+	h.mu.Unlock()
+	if watched != 2 {
+		t.Errorf("drop watched %d times after it was replaced; want 2", watched)
+	}
+	h.runUntil("the batch", func() bool { return len(h.batches) > 0 })
+	batches, _, _ := h.snapshot()
+	if want := [][]string{{"new.zip"}}; !slices.EqualFunc(batches, want, slices.Equal) {
+		t.Fatalf("batches = %q; want %q", batches, want)
+	}
 }
