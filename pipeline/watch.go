@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -103,7 +104,8 @@ type WatchOptions struct {
 // scanned; if that fails, it is retried after Settle, then after twice as
 // long each time, up to Rescan.
 //
-// When nothing happens, the only wake-up is the Rescan timer.
+// When nothing happens (no file settling or held, no batch waiting), the only
+// wake-up is the Rescan timer.
 type Watcher struct {
 	drop      string
 	settle    time.Duration
@@ -116,6 +118,7 @@ type Watcher struct {
 	clock     Clock
 	newSource func() (EventSource, error)
 	log       *slog.Logger
+	running   atomic.Bool // Run is running
 
 	// Test hooks, nil outside tests; called from Run's goroutine.
 	hookWake    func()                        // on waking, before handling what woke it
@@ -206,6 +209,10 @@ func openForReading(path string) error {
 // created or watched when Run starts, and the error of OnBatch if it fails.
 // Run may be called again after it returned, not twice at once.
 func (w *Watcher) Run(ctx context.Context) error {
+	if !w.running.CompareAndSwap(false, true) {
+		return fmt.Errorf("watch %s: already running", w.drop)
+	}
+	defer w.running.Store(false)
 	r := &watchRun{w: w, files: make(map[string]*watchedFile)}
 	defer r.unwatch()
 	if err := r.watch(w.clock.Now()); err != nil {

@@ -527,6 +527,15 @@ func TestWatcherOnBatchErrorEndsRun(t *testing.T) {
 	}
 }
 
+// A second Run on the same Watcher while the first runs is refused.
+func TestWatcherRunTwiceRefused(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	err := h.w.Run(t.Context())
+	if err == nil || !strings.Contains(err.Error(), "already running") {
+		t.Fatalf("second Run = %v; want an error saying it is already running", err)
+	}
+}
+
 // Run fails at once, saying where, if drop cannot be created.
 func TestWatcherRunFailsIfDropCannotBeCreated(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "file")
