@@ -331,7 +331,8 @@ func (r *watchRun) watch(now time.Time) error {
 	r.src, r.events, r.errs, r.dropInfo = src, src.Events(), src.Errors(), info
 	r.rewatchAt, r.rewatchDelay = time.Time{}, 0
 	r.w.log.Debug("watching drop folder", "path", r.w.drop)
-	r.scan(now)
+	r.rescanAt = now.Add(r.w.rescan)
+	r.read(now)
 	if r.w.hookWatched != nil {
 		r.w.hookWatched()
 	}
@@ -392,8 +393,9 @@ func (r *watchRun) sourceError(now time.Time, err error) {
 	r.scan(now)
 }
 
-// scan reads Drop and brings the tracked files in line with it. If Drop is
-// gone or was replaced, it is watched again instead (which scans).
+// scan is a full rescan: it reads Drop and brings the tracked files in line
+// with it. If Drop is gone or was replaced, it is watched again instead
+// (which reads it).
 func (r *watchRun) scan(now time.Time) {
 	r.rescanAt = now.Add(r.w.rescan)
 	if r.src == nil {
@@ -406,6 +408,11 @@ func (r *watchRun) scan(now time.Time) {
 		r.rewatch(now)
 		return
 	}
+	r.read(now)
+}
+
+// read lists Drop and brings the tracked files in line with it.
+func (r *watchRun) read(now time.Time) {
 	entries, err := os.ReadDir(r.w.drop)
 	if err != nil {
 		r.w.log.Warn("cannot read the drop folder; will rescan", "path", r.w.drop, "err", err)
