@@ -4,8 +4,7 @@ import (
 	"archive/zip"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
+	"io/fs"
 	"slices"
 	"strings"
 	"time"
@@ -15,11 +14,12 @@ import (
 // zip, so that the same folder always packs to the same bytes.
 var PackTime = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// WritePackZip writes the files of a pack (paths relative to root, as a
-// Listing gives them) as a reproducible zip: entries sorted by path, no
-// directory entries, one fixed timestamp, deflate, no owner, permission or
-// OS-specific attributes. The same files give the same bytes.
-func WritePackZip(w io.Writer, root string, files []File) error {
+// WritePackZip writes the files of a pack (slash paths in fsys, as a
+// Listing gives them relative to its Root) as a reproducible zip: entries
+// sorted by path, no directory entries, one fixed timestamp, deflate, no
+// owner, permission or OS-specific attributes. The same files give the
+// same bytes.
+func WritePackZip(w io.Writer, fsys fs.FS, files []File) error {
 	sorted := slices.Clone(files)
 	slices.SortFunc(sorted, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
 	zw := zip.NewWriter(w)
@@ -29,7 +29,7 @@ func WritePackZip(w io.Writer, root string, files []File) error {
 		if err != nil {
 			return fmt.Errorf("pack %s: %w", f.Path, err)
 		}
-		src, err := os.Open(filepath.Join(root, filepath.FromSlash(f.Path)))
+		src, err := fsys.Open(f.Path)
 		if err != nil {
 			return fmt.Errorf("pack: %w", err)
 		}

@@ -99,7 +99,7 @@ func (s spec) zip(t testing.TB, path string) {
 		write("content/"+name, data)
 	}
 	var buf bytes.Buffer
-	if err := installer.WritePackZip(&buf, dir, files); err != nil {
+	if err := installer.WritePackZip(&buf, os.DirFS(dir), files); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

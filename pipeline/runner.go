@@ -74,6 +74,7 @@ type Rejection struct {
 type request struct {
 	do    func(ctx context.Context) (*Summary, error)
 	reply chan result
+	quiet bool // housekeeping: not reported as a sync
 }
 
 type result struct {
@@ -152,7 +153,11 @@ func (r *Runner) Run(ctx context.Context) error {
 			if r.after != nil && ctx.Err() == nil {
 				r.after(ctx, r.p)
 			}
-			r.report(sum, err, start)
+			if req.quiet {
+				r.setState("idle")
+			} else {
+				r.report(sum, err, start)
+			}
 			req.reply <- result{sum, err}
 		}
 	}
@@ -160,7 +165,10 @@ func (r *Runner) Run(ctx context.Context) error {
 
 // submit hands work to the writer and waits for its result.
 func (r *Runner) submit(ctx context.Context, do func(ctx context.Context) (*Summary, error)) (*Summary, error) {
-	req := request{do: do, reply: make(chan result, 1)}
+	return r.send(ctx, request{do: do, reply: make(chan result, 1)})
+}
+
+func (r *Runner) send(ctx context.Context, req request) (*Summary, error) {
 	select {
 	case r.reqs <- req:
 	case <-ctx.Done():
@@ -215,10 +223,12 @@ func (r *Runner) Remove(ctx context.Context, id string) (*Summary, error) {
 	return r.submit(ctx, func(ctx context.Context) (*Summary, error) { return r.p.Remove(ctx, id) })
 }
 
-// Do runs fn with the pipeline on the writer goroutine, for work that
-// must not overlap a transaction (deploying scripts after a publication).
+// Do runs fn with the pipeline on the writer goroutine, for housekeeping
+// that must not overlap a transaction; the after hook follows it, and it is
+// not reported as a sync.
 func (r *Runner) Do(ctx context.Context, fn func(ctx context.Context, p *Pipeline) error) error {
-	_, err := r.submit(ctx, func(ctx context.Context) (*Summary, error) { return &Summary{}, fn(ctx, r.p) })
+	_, err := r.send(ctx, request{do: func(ctx context.Context) (*Summary, error) { return &Summary{}, fn(ctx, r.p) },
+		reply: make(chan result, 1), quiet: true})
 	return err
 }
 

@@ -55,6 +55,9 @@ type command struct {
 
 func commands() []*command {
 	return []*command{
+		daemonCommand(),
+		demoCommand(),
+		statusCommand(),
 		syncCommand(),
 		installCommand(),
 		packsCommand(),
@@ -66,6 +69,7 @@ func commands() []*command {
 		liftPreviewCommand(),
 		utocCommand(),
 		packageIDCommand(),
+		serviceCommand(),
 		versionCommand(),
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -9,7 +10,9 @@ import (
 	"text/tabwriter"
 
 	"github.com/mjolnir-forge/forgesync/config"
+	"github.com/mjolnir-forge/forgesync/daemon"
 	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/inventory"
 	"github.com/mjolnir-forge/forgesync/pipeline"
 )
 
@@ -42,6 +45,22 @@ func syncCommand() *command {
 		run: func(ctx context.Context, e *env, args []string) int {
 			if !needArgs(e, "sync", args, 0, 0, "no arguments") {
 				return exitFailure
+			}
+			if c := daemonClient(ctx, e.cfg); c != nil {
+				// The daemon is the single writer: have it rescan now.
+				defer c.Close()
+				res, err := c.Sync(ctx)
+				if err != nil {
+					fmt.Fprintf(e.stderr, "forgesync sync: %v\n", err)
+					return apiExit(err)
+				}
+				var sum pipeline.Summary
+				json.Unmarshal(res, &sum)
+				printSummary(e, &sum)
+				if sum.Rejected() {
+					return exitInvalid
+				}
+				return exitOK
 			}
 			p, rec, err := openPipeline(ctx, e)
 			if err != nil {
@@ -156,17 +175,6 @@ func packsCommand() *command {
 		name: "packs", args: "",
 		summary: "list the installed packs",
 		run: func(ctx context.Context, e *env, args []string) int {
-			p, _, err := openPipeline(ctx, e)
-			if err != nil {
-				fmt.Fprintf(e.stderr, "forgesync packs: %v\n", err)
-				return exitFailure
-			}
-			defer p.Close()
-			packs, err := p.Packs()
-			if err != nil {
-				fmt.Fprintf(e.stderr, "forgesync packs: %v\n", err)
-				return exitFailure
-			}
 			type row struct {
 				ID      string `json:"id"`
 				Version string `json:"version"`
@@ -177,9 +185,41 @@ func packsCommand() *command {
 				SHA256  string `json:"archive_sha256"`
 			}
 			rows := []row{}
-			for _, pk := range packs {
-				m := pk.Manifest
-				rows = append(rows, row{m.ID, m.Version, m.Name, pk.Enabled, len(m.Pieces), m.Doors(), pk.ArchiveSHA256})
+			if c := daemonClient(ctx, e.cfg); c != nil {
+				// The daemon holds the state: ask it.
+				defer c.Close()
+				packs, err := c.Packs(ctx)
+				if err != nil {
+					fmt.Fprintf(e.stderr, "forgesync packs: %v\n", err)
+					return exitFailure
+				}
+				for _, pk := range packs {
+					var pieces []inventory.Piece
+					json.Unmarshal(pk.Pieces, &pieces)
+					doors := 0
+					for _, pc := range pieces {
+						if pc.Door != nil {
+							doors++
+						}
+					}
+					rows = append(rows, row{pk.ID, pk.Version, pk.Name, pk.Enabled, len(pieces), doors, pk.ArchiveSHA256})
+				}
+			} else {
+				p, _, err := openPipeline(ctx, e)
+				if err != nil {
+					fmt.Fprintf(e.stderr, "forgesync packs: %v\n", err)
+					return exitFailure
+				}
+				defer p.Close()
+				packs, err := p.Packs()
+				if err != nil {
+					fmt.Fprintf(e.stderr, "forgesync packs: %v\n", err)
+					return exitFailure
+				}
+				for _, pk := range packs {
+					m := pk.Manifest
+					rows = append(rows, row{m.ID, m.Version, m.Name, pk.Enabled, len(m.Pieces), m.Doors(), pk.ArchiveSHA256})
+				}
 			}
 			if e.json {
 				writeJSON(e.stdout, rows)
@@ -200,13 +240,33 @@ func packsCommand() *command {
 	}
 }
 
-// changeCommand builds enable, disable and remove.
-func changeCommand(name, summary string, do func(p *pipeline.Pipeline, ctx context.Context, id string) (*pipeline.Summary, error)) *command {
+// changeCommand builds enable, disable and remove: through the daemon when
+// one is running (it is the single writer), else on the state directly,
+// under its lock.
+func changeCommand(name, summary string, do func(p *pipeline.Pipeline, ctx context.Context, id string) (*pipeline.Summary, error),
+	remote func(c *daemon.Client, ctx context.Context, id string) (json.RawMessage, error)) *command {
 	return &command{
 		name: name, args: "ID", summary: summary,
 		run: func(ctx context.Context, e *env, args []string) int {
 			if !needArgs(e, name, args, 1, 1, "one pack ID") {
 				return exitFailure
+			}
+			if c := daemonClient(ctx, e.cfg); c != nil {
+				defer c.Close()
+				res, err := remote(c, ctx, args[0])
+				if err != nil {
+					fmt.Fprintf(e.stderr, "forgesync %s: %v\n", name, err)
+					return apiExit(err)
+				}
+				var sum pipeline.Summary
+				json.Unmarshal(res, &sum)
+				if e.json {
+					writeJSON(e.stdout, sum)
+				} else {
+					fmt.Fprintf(e.stdout, "%s: %sd (by the running daemon)\n", args[0], name)
+					printSummary(e, &sum)
+				}
+				return exitOK
 			}
 			p, _, err := openPipeline(ctx, e)
 			if err != nil {
@@ -234,15 +294,15 @@ func changeCommand(name, summary string, do func(p *pipeline.Pipeline, ctx conte
 }
 
 func enableCommand() *command {
-	return changeCommand("enable", "enable an installed pack (refused past 256 doors across enabled packs)", (*pipeline.Pipeline).Enable)
+	return changeCommand("enable", "enable an installed pack (refused past 256 doors across enabled packs)", (*pipeline.Pipeline).Enable, (*daemon.Client).Enable)
 }
 
 func disableCommand() *command {
-	return changeCommand("disable", "disable a pack: it stays installed but leaves lifts.txt, doors.txt and installed.txt", (*pipeline.Pipeline).Disable)
+	return changeCommand("disable", "disable a pack: it stays installed but leaves lifts.txt, doors.txt and installed.txt", (*pipeline.Pipeline).Disable, (*daemon.Client).Disable)
 }
 
 func removeCommand() *command {
-	return changeCommand("remove", "uninstall a pack: its entry, content and kept archive go", (*pipeline.Pipeline).Remove)
+	return changeCommand("remove", "uninstall a pack: its entry, content and kept archive go", (*pipeline.Pipeline).Remove, (*daemon.Client).Remove)
 }
 
 // deployWarnings turns what a deploy could not do into warnings: a pack

@@ -162,7 +162,7 @@ func runPack(e *env, dir, out string) int {
 		return exitInvalid
 	}
 	if err := atomicfile.WriteWith(out, 0o644, func(f *os.File) error {
-		return installer.WritePackZip(f, rep.Root, rep.Files)
+		return installer.WritePackZip(f, os.DirFS(rep.Root), rep.Files)
 	}); err != nil {
 		fmt.Fprintf(e.stderr, "forgesync pack: %v\n", err)
 		return exitFailure

@@ -1,0 +1,198 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/mjolnir-forge/forgesync/config"
+	"github.com/mjolnir-forge/forgesync/daemon"
+	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/native"
+	"github.com/mjolnir-forge/forgesync/pipeline"
+)
+
+func daemonCommand() *command {
+	return &command{
+		name: "daemon", args: "",
+		summary: "run the daemon in the foreground: watch the drop folder, install, publish, deploy, serve status\n" +
+			"Under a service manager (see `forgesync service`) it runs as that service, logging JSON.",
+		run: func(ctx context.Context, e *env, args []string) int {
+			if !needArgs(e, "daemon", args, 0, 0, "no arguments") {
+				return exitFailure
+			}
+			var err error
+			if daemon.Interactive() {
+				err = serveDaemon(ctx, e, nil)
+			} else {
+				err = daemon.RunService(serviceConfig(e, func(ctx context.Context) error { return serveDaemon(ctx, e, nil) }))
+			}
+			if err != nil {
+				fmt.Fprintf(e.stderr, "forgesync daemon: %v\n", err)
+				return exitFailure
+			}
+			return exitOK
+		},
+	}
+}
+
+// serveDaemon runs the daemon until ctx ends: the status socket, the
+// single writer, the watcher and the periodic redeploy, under one errgroup.
+// started, when set, is called once everything is up.
+func serveDaemon(ctx context.Context, e *env, started func()) error {
+	cfg := e.cfg
+	if err := cfg.RequireGame(); err != nil {
+		return err
+	}
+	lim, err := archiveLimits(cfg)
+	if err != nil {
+		return err
+	}
+	ev := daemon.NewEvents(daemon.EventsOptions{})
+	defer ev.Close()
+	ln, err := daemon.Listen(cfg.Paths.Socket)
+	if err != nil {
+		return err
+	}
+	p, _, err := pipeline.Open(ctx, pipelineOptions(cfg, lim, e))
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer p.Close()
+
+	b := &backend{}
+	deploy := func(ctx context.Context, p *pipeline.Pipeline) {
+		reports, err := p.Deploy(ctx)
+		for _, r := range reports {
+			if r.Status == installer.Deployed || r.Status == installer.StagedLocked {
+				ev.Publish(daemon.EventModuleDeployed, daemon.ModuleDeployedData{Path: r.Path, SHA256: r.SHA256, Pending: r.Status == installer.StagedLocked})
+			}
+		}
+		for _, w := range deployWarnings(reports, err) {
+			e.log.Warn("deploy", "problem", w)
+		}
+		b.setModules(native.CheckGatesDir(cfg.Paths.Mods), reports)
+	}
+	r := pipeline.NewRunner(p, func(kind string, data any) { publishEvent(ev, kind, data) }, deploy)
+	b.r = r
+	w, err := pipeline.NewWatcher(pipeline.WatchOptions{
+		Drop: cfg.Paths.Drop, Settle: cfg.Watch.Settle, Rescan: cfg.Watch.Rescan, Ignore: pipeline.Ignored, Logger: e.log,
+		OnBatch: func(ctx context.Context, names []string) error {
+			// A failed batch is reported and retried by the next rescan;
+			// it must not stop the watcher.
+			if _, err := r.Claim(ctx, names); err != nil && ctx.Err() == nil {
+				e.log.Error("batch failed", "archives", names, "err", err)
+			}
+			return nil
+		},
+	})
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return r.Run(gctx) })
+	g.Go(func() error { return w.Run(gctx) })
+	g.Go(func() error { return daemon.Serve(gctx, ln, b, ev, daemon.ServerOptions{Logger: e.log}) })
+	g.Go(func() error {
+		// Deploy at start, then again every rescan period: a game update
+		// can wipe the scripts or the module at any time.
+		noop := func(context.Context, *pipeline.Pipeline) error { return nil }
+		t := time.NewTicker(cfg.Watch.Rescan)
+		defer t.Stop()
+		for {
+			if err := r.Do(gctx, noop); err != nil && gctx.Err() == nil {
+				return err
+			}
+			select {
+			case <-gctx.Done():
+				return nil
+			case <-t.C:
+			}
+		}
+	})
+	e.log.Info("daemon started", "socket", cfg.Paths.Socket, "drop", cfg.Paths.Drop, "state", cfg.Paths.State)
+	if started != nil {
+		started()
+	}
+	err = g.Wait()
+	e.log.Info("daemon stopped")
+	return err
+}
+
+// serviceConfig describes the OS service that runs `forgesync daemon`.
+func serviceConfig(e *env, run func(ctx context.Context) error) daemon.ServiceConfig {
+	args := []string{"daemon"}
+	if e.cfg.File != "" {
+		args = append(args, "--config", e.cfg.File)
+	}
+	return daemon.ServiceConfig{
+		Name: "forgesync", DisplayName: "forgesync",
+		Description: "Keeps MJOLNIR Forge packs installed, validated and in sync",
+		Arguments:   args, Run: run, Logger: e.log, UserService: userService,
+	}
+}
+
+// userService is set by `forgesync service --user`.
+var userService bool
+
+func serviceCommand() *command {
+	return &command{
+		name: "service", args: "install|uninstall|start|stop|status",
+		summary: "manage the OS service that runs the daemon (systemd, Windows services, launchd)\n" +
+			"install records `forgesync daemon --config FILE` with the config's absolute path;\n" +
+			"--user installs a service of the current user (systemd --user, LaunchAgent).",
+		flags: func(fs *flag.FlagSet) { fs.BoolVar(&userService, "user", false, "a service of the current user") },
+		run: func(ctx context.Context, e *env, args []string) int {
+			if !needArgs(e, "service", args, 1, 1, "one of install, uninstall, start, stop, status") {
+				return exitFailure
+			}
+			if args[0] == daemon.ActionInstall {
+				if e.cfg.File == "" {
+					fmt.Fprintf(e.stderr, "forgesync service install: --config FILE is required (the service reads it at every start)\n")
+					return exitFailure
+				}
+				if err := e.cfg.RequireGame(); err != nil {
+					fmt.Fprintf(e.stderr, "forgesync service install: %v\n", err)
+					return exitFailure
+				}
+			}
+			svc, err := daemon.NewService(serviceConfig(e, nil))
+			if err == nil {
+				err = daemon.Control(svc, args[0], e.stdout)
+			}
+			if err != nil {
+				fmt.Fprintf(e.stderr, "forgesync service: %v\n", err)
+				return exitFailure
+			}
+			return exitOK
+		},
+	}
+}
+
+// daemonClient returns a client when a daemon answers on the configured
+// socket, else nil.
+func daemonClient(ctx context.Context, cfg *config.Config) *daemon.Client {
+	if cfg.Paths.Socket == "" {
+		return nil
+	}
+	pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	if !daemon.Probe(pctx, cfg.Paths.Socket) {
+		return nil
+	}
+	return daemon.NewClient(cfg.Paths.Socket)
+}
+
+// apiExit maps a daemon error to an exit status.
+func apiExit(err error) int {
+	if errors.Is(err, daemon.ErrNotFound) || errors.Is(err, daemon.ErrConflict) {
+		return exitInvalid
+	}
+	return exitFailure
+}
