@@ -304,6 +304,9 @@ func (x *extraction) runRandomAccess(f *os.File, size int64, h hash.Hash) (strin
 			}
 			return nil
 		})
+	if errors.Is(err, errStop) {
+		x.check = pre
+	}
 	if err = x.readErr(err); err != nil {
 		wait()
 		return "", err
@@ -333,7 +336,7 @@ func (x *extraction) readErr(err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, errStop), errors.As(err, &we):
+	case errors.Is(err, errStop), errors.Is(err, errRejectedRead), errors.As(err, &we):
 		return err
 	case x.ctx.Err() != nil:
 		return x.ctx.Err()
