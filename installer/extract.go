@@ -20,6 +20,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/mholt/archives"
 	fastxz "github.com/mikelolasagasti/xz"
+	"github.com/nwaples/rardecode/v2"
 )
 
 // Staged is a pack archive extracted into a private staging folder. Nothing
@@ -294,6 +295,9 @@ func (x *extraction) runRandomAccess(f *os.File, size int64, h hash.Hash) (strin
 	err := format.Extract(x.ctx, &countingSection{SectionReader: io.NewSectionReader(f, 0, size), n: new(atomic.Int64)},
 		func(ctx context.Context, fi archives.FileInfo) error {
 			typ := entryTypeOf(fi)
+			if isEncrypted(fi) {
+				pre.add(fi.NameInArchive, RuleEncrypted, "")
+			}
 			var declared int64
 			if typ == typeFile {
 				declared = fi.Size()
@@ -370,6 +374,13 @@ func (x *extraction) handle(ctx context.Context, fi archives.FileInfo) error {
 	name, act, max, idx, ok := x.check.admit(fi.NameInArchive, typ, declared)
 	if !ok {
 		return errStop
+	}
+	if isEncrypted(fi) {
+		x.check.add(name, RuleEncrypted, "")
+		act = actSkip
+		if x.kind == kindRar {
+			return errStop // rar cannot skip what it cannot decrypt
+		}
 	}
 	switch act {
 	case actMkdir:
@@ -487,6 +498,17 @@ func entryTypeOf(fi archives.FileInfo) entryType {
 		return typeOther
 	}
 	return modeType(fi.Mode())
+}
+
+// isEncrypted reports whether the entry's data is encrypted.
+func isEncrypted(fi archives.FileInfo) bool {
+	switch h := fi.Header.(type) {
+	case zip.FileHeader:
+		return h.Flags&0x1 != 0
+	case *rardecode.FileHeader:
+		return h.Encrypted
+	}
+	return false
 }
 
 // modeType maps file mode bits to an entry type.

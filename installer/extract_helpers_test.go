@@ -305,7 +305,12 @@ func mustReject(t *testing.T, archive string, lim Limits, wants ...want) *Reject
 			t.Errorf("Extract(%s) problems = %v; want %q: %s", filepath.Base(archive), re.Problems, w.entry, w.rule)
 		}
 	}
+	dup := map[Problem]bool{}
 	for _, p := range re.Problems {
+		if dup[p] {
+			t.Errorf("problem listed twice: %s", p)
+		}
+		dup[p] = true
 		if p.Rule == "" {
 			t.Errorf("problem without a rule: %#v", p)
 		}

@@ -140,6 +140,13 @@ type packCheck struct {
 	stopped  bool // a size or count limit was crossed; the rest is unknown
 	keys     map[string]keyInfo
 	items    []admitted
+	finished *finishResult // set by the first finish call
+}
+
+// finishResult is what finish returned the first time.
+type finishResult struct {
+	root  string
+	files []File
 }
 
 func newPackCheck(lim Limits) *packCheck {
@@ -300,6 +307,10 @@ func (c *packCheck) finish() (root string, files []File, problems []Problem) {
 	if c.stopped {
 		return "", nil, c.problems
 	}
+	if c.finished != nil {
+		return c.finished.root, c.finished.files, c.problems
+	}
+	defer func() { c.finished = &finishResult{root, files} }()
 	root = c.root()
 	for _, it := range c.items {
 		if it.dir {
@@ -334,7 +345,7 @@ func (c *packCheck) finish() (root string, files []File, problems []Problem) {
 			manifest = true
 		}
 	}
-	if !manifest && len(c.problems) == 0 || !manifest && !c.reported(root+"forgepack.json") {
+	if !manifest && !c.reported(root+"forgepack.json") {
 		c.add(root+"forgepack.json", RuleMissingManifest, "a pack needs forgepack.json at its root")
 	}
 	for _, f := range files {
