@@ -347,3 +347,15 @@ func mustExtract(t *testing.T, archive string, wantFiles []File) *Staged {
 	iso.verify(t, false)
 	return st
 }
+
+// hasAny reports whether ps holds a problem matching one of ws.
+func hasAny(ps []Problem, ws []want) bool {
+	for _, p := range ps {
+		for _, w := range ws {
+			if p.Rule == w.rule && (w.anyEntry || p.Entry == w.entry) {
+				return true
+			}
+		}
+	}
+	return false
+}

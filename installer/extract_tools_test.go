@@ -217,15 +217,3 @@ func TestExtractToolArchives(t *testing.T) {
 		t.Errorf("tool corpus has %d bad archives; want at least 25", bad)
 	}
 }
-
-// hasAny reports whether ps holds a problem matching one of ws.
-func hasAny(ps []Problem, ws []want) bool {
-	for _, p := range ps {
-		for _, w := range ws {
-			if p.Rule == w.rule && (w.anyEntry || p.Entry == w.entry) {
-				return true
-			}
-		}
-	}
-	return false
-}
