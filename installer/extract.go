@@ -11,7 +11,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"sync/atomic"
 
@@ -118,10 +117,13 @@ func Extract(ctx context.Context, archivePath, stagingParent string, lim Limits,
 		root:     root,
 		check:    newPackCheck(lim),
 		progress: progress,
-		buf:      make([]byte, copyBufferSize),
+		w:        newStagingWriter(root),
 		kind:     kind,
 	}
 	sum, err := x.run(f, size)
+	if werr := x.w.wait(); werr != nil && (err == nil || errors.Is(err, errStop) || errors.Is(err, errRejectedRead)) {
+		err = werr // our disk failed: a failure, not a rejection
+	}
 	if err != nil {
 		if errors.Is(err, errStop) || errors.Is(err, errRejectedRead) {
 			err = nil
@@ -214,7 +216,7 @@ type extraction struct {
 	root     *os.Root
 	check    *packCheck
 	progress func(done, total int64)
-	buf      []byte
+	w        *stagingWriter
 	kind     archiveKind
 	read     atomic.Int64 // archive bytes read so far, at the file
 	done     int64        // entry bytes produced so far
@@ -244,7 +246,7 @@ func (x *extraction) run(f *os.File, size int64) (string, error) {
 		}
 		src = xr
 	case kindTarZst:
-		zr, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(maxDictBytes), zstd.WithDecoderMaxMemory(uint64(x.check.lim.MaxTotalBytes)+1))
+		zr, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(2), zstd.WithDecoderMaxWindow(maxDictBytes), zstd.WithDecoderMaxMemory(uint64(x.check.lim.MaxTotalBytes)+1))
 		if err != nil {
 			return "", x.corrupt("", err)
 		}
@@ -384,10 +386,7 @@ func (x *extraction) handle(ctx context.Context, fi archives.FileInfo) error {
 	}
 	switch act {
 	case actMkdir:
-		if err := x.root.MkdirAll(filepath.FromSlash(name), 0o700); err != nil {
-			return &writeError{fmt.Errorf("create %s: %w", name, err)}
-		}
-		return nil
+		return x.w.send(writeOp{kind: opMkdir, name: name})
 	case actWrite:
 		return x.copy(fi, name, idx, max, true)
 	}
@@ -400,25 +399,17 @@ func (x *extraction) handle(ctx context.Context, fi archives.FileInfo) error {
 }
 
 // copy streams one entry through the limits and, when write is set, into
-// a new file in staging.
+// a new file in staging through the writer goroutine.
 func (x *extraction) copy(fi archives.FileInfo, name string, idx int, max int64, write bool) error {
 	rc, err := fi.Open()
 	if err != nil {
 		return x.corrupt(name, err)
 	}
 	defer rc.Close()
-	var out *os.File
 	if write {
-		if dir := path.Dir(name); dir != "." {
-			if err := x.root.MkdirAll(filepath.FromSlash(dir), 0o700); err != nil {
-				return &writeError{fmt.Errorf("create %s: %w", dir, err)}
-			}
+		if err := x.w.send(writeOp{kind: opCreate, name: name}); err != nil {
+			return err
 		}
-		out, err = x.root.OpenFile(filepath.FromSlash(name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if err != nil {
-			return &writeError{fmt.Errorf("create %s: %w", name, err)}
-		}
-		defer out.Close()
 	}
 	// packed returns the compressed size of the entry for the ratio rule,
 	// or -1 when there is nothing to check.
@@ -438,29 +429,39 @@ func (x *extraction) copy(fi archives.FileInfo, name string, idx int, max int64,
 		if err := x.ctx.Err(); err != nil {
 			return err
 		}
-		n, rerr := io.ReadFull(rc, x.buf)
+		buf := x.w.buffer()
+		n, rerr := io.ReadFull(rc, buf)
 		if n > 0 {
 			done += int64(n)
 			keep, ok := x.check.grow(name, idx, max, done, int64(n), packed())
 			if !ok {
+				x.w.release(buf)
 				return errStop
 			}
-			if !keep && out != nil {
-				out.Close()
-				out = nil
+			if !keep && write {
+				write = false
+				if err := x.w.send(writeOp{kind: opDiscard}); err != nil {
+					x.w.release(buf)
+					return err
+				}
 				if !x.kind.streaming() {
+					x.w.release(buf)
 					return nil // nothing forces us to read on
 				}
 			}
-			if out != nil {
-				if _, err := out.Write(x.buf[:n]); err != nil {
-					return &writeError{fmt.Errorf("write %s: %w", name, err)}
+			if write {
+				if err := x.w.send(writeOp{kind: opWrite, buf: buf[:n]}); err != nil {
+					return err
 				}
+			} else {
+				x.w.release(buf)
 			}
 			x.done += int64(n)
 			if x.progress != nil {
 				x.progress(x.done, x.total)
 			}
+		} else {
+			x.w.release(buf)
 		}
 		if rerr == io.EOF || rerr == io.ErrUnexpectedEOF {
 			break
@@ -469,10 +470,8 @@ func (x *extraction) copy(fi archives.FileInfo, name string, idx int, max int64,
 			return x.corrupt(name, rerr)
 		}
 	}
-	if out != nil {
-		if err := out.Close(); err != nil {
-			return &writeError{fmt.Errorf("write %s: %w", name, err)}
-		}
+	if write {
+		return x.w.send(writeOp{kind: opClose})
 	}
 	return nil
 }
