@@ -129,7 +129,9 @@ func toolCases() []toolCase {
 		{name: "bsdtar pax", tools: []string{"bsdtar"}, tree: goodTree, inDir: true, cmd: "bsdtar --format pax -cf OUT forgepack.json content README.md preview.png"},
 
 		// Hostile archives.
-		{name: "zip symlink", tools: []string{"zip"}, tree: treeThen(func(t *testing.T, r string) { must(t, os.Symlink("/etc/passwd", filepath.Join(r, "content", "link.pak"))) }),
+		{name: "zip symlink", tools: []string{"zip"}, tree: treeThen(func(t *testing.T, r string) {
+			must(t, os.Symlink("/etc/passwd", filepath.Join(r, "content", "link.pak")))
+		}),
 			inDir: true, cmd: "zip -qry OUT PACK", wants: []want{w("content/link.pak", RuleSymlink)}},
 		{name: "7z symlink", tools: []string{"7z"}, tree: treeThen(func(t *testing.T, r string) { must(t, os.Symlink("../..", filepath.Join(r, "content", "up.pak"))) }),
 			inDir: true, cmd: "7z a -snl -bd -bso0 OUT .", wants: []want{w("content/up.pak", RuleSymlink)}},

@@ -174,7 +174,7 @@ func FuzzCheckName(f *testing.F) {
 		switch {
 		case !utf8.ValidString(name), len(name) > lim.MaxPathBytes, len(name) == 0:
 			t.Fatalf("CheckName(%q) accepted a name of bad encoding or length", name)
-		case !filepath.IsLocal(filepath.FromSlash(name)), !path.IsAbs("/"+name):
+		case !filepath.IsLocal(filepath.FromSlash(name)), !path.IsAbs("/" + name):
 			t.Fatalf("CheckName(%q) accepted a non-local name", name)
 		case path.Clean(name) != name:
 			t.Fatalf("CheckName(%q) accepted an unclean name (clean: %q)", name, path.Clean(name))
