@@ -11,8 +11,10 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sync/atomic"
+	"time"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zip"
@@ -257,7 +259,7 @@ func (x *extraction) run(f *os.File, size int64) (string, error) {
 	}
 	var err error
 	if x.kind == kindRar {
-		err = archives.Rar{}.Extract(x.ctx, src, x.handle)
+		err = extractRar(x.ctx, src, x.handle)
 	} else {
 		err = archives.Tar{}.Extract(x.ctx, src, x.handle)
 	}
@@ -334,6 +336,57 @@ func (x *extraction) runRandomAccess(f *os.File, size int64, h hash.Hash) (strin
 	}
 	return res.sum, nil
 }
+
+// extractRar walks a rar archive like archives.Rar does, but with the
+// decoder's dictionary bounded: rar 5 allows dictionaries of gigabytes.
+func extractRar(ctx context.Context, r io.Reader, handle archives.FileHandler) error {
+	rr, err := rardecode.NewReader(r, rardecode.MaxDictionarySize(maxDictBytes))
+	if err != nil {
+		return err
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		h, err := rr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		info := rarInfo{h}
+		err = handle(ctx, archives.FileInfo{
+			FileInfo:      info,
+			Header:        h,
+			NameInArchive: h.Name,
+			Open:          func() (fs.File, error) { return rarFile{rr, info}, nil },
+		})
+		if err != nil {
+			return fmt.Errorf("%s: %w", h.Name, err)
+		}
+	}
+}
+
+// rarInfo is the fs.FileInfo of a rar entry.
+type rarInfo struct{ h *rardecode.FileHeader }
+
+func (i rarInfo) Name() string       { return path.Base(i.h.Name) }
+func (i rarInfo) Size() int64        { return i.h.UnPackedSize }
+func (i rarInfo) Mode() fs.FileMode  { return i.h.Mode() }
+func (i rarInfo) ModTime() time.Time { return i.h.ModificationTime }
+func (i rarInfo) IsDir() bool        { return i.h.IsDir }
+func (i rarInfo) Sys() any           { return nil }
+
+// rarFile reads the current rar entry.
+type rarFile struct {
+	r    io.Reader
+	info rarInfo
+}
+
+func (f rarFile) Read(p []byte) (int, error) { return f.r.Read(p) }
+func (f rarFile) Stat() (fs.FileInfo, error) { return f.info, nil }
+func (f rarFile) Close() error               { return nil }
 
 // readErr sorts an error from an archives Extract call: our own stop and
 // write failures pass through; anything else is damage in the archive.
