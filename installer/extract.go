@@ -116,7 +116,6 @@ func Extract(ctx context.Context, archivePath, stagingParent string, lim Limits,
 
 	x := &extraction{
 		ctx:      ctx,
-		root:     root,
 		check:    newPackCheck(lim),
 		progress: progress,
 		w:        newStagingWriter(root),
@@ -126,18 +125,20 @@ func Extract(ctx context.Context, archivePath, stagingParent string, lim Limits,
 	if werr := x.w.wait(); werr != nil && (err == nil || errors.Is(err, errStop) || errors.Is(err, errRejectedRead)) {
 		err = werr // our disk failed: a failure, not a rejection
 	}
-	if err != nil {
-		if errors.Is(err, errStop) || errors.Is(err, errRejectedRead) {
-			err = nil
-		} else if ctxErr := ctx.Err(); ctxErr != nil {
-			return nil, fmt.Errorf("extract %s: %w", archivePath, ctxErr)
-		} else {
-			return nil, fmt.Errorf("extract %s: %w", archivePath, err)
-		}
+	stopped := errors.Is(err, errStop) || errors.Is(err, errRejectedRead)
+	switch {
+	case err == nil, stopped:
+	case ctx.Err() != nil:
+		return nil, fmt.Errorf("extract %s: %w", archivePath, ctx.Err())
+	default:
+		return nil, fmt.Errorf("extract %s: %w", archivePath, err)
 	}
 	packRoot, files, problems := x.check.finish()
 	if len(problems) > 0 {
 		return nil, &RejectError{Archive: archivePath, Problems: problems}
+	}
+	if stopped {
+		return nil, fmt.Errorf("extract %s: stopped without a recorded problem", archivePath)
 	}
 	return &Staged{
 		Dir:    staging,
@@ -215,7 +216,6 @@ var errRejectedRead = errors.New("archive read failed")
 // extraction is the state of one Extract call. It is used by one goroutine.
 type extraction struct {
 	ctx      context.Context
-	root     *os.Root
 	check    *packCheck
 	progress func(done, total int64)
 	w        *stagingWriter

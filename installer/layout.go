@@ -223,26 +223,25 @@ func (c *packCheck) admit(raw string, typ entryType, declared int64) (name strin
 }
 
 // register records name (and the folders it implies) under its fold key
-// and reports whether it is new or a harmless repeat of a folder.
+// and reports whether it is new or a harmless repeat of a folder. Two
+// names that differ but fold to the same key are duplicates even when both
+// are folders: on Windows they would merge, on Linux they would not.
 func (c *packCheck) register(name string, dir bool) bool {
-	ok := true
 	parts := strings.Split(name, "/")
 	for i := range parts {
 		n := strings.Join(parts[:i+1], "/")
 		isDir := dir || i < len(parts)-1
 		k := foldKey(n)
 		prev, seen := c.keys[k]
-		if !seen {
-			c.keys[k] = keyInfo{name: n, dir: isDir}
-			continue
-		}
 		switch {
+		case !seen:
+			c.keys[k] = keyInfo{name: n, dir: isDir}
 		case prev.name != n:
-			if i == len(parts)-1 || !seen {
-				c.add(name, RuleDuplicate, prev.name)
-			} else {
-				c.add(name, RuleDuplicate, prev.name+"/")
+			other := prev.name
+			if prev.dir {
+				other += "/"
 			}
+			c.add(name, RuleDuplicate, other)
 			return false
 		case prev.dir && isDir:
 			// the same folder again, named identically
@@ -254,7 +253,7 @@ func (c *packCheck) register(name string, dir bool) bool {
 			return false
 		}
 	}
-	return ok
+	return true
 }
 
 // grow accounts for n more bytes of the entry admitted at idx, which now
