@@ -49,6 +49,12 @@ const (
 	// maxDictBytes bounds the xz dictionary and zstd window a decoder may
 	// allocate, so an archive cannot make us allocate what it likes.
 	maxDictBytes = 32 << 20
+	// readAheadSlack is added to the compressed bytes measured for an entry
+	// of a compressed stream: decoders read input in blocks, so an entry's
+	// first bytes may come from input read while the entry before it
+	// streamed. Without it a well-compressed entry after a small one could
+	// look like a bomb for its first megabytes.
+	readAheadSlack = 64 << 10
 )
 
 // errStop ends an extraction early after a problem was recorded.
@@ -475,7 +481,9 @@ func (x *extraction) copy(fi archives.FileInfo, name string, idx int, max int64,
 		case isZip:
 			return int64(zh.CompressedSize64) // the reader never reads past it
 		}
-		return x.read.Load() - start // bytes the decoder consumed meanwhile
+		// The compressed bytes the decoder consumed meanwhile, plus slack
+		// for what it read ahead before this entry began.
+		return x.read.Load() - start + readAheadSlack
 	}
 	var done int64
 	for {

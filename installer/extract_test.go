@@ -8,10 +8,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -306,5 +308,37 @@ func TestExtractMissingArchive(t *testing.T) {
 	_, err := Extract(t.Context(), filepath.Join(t.TempDir(), "gone.zip"), t.TempDir(), DefaultLimits(), nil)
 	if !errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrRejected) {
 		t.Errorf("Extract(missing) = %v; want fs.ErrNotExist", err)
+	}
+}
+
+// textLike returns n bytes of JSON-like text with some noise: it
+// compresses about 10:1, far from a bomb but well enough that decoder
+// read-ahead matters when measuring an entry's compressed size.
+func textLike(n, seed int) []byte {
+	var b []byte
+	r := randomish(1<<20 + seed)
+	for i := 0; len(b) < n; i++ {
+		b = fmt.Appendf(b, `{"piece":"lift_pad_%d","kind":"block","n":%d},`+"\n", i%977, (i*(seed+1))%100000)
+		b = append(b, r[(i*7)%(1<<20)], r[(i*11)%(1<<20)])
+	}
+	return b[:n]
+}
+
+// TestExtractCompressibleIsNoBomb checks that the ratio rule does not
+// flag well-compressed data that follows a small entry in a stream.
+func TestExtractCompressibleIsNoBomb(t *testing.T) {
+	var extra []entry
+	var want []File
+	for i := range 3 {
+		small := fmt.Sprintf("content/s%d.pak", i)
+		big := fmt.Sprintf("content/b%d.pak", i)
+		extra = append(extra, entry{name: small, body: randomish(1000 + i)}, entry{name: big, body: textLike(6<<20, i)})
+		want = append(want, File{big, 6 << 20}, File{small, int64(1000 + i)})
+	}
+	want = append(want, goodFiles()...)
+	slices.SortFunc(want, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	tb := tarBytes(t, with(extra...))
+	for name, b := range map[string][]byte{"tgz": gzipBytes(t, tb), "txz": xzBytes(t, tb), "tzst": zstdBytes(t, tb), "zip": zipBytes(t, with(extra...))} {
+		t.Run(name, func(t *testing.T) { mustExtract(t, writeArchive(t, "p", b), want) })
 	}
 }
