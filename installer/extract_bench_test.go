@@ -48,8 +48,9 @@ func benchData(b []byte, seed uint64) {
 	}
 }
 
-// benchFiles calls fn for every file of the benchmark pack.
-func benchFiles(fn func(name string, body []byte)) {
+// benchFiles calls fn for every file of a benchmark pack of about total
+// bytes: two .ucas of 32 MiB (with their .utoc) and 1 MiB .pak files.
+func benchFiles(total int, fn func(name string, body []byte)) {
 	fn("forgepack.json", []byte(`{"schema":1,"id":"bench"}`))
 	buf := make([]byte, 32<<20)
 	for i := range 2 {
@@ -57,14 +58,15 @@ func benchFiles(fn func(name string, body []byte)) {
 		fn(fmt.Sprintf("content/big_%d.ucas", i), buf)
 		fn(fmt.Sprintf("content/big_%d.utoc", i), buf[:4096])
 	}
-	for i := range (benchPackBytes - 64<<20) / (1 << 20) {
+	for i := range (total - 64<<20) / (1 << 20) {
 		benchData(buf[:1<<20], uint64(i+100))
 		fn(fmt.Sprintf("content/chunk_%03d.pak", i), buf[:1<<20])
 	}
 }
 
-// benchArchive writes the benchmark pack as a deflate zip or a tar.zst.
-func benchArchive(b *testing.B, kind string) (string, int64) {
+// benchArchive writes a benchmark pack of about size bytes as a deflate
+// zip or a tar.zst.
+func benchArchive(b testing.TB, kind string, size int) (string, int64) {
 	b.Helper()
 	p := filepath.Join(b.TempDir(), "bench."+kind)
 	f, err := os.Create(p)
@@ -77,7 +79,7 @@ func benchArchive(b *testing.B, kind string) (string, int64) {
 	case "zip":
 		zw := zip.NewWriter(f)
 		zw.RegisterCompressor(zip.Deflate, func(w io.Writer) (io.WriteCloser, error) { return flate.NewWriter(w, 5) })
-		benchFiles(func(name string, body []byte) {
+		benchFiles(size, func(name string, body []byte) {
 			w, err := zw.Create(name)
 			if err == nil {
 				_, err = w.Write(body)
@@ -96,7 +98,7 @@ func benchArchive(b *testing.B, kind string) (string, int64) {
 			b.Fatal(err)
 		}
 		var es []entry
-		benchFiles(func(name string, body []byte) {
+		benchFiles(size, func(name string, body []byte) {
 			es = append(es, entry{name: name, body: append([]byte(nil), body...)})
 			total += int64(len(body))
 		})
@@ -121,7 +123,7 @@ func BenchmarkExtractVsTarZstd(b *testing.B) {
 }
 
 func benchVs(b *testing.B, kind string, tool func(archive, dest string) *exec.Cmd) {
-	archive, total := benchArchive(b, kind)
+	archive, total := benchArchive(b, kind, benchPackBytes)
 	work := b.TempDir()
 	var ours, theirs time.Duration
 	b.SetBytes(total)
@@ -186,6 +188,25 @@ func childPeak(archive, work string) (hwm, heap int64, err error) {
 		}
 	}
 	return 0, 0, fmt.Errorf("no PEAK line in:\n%s", out)
+}
+
+// TestExtractPeakMemory holds the memory promise: extracting a pack much
+// larger than the budget peaks under 64 MiB resident.
+func TestExtractPeakMemory(t *testing.T) {
+	if testing.Short() || runtime.GOOS != "linux" {
+		t.Skip("needs /proc and a 160 MiB archive")
+	}
+	for _, kind := range []string{"zip", "tar.zst"} {
+		archive, total := benchArchive(t, kind, 160<<20)
+		hwm, heap, err := childPeak(archive, t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: %d MiB extracted, VmHWM %.1f MiB, HeapSys %.1f MiB", kind, total>>20, float64(hwm)/(1<<20), float64(heap)/(1<<20))
+		if hwm >= 64<<20 {
+			t.Errorf("%s: peak resident memory %d MiB; want under 64 MiB", kind, hwm>>20)
+		}
+	}
 }
 
 // TestExtractPeakMemoryChild is the child of childPeak; it does nothing in

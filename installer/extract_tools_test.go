@@ -70,6 +70,7 @@ type toolCase struct {
 	tree  func(t *testing.T, pack string) // fills work/pack
 	inDir bool                            // run the command inside work/pack, not work
 	cmd   string                          // shell-free argv; OUT is the archive, PACK the folder argument
+	sh    string                          // or a shell script, for pipes; $OUT is the archive
 	lim   func(*Limits)
 	wants []want // none: a good pack
 	anyOf bool   // one of wants is enough (which of two links is the link depends on the tool)
@@ -84,6 +85,15 @@ func (tc toolCase) build(t *testing.T) string {
 	must(t, os.Mkdir(pack, 0o755))
 	tc.tree(t, pack)
 	out := filepath.Join(t.TempDir(), "archive.bin")
+	if tc.sh != "" {
+		cmd := exec.Command("sh", "-c", tc.sh)
+		cmd.Dir = work
+		cmd.Env = append(os.Environ(), "OUT="+out)
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", tc.sh, err, b)
+		}
+		return out
+	}
 	var args []string
 	for _, a := range strings.Fields(tc.cmd) {
 		switch a {
@@ -177,6 +187,10 @@ func toolCases() []toolCase {
 		{name: "zip bomb", tools: []string{"zip"}, tree: bomb, inDir: true, cmd: "zip -qr OUT PACK", wants: []want{w("content/bomb.pak", RuleRatio)}},
 		{name: "7z bomb", tools: []string{"7z"}, tree: bomb, inDir: true, cmd: "7z a -bd -bso0 OUT .", wants: []want{w("content/bomb.pak", RuleRatio)}},
 		{name: "txz bomb", tools: []string{"tar", "xz"}, tree: bomb, inDir: true, cmd: "tar -cJf OUT PACK", wants: []want{w("content/bomb.pak", RuleRatio)}},
+		{name: "tzst long window", tools: []string{"tar", "zstd"}, tree: goodTree, sh: `tar -cf - pack | zstd -q --long=25 -o "$OUT"`,
+			wants: []want{{rule: RuleDecoderMemory, anyEntry: true}}},
+		{name: "txz xz -9 dictionary", tools: []string{"tar", "xz"}, tree: goodTree, sh: `tar -cf - pack | xz -9 > "$OUT"`,
+			wants: []want{{rule: RuleDecoderMemory, anyEntry: true}}},
 		{name: "tar.bz2 is not a pack format", tools: []string{"tar", "bzip2"}, tree: goodTree, cmd: "tar -cjf OUT PACK", wants: []want{{rule: RuleNotArchive}}},
 		{name: "zip encrypted", tools: []string{"zip"}, tree: goodTree, inDir: true, cmd: "zip -qr -P secret OUT PACK", wants: []want{{rule: RuleEncrypted, anyEntry: true}}},
 		{name: "7z entry count", tools: []string{"7z"}, tree: goodTree, inDir: true, cmd: "7z a -bd -bso0 OUT .",
