@@ -342,3 +342,19 @@ func TestExtractCompressibleIsNoBomb(t *testing.T) {
 		t.Run(name, func(t *testing.T) { mustExtract(t, writeArchive(t, "p", b), want) })
 	}
 }
+
+// TestExtractRootNeedsManifest checks that a lone top folder is the pack
+// root only when it holds forgepack.json: an archive of content/ alone
+// lacks a manifest, and its containers are where they belong.
+func TestExtractRootNeedsManifest(t *testing.T) {
+	re := mustReject(t, writeArchive(t, "p.zip", zipBytes(t, without("forgepack.json", "README.md", "preview.png"))), DefaultLimits(),
+		w("forgepack.json", RuleMissingManifest))
+	if len(re.Problems) != 1 {
+		t.Errorf("problems = %v; want only the missing manifest", re.Problems)
+	}
+	re = mustReject(t, writeArchive(t, "p.zip", zipBytes(t, append(goodPack("top/"), file("top/sub/forgepack.json", "{}"))[1:])), DefaultLimits(),
+		w("top/sub/forgepack.json", RuleNotAllowed))
+	if len(re.Problems) != 1 {
+		t.Errorf("problems = %v; want only the misplaced manifest", re.Problems)
+	}
+}
