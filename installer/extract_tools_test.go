@@ -193,6 +193,8 @@ func toolCases() []toolCase {
 			wants: []want{{rule: RuleDecoderMemory, anyEntry: true}}},
 		{name: "tar.bz2 is not a pack format", tools: []string{"tar", "bzip2"}, tree: goodTree, cmd: "tar -cjf OUT PACK", wants: []want{{rule: RuleNotArchive}}},
 		{name: "zip encrypted", tools: []string{"zip"}, tree: goodTree, inDir: true, cmd: "zip -qr -P secret OUT PACK", wants: []want{{rule: RuleEncrypted, anyEntry: true}}},
+		{name: "7z encrypted", tools: []string{"7z"}, tree: goodTree, cmd: "7z a -bd -bso0 -psecret OUT PACK", wants: []want{{rule: RuleCorrupt, anyEntry: true}}},
+		{name: "7z encrypted headers", tools: []string{"7z"}, tree: goodTree, cmd: "7z a -bd -bso0 -psecret -mhe=on OUT PACK", wants: []want{{rule: RuleCorrupt, anyEntry: true}}},
 		{name: "7z entry count", tools: []string{"7z"}, tree: goodTree, inDir: true, cmd: "7z a -bd -bso0 OUT .",
 			lim: func(l *Limits) { l.MaxEntries = 5 }, wants: []want{{rule: RuleTooManyEntries, anyEntry: true}}},
 		{name: "tgz total size", tools: []string{"tar"}, tree: treeWith(map[string]string{"content/a.pak": string(randomish(700 << 10)), "content/b.pak": string(randomish(700 << 10))}),
