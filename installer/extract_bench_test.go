@@ -193,8 +193,8 @@ func childPeak(archive, work string) (hwm, heap int64, err error) {
 // TestExtractPeakMemory holds the memory promise: extracting a pack much
 // larger than the budget peaks under 64 MiB resident.
 func TestExtractPeakMemory(t *testing.T) {
-	if testing.Short() || runtime.GOOS != "linux" {
-		t.Skip("needs /proc and a 160 MiB archive")
+	if testing.Short() || runtime.GOOS != "linux" || raceEnabled {
+		t.Skip("needs /proc, a 160 MiB archive and no race detector")
 	}
 	for _, kind := range []string{"zip", "tar.zst"} {
 		archive, total := benchArchive(t, kind, 160<<20)
