@@ -107,6 +107,7 @@ func hostileCases() []hostileCase {
 		}, wants: []want{w("content/bomb.pak", RuleRatio)}},
 		{name: "code in tar.xz", build: func(t *testing.T) []byte { return xzBytes(t, tarBytes(t, with(file("content/x.dll", "MZ")))) }, wants: []want{w("content/x.dll", RuleNotAllowed)}},
 		{name: "lying zip sizes", build: lyingZip, wants: []want{w("content/liar.pak", RuleCorrupt)}},
+		{name: "zip sizes overstated, counted bytes stop it", build: overstatedZip, lim: func(l *Limits) { l.MaxTotalBytes = 16 << 20 }, wants: []want{w("content/over.pak", RuleTotalTooLarge)}},
 		{name: "tar entry longer than header", build: tarOf(with(entry{name: "content/liar.pak", body: randomish(4096), size: 10})...), wants: []want{{rule: RuleCorrupt, anyEntry: true}}},
 		{name: "truncated zip", build: func(t *testing.T) []byte { b := zipBytes(t, goodPack("")); return b[:len(b)/2] }, wants: []want{{rule: RuleCorrupt, anyEntry: true}}},
 		{name: "truncated tar.gz", build: func(t *testing.T) []byte {
@@ -155,6 +156,34 @@ func lyingZip(t *testing.T) []byte {
 		CRC32: crc32.ChecksumIEEE(data[:1000]), CompressedSize64: uint64(len(raw)), UncompressedSize64: 1000,
 	}
 	fw, err := zw.CreateRaw(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fw.Write(raw)
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// overstatedZip is a zip whose directory says its entry holds 1 GiB
+// (within the 2 GiB entry limit): only counting the bytes that really
+// come out stops it at a lowered total limit.
+func overstatedZip(t *testing.T) []byte {
+	data := randomish(24 << 20)
+	raw := deflateRaw(t, data)
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, e := range goodPack("") {
+		if e.typ != tar.TypeDir {
+			fw, _ := zw.Create(e.name)
+			fw.Write(e.body)
+		}
+	}
+	fw, err := zw.CreateRaw(&zip.FileHeader{
+		Name: "content/over.pak", Method: zip.Deflate,
+		CRC32: crc32.ChecksumIEEE(data), CompressedSize64: uint64(len(raw)), UncompressedSize64: 1 << 30,
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
