@@ -14,8 +14,9 @@
 // decoders produce, and memory stays under 64 MiB because every decoder's
 // window is bounded (zstd 16 MiB, xz and rar 16 MiB dictionaries; larger
 // ones are refused with a reason). The 7z decoder chooses its own
-// dictionary: 7-Zip's default (16 MiB) peaks near 59 MiB resident, and
-// 7z -mx9 (64 MiB) goes past the budget. For compressed streams the
+// dictionary: 7-Zip's default (16 MiB) measured 59 MiB resident; 7z -mx9
+// (64 MiB) was not measured and will likely go past the budget. For
+// compressed streams the
 // compression ratio of one entry is measured from the archive bytes the
 // decoder consumed while it streamed (see [Limits]).
 package installer
