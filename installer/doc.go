@@ -16,7 +16,6 @@
 // ones are refused with a reason). The 7z decoder chooses its own
 // dictionary: 7-Zip's default (16 MiB) measured 59 MiB resident; 7z -mx9
 // (64 MiB) was not measured and will likely go past the budget. For
-// compressed streams the
-// compression ratio of one entry is measured from the archive bytes the
-// decoder consumed while it streamed (see [Limits]).
+// compressed streams the compression ratio of one entry is measured from
+// the archive bytes the decoder consumed while it streamed (see [Limits]).
 package installer
