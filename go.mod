@@ -9,6 +9,8 @@ require (
 	github.com/klauspost/compress v1.18.0
 	github.com/mholt/archives v0.1.5
 	github.com/mikelolasagasti/xz v1.0.1
+	github.com/nwaples/rardecode/v2 v2.2.0
+	github.com/ulikunitz/xz v0.5.15
 	golang.org/x/sync v0.25.0
 	golang.org/x/sys v0.34.0
 	golang.org/x/text v0.44.0
@@ -25,11 +27,9 @@ require (
 	github.com/hashicorp/golang-lru/v2 v2.0.7 // indirect
 	github.com/klauspost/pgzip v1.2.6 // indirect
 	github.com/minio/minlz v1.0.1 // indirect
-	github.com/nwaples/rardecode/v2 v2.2.0 // indirect
 	github.com/pierrec/lz4/v4 v4.1.22 // indirect
 	github.com/sorairolake/lzip-go v0.3.8 // indirect
 	github.com/spf13/afero v1.15.0 // indirect
-	github.com/ulikunitz/xz v0.5.15 // indirect
 	github.com/yuin/gopher-lua v1.1.2
 	go4.org v0.0.0-20230225012048-214862532bf5 // indirect
 )

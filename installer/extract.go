@@ -14,12 +14,14 @@ import (
 	"path"
 	"path/filepath"
 	"sync/atomic"
+	"time"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zip"
 	"github.com/klauspost/compress/zstd"
 	"github.com/mholt/archives"
 	fastxz "github.com/mikelolasagasti/xz"
+	"github.com/nwaples/rardecode/v2"
 )
 
 // Staged is a pack archive extracted into a private staging folder. Nothing
@@ -44,9 +46,21 @@ const (
 	// copyBufferSize is the one buffer an extraction streams through; large
 	// writes keep system calls few.
 	copyBufferSize = 1 << 20
-	// maxDictBytes bounds the xz dictionary and zstd window a decoder may
-	// allocate, so an archive cannot make us allocate what it likes.
-	maxDictBytes = 32 << 20
+	// maxDictBytes bounds the xz and rar dictionary a decoder may
+	// allocate, so an archive cannot make us allocate what it likes. xz -7
+	// (16 MiB) is the largest preset that fits; the default, xz -6, uses
+	// 8 MiB. Measured: xz -8 (32 MiB) peaks near 80 MiB resident.
+	maxDictBytes = 16 << 20
+	// maxZstdWindow bounds the zstd window: every level up to 19 uses at
+	// most 8 MiB; --long and --ultra need more and are refused. Measured:
+	// a 16 MiB window peaks near 35 MiB resident, 32 MiB near 110 MiB.
+	maxZstdWindow = 16 << 20
+	// readAheadSlack is added to the compressed bytes measured for an entry
+	// of a compressed stream: decoders read input in blocks, so an entry's
+	// first bytes may come from input read while the entry before it
+	// streamed. Without it a well-compressed entry after a small one could
+	// look like a bomb for its first megabytes.
+	readAheadSlack = 64 << 10
 )
 
 // errStop ends an extraction early after a problem was recorded.
@@ -114,25 +128,29 @@ func Extract(ctx context.Context, archivePath, stagingParent string, lim Limits,
 
 	x := &extraction{
 		ctx:      ctx,
-		root:     root,
 		check:    newPackCheck(lim),
 		progress: progress,
-		buf:      make([]byte, copyBufferSize),
+		w:        newStagingWriter(root),
 		kind:     kind,
 	}
 	sum, err := x.run(f, size)
-	if err != nil {
-		if errors.Is(err, errStop) || errors.Is(err, errRejectedRead) {
-			err = nil
-		} else if ctxErr := ctx.Err(); ctxErr != nil {
-			return nil, fmt.Errorf("extract %s: %w", archivePath, ctxErr)
-		} else {
-			return nil, fmt.Errorf("extract %s: %w", archivePath, err)
-		}
+	if werr := x.w.wait(); werr != nil && (err == nil || errors.Is(err, errStop) || errors.Is(err, errRejectedRead)) {
+		err = werr // our disk failed: a failure, not a rejection
+	}
+	stopped := errors.Is(err, errStop) || errors.Is(err, errRejectedRead)
+	switch {
+	case err == nil, stopped:
+	case ctx.Err() != nil:
+		return nil, fmt.Errorf("extract %s: %w", archivePath, ctx.Err())
+	default:
+		return nil, fmt.Errorf("extract %s: %w", archivePath, err)
 	}
 	packRoot, files, problems := x.check.finish()
 	if len(problems) > 0 {
 		return nil, &RejectError{Archive: archivePath, Problems: problems}
+	}
+	if stopped {
+		return nil, fmt.Errorf("extract %s: stopped without a recorded problem", archivePath)
 	}
 	return &Staged{
 		Dir:    staging,
@@ -210,10 +228,9 @@ var errRejectedRead = errors.New("archive read failed")
 // extraction is the state of one Extract call. It is used by one goroutine.
 type extraction struct {
 	ctx      context.Context
-	root     *os.Root
 	check    *packCheck
 	progress func(done, total int64)
-	buf      []byte
+	w        *stagingWriter
 	kind     archiveKind
 	read     atomic.Int64 // archive bytes read so far, at the file
 	done     int64        // entry bytes produced so far
@@ -243,7 +260,7 @@ func (x *extraction) run(f *os.File, size int64) (string, error) {
 		}
 		src = xr
 	case kindTarZst:
-		zr, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(maxDictBytes), zstd.WithDecoderMaxMemory(uint64(x.check.lim.MaxTotalBytes)+1))
+		zr, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(2), zstd.WithDecoderMaxWindow(maxZstdWindow), zstd.WithDecoderMaxMemory(uint64(x.check.lim.MaxTotalBytes)+1))
 		if err != nil {
 			return "", x.corrupt("", err)
 		}
@@ -254,7 +271,7 @@ func (x *extraction) run(f *os.File, size int64) (string, error) {
 	}
 	var err error
 	if x.kind == kindRar {
-		err = archives.Rar{}.Extract(x.ctx, src, x.handle)
+		err = extractRar(x.ctx, src, x.handle)
 	} else {
 		err = archives.Tar{}.Extract(x.ctx, src, x.handle)
 	}
@@ -294,6 +311,9 @@ func (x *extraction) runRandomAccess(f *os.File, size int64, h hash.Hash) (strin
 	err := format.Extract(x.ctx, &countingSection{SectionReader: io.NewSectionReader(f, 0, size), n: new(atomic.Int64)},
 		func(ctx context.Context, fi archives.FileInfo) error {
 			typ := entryTypeOf(fi)
+			if isEncrypted(fi) {
+				pre.add(fi.NameInArchive, RuleEncrypted, "")
+			}
 			var declared int64
 			if typ == typeFile {
 				declared = fi.Size()
@@ -304,6 +324,9 @@ func (x *extraction) runRandomAccess(f *os.File, size int64, h hash.Hash) (strin
 			}
 			return nil
 		})
+	if errors.Is(err, errStop) {
+		x.check = pre
+	}
 	if err = x.readErr(err); err != nil {
 		wait()
 		return "", err
@@ -326,6 +349,57 @@ func (x *extraction) runRandomAccess(f *os.File, size int64, h hash.Hash) (strin
 	return res.sum, nil
 }
 
+// extractRar walks a rar archive like archives.Rar does, but with the
+// decoder's dictionary bounded: rar 5 allows dictionaries of gigabytes.
+func extractRar(ctx context.Context, r io.Reader, handle archives.FileHandler) error {
+	rr, err := rardecode.NewReader(r, rardecode.MaxDictionarySize(maxDictBytes))
+	if err != nil {
+		return err
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		h, err := rr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		info := rarInfo{h}
+		err = handle(ctx, archives.FileInfo{
+			FileInfo:      info,
+			Header:        h,
+			NameInArchive: h.Name,
+			Open:          func() (fs.File, error) { return rarFile{rr, info}, nil },
+		})
+		if err != nil {
+			return fmt.Errorf("%s: %w", h.Name, err)
+		}
+	}
+}
+
+// rarInfo is the fs.FileInfo of a rar entry.
+type rarInfo struct{ h *rardecode.FileHeader }
+
+func (i rarInfo) Name() string       { return path.Base(i.h.Name) }
+func (i rarInfo) Size() int64        { return i.h.UnPackedSize }
+func (i rarInfo) Mode() fs.FileMode  { return i.h.Mode() }
+func (i rarInfo) ModTime() time.Time { return i.h.ModificationTime }
+func (i rarInfo) IsDir() bool        { return i.h.IsDir }
+func (i rarInfo) Sys() any           { return nil }
+
+// rarFile reads the current rar entry.
+type rarFile struct {
+	r    io.Reader
+	info rarInfo
+}
+
+func (f rarFile) Read(p []byte) (int, error) { return f.r.Read(p) }
+func (f rarFile) Stat() (fs.FileInfo, error) { return f.info, nil }
+func (f rarFile) Close() error               { return nil }
+
 // readErr sorts an error from an archives Extract call: our own stop and
 // write failures pass through; anything else is damage in the archive.
 func (x *extraction) readErr(err error) error {
@@ -333,7 +407,7 @@ func (x *extraction) readErr(err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, errStop), errors.As(err, &we):
+	case errors.Is(err, errStop), errors.Is(err, errRejectedRead), errors.As(err, &we):
 		return err
 	case x.ctx.Err() != nil:
 		return x.ctx.Err()
@@ -341,9 +415,19 @@ func (x *extraction) readErr(err error) error {
 	return x.corrupt("", err)
 }
 
-// corrupt records damage in the archive and returns errRejectedRead.
+// corrupt records damage in the archive, or a decoder that would need
+// more memory than we allow, and returns errRejectedRead.
 func (x *extraction) corrupt(entry string, err error) error {
-	x.check.add(entry, RuleCorrupt, err.Error())
+	switch {
+	case errors.Is(err, zstd.ErrWindowSizeExceeded):
+		x.check.add(entry, RuleDecoderMemory, fmt.Sprintf("zstd window over %d MiB: compress without --long or --ultra", maxZstdWindow>>20))
+	case errors.Is(err, fastxz.ErrMemlimit):
+		x.check.add(entry, RuleDecoderMemory, fmt.Sprintf("xz dictionary over %d MiB: compress with xz -6", maxDictBytes>>20))
+	case errors.Is(err, rardecode.ErrDictionaryTooLarge):
+		x.check.add(entry, RuleDecoderMemory, fmt.Sprintf("rar dictionary over %d MiB: use a smaller dictionary", maxDictBytes>>20))
+	default:
+		x.check.add(entry, RuleCorrupt, err.Error())
+	}
 	x.check.stopped = true
 	return errRejectedRead
 }
@@ -368,12 +452,16 @@ func (x *extraction) handle(ctx context.Context, fi archives.FileInfo) error {
 	if !ok {
 		return errStop
 	}
+	if isEncrypted(fi) {
+		x.check.add(name, RuleEncrypted, "")
+		act = actSkip
+		if x.kind == kindRar {
+			return errStop // rar cannot skip what it cannot decrypt
+		}
+	}
 	switch act {
 	case actMkdir:
-		if err := x.root.MkdirAll(filepath.FromSlash(name), 0o700); err != nil {
-			return &writeError{fmt.Errorf("create %s: %w", name, err)}
-		}
-		return nil
+		return x.w.send(writeOp{kind: opMkdir, name: name})
 	case actWrite:
 		return x.copy(fi, name, idx, max, true)
 	}
@@ -386,25 +474,17 @@ func (x *extraction) handle(ctx context.Context, fi archives.FileInfo) error {
 }
 
 // copy streams one entry through the limits and, when write is set, into
-// a new file in staging.
+// a new file in staging through the writer goroutine.
 func (x *extraction) copy(fi archives.FileInfo, name string, idx int, max int64, write bool) error {
 	rc, err := fi.Open()
 	if err != nil {
 		return x.corrupt(name, err)
 	}
 	defer rc.Close()
-	var out *os.File
 	if write {
-		if dir := path.Dir(name); dir != "." {
-			if err := x.root.MkdirAll(filepath.FromSlash(dir), 0o700); err != nil {
-				return &writeError{fmt.Errorf("create %s: %w", dir, err)}
-			}
+		if err := x.w.send(writeOp{kind: opCreate, name: name}); err != nil {
+			return err
 		}
-		out, err = x.root.OpenFile(filepath.FromSlash(name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if err != nil {
-			return &writeError{fmt.Errorf("create %s: %w", name, err)}
-		}
-		defer out.Close()
 	}
 	// packed returns the compressed size of the entry for the ratio rule,
 	// or -1 when there is nothing to check.
@@ -417,36 +497,48 @@ func (x *extraction) copy(fi archives.FileInfo, name string, idx int, max int64,
 		case isZip:
 			return int64(zh.CompressedSize64) // the reader never reads past it
 		}
-		return x.read.Load() - start // bytes the decoder consumed meanwhile
+		// The compressed bytes the decoder consumed meanwhile, plus slack
+		// for what it read ahead before this entry began.
+		return x.read.Load() - start + readAheadSlack
 	}
 	var done int64
 	for {
 		if err := x.ctx.Err(); err != nil {
 			return err
 		}
-		n, rerr := io.ReadFull(rc, x.buf)
+		buf := x.w.buffer()
+		n, rerr := io.ReadFull(rc, buf)
 		if n > 0 {
 			done += int64(n)
 			keep, ok := x.check.grow(name, idx, max, done, int64(n), packed())
 			if !ok {
+				x.w.release(buf)
 				return errStop
 			}
-			if !keep && out != nil {
-				out.Close()
-				out = nil
+			if !keep && write {
+				write = false
+				if err := x.w.send(writeOp{kind: opDiscard}); err != nil {
+					x.w.release(buf)
+					return err
+				}
 				if !x.kind.streaming() {
+					x.w.release(buf)
 					return nil // nothing forces us to read on
 				}
 			}
-			if out != nil {
-				if _, err := out.Write(x.buf[:n]); err != nil {
-					return &writeError{fmt.Errorf("write %s: %w", name, err)}
+			if write {
+				if err := x.w.send(writeOp{kind: opWrite, buf: buf[:n]}); err != nil {
+					return err
 				}
+			} else {
+				x.w.release(buf)
 			}
 			x.done += int64(n)
 			if x.progress != nil {
 				x.progress(x.done, x.total)
 			}
+		} else {
+			x.w.release(buf)
 		}
 		if rerr == io.EOF || rerr == io.ErrUnexpectedEOF {
 			break
@@ -455,10 +547,8 @@ func (x *extraction) copy(fi archives.FileInfo, name string, idx int, max int64,
 			return x.corrupt(name, rerr)
 		}
 	}
-	if out != nil {
-		if err := out.Close(); err != nil {
-			return &writeError{fmt.Errorf("write %s: %w", name, err)}
-		}
+	if write {
+		return x.w.send(writeOp{kind: opClose})
 	}
 	return nil
 }
@@ -484,6 +574,17 @@ func entryTypeOf(fi archives.FileInfo) entryType {
 		return typeOther
 	}
 	return modeType(fi.Mode())
+}
+
+// isEncrypted reports whether the entry's data is encrypted.
+func isEncrypted(fi archives.FileInfo) bool {
+	switch h := fi.Header.(type) {
+	case zip.FileHeader:
+		return h.Flags&0x1 != 0
+	case *rardecode.FileHeader:
+		return h.Encrypted
+	}
+	return false
 }
 
 // modeType maps file mode bits to an entry type.

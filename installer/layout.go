@@ -140,6 +140,13 @@ type packCheck struct {
 	stopped  bool // a size or count limit was crossed; the rest is unknown
 	keys     map[string]keyInfo
 	items    []admitted
+	finished *finishResult // set by the first finish call
+}
+
+// finishResult is what finish returned the first time.
+type finishResult struct {
+	root  string
+	files []File
 }
 
 func newPackCheck(lim Limits) *packCheck {
@@ -193,7 +200,7 @@ func (c *packCheck) admit(raw string, typ entryType, declared int64) (name strin
 		c.add(name, RuleNotAllowed, why)
 	}
 	if declared > c.lim.MaxEntryBytes {
-		c.add(name, RuleEntryTooLarge, fmt.Sprintf("%d bytes declared, limit %d", declared, c.lim.MaxEntryBytes))
+		c.add(name, RuleEntryTooLarge, fmt.Sprintf("%s declared, limit %s", sizeText(declared), sizeText(c.lim.MaxEntryBytes)))
 		c.stopped = true
 		return name, actSkip, 0, -1, false
 	}
@@ -201,7 +208,7 @@ func (c *packCheck) admit(raw string, typ entryType, declared int64) (name strin
 		return name, actSkip, 0, -1, true
 	}
 	if declared > max && kind != kindNone {
-		c.add(name, RuleEntryTooLarge, fmt.Sprintf("%d bytes declared, limit %d", declared, max))
+		c.add(name, RuleEntryTooLarge, fmt.Sprintf("%s declared, limit %s", sizeText(declared), sizeText(max)))
 		act = actSkip
 	}
 	if act == actDrain && kind != kindNone {
@@ -216,26 +223,25 @@ func (c *packCheck) admit(raw string, typ entryType, declared int64) (name strin
 }
 
 // register records name (and the folders it implies) under its fold key
-// and reports whether it is new or a harmless repeat of a folder.
+// and reports whether it is new or a harmless repeat of a folder. Two
+// names that differ but fold to the same key are duplicates even when both
+// are folders: on Windows they would merge, on Linux they would not.
 func (c *packCheck) register(name string, dir bool) bool {
-	ok := true
 	parts := strings.Split(name, "/")
 	for i := range parts {
 		n := strings.Join(parts[:i+1], "/")
 		isDir := dir || i < len(parts)-1
 		k := foldKey(n)
 		prev, seen := c.keys[k]
-		if !seen {
-			c.keys[k] = keyInfo{name: n, dir: isDir}
-			continue
-		}
 		switch {
+		case !seen:
+			c.keys[k] = keyInfo{name: n, dir: isDir}
 		case prev.name != n:
-			if i == len(parts)-1 || !seen {
-				c.add(name, RuleDuplicate, prev.name)
-			} else {
-				c.add(name, RuleDuplicate, prev.name+"/")
+			other := prev.name
+			if prev.dir {
+				other += "/"
 			}
+			c.add(name, RuleDuplicate, other)
 			return false
 		case prev.dir && isDir:
 			// the same folder again, named identically
@@ -247,7 +253,7 @@ func (c *packCheck) register(name string, dir bool) bool {
 			return false
 		}
 	}
-	return ok
+	return true
 }
 
 // grow accounts for n more bytes of the entry admitted at idx, which now
@@ -258,12 +264,12 @@ func (c *packCheck) register(name string, dir bool) bool {
 func (c *packCheck) grow(name string, idx int, max, done, n, compressed int64) (write, ok bool) {
 	c.total += n
 	if done > c.lim.MaxEntryBytes {
-		c.add(name, RuleEntryTooLarge, fmt.Sprintf("more than %d bytes, limit %d", c.lim.MaxEntryBytes, c.lim.MaxEntryBytes))
+		c.add(name, RuleEntryTooLarge, "over the limit of "+sizeText(c.lim.MaxEntryBytes))
 		c.stopped = true
 		return false, false
 	}
 	if c.total > c.lim.MaxTotalBytes {
-		c.add(name, RuleTotalTooLarge, fmt.Sprintf("more than %d bytes, limit %d", c.lim.MaxTotalBytes, c.lim.MaxTotalBytes))
+		c.add(name, RuleTotalTooLarge, "over the limit of "+sizeText(c.lim.MaxTotalBytes)+" in all")
 		c.stopped = true
 		return false, false
 	}
@@ -273,7 +279,7 @@ func (c *packCheck) grow(name string, idx int, max, done, n, compressed int64) (
 		return false, false
 	}
 	if done > max && idx >= 0 && c.items[idx].kind != kindNone {
-		c.add(name, RuleEntryTooLarge, fmt.Sprintf("more than %d bytes, limit %d", max, max))
+		c.add(name, RuleEntryTooLarge, "over the limit of "+sizeText(max))
 		c.items[idx].kind = kindNone
 		return false, true
 	}
@@ -281,6 +287,20 @@ func (c *packCheck) grow(name string, idx int, max, done, n, compressed int64) (
 		c.items[idx].size = done
 	}
 	return true, true
+}
+
+// sizeText writes n bytes the way a person reads them: "4 MiB" when that
+// is exact, else the number of bytes.
+func sizeText(n int64) string {
+	for _, u := range []struct {
+		unit  string
+		shift uint
+	}{{"GiB", 30}, {"MiB", 20}, {"KiB", 10}} {
+		if n >= 1<<u.shift && n%(1<<u.shift) == 0 {
+			return fmt.Sprintf("%d %s", n>>u.shift, u.unit)
+		}
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 func max1(n int64) int64 {
@@ -300,6 +320,10 @@ func (c *packCheck) finish() (root string, files []File, problems []Problem) {
 	if c.stopped {
 		return "", nil, c.problems
 	}
+	if c.finished != nil {
+		return c.finished.root, c.finished.files, c.problems
+	}
+	defer func() { c.finished = &finishResult{root, files} }()
 	root = c.root()
 	for _, it := range c.items {
 		if it.dir {
@@ -307,7 +331,7 @@ func (c *packCheck) finish() (root string, files []File, problems []Problem) {
 		}
 		rel, under := strings.CutPrefix(it.name, root)
 		if !under {
-			continue // only when root is "", so never
+			continue // cannot happen: root is "" or a prefix of every name
 		}
 		base := path.Base(rel)
 		switch it.kind {
@@ -334,7 +358,7 @@ func (c *packCheck) finish() (root string, files []File, problems []Problem) {
 			manifest = true
 		}
 	}
-	if !manifest && len(c.problems) == 0 || !manifest && !c.reported(root+"forgepack.json") {
+	if !manifest && !c.reported(root+"forgepack.json") {
 		c.add(root+"forgepack.json", RuleMissingManifest, "a pack needs forgepack.json at its root")
 	}
 	for _, f := range files {
@@ -364,12 +388,14 @@ func (c *packCheck) reported(entry string) bool {
 	return false
 }
 
-// root returns "" when forgepack.json may sit at the archive root, or
-// "top/" when every entry lies under the one folder top.
+// root returns "top/" when every entry lies under the one folder top and
+// top holds forgepack.json (what zipping a folder produces), else "": the
+// archive root is the pack root.
 func (c *packCheck) root() string {
 	top := ""
+	manifest := false
 	for _, it := range c.items {
-		first, _, nested := strings.Cut(it.name, "/")
+		first, rest, nested := strings.Cut(it.name, "/")
 		if !nested && !it.dir {
 			return "" // a file at the top level
 		}
@@ -378,10 +404,9 @@ func (c *packCheck) root() string {
 		} else if first != top {
 			return ""
 		}
+		manifest = manifest || (rest == "forgepack.json" && it.kind == kindManifest)
 	}
-	// Every name is top or below it. A pack whose manifest sits at the
-	// archive root never gets here, since that file is at the top level.
-	if top == "" {
+	if top == "" || !manifest {
 		return ""
 	}
 	return top + "/"

@@ -8,11 +8,18 @@ import (
 // Limits bounds what one pack archive or pack folder may hold (SPEC §2).
 // The defaults come from [DefaultLimits]; configuration may only lower them,
 // which [Limits.Validate] checks.
+//
+// The compressed size of an entry for MaxRatio is the size a zip's
+// directory gives (the zip reader never reads past it); for compressed
+// streams (tar.gz, tar.xz, tar.zst, 7z, rar) it is the number of archive
+// bytes the decoder consumed while the entry streamed, plus a little slack
+// for read-ahead. In such a stream a large file that repeats earlier
+// content compresses to almost nothing and so counts as a bomb.
 type Limits struct {
 	MaxEntries    int   // entries of any kind, directories included
 	MaxTotalBytes int64 // uncompressed bytes of all entries together
 	MaxEntryBytes int64 // uncompressed bytes of one entry
-	MaxRatio      int64 // largest uncompressed:compressed ratio of an entry over RatioFloor
+	MaxRatio      int64 // largest uncompressed:compressed ratio of an entry over RatioFloor (see below)
 	MaxPathBytes  int   // bytes of an entry name
 	MaxDepth      int   // path components of an entry name
 }

@@ -2,6 +2,7 @@ package installer
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
@@ -145,4 +146,20 @@ func cleanName(raw string) (name string, slashDir bool) {
 // on Windows and macOS treat as one name, and more).
 func foldKey(name string) string {
 	return cases.Fold().String(norm.NFC.String(name))
+}
+
+// IgnoredDropName reports whether a file in the drop folder is left alone
+// until it is renamed, because its base name marks an unfinished download
+// or a temp file (SPEC §2): *.part, *.crdownload, *.download, *.tmp (in any
+// case), ~* and .*.
+func IgnoredDropName(name string) bool {
+	base := filepath.Base(name)
+	if strings.HasPrefix(base, "~") || strings.HasPrefix(base, ".") {
+		return true
+	}
+	switch strings.ToLower(filepath.Ext(base)) {
+	case ".part", ".crdownload", ".download", ".tmp":
+		return true
+	}
+	return false
 }

@@ -28,8 +28,9 @@ var (
 // name; callers and tests compare Problem.Rule against these.
 const (
 	RuleNotArchive       = "not an archive"
-	RuleCorrupt          = "archive is damaged or unreadable"
+	RuleCorrupt          = "archive is damaged, encrypted or unreadable"
 	RuleEncrypted        = "encrypted archives are not supported"
+	RuleDecoderMemory    = "archive needs too much memory to unpack"
 	RuleEmptyName        = "empty entry name"
 	RuleInvalidUTF8      = "name is not valid UTF-8"
 	RulePathTooLong      = "path too long"

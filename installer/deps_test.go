@@ -1,0 +1,29 @@
+package installer
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/mjolnir-forge/forgesync/internal/toolcheck"
+)
+
+// TestDeps holds the layering of DESIGN.md: installer unpacks and places
+// files; it knows nothing of the manifest rules (inventory), the sync loop
+// (pipeline) or the service (daemon), and nothing of fsnotify.
+func TestDeps(t *testing.T) {
+	goTool := toolcheck.Need(t, "go")[0]
+	out, err := exec.Command(goTool, "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	const mod = "github.com/mjolnir-forge/forgesync/"
+	for dep := range strings.Lines(string(out)) {
+		dep = strings.TrimSpace(dep)
+		for _, bad := range []string{mod + "inventory", mod + "pipeline", mod + "daemon", mod + "cmd/", "github.com/fsnotify/", "github.com/kardianos/service"} {
+			if strings.HasPrefix(dep, bad) {
+				t.Errorf("installer depends on %s; the layers of DESIGN.md forbid it", dep)
+			}
+		}
+	}
+}
