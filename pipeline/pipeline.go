@@ -321,30 +321,6 @@ type change struct {
 	enable, disable, remove bool
 }
 
-// ignoredPrefixes and ignoredSuffixes mark unfinished downloads and temp
-// files (SPEC §2), left alone until renamed.
-var (
-	ignoredPrefixes = []string{"~", "."}
-	ignoredSuffixes = []string{".part", ".crdownload", ".download", ".tmp"}
-)
-
-// Ignored reports whether a file name in the drop folder marks an
-// unfinished download or a temp file.
-func Ignored(name string) bool {
-	lower := strings.ToLower(name)
-	for _, p := range ignoredPrefixes {
-		if strings.HasPrefix(lower, p) {
-			return true
-		}
-	}
-	for _, s := range ignoredSuffixes {
-		if strings.HasSuffix(lower, s) {
-			return true
-		}
-	}
-	return false
-}
-
 // RejectedDir is the folder under drop where rejected archives go; it is
 // never scanned.
 const RejectedDir = "rejected"
@@ -358,7 +334,7 @@ func ReadyArchives(drop string) ([]string, error) {
 	}
 	var names []string
 	for _, e := range entries {
-		if !e.Type().IsRegular() || Ignored(e.Name()) {
+		if !e.Type().IsRegular() || installer.IgnoredDropName(e.Name()) {
 			continue
 		}
 		names = append(names, e.Name())

@@ -194,12 +194,3 @@ func TestSecondWriterIsRefused(t *testing.T) {
 		t.Fatalf("second Open = %v; want ErrLocked naming the pid", err)
 	}
 }
-
-func TestIgnored(t *testing.T) {
-	for name, want := range map[string]bool{"a.zip": false, "a.zip.part": true, "a.CRDOWNLOAD": true, "x.download": true,
-		"x.tmp": true, "~lock.zip": true, ".hidden.zip": true, "pack.7z": false} {
-		if got := Ignored(name); got != want {
-			t.Errorf("Ignored(%q) = %v; want %v", name, got, want)
-		}
-	}
-}

@@ -81,7 +81,7 @@ func serveDaemon(ctx context.Context, e *env, started func()) error {
 	r := pipeline.NewRunner(p, func(kind string, data any) { publishEvent(ev, kind, data) }, deploy)
 	b.r = r
 	w, err := pipeline.NewWatcher(pipeline.WatchOptions{
-		Drop: cfg.Paths.Drop, Settle: cfg.Watch.Settle, Rescan: cfg.Watch.Rescan, Ignore: pipeline.Ignored, Logger: e.log,
+		Drop: cfg.Paths.Drop, Settle: cfg.Watch.Settle, Rescan: cfg.Watch.Rescan, Ignore: installer.IgnoredDropName, Logger: e.log,
 		OnBatch: func(ctx context.Context, names []string) error {
 			// A failed batch is reported and retried by the next rescan;
 			// it must not stop the watcher.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -184,7 +185,10 @@ func packZip(t *testing.T, id, version string, content int) []byte {
 	os.WriteFile(filepath.Join(dir, "forgepack.json"), []byte(manifest), 0o644)
 	if content > 0 {
 		os.MkdirAll(filepath.Join(dir, "content"), 0o755)
-		data := bytes.Repeat([]byte(id+" content block. "), content/16+1)[:content]
+		// Random bytes: content that does not compress, like cooked packages.
+		data := make([]byte, content)
+		rng := rand.NewChaCha8([32]byte{byte(len(id)), byte(content)})
+		rng.Read(data)
 		os.WriteFile(filepath.Join(dir, "content", "Big.pak"), data, 0o644)
 		files = append(files, installer.File{Path: "content/Big.pak", Size: int64(content)})
 	}
@@ -381,7 +385,7 @@ func TestSecondDaemonRefused(t *testing.T) {
 	g := newGame(t)
 	g.start(t)
 	out, err := exec.Command(binary, "daemon", "--config", g.config).CombinedOutput()
-	if err == nil || !strings.Contains(string(out), "already") {
+	if err == nil || !strings.Contains(string(out), "is running") {
 		t.Fatalf("second daemon: %v\n%s; want a refusal saying one runs already", err, out)
 	}
 	// With the daemon running, the CLI goes through it.
