@@ -131,8 +131,17 @@ func Archive(ctx context.Context, archivePath, stagingParent string, lim install
 		if !errors.As(err, &re) {
 			return nil, nil, err
 		}
+		bomb := false
 		for _, p := range re.Problems {
 			r.Problems = append(r.Problems, fromInstaller(p))
+			bomb = bomb || installer.SizeProblem(p)
+		}
+		if !bomb {
+			// Rejected for its files alone: the manifest's faults are
+			// reported too, as a scan of the same folder would.
+			if data, err := installer.ReadManifest(ctx, archivePath); err == nil && data != nil {
+				r.checkManifest(data, "")
+			}
 		}
 		return r.finish(), nil, nil
 	}
@@ -166,18 +175,8 @@ func (r *Report) checkRoot(prefix string) error {
 	if err != nil {
 		return fmt.Errorf("read manifest %s: %w", manifestPath, err)
 	}
-	r.Pack = peek(data)
-	name := prefix + inventory.ManifestName
-	m, err := inventory.Decode(name, data)
-	if err != nil {
-		var me *inventory.ManifestError
-		if !errors.As(err, &me) {
-			return err
-		}
-		for _, fe := range me.Errors {
-			r.Problems = append(r.Problems, Problem{File: name, Path: fe.Path, Line: fe.Line, Column: fe.Column,
-				Rule: fe.Rule, Value: fe.Value, Message: fe.Message})
-		}
+	m := r.checkManifest(data, prefix)
+	if m == nil {
 		return nil
 	}
 	r.Manifest = m
@@ -197,6 +196,25 @@ func (r *Report) checkRoot(prefix string) error {
 			Message: "surface profiles need the cooked package " + ms.Name + " as an export bundle (ExportBundleData, index 0) in a .utoc/.ucas pair under content/"})
 	}
 	return nil
+}
+
+// checkManifest validates manifest bytes, adding their faults to the
+// report; it returns the manifest when it is valid.
+func (r *Report) checkManifest(data []byte, prefix string) *inventory.Manifest {
+	r.Pack = peek(data)
+	name := prefix + inventory.ManifestName
+	m, err := inventory.Decode(name, data)
+	if err != nil {
+		var me *inventory.ManifestError
+		if errors.As(err, &me) {
+			for _, fe := range me.Errors {
+				r.Problems = append(r.Problems, Problem{File: name, Path: fe.Path, Line: fe.Line, Column: fe.Column,
+					Rule: fe.Rule, Value: fe.Value, Message: fe.Message})
+			}
+		}
+		return nil
+	}
+	return m
 }
 
 // peek reads id and version leniently from a manifest that may be invalid,

@@ -216,3 +216,29 @@ func TestPackageIDAndUTOC(t *testing.T) {
 		t.Fatalf("utoc = %d\n%s", code, out)
 	}
 }
+
+// TestScanArchiveAgreesWithFolder: an archive rejected for its files still
+// has its manifest checked, so the verdict lists what a scan of the same
+// folder lists.
+func TestScanArchiveAgreesWithFolder(t *testing.T) {
+	zipTool := toolcheck.Need(t, "zip")[0]
+	dir := copyDir(t, "../../examples/lockout-gates")
+	os.WriteFile(filepath.Join(dir, "setup.bat"), []byte("@echo off"), 0o644)
+	manifest := filepath.Join(dir, "forgepack.json")
+	data, _ := os.ReadFile(manifest)
+	os.WriteFile(manifest, bytes.Replace(data, []byte(`"hold_open_s": 2 }`), []byte(`"hold_open_s": 12 }`), 1), 0o644)
+	archive := filepath.Join(t.TempDir(), "gates.zip")
+	cmd := exec.Command(zipTool, "-qr", archive, ".")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("zip: %v %s", err, out)
+	}
+	_, dirJSON, _ := runCLI(t, "scan", "--json", dir)
+	code, zipJSON, _ := runCLI(t, "scan", "--json", archive)
+	if code != exitInvalid || strip(dirJSON) != strip(zipJSON) {
+		t.Fatalf("scan %s = %d; folder and archive verdicts differ:\n%s\n%s", archive, code, dirJSON, zipJSON)
+	}
+	if !strings.Contains(zipJSON, "setup.bat") || !strings.Contains(zipJSON, "hold_open_s") {
+		t.Fatalf("archive verdict lacks a problem:\n%s", zipJSON)
+	}
+}
