@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -26,6 +27,10 @@ func daemonCommand() *command {
 				return exitFailure
 			}
 			var err error
+			if !daemon.Interactive() && e.logFormat == "" {
+				// A service's logs go to the journal or the event log: JSON.
+				e.log = slog.New(slog.NewJSONHandler(e.stderr, &slog.HandlerOptions{Level: e.cfg.Log.Level}))
+			}
 			if daemon.Interactive() {
 				err = serveDaemon(ctx, e, nil)
 			} else {

@@ -150,6 +150,12 @@ func installCommand() *command {
 			if !needArgs(e, "install", args, 1, 1, "one ARCHIVE") {
 				return exitFailure
 			}
+			if c := daemonClient(ctx, e.cfg); c != nil {
+				c.Close()
+				fmt.Fprintf(e.stderr, "forgesync install: a daemon is running and holds the state: copy %s into %s and it installs it,\n"+
+					"or stop the daemon (forgesync service stop) to install with --force\n", args[0], e.cfg.Paths.Drop)
+				return exitFailure
+			}
 			p, _, err := openPipeline(ctx, e)
 			if err != nil {
 				fmt.Fprintf(e.stderr, "forgesync install: %v\n", err)
