@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"os"
+	"runtime"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -53,6 +55,14 @@ func serveDaemon(ctx context.Context, e *env, started func()) error {
 	if err := cfg.RequireGame(); err != nil {
 		return err
 	}
+	// A transaction keeps two goroutines busy (decompressing, writing).
+	// With as many Ps as cores, a status request then waits for the
+	// scheduler's 10 ms preemption; with spare Ps it runs at once and the
+	// OS shares the cores. Measured on 2 cores: GET /v1/status p99 15 ms
+	// during a 256 MiB install with 2 Ps, 3–5 ms with 4.
+	if os.Getenv("GOMAXPROCS") == "" && runtime.GOMAXPROCS(0) < minProcs {
+		runtime.GOMAXPROCS(minProcs)
+	}
 	lim, err := archiveLimits(cfg)
 	if err != nil {
 		return err
@@ -87,6 +97,9 @@ func serveDaemon(ctx context.Context, e *env, started func()) error {
 	b.r = r
 	w, err := pipeline.NewWatcher(pipeline.WatchOptions{
 		Drop: cfg.Paths.Drop, Settle: cfg.Watch.Settle, Rescan: cfg.Watch.Rescan, Ignore: installer.IgnoredDropName, Logger: e.log,
+		// Archives dropped together settle together, so a short quiet
+		// window still batches them, and a lone pack is not held back.
+		BatchQuiet: batchQuiet,
 		OnBatch: func(ctx context.Context, names []string) error {
 			// A failed batch is reported and retried by the next rescan;
 			// it must not stop the watcher.
@@ -129,6 +142,13 @@ func serveDaemon(ctx context.Context, e *env, started func()) error {
 	e.log.Info("daemon stopped")
 	return err
 }
+
+// batchQuiet is how long the watcher waits after the last ready archive
+// before it hands a batch to the writer.
+const batchQuiet = 20 * time.Millisecond
+
+// minProcs is the fewest Ps the daemon runs with; see serveDaemon.
+const minProcs = 4
 
 // serviceConfig describes the OS service that runs `forgesync daemon`.
 func serviceConfig(e *env, run func(ctx context.Context) error) daemon.ServiceConfig {
