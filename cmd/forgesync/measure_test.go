@@ -107,7 +107,7 @@ func procStatus(t *testing.T, pid int, key string) string {
 }
 
 func procField(t *testing.T, pid int, key string) int64 {
-	n, _ := strconv.ParseInt(strings.Fields(procStatus(t, pid, key)+" 0")[0], 10, 64)
+	n, _ := strconv.ParseInt(strings.Fields(procStatus(t, pid, key) + " 0")[0], 10, 64)
 	return n
 }
 
