@@ -14,6 +14,7 @@ GO       ?= go
 CC       ?= cc
 MINGW_CC ?= x86_64-w64-mingw32-gcc
 DIST     ?= dist
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1.0-dev)
 
 STRICT  := -std=c11 -Wall -Wextra -Wpedantic -Werror
 LOBBY   := native/lobby
@@ -43,8 +44,8 @@ $(VERFILE): $(HEADER)
 	printf 'forge_doors %s api %s\n' '$(FD_VERSION)' '$(FD_API)' > $@
 
 dist: dll
-	GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $(GO) build -trimpath -o $(DIST)/windows/forgesync.exe ./cmd/forgesync
-	GOOS=linux GOARCH=amd64 CGO_ENABLED=0 $(GO) build -trimpath -o $(DIST)/linux/forgesync ./cmd/forgesync
+	GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-X main.version=$(VERSION)" -o $(DIST)/windows/forgesync.exe ./cmd/forgesync
+	GOOS=linux GOARCH=amd64 CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-X main.version=$(VERSION)" -o $(DIST)/linux/forgesync ./cmd/forgesync
 	for os in $(OSES); do \
 		mkdir -p $(DIST)/$$os/modules/MJOLNIRLobby/dlls && \
 		cp $(DLL) $(VERFILE) $(DIST)/$$os/modules/MJOLNIRLobby/dlls/ || exit 1; \
