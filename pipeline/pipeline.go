@@ -176,24 +176,6 @@ func (p *Pipeline) recover(ctx context.Context) (*Summary, error) {
 	if err := p.store.CleanManifests(st); err != nil {
 		return nil, err
 	}
-	// An archive moved to archives/ by a transaction whose state was never
-	// written is not installed: process it again.
-	known := map[string]bool{}
-	for _, r := range st.Packs {
-		known[r.Archive] = true
-	}
-	for _, a := range st.PendingArchives {
-		known[a] = true // replaced: deleted after the next publication
-	}
-	archives, _ := os.ReadDir(p.store.Path(installer.ArchivesDir))
-	for _, e := range archives {
-		if e.Type().IsRegular() && !known[e.Name()] {
-			if err := os.Rename(p.store.Path(installer.ArchivesDir, e.Name()), p.store.Path(installer.ProcessingDir, e.Name())); err != nil {
-				return nil, fmt.Errorf("recover archive %s: %w", e.Name(), err)
-			}
-			p.log.Info("recovering archive of an interrupted install", "archive", e.Name())
-		}
-	}
 	return p.transact(ctx, nil, false, nil)
 }
 

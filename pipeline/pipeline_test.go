@@ -6,9 +6,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 )
 
 func TestSyncInstallsAndPublishes(t *testing.T) {
@@ -192,5 +195,67 @@ func TestSecondWriterIsRefused(t *testing.T) {
 	_, _, err := Open(t.Context(), e.options())
 	if !errors.Is(err, installer.ErrLocked) || !strings.Contains(err.Error(), "pid") {
 		t.Fatalf("second Open = %v; want ErrLocked naming the pid", err)
+	}
+}
+
+// TestFailedPublishLosesNothing: a publication that fails (the game holds
+// a file past the retry window) fails the transaction; the archive it was
+// installing is processed again by the next pass, not stranded.
+func TestFailedPublishLosesNothing(t *testing.T) {
+	e := newEnv(t)
+	locked := false
+	opts := e.options()
+	opts.Renamer = atomicfile.Renamer{
+		Rename: func(o, n string) error {
+			if locked && strings.HasSuffix(n, "installed.txt") {
+				return syscall.EBUSY
+			}
+			return os.Rename(o, n)
+		},
+		Busy:    func(err error) bool { return errors.Is(err, syscall.EBUSY) },
+		MaxWait: time.Millisecond,
+		Sleep:   func(time.Duration) {},
+	}
+	p, _, err := Open(t.Context(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	locked = true
+	e.dropPack(t, "a.zip", spec{id: "pack-a", version: "1.0.0", doors: 1})
+	if _, err := p.Sync(t.Context()); !errors.Is(err, atomicfile.ErrBusy) {
+		t.Fatalf("Sync with installed.txt held = %v; want ErrBusy", err)
+	}
+	// The state was committed before the publication failed: the pack is
+	// installed, and the next pass finishes publishing it.
+	if strings.Contains(e.inv("installed.txt"), "pack-a") || !strings.Contains(e.inv("doors.txt"), "pack-a") {
+		t.Fatalf("after the failed rename: installed.txt must be old and doors.txt new:\n%s\n%s", e.inv("installed.txt"), e.inv("doors.txt"))
+	}
+	locked = false
+	sum, err := p.Sync(t.Context())
+	if err != nil || !slices.Contains(sum.Published, "installed.txt") {
+		t.Fatalf("Sync after the lock went = %+v, %v; want installed.txt published", sum, err)
+	}
+	if !strings.Contains(e.inv("installed.txt"), "pack-a") {
+		t.Fatalf("installed.txt lacks the pack:\n%s", e.inv("installed.txt"))
+	}
+	if got := listFiles(t, filepath.Join(e.state, installer.ArchivesDir)); len(got) != 1 {
+		t.Fatalf("kept archives = %v; want the one installed", got)
+	}
+	if got := listFiles(t, filepath.Join(e.state, installer.ProcessingDir)); len(got) != 0 {
+		t.Fatalf("processing holds %v", got)
+	}
+}
+
+// TestUncommittedArchiveRequeued: an archive kept in archives/ that no
+// state names (a transaction failed between keeping it and committing) is
+// processed again by the next pass, not stranded.
+func TestUncommittedArchiveRequeued(t *testing.T) {
+	e := newEnv(t)
+	p := e.open(t)
+	spec{id: "pack-b", version: "1.0.0", lifts: 1}.zip(t, filepath.Join(e.state, installer.ArchivesDir, "pack-b-1.0.0-0123456789ab.zip"))
+	sum, err := p.Sync(t.Context())
+	if err != nil || results(sum)["pack-b-1.0.0-0123456789ab.zip"] != ResultInstalled {
+		t.Fatalf("Sync = %+v, %v; want the stranded archive installed", sum, err)
 	}
 }

@@ -55,6 +55,9 @@ func (p *Pipeline) run(ctx context.Context, ch *change, force bool, fromInstall 
 	if err != nil {
 		return nil, err
 	}
+	if err := p.requeueOrphans(st); err != nil {
+		return nil, err
+	}
 	t := &txn{p: p, st: st, sum: &Summary{Outcomes: []Outcome{}, Published: []string{}, Warnings: []string{}}}
 	if ch != nil {
 		if err := t.loadPacks(); err != nil {
@@ -117,6 +120,34 @@ func (p *Pipeline) run(ctx context.Context, ch *change, force bool, fromInstall 
 		return nil, err
 	}
 	return t.finish(), t.disposeAll()
+}
+
+// requeueOrphans moves back to processing every kept archive that no state
+// record names: an archive moved to archives/ by a transaction whose state
+// was never written (a crash, or a failure before the commit) is not
+// installed, so it is processed again.
+func (p *Pipeline) requeueOrphans(st *installer.State) error {
+	known := map[string]bool{}
+	for _, r := range st.Packs {
+		known[r.Archive] = true
+	}
+	for _, a := range st.PendingArchives {
+		known[a] = true // replaced: deleted after the next publication
+	}
+	archives, err := os.ReadDir(p.store.Path(installer.ArchivesDir))
+	if err != nil {
+		return fmt.Errorf("read kept archives: %w", err)
+	}
+	for _, e := range archives {
+		if !e.Type().IsRegular() || known[e.Name()] || strings.HasPrefix(e.Name(), atomicfile.TempPrefix) {
+			continue
+		}
+		if err := os.Rename(p.store.Path(installer.ArchivesDir, e.Name()), p.store.Path(installer.ProcessingDir, e.Name())); err != nil {
+			return fmt.Errorf("requeue archive %s: %w", e.Name(), err)
+		}
+		p.log.Info("processing again an archive whose install was not committed", "archive", e.Name())
+	}
+	return nil
 }
 
 // disposeAll moves rejected archives beside their reasons and deletes
