@@ -172,7 +172,12 @@ func newLogger(w io.Writer, e *env) (*slog.Logger, error) {
 func usage(w io.Writer, cmds []*command) {
 	fmt.Fprintf(w, "forgesync %s keeps MJOLNIR Forge packs installed, validated and in sync.\n\nusage: forgesync COMMAND [flags] [args]\n\ncommands:\n", version)
 	for _, c := range cmds {
-		fmt.Fprintf(w, "  %-34s %s\n", strings.TrimSpace(c.name+" "+c.args), firstLine(c.summary))
+		name := strings.TrimSpace(c.name + " " + c.args)
+		if len(name) > 34 {
+			fmt.Fprintf(w, "  %s\n  %-34s %s\n", name, "", firstLine(c.summary))
+			continue
+		}
+		fmt.Fprintf(w, "  %-34s %s\n", name, firstLine(c.summary))
 	}
 	fmt.Fprintf(w, "\nEvery command takes --config FILE, --json, --log-format and --log-level;\nflags may come before or after arguments. `forgesync COMMAND -h` for details.\n")
 }

@@ -26,8 +26,9 @@ func demoCommand() *command {
 	var runFor time.Duration
 	return &command{
 		name: "demo", args: "", noConfig: true,
-		summary: "see the whole flow without the game: lay out drop/mods/paks/state under one folder,\n" +
-			"drop the example packs (and one bad archive) in as archives, and run the daemon in the foreground.\n" +
+		summary: "see the whole flow without the game: example packs installed by a daemon in a temp folder\n" +
+			"Lays out drop/mods/paks/state under one folder, drops the example packs (and one bad\n" +
+			"archive) in as archives, and runs the daemon in the foreground.\n" +
 			"Ctrl-C stops it; --for stops it after a while.",
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&root, "root", filepath.Join(os.TempDir(), "forgesync-demo"), "the `DIR` to lay everything out in")
