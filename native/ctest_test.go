@@ -47,6 +47,9 @@ func TestCRuntime(t *testing.T) {
 		}{{"plain", []string{"-O2"}}, {"sanitized", sanitizeFlags}} {
 			t.Run(cc+"/"+mode.name, func(t *testing.T) {
 				path := toolcheck.Need(t, cc)[0]
+				if mode.name == "sanitized" {
+					needSanitizerRuntime(t, path)
+				}
 				exe := buildC(t, path, mode.flags, filepath.Join("lobby", "forge_doors_test.c"))
 				cmd := exec.Command(exe)
 				cmd.Env = append(os.Environ(), "ASAN_OPTIONS=abort_on_error=0:detect_leaks=0", "UBSAN_OPTIONS=print_stacktrace=1")
@@ -60,6 +63,45 @@ func TestCRuntime(t *testing.T) {
 				t.Logf("%s", bytes.TrimSpace(out))
 			})
 		}
+	}
+}
+
+// needSanitizerRuntime links an empty program under the sanitizers with
+// compiler cc. When the runtime library is missing (Debian ships clang's
+// in libclang-rt-N-dev, not with clang itself) the test skips locally and
+// fails under CI, naming the package to install; any other failure is a
+// failure of the test.
+func needSanitizerRuntime(t *testing.T, cc string) {
+	t.Helper()
+	dir := t.TempDir()
+	src := filepath.Join(dir, "probe.c")
+	if err := os.WriteFile(src, []byte("int main(void) { return 0; }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := append(append([]string{}, sanitizeFlags...), "-o", filepath.Join(dir, "probe"), src)
+	out, err := exec.Command(cc, args...).CombinedOutput()
+	if err == nil {
+		return
+	}
+	if !bytes.Contains(out, []byte("cannot find")) && !bytes.Contains(out, []byte("No such file")) {
+		t.Fatalf("%s cannot build with %s: %v\n%s", cc, strings.Join(sanitizeFlags, " "), err, out)
+	}
+	toolcheck.Missing(t, "the sanitizer runtime of %s (Debian package %s): %s",
+		cc, sanitizerPackage(cc), bytes.TrimSpace(out))
+}
+
+// sanitizerPackage names the Debian package that holds the ASan/UBSan
+// runtime of compiler cc.
+func sanitizerPackage(cc string) string {
+	out, err := exec.Command(cc, "-dumpversion").Output()
+	major, _, _ := strings.Cut(strings.TrimSpace(string(out)), ".")
+	switch {
+	case err != nil || major == "":
+		return "libclang-rt-N-dev or libgcc-N-dev"
+	case strings.Contains(filepath.Base(cc), "clang"):
+		return "libclang-rt-" + major + "-dev"
+	default:
+		return "libgcc-" + major + "-dev"
 	}
 }
 

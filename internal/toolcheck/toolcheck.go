@@ -30,3 +30,15 @@ func Need(t testing.TB, names ...string) []string {
 	}
 	return paths
 }
+
+// Missing stops a test whose prerequisite other than a program on PATH (a
+// library, a runtime, a kernel feature) is absent: it skips the test on a
+// developer's machine and fails it under CI. The message should name what to
+// install, e.g. the Debian package.
+func Missing(t testing.TB, format string, args ...any) {
+	t.Helper()
+	if InCI() {
+		t.Fatalf("missing in CI (add it to .ci/run): "+format, args...)
+	}
+	t.Skipf("not installed: "+format, args...)
+}
