@@ -26,6 +26,10 @@ const (
 	// MaxLiftClassesUsed is how many lift classes the runtime uses, chosen by
 	// sorted class path; more are allowed and ignored by the runtime.
 	MaxLiftClassesUsed = 16
+	// MaxVersionBytes is the longest pack version accepted.
+	MaxVersionBytes = 64
+	// MaxSchemaRefBytes is the longest "$schema" reference accepted.
+	MaxSchemaRefBytes = 1024
 	// SchemaVersion is the only manifest schema this program reads.
 	SchemaVersion = 1
 )

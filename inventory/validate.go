@@ -339,7 +339,7 @@ func classFormat(s string) string {
 }
 
 var (
-	topKeys     = []string{"schema", "id", "version", "name", "authors", "description", "pieces"}
+	topKeys     = []string{"schema", "id", "version", "name", "authors", "description", "pieces", "$schema"}
 	pieceKeys   = []string{"id", "kind", "tag", "class", "dimensions_m", "lift", "door", "surfaces"}
 	liftKeys    = []string{"offset_m", "size_m", "direction", "acceleration_m_s2", "max_speed_m_s", "negates_gravity"}
 	doorKeys    = []string{"travel_m", "speed_m_s", "trigger_size_m", "hold_open_s"}
@@ -373,7 +373,9 @@ func (v *validator) manifest(root *node) *Manifest {
 	if n := f[2]; n != nil {
 		if s, ok := v.str(n, "version"); ok {
 			m.Version = s
-			if !semver.Valid(s) {
+			if len(s) > MaxVersionBytes {
+				v.add(n.off, "version", RuleLength, "must be at most "+strconv.Itoa(MaxVersionBytes)+" bytes", strconv.Itoa(len(s))+" bytes")
+			} else if !semver.Valid(s) {
 				v.add(n.off, "version", RuleFormat, "must be a semantic version MAJOR.MINOR.PATCH[-pre][+build]", v.text(n))
 			}
 		}
@@ -393,6 +395,13 @@ func (v *validator) manifest(root *node) *Manifest {
 			packID = m.ID
 		}
 		m.Pieces = v.pieces(n, packID)
+	}
+	if n := f[7]; n != nil {
+		// Where an editor finds the JSON Schema; not part of the catalog, so
+		// the normalized form drops it.
+		if s, ok := v.str(n, "$schema"); ok && len(s) > MaxSchemaRefBytes {
+			v.add(n.off, "$schema", RuleLength, "must be at most "+strconv.Itoa(MaxSchemaRefBytes)+" bytes", strconv.Itoa(len(s))+" bytes")
+		}
 	}
 	return m
 }
