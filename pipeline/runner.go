@@ -277,7 +277,9 @@ func (r *Runner) refresh(state string, info *SyncInfo) {
 		s.LastSync = info
 	}
 	if packs, err := r.p.Packs(); err == nil {
-		s.Packs = packs
+		// A copy: the writer's next transaction must not reach into a
+		// snapshot readers hold.
+		s.Packs = slices.Clone(packs)
 		if _, ignored := inventory.LiftClasses(packs); len(ignored) > 0 {
 			s.Warnings = append(s.Warnings, "lift classes the runtime ignores (over 16): "+strings.Join(ignored, ", "))
 		}

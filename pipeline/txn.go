@@ -211,6 +211,9 @@ func (t *txn) apply(ch *change) error {
 	if rec == nil {
 		return fmt.Errorf("%s: %w (see `forgesync packs`)", ch.id, ErrNotInstalled)
 	}
+	// Copy on write: the decoded packs are shared with published
+	// snapshots, which readers hold while this runs.
+	t.packs = slices.Clone(t.packs)
 	i := slices.IndexFunc(t.packs, func(p inventory.InstalledPack) bool { return p.Manifest.ID == ch.id })
 	switch {
 	case ch.enable:
