@@ -58,7 +58,9 @@ func TestOnePackageComment(t *testing.T) {
 // TestLayers holds the lines of DESIGN.md: the catalog and the renderers
 // know nothing of disks, sockets or the service; installer knows nothing of
 // the pipeline or HTTP; daemon knows nothing of validation, files or the
-// watcher: it serves what the pipeline hands it.
+// watcher: it serves what the pipeline hands it; packset knows nothing of
+// the pipeline, the service or the installer (it hands its callers lock
+// values and verified archives).
 func TestLayers(t *testing.T) {
 	forbidden := map[string][]string{
 		"inventory":         {"net", "net/http", "os", "github.com/fsnotify/fsnotify", "github.com/kardianos/service", "github.com/mjolnir-forge/forgesync/installer"},
@@ -67,6 +69,7 @@ func TestLayers(t *testing.T) {
 		"installer/iostore": {"net/http", "github.com/mjolnir-forge/forgesync/inventory"},
 		"installer":         {"net/http", "github.com/fsnotify/fsnotify", "github.com/mjolnir-forge/forgesync/pipeline", "github.com/mjolnir-forge/forgesync/daemon", "github.com/mjolnir-forge/forgesync/inventory"},
 		"config":            {"net/http", "github.com/mjolnir-forge/forgesync/pipeline"},
+		"packset":           {"github.com/fsnotify/fsnotify", "github.com/kardianos/service", "github.com/mjolnir-forge/forgesync/pipeline", "github.com/mjolnir-forge/forgesync/daemon", "github.com/mjolnir-forge/forgesync/installer", "github.com/mjolnir-forge/forgesync/config"},
 		"daemon":            {"github.com/fsnotify/fsnotify", "github.com/mjolnir-forge/forgesync/inventory", "github.com/mjolnir-forge/forgesync/installer", "github.com/mjolnir-forge/forgesync/pipeline"},
 	}
 	for _, p := range listPackages(t) {

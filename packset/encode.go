@@ -1,0 +1,75 @@
+package packset
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Encode returns the canonical text of l: format, version, the name when
+// set, the fingerprint, then one [[pack]] table per pack sorted by id, each
+// with id, version, sha256, size and urls. The same set always gives the
+// same bytes, and Decode reads them back. It refuses a lock that Decode
+// would refuse (checked with the default archive limit and HaveAll, so
+// packs without URLs are allowed).
+func Encode(l *Lock) ([]byte, error) {
+	packs := slices.Clone(l.Packs)
+	slices.SortFunc(packs, func(a, b Pack) int { return cmp.Compare(a.ID, b.ID) })
+	var b strings.Builder
+	b.WriteString("format = " + quote(LockFormat) + "\n")
+	b.WriteString("version = " + strconv.Itoa(LockVersion) + "\n")
+	if l.Name != "" {
+		b.WriteString("name = " + quote(l.Name) + "\n")
+	}
+	b.WriteString("fingerprint = " + quote(l.Fingerprint()) + "\n")
+	for _, p := range packs {
+		b.WriteString("\n[[pack]]\n")
+		b.WriteString("id = " + quote(p.ID) + "\n")
+		b.WriteString("version = " + quote(p.Version) + "\n")
+		b.WriteString("sha256 = " + quote(p.SHA256) + "\n")
+		b.WriteString("size = " + strconv.FormatInt(p.Size, 10) + "\n")
+		b.WriteString("urls = [")
+		for i, u := range p.URLs {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(quote(u))
+		}
+		b.WriteString("]\n")
+	}
+	out := []byte(b.String())
+	if _, err := Decode(LockName, out, DecodeOptions{Have: HaveAll}); err != nil {
+		return nil, fmt.Errorf("encode lock: %w", err)
+	}
+	return out, nil
+}
+
+// quote writes s as a TOML basic string.
+func quote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch r {
+		case '"':
+			b.WriteString(`\"`)
+		case '\\':
+			b.WriteString(`\\`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\t':
+			b.WriteString(`\t`)
+		case '\r':
+			b.WriteString(`\r`)
+		default:
+			if r < 0x20 || r == 0x7f {
+				fmt.Fprintf(&b, `\u%04X`, r)
+			} else {
+				b.WriteRune(r)
+			}
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}

@@ -1,0 +1,261 @@
+package packset
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+)
+
+var (
+	hashA = strings.Repeat("a", 64)
+	hashB = strings.Repeat("b", 64)
+	hashC = strings.Repeat("c", 64)
+)
+
+// fpAB is the fingerprint of alpha-pack 1.0.0 (hashA) and zeta-pack
+// 2.0.0-rc.1 (hashB), computed independently with
+// printf 'alpha-pack 1.0.0 aaa…\nzeta-pack 2.0.0-rc.1 bbb…\n' | sha256sum.
+const fpAB = "sha256:edcdc09e42a17d3c8c0f1111271090cc0ac4a75b2b5b781aa0f9c9720df7d2ea"
+
+const goodLock = `format = "forgepacks-lock"
+version = 1
+name = "Foundry League, season 3"   # a comment
+fingerprint = "` + fpAB + `"
+
+[[pack]]
+id = "zeta-pack"
+version = "2.0.0-rc.1"
+sha256 = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+size = 1788
+urls = [
+  "packs/bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb.zip",
+  "https://mirror.example.org/forge/bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb.zip",
+]
+
+[[pack]]
+id = "alpha-pack"
+version = "1.0.0"
+sha256 = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+size = 42
+urls = ["file:///srv/forge/a.zip"]
+`
+
+func TestFingerprint(t *testing.T) {
+	es := []Entry{{"zeta-pack", "2.0.0-rc.1", hashB}, {"alpha-pack", "1.0.0", hashA}}
+	if got := Fingerprint(es); got != fpAB {
+		t.Errorf("Fingerprint(%v) = %s; want %s", es, got, fpAB)
+	}
+	if es[0].ID != "zeta-pack" {
+		t.Errorf("Fingerprint sorted its argument")
+	}
+	// The empty set is the SHA-256 of no bytes.
+	if got, want := Fingerprint(nil), "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"; got != want {
+		t.Errorf("Fingerprint(nil) = %s; want %s", got, want)
+	}
+	// A machine's fingerprint counts its enabled packs only.
+	m := []Installed{{"alpha-pack", "1.0.0", hashA, true}, {"zeta-pack", "2.0.0-rc.1", hashB, true}, {"other-pack", "1.0.0", hashC, false}}
+	if got := MachineFingerprint(m); got != fpAB {
+		t.Errorf("MachineFingerprint = %s; want %s", got, fpAB)
+	}
+}
+
+func TestDecodeGood(t *testing.T) {
+	l, err := Decode(LockName, []byte(goodLock), DecodeOptions{})
+	if err != nil {
+		t.Fatalf("Decode: %v", err)
+	}
+	if l.Name != "Foundry League, season 3" || len(l.Packs) != 2 {
+		t.Fatalf("Decode = %+v", l)
+	}
+	z := l.Packs[0]
+	if z.ID != "zeta-pack" || z.Version != "2.0.0-rc.1" || z.SHA256 != hashB || z.Size != 1788 || len(z.URLs) != 2 || z.Line != 6 {
+		t.Errorf("pack[0] = %+v", z)
+	}
+	if l.Packs[1].Line != 16 {
+		t.Errorf("pack[1].Line = %d; want 16", l.Packs[1].Line)
+	}
+	if l.Fingerprint() != fpAB {
+		t.Errorf("Fingerprint = %s; want %s", l.Fingerprint(), fpAB)
+	}
+}
+
+func TestEncodeRoundTrip(t *testing.T) {
+	l, err := Decode(LockName, []byte(goodLock), DecodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Name = "quote \" backslash \\ ünïcode"
+	out, err := Encode(l)
+	if err != nil {
+		t.Fatalf("Encode: %v", err)
+	}
+	back, err := Decode(LockName, out, DecodeOptions{})
+	if err != nil {
+		t.Fatalf("Decode(Encode) : %v\n%s", err, out)
+	}
+	if back.Name != l.Name || back.Fingerprint() != fpAB || back.Packs[0].ID != "alpha-pack" {
+		t.Errorf("round trip = %+v", back)
+	}
+	again, err := Encode(back)
+	if err != nil || string(again) != string(out) {
+		t.Errorf("Encode is not canonical:\n%s\n---\n%s", out, again)
+	}
+	if !strings.Contains(string(out), "fingerprint = \""+fpAB+"\"\n") {
+		t.Errorf("Encode wrote no fingerprint:\n%s", out)
+	}
+	// A pack without URLs encodes (an export fills them in; diff needs none).
+	bare := &Lock{Packs: []Pack{{ID: "alpha-pack", Version: "1.0.0", SHA256: hashA, Size: 1}}}
+	if _, err := Encode(bare); err != nil {
+		t.Errorf("Encode(no urls) = %v", err)
+	}
+	bad := &Lock{Packs: []Pack{{ID: "Alpha", Version: "1.0.0", SHA256: hashA, Size: 1}}}
+	if _, err := Encode(bad); !errors.Is(err, ErrInvalidLock) {
+		t.Errorf("Encode(bad id) = %v; want ErrInvalidLock", err)
+	}
+}
+
+// edit replaces old (which must occur) in the good lock.
+func edit(t *testing.T, old, new string) string {
+	t.Helper()
+	if !strings.Contains(goodLock, old) {
+		t.Fatalf("edit: %q not in the good lock", old)
+	}
+	return strings.Replace(goodLock, old, new, 1)
+}
+
+func TestDecodeErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		text string
+		line int
+		want string
+		opt  DecodeOptions
+	}{
+		{"syntax", edit(t, "size = 42", "size = = 42"), 20, "", DecodeOptions{}},
+		{"duplicate key", edit(t, "size = 42", "size = 42\nsize = 43"), 21, "", DecodeOptions{}},
+		{"unknown top key", edit(t, "version = 1\n", "version = 1\ncolour = \"red\"\n"), 3, "colour: unknown key", DecodeOptions{}},
+		{"unknown pack key", edit(t, "size = 42", "size = 42\nname = \"A\""), 21, "pack[1].name: unknown key", DecodeOptions{}},
+		{"format", edit(t, `format = "forgepacks-lock"`, `format = "packwiz"`), 1, `must be "forgepacks-lock"`, DecodeOptions{}},
+		{"format missing", strings.Replace(goodLock, "format = \"forgepacks-lock\"\n", "", 1), 1, "format: missing", DecodeOptions{}},
+		{"version", edit(t, "version = 1\n", "version = 2\n"), 2, "must be 1", DecodeOptions{}},
+		{"version string", edit(t, "version = 1\n", "version = \"1\"\n"), 2, `found "1"`, DecodeOptions{}},
+		{"bad id", edit(t, `id = "alpha-pack"`, `id = "Alpha_Pack"`), 17, "pack[1].id: \"Alpha_Pack\" is not a pack id", DecodeOptions{}},
+		{"bad version", edit(t, `version = "1.0.0"`, `version = "v1.0"`), 18, "pack[1].version", DecodeOptions{}},
+		{"long version", edit(t, `version = "1.0.0"`, `version = "1.0.0-`+strings.Repeat("x", 60)+`"`), 18, "at most 64 bytes", DecodeOptions{}},
+		{"upper hex", edit(t, "sha256 = \"aaaa", "sha256 = \"AAAA"), 19, "lowercase hex", DecodeOptions{}},
+		{"short hex", edit(t, "sha256 = \"aaaa", "sha256 = \"aaa"), 19, "64 lowercase hex", DecodeOptions{}},
+		{"zero size", edit(t, "size = 42", "size = 0"), 20, "out of range", DecodeOptions{}},
+		{"negative size", edit(t, "size = 42", "size = -5"), 20, "out of range", DecodeOptions{}},
+		{"size over limit", edit(t, "size = 42", "size = 5000000000"), 20, "out of range", DecodeOptions{}},
+		{"size over caller limit", goodLock, 10, "pack[0].size: 1788 is out of range", DecodeOptions{MaxArchiveBytes: 1000}},
+		{"float size", edit(t, "size = 42", "size = 42.0"), 20, "must be an integer", DecodeOptions{}},
+		{"duplicate id", edit(t, `id = "alpha-pack"`, `id = "zeta-pack"`), 17, `"zeta-pack" is pinned twice (first at line 6)`, DecodeOptions{}},
+		{"duplicate archive", edit(t, "sha256 = \""+hashA, "sha256 = \""+hashB), 19, "the same archive is pinned", DecodeOptions{}},
+		{"ftp url", edit(t, `"file:///srv/forge/a.zip"`, `"ftp://x.org/a.zip"`), 21, `"ftp://x.org/a.zip" has the scheme "ftp"`, DecodeOptions{}},
+		{"template url", edit(t, `"file:///srv/forge/a.zip"`, `"packs/{sha256}{ext}"`), 21, "unexpanded template", DecodeOptions{}},
+		{"empty url", edit(t, `"file:///srv/forge/a.zip"`, `""`), 21, "is empty", DecodeOptions{}},
+		{"space url", edit(t, `"file:///srv/forge/a.zip"`, `"packs/a b.zip"`), 21, "space", DecodeOptions{}},
+		{"no urls", edit(t, `urls = ["file:///srv/forge/a.zip"]`, `urls = []`), 21, "must be downloaded, and the pack lists no URL", DecodeOptions{}},
+		{"no urls key", edit(t, "urls = [\"file:///srv/forge/a.zip\"]\n", ""), 16, "pack[1].urls: alpha-pack 1.0.0 must be downloaded", DecodeOptions{}},
+		{"no urls, other pack held", edit(t, `urls = ["file:///srv/forge/a.zip"]`, `urls = []`), 21, "lists no URL", DecodeOptions{Have: func(s string) bool { return s == hashB }}},
+		{"missing sha256", edit(t, "sha256 = \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"\n", ""), 16, "pack[1].sha256: missing", DecodeOptions{}},
+		{"wrong fingerprint", edit(t, fpAB, "sha256:"+hashC), 4, "does not match the packs, whose fingerprint is " + fpAB, DecodeOptions{}},
+		{"malformed fingerprint", edit(t, fpAB, "md5:abc"), 4, "must be \"sha256:\"", DecodeOptions{}},
+		{"bom", "\ufeff" + goodLock, 1, "byte order mark", DecodeOptions{}},
+		{"pack not a table", "format = \"forgepacks-lock\"\nversion = 1\npack = 3\n", 3, "must be [[pack]] tables", DecodeOptions{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Decode("set.lock", []byte(tc.text), tc.opt)
+			var le *LockError
+			if !errors.As(err, &le) || !errors.Is(err, ErrInvalidLock) {
+				t.Fatalf("Decode = %v; want a *LockError", err)
+			}
+			msg := err.Error()
+			prefix := fmt.Sprintf("set.lock:%d: ", tc.line)
+			if !strings.HasPrefix(msg, prefix) || !strings.Contains(msg, tc.want) {
+				t.Errorf("Decode error = %q; want %q…%q", msg, prefix, tc.want)
+			}
+		})
+	}
+}
+
+func TestDecodeAllowed(t *testing.T) {
+	tests := []struct {
+		name string
+		text string
+		opt  DecodeOptions
+	}{
+		{"no urls, archive held", edit(t, `urls = ["file:///srv/forge/a.zip"]`, `urls = []`), DecodeOptions{Have: func(s string) bool { return s == hashA }}},
+		{"no urls, HaveAll", edit(t, `urls = ["file:///srv/forge/a.zip"]`, `urls = []`), DecodeOptions{Have: HaveAll}},
+		{"no fingerprint", edit(t, "fingerprint = \""+fpAB+"\"\n", ""), DecodeOptions{}},
+		{"no name", edit(t, "name = \"Foundry League, season 3\"   # a comment\n", ""), DecodeOptions{}},
+		{"empty set", "format = \"forgepacks-lock\"\nversion = 1\n", DecodeOptions{}},
+		{"inline packs", "format = \"forgepacks-lock\"\nversion = 1\npack = [{id = \"alpha-pack\", version = \"1.0.0\", sha256 = \"" + hashA + "\", size = 1, urls = [\"a.zip\"]}]\n", DecodeOptions{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := Decode(LockName, []byte(tc.text), tc.opt); err != nil {
+				t.Errorf("Decode = %v; want nil", err)
+			}
+		})
+	}
+}
+
+func TestDecodeTooManyPacks(t *testing.T) {
+	l := &Lock{}
+	for i := range MaxPacks + 1 {
+		sum := fmt.Sprintf("%064x", i)
+		l.Packs = append(l.Packs, Pack{ID: fmt.Sprintf("pack-%04d", i), Version: "1.0.0", SHA256: sum, Size: 1})
+	}
+	if _, err := Encode(l); err == nil || !strings.Contains(err.Error(), "1025 packs, over the limit of 1024") {
+		t.Errorf("Encode(1025 packs) = %v; want over the limit", err)
+	}
+	l.Packs = l.Packs[:MaxPacks]
+	if _, err := Encode(l); err != nil {
+		t.Errorf("Encode(1024 packs) = %v", err)
+	}
+}
+
+func TestDecodeReportsEveryProblem(t *testing.T) {
+	text := edit(t, "size = 42", "size = 0")
+	text = strings.Replace(text, `version = "2.0.0-rc.1"`, `version = "two"`, 1)
+	_, err := Decode(LockName, []byte(text), DecodeOptions{})
+	var le *LockError
+	if !errors.As(err, &le) {
+		t.Fatalf("Decode = %v", err)
+	}
+	lines := []int{}
+	for _, p := range le.Problems {
+		lines = append(lines, p.Line)
+	}
+	if !slices.Equal(lines, []int{8, 20}) {
+		t.Errorf("problem lines = %v; want [8 20] (%v)", lines, err)
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	f.Add([]byte(goodLock))
+	f.Add([]byte("format = \"forgepacks-lock\"\nversion = 1\n"))
+	f.Add([]byte("pack = [{}]\n[[x]]\n\"a\" = '''\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		l, err := Decode(LockName, data, DecodeOptions{Have: HaveAll})
+		if err != nil {
+			var le *LockError
+			if !errors.As(err, &le) || len(le.Problems) == 0 {
+				t.Fatalf("Decode error %v is not a *LockError with problems", err)
+			}
+			return
+		}
+		out, err := Encode(l)
+		if err != nil {
+			t.Fatalf("Encode(Decode(x)) = %v", err)
+		}
+		back, err := Decode(LockName, out, DecodeOptions{Have: HaveAll})
+		if err != nil || back.Fingerprint() != l.Fingerprint() {
+			t.Fatalf("Decode(Encode(l)) = %v", err)
+		}
+	})
+}
