@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/mjolnir-forge/forgesync/rejection"
 )
 
 // Backend is what the status socket serves. The pipeline implements it.
@@ -95,12 +97,9 @@ type Pack struct {
 	Pieces json.RawMessage `json:"pieces"`
 }
 
-// Rejection is one rejected archive, as GET /v1/rejections shows it.
-type Rejection struct {
-	Archive string    `json:"archive"`
-	Time    time.Time `json:"time"`
-	Reasons []string  `json:"reasons"`
-}
+// Rejection is one rejected archive, as GET /v1/rejections shows it, with
+// its reasons as the pipeline recorded them.
+type Rejection = rejection.Record
 
 // Errors a [Backend] wraps so the socket answers with a fitting status, and
 // that [APIError] matches with errors.Is on the client side.

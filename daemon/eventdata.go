@@ -1,5 +1,7 @@
 package daemon
 
+import "github.com/mjolnir-forge/forgesync/rejection"
+
 // The data of each event type, as the pipeline publishes them and clients
 // (forgesync status --watch) decode them. Publish takes any value; these
 // fix the wire shape so both ends agree.
@@ -31,8 +33,8 @@ type PackInstalledData struct {
 
 // PackRejectedData is the data of [EventPackRejected].
 type PackRejectedData struct {
-	Archive string   `json:"archive"`
-	Reasons []string `json:"reasons"`
+	Archive string             `json:"archive"`
+	Reasons []rejection.Reason `json:"reasons"`
 }
 
 // InventoryPublishedData is the data of [EventInventoryPublished].

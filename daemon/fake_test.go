@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/mjolnir-forge/forgesync/rejection"
 )
 
 // fakeBackend is an in-memory Backend. Mutations record their call, signal
@@ -35,7 +37,8 @@ func newFakeBackend() *fakeBackend {
 			{ID: "foundry-wide", Version: "1.4.0", Name: "Foundry Wide", Enabled: true, ArchiveSHA256: strings.Repeat("a", 64), Pieces: json.RawMessage(`[{"id":"lift_pad_4x4","kind":"block"}]`)},
 			{ID: "gates", Version: "0.1.0", Name: "Gates", ArchiveSHA256: strings.Repeat("b", 64), Pieces: json.RawMessage(`[]`)},
 		},
-		rejections: []Rejection{{Archive: "bad.zip", Time: fixedTime, Reasons: []string{"not an archive"}}},
+		rejections: []Rejection{{Archive: "bad.zip", Time: fixedTime, Pack: "bad-pack", Version: "1.0.0",
+			Reasons: []rejection.Reason{{File: "forgepack.json", Path: "id", Line: 2, Column: 9, Rule: "pattern", Value: `"A"`, Message: "must be a pack slug"}}}},
 	}
 }
 

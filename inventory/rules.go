@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mjolnir-forge/forgesync/internal/semver"
+	"github.com/mjolnir-forge/forgesync/rejection"
 )
 
 // Action is what installing a pack over the installed set does (SPEC §4).
@@ -22,11 +23,20 @@ const (
 	ActionReject    Action = "reject"            // see the reasons
 )
 
+// Rules of SPEC §4 a rejection Reason of CheckInstall can name.
+const (
+	RuleSameVersion = "same-version-other-bytes" // the version is installed from other bytes
+	RuleDowngrade   = "downgrade"                // the version is older than the installed one
+	RuleTagClash    = "tag-owned"                // another installed pack owns the tag
+	RuleClassClash  = "class-owned"              // another installed pack owns the class
+	RuleDoorLimit   = "door-limit"               // the enabled packs would pass MaxDoorsInstalled
+)
+
 // Verdict is the outcome of checking one pack against the installed set.
 type Verdict struct {
 	Action   Action
-	Previous *InstalledPack // the installed pack with the same id, if any
-	Reasons  []string       // why it is rejected, in plain words
+	Previous *InstalledPack     // the installed pack with the same id, if any
+	Reasons  []rejection.Reason // why it is rejected
 }
 
 // CheckInstall applies the install rules of SPEC §4 to candidate over the
@@ -61,21 +71,21 @@ func CheckInstall(installed []InstalledPack, candidate InstalledPack, force bool
 			v.Action = ActionReinstall
 		case c == 0:
 			v.Action = ActionReject
-			v.Reasons = append(v.Reasons, fmt.Sprintf(
+			v.Reasons = append(v.Reasons, rejection.Reason{Path: "version", Rule: RuleSameVersion, Message: fmt.Sprintf(
 				"%s %s is already installed from an archive with other bytes (sha256 %s, this one %s); bump the version, or install with --force to replace it",
-				m.ID, m.Version, short(prev.ArchiveSHA256), short(candidate.ArchiveSHA256)))
+				m.ID, m.Version, short(prev.ArchiveSHA256), short(candidate.ArchiveSHA256))})
 		case force:
 			v.Action = ActionDowngrade
 		default:
 			v.Action = ActionReject
-			v.Reasons = append(v.Reasons, fmt.Sprintf(
-				"%s %s is older than the installed %s; a downgrade needs --force", m.ID, m.Version, prev.Manifest.Version))
+			v.Reasons = append(v.Reasons, rejection.Reason{Path: "version", Rule: RuleDowngrade, Message: fmt.Sprintf(
+				"%s %s is older than the installed %s; a downgrade needs --force", m.ID, m.Version, prev.Manifest.Version)})
 		}
 	}
 	v.Reasons = append(v.Reasons, clashes(rest, m)...)
 	if candidate.Enabled {
 		if reason := doorLimit(rest, candidate); reason != "" {
-			v.Reasons = append(v.Reasons, reason)
+			v.Reasons = append(v.Reasons, rejection.Reason{Rule: RuleDoorLimit, Message: reason})
 		}
 	}
 	if len(v.Reasons) > 0 {
@@ -112,20 +122,23 @@ func short(sha string) string {
 }
 
 // clashes names every tag or class of m that another installed pack owns.
-func clashes(others []InstalledPack, m *Manifest) []string {
-	owners := make(map[string]string)
+func clashes(others []InstalledPack, m *Manifest) []rejection.Reason {
+	tags, classes := map[string]string{}, map[string]string{}
 	for _, o := range others {
 		for _, p := range o.Manifest.Pieces {
-			owners["tag "+p.Tag] = o.Manifest.ID + " (piece " + p.ID + ")"
-			owners["class "+p.Class] = o.Manifest.ID + " (piece " + p.ID + ")"
+			owner := o.Manifest.ID + " (piece " + p.ID + ")"
+			tags[p.Tag], classes[p.Class] = owner, owner
 		}
 	}
-	var out []string
-	for _, p := range m.Pieces {
-		for _, key := range []string{"tag " + p.Tag, "class " + p.Class} {
-			if owner, ok := owners[key]; ok {
-				out = append(out, fmt.Sprintf("%s %s of piece %s is already owned by installed pack %s; tags and classes must be unique across packs",
-					strings.Fields(key)[0], strings.TrimPrefix(strings.TrimPrefix(key, "tag "), "class "), p.ID, owner))
+	var out []rejection.Reason
+	for i, p := range m.Pieces {
+		for _, c := range []struct {
+			key, value, rule string
+			owners           map[string]string
+		}{{"tag", p.Tag, RuleTagClash, tags}, {"class", p.Class, RuleClassClash, classes}} {
+			if owner, ok := c.owners[c.value]; ok {
+				out = append(out, rejection.Reason{Path: fmt.Sprintf("pieces[%d].%s", i, c.key), Rule: c.rule, Message: fmt.Sprintf(
+					"%s %s of piece %s is already owned by installed pack %s; tags and classes must be unique across packs", c.key, c.value, p.ID, owner)})
 			}
 		}
 	}

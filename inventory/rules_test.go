@@ -49,7 +49,7 @@ func TestCheckInstallVersions(t *testing.T) {
 		if v.Action != tt.want {
 			t.Errorf("CheckInstall(%s %s force=%v) = %s %v; want %s", tt.version, tt.sha, tt.force, v.Action, v.Reasons, tt.want)
 		}
-		if v.Action == ActionReject && (len(v.Reasons) == 0 || !strings.Contains(v.Reasons[0], "--force")) {
+		if v.Action == ActionReject && (len(v.Reasons) == 0 || !strings.Contains(v.Reasons[0].Message, "--force") || v.Reasons[0].Path != "version") {
 			t.Errorf("rejection without a reason that names --force: %v", v.Reasons)
 		}
 	}
@@ -64,8 +64,8 @@ func TestCheckInstallClash(t *testing.T) {
 	// Forge a clash the namespace rule would normally prevent.
 	b.Pieces[0].Tag = a.Pieces[0].Tag
 	v := CheckInstall([]InstalledPack{{Manifest: a, Enabled: true}}, InstalledPack{Manifest: b, Enabled: true}, true)
-	if v.Action != ActionReject || len(v.Reasons) != 1 || !strings.Contains(v.Reasons[0], "owned by installed pack abc") ||
-		!strings.Contains(v.Reasons[0], "piece b") {
+	if v.Action != ActionReject || len(v.Reasons) != 1 || v.Reasons[0].Rule != RuleTagClash || v.Reasons[0].Path != "pieces[0].tag" ||
+		!strings.Contains(v.Reasons[0].Message, "owned by installed pack abc") || !strings.Contains(v.Reasons[0].Message, "piece b") {
 		t.Fatalf("clash = %s %v; want one reason naming both owners", v.Action, v.Reasons)
 	}
 }
@@ -79,7 +79,7 @@ func TestDoorLimit(t *testing.T) {
 		t.Fatalf("256 doors = %s %v; want install", v.Action, v.Reasons)
 	}
 	v := CheckInstall(installed, InstalledPack{Manifest: pack(t, "doors-c", "1.0.0", 57, 0), Enabled: true}, true)
-	if v.Action != ActionReject || !strings.Contains(v.Reasons[0], "doors-a (200)") || !strings.Contains(v.Reasons[0], "257") {
+	if v.Action != ActionReject || v.Reasons[0].Rule != RuleDoorLimit || !strings.Contains(v.Reasons[0].Message, "doors-a (200)") || !strings.Contains(v.Reasons[0].Message, "257") {
 		t.Fatalf("257 doors = %s %v; want reject naming the packs", v.Action, v.Reasons)
 	}
 	if r := CheckEnable(installed, "doors-b"); r != "" {

@@ -21,6 +21,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/installer"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/inventory"
+	"github.com/mjolnir-forge/forgesync/rejection"
 )
 
 // Options configure a Pipeline.
@@ -71,12 +72,12 @@ const (
 
 // Outcome is the fate of one archive in a transaction.
 type Outcome struct {
-	Archive  string   `json:"archive"` // the file name as dropped
-	Result   Result   `json:"result"`
-	Pack     string   `json:"pack,omitempty"`
-	Version  string   `json:"version,omitempty"`
-	Previous string   `json:"previous,omitempty"` // the version replaced
-	Reasons  []string `json:"reasons,omitempty"`  // why it was rejected
+	Archive  string             `json:"archive"` // the file name as dropped
+	Result   Result             `json:"result"`
+	Pack     string             `json:"pack,omitempty"`
+	Version  string             `json:"version,omitempty"`
+	Previous string             `json:"previous,omitempty"` // the version replaced
+	Reasons  []rejection.Reason `json:"reasons,omitempty"`  // why it was rejected
 }
 
 // Summary is the result of one transaction.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mjolnir-forge/forgesync/installer"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
+	"github.com/mjolnir-forge/forgesync/inventory"
 )
 
 func TestSyncInstallsAndPublishes(t *testing.T) {
@@ -108,7 +109,7 @@ func TestVersionRules(t *testing.T) {
 	// Downgrade refused, then forced.
 	e.dropPack(t, "v1-again.zip", v1)
 	sum = mustSync(t, p, map[string]Result{"v1-again.zip": ResultRejected})
-	if !strings.Contains(strings.Join(sum.Outcomes[0].Reasons, " "), "older than the installed 1.1.0") {
+	if r := sum.Outcomes[0].Reasons; len(r) != 1 || r[0].Rule != inventory.RuleDowngrade || !strings.Contains(r[0].Message, "older than the installed 1.1.0") {
 		t.Errorf("downgrade reason = %v", sum.Outcomes[0].Reasons)
 	}
 	sum, err = p.Install(t.Context(), filepath.Join(e.drop, RejectedDir, "v1-again.zip"), true)
@@ -141,8 +142,8 @@ func TestDisableRemoveAndLimits(t *testing.T) {
 	// The 257th door is refused as a whole, naming the packs.
 	e.dropPack(t, "c.zip", spec{id: "doors-c", version: "1.0.0", doors: 1})
 	sum := mustSync(t, p, map[string]Result{"c.zip": ResultRejected})
-	if r := strings.Join(sum.Outcomes[0].Reasons, " "); !strings.Contains(r, "doors-a (200)") || !strings.Contains(r, "257") {
-		t.Fatalf("257th door reason = %q", r)
+	if r := sum.Outcomes[0].Reasons; len(r) != 1 || r[0].Rule != inventory.RuleDoorLimit || !strings.Contains(r[0].Message, "doors-a (200)") || !strings.Contains(r[0].Message, "257") {
+		t.Fatalf("257th door reason = %+v", r)
 	}
 
 	// Disable: rows leave the text files, the pack stays in installed.json.

@@ -1,19 +1,16 @@
 package pipeline
 
 import (
-	"bufio"
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/mjolnir-forge/forgesync/inventory"
+	"github.com/mjolnir-forge/forgesync/rejection"
 )
 
 // Runner is the single writer in a long-running process: one goroutine
@@ -51,7 +48,7 @@ type Snapshot struct {
 	Started    time.Time                 `json:"started"`
 	LastSync   *SyncInfo                 `json:"last_sync,omitempty"`
 	Packs      []inventory.InstalledPack `json:"-"`
-	Rejections []Rejection               `json:"rejections"`
+	Rejections []rejection.Record        `json:"rejections"`
 	Warnings   []string                  `json:"warnings"`
 	Queue      []string                  `json:"queue"` // archives waiting for or in the writer
 }
@@ -62,13 +59,6 @@ type SyncInfo struct {
 	Result   string        `json:"result"` // ok, rejected or error
 	Duration time.Duration `json:"duration_ns"`
 	Error    string        `json:"error,omitempty"`
-}
-
-// Rejection is a rejected archive in drop/rejected/ with its reasons.
-type Rejection struct {
-	Archive string    `json:"archive"`
-	Time    time.Time `json:"time"`
-	Reasons []string  `json:"reasons"`
 }
 
 type request struct {
@@ -286,39 +276,10 @@ func (r *Runner) refresh(state string, info *SyncInfo) {
 	} else {
 		s.Warnings = append(s.Warnings, err.Error())
 	}
-	s.Rejections = Rejections(r.p.opts.Drop)
-	r.snap.Store(s)
-}
-
-// Rejections reads the rejected archives and their reasons from
-// drop/rejected/, newest first.
-func Rejections(drop string) []Rejection {
-	dir := filepath.Join(drop, RejectedDir)
-	entries, _ := os.ReadDir(dir)
-	out := []Rejection{}
-	for _, e := range entries {
-		name, ok := strings.CutSuffix(e.Name(), ".txt")
-		if !ok || !e.Type().IsRegular() {
-			continue
-		}
-		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
-			continue // a note without its archive
-		}
-		rej := Rejection{Archive: name, Reasons: []string{}}
-		if info, err := e.Info(); err == nil {
-			rej.Time = info.ModTime().UTC()
-		}
-		if f, err := os.Open(filepath.Join(dir, e.Name())); err == nil {
-			sc := bufio.NewScanner(f)
-			for sc.Scan() {
-				if r, ok := strings.CutPrefix(sc.Text(), "- "); ok {
-					rej.Reasons = append(rej.Reasons, r)
-				}
-			}
-			f.Close()
-		}
-		out = append(out, rej)
+	rej, err := Rejections(r.p.opts.Drop, r.p.store.Dir)
+	if err != nil {
+		s.Warnings = append(s.Warnings, err.Error())
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Time.After(out[j].Time) })
-	return out
+	s.Rejections = rej
+	r.snap.Store(s)
 }

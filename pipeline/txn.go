@@ -13,8 +13,13 @@ import (
 	"github.com/mjolnir-forge/forgesync/installer"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/inventory"
+	"github.com/mjolnir-forge/forgesync/rejection"
 	"github.com/mjolnir-forge/forgesync/verdict"
 )
+
+// RuleUnreadable is the rule of a rejection Reason for an archive that
+// could not be read at all.
+const RuleUnreadable = "unreadable"
 
 // ErrRefused is returned (wrapped with the reason) when an enable would
 // break a global limit.
@@ -248,11 +253,11 @@ func (t *txn) archive(ctx context.Context, name string, force, fromInstall bool)
 		if ctx.Err() != nil {
 			return nil // cancelled: it stays in processing
 		}
-		rep = &verdict.Report{Problems: []verdict.Problem{{Message: "could not read the archive: " + err.Error()}}}
+		rep = &verdict.Report{Problems: []rejection.Reason{{Rule: RuleUnreadable, Message: "could not read the archive: " + err.Error()}}}
 	}
 	out := Outcome{Archive: name, Pack: rep.Pack.ID, Version: rep.Pack.Version}
 	if !rep.Valid {
-		t.reject(name, out, rep.Reasons(), fromInstall)
+		t.reject(name, out, rep.Problems, fromInstall)
 		return nil
 	}
 	defer staged.Remove()
@@ -346,7 +351,7 @@ func (t *txn) removeKept(name string) error {
 // reject records a rejection. The archive moves to drop/rejected/ with its
 // reasons beside it, after publication; an archive given to Install is
 // not the drop folder's, so only its copy is removed.
-func (t *txn) reject(name string, out Outcome, reasons []string, fromInstall bool) {
+func (t *txn) reject(name string, out Outcome, reasons []rejection.Reason, fromInstall bool) {
 	out.Result, out.Reasons = ResultRejected, reasons
 	t.sum.Outcomes = append(t.sum.Outcomes, out)
 	p := t.p
@@ -360,13 +365,15 @@ func (t *txn) reject(name string, out Outcome, reasons []string, fromInstall boo
 			return fmt.Errorf("reject %s: %w", name, err)
 		}
 		target := uniqueName(dir, name)
-		var b strings.Builder
-		fmt.Fprintf(&b, "forgesync rejected %s on %s:\n", name, p.opts.Now().UTC().Format(time.RFC3339))
-		for _, r := range reasons {
-			fmt.Fprintf(&b, "- %s\n", r)
+		now := p.opts.Now().UTC()
+		// The reasons are recorded as data before the note and the move: a
+		// crash in between leaves the archive in processing, and its next
+		// rejection replaces the record of the same name.
+		rec := rejection.Record{Archive: target, Time: now, Pack: out.Pack, Version: out.Version, Reasons: reasons}
+		if err := p.recordRejection(rec); err != nil {
+			return fmt.Errorf("reject %s: %w", name, err)
 		}
-		b.WriteString("\nFix the pack and drop it again; `forgesync scan FILE` shows the same verdict.\n")
-		if err := atomicfile.WriteFile(filepath.Join(dir, target+".txt"), []byte(b.String()), 0o644); err != nil {
+		if err := atomicfile.WriteFile(filepath.Join(dir, target+".txt"), rejection.Note(name, now, reasons), 0o644); err != nil {
 			return fmt.Errorf("reject %s: %w", name, err)
 		}
 		p.step("reject:" + name)

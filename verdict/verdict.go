@@ -12,14 +12,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/mjolnir-forge/forgesync/installer"
 	"github.com/mjolnir-forge/forgesync/installer/iostore"
 	"github.com/mjolnir-forge/forgesync/inventory"
+	"github.com/mjolnir-forge/forgesync/rejection"
 )
 
 // Rules this package adds to those of installer and inventory.
@@ -27,43 +26,6 @@ const (
 	RuleMissingPackage = "missing-package" // a surface profile's cooked package is absent
 	RuleBadTOC         = "bad-toc"         // a .utoc under content/ cannot be read
 )
-
-// Problem is one reason a pack is invalid, in the shape `forgesync scan
-// --json` prints.
-type Problem struct {
-	// File is the file the problem is in, relative to the pack: an archive
-	// entry, "forgepack.json", or a container under content/.
-	File string `json:"file"`
-	// Path is the JSON path inside forgepack.json for manifest problems,
-	// else the entry or package concerned.
-	Path    string `json:"path"`
-	Line    int    `json:"line"`
-	Column  int    `json:"column"`
-	Rule    string `json:"rule"`
-	Value   string `json:"value"`
-	Message string `json:"message"`
-}
-
-// String reads compiler style: `forgepack.json:12:7: pieces[1].door.travel_m:
-// must be > 0 and ≤ 16, got 17`, or `content/x.dll: not allowed in a pack`.
-func (p Problem) String() string {
-	var b strings.Builder
-	b.WriteString(p.File)
-	if p.Line > 0 {
-		b.WriteString(":" + strconv.Itoa(p.Line) + ":" + strconv.Itoa(p.Column))
-	}
-	if p.File != "" {
-		b.WriteString(": ")
-	}
-	if p.Path != "" && p.Path != p.File {
-		b.WriteString(p.Path + ": ")
-	}
-	b.WriteString(p.Message)
-	if p.Value != "" {
-		b.WriteString(", got " + p.Value)
-	}
-	return b.String()
-}
 
 // PackRef names a pack by id and version, as far as they could be read.
 type PackRef struct {
@@ -77,7 +39,7 @@ type Report struct {
 	Valid    bool                `json:"valid"`
 	Pack     PackRef             `json:"pack"`
 	Manifest *inventory.Manifest `json:"-"` // set when the manifest is valid
-	Problems []Problem           `json:"errors"`
+	Problems []rejection.Reason  `json:"errors"`
 	// Files are the pack's files relative to its root, as they would be
 	// installed or packed; set when the file rules pass.
 	Files []installer.File `json:"-"`
@@ -88,7 +50,7 @@ type Report struct {
 func (r *Report) finish() *Report {
 	r.Valid = len(r.Problems) == 0 && r.Manifest != nil
 	if r.Problems == nil {
-		r.Problems = []Problem{}
+		r.Problems = []rejection.Reason{}
 	}
 	return r
 }
@@ -186,12 +148,12 @@ func (r *Report) checkRoot(prefix string) error {
 		if !errors.As(err, &te) {
 			return fmt.Errorf("check surface assets in %s: %w", r.Root, err)
 		}
-		r.Problems = append(r.Problems, Problem{File: prefix + te.Path, Path: prefix + te.Path, Rule: RuleBadTOC,
+		r.Problems = append(r.Problems, rejection.Reason{File: prefix + te.Path, Path: prefix + te.Path, Rule: RuleBadTOC,
 			Value: te.Value, Message: "cannot read the container's table of contents: " + strings.TrimPrefix(te.Error(), te.Path+": ")})
 		return nil
 	}
 	for _, ms := range missing {
-		r.Problems = append(r.Problems, Problem{File: prefix + "content/", Path: ms.Name, Rule: RuleMissingPackage,
+		r.Problems = append(r.Problems, rejection.Reason{File: prefix + "content/", Path: ms.Name, Rule: RuleMissingPackage,
 			Value:   "package id 0x" + ms.ID.String(),
 			Message: "surface profiles need the cooked package " + ms.Name + " as an export bundle (ExportBundleData, index 0) in a .utoc/.ucas pair under content/"})
 	}
@@ -208,7 +170,7 @@ func (r *Report) checkManifest(data []byte, prefix string) *inventory.Manifest {
 		var me *inventory.ManifestError
 		if errors.As(err, &me) {
 			for _, fe := range me.Errors {
-				r.Problems = append(r.Problems, Problem{File: name, Path: fe.Path, Line: fe.Line, Column: fe.Column,
+				r.Problems = append(r.Problems, rejection.Reason{File: name, Path: fe.Path, Line: fe.Line, Column: fe.Column,
 					Rule: fe.Rule, Value: fe.Value, Message: fe.Message})
 			}
 		}
@@ -234,20 +196,10 @@ func peek(data []byte) PackRef {
 
 // fromInstaller converts a file-rule problem. Its Value explains the rule
 // rather than quoting a value found, so it joins the message.
-func fromInstaller(p installer.Problem) Problem {
+func fromInstaller(p installer.Problem) rejection.Reason {
 	msg := p.Rule
 	if p.Value != "" {
 		msg += " (" + p.Value + ")"
 	}
-	return Problem{File: p.Entry, Path: p.Entry, Rule: p.Rule, Message: msg}
-}
-
-// Reasons returns the problems as plain lines, for the `.txt` written
-// beside a rejected archive.
-func (r *Report) Reasons() []string {
-	out := make([]string, len(r.Problems))
-	for i, p := range r.Problems {
-		out[i] = p.String()
-	}
-	return out
+	return rejection.Reason{File: p.Entry, Path: p.Entry, Rule: p.Rule, Message: msg}
 }

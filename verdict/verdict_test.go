@@ -81,10 +81,3 @@ func TestArchiveUnreadable(t *testing.T) {
 		t.Fatal("Archive(missing file) = nil error; want the read failure")
 	}
 }
-
-func TestProblemString(t *testing.T) {
-	p := Problem{File: "forgepack.json", Path: "pieces[1].door.travel_m", Line: 12, Column: 7, Message: "must be > 0 and ≤ 16", Value: "17"}
-	if got, want := p.String(), "forgepack.json:12:7: pieces[1].door.travel_m: must be > 0 and ≤ 16, got 17"; got != want {
-		t.Fatalf("String() = %q; want %q", got, want)
-	}
-}

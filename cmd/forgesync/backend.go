@@ -80,12 +80,7 @@ func (b *backend) Packs() []daemon.Pack {
 }
 
 func (b *backend) Rejections() []daemon.Rejection {
-	s := b.r.Snapshot()
-	out := make([]daemon.Rejection, 0, len(s.Rejections))
-	for _, r := range s.Rejections {
-		out = append(out, daemon.Rejection{Archive: r.Archive, Time: r.Time, Reasons: r.Reasons})
-	}
-	return out
+	return b.r.Snapshot().Rejections
 }
 
 func (b *backend) Enable(ctx context.Context, id string) (json.RawMessage, error) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mjolnir-forge/forgesync/installer"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
+	"github.com/mjolnir-forge/forgesync/rejection"
 	"github.com/mjolnir-forge/forgesync/verdict"
 )
 
@@ -94,7 +95,7 @@ func printReport(e *env, rep *verdict.Report) {
 
 // prefixed names a problem's file the way the user can open it: beside the
 // folder they named, or inside the archive they named.
-func prefixed(source string, p verdict.Problem) string {
+func prefixed(source string, p rejection.Reason) string {
 	if p.Path == p.File {
 		p.Path = ""
 	}

@@ -60,7 +60,7 @@ func TestOnePackageComment(t *testing.T) {
 // the pipeline or HTTP; daemon knows nothing of validation, files or the
 // watcher: it serves what the pipeline hands it; packset knows nothing of
 // the pipeline, the service or the installer (it hands its callers lock
-// values and verified archives).
+// values and verified archives); rejection is a leaf every layer may use.
 func TestLayers(t *testing.T) {
 	forbidden := map[string][]string{
 		"inventory":         {"net", "net/http", "os", "github.com/fsnotify/fsnotify", "github.com/kardianos/service", "github.com/mjolnir-forge/forgesync/installer"},
@@ -70,6 +70,7 @@ func TestLayers(t *testing.T) {
 		"installer":         {"net/http", "github.com/fsnotify/fsnotify", "github.com/mjolnir-forge/forgesync/pipeline", "github.com/mjolnir-forge/forgesync/daemon", "github.com/mjolnir-forge/forgesync/inventory"},
 		"config":            {"net/http", "github.com/mjolnir-forge/forgesync/pipeline"},
 		"packset":           {"github.com/fsnotify/fsnotify", "github.com/kardianos/service", "github.com/mjolnir-forge/forgesync/pipeline", "github.com/mjolnir-forge/forgesync/daemon", "github.com/mjolnir-forge/forgesync/installer", "github.com/mjolnir-forge/forgesync/config"},
+		"rejection":         {"os", "net", "net/http", "github.com/mjolnir-forge/forgesync/inventory", "github.com/mjolnir-forge/forgesync/installer", "github.com/mjolnir-forge/forgesync/verdict", "github.com/mjolnir-forge/forgesync/pipeline", "github.com/mjolnir-forge/forgesync/daemon"},
 		"daemon":            {"github.com/fsnotify/fsnotify", "github.com/mjolnir-forge/forgesync/inventory", "github.com/mjolnir-forge/forgesync/installer", "github.com/mjolnir-forge/forgesync/pipeline"},
 	}
 	for _, p := range listPackages(t) {

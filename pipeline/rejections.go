@@ -1,0 +1,110 @@
+package pipeline
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
+	"github.com/mjolnir-forge/forgesync/rejection"
+)
+
+// rejectionsFile holds, under the state folder, the reasons of every
+// archive in drop/rejected/ as data: the socket and the events serve them
+// from here, and the note beside each archive is rendered from them, never
+// read back.
+const rejectionsFile = "rejections.json"
+
+// rejectionsFormat names the format of rejectionsFile.
+const rejectionsFormat = "forgesync-rejections"
+
+type rejectionsDoc struct {
+	Format     string             `json:"format"`
+	Version    int                `json:"version"`
+	Rejections []rejection.Record `json:"rejections"`
+}
+
+// loadRejections reads the records of rejected archives; none when the
+// file was never written.
+func loadRejections(state string) ([]rejection.Record, error) {
+	path := filepath.Join(state, rejectionsFile)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read rejections: %w", err)
+	}
+	var doc rejectionsDoc
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&doc); err != nil || doc.Format != rejectionsFormat || doc.Version != 1 {
+		return nil, fmt.Errorf("%s is damaged (%v): the reasons of archives rejected so far are not shown, the notes beside them in drop/rejected/ still say them, and the next rejection starts a new file", path, err)
+	}
+	return doc.Rejections, nil
+}
+
+// recordRejection adds rec to the records, replacing one of the same
+// archive name, and drops the records of archives no longer in
+// drop/rejected/ (a user deleted or moved them).
+func (p *Pipeline) recordRejection(rec rejection.Record) error {
+	recs, err := loadRejections(p.store.Dir)
+	if err != nil {
+		p.log.Warn("starting a new list of rejections", "err", err)
+	}
+	dir := filepath.Join(p.opts.Drop, RejectedDir)
+	recs = slices.DeleteFunc(recs, func(r rejection.Record) bool {
+		_, err := os.Lstat(filepath.Join(dir, r.Archive))
+		return r.Archive == rec.Archive || errors.Is(err, fs.ErrNotExist)
+	})
+	recs = append(recs, rec)
+	slices.SortFunc(recs, func(a, b rejection.Record) int { return strings.Compare(a.Archive, b.Archive) })
+	data, err := json.MarshalIndent(rejectionsDoc{Format: rejectionsFormat, Version: 1, Rejections: recs}, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(p.store.Path(rejectionsFile), append(data, '\n'), 0o600)
+}
+
+// Rejections lists the archives in drop/rejected/ that have their note
+// beside them, newest first, with the reasons recorded when they were
+// rejected. An archive rejected before reasons were recorded as data is
+// listed without reasons (its note still says them).
+func Rejections(drop, state string) ([]rejection.Record, error) {
+	recs, err := loadRejections(state)
+	byName := map[string]rejection.Record{}
+	for _, r := range recs {
+		byName[r.Archive] = r
+	}
+	dir := filepath.Join(drop, RejectedDir)
+	entries, _ := os.ReadDir(dir)
+	out := []rejection.Record{}
+	for _, e := range entries {
+		name, ok := strings.CutSuffix(e.Name(), ".txt")
+		if !ok || !e.Type().IsRegular() {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			continue // a note without its archive
+		}
+		rec, ok := byName[name]
+		if !ok {
+			rec = rejection.Record{Archive: name}
+			if info, err := e.Info(); err == nil {
+				rec.Time = info.ModTime().UTC()
+			}
+		}
+		if rec.Reasons == nil {
+			rec.Reasons = []rejection.Reason{}
+		}
+		out = append(out, rec)
+	}
+	slices.SortStableFunc(out, func(a, b rejection.Record) int { return b.Time.Compare(a.Time) })
+	return out, err
+}

@@ -1,0 +1,42 @@
+package rejection
+
+import (
+	"testing"
+	"time"
+)
+
+func TestReasonString(t *testing.T) {
+	tests := []struct {
+		name string
+		r    Reason
+		want string
+	}{
+		{"manifest", Reason{File: "forgepack.json", Path: "pieces[1].door.travel_m", Line: 12, Column: 7, Rule: "range", Value: "17", Message: "must be > 0 and ≤ 16"},
+			"forgepack.json:12:7: pieces[1].door.travel_m: must be > 0 and ≤ 16, got 17"},
+		{"entry", Reason{File: "content/x.dll", Path: "content/x.dll", Rule: "not allowed in a pack", Message: "not allowed in a pack"},
+			"content/x.dll: not allowed in a pack"},
+		{"whole pack", Reason{Rule: "downgrade", Path: "version", Message: "a 1.0.0 is older than the installed 1.1.0"},
+			"version: a 1.0.0 is older than the installed 1.1.0"},
+		{"message only", Reason{Message: "could not read the archive"}, "could not read the archive"},
+	}
+	for _, tt := range tests {
+		if got := tt.r.String(); got != tt.want {
+			t.Errorf("%s: String() = %q; want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestNote(t *testing.T) {
+	at := time.Date(2026, 3, 4, 5, 6, 7, 0, time.FixedZone("X", 3600))
+	got := string(Note("bad.zip", at, []Reason{
+		{File: "content/x.dll", Path: "content/x.dll", Rule: "not allowed in a pack", Message: "not allowed in a pack"},
+		{File: "forgepack.json", Path: "id", Line: 2, Column: 9, Rule: "pattern", Value: `"A"`, Message: "must be a pack slug"},
+	}))
+	want := "forgesync rejected bad.zip on 2026-03-04T04:06:07Z:\n" +
+		"- content/x.dll: not allowed in a pack\n" +
+		"- forgepack.json:2:9: id: must be a pack slug, got \"A\"\n" +
+		"\nFix the pack and drop it again; `forgesync scan FILE` shows the same verdict.\n"
+	if got != want {
+		t.Errorf("Note() =\n%s\nwant\n%s", got, want)
+	}
+}
