@@ -16,7 +16,12 @@ require (
 	golang.org/x/text v0.44.0
 )
 
-require github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
+require (
+	aead.dev/minisign v0.3.0
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
+)
+
+require golang.org/x/crypto v0.13.0 // indirect
 
 require (
 	github.com/STARRY-S/zip v0.2.3 // indirect
