@@ -66,6 +66,7 @@ func commands() []*command {
 		removeCommand(),
 		scanCommand(),
 		packCommand(),
+		initCommand(),
 		liftPreviewCommand(),
 		utocCommand(),
 		packageIDCommand(),

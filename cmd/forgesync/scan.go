@@ -7,36 +7,80 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
+	"github.com/mjolnir-forge/forgesync/examples"
 	"github.com/mjolnir-forge/forgesync/installer"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
+	"github.com/mjolnir-forge/forgesync/inventory"
+	"github.com/mjolnir-forge/forgesync/schema"
 	"github.com/mjolnir-forge/forgesync/rejection"
 	"github.com/mjolnir-forge/forgesync/verdict"
 )
 
 func scanCommand() *command {
+	var format string
 	return &command{
-		name: "scan", args: "ARCHIVE|DIR", noConfig: true,
-		summary: "check a pack archive or folder with the rules the daemon applies\n" +
-			"Exit status: 0 valid, 1 invalid, 2 could not read.",
-		run: runScan,
+		name: "scan", args: "ARCHIVE|DIR…", noConfig: true,
+		summary: "check pack archives or folders with the rules the daemon applies\n" +
+			"--format github prints GitHub Actions annotations, --format sarif a SARIF 2.1.0 log.\n" +
+			"Exit status: 0 all valid, 1 something invalid, 2 could not read.",
+		flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&format, "format", "", "output `FORMAT`: "+strings.Join(verdict.Formats, ", ")+" (default text; --json means json)")
+		},
+		run: func(ctx context.Context, e *env, args []string) int { return runScan(ctx, e, args, format) },
 	}
 }
 
-func runScan(ctx context.Context, e *env, args []string) int {
-	if !needArgs(e, "scan", args, 1, 1, "one ARCHIVE or DIR") {
+func runScan(ctx context.Context, e *env, args []string, format string) int {
+	if !needArgs(e, "scan", args, 1, -1, "one or more ARCHIVE or DIR") {
 		return exitFailure
 	}
-	rep, err := check(ctx, e, args[0])
+	switch {
+	case format == "" && e.json:
+		format = verdict.FormatJSON
+	case format == "":
+		format = verdict.FormatText
+	case !slices.Contains(verdict.Formats, format):
+		fmt.Fprintf(e.stderr, "forgesync scan: --format %q: want one of %s\n", format, strings.Join(verdict.Formats, ", "))
+		return exitFailure
+	}
+	var reports []*verdict.Report
+	code := exitOK
+	for _, target := range args {
+		rep, err := check(ctx, e, target)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "forgesync scan: %v\n", err)
+			return exitFailure
+		}
+		if !rep.Valid {
+			code = exitInvalid
+		}
+		reports = append(reports, rep)
+	}
+	var err error
+	switch format {
+	case verdict.FormatGitHub:
+		err = verdict.WriteGitHub(e.stdout, reports)
+	case verdict.FormatSARIF:
+		err = verdict.WriteSARIF(e.stdout, reports, version)
+	case verdict.FormatJSON:
+		if len(reports) == 1 {
+			writeJSON(e.stdout, reports[0])
+		} else {
+			writeJSON(e.stdout, reports)
+		}
+	default:
+		for _, rep := range reports {
+			printReport(e, rep)
+		}
+	}
 	if err != nil {
 		fmt.Fprintf(e.stderr, "forgesync scan: %v\n", err)
 		return exitFailure
 	}
-	printReport(e, rep)
-	if !rep.Valid {
-		return exitInvalid
-	}
-	return exitOK
+	return code
 }
 
 // check gives the verdict on a pack folder or archive.
@@ -174,4 +218,50 @@ func runPack(e *env, dir, out string) int {
 		fmt.Fprintf(e.stdout, "%s %s: wrote %s (%d files)\n", rep.Pack.ID, rep.Pack.Version, out, len(rep.Files))
 	}
 	return exitOK
+}
+
+func initCommand() *command {
+	var id string
+	return &command{
+		name: "init", args: "DIR [--id ID]", noConfig: true,
+		summary: "start a new pack in DIR (made if missing; refused unless empty)\n" +
+			"It writes a forgepack.json that names its JSON Schema and passes scan, a README, and content/.\n" +
+			"The pack id is --id, else DIR's name. Exit status: 0 written, 2 failure.",
+		flags: func(fs *flag.FlagSet) { fs.StringVar(&id, "id", "", "the pack `ID` (default: the folder's name)") },
+		run: func(ctx context.Context, e *env, args []string) int {
+			if !needArgs(e, "init", args, 1, 1, "one DIR") {
+				return exitFailure
+			}
+			if err := initPack(args[0], id); err != nil {
+				fmt.Fprintf(e.stderr, "forgesync init: %v\n", err)
+				return exitFailure
+			}
+			fmt.Fprintf(e.stdout, "%s: new pack (forgepack.json, README.md, content/)\nnext: forgesync scan %s, then forgesync pack %s -o PACK.zip\n", args[0], args[0], args[0])
+			return exitOK
+		},
+	}
+}
+
+// initPack writes the starter pack into dir, which must be empty or absent.
+func initPack(dir, id string) error {
+	if id == "" {
+		id = filepath.Base(filepath.Clean(dir))
+	}
+	if !inventory.IsPackID(id) {
+		return fmt.Errorf("pack id %q: must be 3–48 bytes of [a-z0-9] with single '-' between them (name the folder so, or pass --id)", id)
+	}
+	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
+		return fmt.Errorf("%s: not empty (%d entries); init only starts a pack in an empty or new folder", dir, len(entries))
+	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "content"), 0o755); err != nil {
+		return err
+	}
+	for name, data := range examples.Starter(id, schema.ManifestURL) {
+		if err := atomicfile.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }

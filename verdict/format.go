@@ -1,0 +1,194 @@
+package verdict
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/mjolnir-forge/forgesync/rejection"
+)
+
+// Formats `forgesync scan --format` writes besides its text.
+const (
+	FormatText   = "text"   // compiler-style lines and a summary per pack
+	FormatJSON   = "json"   // the reports as JSON
+	FormatGitHub = "github" // GitHub Actions workflow commands (::error file=…::…)
+	FormatSARIF  = "sarif"  // SARIF 2.1.0, for code-scanning dashboards
+)
+
+// Formats lists the values of --format.
+var Formats = []string{FormatText, FormatJSON, FormatGitHub, FormatSARIF}
+
+// ProblemFile returns the file a problem is in the way a user, or a CI
+// system running in the repository, opens it: beside the folder that was
+// scanned, or the archive itself when the problem is inside an archive.
+// Slashes are forward on every OS.
+func (r *Report) ProblemFile(p rejection.Reason) string {
+	if info, err := os.Stat(r.Source); err == nil && info.IsDir() && p.File != "" {
+		return filepath.ToSlash(filepath.Join(r.Source, filepath.FromSlash(p.File)))
+	}
+	return filepath.ToSlash(r.Source)
+}
+
+// WriteGitHub writes one `::error` workflow command per problem, so a pack
+// repository's GitHub Actions run marks each problem on its line.
+func WriteGitHub(w io.Writer, reports []*Report) error {
+	for _, r := range reports {
+		for _, p := range r.Problems {
+			props := []string{"file=" + escapeProperty(r.ProblemFile(p))}
+			if p.Line > 0 {
+				props = append(props, fmt.Sprintf("line=%d", p.Line), fmt.Sprintf("col=%d", p.Column))
+			}
+			props = append(props, "title="+escapeProperty("forgesync "+RuleID(p.Rule)))
+			if _, err := fmt.Fprintf(w, "::error %s::%s\n", strings.Join(props, ","), escapeData(detail(p))); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// detail is the problem without its file and position, which a tool shows
+// in their own columns: "pieces[1].door.travel_m: must be > 0 and ≤ 16, got 17".
+func detail(p rejection.Reason) string {
+	msg := p.Message
+	if p.Path != "" && p.Path != p.File {
+		msg = p.Path + ": " + msg
+	}
+	if p.Value != "" {
+		msg += ", got " + p.Value
+	}
+	return msg
+}
+
+// escapeData escapes a workflow command's message.
+func escapeData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+// escapeProperty escapes a workflow command's property value.
+func escapeProperty(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}
+
+// RuleID returns a rule's stable identifier for tools: the rule itself when
+// it is already a slug (the manifest rules), else the rule's words in
+// lower-case joined by '-' (the file rules are written as phrases).
+func RuleID(rule string) string {
+	var b strings.Builder
+	dash := false
+	for _, c := range strings.ToLower(rule) {
+		if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			b.WriteRune(c)
+			dash = false
+			continue
+		}
+		dash = true
+	}
+	if b.Len() == 0 {
+		return "problem"
+	}
+	return b.String()
+}
+
+// The SARIF 2.1.0 log, as much of it as forgesync fills.
+type (
+	sarifLog struct {
+		Schema  string     `json:"$schema"`
+		Version string     `json:"version"`
+		Runs    []sarifRun `json:"runs"`
+	}
+	sarifRun struct {
+		Tool    sarifTool     `json:"tool"`
+		Results []sarifResult `json:"results"`
+	}
+	sarifTool struct {
+		Driver sarifDriver `json:"driver"`
+	}
+	sarifDriver struct {
+		Name           string      `json:"name"`
+		Version        string      `json:"version,omitempty"`
+		InformationURI string      `json:"informationUri"`
+		Rules          []sarifRule `json:"rules"`
+	}
+	sarifRule struct {
+		ID               string       `json:"id"`
+		ShortDescription sarifMessage `json:"shortDescription"`
+	}
+	sarifMessage struct {
+		Text string `json:"text"`
+	}
+	sarifResult struct {
+		RuleID    string          `json:"ruleId"`
+		RuleIndex int             `json:"ruleIndex"`
+		Level     string          `json:"level"`
+		Message   sarifMessage    `json:"message"`
+		Locations []sarifLocation `json:"locations"`
+	}
+	sarifLocation struct {
+		PhysicalLocation sarifPhysical `json:"physicalLocation"`
+	}
+	sarifPhysical struct {
+		ArtifactLocation sarifArtifact `json:"artifactLocation"`
+		Region           *sarifRegion  `json:"region,omitempty"`
+	}
+	sarifArtifact struct {
+		URI string `json:"uri"`
+	}
+	sarifRegion struct {
+		StartLine   int `json:"startLine"`
+		StartColumn int `json:"startColumn,omitempty"`
+	}
+)
+
+// SARIFSchema is the published schema a SARIF 2.1.0 log names.
+const SARIFSchema = "https://json.schemastore.org/sarif-2.1.0.json"
+
+// WriteSARIF writes the reports as one SARIF 2.1.0 run of the tool
+// forgesync at version toolVersion: a rule per distinct rule broken, a
+// result per problem with its file and, for the manifest, line and column.
+func WriteSARIF(w io.Writer, reports []*Report, toolVersion string) error {
+	run := sarifRun{
+		Tool: sarifTool{Driver: sarifDriver{
+			Name: "forgesync", Version: toolVersion,
+			InformationURI: "https://github.com/mjolnir-forge/forgesync",
+			Rules:          []sarifRule{},
+		}},
+		Results: []sarifResult{},
+	}
+	index := map[string]int{}
+	for _, r := range reports {
+		for _, p := range r.Problems {
+			id := RuleID(p.Rule)
+			i, seen := index[id]
+			if !seen {
+				i = len(run.Tool.Driver.Rules)
+				index[id] = i
+				run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRule{ID: id, ShortDescription: sarifMessage{Text: p.Rule}})
+			}
+			loc := sarifPhysical{ArtifactLocation: sarifArtifact{URI: (&url.URL{Path: r.ProblemFile(p)}).String()}}
+			if p.Line > 0 {
+				loc.Region = &sarifRegion{StartLine: p.Line, StartColumn: p.Column}
+			}
+			run.Results = append(run.Results, sarifResult{
+				RuleID: id, RuleIndex: i, Level: "error", Message: sarifMessage{Text: detail(p)},
+				Locations: []sarifLocation{{PhysicalLocation: loc}},
+			})
+		}
+	}
+	slices.SortStableFunc(run.Results, func(a, b sarifResult) int {
+		return strings.Compare(a.Locations[0].PhysicalLocation.ArtifactLocation.URI, b.Locations[0].PhysicalLocation.ArtifactLocation.URI)
+	})
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(sarifLog{Schema: SARIFSchema, Version: "2.1.0", Runs: []sarifRun{run}})
+}
