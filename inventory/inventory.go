@@ -6,8 +6,6 @@
 package inventory
 
 import (
-	"bytes"
-	"encoding/json"
 	"slices"
 )
 
@@ -59,9 +57,9 @@ const (
 // Vec3 is three numbers: metres, or a direction.
 type Vec3 [3]float64
 
-// Manifest is a validated, normalized forgepack.json. Its JSON encoding (see
-// [Manifest.Normalized]) omits absent utilities and writes keys in the order
-// of SPEC §3.
+// Manifest is a validated, normalized forgepack.json. Its JSON tags give the
+// keys of SPEC §3 and omit absent utilities; the stored form with the number
+// rule of SPEC §6 is render.Manifest's.
 type Manifest struct {
 	Schema      int      `json:"schema"`
 	ID          string   `json:"id"`
@@ -107,20 +105,6 @@ type Door struct {
 type Surface struct {
 	Slot    int     `json:"slot"`
 	Profile Profile `json:"profile"`
-}
-
-// Normalized returns the manifest's normalized JSON: keys in SPEC order,
-// absent utilities omitted, two-space indentation, a final newline. Decoding
-// it gives back an equal manifest, and normalizing that gives the same bytes.
-func (m *Manifest) Normalized() ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(m); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
 }
 
 // PackageName returns the long Unreal package name a pack with id packID

@@ -10,6 +10,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/installer"
 	"github.com/mjolnir-forge/forgesync/internal/toolcheck"
 	"github.com/mjolnir-forge/forgesync/inventory"
+	"github.com/mjolnir-forge/forgesync/inventory/render"
 )
 
 // installedEnv returns an env whose state holds n installed packs of 10
@@ -34,7 +35,7 @@ func installedEnv(b *testing.B, n int) *env {
 		if err != nil {
 			b.Fatal(err)
 		}
-		norm, _ := m.Normalized()
+		norm, _ := render.Manifest(m)
 		name, err := store.WriteManifest(m.ID, norm)
 		if err != nil {
 			b.Fatal(err)

@@ -2,7 +2,9 @@ package pipeline
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,7 +46,10 @@ func (e *env) open(t testing.TB) *Pipeline {
 
 // inv reads an inventory file ("" when absent).
 func (e *env) inv(name string) string {
-	data, _ := os.ReadFile(filepath.Join(InventoryDir(e.mods), name))
+	data, err := os.ReadFile(filepath.Join(InventoryDir(e.mods), name))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		panic(fmt.Sprintf("read inventory file %s: %v", name, err))
+	}
 	return string(data)
 }
 
@@ -56,16 +61,21 @@ type spec struct {
 	content     map[string]string // content/ files: name → data
 	salt        string            // changes the bytes without changing the pack
 	bad         bool              // a door too tall: invalid
+	hold        string            // the doors' hold_open_s as written; "" is 2
 }
 
 func (s spec) manifest() string {
 	var pieces []string
+	hold := s.hold
+	if hold == "" {
+		hold = "2"
+	}
 	for i := range s.doors {
 		travel := 4
 		if s.bad && i == 0 {
 			travel = 40
 		}
-		pieces = append(pieces, fmt.Sprintf(`{"id":"door_%d","kind":"panel","tag":"mjolnir\\forge\\%s\\door_%d","class":"/Game/MJOLNIR/Forge/%s/Panels/BP_Door%d.BP_Door%d_C","dimensions_m":[4,0.5,4],"door":{"travel_m":%d,"speed_m_s":4,"trigger_size_m":[8,16,6],"hold_open_s":2}}`, i, s.id, i, s.id, i, i, travel))
+		pieces = append(pieces, fmt.Sprintf(`{"id":"door_%d","kind":"panel","tag":"mjolnir\\forge\\%s\\door_%d","class":"/Game/MJOLNIR/Forge/%s/Panels/BP_Door%d.BP_Door%d_C","dimensions_m":[4,0.5,4],"door":{"travel_m":%d,"speed_m_s":4,"trigger_size_m":[8,16,6],"hold_open_s":%s}}`, i, s.id, i, s.id, i, i, travel, hold))
 	}
 	for i := range s.lifts {
 		pieces = append(pieces, fmt.Sprintf(`{"id":"lift_%d","kind":"block","tag":"mjolnir\\forge\\%s\\lift_%d","class":"/Game/MJOLNIR/Forge/%s/Blocks/BP_Lift%02d.BP_Lift%02d_C","dimensions_m":[4,4,0.5],"lift":{"offset_m":[0,0,0.45],"size_m":[4,4,3.5],"direction":[0,0,1],"acceleration_m_s2":20,"max_speed_m_s":4.5,"negates_gravity":true}}`, i, s.id, i, s.id, i, i))
@@ -88,7 +98,9 @@ func (s spec) zip(t testing.TB, path string) {
 	files := []installer.File{}
 	write := func(rel, data string) {
 		p := filepath.Join(dir, filepath.FromSlash(rel))
-		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -128,12 +140,21 @@ func results(sum *Summary) map[string]Result {
 func listFiles(t testing.TB, dir string) []string {
 	t.Helper()
 	var out []string
-	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() {
-			rel, _ := filepath.Rel(dir, p)
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type().IsRegular() {
+			rel, err := filepath.Rel(dir, p)
+			if err != nil {
+				return err
+			}
 			out = append(out, filepath.ToSlash(rel))
 		}
 		return nil
 	})
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("list %s: %v", dir, err)
+	}
 	return out
 }

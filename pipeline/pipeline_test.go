@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -258,5 +259,28 @@ func TestUncommittedArchiveRequeued(t *testing.T) {
 	sum, err := p.Sync(t.Context())
 	if err != nil || results(sum)["pack-b-1.0.0-0123456789ab.zip"] != ResultInstalled {
 		t.Fatalf("Sync = %+v, %v; want the stranded archive installed", sum, err)
+	}
+}
+
+// TestStoredManifestNumbers checks SPEC §6's number rule in the stored
+// manifest and in installed.json alike: no exponent where encoding/json
+// would write one.
+func TestStoredManifestNumbers(t *testing.T) {
+	e := newEnv(t)
+	p := e.open(t)
+	e.dropPack(t, "tiny.zip", spec{id: "tiny-hold", version: "1.0.0", doors: 1, hold: "1e-7"})
+	mustSync(t, p, map[string]Result{"tiny.zip": ResultInstalled})
+	stored := listFiles(t, filepath.Join(e.state, installer.ManifestsDir))
+	if len(stored) != 1 {
+		t.Fatalf("stored manifests = %v; want one", stored)
+	}
+	data, err := os.ReadFile(filepath.Join(e.state, installer.ManifestsDir, stored[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{"stored manifest": string(data), "installed.json": e.inv("installed.json")} {
+		if !strings.Contains(text, `"hold_open_s": 0.0000001`) || regexp.MustCompile(`[0-9][eE][-+]?[0-9]`).MatchString(text) {
+			t.Errorf("%s writes the hold time otherwise than 0.0000001:\n%s", name, text)
+		}
 	}
 }

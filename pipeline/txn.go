@@ -13,6 +13,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/installer"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/inventory"
+	"github.com/mjolnir-forge/forgesync/inventory/render"
 	"github.com/mjolnir-forge/forgesync/rejection"
 	"github.com/mjolnir-forge/forgesync/verdict"
 )
@@ -296,7 +297,7 @@ func (t *txn) archive(ctx context.Context, name string, force, fromInstall bool)
 	}
 	p.step("archive:" + name)
 
-	norm, err := m.Normalized()
+	norm, err := render.Manifest(m)
 	if err != nil {
 		return fmt.Errorf("install %s: %w", name, err)
 	}

@@ -36,27 +36,3 @@ func BenchmarkFiles(b *testing.B) {
 		})
 	}
 }
-
-// BenchmarkParseInstalled reads installed.json back, every manifest
-// validated again. Run: go test -run XXX -bench ParseInstalled ./inventory/render
-func BenchmarkParseInstalled(b *testing.B) {
-	for _, n := range benchSizes {
-		data, err := InstalledJSON(rendertest.Packs(n))
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Run(fmt.Sprintf("packs=%d", n), func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(int64(len(data)))
-			iters := 0
-			start, _ := rendertest.CPUTime()
-			for b.Loop() {
-				iters++
-				if _, err := ParseInstalled(data); err != nil {
-					b.Fatal(err)
-				}
-			}
-			rendertest.ReportCPU(b, start, iters, n)
-		})
-	}
-}

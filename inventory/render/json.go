@@ -1,17 +1,19 @@
 package render
 
 import (
+	"fmt"
 	"strconv"
 	"unicode/utf8"
 
 	"github.com/mjolnir-forge/forgesync/inventory"
 )
 
-// This file writes installed.json by hand rather than with encoding/json:
-// the layout is the one json.MarshalIndent(v, "", "  ") gives with HTML
-// escaping off (a test holds the two to the same bytes), but numbers follow
-// the one rule of SPEC §6 (no exponent, -0 written 0), and a large
-// inventory renders without reflection.
+// This file writes installed.json and the stored normalized manifests by
+// hand rather than with encoding/json: the layout is the one
+// json.MarshalIndent(v, "", "  ") gives with HTML escaping off (a test holds
+// the two to the same bytes), but numbers follow the one rule of SPEC §6
+// (no exponent, -0 written 0), and a large inventory renders without
+// reflection.
 
 // Format and FormatVersion identify installed.json.
 const (
@@ -90,10 +92,47 @@ func (s *set) installedJSON() []byte {
 	return w.b
 }
 
-func (w *jsonWriter) pack(d int, p *inventory.InstalledPack) {
-	m := p.Manifest
+// Manifest renders the normalized form of a manifest that the pipeline
+// stores: the keys of SPEC §3 in its order, absent utilities omitted,
+// numbers by the rule of SPEC §6, two-space indentation and a final
+// newline, in the same writer as installed.json. Decoding it gives back an
+// equal manifest, and rendering that gives the same bytes. It fails, like
+// [Files], for what the form cannot hold (see [ErrUnrenderable]).
+func Manifest(m *inventory.Manifest) ([]byte, error) {
+	if m == nil {
+		return nil, fmt.Errorf("%w: no manifest", ErrUnrenderable)
+	}
+	for i := range m.Pieces {
+		if err := checkPiece(m, &m.Pieces[i]); err != nil {
+			return nil, fmt.Errorf("%w: %s piece %s: %w", ErrUnrenderable, m.ID, m.Pieces[i].ID, err)
+		}
+	}
+	w := &jsonWriter{b: make([]byte, 0, 1024+len(m.Pieces)*700)}
 	w.b = append(w.b, '{')
-	w.key(d+1, true, "id")
+	w.key(1, true, "schema")
+	w.b = strconv.AppendInt(w.b, int64(m.Schema), 10)
+	w.manifest(0, m, false, nil)
+	w.b = append(w.b, '\n')
+	return w.b, nil
+}
+
+// pack writes an installed pack at depth d: its manifest with enabled and
+// archive_sha256 before the pieces, as installed.json holds it.
+func (w *jsonWriter) pack(d int, p *inventory.InstalledPack) {
+	w.b = append(w.b, '{')
+	w.manifest(d, p.Manifest, true, func() {
+		w.key(d+1, false, "enabled")
+		w.boolean(p.Enabled)
+		w.key(d+1, false, "archive_sha256")
+		w.str(p.ArchiveSHA256)
+	})
+}
+
+// manifest writes the members of m's object at depth d, after the opening
+// brace (first says whether id is the first member), with the members
+// extra writes before the pieces, and closes the object.
+func (w *jsonWriter) manifest(d int, m *inventory.Manifest, first bool, extra func()) {
+	w.key(d+1, first, "id")
 	w.str(m.ID)
 	w.key(d+1, false, "version")
 	w.str(m.Version)
@@ -105,10 +144,9 @@ func (w *jsonWriter) pack(d int, p *inventory.InstalledPack) {
 		w.key(d+1, false, "description")
 		w.str(m.Description)
 	}
-	w.key(d+1, false, "enabled")
-	w.boolean(p.Enabled)
-	w.key(d+1, false, "archive_sha256")
-	w.str(p.ArchiveSHA256)
+	if extra != nil {
+		extra()
+	}
 	w.key(d+1, false, "pieces")
 	if len(m.Pieces) == 0 {
 		w.b = append(w.b, "[]"...)

@@ -1,9 +1,10 @@
 // Package render owns the bytes of the four inventory files of SPEC §6 —
 // installed.json, lifts.txt, doors.txt and installed.txt — computed from a
-// set of installed packs by pure functions, the strict reader of
-// installed.json that the daemon recovers its state from, and the global
-// figures of SPEC §4 (door count, lift classes the runtime uses) taken from
-// the same set. It knows nothing of where or how the files are written.
+// set of installed packs by pure functions, and of the normalized manifest
+// the pipeline stores for each installed pack, written by the same JSON
+// writer with the number rule of SPEC §6; and it refuses a set the files
+// cannot hold (a clash, the door limit of SPEC §4). It knows nothing of
+// where or how the files are written.
 package render
 
 import (
@@ -376,4 +377,17 @@ func (s *set) installed() []byte {
 		b = append(b, '\n')
 	}
 	return b
+}
+
+// isSHA256 reports whether s is a SHA-256 in lower-case hex.
+func isSHA256(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for i := range len(s) {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mjolnir-forge/forgesync/inventory"
+	"github.com/mjolnir-forge/forgesync/inventory/render"
 )
 
 func TestPacksAreValid(t *testing.T) {
@@ -17,7 +18,7 @@ func TestPacksAreValid(t *testing.T) {
 		}
 		ids[m.ID] = true
 		doors += m.Doors()
-		norm, err := m.Normalized()
+		norm, err := render.Manifest(m)
 		if err != nil {
 			t.Fatal(err)
 		}
