@@ -7,6 +7,7 @@ package config
 import (
 	"bufio"
 	"bytes"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -30,6 +31,7 @@ type Config struct {
 	Limits Limits
 	Deploy Deploy
 	Log    Log
+	Sets   Sets
 }
 
 // Paths are the places on disk of SPEC §1.
@@ -70,10 +72,31 @@ type Log struct {
 	Format string // "text" or "json"
 }
 
+// Sets configures following a pack set (SPEC §10) and keeping generations
+// (SPEC §11).
+type Sets struct {
+	// Source is the lock file the daemon follows: an http(s) or file URL
+	// as written, or an absolute path (a relative one is resolved against
+	// the config file's folder); empty: none.
+	Source string
+	// Interval is how often the daemon checks Source.
+	Interval time.Duration
+	// TrustedKeys are minisign public keys (the base64 line of a .pub
+	// file); when set, an unsigned or wrongly signed lock is refused.
+	TrustedKeys []string
+	// CacheMax bounds state/cache/, the downloaded and superseded archives.
+	CacheMax int64
+	// KeepGenerations is how many generations the state keeps (at least 1).
+	KeepGenerations int
+}
+
 // Defaults of SPEC §1.
 const (
-	DefaultSettle = 750 * time.Millisecond
-	DefaultRescan = 60 * time.Second
+	DefaultSettle          = 750 * time.Millisecond
+	DefaultRescan          = 60 * time.Second
+	DefaultSetInterval     = 5 * time.Minute
+	DefaultCacheMax        = 2 << 30
+	DefaultKeepGenerations = 10
 )
 
 // ErrInvalid is matched by every error about the file's content (as
@@ -104,6 +127,13 @@ type file struct {
 		Level  string `toml:"level"`
 		Format string `toml:"format"`
 	} `toml:"log"`
+	Sets struct {
+		Source          string   `toml:"source"`
+		Interval        string   `toml:"interval"`
+		TrustedKeys     []string `toml:"trusted_keys"`
+		CacheMax        *size    `toml:"cache_max"`
+		KeepGenerations *int     `toml:"keep_generations"`
+	} `toml:"sets"`
 }
 
 // size is a byte count written as an integer or a string with a unit
@@ -159,6 +189,7 @@ func Default() *Config {
 		Watch:  Watch{Settle: DefaultSettle, Rescan: DefaultRescan},
 		Deploy: Deploy{Lua: true, Native: true},
 		Log:    Log{Level: slog.LevelInfo, Format: "text"},
+		Sets:   Sets{Interval: DefaultSetInterval, CacheMax: DefaultCacheMax, KeepGenerations: DefaultKeepGenerations},
 	}
 	c.Paths.State = defaultStateDir()
 	c.fillDerived()
@@ -299,10 +330,60 @@ func Parse(path string, data []byte) (*Config, error) {
 	default:
 		bad("log.format", "want text or json, got %q", f.Log.Format)
 	}
+	parseSets(&c.Sets, &f, resolve, bad)
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
 	return c, nil
+}
+
+// parseSets validates the [sets] table into s.
+func parseSets(s *Sets, f *file, resolve func(string) string, bad func(key, format string, args ...any)) {
+	if src := strings.TrimSpace(f.Sets.Source); src != "" {
+		scheme, _, isURL := strings.Cut(src, "://")
+		switch {
+		case !isURL:
+			s.Source = resolve(src)
+		case scheme == "http" || scheme == "https" || scheme == "file":
+			s.Source = src
+		default:
+			bad("sets.source", "want a lock file path or an http, https or file URL, got %q", f.Sets.Source)
+		}
+	}
+	if f.Sets.Interval != "" {
+		d, err := time.ParseDuration(f.Sets.Interval)
+		if err != nil || d < time.Second {
+			bad("sets.interval", "want a duration of at least 1s such as \"5m\", got %q", f.Sets.Interval)
+		}
+		s.Interval = d
+	}
+	for i, k := range f.Sets.TrustedKeys {
+		if err := checkMinisignKey(k); err != nil {
+			bad("sets.trusted_keys", "key %d: %v", i+1, err)
+		}
+	}
+	s.TrustedKeys = f.Sets.TrustedKeys
+	if f.Sets.CacheMax != nil {
+		s.CacheMax = int64(*f.Sets.CacheMax)
+	}
+	if f.Sets.KeepGenerations != nil {
+		if n := *f.Sets.KeepGenerations; n < 1 || n > 1000 {
+			bad("sets.keep_generations", "want a number from 1 to 1000, got %d", n)
+		} else {
+			s.KeepGenerations = n
+		}
+	}
+}
+
+// checkMinisignKey reports whether k looks like a minisign public key: the
+// base64 of "Ed", an 8-byte key id and a 32-byte Ed25519 key. The signature
+// check itself belongs to package packset.
+func checkMinisignKey(k string) error {
+	raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(k))
+	if err != nil || len(raw) != 42 || string(raw[:2]) != "Ed" {
+		return fmt.Errorf("want a minisign public key (the base64 line of a .pub file, starting \"RW\"), got %q", k)
+	}
+	return nil
 }
 
 func expandHome(p string) string {

@@ -128,3 +128,49 @@ func TestParseSize(t *testing.T) {
 		}
 	}
 }
+
+func TestParseSets(t *testing.T) {
+	dir := t.TempDir()
+	c, err := Parse(filepath.Join(dir, "f.toml"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Sets{Interval: 5 * time.Minute, CacheMax: 2 << 30, KeepGenerations: 10}); c.Sets.Source != "" ||
+		c.Sets.Interval != want.Interval || c.Sets.CacheMax != want.CacheMax || c.Sets.KeepGenerations != want.KeepGenerations {
+		t.Errorf("default Sets = %+v; want %+v", c.Sets, want)
+	}
+	key := "RWQAAQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyAhIiMkJSYn"
+	text := "[sets]\nsource = \"sets/forgepacks.lock\"\ninterval = \"90s\"\ntrusted_keys = [\"" + key + "\"]\ncache_max = \"1GiB\"\nkeep_generations = 3\n"
+	c, err = Parse(filepath.Join(dir, "f.toml"), []byte(text))
+	if err != nil {
+		t.Fatalf("Parse = %v", err)
+	}
+	want := Sets{Source: filepath.Join(dir, "sets", "forgepacks.lock"), Interval: 90 * time.Second,
+		TrustedKeys: []string{key}, CacheMax: 1 << 30, KeepGenerations: 3}
+	if c.Sets.Source != want.Source || c.Sets.Interval != want.Interval || len(c.Sets.TrustedKeys) != 1 ||
+		c.Sets.CacheMax != want.CacheMax || c.Sets.KeepGenerations != want.KeepGenerations {
+		t.Errorf("Sets = %+v; want %+v", c.Sets, want)
+	}
+	c, err = Parse(filepath.Join(dir, "f.toml"), []byte("[sets]\nsource = \"https://cdn.example.org/forgepacks.lock\"\n"))
+	if err != nil || c.Sets.Source != "https://cdn.example.org/forgepacks.lock" {
+		t.Errorf("Parse(https source) = %+v, %v; want the URL kept as written", c, err)
+	}
+
+	tests := []struct{ name, text, want string }{
+		{"scheme", "[sets]\nsource = \"ftp://x/lock\"\n", `f.toml:2: sets.source: want a lock file path or an http, https or file URL`},
+		{"interval", "[sets]\n\ninterval = \"often\"\n", `f.toml:3: sets.interval: want a duration`},
+		{"interval too short", "[sets]\ninterval = \"10ms\"\n", `f.toml:2: sets.interval`},
+		{"key", "[sets]\ntrusted_keys = [\"RWQnotakey\"]\n", `f.toml:2: sets.trusted_keys: key 1: want a minisign public key`},
+		{"cache", "[sets]\ncache_max = \"lots\"\n", `f.toml:2`},
+		{"keep zero", "[sets]\nkeep_generations = 0\n", `f.toml:2: sets.keep_generations: want a number from 1 to 1000, got 0`},
+		{"unknown", "[sets]\nkeep = 3\n", `f.toml:2: sets.keep: unknown key`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse("f.toml", []byte(tt.text))
+			if err == nil || !strings.Contains(err.Error(), tt.want) || !errors.Is(err, ErrInvalid) {
+				t.Fatalf("Parse(%q) = %v; want ErrInvalid containing %q", tt.text, err, tt.want)
+			}
+		})
+	}
+}
