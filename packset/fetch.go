@@ -1,0 +1,542 @@
+package packset
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cenkalti/backoff/v5"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
+)
+
+// Defaults of a Fetcher.
+const (
+	// MaxConcurrency is the most archives fetched at once (SPEC §10.2).
+	MaxConcurrency = 4
+	// DefaultTries is how often one mirror is tried for a failure that may
+	// pass (a connection error, a timeout, a 5xx, a cut transfer).
+	DefaultTries = 4
+	// DefaultInitialDelay is the first back-off delay; it doubles per try,
+	// with ±50% jitter, up to DefaultMaxDelay.
+	DefaultInitialDelay = 500 * time.Millisecond
+	// DefaultMaxDelay bounds one back-off delay.
+	DefaultMaxDelay = 15 * time.Second
+	// DefaultStall is how long a transfer may go without a byte before
+	// the attempt fails as a timeout.
+	DefaultStall = 30 * time.Second
+	// maxSignatureBytes bounds a .minisig file.
+	maxSignatureBytes = 4 << 10
+	// progressStep is how many bytes pass between two progress reports.
+	progressStep = 256 << 10
+)
+
+// Errors of fetching, wrapped with the URL and the details.
+var (
+	// ErrAllMirrorsFailed is matched by a *FetchError: no mirror of a pack
+	// gave its archive.
+	ErrAllMirrorsFailed = errors.New("every mirror failed")
+	// ErrWrongBytes is returned when a mirror serves bytes of another
+	// size or SHA-256 than the lock pins.
+	ErrWrongBytes = errors.New("wrong bytes")
+	// ErrTooLarge is returned when a lock or a signature is over its
+	// limit.
+	ErrTooLarge = errors.New("too large")
+)
+
+// Progress is one report of a download: the `download` event of SPEC
+// §10.3.
+type Progress struct {
+	Pack  string `json:"pack"`
+	URL   string `json:"url"`
+	Done  int64  `json:"done"`
+	Total int64  `json:"total"`
+}
+
+// Fetcher downloads archives from the mirrors a lock names, into a folder
+// by content: each archive lands as Dir/<sha256> only after its size and
+// SHA-256 are checked, through a temp file and a rename, so a wrong byte
+// never reaches the folder. The zero value with Dir set is ready to use.
+type Fetcher struct {
+	// Dir receives the archives; it must exist.
+	Dir string
+	// Client makes the requests; nil means a client with bounded dial,
+	// TLS and response-header timeouts.
+	Client *http.Client
+	// Concurrency is how many archives are fetched at once: 0 means, and
+	// more is lowered to, MaxConcurrency.
+	Concurrency int
+	// Tries, InitialDelay, MaxDelay and Stall override the defaults above
+	// when positive.
+	Tries        int
+	InitialDelay time.Duration
+	MaxDelay     time.Duration
+	Stall        time.Duration
+	// Sleep waits out a back-off delay, or returns the context's error;
+	// nil means a timer. Tests record the delays instead of sleeping.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// Progress, when set, hears each download's progress; it is called
+	// from several goroutines at once.
+	Progress func(Progress)
+}
+
+// Result is a pack whose archive is in the destination folder.
+type Result struct {
+	Pack Pack
+	// Path is the archive's file: Dir/<sha256>.
+	Path string
+	// From is the mirror that served it; empty when the archive was in the
+	// folder already.
+	From string
+}
+
+// Attempt is one mirror's failure for one pack.
+type Attempt struct {
+	URL   string `json:"url"`
+	Tries int    `json:"tries"`
+	Err   error  `json:"-"`
+}
+
+// FetchError says why a pack could not be fetched: every mirror, in order,
+// with what went wrong.
+type FetchError struct {
+	Pack     Pack
+	Attempts []Attempt
+}
+
+// Error names the pack and each URL with why it failed.
+func (e *FetchError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "download %s %s: every mirror failed", e.Pack.ID, e.Pack.Version)
+	if len(e.Attempts) == 0 {
+		b.WriteString(" (the lock lists no URL)")
+	}
+	for _, a := range e.Attempts {
+		fmt.Fprintf(&b, "\n  %s: %v", a.URL, a.Err)
+		if a.Tries > 1 {
+			fmt.Fprintf(&b, " (%d tries)", a.Tries)
+		}
+	}
+	return b.String()
+}
+
+// Is reports whether target is ErrAllMirrorsFailed.
+func (e *FetchError) Is(target error) bool { return target == ErrAllMirrorsFailed }
+
+// Unwrap returns each mirror's error.
+func (e *FetchError) Unwrap() []error {
+	errs := make([]error, len(e.Attempts))
+	for i, a := range e.Attempts {
+		errs[i] = a.Err
+	}
+	return errs
+}
+
+// defaultClient bounds each phase of a request but not the body: a large
+// archive may take long, and a stalled one is caught by Fetcher.Stall.
+var defaultClient = &http.Client{Transport: &http.Transport{
+	Proxy:                 http.ProxyFromEnvironment,
+	DialContext:           (&net.Dialer{Timeout: 15 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+	TLSHandshakeTimeout:   15 * time.Second,
+	ResponseHeaderTimeout: 30 * time.Second,
+	IdleConnTimeout:       90 * time.Second,
+	MaxIdleConnsPerHost:   MaxConcurrency,
+	ForceAttemptHTTP2:     true,
+}}
+
+func (f *Fetcher) client() *http.Client {
+	if f.Client != nil {
+		return f.Client
+	}
+	return defaultClient
+}
+
+func (f *Fetcher) sleep(ctx context.Context, d time.Duration) error {
+	if f.Sleep != nil {
+		return f.Sleep(ctx, d)
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}
+
+func pos[T int | time.Duration](v, def T) T {
+	if v > 0 {
+		return v
+	}
+	return def
+}
+
+// Path returns where the archive with this SHA-256 lands.
+func (f *Fetcher) Path(sha string) string { return filepath.Join(f.Dir, sha) }
+
+// Fetch brings every pack's archive into Dir, at most Concurrency at once:
+// a pack already there (by name, with the pinned size) is not fetched
+// again; the others are tried mirror by mirror, in the lock's order, with
+// relative URLs resolved against base (the lock's location). It returns a
+// result for each pack that is in Dir, and for the others one *FetchError
+// each, joined. A failed pack does not stop the others: what was fetched
+// stays for the next run.
+func (f *Fetcher) Fetch(ctx context.Context, base Source, packs []Pack) ([]Result, error) {
+	results := make([]*Result, len(packs))
+	errs := make([]error, len(packs))
+	var g errgroup.Group
+	g.SetLimit(min(pos(f.Concurrency, MaxConcurrency), MaxConcurrency))
+	for i, p := range packs {
+		g.Go(func() error {
+			r, err := f.fetchPack(ctx, base, p)
+			results[i], errs[i] = r, err
+			return nil
+		})
+	}
+	g.Wait()
+	var out []Result
+	for _, r := range results {
+		if r != nil {
+			out = append(out, *r)
+		}
+	}
+	if err := context.Cause(ctx); err != nil && ctx.Err() != nil {
+		return out, err
+	}
+	return out, errors.Join(errs...)
+}
+
+func (f *Fetcher) fetchPack(ctx context.Context, base Source, p Pack) (*Result, error) {
+	dst := f.Path(p.SHA256)
+	if st, err := os.Stat(dst); err == nil && st.Mode().IsRegular() && st.Size() == p.Size {
+		return &Result{Pack: p, Path: dst}, nil
+	}
+	fe := &FetchError{Pack: p}
+	for _, ref := range p.URLs {
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
+		src, err := Resolve(base, ref)
+		if err != nil {
+			fe.Attempts = append(fe.Attempts, Attempt{URL: ref, Tries: 0, Err: err})
+			continue
+		}
+		tries, err := f.fetchFrom(ctx, p, src, dst)
+		if err == nil {
+			return &Result{Pack: p, Path: dst, From: src.String()}, nil
+		}
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
+		fe.Attempts = append(fe.Attempts, Attempt{URL: src.String(), Tries: tries, Err: err})
+	}
+	return nil, fe
+}
+
+// download is one archive being written into its temp file.
+type download struct {
+	f    *Fetcher
+	pack Pack
+	url  string
+	file *os.File
+	hash hash.Hash
+	have int64
+	// validator is the strong ETag or Last-Modified of the first response,
+	// sent as If-Range so that a resumed transfer continues the same file.
+	validator string
+	reported  int64
+}
+
+// fetchFrom brings the archive from one mirror into dst and returns how
+// many tries it took. Failures that may pass are retried with back-off;
+// a 4xx or wrong bytes end this mirror at once.
+func (f *Fetcher) fetchFrom(ctx context.Context, p Pack, src Source, dst string) (int, error) {
+	pending, err := atomicfile.Create(dst, 0o644)
+	if err != nil {
+		return 0, err
+	}
+	defer pending.Cleanup()
+	d := &download{f: f, pack: p, url: src.String(), file: pending.File(), hash: sha256.New()}
+	tries := 0
+	if src.Path != "" {
+		tries = 1
+		err = d.copyFile(src.Path)
+	} else {
+		bo := backoff.NewExponentialBackOff()
+		bo.InitialInterval = pos(f.InitialDelay, DefaultInitialDelay)
+		bo.MaxInterval = pos(f.MaxDelay, DefaultMaxDelay)
+		bo.RandomizationFactor = 0.5
+		bo.Multiplier = 2
+		for {
+			tries++
+			err = d.attempt(ctx)
+			if err == nil || ctx.Err() != nil || !retryable(err) || tries >= pos(f.Tries, DefaultTries) {
+				break
+			}
+			if serr := f.sleep(ctx, bo.NextBackOff()); serr != nil {
+				return tries, serr
+			}
+		}
+	}
+	if err != nil {
+		return tries, err
+	}
+	if d.have != p.Size {
+		return tries, fmt.Errorf("%w: %d bytes, the lock pins %d", ErrWrongBytes, d.have, p.Size)
+	}
+	if got := hex.EncodeToString(d.hash.Sum(nil)); got != p.SHA256 {
+		return tries, fmt.Errorf("%w: SHA-256 %s, the lock pins %s", ErrWrongBytes, got, p.SHA256)
+	}
+	if err := pending.Commit(atomicfile.Renamer{}); err != nil {
+		return tries, err
+	}
+	return tries, atomicfile.SyncDir(f.Dir)
+}
+
+// copyFile reads a local mirror: at most size bytes, after checking the
+// file's size.
+func (d *download) copyFile(path string) error {
+	in, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	st, err := in.Stat()
+	if err != nil {
+		return err
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("%w: not a regular file", ErrWrongBytes)
+	}
+	if st.Size() != d.pack.Size {
+		return fmt.Errorf("%w: %d bytes, the lock pins %d", ErrWrongBytes, st.Size(), d.pack.Size)
+	}
+	d.report()
+	return d.copy(in)
+}
+
+// copy appends at most the remaining bytes of the archive from r.
+func (d *download) copy(r io.Reader) error {
+	buf := make([]byte, 64<<10)
+	lr := io.LimitReader(r, d.pack.Size-d.have)
+	for {
+		n, err := lr.Read(buf)
+		if n > 0 {
+			if _, werr := d.file.Write(buf[:n]); werr != nil {
+				return permanent(werr)
+			}
+			d.hash.Write(buf[:n])
+			d.have += int64(n)
+			if d.have-d.reported >= progressStep || d.have == d.pack.Size {
+				d.report()
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func (d *download) report() {
+	d.reported = d.have
+	if d.f.Progress != nil {
+		d.f.Progress(Progress{Pack: d.pack.ID, URL: d.url, Done: d.have, Total: d.pack.Size})
+	}
+}
+
+// restart throws away what was received.
+func (d *download) restart() error {
+	if err := d.file.Truncate(0); err != nil {
+		return permanent(err)
+	}
+	if _, err := d.file.Seek(0, io.SeekStart); err != nil {
+		return permanent(err)
+	}
+	d.hash.Reset()
+	d.have, d.reported = 0, 0
+	return nil
+}
+
+// errStalled ends an attempt whose transfer stopped moving.
+var errStalled = errors.New("timeout: no data received")
+
+// attempt makes one request, resuming with Range when part of the archive
+// is in already.
+func (d *download) attempt(ctx context.Context) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	stall := pos(d.f.Stall, DefaultStall)
+	watchdog := time.AfterFunc(stall, func() { cancel(errStalled) })
+	defer watchdog.Stop()
+
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, d.url, nil)
+	if err != nil {
+		return permanent(err)
+	}
+	ranged := d.have > 0
+	if ranged {
+		req.Header.Set("Range", "bytes="+strconv.FormatInt(d.have, 10)+"-")
+		if d.validator != "" {
+			req.Header.Set("If-Range", d.validator)
+		}
+	}
+	resp, err := d.f.client().Do(req)
+	if err != nil {
+		if c := context.Cause(ctx); errors.Is(c, errStalled) {
+			return errStalled
+		}
+		return requestError(err)
+	}
+	defer resp.Body.Close()
+	if err := statusError(resp); err != nil {
+		return err
+	}
+	switch {
+	case resp.StatusCode == http.StatusPartialContent && ranged:
+		start, total, ok := contentRange(resp.Header.Get("Content-Range"))
+		if !ok || start != d.have || (total >= 0 && total != d.pack.Size) {
+			// Not the range we asked for: start again from the first byte.
+			if err := d.restart(); err != nil {
+				return err
+			}
+			return fmt.Errorf("the server answered the range bytes=%d- with %q; starting again", start, resp.Header.Get("Content-Range"))
+		}
+	case resp.StatusCode == http.StatusOK:
+		if ranged { // the server ignored the Range: the body is the whole file
+			if err := d.restart(); err != nil {
+				return err
+			}
+		}
+		if d.validator == "" {
+			if et := resp.Header.Get("ETag"); et != "" && !strings.HasPrefix(et, "W/") {
+				d.validator = et
+			} else if lm := resp.Header.Get("Last-Modified"); lm != "" {
+				d.validator = lm
+			}
+		}
+	default:
+		return permanent(fmt.Errorf("unexpected answer %s", resp.Status))
+	}
+	if resp.ContentLength >= 0 && resp.ContentLength != d.pack.Size-d.have {
+		if !ranged || resp.StatusCode == http.StatusOK {
+			d.restart()
+		}
+		return permanent(fmt.Errorf("%w: the server sends %d bytes, the lock pins %d", ErrWrongBytes, resp.ContentLength+d.have, d.pack.Size))
+	}
+	if d.have == 0 {
+		d.report()
+	}
+	body := &watchedReader{r: resp.Body, reset: func() { watchdog.Reset(stall) }}
+	if err := d.copy(body); err != nil {
+		if c := context.Cause(ctx); errors.Is(c, errStalled) {
+			return fmt.Errorf("transfer cut at %d of %d bytes: %w", d.have, d.pack.Size, errStalled)
+		}
+		return fmt.Errorf("transfer cut at %d of %d bytes: %w", d.have, d.pack.Size, err)
+	}
+	if d.have < d.pack.Size {
+		return fmt.Errorf("transfer cut at %d of %d bytes: %w", d.have, d.pack.Size, io.ErrUnexpectedEOF)
+	}
+	return nil
+}
+
+// requestError drops the method and URL that net/http puts in front of a
+// request's error: the caller names the URL once.
+func requestError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+type watchedReader struct {
+	r     io.Reader
+	reset func()
+}
+
+func (w *watchedReader) Read(p []byte) (int, error) {
+	n, err := w.r.Read(p)
+	if n > 0 {
+		w.reset()
+	}
+	return n, err
+}
+
+// contentRange parses "bytes START-END/TOTAL"; total is -1 for "*".
+func contentRange(s string) (start, total int64, ok bool) {
+	rest, found := strings.CutPrefix(s, "bytes ")
+	if !found {
+		return 0, 0, false
+	}
+	rng, tot, found := strings.Cut(rest, "/")
+	if !found {
+		return 0, 0, false
+	}
+	a, _, found := strings.Cut(rng, "-")
+	if !found {
+		return 0, 0, false
+	}
+	start, err := strconv.ParseInt(a, 10, 64)
+	if err != nil {
+		return 0, 0, false
+	}
+	if tot == "*" {
+		return start, -1, true
+	}
+	total, err = strconv.ParseInt(tot, 10, 64)
+	return start, total, err == nil
+}
+
+// StatusError is an HTTP answer that is not a success.
+type StatusError struct {
+	Code   int
+	Status string
+}
+
+func (e *StatusError) Error() string { return "HTTP " + e.Status }
+
+// statusError returns the error of a failed response: 408, 429 and 5xx
+// may pass and are retried; any other 4xx (and 3xx that were not followed)
+// moves to the next mirror.
+func statusError(resp *http.Response) error {
+	c := resp.StatusCode
+	if c < 300 || c == http.StatusNotModified {
+		return nil
+	}
+	err := &StatusError{Code: c, Status: resp.Status}
+	if c >= 500 || c == http.StatusRequestTimeout || c == http.StatusTooManyRequests {
+		return err
+	}
+	return permanent(err)
+}
+
+// permanentError marks a failure that retrying the same mirror cannot
+// mend.
+type permanentError struct{ err error }
+
+func (e *permanentError) Error() string { return e.err.Error() }
+func (e *permanentError) Unwrap() error { return e.err }
+
+func permanent(err error) error { return &permanentError{err} }
+
+func retryable(err error) bool {
+	var p *permanentError
+	return !errors.As(err, &p) && !errors.Is(err, ErrWrongBytes)
+}

@@ -1,0 +1,165 @@
+package packset
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+
+	"github.com/cenkalti/backoff/v5"
+)
+
+// Validators are what a server said about a lock's version, sent back to
+// ask whether it changed (If-None-Match, If-Modified-Since).
+type Validators struct {
+	ETag         string `json:"etag,omitempty"`
+	LastModified string `json:"last_modified,omitempty"`
+}
+
+// LockFile is a lock as read from its source, with its signature.
+type LockFile struct {
+	Source Source
+	// NotModified is set when the server answered 304 to the validators
+	// given: Data and Signature are then empty, and the caller's copy
+	// stands.
+	NotModified bool
+	Data        []byte
+	// Signature is the .minisig beside the lock; nil when there is none.
+	Signature []byte
+	// Validators are the server's for this version of the lock.
+	Validators Validators
+}
+
+// FetchLock reads the lock at src and its signature. For a URL it sends
+// prev's validators, and a 304 comes back as NotModified without a second
+// request; failures that may pass are retried like an archive's. A lock
+// over MaxLockBytes is refused. A signature that does not exist (404, or
+// no file) is nil; any other failure to read it is an error, so that a
+// missing signature is never confused with an unreachable one.
+func (f *Fetcher) FetchLock(ctx context.Context, src Source, prev Validators) (*LockFile, error) {
+	out := &LockFile{Source: src}
+	if !src.Remote() {
+		data, err := readLimited(src.Path, MaxLockBytes)
+		if err != nil {
+			return nil, fmt.Errorf("read lock: %w", err)
+		}
+		out.Data = data
+		sig, err := readLimited(SignatureSource(src).Path, maxSignatureBytes)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("read lock signature: %w", err)
+		}
+		out.Signature = sig
+		return out, nil
+	}
+	data, val, status, err := f.get(ctx, src.URL, prev, MaxLockBytes)
+	if err != nil {
+		return nil, fmt.Errorf("fetch lock %s: %w", src.URL, err)
+	}
+	out.Validators = val
+	if status == http.StatusNotModified {
+		out.NotModified = true
+		// A 304 may repeat or update a validator, or omit it.
+		out.Validators = prev
+		if val.ETag != "" {
+			out.Validators.ETag = val.ETag
+		}
+		if val.LastModified != "" {
+			out.Validators.LastModified = val.LastModified
+		}
+		return out, nil
+	}
+	out.Data = data
+	sigURL := SignatureSource(src).URL
+	sig, _, status, err := f.get(ctx, sigURL, Validators{}, maxSignatureBytes)
+	var se *StatusError
+	switch {
+	case errors.As(err, &se) && (se.Code == http.StatusNotFound || se.Code == http.StatusGone):
+	case err != nil:
+		return nil, fmt.Errorf("fetch lock signature %s: %w", sigURL, err)
+	default:
+		out.Signature = sig
+	}
+	return out, nil
+}
+
+// get fetches a small file, retrying failures that may pass.
+func (f *Fetcher) get(ctx context.Context, url string, prev Validators, limit int64) ([]byte, Validators, int, error) {
+	bo := backoff.NewExponentialBackOff()
+	bo.InitialInterval = pos(f.InitialDelay, DefaultInitialDelay)
+	bo.MaxInterval = pos(f.MaxDelay, DefaultMaxDelay)
+	bo.RandomizationFactor = 0.5
+	bo.Multiplier = 2
+	for tries := 1; ; tries++ {
+		data, val, status, err := f.getOnce(ctx, url, prev, limit)
+		if err == nil || ctx.Err() != nil || !retryable(err) || tries >= pos(f.Tries, DefaultTries) {
+			if err != nil && tries > 1 {
+				err = fmt.Errorf("%w (%d tries)", err, tries)
+			}
+			return data, val, status, err
+		}
+		if serr := f.sleep(ctx, bo.NextBackOff()); serr != nil {
+			return nil, Validators{}, 0, serr
+		}
+	}
+}
+
+func (f *Fetcher) getOnce(ctx context.Context, url string, prev Validators, limit int64) ([]byte, Validators, int, error) {
+	ctx, cancel := context.WithTimeout(ctx, pos(f.Stall, DefaultStall))
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, Validators{}, 0, permanent(err)
+	}
+	if prev.ETag != "" {
+		req.Header.Set("If-None-Match", prev.ETag)
+	}
+	if prev.LastModified != "" {
+		req.Header.Set("If-Modified-Since", prev.LastModified)
+	}
+	resp, err := f.client().Do(req)
+	if err != nil {
+		return nil, Validators{}, 0, requestError(err)
+	}
+	defer resp.Body.Close()
+	val := Validators{ETag: resp.Header.Get("ETag"), LastModified: resp.Header.Get("Last-Modified")}
+	if err := statusError(resp); err != nil {
+		return nil, Validators{}, resp.StatusCode, err
+	}
+	if resp.StatusCode == http.StatusNotModified {
+		return nil, val, resp.StatusCode, nil
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, Validators{}, resp.StatusCode, permanent(fmt.Errorf("unexpected answer %s", resp.Status))
+	}
+	if resp.ContentLength > limit {
+		return nil, Validators{}, resp.StatusCode, permanent(fmt.Errorf("%w: %d bytes, over the limit of %d", ErrTooLarge, resp.ContentLength, limit))
+	}
+	data, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	if err != nil {
+		return nil, Validators{}, resp.StatusCode, requestError(err)
+	}
+	if int64(len(data)) > limit {
+		return nil, Validators{}, resp.StatusCode, permanent(fmt.Errorf("%w: over the limit of %d bytes", ErrTooLarge, limit))
+	}
+	return data, val, resp.StatusCode, nil
+}
+
+// readLimited reads a local file of at most limit bytes.
+func readLimited(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s: %w: over the limit of %d bytes", path, ErrTooLarge, limit)
+	}
+	return data, nil
+}

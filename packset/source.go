@@ -1,0 +1,177 @@
+package packset
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// ErrURL is wrapped by every error about a URL that a lock may not use.
+var ErrURL = errors.New("unusable URL")
+
+// Source is where a lock or an archive is read from: an http(s) URL or a
+// local file. Exactly one of URL and Path is set.
+type Source struct {
+	URL  string `json:"url,omitempty"`  // an http or https URL
+	Path string `json:"path,omitempty"` // a local file's path
+}
+
+// String returns the URL or the path.
+func (s Source) String() string {
+	if s.URL != "" {
+		return s.URL
+	}
+	return s.Path
+}
+
+// Remote reports whether s is an http(s) URL.
+func (s Source) Remote() bool { return s.URL != "" }
+
+// LockSource returns where the lock that a user named lives: an http(s)
+// URL, a file: URL, or a path; a folder (a path to a directory, or a URL
+// ending in '/') means the forgepacks.lock inside it. Relative paths are
+// made absolute against the working directory.
+func LockSource(arg string) (Source, error) {
+	if arg == "" {
+		return Source{}, fmt.Errorf("no lock given: name a %s file, its folder, or its http(s) URL", LockName)
+	}
+	if u, err := url.Parse(arg); err == nil && len(u.Scheme) > 1 {
+		switch u.Scheme {
+		case "http", "https":
+			if u.Host == "" {
+				return Source{}, fmt.Errorf("lock %q: %w: no host", arg, ErrURL)
+			}
+			if strings.HasSuffix(u.Path, "/") || u.Path == "" {
+				u.Path = strings.TrimSuffix(u.Path, "/") + "/" + LockName
+			}
+			return Source{URL: u.String()}, nil
+		case "file":
+			p, err := fileURLPath(u)
+			if err != nil {
+				return Source{}, fmt.Errorf("lock %q: %w", arg, err)
+			}
+			arg = p
+		default:
+			return Source{}, fmt.Errorf("lock %q: %w: the scheme %q is not https, http or file", arg, ErrURL, u.Scheme)
+		}
+	}
+	p, err := filepath.Abs(arg)
+	if err != nil {
+		return Source{}, fmt.Errorf("lock %q: %w", arg, err)
+	}
+	if st, err := os.Stat(p); err == nil && st.IsDir() {
+		p = filepath.Join(p, LockName)
+	}
+	return Source{Path: p}, nil
+}
+
+// SignatureSource returns where the signature of the lock at s is.
+func SignatureSource(s Source) Source {
+	if s.URL != "" {
+		u, err := url.Parse(s.URL)
+		if err == nil {
+			u.Path += ".minisig"
+			u.RawPath = ""
+			return Source{URL: u.String()}
+		}
+		return Source{URL: s.URL + ".minisig"}
+	}
+	return Source{Path: s.Path + ".minisig"}
+}
+
+// Resolve returns the source of ref, a URL of a pack in the lock at base
+// (SPEC §10.1): https and http URLs as they are, file: URLs as local paths,
+// and relative URLs against the lock's own location (its folder, or its
+// URL). Anything else is refused, naming the URL. A lock read from an
+// http(s) URL may not name local files: a server must not make a machine
+// read its own disk.
+func Resolve(base Source, ref string) (Source, error) {
+	if why := checkURL(ref); why != "" {
+		return Source{}, fmt.Errorf("%q %s: %w", ref, why, ErrURL)
+	}
+	u, err := url.Parse(ref)
+	if err != nil {
+		return Source{}, fmt.Errorf("%q: %w: %v", ref, ErrURL, err)
+	}
+	switch u.Scheme {
+	case "http", "https":
+		return Source{URL: u.String()}, nil
+	case "file":
+		if base.Remote() {
+			return Source{}, fmt.Errorf("%q: %w: a lock served over http(s) may not name a local file", ref, ErrURL)
+		}
+		p, err := fileURLPath(u)
+		if err != nil {
+			return Source{}, fmt.Errorf("%q: %w", ref, err)
+		}
+		return Source{Path: p}, nil
+	case "":
+		if base.Remote() {
+			b, err := url.Parse(base.URL)
+			if err != nil {
+				return Source{}, fmt.Errorf("lock URL %q: %w: %v", base.URL, ErrURL, err)
+			}
+			return Source{URL: b.ResolveReference(u).String()}, nil
+		}
+		if base.Path == "" {
+			return Source{}, fmt.Errorf("%q: %w: a relative URL needs the lock's location", ref, ErrURL)
+		}
+		if u.Host != "" || u.RawQuery != "" || u.Fragment != "" {
+			return Source{}, fmt.Errorf("%q: %w: a relative URL beside a local lock is a path, without host, query or fragment", ref, ErrURL)
+		}
+		p := filepath.FromSlash(u.Path)
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(filepath.Dir(base.Path), p)
+		}
+		return Source{Path: filepath.Clean(p)}, nil
+	}
+	return Source{}, fmt.Errorf("%q: %w: the scheme %q is not https, http or file", ref, ErrURL, u.Scheme)
+}
+
+// fileURLPath returns the local path of a file: URL (file:///srv/x.zip,
+// file:///C:/packs/x.zip).
+func fileURLPath(u *url.URL) (string, error) {
+	if u.Host != "" && u.Host != "localhost" {
+		return "", fmt.Errorf("%w: a file URL on another host (%s) is not read", ErrURL, u.Host)
+	}
+	p := u.Path
+	if len(p) >= 3 && p[0] == '/' && p[2] == ':' { // /C:/… on Windows
+		p = p[1:]
+	}
+	if p == "" {
+		return "", fmt.Errorf("%w: a file URL without a path", ErrURL)
+	}
+	return filepath.FromSlash(p), nil
+}
+
+// DefaultURLTemplate is where `forgesync lock` and `export` say a pack's
+// archive is: beside the lock, by content.
+const DefaultURLTemplate = "packs/{sha256}{ext}"
+
+// CheckTemplate reports why a URL template cannot name every pack's
+// archive: it must hold {sha256} (one URL per archive), may hold {ext},
+// nothing else in braces, and expand to a URL that a lock accepts.
+func CheckTemplate(template string) error {
+	if !strings.Contains(template, "{sha256}") {
+		return fmt.Errorf("URL template %q: %w: it must contain {sha256}, so that each archive has its own URL", template, ErrURL)
+	}
+	_, err := ExpandURL(template, strings.Repeat("0", 64), ".zip")
+	return err
+}
+
+// ExpandURL fills a URL template's {sha256} and {ext} (the archive's
+// extension with its dot, e.g. ".tar.zst"), and checks that the result is
+// a URL a lock accepts.
+func ExpandURL(template, sha256, ext string) (string, error) {
+	out := strings.NewReplacer("{sha256}", sha256, "{ext}", ext).Replace(template)
+	if i := strings.IndexAny(out, "{}"); i >= 0 {
+		return "", fmt.Errorf("URL template %q: %w: only {sha256} and {ext} are filled in", template, ErrURL)
+	}
+	if why := checkURL(out); why != "" {
+		return "", fmt.Errorf("URL template %q gives %q, which %s: %w", template, out, why, ErrURL)
+	}
+	return out, nil
+}

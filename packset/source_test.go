@@ -1,0 +1,99 @@
+package packset
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+func TestResolve(t *testing.T) {
+	abs := func(p string) string { // a rooted path on this OS
+		if runtime.GOOS == "windows" {
+			return `C:` + filepath.FromSlash(p)
+		}
+		return p
+	}
+	web := Source{URL: "https://sets.example.org/league/forgepacks.lock"}
+	local := Source{Path: abs("/srv/sets/forgepacks.lock")}
+	tests := []struct {
+		base Source
+		ref  string
+		want Source
+		err  string
+	}{
+		{web, "packs/ab.zip", Source{URL: "https://sets.example.org/league/packs/ab.zip"}, ""},
+		{web, "../other/ab.zip", Source{URL: "https://sets.example.org/other/ab.zip"}, ""},
+		{web, "/root/ab.zip", Source{URL: "https://sets.example.org/root/ab.zip"}, ""},
+		{web, "https://cdn.example.org/f/ab.zip", Source{URL: "https://cdn.example.org/f/ab.zip"}, ""},
+		{web, "http://mirror.example.org/ab.zip", Source{URL: "http://mirror.example.org/ab.zip"}, ""},
+		{web, "file:///etc/passwd", Source{}, "may not name a local file"},
+		{local, "packs/ab.zip", Source{Path: filepath.Join(abs("/srv/sets"), "packs", "ab.zip")}, ""},
+		{local, "https://cdn.example.org/f/ab.zip", Source{URL: "https://cdn.example.org/f/ab.zip"}, ""},
+		{local, "file:///srv/packs/ab.zip", Source{Path: filepath.FromSlash("/srv/packs/ab.zip")}, ""},
+		{local, "file://otherhost/ab.zip", Source{}, "another host"},
+		{local, "ftp://x.org/ab.zip", Source{}, `"ftp://x.org/ab.zip" has the scheme "ftp"`},
+		{local, "javascript:alert(1)", Source{}, `has the scheme "javascript"`},
+		{Source{}, "packs/ab.zip", Source{}, "needs the lock's location"},
+	}
+	for _, tc := range tests {
+		got, err := Resolve(tc.base, tc.ref)
+		if tc.err != "" {
+			if err == nil || !errors.Is(err, ErrURL) || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("Resolve(%v, %q) = %v, %v; want error %q", tc.base, tc.ref, got, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("Resolve(%v, %q) = %+v, %v; want %+v", tc.base, tc.ref, got, err, tc.want)
+		}
+	}
+}
+
+func TestLockSource(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "set.lock")
+	os.WriteFile(file, nil, 0o644)
+	tests := []struct {
+		arg  string
+		want Source
+		err  bool
+	}{
+		{"https://sets.example.org/league/", Source{URL: "https://sets.example.org/league/forgepacks.lock"}, false},
+		{"https://sets.example.org", Source{URL: "https://sets.example.org/forgepacks.lock"}, false},
+		{"http://127.0.0.1:8080/s/forgepacks.lock", Source{URL: "http://127.0.0.1:8080/s/forgepacks.lock"}, false},
+		{dir, Source{Path: filepath.Join(dir, LockName)}, false},
+		{file, Source{Path: file}, false},
+		{"ftp://x.org/forgepacks.lock", Source{}, true},
+		{"", Source{}, true},
+	}
+	for _, tc := range tests {
+		got, err := LockSource(tc.arg)
+		if (err != nil) != tc.err || got != tc.want {
+			t.Errorf("LockSource(%q) = %+v, %v; want %+v (error %v)", tc.arg, got, err, tc.want, tc.err)
+		}
+	}
+	if s := SignatureSource(Source{URL: "https://x.org/a/forgepacks.lock"}); s.URL != "https://x.org/a/forgepacks.lock.minisig" {
+		t.Errorf("SignatureSource = %v", s)
+	}
+}
+
+func TestExpandURL(t *testing.T) {
+	got, err := ExpandURL("https://cdn.example.org/forge/{sha256}{ext}", hashA, ".tar.zst")
+	if err != nil || got != "https://cdn.example.org/forge/"+hashA+".tar.zst" {
+		t.Errorf("ExpandURL = %q, %v", got, err)
+	}
+	if got, err := ExpandURL(DefaultURLTemplate, hashA, ".zip"); err != nil || got != "packs/"+hashA+".zip" {
+		t.Errorf("ExpandURL(default) = %q, %v", got, err)
+	}
+	for _, bad := range []string{"https://cdn.example.org/forge/x.zip", "https://x.org/{id}/{sha256}", "ftp://x.org/{sha256}", "packs/{sha256} {ext}"} {
+		if err := CheckTemplate(bad); !errors.Is(err, ErrURL) {
+			t.Errorf("CheckTemplate(%q) = %v; want ErrURL", bad, err)
+		}
+	}
+	if err := CheckTemplate(DefaultURLTemplate); err != nil {
+		t.Errorf("CheckTemplate(default) = %v", err)
+	}
+}
