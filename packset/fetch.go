@@ -189,8 +189,8 @@ func pos[T int | time.Duration](v, def T) T {
 func (f *Fetcher) Path(sha string) string { return filepath.Join(f.Dir, sha) }
 
 // Fetch brings every pack's archive into Dir, at most Concurrency at once:
-// a pack already there (by name, with the pinned size) is not fetched
-// again; the others are tried mirror by mirror, in the lock's order, with
+// a pack already there (by name, with the pinned size; only checked
+// archives are ever named so) is not fetched again, and is marked used; the others are tried mirror by mirror, in the lock's order, with
 // relative URLs resolved against base (the lock's location). It returns a
 // result for each pack that is in Dir, and for the others one *FetchError
 // each, joined. A failed pack does not stop the others: what was fetched
@@ -223,6 +223,8 @@ func (f *Fetcher) Fetch(ctx context.Context, base Source, packs []Pack) ([]Resul
 func (f *Fetcher) fetchPack(ctx context.Context, base Source, p Pack) (*Result, error) {
 	dst := f.Path(p.SHA256)
 	if st, err := os.Stat(dst); err == nil && st.Mode().IsRegular() && st.Size() == p.Size {
+		now := time.Now() // used now: a Cache on Dir evicts it last
+		os.Chtimes(dst, now, now)
 		return &Result{Pack: p, Path: dst}, nil
 	}
 	fe := &FetchError{Pack: p}
