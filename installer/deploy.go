@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
+	"github.com/mjolnir-forge/forgesync/internal/samepath"
 	"github.com/mjolnir-forge/forgesync/lua"
 )
 
@@ -202,17 +203,17 @@ func (d *Deployer) Deploy(ctx context.Context, dep Deployment) ([]FileReport, er
 			}
 			dirs[dir] = true
 		}
-		rep, entry, err := d.deployFile(dep, name, dst, led[dst])
+		key := ledgerKey(led, dst)
+		rep, entry, err := d.deployFile(dep, name, dst, led[key])
 		reports = append(reports, rep)
 		if err != nil {
 			errs = append(errs, err)
 		}
-		if entry != led[dst] {
+		if entry != led[key] || key != samepath.Key(dst) {
 			changed = true
-			if entry == nil {
-				delete(led, dst)
-			} else {
-				led[dst] = entry
+			delete(led, key)
+			if entry != nil {
+				led[samepath.Key(dst)] = entry
 			}
 		}
 	}
@@ -244,15 +245,30 @@ func (d *Deployer) Deploy(ctx context.Context, dep Deployment) ([]FileReport, er
 // reports come sorted by path.
 func (d *Deployer) prune(dep Deployment, target string, led map[string]*LedgerEntry) ([]FileReport, []error, bool) {
 	named := map[string]bool{}
+	var namedPaths []string
 	for _, name := range dep.Names {
-		named[filepath.Join(target, filepath.FromSlash(name))] = true
+		p := filepath.Join(target, filepath.FromSlash(name))
+		named[samepath.Key(p)] = true
+		namedPaths = append(namedPaths, p)
+	}
+	// isNamed reports whether the ledger's path is one the deployment names,
+	// in any spelling: the ledger may hold C:\Games\… while the config now
+	// says c:\games\… (issue 12: a spelling must never prune a file).
+	isNamed := func(p string) bool {
+		if named[samepath.Key(p)] {
+			return true
+		}
+		return slices.ContainsFunc(namedPaths, func(n string) bool { return samepath.Same(n, p) })
 	}
 	var reports []FileReport
 	var errs []error
 	changed := false
 	for _, e := range sortedEntries(led) {
-		rel, err := filepath.Rel(target, e.Path)
-		if e.Component != dep.Component || named[e.Path] || err != nil || !filepath.IsLocal(rel) {
+		if e.Component != dep.Component || isNamed(e.Path) {
+			continue
+		}
+		rel, ok := samepath.Within(target, e.Path)
+		if !ok || rel == "." {
 			continue
 		}
 		rep := FileReport{Component: dep.Component, Name: filepath.ToSlash(rel), Path: e.Path, SHA256: e.SHA256}
@@ -286,7 +302,7 @@ func (d *Deployer) prune(dep Deployment, target string, led map[string]*LedgerEn
 				errs = append(errs, err)
 			}
 		}
-		delete(led, e.Path)
+		delete(led, samepath.Key(e.Path))
 		changed = true
 		reports = append(reports, rep)
 	}
@@ -453,6 +469,22 @@ func removeOurStaged(staged, want string) error {
 	return nil
 }
 
+// ledgerKey returns the key under which led records dst: its own key, or
+// the key of an entry that names the same file in another spelling (a
+// linked parent, a case-folding volume); dst's key when none does.
+func ledgerKey(led map[string]*LedgerEntry, dst string) string {
+	key := samepath.Key(dst)
+	if _, ok := led[key]; ok {
+		return key
+	}
+	for k, e := range led {
+		if samepath.Same(e.Path, dst) {
+			return k
+		}
+	}
+	return key
+}
+
 func readLedger(p string) (map[string]*LedgerEntry, error) {
 	m := map[string]*LedgerEntry{}
 	data, err := os.ReadFile(p)
@@ -479,10 +511,18 @@ func readLedger(p string) (map[string]*LedgerEntry, error) {
 		if e.Path == "" || !filepath.IsAbs(e.Path) {
 			return nil, fmt.Errorf("decode %s: %w: files[%d].path %q is not absolute", p, ErrLedger, i, e.Path)
 		}
-		if _, dup := m[e.Path]; dup {
-			return nil, fmt.Errorf("decode %s: %w: files[%d].path %q listed twice", p, ErrLedger, i, e.Path)
+		key := samepath.Key(e.Path)
+		if prev, dup := m[key]; dup {
+			if prev.Path == e.Path {
+				return nil, fmt.Errorf("decode %s: %w: files[%d].path %q listed twice", p, ErrLedger, i, e.Path)
+			}
+			// Two spellings of one file, as a version that keyed the
+			// ledger by spelling wrote: keep the newer record.
+			if !e.Time.After(prev.Time) {
+				continue
+			}
 		}
-		m[e.Path] = &e
+		m[key] = &e
 	}
 	return m, nil
 }

@@ -1,0 +1,87 @@
+package installer
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// deploySpelled deploys names to the target spelled as dir, and fails the
+// test on an error.
+func deploySpelled(t *testing.T, d *Deployer, dir string, files map[string]string) []FileReport {
+	t.Helper()
+	var names []string
+	for n := range files {
+		names = append(names, n)
+	}
+	reps, err := d.Deploy(t.Context(), Deployment{Component: "lua", Source: src(files), Names: sortedNames(names), Target: dir})
+	if err != nil {
+		t.Fatalf("Deploy(%s) error: %v", dir, err)
+	}
+	return reps
+}
+
+func sortedNames(n []string) []string {
+	for i := range n {
+		for j := i + 1; j < len(n); j++ {
+			if n[j] < n[i] {
+				n[i], n[j] = n[j], n[i]
+			}
+		}
+	}
+	return n
+}
+
+// TestDeployOneFolderManySpellings deploys the same scripts into one folder
+// spelled three ways (as is, through a linked parent as a Steam library
+// often is, and with a "." and a trailing separator): the ledger holds one
+// entry per file, nothing is pruned, and a script that a later version
+// drops is removed once, whatever the spelling it was recorded under.
+func TestDeployOneFolderManySpellings(t *testing.T) {
+	root := t.TempDir()
+	real := filepath.Join(root, "Games", "Mods", "MJOLNIRLevelLoader", "Scripts")
+	if err := os.MkdirAll(real, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, "Games"), filepath.Join(root, "Library")); err != nil {
+		t.Skipf("symlinks not available: %v", err)
+	}
+	sep := string(filepath.Separator)
+	spellings := []string{
+		real,
+		filepath.Join(root, "Library", "Mods", "MJOLNIRLevelLoader", "Scripts"),
+		filepath.Join(root, "Games", "Mods") + sep + "." + sep + "MJOLNIRLevelLoader" + sep + "Scripts" + sep,
+	}
+	d := &Deployer{StateDir: filepath.Join(root, "state")}
+	files := map[string]string{"lifts.lua": "lifts", "pack_lifts.lua": "pack"}
+	for _, sp := range spellings {
+		for _, r := range deploySpelled(t, d, sp, files) {
+			if r.Status == Removed || r.Status == DeployFailed {
+				t.Fatalf("Deploy(%s) report %+v; want nothing removed or failed", sp, r)
+			}
+		}
+		for n, want := range files {
+			if b, err := os.ReadFile(filepath.Join(real, n)); err != nil || string(b) != want {
+				t.Fatalf("after Deploy(%s): %s = %q, %v; want %q", sp, n, b, err, want)
+			}
+		}
+		es, err := ReadLedger(d.StateDir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(es) != len(files) {
+			t.Fatalf("after Deploy(%s) the ledger holds %d entries %+v; want %d, one per file", sp, len(es), es, len(files))
+		}
+	}
+	// A later version drops pack_lifts.lua: it goes, lifts.lua stays.
+	reps := deploySpelled(t, d, spellings[1], map[string]string{"lifts.lua": "lifts"})
+	if len(reps) != 2 || reps[1].Status != Removed {
+		t.Fatalf("reports = %+v; want lifts.lua unchanged, pack_lifts.lua removed", reps)
+	}
+	if _, err := os.Stat(filepath.Join(real, "lifts.lua")); err != nil {
+		t.Fatalf("lifts.lua after the prune: %v; want it kept", err)
+	}
+	if _, err := os.Stat(filepath.Join(real, "pack_lifts.lua")); !os.IsNotExist(err) {
+		t.Fatalf("pack_lifts.lua after the prune: %v; want it removed", err)
+	}
+}

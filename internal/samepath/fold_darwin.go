@@ -1,0 +1,4 @@
+package samepath
+
+// foldCase: APFS and HFS+ are case-insensitive by default.
+var foldCase = true

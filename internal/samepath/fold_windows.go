@@ -1,0 +1,4 @@
+package samepath
+
+// foldCase: NTFS and FAT compare names without case.
+var foldCase = true
