@@ -125,17 +125,24 @@ func (p *Pending) Cleanup() error {
 	return nil
 }
 
-// Renamer renames a file over another, retrying while the target is busy.
-// The zero value uses os.Rename, the platform's notion of busy, and waits at
+// Renamer is the one retry policy for a file that a game or a virus
+// scanner may hold open for a moment: every open, rename and remove of such
+// a file goes through it ([Renamer.Replace], [Renamer.Retry],
+// [Renamer.Open], [Renamer.Remove], [RemoveAll], [Move]). It retries with a
+// growing back-off while the error means "busy", for a bounded time. The
+// zero value uses os.Rename, the platform's notion of busy, and waits at
 // most [DefaultMaxWait].
 type Renamer struct {
 	// Rename replaces new with old; nil means os.Rename. Tests inject
-	// failures here.
+	// failures here (a busy target, a cross-device EXDEV).
 	Rename func(oldpath, newpath string) error
 	// Busy reports whether err means another process holds the target
 	// open for a moment; nil means the platform's rule (sharing and lock
 	// violations on Windows, never elsewhere).
 	Busy func(err error) bool
+	// RemoveFile removes one file or empty folder; nil means os.Remove.
+	// Tests inject a file held by a virus scanner here.
+	RemoveFile func(path string) error
 	// MaxWait bounds the total time spent retrying; 0 means DefaultMaxWait.
 	MaxWait time.Duration
 	// Sleep waits between tries; nil means time.Sleep.
@@ -149,17 +156,22 @@ const DefaultMaxWait = 5 * time.Second
 // for longer than the renamer's MaxWait.
 var ErrBusy = errors.New("target held open by another process")
 
-// Replace renames oldpath over newpath, retrying with back-off while the
-// target is busy.
-func (r Renamer) Replace(oldpath, newpath string) error {
-	rename := r.Rename
-	if rename == nil {
-		rename = os.Rename
+// IsBusy reports whether err means a file is held by another process for
+// now, by the platform's rule (sharing and lock violations on Windows).
+// Errors wrapping [ErrBusy] are busy everywhere.
+func IsBusy(err error) bool { return errors.Is(err, ErrBusy) || isBusy(err) }
+
+func (r Renamer) busy(err error) bool {
+	if r.Busy != nil {
+		return r.Busy(err)
 	}
-	busy := r.Busy
-	if busy == nil {
-		busy = isBusy
-	}
+	return isBusy(err)
+}
+
+// Retry runs fn until it succeeds, fails with an error that is not busy,
+// or the policy's MaxWait has passed; then the error wraps [ErrBusy] and
+// names op and path. Any other error is returned as fn gave it.
+func (r Renamer) Retry(op, path string, fn func() error) error {
 	maxWait := r.MaxWait
 	if maxWait <= 0 {
 		maxWait = DefaultMaxWait
@@ -172,23 +184,60 @@ func (r Renamer) Replace(oldpath, newpath string) error {
 	delay := 10 * time.Millisecond
 	tries := 0
 	for {
-		err := rename(oldpath, newpath)
+		err := fn()
 		tries++
-		if err == nil {
-			return nil
-		}
-		if !busy(err) {
-			return fmt.Errorf("rename %s over %s: %w", filepath.Base(oldpath), newpath, err)
+		if err == nil || !r.busy(err) {
+			return err
 		}
 		if waited >= maxWait {
-			return fmt.Errorf("rename over %s: %w (%d tries in %s; close the game or the program reading it): %w",
-				newpath, ErrBusy, tries, waited, err)
+			return fmt.Errorf("%s %s: %w (%d tries in %s; close the game or the program reading it): %w",
+				op, path, ErrBusy, tries, waited, err)
 		}
 		d := min(delay, maxWait-waited)
 		sleep(d)
 		waited += d
 		delay = min(delay*2, 500*time.Millisecond)
 	}
+}
+
+// Replace renames oldpath over newpath, retrying with back-off while the
+// target is busy.
+func (r Renamer) Replace(oldpath, newpath string) error {
+	rename := r.Rename
+	if rename == nil {
+		rename = os.Rename
+	}
+	err := r.Retry("rename over", newpath, func() error { return rename(oldpath, newpath) })
+	if err != nil && !errors.Is(err, ErrBusy) {
+		return fmt.Errorf("rename %s over %s: %w", filepath.Base(oldpath), newpath, err)
+	}
+	return err
+}
+
+// Open opens path for reading, retrying while it is busy (held without
+// read sharing).
+func (r Renamer) Open(path string) (*os.File, error) {
+	var f *os.File
+	err := r.Retry("open", path, func() error {
+		var err error
+		f, err = os.Open(path)
+		return err
+	})
+	return f, err
+}
+
+// Remove removes path, retrying while it is busy; a missing path is not an
+// error.
+func (r Renamer) Remove(path string) error {
+	remove := r.RemoveFile
+	if remove == nil {
+		remove = os.Remove
+	}
+	err := r.Retry("remove", path, func() error { return remove(path) })
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
 }
 
 // SyncDir flushes a folder's entries (the renames in it) to stable storage.

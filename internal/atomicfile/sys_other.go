@@ -3,8 +3,10 @@
 package atomicfile
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"syscall"
 )
 
 func isBusy(error) bool { return false }
@@ -20,3 +22,6 @@ func syncDir(dir string) error {
 	}
 	return nil
 }
+
+// isCrossDevice reports whether err is a rename across file systems.
+func isCrossDevice(err error) bool { return errors.Is(err, syscall.EXDEV) }

@@ -15,3 +15,6 @@ func isBusy(err error) bool {
 }
 
 func syncDir(string) error { return nil }
+
+// isCrossDevice reports whether err is a rename across volumes.
+func isCrossDevice(err error) bool { return errors.Is(err, windows.ERROR_NOT_SAME_DEVICE) }
