@@ -3,7 +3,6 @@ package installer
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -32,7 +31,9 @@ func PlaceContent(stagedRoot string, files []File, paks, packID string, step fun
 		}
 		target := path.Join(ContentRoot, packID, rel)
 		dst := filepath.Join(paks, filepath.FromSlash(target))
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		// No link on the way: <paks>/MJOLNIRForge/<id> made a link to
+		// another folder would have content written through it.
+		if err := atomicfile.MkdirNoLinks(paks, filepath.FromSlash(path.Dir(target)), 0o755); err != nil {
 			return placed, fmt.Errorf("place content %s: %w", target, err)
 		}
 		src := filepath.Join(stagedRoot, filepath.FromSlash(f.Path))
@@ -49,35 +50,49 @@ func PlaceContent(stagedRoot string, files []File, paks, packID string, step fun
 }
 
 // moveOrCopy moves src over dst, or copies it where a move cannot work
-// (another volume: EXDEV here, ERROR_NOT_SAME_DEVICE on Windows).
+// (another volume: EXDEV here, ERROR_NOT_SAME_DEVICE on Windows). The
+// result is mode 0644 either way: staging is private (0600), but a game
+// running as another user must read what is installed.
 func moveOrCopy(src, dst string) error {
-	if err := (atomicfile.Renamer{}).Replace(src, dst); err == nil {
-		return nil
-	}
-	in, err := os.Open(src)
-	if err != nil {
+	if err := atomicfile.Move(atomicfile.Renamer{}, src, dst, 0o644); err != nil {
 		return err
 	}
-	defer in.Close()
-	return atomicfile.WriteWith(dst, 0o644, func(out *os.File) error {
-		_, err := io.Copy(out, in)
-		return err
-	})
+	if err := os.Chmod(dst, 0o644); err != nil {
+		return fmt.Errorf("make %s readable: %w", dst, err)
+	}
+	return nil
 }
 
 // RemoveContent deletes content files (slash paths relative to paks, as
 // PlaceContent returned them), then any pack folders left empty. It touches
-// nothing outside <paks>/MJOLNIRForge/ and ignores files already gone.
+// nothing outside <paks>/MJOLNIRForge/, never deletes through a link, and
+// ignores files already gone.
 func RemoveContent(paks string, paths []string) error {
+	_, err := RemoveContentLeftover(paks, paths)
+	return err
+}
+
+// RemoveContentLeftover is [RemoveContent] that also returns the paths it
+// could not remove (held by a game or a scanner past the retry, or behind a
+// link), for the caller to try again at its next pass.
+func RemoveContentLeftover(paks string, paths []string) ([]string, error) {
 	var errs []error
+	var left []string
 	dirs := map[string]bool{}
+	r := atomicfile.Renamer{}
 	for _, p := range paths {
 		if !strings.HasPrefix(p, ContentRoot+"/") || !fs.ValidPath(p) {
 			errs = append(errs, fmt.Errorf("remove content %q: not a pack content path", p))
 			continue
 		}
-		if err := os.Remove(filepath.Join(paks, filepath.FromSlash(p))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := atomicfile.NoLinks(paks, filepath.FromSlash(path.Dir(p))); err != nil {
+			errs = append(errs, fmt.Errorf("remove content %s: %w", p, err))
+			left = append(left, p)
+			continue
+		}
+		if err := r.Remove(filepath.Join(paks, filepath.FromSlash(p))); err != nil {
 			errs = append(errs, fmt.Errorf("remove content: %w", err))
+			left = append(left, p)
 		}
 		for d := path.Dir(p); d != ContentRoot && d != "."; d = path.Dir(d) {
 			dirs[d] = true
@@ -90,7 +105,9 @@ func RemoveContent(paks string, paths []string) error {
 	}
 	slices.SortFunc(order, func(a, b string) int { return strings.Count(b, "/") - strings.Count(a, "/") })
 	for _, d := range order {
-		os.Remove(filepath.Join(paks, filepath.FromSlash(d)))
+		if atomicfile.NoLinks(paks, filepath.FromSlash(d)) == nil {
+			os.Remove(filepath.Join(paks, filepath.FromSlash(d)))
+		}
 	}
-	return errors.Join(errs...)
+	return left, errors.Join(errs...)
 }

@@ -281,7 +281,7 @@ func (d *Deployer) prune(dep Deployment, target string, led map[string]*LedgerEn
 			reports = append(reports, rep)
 			continue
 		case cur == e.SHA256:
-			if err := os.Remove(e.Path); err != nil {
+			if err := d.Renamer.Remove(e.Path); err != nil {
 				err = fmt.Errorf("deploy %s: remove %s: %w", dep.Component, e.Path, err)
 				rep.Status, rep.Reason = DeployFailed, err.Error()
 				errs = append(errs, err)
@@ -322,8 +322,15 @@ func sum(b []byte) string {
 }
 
 // fileSum returns the SHA-256 of the file at p, or "" when it is missing.
-func fileSum(p string) (string, error) {
-	f, err := os.Open(p)
+func fileSum(p string) (string, error) { return fileSumOpen(p, atomicfile.Renamer{}.Open) }
+
+// fileSum returns the SHA-256 of the file at p, or "" when it is missing; a
+// file held without read sharing is retried by d's policy, then reported
+// wrapping [atomicfile.ErrBusy].
+func (d *Deployer) fileSum(p string) (string, error) { return fileSumOpen(p, d.Renamer.Open) }
+
+func fileSumOpen(p string, open func(string) (*os.File, error)) (string, error) {
+	f, err := open(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
 	}
@@ -354,11 +361,16 @@ func (d *Deployer) deployFile(dep Deployment, name, dst string, old *LedgerEntry
 	}
 	want := sum(data)
 	rep.SHA256 = want
-	cur, err := fileSum(dst)
+	staged := dst + PendingSuffix
+	cur, err := d.fileSum(dst)
+	if errors.Is(err, atomicfile.ErrBusy) {
+		// Held without even read sharing (share mode 0): whatever it
+		// holds, the new bytes wait beside it.
+		return d.stage(dep, name, dst, data, want, old, "", rep)
+	}
 	if err != nil {
 		return fail(err)
 	}
-	staged := dst + PendingSuffix
 	ours := old != nil && (cur == "" || cur == old.SHA256)
 
 	switch {
@@ -398,7 +410,7 @@ func (d *Deployer) deployFile(dep Deployment, name, dst string, old *LedgerEntry
 	written := &LedgerEntry{Path: dst, Component: dep.Component, SHA256: want, Time: d.now()}
 	if old != nil && old.StagedSHA256 == want {
 		// Swap in the bytes staged while the target was locked.
-		if s, err := fileSum(staged); err == nil && s == want {
+		if s, err := d.fileSum(staged); err == nil && s == want {
 			err := d.Renamer.Replace(staged, dst)
 			if err == nil {
 				rep.Status = Deployed
@@ -433,15 +445,36 @@ func (d *Deployer) deployFile(dep Deployment, name, dst string, old *LedgerEntry
 	if !errors.Is(err, atomicfile.ErrBusy) {
 		return fail(err)
 	}
-	// Locked: stage the new bytes beside the target, unless something
-	// forgesync did not put there holds that name.
-	if s, serr := fileSum(staged); serr != nil {
+	return d.stage(dep, name, dst, data, want, old, cur, rep)
+}
+
+// stage writes the new bytes of a locked target beside it, in
+// dst+PendingSuffix, unless something forgesync did not put there holds
+// that name; cur is the target's hash when it could be read.
+func (d *Deployer) stage(dep Deployment, name, dst string, data []byte, want string, old *LedgerEntry, cur string, rep FileReport) (FileReport, *LedgerEntry, error) {
+	fail := func(err error) (FileReport, *LedgerEntry, error) {
+		err = fmt.Errorf("deploy %s %s to %s: %w", dep.Component, name, dst, err)
+		rep.Status, rep.Reason = DeployFailed, err.Error()
+		return rep, old, err
+	}
+	staged := dst + PendingSuffix
+	if s, serr := d.fileSum(staged); serr != nil {
 		return fail(serr)
 	} else if s != "" && (old == nil || s != old.StagedSHA256) {
 		return fail(fmt.Errorf("target is locked and %s, which forgesync did not write, is in the way of staging", staged))
 	}
-	if err := d.Renamer.Replace(p.Name(), staged); err != nil {
-		return fail(err)
+	if old == nil || old.StagedSHA256 != want {
+		p, err := atomicfile.Create(staged, 0o644)
+		if err != nil {
+			return fail(err)
+		}
+		defer p.Cleanup()
+		if _, err := p.Write(data); err != nil {
+			return fail(err)
+		}
+		if err := p.Commit(d.Renamer); err != nil {
+			return fail(err)
+		}
 	}
 	e := &LedgerEntry{Path: dst, Component: dep.Component, StagedSHA256: want}
 	if old != nil {

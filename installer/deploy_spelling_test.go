@@ -85,3 +85,36 @@ func TestDeployOneFolderManySpellings(t *testing.T) {
 		t.Fatalf("pack_lifts.lua after the prune: %v; want it removed", err)
 	}
 }
+
+// TestDeployTargetHeldWithoutSharing plays a game holding the module with
+// share mode 0: even reading it fails busy. The new bytes are staged
+// beside it (they failed before: the read came before the retrying
+// rename), and swapped in once it is let go.
+func TestDeployTargetHeldWithoutSharing(t *testing.T) {
+	f := newFixture(t)
+	f.deploy(src(map[string]string{"forge_doors.dll": "v1"}), "forge_doors.dll")
+	dll := f.path("forge_doors.dll")
+	held := true
+	r := f.locks.renamer()
+	r.OpenRead = func(p string) (*os.File, error) {
+		if held && p == dll {
+			return nil, &os.PathError{Op: "open", Path: p, Err: errLocked}
+		}
+		return os.Open(p)
+	}
+	f.d.Renamer = r
+	f.locks.set(dll, true)
+	reps := f.deploy(src(map[string]string{"forge_doors.dll": "v2"}), "forge_doors.dll")
+	if reps[0].Status != StagedLocked || reps[0].Staged != dll+PendingSuffix {
+		t.Fatalf("report for a target held with share mode 0 = %+v; want staged-locked", reps[0])
+	}
+	if b, _ := os.ReadFile(dll + PendingSuffix); string(b) != "v2" {
+		t.Fatalf("staged = %q; want v2", b)
+	}
+	held = false
+	f.locks.set(dll, false)
+	reps = f.deploy(src(map[string]string{"forge_doors.dll": "v2"}), "forge_doors.dll")
+	if reps[0].Status != Deployed || f.read("forge_doors.dll") != "v2" {
+		t.Fatalf("after release: %+v, target %q; want deployed v2", reps[0], f.read("forge_doors.dll"))
+	}
+}

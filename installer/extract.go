@@ -22,6 +22,8 @@ import (
 	"github.com/mholt/archives"
 	fastxz "github.com/mikelolasagasti/xz"
 	"github.com/nwaples/rardecode/v2"
+
+	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 )
 
 // Staged is a pack archive extracted into a private staging folder. Nothing
@@ -36,7 +38,8 @@ type Staged struct {
 
 // Remove deletes the staging folder and everything in it.
 func (s *Staged) Remove() error {
-	if err := os.RemoveAll(s.Dir); err != nil {
+	// File by file, each retried, when a scanner holds one for a moment.
+	if err := atomicfile.RemoveAll(atomicfile.Renamer{}, s.Dir); err != nil {
 		return fmt.Errorf("remove staging %s: %w", s.Dir, err)
 	}
 	return nil

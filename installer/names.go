@@ -150,15 +150,27 @@ func foldKey(name string) string {
 
 // IgnoredDropName reports whether a file in the drop folder is left alone
 // until it is renamed, because its base name marks an unfinished download
-// or a temp file (SPEC §2): *.part, *.crdownload, *.download, *.tmp (in any
-// case), ~* and .*.
+// or a temp file, or is one of the files an OS writes into any folder
+// (SPEC §2): *.part, *.crdownload, *.download, *.tmp, *.opdownload, *.!qB
+// (in any case), ~*, .*, desktop.ini, Thumbs.db and *:Zone.Identifier.
 func IgnoredDropName(name string) bool {
 	base := filepath.Base(name)
 	if strings.HasPrefix(base, "~") || strings.HasPrefix(base, ".") {
 		return true
 	}
+	// The files an OS writes into any folder: Explorer's desktop.ini and
+	// Thumbs.db, and the Zone.Identifier stream that a copy from NTFS
+	// (WSL, Samba) leaves as a file named "x.zip:Zone.Identifier".
+	lower := strings.ToLower(base)
+	switch lower {
+	case "desktop.ini", "thumbs.db":
+		return true
+	}
+	if strings.HasSuffix(lower, ":zone.identifier") {
+		return true
+	}
 	switch strings.ToLower(filepath.Ext(base)) {
-	case ".part", ".crdownload", ".download", ".tmp":
+	case ".part", ".crdownload", ".download", ".tmp", ".opdownload", ".!qb":
 		return true
 	}
 	return false

@@ -198,18 +198,25 @@ func FuzzCheckName(f *testing.F) {
 
 func TestIgnoredDropName(t *testing.T) {
 	for name, want := range map[string]bool{
-		"pack.zip":            false,
-		"pack.7z":             false,
-		"tmp.zip":             false,
-		"pack.zip.part":       true,
-		"pack.zip.PART":       true,
-		"pack.zip.crdownload": true,
-		"pack.download":       true,
-		"pack.tmp":            true,
-		"~pack.zip":           true,
-		".pack.zip":           true,
-		"dir/.hidden":         true,
-		"dir.part/pack.zip":   false,
+		"pack.zip":                 false,
+		"pack.7z":                  false,
+		"tmp.zip":                  false,
+		"pack.zip.part":            true,
+		"pack.zip.PART":            true,
+		"pack.zip.crdownload":      true,
+		"pack.download":            true,
+		"pack.tmp":                 true,
+		"~pack.zip":                true,
+		".pack.zip":                true,
+		"dir/.hidden":              true,
+		"dir.part/pack.zip":        false,
+		"desktop.ini":              true,
+		"Desktop.ini":              true,
+		"Thumbs.db":                true,
+		"pack.zip:Zone.Identifier": true,
+		"pack.zip.opdownload":      true,
+		"pack.zip.!qB":             true,
+		"desktop.ini.zip":          false,
 	} {
 		if got := IgnoredDropName(name); got != want {
 			t.Errorf("IgnoredDropName(%q) = %v; want %v", name, got, want)

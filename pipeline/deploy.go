@@ -55,3 +55,32 @@ func missingModule(reason string) installer.FileReport {
 	return installer.FileReport{Component: "native", Name: native.ModulePath(), Status: installer.DeployFailed,
 		Reason: "native door module missing: " + reason}
 }
+
+// DeployWarnings turns what a deploy could not do into warnings, one per
+// problem (a file's report already says what its error says, so the error
+// is added only when no report carries it), and reports whether a file
+// failed: `sync` then exits non-zero. A module missing from the bundle is
+// a warning, not a failure.
+func DeployWarnings(reports []installer.FileReport, err error) (warnings []string, failed bool) {
+	seen := map[string]bool{}
+	add := func(w string) {
+		if !seen[w] {
+			seen[w] = true
+			warnings = append(warnings, w)
+		}
+	}
+	for _, r := range reports {
+		switch r.Status {
+		case installer.DeployFailed, installer.ForeignSkipped, installer.StagedLocked:
+			add(fmt.Sprintf("%s %s: %s: %s", r.Component, r.Name, r.Status, r.Reason))
+		}
+		if r.Status == installer.DeployFailed && r.Path != "" {
+			failed = true
+		}
+	}
+	if err != nil && !failed {
+		add("deploy: " + err.Error())
+		failed = true
+	}
+	return warnings, failed
+}

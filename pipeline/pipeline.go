@@ -20,6 +20,7 @@ import (
 
 	"github.com/mjolnir-forge/forgesync/installer"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
+	"github.com/mjolnir-forge/forgesync/internal/samepath"
 	"github.com/mjolnir-forge/forgesync/inventory"
 	"github.com/mjolnir-forge/forgesync/rejection"
 )
@@ -128,6 +129,9 @@ func Open(ctx context.Context, opts Options) (*Pipeline, *Summary, error) {
 			return nil, nil, errors.New("pipeline: drop, mods, paks and state folders are all required")
 		}
 	}
+	if err := CheckPlaces(opts.Drop, opts.State, opts.Paks); err != nil {
+		return nil, nil, err
+	}
 	if err := os.MkdirAll(opts.Drop, 0o755); err != nil {
 		return nil, nil, fmt.Errorf("create drop folder: %w", err)
 	}
@@ -147,6 +151,37 @@ func Open(ctx context.Context, opts Options) (*Pipeline, *Summary, error) {
 	return p, sum, nil
 }
 
+// ErrPlaces is returned, wrapped with both folders, when the drop folder
+// and the state or paks folder overlap: a sync would then reject its own
+// state files as "not an archive", or claim installed content.
+var ErrPlaces = errors.New("folders overlap")
+
+// CheckPlaces refuses a drop folder equal to or inside state or paks, and
+// either of those inside drop, naming both, whatever their spelling.
+func CheckPlaces(drop, state, paks string) error {
+	for _, o := range []struct{ name, dir string }{{"state", state}, {"paks", paks}} {
+		if samepath.Overlap(drop, o.dir) {
+			return fmt.Errorf("the drop folder %s and the %s folder %s %w: give each its own folder ([paths] drop and %s in the config)",
+				drop, o.name, o.dir, ErrPlaces, o.name)
+		}
+	}
+	return nil
+}
+
+// cleanStaging removes whatever the staging folder holds: nothing is
+// staged between transactions, so anything there is the leftover of a
+// crash or of a removal a scanner blocked. What still cannot go is logged
+// and tried again at the next pass.
+func (p *Pipeline) cleanStaging() {
+	staging := p.store.Path(installer.StagingDir)
+	entries, _ := os.ReadDir(staging)
+	for _, e := range entries {
+		if err := atomicfile.RemoveAll(p.opts.Renamer, filepath.Join(staging, e.Name())); err != nil {
+			p.log.Warn("could not remove staging leftovers; tried again at the next pass", "err", err)
+		}
+	}
+}
+
 // Close releases the state lock.
 func (p *Pipeline) Close() error { return p.store.Close() }
 
@@ -158,14 +193,12 @@ func (p *Pipeline) step(name string) {
 
 // recover finishes whatever a crash interrupted; see Open.
 func (p *Pipeline) recover(ctx context.Context) (*Summary, error) {
-	staging := p.store.Path(installer.StagingDir)
-	entries, _ := os.ReadDir(staging)
-	for _, e := range entries {
-		os.RemoveAll(filepath.Join(staging, e.Name()))
-	}
+	p.cleanStaging()
 	for _, d := range []string{p.store.Dir, InventoryDir(p.opts.Mods), p.opts.Drop, p.store.Path(installer.ArchivesDir)} {
+		// A temp file held by a scanner is no reason not to start: it is
+		// tried again at the next start.
 		if removed, err := atomicfile.CleanTemps(d); err != nil {
-			return nil, err
+			p.log.Warn("could not remove leftover temp files; tried again at the next start", "dir", d, "err", err)
 		} else if len(removed) > 0 {
 			p.log.Info("removed leftover temp files", "dir", d, "files", removed)
 		}
@@ -202,9 +235,16 @@ func (p *Pipeline) Claim(ctx context.Context, names []string) (*Summary, error) 
 			// the next pass rather than overwrite it.
 			continue
 		}
-		if err := os.Rename(src, dst); err != nil {
+		// A rename, or across drives (drop under the game's folder, state
+		// under the profile) a copy that is synced before the source goes.
+		if err := atomicfile.Move(p.opts.Renamer, src, dst, 0o600); err != nil {
 			if errors.Is(err, os.ErrNotExist) {
 				continue // gone meanwhile
+			}
+			if errors.Is(err, atomicfile.ErrBusy) {
+				// Still being written or scanned: the next pass claims it.
+				p.log.Warn("archive held open; claimed at the next pass", "archive", n, "err", err)
+				continue
 			}
 			return nil, fmt.Errorf("claim %s: %w", src, err)
 		}

@@ -64,6 +64,7 @@ func (p *Pipeline) run(ctx context.Context, ch *change, force bool, fromInstall 
 	if err := p.requeueOrphans(st); err != nil {
 		return nil, err
 	}
+	p.cleanStaging()
 	t := &txn{p: p, st: st, sum: &Summary{Outcomes: []Outcome{}, Published: []string{}, Warnings: []string{}}}
 	if ch != nil {
 		if err := t.loadPacks(); err != nil {
@@ -104,22 +105,34 @@ func (p *Pipeline) run(ctx context.Context, ch *change, force bool, fromInstall 
 		return nil, err
 	}
 	published, hashes, err := p.publish(t.packs)
+	if errors.Is(err, atomicfile.ErrBusy) {
+		// A game or a scanner holds an inventory file past the retry.
+		// What is committed stays committed; the state does not claim the
+		// new files are on disk, so the next pass publishes again. Old
+		// content stays until installed.txt no longer names it.
+		p.log.Warn("inventory not published yet; tried again at the next pass", "err", err)
+		t.sum.Warnings = append(t.sum.Warnings, "inventory not published yet, tried again at the next pass: "+err.Error())
+		return t.finish(), t.disposeAll()
+	}
 	if err != nil {
 		return nil, err
 	}
 	t.sum.Published = published
+	var leftover []string
 	if pending = len(st.PendingRemovals)+len(st.PendingArchives) > 0; pending {
-		if err := installer.RemoveContent(p.opts.Paks, st.PendingRemovals); err != nil {
-			p.log.Warn("could not remove old content", "err", err)
+		left, err := installer.RemoveContentLeftover(p.opts.Paks, st.PendingRemovals)
+		if err != nil {
+			p.log.Warn("could not remove old content; tried again at the next pass", "err", err)
 			t.sum.Warnings = append(t.sum.Warnings, err.Error())
 		}
+		leftover = left
 		for _, a := range st.PendingArchives {
 			if err := t.removeKept(a); err != nil {
 				return nil, fmt.Errorf("remove replaced archive %s: %w", a, err)
 			}
 		}
 		p.step("remove-old")
-		st.PendingRemovals, st.PendingArchives = nil, nil
+		st.PendingRemovals, st.PendingArchives = leftover, nil
 	}
 	st.Inventory = hashes
 	if err := p.store.Save(st); err != nil {
@@ -261,7 +274,11 @@ func (t *txn) archive(ctx context.Context, name string, force, fromInstall bool)
 		t.reject(name, out, rep.Problems, fromInstall)
 		return nil
 	}
-	defer staged.Remove()
+	defer func() {
+		if err := staged.Remove(); err != nil {
+			p.log.Warn("could not remove staging; tried again at the next pass", "archive", name, "err", err)
+		}
+	}()
 	m := rep.Manifest
 	cand := inventory.InstalledPack{Manifest: m, Enabled: true, ArchiveSHA256: staged.SHA256}
 	if prev := t.st.Find(m.ID); prev != nil {
@@ -362,7 +379,9 @@ func (t *txn) reject(name string, out Outcome, reasons []rejection.Reason, fromI
 			return removeIfExists(src)
 		}
 		dir := filepath.Join(p.opts.Drop, RejectedDir)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		// drop/rejected made a link would receive files named by whoever
+		// can drop them, wherever it points.
+		if err := atomicfile.MkdirNoLinks(p.opts.Drop, RejectedDir, 0o755); err != nil {
 			return fmt.Errorf("reject %s: %w", name, err)
 		}
 		target := uniqueName(dir, name)
@@ -378,7 +397,7 @@ func (t *txn) reject(name string, out Outcome, reasons []rejection.Reason, fromI
 			return fmt.Errorf("reject %s: %w", name, err)
 		}
 		p.step("reject:" + name)
-		if err := os.Rename(src, filepath.Join(dir, target)); err != nil {
+		if err := atomicfile.Move(p.opts.Renamer, src, filepath.Join(dir, target), 0o644); err != nil {
 			return fmt.Errorf("reject %s: %w", name, err)
 		}
 		p.step("done:" + name)

@@ -75,9 +75,13 @@ func syncCommand() *command {
 			}
 			sum = merge(rec, sum)
 			reports, derr := p.Deploy(ctx)
-			sum.Warnings = append(sum.Warnings, deployWarnings(reports, derr)...)
+			warnings, deployFailed := pipeline.DeployWarnings(reports, derr)
+			sum.Warnings = append(sum.Warnings, warnings...)
 			printSummary(e, sum)
-			if sum.Rejected() {
+			switch {
+			case deployFailed:
+				return exitFailure
+			case sum.Rejected():
 				return exitInvalid
 			}
 			return exitOK
@@ -313,17 +317,8 @@ func removeCommand() *command {
 
 // deployWarnings turns what a deploy could not do into warnings: a pack
 // install does not fail because a script could not be refreshed, but the
-// user must hear of it.
+// user must hear of it, once.
 func deployWarnings(reports []installer.FileReport, err error) []string {
-	var out []string
-	for _, r := range reports {
-		switch r.Status {
-		case installer.DeployFailed, installer.ForeignSkipped, installer.StagedLocked:
-			out = append(out, fmt.Sprintf("%s %s: %s: %s", r.Component, r.Name, r.Status, r.Reason))
-		}
-	}
-	if err != nil {
-		out = append(out, "deploy: "+err.Error())
-	}
-	return out
+	w, _ := pipeline.DeployWarnings(reports, err)
+	return w
 }

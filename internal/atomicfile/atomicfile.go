@@ -143,6 +143,9 @@ type Renamer struct {
 	// RemoveFile removes one file or empty folder; nil means os.Remove.
 	// Tests inject a file held by a virus scanner here.
 	RemoveFile func(path string) error
+	// OpenRead opens a file for reading; nil means os.Open. Tests inject a
+	// file held with share mode 0 here.
+	OpenRead func(path string) (*os.File, error)
 	// MaxWait bounds the total time spent retrying; 0 means DefaultMaxWait.
 	MaxWait time.Duration
 	// Sleep waits between tries; nil means time.Sleep.
@@ -217,10 +220,14 @@ func (r Renamer) Replace(oldpath, newpath string) error {
 // Open opens path for reading, retrying while it is busy (held without
 // read sharing).
 func (r Renamer) Open(path string) (*os.File, error) {
+	open := r.OpenRead
+	if open == nil {
+		open = os.Open
+	}
 	var f *os.File
 	err := r.Retry("open", path, func() error {
 		var err error
-		f, err = os.Open(path)
+		f, err = open(path)
 		return err
 	})
 	return f, err

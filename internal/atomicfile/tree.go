@@ -39,6 +39,9 @@ func MkdirNoLinks(base, rel string, perm fs.FileMode) error {
 	if !filepath.IsLocal(rel) {
 		return fmt.Errorf("mkdir %s under %s: not a local path", rel, base)
 	}
+	if err := os.MkdirAll(base, perm); err != nil {
+		return fmt.Errorf("mkdir %s: %w", base, err)
+	}
 	cur := base
 	for _, part := range strings.Split(filepath.Clean(rel), string(filepath.Separator)) {
 		cur = filepath.Join(cur, part)
@@ -46,6 +49,10 @@ func MkdirNoLinks(base, rel string, perm fs.FileMode) error {
 		if errors.Is(err, fs.ErrNotExist) {
 			if err := os.Mkdir(cur, perm); err != nil && !errors.Is(err, fs.ErrExist) {
 				return fmt.Errorf("mkdir %s: %w", cur, err)
+			} else if err == nil {
+				// The umask of a service may be stricter than perm; a
+				// game running as another user must still read it.
+				os.Chmod(cur, perm)
 			}
 			if fi, err = os.Lstat(cur); err != nil {
 				return fmt.Errorf("mkdir %s: %w", cur, err)
@@ -58,6 +65,30 @@ func MkdirNoLinks(base, rel string, perm fs.FileMode) error {
 		}
 		if !fi.IsDir() {
 			return fmt.Errorf("%s is a file where a folder belongs: move it away", cur)
+		}
+	}
+	return nil
+}
+
+// NoLinks reports, with [ErrLink], the first component of rel under base
+// that is a link, a junction or a reparse point. A missing component ends
+// the check: nothing below it exists to be followed.
+func NoLinks(base, rel string) error {
+	if !filepath.IsLocal(rel) {
+		return fmt.Errorf("%s under %s: not a local path", rel, base)
+	}
+	cur := base
+	for _, part := range strings.Split(filepath.Clean(rel), string(filepath.Separator)) {
+		cur = filepath.Join(cur, part)
+		fi, err := os.Lstat(cur)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if isLink(fi) {
+			return fmt.Errorf("%s %w", cur, ErrLink)
 		}
 	}
 	return nil

@@ -166,7 +166,7 @@ func Publish(dir string, files []File, opts Options) (res Result, err error) {
 
 	for _, f := range files {
 		target := filepath.Join(dir, f.Name)
-		same, err := holds(target, f.Data)
+		same, err := holds(opts.Renamer, target, f.Data)
 		if err != nil {
 			return fail(f.Name, StepRead, err)
 		}
@@ -204,7 +204,7 @@ func Publish(dir string, files []File, opts Options) (res Result, err error) {
 }
 
 // holds reports whether the file at path exists and holds exactly data.
-func holds(path string, data []byte) (bool, error) {
+func holds(r atomicfile.Renamer, path string, data []byte) (bool, error) {
 	fi, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
@@ -222,7 +222,9 @@ func holds(path string, data []byte) (bool, error) {
 	if fi.Size() != int64(len(data)) {
 		return false, nil
 	}
-	f, err := os.Open(path)
+	// A reader holding it without sharing (a game, a scanner) is waited
+	// out like a busy rename.
+	f, err := r.Open(path)
 	if err != nil {
 		return false, err
 	}
