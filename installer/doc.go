@@ -11,11 +11,14 @@
 // forgepack.json says, which is the job of package inventory.
 //
 // Caveats: the limits bound what reaches the disk and how much the
-// decoders produce, and memory stays under 64 MiB because every decoder's
-// window is bounded (zstd 16 MiB, xz and rar 16 MiB dictionaries; larger
-// ones are refused with a reason). The 7z decoder chooses its own
-// dictionary: 7-Zip's default (16 MiB) measured 59 MiB resident; 7z -mx9
-// (64 MiB) was not measured and will likely go past the budget. For
+// decoders produce, and memory stays bounded because every decoder is
+// chosen and sized by rule before it runs (decoders.go): formats are
+// identified from their first 512 bytes; zip entries may use Store,
+// Deflate or zstd (window at most 16 MiB); 7z coders are Copy, LZMA, LZMA2
+// (dictionary at most 64 MiB), Deflate, BCJ, BCJ2 or Delta, and
+// encryption is refused without deriving a key; xz and rar dictionaries
+// are at most 16 MiB; sparse tar entries are refused. Larger ones are
+// refused with a reason. For
 // compressed streams the compression ratio of one entry is measured from
 // the archive bytes the decoder consumed while it streamed (see [Limits]).
 package installer

@@ -13,10 +13,11 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"time"
 
-	"github.com/klauspost/compress/gzip"
+	"github.com/bodgit/sevenzip"
 	"github.com/klauspost/compress/zip"
 	"github.com/klauspost/compress/zstd"
 	"github.com/mholt/archives"
@@ -99,16 +100,12 @@ func Extract(ctx context.Context, archivePath, stagingParent string, lim Limits,
 	}
 	size := st.Size()
 
-	kind, format, err := identify(ctx, f)
+	kind, why, err := identify(f)
 	if err != nil {
 		return nil, fmt.Errorf("extract %s: %w", archivePath, err)
 	}
 	if kind == kindUnknown {
-		v := "format not recognised"
-		if format != nil {
-			v = "format " + format.Extension() + " is not a pack archive format"
-		}
-		return nil, &RejectError{Archive: archivePath, Problems: []Problem{{Rule: RuleNotArchive, Value: v}}}
+		return nil, &RejectError{Archive: archivePath, Problems: []Problem{{Rule: RuleNotArchive, Value: why}}}
 	}
 
 	staging, err := os.MkdirTemp(stagingParent, "intake-")
@@ -186,44 +183,6 @@ func (k archiveKind) String() string {
 // bytes of an entry we skip still pass through the decompressor.
 func (k archiveKind) streaming() bool { return k != kindZip && k != kind7z }
 
-// identify recognises the format by content (never by name) and leaves f
-// at its start. A format archives knows but packs do not use is returned
-// with kindUnknown.
-func identify(ctx context.Context, f *os.File) (archiveKind, archives.Format, error) {
-	format, _, err := archives.Identify(ctx, "", f)
-	if _, serr := f.Seek(0, io.SeekStart); serr != nil {
-		return kindUnknown, nil, serr
-	}
-	if err != nil {
-		// NoMatch, or a compressed stream that does not decode: either way
-		// the file is not an archive we can read.
-		return kindUnknown, nil, nil
-	}
-	switch ft := format.(type) {
-	case archives.Zip:
-		return kindZip, format, nil
-	case archives.SevenZip:
-		return kind7z, format, nil
-	case archives.Tar:
-		return kindTar, format, nil
-	case archives.Rar:
-		return kindRar, format, nil
-	case archives.CompressedArchive:
-		if _, ok := ft.Extraction.(archives.Tar); !ok {
-			return kindUnknown, format, nil
-		}
-		switch ft.Compression.(type) {
-		case archives.Gz:
-			return kindTarGz, format, nil
-		case archives.Xz:
-			return kindTarXz, format, nil
-		case archives.Zstd:
-			return kindTarZst, format, nil
-		}
-	}
-	return kindUnknown, format, nil
-}
-
 // errRejectedRead marks a read error of the archive itself (damaged data),
 // recorded as a problem rather than returned as a failure.
 var errRejectedRead = errors.New("archive read failed")
@@ -236,6 +195,7 @@ type extraction struct {
 	w        *stagingWriter
 	kind     archiveKind
 	read     atomic.Int64 // archive bytes read so far, at the file
+	entries  int          // entries handed to handle so far
 	done     int64        // entry bytes produced so far
 	total    int64        // expected entry bytes, 0 when unknown
 }
@@ -246,37 +206,30 @@ func (x *extraction) run(f *os.File, size int64) (string, error) {
 	if !x.kind.streaming() {
 		return x.runRandomAccess(f, size, h)
 	}
+	if x.kind == kindTarZst {
+		if w, ok := firstZstdWindow(f); ok && w > maxZstdWindow {
+			x.check.add("", RuleDecoderMemory, zstdWindowText(w))
+			x.check.stopped = true
+			return "", errRejectedRead
+		}
+	}
 	r := io.TeeReader(&countingReader{r: f, n: &x.read}, h)
-	var src io.Reader = r
-	var closeSrc func()
-	switch x.kind {
-	case kindTarGz:
-		zr, err := gzip.NewReader(r)
-		if err != nil {
-			return "", x.corrupt("", err)
-		}
-		src, closeSrc = zr, func() { zr.Close() }
-	case kindTarXz:
-		xr, err := fastxz.NewReader(r, maxDictBytes)
-		if err != nil {
-			return "", x.corrupt("", err)
-		}
-		src = xr
-	case kindTarZst:
-		zr, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(2), zstd.WithDecoderMaxWindow(maxZstdWindow), zstd.WithDecoderMaxMemory(uint64(x.check.lim.MaxTotalBytes)+1))
-		if err != nil {
-			return "", x.corrupt("", err)
-		}
-		src, closeSrc = zr, zr.Close
+	src, closeSrc, err := openStream(x.kind, r, x.check.lim)
+	if err != nil {
+		return "", x.corrupt("", err)
 	}
-	if closeSrc != nil {
-		defer closeSrc()
-	}
-	var err error
+	defer closeSrc()
 	if x.kind == kindRar {
 		err = extractRar(x.ctx, src, x.handle)
 	} else {
-		err = archives.Tar{}.Extract(x.ctx, src, x.handle)
+		ends := &endReader{r: src}
+		err = archives.Tar{}.Extract(x.ctx, ends, x.countEntries(x.handle))
+		notTar := errors.Is(err, tar.ErrHeader) || (ends.ended && errors.Is(err, io.ErrUnexpectedEOF))
+		if notTar && x.entries == 0 && x.kind != kindTar {
+			x.check.add("", RuleNotArchive, "a compressed file that holds no tar archive")
+			x.check.stopped = true
+			return "", errRejectedRead
+		}
 	}
 	if err = x.readErr(err); err != nil {
 		return "", err
@@ -305,17 +258,27 @@ func (x *extraction) runRandomAccess(f *os.File, size int64, h hash.Hash) (strin
 	}()
 	wait := func() result { cancel(); return <-hashed }
 
-	var format archives.Extractor = archives.Zip{}
-	if x.kind == kind7z {
-		format = archives.SevenZip{}
+	walk := func(r *countingSection, handle archives.FileHandler) error {
+		if x.kind == kind7z {
+			return archives.SevenZip{}.Extract(x.ctx, r, handle)
+		}
+		zr, err := openZip(r, size)
+		if err != nil {
+			return err
+		}
+		return walkZip(x.ctx, zr, handle)
 	}
-	// First pass: headers only.
+	// First pass: headers only, and the coders of every 7z folder.
 	pre := newPackCheck(x.check.lim)
-	err := format.Extract(x.ctx, &countingSection{SectionReader: io.NewSectionReader(f, 0, size), n: new(atomic.Int64)},
+	folders := map[int]bool{}
+	err := walk(&countingSection{SectionReader: io.NewSectionReader(f, 0, size), n: new(atomic.Int64)},
 		func(ctx context.Context, fi archives.FileInfo) error {
 			typ := entryTypeOf(fi)
 			if isEncrypted(fi) {
 				pre.add(fi.NameInArchive, RuleEncrypted, "")
+			}
+			if zh, ok := fi.Header.(zip.FileHeader); ok && zh.Method != zipStore && zh.Method != zipDeflate && zh.Method != zipZstd {
+				pre.add(fi.NameInArchive, RuleMethod, zipMethodText(zh.Method))
 			}
 			var declared int64
 			if typ == typeFile {
@@ -324,6 +287,16 @@ func (x *extraction) runRandomAccess(f *os.File, size int64, h hash.Hash) (strin
 			}
 			if _, _, _, _, ok := pre.admit(fi.NameInArchive, typ, declared); !ok {
 				return errStop
+			}
+			if sh, ok := fi.Header.(sevenzip.FileHeader); ok && typ == typeFile && declared > 0 && !folders[sh.Stream] {
+				// Opening the folder's first file builds its coders,
+				// which check their properties; nothing is decoded.
+				folders[sh.Stream] = true
+				rc, err := fi.Open()
+				if err != nil {
+					return err
+				}
+				rc.Close()
 			}
 			return nil
 		})
@@ -340,7 +313,7 @@ func (x *extraction) runRandomAccess(f *os.File, size int64, h hash.Hash) (strin
 		return "", errStop
 	}
 	// Second pass: the bytes, checked as they stream.
-	err = format.Extract(x.ctx, &countingSection{SectionReader: io.NewSectionReader(f, 0, size), n: &x.read}, x.handle)
+	err = walk(&countingSection{SectionReader: io.NewSectionReader(f, 0, size), n: &x.read}, x.handle)
 	if err = x.readErr(err); err != nil {
 		wait()
 		return "", err
@@ -421,7 +394,10 @@ func (x *extraction) readErr(err error) error {
 // corrupt records damage in the archive, or a decoder that would need
 // more memory than we allow, and returns errRejectedRead.
 func (x *extraction) corrupt(entry string, err error) error {
+	var ce *coderError
 	switch {
+	case errors.As(err, &ce):
+		x.check.add(entry, ce.rule, ce.value)
 	case errors.Is(err, zstd.ErrWindowSizeExceeded):
 		x.check.add(entry, RuleDecoderMemory, fmt.Sprintf("zstd window over %d MiB: compress without --long or --ultra", maxZstdWindow>>20))
 	case errors.Is(err, fastxz.ErrMemlimit):
@@ -454,6 +430,12 @@ func (x *extraction) handle(ctx context.Context, fi archives.FileInfo) error {
 	name, act, max, idx, ok := x.check.admit(fi.NameInArchive, typ, declared)
 	if !ok {
 		return errStop
+	}
+	if isSparse(fi) {
+		// Holes would expand from nothing; the tar reader skips the
+		// entry's stored bytes without expanding them.
+		x.check.add(name, RuleSparse, "")
+		return nil
 	}
 	if isEncrypted(fi) {
 		x.check.add(name, RuleEncrypted, "")
@@ -495,13 +477,15 @@ func (x *extraction) copy(fi archives.FileInfo, name string, idx int, max int64,
 	start := x.read.Load()
 	packed := func() int64 {
 		switch {
-		case isZip && zh.Method == zip.Store, x.kind == kindTar:
+		case isZip && zh.Method == zip.Store:
 			return -1 // stored: the ratio is 1
 		case isZip:
 			return int64(zh.CompressedSize64) // the reader never reads past it
 		}
-		// The compressed bytes the decoder consumed meanwhile, plus slack
-		// for what it read ahead before this entry began.
+		// The archive bytes the decoder consumed meanwhile, plus slack for
+		// what it read ahead before this entry began. A plain tar counts
+		// too: a sparse entry (rejected, but drained) or a decoder that
+		// makes bytes from nothing shows as a ratio.
 		return x.read.Load() - start + readAheadSlack
 	}
 	var done int64
@@ -569,6 +553,8 @@ func entryTypeOf(fi archives.FileInfo) entryType {
 			return typeSymlink
 		case tar.TypeLink:
 			return typeHardLink
+		case tar.TypeGNUSparse:
+			return typeFile // rejected by isSparse, with its own rule
 		case tar.TypeChar, tar.TypeBlock:
 			return typeDevice
 		case tar.TypeFifo:
@@ -577,6 +563,24 @@ func entryTypeOf(fi archives.FileInfo) entryType {
 		return typeOther
 	}
 	return modeType(fi.Mode())
+}
+
+// isSparse reports whether the entry is a sparse tar file, in the old GNU
+// form or the PAX one (which archive/tar expands silently).
+func isSparse(fi archives.FileInfo) bool {
+	h, ok := fi.Header.(*tar.Header)
+	if !ok {
+		return false
+	}
+	if h.Typeflag == tar.TypeGNUSparse {
+		return true
+	}
+	for k := range h.PAXRecords {
+		if strings.HasPrefix(k, "GNU.sparse.") {
+			return true
+		}
+	}
+	return false
 }
 
 // isEncrypted reports whether the entry's data is encrypted.
@@ -607,6 +611,19 @@ func modeType(m fs.FileMode) entryType {
 		return typeFile
 	}
 	return typeOther
+}
+
+// endReader notes whether r ended cleanly: a compressed stream that
+// decoded whole but held no tar header is not a tar, not a damaged one.
+type endReader struct {
+	r     io.Reader
+	ended bool
+}
+
+func (e *endReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	e.ended = e.ended || err == io.EOF
+	return n, err
 }
 
 // countingReader counts the bytes read from r into n.

@@ -9,6 +9,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/klauspost/compress/zip"
 	"github.com/mholt/archives"
 )
 
@@ -28,19 +29,40 @@ func ReadManifest(ctx context.Context, archivePath string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	kind, format, err := identify(ctx, f)
+	kind, _, err := identify(f)
 	if err != nil {
 		return nil, err
 	}
-	if kind == kindUnknown {
-		return nil, nil
-	}
-	ex, ok := format.(archives.Extractor)
-	if kind == kindRar || !ok {
+	var ex archives.Extractor
+	var src io.Reader = f
+	switch kind {
+	case kindUnknown, kindRar:
 		return nil, nil // rar packs are read by Extract alone
+	case kindZip:
+		st, err := f.Stat()
+		if err != nil {
+			return nil, err
+		}
+		zr, err := openZip(f, st.Size())
+		if err != nil {
+			return nil, fmt.Errorf("read manifest of %s: %w", archivePath, err)
+		}
+		ex = zipWalker{zr}
+	case kind7z:
+		ex = archives.SevenZip{}
+	default:
+		if w, ok := firstZstdWindow(f); kind == kindTarZst && ok && w > maxZstdWindow {
+			return nil, nil
+		}
+		r, closeSrc, err := openStream(kind, f, DefaultLimits())
+		if err != nil {
+			return nil, fmt.Errorf("read manifest of %s: %w", archivePath, err)
+		}
+		defer closeSrc()
+		ex, src = archives.Tar{}, r
 	}
 	var data []byte
-	err = ex.Extract(ctx, f, func(ctx context.Context, fi archives.FileInfo) error {
+	err = ex.Extract(ctx, src, func(ctx context.Context, fi archives.FileInfo) error {
 		name := strings.TrimPrefix(fi.NameInArchive, "./")
 		if fi.IsDir() || path.Base(name) != "forgepack.json" || strings.Count(name, "/") > 1 {
 			return nil
@@ -70,4 +92,11 @@ func SizeProblem(p Problem) bool {
 		return true
 	}
 	return false
+}
+
+// zipWalker is an archives.Extractor over a zip opened by openZip.
+type zipWalker struct{ zr *zip.Reader }
+
+func (z zipWalker) Extract(ctx context.Context, _ io.Reader, handle archives.FileHandler) error {
+	return walkZip(ctx, z.zr, handle)
 }

@@ -110,6 +110,8 @@ func TestFieldRules(t *testing.T) {
 		{"version prerelease build", func(m map[string]any) { m["version"] = "1.0.0-rc.1+b5" }, "", ""},
 		{"version two parts", func(m map[string]any) { m["version"] = "1.4" }, RuleFormat, "version"},
 		{"version leading v", func(m map[string]any) { m["version"] = "v1.4.0" }, RuleFormat, "version"},
+		{"version 64 bytes", func(m map[string]any) { m["version"] = "1.4.0+" + strings.Repeat("a", 58) }, "", ""},
+		{"version over 64 bytes", func(m map[string]any) { m["version"] = "1.4.0+" + strings.Repeat("a", 300) }, RuleLength, "version"},
 		{"name 64 chars", func(m map[string]any) { m["name"] = long(64, "é") }, "", ""},
 		{"name 65 chars", func(m map[string]any) { m["name"] = long(65, "n") }, RuleLength, "name"},
 		{"name empty", func(m map[string]any) { m["name"] = "" }, RuleLength, "name"},

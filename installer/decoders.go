@@ -1,0 +1,286 @@
+package installer
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+
+	"github.com/bodgit/sevenzip"
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zip"
+	"github.com/klauspost/compress/zstd"
+	"github.com/mholt/archives"
+	fastxz "github.com/mikelolasagasti/xz"
+	"github.com/ulikunitz/xz/lzma"
+)
+
+// This file bounds every decoder an archive can choose, by rule, before
+// it decodes a byte: which zip methods and 7z coders run at all, and how
+// much memory their properties may ask for. The registrations replace the
+// decoders that the zip and 7z readers would otherwise pick for the whole
+// process (mholt/archives registers unbounded zstd, xz and bzip2 ones).
+
+// maxLZMADict bounds the dictionary of a 7z LZMA or LZMA2 coder: 7-Zip's
+// Ultra preset (-mx9) uses 64 MiB, the default 16 MiB.
+const maxLZMADict = 64 << 20
+
+// Zip compression methods a pack may use.
+const (
+	zipStore   = 0
+	zipDeflate = 8
+	zipZstd    = 93
+)
+
+// zipMethodNames names the methods a zip may declare, for the rejection.
+var zipMethodNames = map[uint16]string{
+	1: "Shrink", 6: "Implode", 9: "Deflate64", 10: "PKWARE Implode", 12: "bzip2",
+	14: "LZMA", 18: "IBM TERSE", 19: "IBM LZ77", 94: "MP3", 95: "xz", 96: "JPEG",
+	97: "WavPack", 98: "PPMd", 99: "AES",
+}
+
+// zipMethodText names a zip method for a rejection.
+func zipMethodText(m uint16) string {
+	if n, ok := zipMethodNames[m]; ok {
+		return fmt.Sprintf("method %d (%s): use Store, Deflate or zstd", m, n)
+	}
+	return fmt.Sprintf("method %d: use Store, Deflate or zstd", m)
+}
+
+// coderError is a 7z coder or zip stream refused by rule before decoding.
+type coderError struct {
+	rule  string // RuleDecoderMemory, RuleEncrypted or RuleMethod
+	value string
+}
+
+func (e *coderError) Error() string { return e.rule + " (" + e.value + ")" }
+
+// sevenZipCoders are the 7z coders a pack may use, by method id. Every
+// other coder, encryption included, is refused by name without running.
+var sevenZipCoders = map[string]string{
+	"\x00":             "Copy",
+	"\x03":             "Delta",
+	"\x03\x01\x01":     "LZMA",
+	"\x21":             "LZMA2",
+	"\x03\x03\x01\x03": "BCJ",
+	"\x03\x03\x01\x1b": "BCJ2",
+	"\x04\x01\x08":     "Deflate",
+}
+
+// refusedSevenZip are the coders the 7z reader knows but packs may not
+// use; registering a refusal replaces the reader's own decoder.
+var refusedSevenZip = map[string]string{
+	"\x03\x03\x02\x05":     "PPC filter",
+	"\x03\x03\x05\x01":     "ARM filter",
+	"\x03\x03\x08\x05":     "SPARC filter",
+	"\x04\x02\x02":         "bzip2",
+	"\x04\xf7\x11\x01":     "zstd",
+	"\x04\xf7\x11\x02":     "brotli",
+	"\x04\xf7\x11\x04":     "LZ4",
+	"\x06\xf1\x07\x01":     "AES-256",
+	"\x03\x04\x01":         "PPMd",
+	"\x04\x01\x09":         "Deflate64",
+	"\x03\x03\x04\x01":     "ARM Thumb filter",
+	"\x03\x03\x04\x05":     "IA64 filter",
+	"\x0a":                 "ARM64 filter",
+	"\x04\xf7\x11\x03":     "Lizard",
+	"\x04\xf7\x11\x05":     "LZ5",
+	"\x04\xf7\x11\x06":     "LZHAM",
+	"\x06\xf1\x07\x02":     "7zAES (old)",
+	"\x03\x03\x02\x05\x00": "PowerPC filter",
+}
+
+// openZip opens a zip with our decoders: zstd with its window bounded,
+// every other method than Store and Deflate refused by name. The zip
+// package's process-wide decoders (mholt/archives registers unbounded
+// zstd, xz and bzip2 ones) are never used.
+func openZip(r io.ReaderAt, size int64) (*zip.Reader, error) {
+	zr, err := zip.NewReader(r, size)
+	if err != nil {
+		return nil, err
+	}
+	zr.RegisterDecompressor(zipZstd, zipZstdReader)
+	for m := range zipMethodNames {
+		zr.RegisterDecompressor(m, func(io.Reader) io.ReadCloser {
+			return errReader{&coderError{RuleMethod, zipMethodText(m)}}
+		})
+	}
+	return zr, nil
+}
+
+// walkZip calls handle for every entry of zr in directory order, like
+// archives.Zip.Extract but on a reader opened by openZip.
+func walkZip(ctx context.Context, zr *zip.Reader, handle archives.FileHandler) error {
+	for _, f := range zr.File {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		info := f.FileInfo()
+		err := handle(ctx, archives.FileInfo{
+			FileInfo:      info,
+			Header:        f.FileHeader,
+			NameInArchive: f.Name,
+			Open: func() (fs.File, error) {
+				rc, err := f.Open()
+				if err != nil {
+					return nil, err
+				}
+				return zipEntry{rc, info}, nil
+			},
+		})
+		if err != nil {
+			return fmt.Errorf("%s: %w", f.Name, err)
+		}
+	}
+	return nil
+}
+
+// zipEntry is an open zip entry as an fs.File.
+type zipEntry struct {
+	io.ReadCloser
+	info fs.FileInfo
+}
+
+func (e zipEntry) Stat() (fs.FileInfo, error) { return e.info, nil }
+
+func init() {
+	for id, name := range refusedSevenZip {
+		rule := RuleMethod
+		if name == "AES-256" || name == "7zAES (old)" {
+			rule = RuleEncrypted
+		}
+		value := "7z coder " + name + ": use LZMA2, LZMA, Deflate or Copy"
+		if rule == RuleEncrypted {
+			value = "7z coder " + name + ": packs are never encrypted"
+		}
+		sevenzip.RegisterDecompressor([]byte(id), func([]byte, uint64, []io.ReadCloser) (io.ReadCloser, error) {
+			return nil, &coderError{rule, value}
+		})
+	}
+	sevenzip.RegisterDecompressor([]byte{0x03, 0x01, 0x01}, newLZMAReader)
+	sevenzip.RegisterDecompressor([]byte{0x21}, newLZMA2Reader)
+}
+
+// errReader fails every read with err.
+type errReader struct{ err error }
+
+func (r errReader) Read([]byte) (int, error) { return 0, r.err }
+func (r errReader) Close() error             { return nil }
+
+// zipZstdReader decodes a zip entry of method 93 with the window bounded:
+// the frame header is read first, so any window size gets the rule's
+// message, not a decoder error.
+func zipZstdReader(r io.Reader) io.ReadCloser {
+	br := bufio.NewReaderSize(r, 64)
+	head, _ := br.Peek(18)
+	if w, ok := zstdFrameWindow(head); ok && w > maxZstdWindow {
+		return errReader{&coderError{RuleDecoderMemory, zstdWindowText(w)}}
+	}
+	zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(maxZstdWindow), zstd.WithDecoderLowmem(true))
+	if err != nil {
+		return errReader{err}
+	}
+	return zr.IOReadCloser()
+}
+
+// zstdWindowText is the value of the decoder-memory rule for a zstd window.
+func zstdWindowText(w uint64) string {
+	return fmt.Sprintf("zstd window of %s, over %d MiB: compress without --long or --ultra", windowText(w), maxZstdWindow>>20)
+}
+
+// firstZstdWindow reads the first zstd frame header of f.
+func firstZstdWindow(f io.ReaderAt) (uint64, bool) {
+	head := make([]byte, 18)
+	n, _ := f.ReadAt(head, 0)
+	return zstdFrameWindow(head[:n])
+}
+
+// lzmaDictText is the value of the decoder-memory rule for a 7z coder.
+func lzmaDictText(coder string, dict uint64) string {
+	return fmt.Sprintf("7z %s dictionary of %s, over %d MiB: compress with -mx7 or a smaller -md", coder, windowText(dict), maxLZMADict>>20)
+}
+
+// newLZMAReader is the 7z LZMA coder, its dictionary checked first.
+func newLZMAReader(p []byte, size uint64, readers []io.ReadCloser) (io.ReadCloser, error) {
+	if len(readers) != 1 || len(p) != 5 {
+		return nil, errors.New("lzma: bad coder properties")
+	}
+	if dict := uint64(binary.LittleEndian.Uint32(p[1:])); dict > maxLZMADict {
+		return nil, &coderError{RuleDecoderMemory, lzmaDictText("LZMA", dict)}
+	}
+	h := make([]byte, 13)
+	copy(h, p)
+	binary.LittleEndian.PutUint64(h[5:], size)
+	lr, err := lzma.NewReader(io.MultiReader(bytes.NewReader(h), readers[0]))
+	if err != nil {
+		return nil, fmt.Errorf("lzma: %w", err)
+	}
+	return readCloser{lr, readers[0]}, nil
+}
+
+// newLZMA2Reader is the 7z LZMA2 coder, its dictionary checked first.
+func newLZMA2Reader(p []byte, _ uint64, readers []io.ReadCloser) (io.ReadCloser, error) {
+	if len(readers) != 1 || len(p) != 1 || p[0] > 40 {
+		return nil, errors.New("lzma2: bad coder properties")
+	}
+	dict := uint64(2|(p[0]&1)) << (p[0]/2 + 11)
+	if p[0] == 40 {
+		dict = 1<<32 - 1
+	}
+	if dict > maxLZMADict {
+		return nil, &coderError{RuleDecoderMemory, lzmaDictText("LZMA2", dict)}
+	}
+	cfg := lzma.Reader2Config{DictCap: int(dict)}
+	lr, err := cfg.NewReader2(readers[0])
+	if err != nil {
+		return nil, fmt.Errorf("lzma2: %w", err)
+	}
+	return readCloser{lr, readers[0]}, nil
+}
+
+// readCloser reads from r and closes c.
+type readCloser struct {
+	r io.Reader
+	c io.Closer
+}
+
+func (rc readCloser) Read(p []byte) (int, error) { return rc.r.Read(p) }
+func (rc readCloser) Close() error               { return rc.c.Close() }
+
+// openStream returns the decoder of a streaming format's outer layer (the
+// reader itself for a plain tar or a rar), bounded by the rules.
+func openStream(kind archiveKind, r io.Reader, lim Limits) (io.Reader, func(), error) {
+	switch kind {
+	case kindTarGz:
+		zr, err := gzip.NewReader(r)
+		if err != nil {
+			return nil, nil, err
+		}
+		return zr, func() { zr.Close() }, nil
+	case kindTarXz:
+		xr, err := fastxz.NewReader(r, maxDictBytes)
+		if err != nil {
+			return nil, nil, err
+		}
+		return xr, func() {}, nil
+	case kindTarZst:
+		zr, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(2), zstd.WithDecoderMaxWindow(maxZstdWindow), zstd.WithDecoderMaxMemory(uint64(lim.MaxTotalBytes)+1))
+		if err != nil {
+			return nil, nil, err
+		}
+		return zr, zr.Close, nil
+	}
+	return r, func() {}, nil
+}
+
+// countEntries wraps a handler to count the entries it is given.
+func (x *extraction) countEntries(h archives.FileHandler) archives.FileHandler {
+	return func(ctx context.Context, fi archives.FileInfo) error {
+		x.entries++
+		return h(ctx, fi)
+	}
+}
