@@ -36,7 +36,6 @@ const (
 	RuleUnpackerCrashed  = "the archive made the unpacker crash"
 	RuleUnpackMemory     = "the archive needed too much memory to unpack"
 	RuleUnpackTime       = "the archive took too long to unpack"
-	RuleFailedRepeatedly = "the archive failed to process repeatedly"
 	RuleEmptyName        = "empty entry name"
 	RuleInvalidUTF8      = "name is not valid UTF-8"
 	RulePathTooLong      = "path too long"

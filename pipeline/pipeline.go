@@ -246,7 +246,10 @@ func (p *Pipeline) Claim(ctx context.Context, names []string) (*Summary, error) 
 				p.log.Warn("archive held open; claimed at the next pass", "archive", n, "err", err)
 				continue
 			}
-			return nil, fmt.Errorf("claim %s: %w", src, err)
+			// Any other failure is this file's, not the batch's: the
+			// next pass sees it again.
+			p.log.Warn("could not claim an archive", "archive", n, "err", err)
+			continue
 		}
 		p.step("claim:" + n)
 	}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mjolnir-forge/forgesync/installer"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
@@ -22,6 +23,15 @@ import (
 // could not be read at all.
 const RuleUnreadable = "unreadable"
 
+// Rules of the rejections the pipeline itself decides.
+const (
+	// RuleInstallFailed: a valid pack could not be put in place (a name
+	// the file system refuses, a file in the way).
+	RuleInstallFailed = "install-failed"
+	// RuleFailedRepeatedly: the archive was tried MaxAttempts times.
+	RuleFailedRepeatedly = "failed-repeatedly"
+)
+
 // ErrRefused is returned (wrapped with the reason) when an enable would
 // break a global limit.
 var ErrRefused = errors.New("refused")
@@ -34,6 +44,8 @@ type txn struct {
 	packs   []inventory.InstalledPack
 	dirty   bool
 	dispose []func() error // run after publication: rejections, deletions
+	// attempts counts the tries of each archive in processing; see begin.
+	attempts attempts
 }
 
 // transact runs one transaction: the change (if any), every archive in
@@ -65,7 +77,7 @@ func (p *Pipeline) run(ctx context.Context, ch *change, force bool, fromInstall 
 		return nil, err
 	}
 	p.cleanStaging()
-	t := &txn{p: p, st: st, sum: &Summary{Outcomes: []Outcome{}, Published: []string{}, Warnings: []string{}}}
+	t := &txn{p: p, st: st, sum: &Summary{Outcomes: []Outcome{}, Published: []string{}, Warnings: []string{}}, attempts: p.loadAttempts()}
 	if ch != nil {
 		if err := t.loadPacks(); err != nil {
 			return nil, err
@@ -85,6 +97,14 @@ func (p *Pipeline) run(ctx context.Context, ch *change, force bool, fromInstall 
 		if err := t.loadPacks(); err != nil {
 			return nil, err
 		}
+		try, err := t.begin(name)
+		if err != nil {
+			return nil, err
+		}
+		if !try {
+			t.reject(name, Outcome{Archive: name}, []rejection.Reason{{Rule: RuleFailedRepeatedly, Message: failedRepeatedly(t.attempts[name])}}, fromInstall[name])
+			continue
+		}
 		if err := t.archive(ctx, name, force || fromInstall[name], fromInstall[name]); err != nil {
 			return nil, err
 		}
@@ -92,7 +112,7 @@ func (p *Pipeline) run(ctx context.Context, ch *change, force bool, fromInstall 
 	pending := len(st.PendingRemovals)+len(st.PendingArchives) > 0
 	if !t.dirty && !pending && p.inventoryCurrent(st) {
 		// Nothing changed, and the files on disk are this state's.
-		return t.finish(), t.disposeAll()
+		return t.done()
 	}
 	if t.dirty {
 		st.Inventory = nil
@@ -112,7 +132,7 @@ func (p *Pipeline) run(ctx context.Context, ch *change, force bool, fromInstall 
 		// content stays until installed.txt no longer names it.
 		p.log.Warn("inventory not published yet; tried again at the next pass", "err", err)
 		t.sum.Warnings = append(t.sum.Warnings, "inventory not published yet, tried again at the next pass: "+err.Error())
-		return t.finish(), t.disposeAll()
+		return t.done()
 	}
 	if err != nil {
 		return nil, err
@@ -138,7 +158,7 @@ func (p *Pipeline) run(ctx context.Context, ch *change, force bool, fromInstall 
 	if err := p.store.Save(st); err != nil {
 		return nil, err
 	}
-	return t.finish(), t.disposeAll()
+	return t.done()
 }
 
 // requeueOrphans moves back to processing every kept archive that no state
@@ -169,15 +189,27 @@ func (p *Pipeline) requeueOrphans(st *installer.State) error {
 	return nil
 }
 
-// disposeAll moves rejected archives beside their reasons and deletes
-// duplicates, once the transaction is committed and published.
-func (t *txn) disposeAll() error {
+// done disposes of the archives once the transaction is committed and
+// published: rejected ones move beside their reasons, duplicates go. A
+// disposal that fails is a warning, never a failure of the batch: the
+// archive stays in processing, and its attempt count ends its retries.
+// The exception is a folder of ours made a link (atomicfile.ErrLink): the
+// machine, not an archive, is at fault, and the batch reports it.
+// Counts of archives that left processing are forgotten.
+func (t *txn) done() (*Summary, error) {
 	for _, d := range t.dispose {
 		if err := d(); err != nil {
-			return err
+			if errors.Is(err, atomicfile.ErrLink) {
+				return nil, err
+			}
+			t.p.log.Warn("could not move a processed archive", "err", err)
+			t.sum.Warnings = append(t.sum.Warnings, err.Error())
 		}
 	}
-	return nil
+	if err := t.p.forget(t.attempts); err != nil {
+		t.p.log.Warn("could not update the attempt counts", "err", err)
+	}
+	return t.finish(), nil
 }
 
 // loadPacks decodes the installed packs for the rules and the renderer.
@@ -304,23 +336,19 @@ func (t *txn) archive(ctx context.Context, name string, force, fromInstall bool)
 		t.dispose = append(t.dispose, func() error { p.step("done:" + name); return nil })
 		return nil
 	}
-	placed, err := installer.PlaceContent(staged.Root, staged.Files, p.opts.Paks, m.ID, p.step)
-	if err != nil {
-		return fmt.Errorf("install %s: %w", name, err)
+	placed, kept, manifest, err := t.place(name, staged, m)
+	if errors.Is(err, atomicfile.ErrLink) {
+		return fmt.Errorf("install %s: %w", name, err) // the machine's fault, see done
 	}
-	kept := fmt.Sprintf("%s-%s-%s%s", m.ID, m.Version, staged.SHA256[:12], archiveExt(name, staged.Format))
-	if err := os.Rename(path, p.store.Path(installer.ArchivesDir, kept)); err != nil {
-		return fmt.Errorf("keep archive %s: %w", name, err)
-	}
-	p.step("archive:" + name)
-
-	norm, err := render.Manifest(m)
 	if err != nil {
-		return fmt.Errorf("install %s: %w", name, err)
-	}
-	manifest, err := p.store.WriteManifest(m.ID, norm)
-	if err != nil {
-		return fmt.Errorf("install %s: %w", name, err)
+		// Tied to this archive (a name the file system refuses, a file
+		// it cannot replace): its rejection, not the batch's failure.
+		p.log.Warn("could not install an archive", "archive", name, "err", err)
+		a := t.attempts[name]
+		a.Last = err.Error()
+		t.attempts[name] = a
+		t.reject(name, out, []rejection.Reason{{Rule: RuleInstallFailed, Message: "could not install the pack: " + err.Error()}}, fromInstall)
+		return nil
 	}
 	rec := installer.PackRecord{ID: m.ID, Version: m.Version, Enabled: cand.Enabled, ArchiveSHA256: staged.SHA256,
 		Archive: kept, InstalledAt: p.opts.Now().UTC(), Content: placed, Manifest: manifest}
@@ -354,6 +382,55 @@ func (t *txn) archive(ctx context.Context, name string, force, fromInstall bool)
 	t.dirty = true
 	t.sum.Outcomes = append(t.sum.Outcomes, out)
 	return nil
+}
+
+// place puts a valid pack's content in place, keeps its archive and
+// stores its manifest. On failure it undoes what it did: content placed
+// for a pack not installed before is removed, and the archive is back in
+// processing.
+func (t *txn) place(name string, staged *installer.Staged, m *inventory.Manifest) (placed []string, kept, manifest string, err error) {
+	p := t.p
+	path := p.store.Path(installer.ProcessingDir, name)
+	prev := t.st.Find(m.ID)
+	keptPath := ""
+	defer func() {
+		if err == nil {
+			return
+		}
+		var fresh []string
+		for _, c := range placed {
+			if prev == nil || !slices.Contains(prev.Content, c) {
+				fresh = append(fresh, c)
+			}
+		}
+		if rerr := installer.RemoveContent(p.opts.Paks, fresh); rerr != nil {
+			p.log.Warn("could not remove content of a failed install", "err", rerr)
+		}
+		if keptPath != "" {
+			if rerr := os.Rename(keptPath, path); rerr != nil {
+				p.log.Warn("could not put back an archive whose install failed", "err", rerr)
+			}
+		}
+	}()
+	placed, err = installer.PlaceContent(staged.Root, staged.Files, p.opts.Paks, m.ID, p.step)
+	if err != nil {
+		return placed, "", "", err
+	}
+	kept = fmt.Sprintf("%s-%s-%s%s", m.ID, m.Version, staged.SHA256[:12], archiveExt(name, staged.Format))
+	if err := os.Rename(path, p.store.Path(installer.ArchivesDir, kept)); err != nil {
+		return placed, "", "", fmt.Errorf("keep archive: %w", err)
+	}
+	keptPath = p.store.Path(installer.ArchivesDir, kept)
+	p.step("archive:" + name)
+	norm, err := render.Manifest(m)
+	if err != nil {
+		return placed, "", "", err
+	}
+	manifest, err = p.store.WriteManifest(m.ID, norm)
+	if err != nil {
+		return placed, "", "", err
+	}
+	return placed, kept, manifest, nil
 }
 
 // removeKept deletes a kept archive no state record names any more.
@@ -405,11 +482,25 @@ func (t *txn) reject(name string, out Outcome, reasons []rejection.Reason, fromI
 	})
 }
 
+// maxNameBytes is the longest file name the common file systems take.
+const maxNameBytes = 255
+
 // uniqueName returns name, or name with -2, -3… before its extension, so
-// that an earlier rejected archive of the same name is kept.
+// that an earlier rejected archive of the same name is kept. The result
+// leaves room for the ".txt" beside it and its temp file: a name the file
+// system would refuse is shortened, never a reason to fail.
 func uniqueName(dir, name string) string {
 	ext := filepath.Ext(name)
+	if len(ext) > 16 {
+		ext = ""
+	}
 	stem := strings.TrimSuffix(name, ext)
+	// Room for "-N", the ".txt" and the temp name it is written through.
+	const room = len("-9999") + len(".txt") + len(atomicfile.TempPrefix) + len("-") + 12
+	if len(name)+room > maxNameBytes {
+		stem = cutUTF8(stem, maxNameBytes-room-len(ext))
+		name = stem + ext
+	}
 	cand := name
 	for i := 2; ; i++ {
 		// A .txt without its archive is the leftover of an interrupted
@@ -419,6 +510,17 @@ func uniqueName(dir, name string) string {
 		}
 		cand = fmt.Sprintf("%s-%d%s", stem, i, ext)
 	}
+}
+
+// cutUTF8 returns s cut to at most n bytes, on a character boundary.
+func cutUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // archiveExt keeps the dropped name's extension when it has one, else uses

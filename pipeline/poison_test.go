@@ -1,0 +1,163 @@
+package pipeline
+
+import (
+	"errors"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mjolnir-forge/forgesync/installer"
+)
+
+// rejectedReasons returns the reasons of the named archive's rejection.
+func rejectedReasons(sum *Summary, name string) []string {
+	var out []string
+	for _, o := range sum.Outcomes {
+		if o.Archive == name && o.Result == ResultRejected {
+			for _, r := range o.Reasons {
+				out = append(out, r.Rule+": "+r.String())
+			}
+		}
+	}
+	return out
+}
+
+// TestInstallFailureIsRejection: an archive whose content the file system
+// refuses is rejected with the reason, and the rest of the batch installs.
+func TestInstallFailureIsRejection(t *testing.T) {
+	e := newEnv(t)
+	e.dropPack(t, "blocked.zip", spec{id: "blocked-pack", version: "1.0.0", content: map[string]string{"a.pak": "a"}})
+	e.dropPack(t, "good.zip", spec{id: "good-pack", version: "1.0.0", content: map[string]string{"g.pak": "g"}})
+	// A file where the pack's content folder must go.
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.MkdirAll(filepath.Join(e.paks, installer.ContentRoot), 0o755))
+	must(os.WriteFile(filepath.Join(e.paks, installer.ContentRoot, "blocked-pack"), []byte("in the way"), 0o644))
+	p := e.open(t)
+	sum := mustSync(t, p, map[string]Result{"blocked.zip": ResultRejected, "good.zip": ResultInstalled})
+	if r := rejectedReasons(sum, "blocked.zip"); len(r) != 1 || !strings.HasPrefix(r[0], RuleInstallFailed+": could not install the pack: ") {
+		t.Errorf("reasons = %q; want the install failure", r)
+	}
+	if _, err := os.Stat(filepath.Join(e.drop, RejectedDir, "blocked.zip")); err != nil {
+		t.Errorf("rejected archive not in drop/rejected: %v", err)
+	}
+	if got := listFiles(t, filepath.Join(e.state, installer.ProcessingDir)); len(got) != 0 {
+		t.Errorf("processing holds %v; want nothing", got)
+	}
+	if got := listFiles(t, filepath.Join(e.state, installer.ArchivesDir)); len(got) != 1 || !strings.HasPrefix(got[0], "good-pack-") {
+		t.Errorf("kept archives = %v; want good-pack's only", got)
+	}
+	if !strings.Contains(e.inv("installed.json"), `"good-pack"`) || strings.Contains(e.inv("installed.json"), `"blocked-pack"`) {
+		t.Errorf("installed.json = %s; want good-pack alone", e.inv("installed.json"))
+	}
+}
+
+// TestUnboundedVersionIsRejected: the version of issue 10 (300 bytes of
+// build metadata) is refused by the manifest rule before anything is
+// named after it, and a good pack in the batch installs.
+func TestUnboundedVersionIsRejected(t *testing.T) {
+	e := newEnv(t)
+	e.dropPack(t, "long.zip", spec{id: "long-pack", version: "1.4.0+" + strings.Repeat("a", 300)})
+	e.dropPack(t, "good.zip", spec{id: "good-pack", version: "1.0.0"})
+	p := e.open(t)
+	sum := mustSync(t, p, map[string]Result{"long.zip": ResultRejected, "good.zip": ResultInstalled})
+	if r := rejectedReasons(sum, "long.zip"); !slices.ContainsFunc(r, func(s string) bool { return strings.Contains(s, "version") && strings.Contains(s, "64 bytes") }) {
+		t.Errorf("reasons = %q; want the version length rule", r)
+	}
+	// Nothing is left to fail later passes.
+	mustSync(t, p, map[string]Result{})
+	if _, err := p.Packs(); err != nil {
+		t.Errorf("Packs = %v", err)
+	}
+}
+
+// TestLongDropNameIsRejectedBeside: a dropped name at the file system's
+// limit still gets its rejection and a reasons file beside it.
+func TestLongDropNameIsRejectedBeside(t *testing.T) {
+	e := newEnv(t)
+	name := strings.Repeat("é", 125) + ".zip" // 254 bytes
+	e.dropPack(t, name, spec{id: "bad-pack", version: "1.0.0", doors: 1, bad: true})
+	p := e.open(t)
+	sum := mustSync(t, p, map[string]Result{name: ResultRejected})
+	t.Logf("warnings: %q", sum.Warnings)
+	got := listFiles(t, filepath.Join(e.drop, RejectedDir))
+	if len(got) != 2 {
+		t.Fatalf("drop/rejected holds %q; want the archive and its reasons", got)
+	}
+	for _, f := range got {
+		if len(f) > maxNameBytes {
+			t.Errorf("%q is %d bytes", f, len(f))
+		}
+	}
+}
+
+const envPoison = "FORGESYNC_TEST_POISON" // the env root for the poison child
+
+// TestChildPoison dies as soon as it begins processing poison.zip: what a
+// daemon killed by an archive does.
+func TestChildPoison(t *testing.T) {
+	root := os.Getenv(envPoison)
+	if root == "" {
+		t.Skip("runs only as the poison test's child process")
+	}
+	opts := envAt(root).options()
+	opts.Step = func(name string) {
+		if name == "attempt:poison.zip" {
+			os.Exit(3)
+		}
+	}
+	p, _, err := Open(t.Context(), opts)
+	if err != nil {
+		t.Fatalf("Open = %v", err)
+	}
+	p.Sync(t.Context())
+	p.Close()
+}
+
+// TestPoisonRejectedAfterThreeTries: an archive that kills the process
+// three times is rejected at the next start without a fourth try, and the
+// rest of the batch installs.
+func TestPoisonRejectedAfterThreeTries(t *testing.T) {
+	e := newEnv(t)
+	e.dropPack(t, "poison.zip", spec{id: "poison-pack", version: "1.0.0"})
+	e.dropPack(t, "good.zip", spec{id: "good-pack", version: "1.0.0"})
+	for i := range MaxAttempts {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestChildPoison$", "-test.count=1")
+		cmd.Env = append(os.Environ(), envPoison+"="+e.root)
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 3 {
+			t.Fatalf("child %d = %v; want it to die at poison.zip\n%s", i+1, err, out)
+		}
+	}
+	var steps []string
+	opts := e.options()
+	opts.Step = func(name string) { steps = append(steps, name) }
+	p, sum, err := Open(t.Context(), opts)
+	if err != nil {
+		t.Fatalf("Open = %v", err)
+	}
+	defer p.Close()
+	if slices.Contains(steps, "attempt:poison.zip") {
+		t.Errorf("poison.zip was tried a fourth time (steps %v)", steps)
+	}
+	// good.zip was processed before each death, so it comes back under
+	// its kept name, its install never committed.
+	if got := results(sum); got["poison.zip"] != ResultRejected || !slices.Contains(slices.Collect(maps.Values(got)), ResultInstalled) {
+		t.Fatalf("start-up results = %v; want poison rejected, good installed", got)
+	}
+	if r := rejectedReasons(sum, "poison.zip"); len(r) != 1 || !strings.HasPrefix(r[0], RuleFailedRepeatedly+": ") || !strings.Contains(r[0], "failed to process 3 times") {
+		t.Errorf("reasons = %q; want the attempts rule", r)
+	}
+	if _, err := os.Stat(filepath.Join(e.state, attemptsFile)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("attempt counts kept after the archive left processing: %v", err)
+	}
+}
