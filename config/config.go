@@ -12,8 +12,8 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"net"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -31,7 +31,14 @@ type Config struct {
 	Limits Limits
 	Deploy Deploy
 	Log    Log
+	API    API
 	Sets   Sets
+}
+
+// API configures the optional loopback TCP API (SPEC §8).
+type API struct {
+	// Listen is a loopback host:port; empty: no TCP API.
+	Listen string
 }
 
 // Paths are the places on disk of SPEC §1.
@@ -70,6 +77,9 @@ type Deploy struct {
 type Log struct {
 	Level  slog.Level
 	Format string // "text" or "json"
+	// File is where a service also logs, rotated by size; by default
+	// <state>/logs/forgesync.log.
+	File string
 }
 
 // Sets configures following a pack set (SPEC §10) and keeping generations
@@ -126,7 +136,11 @@ type file struct {
 	Log struct {
 		Level  string `toml:"level"`
 		Format string `toml:"format"`
+		File   string `toml:"file"`
 	} `toml:"log"`
+	API struct {
+		Listen string `toml:"listen"`
+	} `toml:"api"`
 	Sets struct {
 		Source          string   `toml:"source"`
 		Interval        string   `toml:"interval"`
@@ -191,7 +205,7 @@ func Default() *Config {
 		Log:    Log{Level: slog.LevelInfo, Format: "text"},
 		Sets:   Sets{Interval: DefaultSetInterval, CacheMax: DefaultCacheMax, KeepGenerations: DefaultKeepGenerations},
 	}
-	c.Paths.State = defaultStateDir()
+	c.Paths.State = Process(false).defaultState("")
 	c.fillDerived()
 	return c
 }
@@ -204,6 +218,9 @@ func (c *Config) fillDerived() {
 	if c.Paths.Socket == "" && c.Paths.State != "" {
 		c.Paths.Socket = filepath.Join(c.Paths.State, "forgesync.sock")
 	}
+	if c.Log.File == "" && c.Paths.State != "" {
+		c.Log.File = filepath.Join(c.Paths.State, "logs", "forgesync.log")
+	}
 	if c.Deploy.Modules == "" {
 		if exe, err := os.Executable(); err == nil {
 			c.Deploy.Modules = filepath.Join(filepath.Dir(exe), "modules")
@@ -211,30 +228,22 @@ func (c *Config) fillDerived() {
 	}
 }
 
-func defaultStateDir() string {
-	if runtime.GOOS == "windows" {
-		if d := os.Getenv("LOCALAPPDATA"); d != "" {
-			return filepath.Join(d, "forgesync")
-		}
-	}
-	if d := os.Getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
-		return filepath.Join(d, "forgesync")
-	}
-	if home, err := os.UserHomeDir(); err == nil {
-		if runtime.GOOS == "windows" {
-			return filepath.Join(home, "AppData", "Local", "forgesync")
-		}
-		return filepath.Join(home, ".local", "state", "forgesync")
-	}
-	return ""
-}
 
 // Load reads the configuration file at path; an empty path gives Default().
 // Unknown keys, bad durations, sizes, levels and formats are errors naming
 // the key and its line.
-func Load(path string) (*Config, error) {
+func Load(path string) (*Config, error) { return LoadEnv(path, Process(false)) }
+
+// LoadEnv is [Load] for the account and role env describes (a machine
+// service keeps its state in [Env.MachineStateDir]).
+func LoadEnv(path string, env Env) (*Config, error) {
 	if path == "" {
-		return Default(), nil
+		c := Default()
+		if env.Machine {
+			c.Paths.State, c.Paths.Socket, c.Log.File = env.MachineStateDir(), "", ""
+			c.fillDerived()
+		}
+		return c, nil
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -244,18 +253,30 @@ func Load(path string) (*Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read config: %w", err)
 	}
-	return Parse(abs, data)
+	return ParseEnv(abs, data, env)
 }
 
 // Parse parses configuration text; path is the file it came from, used to
 // resolve relative paths and in errors.
 func Parse(path string, data []byte) (*Config, error) {
+	return ParseEnv(path, data, Process(false))
+}
+
+// ParseEnv is [Parse] for the account and role env describes: what `~`,
+// %LOCALAPPDATA% and a machine service's default state resolve to.
+func ParseEnv(path string, data []byte, env Env) (*Config, error) {
+	// Notepad writes a BOM; TOML does not allow one.
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	var f file
 	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&f)
 	if err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			return nil, fmt.Errorf("%s:%d: %s: %w", path, pe.Position.Line, pe.Message, ErrInvalid)
+			msg := pe.Message
+			if strings.Contains(msg, "escape") {
+				msg += ` (a Windows path in double quotes needs each \ doubled: write it in single quotes, mods = 'C:\Games\Mods', or with forward slashes, mods = "C:/Games/Mods")`
+			}
+			return nil, fmt.Errorf("%s:%d: %s: %w", path, pe.Position.Line, msg, ErrInvalid)
 		}
 		return nil, fmt.Errorf("%s: %v: %w", path, err, ErrInvalid)
 	}
@@ -274,7 +295,7 @@ func Parse(path string, data []byte) (*Config, error) {
 		if p == "" {
 			return ""
 		}
-		p = expandHome(p)
+		p = env.expandHome(p)
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(dir, p)
 		}
@@ -283,12 +304,19 @@ func Parse(path string, data []byte) (*Config, error) {
 	c.Paths = Paths{Drop: resolve(f.Paths.Drop), Mods: resolve(f.Paths.Mods), Paks: resolve(f.Paths.Paks),
 		State: resolve(f.Paths.State), Socket: resolve(f.Paths.Socket)}
 	if c.Paths.State == "" {
-		c.Paths.State = defaultStateDir()
+		c.Paths.State = env.defaultState(path)
 	}
 	if f.Deploy.Modules != "" {
 		c.Deploy.Modules = resolve(f.Deploy.Modules)
 	}
+	c.Log.File = resolve(f.Log.File)
 	c.fillDerived()
+	if f.API.Listen != "" {
+		if err := CheckLoopback(f.API.Listen); err != nil {
+			bad("api.listen", "%v", err)
+		}
+		c.API.Listen = f.API.Listen
+	}
 
 	if f.Watch.Settle != "" {
 		d, err := time.ParseDuration(f.Watch.Settle)
@@ -386,9 +414,9 @@ func checkMinisignKey(k string) error {
 	return nil
 }
 
-func expandHome(p string) string {
+func (e Env) expandHome(p string) string {
 	if p == "~" || strings.HasPrefix(p, "~/") || strings.HasPrefix(p, `~\`) {
-		if home, err := os.UserHomeDir(); err == nil {
+		if home := e.home(); home != "" {
 			return filepath.Join(home, p[1:])
 		}
 	}
@@ -449,4 +477,21 @@ func keyLine(data []byte, dotted string) int {
 		}
 	}
 	return tableLine
+}
+
+// CheckLoopback reports an error unless addr is a host:port whose host is a
+// loopback address or "localhost": the TCP API must not be reachable from
+// another machine.
+func CheckLoopback(addr string) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || port == "" {
+		return fmt.Errorf("want a loopback address such as \"127.0.0.1:8384\", got %q", addr)
+	}
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("%q is not a loopback address: the API listens on 127.0.0.1 or [::1] only (it controls what the game loads)", addr)
 }

@@ -36,6 +36,7 @@ type env struct {
 	stdout, stderr io.Writer
 	json           bool
 	configPath     string
+	machine        bool // --machine: run as the machine service
 	logFormat      string
 	logLevel       string
 	cfg            *config.Config
@@ -93,7 +94,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	e := &env{stdout: stdout, stderr: stderr}
 	fs := flag.NewFlagSet("forgesync "+c.name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&e.configPath, "config", "", "configuration `FILE` (TOML)")
+	fs.StringVar(&e.configPath, "config", "", "configuration `FILE` (TOML); default: $FORGESYNC_CONFIG, then the user's, then the machine's forgesync.toml")
+	fs.BoolVar(&e.machine, "machine", false, "resolve the config as the machine service does (service install sets it)")
 	fs.BoolVar(&e.json, "json", false, "print JSON for machines")
 	fs.StringVar(&e.logFormat, "log-format", "", "log format: text or json (default from config, else text)")
 	fs.StringVar(&e.logLevel, "log-level", "", "log level: debug, info, warn, error")
@@ -112,8 +114,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitFailure
 	}
 	if !c.noConfig || e.configPath != "" {
-		cfg, err := config.Load(e.configPath)
-		if err != nil {
+		cenv := config.Process(e.machine)
+		path := e.configPath
+		if !c.noConfig {
+			path, _, err = cenv.Discover(e.configPath)
+		}
+		cfg, lerr := config.LoadEnv(path, cenv)
+		if err = errors.Join(err, lerr); err != nil {
 			fmt.Fprintf(stderr, "forgesync: %v\n", err)
 			return exitFailure
 		}

@@ -156,6 +156,9 @@ func serviceConfig(e *env, run func(ctx context.Context) error) daemon.ServiceCo
 	if e.cfg.File != "" {
 		args = append(args, "--config", e.cfg.File)
 	}
+	if !userService {
+		args = append(args, "--machine")
+	}
 	return daemon.ServiceConfig{
 		Name: "forgesync", DisplayName: "forgesync",
 		Description: "Keeps MJOLNIR Forge packs installed, validated and in sync",
@@ -178,8 +181,8 @@ func serviceCommand() *command {
 				return exitFailure
 			}
 			if args[0] == daemon.ActionInstall {
-				if e.cfg.File == "" {
-					fmt.Fprintf(e.stderr, "forgesync service install: --config FILE is required (the service reads it at every start)\n")
+				if err := config.CheckServiceInstall(e.cfg.File, userService); err != nil {
+					fmt.Fprintf(e.stderr, "forgesync service install: %v\n", err)
 					return exitFailure
 				}
 				if err := e.cfg.RequireGame(); err != nil {
