@@ -11,8 +11,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"net"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -227,7 +227,6 @@ func (c *Config) fillDerived() {
 		}
 	}
 }
-
 
 // Load reads the configuration file at path; an empty path gives Default().
 // Unknown keys, bad durations, sizes, levels and formats are errors naming
