@@ -1,0 +1,299 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"aead.dev/minisign"
+
+	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/packset"
+)
+
+// signPasswordEnv names the environment variable that holds the password
+// of a password-protected minisign secret key for --sign. A flag would
+// leave it in the shell's history and the process list.
+const signPasswordEnv = "FORGESYNC_SIGN_PASSWORD"
+
+// setFlags are the flags shared by lock and export.
+type setFlags struct {
+	urls, sign, name string
+}
+
+func (s *setFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&s.urls, "urls", packset.DefaultURLTemplate, "URL `TEMPLATE` of each archive: {sha256} and {ext} are filled in")
+	fs.StringVar(&s.sign, "sign", "", "sign the lock with this minisign secret key `FILE` (password from $"+signPasswordEnv+")")
+	fs.StringVar(&s.name, "name", "", "the set's `NAME`, free text")
+}
+
+func (s *setFlags) key() (*minisign.PrivateKey, error) {
+	if s.sign == "" {
+		return nil, nil
+	}
+	k, err := packset.ReadSecretKey(s.sign, os.Getenv(signPasswordEnv))
+	if errors.Is(err, packset.ErrKeyEncrypted) {
+		return nil, fmt.Errorf("%w: put its password in $%s, or make a key without one (minisign -G -W)", err, signPasswordEnv)
+	}
+	return &k, err
+}
+
+func lockCommand() *command {
+	var sf setFlags
+	var out string
+	return &command{
+		name: "lock", args: "[-o FILE]",
+		summary: "write the machine's enabled packs as a pack set (forgepacks.lock, SPEC §10)\n" +
+			"Without -o the lock goes to standard output. --sign writes FILE.minisig beside it.",
+		flags: func(fs *flag.FlagSet) {
+			sf.register(fs)
+			fs.StringVar(&out, "o", "", "write the lock to `FILE`")
+		},
+		run: func(ctx context.Context, e *env, args []string) int {
+			if !needArgs(e, "lock", args, 0, 0, "no arguments") {
+				return exitFailure
+			}
+			if sf.sign != "" && out == "" {
+				fmt.Fprintln(e.stderr, "forgesync lock: --sign needs -o FILE (the signature goes beside the lock)")
+				return exitFailure
+			}
+			key, err := sf.key()
+			if err != nil {
+				fmt.Fprintf(e.stderr, "forgesync lock: %v\n", err)
+				return exitFailure
+			}
+			kept, closeState, err := keptArchives(ctx, e)
+			if err != nil {
+				fmt.Fprintf(e.stderr, "forgesync lock: %v\n", err)
+				return exitFailure
+			}
+			defer closeState()
+			l, err := packset.LockFor(sf.name, kept, sf.urls)
+			if err != nil {
+				fmt.Fprintf(e.stderr, "forgesync lock: %v\n", err)
+				return exitFailure
+			}
+			if out == "" {
+				data, err := packset.Encode(l)
+				if err != nil {
+					fmt.Fprintf(e.stderr, "forgesync lock: %v\n", err)
+					return exitFailure
+				}
+				e.stdout.Write(data)
+				return exitOK
+			}
+			if _, err := packset.WriteLock(out, l, key); err != nil {
+				fmt.Fprintf(e.stderr, "forgesync lock: %v\n", err)
+				return exitFailure
+			}
+			printSetWritten(e, out, l, key)
+			return exitOK
+		},
+	}
+}
+
+func exportCommand() *command {
+	var sf setFlags
+	return &command{
+		name: "export", args: "DIR",
+		summary: "write the machine's enabled packs as a folder to publish: DIR/forgepacks.lock\n" +
+			"(+ .minisig with --sign) and DIR/packs/<sha256><ext>. Any static web server, bucket or\n" +
+			"CDN serves it as it is; names by content never change.",
+		flags: sf.register,
+		run: func(ctx context.Context, e *env, args []string) int {
+			if !needArgs(e, "export", args, 1, 1, "one DIR") {
+				return exitFailure
+			}
+			key, err := sf.key()
+			if err != nil {
+				fmt.Fprintf(e.stderr, "forgesync export: %v\n", err)
+				return exitFailure
+			}
+			kept, closeState, err := keptArchives(ctx, e)
+			if err != nil {
+				fmt.Fprintf(e.stderr, "forgesync export: %v\n", err)
+				return exitFailure
+			}
+			defer closeState()
+			l, err := packset.Export(args[0], sf.name, kept, sf.urls, key)
+			if err != nil {
+				fmt.Fprintf(e.stderr, "forgesync export: %v\n", err)
+				return exitFailure
+			}
+			printSetWritten(e, filepath.Join(args[0], packset.LockName), l, key)
+			return exitOK
+		},
+	}
+}
+
+func printSetWritten(e *env, path string, l *packset.Lock, key *minisign.PrivateKey) {
+	signed := ""
+	if key != nil {
+		signed = packset.KeyID(key.ID())
+	}
+	if e.json {
+		writeJSON(e.stdout, map[string]any{"lock": path, "fingerprint": l.Fingerprint(), "packs": len(l.Packs), "signed_by": signed})
+		return
+	}
+	fmt.Fprintf(e.stdout, "wrote %s: %d packs, %s\n", path, len(l.Packs), l.Fingerprint())
+	if key != nil {
+		fmt.Fprintf(e.stdout, "signed by key %s (%s)\n", signed, path+".minisig")
+	}
+}
+
+func diffCommand() *command {
+	return &command{
+		name: "diff", args: "LOCK|URL",
+		summary: "compare the machine's packs with a pack set, one line per difference\n" +
+			"Exit status: 0 equal, 1 different, 2 could not tell.",
+		run: func(ctx context.Context, e *env, args []string) int {
+			if !needArgs(e, "diff", args, 1, 1, "one lock file, folder or URL") {
+				return exitFailure
+			}
+			return runDiff(ctx, e, args[0])
+		},
+	}
+}
+
+// diffReport is what `forgesync diff --json` prints.
+type diffReport struct {
+	Source    string               `json:"source"`
+	Name      string               `json:"name,omitempty"`
+	Signature packset.Verification `json:"signature"`
+	packset.Comparison
+}
+
+func runDiff(ctx context.Context, e *env, arg string) int {
+	fail := func(err error) int {
+		fmt.Fprintf(e.stderr, "forgesync diff: %v\n", err)
+		return exitFailure
+	}
+	keys, err := packset.ParsePublicKeys(e.cfg.Sets.TrustedKeys)
+	if err != nil {
+		return fail(err)
+	}
+	src, err := packset.LockSource(arg)
+	if err != nil {
+		return fail(err)
+	}
+	lf, err := (&packset.Fetcher{}).FetchLock(ctx, src, packset.Validators{})
+	if err != nil {
+		return fail(err)
+	}
+	v, err := packset.Verify(lf.Data, lf.Signature, keys)
+	if err != nil {
+		return fail(fmt.Errorf("%s: %w", src, err))
+	}
+	l, err := packset.Decode(src.String(), lf.Data, packset.DecodeOptions{Have: packset.HaveAll})
+	if err != nil {
+		return fail(err)
+	}
+	installed, closeState, err := installedPacks(ctx, e)
+	if err != nil {
+		return fail(err)
+	}
+	closeState()
+	rep := diffReport{Source: src.String(), Name: l.Name, Signature: v, Comparison: packset.Compare(installed, l.Entries())}
+	code := exitOK
+	if !rep.Equal {
+		code = exitInvalid
+	}
+	if e.json {
+		writeJSON(e.stdout, rep)
+		return code
+	}
+	for _, d := range rep.Differences {
+		fmt.Fprintln(e.stdout, d.String())
+	}
+	switch v.State {
+	case packset.Verified:
+		fmt.Fprintf(e.stdout, "set %s signed by trusted key %s\n", rep.Set, v.KeyID)
+	case packset.Unverified:
+		fmt.Fprintf(e.stdout, "set %s signed by key %s (not checked: no [sets] trusted_keys)\n", rep.Set, v.KeyID)
+	case packset.Invalid:
+		fmt.Fprintf(e.stdout, "set %s: its signature is not valid: %s\n", rep.Set, v.Reason)
+	default:
+		fmt.Fprintf(e.stdout, "set %s (unsigned)\n", rep.Set)
+	}
+	if rep.Equal {
+		fmt.Fprintf(e.stdout, "the machine equals the set (%d packs)\n", len(l.Packs))
+	} else {
+		n := len(rep.Differences)
+		fmt.Fprintf(e.stdout, "the machine (%s) differs from the set in %d %s\n", rep.Machine, n, plural(n, "pack", "packs"))
+	}
+	return code
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// installedPacks reads the installed packs the way `forgesync packs` does:
+// from the daemon when it runs, else from the state under its lock (after
+// finishing any interrupted transaction). The returned function releases
+// the state.
+func installedPacks(ctx context.Context, e *env) ([]packset.Installed, func(), error) {
+	var out []packset.Installed
+	if c := daemonClient(ctx, e.cfg); c != nil {
+		defer c.Close()
+		packs, err := c.Packs(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, p := range packs {
+			out = append(out, packset.Installed{ID: p.ID, Version: p.Version, SHA256: p.ArchiveSHA256, Enabled: p.Enabled})
+		}
+		return out, func() {}, nil
+	}
+	p, _, err := openPipeline(ctx, e)
+	if err != nil {
+		return nil, nil, err
+	}
+	packs, err := p.Packs()
+	if err != nil {
+		p.Close()
+		return nil, nil, err
+	}
+	for _, pk := range packs {
+		out = append(out, packset.Installed{ID: pk.Manifest.ID, Version: pk.Manifest.Version, SHA256: pk.ArchiveSHA256, Enabled: pk.Enabled})
+	}
+	return out, func() { p.Close() }, nil
+}
+
+// keptArchives returns each enabled pack with its kept archive. Without a
+// daemon the state's lock is held until the returned function is called,
+// so that no transaction replaces an archive while it is read; with a
+// daemon the state file (replaced atomically) is read as it stands, and
+// every archive's SHA-256 is checked while it is copied.
+func keptArchives(ctx context.Context, e *env) ([]packset.Kept, func(), error) {
+	installed, closeState, err := installedPacks(ctx, e)
+	if err != nil {
+		return nil, nil, err
+	}
+	store := &installer.Store{Dir: e.cfg.Paths.State}
+	st, err := store.Load()
+	if err != nil {
+		closeState()
+		return nil, nil, err
+	}
+	var kept []packset.Kept
+	for _, p := range installed {
+		if !p.Enabled {
+			continue
+		}
+		r := st.Find(p.ID)
+		if r == nil || r.ArchiveSHA256 != p.SHA256 || r.Archive == "" {
+			closeState()
+			return nil, nil, fmt.Errorf("pack %s %s: its kept archive is not in the state (a transaction ran meanwhile? try again)", p.ID, p.Version)
+		}
+		kept = append(kept, packset.Kept{ID: p.ID, Version: p.Version, SHA256: p.SHA256,
+			Path: store.Path(installer.ArchivesDir, r.Archive), Ext: packset.ArchiveExt(r.Archive)})
+	}
+	return kept, closeState, nil
+}
