@@ -1,11 +1,13 @@
 package installer
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -55,6 +57,9 @@ type State struct {
 	// PendingArchives are kept archives (names under archives/) of
 	// replaced or removed packs, deleted at the same time.
 	PendingArchives []string `json:"pending_archives,omitempty"`
+	// PendingManifests are stored manifests (names under manifests/) of
+	// replaced or removed packs, deleted at the same time.
+	PendingManifests []string `json:"pending_manifests,omitempty"`
 	// Inventory holds the SHA-256 of each inventory file as last published
 	// from exactly this state; empty when the state changed since. When the
 	// files on disk still match, nothing needs rendering.
@@ -85,6 +90,11 @@ func (st *State) Find(id string) *PackRecord {
 		}
 	}
 	return nil
+}
+
+// Pending reports whether a committed change still has files to delete.
+func (st *State) Pending() bool {
+	return len(st.PendingRemovals)+len(st.PendingArchives)+len(st.PendingManifests) > 0
 }
 
 // OpenStore creates the store's folders under dir if needed and takes the
@@ -156,30 +166,133 @@ func (s *Store) Path(elem ...string) string {
 	return filepath.Join(append([]string{s.Dir}, elem...)...)
 }
 
-// Load reads the state; a store never written holds no packs.
+// ErrStateRefused is matched (errors.Is) by every *StateError: the state
+// file cannot be trusted, and nothing was changed.
+var ErrStateRefused = errors.New("installer: state refused")
+
+// StateError is returned by Load for a state file it will not act on: the
+// problem found, and the one step that recovers without losing a pack.
+type StateError struct {
+	Path    string // packs.json
+	Problem string // what is wrong, in plain words
+	Step    string // the safe recovery step
+}
+
+func (e *StateError) Error() string {
+	return "load state " + e.Path + ": " + e.Problem + "; nothing was changed. " + e.Step
+}
+
+// Is reports whether target is ErrStateRefused.
+func (e *StateError) Is(target error) bool { return target == ErrStateRefused }
+
+// Load reads the state; a store never written holds no packs. It acts on
+// nothing it reads: a file that is damaged, of another format or version,
+// holds null packs or a pack twice, or names a stored manifest that is not
+// there (an older copy put back) is refused with a *StateError, before
+// anything is deleted or processed again.
 func (s *Store) Load() (*State, error) {
-	data, err := os.ReadFile(s.Path(stateFile))
+	path := s.Path(stateFile)
+	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return &State{Format: StateFormat, Version: 1}, nil
+		return &State{Format: StateFormat, Version: 1, Packs: []PackRecord{}}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("load state: %w", err)
 	}
+	st, problem := decodeState(data)
+	if problem == "" {
+		if problem, err = s.checkFiles(st); err != nil {
+			return nil, err
+		}
+	}
+	if problem == "" {
+		return st, nil
+	}
+	step := fmt.Sprintf("To start again from the kept archives, rename %s to %s.damaged and start forgesync again: "+
+		"it installs every pack again from %s, each one enabled (disable again what you had disabled). "+
+		"Do not put back an older copy of %s: it names archives and manifests that later changes removed",
+		path, stateFile, s.Path(ArchivesDir), stateFile)
+	if st != nil && st.Version > 1 && st.Format == StateFormat {
+		step = "It was written by a newer forgesync: run that version again, and leave the file as it is"
+	}
+	return nil, &StateError{Path: path, Problem: problem, Step: step}
+}
+
+// decodeState decodes packs.json strictly and says what is wrong with it,
+// or "".
+func decodeState(data []byte) (*State, string) {
 	var st State
-	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&st); err != nil {
-		return nil, fmt.Errorf("load state %s: %w (the file is damaged; restore it from a backup, or move it away to start over)", s.Path(stateFile), err)
+		return nil, fmt.Sprintf("the file is damaged (%v)", err)
 	}
-	if st.Format != StateFormat || st.Version != 1 {
-		return nil, fmt.Errorf("load state %s: format %q version %d is not %s 1", s.Path(stateFile), st.Format, st.Version, StateFormat)
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, "the file is damaged (data after its end)"
 	}
-	return &st, nil
+	switch {
+	case st.Format != StateFormat:
+		return &st, fmt.Sprintf("format %q is not %q", st.Format, StateFormat)
+	case st.Version > 1:
+		return &st, fmt.Sprintf("version %d is newer than this forgesync reads (1)", st.Version)
+	case st.Version != 1:
+		return &st, fmt.Sprintf("version %d is not a version of %s", st.Version, StateFormat)
+	case st.Packs == nil:
+		return &st, `"packs" is missing or null`
+	}
+	seen := map[string]int{}
+	for i, r := range st.Packs {
+		if r.ID == "" || r.Version == "" {
+			return &st, fmt.Sprintf("record %d has no pack id or version", i)
+		}
+		if j, ok := seen[r.ID]; ok {
+			return &st, fmt.Sprintf("pack %s is recorded twice (records %d and %d)", r.ID, j, i)
+		}
+		seen[r.ID] = i
+		if !plainName(r.Archive) || !plainName(r.Manifest) {
+			return &st, fmt.Sprintf("record %d (%s) names archive %q and manifest %q; each must be a plain file name", i, r.ID, r.Archive, r.Manifest)
+		}
+	}
+	for _, names := range [][]string{st.PendingArchives, st.PendingManifests} {
+		for _, n := range names {
+			if !plainName(n) {
+				return &st, fmt.Sprintf("pending file %q is not a plain file name", n)
+			}
+		}
+	}
+	return &st, ""
+}
+
+// plainName reports whether name is one file name, with no folder.
+func plainName(name string) bool {
+	return name != "" && name != "." && name != ".." && !strings.ContainsAny(name, `/\:`) && filepath.Base(name) == name
+}
+
+// checkFiles says which stored manifest a record names is missing, or ""
+// (the error is for one it cannot look at). A state written by this store
+// never names a missing one: a manifest is written before the state that
+// names it, and deleted only after a state that does not. So a missing one
+// means an older copy of the file.
+func (s *Store) checkFiles(st *State) (string, error) {
+	for _, r := range st.Packs {
+		_, err := os.Stat(s.Path(ManifestsDir, r.Manifest))
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Sprintf("it names the stored manifest %s of %s %s, which is not in %s: this copy of the file is older than the state folder (put back from a backup)",
+				r.Manifest, r.ID, r.Version, s.Path(ManifestsDir)), nil
+		}
+		if err != nil {
+			return "", fmt.Errorf("load state: stored manifest of %s %s: %w", r.ID, r.Version, err)
+		}
+	}
+	return "", nil
 }
 
 // Save replaces the state atomically.
 func (s *Store) Save(st *State) error {
 	st.Format, st.Version = StateFormat, 1
+	if st.Packs == nil {
+		st.Packs = []PackRecord{} // Load refuses null packs
+	}
 	data, err := json.MarshalIndent(st, "", "  ")
 	if err != nil {
 		return fmt.Errorf("save state: %w", err)
@@ -215,23 +328,14 @@ func (s *Store) ReadManifest(name string) ([]byte, error) {
 	return data, nil
 }
 
-// CleanManifests removes stored manifests no record names, as a crash
-// between storing one and committing the state leaves.
-func (s *Store) CleanManifests(st *State) error {
-	keep := map[string]bool{}
-	for _, r := range st.Packs {
-		keep[r.Manifest] = true
+// RemoveManifest deletes a stored manifest; the caller has written a state
+// that names it no more.
+func (s *Store) RemoveManifest(name string) error {
+	if !plainName(name) {
+		return fmt.Errorf("remove stored manifest %q: not a plain file name", name)
 	}
-	entries, err := os.ReadDir(s.Path(ManifestsDir))
-	if err != nil {
-		return fmt.Errorf("clean manifests: %w", err)
-	}
-	for _, e := range entries {
-		if !keep[e.Name()] {
-			if err := os.Remove(s.Path(ManifestsDir, e.Name())); err != nil {
-				return fmt.Errorf("clean manifests: %w", err)
-			}
-		}
+	if err := os.Remove(s.Path(ManifestsDir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove stored manifest: %w", err)
 	}
 	return nil
 }

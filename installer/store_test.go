@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mjolnir-forge/forgesync/internal/toolcheck"
 )
 
 func TestStoreSaveLoad(t *testing.T) {
@@ -23,6 +25,9 @@ func TestStoreSaveLoad(t *testing.T) {
 	}
 	st.Packs = append(st.Packs, PackRecord{ID: "abc", Version: "1.0.0", Enabled: true, Archive: "abc.zip",
 		Content: []string{"MJOLNIRForge/abc/x.pak"}, Manifest: "abc-0.json"})
+	if err := os.WriteFile(s.Path(ManifestsDir, "abc-0.json"), []byte("{}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	if err := s.Save(st); err != nil {
 		t.Fatal(err)
 	}
@@ -37,13 +42,64 @@ func TestStoreSaveLoad(t *testing.T) {
 	}
 }
 
-func TestStoreDamagedState(t *testing.T) {
+// TestStoreRefusesState checks that every state Load will not act on is
+// refused with the problem and the safe step, in these words.
+func TestStoreRefusesState(t *testing.T) {
 	dir := t.TempDir()
-	s, _ := OpenStore(dir, 0)
+	s, err := OpenStore(dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer s.Close()
-	os.WriteFile(s.Path(stateFile), []byte(`{"format":"forgesync-state","version":1,"packs":[],"extra":1}`), 0o600)
-	if _, err := s.Load(); err == nil || !strings.Contains(err.Error(), "damaged") {
-		t.Fatalf("Load(unknown field) = %v; want an error saying the file is damaged", err)
+	if err := os.WriteFile(s.Path(ManifestsDir, "abc-1.json"), []byte("{}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "packs.json")
+	rename := "; nothing was changed. To start again from the kept archives, rename " + path + " to packs.json.damaged and start forgesync again: " +
+		"it installs every pack again from " + filepath.Join(dir, "archives") + ", each one enabled (disable again what you had disabled). " +
+		"Do not put back an older copy of packs.json: it names archives and manifests that later changes removed"
+	rec := `{"id":"abc","version":"1.0.0","enabled":true,"archive_sha256":"","archive":"abc.zip","installed_at":"2026-01-01T00:00:00Z","manifest":"abc-1.json"}`
+	head := `{"format":"forgesync-state","version":1,`
+	for _, tt := range []struct {
+		name, data, want string
+	}{
+		{"truncated", head + `"packs":[` + rec[:40],
+			"the file is damaged (unexpected EOF)" + rename},
+		{"unknown key", head + `"packs":[],"extra":1}`,
+			`the file is damaged (json: unknown field "extra")` + rename},
+		{"trailing data", head + `"packs":[]} {}`,
+			"the file is damaged (data after its end)" + rename},
+		{"null packs", head + `"packs":null}`,
+			`"packs" is missing or null` + rename},
+		{"no packs", head + `"pending_archives":["x.zip"]}`,
+			`"packs" is missing or null` + rename},
+		{"twice", head + `"packs":[` + rec + `,` + rec + `]}`,
+			"pack abc is recorded twice (records 0 and 1)" + rename},
+		{"other format", `{"format":"forge-installed","version":1,"packs":[]}`,
+			`format "forge-installed" is not "forgesync-state"` + rename},
+		{"old version", `{"format":"forgesync-state","version":0,"packs":[]}`,
+			"version 0 is not a version of forgesync-state" + rename},
+		{"newer version", `{"format":"forgesync-state","version":2,"packs":[]}`,
+			"version 2 is newer than this forgesync reads (1); nothing was changed. It was written by a newer forgesync: run that version again, and leave the file as it is"},
+		{"path in a name", head + `"packs":[` + strings.Replace(rec, `"abc.zip"`, `"../packs.json"`, 1) + `]}`,
+			`record 0 (abc) names archive "../packs.json" and manifest "abc-1.json"; each must be a plain file name` + rename},
+		{"older copy", head + `"packs":[` + strings.Replace(rec, "abc-1.json", "abc-0.json", 1) + `]}`,
+			"it names the stored manifest abc-0.json of abc 1.0.0, which is not in " + filepath.Join(dir, "manifests") +
+				": this copy of the file is older than the state folder (put back from a backup)" + rename},
+	} {
+		if err := os.WriteFile(path, []byte(tt.data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, err := s.Load()
+		if want := "load state " + path + ": " + tt.want; err == nil || err.Error() != want || !errors.Is(err, ErrStateRefused) {
+			t.Errorf("%s: Load() = %v;\nwant %s", tt.name, err, want)
+		}
+	}
+	if err := os.WriteFile(path, []byte(head+`"packs":[`+rec+`]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := s.Load(); err != nil || len(st.Packs) != 1 {
+		t.Fatalf("Load(valid) = %+v, %v", st, err)
 	}
 }
 
@@ -66,14 +122,13 @@ func TestStoreLockAcrossProcesses(t *testing.T) {
 	if time.Since(start) < 200*time.Millisecond {
 		t.Fatalf("second OpenStore gave up before its wait")
 	}
-	if flock, err := exec.LookPath("flock"); err == nil {
-		if err := exec.Command(flock, "-n", filepath.Join(dir, lockFileName), "true").Run(); err == nil {
-			t.Fatalf("another process took the lock while it was held")
-		}
-		s.Close()
-		if out, err := exec.Command(flock, "-n", filepath.Join(dir, lockFileName), "true").CombinedOutput(); err != nil {
-			t.Fatalf("lock not released on Close: %v %s", err, out)
-		}
+	flock := toolcheck.Need(t, "flock")[0]
+	if err := exec.Command(flock, "-n", filepath.Join(dir, lockFileName), "true").Run(); err == nil {
+		t.Fatalf("another process took the lock while it was held")
+	}
+	s.Close()
+	if out, err := exec.Command(flock, "-n", filepath.Join(dir, lockFileName), "true").CombinedOutput(); err != nil {
+		t.Fatalf("lock not released on Close: %v %s", err, out)
 	}
 }
 

@@ -203,13 +203,6 @@ func (p *Pipeline) recover(ctx context.Context) (*Summary, error) {
 			p.log.Info("removed leftover temp files", "dir", d, "files", removed)
 		}
 	}
-	st, err := p.state()
-	if err != nil {
-		return nil, err
-	}
-	if err := p.store.CleanManifests(st); err != nil {
-		return nil, err
-	}
 	return p.transact(ctx, nil, false, nil)
 }
 

@@ -109,7 +109,7 @@ func (p *Pipeline) run(ctx context.Context, ch *change, force bool, fromInstall 
 			return nil, err
 		}
 	}
-	pending := len(st.PendingRemovals)+len(st.PendingArchives) > 0
+	pending := st.Pending()
 	if !t.dirty && !pending && p.inventoryCurrent(st) {
 		// Nothing changed, and the files on disk are this state's.
 		return t.done()
@@ -139,7 +139,7 @@ func (p *Pipeline) run(ctx context.Context, ch *change, force bool, fromInstall 
 	}
 	t.sum.Published = published
 	var leftover []string
-	if pending = len(st.PendingRemovals)+len(st.PendingArchives) > 0; pending {
+	if pending = st.Pending(); pending {
 		left, err := installer.RemoveContentLeftover(p.opts.Paks, st.PendingRemovals)
 		if err != nil {
 			p.log.Warn("could not remove old content; tried again at the next pass", "err", err)
@@ -151,8 +151,13 @@ func (p *Pipeline) run(ctx context.Context, ch *change, force bool, fromInstall 
 				return nil, fmt.Errorf("remove replaced archive %s: %w", a, err)
 			}
 		}
+		for _, m := range st.PendingManifests {
+			if err := t.removeManifest(m); err != nil {
+				return nil, err
+			}
+		}
 		p.step("remove-old")
-		st.PendingRemovals, st.PendingArchives = leftover, nil
+		st.PendingRemovals, st.PendingArchives, st.PendingManifests = leftover, nil, nil
 	}
 	st.Inventory = hashes
 	if err := p.store.Save(st); err != nil {
@@ -279,6 +284,7 @@ func (t *txn) apply(ch *change) error {
 	case ch.remove:
 		t.st.PendingRemovals = append(t.st.PendingRemovals, rec.Content...)
 		t.st.PendingArchives = append(t.st.PendingArchives, rec.Archive)
+		t.st.PendingManifests = append(t.st.PendingManifests, rec.Manifest)
 		t.st.Packs = slices.DeleteFunc(t.st.Packs, func(r installer.PackRecord) bool { return r.ID == ch.id })
 		t.packs = slices.Delete(t.packs, i, i+1)
 		t.dirty = true
@@ -371,6 +377,9 @@ func (t *txn) archive(ctx context.Context, name string, force, fromInstall bool)
 		if prev.Archive != kept {
 			t.st.PendingArchives = append(t.st.PendingArchives, prev.Archive)
 		}
+		if prev.Manifest != manifest {
+			t.st.PendingManifests = append(t.st.PendingManifests, prev.Manifest)
+		}
 		*prev = rec
 	} else {
 		t.st.Packs = append(t.st.Packs, rec)
@@ -441,6 +450,16 @@ func (t *txn) removeKept(name string) error {
 		}
 	}
 	return removeIfExists(t.p.store.Path(installer.ArchivesDir, name))
+}
+
+// removeManifest deletes a stored manifest no state record names any more.
+func (t *txn) removeManifest(name string) error {
+	for _, r := range t.st.Packs {
+		if r.Manifest == name {
+			return nil
+		}
+	}
+	return t.p.store.RemoveManifest(name)
 }
 
 // reject records a rejection. The archive moves to drop/rejected/ with its

@@ -1,0 +1,101 @@
+package pipeline
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mjolnir-forge/forgesync/installer"
+)
+
+// TestDamagedStateSafeStep walks the case of issue 11: after an upgrade,
+// packs.json is truncated; the refusal names the safe step, putting back an
+// older copy deletes and requeues nothing (and stays refused, start after
+// start), and the named step brings the newer pack back.
+func TestDamagedStateSafeStep(t *testing.T) {
+	e := newEnv(t)
+	statePath := filepath.Join(e.state, "packs.json")
+	p := e.open(t)
+	e.dropPack(t, "v1.zip", spec{id: "abc-pack", version: "1.0.0", doors: 1})
+	mustSync(t, p, map[string]Result{"v1.zip": ResultInstalled})
+	backup, err := os.ReadFile(statePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldManifests := listFiles(t, filepath.Join(e.state, installer.ManifestsDir))
+	e.dropPack(t, "v2.zip", spec{id: "abc-pack", version: "1.1.0", doors: 2})
+	mustSync(t, p, map[string]Result{"v2.zip": ResultUpgraded})
+	p.Close()
+
+	// The upgrade's transaction removed the manifest and archive of 1.0.0.
+	manifests := listFiles(t, filepath.Join(e.state, installer.ManifestsDir))
+	archives := listFiles(t, filepath.Join(e.state, installer.ArchivesDir))
+	if len(manifests) != 1 || slices.Equal(manifests, oldManifests) || len(archives) != 1 || !strings.HasPrefix(archives[0], "abc-pack-1.1.0-") {
+		t.Fatalf("after the upgrade: manifests %v (1.0.0's were %v), archives %v; want only 1.1.0's", manifests, oldManifests, archives)
+	}
+	unchanged := func(when string) {
+		t.Helper()
+		if got := listFiles(t, filepath.Join(e.state, installer.ManifestsDir)); !slices.Equal(got, manifests) {
+			t.Fatalf("%s: manifests %v; want %v untouched", when, got, manifests)
+		}
+		if got := listFiles(t, filepath.Join(e.state, installer.ArchivesDir)); !slices.Equal(got, archives) {
+			t.Fatalf("%s: kept archives %v; want %v untouched", when, got, archives)
+		}
+		if got := listFiles(t, filepath.Join(e.state, installer.ProcessingDir)); len(got) != 0 {
+			t.Fatalf("%s: processing holds %v; want nothing requeued", when, got)
+		}
+	}
+	step := "rename " + statePath + " to packs.json.damaged and start forgesync again: it installs every pack again from " +
+		filepath.Join(e.state, installer.ArchivesDir) + ", each one enabled"
+
+	// Truncated.
+	good, err := os.ReadFile(statePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(statePath, good[:len(good)/2], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = Open(t.Context(), e.options())
+	if !errors.Is(err, installer.ErrStateRefused) || !strings.Contains(err.Error(), "the file is damaged") || !strings.Contains(err.Error(), step) {
+		t.Fatalf("Open with a truncated state = %v; want a refusal naming the step %q", err, step)
+	}
+	unchanged("truncated state")
+
+	// The older copy put back: refused, twice, with nothing deleted or
+	// requeued.
+	if err := os.WriteFile(statePath, backup, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		_, _, err = Open(t.Context(), e.options())
+		if !errors.Is(err, installer.ErrStateRefused) || !strings.Contains(err.Error(), "abc-pack 1.0.0") ||
+			!strings.Contains(err.Error(), "older than the state folder") || !strings.Contains(err.Error(), step) {
+			t.Fatalf("Open %d with an older copy of the state = %v; want a refusal naming it and the step", i+1, err)
+		}
+		unchanged("older copy")
+	}
+
+	// The step.
+	if err := os.Rename(statePath, statePath+".damaged"); err != nil {
+		t.Fatal(err)
+	}
+	p, sum, err := Open(t.Context(), e.options())
+	if err != nil {
+		t.Fatalf("Open after the step = %v", err)
+	}
+	defer p.Close()
+	if got := results(sum); len(got) != 1 || got[archives[0]] != ResultInstalled {
+		t.Fatalf("recovery = %+v; want %s installed", sum.Outcomes, archives[0])
+	}
+	packs, err := p.Packs()
+	if err != nil || len(packs) != 1 || packs[0].Manifest.Version != "1.1.0" || !packs[0].Enabled {
+		t.Fatalf("Packs after the step = %+v, %v; want abc-pack 1.1.0 enabled", packs, err)
+	}
+	if !strings.Contains(e.inv("doors.txt"), `mjolnir\forge\abc-pack\door_1`) {
+		t.Fatalf("doors.txt after the step lacks 1.1.0's second door:\n%s", e.inv("doors.txt"))
+	}
+}
