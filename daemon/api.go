@@ -58,6 +58,9 @@ type Status struct {
 	Modules json.RawMessage `json:"modules,omitempty"`
 	// Warnings are things a user should act on, in plain words.
 	Warnings []string `json:"warnings"`
+	// LogFile is the file a service logs to, rotated by size; empty when
+	// the daemon logs to a terminal.
+	LogFile string `json:"log_file,omitempty"`
 	// Queue lists the archive names waiting in drop or being processed.
 	Queue []string `json:"queue"`
 }

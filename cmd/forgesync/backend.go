@@ -18,6 +18,7 @@ import (
 // it converts between the pipeline's types and the socket's.
 type backend struct {
 	r       *pipeline.Runner
+	logFile string                          // the service's log file, for status
 	modules atomic.Pointer[json.RawMessage] // gates and deploy reports, refreshed by the writer
 }
 
@@ -38,7 +39,7 @@ func (b *backend) setModules(g native.Gates, reports []installer.FileReport) {
 
 func (b *backend) Status() daemon.Status {
 	s := b.r.Snapshot()
-	st := daemon.Status{State: s.State, Version: version, StartedAt: s.Started, Warnings: s.Warnings, Queue: s.Queue}
+	st := daemon.Status{State: s.State, Version: version, StartedAt: s.Started, Warnings: s.Warnings, Queue: s.Queue, LogFile: b.logFile}
 	if s.LastSync != nil {
 		st.LastSync = &daemon.LastSync{Time: s.LastSync.Time, Result: s.LastSync.Result,
 			DurationSeconds: s.LastSync.Duration.Seconds(), Error: s.LastSync.Error}

@@ -36,7 +36,8 @@ type env struct {
 	stdout, stderr io.Writer
 	json           bool
 	configPath     string
-	machine        bool // --machine: run as the machine service
+	machine        bool   // --machine: run as the machine service
+	serviceLog     string // the log file of a running service
 	logFormat      string
 	logLevel       string
 	cfg            *config.Config

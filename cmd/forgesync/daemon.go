@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"log/slog"
 	"os"
 	"runtime"
 	"time"
@@ -29,9 +28,17 @@ func daemonCommand() *command {
 				return exitFailure
 			}
 			var err error
-			if !daemon.Interactive() && e.logFormat == "" {
-				// A service's logs go to the journal or the event log: JSON.
-				e.log = slog.New(slog.NewJSONHandler(e.stderr, &slog.HandlerOptions{Level: e.cfg.Log.Level}))
+			if !daemon.Interactive() {
+				// A service logs to the OS log (the journal reads stderr;
+				// Windows has the Event Log) and to a rotated file.
+				sys, serr := daemon.SystemLogger(serviceConfig(e, nil))
+				log, closer, lerr := daemon.NewServiceLog(daemon.LogOptions{File: e.cfg.Log.File, Level: e.cfg.Log.Level, Stderr: e.stderr, System: sys})
+				if lerr != nil {
+					fmt.Fprintf(e.stderr, "forgesync daemon: %v\n", errors.Join(serr, lerr))
+					return exitFailure
+				}
+				defer closer.Close()
+				e.log, e.serviceLog = log, e.cfg.Log.File
 			}
 			if daemon.Interactive() {
 				err = serveDaemon(ctx, e, nil)
@@ -80,7 +87,7 @@ func serveDaemon(ctx context.Context, e *env, started func()) error {
 	}
 	defer p.Close()
 
-	b := &backend{}
+	b := &backend{logFile: e.serviceLog}
 	deploy := func(ctx context.Context, p *pipeline.Pipeline) {
 		reports, err := p.Deploy(ctx)
 		for _, r := range reports {

@@ -92,6 +92,9 @@ func printStatus(e *env, st daemon.Status) {
 	for _, w := range st.Warnings {
 		fmt.Fprintf(e.stdout, "warning: %s\n", w)
 	}
+	if st.LogFile != "" {
+		fmt.Fprintf(e.stdout, "log: %s\n", st.LogFile)
+	}
 }
 
 func yesNo(b bool) string {

@@ -1,0 +1,122 @@
+package daemon
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+
+	"github.com/kardianos/service"
+	"gopkg.in/natefinch/lumberjack.v2"
+)
+
+// LogOptions say where a service logs.
+type LogOptions struct {
+	// File is the log file, rotated by size (<state>/logs/forgesync.log by
+	// default); "" logs to no file.
+	File string
+	// Level is the lowest level logged.
+	Level slog.Leveler
+	// Stderr receives JSON lines when System is nil: systemd's journal
+	// reads a service's stderr.
+	Stderr io.Writer
+	// System is the OS log (the Windows Event Log), from [SystemLogger].
+	System service.Logger
+	// MaxSizeMB and MaxBackups bound the log file: 10 MB, 5 old files by
+	// default.
+	MaxSizeMB, MaxBackups int
+}
+
+// SystemLogger returns the OS log of the service cfg describes where a
+// service has no stderr (the Windows Event Log); nil elsewhere, where the
+// service manager reads stderr (systemd's journal, launchd's log).
+func SystemLogger(cfg ServiceConfig) (service.Logger, error) {
+	if runtime.GOOS != "windows" {
+		return nil, nil
+	}
+	svc, _, err := newService(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return svc.SystemLogger(nil)
+}
+
+// NewServiceLog returns the logger of a running service: the OS log (or
+// JSON on stderr) and a size-rotated file, both at o.Level. Close the
+// returned io.Closer at exit.
+func NewServiceLog(o LogOptions) (*slog.Logger, io.Closer, error) {
+	hopts := &slog.HandlerOptions{Level: o.Level}
+	var handlers []slog.Handler
+	if o.System != nil {
+		handlers = append(handlers, &systemHandler{log: o.System, opts: hopts, inner: func(w io.Writer) slog.Handler { return slog.NewTextHandler(w, hopts) }})
+	} else if o.Stderr != nil {
+		handlers = append(handlers, slog.NewJSONHandler(o.Stderr, hopts))
+	}
+	var closer io.Closer = io.NopCloser(nil)
+	if o.File != "" {
+		if err := os.MkdirAll(filepath.Dir(o.File), 0o700); err != nil {
+			return nil, nil, fmt.Errorf("log file %s: %w", o.File, err)
+		}
+		size, backups := o.MaxSizeMB, o.MaxBackups
+		if size <= 0 {
+			size = 10
+		}
+		if backups <= 0 {
+			backups = 5
+		}
+		lj := &lumberjack.Logger{Filename: o.File, MaxSize: size, MaxBackups: backups}
+		handlers = append(handlers, slog.NewJSONHandler(lj, hopts))
+		closer = lj
+	}
+	return slog.New(slog.NewMultiHandler(handlers...)), closer, nil
+}
+
+// systemHandler writes each record as one text line to the OS log, at the
+// record's level.
+type systemHandler struct {
+	log   service.Logger
+	opts  *slog.HandlerOptions
+	inner func(io.Writer) slog.Handler // the text handler, with attrs and groups applied
+
+	mu sync.Mutex // serialises writes to the OS log
+}
+
+func (h *systemHandler) Enabled(_ context.Context, l slog.Level) bool {
+	min := slog.LevelInfo
+	if h.opts.Level != nil {
+		min = h.opts.Level.Level()
+	}
+	return l >= min
+}
+
+func (h *systemHandler) Handle(ctx context.Context, r slog.Record) error {
+	var buf bytes.Buffer
+	if err := h.inner(&buf).Handle(ctx, r); err != nil {
+		return err
+	}
+	line := string(bytes.TrimRight(buf.Bytes(), "\n"))
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	switch {
+	case r.Level >= slog.LevelError:
+		return h.log.Error(line)
+	case r.Level >= slog.LevelWarn:
+		return h.log.Warning(line)
+	}
+	return h.log.Info(line)
+}
+
+func (h *systemHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	inner := h.inner
+	return &systemHandler{log: h.log, opts: h.opts, inner: func(w io.Writer) slog.Handler { return inner(w).WithAttrs(attrs) }}
+}
+
+func (h *systemHandler) WithGroup(name string) slog.Handler {
+	inner := h.inner
+	return &systemHandler{log: h.log, opts: h.opts, inner: func(w io.Writer) slog.Handler { return inner(w).WithGroup(name) }}
+}
