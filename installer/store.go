@@ -64,6 +64,12 @@ type State struct {
 	// from exactly this state; empty when the state changed since. When the
 	// files on disk still match, nothing needs rendering.
 	Inventory map[string]string `json:"inventory_sha256,omitempty"`
+	// Generations are the kept generations (SPEC §11), oldest first.
+	Generations []Generation `json:"generations,omitempty"`
+	// PendingSet is a set apply or rollback whose archives are all in the
+	// store and whose checks passed, but whose records are not yet
+	// committed: the next start rolls it forward.
+	PendingSet *PendingSet `json:"pending_set,omitempty"`
 }
 
 // PackRecord is one installed pack.
@@ -108,7 +114,7 @@ func OpenStore(dir string, wait time.Duration) (*Store, error) {
 		}
 		dir = abs
 	}
-	for _, d := range []string{dir, filepath.Join(dir, ProcessingDir), filepath.Join(dir, ArchivesDir), filepath.Join(dir, StagingDir), filepath.Join(dir, ManifestsDir)} {
+	for _, d := range []string{dir, filepath.Join(dir, ProcessingDir), filepath.Join(dir, ArchivesDir), filepath.Join(dir, StagingDir), filepath.Join(dir, ManifestsDir), filepath.Join(dir, IncomingDir)} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return nil, fmt.Errorf("open store: %w", err)
 		}

@@ -186,3 +186,44 @@ func LiftClasses(packs []InstalledPack) (used, ignored []string) {
 	}
 	return all[:MaxLiftClassesUsed], all[MaxLiftClassesUsed:]
 }
+
+// CheckSet applies the global rules of SPEC §4 to a whole installed set at
+// once, as a set apply or a rollback makes it: tags and classes unique
+// across every pack (both owners named) and at most MaxDoorsInstalled door
+// definitions across the enabled packs (every door pack named). It returns
+// every reason the set is refused; none when it may be published.
+func CheckSet(packs []InstalledPack) []rejection.Reason {
+	var out []rejection.Reason
+	tags, classes := map[string]string{}, map[string]string{}
+	for _, o := range packs {
+		for _, p := range o.Manifest.Pieces {
+			owner := o.Manifest.ID + " (piece " + p.ID + ")"
+			for _, c := range []struct {
+				key, value, rule string
+				owners           map[string]string
+			}{{"tag", p.Tag, RuleTagClash, tags}, {"class", p.Class, RuleClassClash, classes}} {
+				if first, ok := c.owners[c.value]; ok {
+					out = append(out, rejection.Reason{Rule: c.rule, Message: fmt.Sprintf(
+						"%s %s is owned by both %s and %s; tags and classes must be unique across packs", c.key, c.value, first, owner)})
+					continue
+				}
+				c.owners[c.value] = owner
+			}
+		}
+	}
+	total := 0
+	var names []string
+	for _, o := range packs {
+		if n := o.Manifest.Doors(); o.Enabled && n > 0 {
+			total += n
+			names = append(names, fmt.Sprintf("%s (%d)", o.Manifest.ID, n))
+		}
+	}
+	if total > MaxDoorsInstalled {
+		sort.Strings(names)
+		out = append(out, rejection.Reason{Rule: RuleDoorLimit, Message: fmt.Sprintf(
+			"the enabled packs %s bring %d door definitions, over the limit of %d across enabled packs",
+			strings.Join(names, ", "), total, MaxDoorsInstalled)})
+	}
+	return out
+}

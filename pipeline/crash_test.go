@@ -186,7 +186,7 @@ func TestCrashAtEveryStep(t *testing.T) {
 	wantPaks := listFiles(t, re.paks)
 	wantRejected := listFiles(t, filepath.Join(re.drop, RejectedDir))
 	wantKept := listFiles(t, filepath.Join(re.state, installer.ArchivesDir))
-	if len(wantRejected) != 2 || len(wantKept) != 3 {
+	if len(wantRejected) != 2 || len(wantKept) != 4 {
 		t.Fatalf("reference run: rejected %v, kept %v", wantRejected, wantKept)
 	}
 

@@ -17,6 +17,7 @@ import (
 // env is a temp game install: drop, mods, paks and state folders.
 type env struct {
 	root, drop, mods, paks, state string
+	keep                          int // generations kept; 0 is the default
 }
 
 func newEnv(t testing.TB) *env {
@@ -31,7 +32,7 @@ func envAt(root string) *env {
 }
 
 func (e *env) options() Options {
-	return Options{Drop: e.drop, Mods: e.mods, Paks: e.paks, State: e.state}
+	return Options{Drop: e.drop, Mods: e.mods, Paks: e.paks, State: e.state, KeepGenerations: e.keep}
 }
 
 func (e *env) open(t testing.TB) *Pipeline {

@@ -53,6 +53,9 @@ type Options struct {
 	DeployLua    bool
 	DeployNative bool
 	Modules      string
+	// KeepGenerations is how many generations the state keeps (SPEC §11);
+	// zero means DefaultKeepGenerations.
+	KeepGenerations int
 }
 
 // InventoryDir returns the folder of the inventory files under mods.
@@ -87,6 +90,11 @@ type Summary struct {
 	Published []string      `json:"published"` // inventory files rewritten (unchanged ones are not)
 	Warnings  []string      `json:"warnings"`
 	Duration  time.Duration `json:"duration_ns"`
+	// Generation is the generation the transaction recorded; 0 when the
+	// installed set did not change.
+	Generation int `json:"generation,omitempty"`
+	// Set is what a set apply or a rollback changed.
+	Set *SetResult `json:"set,omitempty"`
 }
 
 // Rejected reports whether any archive in the summary was rejected.
@@ -203,7 +211,14 @@ func (p *Pipeline) recover(ctx context.Context) (*Summary, error) {
 			p.log.Info("removed leftover temp files", "dir", d, "files", removed)
 		}
 	}
-	return p.transact(ctx, nil, false, nil)
+	st, err := p.state()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.cleanIncoming(st); err != nil {
+		return nil, err
+	}
+	return p.transact(ctx, nil, false, nil, CauseDrop)
 }
 
 // Sync claims every ready archive in the drop folder and processes them as
@@ -246,7 +261,7 @@ func (p *Pipeline) Claim(ctx context.Context, names []string) (*Summary, error) 
 		}
 		p.step("claim:" + n)
 	}
-	return p.transact(ctx, nil, false, nil)
+	return p.transact(ctx, nil, false, nil, CauseDrop)
 }
 
 // Install processes one archive from anywhere (it is copied, the original
@@ -267,23 +282,23 @@ func (p *Pipeline) Install(ctx context.Context, archive string, force bool) (*Su
 	if err != nil {
 		return nil, fmt.Errorf("install: copy %s: %w", archive, err)
 	}
-	return p.transact(ctx, nil, force, map[string]bool{name: true})
+	return p.transact(ctx, nil, force, map[string]bool{name: true}, CauseInstall)
 }
 
 // Enable enables an installed pack (refused when it would pass the door
 // limit), publishing the new inventory.
 func (p *Pipeline) Enable(ctx context.Context, id string) (*Summary, error) {
-	return p.transact(ctx, &change{id: id, enable: true}, false, nil)
+	return p.transact(ctx, &change{id: id, enable: true}, false, nil, CauseEnable)
 }
 
 // Disable keeps a pack installed but drops it from the text files.
 func (p *Pipeline) Disable(ctx context.Context, id string) (*Summary, error) {
-	return p.transact(ctx, &change{id: id, disable: true}, false, nil)
+	return p.transact(ctx, &change{id: id, disable: true}, false, nil, CauseDisable)
 }
 
 // Remove uninstalls a pack: its entry, content and kept archive go.
 func (p *Pipeline) Remove(ctx context.Context, id string) (*Summary, error) {
-	return p.transact(ctx, &change{id: id, remove: true}, false, nil)
+	return p.transact(ctx, &change{id: id, remove: true}, false, nil, CauseRemove)
 }
 
 // Packs returns the installed packs, sorted by id.
@@ -334,10 +349,34 @@ func sortPacks(packs []inventory.InstalledPack) {
 	slices.SortFunc(packs, func(a, b inventory.InstalledPack) int { return strings.Compare(a.Manifest.ID, b.Manifest.ID) })
 }
 
-// change is an enable, disable or remove in a transaction.
+// change is an enable, disable or remove in a transaction, or a set.
 type change struct {
 	id                      string
 	enable, disable, remove bool
+	set                     *setChange
+}
+
+// cleanIncoming removes the archives in incoming/ that no journaled set
+// names: a set apply interrupted before its journal changed nothing.
+func (p *Pipeline) cleanIncoming(st *installer.State) error {
+	keep := map[string]bool{}
+	if st.PendingSet != nil {
+		for _, gp := range st.PendingSet.Packs {
+			keep[gp.SHA256] = true
+		}
+	}
+	entries, err := os.ReadDir(p.store.Path(installer.IncomingDir))
+	if err != nil {
+		return fmt.Errorf("clean incoming archives: %w", err)
+	}
+	for _, e := range entries {
+		if !keep[e.Name()] {
+			if err := os.RemoveAll(p.store.Path(installer.IncomingDir, e.Name())); err != nil {
+				return fmt.Errorf("clean incoming archives: %w", err)
+			}
+		}
+	}
+	return nil
 }
 
 // RejectedDir is the folder under drop where rejected archives go; it is

@@ -73,6 +73,7 @@ func mapsEqual[K comparable, V comparable](a, b map[K]V) bool {
 
 func TestVersionRules(t *testing.T) {
 	e := newEnv(t)
+	e.keep = 1 // no older generation keeps a replaced archive
 	p := e.open(t)
 	v1 := spec{id: "abc-pack", version: "1.0.0", doors: 1, content: map[string]string{"old.pak": "old", "keep.pak": "k1"}}
 	e.dropPack(t, "v1.zip", v1)
@@ -133,6 +134,7 @@ func mustSync(t *testing.T, p *Pipeline, want map[string]Result) *Summary {
 
 func TestDisableRemoveAndLimits(t *testing.T) {
 	e := newEnv(t)
+	e.keep = 1 // no older generation keeps a replaced archive
 	p := e.open(t)
 	e.dropPack(t, "a.zip", spec{id: "doors-a", version: "1.0.0", doors: 200})
 	e.dropPack(t, "b.zip", spec{id: "doors-b", version: "1.0.0", doors: 56})

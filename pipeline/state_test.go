@@ -17,6 +17,7 @@ import (
 // start), and the named step brings the newer pack back.
 func TestDamagedStateSafeStep(t *testing.T) {
 	e := newEnv(t)
+	e.keep = 1 // no older generation keeps 1.0.0's archive
 	statePath := filepath.Join(e.state, "packs.json")
 	p := e.open(t)
 	e.dropPack(t, "v1.zip", spec{id: "abc-pack", version: "1.0.0", doors: 1})

@@ -46,6 +46,7 @@ type txn struct {
 	dispose []func() error // run after publication: rejections, deletions
 	// attempts counts the tries of each archive in processing; see begin.
 	attempts attempts
+	cause    string // of the generation a committed change records
 }
 
 // transact runs one transaction: the change (if any), every archive in
@@ -55,9 +56,9 @@ type txn struct {
 // archive leaves processing only after the state that installs it is
 // written or its rejection is on disk, and content is deleted only after
 // the inventory that no longer names it is published.
-func (p *Pipeline) transact(ctx context.Context, ch *change, force bool, fromInstall map[string]bool) (*Summary, error) {
+func (p *Pipeline) transact(ctx context.Context, ch *change, force bool, fromInstall map[string]bool, cause string) (*Summary, error) {
 	start := time.Now()
-	sum, err := p.run(ctx, ch, force, fromInstall)
+	sum, err := p.run(ctx, ch, force, fromInstall, cause)
 	if err != nil {
 		// Nothing of a failed transaction was committed that the state on
 		// disk does not say: forget the cache and read it again next time.
@@ -68,7 +69,7 @@ func (p *Pipeline) transact(ctx context.Context, ch *change, force bool, fromIns
 	return sum, nil
 }
 
-func (p *Pipeline) run(ctx context.Context, ch *change, force bool, fromInstall map[string]bool) (*Summary, error) {
+func (p *Pipeline) run(ctx context.Context, ch *change, force bool, fromInstall map[string]bool, cause string) (*Summary, error) {
 	st, err := p.state()
 	if err != nil {
 		return nil, err
@@ -77,18 +78,32 @@ func (p *Pipeline) run(ctx context.Context, ch *change, force bool, fromInstall 
 		return nil, err
 	}
 	p.cleanStaging()
-	t := &txn{p: p, st: st, sum: &Summary{Outcomes: []Outcome{}, Published: []string{}, Warnings: []string{}}, attempts: p.loadAttempts()}
+	t := &txn{p: p, st: st, cause: cause, sum: &Summary{Outcomes: []Outcome{}, Published: []string{}, Warnings: []string{}}, attempts: p.loadAttempts()}
+	if ps := st.PendingSet; ps != nil {
+		// A set apply or rollback was journaled and not committed: it is
+		// finished first, from the archives it journaled.
+		if err := t.loadPacks(); err != nil {
+			return nil, err
+		}
+		p.log.Info("finishing an interrupted set apply", "cause", ps.Cause)
+		if err := t.rollForward(ctx, ps, nil); err != nil {
+			return nil, fmt.Errorf("finish the interrupted %s: %w", ps.Cause, err)
+		}
+	}
 	if ch != nil {
 		if err := t.loadPacks(); err != nil {
 			return nil, err
 		}
-		if err := t.apply(ch); err != nil {
+		if err := t.apply(ctx, ch); err != nil {
 			return nil, err
 		}
 	}
-	names, err := t.processing()
-	if err != nil {
-		return nil, err
+	var names []string
+	if ch == nil || ch.set == nil {
+		// A set is applied alone: dropped archives wait for the next pass.
+		if names, err = t.processing(); err != nil {
+			return nil, err
+		}
 	}
 	for _, name := range names {
 		if ctx.Err() != nil {
@@ -116,6 +131,9 @@ func (p *Pipeline) run(ctx context.Context, ch *change, force bool, fromInstall 
 	}
 	if t.dirty {
 		st.Inventory = nil
+		if err := t.recordGeneration(); err != nil {
+			return nil, err
+		}
 		if err := p.store.Save(st); err != nil {
 			return nil, err
 		}
@@ -175,6 +193,7 @@ func (p *Pipeline) requeueOrphans(st *installer.State) error {
 	for _, r := range st.Packs {
 		known[r.Archive] = true
 	}
+	needed := neededKeys(st)
 	for _, a := range st.PendingArchives {
 		known[a] = true // replaced: deleted after the next publication
 	}
@@ -183,7 +202,7 @@ func (p *Pipeline) requeueOrphans(st *installer.State) error {
 		return fmt.Errorf("read kept archives: %w", err)
 	}
 	for _, e := range archives {
-		if !e.Type().IsRegular() || known[e.Name()] || strings.HasPrefix(e.Name(), atomicfile.TempPrefix) {
+		if !e.Type().IsRegular() || known[e.Name()] || needed[installer.KeyOfKept(e.Name())] || strings.HasPrefix(e.Name(), atomicfile.TempPrefix) {
 			continue
 		}
 		if err := os.Rename(p.store.Path(installer.ArchivesDir, e.Name()), p.store.Path(installer.ProcessingDir, e.Name())); err != nil {
@@ -262,7 +281,10 @@ func (t *txn) processing() ([]string, error) {
 	return names, nil
 }
 
-func (t *txn) apply(ch *change) error {
+func (t *txn) apply(ctx context.Context, ch *change) error {
+	if ch.set != nil {
+		return t.applySet(ctx, ch.set)
+	}
 	rec := t.st.Find(ch.id)
 	if rec == nil {
 		return fmt.Errorf("%s: %w (see `forgesync packs`)", ch.id, ErrNotInstalled)
@@ -425,11 +447,23 @@ func (t *txn) place(name string, staged *installer.Staged, m *inventory.Manifest
 	if err != nil {
 		return placed, "", "", err
 	}
-	kept = fmt.Sprintf("%s-%s-%s%s", m.ID, m.Version, staged.SHA256[:12], archiveExt(name, staged.Format))
-	if err := os.Rename(path, p.store.Path(installer.ArchivesDir, kept)); err != nil {
-		return placed, "", "", fmt.Errorf("keep archive: %w", err)
+	key := installer.KeptKey(m.ID, m.Version, staged.SHA256)
+	index, err := t.keptIndex()
+	if err != nil {
+		return placed, "", "", err
 	}
-	keptPath = p.store.Path(installer.ArchivesDir, kept)
+	twin, isTwin := index[key]
+	if isTwin {
+		// The same bytes are kept already (for a generation): once is
+		// enough, and this copy goes once the install is committed.
+		kept = twin
+	} else {
+		kept = key + archiveExt(name, staged.Format)
+		if err := os.Rename(path, p.store.Path(installer.ArchivesDir, kept)); err != nil {
+			return placed, "", "", fmt.Errorf("keep archive: %w", err)
+		}
+		keptPath = p.store.Path(installer.ArchivesDir, kept)
+	}
 	p.step("archive:" + name)
 	norm, err := render.Manifest(m)
 	if err != nil {
@@ -439,15 +473,22 @@ func (t *txn) place(name string, staged *installer.Staged, m *inventory.Manifest
 	if err != nil {
 		return placed, "", "", err
 	}
+	if isTwin {
+		t.dispose = append(t.dispose, func() error { return removeIfExists(path) })
+	}
 	return placed, kept, manifest, nil
 }
 
-// removeKept deletes a kept archive no state record names any more.
+// removeKept deletes a kept archive that no state record and no kept
+// generation names any more.
 func (t *txn) removeKept(name string) error {
 	for _, r := range t.st.Packs {
 		if r.Archive == name {
 			return nil
 		}
+	}
+	if neededKeys(t.st)[installer.KeyOfKept(name)] {
+		return nil
 	}
 	return removeIfExists(t.p.store.Path(installer.ArchivesDir, name))
 }

@@ -1,0 +1,285 @@
+package pipeline
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/packset"
+)
+
+// The causes of a generation (SPEC §11).
+const (
+	CauseDrop     = "drop"
+	CauseInstall  = "install"
+	CauseEnable   = "enable"
+	CauseDisable  = "disable"
+	CauseRemove   = "remove"
+	CauseSet      = "set"
+	CauseRollback = "rollback"
+)
+
+// DefaultKeepGenerations is how many generations the state keeps when
+// Options.KeepGenerations is zero.
+const DefaultKeepGenerations = 10
+
+// generationPacks returns the installed packs of st as a generation lists
+// them, sorted by id.
+func generationPacks(st *installer.State) []installer.GenerationPack {
+	out := make([]installer.GenerationPack, len(st.Packs))
+	for i, r := range st.Packs {
+		out[i] = installer.GenerationPack{ID: r.ID, Version: r.Version, SHA256: r.ArchiveSHA256, Enabled: r.Enabled}
+	}
+	slices.SortFunc(out, func(a, b installer.GenerationPack) int { return strings.Compare(a.ID, b.ID) })
+	return out
+}
+
+// fingerprint is the set fingerprint (SPEC §10.1) of the enabled packs.
+func fingerprint(packs []installer.GenerationPack) string {
+	var es []packset.Entry
+	for _, g := range packs {
+		if g.Enabled {
+			es = append(es, packset.Entry{ID: g.ID, Version: g.Version, SHA256: g.SHA256})
+		}
+	}
+	return packset.Fingerprint(es)
+}
+
+// recordGeneration adds a generation when the committed state differs from
+// the last one, and drops the generations beyond the ones kept; archives
+// only the dropped ones needed are queued in PendingArchives, deleted
+// after the state that drops them is written.
+func (t *txn) recordGeneration() error {
+	st := t.st
+	packs := generationPacks(st)
+	n := 1
+	if k := len(st.Generations); k > 0 {
+		last := st.Generations[k-1]
+		if slices.Equal(last.Packs, packs) {
+			return nil
+		}
+		n = last.N + 1
+	}
+	g := installer.Generation{N: n, Time: t.p.opts.Now().UTC(), Cause: t.cause, Fingerprint: fingerprint(packs), Packs: packs}
+	// A new backing array: snapshots share the old one.
+	gens := append(slices.Clip(st.Generations), g)
+	keep := t.p.opts.KeepGenerations
+	if keep <= 0 {
+		keep = DefaultKeepGenerations
+	}
+	if len(gens) > keep {
+		dropped := gens[:len(gens)-keep]
+		gens = slices.Clone(gens[len(gens)-keep:])
+		st.Generations = gens
+		kept, err := t.keptIndex()
+		if err != nil {
+			return err
+		}
+		needed := neededKeys(st)
+		for _, d := range dropped {
+			for _, gp := range d.Packs {
+				key := installer.KeptKey(gp.ID, gp.Version, gp.SHA256)
+				if name, ok := kept[key]; ok && !needed[key] && !slices.Contains(st.PendingArchives, name) {
+					st.PendingArchives = append(st.PendingArchives, name)
+				}
+			}
+		}
+	}
+	st.Generations = gens
+	t.sum.Generation = n
+	if t.sum.Set != nil {
+		t.sum.Set.Generation = n
+	}
+	return nil
+}
+
+// neededKeys returns the keys (installer.KeptKey) of every archive the
+// installed packs, the kept generations and a journaled set need.
+func neededKeys(st *installer.State) map[string]bool {
+	out := map[string]bool{}
+	for _, r := range st.Packs {
+		out[installer.KeptKey(r.ID, r.Version, r.ArchiveSHA256)] = true
+	}
+	for _, g := range st.Generations {
+		for _, gp := range g.Packs {
+			out[installer.KeptKey(gp.ID, gp.Version, gp.SHA256)] = true
+		}
+	}
+	if ps := st.PendingSet; ps != nil {
+		for _, gp := range ps.Packs {
+			out[installer.KeptKey(gp.ID, gp.Version, gp.SHA256)] = true
+		}
+	}
+	return out
+}
+
+// History is the kept generations, newest first, each with what changed
+// from the one before, and the disk the kept archives take.
+type History struct {
+	Current     int                 `json:"current"` // the newest generation; 0 when none
+	KeptBytes   int64               `json:"kept_bytes"`
+	Generations []HistoryGeneration `json:"generations"`
+}
+
+// HistoryGeneration is a generation and what changed from the one before.
+type HistoryGeneration struct {
+	installer.Generation
+	Changes []GenerationChange `json:"changes"`
+}
+
+// GenerationChange is one difference between a generation and the one
+// before it.
+type GenerationChange struct {
+	Kind     string `json:"kind"` // added, updated, removed, enabled, disabled
+	ID       string `json:"id"`
+	Version  string `json:"version,omitempty"`
+	Previous string `json:"previous,omitempty"` // the version before, for updated
+}
+
+// The kinds of GenerationChange.
+const (
+	ChangeAdded    = "added"
+	ChangeUpdated  = "updated"
+	ChangeRemoved  = "removed"
+	ChangeEnabled  = "enabled"
+	ChangeDisabled = "disabled"
+)
+
+// String says the change in one line: "+ id 1.4.0", "~ id 0.3.1 → 0.4.0",
+// "- id", "enabled id", "disabled id".
+func (c GenerationChange) String() string {
+	switch c.Kind {
+	case ChangeAdded:
+		return fmt.Sprintf("+ %s %s", c.ID, c.Version)
+	case ChangeUpdated:
+		if c.Previous == c.Version {
+			return fmt.Sprintf("~ %s %s (other bytes)", c.ID, c.Version)
+		}
+		return fmt.Sprintf("~ %s %s → %s", c.ID, c.Previous, c.Version)
+	case ChangeRemoved:
+		return "- " + c.ID
+	}
+	return c.Kind + " " + c.ID
+}
+
+// GenerationChanges returns what changed from prev (nil: nothing installed)
+// to g, sorted by id.
+func GenerationChanges(prev, g []installer.GenerationPack) []GenerationChange {
+	out := []GenerationChange{}
+	old := make(map[string]installer.GenerationPack, len(prev))
+	for _, p := range prev {
+		old[p.ID] = p
+	}
+	seen := make(map[string]bool, len(g))
+	for _, p := range g {
+		seen[p.ID] = true
+		o, ok := old[p.ID]
+		switch {
+		case !ok:
+			out = append(out, GenerationChange{Kind: ChangeAdded, ID: p.ID, Version: p.Version})
+			if !p.Enabled {
+				out = append(out, GenerationChange{Kind: ChangeDisabled, ID: p.ID})
+			}
+			continue
+		case o.SHA256 != p.SHA256 || o.Version != p.Version:
+			out = append(out, GenerationChange{Kind: ChangeUpdated, ID: p.ID, Version: p.Version, Previous: o.Version})
+		}
+		if o.Enabled != p.Enabled {
+			kind := ChangeDisabled
+			if p.Enabled {
+				kind = ChangeEnabled
+			}
+			out = append(out, GenerationChange{Kind: kind, ID: p.ID})
+		}
+	}
+	for _, p := range prev {
+		if !seen[p.ID] {
+			out = append(out, GenerationChange{Kind: ChangeRemoved, ID: p.ID, Version: p.Version})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b GenerationChange) int { return strings.Compare(a.ID, b.ID) })
+	return out
+}
+
+// HistoryOf returns the history of generations (oldest first, as the state
+// keeps them), newest first.
+func HistoryOf(gens []installer.Generation, keptBytes int64) *History {
+	h := &History{KeptBytes: keptBytes, Generations: make([]HistoryGeneration, 0, len(gens))}
+	for i := len(gens) - 1; i >= 0; i-- {
+		var prev []installer.GenerationPack
+		if i > 0 {
+			prev = gens[i-1].Packs
+		}
+		h.Generations = append(h.Generations, HistoryGeneration{Generation: gens[i], Changes: GenerationChanges(prev, gens[i].Packs)})
+	}
+	if len(gens) > 0 {
+		h.Current = gens[len(gens)-1].N
+	}
+	return h
+}
+
+// History returns the kept generations, newest first, and the size of the
+// kept archives.
+func (p *Pipeline) History() (*History, error) {
+	st, err := p.state()
+	if err != nil {
+		return nil, err
+	}
+	size, err := KeptBytes(p.store.Dir)
+	if err != nil {
+		return nil, err
+	}
+	return HistoryOf(st.Generations, size), nil
+}
+
+// KeptBytes returns the bytes of every archive kept under the state folder
+// state: the installed packs' and the kept generations'.
+func KeptBytes(state string) (int64, error) {
+	entries, err := os.ReadDir(filepath.Join(state, installer.ArchivesDir))
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("read kept archives: %w", err)
+	}
+	var n int64
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && info.Mode().IsRegular() {
+			n += info.Size()
+		}
+	}
+	return n, nil
+}
+
+// stateHistory is the part of the state file History needs.
+type stateHistory struct {
+	Generations []installer.Generation `json:"generations"`
+}
+
+// ReadHistory reads the history from the state folder without taking the
+// state lock (the state file is replaced atomically, so a read sees one
+// committed state): `forgesync history` works beside a running daemon.
+func ReadHistory(state string) (*History, error) {
+	data, err := os.ReadFile(filepath.Join(state, installer.StateFileName))
+	if errors.Is(err, fs.ErrNotExist) {
+		return HistoryOf(nil, 0), nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read history: %w", err)
+	}
+	var sh stateHistory
+	if err := json.Unmarshal(data, &sh); err != nil {
+		return nil, fmt.Errorf("read history %s: %w", filepath.Join(state, installer.StateFileName), err)
+	}
+	size, err := KeptBytes(state)
+	if err != nil {
+		return nil, err
+	}
+	return HistoryOf(sh.Generations, size), nil
+}

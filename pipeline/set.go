@@ -1,0 +1,473 @@
+package pipeline
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
+	"github.com/mjolnir-forge/forgesync/internal/semver"
+	"github.com/mjolnir-forge/forgesync/inventory"
+	"github.com/mjolnir-forge/forgesync/inventory/render"
+	"github.com/mjolnir-forge/forgesync/packset"
+	"github.com/mjolnir-forge/forgesync/verdict"
+)
+
+// Errors of a set apply and a rollback.
+var (
+	// ErrNoArchive is returned (wrapped, naming the pack) when an archive a
+	// set or generation needs is neither kept nor given by the source.
+	ErrNoArchive = errors.New("archive not available")
+	// ErrArchiveMismatch is returned (wrapped) when an archive's bytes do
+	// not have the SHA-256 its pin names; nothing is changed.
+	ErrArchiveMismatch = errors.New("archive does not match its sha256")
+	// ErrNoGeneration is returned (wrapped) by Rollback for a generation
+	// the state does not keep.
+	ErrNoGeneration = errors.New("no such generation")
+)
+
+// ArchiveSource finds the archive of a pinned pack that the store does not
+// keep (a finished download, the cache): it returns the path of a local
+// file, which the pipeline copies and checks against the pin's SHA-256
+// before it goes near the store. An error says where it looked.
+type ArchiveSource func(ctx context.Context, pin packset.Entry) (string, error)
+
+// SetOptions tune ApplySet.
+type SetOptions struct {
+	// Prune removes the installed packs the set does not pin, instead of
+	// disabling them.
+	Prune bool
+	// Source gives the archives the store does not keep; nil means kept
+	// archives only.
+	Source ArchiveSource
+}
+
+// SetResult is what a set apply or a rollback changed: the data of the
+// set-applied event (SPEC §10.3).
+type SetResult struct {
+	Fingerprint string      `json:"fingerprint"`          // of the enabled packs afterwards
+	Generation  int         `json:"generation,omitempty"` // the generation recorded; 0 when nothing changed
+	Installed   []SetChange `json:"installed"`
+	Upgraded    []SetChange `json:"upgraded"`
+	Downgraded  []SetChange `json:"downgraded"`
+	Reinstalled []SetChange `json:"reinstalled,omitempty"` // the same version from other bytes
+	Enabled     []string    `json:"enabled,omitempty"`
+	Disabled    []string    `json:"disabled"`
+	Removed     []string    `json:"removed"`
+}
+
+// SetChange is one pack a set apply installed at another version.
+type SetChange struct {
+	ID       string `json:"id"`
+	Version  string `json:"version"`
+	Previous string `json:"previous,omitempty"`
+}
+
+// Changed reports whether the apply changed anything.
+func (r *SetResult) Changed() bool {
+	return len(r.Installed)+len(r.Upgraded)+len(r.Downgraded)+len(r.Reinstalled)+len(r.Enabled)+len(r.Disabled)+len(r.Removed) > 0
+}
+
+func newSetResult() *SetResult {
+	return &SetResult{Installed: []SetChange{}, Upgraded: []SetChange{}, Downgraded: []SetChange{}, Disabled: []string{}, Removed: []string{}}
+}
+
+// setChange is a set apply or a rollback in a transaction.
+type setChange struct {
+	installer.PendingSet
+	source ArchiveSource
+}
+
+// ApplySet makes the installed set exactly pins (SPEC §10.2 step 3), as one
+// transaction: each pinned pack is installed, upgraded or downgraded to its
+// pin (a pinned set is authoritative) and enabled; every other installed
+// pack is disabled, or removed with Prune. Archives come from the store,
+// else from opts.Source; each is checked against its SHA-256 and validated,
+// and the whole set against the global limits, before anything is
+// published; a refusal (ErrRefused, naming the packs) changes nothing. A
+// set the machine already has publishes nothing.
+func (p *Pipeline) ApplySet(ctx context.Context, pins []packset.Entry, opts SetOptions) (*Summary, error) {
+	packs := make([]installer.GenerationPack, 0, len(pins))
+	seen := map[string]bool{}
+	for _, e := range pins {
+		if seen[e.ID] {
+			return nil, fmt.Errorf("apply set: pack %s is pinned twice: %w", e.ID, ErrRefused)
+		}
+		seen[e.ID] = true
+		packs = append(packs, installer.GenerationPack{ID: e.ID, Version: e.Version, SHA256: e.SHA256, Enabled: true})
+	}
+	slices.SortFunc(packs, func(a, b installer.GenerationPack) int { return strings.Compare(a.ID, b.ID) })
+	sc := &setChange{PendingSet: installer.PendingSet{Cause: CauseSet, Prune: opts.Prune, Packs: packs}, source: opts.Source}
+	return p.transact(ctx, &change{set: sc}, false, nil, CauseSet)
+}
+
+// Rollback makes the installed set equal to generation n (0: the one before
+// the current one) in one transaction, from kept archives only, and
+// records a new generation with cause rollback. Over the global limits it
+// is refused like any install.
+func (p *Pipeline) Rollback(ctx context.Context, n int) (*Summary, error) {
+	st, err := p.state()
+	if err != nil {
+		return nil, err
+	}
+	gens := st.Generations
+	if n == 0 {
+		if len(gens) < 2 {
+			return nil, fmt.Errorf("rollback: there is no generation before the current one (see `forgesync history`): %w", ErrNoGeneration)
+		}
+		n = gens[len(gens)-2].N
+	}
+	i := slices.IndexFunc(gens, func(g installer.Generation) bool { return g.N == n })
+	if i < 0 {
+		kept := "none"
+		if len(gens) > 0 {
+			kept = fmt.Sprintf("%d to %d", gens[0].N, gens[len(gens)-1].N)
+		}
+		return nil, fmt.Errorf("rollback: generation %d is not kept (kept: %s; see `forgesync history`): %w", n, kept, ErrNoGeneration)
+	}
+	sc := &setChange{PendingSet: installer.PendingSet{Cause: CauseRollback, Prune: true, Packs: slices.Clone(gens[i].Packs)}}
+	return p.transact(ctx, &change{set: sc}, false, nil, CauseRollback)
+}
+
+// prepared is a pinned archive extracted and validated for a set apply.
+type prepared struct {
+	staged   *installer.Staged
+	manifest *inventory.Manifest
+}
+
+// applySet checks a set apply whole, then journals it and rolls it forward.
+// Until the journal is written nothing visible has changed: verified
+// archives wait in incoming/, extractions in staging/.
+func (t *txn) applySet(ctx context.Context, sc *setChange) error {
+	p, st := t.p, t.st
+	kept, err := t.keptIndex()
+	if err != nil {
+		return err
+	}
+	ready := map[string]*prepared{}
+	committed := false
+	var fetched []string
+	defer func() {
+		for _, pr := range ready {
+			pr.staged.Remove()
+		}
+		if !committed {
+			for _, f := range fetched {
+				removeIfExists(f)
+			}
+		}
+	}()
+	var refusals []string
+	for _, pin := range sc.Packs {
+		if rec := st.Find(pin.ID); rec != nil && rec.ArchiveSHA256 == pin.SHA256 {
+			if rec.Version != pin.Version {
+				refusals = append(refusals, fmt.Sprintf("%s is pinned at %s, but its archive (sha256 %s) holds version %s", pin.ID, pin.Version, short(pin.SHA256), rec.Version))
+			}
+			continue
+		}
+		if ready[pin.SHA256] != nil {
+			continue
+		}
+		path, fresh, err := t.findArchive(ctx, kept, pin, sc.source)
+		if err != nil {
+			return err
+		}
+		if fresh {
+			fetched = append(fetched, path)
+		}
+		rep, staged, err := verdict.Archive(ctx, path, p.store.Path(installer.StagingDir), p.opts.Limits, nil)
+		if err != nil {
+			return fmt.Errorf("apply set: %s %s: %w", pin.ID, pin.Version, err)
+		}
+		if !rep.Valid {
+			var msgs []string
+			for _, r := range rep.Problems {
+				msgs = append(msgs, r.Message)
+			}
+			refusals = append(refusals, fmt.Sprintf("%s %s is not a valid pack: %s", pin.ID, pin.Version, strings.Join(msgs, "; ")))
+			continue
+		}
+		ready[pin.SHA256] = &prepared{staged: staged, manifest: rep.Manifest}
+		switch m := rep.Manifest; {
+		case staged.SHA256 != pin.SHA256:
+			return fmt.Errorf("apply set: %s %s: sha256 %s, want %s: %w", pin.ID, pin.Version, staged.SHA256, pin.SHA256, ErrArchiveMismatch)
+		case m.ID != pin.ID || m.Version != pin.Version:
+			refusals = append(refusals, fmt.Sprintf("%s %s is pinned to an archive holding %s %s", pin.ID, pin.Version, m.ID, m.Version))
+		}
+	}
+	if len(refusals) == 0 {
+		for _, r := range inventory.CheckSet(t.setPacks(sc, ready)) {
+			refusals = append(refusals, r.Message)
+		}
+	}
+	if len(refusals) > 0 {
+		return fmt.Errorf("apply set: %s: %w", strings.Join(refusals, "; "), ErrRefused)
+	}
+	if !t.setChanges(sc) {
+		t.sum.Set = newSetResult()
+		t.sum.Set.Fingerprint = fingerprint(generationPacks(st))
+		return nil
+	}
+	st.PendingSet = &sc.PendingSet
+	if err := p.store.Save(st); err != nil {
+		st.PendingSet = nil
+		return err
+	}
+	committed = true
+	p.step("journal")
+	return t.rollForward(ctx, st.PendingSet, ready)
+}
+
+// findArchive returns the path of pin's archive: kept in the store, left
+// in incoming/ by an interrupted apply, or copied there from source and
+// checked against the pin's SHA-256 (fresh).
+func (t *txn) findArchive(ctx context.Context, kept map[string]string, pin installer.GenerationPack, source ArchiveSource) (path string, fresh bool, err error) {
+	p := t.p
+	if name, ok := kept[installer.KeptKey(pin.ID, pin.Version, pin.SHA256)]; ok {
+		return p.store.Path(installer.ArchivesDir, name), false, nil
+	}
+	in := p.store.Path(installer.IncomingDir, pin.SHA256)
+	if _, err := os.Stat(in); err == nil {
+		return in, false, nil
+	}
+	if source == nil {
+		return "", false, fmt.Errorf("%s %s (sha256 %s): the store keeps no copy of its archive: %w", pin.ID, pin.Version, short(pin.SHA256), ErrNoArchive)
+	}
+	src, err := source(ctx, packset.Entry{ID: pin.ID, Version: pin.Version, SHA256: pin.SHA256})
+	if err != nil {
+		return "", false, fmt.Errorf("%s %s: %w: %w", pin.ID, pin.Version, ErrNoArchive, err)
+	}
+	if err := copyVerified(src, in, pin.SHA256); err != nil {
+		return "", false, fmt.Errorf("%s %s: %w", pin.ID, pin.Version, err)
+	}
+	p.step("fetch:" + pin.ID)
+	return in, true, nil
+}
+
+// copyVerified copies src to dst atomically; dst appears only when the
+// bytes have the SHA-256 want.
+func copyVerified(src, dst, want string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	return atomicfile.WriteWith(dst, 0o600, func(f *os.File) error {
+		h := sha256.New()
+		if _, err := io.Copy(io.MultiWriter(f, h), in); err != nil {
+			return err
+		}
+		if got := hex.EncodeToString(h.Sum(nil)); got != want {
+			return fmt.Errorf("%s: sha256 %s, want %s: %w", src, got, want, ErrArchiveMismatch)
+		}
+		return nil
+	})
+}
+
+// setPacks returns the installed set a set change makes, for the checks.
+func (t *txn) setPacks(sc *setChange, ready map[string]*prepared) []inventory.InstalledPack {
+	pins := map[string]installer.GenerationPack{}
+	for _, pin := range sc.Packs {
+		pins[pin.ID] = pin
+	}
+	var out []inventory.InstalledPack
+	for _, ip := range t.packs {
+		pin, ok := pins[ip.Manifest.ID]
+		switch {
+		case !ok && sc.Prune:
+		case !ok:
+			ip.Enabled = false
+			out = append(out, ip)
+		case ip.ArchiveSHA256 == pin.SHA256:
+			ip.Enabled = pin.Enabled
+			out = append(out, ip)
+		}
+	}
+	for _, pin := range sc.Packs {
+		if pr := ready[pin.SHA256]; pr != nil {
+			out = append(out, inventory.InstalledPack{Manifest: pr.manifest, Enabled: pin.Enabled, ArchiveSHA256: pin.SHA256})
+		}
+	}
+	return out
+}
+
+// setChanges reports whether applying sc changes the installed state.
+func (t *txn) setChanges(sc *setChange) bool {
+	pins := map[string]installer.GenerationPack{}
+	for _, pin := range sc.Packs {
+		pins[pin.ID] = pin
+		rec := t.st.Find(pin.ID)
+		if rec == nil || rec.ArchiveSHA256 != pin.SHA256 || rec.Enabled != pin.Enabled {
+			return true
+		}
+	}
+	for _, r := range t.st.Packs {
+		if _, ok := pins[r.ID]; !ok && (sc.Prune || r.Enabled) {
+			return true
+		}
+	}
+	return false
+}
+
+// rollForward applies a journaled set: archives move from incoming/ to
+// archives/, content is placed, records change, and the journal is
+// cleared; the caller commits the state. It is also the recovery of a
+// journaled apply a crash interrupted: every step may be repeated.
+func (t *txn) rollForward(ctx context.Context, ps *installer.PendingSet, ready map[string]*prepared) error {
+	p, st := t.p, t.st
+	kept, err := t.keptIndex()
+	if err != nil {
+		return err
+	}
+	res := newSetResult()
+	t.packs = slices.Clone(t.packs)
+	pinned := map[string]bool{}
+	for _, pin := range ps.Packs {
+		pinned[pin.ID] = true
+		rec := st.Find(pin.ID)
+		if rec != nil && rec.ArchiveSHA256 == pin.SHA256 {
+			if rec.Enabled != pin.Enabled {
+				rec.Enabled = pin.Enabled
+				t.setEnabled(pin.ID, pin.Enabled)
+				if pin.Enabled {
+					res.Enabled = append(res.Enabled, pin.ID)
+				} else {
+					res.Disabled = append(res.Disabled, pin.ID)
+				}
+			}
+			continue
+		}
+		pr := ready[pin.SHA256]
+		name, isKept := kept[installer.KeptKey(pin.ID, pin.Version, pin.SHA256)]
+		path := p.store.Path(installer.ArchivesDir, name)
+		if !isKept {
+			path = p.store.Path(installer.IncomingDir, pin.SHA256)
+		}
+		if pr == nil {
+			rep, staged, err := verdict.Archive(ctx, path, p.store.Path(installer.StagingDir), p.opts.Limits, nil)
+			if err != nil {
+				return fmt.Errorf("apply set: %s %s: %w", pin.ID, pin.Version, err)
+			}
+			defer staged.Remove()
+			if !rep.Valid || staged.SHA256 != pin.SHA256 || rep.Manifest.ID != pin.ID || rep.Manifest.Version != pin.Version {
+				return fmt.Errorf("apply set: %s %s: the journaled archive %s no longer holds the pinned pack: %w", pin.ID, pin.Version, path, ErrArchiveMismatch)
+			}
+			pr = &prepared{staged: staged, manifest: rep.Manifest}
+		}
+		if !isKept {
+			name = installer.KeptKey(pin.ID, pin.Version, pin.SHA256) + archiveExt("", pr.staged.Format)
+			if err := os.Rename(path, p.store.Path(installer.ArchivesDir, name)); err != nil {
+				return fmt.Errorf("keep archive of %s: %w", pin.ID, err)
+			}
+			kept[installer.KeptKey(pin.ID, pin.Version, pin.SHA256)] = name
+			p.step("archive:" + pin.ID)
+		}
+		placed, err := installer.PlaceContent(pr.staged.Root, pr.staged.Files, p.opts.Paks, pin.ID, p.step)
+		if err != nil {
+			return fmt.Errorf("install %s: %w", pin.ID, err)
+		}
+		norm, err := render.Manifest(pr.manifest)
+		if err != nil {
+			return fmt.Errorf("install %s: %w", pin.ID, err)
+		}
+		manifest, err := p.store.WriteManifest(pin.ID, norm)
+		if err != nil {
+			return fmt.Errorf("install %s: %w", pin.ID, err)
+		}
+		nr := installer.PackRecord{ID: pin.ID, Version: pin.Version, Enabled: pin.Enabled, ArchiveSHA256: pin.SHA256,
+			Archive: name, InstalledAt: p.opts.Now().UTC(), Content: placed, Manifest: manifest}
+		if rec == nil {
+			st.Packs = append(st.Packs, nr)
+			res.Installed = append(res.Installed, SetChange{ID: pin.ID, Version: pin.Version})
+		} else {
+			ch := SetChange{ID: pin.ID, Version: pin.Version, Previous: rec.Version}
+			pv, _ := semver.Parse(rec.Version)
+			cv, _ := semver.Parse(pin.Version)
+			switch c := semver.Compare(cv, pv); {
+			case c > 0:
+				res.Upgraded = append(res.Upgraded, ch)
+			case c < 0:
+				res.Downgraded = append(res.Downgraded, ch)
+			default:
+				res.Reinstalled = append(res.Reinstalled, ch)
+			}
+			for _, c := range rec.Content {
+				if !slices.Contains(placed, c) {
+					st.PendingRemovals = append(st.PendingRemovals, c)
+				}
+			}
+			if rec.Archive != name {
+				st.PendingArchives = append(st.PendingArchives, rec.Archive)
+			}
+			*rec = nr
+		}
+		t.packs = slices.DeleteFunc(t.packs, func(ip inventory.InstalledPack) bool { return ip.Manifest.ID == pin.ID })
+		t.packs = append(t.packs, inventory.InstalledPack{Manifest: pr.manifest, Enabled: pin.Enabled, ArchiveSHA256: pin.SHA256})
+	}
+	var keep []installer.PackRecord
+	for _, r := range st.Packs {
+		switch {
+		case pinned[r.ID]:
+		case ps.Prune:
+			st.PendingRemovals = append(st.PendingRemovals, r.Content...)
+			st.PendingArchives = append(st.PendingArchives, r.Archive)
+			res.Removed = append(res.Removed, r.ID)
+			t.packs = slices.DeleteFunc(t.packs, func(ip inventory.InstalledPack) bool { return ip.Manifest.ID == r.ID })
+			continue
+		case r.Enabled:
+			r.Enabled = false
+			t.setEnabled(r.ID, false)
+			res.Disabled = append(res.Disabled, r.ID)
+		}
+		keep = append(keep, r)
+	}
+	st.Packs = keep
+	slices.SortFunc(st.Packs, func(a, b installer.PackRecord) int { return strings.Compare(a.ID, b.ID) })
+	sortPacks(t.packs)
+	st.PendingSet = nil
+	t.dirty = true
+	t.cause = ps.Cause
+	res.Fingerprint = fingerprint(generationPacks(st))
+	t.sum.Set = res
+	return nil
+}
+
+// setEnabled sets the enabled flag of pack id in t.packs (a copy the
+// caller owns).
+func (t *txn) setEnabled(id string, on bool) {
+	if i := slices.IndexFunc(t.packs, func(ip inventory.InstalledPack) bool { return ip.Manifest.ID == id }); i >= 0 {
+		t.packs[i].Enabled = on
+	}
+}
+
+// keptIndex maps the key of every kept archive (installer.KeptKey) to its
+// file name under archives/.
+func (t *txn) keptIndex() (map[string]string, error) {
+	entries, err := os.ReadDir(t.p.store.Path(installer.ArchivesDir))
+	if err != nil {
+		return nil, fmt.Errorf("read kept archives: %w", err)
+	}
+	out := make(map[string]string, len(entries))
+	for _, e := range entries {
+		if e.Type().IsRegular() && !strings.HasPrefix(e.Name(), atomicfile.TempPrefix) {
+			if k := installer.KeyOfKept(e.Name()); k != "" {
+				out[k] = e.Name()
+			}
+		}
+	}
+	return out, nil
+}
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}
