@@ -7,6 +7,7 @@ package config
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -14,11 +15,14 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/mjolnir-forge/forgesync/installer"
 )
 
 // Config is a loaded, resolved configuration. Every path in it is absolute
@@ -110,23 +114,27 @@ const (
 )
 
 // ErrInvalid is matched by every error about the file's content (as
-// opposed to failing to read it).
+// opposed to failing to read it): an *Error.
 var ErrInvalid = errors.New("invalid configuration")
 
 // file mirrors the TOML layout; strings hold what needs parsing.
 type file struct {
 	Paths struct {
-		Drop, Mods, Paks, State, Socket string
+		Drop   string `toml:"drop"`
+		Mods   string `toml:"mods"`
+		Paks   string `toml:"paks"`
+		State  string `toml:"state"`
+		Socket string `toml:"socket"`
 	} `toml:"paths"`
 	Watch struct {
 		Settle string `toml:"settle"`
 		Rescan string `toml:"rescan"`
 	} `toml:"watch"`
 	Limits struct {
-		MaxEntries    int  `toml:"max_entries"`
-		MaxTotalBytes size `toml:"max_total_bytes"`
-		MaxEntryBytes size `toml:"max_entry_bytes"`
-		MaxRatio      int  `toml:"max_ratio"`
+		MaxEntries    *int  `toml:"max_entries"`
+		MaxTotalBytes *size `toml:"max_total_bytes"`
+		MaxEntryBytes *size `toml:"max_entry_bytes"`
+		MaxRatio      *int  `toml:"max_ratio"`
 	} `toml:"limits"`
 	Deploy struct {
 		Modules string `toml:"modules"`
@@ -148,27 +156,6 @@ type file struct {
 		CacheMax        *size    `toml:"cache_max"`
 		KeepGenerations *int     `toml:"keep_generations"`
 	} `toml:"sets"`
-}
-
-// size is a byte count written as an integer or a string with a unit
-// ("4GiB", "512 MiB", "100MB").
-type size int64
-
-// UnmarshalTOML implements toml.Unmarshaler.
-func (s *size) UnmarshalTOML(v any) error {
-	switch v := v.(type) {
-	case int64:
-		if v < 0 {
-			return fmt.Errorf("size must not be negative, got %d", v)
-		}
-		*s = size(v)
-		return nil
-	case string:
-		n, err := ParseSize(v)
-		*s = size(n)
-		return err
-	}
-	return fmt.Errorf("size must be an integer or a string like \"4GiB\", got %v", v)
 }
 
 // ParseSize parses a byte count with an optional unit: B, KB, MB, GB, TB
@@ -267,24 +254,20 @@ func ParseEnv(path string, data []byte, env Env) (*Config, error) {
 	// Notepad writes a BOM; TOML does not allow one.
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	var f file
-	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&f)
-	if err != nil {
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			msg := pe.Message
-			if strings.Contains(msg, "escape") {
-				msg += ` (a Windows path in double quotes needs each \ doubled: write it in single quotes, mods = 'C:\Games\Mods', or with forward slashes, mods = "C:/Games/Mods")`
-			}
-			return nil, fmt.Errorf("%s:%d: %s: %w", path, pe.Position.Line, msg, ErrInvalid)
-		}
-		return nil, fmt.Errorf("%s: %v: %w", path, err, ErrInvalid)
-	}
-	var errs []error
+	var problems []Problem
 	bad := func(key, format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%s:%d: %s: %s: %w", path, keyLine(data, key), key, fmt.Sprintf(format, args...), ErrInvalid))
+		problems = append(problems, Problem{Line: keyLine(data, key), Key: key, Message: fmt.Sprintf(format, args...)})
 	}
-	for _, k := range md.Undecoded() {
-		bad(k.String(), "unknown key (see SPEC §1 for the keys forgesync reads)")
+	if err := decodeFile(data, &f, bad); err != nil {
+		var pe toml.ParseError
+		if !errors.As(err, &pe) {
+			return nil, &Error{File: path, Problems: []Problem{{Message: err.Error()}}}
+		}
+		msg := pe.Message
+		if strings.Contains(msg, "escape") {
+			msg += ` (a Windows path in double quotes needs each \ doubled: write it in single quotes, mods = 'C:\Games\Mods', or with forward slashes, mods = "C:/Games/Mods")`
+		}
+		return nil, &Error{File: path, Problems: []Problem{{Line: pe.Position.Line, Message: msg}}}
 	}
 
 	c := Default()
@@ -331,14 +314,7 @@ func ParseEnv(path string, data []byte, env Env) (*Config, error) {
 		}
 		c.Watch.Rescan = d
 	}
-	c.Limits = Limits{MaxEntries: f.Limits.MaxEntries, MaxTotalBytes: int64(f.Limits.MaxTotalBytes),
-		MaxEntryBytes: int64(f.Limits.MaxEntryBytes), MaxRatio: f.Limits.MaxRatio}
-	if c.Limits.MaxEntries < 0 {
-		bad("limits.max_entries", "must be positive, got %d", c.Limits.MaxEntries)
-	}
-	if c.Limits.MaxRatio < 0 {
-		bad("limits.max_ratio", "must be positive, got %d", c.Limits.MaxRatio)
-	}
+	parseLimits(&c.Limits, &f, bad)
 	if f.Deploy.Lua != nil {
 		c.Deploy.Lua = *f.Deploy.Lua
 	}
@@ -358,10 +334,67 @@ func ParseEnv(path string, data []byte, env Env) (*Config, error) {
 		bad("log.format", "want text or json, got %q", f.Log.Format)
 	}
 	parseSets(&c.Sets, &f, resolve, bad)
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+	if len(problems) > 0 {
+		slices.SortStableFunc(problems, func(a, b Problem) int { return cmp.Compare(a.Line, b.Line) })
+		return nil, &Error{File: path, Problems: problems}
 	}
 	return c, nil
+}
+
+// parseLimits validates the [limits] table into l. A limit may only lower
+// its default (SPEC §2); a raised one is quoted as the user wrote it.
+func parseLimits(l *Limits, f *file, bad func(key, format string, args ...any)) {
+	d := installer.DefaultLimits()
+	check := func(key, raw string, v, def int64, defText string) int64 {
+		switch {
+		case v <= 0:
+			bad("limits."+key, "must be positive, got %s", raw)
+		case v > def:
+			bad("limits."+key, "%s is above the default %s; limits may only be lowered", raw, defText)
+		default:
+			return v
+		}
+		return 0
+	}
+	sizeLimit := func(key string, s *size, def int64) int64 {
+		if s == nil {
+			return 0
+		}
+		n, err := ParseSize(s.raw)
+		if err != nil {
+			bad("limits."+key, "%v", err)
+			return 0
+		}
+		raw := s.raw
+		if s.quote {
+			raw = strconv.Quote(raw)
+		}
+		return check(key, raw, n, def, strconv.Quote(FormatSize(def)))
+	}
+	intLimit := func(key string, n *int, def int64) int64 {
+		if n == nil {
+			return 0
+		}
+		return check(key, strconv.Itoa(*n), int64(*n), def, strconv.FormatInt(def, 10))
+	}
+	l.MaxEntries = int(intLimit("max_entries", f.Limits.MaxEntries, int64(d.MaxEntries)))
+	l.MaxTotalBytes = sizeLimit("max_total_bytes", f.Limits.MaxTotalBytes, d.MaxTotalBytes)
+	l.MaxEntryBytes = sizeLimit("max_entry_bytes", f.Limits.MaxEntryBytes, d.MaxEntryBytes)
+	l.MaxRatio = int(intLimit("max_ratio", f.Limits.MaxRatio, d.MaxRatio))
+}
+
+// FormatSize writes a byte count in the largest binary unit that divides
+// it (4294967296 is "4GiB"), else in bytes.
+func FormatSize(n int64) string {
+	for _, u := range []struct {
+		name string
+		mult int64
+	}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if n != 0 && n%u.mult == 0 {
+			return strconv.FormatInt(n/u.mult, 10) + u.name
+		}
+	}
+	return strconv.FormatInt(n, 10)
 }
 
 // parseSets validates the [sets] table into s.
@@ -391,7 +424,11 @@ func parseSets(s *Sets, f *file, resolve func(string) string, bad func(key, form
 	}
 	s.TrustedKeys = f.Sets.TrustedKeys
 	if f.Sets.CacheMax != nil {
-		s.CacheMax = int64(*f.Sets.CacheMax)
+		if n, err := ParseSize(f.Sets.CacheMax.raw); err != nil {
+			bad("sets.cache_max", "%v", err)
+		} else {
+			s.CacheMax = n
+		}
 	}
 	if f.Sets.KeepGenerations != nil {
 		if n := *f.Sets.KeepGenerations; n < 1 || n > 1000 {
@@ -439,8 +476,8 @@ func (c *Config) RequireGame() error {
 	if c.File != "" {
 		where = c.File
 	}
-	return fmt.Errorf("%s: %s required; set them in the config file, or try `forgesync demo`: %w",
-		where, strings.Join(missing, " and "), ErrInvalid)
+	return &Error{File: where, Problems: []Problem{{Message: strings.Join(missing, " and ") +
+		" required; set them in the config file, or try `forgesync demo`"}}}
 }
 
 // keyLine finds the line of a dotted key ("watch.settle") in TOML text by

@@ -174,3 +174,60 @@ func TestParseSets(t *testing.T) {
 		})
 	}
 }
+
+// TestParseMessages holds the exact text of a file with many faults: every
+// one reported, in line order, each with its line and key, a wrong TOML
+// type in our words, a raised limit quoted as written, and no suffix
+// repeated on every line.
+func TestParseMessages(t *testing.T) {
+	text := `[watch]
+settle = 5
+setle = "1s"
+
+[limits]
+max_entries = "many"
+max_total_bytes = "8GiB"
+max_entry_bytes = 3221225472
+max_ratio = 1000
+
+[log]
+level = "loud"
+
+[extras]
+x = 1
+`
+	want := `f.toml:2: watch.settle: want a string in quotes, got 5 (a number)
+f.toml:3: watch.setle: unknown key: the keys of [watch] are settle and rescan
+f.toml:6: limits.max_entries: want a whole number, got "many" (a string)
+f.toml:7: limits.max_total_bytes: "8GiB" is above the default "4GiB"; limits may only be lowered
+f.toml:8: limits.max_entry_bytes: 3221225472 is above the default "2GiB"; limits may only be lowered
+f.toml:9: limits.max_ratio: 1000 is above the default 200; limits may only be lowered
+f.toml:12: log.level: want debug, info, warn or error, got "loud"
+f.toml:15: extras.x: unknown key: there is no table [extras] (the tables are [paths], [watch], [limits], [deploy], [log], [api] and [sets])`
+	_, err := Parse("f.toml", []byte(text))
+	if err == nil || err.Error() != want || !errors.Is(err, ErrInvalid) {
+		t.Fatalf("Parse =\n%v\nwant\n%s", err, want)
+	}
+	for _, tt := range []struct{ name, text, want string }{
+		{"top-level key", "mods = \"x\"\n", "f.toml:1: mods: unknown key: every key belongs in a table ([paths], [watch], [limits], [deploy], [log], [api] and [sets])"},
+		{"table as value", "paths = 3\n", "f.toml:1: paths: want the table [paths], got 3 (a number)"},
+		{"bool", "[deploy]\nlua = \"yes\"\n", `f.toml:2: deploy.lua: want true or false, got "yes" (a string)`},
+		{"list", "[sets]\ntrusted_keys = \"RW\"\n", `f.toml:2: sets.trusted_keys: want a list of strings in quotes, got "RW" (a string)`},
+		{"zero limit", "[limits]\nmax_entries = 0\n", "f.toml:2: limits.max_entries: must be positive, got 0"},
+		{"bad size", "[limits]\nmax_total_bytes = \"4 parsecs\"\n", `f.toml:2: limits.max_total_bytes: size "4 parsecs": unknown unit "parsecs" (use B, KB, MB, GB, KiB, MiB, GiB)`},
+		{"syntax", "[paths\n", "f.toml:2: expected '.' or ']' to end table name, but got '\\n' instead"},
+	} {
+		_, err := Parse("f.toml", []byte(tt.text))
+		if err == nil || err.Error() != tt.want || !errors.Is(err, ErrInvalid) {
+			t.Errorf("%s: Parse(%q) =\n%v\nwant\n%s", tt.name, tt.text, err, tt.want)
+		}
+	}
+	c, err := Parse("f.toml", []byte("[limits]\nmax_total_bytes = \"1GiB\"\nmax_entries = 10\n"))
+	if err != nil || c.Limits != (Limits{MaxEntries: 10, MaxTotalBytes: 1 << 30}) {
+		t.Errorf("Parse(lowered limits) = %+v, %v", c, err)
+	}
+	err = (&Config{File: "/x/f.toml"}).RequireGame()
+	if want := "/x/f.toml: paths.mods (the game's UE4SS Mods folder) and paths.paks (where pack content is installed) required; set them in the config file, or try `forgesync demo`"; err == nil || err.Error() != want || !errors.Is(err, ErrInvalid) {
+		t.Errorf("RequireGame =\n%v\nwant\n%s", err, want)
+	}
+}
