@@ -130,6 +130,8 @@ const (
 	CodeTooLarge         = "request_too_large"
 	CodeTimeout          = "request_timeout"
 	CodeInternal         = "internal"
+	CodeUnauthorized     = "unauthorized"
+	CodeForbidden        = "forbidden"
 )
 
 // APIError is an error answered by the status socket: the server's handlers

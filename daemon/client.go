@@ -24,6 +24,8 @@ const maxAnswerBytes = 64 << 20
 // an upgrade and should still show what it knows.
 type Client struct {
 	path string
+	base string // the URL before the path: http://forgesync for the socket
+	key  string // the TCP API's key; empty on the socket
 	hc   *http.Client
 }
 
@@ -41,7 +43,7 @@ func NewClient(path string) *Client {
 		IdleConnTimeout:       30 * time.Second,
 		ResponseHeaderTimeout: 0, // a sync answers when it is done; the caller's ctx bounds it
 	}
-	return &Client{path: path, hc: &http.Client{Transport: tr}}
+	return &Client{path: path, base: "http://forgesync", hc: &http.Client{Transport: tr}}
 }
 
 // Close releases the client's idle connections.
@@ -177,9 +179,12 @@ func (c *Client) do(ctx context.Context, method, path string, v any) error {
 // send sends a request and returns the answer when it is a success, or an
 // [*APIError] made from the error body.
 func (c *Client) send(ctx context.Context, method, path string) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(ctx, method, "http://forgesync"+path, nil)
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, nil)
 	if err != nil {
 		return nil, fmt.Errorf("daemon %s: %s %s: %w", c.path, method, path, err)
+	}
+	if c.key != "" {
+		req.Header.Set("Authorization", "Bearer "+c.key)
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {

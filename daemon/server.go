@@ -53,6 +53,9 @@ type ServerOptions struct {
 	AllowUID func(uid uint32) bool
 	// Now is the clock for uptime; time.Now by default.
 	Now func() time.Time
+	// APIKey, when set, makes this the TCP API (SPEC §8): every request
+	// needs the key and a loopback Host. Set it for a TCP listener.
+	APIKey string
 }
 
 func (o ServerOptions) withDefaults() ServerOptions {
@@ -103,8 +106,15 @@ func Serve(ctx context.Context, ln net.Listener, b Backend, ev *Events, opts Ser
 	defer cancelBase()
 
 	s := &server{b: b, ev: ev, opts: opts, log: opts.Logger, streams: streams, pid: os.Getpid()}
+	handler := s.routes()
+	if opts.APIKey != "" {
+		handler = s.requireKey(opts.APIKey, handler)
+	} else if _, tcp := ln.(*net.TCPListener); tcp {
+		ln.Close()
+		return errors.New("serve: a TCP listener needs an API key (ServerOptions.APIKey)")
+	}
 	hs := &http.Server{
-		Handler:           s.routes(),
+		Handler:           handler,
 		ReadHeaderTimeout: opts.ReadHeaderTimeout,
 		IdleTimeout:       opts.IdleTimeout,
 		MaxHeaderBytes:    maxHeaderBytes,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net"
 	"os"
 	"runtime"
 	"time"
@@ -76,13 +77,13 @@ func serveDaemon(ctx context.Context, e *env, started func()) error {
 	}
 	ev := daemon.NewEvents(daemon.EventsOptions{})
 	defer ev.Close()
-	ln, err := daemon.Listen(cfg.Paths.Socket)
+	ln, tcp, err := listenAPI(cfg, e)
 	if err != nil {
 		return err
 	}
 	p, _, err := pipeline.Open(ctx, pipelineOptions(cfg, lim, e))
 	if err != nil {
-		ln.Close()
+		closeAll(ln, tcp)
 		return err
 	}
 	defer p.Close()
@@ -117,13 +118,20 @@ func serveDaemon(ctx context.Context, e *env, started func()) error {
 		},
 	})
 	if err != nil {
-		ln.Close()
+		closeAll(ln, tcp)
 		return err
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return r.Run(gctx) })
 	g.Go(func() error { return w.Run(gctx) })
-	g.Go(func() error { return daemon.Serve(gctx, ln, b, ev, daemon.ServerOptions{Logger: e.log}) })
+	if ln != nil {
+		g.Go(func() error { return daemon.Serve(gctx, ln, b, ev, daemon.ServerOptions{Logger: e.log}) })
+	}
+	if tcp != nil {
+		g.Go(func() error {
+			return daemon.Serve(gctx, tcp.ln, b, ev, daemon.ServerOptions{Logger: e.log, APIKey: tcp.key})
+		})
+	}
 	g.Go(func() error {
 		// Deploy at start, then again every rescan period: a game update
 		// can wipe the scripts or the module at any time.
@@ -211,17 +219,62 @@ func serviceCommand() *command {
 }
 
 // daemonClient returns a client when a daemon answers on the configured
-// socket, else nil.
+// socket, or else on the TCP API, else nil.
 func daemonClient(ctx context.Context, cfg *config.Config) *daemon.Client {
-	if cfg.Paths.Socket == "" {
-		return nil
-	}
 	pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	if !daemon.Probe(pctx, cfg.Paths.Socket) {
-		return nil
+	if cfg.Paths.Socket != "" && daemon.Probe(pctx, cfg.Paths.Socket) {
+		return daemon.NewClient(cfg.Paths.Socket)
 	}
-	return daemon.NewClient(cfg.Paths.Socket)
+	if cfg.API.Listen != "" && daemon.ProbeTCP(pctx, cfg.API.Listen) {
+		if key, err := daemon.ReadAPIKey(cfg.Paths.State); err == nil {
+			return daemon.NewTCPClient(cfg.API.Listen, key)
+		}
+	}
+	return nil
+}
+
+// tcpAPI is the optional loopback TCP API's listener and key.
+type tcpAPI struct {
+	ln  net.Listener
+	key string
+}
+
+// listenAPI opens the status socket and, when [api] listen is set, the
+// TCP API. A socket that cannot be opened (no AF_UNIX: old Windows, wine)
+// is only a warning when the TCP API is there to answer.
+func listenAPI(cfg *config.Config, e *env) (net.Listener, *tcpAPI, error) {
+	ln, err := daemon.Listen(cfg.Paths.Socket)
+	if err != nil && (cfg.API.Listen == "" || errors.Is(err, daemon.ErrAlreadyRunning)) {
+		return nil, nil, err
+	}
+	if err != nil {
+		e.log.Warn("status socket unavailable; serving the TCP API only", "socket", cfg.Paths.Socket, "err", err)
+		ln = nil
+	}
+	if cfg.API.Listen == "" {
+		return ln, nil, nil
+	}
+	key, kerr := daemon.APIKey(cfg.Paths.State)
+	tln, lerr := daemon.ListenTCP(cfg.API.Listen)
+	if err := errors.Join(kerr, lerr); err != nil {
+		closeAll(ln, nil)
+		if tln != nil {
+			tln.Close()
+		}
+		return nil, nil, err
+	}
+	e.log.Info("TCP API listening", "addr", tln.Addr().String())
+	return ln, &tcpAPI{ln: tln, key: key}, nil
+}
+
+func closeAll(ln net.Listener, tcp *tcpAPI) {
+	if ln != nil {
+		ln.Close()
+	}
+	if tcp != nil {
+		tcp.ln.Close()
+	}
 }
 
 // apiExit maps a daemon error to an exit status.

@@ -1,0 +1,154 @@
+package daemon
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
+)
+
+// APIKeyName is the file in the state folder holding the TCP API's key.
+const APIKeyName = "api-key"
+
+// ErrNotLoopback is returned, wrapped with the address, when the TCP API
+// is asked to listen on an address another machine could reach.
+var ErrNotLoopback = errors.New("the TCP API listens on a loopback address only")
+
+// APIKey returns the TCP API's key from <stateDir>/api-key, creating it at
+// first start: 32 random bytes, hex-encoded, in a file readable only by
+// its owner (on Windows the state folder's ACL, set by service install,
+// admits only SYSTEM, Administrators and the installing user).
+func APIKey(stateDir string) (string, error) {
+	p := filepath.Join(stateDir, APIKeyName)
+	data, err := os.ReadFile(p)
+	if err == nil {
+		key := strings.TrimSpace(string(data))
+		if len(key) != 64 {
+			return "", fmt.Errorf("API key %s: want 64 hex digits, found %d characters; delete the file to make a new key", p, len(key))
+		}
+		return key, nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("read API key: %w", err)
+	}
+	var raw [32]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return "", fmt.Errorf("make API key: %w", err)
+	}
+	key := hex.EncodeToString(raw[:])
+	if err := os.MkdirAll(stateDir, 0o700); err != nil {
+		return "", fmt.Errorf("write API key: %w", err)
+	}
+	if err := atomicfile.WriteFile(p, []byte(key+"\n"), 0o600); err != nil {
+		return "", fmt.Errorf("write API key: %w", err)
+	}
+	return key, nil
+}
+
+// ReadAPIKey returns the key in <stateDir>/api-key without creating one.
+func ReadAPIKey(stateDir string) (string, error) {
+	data, err := os.ReadFile(filepath.Join(stateDir, APIKeyName))
+	if err != nil {
+		return "", fmt.Errorf("read API key: %w", err)
+	}
+	return strings.TrimSpace(string(data)), nil
+}
+
+// ListenTCP listens for the TCP API on addr, which must be a loopback
+// address or "localhost" (resolved to loopback addresses only).
+func ListenTCP(addr string) (net.Listener, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, fmt.Errorf("TCP API %s: %w", addr, err)
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return nil, fmt.Errorf("TCP API %s: %w", addr, ErrNotLoopback)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("TCP API: %w", err)
+	}
+	if ta, ok := ln.Addr().(*net.TCPAddr); !ok || !ta.IP.IsLoopback() {
+		ln.Close()
+		return nil, fmt.Errorf("TCP API %s listens on %s: %w", addr, ln.Addr(), ErrNotLoopback)
+	}
+	return ln, nil
+}
+
+// requireKey wraps the API for TCP: a request whose Host is not a loopback
+// name or address is refused (a web page's DNS rebinding would otherwise
+// reach it), and every request needs the key, as "Authorization: Bearer
+// KEY" or "X-API-Key: KEY", compared in constant time. Without it the
+// answer is 401 and nothing else. No CORS headers are ever sent.
+func (s *server) requireKey(key string, next http.Handler) http.Handler {
+	want := []byte(key)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !loopbackHost(r.Host) {
+			s.writeError(w, r, &APIError{Status: http.StatusForbidden, Code: CodeForbidden,
+				Message: fmt.Sprintf("host %q is not a loopback name or address", r.Host)})
+			return
+		}
+		got := r.Header.Get("X-API-Key")
+		if b, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
+			got = b
+		}
+		if subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), want) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="forgesync"`)
+			s.writeError(w, r, &APIError{Status: http.StatusUnauthorized, Code: CodeUnauthorized,
+				Message: "an API key is required (Authorization: Bearer KEY or X-API-Key: KEY; the key is in the state folder's api-key file)"})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// loopbackHost reports whether a Host header names this machine's
+// loopback: localhost, 127.0.0.0/8 or ::1, with any port.
+func loopbackHost(host string) bool {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.Trim(host, "[]"), ".")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// NewTCPClient returns a client for the TCP API at addr with key.
+func NewTCPClient(addr, key string) *Client {
+	d := net.Dialer{Timeout: probeTimeout}
+	tr := &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			return d.DialContext(ctx, "tcp", addr)
+		},
+		DisableCompression:  true,
+		MaxIdleConns:        4,
+		MaxIdleConnsPerHost: 4,
+		IdleConnTimeout:     30 * time.Second,
+	}
+	return &Client{path: addr, base: "http://" + addr, key: key, hc: &http.Client{Transport: tr}}
+}
+
+// ProbeTCP reports whether something accepts connections on addr.
+func ProbeTCP(ctx context.Context, addr string) bool {
+	d := net.Dialer{Timeout: probeTimeout}
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return false
+	}
+	conn.Close()
+	return true
+}
