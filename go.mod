@@ -19,6 +19,7 @@ require (
 require (
 	aead.dev/minisign v0.3.0
 	github.com/cenkalti/backoff/v5 v5.0.3
+	github.com/pelletier/go-toml/v2 v2.4.3
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	gopkg.in/natefinch/lumberjack.v2 v2.2.1
 )

@@ -1,6 +1,7 @@
 package packset
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -105,7 +106,7 @@ func WriteLock(path string, l *Lock, key *minisign.PrivateKey) ([]byte, error) {
 // and, with a key, its signature. The lock is written last, so a folder
 // with a lock is always complete. Archives already in place with the right
 // size are not copied again.
-func Export(dir, name string, packs []Kept, template string, key *minisign.PrivateKey) (*Lock, error) {
+func Export(ctx context.Context, dir, name string, packs []Kept, template string, key *minisign.PrivateKey) (*Lock, error) {
 	l, err := LockFor(name, packs, template)
 	if err != nil {
 		return nil, err
@@ -118,6 +119,9 @@ func Export(dir, name string, packs []Kept, template string, key *minisign.Priva
 		dst := filepath.Join(pdir, k.SHA256+k.Ext)
 		if st, err := os.Stat(dst); err == nil && st.Size() == l.Packs[i].Size {
 			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, context.Cause(ctx)
 		}
 		if err := copyChecked(k.Path, dst, k.SHA256); err != nil {
 			return nil, fmt.Errorf("export %s %s: %w", k.ID, k.Version, err)

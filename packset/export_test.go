@@ -41,7 +41,7 @@ func TestExportServeFetch(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
-	l, err := Export(out, "league", kept, "", &priv)
+	l, err := Export(t.Context(), out, "league", kept, "", &priv)
 	if err != nil {
 		t.Fatalf("Export = %v", err)
 	}
@@ -75,7 +75,7 @@ func TestExportServeFetch(t *testing.T) {
 	checkLanded(t, f.Dir, want)
 
 	// Exporting again unsigned replaces the lock and drops the stale signature.
-	if _, err := Export(out, "league", kept, "https://cdn.example.org/f/{sha256}{ext}", nil); err != nil {
+	if _, err := Export(t.Context(), out, "league", kept, "https://cdn.example.org/f/{sha256}{ext}", nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(out, SignatureName)); !os.IsNotExist(err) {
@@ -93,7 +93,7 @@ func TestExportRefusesDamagedArchive(t *testing.T) {
 	data[10] ^= 0xff
 	os.WriteFile(kept[0].Path, data, 0o644)
 	out := t.TempDir()
-	if _, err := Export(out, "", kept, "", nil); !errors.Is(err, ErrWrongBytes) {
+	if _, err := Export(t.Context(), out, "", kept, "", nil); !errors.Is(err, ErrWrongBytes) {
 		t.Fatalf("Export(damaged) = %v; want ErrWrongBytes", err)
 	}
 	if _, err := os.Stat(filepath.Join(out, LockName)); !os.IsNotExist(err) {

@@ -108,6 +108,8 @@ type Attempt struct {
 	URL   string `json:"url"`
 	Tries int    `json:"tries"`
 	Err   error  `json:"-"`
+	// Reason is Err in words, for JSON.
+	Reason string `json:"reason"`
 }
 
 // FetchError says why a pack could not be fetched: every mirror, in order,
@@ -234,7 +236,7 @@ func (f *Fetcher) fetchPack(ctx context.Context, base Source, p Pack) (*Result, 
 		}
 		src, err := Resolve(base, ref)
 		if err != nil {
-			fe.Attempts = append(fe.Attempts, Attempt{URL: ref, Tries: 0, Err: err})
+			fe.Attempts = append(fe.Attempts, Attempt{URL: ref, Tries: 0, Err: err, Reason: err.Error()})
 			continue
 		}
 		tries, err := f.fetchFrom(ctx, p, src, dst)
@@ -244,7 +246,7 @@ func (f *Fetcher) fetchPack(ctx context.Context, base Source, p Pack) (*Result, 
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)
 		}
-		fe.Attempts = append(fe.Attempts, Attempt{URL: src.String(), Tries: tries, Err: err})
+		fe.Attempts = append(fe.Attempts, Attempt{URL: src.String(), Tries: tries, Err: err, Reason: err.Error()})
 	}
 	return nil, fe
 }
@@ -252,6 +254,7 @@ func (f *Fetcher) fetchPack(ctx context.Context, base Source, p Pack) (*Result, 
 // download is one archive being written into its temp file.
 type download struct {
 	f    *Fetcher
+	ctx  context.Context // stops a local copy; a request has its own
 	pack Pack
 	url  string
 	file *os.File
@@ -272,7 +275,7 @@ func (f *Fetcher) fetchFrom(ctx context.Context, p Pack, src Source, dst string)
 		return 0, err
 	}
 	defer pending.Cleanup()
-	d := &download{f: f, pack: p, url: src.String(), file: pending.File(), hash: sha256.New()}
+	d := &download{f: f, ctx: ctx, pack: p, url: src.String(), file: pending.File(), hash: sha256.New()}
 	tries := 0
 	if src.Path != "" {
 		tries = 1
@@ -336,6 +339,9 @@ func (d *download) copy(r io.Reader) error {
 	buf := make([]byte, 64<<10)
 	lr := io.LimitReader(r, d.pack.Size-d.have)
 	for {
+		if err := d.ctx.Err(); err != nil {
+			return context.Cause(d.ctx)
+		}
 		n, err := lr.Read(buf)
 		if n > 0 {
 			if _, werr := d.file.Write(buf[:n]); werr != nil {

@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// lineIndex finds the line of a key in a lock's text. BurntSushi/toml
+// lineIndex finds the line of a key in a lock's text. The TOML decoder
 // reports the line of a syntax error but not the position of each key of an
 // array of tables, and every fault of a lock must name its line; the lock's
 // shape is fixed (top-level keys and [[pack]] tables), so following table

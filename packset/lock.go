@@ -11,7 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/BurntSushi/toml"
+	"github.com/pelletier/go-toml/v2"
 
 	"github.com/mjolnir-forge/forgesync/internal/semver"
 	"github.com/mjolnir-forge/forgesync/inventory"
@@ -188,10 +188,11 @@ func (d *decoder) decode() *Lock {
 		return nil
 	}
 	var root map[string]any
-	if _, err := toml.NewDecoder(bytes.NewReader(d.data)).Decode(&root); err != nil {
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			d.add(pe.Position.Line, "", "%s", pe.Message)
+	if err := toml.Unmarshal(d.data, &root); err != nil {
+		var de *toml.DecodeError
+		if errors.As(err, &de) {
+			line, _ := de.Position()
+			d.add(line, "", "%s", de.Error())
 		} else {
 			d.add(0, "", "%v", err)
 		}

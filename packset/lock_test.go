@@ -3,6 +3,8 @@ package packset
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -236,7 +238,38 @@ func TestDecodeReportsEveryProblem(t *testing.T) {
 	}
 }
 
+// TestDecodeTestdata decodes the example locks of testdata/: the one
+// `forgesync export` wrote for the two companion packs (its fingerprint
+// line is the one the CLI computed) and one in another TOML style.
+func TestDecodeTestdata(t *testing.T) {
+	for _, name := range []string{"league.lock", "inline.lock"} {
+		data, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := Decode(name, data, DecodeOptions{})
+		if err != nil {
+			t.Errorf("Decode(%s) = %v", name, err)
+			continue
+		}
+		out, err := Encode(l)
+		if err != nil {
+			t.Errorf("Encode(%s) = %v", name, err)
+		}
+		if name == "league.lock" && string(out) != string(data) {
+			t.Errorf("%s is not canonical; Encode gives\n%s", name, out)
+		}
+	}
+}
+
 func FuzzDecode(f *testing.F) {
+	for _, name := range []string{"league.lock", "inline.lock"} {
+		data, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
 	f.Add([]byte(goodLock))
 	f.Add([]byte("format = \"forgepacks-lock\"\nversion = 1\n"))
 	f.Add([]byte("pack = [{}]\n[[x]]\n\"a\" = '''\n"))
@@ -258,4 +291,21 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("Decode(Encode(l)) = %v", err)
 		}
 	})
+}
+
+// TestDecodeLinesOtherStyles checks the lines named for packs written
+// inline, and after a string that spans lines.
+func TestDecodeLinesOtherStyles(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "inline.lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := strings.Replace(string(data), `"alpha-pack"`, `"Alpha"`, 1)
+	if _, err := Decode("x.lock", []byte(bad), DecodeOptions{}); err == nil || !strings.HasPrefix(err.Error(), "x.lock:6: pack[0].id:") {
+		t.Errorf("Decode(inline, bad id) = %v; want line 6, where pack = [ starts", err)
+	}
+	bad = string(data) + "extra = 1\n"
+	if _, err := Decode("x.lock", []byte(bad), DecodeOptions{}); err == nil || !strings.HasPrefix(err.Error(), "x.lock:9: extra: unknown key") {
+		t.Errorf("Decode(extra key after a two-line string) = %v; want line 9", err)
+	}
 }

@@ -118,7 +118,7 @@ func exportCommand() *command {
 				return exitFailure
 			}
 			defer closeState()
-			l, err := packset.Export(args[0], sf.name, kept, sf.urls, key)
+			l, err := packset.Export(ctx, args[0], sf.name, kept, sf.urls, key)
 			if err != nil {
 				fmt.Fprintf(e.stderr, "forgesync export: %v\n", err)
 				return exitFailure
