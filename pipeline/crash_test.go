@@ -26,6 +26,8 @@ const (
 	envChild   = "FORGESYNC_TEST_CHILD"    // the env root for the child
 	envCrashAt = "FORGESYNC_TEST_CRASH_AT" // die at this step number (1-based); 0 runs to the end
 	envSteps   = "FORGESYNC_TEST_STEPS"    // append each step name to this file
+	envOp      = "FORGESYNC_TEST_OP"       // what the child does after Open; see childOp
+	envKeep    = "FORGESYNC_TEST_KEEP"     // KeepGenerations of the child
 )
 
 var inventoryNames = []string{"installed.json", "lifts.txt", "doors.txt", "installed.txt"}
@@ -41,6 +43,7 @@ func TestChildSync(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := envAt(root)
+	e.keep, _ = strconv.Atoi(os.Getenv(envKeep))
 	n := 0
 	opts := e.options()
 	opts.Step = func(name string) {
@@ -59,17 +62,24 @@ func TestChildSync(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Open = %v", err)
 	}
-	if _, err := p.Sync(t.Context()); err != nil {
-		t.Fatalf("Sync = %v", err)
+	if err := childOp(t, p, root, os.Getenv(envOp)); err != nil {
+		t.Fatalf("%s = %v", os.Getenv(envOp), err)
 	}
 	p.Close()
 }
 
 // runChild runs one child sync over root; crashAt 0 runs to the end.
 func runChild(t *testing.T, root string, crashAt int, steps string) int {
+	return runChildOp(t, root, crashAt, steps, "", 0)
+}
+
+// runChildOp runs one child over root doing op (see childOp) with keep
+// generations kept; crashAt 0 runs to the end.
+func runChildOp(t *testing.T, root string, crashAt int, steps, op string, keep int) int {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestChildSync$", "-test.count=1")
-	cmd.Env = append(os.Environ(), envChild+"="+root, envCrashAt+"="+strconv.Itoa(crashAt), envSteps+"="+steps)
+	cmd.Env = append(os.Environ(), envChild+"="+root, envCrashAt+"="+strconv.Itoa(crashAt), envSteps+"="+steps,
+		envOp+"="+op, envKeep+"="+strconv.Itoa(keep))
 	out, err := cmd.CombinedOutput()
 	var ee *exec.ExitError
 	switch {
