@@ -126,7 +126,8 @@ func (c *Cache) Entries() ([]CacheEntry, error) {
 // recently used archives until the cache is within its bound, skipping the
 // archives pinned reports as needed (the set being applied, a kept
 // generation). Pinned archives may keep the cache over its bound. It
-// returns the SHA-256 of each archive it removed.
+// returns the SHA-256 of each archive it removed. Call it when no Fetch is
+// writing into the folder: a download's temp file looks like a leftover.
 func (c *Cache) Evict(pinned func(sha string) bool) ([]string, error) {
 	if _, err := atomicfile.CleanTemps(c.dir); err != nil {
 		return nil, err
