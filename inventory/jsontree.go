@@ -27,14 +27,15 @@ const (
 // node is one JSON value. off is the offset of its first byte; for numbers
 // end is one past the last byte, so the raw text is data[off:end].
 type node struct {
-	kind nodeKind
-	b    bool
-	off  int
-	end  int
-	num  float64
-	str  string
-	obj  []member
-	arr  []node
+	kind     nodeKind
+	b        bool
+	overflow bool // a number that does not fit a float64
+	off      int
+	end      int
+	num      float64
+	str      string
+	obj      []member
+	arr      []node
 }
 
 type member struct {
@@ -302,10 +303,9 @@ func (p *jsonParser) number(n *node) bool {
 		return true
 	}
 	f, err := strconv.ParseFloat(string(d[start:i]), 64)
-	if err != nil {
-		return p.fail(start, RuleOverflow, "number "+string(d[start:i])+" does not fit a float64")
-	}
-	n.num, n.end = f, i
+	// A number too large for a float64 is well formed: the validator
+	// reports it with its JSON path, and goes on.
+	n.num, n.end, n.overflow = f, i, err != nil
 	p.pos = i
 	return true
 }

@@ -144,6 +144,10 @@ func (v *validator) number(n *node, path string) (float64, bool) {
 		v.add(n.off, path, RuleType, "must be a number", v.text(n))
 		return 0, false
 	}
+	if n.overflow {
+		v.add(n.off, path, RuleOverflow, "number does not fit a float64", v.text(n))
+		return 0, false
+	}
 	if n.num == 0 {
 		return 0, true // normalizes -0 to 0
 	}
@@ -193,6 +197,10 @@ func (v *validator) ranged(n *node, path string, s span) (float64, bool) {
 func (v *validator) integer(n *node, path string) (int, bool) {
 	if n.kind != kindNumber {
 		v.add(n.off, path, RuleType, "must be an integer", v.text(n))
+		return 0, false
+	}
+	if n.overflow {
+		v.add(n.off, path, RuleOverflow, "number does not fit a float64", v.text(n))
 		return 0, false
 	}
 	raw := v.data[n.off:n.end]
