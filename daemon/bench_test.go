@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/mjolnir-forge/forgesync/api"
 )
 
 // BenchmarkStatusUnderSync measures GET /v1/status over the socket at about
@@ -67,7 +69,7 @@ func benchStatus(b *testing.B, busy, nice bool) {
 			buf[0] = sum[0]
 			if time.Since(last) >= 10*time.Millisecond {
 				last = time.Now()
-				if _, err := s.ev.Publish(EventProgress, map[string]int64{"bytes": int64(sum[1])}); err != nil {
+				if _, err := s.ev.Publish(api.Progress{Archive: "bench.zip", Done: int64(sum[1])}); err != nil {
 					b.Error(err)
 					return
 				}
@@ -76,7 +78,7 @@ func benchStatus(b *testing.B, busy, nice bool) {
 	}()
 	streamDone := make(chan error, 1)
 	go func() {
-		streamDone <- s.client.Events(ctx, Live, func(Event) error { return nil })
+		streamDone <- s.client.Events(ctx, Live, func(api.Event) error { return nil })
 	}()
 
 	lat := make([]time.Duration, 0, b.N)

@@ -12,6 +12,9 @@ import (
 	"net/url"
 	"strconv"
 	"time"
+
+	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/rejection"
 )
 
 // maxAnswerBytes bounds an answer the client reads (one event line, or a
@@ -64,58 +67,60 @@ func Probe(ctx context.Context, path string) bool {
 }
 
 // Status returns GET /v1/status.
-func (c *Client) Status(ctx context.Context) (Status, error) {
-	var st Status
+func (c *Client) Status(ctx context.Context) (api.Status, error) {
+	var st api.Status
 	err := c.do(ctx, http.MethodGet, "/v1/status", &st)
 	return st, err
 }
 
 // Packs returns GET /v1/packs.
-func (c *Client) Packs(ctx context.Context) ([]Pack, error) {
+func (c *Client) Packs(ctx context.Context) ([]api.Pack, error) {
 	var body packsBody
 	err := c.do(ctx, http.MethodGet, "/v1/packs", &body)
 	return body.Packs, err
 }
 
 // Pack returns GET /v1/packs/{id}; an id that is not installed gives an
-// error matching [ErrNotFound].
-func (c *Client) Pack(ctx context.Context, id string) (Pack, error) {
-	var p Pack
+// error matching [api.ErrNotFound].
+func (c *Client) Pack(ctx context.Context, id string) (api.Pack, error) {
+	var p api.Pack
 	err := c.do(ctx, http.MethodGet, "/v1/packs/"+url.PathEscape(id), &p)
 	return p, err
 }
 
 // Rejections returns GET /v1/rejections.
-func (c *Client) Rejections(ctx context.Context) ([]Rejection, error) {
+func (c *Client) Rejections(ctx context.Context) ([]rejection.Record, error) {
 	var body rejectionsBody
 	err := c.do(ctx, http.MethodGet, "/v1/rejections", &body)
 	return body.Rejections, err
 }
 
 // Enable asks the daemon to enable pack id and waits for the result.
-func (c *Client) Enable(ctx context.Context, id string) (json.RawMessage, error) {
+func (c *Client) Enable(ctx context.Context, id string) (*api.Summary, error) {
 	return c.mutate(ctx, http.MethodPost, "/v1/packs/"+url.PathEscape(id)+"/enable")
 }
 
 // Disable asks the daemon to disable pack id and waits for the result.
-func (c *Client) Disable(ctx context.Context, id string) (json.RawMessage, error) {
+func (c *Client) Disable(ctx context.Context, id string) (*api.Summary, error) {
 	return c.mutate(ctx, http.MethodPost, "/v1/packs/"+url.PathEscape(id)+"/disable")
 }
 
 // Remove asks the daemon to uninstall pack id and waits for the result.
-func (c *Client) Remove(ctx context.Context, id string) (json.RawMessage, error) {
+func (c *Client) Remove(ctx context.Context, id string) (*api.Summary, error) {
 	return c.mutate(ctx, http.MethodDelete, "/v1/packs/"+url.PathEscape(id))
 }
 
 // Sync asks the daemon to rescan drop now and waits for the result.
-func (c *Client) Sync(ctx context.Context) (json.RawMessage, error) {
+func (c *Client) Sync(ctx context.Context) (*api.Summary, error) {
 	return c.mutate(ctx, http.MethodPost, "/v1/sync")
 }
 
-func (c *Client) mutate(ctx context.Context, method, path string) (json.RawMessage, error) {
-	var res json.RawMessage
-	err := c.do(ctx, method, path, &res)
-	return res, err
+func (c *Client) mutate(ctx context.Context, method, path string) (*api.Summary, error) {
+	var res api.Summary
+	if err := c.do(ctx, method, path, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
 }
 
 // Events follows GET /v1/events and calls fn with each event, in order,
@@ -124,9 +129,9 @@ func (c *Client) mutate(ctx context.Context, method, path string) (json.RawMessa
 // caller saw: 0 replays everything the daemon holds, [Live] nothing. A gap
 // shows as an event whose id is greater than the previous one plus one (or
 // than since plus one, first). When the daemon dropped this client for
-// falling behind, fn gets the [EventDropped] marker and Events returns
+// falling behind, fn gets the [api.EventDropped] marker and Events returns
 // [ErrSubscriberDropped]; call again with since set to the last id seen.
-func (c *Client) Events(ctx context.Context, since uint64, fn func(Event) error) error {
+func (c *Client) Events(ctx context.Context, since uint64, fn func(api.Event) error) error {
 	path := "/v1/events"
 	if since != Live {
 		path += "?since=" + strconv.FormatUint(since, 10)
@@ -139,14 +144,14 @@ func (c *Client) Events(ctx context.Context, since uint64, fn func(Event) error)
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 0, 64<<10), maxAnswerBytes)
 	for sc.Scan() {
-		var ev Event
+		var ev api.Event
 		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
 			return fmt.Errorf("daemon %s: read event stream: %w", c.path, err)
 		}
 		if err := fn(ev); err != nil {
 			return err
 		}
-		if ev.Type == EventDropped {
+		if ev.Type == api.EventDropped {
 			return ErrSubscriberDropped
 		}
 	}

@@ -8,43 +8,13 @@ import (
 	"math"
 	"sync"
 	"time"
+
+	"github.com/mjolnir-forge/forgesync/api"
 )
-
-// EventType says what an [Event] reports.
-type EventType string
-
-// Event types published by the pipeline (SPEC §8).
-const (
-	EventArchiveSeen        EventType = "archive-seen"
-	EventProgress           EventType = "progress"
-	EventPackInstalled      EventType = "pack-installed"
-	EventPackRejected       EventType = "pack-rejected"
-	EventInventoryPublished EventType = "inventory-published"
-	EventModuleDeployed     EventType = "module-deployed"
-	EventWarning            EventType = "warning"
-)
-
-// EventDropped is never published: it is the type of the last line the
-// server writes on an event stream whose client fell so far behind that its
-// buffer filled up. That line has ID 0 and data {"last_id": N}, the id of
-// the last event written before it; the client reconnects with since=N and
-// finds out by the ids whether the ring still held what it missed.
-const EventDropped EventType = "dropped"
 
 // Live, as the since of [Events.Subscribe], replays nothing and follows live
 // events only.
 const Live uint64 = math.MaxUint64
-
-// Event is one entry of the event stream. IDs start at 1 and are
-// consecutive for the life of the daemon, so a client that sees an id
-// greater than the last one it saw plus one knows it missed events, and one
-// that sees an id not greater than the last one knows the daemon restarted.
-type Event struct {
-	ID   uint64          `json:"id"`
-	Time time.Time       `json:"time"`
-	Type EventType       `json:"type"`
-	Data json.RawMessage `json:"data,omitempty"`
-}
 
 // Errors that end a [Subscription].
 var (
@@ -83,8 +53,8 @@ type Events struct {
 	now    func() time.Time
 	buffer int
 
-	mu     sync.Mutex // guards the fields below
-	ring   []Event    // circular; the oldest held event is ring[head] once full
+	mu     sync.Mutex  // guards the fields below
+	ring   []api.Event // circular; the oldest held event is ring[head] once full
 	head   int
 	lastID uint64
 	subs   map[*Subscription]struct{}
@@ -105,32 +75,28 @@ func NewEvents(opts EventsOptions) *Events {
 	return &Events{
 		now:    opts.Now,
 		buffer: opts.Buffer,
-		ring:   make([]Event, 0, opts.Ring),
+		ring:   make([]api.Event, 0, opts.Ring),
 		subs:   make(map[*Subscription]struct{}),
 	}
 }
 
-// Publish stamps an event of type typ with the next id and the time, holds
-// it in the ring and hands it to every subscriber. data is marshalled to
-// JSON (nil leaves it out). A subscriber whose buffer is full is dropped
-// rather than waited for. Publish fails only when data does not marshal or
-// the bus is closed; then no id is used.
-func (e *Events) Publish(typ EventType, data any) (Event, error) {
-	var raw json.RawMessage
-	if data != nil {
-		b, err := json.Marshal(data)
-		if err != nil {
-			return Event{}, fmt.Errorf("publish %s event: %w", typ, err)
-		}
-		raw = b
+// Publish stamps an event of d's type with the next id and the time,
+// holds it in the ring and hands it to every subscriber. A subscriber whose
+// buffer is full is dropped rather than waited for. Publish fails only when
+// d does not marshal or the bus is closed; then no id is used.
+func (e *Events) Publish(d api.EventData) (api.Event, error) {
+	typ := d.EventType()
+	raw, err := json.Marshal(d)
+	if err != nil {
+		return api.Event{}, fmt.Errorf("publish %s event: %w", typ, err)
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.closed {
-		return Event{}, fmt.Errorf("publish %s event: %w", typ, ErrEventsClosed)
+		return api.Event{}, fmt.Errorf("publish %s event: %w", typ, ErrEventsClosed)
 	}
 	e.lastID++
-	ev := Event{ID: e.lastID, Time: e.now().UTC(), Type: typ, Data: raw}
+	ev := api.Event{ID: e.lastID, Time: e.now().UTC(), Type: typ, Data: raw}
 	if len(e.ring) < cap(e.ring) {
 		e.ring = append(e.ring, ev)
 	} else {
@@ -161,7 +127,7 @@ func (e *Events) LastID() uint64 {
 // id (such as [Live]) replays nothing. The caller must Close the
 // subscription.
 func (e *Events) Subscribe(since uint64) *Subscription {
-	s := &Subscription{bus: e, ch: make(chan Event, e.buffer)}
+	s := &Subscription{bus: e, ch: make(chan api.Event, e.buffer)}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for i := range e.ring {
@@ -202,19 +168,19 @@ func (e *Events) endLocked(s *Subscription, why error) {
 // for one goroutine, except Close, which any goroutine may call.
 type Subscription struct {
 	bus    *Events
-	replay []Event    // held events still to hand out, oldest first; owned by the reader
-	ch     chan Event // live events; closed by the bus under bus.mu once err is set
-	err    error      // why ch was closed; written under bus.mu before close(ch)
-	last   uint64     // id of the last event Next returned; owned by the reader
+	replay []api.Event    // held events still to hand out, oldest first; owned by the reader
+	ch     chan api.Event // live events; closed by the bus under bus.mu once err is set
+	err    error          // why ch was closed; written under bus.mu before close(ch)
+	last   uint64         // id of the last event Next returned; owned by the reader
 }
 
 // Next returns the next event, waiting for one while ctx lasts. When the
 // subscription ends it returns, after the events still buffered,
 // [ErrSubscriberDropped], [ErrEventsClosed] or [ErrSubscriptionClosed].
-func (s *Subscription) Next(ctx context.Context) (Event, error) {
+func (s *Subscription) Next(ctx context.Context) (api.Event, error) {
 	if len(s.replay) > 0 {
 		ev := s.replay[0]
-		s.replay[0] = Event{}
+		s.replay[0] = api.Event{}
 		s.replay = s.replay[1:]
 		s.last = ev.ID
 		return ev, nil
@@ -222,12 +188,12 @@ func (s *Subscription) Next(ctx context.Context) (Event, error) {
 	select {
 	case ev, ok := <-s.ch:
 		if !ok {
-			return Event{}, s.err
+			return api.Event{}, s.err
 		}
 		s.last = ev.ID
 		return ev, nil
 	case <-ctx.Done():
-		return Event{}, ctx.Err()
+		return api.Event{}, ctx.Err()
 	}
 }
 

@@ -3,9 +3,12 @@ package daemon
 import (
 	"context"
 	"errors"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mjolnir-forge/forgesync/api"
 )
 
 var fixedTime = time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
@@ -20,20 +23,20 @@ func waitCtx(t testing.TB) context.Context {
 	return ctx
 }
 
-func publish(t testing.TB, e *Events, typ EventType, data any) Event {
+func publish(t testing.TB, e *Events, d api.EventData) api.Event {
 	t.Helper()
-	ev, err := e.Publish(typ, data)
+	ev, err := e.Publish(d)
 	if err != nil {
-		t.Fatalf("Publish(%s) = %v", typ, err)
+		t.Fatalf("Publish(%s) = %v", d.EventType(), err)
 	}
 	return ev
 }
 
 // next reads n events from s and fails unless they all come.
-func next(t *testing.T, s *Subscription, n int) []Event {
+func next(t *testing.T, s *Subscription, n int) []api.Event {
 	t.Helper()
 	ctx := waitCtx(t)
-	out := make([]Event, 0, n)
+	out := make([]api.Event, 0, n)
 	for range n {
 		ev, err := s.Next(ctx)
 		if err != nil {
@@ -44,7 +47,7 @@ func next(t *testing.T, s *Subscription, n int) []Event {
 	return out
 }
 
-func ids(evs []Event) []uint64 {
+func ids(evs []api.Event) []uint64 {
 	out := make([]uint64, len(evs))
 	for i, ev := range evs {
 		out[i] = ev.ID
@@ -52,7 +55,7 @@ func ids(evs []Event) []uint64 {
 	return out
 }
 
-func wantIDs(t *testing.T, got []Event, from uint64) {
+func wantIDs(t *testing.T, got []api.Event, from uint64) {
 	t.Helper()
 	for i, ev := range got {
 		if want := from + uint64(i); ev.ID != want {
@@ -65,9 +68,12 @@ func TestEventsConsecutiveIDsAndOrder(t *testing.T) {
 	e := NewEvents(EventsOptions{Now: fixedClock})
 	sub := e.Subscribe(0)
 	defer sub.Close()
-	types := []EventType{EventArchiveSeen, EventProgress, EventPackInstalled, EventPackRejected, EventInventoryPublished, EventModuleDeployed, EventWarning}
-	for i, typ := range types {
-		ev := publish(t, e, typ, map[string]int{"n": i})
+	data := []api.EventData{api.ArchiveSeen{Size: 0}, api.Progress{Done: 1}, api.PackInstalled{Version: "2"}, api.PackRejected{Pack: "3"},
+		api.InventoryPublished{Packs: 4}, api.ModuleDeployed{Path: "5"}, api.Warning{Message: "6"}}
+	var types []api.EventType
+	for i, d := range data {
+		types = append(types, d.EventType())
+		ev := publish(t, e, d)
 		if ev.ID != uint64(i+1) || !ev.Time.Equal(fixedTime) {
 			t.Fatalf("Publish #%d = id %d time %v; want id %d time %v", i, ev.ID, ev.Time, i+1, fixedTime)
 		}
@@ -78,8 +84,8 @@ func TestEventsConsecutiveIDsAndOrder(t *testing.T) {
 		if ev.Type != types[i] {
 			t.Errorf("event %d type = %s; want %s", ev.ID, ev.Type, types[i])
 		}
-		if want := `{"n":` + string(rune('0'+i)) + `}`; string(ev.Data) != want {
-			t.Errorf("event %d data = %s; want %s", ev.ID, ev.Data, want)
+		if d, err := ev.Decode(); err != nil || !reflect.DeepEqual(d, data[i]) {
+			t.Errorf("event %d data = %s, decoded %#v, %v; want %#v", ev.ID, ev.Data, d, err, data[i])
 		}
 	}
 	if got := e.LastID(); got != uint64(len(types)) {
@@ -90,7 +96,7 @@ func TestEventsConsecutiveIDsAndOrder(t *testing.T) {
 func TestEventsSinceResume(t *testing.T) {
 	e := NewEvents(EventsOptions{Ring: 8})
 	for range 5 {
-		publish(t, e, EventProgress, nil)
+		publish(t, e, api.Progress{})
 	}
 	tests := []struct {
 		name  string
@@ -108,7 +114,7 @@ func TestEventsSinceResume(t *testing.T) {
 		subs[i] = e.Subscribe(tc.since)
 		defer subs[i].Close()
 	}
-	publish(t, e, EventWarning, nil)
+	publish(t, e, api.Warning{})
 	for i, tc := range tests {
 		got := ids(next(t, subs[i], len(tc.want)))
 		if !equalIDs(got, tc.want) {
@@ -134,7 +140,7 @@ func equalIDs(a, b []uint64) bool {
 func TestEventsGap(t *testing.T) {
 	e := NewEvents(EventsOptions{Ring: 4})
 	for range 10 {
-		publish(t, e, EventProgress, nil)
+		publish(t, e, api.Progress{})
 	}
 	sub := e.Subscribe(2)
 	defer sub.Close()
@@ -158,7 +164,7 @@ func TestEventsSlowSubscriberDropped(t *testing.T) {
 	go func() {
 		defer close(published)
 		for range 100 {
-			if _, err := e.Publish(EventProgress, nil); err != nil {
+			if _, err := e.Publish(api.Progress{}); err != nil {
 				t.Errorf("Publish = %v", err)
 				return
 			}
@@ -194,15 +200,15 @@ func TestEventsSlowSubscriberDropped(t *testing.T) {
 func TestEventsCloseEndsSubscribers(t *testing.T) {
 	e := NewEvents(EventsOptions{})
 	sub := e.Subscribe(0)
-	publish(t, e, EventWarning, "disk nearly full")
+	publish(t, e, api.Warning{Message: "disk nearly full"})
 	e.Close()
-	if got := next(t, sub, 1); string(got[0].Data) != `"disk nearly full"` {
+	if got := next(t, sub, 1); string(got[0].Data) != `{"message":"disk nearly full"}` {
 		t.Fatalf("event data = %s; want the buffered event", got[0].Data)
 	}
 	if _, err := sub.Next(waitCtx(t)); !errors.Is(err, ErrEventsClosed) {
 		t.Fatalf("Next after Close = %v; want ErrEventsClosed", err)
 	}
-	if _, err := e.Publish(EventWarning, nil); !errors.Is(err, ErrEventsClosed) {
+	if _, err := e.Publish(api.Warning{}); !errors.Is(err, ErrEventsClosed) {
 		t.Fatalf("Publish after Close = %v; want ErrEventsClosed", err)
 	}
 	late := e.Subscribe(0)
@@ -224,7 +230,7 @@ func TestEventsSubscriptionClose(t *testing.T) {
 	if _, err := sub.Next(waitCtx(t)); !errors.Is(err, ErrSubscriptionClosed) {
 		t.Fatalf("Next after Close = %v; want ErrSubscriptionClosed", err)
 	}
-	publish(t, e, EventWarning, nil) // must not panic on a closed channel
+	publish(t, e, api.Warning{}) // must not panic on a closed channel
 }
 
 func TestEventsNextHonoursContext(t *testing.T) {
@@ -235,16 +241,6 @@ func TestEventsNextHonoursContext(t *testing.T) {
 	cancel()
 	if _, err := sub.Next(ctx); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Next(cancelled) = %v; want context.Canceled", err)
-	}
-}
-
-func TestEventsPublishUnmarshalableData(t *testing.T) {
-	e := NewEvents(EventsOptions{})
-	if _, err := e.Publish(EventWarning, func() {}); err == nil {
-		t.Fatal("Publish(func) = nil error; want a marshal error")
-	}
-	if ev := publish(t, e, EventWarning, nil); ev.ID != 1 {
-		t.Fatalf("id after a failed Publish = %d; want 1 (no id used)", ev.ID)
 	}
 }
 
@@ -261,7 +257,7 @@ func TestEventsConcurrent(t *testing.T) {
 	for range publishers {
 		wg.Go(func() {
 			for range each {
-				if _, err := e.Publish(EventProgress, nil); err != nil {
+				if _, err := e.Publish(api.Progress{}); err != nil {
 					t.Error(err)
 					return
 				}

@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/daemon"
 )
 
@@ -35,7 +36,7 @@ func Example() {
 		g.Go(func() error { return daemon.Serve(ctx, ln, b, ev, daemon.ServerOptions{Logger: log}) })
 		g.Go(func() error {
 			// pipeline.Run(ctx, …) publishes as it goes:
-			_, err := ev.Publish(daemon.EventWarning, daemon.WarningData{Message: "MJOLNIRForge 0.3.9 is older than 0.4.0: door automation is off"})
+			_, err := ev.Publish(api.Warning{Message: "MJOLNIRForge 0.3.9 is older than 0.4.0: door automation is off"})
 			<-ctx.Done()
 			return err
 		})
@@ -52,8 +53,8 @@ func Example() {
 	if daemon.Probe(ctx, "/var/lib/forgesync/forgesync.sock") {
 		c := daemon.NewClient("/var/lib/forgesync/forgesync.sock")
 		defer c.Close()
-		if res, err := c.Enable(ctx, "foundry-wide"); err == nil {
-			fmt.Println(string(res))
+		if sum, err := c.Enable(ctx, "foundry-wide"); err == nil {
+			fmt.Println(sum.Published)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/rejection"
 )
 
@@ -22,42 +23,43 @@ type fakeBackend struct {
 	release chan struct{} // mutations wait for it to close
 
 	mu         sync.Mutex // guards the fields below
-	status     Status
-	packs      []Pack
-	rejections []Rejection
+	status     api.Status
+	packs      []api.Pack
+	rejections []rejection.Record
 	err        error
-	result     json.RawMessage
+	result     *api.Summary
+	nilResult  bool // the backend answers with no summary and no error
 	calls      []string
 }
 
 func newFakeBackend() *fakeBackend {
 	return &fakeBackend{
-		status: Status{State: StateIdle, Version: "1.2.3", StartedAt: fixedTime, Counts: Counts{Packs: 2, Enabled: 1, Pieces: 3}},
-		packs: []Pack{
+		status: api.Status{State: api.StateIdle, StartedAt: fixedTime, Counts: api.Counts{Packs: 2, Enabled: 1, Pieces: 3}},
+		packs: []api.Pack{
 			{ID: "foundry-wide", Version: "1.4.0", Name: "Foundry Wide", Enabled: true, ArchiveSHA256: strings.Repeat("a", 64), Pieces: json.RawMessage(`[{"id":"lift_pad_4x4","kind":"block"}]`)},
 			{ID: "gates", Version: "0.1.0", Name: "Gates", ArchiveSHA256: strings.Repeat("b", 64), Pieces: json.RawMessage(`[]`)},
 		},
-		rejections: []Rejection{{Archive: "bad.zip", Time: fixedTime, Pack: "bad-pack", Version: "1.0.0",
+		rejections: []rejection.Record{{Archive: "bad.zip", Time: fixedTime, Pack: "bad-pack", Version: "1.0.0",
 			Reasons: []rejection.Reason{{File: "forgepack.json", Path: "id", Line: 2, Column: 9, Rule: "pattern", Value: `"A"`, Message: "must be a pack slug"}}}},
 	}
 }
 
-func (f *fakeBackend) Status() Status {
+func (f *fakeBackend) Status() api.Status {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.status
 }
 
-func (f *fakeBackend) Packs() []Pack {
+func (f *fakeBackend) Packs() []api.Pack {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]Pack(nil), f.packs...)
+	return append([]api.Pack(nil), f.packs...)
 }
 
-func (f *fakeBackend) Rejections() []Rejection {
+func (f *fakeBackend) Rejections() []rejection.Record {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]Rejection(nil), f.rejections...)
+	return append([]rejection.Record(nil), f.rejections...)
 }
 
 func (f *fakeBackend) setErr(err error) {
@@ -72,7 +74,7 @@ func (f *fakeBackend) callLog() []string {
 	return append([]string(nil), f.calls...)
 }
 
-func (f *fakeBackend) mutate(ctx context.Context, op, id string) (json.RawMessage, error) {
+func (f *fakeBackend) mutate(ctx context.Context, op, id string) (*api.Summary, error) {
 	call := strings.TrimSpace(op + " " + id)
 	f.mu.Lock()
 	f.calls = append(f.calls, call)
@@ -98,23 +100,25 @@ func (f *fakeBackend) mutate(ctx context.Context, op, id string) (json.RawMessag
 	if result != nil {
 		return result, nil
 	}
-	b, _ := json.Marshal(map[string]string{"op": op, "id": id})
-	return b, nil
+	if f.nilResult {
+		return nil, nil
+	}
+	return &api.Summary{Outcomes: []api.Outcome{}, Published: []string{}, Warnings: []string{call}}, nil
 }
 
-func (f *fakeBackend) Enable(ctx context.Context, id string) (json.RawMessage, error) {
+func (f *fakeBackend) Enable(ctx context.Context, id string) (*api.Summary, error) {
 	return f.mutate(ctx, "enable", id)
 }
 
-func (f *fakeBackend) Disable(ctx context.Context, id string) (json.RawMessage, error) {
+func (f *fakeBackend) Disable(ctx context.Context, id string) (*api.Summary, error) {
 	return f.mutate(ctx, "disable", id)
 }
 
-func (f *fakeBackend) Remove(ctx context.Context, id string) (json.RawMessage, error) {
+func (f *fakeBackend) Remove(ctx context.Context, id string) (*api.Summary, error) {
 	return f.mutate(ctx, "remove", id)
 }
 
-func (f *fakeBackend) Sync(ctx context.Context) (json.RawMessage, error) {
+func (f *fakeBackend) Sync(ctx context.Context) (*api.Summary, error) {
 	return f.mutate(ctx, "sync", "")
 }
 

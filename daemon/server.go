@@ -15,6 +15,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/rejection"
 )
 
 // Defaults of [ServerOptions].
@@ -56,6 +59,9 @@ type ServerOptions struct {
 	// APIKey, when set, makes this the TCP API (SPEC §8): every request
 	// needs the key and a loopback Host. Set it for a TCP listener.
 	APIKey string
+	// Version is the daemon's version, and LogFile the file a service
+	// logs to, both shown by GET /v1/status.
+	Version, LogFile string
 }
 
 func (o ServerOptions) withDefaults() ServerOptions {
@@ -162,23 +168,23 @@ func (s *server) routes() http.Handler {
 	mux.Handle("/v1/packs", s.handle(map[string]handlerFunc{http.MethodGet: s.getPacks}))
 	mux.Handle("/v1/packs/{id}", s.handle(map[string]handlerFunc{
 		http.MethodGet: s.getPack,
-		http.MethodDelete: s.mutate(func(ctx context.Context, r *http.Request) (json.RawMessage, error) {
+		http.MethodDelete: s.mutate(func(ctx context.Context, r *http.Request) (*api.Summary, error) {
 			return s.b.Remove(ctx, r.PathValue("id"))
 		}),
 	}))
 	mux.Handle("/v1/packs/{id}/enable", s.handle(map[string]handlerFunc{
-		http.MethodPost: s.mutate(func(ctx context.Context, r *http.Request) (json.RawMessage, error) {
+		http.MethodPost: s.mutate(func(ctx context.Context, r *http.Request) (*api.Summary, error) {
 			return s.b.Enable(ctx, r.PathValue("id"))
 		}),
 	}))
 	mux.Handle("/v1/packs/{id}/disable", s.handle(map[string]handlerFunc{
-		http.MethodPost: s.mutate(func(ctx context.Context, r *http.Request) (json.RawMessage, error) {
+		http.MethodPost: s.mutate(func(ctx context.Context, r *http.Request) (*api.Summary, error) {
 			return s.b.Disable(ctx, r.PathValue("id"))
 		}),
 	}))
 	mux.Handle("/v1/rejections", s.handle(map[string]handlerFunc{http.MethodGet: s.getRejections}))
 	mux.Handle("/v1/sync", s.handle(map[string]handlerFunc{
-		http.MethodPost: s.mutate(func(ctx context.Context, _ *http.Request) (json.RawMessage, error) { return s.b.Sync(ctx) }),
+		http.MethodPost: s.mutate(func(ctx context.Context, _ *http.Request) (*api.Summary, error) { return s.b.Sync(ctx) }),
 	}))
 	mux.Handle("/v1/events", s.handle(map[string]handlerFunc{http.MethodGet: s.getEvents}))
 	mux.Handle("/", s.handle(nil))
@@ -234,13 +240,13 @@ func (s *server) apiError(r *http.Request, err error) *APIError {
 	case errors.As(err, &timeout) && timeout.Timeout():
 		return &APIError{Status: http.StatusRequestTimeout, Code: CodeTimeout,
 			Message: fmt.Sprintf("the request body did not arrive within %s", s.opts.BodyTimeout)}
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, api.ErrNotFound):
 		return &APIError{Status: http.StatusNotFound, Code: CodeNotFound, Message: err.Error()}
-	case errors.Is(err, ErrConflict):
+	case errors.Is(err, api.ErrConflict):
 		return &APIError{Status: http.StatusConflict, Code: CodeConflict, Message: err.Error()}
-	case errors.Is(err, ErrInvalid):
+	case errors.Is(err, api.ErrInvalid):
 		return &APIError{Status: http.StatusBadRequest, Code: CodeInvalid, Message: err.Error()}
-	case errors.Is(err, ErrBusy):
+	case errors.Is(err, api.ErrBusy):
 		return &APIError{Status: http.StatusServiceUnavailable, Code: CodeBusy, Message: err.Error()}
 	case r.Context().Err() != nil && s.streams.Err() != nil:
 		return &APIError{Status: http.StatusServiceUnavailable, Code: CodeBusy,
@@ -290,7 +296,7 @@ func (s *server) writeBody(w http.ResponseWriter, status int, b []byte) {
 
 func (s *server) getStatus(w http.ResponseWriter, r *http.Request) error {
 	st := s.b.Status()
-	st.PID = s.pid
+	st.PID, st.Version, st.LogFile = s.pid, s.opts.Version, s.opts.LogFile
 	if st.UptimeSeconds == 0 && !st.StartedAt.IsZero() {
 		st.UptimeSeconds = s.opts.Now().Sub(st.StartedAt).Seconds()
 	}
@@ -306,18 +312,18 @@ func (s *server) getStatus(w http.ResponseWriter, r *http.Request) error {
 
 // packsBody is the answer of GET /v1/packs.
 type packsBody struct {
-	Packs []Pack `json:"packs"`
+	Packs []api.Pack `json:"packs"`
 }
 
 // rejectionsBody is the answer of GET /v1/rejections.
 type rejectionsBody struct {
-	Rejections []Rejection `json:"rejections"`
+	Rejections []rejection.Record `json:"rejections"`
 }
 
 func (s *server) getPacks(w http.ResponseWriter, r *http.Request) error {
 	packs := s.b.Packs()
 	if packs == nil {
-		packs = []Pack{}
+		packs = []api.Pack{}
 	}
 	s.writeJSON(w, http.StatusOK, packsBody{Packs: packs})
 	return nil
@@ -338,7 +344,7 @@ func (s *server) getPack(w http.ResponseWriter, r *http.Request) error {
 func (s *server) getRejections(w http.ResponseWriter, r *http.Request) error {
 	rej := s.b.Rejections()
 	if rej == nil {
-		rej = []Rejection{}
+		rej = []rejection.Record{}
 	}
 	s.writeJSON(w, http.StatusOK, rejectionsBody{Rejections: rej})
 	return nil
@@ -346,7 +352,7 @@ func (s *server) getRejections(w http.ResponseWriter, r *http.Request) error {
 
 // mutate returns a handler that reads the (empty) request body, runs do
 // through the backend and answers with its result.
-func (s *server) mutate(do func(ctx context.Context, r *http.Request) (json.RawMessage, error)) handlerFunc {
+func (s *server) mutate(do func(ctx context.Context, r *http.Request) (*api.Summary, error)) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		if err := s.readEmptyBody(w, r); err != nil {
 			return err
@@ -355,14 +361,10 @@ func (s *server) mutate(do func(ctx context.Context, r *http.Request) (json.RawM
 		if err != nil {
 			return err
 		}
-		res = bytes.TrimSpace(res)
-		if len(res) == 0 {
-			res = json.RawMessage(`{}`)
+		if res == nil {
+			return fmt.Errorf("%s %s: the backend answered with no summary", r.Method, r.URL.Path)
 		}
-		if !json.Valid(res) {
-			return fmt.Errorf("%s %s: the backend answered with invalid JSON", r.Method, r.URL.Path)
-		}
-		s.writeBody(w, http.StatusOK, append(res, '\n'))
+		s.writeJSON(w, http.StatusOK, res)
 		return nil
 	}
 }
@@ -399,11 +401,6 @@ func (s *server) readEmptyBody(w http.ResponseWriter, r *http.Request) error {
 			Message: "request body: data after the JSON object; send no body or {}"}
 	}
 	return nil
-}
-
-// dropped is the data of the EventDropped line.
-type dropped struct {
-	LastID uint64 `json:"last_id"`
 }
 
 // getEvents streams events as NDJSON, one flushed line per event, until the
@@ -447,8 +444,8 @@ func (s *server) getEvents(w http.ResponseWriter, r *http.Request) error {
 		ev, err := sub.Next(ctx)
 		if errors.Is(err, ErrSubscriberDropped) {
 			s.log.Warn("event subscriber fell behind; dropped it", slog.Uint64(keyLastID, sub.LastID()), slog.Uint64(keySince, since))
-			data, _ := json.Marshal(dropped{LastID: sub.LastID()}) // a struct of one integer always marshals
-			s.writeEvent(rc, enc, Event{Type: EventDropped, Time: s.opts.Now().UTC(), Data: data})
+			data, _ := json.Marshal(api.Dropped{LastID: sub.LastID()}) // a struct of one integer always marshals
+			s.writeEvent(rc, enc, api.Event{Type: api.EventDropped, Time: s.opts.Now().UTC(), Data: data})
 			return nil
 		}
 		if err != nil {
@@ -462,7 +459,7 @@ func (s *server) getEvents(w http.ResponseWriter, r *http.Request) error {
 
 // writeEvent writes one line of the event stream and flushes it; it reports
 // whether the client took it.
-func (s *server) writeEvent(rc *http.ResponseController, enc *json.Encoder, ev Event) bool {
+func (s *server) writeEvent(rc *http.ResponseController, enc *json.Encoder, ev api.Event) bool {
 	_ = rc.SetWriteDeadline(time.Now().Add(s.opts.WriteTimeout))
 	if err := enc.Encode(ev); err != nil {
 		return false

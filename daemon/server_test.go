@@ -14,11 +14,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mjolnir-forge/forgesync/api"
 )
 
 func TestStatusPacksRejections(t *testing.T) {
 	b := newFakeBackend()
-	s := startServer(t, b, nil, ServerOptions{Now: func() time.Time { return fixedTime.Add(90 * time.Second) }})
+	s := startServer(t, b, nil, ServerOptions{Version: "1.2.3", Now: func() time.Time { return fixedTime.Add(90 * time.Second) }})
 	ctx := waitCtx(t)
 
 	st, err := s.client.Status(ctx)
@@ -26,7 +28,7 @@ func TestStatusPacksRejections(t *testing.T) {
 		t.Fatalf("Status() = %v", err)
 	}
 	want := b.status
-	want.PID, want.UptimeSeconds, want.Warnings, want.Queue = os.Getpid(), 90, []string{}, []string{}
+	want.PID, want.UptimeSeconds, want.Warnings, want.Queue, want.Version = os.Getpid(), 90, []string{}, []string{}, "1.2.3"
 	if !reflect.DeepEqual(st, want) {
 		t.Errorf("Status() = %+v; want %+v", st, want)
 	}
@@ -41,7 +43,7 @@ func TestStatusPacksRejections(t *testing.T) {
 	}
 	_, err = s.client.Pack(ctx, "missing-pack")
 	var ae *APIError
-	if !errors.As(err, &ae) || ae.Status != http.StatusNotFound || ae.Code != CodeNotFound || !errors.Is(err, ErrNotFound) {
+	if !errors.As(err, &ae) || ae.Status != http.StatusNotFound || ae.Code != CodeNotFound || !errors.Is(err, api.ErrNotFound) {
 		t.Errorf("Pack(missing-pack) = %v; want a 404 not_found APIError", err)
 	}
 	rej, err := s.client.Rejections(ctx)
@@ -77,19 +79,19 @@ func TestMutations(t *testing.T) {
 	ctx := waitCtx(t)
 	tests := []struct {
 		name string
-		do   func() (json.RawMessage, error)
+		do   func() (*api.Summary, error)
 		want string
 	}{
-		{"enable", func() (json.RawMessage, error) { return s.client.Enable(ctx, "gates") }, `{"id":"gates","op":"enable"}`},
-		{"disable", func() (json.RawMessage, error) { return s.client.Disable(ctx, "foundry-wide") }, `{"id":"foundry-wide","op":"disable"}`},
-		{"remove", func() (json.RawMessage, error) { return s.client.Remove(ctx, "gates") }, `{"id":"gates","op":"remove"}`},
-		{"sync", func() (json.RawMessage, error) { return s.client.Sync(ctx) }, `{"id":"","op":"sync"}`},
-		{"escaped id", func() (json.RawMessage, error) { return s.client.Enable(ctx, "a/b c") }, `{"id":"a/b c","op":"enable"}`},
+		{"enable", func() (*api.Summary, error) { return s.client.Enable(ctx, "gates") }, "enable gates"},
+		{"disable", func() (*api.Summary, error) { return s.client.Disable(ctx, "foundry-wide") }, "disable foundry-wide"},
+		{"remove", func() (*api.Summary, error) { return s.client.Remove(ctx, "gates") }, "remove gates"},
+		{"sync", func() (*api.Summary, error) { return s.client.Sync(ctx) }, "sync"},
+		{"escaped id", func() (*api.Summary, error) { return s.client.Enable(ctx, "a/b c") }, "enable a/b c"},
 	}
 	for _, tc := range tests {
 		got, err := tc.do()
-		if err != nil || strings.TrimSpace(string(got)) != tc.want {
-			t.Errorf("%s = %s, %v; want %s", tc.name, got, err, tc.want)
+		if err != nil || len(got.Warnings) != 1 || got.Warnings[0] != tc.want {
+			t.Errorf("%s = %+v, %v; want the summary of %q", tc.name, got, err, tc.want)
 		}
 	}
 	wantCalls := []string{"enable gates", "disable foundry-wide", "remove gates", "sync", "enable a/b c"}
@@ -98,22 +100,15 @@ func TestMutations(t *testing.T) {
 	}
 }
 
-func TestMutationResultEmptyOrInvalid(t *testing.T) {
+func TestMutationWithoutSummary(t *testing.T) {
 	b := newFakeBackend()
 	s := startServer(t, b, nil, ServerOptions{})
-	ctx := waitCtx(t)
 	b.mu.Lock()
-	b.result = json.RawMessage(" ")
-	b.mu.Unlock()
-	if got, err := s.client.Sync(ctx); err != nil || string(got) != "{}" {
-		t.Errorf("Sync() with an empty backend result = %q, %v; want {}", got, err)
-	}
-	b.mu.Lock()
-	b.result = json.RawMessage("{not json")
+	b.nilResult = true
 	b.mu.Unlock()
 	var ae *APIError
-	if _, err := s.client.Sync(ctx); !errors.As(err, &ae) || ae.Status != http.StatusInternalServerError {
-		t.Errorf("Sync() with invalid backend JSON = %v; want 500", err)
+	if _, err := s.client.Sync(waitCtx(t)); !errors.As(err, &ae) || ae.Status != http.StatusInternalServerError {
+		t.Errorf("Sync() with no summary from the backend = %v; want 500", err)
 	}
 }
 
@@ -124,10 +119,10 @@ func TestMutationErrors(t *testing.T) {
 		wantStatus int
 		wantCode   string
 	}{
-		{"not found", ErrNotFound, http.StatusNotFound, CodeNotFound},
-		{"conflict", fmt.Errorf("door limit: 300 doors > 256: %w", ErrConflict), http.StatusConflict, CodeConflict},
-		{"busy", ErrBusy, http.StatusServiceUnavailable, CodeBusy},
-		{"invalid", ErrInvalid, http.StatusBadRequest, CodeInvalid},
+		{"not found", api.ErrNotFound, http.StatusNotFound, CodeNotFound},
+		{"conflict", fmt.Errorf("door limit: 300 doors > 256: %w", api.ErrConflict), http.StatusConflict, CodeConflict},
+		{"busy", api.ErrBusy, http.StatusServiceUnavailable, CodeBusy},
+		{"invalid", api.ErrInvalid, http.StatusBadRequest, CodeInvalid},
 		{"other", errors.New("disk on fire"), http.StatusInternalServerError, CodeInternal},
 		{"typed", &APIError{Status: http.StatusTeapot, Code: "teapot", Message: "short and stout"}, http.StatusTeapot, "teapot"},
 	}
@@ -144,7 +139,7 @@ func TestMutationErrors(t *testing.T) {
 		if tc.name != "typed" && !strings.Contains(ae.Message, "enable foundry-wide") {
 			t.Errorf("%s: message %q does not say what failed", tc.name, ae.Message)
 		}
-		for _, sentinel := range []error{ErrNotFound, ErrConflict, ErrBusy, ErrInvalid} {
+		for _, sentinel := range []error{api.ErrNotFound, api.ErrConflict, api.ErrBusy, api.ErrInvalid} {
 			if got, want := errors.Is(err, sentinel), errors.Is(tc.err, sentinel); got != want {
 				t.Errorf("%s: errors.Is(%v, %v) = %v; want %v", tc.name, err, sentinel, got, want)
 			}
@@ -331,11 +326,11 @@ func TestReadsDoNotWaitForMutation(t *testing.T) {
 
 // collect follows the event stream in a goroutine and hands each event to
 // the returned channel; the stream ends when ctx does.
-func collect(ctx context.Context, c *Client, since uint64) (<-chan Event, <-chan error) {
-	events := make(chan Event, 1024)
+func collect(ctx context.Context, c *Client, since uint64) (<-chan api.Event, <-chan error) {
+	events := make(chan api.Event, 1024)
 	done := make(chan error, 1)
 	go func() {
-		done <- c.Events(ctx, since, func(ev Event) error {
+		done <- c.Events(ctx, since, func(ev api.Event) error {
 			select {
 			case events <- ev:
 				return nil
@@ -347,10 +342,10 @@ func collect(ctx context.Context, c *Client, since uint64) (<-chan Event, <-chan
 	return events, done
 }
 
-func receive(t *testing.T, events <-chan Event, n int) []Event {
+func receive(t *testing.T, events <-chan api.Event, n int) []api.Event {
 	t.Helper()
 	ctx := waitCtx(t)
-	out := make([]Event, 0, n)
+	out := make([]api.Event, 0, n)
 	for range n {
 		select {
 		case ev := <-events:
@@ -365,21 +360,21 @@ func receive(t *testing.T, events <-chan Event, n int) []Event {
 func TestEventStream(t *testing.T) {
 	s := startServer(t, newFakeBackend(), nil, ServerOptions{})
 	for i := range 3 {
-		publish(t, s.ev, EventArchiveSeen, ArchiveSeenData{Archive: fmt.Sprintf("p%d.zip", i), Size: 1 << 20})
+		publish(t, s.ev, api.ArchiveSeen{Archive: fmt.Sprintf("p%d.zip", i), Size: 1 << 20})
 	}
 	ctx, cancel := context.WithCancel(waitCtx(t))
 	events, done := collect(ctx, s.client, 0)
 	got := receive(t, events, 3) // replay
 	for i := range 3 {
-		publish(t, s.ev, EventProgress, ProgressData{Archive: "p2.zip", Step: "extract", Done: int64(i) * 50, Total: 100})
+		publish(t, s.ev, api.Progress{Archive: "p2.zip", Step: "extract", Done: int64(i) * 50, Total: 100})
 	}
 	got = append(got, receive(t, events, 3)...) // live
 	wantIDs(t, got, 1)
-	if got[0].Type != EventArchiveSeen || string(got[0].Data) != `{"archive":"p0.zip","size":1048576}` || !got[0].Time.Equal(fixedTime) {
+	if got[0].Type != api.EventArchiveSeen || string(got[0].Data) != `{"archive":"p0.zip","size":1048576}` || !got[0].Time.Equal(fixedTime) {
 		t.Errorf("first event = %+v; want archive-seen p0.zip at %v", got[0], fixedTime)
 	}
-	var p ProgressData
-	if err := json.Unmarshal(got[5].Data, &p); got[5].Type != EventProgress || err != nil || p != (ProgressData{Archive: "p2.zip", Step: "extract", Done: 100, Total: 100}) {
+	var p api.Progress
+	if err := json.Unmarshal(got[5].Data, &p); got[5].Type != api.EventProgress || err != nil || p != (api.Progress{Archive: "p2.zip", Step: "extract", Done: 100, Total: 100}) {
 		t.Errorf("last event = %+v (%+v, %v); want progress 100 of 100", got[5], p, err)
 	}
 	cancel()
@@ -397,7 +392,7 @@ func TestEventStream(t *testing.T) {
 func TestEventStreamGap(t *testing.T) {
 	s := startServer(t, newFakeBackend(), NewEvents(EventsOptions{Ring: 4}), ServerOptions{})
 	for range 10 {
-		publish(t, s.ev, EventProgress, nil)
+		publish(t, s.ev, api.Progress{})
 	}
 	ctx, cancel := context.WithCancel(waitCtx(t))
 	defer cancel()
@@ -419,10 +414,10 @@ func TestEventStreamSlowClient(t *testing.T) {
 	ctx := waitCtx(t)
 	first := make(chan struct{})
 	resume := make(chan struct{})
-	var got []Event
+	var got []api.Event
 	done := make(chan error, 1)
 	go func() {
-		done <- s.client.Events(ctx, 0, func(e Event) error {
+		done <- s.client.Events(ctx, 0, func(e api.Event) error {
 			if len(got) == 0 {
 				close(first)
 				select {
@@ -435,7 +430,7 @@ func TestEventStreamSlowClient(t *testing.T) {
 			return nil
 		})
 	}()
-	publish(t, ev, EventProgress, nil)
+	publish(t, ev, api.Progress{})
 	select {
 	case <-first:
 	case <-ctx.Done():
@@ -446,7 +441,7 @@ func TestEventStreamSlowClient(t *testing.T) {
 	go func() {
 		defer close(published)
 		for range 4000 {
-			if _, err := ev.Publish(EventProgress, pad); err != nil {
+			if _, err := ev.Publish(api.Warning{Message: pad}); err != nil {
 				t.Error(err)
 				return
 			}
@@ -473,8 +468,8 @@ func TestEventStreamSlowClient(t *testing.T) {
 	if len(body) >= 4001 {
 		t.Fatalf("got all %d events; the client should have been dropped", len(body))
 	}
-	var d dropped
-	if last.Type != EventDropped || last.ID != 0 || json.Unmarshal(last.Data, &d) != nil || d.LastID != body[len(body)-1].ID {
+	var d api.Dropped
+	if last.Type != api.EventDropped || last.ID != 0 || json.Unmarshal(last.Data, &d) != nil || d.LastID != body[len(body)-1].ID {
 		t.Fatalf("last line = %+v; want a dropped marker with last_id %d", last, body[len(body)-1].ID)
 	}
 	if !strings.Contains(s.logs.String(), "event subscriber fell behind") {
@@ -494,7 +489,7 @@ func TestShutdown(t *testing.T) {
 	ctx := waitCtx(t)
 
 	events, streamDone := collect(ctx, s.client, 0)
-	publish(t, s.ev, EventWarning, "hello")
+	publish(t, s.ev, api.Warning{Message: "hello"})
 	receive(t, events, 1)
 	syncDone := make(chan error, 1)
 	go func() {

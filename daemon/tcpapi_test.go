@@ -22,7 +22,7 @@ func startTCP(t *testing.T, b *fakeBackend, key string) string {
 	ev := NewEvents(EventsOptions{Now: fixedClock})
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
-	go func() { served <- Serve(ctx, ln, b, ev, ServerOptions{APIKey: key, Now: fixedClock}) }()
+	go func() { served <- Serve(ctx, ln, b, ev, ServerOptions{APIKey: key, Now: fixedClock, Version: "1.2.3"}) }()
 	t.Cleanup(func() {
 		cancel()
 		select {

@@ -18,13 +18,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/internal/samepath"
 	"github.com/mjolnir-forge/forgesync/lua"
 )
 
 // DeployStatus says what a deploy did with one file.
-type DeployStatus string
+type DeployStatus = api.DeployStatus
 
 const (
 	// Deployed: the file was missing or differed and now holds the new bytes.
@@ -82,15 +83,7 @@ type Deployment struct {
 }
 
 // FileReport is what a deploy did with one file, for status.
-type FileReport struct {
-	Component string       `json:"component"`
-	Name      string       `json:"name"`
-	Path      string       `json:"path"`
-	Status    DeployStatus `json:"status"`
-	SHA256    string       `json:"sha256"`           // of the source bytes
-	Staged    string       `json:"staged,omitempty"` // the pending file beside a locked target
-	Reason    string       `json:"reason,omitempty"` // why a file was skipped, staged or failed
-}
+type FileReport = api.FileReport
 
 // LedgerEntry records a file forgesync wrote.
 type LedgerEntry struct {

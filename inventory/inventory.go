@@ -154,6 +154,17 @@ func (m *Manifest) Doors() int {
 	return n
 }
 
+// Lifts returns how many of the pack's pieces are lift blocks.
+func (m *Manifest) Lifts() int {
+	n := 0
+	for _, p := range m.Pieces {
+		if p.Lift != nil {
+			n++
+		}
+	}
+	return n
+}
+
 // InstalledPack is a pack as installed: its validated manifest, whether it is
 // enabled, and the SHA-256 (lower-case hex) of the archive it came from.
 type InstalledPack struct {

@@ -10,6 +10,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/internal/semver"
 )
 
@@ -33,8 +34,9 @@ const ModVersionFile = "version.txt"
 // maxVersionFile bounds how much of a version.txt is read.
 const maxVersionFile = 4096
 
-// ModState says what was found for one mod.
-type ModState string
+// ModState says what was found for one mod; the shape is the status
+// socket's.
+type ModState = api.ModState
 
 // The states of a mod's version.
 const (
@@ -46,26 +48,10 @@ const (
 )
 
 // ModVersion is the gate's finding for one mod.
-type ModVersion struct {
-	Mod     string   `json:"mod"`
-	Version string   `json:"version,omitempty"`
-	Minimum string   `json:"minimum"`
-	State   ModState `json:"state"`
-	Reason  string   `json:"reason,omitempty"`
-}
+type ModVersion = api.ModVersion
 
 // Gates is the SPEC §7 version gate, as status reports it.
-type Gates struct {
-	Mods []ModVersion `json:"mods"`
-	// DoorAutomation reports whether the native door module can animate
-	// doors: MJOLNIRForge, MJOLNIRLobby and MJOLNIRLevelLoader at their
-	// minimum versions or newer, together.
-	DoorAutomation bool `json:"door_automation"`
-	// PackLifts reports whether pack lifts can work (MJOLNIRLevelLoader).
-	PackLifts bool `json:"pack_lifts"`
-	// Reasons says in words why something cannot work, and what to do.
-	Reasons []string `json:"reasons,omitempty"`
-}
+type Gates = api.Gates
 
 // CheckGatesDir computes the gates for the UE4SS Mods folder at dir.
 func CheckGatesDir(dir string) Gates { return CheckGates(os.DirFS(dir)) }
@@ -178,3 +164,13 @@ func parseVersionLine(b []byte) (semver.Version, error) {
 	}
 	return semver.Parse(s)
 }
+
+// supportedBuilds is the release module's build allowlist, comma
+// separated. The Makefile sets it (-X) from the one variable it also
+// compiles the module with (FD_SUPPORTED_BUILDS); the default is the
+// build the seed names, which the header's own default matches.
+var supportedBuilds = "CU4"
+
+// SupportedBuilds returns the game builds the native door module accepts:
+// its build allowlist, as status shows it.
+func SupportedBuilds() []string { return strings.Split(supportedBuilds, ",") }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/installer"
 	"github.com/mjolnir-forge/forgesync/packset"
 )
@@ -153,7 +154,7 @@ func TestCrashAtEveryStepOfSetApply(t *testing.T) {
 	e.dropPack(t, "glass.zip", spec{id: "glass-works", version: "1.0.0", lifts: 1, content: map[string]string{"glass.pak": "glass"}})
 	e.dropPack(t, "keep.zip", spec{id: "keep-pack", version: "1.0.0", lifts: 1})
 	p := e.open(t)
-	mustSync(t, p, map[string]Result{"gates.zip": ResultInstalled, "glass.zip": ResultInstalled, "keep.zip": ResultInstalled})
+	mustSync(t, p, map[string]api.Result{"gates.zip": api.ResultInstalled, "glass.zip": api.ResultInstalled, "keep.zip": api.ResultInstalled})
 	p.Close()
 	set := &archiveSet{dir: filepath.Join(base, "setsrc"), bySHA: map[string]string{}}
 	st, _ := os.ReadFile(filepath.Join(e.state, installer.StateFileName))
@@ -180,10 +181,10 @@ func TestCrashAtEveryStepOfRollback(t *testing.T) {
 	e := envAt(base)
 	p := e.open(t)
 	e.dropPack(t, "gates-1.zip", spec{id: "lockout-gates", version: "0.3.1", doors: 2, content: map[string]string{"g.pak": "gates 0.3.1", "old.pak": "old"}})
-	mustSync(t, p, map[string]Result{"gates-1.zip": ResultInstalled})
+	mustSync(t, p, map[string]api.Result{"gates-1.zip": api.ResultInstalled})
 	e.dropPack(t, "gates-2.zip", spec{id: "lockout-gates", version: "0.4.0", doors: 3, content: map[string]string{"g.pak": "gates 0.4.0"}})
 	e.dropPack(t, "wide.zip", spec{id: "foundry-wide", version: "1.4.0", lifts: 2, content: map[string]string{"w.pak": "wide"}})
-	mustSync(t, p, map[string]Result{"gates-2.zip": ResultUpgraded, "wide.zip": ResultInstalled})
+	mustSync(t, p, map[string]api.Result{"gates-2.zip": api.ResultUpgraded, "wide.zip": api.ResultInstalled})
 	p.Close()
 	crashWalk(t, base, "rollback:1", 0, "journal")
 }
@@ -198,11 +199,11 @@ func TestCrashAtEveryStepOfGenerationPruning(t *testing.T) {
 	p := e.open(t)
 	for i := range 3 {
 		e.dropPack(t, fmt.Sprintf("v%d.zip", i), spec{id: "lift-pack", version: fmt.Sprintf("1.%d.0", i), lifts: 1, content: map[string]string{"l.pak": strconv.Itoa(i)}})
-		want := ResultUpgraded
+		want := api.ResultUpgraded
 		if i == 0 {
-			want = ResultInstalled
+			want = api.ResultInstalled
 		}
-		mustSync(t, p, map[string]Result{fmt.Sprintf("v%d.zip", i): want})
+		mustSync(t, p, map[string]api.Result{fmt.Sprintf("v%d.zip", i): want})
 	}
 	p.Close()
 	e.dropPack(t, "v3.zip", spec{id: "lift-pack", version: "1.3.0", lifts: 1, content: map[string]string{"l.pak": "3"}})

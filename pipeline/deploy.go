@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 
+	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/installer"
 	"github.com/mjolnir-forge/forgesync/native"
 )
@@ -32,7 +34,29 @@ func (p *Pipeline) Deploy(ctx context.Context) ([]installer.FileReport, error) {
 		reports = append(reports, r...)
 		errs = append(errs, err)
 	}
+	for _, r := range reports {
+		if r.Status == installer.Deployed || r.Status == installer.StagedLocked {
+			p.emit(api.ModuleDeployed{Component: r.Component, Path: r.Path, SHA256: r.SHA256, Pending: r.Status == installer.StagedLocked})
+		}
+	}
 	return reports, errors.Join(errs...)
+}
+
+// DeployModules deploys (see Deploy) and returns what status shows of it:
+// the version gates, what was done with each file, whether doors can be
+// automated at all (the gates allow it and the native module is in place),
+// and the warnings a user must hear of.
+func (p *Pipeline) DeployModules(ctx context.Context) (*api.Modules, []string) {
+	reports, err := p.Deploy(ctx)
+	if reports == nil {
+		reports = []installer.FileReport{}
+	}
+	m := &api.Modules{Gates: native.CheckGatesDir(p.opts.Mods), Deployed: reports, SupportedBuilds: native.SupportedBuilds()}
+	m.DoorAutomation = m.Gates.DoorAutomation && !slices.ContainsFunc(reports, func(r installer.FileReport) bool {
+		return r.Component == "native" && r.Status == installer.DeployFailed
+	})
+	warnings, _ := DeployWarnings(reports, err)
+	return m, warnings
 }
 
 // deployNative deploys the module DLL and its version file from the

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/installer"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 )
@@ -43,7 +44,7 @@ func TestClaimAcrossDrives(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Sync across drives = %v", err)
 	}
-	if r := results(sum); r["good.zip"] != ResultInstalled || r["notes.zip"] != ResultRejected {
+	if r := results(sum); r["good.zip"] != api.ResultInstalled || r["notes.zip"] != api.ResultRejected {
 		t.Fatalf("results = %v; want good.zip installed, notes.zip rejected", r)
 	}
 	if crossings < 3 {

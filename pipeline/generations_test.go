@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/installer"
 )
 
@@ -35,16 +36,16 @@ func TestRollbackToEveryGeneration(t *testing.T) {
 	}
 
 	e.dropPack(t, "gates-1.0.zip", spec{id: "lockout-gates", version: "0.3.1", doors: 2, content: map[string]string{"g.pak": "gates 0.3.1", "old.pak": "only in 0.3.1"}})
-	record(mustSync(t, p, map[string]Result{"gates-1.0.zip": ResultInstalled}), CauseDrop)
+	record(mustSync(t, p, map[string]api.Result{"gates-1.0.zip": api.ResultInstalled}), CauseDrop)
 	e.dropPack(t, "gates-1.1.zip", spec{id: "lockout-gates", version: "0.4.0", doors: 3, content: map[string]string{"g.pak": "gates 0.4.0", "new.pak": "only in 0.4.0"}})
-	record(mustSync(t, p, map[string]Result{"gates-1.1.zip": ResultUpgraded}), CauseDrop)
+	record(mustSync(t, p, map[string]api.Result{"gates-1.1.zip": api.ResultUpgraded}), CauseDrop)
 	sum, err := p.Disable(t.Context(), "lockout-gates")
 	if err != nil {
 		t.Fatal(err)
 	}
 	record(sum, CauseDisable)
 	e.dropPack(t, "wide.zip", spec{id: "foundry-wide", version: "1.4.0", lifts: 2, content: map[string]string{"w.pak": "wide"}})
-	record(mustSync(t, p, map[string]Result{"wide.zip": ResultInstalled}), CauseDrop)
+	record(mustSync(t, p, map[string]api.Result{"wide.zip": api.ResultInstalled}), CauseDrop)
 
 	h, err := p.History()
 	if err != nil {

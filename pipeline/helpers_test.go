@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/installer"
 	"github.com/mjolnir-forge/forgesync/inventory"
 )
@@ -129,8 +130,8 @@ func (e *env) dropPack(t testing.TB, name string, s spec) {
 	s.zip(t, filepath.Join(e.drop, name))
 }
 
-func results(sum *Summary) map[string]Result {
-	out := map[string]Result{}
+func results(sum *Summary) map[string]api.Result {
+	out := map[string]api.Result{}
 	for _, o := range sum.Outcomes {
 		out[o.Archive] = o.Result
 	}

@@ -18,11 +18,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/installer"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/internal/samepath"
 	"github.com/mjolnir-forge/forgesync/inventory"
-	"github.com/mjolnir-forge/forgesync/rejection"
 )
 
 // Options configure a Pipeline.
@@ -43,8 +43,12 @@ type Options struct {
 	// "state", "publish:…", "remove-content", "reject:x.zip", "done:x.zip").
 	// Tests use it to stop the process at each boundary in turn.
 	Step func(name string)
-	// Progress, when set, receives extraction progress of each archive.
-	Progress func(archive string, done, total int64)
+	// Events, when set, receives the events of every transaction, each
+	// with its true data: archives claimed (with their size), extraction
+	// progress, outcomes, publications (with the number of enabled packs),
+	// deployed files and warnings. It is called on the writer's goroutine
+	// and must not block for long.
+	Events func(api.EventData)
 	// Renamer is used for publication renames; the zero value retries a
 	// busy target on Windows.
 	Renamer atomicfile.Renamer
@@ -61,46 +65,12 @@ type Options struct {
 // InventoryDir returns the folder of the inventory files under mods.
 func InventoryDir(mods string) string { return filepath.Join(mods, "MJOLNIRForgePacks") }
 
-// Result is what happened to one archive.
-type Result string
-
-// The results of an archive.
-const (
-	ResultInstalled   Result = "installed"
-	ResultUpgraded    Result = "upgraded"
-	ResultReinstalled Result = "reinstalled"
-	ResultDowngraded  Result = "downgraded"
-	ResultAlready     Result = "already-installed"
-	ResultRejected    Result = "rejected"
+// Outcome is the fate of one archive in a transaction; Summary is the
+// result of one transaction. Both are the status socket's shapes.
+type (
+	Outcome = api.Outcome
+	Summary = api.Summary
 )
-
-// Outcome is the fate of one archive in a transaction.
-type Outcome struct {
-	Archive  string             `json:"archive"` // the file name as dropped
-	Result   Result             `json:"result"`
-	Pack     string             `json:"pack,omitempty"`
-	Version  string             `json:"version,omitempty"`
-	Previous string             `json:"previous,omitempty"` // the version replaced
-	Reasons  []rejection.Reason `json:"reasons,omitempty"`  // why it was rejected
-}
-
-// Summary is the result of one transaction.
-type Summary struct {
-	Outcomes  []Outcome     `json:"outcomes"`
-	Published []string      `json:"published"` // inventory files rewritten (unchanged ones are not)
-	Warnings  []string      `json:"warnings"`
-	Duration  time.Duration `json:"duration_ns"`
-	// Generation is the generation the transaction recorded; 0 when the
-	// installed set did not change.
-	Generation int `json:"generation,omitempty"`
-	// Set is what a set apply or a rollback changed.
-	Set *SetResult `json:"set,omitempty"`
-}
-
-// Rejected reports whether any archive in the summary was rejected.
-func (s *Summary) Rejected() bool {
-	return slices.ContainsFunc(s.Outcomes, func(o Outcome) bool { return o.Result == ResultRejected })
-}
 
 // Pipeline is the single writer of the installed state. Its methods must
 // not be called concurrently; the daemon serialises them.
@@ -193,6 +163,22 @@ func (p *Pipeline) cleanStaging() {
 // Close releases the state lock.
 func (p *Pipeline) Close() error { return p.store.Close() }
 
+// emit hands d to the Events option, if any.
+func (p *Pipeline) emit(d api.EventData) {
+	if p.opts.Events != nil {
+		p.opts.Events(d)
+	}
+}
+
+// claimed reports an archive now in processing, with its size.
+func (p *Pipeline) claimed(name string) {
+	var size int64
+	if info, err := os.Stat(p.store.Path(installer.ProcessingDir, name)); err == nil {
+		size = info.Size()
+	}
+	p.emit(api.ArchiveSeen{Archive: name, Size: size})
+}
+
 func (p *Pipeline) step(name string) {
 	if p.opts.Step != nil {
 		p.opts.Step(name)
@@ -260,6 +246,7 @@ func (p *Pipeline) Claim(ctx context.Context, names []string) (*Summary, error) 
 			continue
 		}
 		p.step("claim:" + n)
+		p.claimed(n)
 	}
 	return p.transact(ctx, nil, false, nil, CauseDrop)
 }
@@ -282,6 +269,7 @@ func (p *Pipeline) Install(ctx context.Context, archive string, force bool) (*Su
 	if err != nil {
 		return nil, fmt.Errorf("install: copy %s: %w", archive, err)
 	}
+	p.claimed(name)
 	return p.transact(ctx, nil, force, map[string]bool{name: true}, CauseInstall)
 }
 

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/installer"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/inventory"
@@ -28,7 +29,7 @@ func TestSyncInstallsAndPublishes(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Sync = %v", err)
 	}
-	want := map[string]Result{"lifts.zip": ResultInstalled, "doors.zip": ResultInstalled, "bad.zip": ResultRejected, "notes.txt": ResultRejected}
+	want := map[string]api.Result{"lifts.zip": api.ResultInstalled, "doors.zip": api.ResultInstalled, "bad.zip": api.ResultRejected, "notes.txt": api.ResultRejected}
 	if got := results(sum); !mapsEqual(got, want) {
 		t.Fatalf("Sync results = %v; want %v", got, want)
 	}
@@ -77,11 +78,11 @@ func TestVersionRules(t *testing.T) {
 	p := e.open(t)
 	v1 := spec{id: "abc-pack", version: "1.0.0", doors: 1, content: map[string]string{"old.pak": "old", "keep.pak": "k1"}}
 	e.dropPack(t, "v1.zip", v1)
-	mustSync(t, p, map[string]Result{"v1.zip": ResultInstalled})
+	mustSync(t, p, map[string]api.Result{"v1.zip": api.ResultInstalled})
 
 	// The same bytes again: already installed, removed from drop.
 	e.dropPack(t, "again.zip", v1)
-	mustSync(t, p, map[string]Result{"again.zip": ResultAlready})
+	mustSync(t, p, map[string]api.Result{"again.zip": api.ResultAlready})
 	if _, err := os.Stat(filepath.Join(e.drop, "again.zip")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("already-installed archive still in drop")
 	}
@@ -90,9 +91,9 @@ func TestVersionRules(t *testing.T) {
 	other := v1
 	other.salt = "different bytes"
 	e.dropPack(t, "other.zip", other)
-	mustSync(t, p, map[string]Result{"other.zip": ResultRejected})
+	mustSync(t, p, map[string]api.Result{"other.zip": api.ResultRejected})
 	sum, err := p.Install(t.Context(), filepath.Join(e.drop, RejectedDir, "other.zip"), true)
-	if err != nil || results(sum)["other.zip"] != ResultReinstalled {
+	if err != nil || results(sum)["other.zip"] != api.ResultReinstalled {
 		t.Fatalf("Install --force = %+v, %v; want reinstalled", sum, err)
 	}
 
@@ -100,7 +101,7 @@ func TestVersionRules(t *testing.T) {
 	// after publication, the old kept archive goes.
 	v2 := spec{id: "abc-pack", version: "1.1.0", doors: 2, content: map[string]string{"keep.pak": "k2", "new.pak": "n"}}
 	e.dropPack(t, "v2.zip", v2)
-	mustSync(t, p, map[string]Result{"v2.zip": ResultUpgraded})
+	mustSync(t, p, map[string]api.Result{"v2.zip": api.ResultUpgraded})
 	if got := listFiles(t, e.paks); !slices.Equal(got, []string{"MJOLNIRForge/abc-pack/keep.pak", "MJOLNIRForge/abc-pack/new.pak"}) {
 		t.Fatalf("paks after upgrade = %v", got)
 	}
@@ -110,17 +111,17 @@ func TestVersionRules(t *testing.T) {
 
 	// Downgrade refused, then forced.
 	e.dropPack(t, "v1-again.zip", v1)
-	sum = mustSync(t, p, map[string]Result{"v1-again.zip": ResultRejected})
+	sum = mustSync(t, p, map[string]api.Result{"v1-again.zip": api.ResultRejected})
 	if r := sum.Outcomes[0].Reasons; len(r) != 1 || r[0].Rule != inventory.RuleDowngrade || !strings.Contains(r[0].Message, "older than the installed 1.1.0") {
 		t.Errorf("downgrade reason = %v", sum.Outcomes[0].Reasons)
 	}
 	sum, err = p.Install(t.Context(), filepath.Join(e.drop, RejectedDir, "v1-again.zip"), true)
-	if err != nil || results(sum)["v1-again.zip"] != ResultDowngraded {
+	if err != nil || results(sum)["v1-again.zip"] != api.ResultDowngraded {
 		t.Fatalf("Install --force downgrade = %+v, %v", sum, err)
 	}
 }
 
-func mustSync(t *testing.T, p *Pipeline, want map[string]Result) *Summary {
+func mustSync(t *testing.T, p *Pipeline, want map[string]api.Result) *Summary {
 	t.Helper()
 	sum, err := p.Sync(t.Context())
 	if err != nil {
@@ -138,13 +139,13 @@ func TestDisableRemoveAndLimits(t *testing.T) {
 	p := e.open(t)
 	e.dropPack(t, "a.zip", spec{id: "doors-a", version: "1.0.0", doors: 200})
 	e.dropPack(t, "b.zip", spec{id: "doors-b", version: "1.0.0", doors: 56})
-	mustSync(t, p, map[string]Result{"a.zip": ResultInstalled, "b.zip": ResultInstalled})
+	mustSync(t, p, map[string]api.Result{"a.zip": api.ResultInstalled, "b.zip": api.ResultInstalled})
 	if n := strings.Count(e.inv("doors.txt"), "\n"); n != 257 {
 		t.Fatalf("doors.txt has %d lines; want header + 256", n)
 	}
 	// The 257th door is refused as a whole, naming the packs.
 	e.dropPack(t, "c.zip", spec{id: "doors-c", version: "1.0.0", doors: 1})
-	sum := mustSync(t, p, map[string]Result{"c.zip": ResultRejected})
+	sum := mustSync(t, p, map[string]api.Result{"c.zip": api.ResultRejected})
 	if r := sum.Outcomes[0].Reasons; len(r) != 1 || r[0].Rule != inventory.RuleDoorLimit || !strings.Contains(r[0].Message, "doors-a (200)") || !strings.Contains(r[0].Message, "257") {
 		t.Fatalf("257th door reason = %+v", r)
 	}
@@ -161,7 +162,7 @@ func TestDisableRemoveAndLimits(t *testing.T) {
 	}
 	// Enabling it back is fine (256); with c installed meanwhile it is refused.
 	e.dropPack(t, "c2.zip", spec{id: "doors-c", version: "1.0.0", doors: 1})
-	mustSync(t, p, map[string]Result{"c2.zip": ResultInstalled})
+	mustSync(t, p, map[string]api.Result{"c2.zip": api.ResultInstalled})
 	if _, err := p.Enable(t.Context(), "doors-b"); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "257") {
 		t.Fatalf("Enable over the limit = %v; want ErrRefused naming 257", err)
 	}
@@ -187,7 +188,7 @@ func TestLiftClassWarning(t *testing.T) {
 	e := newEnv(t)
 	p := e.open(t)
 	e.dropPack(t, "lifts.zip", spec{id: "many-lifts", version: "1.0.0", lifts: 17})
-	sum := mustSync(t, p, map[string]Result{"lifts.zip": ResultInstalled})
+	sum := mustSync(t, p, map[string]api.Result{"lifts.zip": api.ResultInstalled})
 	if len(sum.Warnings) != 1 || !strings.Contains(sum.Warnings[0], "BP_Lift16.BP_Lift16_C") {
 		t.Fatalf("warnings = %v; want one naming the ignored 17th class", sum.Warnings)
 	}
@@ -228,7 +229,7 @@ func TestFailedPublishLosesNothing(t *testing.T) {
 	locked = true
 	e.dropPack(t, "a.zip", spec{id: "pack-a", version: "1.0.0", doors: 1})
 	sum, err := p.Sync(t.Context())
-	if err != nil || results(sum)["a.zip"] != ResultInstalled || !slices.ContainsFunc(sum.Warnings, func(w string) bool {
+	if err != nil || results(sum)["a.zip"] != api.ResultInstalled || !slices.ContainsFunc(sum.Warnings, func(w string) bool {
 		return strings.Contains(w, "installed.txt") && strings.Contains(w, "next pass")
 	}) {
 		t.Fatalf("Sync with installed.txt held = %+v, %v; want the pack installed and a warning naming installed.txt", sum, err)
@@ -262,7 +263,7 @@ func TestUncommittedArchiveRequeued(t *testing.T) {
 	p := e.open(t)
 	spec{id: "pack-b", version: "1.0.0", lifts: 1}.zip(t, filepath.Join(e.state, installer.ArchivesDir, "pack-b-1.0.0-0123456789ab.zip"))
 	sum, err := p.Sync(t.Context())
-	if err != nil || results(sum)["pack-b-1.0.0-0123456789ab.zip"] != ResultInstalled {
+	if err != nil || results(sum)["pack-b-1.0.0-0123456789ab.zip"] != api.ResultInstalled {
 		t.Fatalf("Sync = %+v, %v; want the stranded archive installed", sum, err)
 	}
 }
@@ -274,7 +275,7 @@ func TestStoredManifestNumbers(t *testing.T) {
 	e := newEnv(t)
 	p := e.open(t)
 	e.dropPack(t, "tiny.zip", spec{id: "tiny-hold", version: "1.0.0", doors: 1, hold: "1e-7"})
-	mustSync(t, p, map[string]Result{"tiny.zip": ResultInstalled})
+	mustSync(t, p, map[string]api.Result{"tiny.zip": api.ResultInstalled})
 	stored := listFiles(t, filepath.Join(e.state, installer.ManifestsDir))
 	if len(stored) != 1 {
 		t.Fatalf("stored manifests = %v; want one", stored)

@@ -3,12 +3,14 @@ package pipeline
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/inventory"
 	"github.com/mjolnir-forge/forgesync/rejection"
 )
@@ -16,49 +18,38 @@ import (
 // Runner is the single writer in a long-running process: one goroutine
 // (Run) owns the Pipeline and applies requests one transaction at a time,
 // while readers get an immutable Snapshot that never waits for a running
-// sync.
+// sync. It is the status socket's backend (daemon.Backend).
 type Runner struct {
 	p       *Pipeline
+	opts    RunnerOptions
 	reqs    chan request
 	snap    atomic.Pointer[Snapshot]
-	onEvent func(kind string, data any)
-	after   func(ctx context.Context, p *Pipeline)
 	started time.Time
 
 	mu    sync.Mutex // guards queue
 	queue []string   // archives claimed or waiting for the writer
 }
 
-// Event kinds a Runner reports, with their data: archive-seen (the file
-// name), progress (ProgressInfo), pack-installed and pack-rejected (an
-// Outcome), inventory-published (the files rewritten) and warning (the
-// message).
-const (
-	EventArchiveSeen = "archive-seen"
-	EventProgress    = "progress"
-	EventInstalled   = "pack-installed"
-	EventRejected    = "pack-rejected"
-	EventPublished   = "inventory-published"
-	EventWarning     = "warning"
-)
-
-// Snapshot is the state as of the last finished transaction.
-type Snapshot struct {
-	State      string                    `json:"state"` // idle, syncing or error
-	Started    time.Time                 `json:"started"`
-	LastSync   *SyncInfo                 `json:"last_sync,omitempty"`
-	Packs      []inventory.InstalledPack `json:"-"`
-	Rejections []rejection.Record        `json:"rejections"`
-	Warnings   []string                  `json:"warnings"`
-	Queue      []string                  `json:"queue"` // archives waiting for or in the writer
+// RunnerOptions configure a Runner.
+type RunnerOptions struct {
+	// Deploy keeps the Lua scripts and the native module deployed (see
+	// [Pipeline.Deploy]): when Run starts, after every request, and every
+	// Redeploy period, since a game update can wipe them at any time.
+	Deploy   bool
+	Redeploy time.Duration
 }
 
-// SyncInfo describes the last transaction.
-type SyncInfo struct {
-	Time     time.Time     `json:"time"`
-	Result   string        `json:"result"` // ok, rejected or error
-	Duration time.Duration `json:"duration_ns"`
-	Error    string        `json:"error,omitempty"`
+// Snapshot is the state as of the last finished transaction. A snapshot
+// shares nothing with the writer: readers may keep it.
+type Snapshot struct {
+	State      string // api.StateIdle, StateSyncing or StateError
+	Started    time.Time
+	LastSync   *api.LastSync
+	Packs      []inventory.InstalledPack
+	Rejections []rejection.Record
+	Warnings   []string
+	Queue      []string     // archives waiting for or in the writer
+	Modules    *api.Modules // nil before the first deploy
 }
 
 type request struct {
@@ -72,37 +63,11 @@ type result struct {
 	err error
 }
 
-// progressEvery throttles progress events of one archive.
-const progressEvery = 100 * time.Millisecond
-
-// NewRunner wraps an open Pipeline. onEvent, when set, receives events
-// from the writer goroutine (it must not block for long); after, when set,
-// runs on the writer after every transaction (the daemon deploys scripts
-// and the module there).
-func NewRunner(p *Pipeline, onEvent func(kind string, data any), after func(ctx context.Context, p *Pipeline)) *Runner {
-	r := &Runner{p: p, reqs: make(chan request), onEvent: onEvent, after: after, started: time.Now()}
-	var last time.Time
-	p.opts.Progress = func(archive string, done, total int64) {
-		if now := time.Now(); now.Sub(last) >= progressEvery || (total > 0 && done >= total) {
-			last = now
-			r.emit(EventProgress, ProgressInfo{Archive: archive, Done: done, Total: total})
-		}
-	}
-	r.refresh("idle", nil)
+// NewRunner wraps an open Pipeline.
+func NewRunner(p *Pipeline, opts RunnerOptions) *Runner {
+	r := &Runner{p: p, opts: opts, reqs: make(chan request), started: time.Now()}
+	r.refresh(api.StateIdle, nil)
 	return r
-}
-
-// ProgressInfo is the data of a progress event: bytes of an archive
-// extracted so far, and the total (0 when unknown).
-type ProgressInfo struct {
-	Archive     string
-	Done, Total int64
-}
-
-func (r *Runner) emit(kind string, data any) {
-	if r.onEvent != nil {
-		r.onEvent(kind, data)
-	}
 }
 
 // Snapshot returns the latest snapshot; it never blocks on the writer.
@@ -132,25 +97,47 @@ func (r *Runner) dequeue(names []string) {
 
 // Run applies requests until ctx ends; it returns nil on cancellation.
 func (r *Runner) Run(ctx context.Context) error {
+	var tick <-chan time.Time
+	if r.opts.Deploy && r.opts.Redeploy > 0 {
+		t := time.NewTicker(r.opts.Redeploy)
+		defer t.Stop()
+		tick = t.C
+	}
+	r.deploy(ctx)
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-tick:
+			r.deploy(ctx)
 		case req := <-r.reqs:
-			r.setState("syncing")
+			r.setState(api.StateSyncing)
 			start := time.Now()
 			sum, err := req.do(ctx)
-			if r.after != nil && ctx.Err() == nil {
-				r.after(ctx, r.p)
-			}
+			r.deploy(ctx)
 			if req.quiet {
-				r.setState("idle")
+				r.setState(api.StateIdle)
 			} else {
 				r.report(sum, err, start)
 			}
 			req.reply <- result{sum, err}
 		}
 	}
+}
+
+// deploy redeploys the scripts and the module, when the Runner keeps them,
+// and publishes what it found in the snapshot.
+func (r *Runner) deploy(ctx context.Context) {
+	if !r.opts.Deploy || ctx.Err() != nil {
+		return
+	}
+	m, warnings := r.p.DeployModules(ctx)
+	for _, w := range warnings {
+		r.p.log.Warn("deploy", slog.String("problem", w))
+	}
+	s := *r.snap.Load()
+	s.Modules = m
+	r.snap.Store(&s)
 }
 
 // submit hands work to the writer and waits for its result.
@@ -174,9 +161,6 @@ func (r *Runner) send(ctx context.Context, req request) (*Summary, error) {
 
 // Claim processes the named ready files of the drop folder as one batch.
 func (r *Runner) Claim(ctx context.Context, names []string) (*Summary, error) {
-	for _, n := range names {
-		r.emit(EventArchiveSeen, n)
-	}
 	r.enqueue(names)
 	defer r.dequeue(names)
 	return r.submit(ctx, func(ctx context.Context) (*Summary, error) { return r.p.Claim(ctx, names) })
@@ -184,42 +168,63 @@ func (r *Runner) Claim(ctx context.Context, names []string) (*Summary, error) {
 
 // Sync rescans the drop folder now and waits for the result.
 func (r *Runner) Sync(ctx context.Context) (*Summary, error) {
-	return r.submit(ctx, func(ctx context.Context) (*Summary, error) {
+	return socketError(r.submit(ctx, func(ctx context.Context) (*Summary, error) {
 		names, err := ReadyArchives(r.p.opts.Drop)
 		if err != nil {
 			return nil, err
 		}
-		for _, n := range names {
-			r.emit(EventArchiveSeen, n)
-		}
 		r.enqueue(names)
 		defer r.dequeue(names)
 		return r.p.Claim(ctx, names)
-	})
+	}))
 }
 
-// Enable, Disable and Remove change the installed set through the writer.
+// Enable enables an installed pack through the writer.
 func (r *Runner) Enable(ctx context.Context, id string) (*Summary, error) {
-	return r.submit(ctx, func(ctx context.Context) (*Summary, error) { return r.p.Enable(ctx, id) })
+	return socketError(r.submit(ctx, func(ctx context.Context) (*Summary, error) { return r.p.Enable(ctx, id) }))
 }
 
 // Disable disables an installed pack through the writer.
 func (r *Runner) Disable(ctx context.Context, id string) (*Summary, error) {
-	return r.submit(ctx, func(ctx context.Context) (*Summary, error) { return r.p.Disable(ctx, id) })
+	return socketError(r.submit(ctx, func(ctx context.Context) (*Summary, error) { return r.p.Disable(ctx, id) }))
 }
 
 // Remove uninstalls a pack through the writer.
 func (r *Runner) Remove(ctx context.Context, id string) (*Summary, error) {
-	return r.submit(ctx, func(ctx context.Context) (*Summary, error) { return r.p.Remove(ctx, id) })
+	return socketError(r.submit(ctx, func(ctx context.Context) (*Summary, error) { return r.p.Remove(ctx, id) }))
 }
 
 // Do runs fn with the pipeline on the writer goroutine, for housekeeping
-// that must not overlap a transaction; the after hook follows it, and it is
-// not reported as a sync.
+// that must not overlap a transaction; it is not reported as a sync.
 func (r *Runner) Do(ctx context.Context, fn func(ctx context.Context, p *Pipeline) error) error {
 	_, err := r.send(ctx, request{do: func(ctx context.Context) (*Summary, error) { return &Summary{}, fn(ctx, r.p) },
 		reply: make(chan result, 1), quiet: true})
 	return err
+}
+
+// kindError is an error that also matches a status socket error kind
+// (api.ErrNotFound, …) with errors.Is, its message unchanged.
+type kindError struct {
+	err, kind error
+}
+
+func (e kindError) Error() string   { return e.err.Error() }
+func (e kindError) Unwrap() []error { return []error{e.err, e.kind} }
+
+// socketError gives the pipeline's errors the kinds the status socket
+// answers with.
+func socketError(sum *Summary, err error) (*Summary, error) {
+	switch {
+	case err == nil:
+		return sum, nil
+	case errors.Is(err, ErrNotInstalled):
+		return nil, kindError{err, api.ErrNotFound}
+	case errors.Is(err, ErrRefused):
+		return nil, kindError{err, api.ErrConflict}
+	case errors.Is(err, context.Canceled):
+		return nil, kindError{err, api.ErrBusy}
+	}
+	return nil, err
 }
 
 func (r *Runner) setState(state string) {
@@ -229,43 +234,30 @@ func (r *Runner) setState(state string) {
 }
 
 func (r *Runner) report(sum *Summary, err error, start time.Time) {
-	info := &SyncInfo{Time: start.UTC(), Duration: time.Since(start), Result: "ok"}
-	state := "idle"
+	info := &api.LastSync{Time: start.UTC(), DurationSeconds: time.Since(start).Seconds(), Result: "ok"}
+	state := api.StateIdle
 	switch {
 	case err != nil && errors.Is(err, ErrNotInstalled), err != nil && errors.Is(err, ErrRefused):
 		info.Result, info.Error = "refused", err.Error()
 	case err != nil:
-		info.Result, info.Error, state = "error", err.Error(), "error"
-		r.emit(EventWarning, err.Error())
+		info.Result, info.Error, state = "error", err.Error(), api.StateError
+		r.p.emit(api.Warning{Message: err.Error()})
 	case sum.Rejected():
 		info.Result = "rejected"
-	}
-	if sum != nil {
-		for _, o := range sum.Outcomes {
-			if o.Result == ResultRejected {
-				r.emit(EventRejected, o)
-			} else {
-				r.emit(EventInstalled, o)
-			}
-		}
-		if len(sum.Published) > 0 {
-			r.emit(EventPublished, sum.Published)
-		}
-		for _, w := range sum.Warnings {
-			r.emit(EventWarning, w)
-		}
 	}
 	r.refresh(state, info)
 }
 
 // refresh builds a new snapshot on the writer goroutine.
-func (r *Runner) refresh(state string, info *SyncInfo) {
+func (r *Runner) refresh(state string, info *api.LastSync) {
 	s := &Snapshot{State: state, Started: r.started, Warnings: []string{}}
-	if old := r.snap.Load(); old != nil && info == nil {
-		s.LastSync = old.LastSync
-	} else {
-		s.LastSync = info
+	if old := r.snap.Load(); old != nil {
+		s.Modules = old.Modules
+		if info == nil {
+			info = old.LastSync
+		}
 	}
+	s.LastSync = info
 	if packs, err := r.p.Packs(); err == nil {
 		// A copy: the writer's next transaction must not reach into a
 		// snapshot readers hold.

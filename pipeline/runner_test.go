@@ -2,26 +2,223 @@ package pipeline
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/lua"
 )
 
-func TestRunnerSerialisesAndSnapshotsNeverWait(t *testing.T) {
-	e := newEnv(t)
-	p := e.open(t)
-	var mu sync.Mutex
-	var kinds []string
-	afters := 0
-	r := NewRunner(p, func(kind string, data any) {
-		mu.Lock()
-		kinds = append(kinds, kind)
-		mu.Unlock()
-	}, func(ctx context.Context, p *Pipeline) { afters++ })
+// recorder collects the events a pipeline emits, as a client of the event
+// stream gets them: marshalled into an api.Event and decoded back.
+type recorder struct {
+	mu     sync.Mutex
+	all    []api.EventData
+	err    error
+	signal chan struct{} // when set, receives a token after each event
+}
+
+func (rc *recorder) add(d api.EventData) {
+	raw, err := json.Marshal(d)
+	var got api.EventData
+	if err == nil {
+		got, err = api.Event{ID: 1, Type: d.EventType(), Data: raw}.Decode()
+	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if err != nil {
+		rc.err = errors.Join(rc.err, err)
+		return
+	}
+	rc.all = append(rc.all, got)
+	if rc.signal != nil {
+		select {
+		case rc.signal <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// waitFor waits until cond holds over the events so far, or fails after
+// 10 s; it returns those events.
+func (rc *recorder) waitFor(t *testing.T, what string, cond func([]api.EventData) bool) []api.EventData {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		if all := rc.events(); cond(all) {
+			return all
+		}
+		select {
+		case <-rc.signal:
+		case <-deadline:
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+func (rc *recorder) events() []api.EventData {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return append([]api.EventData{}, rc.all...)
+}
+
+func startRunner(t *testing.T, opts Options, ropts RunnerOptions) *Runner {
+	t.Helper()
+	p, _, err := Open(t.Context(), opts)
+	if err != nil {
+		t.Fatalf("Open = %v", err)
+	}
+	t.Cleanup(func() { p.Close() })
+	r := NewRunner(p, ropts)
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error)
 	go func() { done <- r.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run = %v; want nil on cancellation", err)
+		}
+	})
+	return r
+}
 
+// TestEventsCarryTrueData runs the pipeline through one event of every type
+// and checks every field of each, decoded as a client decodes it.
+func TestEventsCarryTrueData(t *testing.T) {
+	e := newEnv(t)
+	rec := &recorder{}
+	opts := e.options()
+	opts.Events = rec.add
+	opts.DeployLua, opts.DeployNative = true, true // no release bundle: the module is missing
+	r := startRunner(t, opts, RunnerOptions{Deploy: true})
+
+	// 17 lift classes: one more than the runtime uses, which is a warning.
+	e.dropPack(t, "a.zip", spec{id: "pack-a", version: "1.0.0", lifts: 17, content: map[string]string{"A.pak": strings.Repeat("x", 4096)}})
+	e.dropPack(t, "b.zip", spec{id: "pack-b", version: "1.0.0", doors: 1, bad: true})
+	e.dropPack(t, "c.zip", spec{id: "pack-c", version: "1.0.0", doors: 2})
+	sizes := map[string]int64{}
+	for _, n := range []string{"a.zip", "b.zip", "c.zip"} {
+		sizes[n] = fileSize(t, filepath.Join(e.drop, n))
+	}
+	if _, err := r.Sync(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	e.dropPack(t, "c2.zip", spec{id: "pack-c", version: "1.1.0", doors: 2})
+	sizes["c2.zip"] = fileSize(t, filepath.Join(e.drop, "c2.zip"))
+	if _, err := r.Sync(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Disable(t.Context(), "pack-a"); err != nil {
+		t.Fatal(err)
+	}
+	if rec.err != nil {
+		t.Fatalf("an event did not decode: %v", rec.err)
+	}
+
+	seen := map[api.EventType]int{}
+	var published []api.InventoryPublished
+	for _, d := range rec.events() {
+		seen[d.EventType()]++
+		switch d := d.(type) {
+		case api.ArchiveSeen:
+			if d.Size != sizes[d.Archive] || d.Size == 0 {
+				t.Errorf("archive-seen %+v; want the size %d", d, sizes[d.Archive])
+			}
+		case api.Progress:
+			if d.Archive == "" || d.Step != "extract" || d.Done < 0 || (d.Total > 0 && d.Done > d.Total) {
+				t.Errorf("progress %+v", d)
+			}
+		case api.PackInstalled:
+			want := map[string]api.PackInstalled{
+				"a.zip":  {Archive: "a.zip", Pack: "pack-a", Version: "1.0.0", Result: api.ResultInstalled},
+				"c.zip":  {Archive: "c.zip", Pack: "pack-c", Version: "1.0.0", Result: api.ResultInstalled},
+				"c2.zip": {Archive: "c2.zip", Pack: "pack-c", Version: "1.1.0", Result: api.ResultUpgraded, Previous: "1.0.0"},
+			}[d.Archive]
+			if d != want {
+				t.Errorf("pack-installed %+v; want %+v", d, want)
+			}
+		case api.PackRejected:
+			if d.Archive != "b.zip" || d.Pack != "pack-b" || d.Version != "1.0.0" || len(d.Reasons) == 0 {
+				t.Errorf("pack-rejected %+v", d)
+			}
+			for _, rs := range d.Reasons {
+				if rs.Rule == "" || rs.Message == "" || rs.Path == "" {
+					t.Errorf("pack-rejected reason %+v lacks its rule, path or message", rs)
+				}
+			}
+		case api.InventoryPublished:
+			published = append(published, d)
+		case api.ModuleDeployed:
+			if d.Component != "lua" || !strings.HasPrefix(d.Path, e.mods) || len(d.SHA256) != 64 || d.Pending {
+				t.Errorf("module-deployed %+v", d)
+			}
+		case api.Warning:
+			if !strings.Contains(d.Message, "17 lift classes") {
+				t.Errorf("warning %+v", d)
+			}
+		default:
+			t.Errorf("unexpected event %#v", d)
+		}
+	}
+	// Open publishes the empty inventory; then the first sync (a and c
+	// enabled), the upgrade (both), the disable (c only).
+	all := []string{"installed.json", "lifts.txt", "doors.txt", "installed.txt"}
+	want := []api.InventoryPublished{{Files: all, Packs: 0}, {Files: all, Packs: 2},
+		{Files: []string{"installed.json", "installed.txt"}, Packs: 2}, {Files: []string{"installed.json", "lifts.txt", "installed.txt"}, Packs: 1}}
+	if !reflect.DeepEqual(published, want) {
+		t.Errorf("inventory-published = %+v; want %+v", published, want)
+	}
+	for _, typ := range []api.EventType{api.EventArchiveSeen, api.EventProgress, api.EventPackInstalled, api.EventPackRejected,
+		api.EventInventoryPublished, api.EventModuleDeployed, api.EventWarning} {
+		if seen[typ] == 0 {
+			t.Errorf("no %s event; got %v", typ, seen)
+		}
+	}
+	if seen[api.EventArchiveSeen] != 4 || seen[api.EventPackInstalled] != 3 || seen[api.EventPackRejected] != 1 {
+		t.Errorf("events by type = %v; want 4 archive-seen, 3 pack-installed, 1 pack-rejected", seen)
+	}
+
+	// Status uses the deploy's result: the gates alone do not make doors work.
+	st := r.Status()
+	if st.Modules == nil || st.Modules.DoorAutomation || !reflect.DeepEqual(st.Modules.SupportedBuilds, []string{"CU4"}) {
+		t.Fatalf("status modules = %+v; want door automation off (no module) and the CU4 allowlist", st.Modules)
+	}
+	if !slicesContain(st.Warnings, "native door module missing") {
+		t.Errorf("status warnings %q do not say the module is missing", st.Warnings)
+	}
+	if c := st.Counts; c != (api.Counts{Packs: 2, Enabled: 1, Pieces: 19, Lifts: 17, Doors: 2, Rejected: 1}) {
+		t.Errorf("counts = %+v", c)
+	}
+}
+
+func fileSize(t *testing.T, path string) int64 {
+	t.Helper()
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info.Size()
+}
+
+func slicesContain(list []string, sub string) bool {
+	for _, s := range list {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestRunnerSerialisesAndSnapshotsNeverWait(t *testing.T) {
+	e := newEnv(t)
+	r := startRunner(t, e.options(), RunnerOptions{})
 	e.dropPack(t, "a.zip", spec{id: "pack-a", version: "1.0.0", doors: 1})
 	e.dropPack(t, "b.zip", spec{id: "pack-b", version: "1.0.0", doors: 1, bad: true})
 	sum, err := r.Sync(t.Context())
@@ -29,7 +226,7 @@ func TestRunnerSerialisesAndSnapshotsNeverWait(t *testing.T) {
 		t.Fatalf("Sync = %+v, %v", sum, err)
 	}
 	snap := r.Snapshot()
-	if snap.State != "idle" || len(snap.Packs) != 1 || len(snap.Rejections) != 1 || snap.LastSync.Result != "rejected" {
+	if snap.State != api.StateIdle || len(snap.Packs) != 1 || len(snap.Rejections) != 1 || snap.LastSync.Result != "rejected" {
 		t.Fatalf("snapshot = %+v", snap)
 	}
 	if len(snap.Rejections[0].Reasons) == 0 {
@@ -49,7 +246,7 @@ func TestRunnerSerialisesAndSnapshotsNeverWait(t *testing.T) {
 	go func() { got <- r.Snapshot() }()
 	select {
 	case s := <-got:
-		if s.State != "syncing" {
+		if s.State != api.StateSyncing {
 			t.Errorf("state while busy = %q; want syncing", s.State)
 		}
 	case <-time.After(5 * time.Second):
@@ -57,25 +254,37 @@ func TestRunnerSerialisesAndSnapshotsNeverWait(t *testing.T) {
 	}
 	close(release)
 
-	if _, err := r.Disable(t.Context(), "pack-a"); err != nil {
+	// Errors keep their words and gain the socket's kinds.
+	_, err = r.Disable(t.Context(), "nope")
+	if !errors.Is(err, ErrNotInstalled) || !errors.Is(err, api.ErrNotFound) || !strings.HasPrefix(err.Error(), "nope: pack is not installed") {
+		t.Errorf("Disable(nope) = %v; want ErrNotInstalled and api.ErrNotFound", err)
+	}
+}
+
+// TestRunnerRedeploysOnItsOwn: with Deploy set the Runner deploys at start
+// and every Redeploy period, with no request to trigger it.
+func TestRunnerRedeploysOnItsOwn(t *testing.T) {
+	e := newEnv(t)
+	rec := &recorder{signal: make(chan struct{}, 1)}
+	opts := e.options()
+	opts.Events, opts.DeployLua = rec.add, true
+	startRunner(t, opts, RunnerOptions{Deploy: true, Redeploy: 10 * time.Millisecond})
+	script := filepath.Join(e.mods, filepath.FromSlash(lua.ScriptsDir), filepath.FromSlash(lua.Deployed()[0]))
+	first := rec.waitFor(t, "the deploy at start", func(all []api.EventData) bool { return countDeployed(all, script) > 0 })
+	// A game update wipes a script: the next period puts it back.
+	if err := os.Remove(script); err != nil {
 		t.Fatal(err)
 	}
-	if afters != 3 {
-		t.Errorf("after hook ran %d times; want once per request (3)", afters)
-	}
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatalf("Run = %v; want nil on cancellation", err)
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	want := map[string]bool{EventArchiveSeen: false, EventInstalled: false, EventRejected: false, EventPublished: false, EventProgress: false}
-	for _, k := range kinds {
-		want[k] = true
-	}
-	for k, seen := range want {
-		if !seen {
-			t.Errorf("no %s event; got %v", k, kinds)
+	rec.waitFor(t, "a redeploy", func(all []api.EventData) bool { return countDeployed(all, script) > countDeployed(first, script) })
+}
+
+// countDeployed counts the module-deployed events of path.
+func countDeployed(all []api.EventData, path string) int {
+	n := 0
+	for _, d := range all {
+		if m, ok := d.(api.ModuleDeployed); ok && m.Path == path {
+			n++
 		}
 	}
+	return n
 }

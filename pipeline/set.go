@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/installer"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/internal/semver"
@@ -49,31 +50,13 @@ type SetOptions struct {
 	Source ArchiveSource
 }
 
-// SetResult is what a set apply or a rollback changed: the data of the
-// set-applied event (SPEC §10.3).
-type SetResult struct {
-	Fingerprint string      `json:"fingerprint"`          // of the enabled packs afterwards
-	Generation  int         `json:"generation,omitempty"` // the generation recorded; 0 when nothing changed
-	Installed   []SetChange `json:"installed"`
-	Upgraded    []SetChange `json:"upgraded"`
-	Downgraded  []SetChange `json:"downgraded"`
-	Reinstalled []SetChange `json:"reinstalled,omitempty"` // the same version from other bytes
-	Enabled     []string    `json:"enabled,omitempty"`
-	Disabled    []string    `json:"disabled"`
-	Removed     []string    `json:"removed"`
-}
-
-// SetChange is one pack a set apply installed at another version.
-type SetChange struct {
-	ID       string `json:"id"`
-	Version  string `json:"version"`
-	Previous string `json:"previous,omitempty"`
-}
-
-// Changed reports whether the apply changed anything.
-func (r *SetResult) Changed() bool {
-	return len(r.Installed)+len(r.Upgraded)+len(r.Downgraded)+len(r.Reinstalled)+len(r.Enabled)+len(r.Disabled)+len(r.Removed) > 0
-}
+// SetResult is what a set apply or a rollback changed; SetChange is one
+// pack it installed at another version. Both are the status socket's
+// shapes (SPEC §10.3).
+type (
+	SetResult = api.SetResult
+	SetChange = api.SetChange
+)
 
 func newSetResult() *SetResult {
 	return &SetResult{Installed: []SetChange{}, Upgraded: []SetChange{}, Downgraded: []SetChange{}, Disabled: []string{}, Removed: []string{}}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/installer"
 	"github.com/mjolnir-forge/forgesync/packset"
 )
@@ -106,7 +107,7 @@ func TestApplySet(t *testing.T) {
 	p := e.open(t)
 	e.dropPack(t, "gates-0.4.zip", spec{id: "lockout-gates", version: "0.4.0", doors: 2, content: map[string]string{"g.pak": "gates 0.4", "new.pak": "only in 0.4"}})
 	e.dropPack(t, "glass.zip", spec{id: "glass-works", version: "1.0.0", lifts: 1, content: map[string]string{"glass.pak": "glass"}})
-	mustSync(t, p, map[string]Result{"gates-0.4.zip": ResultInstalled, "glass.zip": ResultInstalled})
+	mustSync(t, p, map[string]api.Result{"gates-0.4.zip": api.ResultInstalled, "glass.zip": api.ResultInstalled})
 
 	set := newArchiveSet(t)
 	gates := set.add(t, spec{id: "lockout-gates", version: "0.3.1", doors: 2, content: map[string]string{"g.pak": "gates 0.3.1"}})
@@ -165,7 +166,7 @@ func TestApplySetRefusedWhole(t *testing.T) {
 	e := newEnv(t)
 	p := e.open(t)
 	e.dropPack(t, "base.zip", spec{id: "base-pack", version: "1.0.0", doors: 1, content: map[string]string{"b.pak": "b"}})
-	mustSync(t, p, map[string]Result{"base.zip": ResultInstalled})
+	mustSync(t, p, map[string]api.Result{"base.zip": api.ResultInstalled})
 	before := e.machine(t)
 	keptBefore := listFiles(t, filepath.Join(e.state, installer.ArchivesDir))
 	stateBefore, _ := os.ReadFile(filepath.Join(e.state, installer.StateFileName))

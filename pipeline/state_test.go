@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/installer"
 )
 
@@ -21,14 +22,14 @@ func TestDamagedStateSafeStep(t *testing.T) {
 	statePath := filepath.Join(e.state, "packs.json")
 	p := e.open(t)
 	e.dropPack(t, "v1.zip", spec{id: "abc-pack", version: "1.0.0", doors: 1})
-	mustSync(t, p, map[string]Result{"v1.zip": ResultInstalled})
+	mustSync(t, p, map[string]api.Result{"v1.zip": api.ResultInstalled})
 	backup, err := os.ReadFile(statePath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	oldManifests := listFiles(t, filepath.Join(e.state, installer.ManifestsDir))
 	e.dropPack(t, "v2.zip", spec{id: "abc-pack", version: "1.1.0", doors: 2})
-	mustSync(t, p, map[string]Result{"v2.zip": ResultUpgraded})
+	mustSync(t, p, map[string]api.Result{"v2.zip": api.ResultUpgraded})
 	p.Close()
 
 	// The upgrade's transaction removed the manifest and archive of 1.0.0.
@@ -89,7 +90,7 @@ func TestDamagedStateSafeStep(t *testing.T) {
 		t.Fatalf("Open after the step = %v", err)
 	}
 	defer p.Close()
-	if got := results(sum); len(got) != 1 || got[archives[0]] != ResultInstalled {
+	if got := results(sum); len(got) != 1 || got[archives[0]] != api.ResultInstalled {
 		t.Fatalf("recovery = %+v; want %s installed", sum.Outcomes, archives[0])
 	}
 	packs, err := p.Packs()

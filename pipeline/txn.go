@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/installer"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/inventory"
@@ -66,7 +67,53 @@ func (p *Pipeline) transact(ctx context.Context, ch *change, force bool, fromIns
 		return nil, err
 	}
 	sum.Duration = time.Since(start)
+	p.report(sum)
 	return sum, nil
+}
+
+// report emits the events of a committed transaction: its outcomes, its
+// publication and its warnings.
+func (p *Pipeline) report(sum *Summary) {
+	if p.opts.Events == nil {
+		return
+	}
+	for _, o := range sum.Outcomes {
+		if o.Result == api.ResultRejected {
+			p.emit(api.PackRejected{Archive: o.Archive, Pack: o.Pack, Version: o.Version, Reasons: o.Reasons})
+		} else {
+			p.emit(api.PackInstalled{Archive: o.Archive, Pack: o.Pack, Version: o.Version, Result: o.Result, Previous: o.Previous})
+		}
+	}
+	if len(sum.Published) > 0 {
+		enabled := 0
+		for _, pk := range p.packs {
+			if pk.Enabled {
+				enabled++
+			}
+		}
+		p.emit(api.InventoryPublished{Files: sum.Published, Packs: enabled})
+	}
+	for _, w := range sum.Warnings {
+		p.emit(api.Warning{Message: w})
+	}
+}
+
+// progressEvery throttles the progress events of one archive.
+const progressEvery = 100 * time.Millisecond
+
+// progress returns the extraction progress callback of one archive: it
+// emits at most one event per progressEvery, and the last one.
+func (p *Pipeline) progress(name string) func(done, total int64) {
+	if p.opts.Events == nil {
+		return nil
+	}
+	var last time.Time
+	return func(done, total int64) {
+		if now := time.Now(); now.Sub(last) >= progressEvery || (total > 0 && done >= total) {
+			last = now
+			p.emit(api.Progress{Archive: name, Step: "extract", Done: done, Total: total})
+		}
+	}
 }
 
 func (p *Pipeline) run(ctx context.Context, ch *change, force bool, fromInstall map[string]bool, cause string) (*Summary, error) {
@@ -318,11 +365,7 @@ func (t *txn) apply(ctx context.Context, ch *change) error {
 func (t *txn) archive(ctx context.Context, name string, force, fromInstall bool) error {
 	p := t.p
 	path := p.store.Path(installer.ProcessingDir, name)
-	var progress func(done, total int64)
-	if p.opts.Progress != nil {
-		progress = func(done, total int64) { p.opts.Progress(name, done, total) }
-	}
-	rep, staged, err := verdict.Archive(ctx, path, p.store.Path(installer.StagingDir), p.opts.Limits, progress)
+	rep, staged, err := verdict.Archive(ctx, path, p.store.Path(installer.StagingDir), p.opts.Limits, p.progress(name))
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil // cancelled: it stays in processing
@@ -350,7 +393,7 @@ func (t *txn) archive(ctx context.Context, name string, force, fromInstall bool)
 		t.reject(name, out, v.Reasons, fromInstall)
 		return nil
 	case inventory.ActionAlready:
-		out.Result = ResultAlready
+		out.Result = api.ResultAlready
 		t.sum.Outcomes = append(t.sum.Outcomes, out)
 		rec := t.st.Find(m.ID)
 		kept := p.store.Path(installer.ArchivesDir, rec.Archive)
@@ -380,16 +423,16 @@ func (t *txn) archive(ctx context.Context, name string, force, fromInstall bool)
 	}
 	rec := installer.PackRecord{ID: m.ID, Version: m.Version, Enabled: cand.Enabled, ArchiveSHA256: staged.SHA256,
 		Archive: kept, InstalledAt: p.opts.Now().UTC(), Content: placed, Manifest: manifest}
-	out.Result = ResultInstalled
+	out.Result = api.ResultInstalled
 	if prev := t.st.Find(m.ID); prev != nil {
 		out.Previous = prev.Version
 		switch v.Action {
 		case inventory.ActionUpgrade:
-			out.Result = ResultUpgraded
+			out.Result = api.ResultUpgraded
 		case inventory.ActionReinstall:
-			out.Result = ResultReinstalled
+			out.Result = api.ResultReinstalled
 		case inventory.ActionDowngrade:
-			out.Result = ResultDowngraded
+			out.Result = api.ResultDowngraded
 		}
 		for _, c := range prev.Content {
 			if !slices.Contains(placed, c) {
@@ -507,7 +550,7 @@ func (t *txn) removeManifest(name string) error {
 // reasons beside it, after publication; an archive given to Install is
 // not the drop folder's, so only its copy is removed.
 func (t *txn) reject(name string, out Outcome, reasons []rejection.Reason, fromInstall bool) {
-	out.Result, out.Reasons = ResultRejected, reasons
+	out.Result, out.Reasons = api.ResultRejected, reasons
 	t.sum.Outcomes = append(t.sum.Outcomes, out)
 	p := t.p
 	src := p.store.Path(installer.ProcessingDir, name)

@@ -12,10 +12,10 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/config"
 	"github.com/mjolnir-forge/forgesync/daemon"
 	"github.com/mjolnir-forge/forgesync/installer"
-	"github.com/mjolnir-forge/forgesync/native"
 	"github.com/mjolnir-forge/forgesync/pipeline"
 )
 
@@ -81,28 +81,17 @@ func serveDaemon(ctx context.Context, e *env, started func()) error {
 	if err != nil {
 		return err
 	}
-	p, _, err := pipeline.Open(ctx, pipelineOptions(cfg, lim, e))
+	opts := pipelineOptions(cfg, lim, e)
+	opts.Events = func(d api.EventData) { ev.Publish(d) }
+	p, _, err := pipeline.Open(ctx, opts)
 	if err != nil {
 		closeAll(ln, tcp)
 		return err
 	}
 	defer p.Close()
-
-	b := &backend{logFile: e.serviceLog}
-	deploy := func(ctx context.Context, p *pipeline.Pipeline) {
-		reports, err := p.Deploy(ctx)
-		for _, r := range reports {
-			if r.Status == installer.Deployed || r.Status == installer.StagedLocked {
-				ev.Publish(daemon.EventModuleDeployed, daemon.ModuleDeployedData{Path: r.Path, SHA256: r.SHA256, Pending: r.Status == installer.StagedLocked})
-			}
-		}
-		for _, w := range deployWarnings(reports, err) {
-			e.log.Warn("deploy", "problem", w)
-		}
-		b.setModules(native.CheckGatesDir(cfg.Paths.Mods), reports)
-	}
-	r := pipeline.NewRunner(p, func(kind string, data any) { publishEvent(ev, kind, data) }, deploy)
-	b.r = r
+	// The Runner deploys at start, after every transaction and every
+	// rescan period: a game update can wipe the scripts or the module.
+	r := pipeline.NewRunner(p, pipeline.RunnerOptions{Deploy: true, Redeploy: cfg.Watch.Rescan})
 	w, err := pipeline.NewWatcher(pipeline.WatchOptions{
 		Drop: cfg.Paths.Drop, Settle: cfg.Watch.Settle, Rescan: cfg.Watch.Rescan, Ignore: installer.IgnoredDropName, Logger: e.log,
 		// Archives dropped together settle together, so a short quiet
@@ -124,31 +113,17 @@ func serveDaemon(ctx context.Context, e *env, started func()) error {
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return r.Run(gctx) })
 	g.Go(func() error { return w.Run(gctx) })
+	sopts := daemon.ServerOptions{Logger: e.log, Version: version, LogFile: e.serviceLog}
 	if ln != nil {
-		g.Go(func() error { return daemon.Serve(gctx, ln, b, ev, daemon.ServerOptions{Logger: e.log}) })
+		g.Go(func() error { return daemon.Serve(gctx, ln, r, ev, sopts) })
 	}
 	if tcp != nil {
 		g.Go(func() error {
-			return daemon.Serve(gctx, tcp.ln, b, ev, daemon.ServerOptions{Logger: e.log, APIKey: tcp.key})
+			opts := sopts
+			opts.APIKey = tcp.key
+			return daemon.Serve(gctx, tcp.ln, r, ev, opts)
 		})
 	}
-	g.Go(func() error {
-		// Deploy at start, then again every rescan period: a game update
-		// can wipe the scripts or the module at any time.
-		noop := func(context.Context, *pipeline.Pipeline) error { return nil }
-		t := time.NewTicker(cfg.Watch.Rescan)
-		defer t.Stop()
-		for {
-			if err := r.Do(gctx, noop); err != nil && gctx.Err() == nil {
-				return err
-			}
-			select {
-			case <-gctx.Done():
-				return nil
-			case <-t.C:
-			}
-		}
-	})
 	e.log.Info("daemon started", "socket", cfg.Paths.Socket, "drop", cfg.Paths.Drop, "state", cfg.Paths.State)
 	if started != nil {
 		started()
@@ -279,7 +254,7 @@ func closeAll(ln net.Listener, tcp *tcpAPI) {
 
 // apiExit maps a daemon error to an exit status.
 func apiExit(err error) int {
-	if errors.Is(err, daemon.ErrNotFound) || errors.Is(err, daemon.ErrConflict) {
+	if errors.Is(err, api.ErrNotFound) || errors.Is(err, api.ErrConflict) {
 		return exitInvalid
 	}
 	return exitFailure

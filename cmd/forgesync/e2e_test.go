@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/daemon"
 	"github.com/mjolnir-forge/forgesync/installer"
 )
@@ -103,7 +104,7 @@ func (g *game) start(t *testing.T) *exec.Cmd {
 // events follows the daemon's event stream from the first event.
 type events struct {
 	mu  sync.Mutex
-	all []daemon.Event
+	all []api.Event
 	ch  chan struct{}
 }
 
@@ -114,7 +115,7 @@ func (g *game) follow(t *testing.T) *events {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		c.Events(ctx, 0, func(e daemon.Event) error {
+		c.Events(ctx, 0, func(e api.Event) error {
 			ev.mu.Lock()
 			ev.all = append(ev.all, e)
 			ev.mu.Unlock()
@@ -130,7 +131,7 @@ func (g *game) follow(t *testing.T) *events {
 }
 
 // wait blocks until cond holds over the events seen, or fails at the deadline.
-func (ev *events) wait(t *testing.T, d time.Duration, what string, cond func([]daemon.Event) bool) []daemon.Event {
+func (ev *events) wait(t *testing.T, d time.Duration, what string, cond func([]api.Event) bool) []api.Event {
 	t.Helper()
 	deadline := time.After(d)
 	for {
@@ -148,7 +149,7 @@ func (ev *events) wait(t *testing.T, d time.Duration, what string, cond func([]d
 	}
 }
 
-func describe(all []daemon.Event) string {
+func describe(all []api.Event) string {
 	var b strings.Builder
 	for _, e := range all {
 		fmt.Fprintf(&b, "%d %s %s\n", e.ID, e.Type, e.Data)
@@ -156,7 +157,7 @@ func describe(all []daemon.Event) string {
 	return b.String()
 }
 
-func count(all []daemon.Event, typ daemon.EventType) int {
+func count(all []api.Event, typ api.EventType) int {
 	n := 0
 	for _, e := range all {
 		if e.Type == typ {
@@ -167,7 +168,7 @@ func count(all []daemon.Event, typ daemon.EventType) int {
 }
 
 // consecutive checks the ids the client saw are 1, 2, 3, … in order.
-func consecutive(t *testing.T, all []daemon.Event) {
+func consecutive(t *testing.T, all []api.Event) {
 	t.Helper()
 	for i, e := range all {
 		if e.ID != uint64(i+1) {
@@ -218,8 +219,8 @@ func TestDaemonSlowDownloadInstalledOnce(t *testing.T) {
 	if err := os.Rename(part, filepath.Join(g.drop, "slow-pack.zip")); err != nil {
 		t.Fatal(err)
 	}
-	all := ev.wait(t, 30*time.Second, "the pack installed and published", func(all []daemon.Event) bool {
-		return count(all, daemon.EventPackInstalled) >= 1 && count(all, daemon.EventInventoryPublished) >= 1
+	all := ev.wait(t, 30*time.Second, "the pack installed and published", func(all []api.Event) bool {
+		return count(all, api.EventPackInstalled) >= 1 && count(all, api.EventInventoryPublished) >= 1
 	})
 	// Give a second, mistaken claim the chance to show, then count.
 	time.Sleep(600 * time.Millisecond)
@@ -227,11 +228,11 @@ func TestDaemonSlowDownloadInstalledOnce(t *testing.T) {
 	all = slices.Clone(ev.all)
 	ev.mu.Unlock()
 	consecutive(t, all)
-	if n := count(all, daemon.EventPackInstalled); n != 1 {
+	if n := count(all, api.EventPackInstalled); n != 1 {
 		t.Fatalf("%d pack-installed events; want exactly 1:\n%s", n, describe(all))
 	}
 	for _, e := range all {
-		if e.Type == daemon.EventArchiveSeen && strings.Contains(string(e.Data), ".part") {
+		if e.Type == api.EventArchiveSeen && strings.Contains(string(e.Data), ".part") {
 			t.Fatalf("the unfinished download was claimed: %s", e.Data)
 		}
 	}
@@ -270,15 +271,15 @@ func TestDaemon200ArchivesAtOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	outcomes := func(all []daemon.Event) int {
-		return count(all, daemon.EventPackInstalled) + count(all, daemon.EventPackRejected)
+	outcomes := func(all []api.Event) int {
+		return count(all, api.EventPackInstalled) + count(all, api.EventPackRejected)
 	}
-	all := ev.wait(t, 90*time.Second, "200 outcomes", func(all []daemon.Event) bool { return outcomes(all) >= 200 })
+	all := ev.wait(t, 90*time.Second, "200 outcomes", func(all []api.Event) bool { return outcomes(all) >= 200 })
 	consecutive(t, all)
-	if n := count(all, daemon.EventPackRejected); n != 10 {
+	if n := count(all, api.EventPackRejected); n != 10 {
 		t.Errorf("%d rejected; want 10", n)
 	}
-	if pubs := count(all, daemon.EventInventoryPublished); pubs < 1 || pubs > 10 {
+	if pubs := count(all, api.EventInventoryPublished); pubs < 1 || pubs > 10 {
 		t.Errorf("%d publications for 200 archives; want one or a few", pubs)
 	}
 	// Every archive accounted for exactly once: kept (installed), in
@@ -335,8 +336,8 @@ func TestDaemonKill9Converges(t *testing.T) {
 	for n := range archives {
 		os.Rename(filepath.Join(g.drop, n+".part"), filepath.Join(g.drop, n))
 	}
-	ev.wait(t, 60*time.Second, "extraction under way", func(all []daemon.Event) bool {
-		return count(all, daemon.EventProgress) >= 1
+	ev.wait(t, 60*time.Second, "extraction under way", func(all []api.Event) bool {
+		return count(all, api.EventProgress) >= 1
 	})
 	cmd.Process.Signal(syscall.SIGKILL)
 	for daemon.Probe(t.Context(), g.sock) {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/daemon"
 )
 
@@ -45,9 +46,9 @@ func TestMeasureDropToPublished(t *testing.T) {
 		before := len(ev.snapshot())
 		start := time.Now()
 		os.Rename(part, filepath.Join(g.drop, fmt.Sprintf("p%02d.zip", i)))
-		ev.wait(t, 30*time.Second, "published", func(all []daemon.Event) bool {
+		ev.wait(t, 30*time.Second, "published", func(all []api.Event) bool {
 			for _, e := range all[before:] {
-				if e.Type == daemon.EventInventoryPublished && strings.Contains(string(e.Data), "installed.txt") {
+				if e.Type == api.EventInventoryPublished && strings.Contains(string(e.Data), "installed.txt") {
 					return true
 				}
 			}
@@ -59,7 +60,7 @@ func TestMeasureDropToPublished(t *testing.T) {
 		settle, batchQuiet, percentile(lat, 0.5), percentile(lat, 0.9), slices.Max(lat), len(lat))
 }
 
-func (ev *events) snapshot() []daemon.Event {
+func (ev *events) snapshot() []api.Event {
 	ev.mu.Lock()
 	defer ev.mu.Unlock()
 	return slices.Clone(ev.all)
@@ -126,7 +127,7 @@ func TestMeasureStatusUnderLoad(t *testing.T) {
 	var lat []time.Duration
 	installed := make(chan struct{})
 	go func() {
-		ev.wait(t, 120*time.Second, "the big pack installed", func(all []daemon.Event) bool { return count(all, daemon.EventPackInstalled) > 0 })
+		ev.wait(t, 120*time.Second, "the big pack installed", func(all []api.Event) bool { return count(all, api.EventPackInstalled) > 0 })
 		close(installed)
 	}()
 	tick := time.NewTicker(2 * time.Millisecond) // 500/s

@@ -2,17 +2,16 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/config"
 	"github.com/mjolnir-forge/forgesync/daemon"
 	"github.com/mjolnir-forge/forgesync/installer"
-	"github.com/mjolnir-forge/forgesync/inventory"
 	"github.com/mjolnir-forge/forgesync/pipeline"
 )
 
@@ -49,18 +48,12 @@ func syncCommand() *command {
 			if c := daemonClient(ctx, e.cfg); c != nil {
 				// The daemon is the single writer: have it rescan now.
 				defer c.Close()
-				res, err := c.Sync(ctx)
+				sum, err := c.Sync(ctx)
 				if err != nil {
 					fmt.Fprintf(e.stderr, "forgesync sync: %v\n", err)
 					return apiExit(err)
 				}
-				var sum pipeline.Summary
-				json.Unmarshal(res, &sum)
-				printSummary(e, &sum)
-				if sum.Rejected() {
-					return exitInvalid
-				}
-				return exitOK
+				return printSummary(e, sum)
 			}
 			p, rec, err := openPipeline(ctx, e)
 			if err != nil {
@@ -73,58 +66,35 @@ func syncCommand() *command {
 				fmt.Fprintf(e.stderr, "forgesync sync: %v\n", err)
 				return exitFailure
 			}
-			sum = merge(rec, sum)
+			sum = rec.Merge(sum)
 			reports, derr := p.Deploy(ctx)
 			warnings, deployFailed := pipeline.DeployWarnings(reports, derr)
 			sum.Warnings = append(sum.Warnings, warnings...)
-			printSummary(e, sum)
-			switch {
-			case deployFailed:
+			code := printSummary(e, sum)
+			if deployFailed {
 				return exitFailure
-			case sum.Rejected():
-				return exitInvalid
 			}
-			return exitOK
+			return code
 		},
 	}
 }
 
-// merge folds the recovery pass's summary into the sync's.
-func merge(a, b *pipeline.Summary) *pipeline.Summary {
-	if a == nil {
-		return b
-	}
-	out := *b
-	out.Outcomes = append(append([]pipeline.Outcome{}, a.Outcomes...), b.Outcomes...)
-	seen := map[string]bool{}
-	out.Published = nil
-	for _, f := range append(append([]string{}, a.Published...), b.Published...) {
-		if !seen[f] {
-			seen[f] = true
-			out.Published = append(out.Published, f)
-		}
-	}
-	if out.Published == nil {
-		out.Published = []string{}
-	}
-	out.Duration += a.Duration
-	return &out
-}
-
-func printSummary(e *env, sum *pipeline.Summary) {
+// printSummary prints what a transaction did and returns the exit status:
+// 1 when an archive was rejected.
+func printSummary(e *env, sum *api.Summary) int {
 	if e.json {
 		writeJSON(e.stdout, sum)
-		return
+		return summaryExit(sum)
 	}
 	for _, o := range sum.Outcomes {
 		pack := strings.TrimSpace(o.Pack + " " + o.Version)
 		switch o.Result {
-		case pipeline.ResultRejected:
+		case api.ResultRejected:
 			fmt.Fprintf(e.stdout, "%s: rejected\n", o.Archive)
 			for _, r := range o.Reasons {
 				fmt.Fprintf(e.stdout, "  - %s\n", r)
 			}
-		case pipeline.ResultUpgraded, pipeline.ResultDowngraded, pipeline.ResultReinstalled:
+		case api.ResultUpgraded, api.ResultDowngraded, api.ResultReinstalled:
 			fmt.Fprintf(e.stdout, "%s: %s %s (was %s)\n", o.Archive, o.Result, pack, o.Previous)
 		default:
 			fmt.Fprintf(e.stdout, "%s: %s %s\n", o.Archive, o.Result, pack)
@@ -138,6 +108,15 @@ func printSummary(e *env, sum *pipeline.Summary) {
 	} else if len(sum.Outcomes) == 0 {
 		fmt.Fprintf(e.stdout, "nothing to do; the inventory is up to date\n")
 	}
+	return summaryExit(sum)
+}
+
+// summaryExit is 1 when an archive was rejected, else 0.
+func summaryExit(sum *api.Summary) int {
+	if sum.Rejected() {
+		return exitInvalid
+	}
+	return exitOK
 }
 
 func installCommand() *command {
@@ -171,11 +150,7 @@ func installCommand() *command {
 				fmt.Fprintf(e.stderr, "forgesync install: %v\n", err)
 				return exitFailure
 			}
-			printSummary(e, sum)
-			if sum.Rejected() {
-				return exitInvalid
-			}
-			return exitOK
+			return printSummary(e, sum)
 		},
 	}
 }
@@ -185,64 +160,23 @@ func packsCommand() *command {
 		name: "packs", args: "",
 		summary: "list the installed packs",
 		run: func(ctx context.Context, e *env, args []string) int {
-			type row struct {
-				ID      string `json:"id"`
-				Version string `json:"version"`
-				Name    string `json:"name"`
-				Enabled bool   `json:"enabled"`
-				Pieces  int    `json:"pieces"`
-				Doors   int    `json:"doors"`
-				SHA256  string `json:"archive_sha256"`
-			}
-			rows := []row{}
-			if c := daemonClient(ctx, e.cfg); c != nil {
-				// The daemon holds the state: ask it.
-				defer c.Close()
-				packs, err := c.Packs(ctx)
-				if err != nil {
-					fmt.Fprintf(e.stderr, "forgesync packs: %v\n", err)
-					return exitFailure
-				}
-				for _, pk := range packs {
-					var pieces []inventory.Piece
-					json.Unmarshal(pk.Pieces, &pieces)
-					doors := 0
-					for _, pc := range pieces {
-						if pc.Door != nil {
-							doors++
-						}
-					}
-					rows = append(rows, row{pk.ID, pk.Version, pk.Name, pk.Enabled, len(pieces), doors, pk.ArchiveSHA256})
-				}
-			} else {
-				p, _, err := openPipeline(ctx, e)
-				if err != nil {
-					fmt.Fprintf(e.stderr, "forgesync packs: %v\n", err)
-					return exitFailure
-				}
-				defer p.Close()
-				packs, err := p.Packs()
-				if err != nil {
-					fmt.Fprintf(e.stderr, "forgesync packs: %v\n", err)
-					return exitFailure
-				}
-				for _, pk := range packs {
-					m := pk.Manifest
-					rows = append(rows, row{m.ID, m.Version, m.Name, pk.Enabled, len(m.Pieces), m.Doors(), pk.ArchiveSHA256})
-				}
+			packs, err := listPacks(ctx, e)
+			if err != nil {
+				fmt.Fprintf(e.stderr, "forgesync packs: %v\n", err)
+				return exitFailure
 			}
 			if e.json {
-				writeJSON(e.stdout, rows)
+				writeJSON(e.stdout, packs)
 				return exitOK
 			}
-			if len(rows) == 0 {
+			if len(packs) == 0 {
 				fmt.Fprintln(e.stdout, "no packs installed")
 				return exitOK
 			}
 			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tVERSION\tENABLED\tPIECES\tDOORS\tNAME")
-			for _, r := range rows {
-				fmt.Fprintf(tw, "%s\t%s\t%v\t%d\t%d\t%s\n", r.ID, r.Version, r.Enabled, r.Pieces, r.Doors, r.Name)
+			fmt.Fprintln(tw, "ID\tVERSION\tENABLED\tPIECES\tLIFTS\tDOORS\tNAME")
+			for _, p := range packs {
+				fmt.Fprintf(tw, "%s\t%s\t%v\t%d\t%d\t%d\t%s\n", p.ID, p.Version, p.Enabled, p.PieceCount, p.Lifts, p.Doors, p.Name)
 			}
 			tw.Flush()
 			return exitOK
@@ -250,11 +184,31 @@ func packsCommand() *command {
 	}
 }
 
+// listPacks asks the running daemon, which holds the state, or else reads
+// the state under its lock.
+func listPacks(ctx context.Context, e *env) ([]api.Pack, error) {
+	if c := daemonClient(ctx, e.cfg); c != nil {
+		defer c.Close()
+		return c.Packs(ctx)
+	}
+	p, _, err := openPipeline(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	defer p.Close()
+	installed, err := p.Packs()
+	out := []api.Pack{}
+	for _, pk := range installed {
+		out = append(out, pipeline.PackView(pk))
+	}
+	return out, err
+}
+
 // changeCommand builds enable, disable and remove: through the daemon when
 // one is running (it is the single writer), else on the state directly,
 // under its lock.
 func changeCommand(name, summary string, do func(p *pipeline.Pipeline, ctx context.Context, id string) (*pipeline.Summary, error),
-	remote func(c *daemon.Client, ctx context.Context, id string) (json.RawMessage, error)) *command {
+	remote func(c *daemon.Client, ctx context.Context, id string) (*api.Summary, error)) *command {
 	return &command{
 		name: name, args: "ID", summary: summary,
 		run: func(ctx context.Context, e *env, args []string) int {
@@ -263,19 +217,15 @@ func changeCommand(name, summary string, do func(p *pipeline.Pipeline, ctx conte
 			}
 			if c := daemonClient(ctx, e.cfg); c != nil {
 				defer c.Close()
-				res, err := remote(c, ctx, args[0])
+				sum, err := remote(c, ctx, args[0])
 				if err != nil {
 					fmt.Fprintf(e.stderr, "forgesync %s: %v\n", name, err)
 					return apiExit(err)
 				}
-				var sum pipeline.Summary
-				json.Unmarshal(res, &sum)
-				if e.json {
-					writeJSON(e.stdout, sum)
-				} else {
+				if !e.json {
 					fmt.Fprintf(e.stdout, "%s: %sd (by the running daemon)\n", args[0], name)
-					printSummary(e, &sum)
 				}
+				printSummary(e, sum)
 				return exitOK
 			}
 			p, _, err := openPipeline(ctx, e)
@@ -292,12 +242,10 @@ func changeCommand(name, summary string, do func(p *pipeline.Pipeline, ctx conte
 				}
 				return exitFailure
 			}
-			if e.json {
-				writeJSON(e.stdout, sum)
-			} else {
+			if !e.json {
 				fmt.Fprintf(e.stdout, "%s: %sd\n", args[0], name)
-				printSummary(e, sum)
 			}
+			printSummary(e, sum)
 			return exitOK
 		},
 	}
@@ -313,12 +261,4 @@ func disableCommand() *command {
 
 func removeCommand() *command {
 	return changeCommand("remove", "uninstall a pack: its entry, content and kept archive go", (*pipeline.Pipeline).Remove, (*daemon.Client).Remove)
-}
-
-// deployWarnings turns what a deploy could not do into warnings: a pack
-// install does not fail because a script could not be refreshed, but the
-// user must hear of it, once.
-func deployWarnings(reports []installer.FileReport, err error) []string {
-	w, _ := pipeline.DeployWarnings(reports, err)
-	return w
 }

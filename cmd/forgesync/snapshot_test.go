@@ -31,7 +31,7 @@ func TestSnapshotsDuringChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	r := pipeline.NewRunner(p, nil, nil)
+	r := pipeline.NewRunner(p, pipeline.RunnerOptions{})
 	ctx, cancel := context.WithCancel(t.Context())
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -42,7 +42,7 @@ func TestSnapshotsDuringChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	wg.Go(func() {
-		daemon.Serve(ctx, ln, &backend{r: r}, daemon.NewEvents(daemon.EventsOptions{}), daemon.ServerOptions{})
+		daemon.Serve(ctx, ln, r, daemon.NewEvents(daemon.EventsOptions{}), daemon.ServerOptions{})
 	})
 
 	const packs = 6

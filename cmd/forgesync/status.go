@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/daemon"
 	"github.com/mjolnir-forge/forgesync/native"
 )
@@ -64,7 +66,7 @@ func statusCommand() *command {
 	}
 }
 
-func printStatus(e *env, st daemon.Status) {
+func printStatus(e *env, st api.Status) {
 	fmt.Fprintf(e.stdout, "forgesync %s (pid %d): %s, up %s\n", st.Version, st.PID, st.State, fmtSeconds(st.UptimeSeconds))
 	if ls := st.LastSync; ls != nil {
 		fmt.Fprintf(e.stdout, "last sync: %s, %s in %s\n", ls.Time.Local().Format("2006-01-02 15:04:05"), ls.Result, fmtSeconds(ls.DurationSeconds))
@@ -78,16 +80,14 @@ func printStatus(e *env, st daemon.Status) {
 	if len(st.Queue) > 0 {
 		fmt.Fprintf(e.stdout, "queue: %s\n", strings.Join(st.Queue, ", "))
 	}
-	var ms moduleStatus
-	if len(st.Modules) > 0 && json.Unmarshal(st.Modules, &ms) == nil {
-		for _, m := range ms.Gates.Mods {
-			v := m.Version
-			if v == "" {
-				v = "-"
-			}
-			fmt.Fprintf(e.stdout, "%-20s %-10s %s (needs %s)\n", m.Mod, v, m.State, m.Minimum)
+	if m := st.Modules; m != nil {
+		for _, mv := range m.Gates.Mods {
+			fmt.Fprintf(e.stdout, "%-20s %-10s %s (needs %s)\n", mv.Mod, cmp.Or(mv.Version, "-"), mv.State, mv.Minimum)
 		}
-		fmt.Fprintf(e.stdout, "door automation: %s; pack lifts: %s\n", yesNo(ms.Gates.DoorAutomation), yesNo(ms.Gates.PackLifts))
+		// Door automation needs the gates and the module in place: the
+		// deploy's result, not the gates alone.
+		fmt.Fprintf(e.stdout, "door automation: %s; pack lifts: %s; native module builds: %s\n",
+			yesNo(m.DoorAutomation), yesNo(m.Gates.PackLifts), strings.Join(m.SupportedBuilds, ", "))
 	}
 	for _, w := range st.Warnings {
 		fmt.Fprintf(e.stdout, "warning: %s\n", w)
@@ -126,35 +126,24 @@ func watchEvents(ctx context.Context, e *env, c *daemon.Client) int {
 			barOpen = false
 		}
 	}
-	err := c.Events(ctx, daemon.Live, func(ev daemon.Event) error {
+	err := c.Events(ctx, daemon.Live, func(ev api.Event) error {
 		if e.json {
 			return json.NewEncoder(e.stdout).Encode(ev)
 		}
 		ts := ev.Time.Local().Format("15:04:05")
-		switch ev.Type {
-		case daemon.EventProgress:
-			var p daemon.ProgressData
-			json.Unmarshal(ev.Data, &p)
+		d, err := ev.Decode()
+		if err != nil {
+			endBar()
+			fmt.Fprintf(e.stdout, "%s %s %s\n", ts, ev.Type, ev.Data) // a newer daemon's event
+			return nil
+		}
+		if p, ok := d.(api.Progress); ok {
 			fmt.Fprintf(e.stdout, "\r%s %s %s", ts, progressBar(p.Done, p.Total, 30), p.Archive)
 			barOpen = true
 			return nil
-		case daemon.EventPackInstalled:
-			var d daemon.PackInstalledData
-			json.Unmarshal(ev.Data, &d)
-			endBar()
-			fmt.Fprintf(e.stdout, "%s installed %s %s from %s\n", ts, d.Pack, d.Version, d.Archive)
-		case daemon.EventPackRejected:
-			var d daemon.PackRejectedData
-			json.Unmarshal(ev.Data, &d)
-			endBar()
-			fmt.Fprintf(e.stdout, "%s rejected %s\n", ts, d.Archive)
-			for _, r := range d.Reasons {
-				fmt.Fprintf(e.stdout, "    - %s\n", r)
-			}
-		default:
-			endBar()
-			fmt.Fprintf(e.stdout, "%s %s %s\n", ts, ev.Type, ev.Data)
 		}
+		endBar()
+		fmt.Fprintf(e.stdout, "%s %s\n", ts, describeEvent(d))
 		return nil
 	})
 	endBar()
@@ -163,6 +152,36 @@ func watchEvents(ctx context.Context, e *env, c *daemon.Client) int {
 		return exitFailure
 	}
 	return exitOK
+}
+
+// describeEvent says in a line what an event reports.
+func describeEvent(d api.EventData) string {
+	switch d := d.(type) {
+	case api.ArchiveSeen:
+		return fmt.Sprintf("claimed %s (%d bytes)", d.Archive, d.Size)
+	case api.PackInstalled:
+		s := fmt.Sprintf("%s %s %s from %s", d.Result, d.Pack, d.Version, d.Archive)
+		if d.Previous != "" {
+			s += " (was " + d.Previous + ")"
+		}
+		return s
+	case api.PackRejected:
+		s := "rejected " + d.Archive
+		for _, r := range d.Reasons {
+			s += "\n    - " + r.String()
+		}
+		return s
+	case api.InventoryPublished:
+		return fmt.Sprintf("published %s (%d enabled packs)", strings.Join(d.Files, ", "), d.Packs)
+	case api.ModuleDeployed:
+		if d.Pending {
+			return fmt.Sprintf("staged %s %s until the game lets go of it", d.Component, d.Path)
+		}
+		return fmt.Sprintf("deployed %s %s", d.Component, d.Path)
+	case api.Warning:
+		return "warning: " + d.Message
+	}
+	return fmt.Sprintf("%s %+v", d.EventType(), d)
 }
 
 // progressBar draws [#####.....] 50% (or a byte count when the total is

@@ -60,7 +60,9 @@ func TestOnePackageComment(t *testing.T) {
 // the pipeline or HTTP; daemon knows nothing of validation, files or the
 // watcher: it serves what the pipeline hands it; packset knows nothing of
 // the pipeline, the service or the installer (it hands its callers lock
-// values and verified archives); rejection is a leaf every layer may use.
+// values and verified archives); rejection is a leaf every layer may use;
+// api (the wire shapes) rests on it alone, so the pipeline, the daemon and
+// the CLI can share its types.
 func TestLayers(t *testing.T) {
 	forbidden := map[string][]string{
 		"inventory":         {"net", "net/http", "os", "github.com/fsnotify/fsnotify", "github.com/kardianos/service", "github.com/mjolnir-forge/forgesync/installer"},
@@ -71,6 +73,7 @@ func TestLayers(t *testing.T) {
 		"config":            {"net/http", "github.com/mjolnir-forge/forgesync/pipeline"},
 		"packset":           {"github.com/fsnotify/fsnotify", "github.com/kardianos/service", "github.com/mjolnir-forge/forgesync/pipeline", "github.com/mjolnir-forge/forgesync/daemon", "github.com/mjolnir-forge/forgesync/installer", "github.com/mjolnir-forge/forgesync/config"},
 		"rejection":         {"os", "net", "net/http", "github.com/mjolnir-forge/forgesync/inventory", "github.com/mjolnir-forge/forgesync/installer", "github.com/mjolnir-forge/forgesync/verdict", "github.com/mjolnir-forge/forgesync/pipeline", "github.com/mjolnir-forge/forgesync/daemon"},
+		"api":               {"os", "net", "net/http", "github.com/mjolnir-forge/forgesync/inventory", "github.com/mjolnir-forge/forgesync/installer", "github.com/mjolnir-forge/forgesync/native", "github.com/mjolnir-forge/forgesync/pipeline", "github.com/mjolnir-forge/forgesync/daemon"},
 		"daemon":            {"github.com/fsnotify/fsnotify", "github.com/mjolnir-forge/forgesync/inventory", "github.com/mjolnir-forge/forgesync/installer", "github.com/mjolnir-forge/forgesync/pipeline"},
 	}
 	for _, p := range listPackages(t) {

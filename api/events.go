@@ -1,0 +1,174 @@
+// Package api owns the shapes forgesync shows the outside (SPEC §8): the
+// event vocabulary (each event type and the Go type of its data), the
+// status, pack and rejection answers of the status socket, the summary a
+// transaction returns, and the errors a mutation wraps. Each shape is one
+// Go type here: the pipeline fills it in, the daemon serves it, the CLI
+// decodes and prints it, and nobody converts between copies. It holds data
+// and no behaviour beyond decoding an event's data by its type, and imports
+// only the rejection leaf, so every layer may use it.
+package api
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/mjolnir-forge/forgesync/rejection"
+)
+
+// EventType says what an [Event] reports.
+type EventType string
+
+// The event types (SPEC §8). Each has one data type, whose EventType
+// method returns it.
+const (
+	EventArchiveSeen        EventType = "archive-seen"
+	EventProgress           EventType = "progress"
+	EventPackInstalled      EventType = "pack-installed"
+	EventPackRejected       EventType = "pack-rejected"
+	EventInventoryPublished EventType = "inventory-published"
+	EventModuleDeployed     EventType = "module-deployed"
+	EventWarning            EventType = "warning"
+	// EventDropped is never published: it is the type of the last line
+	// the server writes on an event stream whose client fell so far behind
+	// that its buffer filled up. That line has ID 0 and [Dropped] data.
+	EventDropped EventType = "dropped"
+)
+
+// EventData is the data of one event; its dynamic type fixes the event's
+// type, so an event cannot carry the data of another.
+type EventData interface {
+	EventType() EventType
+}
+
+// ArchiveSeen is the data of [EventArchiveSeen]: an archive in drop was
+// claimed for processing.
+type ArchiveSeen struct {
+	Archive string `json:"archive"` // file name in drop
+	Size    int64  `json:"size"`    // bytes
+}
+
+// Progress is the data of [EventProgress]: how far one archive's step is.
+// Total is 0 when it is not known.
+type Progress struct {
+	Archive string `json:"archive"`
+	Step    string `json:"step"` // "extract"
+	Done    int64  `json:"done"`
+	Total   int64  `json:"total"`
+}
+
+// PackInstalled is the data of [EventPackInstalled]: an archive was
+// installed, replaced another version, or was already installed.
+type PackInstalled struct {
+	Archive string `json:"archive"`
+	Pack    string `json:"pack"`
+	Version string `json:"version"`
+	Result  Result `json:"result"`
+	// Previous is the version it replaced, empty for a new pack.
+	Previous string `json:"previous,omitempty"`
+}
+
+// PackRejected is the data of [EventPackRejected].
+type PackRejected struct {
+	Archive string             `json:"archive"`
+	Pack    string             `json:"pack,omitempty"`    // as far as it could be read
+	Version string             `json:"version,omitempty"` // likewise
+	Reasons []rejection.Reason `json:"reasons"`
+}
+
+// InventoryPublished is the data of [EventInventoryPublished].
+type InventoryPublished struct {
+	Files []string `json:"files"` // the files rewritten, in publication order
+	Packs int      `json:"packs"` // enabled packs in the published set
+}
+
+// ModuleDeployed is the data of [EventModuleDeployed]: a deployed file
+// (a Lua script or the native module) was written.
+type ModuleDeployed struct {
+	Component string `json:"component"` // "lua" or "native"
+	Path      string `json:"path"`
+	SHA256    string `json:"sha256"`
+	// Pending is true when the file was locked (a running game) and is
+	// staged beside it until the lock goes.
+	Pending bool `json:"pending,omitempty"`
+}
+
+// Warning is the data of [EventWarning].
+type Warning struct {
+	Message string `json:"message"`
+}
+
+// Dropped is the data of the [EventDropped] marker: the id of the last
+// event written before it. The client reconnects with since=LastID and
+// finds out by the ids whether the ring still held what it missed.
+type Dropped struct {
+	LastID uint64 `json:"last_id"`
+}
+
+// EventType returns [EventArchiveSeen].
+func (ArchiveSeen) EventType() EventType { return EventArchiveSeen }
+
+// EventType returns [EventProgress].
+func (Progress) EventType() EventType { return EventProgress }
+
+// EventType returns [EventPackInstalled].
+func (PackInstalled) EventType() EventType { return EventPackInstalled }
+
+// EventType returns [EventPackRejected].
+func (PackRejected) EventType() EventType { return EventPackRejected }
+
+// EventType returns [EventInventoryPublished].
+func (InventoryPublished) EventType() EventType { return EventInventoryPublished }
+
+// EventType returns [EventModuleDeployed].
+func (ModuleDeployed) EventType() EventType { return EventModuleDeployed }
+
+// EventType returns [EventWarning].
+func (Warning) EventType() EventType { return EventWarning }
+
+// EventType returns [EventDropped].
+func (Dropped) EventType() EventType { return EventDropped }
+
+// Event is one entry of the event stream. IDs start at 1 and are
+// consecutive for the life of the daemon, so a client that sees an id
+// greater than the last one it saw plus one knows it missed events, and one
+// that sees an id not greater than the last one knows the daemon restarted.
+type Event struct {
+	ID   uint64          `json:"id"`
+	Time time.Time       `json:"time"`
+	Type EventType       `json:"type"`
+	Data json.RawMessage `json:"data,omitempty"`
+}
+
+// decoders decode the data of each known event type.
+var decoders = map[EventType]func(json.RawMessage) (EventData, error){
+	EventArchiveSeen:        decodeAs[ArchiveSeen],
+	EventProgress:           decodeAs[Progress],
+	EventPackInstalled:      decodeAs[PackInstalled],
+	EventPackRejected:       decodeAs[PackRejected],
+	EventInventoryPublished: decodeAs[InventoryPublished],
+	EventModuleDeployed:     decodeAs[ModuleDeployed],
+	EventWarning:            decodeAs[Warning],
+	EventDropped:            decodeAs[Dropped],
+}
+
+func decodeAs[T EventData](raw json.RawMessage) (EventData, error) {
+	var v T
+	err := json.Unmarshal(raw, &v)
+	return v, err
+}
+
+// Decode returns the event's data as the value of its type (ArchiveSeen,
+// Progress, …, not a pointer). A type this version does not know is an
+// error a client may skip: a newer daemon may send it.
+func (e Event) Decode() (EventData, error) {
+	dec, ok := decoders[e.Type]
+	if !ok {
+		return nil, fmt.Errorf("event %d: unknown type %q", e.ID, e.Type)
+	}
+	d, err := dec(e.Data)
+	if err != nil {
+		return nil, fmt.Errorf("event %d (%s): %w", e.ID, e.Type, err)
+	}
+	return d, nil
+}

@@ -1,0 +1,152 @@
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"time"
+)
+
+// Daemon states reported in [Status.State].
+const (
+	StateIdle    = "idle"
+	StateSyncing = "syncing"
+	StateError   = "error"
+)
+
+// Status is the answer of GET /v1/status.
+type Status struct {
+	// State is StateIdle, StateSyncing or StateError.
+	State string `json:"state"`
+	// Version is the daemon's version; the server fills it in.
+	Version string `json:"version"`
+	// PID is the daemon's process id; the server fills it in.
+	PID int `json:"pid"`
+	// StartedAt is when the daemon started; UptimeSeconds is filled in by
+	// the server from it when the backend leaves it zero.
+	StartedAt     time.Time `json:"started_at"`
+	UptimeSeconds float64   `json:"uptime_s"`
+	// LastSync is the last finished sync, nil before the first.
+	LastSync *LastSync `json:"last_sync,omitempty"`
+	// Counts are the sizes of the installed set.
+	Counts Counts `json:"counts"`
+	// Modules holds the mod versions and gates (SPEC §7) and what the last
+	// deploy did; nil before the first deploy.
+	Modules *Modules `json:"modules,omitempty"`
+	// Warnings are things a user should act on, in plain words.
+	Warnings []string `json:"warnings"`
+	// LogFile is the file a service logs to, rotated by size; empty when
+	// the daemon logs to a terminal. The server fills it in.
+	LogFile string `json:"log_file,omitempty"`
+	// Queue lists the archive names waiting in drop or being processed.
+	Queue []string `json:"queue"`
+}
+
+// LastSync describes the last finished sync.
+type LastSync struct {
+	Time time.Time `json:"time"`
+	// Result is "ok", "rejected", "refused" or "error".
+	Result          string  `json:"result"`
+	DurationSeconds float64 `json:"duration_s"`
+	// Error is the failure in plain words, when Result says it failed.
+	Error string `json:"error,omitempty"`
+}
+
+// Counts are the sizes of a set of packs: the installed set in [Status],
+// one pack's in [Pack].
+type Counts struct {
+	Packs    int `json:"packs"`
+	Enabled  int `json:"enabled"`
+	Pieces   int `json:"pieces"`
+	Lifts    int `json:"lifts"`
+	Doors    int `json:"doors"`
+	Rejected int `json:"rejected"`
+}
+
+// Pack is one installed pack as GET /v1/packs and GET /v1/packs/{id} show
+// it, and as `forgesync packs` lists it.
+type Pack struct {
+	ID            string   `json:"id"`
+	Version       string   `json:"version"`
+	Name          string   `json:"name"`
+	Authors       []string `json:"authors,omitempty"`
+	Description   string   `json:"description,omitempty"`
+	Enabled       bool     `json:"enabled"`
+	ArchiveSHA256 string   `json:"archive_sha256"`
+	// Pieces, Lifts and Doors count the pack's pieces.
+	PieceCount int `json:"piece_count"`
+	Lifts      int `json:"lifts"`
+	Doors      int `json:"doors"`
+	// Pieces are the pack's normalized pieces (SPEC §6, installed.json), as
+	// the inventory renders them: their shape is the manifest's, which
+	// this package leaves to the inventory.
+	Pieces json.RawMessage `json:"pieces"`
+}
+
+// ModState says what was found for one gating mod.
+type ModState string
+
+// ModVersion is the gate's finding for one mod.
+type ModVersion struct {
+	Mod     string   `json:"mod"`
+	Version string   `json:"version,omitempty"`
+	Minimum string   `json:"minimum"`
+	State   ModState `json:"state"`
+	Reason  string   `json:"reason,omitempty"`
+}
+
+// Gates is the SPEC §7 version gate.
+type Gates struct {
+	Mods []ModVersion `json:"mods"`
+	// DoorAutomation reports whether the mods' versions let the native
+	// door module animate doors: MJOLNIRForge, MJOLNIRLobby and
+	// MJOLNIRLevelLoader at their minimum versions or newer, together.
+	DoorAutomation bool `json:"door_automation"`
+	// PackLifts reports whether pack lifts can work (MJOLNIRLevelLoader).
+	PackLifts bool `json:"pack_lifts"`
+	// Reasons says in words why something cannot work, and what to do.
+	Reasons []string `json:"reasons,omitempty"`
+}
+
+// DeployStatus says what a deploy did with one file.
+type DeployStatus string
+
+// FileReport is what a deploy did with one file.
+type FileReport struct {
+	Component string       `json:"component"` // "lua" or "native"
+	Name      string       `json:"name"`
+	Path      string       `json:"path"`
+	Status    DeployStatus `json:"status"`
+	SHA256    string       `json:"sha256"`           // of the source bytes
+	Staged    string       `json:"staged,omitempty"` // the pending file beside a locked target
+	Reason    string       `json:"reason,omitempty"` // why a file was skipped, staged or failed
+}
+
+// Modules is the "modules" part of GET /v1/status: the gates, what the
+// last deploy did, and whether doors can be automated at all.
+type Modules struct {
+	Gates    Gates        `json:"gates"`
+	Deployed []FileReport `json:"deployed"`
+	// DoorAutomation reports whether doors can be animated: the gates
+	// allow it and the native module was not missing or failed at the
+	// last deploy.
+	DoorAutomation bool `json:"door_automation"`
+	// SupportedBuilds are the game builds the release's native module
+	// accepts (its build allowlist).
+	SupportedBuilds []string `json:"supported_builds"`
+}
+
+// Errors a mutation wraps so the socket answers with a fitting status, and
+// that the daemon's client errors match with errors.Is.
+var (
+	// ErrNotFound is returned when the named pack is not installed (404).
+	ErrNotFound = errors.New("not found")
+	// ErrConflict is returned when a mutation is refused by the install
+	// rules, e.g. an enable that would pass the door limit (409).
+	ErrConflict = errors.New("conflict")
+	// ErrBusy is returned when the writer cannot take the request now, e.g.
+	// while the daemon shuts down (503).
+	ErrBusy = errors.New("busy")
+	// ErrInvalid is returned for a request that can never succeed as sent,
+	// e.g. a malformed pack id (400).
+	ErrInvalid = errors.New("invalid request")
+)

@@ -1,0 +1,107 @@
+package api
+
+import (
+	"cmp"
+	"slices"
+	"time"
+
+	"github.com/mjolnir-forge/forgesync/rejection"
+)
+
+// Result is what happened to one archive.
+type Result string
+
+// The results of an archive.
+const (
+	ResultInstalled   Result = "installed"
+	ResultUpgraded    Result = "upgraded"
+	ResultReinstalled Result = "reinstalled"
+	ResultDowngraded  Result = "downgraded"
+	ResultAlready     Result = "already-installed"
+	ResultRejected    Result = "rejected"
+)
+
+// Outcome is the fate of one archive in a transaction.
+type Outcome struct {
+	Archive  string             `json:"archive"` // the file name as dropped
+	Result   Result             `json:"result"`
+	Pack     string             `json:"pack,omitempty"`
+	Version  string             `json:"version,omitempty"`
+	Previous string             `json:"previous,omitempty"` // the version replaced
+	Reasons  []rejection.Reason `json:"reasons,omitempty"`  // why it was rejected
+}
+
+// Summary is the result of one transaction: what the CLI prints and what
+// the status socket answers a mutation with.
+type Summary struct {
+	Outcomes  []Outcome     `json:"outcomes"`
+	Published []string      `json:"published"` // inventory files rewritten (unchanged ones are not)
+	Warnings  []string      `json:"warnings"`
+	Duration  time.Duration `json:"duration_ns"`
+	// Generation is the generation the transaction recorded; 0 when the
+	// installed set did not change.
+	Generation int `json:"generation,omitempty"`
+	// Set is what a set apply or a rollback changed.
+	Set *SetResult `json:"set,omitempty"`
+}
+
+// SetResult is what a set apply or a rollback changed: the data of the
+// set-applied event (SPEC §10.3).
+type SetResult struct {
+	Fingerprint string      `json:"fingerprint"`          // of the enabled packs afterwards
+	Generation  int         `json:"generation,omitempty"` // the generation recorded; 0 when nothing changed
+	Installed   []SetChange `json:"installed"`
+	Upgraded    []SetChange `json:"upgraded"`
+	Downgraded  []SetChange `json:"downgraded"`
+	Reinstalled []SetChange `json:"reinstalled,omitempty"` // the same version from other bytes
+	Enabled     []string    `json:"enabled,omitempty"`
+	Disabled    []string    `json:"disabled"`
+	Removed     []string    `json:"removed"`
+}
+
+// SetChange is one pack a set apply installed at another version.
+type SetChange struct {
+	ID       string `json:"id"`
+	Version  string `json:"version"`
+	Previous string `json:"previous,omitempty"`
+}
+
+// Changed reports whether the apply changed anything.
+func (r *SetResult) Changed() bool {
+	return len(r.Installed)+len(r.Upgraded)+len(r.Downgraded)+len(r.Reinstalled)+len(r.Enabled)+len(r.Disabled)+len(r.Removed) > 0
+}
+
+// Rejected reports whether any archive in the summary was rejected.
+func (s *Summary) Rejected() bool {
+	return slices.ContainsFunc(s.Outcomes, func(o Outcome) bool { return o.Result == ResultRejected })
+}
+
+// Merge returns the summary of s followed by later (a recovery pass, then
+// the sync that came after it): their outcomes and warnings in order, each
+// published file once, the durations added, the latest generation and set
+// change. A nil s gives later.
+func (s *Summary) Merge(later *Summary) *Summary {
+	if s == nil {
+		return later
+	}
+	out := &Summary{
+		Outcomes:   slices.Concat(s.Outcomes, later.Outcomes),
+		Warnings:   slices.Concat(s.Warnings, later.Warnings),
+		Published:  []string{},
+		Duration:   s.Duration + later.Duration,
+		Generation: cmp.Or(later.Generation, s.Generation),
+		Set:        cmp.Or(later.Set, s.Set),
+	}
+	for _, f := range slices.Concat(s.Published, later.Published) {
+		if !slices.Contains(out.Published, f) {
+			out.Published = append(out.Published, f)
+		}
+	}
+	if out.Outcomes == nil {
+		out.Outcomes = []Outcome{}
+	}
+	if out.Warnings == nil {
+		out.Warnings = []string{}
+	}
+	return out
+}

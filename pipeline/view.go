@@ -1,0 +1,65 @@
+package pipeline
+
+import (
+	"encoding/json"
+
+	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/inventory"
+	"github.com/mjolnir-forge/forgesync/rejection"
+)
+
+// PackView returns a pack as the status socket and `forgesync packs` show
+// it; the counts are made here and nowhere else.
+func PackView(p inventory.InstalledPack) api.Pack {
+	m := p.Manifest
+	pieces, err := json.Marshal(m.Pieces)
+	if err != nil {
+		pieces = []byte("[]") // validated pieces always marshal
+	}
+	return api.Pack{ID: m.ID, Version: m.Version, Name: m.Name, Authors: m.Authors, Description: m.Description,
+		Enabled: p.Enabled, ArchiveSHA256: p.ArchiveSHA256,
+		PieceCount: len(m.Pieces), Lifts: m.Lifts(), Doors: m.Doors(), Pieces: pieces}
+}
+
+// Status returns the daemon's status from the latest snapshot (the server
+// adds its version and pid).
+func (r *Runner) Status() api.Status {
+	s := r.Snapshot()
+	st := api.Status{State: s.State, StartedAt: s.Started, LastSync: s.LastSync, Modules: s.Modules,
+		Warnings: s.Warnings, Queue: s.Queue}
+	for _, p := range s.Packs {
+		st.Counts.Packs++
+		if p.Enabled {
+			st.Counts.Enabled++
+		}
+		st.Counts.Pieces += len(p.Manifest.Pieces)
+		st.Counts.Lifts += p.Manifest.Lifts()
+		st.Counts.Doors += p.Manifest.Doors()
+	}
+	st.Counts.Rejected = len(s.Rejections)
+	if s.Modules != nil {
+		st.Warnings = append(append([]string{}, st.Warnings...), s.Modules.Gates.Reasons...)
+		for _, f := range s.Modules.Deployed {
+			if f.Status == installer.DeployFailed {
+				st.Warnings = append(st.Warnings, f.Reason)
+			}
+		}
+	}
+	return st
+}
+
+// Packs returns the installed packs from the latest snapshot.
+func (r *Runner) Packs() []api.Pack {
+	s := r.Snapshot()
+	out := make([]api.Pack, 0, len(s.Packs))
+	for _, p := range s.Packs {
+		out = append(out, PackView(p))
+	}
+	return out
+}
+
+// Rejections returns the rejected archives from the latest snapshot.
+func (r *Runner) Rejections() []rejection.Record {
+	return r.Snapshot().Rejections
+}
