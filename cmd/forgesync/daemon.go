@@ -17,6 +17,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/daemon"
 	"github.com/mjolnir-forge/forgesync/installer"
 	"github.com/mjolnir-forge/forgesync/pipeline"
+	"github.com/mjolnir-forge/forgesync/watch"
 )
 
 func daemonCommand() *command {
@@ -92,7 +93,7 @@ func serveDaemon(ctx context.Context, e *env, started func()) error {
 	// The Runner deploys at start, after every transaction and every
 	// rescan period: a game update can wipe the scripts or the module.
 	r := pipeline.NewRunner(p, pipeline.RunnerOptions{Deploy: true, Redeploy: cfg.Watch.Rescan})
-	w, err := pipeline.NewWatcher(pipeline.WatchOptions{
+	w, err := watch.New(watch.Options{
 		Drop: cfg.Paths.Drop, Settle: cfg.Watch.Settle, Rescan: cfg.Watch.Rescan, Ignore: installer.IgnoredDropName, Logger: e.log,
 		// Archives dropped together settle together, so a short quiet
 		// window still batches them, and a lone pack is not held back.

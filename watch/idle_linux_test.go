@@ -1,6 +1,6 @@
 //go:build linux
 
-package pipeline
+package watch
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 // TestWatcherIdleCPU measures what a Watcher costs on an idle drop folder,
 // with the real clock and inotify, over FORGESYNC_IDLE_SECONDS of wall time:
 //
-//	FORGESYNC_IDLE_SECONDS=20 go test -run TestWatcherIdleCPU -v ./pipeline/
+//	FORGESYNC_IDLE_SECONDS=20 go test -run TestWatcherIdleCPU -v ./watch/
 //
 // It reports the process's CPU time (utime+stime from /proc/self/stat, and
 // getrusage for finer resolution) and the watcher's wake-ups. It is skipped
@@ -30,7 +30,7 @@ func TestWatcherIdleCPU(t *testing.T) {
 	}
 	idle := time.Duration(secs) * time.Second
 	drop := filepath.Join(t.TempDir(), "drop")
-	w, err := NewWatcher(WatchOptions{
+	w, err := New(Options{
 		Drop: drop, Settle: 750 * time.Millisecond, Rescan: 60 * time.Second,
 		Ignore: testIgnored, OnBatch: func(context.Context, []string) error { return nil },
 	})

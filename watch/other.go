@@ -1,6 +1,6 @@
 //go:build !windows
 
-package pipeline
+package watch
 
 // isInUse reports whether err from opening a file says that another program
 // holds it open without sharing it. Only Windows has such sharing modes.

@@ -1,4 +1,4 @@
-package pipeline
+package watch
 
 import "github.com/fsnotify/fsnotify"
 

@@ -1,6 +1,6 @@
 //go:build windows
 
-package pipeline
+package watch
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package pipeline
+package watch
 
 import (
 	"context"
@@ -219,7 +219,7 @@ func newHarness(t *testing.T, o harnessOptions) *harness {
 	if o.newSource != nil {
 		newSource = func() (EventSource, error) { return o.newSource(h) }
 	}
-	w, err := NewWatcher(WatchOptions{
+	w, err := New(Options{
 		Drop:      h.drop,
 		Settle:    testSettle,
 		Rescan:    testRescan,
@@ -231,7 +231,7 @@ func newHarness(t *testing.T, o harnessOptions) *harness {
 		Logger:    testLogger(t),
 	})
 	if err != nil {
-		t.Fatalf("NewWatcher: %v", err)
+		t.Fatalf("New: %v", err)
 	}
 	w.hookWake = func() {
 		h.update(func() { h.fresh = false })

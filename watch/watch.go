@@ -1,4 +1,11 @@
-package pipeline
+// Package watch owns the drop-folder watcher: file-system events from
+// fsnotify, settle detection (an archive is ready once its size and
+// modification time stay unchanged for the settle window), batching of the
+// archives that become ready together, periodic rescans and a rescan of
+// everything on an event overflow, with an injectable clock and event
+// source for tests. It knows nothing of transactions: it hands the names
+// of ready archives to a callback, which claims them.
+package watch
 
 import (
 	"context"
@@ -16,7 +23,7 @@ import (
 )
 
 // Defaults of the batching window of a [Watcher], used when the matching
-// [WatchOptions] field is zero.
+// [Options] field is zero.
 const (
 	// DefaultBatchQuiet is how long nothing may happen in drop before the
 	// archives that are ready are handed over together.
@@ -27,9 +34,9 @@ const (
 	DefaultBatchMaxWait = 10 * time.Second
 )
 
-// WatchOptions configures a [Watcher]. Drop, Settle, Rescan, Ignore and
+// Options configures a [Watcher]. Drop, Settle, Rescan, Ignore and
 // OnBatch are required; every other field has a default.
-type WatchOptions struct {
+type Options struct {
 	// Drop is the folder players drop archives into. A relative path is made
 	// absolute when the Watcher is made, since a service starts in another
 	// working directory.
@@ -127,8 +134,8 @@ type Watcher struct {
 	hookWatched func()                        // Drop is watched and was scanned
 }
 
-// NewWatcher checks opts and returns a Watcher; it touches no file.
-func NewWatcher(opts WatchOptions) (*Watcher, error) {
+// New checks opts and returns a Watcher; it touches no file.
+func New(opts Options) (*Watcher, error) {
 	var errs []error
 	if opts.Drop == "" {
 		errs = append(errs, errors.New("Drop is empty"))

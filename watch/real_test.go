@@ -1,4 +1,4 @@
-package pipeline
+package watch
 
 import (
 	"context"
@@ -15,7 +15,7 @@ func realWatcher(tb testing.TB, settle, quiet time.Duration) (drop string, batch
 	tb.Helper()
 	drop = filepath.Join(tb.TempDir(), "drop")
 	ch := make(chan []string)
-	w, err := NewWatcher(WatchOptions{
+	w, err := New(Options{
 		Drop: drop, Settle: settle, Rescan: time.Minute, BatchQuiet: quiet, Ignore: testIgnored,
 		OnBatch: func(ctx context.Context, names []string) error {
 			for _, name := range names {
@@ -82,7 +82,7 @@ func TestWatcherSystemClock(t *testing.T) {
 // inotify, the time from an archive's final rename into drop to OnBatch,
 // and reports it less Settle and BatchQuiet as overhead-ns/op:
 //
-//	go test -run '^$' -bench WatcherRenameToBatch -benchtime 200x ./pipeline/
+//	go test -run '^$' -bench WatcherRenameToBatch -benchtime 200x ./watch/
 func BenchmarkWatcherRenameToBatch(b *testing.B) {
 	const settle, quiet = 10 * time.Millisecond, time.Millisecond
 	drop, batches := realWatcher(b, settle, quiet)

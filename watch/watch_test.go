@@ -1,4 +1,4 @@
-package pipeline
+package watch
 
 import (
 	"context"
@@ -26,7 +26,7 @@ func writeFile(t *testing.T, path string, size int) {
 }
 
 func TestNewWatcherRejectsBadOptions(t *testing.T) {
-	good := WatchOptions{
+	good := Options{
 		Drop:    "drop",
 		Settle:  time.Second,
 		Rescan:  time.Minute,
@@ -35,26 +35,26 @@ func TestNewWatcherRejectsBadOptions(t *testing.T) {
 	}
 	tests := []struct {
 		name   string
-		modify func(*WatchOptions)
+		modify func(*Options)
 		want   string // in the error; "" for success
 	}{
-		{"good", func(*WatchOptions) {}, ""},
-		{"no drop", func(o *WatchOptions) { o.Drop = "" }, "Drop is empty"},
-		{"zero settle", func(o *WatchOptions) { o.Settle = 0 }, "Settle = 0s"},
-		{"negative rescan", func(o *WatchOptions) { o.Rescan = -time.Second }, "Rescan = -1s"},
-		{"negative quiet", func(o *WatchOptions) { o.BatchQuiet = -1 }, "BatchQuiet"},
-		{"negative max wait", func(o *WatchOptions) { o.BatchMaxWait = -1 }, "BatchMaxWait"},
-		{"no ignore", func(o *WatchOptions) { o.Ignore = nil }, "Ignore is nil"},
-		{"no onbatch", func(o *WatchOptions) { o.OnBatch = nil }, "OnBatch is nil"},
+		{"good", func(*Options) {}, ""},
+		{"no drop", func(o *Options) { o.Drop = "" }, "Drop is empty"},
+		{"zero settle", func(o *Options) { o.Settle = 0 }, "Settle = 0s"},
+		{"negative rescan", func(o *Options) { o.Rescan = -time.Second }, "Rescan = -1s"},
+		{"negative quiet", func(o *Options) { o.BatchQuiet = -1 }, "BatchQuiet"},
+		{"negative max wait", func(o *Options) { o.BatchMaxWait = -1 }, "BatchMaxWait"},
+		{"no ignore", func(o *Options) { o.Ignore = nil }, "Ignore is nil"},
+		{"no onbatch", func(o *Options) { o.OnBatch = nil }, "OnBatch is nil"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			o := good
 			tt.modify(&o)
-			w, err := NewWatcher(o)
+			w, err := New(o)
 			if tt.want == "" {
 				if err != nil {
-					t.Fatalf("NewWatcher(%+v) = %v; want nil", o, err)
+					t.Fatalf("New(%+v) = %v; want nil", o, err)
 				}
 				if !filepath.IsAbs(w.Drop()) {
 					t.Errorf("Drop() = %q; want an absolute path", w.Drop())
@@ -62,7 +62,7 @@ func TestNewWatcherRejectsBadOptions(t *testing.T) {
 				return
 			}
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("NewWatcher(%+v) = %v; want an error containing %q", o, err, tt.want)
+				t.Fatalf("New(%+v) = %v; want an error containing %q", o, err, tt.want)
 			}
 		})
 	}
@@ -540,7 +540,7 @@ func TestWatcherRunTwiceRefused(t *testing.T) {
 func TestWatcherRunFailsIfDropCannotBeCreated(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "file")
 	writeFile(t, file, 1)
-	w, err := NewWatcher(WatchOptions{
+	w, err := New(Options{
 		Drop: filepath.Join(file, "drop"), Settle: testSettle, Rescan: testRescan,
 		Ignore: testIgnored, OnBatch: func(context.Context, []string) error { return nil },
 		Clock: newFakeClock(),
@@ -562,7 +562,7 @@ func TestWatcherCancelLeavesNoGoroutine(t *testing.T) {
 			before := runtime.NumGoroutine()
 			inBatch := make(chan struct{})
 			drop := filepath.Join(t.TempDir(), "drop")
-			w, err := NewWatcher(WatchOptions{
+			w, err := New(Options{
 				Drop: drop, Settle: testSettle, Rescan: testRescan, Ignore: testIgnored,
 				OnBatch: func(ctx context.Context, names []string) error {
 					close(inBatch)
