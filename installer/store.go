@@ -65,7 +65,7 @@ type State struct {
 	// files on disk still match, nothing needs rendering.
 	Inventory map[string]string `json:"inventory_sha256,omitempty"`
 	// Generations are the kept generations (SPEC §11), oldest first.
-	Generations []Generation `json:"generations,omitempty"`
+	Generations Generations `json:"generations,omitempty"`
 	// PendingSet is a set apply or rollback whose archives are all in the
 	// store and whose checks passed, but whose records are not yet
 	// committed: the next start rolls it forward.

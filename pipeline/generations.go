@@ -1,9 +1,11 @@
 package pipeline
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -259,7 +261,7 @@ func KeptBytes(state string) (int64, error) {
 
 // stateHistory is the part of the state file History needs.
 type stateHistory struct {
-	Generations []installer.Generation `json:"generations"`
+	Generations installer.Generations `json:"generations"`
 }
 
 // ReadHistory reads the history from the state folder without taking the
@@ -282,4 +284,48 @@ func ReadHistory(state string) (*History, error) {
 		return nil, err
 	}
 	return HistoryOf(sh.Generations, size), nil
+}
+
+// WriteText writes the history as `forgesync history` shows it: newest
+// first, each generation with its time, cause and fingerprint, then what
+// changed from the one before, one line each.
+func (h *History) WriteText(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	if len(h.Generations) == 0 {
+		fmt.Fprintln(bw, "no generations yet: the first change to the installed packs records one")
+		return bw.Flush()
+	}
+	for _, g := range h.Generations {
+		mark := ""
+		if g.N == h.Current {
+			mark = " (current)"
+		}
+		enabled := 0
+		for _, p := range g.Packs {
+			if p.Enabled {
+				enabled++
+			}
+		}
+		fmt.Fprintf(bw, "generation %d%s  %s  %s  %d packs, %d enabled  %s\n", g.N, mark,
+			g.Time.Local().Format("2006-01-02 15:04:05"), g.Cause, len(g.Packs), enabled, g.Fingerprint)
+		for _, c := range g.Changes {
+			fmt.Fprintf(bw, "  %s\n", c)
+		}
+	}
+	fmt.Fprintf(bw, "kept archives: %s\n", humanBytes(h.KeptBytes))
+	return bw.Flush()
+}
+
+// humanBytes says a byte count in binary units.
+func humanBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
