@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"runtime"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
+	"github.com/mjolnir-forge/forgesync/internal/toolcheck"
 )
 
 var names = []string{"installed.json", "lifts.txt", "doors.txt", "installed.txt"}
@@ -235,12 +237,17 @@ func TestFailureBeforeRenames(t *testing.T) {
 	}
 }
 
-// TestReadOnlyFolder uses a real read-only folder; root ignores
-// permissions, so it is skipped there (TestFailureBeforeRenames injects
-// EACCES instead).
+// TestReadOnlyFolder uses a real read-only folder. Root ignores folder
+// permissions, and CI runs as root: there the test runs itself again as
+// uid 65534 (nobody) with setpriv (util-linux). Windows folders have ACLs
+// instead; TestFailureBeforeRenames injects EACCES there.
 func TestReadOnlyFolder(t *testing.T) {
-	if runtime.GOOS == "windows" || os.Geteuid() == 0 {
-		t.Skip("folder permissions are not enforced for root or on Windows")
+	if runtime.GOOS == "windows" {
+		t.Skip("folder permissions are ACLs on Windows")
+	}
+	if os.Geteuid() == 0 {
+		runAsNobody(t, "TestReadOnlyFolder")
+		return
 	}
 	dir := t.TempDir()
 	old := generation("old")
@@ -256,6 +263,42 @@ func TestReadOnlyFolder(t *testing.T) {
 	}
 	if got := contents(t, dir); !reflect.DeepEqual(got, want(old)) {
 		t.Errorf("folder = %q; want the old files", got)
+	}
+}
+
+// runAsNobody runs the named test of this binary as uid and gid 65534 and
+// fails unless it ran and passed there.
+func runAsNobody(t *testing.T, name string) {
+	setpriv := toolcheck.Need(t, "setpriv")[0]
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The go tool's build folder is root's alone: copy the test binary
+	// where nobody can run it.
+	dir, err := os.MkdirTemp("", "publish-nobody-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "publish.test")
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(t.Context(), setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "--",
+		bin, "-test.run=^"+name+"$", "-test.count=1", "-test.v")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "TMPDIR="+os.TempDir())
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS: "+name) {
+		t.Fatalf("%s as uid 65534: %v\n%s", name, err, out)
 	}
 }
 
