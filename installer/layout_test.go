@@ -117,7 +117,9 @@ func TestListPackUnreadable(t *testing.T) {
 		t.Errorf("ListPack(missing) = nil error; want one")
 	}
 	f := filepath.Join(t.TempDir(), "file")
-	os.WriteFile(f, nil, 0o644)
+	if err := os.WriteFile(f, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := ListPack(f, DefaultLimits()); err == nil {
 		t.Errorf("ListPack(file) = nil error; want one")
 	}

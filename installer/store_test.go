@@ -134,10 +134,18 @@ func TestStoreLockAcrossProcesses(t *testing.T) {
 
 func TestPlaceAndRemoveContent(t *testing.T) {
 	staged, paks := t.TempDir(), t.TempDir()
-	os.MkdirAll(filepath.Join(staged, "content", "sub"), 0o755)
-	os.WriteFile(filepath.Join(staged, "content", "a.pak"), []byte("a"), 0o644)
-	os.WriteFile(filepath.Join(staged, "content", "sub", "b.utoc"), []byte("b"), 0o644)
-	os.WriteFile(filepath.Join(staged, "forgepack.json"), []byte("{}"), 0o644)
+	if err := os.MkdirAll(filepath.Join(staged, "content", "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(staged, "content", "a.pak"), []byte("a"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(staged, "content", "sub", "b.utoc"), []byte("b"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(staged, "forgepack.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	files := []File{{Path: "content/a.pak", Size: 1}, {Path: "content/sub/b.utoc", Size: 1}, {Path: "forgepack.json", Size: 2}}
 	var steps []string
 	placed, err := PlaceContent(staged, files, paks, "abc", func(s string) { steps = append(steps, s) })
@@ -148,7 +156,9 @@ func TestPlaceAndRemoveContent(t *testing.T) {
 		t.Fatalf("PlaceContent = %v (steps %v)", placed, steps)
 	}
 	// A file of the MJOLNIRForge mod itself, which content removal must not touch.
-	os.WriteFile(filepath.Join(paks, "MJOLNIRForge", "own.pak"), []byte("x"), 0o644)
+	if err := os.WriteFile(filepath.Join(paks, "MJOLNIRForge", "own.pak"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if err := RemoveContent(paks, placed); err != nil {
 		t.Fatal(err)
 	}

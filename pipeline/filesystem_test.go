@@ -112,7 +112,9 @@ func TestContentLinkIsRefused(t *testing.T) {
 		t.Fatalf("content written through the link: %v", got)
 	}
 	// Removal does not delete through a link either.
-	os.WriteFile(filepath.Join(elsewhere, "a.pak"), []byte("precious"), 0o644)
+	if err := os.WriteFile(filepath.Join(elsewhere, "a.pak"), []byte("precious"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	left, err := installer.RemoveContentLeftover(e.paks, []string{installer.ContentRoot + "/pack-a/a.pak"})
 	if !errors.Is(err, atomicfile.ErrLink) || len(left) != 1 {
 		t.Fatalf("RemoveContentLeftover through a link = %v, %v; want ErrLink and the path left", left, err)
@@ -190,7 +192,9 @@ func TestStagingLeftoverRetriedNextPass(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(leftover), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(leftover, []byte("x"), 0o644)
+	if err := os.WriteFile(leftover, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	held := true
 	opts := e.options()
 	opts.Renamer = atomicfile.Renamer{

@@ -22,8 +22,12 @@ func TestSyncInstallsAndPublishes(t *testing.T) {
 	e.dropPack(t, "lifts.zip", spec{id: "lift-pack", version: "1.0.0", lifts: 2})
 	e.dropPack(t, "doors.zip", spec{id: "door-pack", version: "1.0.0", doors: 2, content: map[string]string{"D.pak": "pak-bytes"}})
 	e.dropPack(t, "bad.zip", spec{id: "bad-pack", version: "1.0.0", doors: 1, bad: true})
-	os.WriteFile(filepath.Join(e.drop, "notes.txt"), []byte("hello"), 0o644)
-	os.WriteFile(filepath.Join(e.drop, "big.zip.part"), []byte("half"), 0o644)
+	if err := os.WriteFile(filepath.Join(e.drop, "notes.txt"), []byte("hello"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(e.drop, "big.zip.part"), []byte("half"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	p := e.open(t)
 	sum, err := p.Sync(t.Context())
 	if err != nil {

@@ -115,8 +115,12 @@ func TestRenamerNotBusyFailsAtOnce(t *testing.T) {
 
 func TestCleanTemps(t *testing.T) {
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, TempPrefix+"x-1"), nil, 0o644)
-	os.WriteFile(filepath.Join(dir, "keep.txt"), nil, 0o644)
+	if err := os.WriteFile(filepath.Join(dir, TempPrefix+"x-1"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "keep.txt"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	removed, err := CleanTemps(dir)
 	if err != nil || len(removed) != 1 {
 		t.Fatalf("CleanTemps = %v, %v; want one removed", removed, err)

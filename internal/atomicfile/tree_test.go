@@ -75,7 +75,9 @@ func TestRemoveAllNamesLeftovers(t *testing.T) {
 func TestRemoveAllDoesNotFollowLinks(t *testing.T) {
 	dir, _ := tree(t)
 	outside := filepath.Join(t.TempDir(), "precious")
-	os.WriteFile(outside, []byte("keep"), 0o644)
+	if err := os.WriteFile(outside, []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.Symlink(filepath.Dir(outside), filepath.Join(dir, "link")); err != nil {
 		t.Skip(err)
 	}
@@ -93,7 +95,9 @@ func TestRemoveAllDoesNotFollowLinks(t *testing.T) {
 func TestMoveAcrossDevices(t *testing.T) {
 	dir := t.TempDir()
 	src, dst := filepath.Join(dir, "drop.zip"), filepath.Join(dir, "processing.zip")
-	os.WriteFile(src, []byte("archive bytes"), 0o600)
+	if err := os.WriteFile(src, []byte("archive bytes"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	var atRemove string
 	r := Renamer{
 		Rename: func(o, n string) error {
@@ -131,7 +135,9 @@ func TestMoveAcrossDevices(t *testing.T) {
 func TestMoveCopyFailureKeepsSource(t *testing.T) {
 	dir := t.TempDir()
 	src := filepath.Join(dir, "a.zip")
-	os.WriteFile(src, []byte("x"), 0o600)
+	if err := os.WriteFile(src, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	dst := filepath.Join(dir, "missing-folder", "a.zip")
 	r := Renamer{Rename: func(o, n string) error { return &os.LinkError{Op: "rename", Old: o, New: n, Err: syscall.EXDEV} }}
 	if err := Move(r, src, dst, 0o644); err == nil {
@@ -151,7 +157,9 @@ func TestMoveRealSecondFileSystem(t *testing.T) {
 	}
 	t.Cleanup(func() { os.RemoveAll(other) })
 	src := filepath.Join(t.TempDir(), "a.zip")
-	os.WriteFile(src, []byte("bytes"), 0o600)
+	if err := os.WriteFile(src, []byte("bytes"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	dst := filepath.Join(other, "a.zip")
 	if err := os.Link(src, dst); err == nil {
 		os.Remove(dst)
@@ -191,7 +199,9 @@ func TestMkdirNoLinksRefusesALink(t *testing.T) {
 
 func TestOpenRetriesABusyFile(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "x")
-	os.WriteFile(p, []byte("x"), 0o644)
+	if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tries := 0
 	r := Renamer{Busy: func(error) bool { return true }, MaxWait: time.Second, Sleep: func(time.Duration) {}}
 	err := r.Retry("open", p, func() error {
