@@ -40,6 +40,7 @@ type env struct {
 	serviceLog     string // the log file of a running service
 	logFormat      string
 	logLevel       string
+	serves         bool // a long-running command: it logs at the configured level
 	cfg            *config.Config
 	log            *slog.Logger
 }
@@ -53,6 +54,10 @@ type command struct {
 	run     func(ctx context.Context, e *env, args []string) int
 	// noConfig marks commands that never read the configuration.
 	noConfig bool
+	// serves marks the long-running commands (daemon, demo), which log at
+	// the configured level; the others print their own output and log
+	// only warnings and errors unless --log-level says otherwise.
+	serves bool
 }
 
 func commands() []*command {
@@ -82,11 +87,13 @@ func commands() []*command {
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cmds := commands()
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+	if len(args) == 0 {
+		usage(stderr, cmds)
+		return exitFailure
+	}
+	args = commandFirst(args)
+	if args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		usage(stdout, cmds)
-		if len(args) == 0 {
-			return exitFailure
-		}
 		return exitOK
 	}
 	i := slices.IndexFunc(cmds, func(c *command) bool { return c.name == args[0] })
@@ -95,7 +102,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitFailure
 	}
 	c := cmds[i]
-	e := &env{stdout: stdout, stderr: stderr}
+	e := &env{stdout: stdout, stderr: stderr, serves: c.serves}
 	fs := flag.NewFlagSet("forgesync "+c.name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&e.configPath, "config", "", "configuration `FILE` (TOML); default: $FORGESYNC_CONFIG, then the user's, then the machine's forgesync.toml")
@@ -161,8 +168,30 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	return append(pos, rest...), nil
 }
 
+// globalValueFlags are the flags every command takes that take a value.
+var globalValueFlags = []string{"config", "log-format", "log-level"}
+
+// commandFirst moves the command name before the flags that precede it,
+// so `forgesync --config FILE scan x` reads as `forgesync scan --config
+// FILE x`. Without a command name, args are returned as they are.
+func commandFirst(args []string) []string {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "-h" || a == "--help" || !strings.HasPrefix(a, "-") {
+			return slices.Concat(args[i:i+1], args[:i], args[i+1:])
+		}
+		if name := strings.TrimLeft(a, "-"); !strings.Contains(name, "=") && slices.Contains(globalValueFlags, name) {
+			i++ // its value
+		}
+	}
+	return args
+}
+
 func newLogger(w io.Writer, e *env) (*slog.Logger, error) {
 	level, format := e.cfg.Log.Level, e.cfg.Log.Format
+	if !e.serves {
+		level = slog.LevelWarn
+	}
 	if e.logLevel != "" {
 		if err := level.UnmarshalText([]byte(e.logLevel)); err != nil {
 			return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", e.logLevel)

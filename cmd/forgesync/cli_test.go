@@ -242,3 +242,66 @@ func TestScanArchiveAgreesWithFolder(t *testing.T) {
 		t.Fatalf("archive verdict lacks a problem:\n%s", zipJSON)
 	}
 }
+
+// TestCLIMessages pins the exact words of the CLI fixes of issue 11.
+func TestCLIMessages(t *testing.T) {
+	// No arguments: the usage goes to stderr, with exit status 2.
+	code, out, errs := runCLI(t)
+	if code != exitFailure || out != "" || !strings.HasPrefix(errs, "forgesync "+version+" keeps MJOLNIR Forge packs installed") {
+		t.Errorf("forgesync = %d, stdout %q, stderr %q; want 2 and the usage on stderr", code, out, errs)
+	}
+	// help asks for it: stdout, exit 0.
+	if code, out, _ := runCLI(t, "help"); code != exitOK || !strings.Contains(out, "usage: forgesync COMMAND") {
+		t.Errorf("forgesync help = %d, %q", code, out)
+	}
+
+	// Global flags may come before the command.
+	config, _, _ := gameEnv(t)
+	code, out, errs = runCLI(t, "--config", config, "scan", "../../examples/foundry-wide")
+	if code != exitOK || !strings.HasSuffix(out, "foundry-wide 1.4.0: valid (3 pieces, 2 lifts, 0 doors, 0 surface packages)\n") || errs != "" {
+		t.Errorf("forgesync --config F scan DIR = %d, %q, %q", code, out, errs)
+	}
+	if code, _, errs := runCLI(t, "--json", "--log-level=warn", "version"); code != exitOK || errs != "" {
+		t.Errorf("forgesync --json --log-level=warn version = %d, %q", code, errs)
+	}
+
+	// pack of a missing folder names the path once.
+	missing := filepath.Join(t.TempDir(), "nope")
+	code, _, errs = runCLI(t, "pack", missing, "-o", filepath.Join(t.TempDir(), "x.zip"))
+	if want := "forgesync pack: " + missing + ": no such folder\n"; code != exitFailure || errs != want {
+		t.Errorf("pack of a missing folder = %d, %q; want %q", code, errs, want)
+	}
+}
+
+// TestOneShotLogsAtWarn: a one-shot command prints its own output; its log
+// says nothing at info unless --log-level asks for it.
+func TestOneShotLogsAtWarn(t *testing.T) {
+	config, drop, _ := gameEnv(t)
+	f, err := os.OpenFile(config, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("[deploy]\nnative = false\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if err := os.MkdirAll(drop, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	pack := func(id string) {
+		t.Helper()
+		if code, out, errs := runCLI(t, "pack", "../../examples/"+id, "-o", filepath.Join(drop, id+".zip")); code != exitOK {
+			t.Fatalf("pack = %d\n%s%s", code, out, errs)
+		}
+	}
+	pack("foundry-wide")
+	code, out, errs := runCLI(t, "sync", "--config", config)
+	if code != exitOK || errs != "" || out != "foundry-wide.zip: installed foundry-wide 1.4.0\npublished installed.json, lifts.txt, doors.txt, installed.txt\n" {
+		t.Errorf("sync = %d, stdout %q, stderr %q; want the summary alone", code, out, errs)
+	}
+	pack("lockout-gates")
+	code, _, errs = runCLI(t, "sync", "--config", config, "--log-level", "info")
+	if code != exitOK || !strings.Contains(errs, `level=INFO msg="archive processed" archive=lockout-gates.zip`) {
+		t.Errorf("sync --log-level info = %d, stderr %q; want the info log", code, errs)
+	}
+}

@@ -22,7 +22,7 @@ import (
 
 func daemonCommand() *command {
 	return &command{
-		name: "daemon", args: "",
+		name: "daemon", args: "", serves: true,
 		summary: "run the daemon in the foreground: watch the drop folder, install, publish, deploy, serve status\n" +
 			"Under a service manager (see `forgesync service`) it runs as that service, logging JSON.",
 		run: func(ctx context.Context, e *env, args []string) int {

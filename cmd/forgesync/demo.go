@@ -25,7 +25,7 @@ func demoCommand() *command {
 	var root string
 	var runFor time.Duration
 	return &command{
-		name: "demo", args: "", noConfig: true,
+		name: "demo", args: "", noConfig: true, serves: true,
 		summary: "see the whole flow without the game: example packs installed by a daemon in a temp folder\n" +
 			"Lays out drop/mods/paks/state under one folder, drops the example packs (and one bad\n" +
 			"archive) in as archives, and runs the daemon in the foreground.\n" +

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -188,12 +189,17 @@ func runPack(e *env, dir, out string) int {
 		fmt.Fprintf(e.stderr, "forgesync pack: %v\n", err)
 		return exitFailure
 	}
+	// The path once: an *fs.PathError already names it.
 	info, err := os.Stat(dir)
-	if err == nil && !info.IsDir() {
-		err = errors.New("not a folder (pack takes the pack's folder)")
-	}
-	if err != nil {
-		fmt.Fprintf(e.stderr, "forgesync pack: %s: %v\n", dir, err)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		fmt.Fprintf(e.stderr, "forgesync pack: %s: no such folder\n", dir)
+		return exitFailure
+	case err != nil:
+		fmt.Fprintf(e.stderr, "forgesync pack: %v\n", err)
+		return exitFailure
+	case !info.IsDir():
+		fmt.Fprintf(e.stderr, "forgesync pack: %s: not a folder (pack takes the pack's folder)\n", dir)
 		return exitFailure
 	}
 	rep, err := verdict.Dir(dir, lim)
