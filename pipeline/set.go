@@ -389,6 +389,9 @@ func (t *txn) rollForward(ctx context.Context, ps *installer.PendingSet, ready m
 			if rec.Archive != name {
 				st.PendingArchives = append(st.PendingArchives, rec.Archive)
 			}
+			if rec.Manifest != manifest {
+				st.PendingManifests = append(st.PendingManifests, rec.Manifest)
+			}
 			*rec = nr
 		}
 		t.packs = slices.DeleteFunc(t.packs, func(ip inventory.InstalledPack) bool { return ip.Manifest.ID == pin.ID })
@@ -401,6 +404,7 @@ func (t *txn) rollForward(ctx context.Context, ps *installer.PendingSet, ready m
 		case ps.Prune:
 			st.PendingRemovals = append(st.PendingRemovals, r.Content...)
 			st.PendingArchives = append(st.PendingArchives, r.Archive)
+			st.PendingManifests = append(st.PendingManifests, r.Manifest)
 			res.Removed = append(res.Removed, r.ID)
 			t.packs = slices.DeleteFunc(t.packs, func(ip inventory.InstalledPack) bool { return ip.Manifest.ID == r.ID })
 			continue

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -159,6 +160,30 @@ func TestApplySet(t *testing.T) {
 	}
 	if strings.Contains(e.inv("installed.json"), "glass-works") {
 		t.Errorf("installed.json still names glass-works")
+	}
+	e.storedManifestsNamed(t)
+}
+
+// storedManifestsNamed checks that the stored manifests are exactly those
+// the state names: replaced and removed packs' went with the transaction
+// that dropped them.
+func (e *env) storedManifestsNamed(t *testing.T) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(e.state, "packs.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st installer.State
+	if err := json.Unmarshal(data, &st); err != nil {
+		t.Fatal(err)
+	}
+	var named []string
+	for _, r := range st.Packs {
+		named = append(named, r.Manifest)
+	}
+	slices.Sort(named)
+	if got := listFiles(t, filepath.Join(e.state, installer.ManifestsDir)); !slices.Equal(got, named) {
+		t.Errorf("stored manifests = %v; want those the state names, %v", got, named)
 	}
 }
 
