@@ -1,0 +1,257 @@
+#!/usr/bin/env bash
+# wine-e2e.sh: forgesync's Windows build, end to end, under wine (Debian's
+# wine64, wine 8), as a Windows player would use it. .ci/run runs it; under
+# CI=true a missing tool fails it, elsewhere it skips.
+#
+# Covered: scan, pack and sync of zip, 7z and tar.zst packs, byte-identical
+# to the Linux build; the daemon installing a dropped archive
+# (ReadDirectoryChangesW) and answering status and packs over the TCP API
+# (wine has no AF_UNIX); two syncs at once (LockFileEx); a file held with
+# share mode 0 by a holder program (deploy stages .forgesync-pending,
+# publication retries, nothing corrupt); the mods path spelled in another
+# case (nothing deleted); paths with spaces and non-ASCII; a config with
+# CRLF line ends and a BOM.
+#
+# Go's unit tests are not run under wine: wine 8 fails os.RemoveAll on a
+# folder holding files (the "unlinkat" of Go 1.25+), so every t.TempDir
+# cleanup fails there. forgesync's own removals fall back to removing file
+# by file (atomicfile.RemoveAll), which wine handles.
+#
+# Go >= 1.22 needs ProcessPrng from bcryptprimitives.dll, which wine 8
+# lacks: a test-only stand-in (scripts/wine/bcryptprimitives.c, forwarding
+# to RtlGenRandom) goes into the throw-away WINEPREFIX. It is never shipped.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$(pwd)
+
+need() {
+  for t in "$@"; do
+    if ! command -v "$t" >/dev/null 2>&1; then
+      if [ "${CI:-}" = true ]; then
+        echo "wine-e2e: tool $t is missing in CI (add it to .ci/run)" >&2
+        exit 1
+      fi
+      echo "wine-e2e: SKIP: $t not installed"
+      exit 0
+    fi
+  done
+}
+need wine wineserver x86_64-w64-mingw32-gcc go zip 7z tar zstd cmp
+if command -v wine64 >/dev/null 2>&1; then WINE=wine64; else WINE=wine; fi
+
+start=$(date +%s)
+work=$(mktemp -d /tmp/forgesync-wine.XXXXXX)
+export WINEPREFIX="$work/prefix" WINEDEBUG=-all WINEARCH=win64
+cleanup() {
+  wineserver -k >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+fail() { echo "wine-e2e: FAIL: $*" >&2; exit 1; }
+step() { echo "== wine-e2e: $* ($(($(date +%s) - start))s)"; }
+
+# winpath turns a Unix path into the Z: path wine maps it to.
+winpath() { printf 'Z:%s' "${1//\//\\}"; }
+
+# wait_for runs a command until it succeeds or the deadline (seconds) ends.
+wait_for() {
+  local deadline=$(($(date +%s) + $1)); shift
+  until "$@" >/dev/null 2>&1; do
+    [ "$(date +%s)" -lt "$deadline" ] || return 1
+    sleep 0.2
+  done
+}
+
+step "build"
+bin="$work/bin"
+mkdir -p "$bin"
+GOOS=windows GOARCH=amd64 go build -o "$bin/forgesync.exe" ./cmd/forgesync
+go build -o "$bin/forgesync" ./cmd/forgesync
+x86_64-w64-mingw32-gcc -O2 -shared -o "$bin/bcryptprimitives.dll" scripts/wine/bcryptprimitives.c -ladvapi32
+x86_64-w64-mingw32-gcc -O2 -municode -o "$bin/holder.exe" scripts/wine/holder.c
+
+step "prefix"
+# A persistent wineserver: one that exits between two programs races the
+# next one's start ("recvmsg: Connection reset by peer").
+mkdir -p "$WINEPREFIX"
+wineserver -p
+wineboot -i >/dev/null 2>&1 || true
+sys32="$WINEPREFIX/drive_c/windows/system32"
+[ -d "$sys32" ] || fail "wineboot made no prefix at $WINEPREFIX"
+cp "$bin/bcryptprimitives.dll" "$sys32/"
+fs() { $WINE "$bin/forgesync.exe" "$@"; }
+
+# Every game root has a space and non-ASCII letters in its path.
+root="$work/Steam Library/Forge Ünïcødé"
+packsrc="$work/src"
+mkdir -p "$root" "$packsrc"
+cp -r examples/foundry-wide "$packsrc/foundry-wide"
+cp -r examples/glass-works "$packsrc/glass-works"
+cp -r examples/lockout-gates "$packsrc/lockout-gates"
+
+# lay_out ROOT CONFIG_PATH CRLF [API_PORT]: the game folders and a config;
+# the Windows one has a BOM and CRLF line ends, as Notepad writes them.
+lay_out() {
+  local r=$1 cfg=$2 win=$3 port=${4:-} rescan=${5:-2s}
+  mkdir -p "$r/Game/Mods" "$r/Game/Paks" "$r/bundle/MJOLNIRLobby/dlls"
+  for m in MJOLNIRForge:0.4.0 MJOLNIRLobby:0.19.2 MJOLNIRLevelLoader:0.9.8; do
+    mkdir -p "$r/Game/Mods/${m%%:*}"
+    printf '%s\n' "${m#*:}" > "$r/Game/Mods/${m%%:*}/version.txt"
+  done
+  printf 'module v1\n' > "$r/bundle/MJOLNIRLobby/dlls/forge_doors.dll"
+  printf 'forge_doors 1.0.0 api 1\n' > "$r/bundle/MJOLNIRLobby/dlls/forge_doors.version"
+  local mods=$r/Game/Mods paks=$r/Game/Paks state=$r/state bundle=$r/bundle
+  if [ "$win" = 1 ]; then
+    mods=$(winpath "$mods"); paks=$(winpath "$paks"); state=$(winpath "$state"); bundle=$(winpath "$bundle")
+  fi
+  {
+    printf '\xef\xbb\xbf# forgesync test config\n[paths]\n'
+    printf "mods = '%s'\npaks = '%s'\nstate = '%s'\n" "$mods" "$paks" "$state"
+    printf "[deploy]\nmodules = '%s'\n" "$bundle"
+    printf '[watch]\nsettle = "200ms"\nrescan = "%s"\n' "$rescan"
+    if [ -n "$port" ]; then printf '[api]\nlisten = "127.0.0.1:%s"\n' "$port"; fi
+  } > "$cfg.lf"
+  if [ "$win" = 1 ]; then sed 's/$/\r/' "$cfg.lf" > "$cfg"; else sed '1s/^\xef\xbb\xbf//' "$cfg.lf" > "$cfg"; fi
+  rm "$cfg.lf"
+}
+
+inv_files="installed.json lifts.txt doors.txt installed.txt"
+same_inventory() { # same_inventory MODS_A MODS_B
+  for f in $inv_files; do
+    cmp -s "$1/MJOLNIRForgePacks/$f" "$2/MJOLNIRForgePacks/$f" || { echo "differs: $f"; return 1; }
+  done
+}
+
+step "pack and scan: the Windows packer writes the Linux packer's bytes"
+arch="$work/archives"
+mkdir -p "$arch"
+"$bin/forgesync" pack "$packsrc/foundry-wide" -o "$arch/linux.zip" >/dev/null
+fs pack "$(winpath "$packsrc/foundry-wide")" -o "$(winpath "$arch/foundry-wide.zip")" >/dev/null || fail "pack under wine"
+cmp "$arch/linux.zip" "$arch/foundry-wide.zip" || fail "pack under wine differs from Linux"
+(cd "$packsrc/glass-works" && 7z a -bd -bso0 "$arch/glass works.7z" . >/dev/null)
+(cd "$packsrc" && tar --zstd -cf "$arch/lockout-gates.tar.zst" lockout-gates)
+for a in "foundry-wide.zip" "glass works.7z" "lockout-gates.tar.zst"; do
+  lin=$("$bin/forgesync" scan --json "$arch/$a")
+  win=$(fs scan --json "$(winpath "$arch/$a")" | tr -d '\r') || fail "scan $a under wine"
+  # The reports name the file by its path; compare everything else.
+  [ "$(printf '%s' "$lin" | grep -v '"source"\|"path"')" = "$(printf '%s' "$win" | grep -v '"source"\|"path"')" ] ||
+    fail "scan $a: Windows and Linux disagree"
+done
+
+step "sync: zip, 7z and tar.zst, byte-identical to Linux; CRLF + BOM config"
+lin="$work/linux-root"
+lay_out "$lin" "$work/linux.toml" 0
+lay_out "$root" "$root/forgesync.toml" 1
+mkdir -p "$lin/Game/Mods/MJOLNIRForgePacks/drop" "$root/Game/Mods/MJOLNIRForgePacks/drop"
+cp "$arch"/* "$lin/Game/Mods/MJOLNIRForgePacks/drop/"
+cp "$arch"/* "$root/Game/Mods/MJOLNIRForgePacks/drop/"
+rm "$lin/Game/Mods/MJOLNIRForgePacks/drop/linux.zip" "$root/Game/Mods/MJOLNIRForgePacks/drop/linux.zip"
+# desktop.ini, as Explorer drops it, is ignored, not rejected.
+printf '[.ShellClassInfo]\r\n' > "$root/Game/Mods/MJOLNIRForgePacks/drop/desktop.ini"
+"$bin/forgesync" sync --config "$work/linux.toml" >/dev/null || fail "Linux sync"
+cfg=$(winpath "$root/forgesync.toml")
+fs sync --config "$cfg" > "$work/sync1.out" || { cat "$work/sync1.out"; fail "sync under wine"; }
+same_inventory "$lin/Game/Mods" "$root/Game/Mods" || fail "inventory under wine differs from Linux"
+grep -q foundry-wide "$root/Game/Mods/MJOLNIRForgePacks/installed.txt" || fail "installed.txt lacks foundry-wide"
+[ ! -e "$root/Game/Mods/MJOLNIRForgePacks/drop/rejected" ] || fail "something was rejected: $(ls "$root/Game/Mods/MJOLNIRForgePacks/drop/rejected")"
+[ -f "$root/Game/Mods/MJOLNIRForgePacks/drop/desktop.ini" ] || fail "desktop.ini was claimed"
+scripts="$root/Game/Mods/MJOLNIRLevelLoader/Scripts"
+dll="$root/Game/Mods/MJOLNIRLobby/dlls/forge_doors.dll"
+n_scripts=$(ls "$scripts" | wc -l)
+[ "$n_scripts" -gt 0 ] && [ -f "$dll" ] || fail "scripts ($n_scripts) or the module were not deployed"
+
+step "the mods folder spelled in another case deletes nothing"
+upper=$(winpath "$root/Game/MODS" | tr 'a-z' 'A-Z')
+sed "s|^mods = .*|mods = '${upper//\\/\\\\}'\r|" "$root/forgesync.toml" > "$root/upper.toml"
+grep -q "GAME" "$root/upper.toml" || fail "upper.toml does not spell the mods folder in upper case"
+fs sync --config "$(winpath "$root/upper.toml")" > "$work/sync-upper.out" || { cat "$work/sync-upper.out"; fail "sync with MODS"; }
+[ "$(ls "$scripts" | wc -l)" = "$n_scripts" ] && [ -f "$dll" ] || fail "a spelling deleted deployed files: $(ls "$scripts" | wc -l) scripts, dll $(ls "$dll" 2>&1)"
+fs sync --config "$cfg" >/dev/null || fail "sync after the upper-case one"
+[ "$(ls "$scripts" | wc -l)" = "$n_scripts" ] && [ -f "$dll" ] || fail "switching spellings back deleted deployed files"
+
+step "two syncs at once (LockFileEx)"
+# The same pack dropped again: one sync claims it ("already installed"),
+# the other waits for the state lock or says who holds it.
+"$bin/forgesync" pack "$packsrc/foundry-wide" -o "$root/Game/Mods/MJOLNIRForgePacks/drop/again.zip" >/dev/null
+set +e
+fs sync --config "$cfg" > "$work/a.out" 2>&1 & pa=$!
+fs sync --config "$cfg" > "$work/b.out" 2>&1 & pb=$!
+wait $pa; ra=$?; wait $pb; rb=$?
+set -e
+for r in "$ra:$work/a.out" "$rb:$work/b.out"; do
+  code=${r%%:*} out=${r#*:}
+  if [ "$code" != 0 ] && ! grep -qi "lock\|held by\|pid" "$out"; then
+    cat "$out"; fail "a concurrent sync failed otherwise than on the lock (exit $code)"
+  fi
+done
+same_inventory "$lin/Game/Mods" "$root/Game/Mods" || fail "two syncs at once changed the inventory"
+[ ! -e "$root/Game/Mods/MJOLNIRForgePacks/drop/again.zip" ] || fail "neither sync claimed again.zip"
+grep -q "already-installed" "$work/a.out" "$work/b.out" || { cat "$work/a.out" "$work/b.out"; fail "no sync reported again.zip already installed"; }
+
+step "a module held with share mode 0: deploy stages .forgesync-pending"
+printf 'module v2\n' > "$root/bundle/MJOLNIRLobby/dlls/forge_doors.dll"
+rm -f "$work/ready" "$work/release"
+$WINE "$bin/holder.exe" "$(winpath "$dll")" "$(winpath "$work/ready")" "$(winpath "$work/release")" 60000 & holder=$!
+wait_for 20 test -e "$work/ready" || fail "the holder did not take the module"
+fs sync --config "$cfg" > "$work/held.out" 2>&1 || { cat "$work/held.out"; fail "sync with the module held (exit $?)"; }
+grep -q "staged-locked" "$work/held.out" || { cat "$work/held.out"; fail "no staged-locked warning"; }
+[ "$(grep -c "staged-locked" "$work/held.out")" = 1 ] || { cat "$work/held.out"; fail "the warning was printed more than once"; }
+grep -q "module v2" "$dll.forgesync-pending" || fail "the pending file does not hold v2"
+touch "$work/release"; wait $holder
+fs sync --config "$cfg" > "$work/released.out" 2>&1 || { cat "$work/released.out"; fail "sync after release"; }
+grep -q "module v2" "$dll" || fail "the pending module was not swapped in"
+[ ! -e "$dll.forgesync-pending" ] || fail "the pending file is still there"
+
+step "inventory held with share mode 0: start-up does not fail; publication retries"
+inv="$root/Game/Mods/MJOLNIRForgePacks/installed.txt"
+fs disable foundry-wide --config "$cfg" >/dev/null || fail "disable"
+rm -f "$work/ready" "$work/release"
+# Held past the 5 s retry: the enable is committed, publication waits.
+$WINE "$bin/holder.exe" "$(winpath "$inv")" "$(winpath "$work/ready")" "$(winpath "$work/release")" 60000 & holder=$!
+wait_for 20 test -e "$work/ready" || fail "the holder did not take installed.txt"
+fs enable foundry-wide --config "$cfg" > "$work/enable.out" 2>&1 || { cat "$work/enable.out"; fail "enable with installed.txt held"; }
+grep -q "not published yet" "$work/enable.out" || { cat "$work/enable.out"; fail "enable did not say the inventory waits"; }
+fs packs --config "$cfg" > "$work/packs.out" 2>&1 || { cat "$work/packs.out"; fail "packs with installed.txt held"; }
+touch "$work/release"; wait $holder
+# Held for a moment (a scanner): the retry waits it out.
+rm -f "$work/ready" "$work/release"
+$WINE "$bin/holder.exe" "$(winpath "$inv")" "$(winpath "$work/ready")" "$(winpath "$work/release")" 1500 & holder=$!
+wait_for 20 test -e "$work/ready" || fail "the holder did not take installed.txt"
+fs sync --config "$cfg" > "$work/retry.out" 2>&1 || { cat "$work/retry.out"; fail "sync with installed.txt held for a moment"; }
+wait $holder
+same_inventory "$lin/Game/Mods" "$root/Game/Mods" || fail "the inventory is not whole after the holds"
+
+step "daemon: TCP API, a dropped archive installed, status and packs"
+port=$((20000 + RANDOM % 20000))
+droot="$work/daemon root ü"
+# A rescan period longer than the wait below: the install must come from
+# the watcher (ReadDirectoryChangesW), not from the safety-net rescan.
+lay_out "$droot" "$droot/forgesync.toml" 1 "$port" 10m
+dcfg=$(winpath "$droot/forgesync.toml")
+fs daemon --config "$dcfg" > "$work/daemon.log" 2>&1 & daemon=$!
+wait_for 60 test -s "$droot/state/api-key" || { cat "$work/daemon.log"; fail "the daemon made no API key"; }
+wait_for 30 fs status --config "$dcfg" || { cat "$work/daemon.log"; fail "status over the TCP API"; }
+key=$(tr -d '\r\n' < "$droot/state/api-key")
+http() { # http KEY HOST: status line of GET /v1/status
+  exec 3<>"/dev/tcp/127.0.0.1/$port"
+  printf 'GET /v1/status HTTP/1.0\r\nHost: %s\r\nX-API-Key: %s\r\n\r\n' "$2" "$1" >&3
+  head -1 <&3 | tr -d '\r'
+  exec 3<&-
+}
+[ "$(http "" "127.0.0.1:$port")" = "HTTP/1.0 401 Unauthorized" ] || fail "no key: want 401, got $(http "" "127.0.0.1:$port")"
+[ "$(http "$key" "evil.example:$port")" = "HTTP/1.0 403 Forbidden" ] || fail "a rebound Host was not refused"
+[ "$(http "$key" "127.0.0.1:$port")" = "HTTP/1.0 200 OK" ] || fail "the key was refused"
+cp "$arch/glass works.7z" "$droot/Game/Mods/MJOLNIRForgePacks/drop/"
+wait_for 60 grep -q glass-works "$droot/Game/Mods/MJOLNIRForgePacks/installed.txt" ||
+  { cat "$work/daemon.log"; fail "the daemon did not install the dropped archive"; }
+fs packs --config "$dcfg" > "$work/dpacks.out" || fail "packs over the TCP API"
+grep -q glass-works "$work/dpacks.out" || fail "packs does not list glass-works"
+fs status --config "$dcfg" > "$work/dstatus.out" || fail "status over the TCP API"
+grep -q "packs: 1 installed" "$work/dstatus.out" || { cat "$work/dstatus.out"; fail "status does not count the pack"; }
+kill "$daemon" 2>/dev/null || true
+wait "$daemon" 2>/dev/null || true
+
+elapsed=$(($(date +%s) - start))
+echo "wine-e2e: PASS in ${elapsed}s"
+[ "$elapsed" -lt 180 ] || fail "took ${elapsed}s; the budget is 3 minutes"
