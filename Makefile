@@ -16,6 +16,15 @@ MINGW_CC ?= x86_64-w64-mingw32-gcc
 DIST     ?= dist
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1.0-dev)
 
+# The game builds the release's door module accepts (its build allowlist,
+# comma separated; the seed names CU4). This is the one place it is set:
+# the DLL is compiled with it (FD_SUPPORTED_BUILDS) and forgesync is linked
+# with it, so `forgesync status` shows what the module accepts.
+SUPPORTED_BUILDS := CU4
+comma := ,
+FD_BUILDS := $(patsubst %,"%",$(subst $(comma), ,$(SUPPORTED_BUILDS)))
+LDFLAGS := -X main.version=$(VERSION) -X github.com/mjolnir-forge/forgesync/native.supportedBuilds=$(SUPPORTED_BUILDS)
+
 STRICT  := -std=c11 -Wall -Wextra -Wpedantic -Werror
 LOBBY   := native/lobby
 HEADER  := $(LOBBY)/forge_doors_runtime.h
@@ -36,7 +45,8 @@ dll: $(DLL) $(VERFILE)
 
 $(DLL): $(LOBBY)/forge_doors_module.c $(HEADER)
 	@mkdir -p $(@D)
-	$(MINGW_CC) $(STRICT) -O2 -shared -static-libgcc -s -Wl,--no-insert-timestamp -o $@ $<
+	$(MINGW_CC) $(STRICT) -O2 -shared -static-libgcc -s -Wl,--no-insert-timestamp \
+		-DFD_SUPPORTED_BUILDS='$(subst $(eval) ,$(comma) ,$(FD_BUILDS))' -o $@ $<
 
 $(VERFILE): $(HEADER)
 	@mkdir -p $(@D)
@@ -44,8 +54,8 @@ $(VERFILE): $(HEADER)
 	printf 'forge_doors %s api %s\n' '$(FD_VERSION)' '$(FD_API)' > $@
 
 dist: dll
-	GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-X main.version=$(VERSION)" -o $(DIST)/windows/forgesync.exe ./cmd/forgesync
-	GOOS=linux GOARCH=amd64 CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-X main.version=$(VERSION)" -o $(DIST)/linux/forgesync ./cmd/forgesync
+	GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(DIST)/windows/forgesync.exe ./cmd/forgesync
+	GOOS=linux GOARCH=amd64 CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(DIST)/linux/forgesync ./cmd/forgesync
 	for os in $(OSES); do \
 		mkdir -p $(DIST)/$$os/modules/MJOLNIRLobby/dlls && \
 		cp $(DLL) $(VERFILE) $(DIST)/$$os/modules/MJOLNIRLobby/dlls/ || exit 1; \

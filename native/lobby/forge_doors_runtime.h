@@ -112,8 +112,10 @@ extern "C" {
 #define FD_FORGE_NATIVE_API_MIN 1u
 
 /* Supported game builds (the CU4 family), as the build id strings the
- * adapter reads from the game. A build of the adapter may replace the list
- * with -DFD_SUPPORTED_BUILDS='"a", "b"'. */
+ * adapter reads from the game. The release sets the list in one place, the
+ * Makefile's SUPPORTED_BUILDS, which compiles the module with
+ * -DFD_SUPPORTED_BUILDS='"a", "b"'; this default (what the portable tests
+ * use) matches it, and a Go test keeps them equal. */
 #ifndef FD_SUPPORTED_BUILDS
 #define FD_SUPPORTED_BUILDS "CU4"
 #endif
