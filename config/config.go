@@ -299,7 +299,24 @@ func ParseEnv(path string, data []byte, env Env) (*Config, error) {
 		}
 		c.API.Listen = f.API.Listen
 	}
+	parseWatchLog(c, &f, bad)
+	parseLimits(&c.Limits, &f, bad)
+	if f.Deploy.Lua != nil {
+		c.Deploy.Lua = *f.Deploy.Lua
+	}
+	if f.Deploy.Native != nil {
+		c.Deploy.Native = *f.Deploy.Native
+	}
+	parseSets(&c.Sets, &f, resolve, bad)
+	if len(problems) > 0 {
+		slices.SortStableFunc(problems, func(a, b Problem) int { return cmp.Compare(a.Line, b.Line) })
+		return nil, &Error{File: path, Problems: problems}
+	}
+	return c, nil
+}
 
+// parseWatchLog validates the [watch] and [log] tables into c.
+func parseWatchLog(c *Config, f *file, bad func(key, format string, args ...any)) {
 	if f.Watch.Settle != "" {
 		d, err := time.ParseDuration(f.Watch.Settle)
 		if err != nil || d < 0 {
@@ -314,13 +331,6 @@ func ParseEnv(path string, data []byte, env Env) (*Config, error) {
 		}
 		c.Watch.Rescan = d
 	}
-	parseLimits(&c.Limits, &f, bad)
-	if f.Deploy.Lua != nil {
-		c.Deploy.Lua = *f.Deploy.Lua
-	}
-	if f.Deploy.Native != nil {
-		c.Deploy.Native = *f.Deploy.Native
-	}
 	if f.Log.Level != "" {
 		if err := c.Log.Level.UnmarshalText([]byte(f.Log.Level)); err != nil {
 			bad("log.level", "want debug, info, warn or error, got %q", f.Log.Level)
@@ -333,12 +343,6 @@ func ParseEnv(path string, data []byte, env Env) (*Config, error) {
 	default:
 		bad("log.format", "want text or json, got %q", f.Log.Format)
 	}
-	parseSets(&c.Sets, &f, resolve, bad)
-	if len(problems) > 0 {
-		slices.SortStableFunc(problems, func(a, b Problem) int { return cmp.Compare(a.Line, b.Line) })
-		return nil, &Error{File: path, Problems: problems}
-	}
-	return c, nil
 }
 
 // parseLimits validates the [limits] table into l. A limit may only lower

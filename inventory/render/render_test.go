@@ -234,18 +234,20 @@ func mixed(t testing.TB) []inventory.InstalledPack {
 // installedDoc is installed.json as encoding/json reads it: a reader
 // independent of the writer under test.
 type installedDoc struct {
-	Format  string `json:"format"`
-	Version int    `json:"version"`
-	Packs   []struct {
-		ID            string            `json:"id"`
-		Version       string            `json:"version"`
-		Name          string            `json:"name"`
-		Authors       []string          `json:"authors"`
-		Description   string            `json:"description,omitempty"`
-		Enabled       bool              `json:"enabled"`
-		ArchiveSHA256 string            `json:"archive_sha256"`
-		Pieces        []inventory.Piece `json:"pieces"`
-	} `json:"packs"`
+	Format  string          `json:"format"`
+	Version int             `json:"version"`
+	Packs   []installedPack `json:"packs"`
+}
+
+type installedPack struct {
+	ID            string            `json:"id"`
+	Version       string            `json:"version"`
+	Name          string            `json:"name"`
+	Authors       []string          `json:"authors"`
+	Description   string            `json:"description,omitempty"`
+	Enabled       bool              `json:"enabled"`
+	ArchiveSHA256 string            `json:"archive_sha256"`
+	Pieces        []inventory.Piece `json:"pieces"`
 }
 
 // readInstalled reads installed.json back with encoding/json, strictly.
@@ -310,21 +312,6 @@ func TestDeterministic(t *testing.T) {
 // TestMatchesEncodingJSON holds the hand-written installed.json to the bytes
 // encoding/json gives for the same document, where the number rules agree.
 func TestMatchesEncodingJSON(t *testing.T) {
-	type pack struct {
-		ID            string            `json:"id"`
-		Version       string            `json:"version"`
-		Name          string            `json:"name"`
-		Authors       []string          `json:"authors"`
-		Description   string            `json:"description,omitempty"`
-		Enabled       bool              `json:"enabled"`
-		ArchiveSHA256 string            `json:"archive_sha256"`
-		Pieces        []inventory.Piece `json:"pieces"`
-	}
-	type doc struct {
-		Format  string `json:"format"`
-		Version int    `json:"version"`
-		Packs   []pack `json:"packs"`
-	}
 	packs := mixed(t)
 	got, err := InstalledJSON(packs)
 	if err != nil {
@@ -334,10 +321,10 @@ func TestMatchesEncodingJSON(t *testing.T) {
 	// the writer wrote.
 	sorted := slices.Clone(packs)
 	slices.SortFunc(sorted, func(a, b inventory.InstalledPack) int { return strings.Compare(a.Manifest.ID, b.Manifest.ID) })
-	d := doc{Format: Format, Version: FormatVersion, Packs: []pack{}}
+	d := installedDoc{Format: Format, Version: FormatVersion, Packs: []installedPack{}}
 	for _, p := range sorted {
 		m := p.Manifest
-		d.Packs = append(d.Packs, pack{m.ID, m.Version, m.Name, m.Authors, m.Description, p.Enabled, p.ArchiveSHA256, m.Pieces})
+		d.Packs = append(d.Packs, installedPack{m.ID, m.Version, m.Name, m.Authors, m.Description, p.Enabled, p.ArchiveSHA256, m.Pieces})
 	}
 	var want bytes.Buffer
 	enc := json.NewEncoder(&want)
