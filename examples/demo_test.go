@@ -1,0 +1,51 @@
+package examples
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestLayOutDemo(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "demo")
+	cfg, err := LayOutDemo(root)
+	if err != nil {
+		t.Fatalf("LayOutDemo = %v", err)
+	}
+	if cfg != filepath.Join(root, "forgesync.toml") {
+		t.Errorf("config at %s", cfg)
+	}
+	drop := filepath.Join(root, "mods", "MJOLNIRForgePacks", "drop")
+	entries, err := os.ReadDir(drop)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	want := []string{"sneaky-scripts.zip"}
+	for _, id := range Packs() {
+		want = append(want, id+".zip")
+	}
+	slices.Sort(want)
+	if !slices.Equal(names, want) {
+		t.Errorf("drop holds %q; want %q", names, want)
+	}
+	// A second run clears the first; a folder it did not make is refused.
+	if _, err := LayOutDemo(root); err != nil {
+		t.Errorf("LayOutDemo again = %v; want the previous demo cleared", err)
+	}
+	other := t.TempDir()
+	if err := os.WriteFile(filepath.Join(other, "mine.txt"), []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LayOutDemo(other); err == nil || !strings.Contains(err.Error(), "was not made by demo mode") {
+		t.Errorf("LayOutDemo(a foreign folder) = %v; want a refusal", err)
+	}
+	if _, err := os.Stat(filepath.Join(other, "mine.txt")); err != nil {
+		t.Errorf("the foreign folder lost its file: %v", err)
+	}
+}
