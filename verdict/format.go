@@ -24,6 +24,74 @@ const (
 // Formats lists the values of --format.
 var Formats = []string{FormatText, FormatJSON, FormatGitHub, FormatSARIF}
 
+// Write writes reports in format (one of Formats); toolVersion names the
+// scanner in a SARIF log.
+func Write(w io.Writer, format string, reports []*Report, toolVersion string) error {
+	switch format {
+	case FormatGitHub:
+		return WriteGitHub(w, reports)
+	case FormatSARIF:
+		return WriteSARIF(w, reports, toolVersion)
+	case FormatJSON:
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if len(reports) == 1 {
+			return enc.Encode(reports[0])
+		}
+		return enc.Encode(reports)
+	case FormatText:
+		for _, r := range reports {
+			if err := WriteText(w, r); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("format %q: want one of %s", format, strings.Join(Formats, ", "))
+}
+
+// WriteText writes a report for people: every problem compiler-style,
+// named the way the user can open its file (beside the folder they named,
+// or inside the archive they named), then a line with the verdict.
+func WriteText(w io.Writer, r *Report) error {
+	var b strings.Builder
+	dir := false
+	if info, err := os.Stat(r.Source); err == nil && info.IsDir() {
+		dir = true
+	}
+	for _, p := range r.Problems {
+		switch {
+		case p.File == "":
+			fmt.Fprintf(&b, "%s: %s\n", r.Source, p)
+		case dir:
+			if p.Path == p.File {
+				p.Path = ""
+			}
+			p.File = filepath.Join(r.Source, filepath.FromSlash(p.File))
+			fmt.Fprintf(&b, "%s\n", p)
+		default:
+			if p.Path == p.File {
+				p.Path = ""
+			}
+			fmt.Fprintf(&b, "%s: %s\n", r.Source, p)
+		}
+	}
+	name := strings.TrimSpace(r.Pack.ID + " " + r.Pack.Version)
+	if name == "" {
+		name = r.Source
+	}
+	if r.Valid {
+		m := r.Manifest
+		fmt.Fprintf(&b, "%s: valid (%d pieces, %d lifts, %d doors, %d surface packages)\n",
+			name, len(m.Pieces), m.Lifts(), m.Doors(), len(m.RequiredPackages()))
+	} else {
+		fmt.Fprintf(&b, "%s: invalid, %d problem(s)\n", name, len(r.Problems))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
 // ProblemFile returns the file a problem is in the way a user, or a CI
 // system running in the repository, opens it: beside the folder that was
 // scanned, or the archive itself when the problem is inside an archive.

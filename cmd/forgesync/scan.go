@@ -15,7 +15,6 @@ import (
 	"github.com/mjolnir-forge/forgesync/installer"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/inventory"
-	"github.com/mjolnir-forge/forgesync/rejection"
 	"github.com/mjolnir-forge/forgesync/schema"
 	"github.com/mjolnir-forge/forgesync/verdict"
 )
@@ -60,24 +59,7 @@ func runScan(ctx context.Context, e *env, args []string, format string) int {
 		}
 		reports = append(reports, rep)
 	}
-	var err error
-	switch format {
-	case verdict.FormatGitHub:
-		err = verdict.WriteGitHub(e.stdout, reports)
-	case verdict.FormatSARIF:
-		err = verdict.WriteSARIF(e.stdout, reports, version)
-	case verdict.FormatJSON:
-		if len(reports) == 1 {
-			writeJSON(e.stdout, reports[0])
-		} else {
-			writeJSON(e.stdout, reports)
-		}
-	default:
-		for _, rep := range reports {
-			printReport(e, rep)
-		}
-	}
-	if err != nil {
+	if err := verdict.Write(e.stdout, format, reports, version); err != nil {
 		fmt.Fprintf(e.stderr, "forgesync scan: %v\n", err)
 		return exitFailure
 	}
@@ -109,57 +91,13 @@ func check(ctx context.Context, e *env, target string) (*verdict.Report, error) 
 	return rep, err
 }
 
+// printReport prints one verdict, as text or JSON.
 func printReport(e *env, rep *verdict.Report) {
+	format := verdict.FormatText
 	if e.json {
-		writeJSON(e.stdout, rep)
-		return
+		format = verdict.FormatJSON
 	}
-	base := rep.Source
-	for _, p := range rep.Problems {
-		if p.File == "" {
-			fmt.Fprintf(e.stdout, "%s: %s\n", base, p.String())
-		} else {
-			fmt.Fprintf(e.stdout, "%s\n", prefixed(rep.Source, p))
-		}
-	}
-	name := rep.Pack.ID
-	if rep.Pack.Version != "" {
-		name += " " + rep.Pack.Version
-	}
-	if name == "" {
-		name = base
-	}
-	if rep.Valid {
-		m := rep.Manifest
-		fmt.Fprintf(e.stdout, "%s: valid (%d pieces, %d lifts, %d doors, %d surface packages)\n",
-			name, len(m.Pieces), lifts(rep), m.Doors(), len(m.RequiredPackages()))
-	} else {
-		fmt.Fprintf(e.stdout, "%s: invalid, %d problem(s)\n", name, len(rep.Problems))
-	}
-}
-
-// prefixed names a problem's file the way the user can open it: beside the
-// folder they named, or inside the archive they named.
-func prefixed(source string, p rejection.Reason) string {
-	if p.Path == p.File {
-		p.Path = ""
-	}
-	info, err := os.Stat(source)
-	if err == nil && info.IsDir() {
-		p.File = filepath.Join(source, filepath.FromSlash(p.File))
-		return p.String()
-	}
-	return source + ": " + p.String()
-}
-
-func lifts(rep *verdict.Report) int {
-	n := 0
-	for _, p := range rep.Manifest.Pieces {
-		if p.Lift != nil {
-			n++
-		}
-	}
-	return n
+	verdict.Write(e.stdout, format, []*verdict.Report{rep}, version)
 }
 
 func packCommand() *command {
