@@ -236,6 +236,9 @@ func decodeState(data []byte) (*State, string) {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, "the file is damaged (data after its end)"
 	}
+	if key := duplicateKey(data); key != "" {
+		return nil, fmt.Sprintf("the file is damaged (key %q twice in one object)", key)
+	}
 	switch {
 	case st.Format != StateFormat:
 		return &st, fmt.Sprintf("format %q is not %q", st.Format, StateFormat)
@@ -267,6 +270,49 @@ func decodeState(data []byte) (*State, string) {
 		}
 	}
 	return &st, ""
+}
+
+// duplicateKey returns a key that appears twice in one object of the JSON
+// document data (which decodes), or "": encoding/json keeps the last.
+func duplicateKey(data []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	type frame struct {
+		keys   map[string]bool
+		object bool
+		key    bool // the next token is a key
+	}
+	var stack []frame
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		top := len(stack) - 1
+		if top >= 0 && stack[top].object && stack[top].key {
+			if k, ok := tok.(string); ok {
+				if stack[top].keys[k] {
+					return k
+				}
+				stack[top].keys[k] = true
+				stack[top].key = false
+				continue
+			}
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, frame{keys: map[string]bool{}, object: true, key: true})
+			continue
+		case json.Delim('['):
+			stack = append(stack, frame{})
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:top]
+		}
+		// A value ended: in an object, a key comes next.
+		if n := len(stack) - 1; n >= 0 && stack[n].object {
+			stack[n].key = true
+		}
+	}
 }
 
 // plainName reports whether name is one file name, with no folder.
