@@ -211,6 +211,7 @@ f.toml:15: extras.x: unknown key: there is no table [extras] (the tables are [pa
 	for _, tt := range []struct{ name, text, want string }{
 		{"top-level key", "mods = \"x\"\n", "f.toml:1: mods: unknown key: every key belongs in a table ([paths], [watch], [limits], [deploy], [log], [api] and [sets])"},
 		{"table as value", "paths = 3\n", "f.toml:1: paths: want the table [paths], got 3 (a number)"},
+		{"array of tables", "[[paths]]\nmods = \"x\"\n", "f.toml:1: paths: want the table [paths], got a list of tables"},
 		{"bool", "[deploy]\nlua = \"yes\"\n", `f.toml:2: deploy.lua: want true or false, got "yes" (a string)`},
 		{"list", "[sets]\ntrusted_keys = \"RW\"\n", `f.toml:2: sets.trusted_keys: want a list of strings in quotes, got "RW" (a string)`},
 		{"zero limit", "[limits]\nmax_entries = 0\n", "f.toml:2: limits.max_entries: must be positive, got 0"},

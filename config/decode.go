@@ -182,6 +182,8 @@ func describe(v any) string {
 		return strconv.FormatBool(v) + " (a boolean)"
 	case []any:
 		return "a list"
+	case []map[string]any:
+		return "a list of tables"
 	case map[string]any:
 		return "a table"
 	case time.Time:
