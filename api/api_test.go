@@ -1,8 +1,10 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -44,5 +46,39 @@ func TestMerge(t *testing.T) {
 	}
 	if got := (*Summary)(nil).Merge(b); got != b {
 		t.Errorf("nil.Merge(b) = %+v; want b", got)
+	}
+}
+
+// TestStatusDoorAutomationFromDeploy: the human view says what the deploy
+// found, not what the version gates alone allow, and names the builds.
+func TestStatusDoorAutomationFromDeploy(t *testing.T) {
+	var out bytes.Buffer
+	st := Status{State: StateIdle, Version: "1.0.0", PID: 7, Modules: &Modules{
+		Gates:           Gates{DoorAutomation: true, PackLifts: true},
+		DoorAutomation:  false, // the native module is missing
+		SupportedBuilds: []string{"CU4"},
+	}}
+	if err := WriteStatus(&out, st, nil); err != nil {
+		t.Fatal(err)
+	}
+	if want := "door automation: off; pack lifts: can work; native module builds: CU4\n"; !strings.Contains(out.String(), want) {
+		t.Errorf("status =\n%s\nwant the line %q", out.String(), want)
+	}
+}
+
+func TestEventWriter(t *testing.T) {
+	var out bytes.Buffer
+	ew := &EventWriter{W: &out}
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.Local)
+	for _, d := range []EventData{Progress{Archive: "a.zip", Done: 1, Total: 2}, InventoryPublished{Files: []string{"lifts.txt"}, Packs: 2}} {
+		raw, _ := json.Marshal(d)
+		if err := ew.Write(Event{ID: 1, Time: at, Type: d.EventType(), Data: raw}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ew.Close()
+	want := "\r03:04:05 [###############...............]  50% a.zip\n03:04:05 published lifts.txt (2 enabled packs)\n"
+	if out.String() != want {
+		t.Errorf("events =\n%q\nwant\n%q", out.String(), want)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/internal/toolcheck"
 )
 
@@ -304,20 +303,5 @@ func TestOneShotLogsAtWarn(t *testing.T) {
 	code, _, errs = runCLI(t, "sync", "--config", config, "--log-level", "info")
 	if code != exitOK || !strings.Contains(errs, `level=INFO msg="archive processed" archive=lockout-gates.zip`) {
 		t.Errorf("sync --log-level info = %d, stderr %q; want the info log", code, errs)
-	}
-}
-
-// TestStatusDoorAutomationFromDeploy: the human view says what the deploy
-// found, not what the version gates alone allow.
-func TestStatusDoorAutomationFromDeploy(t *testing.T) {
-	var out bytes.Buffer
-	st := api.Status{State: api.StateIdle, Version: "1.0.0", PID: 7, Modules: &api.Modules{
-		Gates:           api.Gates{DoorAutomation: true, PackLifts: true},
-		DoorAutomation:  false, // the native module is missing
-		SupportedBuilds: []string{"CU4"},
-	}}
-	printStatus(&env{stdout: &out}, st)
-	if want := "door automation: off; pack lifts: can work; native module builds: CU4\n"; !strings.Contains(out.String(), want) {
-		t.Errorf("status =\n%s\nwant the line %q", out.String(), want)
 	}
 }

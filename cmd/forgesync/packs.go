@@ -5,8 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/config"
@@ -86,28 +84,7 @@ func printSummary(e *env, sum *api.Summary) int {
 		writeJSON(e.stdout, sum)
 		return summaryExit(sum)
 	}
-	for _, o := range sum.Outcomes {
-		pack := strings.TrimSpace(o.Pack + " " + o.Version)
-		switch o.Result {
-		case api.ResultRejected:
-			fmt.Fprintf(e.stdout, "%s: rejected\n", o.Archive)
-			for _, r := range o.Reasons {
-				fmt.Fprintf(e.stdout, "  - %s\n", r)
-			}
-		case api.ResultUpgraded, api.ResultDowngraded, api.ResultReinstalled:
-			fmt.Fprintf(e.stdout, "%s: %s %s (was %s)\n", o.Archive, o.Result, pack, o.Previous)
-		default:
-			fmt.Fprintf(e.stdout, "%s: %s %s\n", o.Archive, o.Result, pack)
-		}
-	}
-	for _, w := range sum.Warnings {
-		fmt.Fprintf(e.stdout, "warning: %s\n", w)
-	}
-	if len(sum.Published) > 0 {
-		fmt.Fprintf(e.stdout, "published %s\n", strings.Join(sum.Published, ", "))
-	} else if len(sum.Outcomes) == 0 {
-		fmt.Fprintf(e.stdout, "nothing to do; the inventory is up to date\n")
-	}
+	api.WriteSummary(e.stdout, sum)
 	return summaryExit(sum)
 }
 
@@ -169,16 +146,7 @@ func packsCommand() *command {
 				writeJSON(e.stdout, packs)
 				return exitOK
 			}
-			if len(packs) == 0 {
-				fmt.Fprintln(e.stdout, "no packs installed")
-				return exitOK
-			}
-			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tVERSION\tENABLED\tPIECES\tLIFTS\tDOORS\tNAME")
-			for _, p := range packs {
-				fmt.Fprintf(tw, "%s\t%s\t%v\t%d\t%d\t%d\t%s\n", p.ID, p.Version, p.Enabled, p.PieceCount, p.Lifts, p.Doors, p.Name)
-			}
-			tw.Flush()
+			api.WritePacks(e.stdout, packs)
 			return exitOK
 		},
 	}

@@ -1,0 +1,193 @@
+package api
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/mjolnir-forge/forgesync/rejection"
+)
+
+// The plain-text views of the shapes, as the CLI prints them for people.
+
+// WriteStatus writes the daemon's status and the rejected archives.
+func WriteStatus(w io.Writer, st Status, rejected []rejection.Record) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "forgesync %s (pid %d): %s, up %s\n", st.Version, st.PID, st.State, seconds(st.UptimeSeconds))
+	if ls := st.LastSync; ls != nil {
+		fmt.Fprintf(&b, "last sync: %s, %s in %s\n", ls.Time.Local().Format("2006-01-02 15:04:05"), ls.Result, seconds(ls.DurationSeconds))
+		if ls.Error != "" {
+			fmt.Fprintf(&b, "  error: %s\n", ls.Error)
+		}
+	}
+	c := st.Counts
+	fmt.Fprintf(&b, "packs: %d installed, %d enabled; %d pieces, %d lifts, %d doors; %d rejected archives\n",
+		c.Packs, c.Enabled, c.Pieces, c.Lifts, c.Doors, c.Rejected)
+	if len(st.Queue) > 0 {
+		fmt.Fprintf(&b, "queue: %s\n", strings.Join(st.Queue, ", "))
+	}
+	if m := st.Modules; m != nil {
+		for _, mv := range m.Gates.Mods {
+			fmt.Fprintf(&b, "%-20s %-10s %s (needs %s)\n", mv.Mod, cmp.Or(mv.Version, "-"), mv.State, mv.Minimum)
+		}
+		// Door automation needs the gates and the module in place: the
+		// deploy's result, not the gates alone.
+		fmt.Fprintf(&b, "door automation: %s; pack lifts: %s; native module builds: %s\n",
+			canWork(m.DoorAutomation), canWork(m.Gates.PackLifts), strings.Join(m.SupportedBuilds, ", "))
+	}
+	for _, w := range st.Warnings {
+		fmt.Fprintf(&b, "warning: %s\n", w)
+	}
+	if st.LogFile != "" {
+		fmt.Fprintf(&b, "log: %s\n", st.LogFile)
+	}
+	if len(rejected) > 0 {
+		b.WriteString("\nrejected archives (in drop/rejected/):\n")
+		for _, r := range rejected {
+			fmt.Fprintf(&b, "  %s  (%s)\n", r.Archive, r.Time.Local().Format("2006-01-02 15:04"))
+			for _, reason := range r.Reasons {
+				fmt.Fprintf(&b, "    - %s\n", reason)
+			}
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func canWork(b bool) string {
+	if b {
+		return "can work"
+	}
+	return "off"
+}
+
+func seconds(s float64) string {
+	switch {
+	case s < 1:
+		return fmt.Sprintf("%.0f ms", s*1000)
+	case s < 120:
+		return fmt.Sprintf("%.1f s", s)
+	case s < 7200:
+		return fmt.Sprintf("%.0f min", s/60)
+	}
+	return fmt.Sprintf("%.1f h", s/3600)
+}
+
+// WriteSummary writes what a transaction did, a line per archive.
+func WriteSummary(w io.Writer, sum *Summary) error {
+	var b strings.Builder
+	for _, o := range sum.Outcomes {
+		pack := strings.TrimSpace(o.Pack + " " + o.Version)
+		switch o.Result {
+		case ResultRejected:
+			fmt.Fprintf(&b, "%s: rejected\n", o.Archive)
+			for _, r := range o.Reasons {
+				fmt.Fprintf(&b, "  - %s\n", r)
+			}
+		case ResultUpgraded, ResultDowngraded, ResultReinstalled:
+			fmt.Fprintf(&b, "%s: %s %s (was %s)\n", o.Archive, o.Result, pack, o.Previous)
+		default:
+			fmt.Fprintf(&b, "%s: %s %s\n", o.Archive, o.Result, pack)
+		}
+	}
+	for _, w := range sum.Warnings {
+		fmt.Fprintf(&b, "warning: %s\n", w)
+	}
+	if len(sum.Published) > 0 {
+		fmt.Fprintf(&b, "published %s\n", strings.Join(sum.Published, ", "))
+	} else if len(sum.Outcomes) == 0 {
+		b.WriteString("nothing to do; the inventory is up to date\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WritePacks writes the installed packs as a table.
+func WritePacks(w io.Writer, packs []Pack) error {
+	if len(packs) == 0 {
+		_, err := io.WriteString(w, "no packs installed\n")
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tVERSION\tENABLED\tPIECES\tLIFTS\tDOORS\tNAME")
+	for _, p := range packs {
+		fmt.Fprintf(tw, "%s\t%s\t%v\t%d\t%d\t%d\t%s\n", p.ID, p.Version, p.Enabled, p.PieceCount, p.Lifts, p.Doors, p.Name)
+	}
+	return tw.Flush()
+}
+
+// EventWriter writes events as lines, and a running extraction's progress
+// as a bar redrawn in place. Its zero value is not usable; set W.
+type EventWriter struct {
+	W       io.Writer
+	barOpen bool // a progress bar is drawn and its line not ended
+}
+
+// Write writes one event; an event of a type this version does not know is
+// written raw.
+func (ew *EventWriter) Write(ev Event) error {
+	ts := ev.Time.Local().Format("15:04:05")
+	d, err := ev.Decode()
+	if p, ok := d.(Progress); ok && err == nil {
+		ew.barOpen = true
+		_, err := fmt.Fprintf(ew.W, "\r%s %s %s", ts, progressBar(p.Done, p.Total, 30), p.Archive)
+		return err
+	}
+	ew.Close()
+	if err != nil {
+		_, err = fmt.Fprintf(ew.W, "%s %s %s\n", ts, ev.Type, ev.Data)
+		return err
+	}
+	_, err = fmt.Fprintf(ew.W, "%s %s\n", ts, Describe(d))
+	return err
+}
+
+// Close ends a progress bar's line, if one is open.
+func (ew *EventWriter) Close() {
+	if ew.barOpen {
+		fmt.Fprintln(ew.W)
+		ew.barOpen = false
+	}
+}
+
+// Describe says in words what an event reports.
+func Describe(d EventData) string {
+	switch d := d.(type) {
+	case ArchiveSeen:
+		return fmt.Sprintf("claimed %s (%d bytes)", d.Archive, d.Size)
+	case PackInstalled:
+		s := fmt.Sprintf("%s %s %s from %s", d.Result, d.Pack, d.Version, d.Archive)
+		if d.Previous != "" {
+			s += " (was " + d.Previous + ")"
+		}
+		return s
+	case PackRejected:
+		s := "rejected " + d.Archive
+		for _, r := range d.Reasons {
+			s += "\n    - " + r.String()
+		}
+		return s
+	case InventoryPublished:
+		return fmt.Sprintf("published %s (%d enabled packs)", strings.Join(d.Files, ", "), d.Packs)
+	case ModuleDeployed:
+		if d.Pending {
+			return fmt.Sprintf("staged %s %s until the game lets go of it", d.Component, d.Path)
+		}
+		return fmt.Sprintf("deployed %s %s", d.Component, d.Path)
+	case Warning:
+		return "warning: " + d.Message
+	}
+	return fmt.Sprintf("%s %+v", d.EventType(), d)
+}
+
+// progressBar draws [#####.....] 50% (or a byte count when the total is
+// unknown).
+func progressBar(done, total int64, width int) string {
+	if total <= 0 {
+		return fmt.Sprintf("[%s] %d MiB", strings.Repeat("?", width), done>>20)
+	}
+	n := int(float64(width) * float64(min(done, total)) / float64(total))
+	return fmt.Sprintf("[%s%s] %3d%%", strings.Repeat("#", n), strings.Repeat(".", width-n), done*100/total)
+}
