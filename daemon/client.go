@@ -60,7 +60,9 @@ func Probe(ctx context.Context, path string) bool {
 	d := net.Dialer{Timeout: probeTimeout}
 	conn, err := d.DialContext(ctx, "unix", path)
 	if err != nil {
-		return false
+		// Refused by the folder's ACL or the socket's mode: a daemon is
+		// there, and the client's calls say who may talk to it.
+		return refused(path, err) != err
 	}
 	conn.Close()
 	return true
@@ -195,6 +197,9 @@ func (c *Client) send(ctx context.Context, method, path string) (*http.Response,
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("daemon %s: %s %s: %w", c.path, method, path, ctx.Err())
+		}
+		if r := refused(c.path, err); r != err {
+			return nil, fmt.Errorf("daemon %s: %s %s: %w", c.path, method, path, r)
 		}
 		return nil, fmt.Errorf("daemon %s: %s %s: %w (is the daemon running? forgesync service status)", c.path, method, path, err)
 	}

@@ -12,10 +12,14 @@
 # case (nothing deleted); paths with spaces and non-ASCII; a config with
 # CRLF line ends and a BOM.
 #
-# Go's unit tests are not run under wine: wine 8 fails os.RemoveAll on a
-# folder holding files (the "unlinkat" of Go 1.25+), so every t.TempDir
-# cleanup fails there. forgesync's own removals fall back to removing file
-# by file (atomicfile.RemoveAll), which wine handles.
+# Not covered, because wine cannot show them: AF_UNIX and the socket
+# folder's ACL (wine 8 accepts SetNamedSecurityInfo but reads back its
+# default ACL; daemon/acl_windows_test.go checks it on a real Windows), UAC,
+# and the service manager. Go's unit tests do not run under wine: wine 8
+# fails os.RemoveAll on a folder holding files (the "unlinkat" of Go
+# 1.25+), so every t.TempDir cleanup fails there; forgesync's own removals
+# fall back to removing file by file (atomicfile.RemoveAll), which wine
+# handles.
 #
 # Go >= 1.22 needs ProcessPrng from bcryptprimitives.dll, which wine 8
 # lacks: a test-only stand-in (scripts/wine/bcryptprimitives.c, forwarding

@@ -37,6 +37,7 @@ type env struct {
 	json           bool
 	configPath     string
 	machine        bool   // --machine: run as the machine service
+	owner          string // --owner: the installing user, admitted to the socket's folder
 	serviceLog     string // the log file of a running service
 	logFormat      string
 	logLevel       string
@@ -107,6 +108,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	fs.StringVar(&e.configPath, "config", "", "configuration `FILE` (TOML); default: $FORGESYNC_CONFIG, then the user's, then the machine's forgesync.toml")
 	fs.BoolVar(&e.machine, "machine", false, "resolve the config as the machine service does (service install sets it)")
+	fs.StringVar(&e.owner, "owner", "", "the `SID` of the user the socket's folder admits besides SYSTEM and Administrators (service install sets it)")
 	fs.BoolVar(&e.json, "json", false, "print JSON for machines")
 	fs.StringVar(&e.logFormat, "log-format", "", "log format: text or json (default from config, else text)")
 	fs.StringVar(&e.logLevel, "log-level", "", "log level: debug, info, warn, error")

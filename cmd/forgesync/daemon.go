@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"runtime"
 	"time"
 
@@ -149,6 +150,9 @@ func serviceConfig(e *env, run func(ctx context.Context) error) daemon.ServiceCo
 	}
 	if !userService {
 		args = append(args, "--machine")
+		if sid, err := daemon.CurrentUserSID(); err == nil {
+			args = append(args, "--owner", sid)
+		}
 	}
 	return daemon.ServiceConfig{
 		Name: "forgesync", DisplayName: "forgesync",
@@ -177,6 +181,10 @@ func serviceCommand() *command {
 					return exitFailure
 				}
 				if err := e.cfg.RequireGame(); err != nil {
+					fmt.Fprintf(e.stderr, "forgesync service install: %v\n", err)
+					return exitFailure
+				}
+				if err := secureFolders(e.cfg, ""); err != nil {
 					fmt.Fprintf(e.stderr, "forgesync service install: %v\n", err)
 					return exitFailure
 				}
@@ -220,6 +228,9 @@ type tcpAPI struct {
 // TCP API. A socket that cannot be opened (no AF_UNIX: old Windows, wine)
 // is only a warning when the TCP API is there to answer.
 func listenAPI(cfg *config.Config, e *env) (net.Listener, *tcpAPI, error) {
+	if err := secureFolders(cfg, e.owner); err != nil {
+		return nil, nil, err
+	}
 	ln, err := daemon.Listen(cfg.Paths.Socket)
 	if err != nil && (cfg.API.Listen == "" || errors.Is(err, daemon.ErrAlreadyRunning)) {
 		return nil, nil, err
@@ -242,6 +253,18 @@ func listenAPI(cfg *config.Config, e *env) (net.Listener, *tcpAPI, error) {
 	}
 	e.log.Info("TCP API listening", "addr", tln.Addr().String())
 	return ln, &tcpAPI{ln: tln, key: key}, nil
+}
+
+// secureFolders gives the state folder (the API key) and the socket's
+// folder the ACL of SPEC §8 on Windows: SYSTEM, Administrators and owner
+// (the installing user; the current one when empty).
+func secureFolders(cfg *config.Config, owner string) error {
+	for _, d := range []string{cfg.Paths.State, filepath.Dir(cfg.Paths.Socket)} {
+		if err := daemon.SecureFolder(d, owner); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func closeAll(ln net.Listener, tcp *tcpAPI) {
