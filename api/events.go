@@ -3,9 +3,10 @@
 // status, pack and rejection answers of the status socket, the summary a
 // transaction returns, and the errors a mutation wraps. Each shape is one
 // Go type here: the pipeline fills it in, the daemon serves it, the CLI
-// decodes and prints it, and nobody converts between copies. It holds data
-// and no behaviour beyond decoding an event's data by its type, and imports
-// only the rejection leaf, so every layer may use it.
+// decodes and prints it, and nobody converts between copies. Beyond the
+// data it only decodes an event's data by its type and writes the
+// plain-text views the CLI prints; it imports only the rejection leaf, so
+// every layer may use it.
 package api
 
 import (
