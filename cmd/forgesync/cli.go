@@ -33,6 +33,7 @@ const lockWait = 2 * time.Second
 // env is what every command gets: its output streams, the parsed common
 // flags, and the configuration.
 type env struct {
+	name           string // the command's
 	stdout, stderr io.Writer
 	json           bool
 	configPath     string
@@ -55,6 +56,8 @@ type command struct {
 	run     func(ctx context.Context, e *env, args []string) int
 	// noConfig marks commands that never read the configuration.
 	noConfig bool
+	// nargs bounds the positional arguments; the zero value takes any.
+	nargs argSpec
 	// serves marks the long-running commands (daemon, demo), which log at
 	// the configured level; the others print their own output and log
 	// only warnings and errors unless --log-level says otherwise.
@@ -103,7 +106,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitFailure
 	}
 	c := cmds[i]
-	e := &env{stdout: stdout, stderr: stderr, serves: c.serves}
+	e := &env{name: c.name, stdout: stdout, stderr: stderr, serves: c.serves}
 	fs := flag.NewFlagSet("forgesync "+c.name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&e.configPath, "config", "", "configuration `FILE` (TOML); default: $FORGESYNC_CONFIG, then the user's, then the machine's forgesync.toml")
@@ -143,6 +146,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if e.log, err = newLogger(stderr, e); err != nil {
 		fmt.Fprintf(stderr, "forgesync: %v\n", err)
+		return exitFailure
+	}
+	if !c.nargs.check(stderr, c.name, len(pos)) {
 		return exitFailure
 	}
 	return c.run(ctx, e, pos)
@@ -230,14 +236,26 @@ func firstLine(s string) string {
 	return line
 }
 
-// needArgs reports a usage error unless len(args) is within [lo, hi]
-// (hi < 0: no upper bound).
-func needArgs(e *env, name string, args []string, lo, hi int, what string) bool {
-	if len(args) < lo || (hi >= 0 && len(args) > hi) {
-		fmt.Fprintf(e.stderr, "forgesync %s: want %s, got %d argument(s)\n", name, what, len(args))
-		return false
+// fail reports err as the command's failure and returns its exit status.
+func (e *env) fail(err error) int {
+	fmt.Fprintf(e.stderr, "forgesync %s: %v\n", e.name, err)
+	return exitFailure
+}
+
+// argSpec bounds a command's positional arguments: at least min, at most
+// max (max < 0: no upper bound); want says what is wanted, for the error.
+type argSpec struct {
+	min, max int
+	want     string
+}
+
+// check reports a usage error unless n arguments fit the bounds.
+func (a argSpec) check(stderr io.Writer, name string, n int) bool {
+	if a.want == "" || (n >= a.min && (a.max < 0 || n <= a.max)) {
+		return true
 	}
-	return true
+	fmt.Fprintf(stderr, "forgesync %s: want %s, got %d argument(s)\n", name, a.want, n)
+	return false
 }
 
 // writeJSON prints v as indented JSON.

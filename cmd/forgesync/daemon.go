@@ -23,13 +23,10 @@ import (
 
 func daemonCommand() *command {
 	return &command{
-		name: "daemon", args: "", serves: true,
+		name: "daemon", args: "", serves: true, nargs: argSpec{0, 0, "no arguments"},
 		summary: "run the daemon in the foreground: watch the drop folder, install, publish, deploy, serve status\n" +
 			"Under a service manager (see `forgesync service`) it runs as that service, logging JSON.",
 		run: func(ctx context.Context, e *env, args []string) int {
-			if !needArgs(e, "daemon", args, 0, 0, "no arguments") {
-				return exitFailure
-			}
 			var err error
 			if !daemon.Interactive() {
 				// A service logs to the OS log (the journal reads stderr;
@@ -49,8 +46,7 @@ func daemonCommand() *command {
 				err = daemon.RunService(serviceConfig(e, func(ctx context.Context) error { return serveDaemon(ctx, e, nil) }))
 			}
 			if err != nil {
-				fmt.Fprintf(e.stderr, "forgesync daemon: %v\n", err)
-				return exitFailure
+				return e.fail(err)
 			}
 			return exitOK
 		},
@@ -166,15 +162,12 @@ var userService bool
 
 func serviceCommand() *command {
 	return &command{
-		name: "service", args: "install|uninstall|start|stop|status",
+		name: "service", args: "install|uninstall|start|stop|status", nargs: argSpec{1, 1, "one of install, uninstall, start, stop, status"},
 		summary: "manage the OS service that runs the daemon (systemd, Windows services, launchd)\n" +
 			"install records `forgesync daemon --config FILE` with the config's absolute path;\n" +
 			"--user installs a service of the current user (systemd --user, LaunchAgent).",
 		flags: func(fs *flag.FlagSet) { fs.BoolVar(&userService, "user", false, "a service of the current user") },
 		run: func(ctx context.Context, e *env, args []string) int {
-			if !needArgs(e, "service", args, 1, 1, "one of install, uninstall, start, stop, status") {
-				return exitFailure
-			}
 			if args[0] == daemon.ActionInstall {
 				if err := config.CheckServiceInstall(e.cfg.File, userService); err != nil {
 					fmt.Fprintf(e.stderr, "forgesync service install: %v\n", err)
@@ -194,8 +187,7 @@ func serviceCommand() *command {
 				err = daemon.Control(svc, args[0], e.stdout)
 			}
 			if err != nil {
-				fmt.Fprintf(e.stderr, "forgesync service: %v\n", err)
-				return exitFailure
+				return e.fail(err)
 			}
 			return exitOK
 		},

@@ -18,7 +18,7 @@ func demoCommand() *command {
 	var root string
 	var runFor time.Duration
 	return &command{
-		name: "demo", args: "", noConfig: true, serves: true,
+		name: "demo", args: "", noConfig: true, serves: true, nargs: argSpec{0, 0, "no arguments"},
 		summary: "see the whole flow without the game: example packs installed by a daemon in a temp folder\n" +
 			"Lays out drop/mods/paks/state under one folder, drops the example packs (and one bad\n" +
 			"archive) in as archives, and runs the daemon in the foreground.\n" +
@@ -28,23 +28,17 @@ func demoCommand() *command {
 			fs.DurationVar(&runFor, "for", 0, "stop after this long (0: until interrupted)")
 		},
 		run: func(ctx context.Context, e *env, args []string) int {
-			if !needArgs(e, "demo", args, 0, 0, "no arguments") {
-				return exitFailure
-			}
 			cfgPath, err := examples.LayOutDemo(root)
 			if err != nil {
-				fmt.Fprintf(e.stderr, "forgesync demo: %v\n", err)
-				return exitFailure
+				return e.fail(err)
 			}
 			cfg, err := config.Load(cfgPath)
 			if err != nil {
-				fmt.Fprintf(e.stderr, "forgesync demo: %v\n", err)
-				return exitFailure
+				return e.fail(err)
 			}
 			e.cfg = cfg
 			if e.log, err = newLogger(e.stderr, e); err != nil {
-				fmt.Fprintf(e.stderr, "forgesync demo: %v\n", err)
-				return exitFailure
+				return e.fail(err)
 			}
 			if runFor > 0 {
 				var cancel context.CancelFunc
@@ -53,8 +47,7 @@ func demoCommand() *command {
 			}
 			err = serveDaemon(ctx, e, func() { printDemoGuide(e, cfg) })
 			if err != nil && !errors.Is(err, context.DeadlineExceeded) {
-				fmt.Fprintf(e.stderr, "forgesync demo: %v\n", err)
-				return exitFailure
+				return e.fail(err)
 			}
 			return exitOK
 		},

@@ -36,13 +36,10 @@ func pipelineOptions(cfg *config.Config, lim installer.Limits, e *env) pipeline.
 
 func syncCommand() *command {
 	return &command{
-		name: "sync", args: "",
+		name: "sync", args: "", nargs: argSpec{0, 0, "no arguments"},
 		summary: "process every archive in the drop folder once, publish the inventory, then exit\n" +
 			"For headless hosts and scripts. Exit status: 0 all good, 1 something rejected, 2 failure.",
 		run: func(ctx context.Context, e *env, args []string) int {
-			if !needArgs(e, "sync", args, 0, 0, "no arguments") {
-				return exitFailure
-			}
 			if c := daemonClient(ctx, e.cfg); c != nil {
 				// The daemon is the single writer: have it rescan now.
 				defer c.Close()
@@ -55,14 +52,12 @@ func syncCommand() *command {
 			}
 			p, rec, err := openPipeline(ctx, e)
 			if err != nil {
-				fmt.Fprintf(e.stderr, "forgesync sync: %v\n", err)
-				return exitFailure
+				return e.fail(err)
 			}
 			defer p.Close()
 			sum, err := p.Sync(ctx)
 			if err != nil {
-				fmt.Fprintf(e.stderr, "forgesync sync: %v\n", err)
-				return exitFailure
+				return e.fail(err)
 			}
 			sum = rec.Merge(sum)
 			reports, derr := p.Deploy(ctx)
@@ -99,7 +94,7 @@ func summaryExit(sum *api.Summary) int {
 func installCommand() *command {
 	var force bool
 	return &command{
-		name: "install", args: "ARCHIVE",
+		name: "install", args: "ARCHIVE", nargs: argSpec{1, 1, "one ARCHIVE"},
 		summary: "install one archive now, from anywhere (the file stays where it is)\n" +
 			"--force replaces a same-version install with other bytes, or downgrades.\n" +
 			"Exit status: 0 installed or already installed, 1 rejected, 2 failure.",
@@ -107,9 +102,6 @@ func installCommand() *command {
 			fs.BoolVar(&force, "force", false, "allow a same-version reinstall or a downgrade")
 		},
 		run: func(ctx context.Context, e *env, args []string) int {
-			if !needArgs(e, "install", args, 1, 1, "one ARCHIVE") {
-				return exitFailure
-			}
 			if c := daemonClient(ctx, e.cfg); c != nil {
 				c.Close()
 				fmt.Fprintf(e.stderr, "forgesync install: a daemon is running and holds the state: copy %s into %s and it installs it,\n"+
@@ -118,14 +110,12 @@ func installCommand() *command {
 			}
 			p, _, err := openPipeline(ctx, e)
 			if err != nil {
-				fmt.Fprintf(e.stderr, "forgesync install: %v\n", err)
-				return exitFailure
+				return e.fail(err)
 			}
 			defer p.Close()
 			sum, err := p.Install(ctx, args[0], force)
 			if err != nil {
-				fmt.Fprintf(e.stderr, "forgesync install: %v\n", err)
-				return exitFailure
+				return e.fail(err)
 			}
 			return printSummary(e, sum)
 		},
@@ -139,8 +129,7 @@ func packsCommand() *command {
 		run: func(ctx context.Context, e *env, args []string) int {
 			packs, err := listPacks(ctx, e)
 			if err != nil {
-				fmt.Fprintf(e.stderr, "forgesync packs: %v\n", err)
-				return exitFailure
+				return e.fail(err)
 			}
 			if e.json {
 				writeJSON(e.stdout, packs)
@@ -178,11 +167,8 @@ func listPacks(ctx context.Context, e *env) ([]api.Pack, error) {
 func changeCommand(name, summary string, do func(p *pipeline.Pipeline, ctx context.Context, id string) (*pipeline.Summary, error),
 	remote func(c *daemon.Client, ctx context.Context, id string) (*api.Summary, error)) *command {
 	return &command{
-		name: name, args: "ID", summary: summary,
+		name: name, args: "ID", summary: summary, nargs: argSpec{1, 1, "one pack ID"},
 		run: func(ctx context.Context, e *env, args []string) int {
-			if !needArgs(e, name, args, 1, 1, "one pack ID") {
-				return exitFailure
-			}
 			if c := daemonClient(ctx, e.cfg); c != nil {
 				defer c.Close()
 				sum, err := remote(c, ctx, args[0])
@@ -198,8 +184,7 @@ func changeCommand(name, summary string, do func(p *pipeline.Pipeline, ctx conte
 			}
 			p, _, err := openPipeline(ctx, e)
 			if err != nil {
-				fmt.Fprintf(e.stderr, "forgesync %s: %v\n", name, err)
-				return exitFailure
+				return e.fail(err)
 			}
 			defer p.Close()
 			sum, err := do(p, ctx, args[0])

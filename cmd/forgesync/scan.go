@@ -22,7 +22,7 @@ import (
 func scanCommand() *command {
 	var format string
 	return &command{
-		name: "scan", args: "ARCHIVE|DIR…", noConfig: true,
+		name: "scan", args: "ARCHIVE|DIR…", noConfig: true, nargs: argSpec{1, -1, "one or more ARCHIVE or DIR"},
 		summary: "check pack archives or folders with the rules the daemon applies\n" +
 			"--format github prints GitHub Actions annotations, --format sarif a SARIF 2.1.0 log.\n" +
 			"Exit status: 0 all valid, 1 something invalid, 2 could not read.",
@@ -34,9 +34,6 @@ func scanCommand() *command {
 }
 
 func runScan(ctx context.Context, e *env, args []string, format string) int {
-	if !needArgs(e, "scan", args, 1, -1, "one or more ARCHIVE or DIR") {
-		return exitFailure
-	}
 	switch {
 	case format == "" && e.json:
 		format = verdict.FormatJSON
@@ -51,8 +48,7 @@ func runScan(ctx context.Context, e *env, args []string, format string) int {
 	for _, target := range args {
 		rep, err := check(ctx, e, target)
 		if err != nil {
-			fmt.Fprintf(e.stderr, "forgesync scan: %v\n", err)
-			return exitFailure
+			return e.fail(err)
 		}
 		if !rep.Valid {
 			code = exitInvalid
@@ -60,8 +56,7 @@ func runScan(ctx context.Context, e *env, args []string, format string) int {
 		reports = append(reports, rep)
 	}
 	if err := verdict.Write(e.stdout, format, reports, version); err != nil {
-		fmt.Fprintf(e.stderr, "forgesync scan: %v\n", err)
-		return exitFailure
+		return e.fail(err)
 	}
 	return code
 }
@@ -103,15 +98,12 @@ func printReport(e *env, rep *verdict.Report) {
 func packCommand() *command {
 	var out string
 	return &command{
-		name: "pack", args: "DIR -o ARCHIVE.zip", noConfig: true,
+		name: "pack", args: "DIR -o ARCHIVE.zip", noConfig: true, nargs: argSpec{1, 1, "one DIR"},
 		summary: "validate a pack folder, then write it as a reproducible zip\n" +
 			"Sorted entries, fixed timestamps, no OS attributes: the same folder gives the same bytes.\n" +
 			"An invalid pack writes nothing. Exit status: 0 written, 1 invalid, 2 failure.",
 		flags: func(fs *flag.FlagSet) { fs.StringVar(&out, "o", "", "the zip `FILE` to write (required)") },
 		run: func(ctx context.Context, e *env, args []string) int {
-			if !needArgs(e, "pack", args, 1, 1, "one DIR") {
-				return exitFailure
-			}
 			if out == "" {
 				fmt.Fprintf(e.stderr, "forgesync pack: -o ARCHIVE.zip is required\n")
 				return exitFailure
@@ -124,8 +116,7 @@ func packCommand() *command {
 func runPack(e *env, dir, out string) int {
 	lim, err := archiveLimits(e.cfg)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "forgesync pack: %v\n", err)
-		return exitFailure
+		return e.fail(err)
 	}
 	// The path once: an *fs.PathError already names it.
 	info, err := os.Stat(dir)
@@ -134,16 +125,14 @@ func runPack(e *env, dir, out string) int {
 		fmt.Fprintf(e.stderr, "forgesync pack: %s: no such folder\n", dir)
 		return exitFailure
 	case err != nil:
-		fmt.Fprintf(e.stderr, "forgesync pack: %v\n", err)
-		return exitFailure
+		return e.fail(err)
 	case !info.IsDir():
 		fmt.Fprintf(e.stderr, "forgesync pack: %s: not a folder (pack takes the pack's folder)\n", dir)
 		return exitFailure
 	}
 	rep, err := verdict.Dir(dir, lim)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "forgesync pack: %v\n", err)
-		return exitFailure
+		return e.fail(err)
 	}
 	if !rep.Valid {
 		printReport(e, rep)
@@ -153,8 +142,7 @@ func runPack(e *env, dir, out string) int {
 	if err := atomicfile.WriteWith(out, 0o644, func(f *os.File) error {
 		return installer.WritePackZip(f, os.DirFS(rep.Root), rep.Files)
 	}); err != nil {
-		fmt.Fprintf(e.stderr, "forgesync pack: %v\n", err)
-		return exitFailure
+		return e.fail(err)
 	}
 	if e.json {
 		writeJSON(e.stdout, map[string]any{"archive": out, "pack": rep.Pack, "files": len(rep.Files)})
@@ -167,18 +155,14 @@ func runPack(e *env, dir, out string) int {
 func initCommand() *command {
 	var id string
 	return &command{
-		name: "init", args: "DIR [--id ID]", noConfig: true,
+		name: "init", args: "DIR [--id ID]", noConfig: true, nargs: argSpec{1, 1, "one DIR"},
 		summary: "start a new pack in DIR (made if missing; refused unless empty)\n" +
 			"It writes a forgepack.json that names its JSON Schema and passes scan, a README, and content/.\n" +
 			"The pack id is --id, else DIR's name. Exit status: 0 written, 2 failure.",
 		flags: func(fs *flag.FlagSet) { fs.StringVar(&id, "id", "", "the pack `ID` (default: the folder's name)") },
 		run: func(ctx context.Context, e *env, args []string) int {
-			if !needArgs(e, "init", args, 1, 1, "one DIR") {
-				return exitFailure
-			}
 			if err := initPack(args[0], id); err != nil {
-				fmt.Fprintf(e.stderr, "forgesync init: %v\n", err)
-				return exitFailure
+				return e.fail(err)
 			}
 			fmt.Fprintf(e.stdout, "%s: new pack (forgepack.json, README.md, content/)\nnext: forgesync scan %s, then forgesync pack %s -o PACK.zip\n", args[0], args[0], args[0])
 			return exitOK

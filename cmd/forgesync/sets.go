@@ -45,7 +45,7 @@ func lockCommand() *command {
 	var sf setFlags
 	var out string
 	return &command{
-		name: "lock", args: "[-o FILE]",
+		name: "lock", args: "[-o FILE]", nargs: argSpec{0, 0, "no arguments"},
 		summary: "write the machine's enabled packs as a pack set (forgepacks.lock, SPEC §10)\n" +
 			"Without -o the lock goes to standard output. --sign writes FILE.minisig beside it.",
 		flags: func(fs *flag.FlagSet) {
@@ -53,41 +53,33 @@ func lockCommand() *command {
 			fs.StringVar(&out, "o", "", "write the lock to `FILE`")
 		},
 		run: func(ctx context.Context, e *env, args []string) int {
-			if !needArgs(e, "lock", args, 0, 0, "no arguments") {
-				return exitFailure
-			}
 			if sf.sign != "" && out == "" {
 				fmt.Fprintln(e.stderr, "forgesync lock: --sign needs -o FILE (the signature goes beside the lock)")
 				return exitFailure
 			}
 			key, err := sf.key()
 			if err != nil {
-				fmt.Fprintf(e.stderr, "forgesync lock: %v\n", err)
-				return exitFailure
+				return e.fail(err)
 			}
 			kept, closeState, err := keptArchives(ctx, e)
 			if err != nil {
-				fmt.Fprintf(e.stderr, "forgesync lock: %v\n", err)
-				return exitFailure
+				return e.fail(err)
 			}
 			defer closeState()
 			l, err := packset.LockFor(sf.name, kept, sf.urls)
 			if err != nil {
-				fmt.Fprintf(e.stderr, "forgesync lock: %v\n", err)
-				return exitFailure
+				return e.fail(err)
 			}
 			if out == "" {
 				data, err := packset.Encode(l)
 				if err != nil {
-					fmt.Fprintf(e.stderr, "forgesync lock: %v\n", err)
-					return exitFailure
+					return e.fail(err)
 				}
 				e.stdout.Write(data)
 				return exitOK
 			}
 			if _, err := packset.WriteLock(out, l, key); err != nil {
-				fmt.Fprintf(e.stderr, "forgesync lock: %v\n", err)
-				return exitFailure
+				return e.fail(err)
 			}
 			printSetWritten(e, out, l, key)
 			return exitOK
@@ -98,30 +90,24 @@ func lockCommand() *command {
 func exportCommand() *command {
 	var sf setFlags
 	return &command{
-		name: "export", args: "DIR",
+		name: "export", args: "DIR", nargs: argSpec{1, 1, "one DIR"},
 		summary: "write the machine's enabled packs as a folder to publish: DIR/forgepacks.lock\n" +
 			"(+ .minisig with --sign) and DIR/packs/<sha256><ext>. Any static web server, bucket or\n" +
 			"CDN serves it as it is; names by content never change.",
 		flags: sf.register,
 		run: func(ctx context.Context, e *env, args []string) int {
-			if !needArgs(e, "export", args, 1, 1, "one DIR") {
-				return exitFailure
-			}
 			key, err := sf.key()
 			if err != nil {
-				fmt.Fprintf(e.stderr, "forgesync export: %v\n", err)
-				return exitFailure
+				return e.fail(err)
 			}
 			kept, closeState, err := keptArchives(ctx, e)
 			if err != nil {
-				fmt.Fprintf(e.stderr, "forgesync export: %v\n", err)
-				return exitFailure
+				return e.fail(err)
 			}
 			defer closeState()
 			l, err := packset.Export(ctx, args[0], sf.name, kept, sf.urls, key)
 			if err != nil {
-				fmt.Fprintf(e.stderr, "forgesync export: %v\n", err)
-				return exitFailure
+				return e.fail(err)
 			}
 			printSetWritten(e, filepath.Join(args[0], packset.LockName), l, key)
 			return exitOK
@@ -146,13 +132,10 @@ func printSetWritten(e *env, path string, l *packset.Lock, key *minisign.Private
 
 func diffCommand() *command {
 	return &command{
-		name: "diff", args: "LOCK|URL",
+		name: "diff", args: "LOCK|URL", nargs: argSpec{1, 1, "one lock file, folder or URL"},
 		summary: "compare the machine's packs with a pack set, one line per difference\n" +
 			"Exit status: 0 equal, 1 different, 2 could not tell.",
 		run: func(ctx context.Context, e *env, args []string) int {
-			if !needArgs(e, "diff", args, 1, 1, "one lock file, folder or URL") {
-				return exitFailure
-			}
 			return runDiff(ctx, e, args[0])
 		},
 	}
@@ -168,8 +151,7 @@ type diffReport struct {
 
 func runDiff(ctx context.Context, e *env, arg string) int {
 	fail := func(err error) int {
-		fmt.Fprintf(e.stderr, "forgesync diff: %v\n", err)
-		return exitFailure
+		return e.fail(err)
 	}
 	keys, err := packset.ParsePublicKeys(e.cfg.Sets.TrustedKeys)
 	if err != nil {

@@ -15,15 +15,12 @@ import (
 func statusCommand() *command {
 	var watch bool
 	return &command{
-		name: "status", args: "",
+		name: "status", args: "", nargs: argSpec{0, 0, "no arguments"},
 		summary: "ask the running daemon what is installed, what was rejected and why\n" +
 			"--watch follows the event stream, with a progress bar for a running install.\n" +
 			"Exit status: 0 daemon running, 1 no daemon, 2 failure.",
 		flags: func(fs *flag.FlagSet) { fs.BoolVar(&watch, "watch", false, "follow the daemon's events") },
 		run: func(ctx context.Context, e *env, args []string) int {
-			if !needArgs(e, "status", args, 0, 0, "no arguments") {
-				return exitFailure
-			}
 			c := daemonClient(ctx, e.cfg)
 			if c == nil {
 				gates := native.CheckGatesDir(e.cfg.Paths.Mods)
@@ -41,8 +38,7 @@ func statusCommand() *command {
 			}
 			st, err := c.Status(ctx)
 			if err != nil {
-				fmt.Fprintf(e.stderr, "forgesync status: %v\n", err)
-				return exitFailure
+				return e.fail(err)
 			}
 			if e.json {
 				writeJSON(e.stdout, st)
@@ -50,8 +46,7 @@ func statusCommand() *command {
 			}
 			rej, err := c.Rejections(ctx)
 			if err != nil {
-				fmt.Fprintf(e.stderr, "forgesync status: %v\n", err)
-				return exitFailure
+				return e.fail(err)
 			}
 			api.WriteStatus(e.stdout, st, rej)
 			return exitOK

@@ -10,17 +10,13 @@ import (
 
 func utocCommand() *command {
 	return &command{
-		name: "utoc", args: "FILE.utoc", noConfig: true,
+		name: "utoc", args: "FILE.utoc", noConfig: true, nargs: argSpec{1, 1, "one FILE.utoc"},
 		summary: "list the chunks of an IoStore table of contents: id, index, type\n" +
 			"For authors chasing a missing surface package: compare with `forgesync package-id`.",
 		run: func(ctx context.Context, e *env, args []string) int {
-			if !needArgs(e, "utoc", args, 1, 1, "one FILE.utoc") {
-				return exitFailure
-			}
 			toc, err := iostore.ReadFile(args[0])
 			if err != nil {
-				fmt.Fprintf(e.stderr, "forgesync utoc: %v\n", err)
-				return exitFailure
+				return e.fail(err)
 			}
 			if e.json {
 				writeJSON(e.stdout, toc)
@@ -41,13 +37,10 @@ func utocCommand() *command {
 
 func packageIDCommand() *command {
 	return &command{
-		name: "package-id", args: "NAME...", noConfig: true,
+		name: "package-id", args: "NAME...", noConfig: true, nargs: argSpec{1, -1, "one or more package NAMEs"},
 		summary: "print the Unreal package id of each long package name\n" +
 			"e.g. forgesync package-id /Game/MJOLNIR/Forge/my-pack/Surfaces/MI_GlassCyan",
 		run: func(ctx context.Context, e *env, args []string) int {
-			if !needArgs(e, "package-id", args, 1, -1, "one or more package NAMEs") {
-				return exitFailure
-			}
 			type row struct {
 				Name    string `json:"name"`
 				Hex     string `json:"id"`
