@@ -359,7 +359,7 @@ func (p *Pipeline) cleanIncoming(st *installer.State) error {
 	}
 	for _, e := range entries {
 		if !keep[e.Name()] {
-			if err := os.RemoveAll(p.store.Path(installer.IncomingDir, e.Name())); err != nil {
+			if err := atomicfile.RemoveAll(p.opts.Renamer, p.store.Path(installer.IncomingDir, e.Name())); err != nil {
 				return fmt.Errorf("clean incoming archives: %w", err)
 			}
 		}

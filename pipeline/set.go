@@ -346,7 +346,7 @@ func (t *txn) rollForward(ctx context.Context, ps *installer.PendingSet, ready m
 		}
 		if !isKept {
 			name = installer.KeptKey(pin.ID, pin.Version, pin.SHA256) + archiveExt("", pr.staged.Format)
-			if err := os.Rename(path, p.store.Path(installer.ArchivesDir, name)); err != nil {
+			if err := p.opts.Renamer.Replace(path, p.store.Path(installer.ArchivesDir, name)); err != nil {
 				return fmt.Errorf("keep archive of %s: %w", pin.ID, err)
 			}
 			kept[installer.KeptKey(pin.ID, pin.Version, pin.SHA256)] = name

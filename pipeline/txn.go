@@ -252,7 +252,7 @@ func (p *Pipeline) requeueOrphans(st *installer.State) error {
 		if !e.Type().IsRegular() || known[e.Name()] || needed[installer.KeyOfKept(e.Name())] || strings.HasPrefix(e.Name(), atomicfile.TempPrefix) {
 			continue
 		}
-		if err := os.Rename(p.store.Path(installer.ArchivesDir, e.Name()), p.store.Path(installer.ProcessingDir, e.Name())); err != nil {
+		if err := p.opts.Renamer.Replace(p.store.Path(installer.ArchivesDir, e.Name()), p.store.Path(installer.ProcessingDir, e.Name())); err != nil {
 			return fmt.Errorf("requeue archive %s: %w", e.Name(), err)
 		}
 		p.log.Info("processing again an archive whose install was not committed", "archive", e.Name())
@@ -400,7 +400,7 @@ func (t *txn) archive(ctx context.Context, name string, force, fromInstall bool)
 		if _, err := os.Stat(kept); errors.Is(err, os.ErrNotExist) {
 			// The twin was lost (a crash between commit and its move):
 			// this copy becomes the kept one.
-			t.dispose = append(t.dispose, func() error { return os.Rename(path, kept) })
+			t.dispose = append(t.dispose, func() error { return p.opts.Renamer.Replace(path, kept) })
 		} else {
 			t.dispose = append(t.dispose, func() error { return removeIfExists(path) })
 		}
@@ -481,7 +481,7 @@ func (t *txn) place(name string, staged *installer.Staged, m *inventory.Manifest
 			p.log.Warn("could not remove content of a failed install", "err", rerr)
 		}
 		if keptPath != "" {
-			if rerr := os.Rename(keptPath, path); rerr != nil {
+			if rerr := p.opts.Renamer.Replace(keptPath, path); rerr != nil {
 				p.log.Warn("could not put back an archive whose install failed", "err", rerr)
 			}
 		}
@@ -502,7 +502,7 @@ func (t *txn) place(name string, staged *installer.Staged, m *inventory.Manifest
 		kept = twin
 	} else {
 		kept = key + archiveExt(name, staged.Format)
-		if err := os.Rename(path, p.store.Path(installer.ArchivesDir, kept)); err != nil {
+		if err := p.opts.Renamer.Replace(path, p.store.Path(installer.ArchivesDir, kept)); err != nil {
 			return placed, "", "", fmt.Errorf("keep archive: %w", err)
 		}
 		keptPath = p.store.Path(installer.ArchivesDir, kept)
@@ -638,8 +638,10 @@ func archiveExt(name, format string) string {
 	return format
 }
 
+// removeIfExists removes path, waiting out a scanner that holds it for a
+// moment; a missing file is not an error.
 func removeIfExists(path string) error {
-	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := (atomicfile.Renamer{}).Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
 	return nil
