@@ -30,6 +30,12 @@ const (
 	EventInventoryPublished EventType = "inventory-published"
 	EventModuleDeployed     EventType = "module-deployed"
 	EventWarning            EventType = "warning"
+	// EventSetApplied follows a set apply or a rollback that changed the
+	// installed set (SPEC §10.3); its data is a [SetResult].
+	EventSetApplied EventType = "set-applied"
+	// EventGeneration follows every transaction that recorded a generation
+	// (SPEC §11); its data is a [GenerationRecorded].
+	EventGeneration EventType = "generation"
 	// EventDropped is never published: it is the type of the last line
 	// the server writes on an event stream whose client fell so far behind
 	// that its buffer filled up. That line has ID 0 and [Dropped] data.
@@ -99,6 +105,14 @@ type Warning struct {
 	Message string `json:"message"`
 }
 
+// GenerationRecorded is the data of [EventGeneration].
+type GenerationRecorded struct {
+	N           int    `json:"n"`
+	Cause       string `json:"cause"`
+	Fingerprint string `json:"fingerprint"`
+	Packs       int    `json:"packs"` // installed packs in the generation
+}
+
 // Dropped is the data of the [EventDropped] marker: the id of the last
 // event written before it. The client reconnects with since=LastID and
 // finds out by the ids whether the ring still held what it missed.
@@ -127,6 +141,12 @@ func (ModuleDeployed) EventType() EventType { return EventModuleDeployed }
 // EventType returns [EventWarning].
 func (Warning) EventType() EventType { return EventWarning }
 
+// EventType returns [EventSetApplied].
+func (SetResult) EventType() EventType { return EventSetApplied }
+
+// EventType returns [EventGeneration].
+func (GenerationRecorded) EventType() EventType { return EventGeneration }
+
 // EventType returns [EventDropped].
 func (Dropped) EventType() EventType { return EventDropped }
 
@@ -151,6 +171,8 @@ var decoders = map[EventType]func(json.RawMessage) (EventData, error){
 	EventModuleDeployed:     decodeAs[ModuleDeployed],
 	EventWarning:            decodeAs[Warning],
 	EventDropped:            decodeAs[Dropped],
+	EventSetApplied:         decodeAs[SetResult],
+	EventGeneration:         decodeAs[GenerationRecorded],
 }
 
 func decodeAs[T EventData](raw json.RawMessage) (EventData, error) {

@@ -39,6 +39,11 @@ type Status struct {
 	LogFile string `json:"log_file,omitempty"`
 	// Queue lists the archive names waiting in drop or being processed.
 	Queue []string `json:"queue"`
+	// Generation is the current generation (SPEC §11); 0 before the first.
+	Generation int `json:"generation"`
+	// KeptArchiveBytes is the disk the kept archives take: the installed
+	// packs' and the kept generations'.
+	KeptArchiveBytes int64 `json:"kept_archive_bytes"`
 }
 
 // LastSync describes the last finished sync.

@@ -28,6 +28,9 @@ func WriteStatus(w io.Writer, st Status, rejected []rejection.Record) error {
 	if len(st.Queue) > 0 {
 		fmt.Fprintf(&b, "queue: %s\n", strings.Join(st.Queue, ", "))
 	}
+	if st.Generation > 0 {
+		fmt.Fprintf(&b, "generation %d; kept archives take %s (forgesync history)\n", st.Generation, Bytes(st.KeptArchiveBytes))
+	}
 	if m := st.Modules; m != nil {
 		for _, mv := range m.Gates.Mods {
 			fmt.Fprintf(&b, "%-20s %-10s %s (needs %s)\n", mv.Mod, cmp.Or(mv.Version, "-"), mv.State, mv.Minimum)
@@ -178,8 +181,59 @@ func Describe(d EventData) string {
 		return fmt.Sprintf("deployed %s %s", d.Component, d.Path)
 	case Warning:
 		return "warning: " + d.Message
+	case SetResult:
+		return fmt.Sprintf("set applied: %s (%d installed, %d upgraded, %d downgraded, %d disabled, %d removed)", d.Fingerprint,
+			len(d.Installed), len(d.Upgraded), len(d.Downgraded), len(d.Disabled), len(d.Removed))
+	case GenerationRecorded:
+		return fmt.Sprintf("generation %d (%s): %d packs, %s", d.N, d.Cause, d.Packs, d.Fingerprint)
 	}
 	return fmt.Sprintf("%s %+v", d.EventType(), d)
+}
+
+// WriteHistory writes h as `forgesync history` shows it: newest first,
+// each generation with its time, cause, size and fingerprint, then what
+// changed from the one before, one line each.
+func WriteHistory(w io.Writer, h *History) error {
+	var b strings.Builder
+	if len(h.Generations) == 0 {
+		b.WriteString("no generations yet: the first change to the installed packs records one\n")
+	}
+	for _, g := range h.Generations {
+		mark := ""
+		if g.N == h.Current {
+			mark = " (current)"
+		}
+		enabled := 0
+		for _, p := range g.Packs {
+			if p.Enabled {
+				enabled++
+			}
+		}
+		fmt.Fprintf(&b, "generation %d%s  %s  %s  %d packs, %d enabled  %s\n", g.N, mark,
+			g.Time.Local().Format("2006-01-02 15:04:05"), g.Cause, len(g.Packs), enabled, g.Fingerprint)
+		for _, c := range g.Changes {
+			fmt.Fprintf(&b, "  %s\n", c)
+		}
+	}
+	if len(h.Generations) > 0 {
+		fmt.Fprintf(&b, "kept archives: %s\n", Bytes(h.KeptBytes))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// Bytes says a byte count in binary units ("1.5 MiB").
+func Bytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
 
 // progressBar draws [#####.....] 50% (or a byte count when the total is

@@ -28,6 +28,11 @@ type Backend interface {
 	Disable(ctx context.Context, id string) (*api.Summary, error)
 	Remove(ctx context.Context, id string) (*api.Summary, error)
 	Sync(ctx context.Context) (*api.Summary, error)
+	// History is the kept generations (SPEC §11), a snapshot like Status.
+	History() *api.History
+	// Rollback returns to generation n (0: the one before the current
+	// one) through the writer, like the other mutations.
+	Rollback(ctx context.Context, n int) (*api.Summary, error)
 }
 
 // Error codes of the JSON error body {"error":{"code":…,"message":…}}.

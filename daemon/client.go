@@ -117,6 +117,31 @@ func (c *Client) Sync(ctx context.Context) (*api.Summary, error) {
 	return c.mutate(ctx, http.MethodPost, "/v1/sync")
 }
 
+// History returns GET /v1/history.
+func (c *Client) History(ctx context.Context) (*api.History, error) {
+	var h api.History
+	if err := c.do(ctx, http.MethodGet, "/v1/history", &h); err != nil {
+		return nil, err
+	}
+	return &h, nil
+}
+
+// Rollback asks the daemon to return to generation n (0: the one before
+// the current one) and waits for the result.
+func (c *Client) Rollback(ctx context.Context, n int) (*api.Summary, error) {
+	body, _ := json.Marshal(api.Rollback{Generation: n})
+	resp, err := c.sendBody(ctx, http.MethodPost, "/v1/rollback", body)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var res api.Summary
+	if err := json.NewDecoder(io.LimitReader(resp.Body, maxAnswerBytes)).Decode(&res); err != nil {
+		return nil, fmt.Errorf("daemon %s: POST /v1/rollback: decode answer: %w", c.path, err)
+	}
+	return &res, nil
+}
+
 func (c *Client) mutate(ctx context.Context, method, path string) (*api.Summary, error) {
 	var res api.Summary
 	if err := c.do(ctx, method, path, &res); err != nil {
@@ -186,7 +211,19 @@ func (c *Client) do(ctx context.Context, method, path string, v any) error {
 // send sends a request and returns the answer when it is a success, or an
 // [*APIError] made from the error body.
 func (c *Client) send(ctx context.Context, method, path string) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(ctx, method, c.base+path, nil)
+	return c.sendBody(ctx, method, path, nil)
+}
+
+// sendBody is send with a JSON request body (none when nil).
+func (c *Client) sendBody(ctx context.Context, method, path string, reqBody []byte) (*http.Response, error) {
+	var rd io.Reader
+	if reqBody != nil {
+		rd = bytes.NewReader(reqBody)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
+	if reqBody != nil && err == nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	if err != nil {
 		return nil, fmt.Errorf("daemon %s: %s %s: %w", c.path, method, path, err)
 	}

@@ -122,6 +122,18 @@ func (f *fakeBackend) Sync(ctx context.Context) (*api.Summary, error) {
 	return f.mutate(ctx, "sync", "")
 }
 
+func (f *fakeBackend) History() *api.History {
+	return &api.History{Current: 2, KeptBytes: 1788, Generations: []api.HistoryGeneration{
+		{Generation: api.Generation{N: 2, Time: fixedTime, Cause: "drop", Fingerprint: "sha256:ab",
+			Packs: []api.GenerationPack{{ID: "foundry-wide", Version: "1.4.0", SHA256: strings.Repeat("a", 64), Enabled: true}}},
+			Changes: []api.GenerationChange{{Kind: api.ChangeAdded, ID: "foundry-wide", Version: "1.4.0"}}},
+	}}
+}
+
+func (f *fakeBackend) Rollback(ctx context.Context, n int) (*api.Summary, error) {
+	return f.mutate(ctx, "rollback", fmt.Sprint(n))
+}
+
 // sockDir returns a short folder for sockets (sun_path holds 107 bytes,
 // and t.TempDir's names can be longer than that).
 func sockDir(t testing.TB) string {

@@ -187,6 +187,8 @@ func (s *server) routes() http.Handler {
 		http.MethodPost: s.mutate(func(ctx context.Context, _ *http.Request) (*api.Summary, error) { return s.b.Sync(ctx) }),
 	}))
 	mux.Handle("/v1/events", s.handle(map[string]handlerFunc{http.MethodGet: s.getEvents}))
+	mux.Handle("/v1/history", s.handle(map[string]handlerFunc{http.MethodGet: s.getHistory}))
+	mux.Handle("/v1/rollback", s.handle(map[string]handlerFunc{http.MethodPost: s.postRollback}))
 	mux.Handle("/", s.handle(nil))
 	return mux
 }
@@ -373,6 +375,14 @@ func (s *server) mutate(do func(ctx context.Context, r *http.Request) (*api.Summ
 // mutations take no parameters yet, and a client that sends some expects
 // them to mean something.
 func (s *server) readEmptyBody(w http.ResponseWriter, r *http.Request) error {
+	var v struct{}
+	return s.readBody(w, r, &v, "send no body or {}")
+}
+
+// readBody decodes a JSON body into v strictly: unknown keys and data
+// after the object are refused (hint says what to send); no body leaves v
+// as it is.
+func (s *server) readBody(w http.ResponseWriter, r *http.Request, v any, hint string) error {
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Now().Add(s.opts.BodyTimeout))
 	b, err := io.ReadAll(r.Body)
@@ -391,15 +401,37 @@ func (s *server) readEmptyBody(w http.ResponseWriter, r *http.Request) error {
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
-	var v struct{}
-	if err := dec.Decode(&v); err != nil {
+	if err := dec.Decode(v); err != nil {
 		return &APIError{Status: http.StatusBadRequest, Code: CodeInvalid,
-			Message: fmt.Sprintf("request body: %v; send no body or {}", err)}
+			Message: fmt.Sprintf("request body: %v; %s", err, hint)}
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return &APIError{Status: http.StatusBadRequest, Code: CodeInvalid,
-			Message: "request body: data after the JSON object; send no body or {}"}
+			Message: "request body: data after the JSON object; " + hint}
 	}
+	return nil
+}
+
+func (s *server) getHistory(w http.ResponseWriter, r *http.Request) error {
+	s.writeJSON(w, http.StatusOK, s.b.History())
+	return nil
+}
+
+// postRollback answers POST /v1/rollback {"generation": N}.
+func (s *server) postRollback(w http.ResponseWriter, r *http.Request) error {
+	const hint = `send {"generation": N} (0 or no body: the generation before the current one)`
+	var body api.Rollback
+	if err := s.readBody(w, r, &body, hint); err != nil {
+		return err
+	}
+	if body.Generation < 0 {
+		return &APIError{Status: http.StatusBadRequest, Code: CodeInvalid, Message: fmt.Sprintf("generation %d: %s", body.Generation, hint)}
+	}
+	res, err := s.b.Rollback(r.Context(), body.Generation)
+	if err != nil {
+		return err
+	}
+	s.writeJSON(w, http.StatusOK, res)
 	return nil
 }
 

@@ -100,6 +100,39 @@ func TestMutations(t *testing.T) {
 	}
 }
 
+func TestHistoryAndRollback(t *testing.T) {
+	b := newFakeBackend()
+	s := startServer(t, b, nil, ServerOptions{})
+	ctx := waitCtx(t)
+	h, err := s.client.History(ctx)
+	if err != nil || !reflect.DeepEqual(h, b.History()) {
+		t.Errorf("History() = %+v, %v; want %+v", h, err, b.History())
+	}
+	if got, err := s.client.Rollback(ctx, 3); err != nil || got.Warnings[0] != "rollback 3" {
+		t.Errorf("Rollback(3) = %+v, %v; want the summary of rollback 3", got, err)
+	}
+	tests := []struct{ body, wantCall string }{
+		{"", "rollback 0"},
+		{`{}`, "rollback 0"},
+		{`{"generation": 7}`, "rollback 7"},
+	}
+	for _, tc := range tests {
+		status, body := rawRequest(t, s, http.MethodPost, "/v1/rollback", tc.body)
+		calls := b.callLog()
+		if status != http.StatusOK || calls[len(calls)-1] != tc.wantCall {
+			t.Errorf("POST /v1/rollback %q = %d %s (calls %q); want 200 and %q", tc.body, status, body, calls, tc.wantCall)
+		}
+	}
+	for _, bad := range []string{`{"generation": -1}`, `{"gen": 2}`, `{"generation": 2} {}`, `[2]`} {
+		if status, body := rawRequest(t, s, http.MethodPost, "/v1/rollback", bad); status != http.StatusBadRequest || !strings.Contains(body, CodeInvalid) {
+			t.Errorf("POST /v1/rollback %q = %d %s; want 400 %s", bad, status, body, CodeInvalid)
+		}
+	}
+	if status, _ := rawRequest(t, s, http.MethodGet, "/v1/rollback", ""); status != http.StatusMethodNotAllowed {
+		t.Errorf("GET /v1/rollback = %d; want 405", status)
+	}
+}
+
 func TestMutationWithoutSummary(t *testing.T) {
 	b := newFakeBackend()
 	s := startServer(t, b, nil, ServerOptions{})

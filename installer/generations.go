@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/mjolnir-forge/forgesync/api"
 )
 
 // IncomingDir is the folder under the state folder holding archives of a
@@ -12,23 +14,12 @@ import (
 // SHA-256, and moves to archives/ when the apply rolls forward.
 const IncomingDir = "incoming"
 
-// Generation is one committed installed set (SPEC §11). A generation never
-// changes once recorded; readers may share it.
-type Generation struct {
-	N           int              `json:"n"`
-	Time        time.Time        `json:"time"`
-	Cause       string           `json:"cause"` // drop, install, enable, disable, remove, set or rollback
-	Fingerprint string           `json:"fingerprint"`
-	Packs       []GenerationPack `json:"packs"` // sorted by id
-}
+// Generation is one committed installed set (SPEC §11), in the shape the
+// socket and the CLI show it.
+type Generation = api.Generation
 
 // GenerationPack is one installed pack of a generation.
-type GenerationPack struct {
-	ID      string `json:"id"`
-	Version string `json:"version"`
-	SHA256  string `json:"sha256"` // of the archive it was installed from
-	Enabled bool   `json:"enabled"`
-}
+type GenerationPack = api.GenerationPack
 
 // PendingSet is the journal of a set apply or rollback: the installed set
 // it makes (every pack with its enabled flag), whether packs outside it are

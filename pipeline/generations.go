@@ -1,17 +1,16 @@
 package pipeline
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/installer"
 	"github.com/mjolnir-forge/forgesync/packset"
 )
@@ -121,59 +120,10 @@ func neededKeys(st *installer.State) map[string]bool {
 	return out
 }
 
-// History is the kept generations, newest first, each with what changed
-// from the one before, and the disk the kept archives take.
-type History struct {
-	Current     int                 `json:"current"` // the newest generation; 0 when none
-	KeptBytes   int64               `json:"kept_bytes"`
-	Generations []HistoryGeneration `json:"generations"`
-}
-
-// HistoryGeneration is a generation and what changed from the one before.
-type HistoryGeneration struct {
-	installer.Generation
-	Changes []GenerationChange `json:"changes"`
-}
-
-// GenerationChange is one difference between a generation and the one
-// before it.
-type GenerationChange struct {
-	Kind     string `json:"kind"` // added, updated, removed, enabled, disabled
-	ID       string `json:"id"`
-	Version  string `json:"version,omitempty"`
-	Previous string `json:"previous,omitempty"` // the version before, for updated
-}
-
-// The kinds of GenerationChange.
-const (
-	ChangeAdded    = "added"
-	ChangeUpdated  = "updated"
-	ChangeRemoved  = "removed"
-	ChangeEnabled  = "enabled"
-	ChangeDisabled = "disabled"
-)
-
-// String says the change in one line: "+ id 1.4.0", "~ id 0.3.1 → 0.4.0",
-// "- id", "enabled id", "disabled id".
-func (c GenerationChange) String() string {
-	switch c.Kind {
-	case ChangeAdded:
-		return fmt.Sprintf("+ %s %s", c.ID, c.Version)
-	case ChangeUpdated:
-		if c.Previous == c.Version {
-			return fmt.Sprintf("~ %s %s (other bytes)", c.ID, c.Version)
-		}
-		return fmt.Sprintf("~ %s %s → %s", c.ID, c.Previous, c.Version)
-	case ChangeRemoved:
-		return "- " + c.ID
-	}
-	return c.Kind + " " + c.ID
-}
-
 // GenerationChanges returns what changed from prev (nil: nothing installed)
 // to g, sorted by id.
-func GenerationChanges(prev, g []installer.GenerationPack) []GenerationChange {
-	out := []GenerationChange{}
+func GenerationChanges(prev, g []installer.GenerationPack) []api.GenerationChange {
+	out := []api.GenerationChange{}
 	old := make(map[string]installer.GenerationPack, len(prev))
 	for _, p := range prev {
 		old[p.ID] = p
@@ -184,41 +134,41 @@ func GenerationChanges(prev, g []installer.GenerationPack) []GenerationChange {
 		o, ok := old[p.ID]
 		switch {
 		case !ok:
-			out = append(out, GenerationChange{Kind: ChangeAdded, ID: p.ID, Version: p.Version})
+			out = append(out, api.GenerationChange{Kind: api.ChangeAdded, ID: p.ID, Version: p.Version})
 			if !p.Enabled {
-				out = append(out, GenerationChange{Kind: ChangeDisabled, ID: p.ID})
+				out = append(out, api.GenerationChange{Kind: api.ChangeDisabled, ID: p.ID})
 			}
 			continue
 		case o.SHA256 != p.SHA256 || o.Version != p.Version:
-			out = append(out, GenerationChange{Kind: ChangeUpdated, ID: p.ID, Version: p.Version, Previous: o.Version})
+			out = append(out, api.GenerationChange{Kind: api.ChangeUpdated, ID: p.ID, Version: p.Version, Previous: o.Version})
 		}
 		if o.Enabled != p.Enabled {
-			kind := ChangeDisabled
+			kind := api.ChangeDisabled
 			if p.Enabled {
-				kind = ChangeEnabled
+				kind = api.ChangeEnabled
 			}
-			out = append(out, GenerationChange{Kind: kind, ID: p.ID})
+			out = append(out, api.GenerationChange{Kind: kind, ID: p.ID})
 		}
 	}
 	for _, p := range prev {
 		if !seen[p.ID] {
-			out = append(out, GenerationChange{Kind: ChangeRemoved, ID: p.ID, Version: p.Version})
+			out = append(out, api.GenerationChange{Kind: api.ChangeRemoved, ID: p.ID, Version: p.Version})
 		}
 	}
-	slices.SortStableFunc(out, func(a, b GenerationChange) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortStableFunc(out, func(a, b api.GenerationChange) int { return strings.Compare(a.ID, b.ID) })
 	return out
 }
 
 // HistoryOf returns the history of generations (oldest first, as the state
 // keeps them), newest first.
-func HistoryOf(gens []installer.Generation, keptBytes int64) *History {
-	h := &History{KeptBytes: keptBytes, Generations: make([]HistoryGeneration, 0, len(gens))}
+func HistoryOf(gens []installer.Generation, keptBytes int64) *api.History {
+	h := &api.History{KeptBytes: keptBytes, Generations: make([]api.HistoryGeneration, 0, len(gens))}
 	for i := len(gens) - 1; i >= 0; i-- {
 		var prev []installer.GenerationPack
 		if i > 0 {
 			prev = gens[i-1].Packs
 		}
-		h.Generations = append(h.Generations, HistoryGeneration{Generation: gens[i], Changes: GenerationChanges(prev, gens[i].Packs)})
+		h.Generations = append(h.Generations, api.HistoryGeneration{Generation: gens[i], Changes: GenerationChanges(prev, gens[i].Packs)})
 	}
 	if len(gens) > 0 {
 		h.Current = gens[len(gens)-1].N
@@ -228,7 +178,7 @@ func HistoryOf(gens []installer.Generation, keptBytes int64) *History {
 
 // History returns the kept generations, newest first, and the size of the
 // kept archives.
-func (p *Pipeline) History() (*History, error) {
+func (p *Pipeline) History() (*api.History, error) {
 	st, err := p.state()
 	if err != nil {
 		return nil, err
@@ -267,7 +217,7 @@ type stateHistory struct {
 // ReadHistory reads the history from the state folder without taking the
 // state lock (the state file is replaced atomically, so a read sees one
 // committed state): `forgesync history` works beside a running daemon.
-func ReadHistory(state string) (*History, error) {
+func ReadHistory(state string) (*api.History, error) {
 	data, err := os.ReadFile(filepath.Join(state, installer.StateFileName))
 	if errors.Is(err, fs.ErrNotExist) {
 		return HistoryOf(nil, 0), nil
@@ -284,48 +234,4 @@ func ReadHistory(state string) (*History, error) {
 		return nil, err
 	}
 	return HistoryOf(sh.Generations, size), nil
-}
-
-// WriteText writes the history as `forgesync history` shows it: newest
-// first, each generation with its time, cause and fingerprint, then what
-// changed from the one before, one line each.
-func (h *History) WriteText(w io.Writer) error {
-	bw := bufio.NewWriter(w)
-	if len(h.Generations) == 0 {
-		fmt.Fprintln(bw, "no generations yet: the first change to the installed packs records one")
-		return bw.Flush()
-	}
-	for _, g := range h.Generations {
-		mark := ""
-		if g.N == h.Current {
-			mark = " (current)"
-		}
-		enabled := 0
-		for _, p := range g.Packs {
-			if p.Enabled {
-				enabled++
-			}
-		}
-		fmt.Fprintf(bw, "generation %d%s  %s  %s  %d packs, %d enabled  %s\n", g.N, mark,
-			g.Time.Local().Format("2006-01-02 15:04:05"), g.Cause, len(g.Packs), enabled, g.Fingerprint)
-		for _, c := range g.Changes {
-			fmt.Fprintf(bw, "  %s\n", c)
-		}
-	}
-	fmt.Fprintf(bw, "kept archives: %s\n", humanBytes(h.KeptBytes))
-	return bw.Flush()
-}
-
-// humanBytes says a byte count in binary units.
-func humanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"testing"
 
+	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/installer"
 )
 
@@ -48,7 +49,7 @@ func BenchmarkHistory(b *testing.B) {
 		if err != nil || len(h.Generations) != 10 {
 			b.Fatalf("ReadHistory = %d generations, %v", len(h.Generations), err)
 		}
-		if err := h.WriteText(io.Discard); err != nil {
+		if err := api.WriteHistory(io.Discard, h); err != nil {
 			b.Fatal(err)
 		}
 	}

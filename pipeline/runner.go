@@ -12,6 +12,7 @@ import (
 
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/inventory"
+	"github.com/mjolnir-forge/forgesync/packset"
 	"github.com/mjolnir-forge/forgesync/rejection"
 )
 
@@ -50,6 +51,9 @@ type Snapshot struct {
 	Warnings   []string
 	Queue      []string     // archives waiting for or in the writer
 	Modules    *api.Modules // nil before the first deploy
+	// History is the kept generations, newest first, and the disk their
+	// archives take; nil when it could not be read.
+	History *api.History
 }
 
 type request struct {
@@ -194,6 +198,17 @@ func (r *Runner) Remove(ctx context.Context, id string) (*Summary, error) {
 	return socketError(r.submit(ctx, func(ctx context.Context) (*Summary, error) { return r.p.Remove(ctx, id) }))
 }
 
+// ApplySet applies a pack set through the writer; see Pipeline.ApplySet.
+func (r *Runner) ApplySet(ctx context.Context, pins []packset.Entry, opts SetOptions) (*Summary, error) {
+	return socketError(r.submit(ctx, func(ctx context.Context) (*Summary, error) { return r.p.ApplySet(ctx, pins, opts) }))
+}
+
+// Rollback returns to generation n (0: the one before the current one)
+// through the writer; see Pipeline.Rollback.
+func (r *Runner) Rollback(ctx context.Context, n int) (*Summary, error) {
+	return socketError(r.submit(ctx, func(ctx context.Context) (*Summary, error) { return r.p.Rollback(ctx, n) }))
+}
+
 // Do runs fn with the pipeline on the writer goroutine, for housekeeping
 // that must not overlap a transaction; it is not reported as a sync.
 func (r *Runner) Do(ctx context.Context, fn func(ctx context.Context, p *Pipeline) error) error {
@@ -217,9 +232,9 @@ func socketError(sum *Summary, err error) (*Summary, error) {
 	switch {
 	case err == nil:
 		return sum, nil
-	case errors.Is(err, ErrNotInstalled):
+	case errors.Is(err, ErrNotInstalled), errors.Is(err, ErrNoGeneration):
 		return nil, kindError{err, api.ErrNotFound}
-	case errors.Is(err, ErrRefused):
+	case errors.Is(err, ErrRefused), errors.Is(err, ErrNoArchive), errors.Is(err, ErrArchiveMismatch):
 		return nil, kindError{err, api.ErrConflict}
 	case errors.Is(err, context.Canceled):
 		return nil, kindError{err, api.ErrBusy}
@@ -237,7 +252,7 @@ func (r *Runner) report(sum *Summary, err error, start time.Time) {
 	info := &api.LastSync{Time: start.UTC(), DurationSeconds: time.Since(start).Seconds(), Result: "ok"}
 	state := api.StateIdle
 	switch {
-	case err != nil && errors.Is(err, ErrNotInstalled), err != nil && errors.Is(err, ErrRefused):
+	case err != nil && (errors.Is(err, ErrNotInstalled) || errors.Is(err, ErrRefused) || errors.Is(err, ErrNoGeneration)):
 		info.Result, info.Error = "refused", err.Error()
 	case err != nil:
 		info.Result, info.Error, state = "error", err.Error(), api.StateError
@@ -265,6 +280,11 @@ func (r *Runner) refresh(state string, info *api.LastSync) {
 		if _, ignored := inventory.LiftClasses(packs); len(ignored) > 0 {
 			s.Warnings = append(s.Warnings, "lift classes the runtime ignores (over 16): "+strings.Join(ignored, ", "))
 		}
+	} else {
+		s.Warnings = append(s.Warnings, err.Error())
+	}
+	if h, err := r.p.History(); err == nil {
+		s.History = h // built afresh: shares nothing with the writer
 	} else {
 		s.Warnings = append(s.Warnings, err.Error())
 	}

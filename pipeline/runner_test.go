@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -124,6 +126,7 @@ func TestEventsCarryTrueData(t *testing.T) {
 
 	seen := map[api.EventType]int{}
 	var published []api.InventoryPublished
+	var generations []string
 	for _, d := range rec.events() {
 		seen[d.EventType()]++
 		switch d := d.(type) {
@@ -163,9 +166,20 @@ func TestEventsCarryTrueData(t *testing.T) {
 			if !strings.Contains(d.Message, "17 lift classes") {
 				t.Errorf("warning %+v", d)
 			}
+		case api.GenerationRecorded:
+			generations = append(generations, fmt.Sprintf("%d %s %d", d.N, d.Cause, d.Packs))
+			if !strings.HasPrefix(d.Fingerprint, "sha256:") {
+				t.Errorf("generation %+v has no fingerprint", d)
+			}
 		default:
 			t.Errorf("unexpected event %#v", d)
 		}
+	}
+	if want := []string{"1 drop 2", "2 drop 2", "3 disable 2"}; !slices.Equal(generations, want) {
+		t.Errorf("generation events %q; want %q", generations, want)
+	}
+	if st := r.Status(); st.Generation != 3 || st.KeptArchiveBytes == 0 {
+		t.Errorf("Status generation %d, kept %d bytes; want generation 3 and the archives' size", st.Generation, st.KeptArchiveBytes)
 	}
 	// Open publishes the empty inventory; then the first sync (a and c
 	// enabled), the upgrade (both), the disable (c only).

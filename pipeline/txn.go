@@ -93,6 +93,13 @@ func (p *Pipeline) report(sum *Summary) {
 		}
 		p.emit(api.InventoryPublished{Files: sum.Published, Packs: enabled})
 	}
+	if sum.Set != nil && sum.Set.Changed() {
+		p.emit(*sum.Set)
+	}
+	if sum.Generation > 0 && p.st != nil && len(p.st.Generations) > 0 {
+		g := p.st.Generations[len(p.st.Generations)-1]
+		p.emit(api.GenerationRecorded{N: g.N, Cause: g.Cause, Fingerprint: g.Fingerprint, Packs: len(g.Packs)})
+	}
 	for _, w := range sum.Warnings {
 		p.emit(api.Warning{Message: w})
 	}

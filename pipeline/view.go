@@ -38,6 +38,9 @@ func (r *Runner) Status() api.Status {
 		st.Counts.Doors += p.Manifest.Doors()
 	}
 	st.Counts.Rejected = len(s.Rejections)
+	if s.History != nil {
+		st.Generation, st.KeptArchiveBytes = s.History.Current, s.History.KeptBytes
+	}
 	if s.Modules != nil {
 		st.Warnings = append(append([]string{}, st.Warnings...), s.Modules.Gates.Reasons...)
 		for _, f := range s.Modules.Deployed {
@@ -47,6 +50,14 @@ func (r *Runner) Status() api.Status {
 		}
 	}
 	return st
+}
+
+// History returns the kept generations from the latest snapshot.
+func (r *Runner) History() *api.History {
+	if h := r.Snapshot().History; h != nil {
+		return h
+	}
+	return HistoryOf(nil, 0)
 }
 
 // Packs returns the installed packs from the latest snapshot.

@@ -78,6 +78,8 @@ func commands() []*command {
 		enableCommand(),
 		disableCommand(),
 		removeCommand(),
+		historyCommand(),
+		rollbackCommand(),
 		scanCommand(),
 		packCommand(),
 		initCommand(),

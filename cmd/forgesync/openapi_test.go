@@ -346,6 +346,10 @@ func TestOpenAPIContract(t *testing.T) {
 	expect(t, c, http.MethodGet, "/v1/rejections", "", http.StatusOK)
 	expect(t, c, http.MethodDelete, "/v1/packs/doors-b", "", http.StatusOK)
 	expect(t, c, http.MethodDelete, "/v1/packs/doors-b", "", http.StatusNotFound)
+	expect(t, c, http.MethodGet, "/v1/history", "", http.StatusOK)
+	expect(t, c, http.MethodPost, "/v1/rollback", `{"generation":999}`, http.StatusNotFound)
+	expect(t, c, http.MethodPost, "/v1/rollback", `{"generation":-1}`, http.StatusBadRequest)
+	expect(t, c, http.MethodPost, "/v1/rollback", "", http.StatusOK) // doors-b comes back, disabled
 	expect(t, c, http.MethodPost, "/v1/sync", `{"force":true}`, http.StatusBadRequest)
 	expect(t, c, http.MethodPost, "/v1/sync", `{"x":`+strings.Repeat(" ", 70<<10)+`1}`, http.StatusRequestEntityTooLarge)
 	expect(t, c, http.MethodGet, "/v1/events?since=yesterday", "", http.StatusBadRequest)
@@ -357,7 +361,7 @@ func TestOpenAPIContract(t *testing.T) {
 		return count(all, api.EventPackRejected) >= 1 && count(all, api.EventPackInstalled) >= 3
 	})
 	lines := readEvents(t, c, len(held))
-	for _, typ := range []api.EventType{api.EventArchiveSeen, api.EventPackInstalled, api.EventPackRejected, api.EventInventoryPublished, api.EventModuleDeployed} {
+	for _, typ := range []api.EventType{api.EventArchiveSeen, api.EventPackInstalled, api.EventPackRejected, api.EventInventoryPublished, api.EventModuleDeployed, api.EventSetApplied, api.EventGeneration} {
 		if !slices.ContainsFunc(lines, func(l []byte) bool { return bytes.Contains(l, []byte(`"type":"`+string(typ)+`"`)) }) {
 			t.Errorf("the flow sent no %s event; the contract test must see every event type it can", typ)
 		}

@@ -31,6 +31,7 @@ func pipelineOptions(cfg *config.Config, lim installer.Limits, e *env) pipeline.
 		Drop: cfg.Paths.Drop, Mods: cfg.Paths.Mods, Paks: cfg.Paths.Paks, State: cfg.Paths.State,
 		Limits: lim, Log: e.log, LockWait: lockWait,
 		DeployLua: cfg.Deploy.Lua, DeployNative: cfg.Deploy.Native, Modules: cfg.Deploy.Modules,
+		KeepGenerations: cfg.Sets.KeepGenerations,
 	}
 }
 

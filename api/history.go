@@ -1,0 +1,80 @@
+package api
+
+import (
+	"fmt"
+	"time"
+)
+
+// Generation is one committed installed set (SPEC §11). A generation never
+// changes once recorded; readers may share it.
+type Generation struct {
+	N           int              `json:"n"`
+	Time        time.Time        `json:"time"`
+	Cause       string           `json:"cause"` // drop, install, enable, disable, remove, set or rollback
+	Fingerprint string           `json:"fingerprint"`
+	Packs       []GenerationPack `json:"packs"` // sorted by id
+}
+
+// GenerationPack is one installed pack of a generation.
+type GenerationPack struct {
+	ID      string `json:"id"`
+	Version string `json:"version"`
+	SHA256  string `json:"sha256"` // of the archive it was installed from
+	Enabled bool   `json:"enabled"`
+}
+
+// History is the answer of GET /v1/history and `forgesync history --json`:
+// the kept generations, newest first, each with what changed from the one
+// before, and the disk the kept archives take.
+type History struct {
+	Current     int                 `json:"current"` // the newest generation; 0 when none
+	KeptBytes   int64               `json:"kept_bytes"`
+	Generations []HistoryGeneration `json:"generations"`
+}
+
+// HistoryGeneration is a generation and what changed from the one before.
+type HistoryGeneration struct {
+	Generation
+	Changes []GenerationChange `json:"changes"`
+}
+
+// GenerationChange is one difference between a generation and the one
+// before it.
+type GenerationChange struct {
+	Kind     string `json:"kind"` // one of the Change constants
+	ID       string `json:"id"`
+	Version  string `json:"version,omitempty"`
+	Previous string `json:"previous,omitempty"` // the version before, for ChangeUpdated
+}
+
+// The kinds of GenerationChange.
+const (
+	ChangeAdded    = "added"
+	ChangeUpdated  = "updated"
+	ChangeRemoved  = "removed"
+	ChangeEnabled  = "enabled"
+	ChangeDisabled = "disabled"
+)
+
+// String says the change in one line: "+ id 1.4.0", "~ id 0.3.1 → 0.4.0",
+// "- id", "enabled id", "disabled id".
+func (c GenerationChange) String() string {
+	switch c.Kind {
+	case ChangeAdded:
+		return fmt.Sprintf("+ %s %s", c.ID, c.Version)
+	case ChangeUpdated:
+		if c.Previous == c.Version {
+			return fmt.Sprintf("~ %s %s (other bytes)", c.ID, c.Version)
+		}
+		return fmt.Sprintf("~ %s %s → %s", c.ID, c.Previous, c.Version)
+	case ChangeRemoved:
+		return "- " + c.ID
+	}
+	return c.Kind + " " + c.ID
+}
+
+// Rollback is the body of POST /v1/rollback: the generation to return to;
+// 0 is the one before the current one.
+type Rollback struct {
+	Generation int `json:"generation"`
+}
