@@ -124,6 +124,22 @@ func (p *Pipeline) progress(name string) func(done, total int64) {
 }
 
 func (p *Pipeline) run(ctx context.Context, ch *change, force bool, fromInstall map[string]bool, cause string) (*Summary, error) {
+	t, err := p.newTxn(ctx, ch, cause)
+	if err != nil {
+		return nil, err
+	}
+	if ch == nil || ch.set == nil {
+		// A set is applied alone: dropped archives wait for the next pass.
+		if err := t.processAll(ctx, force, fromInstall); err != nil {
+			return nil, err
+		}
+	}
+	return t.commit()
+}
+
+// newTxn starts a transaction: it finishes an interrupted set apply first,
+// then applies the change, if any.
+func (p *Pipeline) newTxn(ctx context.Context, ch *change, cause string) (*txn, error) {
 	st, err := p.state()
 	if err != nil {
 		return nil, err
@@ -152,34 +168,44 @@ func (p *Pipeline) run(ctx context.Context, ch *change, force bool, fromInstall 
 			return nil, err
 		}
 	}
-	var names []string
-	if ch == nil || ch.set == nil {
-		// A set is applied alone: dropped archives wait for the next pass.
-		if names, err = t.processing(); err != nil {
-			return nil, err
-		}
+	return t, nil
+}
+
+// processAll processes every archive waiting in processing, in name order,
+// until ctx ends (the rest then stays for the next pass).
+func (t *txn) processAll(ctx context.Context, force bool, fromInstall map[string]bool) error {
+	names, err := t.processing()
+	if err != nil {
+		return err
 	}
 	for _, name := range names {
 		if ctx.Err() != nil {
-			break // the rest stays in processing for the next pass
+			break
 		}
 		if err := t.loadPacks(); err != nil {
-			return nil, err
+			return err
 		}
 		try, err := t.begin(name)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if !try {
 			t.reject(name, Outcome{Archive: name}, []rejection.Reason{{Rule: RuleFailedRepeatedly, Message: failedRepeatedly(t.attempts[name])}}, fromInstall[name])
 			continue
 		}
 		if err := t.archive(ctx, name, force || fromInstall[name], fromInstall[name]); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	pending := st.Pending()
-	if !t.dirty && !pending && p.inventoryCurrent(st) {
+	return nil
+}
+
+// commit writes the state (with a new generation) when anything changed,
+// publishes the inventory, and only then removes what the new state no
+// longer names.
+func (t *txn) commit() (*Summary, error) {
+	p, st := t.p, t.st
+	if !t.dirty && !st.Pending() && p.inventoryCurrent(st) {
 		// Nothing changed, and the files on disk are this state's.
 		return t.done()
 	}
@@ -210,32 +236,41 @@ func (p *Pipeline) run(ctx context.Context, ch *change, force bool, fromInstall 
 		return nil, err
 	}
 	t.sum.Published = published
-	var leftover []string
-	if pending = st.Pending(); pending {
-		left, err := installer.RemoveContentLeftover(p.opts.Paks, st.PendingRemovals)
-		if err != nil {
-			p.log.Warn("could not remove old content; tried again at the next pass", "err", err)
-			t.sum.Warnings = append(t.sum.Warnings, err.Error())
+	if st.Pending() {
+		if err := t.removeReplaced(); err != nil {
+			return nil, err
 		}
-		leftover = left
-		for _, a := range st.PendingArchives {
-			if err := t.removeKept(a); err != nil {
-				return nil, fmt.Errorf("remove replaced archive %s: %w", a, err)
-			}
-		}
-		for _, m := range st.PendingManifests {
-			if err := t.removeManifest(m); err != nil {
-				return nil, err
-			}
-		}
-		p.step("remove-old")
-		st.PendingRemovals, st.PendingArchives, st.PendingManifests = leftover, nil, nil
 	}
 	st.Inventory = hashes
 	if err := p.store.Save(st); err != nil {
 		return nil, err
 	}
 	return t.done()
+}
+
+// removeReplaced deletes, after publication, the content, kept archives
+// and stored manifests the committed state no longer names. Content that
+// cannot be removed yet stays pending for the next pass.
+func (t *txn) removeReplaced() error {
+	p, st := t.p, t.st
+	leftover, err := installer.RemoveContentLeftover(p.opts.Paks, st.PendingRemovals)
+	if err != nil {
+		p.log.Warn("could not remove old content; tried again at the next pass", "err", err)
+		t.sum.Warnings = append(t.sum.Warnings, err.Error())
+	}
+	for _, a := range st.PendingArchives {
+		if err := t.removeKept(a); err != nil {
+			return fmt.Errorf("remove replaced archive %s: %w", a, err)
+		}
+	}
+	for _, m := range st.PendingManifests {
+		if err := t.removeManifest(m); err != nil {
+			return err
+		}
+	}
+	p.step("remove-old")
+	st.PendingRemovals, st.PendingArchives, st.PendingManifests = leftover, nil, nil
+	return nil
 }
 
 // requeueOrphans moves back to processing every kept archive that no state
@@ -400,18 +435,7 @@ func (t *txn) archive(ctx context.Context, name string, force, fromInstall bool)
 		t.reject(name, out, v.Reasons, fromInstall)
 		return nil
 	case inventory.ActionAlready:
-		out.Result = api.ResultAlready
-		t.sum.Outcomes = append(t.sum.Outcomes, out)
-		rec := t.st.Find(m.ID)
-		kept := p.store.Path(installer.ArchivesDir, rec.Archive)
-		if _, err := os.Stat(kept); errors.Is(err, os.ErrNotExist) {
-			// The twin was lost (a crash between commit and its move):
-			// this copy becomes the kept one.
-			t.dispose = append(t.dispose, func() error { return p.opts.Renamer.Replace(path, kept) })
-		} else {
-			t.dispose = append(t.dispose, func() error { return removeIfExists(path) })
-		}
-		t.dispose = append(t.dispose, func() error { p.step("done:" + name); return nil })
+		t.already(name, out, t.st.Find(m.ID))
 		return nil
 	}
 	placed, kept, manifest, err := t.place(name, staged, m)
@@ -430,33 +454,7 @@ func (t *txn) archive(ctx context.Context, name string, force, fromInstall bool)
 	}
 	rec := installer.PackRecord{ID: m.ID, Version: m.Version, Enabled: cand.Enabled, ArchiveSHA256: staged.SHA256,
 		Archive: kept, InstalledAt: p.opts.Now().UTC(), Content: placed, Manifest: manifest}
-	out.Result = api.ResultInstalled
-	if prev := t.st.Find(m.ID); prev != nil {
-		out.Previous = prev.Version
-		switch v.Action {
-		case inventory.ActionUpgrade:
-			out.Result = api.ResultUpgraded
-		case inventory.ActionReinstall:
-			out.Result = api.ResultReinstalled
-		case inventory.ActionDowngrade:
-			out.Result = api.ResultDowngraded
-		}
-		for _, c := range prev.Content {
-			if !slices.Contains(placed, c) {
-				t.st.PendingRemovals = append(t.st.PendingRemovals, c)
-			}
-		}
-		if prev.Archive != kept {
-			t.st.PendingArchives = append(t.st.PendingArchives, prev.Archive)
-		}
-		if prev.Manifest != manifest {
-			t.st.PendingManifests = append(t.st.PendingManifests, prev.Manifest)
-		}
-		*prev = rec
-	} else {
-		t.st.Packs = append(t.st.Packs, rec)
-		slices.SortFunc(t.st.Packs, func(a, b installer.PackRecord) int { return strings.Compare(a.ID, b.ID) })
-	}
+	out.Result, out.Previous = t.record(rec, v.Action)
 	t.packs = slices.DeleteFunc(slices.Clone(t.packs), func(p inventory.InstalledPack) bool { return p.Manifest.ID == m.ID })
 	t.packs = append(t.packs, cand)
 	sortPacks(t.packs)
@@ -527,6 +525,60 @@ func (t *txn) place(name string, staged *installer.Staged, m *inventory.Manifest
 		t.dispose = append(t.dispose, func() error { return removeIfExists(path) })
 	}
 	return placed, kept, manifest, nil
+}
+
+// already records an archive whose pack is installed from the same bytes:
+// the copy goes, once the transaction is committed.
+func (t *txn) already(name string, out Outcome, rec *installer.PackRecord) {
+	p := t.p
+	out.Result = api.ResultAlready
+	t.sum.Outcomes = append(t.sum.Outcomes, out)
+	path := p.store.Path(installer.ProcessingDir, name)
+	kept := p.store.Path(installer.ArchivesDir, rec.Archive)
+	if _, err := os.Stat(kept); errors.Is(err, os.ErrNotExist) {
+		// The twin was lost (a crash between commit and its move):
+		// this copy becomes the kept one.
+		t.dispose = append(t.dispose, func() error { return p.opts.Renamer.Replace(path, kept) })
+	} else {
+		t.dispose = append(t.dispose, func() error { return removeIfExists(path) })
+	}
+	t.dispose = append(t.dispose, func() error { p.step("done:" + name); return nil })
+}
+
+// record puts an installed pack's record in the state, replacing the
+// previous version's (whose content, archive and manifest the new one does
+// not share become pending removals), and returns the result and the
+// version replaced.
+func (t *txn) record(rec installer.PackRecord, action inventory.Action) (api.Result, string) {
+	prev := t.st.Find(rec.ID)
+	if prev == nil {
+		t.st.Packs = append(t.st.Packs, rec)
+		slices.SortFunc(t.st.Packs, func(a, b installer.PackRecord) int { return strings.Compare(a.ID, b.ID) })
+		return api.ResultInstalled, ""
+	}
+	result := api.ResultInstalled
+	switch action {
+	case inventory.ActionUpgrade:
+		result = api.ResultUpgraded
+	case inventory.ActionReinstall:
+		result = api.ResultReinstalled
+	case inventory.ActionDowngrade:
+		result = api.ResultDowngraded
+	}
+	for _, c := range prev.Content {
+		if !slices.Contains(rec.Content, c) {
+			t.st.PendingRemovals = append(t.st.PendingRemovals, c)
+		}
+	}
+	if prev.Archive != rec.Archive {
+		t.st.PendingArchives = append(t.st.PendingArchives, prev.Archive)
+	}
+	if prev.Manifest != rec.Manifest {
+		t.st.PendingManifests = append(t.st.PendingManifests, prev.Manifest)
+	}
+	previous := prev.Version
+	*prev = rec
+	return result, previous
 }
 
 // removeKept deletes a kept archive that no state record and no kept
