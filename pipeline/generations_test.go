@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"archive/zip"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -175,5 +176,47 @@ func storedZip(t testing.TB, path string, s spec, name string, data []byte) {
 	}
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestRollbackOverLimitsRefused rolls back to a generation whose set would
+// pass the door limit (the state was edited by hand): it is refused as a
+// whole, naming the packs, and nothing changes.
+func TestRollbackOverLimitsRefused(t *testing.T) {
+	e := newEnv(t)
+	p := e.open(t)
+	e.dropPack(t, "a.zip", spec{id: "doors-a", version: "1.0.0", doors: 200})
+	mustSync(t, p, map[string]api.Result{"a.zip": api.ResultInstalled})
+	if _, err := p.Disable(t.Context(), "doors-a"); err != nil {
+		t.Fatal(err)
+	}
+	e.dropPack(t, "b.zip", spec{id: "doors-b", version: "1.0.0", doors: 100})
+	mustSync(t, p, map[string]api.Result{"b.zip": api.ResultInstalled})
+	p.Close()
+
+	store, err := installer.OpenStore(e.state, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &st.Generations[len(st.Generations)-1]
+	for i := range g.Packs {
+		g.Packs[i].Enabled = true // 300 doors
+	}
+	if err := store.Save(st); err != nil {
+		t.Fatal(err)
+	}
+	store.Close()
+	p = e.open(t)
+	before := e.machine(t)
+	_, err = p.Rollback(t.Context(), g.N)
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "doors-a (200), doors-b (100)") {
+		t.Fatalf("Rollback over the door limit = %v; want refused naming doors-a and doors-b", err)
+	}
+	if d := diffMachines(e.machine(t), before); d != "" {
+		t.Fatalf("a refused rollback changed the machine:\n%s", d)
 	}
 }
