@@ -203,21 +203,30 @@ func (p *jsonParser) object(n *node) bool {
 			return false
 		}
 		n.obj = append(n.obj, m)
-		p.skipSpace()
-		if p.pos >= len(p.data) {
-			return p.fail(p.pos, RuleSyntax, "unexpected end of file inside an object")
-		}
-		switch p.data[p.pos] {
-		case ',':
-			p.pos++
-		case '}':
-			p.pos++
-			p.depth--
-			return true
-		default:
-			return p.fail(p.pos, RuleSyntax, "expected ',' or '}' in an object")
+		if more, ok := p.separator('}', "an object"); !more {
+			return ok
 		}
 	}
+}
+
+// separator reads what follows a member or an element: a comma (more
+// follows), or close, which ends the object or list. ok is false after a
+// syntax error, which it records.
+func (p *jsonParser) separator(close byte, in string) (more, ok bool) {
+	p.skipSpace()
+	if p.pos >= len(p.data) {
+		return false, p.fail(p.pos, RuleSyntax, "unexpected end of file inside "+in)
+	}
+	switch p.data[p.pos] {
+	case ',':
+		p.pos++
+		return true, true
+	case close:
+		p.pos++
+		p.depth--
+		return false, true
+	}
+	return false, p.fail(p.pos, RuleSyntax, "expected ',' or '"+string(close)+"' in "+in)
 }
 
 func (p *jsonParser) array(n *node) bool {
@@ -238,19 +247,8 @@ func (p *jsonParser) array(n *node) bool {
 		if !p.value(&n.arr[len(n.arr)-1]) {
 			return false
 		}
-		p.skipSpace()
-		if p.pos >= len(p.data) {
-			return p.fail(p.pos, RuleSyntax, "unexpected end of file inside a list")
-		}
-		switch p.data[p.pos] {
-		case ',':
-			p.pos++
-		case ']':
-			p.pos++
-			p.depth--
-			return true
-		default:
-			return p.fail(p.pos, RuleSyntax, "expected ',' or ']' in a list")
+		if more, ok := p.separator(']', "a list"); !more {
+			return ok
 		}
 	}
 }
