@@ -224,6 +224,10 @@ $WINE "$bin/holder.exe" "$(winpath "$inv")" "$(winpath "$work/ready")" "$(winpat
 wait_for 20 test -e "$work/ready" || fail "the holder did not take installed.txt"
 fs sync --config "$cfg" > "$work/retry.out" 2>&1 || { cat "$work/retry.out"; fail "sync with installed.txt held for a moment"; }
 wait $holder
+# The enable's publication was still owed: this sync published it by
+# waiting out the 1.5 s hold, not by giving up.
+grep -q "published .*installed.txt" "$work/retry.out" || { cat "$work/retry.out"; fail "the sync did not publish installed.txt"; }
+! grep -q "not published yet" "$work/retry.out" || { cat "$work/retry.out"; fail "the sync gave up instead of retrying"; }
 same_inventory "$lin/Game/Mods" "$root/Game/Mods" || fail "the inventory is not whole after the holds"
 
 step "daemon: TCP API, a dropped archive installed, status and packs"
