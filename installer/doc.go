@@ -10,6 +10,16 @@
 // DIR`). It decides whether bytes are a safe pack; it knows nothing of what
 // forgepack.json says, which is the job of package inventory.
 //
+// Isolation: with [Isolate] in force (the program turns it on at start),
+// every [Extract] runs in a child process, the same binary re-run with
+// [ChildCommand], under hard limits of memory (Linux: RLIMIT_DATA, which
+// the Go runtime fills in 64 MiB arenas; Windows: a Job Object) and
+// processor time, with a wall-clock budget scaled by the archive's size. A
+// crash, a limit or a timeout there is the archive's rejection. The parent
+// hashes the archive itself and checks what the child left in staging
+// against the rules before handing it on. Measured on 2 cores: a 10 KB
+// pack costs about 4 ms more in a child than in process.
+//
 // Caveats: the limits bound what reaches the disk and how much the
 // decoders produce, and memory stays bounded because every decoder is
 // chosen and sized by rule before it runs (decoders.go): formats are

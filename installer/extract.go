@@ -13,6 +13,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -82,23 +83,71 @@ var errStop = errors.New("stop extraction")
 // the staging folder is gone. progress, when not nil, is called with the
 // bytes extracted so far and the expected total (0 when the format does not
 // say up front).
-func Extract(ctx context.Context, archivePath, stagingParent string, lim Limits, progress func(done, total int64)) (_ *Staged, err error) {
+func Extract(ctx context.Context, archivePath, stagingParent string, lim Limits, progress func(done, total int64)) (*Staged, error) {
 	if err := lim.Validate(); err != nil {
 		return nil, fmt.Errorf("extract %s: %w", archivePath, err)
 	}
+	if iso := isolation.Load(); iso != nil {
+		return iso.extract(ctx, archivePath, stagingParent, lim, progress)
+	}
+	staging, err := newStaging(stagingParent)
+	if err != nil {
+		return nil, fmt.Errorf("extract %s: %w", archivePath, err)
+	}
+	st, err := extractAt(ctx, archivePath, staging, lim, progress, true)
+	if err != nil {
+		os.RemoveAll(staging)
+	}
+	return st, err
+}
+
+// newStaging creates a private staging folder under parent.
+func newStaging(parent string) (string, error) {
+	staging, err := os.MkdirTemp(parent, "intake-")
+	if err != nil {
+		return "", fmt.Errorf("create staging: %w", err)
+	}
+	if err := os.Chmod(staging, 0o700); err != nil {
+		os.RemoveAll(staging)
+		return "", err
+	}
+	return staging, nil
+}
+
+// openArchive opens the archive and checks that it is a regular file.
+func openArchive(archivePath string) (*os.File, int64, error) {
 	f, err := os.Open(archivePath)
 	if err != nil {
-		return nil, fmt.Errorf("extract %s: %w", archivePath, err)
+		return nil, 0, fmt.Errorf("extract %s: %w", archivePath, err)
 	}
-	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("extract %s: %w", archivePath, err)
+		f.Close()
+		return nil, 0, fmt.Errorf("extract %s: %w", archivePath, err)
 	}
 	if !st.Mode().IsRegular() {
-		return nil, &RejectError{Archive: archivePath, Problems: []Problem{{Rule: RuleNotArchive, Value: "not a regular file"}}}
+		f.Close()
+		return nil, 0, &RejectError{Archive: archivePath, Problems: []Problem{{Rule: RuleNotArchive, Value: "not a regular file"}}}
 	}
-	size := st.Size()
+	return f, st.Size(), nil
+}
+
+// extractAt is Extract in this process, into the empty folder staging,
+// which the caller removes on error. It hashes the archive when hash is
+// set. A rejection for the pack's files alone carries the manifest's bytes
+// (see RejectError.Manifest).
+func extractAt(ctx context.Context, archivePath, staging string, lim Limits, progress func(done, total int64), hash bool) (_ *Staged, err error) {
+	f, size, err := openArchive(archivePath)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	defer func() {
+		var re *RejectError
+		if errors.As(err, &re) && !slices.ContainsFunc(re.Problems, SizeProblem) {
+			re.Manifest, _ = ReadManifest(ctx, archivePath)
+		}
+	}()
 
 	kind, why, err := identify(f)
 	if err != nil {
@@ -108,18 +157,6 @@ func Extract(ctx context.Context, archivePath, stagingParent string, lim Limits,
 		return nil, &RejectError{Archive: archivePath, Problems: []Problem{{Rule: RuleNotArchive, Value: why}}}
 	}
 
-	staging, err := os.MkdirTemp(stagingParent, "intake-")
-	if err != nil {
-		return nil, fmt.Errorf("extract %s: create staging: %w", archivePath, err)
-	}
-	defer func() {
-		if err != nil {
-			os.RemoveAll(staging)
-		}
-	}()
-	if err := os.Chmod(staging, 0o700); err != nil {
-		return nil, fmt.Errorf("extract %s: %w", archivePath, err)
-	}
 	root, err := os.OpenRoot(staging)
 	if err != nil {
 		return nil, fmt.Errorf("extract %s: %w", archivePath, err)
@@ -132,6 +169,7 @@ func Extract(ctx context.Context, archivePath, stagingParent string, lim Limits,
 		progress: progress,
 		w:        newStagingWriter(root),
 		kind:     kind,
+		hash:     hash,
 	}
 	sum, err := x.run(f, size)
 	if werr := x.w.wait(); werr != nil && (err == nil || errors.Is(err, errStop) || errors.Is(err, errRejectedRead)) {
@@ -196,6 +234,7 @@ type extraction struct {
 	kind     archiveKind
 	read     atomic.Int64 // archive bytes read so far, at the file
 	entries  int          // entries handed to handle so far
+	hash     bool         // hash the archive (the parent of a child does)
 	done     int64        // entry bytes produced so far
 	total    int64        // expected entry bytes, 0 when unknown
 }
@@ -213,7 +252,10 @@ func (x *extraction) run(f *os.File, size int64) (string, error) {
 			return "", errRejectedRead
 		}
 	}
-	r := io.TeeReader(&countingReader{r: f, n: &x.read}, h)
+	var r io.Reader = &countingReader{r: f, n: &x.read}
+	if x.hash {
+		r = io.TeeReader(r, h)
+	}
 	src, closeSrc, err := openStream(x.kind, r, x.check.lim)
 	if err != nil {
 		return "", x.corrupt("", err)
@@ -234,6 +276,9 @@ func (x *extraction) run(f *os.File, size int64) (string, error) {
 	if err = x.readErr(err); err != nil {
 		return "", err
 	}
+	if !x.hash {
+		return "", nil
+	}
 	// Hash what the decoders left unread (padding, trailers).
 	if _, err := io.Copy(io.Discard, r); err != nil {
 		return "", x.corrupt("", err)
@@ -253,6 +298,10 @@ func (x *extraction) runRandomAccess(f *os.File, size int64, h hash.Hash) (strin
 	}
 	hashed := make(chan result, 1)
 	go func() {
+		if !x.hash {
+			hashed <- result{}
+			return
+		}
 		_, err := io.Copy(h, &ctxReader{ctx: hctx, r: io.NewSectionReader(f, 0, size)})
 		hashed <- result{hex.EncodeToString(h.Sum(nil)), err}
 	}()

@@ -246,3 +246,26 @@ func vmHWM() (int64, error) {
 	}
 	return 0, fmt.Errorf("no VmHWM in /proc/self/status")
 }
+
+// BenchmarkIsolationCost extracts a 10 KB pack in a child process and in
+// this one: the difference is what isolation costs per archive.
+func BenchmarkIsolationCost(b *testing.B) {
+	archive := writeArchive(b, "small.zip", zipBytes(b, with(entry{name: "content/small.pak", body: randomish(8 << 10)})))
+	staging := b.TempDir()
+	run := func(b *testing.B) {
+		for b.Loop() {
+			st, err := Extract(b.Context(), archive, staging, DefaultLimits(), nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			st.Remove()
+		}
+	}
+	b.Run("child", run)
+	b.Run("in-process", func(b *testing.B) {
+		old := isolation.Load()
+		isolation.Store(nil)
+		defer isolation.Store(old)
+		run(b)
+	})
+}

@@ -88,7 +88,8 @@ func ReadManifest(ctx context.Context, archivePath string) ([]byte, error) {
 // the archive may be a bomb, and nothing more should be read from it.
 func SizeProblem(p Problem) bool {
 	switch p.Rule {
-	case RuleTooManyEntries, RuleTotalTooLarge, RuleEntryTooLarge, RuleRatio, RuleDecoderMemory, RuleCorrupt, RuleEncrypted, RuleNotArchive:
+	case RuleTooManyEntries, RuleTotalTooLarge, RuleEntryTooLarge, RuleRatio, RuleDecoderMemory, RuleCorrupt, RuleEncrypted, RuleNotArchive,
+		RuleMethod, RuleSparse, RuleUnpackerCrashed, RuleUnpackMemory, RuleUnpackTime, RuleUnpackerOutput:
 		return true
 	}
 	return false

@@ -36,6 +36,7 @@ const (
 	RuleUnpackerCrashed  = "the archive made the unpacker crash"
 	RuleUnpackMemory     = "the archive needed too much memory to unpack"
 	RuleUnpackTime       = "the archive took too long to unpack"
+	RuleUnpackerOutput   = "the unpacker's output failed the checks"
 	RuleEmptyName        = "empty entry name"
 	RuleInvalidUTF8      = "name is not valid UTF-8"
 	RulePathTooLong      = "path too long"
@@ -114,6 +115,11 @@ func printable(s string) string {
 type RejectError struct {
 	Archive  string
 	Problems []Problem
+	// Manifest holds the bytes of forgepack.json (up to its limit and one
+	// byte) when the archive was rejected for its files alone and has one,
+	// so its faults can be reported too; read where the archive was
+	// unpacked, never by the caller from the archive.
+	Manifest []byte
 }
 
 func (e *RejectError) Error() string {

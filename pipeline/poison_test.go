@@ -1,7 +1,10 @@
 package pipeline
 
 import (
+	"bytes"
+	"encoding/binary"
 	"errors"
+	"hash/crc32"
 	"maps"
 	"os"
 	"os/exec"
@@ -12,6 +15,7 @@ import (
 
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/internal/toolcheck"
 )
 
 // rejectedReasons returns the reasons of the named archive's rejection.
@@ -160,5 +164,52 @@ func TestPoisonRejectedAfterThreeTries(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(e.state, attemptsFile)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("attempt counts kept after the archive left processing: %v", err)
+	}
+}
+
+// TestUnpackerLimitIsRejection: an archive that breaks the unpacking
+// child's memory limit (here a 7z with a 64 MiB dictionary, within the
+// rules, against a limit lowered to 128 MiB, which the Go runtime maps
+// in 64 MiB arenas) is rejected with the limit's
+// rule, and the good pack of the same batch installs.
+func TestUnpackerLimitIsRejection(t *testing.T) {
+	toolcheck.Need(t, "7z")
+	if raceEnabled {
+		t.Skip("the race detector's shadow memory counts against the limit")
+	}
+	installer.Isolate(&installer.Isolation{Command: []string{os.Args[0]}, Env: []string{envUnpackChild + "=1"}, Memory: 128 << 20})
+	t.Cleanup(func() { installer.Isolate(testIsolation()) })
+	e := newEnv(t)
+	e.dropPack(t, "good.zip", spec{id: "good-pack", version: "1.0.0"})
+	src := filepath.Join(t.TempDir(), "big.zip")
+	spec{id: "big-pack", version: "1.0.0"}.zip(t, src)
+	unz := t.TempDir()
+	out := filepath.Join(t.TempDir(), "big.7z")
+	for _, args := range [][]string{{"x", "-bd", "-bso0", "-o" + unz, src}, {"a", "-bd", "-bso0", "-mhc=off", "-m0=lzma2", out, unz + "/."}} {
+		if b, err := exec.Command("7z", args...).CombinedOutput(); err != nil {
+			t.Fatalf("7z %v: %v\n%s", args, err, b)
+		}
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The LZMA2 coder's one property byte: 26 is a 64 MiB dictionary.
+	off, size := binary.LittleEndian.Uint64(b[12:]), binary.LittleEndian.Uint64(b[20:])
+	hdr := b[32+off : 32+off+size]
+	i := bytes.Index(hdr, []byte{0x21, 0x21, 0x01})
+	if i < 0 {
+		t.Fatal("no LZMA2 coder in the header")
+	}
+	hdr[i+3] = 26
+	binary.LittleEndian.PutUint32(b[28:], crc32.ChecksumIEEE(hdr))
+	binary.LittleEndian.PutUint32(b[8:], crc32.ChecksumIEEE(b[12:32]))
+	if err := os.WriteFile(filepath.Join(e.drop, "big.7z"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := e.open(t)
+	sum := mustSync(t, p, map[string]api.Result{"big.7z": api.ResultRejected, "good.zip": api.ResultInstalled})
+	if r := rejectedReasons(sum, "big.7z"); len(r) != 1 || !strings.HasPrefix(r[0], installer.RuleUnpackMemory) {
+		t.Errorf("reasons = %q; want the memory limit", r)
 	}
 }

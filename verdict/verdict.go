@@ -101,8 +101,8 @@ func Archive(ctx context.Context, archivePath, stagingParent string, lim install
 		if !bomb {
 			// Rejected for its files alone: the manifest's faults are
 			// reported too, as a scan of the same folder would.
-			if data, err := installer.ReadManifest(ctx, archivePath); err == nil && data != nil {
-				r.checkManifest(data, "")
+			if re.Manifest != nil {
+				r.checkManifest(re.Manifest, "")
 			}
 		}
 		return r.finish(), nil, nil

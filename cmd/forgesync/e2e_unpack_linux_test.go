@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/daemon"
+	"github.com/mjolnir-forge/forgesync/installer"
+)
+
+// unpackChildren returns the pids of the daemon's unpacking children.
+func unpackChildren(daemonPid int) []int {
+	var out []int
+	tasks, _ := filepath.Glob(filepath.Join("/proc", strconv.Itoa(daemonPid), "task", "*", "children"))
+	for _, f := range tasks {
+		data, _ := os.ReadFile(f)
+		for _, s := range strings.Fields(string(data)) {
+			pid, _ := strconv.Atoi(s)
+			cmdline, _ := os.ReadFile(filepath.Join("/proc", s, "cmdline"))
+			if strings.Contains(string(cmdline), installer.ChildCommand) {
+				out = append(out, pid)
+			}
+		}
+	}
+	return out
+}
+
+// TestDaemonServesWhileUnpackerWorksOrDies: the daemon answers
+// /v1/status while an unpacking child works and after it is killed; the
+// killed child's archive is rejected with the crash rule, a good pack of
+// the same batch installs, and staging is left empty.
+func TestDaemonServesWhileUnpackerWorksOrDies(t *testing.T) {
+	g := newGame(t)
+	cmd := g.start(t)
+	ev := g.follow(t)
+	c := daemon.NewClient(g.sock)
+	defer c.Close()
+	status := func(when string) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
+		defer cancel()
+		if _, err := c.Status(ctx); err != nil {
+			t.Fatalf("status %s: %v", when, err)
+		}
+	}
+	os.WriteFile(filepath.Join(g.drop, "big.zip.part"), packZip(t, "big-pack", "1.0.0", 96<<20), 0o644)
+	os.WriteFile(filepath.Join(g.drop, "small.zip.part"), packZip(t, "small-pack", "1.0.0", 1024), 0o644)
+	os.Rename(filepath.Join(g.drop, "big.zip.part"), filepath.Join(g.drop, "big.zip"))
+	os.Rename(filepath.Join(g.drop, "small.zip.part"), filepath.Join(g.drop, "small.zip"))
+
+	ev.wait(t, 60*time.Second, "extraction under way", func(all []api.Event) bool {
+		return count(all, api.EventProgress) >= 1
+	})
+	status("while the unpacker works")
+	var kids []int
+	deadline := time.Now().Add(10 * time.Second)
+	for kids = unpackChildren(cmd.cmd.Process.Pid); len(kids) == 0; kids = unpackChildren(cmd.cmd.Process.Pid) {
+		if time.Now().After(deadline) {
+			t.Fatal("no unpacking child found while extraction was under way")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	for _, pid := range kids {
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+	status("after the unpacker was killed")
+	all := ev.wait(t, 60*time.Second, "a rejection and an install", func(all []api.Event) bool {
+		return count(all, api.EventPackRejected) >= 1 && count(all, api.EventPackInstalled) >= 1
+	})
+	status("after the batch")
+	var rejected string
+	for _, e := range all {
+		if e.Type == api.EventPackRejected {
+			rejected = string(e.Data)
+		}
+	}
+	if !strings.Contains(rejected, "big.zip") || !strings.Contains(rejected, installer.RuleUnpackerCrashed) {
+		t.Errorf("rejection = %s; want big.zip with the crash rule", rejected)
+	}
+	inst, _ := os.ReadFile(filepath.Join(g.inv, "installed.txt"))
+	if !strings.Contains(string(inst), "small-pack") {
+		t.Errorf("installed.txt lacks the good pack of the batch:\n%s", inst)
+	}
+	if left, _ := os.ReadDir(filepath.Join(g.state, installer.StagingDir)); len(left) != 0 {
+		t.Errorf("staging holds %d items after the killed child", len(left))
+	}
+}
