@@ -40,7 +40,7 @@ need() {
     fi
   done
 }
-need wine wineserver x86_64-w64-mingw32-gcc go zip 7z tar zstd cmp
+need wine wineserver wineboot x86_64-w64-mingw32-gcc go zip 7z tar zstd cmp
 if command -v wine64 >/dev/null 2>&1; then WINE=wine64; else WINE=wine; fi
 
 start=$(date +%s)

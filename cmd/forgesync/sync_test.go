@@ -95,3 +95,23 @@ func TestSyncNeedsGamePaths(t *testing.T) {
 		t.Fatalf("sync without config = %d %q; want 2 naming paths.mods", code, errs)
 	}
 }
+
+// TestSyncFailsWhenADeployFails: a deploy that fails (here the scripts
+// folder is a file) made `sync` print the problem twice and exit 0; it is
+// printed once and the exit status is 2.
+func TestSyncFailsWhenADeployFails(t *testing.T) {
+	config, drop, _ := gameEnv(t)
+	os.MkdirAll(drop, 0o755)
+	mods := filepath.Dir(filepath.Dir(drop))
+	os.MkdirAll(filepath.Join(mods, "MJOLNIRLevelLoader"), 0o755)
+	if err := os.WriteFile(filepath.Join(mods, "MJOLNIRLevelLoader", "Scripts"), []byte("in the way"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCLI(t, "sync", "--config", config)
+	if code != exitFailure {
+		t.Fatalf("sync with a failing deploy = %d; want %d\n%s%s", code, exitFailure, out, errs)
+	}
+	if n := strings.Count(out+errs, "Scripts"); n != 1 {
+		t.Fatalf("the deploy problem is printed %d times; want once:\n%s%s", n, out, errs)
+	}
+}
