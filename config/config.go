@@ -535,3 +535,31 @@ func CheckLoopback(addr string) error {
 	}
 	return fmt.Errorf("%q is not a loopback address: the API listens on 127.0.0.1 or [::1] only (it controls what the game loads)", addr)
 }
+
+// ArchiveLimits returns the extraction limits: the configured ones over
+// the installer's defaults. A limit above its default is an error naming
+// the file and the table.
+func (c *Config) ArchiveLimits() (installer.Limits, error) {
+	lim := installer.DefaultLimits()
+	l := c.Limits
+	if l.MaxEntries > 0 {
+		lim.MaxEntries = l.MaxEntries
+	}
+	if l.MaxTotalBytes > 0 {
+		lim.MaxTotalBytes = l.MaxTotalBytes
+	}
+	if l.MaxEntryBytes > 0 {
+		lim.MaxEntryBytes = l.MaxEntryBytes
+	}
+	if l.MaxRatio > 0 {
+		lim.MaxRatio = int64(l.MaxRatio)
+	}
+	if err := lim.Validate(); err != nil {
+		where := "[limits]"
+		if c.File != "" {
+			where = c.File + " [limits]"
+		}
+		return lim, fmt.Errorf("%s: %w", where, err)
+	}
+	return lim, nil
+}

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/mjolnir-forge/forgesync/config"
-	"github.com/mjolnir-forge/forgesync/installer"
 )
 
 // version is the program's version, set at link time by `make dist`.
@@ -266,33 +265,6 @@ func writeJSON(w io.Writer, v any) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
-}
-
-// archiveLimits applies the configured extraction limits over the defaults;
-// a limit above its default is an error.
-func archiveLimits(cfg *config.Config) (installer.Limits, error) {
-	lim := installer.DefaultLimits()
-	l := cfg.Limits
-	if l.MaxEntries > 0 {
-		lim.MaxEntries = l.MaxEntries
-	}
-	if l.MaxTotalBytes > 0 {
-		lim.MaxTotalBytes = l.MaxTotalBytes
-	}
-	if l.MaxEntryBytes > 0 {
-		lim.MaxEntryBytes = l.MaxEntryBytes
-	}
-	if l.MaxRatio > 0 {
-		lim.MaxRatio = int64(l.MaxRatio)
-	}
-	if err := lim.Validate(); err != nil {
-		where := "[limits]"
-		if cfg.File != "" {
-			where = cfg.File + " [limits]"
-		}
-		return lim, fmt.Errorf("%s: %w", where, err)
-	}
-	return lim, nil
 }
 
 func versionCommand() *command {

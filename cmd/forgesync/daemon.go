@@ -5,10 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"net"
-	"os"
 	"path/filepath"
-	"runtime"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -61,21 +58,17 @@ func serveDaemon(ctx context.Context, e *env, started func()) error {
 	if err := cfg.RequireGame(); err != nil {
 		return err
 	}
-	// A transaction keeps two goroutines busy (decompressing, writing).
-	// With as many Ps as cores, a status request then waits for the
-	// scheduler's 10 ms preemption; with spare Ps it runs at once and the
-	// OS shares the cores. Measured on 2 cores: GET /v1/status p99 15 ms
-	// during a 256 MiB install with 2 Ps, 3–5 ms with 4.
-	if os.Getenv("GOMAXPROCS") == "" && runtime.GOMAXPROCS(0) < minProcs {
-		runtime.GOMAXPROCS(minProcs)
-	}
-	lim, err := archiveLimits(cfg)
+	daemon.ReserveProcs()
+	lim, err := cfg.ArchiveLimits()
 	if err != nil {
 		return err
 	}
 	ev := daemon.NewEvents(daemon.EventsOptions{})
 	defer ev.Close()
-	ln, tcp, err := listenAPI(cfg, e)
+	if err := secureFolders(cfg, e.owner); err != nil {
+		return err
+	}
+	eps, err := daemon.ListenAll(cfg.Paths.Socket, cfg.API.Listen, cfg.Paths.State, e.log)
 	if err != nil {
 		return err
 	}
@@ -83,7 +76,7 @@ func serveDaemon(ctx context.Context, e *env, started func()) error {
 	opts.Events = func(d api.EventData) { ev.Publish(d) }
 	p, _, err := pipeline.Open(ctx, opts)
 	if err != nil {
-		closeAll(ln, tcp)
+		eps.Close()
 		return err
 	}
 	defer p.Close()
@@ -105,23 +98,15 @@ func serveDaemon(ctx context.Context, e *env, started func()) error {
 		},
 	})
 	if err != nil {
-		closeAll(ln, tcp)
+		eps.Close()
 		return err
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return r.Run(gctx) })
 	g.Go(func() error { return w.Run(gctx) })
-	sopts := daemon.ServerOptions{Logger: e.log, Version: version, LogFile: e.serviceLog}
-	if ln != nil {
-		g.Go(func() error { return daemon.Serve(gctx, ln, r, ev, sopts) })
-	}
-	if tcp != nil {
-		g.Go(func() error {
-			opts := sopts
-			opts.APIKey = tcp.key
-			return daemon.Serve(gctx, tcp.ln, r, ev, opts)
-		})
-	}
+	g.Go(func() error {
+		return eps.Serve(gctx, r, ev, daemon.ServerOptions{Logger: e.log, Version: version, LogFile: e.serviceLog})
+	})
 	e.log.Info("daemon started", "socket", cfg.Paths.Socket, "drop", cfg.Paths.Drop, "state", cfg.Paths.State)
 	if started != nil {
 		started()
@@ -134,9 +119,6 @@ func serveDaemon(ctx context.Context, e *env, started func()) error {
 // batchQuiet is how long the watcher waits after the last ready archive
 // before it hands a batch to the writer.
 const batchQuiet = 20 * time.Millisecond
-
-// minProcs is the fewest Ps the daemon runs with; see serveDaemon.
-const minProcs = 4
 
 // serviceConfig describes the OS service that runs `forgesync daemon`.
 func serviceConfig(e *env, run func(ctx context.Context) error) daemon.ServiceConfig {
@@ -210,43 +192,6 @@ func daemonClient(ctx context.Context, cfg *config.Config) *daemon.Client {
 	return nil
 }
 
-// tcpAPI is the optional loopback TCP API's listener and key.
-type tcpAPI struct {
-	ln  net.Listener
-	key string
-}
-
-// listenAPI opens the status socket and, when [api] listen is set, the
-// TCP API. A socket that cannot be opened (no AF_UNIX: old Windows, wine)
-// is only a warning when the TCP API is there to answer.
-func listenAPI(cfg *config.Config, e *env) (net.Listener, *tcpAPI, error) {
-	if err := secureFolders(cfg, e.owner); err != nil {
-		return nil, nil, err
-	}
-	ln, err := daemon.Listen(cfg.Paths.Socket)
-	if err != nil && (cfg.API.Listen == "" || errors.Is(err, daemon.ErrAlreadyRunning)) {
-		return nil, nil, err
-	}
-	if err != nil {
-		e.log.Warn("status socket unavailable; serving the TCP API only", "socket", cfg.Paths.Socket, "err", err)
-		ln = nil
-	}
-	if cfg.API.Listen == "" {
-		return ln, nil, nil
-	}
-	key, kerr := daemon.APIKey(cfg.Paths.State)
-	tln, lerr := daemon.ListenTCP(cfg.API.Listen)
-	if err := errors.Join(kerr, lerr); err != nil {
-		closeAll(ln, nil)
-		if tln != nil {
-			tln.Close()
-		}
-		return nil, nil, err
-	}
-	e.log.Info("TCP API listening", "addr", tln.Addr().String())
-	return ln, &tcpAPI{ln: tln, key: key}, nil
-}
-
 // secureFolders gives the state folder (the API key) and the socket's
 // folder the ACL of SPEC §8 on Windows: SYSTEM, Administrators and owner
 // (the installing user; the current one when empty).
@@ -257,15 +202,6 @@ func secureFolders(cfg *config.Config, owner string) error {
 		}
 	}
 	return nil
-}
-
-func closeAll(ln net.Listener, tcp *tcpAPI) {
-	if ln != nil {
-		ln.Close()
-	}
-	if tcp != nil {
-		tcp.ln.Close()
-	}
 }
 
 // apiExit maps a daemon error to an exit status.

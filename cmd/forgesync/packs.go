@@ -19,7 +19,7 @@ func openPipeline(ctx context.Context, e *env) (*pipeline.Pipeline, *pipeline.Su
 	if err := e.cfg.RequireGame(); err != nil {
 		return nil, nil, err
 	}
-	lim, err := archiveLimits(e.cfg)
+	lim, err := e.cfg.ArchiveLimits()
 	if err != nil {
 		return nil, nil, err
 	}

@@ -63,7 +63,7 @@ func runScan(ctx context.Context, e *env, args []string, format string) int {
 
 // check gives the verdict on a pack folder or archive.
 func check(ctx context.Context, e *env, target string) (*verdict.Report, error) {
-	lim, err := archiveLimits(e.cfg)
+	lim, err := e.cfg.ArchiveLimits()
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +114,7 @@ func packCommand() *command {
 }
 
 func runPack(e *env, dir, out string) int {
-	lim, err := archiveLimits(e.cfg)
+	lim, err := e.cfg.ArchiveLimits()
 	if err != nil {
 		return e.fail(err)
 	}

@@ -1,0 +1,23 @@
+package config
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/mjolnir-forge/forgesync/installer"
+)
+
+func TestArchiveLimits(t *testing.T) {
+	c := Default()
+	c.Limits.MaxEntries = 5
+	lim, err := c.ArchiveLimits()
+	if err != nil || lim.MaxEntries != 5 || lim.MaxTotalBytes != installer.DefaultLimits().MaxTotalBytes {
+		t.Fatalf("ArchiveLimits() = %+v, %v; want 5 entries and the other defaults", lim, err)
+	}
+	c.File = "/etc/forgesync.toml"
+	c.Limits.MaxRatio = 1 << 30
+	if _, err := c.ArchiveLimits(); !errors.Is(err, installer.ErrLimitRaised) || !strings.HasPrefix(err.Error(), "/etc/forgesync.toml [limits]: limits.max_ratio") {
+		t.Fatalf("ArchiveLimits() with a raised ratio = %v; want ErrLimitRaised naming the file and table", err)
+	}
+}
