@@ -17,6 +17,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 )
@@ -53,6 +54,14 @@ func Create(path string, perm fs.FileMode) (*Pending, error) {
 		return nil, fmt.Errorf("write %s: the folder %s does not exist: %w", path, dir, fs.ErrNotExist)
 	}
 	if err != nil {
+		return nil, fmt.Errorf("create temp for %s: %w", path, err)
+	}
+	// The mode is what the caller asked for, whatever the umask: a service
+	// may run with 077, and a game running as another user must still read
+	// the inventory and the scripts (0644).
+	if err := f.Chmod(perm); err != nil && runtime.GOOS != "windows" {
+		f.Close()
+		os.Remove(tmp)
 		return nil, fmt.Errorf("create temp for %s: %w", path, err)
 	}
 	return &Pending{f: f, path: path, tmp: tmp}, nil
