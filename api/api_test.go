@@ -19,6 +19,9 @@ func TestDecodeEveryType(t *testing.T) {
 		ModuleDeployed{Component: "native", Path: "/m/x.dll", SHA256: "ab", Pending: true},
 		Warning{Message: "w"},
 		Dropped{LastID: 9},
+		SetCheck{Time: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Source: "https://h/forgepacks.lock", Result: CheckEqual, Fingerprint: "sha256:ab", NotModified: true},
+		Download{Pack: "p", URL: "https://h/packs/x.zip", Done: 5, Total: 9},
+		SetResult{Fingerprint: "sha256:cd", Installed: []SetChange{{ID: "p", Version: "1.0.0"}}, Upgraded: []SetChange{}, Downgraded: []SetChange{{ID: "q", Version: "1.0.0", Previous: "2.0.0"}}, Disabled: []string{"r"}, Removed: []string{}},
 	} {
 		raw, err := json.Marshal(d)
 		if err != nil {
@@ -80,5 +83,23 @@ func TestEventWriter(t *testing.T) {
 	want := "\r03:04:05 [###############...............]  50% a.zip\n03:04:05 published lifts.txt (2 enabled packs)\n"
 	if out.String() != want {
 		t.Errorf("events =\n%q\nwant\n%q", out.String(), want)
+	}
+}
+
+func TestSetDifferenceString(t *testing.T) {
+	want := &SetEntry{ID: "p", Version: "1.0.0", SHA256: "aaaaaaaaaaaaaaaa"}
+	have := &SetPack{ID: "p", Version: "2.0.0", SHA256: "bbbbbbbbbbbbbbbb", Enabled: false}
+	for _, c := range []struct {
+		d    SetDifference
+		want string
+	}{
+		{SetDifference{Kind: DiffMissing, ID: "p", Want: want}, "p: missing (the set pins 1.0.0)"},
+		{SetDifference{Kind: DiffOtherVersion, ID: "p", Want: want, Have: have}, "p: other version (2.0.0 installed, disabled; the set pins 1.0.0)"},
+		{SetDifference{Kind: DiffNotInSet, ID: "p", Have: have}, "p: enabled but not in the set (2.0.0)"},
+		{SetDifference{Kind: DiffMissing, ID: "p"}, "p: missing"},
+	} {
+		if got := c.d.String(); got != c.want {
+			t.Errorf("String(%+v) = %q; want %q", c.d, got, c.want)
+		}
 	}
 }

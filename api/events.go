@@ -173,6 +173,8 @@ var decoders = map[EventType]func(json.RawMessage) (EventData, error){
 	EventDropped:            decodeAs[Dropped],
 	EventSetApplied:         decodeAs[SetResult],
 	EventGeneration:         decodeAs[GenerationRecorded],
+	EventSetChecked:         decodeAs[SetCheck],
+	EventDownload:           decodeAs[Download],
 }
 
 func decodeAs[T EventData](raw json.RawMessage) (EventData, error) {

@@ -44,6 +44,10 @@ type Status struct {
 	// KeptArchiveBytes is the disk the kept archives take: the installed
 	// packs' and the kept generations'.
 	KeptArchiveBytes int64 `json:"kept_archive_bytes"`
+	// Set says how the machine stands against its pack set (SPEC §10):
+	// the set's fingerprint and source, and whether the machine equals
+	// it; nil when the machine has no set.
+	Set *SetStatus `json:"set,omitempty"`
 }
 
 // LastSync describes the last finished sync.

@@ -2,70 +2,36 @@ package packset
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
+
+	"github.com/mjolnir-forge/forgesync/api"
 )
 
-// Installed is one pack installed on a machine, as a diff needs it.
-type Installed struct {
-	ID      string `json:"id"`
-	Version string `json:"version"`
-	SHA256  string `json:"sha256"` // of the archive it was installed from
-	Enabled bool   `json:"enabled"`
-}
-
-// Entry returns the installed pack's identity.
-func (p Installed) Entry() Entry { return Entry{ID: p.ID, Version: p.Version, SHA256: p.SHA256} }
-
-// Kind says how a machine differs from a set for one pack.
-type Kind string
+// Installed is one pack installed on a machine, as a diff needs it; Kind
+// says how a machine differs from a set for one pack; Difference is how it
+// differs for one pack id. They are the status socket's shapes (SPEC
+// §10.3).
+type (
+	Installed  = api.SetPack
+	Kind       = api.DifferenceKind
+	Difference = api.SetDifference
+)
 
 // The kinds of difference, in the words of SPEC §10.2.
 const (
 	// Missing: the set pins a pack the machine does not have.
-	Missing Kind = "missing"
+	Missing = api.DiffMissing
 	// OtherVersion: the machine has the pack at another version (enabled
 	// or not).
-	OtherVersion Kind = "other-version"
+	OtherVersion = api.DiffOtherVersion
 	// OtherBytes: the machine has the pinned version from an archive with
 	// other bytes.
-	OtherBytes Kind = "other-bytes"
+	OtherBytes = api.DiffOtherBytes
 	// Disabled: the machine has exactly the pinned pack, disabled.
-	Disabled Kind = "disabled"
+	Disabled = api.DiffDisabled
 	// NotInSet: the machine has a pack enabled that the set does not pin.
-	NotInSet Kind = "not-in-set"
+	NotInSet = api.DiffNotInSet
 )
-
-// Difference is how a machine differs from a set for one pack id.
-type Difference struct {
-	Kind Kind   `json:"kind"`
-	ID   string `json:"id"`
-	// Want is what the set pins; nil for NotInSet.
-	Want *Entry `json:"want,omitempty"`
-	// Have is what the machine has; nil for Missing.
-	Have *Installed `json:"have,omitempty"`
-}
-
-// String says the difference in one line of words.
-func (d Difference) String() string {
-	switch d.Kind {
-	case Missing:
-		return fmt.Sprintf("%s: missing (the set pins %s)", d.ID, d.Want.Version)
-	case OtherVersion:
-		state := "enabled"
-		if !d.Have.Enabled {
-			state = "disabled"
-		}
-		return fmt.Sprintf("%s: other version (%s installed, %s; the set pins %s)", d.ID, d.Have.Version, state, d.Want.Version)
-	case OtherBytes:
-		return fmt.Sprintf("%s: same version %s with other bytes (installed %.12s…, the set pins %.12s…)", d.ID, d.Want.Version, d.Have.SHA256, d.Want.SHA256)
-	case Disabled:
-		return fmt.Sprintf("%s: installed but disabled (%s)", d.ID, d.Have.Version)
-	case NotInSet:
-		return fmt.Sprintf("%s: enabled but not in the set (%s)", d.ID, d.Have.Version)
-	}
-	return fmt.Sprintf("%s: %s", d.ID, d.Kind)
-}
 
 // Diff returns how a machine's installed packs differ from a set, one
 // difference per pack id that differs, sorted by id in byte order. A

@@ -10,21 +10,21 @@ import (
 
 func TestDiff(t *testing.T) {
 	set := []Entry{
-		{"same-pack", "1.0.0", hashA},
-		{"missing-pack", "1.0.0", hashA},
-		{"older-pack", "2.0.0", hashB},
-		{"bytes-pack", "1.0.0", hashC},
-		{"disabled-pack", "1.0.0", hashA},
-		{"off-older-pack", "1.0.0", hashA},
+		{ID: "same-pack", Version: "1.0.0", SHA256: hashA},
+		{ID: "missing-pack", Version: "1.0.0", SHA256: hashA},
+		{ID: "older-pack", Version: "2.0.0", SHA256: hashB},
+		{ID: "bytes-pack", Version: "1.0.0", SHA256: hashC},
+		{ID: "disabled-pack", Version: "1.0.0", SHA256: hashA},
+		{ID: "off-older-pack", Version: "1.0.0", SHA256: hashA},
 	}
 	machine := []Installed{
-		{"same-pack", "1.0.0", hashA, true},
-		{"older-pack", "1.5.0", hashA, true},
-		{"bytes-pack", "1.0.0", hashB, true},
-		{"disabled-pack", "1.0.0", hashA, false},
-		{"off-older-pack", "0.9.0", hashB, false},
-		{"extra-pack", "3.0.0", hashC, true},
-		{"extra-off-pack", "3.0.0", hashC, false},
+		{ID: "same-pack", Version: "1.0.0", SHA256: hashA, Enabled: true},
+		{ID: "older-pack", Version: "1.5.0", SHA256: hashA, Enabled: true},
+		{ID: "bytes-pack", Version: "1.0.0", SHA256: hashB, Enabled: true},
+		{ID: "disabled-pack", Version: "1.0.0", SHA256: hashA, Enabled: false},
+		{ID: "off-older-pack", Version: "0.9.0", SHA256: hashB, Enabled: false},
+		{ID: "extra-pack", Version: "3.0.0", SHA256: hashC, Enabled: true},
+		{ID: "extra-off-pack", Version: "3.0.0", SHA256: hashC, Enabled: false},
 	}
 	got := Diff(machine, set)
 	var lines []string
@@ -52,7 +52,7 @@ func TestDiff(t *testing.T) {
 		}
 	}
 	// Equal sets: no differences, and equal fingerprints.
-	eq := []Installed{{"same-pack", "1.0.0", hashA, true}, {"off-pack", "1.0.0", hashB, false}}
+	eq := []Installed{{ID: "same-pack", Version: "1.0.0", SHA256: hashA, Enabled: true}, {ID: "off-pack", Version: "1.0.0", SHA256: hashB, Enabled: false}}
 	if d := Diff(eq, set[:1]); len(d) != 0 {
 		t.Errorf("Diff(equal) = %v; want none", d)
 	}
@@ -69,18 +69,18 @@ func bigSets() ([]Installed, []Entry) {
 	for i := range 1000 {
 		id := fmt.Sprintf("pack-%04d", i)
 		sum := fmt.Sprintf("%064x", i)
-		set = append(set, Entry{id, "1.0.0", sum})
+		set = append(set, Entry{ID: id, Version: "1.0.0", SHA256: sum})
 		switch i % 10 {
 		case 0:
-			machine = append(machine, Installed{fmt.Sprintf("other-%04d", i), "1.0.0", sum, true})
+			machine = append(machine, Installed{ID: fmt.Sprintf("other-%04d", i), Version: "1.0.0", SHA256: sum, Enabled: true})
 		case 1:
-			machine = append(machine, Installed{id, "0.9.0", sum, true})
+			machine = append(machine, Installed{ID: id, Version: "0.9.0", SHA256: sum, Enabled: true})
 		case 2:
-			machine = append(machine, Installed{id, "1.0.0", fmt.Sprintf("%064x", i+5000), true})
+			machine = append(machine, Installed{ID: id, Version: "1.0.0", SHA256: fmt.Sprintf("%064x", i+5000), Enabled: true})
 		case 3:
-			machine = append(machine, Installed{id, "1.0.0", sum, false})
+			machine = append(machine, Installed{ID: id, Version: "1.0.0", SHA256: sum, Enabled: false})
 		default:
-			machine = append(machine, Installed{id, "1.0.0", sum, true})
+			machine = append(machine, Installed{ID: id, Version: "1.0.0", SHA256: sum, Enabled: true})
 		}
 	}
 	return machine, set

@@ -105,8 +105,8 @@ func TestExportRefusesDamagedArchive(t *testing.T) {
 }
 
 func TestCompare(t *testing.T) {
-	m := []Installed{{"alpha-pack", "1.0.0", hashA, true}, {"zeta-pack", "2.0.0-rc.1", hashB, true}}
-	set := []Entry{{"alpha-pack", "1.0.0", hashA}, {"zeta-pack", "2.0.0-rc.1", hashB}}
+	m := []Installed{{ID: "alpha-pack", Version: "1.0.0", SHA256: hashA, Enabled: true}, {ID: "zeta-pack", Version: "2.0.0-rc.1", SHA256: hashB, Enabled: true}}
+	set := []Entry{{ID: "alpha-pack", Version: "1.0.0", SHA256: hashA}, {ID: "zeta-pack", Version: "2.0.0-rc.1", SHA256: hashB}}
 	c := Compare(m, set)
 	if !c.Equal || c.Set != fpAB || c.Machine != fpAB || c.Differences == nil {
 		t.Errorf("Compare(equal) = %+v", c)

@@ -20,6 +20,7 @@ import (
 	"github.com/cenkalti/backoff/v5"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 )
 
@@ -59,12 +60,7 @@ var (
 
 // Progress is one report of a download: the `download` event of SPEC
 // §10.3.
-type Progress struct {
-	Pack  string `json:"pack"`
-	URL   string `json:"url"`
-	Done  int64  `json:"done"`
-	Total int64  `json:"total"`
-}
+type Progress = api.Download
 
 // Fetcher downloads archives from the mirrors a lock names, into a folder
 // by content: each archive lands as Dir/<sha256> only after its size and

@@ -5,16 +5,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"slices"
+
+	"github.com/mjolnir-forge/forgesync/api"
 )
 
 // Entry is what identifies a pack in a set: its id, version and the SHA-256
 // of its archive. Names, sizes and URLs are not part of it, so mirrors never
 // change a set's identity.
-type Entry struct {
-	ID      string `json:"id"`
-	Version string `json:"version"`
-	SHA256  string `json:"sha256"`
-}
+type Entry = api.SetEntry
 
 // Fingerprint returns "sha256:" and the hex SHA-256 of the canonical text of
 // entries: one line per entry, sorted by id in byte order, of id, a space,

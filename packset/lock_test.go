@@ -45,7 +45,7 @@ urls = ["file:///srv/forge/a.zip"]
 `
 
 func TestFingerprint(t *testing.T) {
-	es := []Entry{{"zeta-pack", "2.0.0-rc.1", hashB}, {"alpha-pack", "1.0.0", hashA}}
+	es := []Entry{{ID: "zeta-pack", Version: "2.0.0-rc.1", SHA256: hashB}, {ID: "alpha-pack", Version: "1.0.0", SHA256: hashA}}
 	if got := Fingerprint(es); got != fpAB {
 		t.Errorf("Fingerprint(%v) = %s; want %s", es, got, fpAB)
 	}
@@ -57,7 +57,7 @@ func TestFingerprint(t *testing.T) {
 		t.Errorf("Fingerprint(nil) = %s; want %s", got, want)
 	}
 	// A machine's fingerprint counts its enabled packs only.
-	m := []Installed{{"alpha-pack", "1.0.0", hashA, true}, {"zeta-pack", "2.0.0-rc.1", hashB, true}, {"other-pack", "1.0.0", hashC, false}}
+	m := []Installed{{ID: "alpha-pack", Version: "1.0.0", SHA256: hashA, Enabled: true}, {ID: "zeta-pack", Version: "2.0.0-rc.1", SHA256: hashB, Enabled: true}, {ID: "other-pack", Version: "1.0.0", SHA256: hashC, Enabled: false}}
 	if got := MachineFingerprint(m); got != fpAB {
 		t.Errorf("MachineFingerprint = %s; want %s", got, fpAB)
 	}

@@ -1,0 +1,210 @@
+package api
+
+import (
+	"fmt"
+	"time"
+)
+
+// The event types of pack sets (SPEC §10.3).
+const (
+	EventSetChecked EventType = "set-checked"
+	EventDownload   EventType = "download"
+)
+
+// SetEntry is what identifies a pack in a set (SPEC §10.1): its id,
+// version and the SHA-256 of its archive; what enters a fingerprint.
+type SetEntry struct {
+	ID      string `json:"id"`
+	Version string `json:"version"`
+	SHA256  string `json:"sha256"`
+}
+
+// SetPack is one pack installed on a machine as a set sees it: the packs
+// of GET /v1/set, and the "have" side of a difference.
+type SetPack struct {
+	ID      string `json:"id"`
+	Version string `json:"version"`
+	SHA256  string `json:"sha256"` // of the archive it was installed from
+	Enabled bool   `json:"enabled"`
+}
+
+// Entry returns the installed pack's identity.
+func (p SetPack) Entry() SetEntry { return SetEntry{ID: p.ID, Version: p.Version, SHA256: p.SHA256} }
+
+// DifferenceKind says how a machine differs from a set for one pack.
+type DifferenceKind string
+
+// The kinds of difference, in the words of SPEC §10.2.
+const (
+	// DiffMissing: the set pins a pack the machine does not have.
+	DiffMissing DifferenceKind = "missing"
+	// DiffOtherVersion: the machine has the pack at another version
+	// (enabled or not).
+	DiffOtherVersion DifferenceKind = "other-version"
+	// DiffOtherBytes: the machine has the pinned version from an archive
+	// with other bytes.
+	DiffOtherBytes DifferenceKind = "other-bytes"
+	// DiffDisabled: the machine has exactly the pinned pack, disabled.
+	DiffDisabled DifferenceKind = "disabled"
+	// DiffNotInSet: the machine has a pack enabled that the set does not
+	// pin.
+	DiffNotInSet DifferenceKind = "not-in-set"
+)
+
+// SetDifference is how a machine differs from a set for one pack id.
+type SetDifference struct {
+	Kind DifferenceKind `json:"kind"`
+	ID   string         `json:"id"`
+	// Want is what the set pins; nil for DiffNotInSet.
+	Want *SetEntry `json:"want,omitempty"`
+	// Have is what the machine has; nil for DiffMissing.
+	Have *SetPack `json:"have,omitempty"`
+}
+
+// String says the difference in one line of words.
+func (d SetDifference) String() string {
+	switch {
+	case d.Kind == DiffMissing && d.Want != nil:
+		return fmt.Sprintf("%s: missing (the set pins %s)", d.ID, d.Want.Version)
+	case d.Kind == DiffOtherVersion && d.Want != nil && d.Have != nil:
+		state := "enabled"
+		if !d.Have.Enabled {
+			state = "disabled"
+		}
+		return fmt.Sprintf("%s: other version (%s installed, %s; the set pins %s)", d.ID, d.Have.Version, state, d.Want.Version)
+	case d.Kind == DiffOtherBytes && d.Want != nil && d.Have != nil:
+		return fmt.Sprintf("%s: same version %s with other bytes (installed %.12s…, the set pins %.12s…)", d.ID, d.Want.Version, d.Have.SHA256, d.Want.SHA256)
+	case d.Kind == DiffDisabled && d.Have != nil:
+		return fmt.Sprintf("%s: installed but disabled (%s)", d.ID, d.Have.Version)
+	case d.Kind == DiffNotInSet && d.Have != nil:
+		return fmt.Sprintf("%s: enabled but not in the set (%s)", d.ID, d.Have.Version)
+	}
+	return fmt.Sprintf("%s: %s", d.ID, d.Kind)
+}
+
+// SetComparison is a machine compared with a set: what `forgesync diff`
+// prints and POST /v1/set/diff answers.
+type SetComparison struct {
+	Set         string          `json:"set_fingerprint"`
+	Machine     string          `json:"machine_fingerprint"`
+	Equal       bool            `json:"equal"`
+	Differences []SetDifference `json:"differences"`
+}
+
+// SetInfo is the answer of GET /v1/set: the machine's packs and their
+// fingerprint (what a launcher compares with a host's lock), and the set
+// the daemon follows or last applied.
+type SetInfo struct {
+	// Fingerprint is the machine's: of its enabled packs.
+	Fingerprint string    `json:"fingerprint"`
+	Packs       []SetPack `json:"packs"`
+	// Source is the lock followed ([sets] source) or last applied; empty
+	// when none.
+	Source string `json:"source"`
+	// SignedBy is the key id of the set's verified signature; empty when
+	// it is unsigned or not checked against trusted keys.
+	SignedBy string `json:"signed_by"`
+	// LastCheck and LastApply are the last check of the source and the
+	// last apply that changed the machine; nil before the first.
+	LastCheck *SetCheck  `json:"last_check"`
+	LastApply *SetApply  `json:"last_apply"`
+	Set       *SetStatus `json:"set,omitempty"`
+}
+
+// SetStatus is the part of GET /v1/status (and of GET /v1/set) that says
+// how the machine stands against its set: the set's fingerprint, where it
+// comes from, and whether the machine equals it, and if not, how it
+// differs. Nil when the machine has no set.
+type SetStatus struct {
+	Source      string `json:"source"`
+	Name        string `json:"name,omitempty"`
+	Fingerprint string `json:"fingerprint"` // the set's
+	// Machine is the fingerprint of the machine's enabled packs.
+	Machine     string          `json:"machine_fingerprint"`
+	Equal       bool            `json:"equal"`
+	Differences []SetDifference `json:"differences"`
+	SignedBy    string          `json:"signed_by,omitempty"`
+	// Following is set when the daemon follows Source ([sets] source).
+	Following bool      `json:"following"`
+	LastCheck *SetCheck `json:"last_check,omitempty"`
+	LastApply *SetApply `json:"last_apply,omitempty"`
+}
+
+// SetCheck is one check of a set's source: the data of the set-checked
+// event.
+type SetCheck struct {
+	Time   time.Time `json:"time"`
+	Source string    `json:"source"`
+	// Result is CheckEqual (the machine equals the set: nothing done),
+	// CheckApplied (the machine was changed to the set), CheckRefused (the
+	// install rules refused the set: nothing changed) or CheckFailed (the
+	// lock, its signature or a download failed: nothing changed).
+	Result      string `json:"result"`
+	Fingerprint string `json:"fingerprint,omitempty"` // the set's
+	// NotModified is set when the source answered 304 to a conditional
+	// request.
+	NotModified bool   `json:"not_modified,omitempty"`
+	Error       string `json:"error,omitempty"`
+}
+
+// The results of a SetCheck.
+const (
+	CheckEqual   = "equal"
+	CheckApplied = "applied"
+	CheckFailed  = "failed"
+	CheckRefused = "refused"
+)
+
+// SetApply is the last apply that changed the machine.
+type SetApply struct {
+	Time        time.Time `json:"time"`
+	Fingerprint string    `json:"fingerprint"`
+	Generation  int       `json:"generation,omitempty"`
+}
+
+// Download is the data of [EventDownload]: how far the download of one
+// pack's archive is.
+type Download struct {
+	Pack  string `json:"pack"`
+	URL   string `json:"url"`
+	Done  int64  `json:"done"`
+	Total int64  `json:"total"`
+}
+
+// SetApplyRequest is the body of POST /v1/set/apply: a URL (or a path the
+// daemon can read) of a lock, or a lock's text with its signature.
+type SetApplyRequest struct {
+	URL string `json:"url,omitempty"`
+	// Lock is a lock file's text (TOML); Signature its .minisig, if any.
+	Lock      string `json:"lock,omitempty"`
+	Signature string `json:"signature,omitempty"`
+	// Prune removes the installed packs the set does not pin, instead of
+	// disabling them.
+	Prune bool `json:"prune,omitempty"`
+}
+
+// SetSyncResult is what `forgesync sync --set` and POST /v1/set/apply
+// answer: the check, and the transaction's summary when one ran.
+type SetSyncResult struct {
+	Check SetCheck `json:"check"`
+	// SignedBy is the key id of a verified signature.
+	SignedBy string `json:"signed_by,omitempty"`
+	// Downloaded are the archives fetched, with the mirror that served
+	// each; empty when the machine had them all.
+	Downloaded []Downloaded `json:"downloaded"`
+	// Summary is the apply's transaction; its Set says what changed.
+	Summary *Summary `json:"summary,omitempty"`
+}
+
+// Downloaded is one archive a set sync fetched.
+type Downloaded struct {
+	Pack  string `json:"pack"`
+	URL   string `json:"url"`
+	Bytes int64  `json:"bytes"`
+}
+
+// EventType returns [EventSetChecked].
+func (SetCheck) EventType() EventType { return EventSetChecked }
+
+// EventType returns [EventDownload].
+func (Download) EventType() EventType { return EventDownload }
