@@ -246,9 +246,9 @@ func (c *Client) sendBody(ctx context.Context, method, path string, reqBody []by
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxAnswerBytes))
 	ae := &APIError{Status: resp.StatusCode, Code: CodeInternal, Message: string(bytes.TrimSpace(b))}
-	var body errorBody
-	if json.Unmarshal(b, &body) == nil && body.Error.Code != "" {
-		ae.Code, ae.Message = body.Error.Code, body.Error.Message
+	var eb errorBody
+	if json.Unmarshal(b, &eb) == nil && eb.Error.Code != "" {
+		ae.Code, ae.Message = eb.Error.Code, eb.Error.Message
 	}
 	return nil, fmt.Errorf("%s %s: %w", method, path, ae)
 }

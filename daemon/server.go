@@ -189,6 +189,7 @@ func (s *server) routes() http.Handler {
 	mux.Handle("/v1/events", s.handle(map[string]handlerFunc{http.MethodGet: s.getEvents}))
 	mux.Handle("/v1/history", s.handle(map[string]handlerFunc{http.MethodGet: s.getHistory}))
 	mux.Handle("/v1/rollback", s.handle(map[string]handlerFunc{http.MethodPost: s.postRollback}))
+	s.setRoutes(mux)
 	mux.Handle("/", s.handle(nil))
 	return mux
 }
@@ -196,6 +197,11 @@ func (s *server) routes() http.Handler {
 // handle checks the method, bounds the body and maps the handler's error to
 // an answer. A nil map answers 404 for every request.
 func (s *server) handle(methods map[string]handlerFunc) http.Handler {
+	return s.handleLimit(methods, s.opts.MaxBodyBytes)
+}
+
+// handleLimit is handle with a body bound of its own.
+func (s *server) handleLimit(methods map[string]handlerFunc, maxBody int64) http.Handler {
 	allow := make([]string, 0, len(methods)+1)
 	for m := range methods {
 		allow = append(allow, m)
@@ -213,13 +219,13 @@ func (s *server) handle(methods map[string]handlerFunc) http.Handler {
 		switch h, ok := methods[method]; {
 		case methods == nil:
 			err = &APIError{Status: http.StatusNotFound, Code: CodeNotFound,
-				Message: fmt.Sprintf("no endpoint %s; the status socket serves /v1/status, /v1/packs, /v1/packs/{id}, /v1/rejections, /v1/sync and /v1/events", r.URL.Path)}
+				Message: fmt.Sprintf("no endpoint %s; the status socket serves /v1/status, /v1/packs, /v1/packs/{id}, /v1/rejections, /v1/sync, /v1/events, /v1/set, /v1/set/diff, /v1/set/apply and /v1/set/check", r.URL.Path)}
 		case !ok:
 			w.Header().Set("Allow", strings.Join(allow, ", "))
 			err = &APIError{Status: http.StatusMethodNotAllowed, Code: CodeMethodNotAllowed,
 				Message: fmt.Sprintf("%s does not allow %s; use %s", r.URL.Path, r.Method, strings.Join(allow, " or "))}
 		default:
-			r.Body = http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes)
+			r.Body = http.MaxBytesReader(w, r.Body, maxBody)
 			err = h(w, r)
 		}
 		if err != nil {

@@ -295,3 +295,9 @@ func (r *Runner) refresh(state string, info *api.LastSync) {
 	s.Rejections = rej
 	r.snap.Store(s)
 }
+
+// Installed returns the installed packs of the latest snapshot as a set
+// sees them; it never waits for the writer.
+func (r *Runner) Installed() ([]packset.Installed, error) {
+	return SetPacks(r.Snapshot().Packs), nil
+}

@@ -74,3 +74,22 @@ func (r *Runner) Packs() []api.Pack {
 func (r *Runner) Rejections() []rejection.Record {
 	return r.Snapshot().Rejections
 }
+
+// SetPacks returns installed packs as a pack set sees them (SPEC §10): id,
+// version, archive SHA-256 and whether enabled.
+func SetPacks(packs []inventory.InstalledPack) []api.SetPack {
+	out := make([]api.SetPack, 0, len(packs))
+	for _, p := range packs {
+		out = append(out, api.SetPack{ID: p.Manifest.ID, Version: p.Manifest.Version, SHA256: p.ArchiveSHA256, Enabled: p.Enabled})
+	}
+	return out
+}
+
+// Installed returns the installed packs as a pack set sees them.
+func (p *Pipeline) Installed() ([]api.SetPack, error) {
+	packs, err := p.Packs()
+	if err != nil {
+		return nil, err
+	}
+	return SetPacks(packs), nil
+}

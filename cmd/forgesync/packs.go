@@ -36,11 +36,26 @@ func pipelineOptions(cfg *config.Config, lim installer.Limits, e *env) pipeline.
 }
 
 func syncCommand() *command {
+	var set string
+	var prune bool
 	return &command{
-		name: "sync", args: "", nargs: argSpec{0, 0, "no arguments"},
+		name: "sync", args: "[--set LOCK|URL [--prune]]", nargs: argSpec{0, 0, "no arguments"},
 		summary: "process every archive in the drop folder once, publish the inventory, then exit\n" +
-			"For headless hosts and scripts. Exit status: 0 all good, 1 something rejected, 2 failure.",
+			"For headless hosts and scripts. Exit status: 0 all good, 1 something rejected, 2 failure.\n" +
+			"--set makes the enabled packs exactly a pack set's (SPEC §10): fetch and verify the lock,\n" +
+			"download what the machine lacks, apply it all as one transaction (exit 1: the set was refused).",
+		flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&set, "set", "", "make the enabled packs exactly the pack set of this lock `FILE|DIR|URL`")
+			fs.BoolVar(&prune, "prune", false, "with --set: remove the installed packs the set does not pin, instead of disabling them")
+		},
 		run: func(ctx context.Context, e *env, args []string) int {
+			if set != "" {
+				return runSyncSet(ctx, e, set, prune)
+			}
+			if prune {
+				fmt.Fprintln(e.stderr, "forgesync sync: --prune goes with --set LOCK|URL")
+				return exitFailure
+			}
 			if c := daemonClient(ctx, e.cfg); c != nil {
 				// The daemon is the single writer: have it rescan now.
 				defer c.Close()

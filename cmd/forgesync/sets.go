@@ -7,11 +7,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"aead.dev/minisign"
 
+	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/installer"
 	"github.com/mjolnir-forge/forgesync/packset"
+	"github.com/mjolnir-forge/forgesync/pipeline"
+	"github.com/mjolnir-forge/forgesync/setsync"
 )
 
 // signPasswordEnv names the environment variable that holds the password
@@ -278,4 +282,132 @@ func keptArchives(ctx context.Context, e *env) ([]packset.Kept, func(), error) {
 			Path: store.Path(installer.ArchivesDir, r.Archive), Ext: packset.ArchiveExt(r.Archive)})
 	}
 	return kept, closeState, nil
+}
+
+// setFetcher is the template of every fetch of a set: the defaults of
+// packset.Fetcher, which tests shorten.
+var setFetcher packset.Fetcher
+
+// setOptions are the options of a Syncer from the configuration.
+func setOptions(e *env) (setsync.Options, error) {
+	keys, err := packset.ParsePublicKeys(e.cfg.Sets.TrustedKeys)
+	if err != nil {
+		return setsync.Options{}, err
+	}
+	return setsync.Options{State: e.cfg.Paths.State, Follow: e.cfg.Sets.Source, TrustedKeys: keys,
+		CacheMax: e.cfg.Sets.CacheMax, Log: e.log, Fetcher: setFetcher}, nil
+}
+
+// runSyncSet is `forgesync sync --set LOCK|URL [--prune]`: through the
+// daemon when one answers, else under the state lock.
+func runSyncSet(ctx context.Context, e *env, arg string, prune bool) int {
+	fail := func(err error) int {
+		fmt.Fprintf(e.stderr, "forgesync sync --set: %v\n", err)
+		if errors.Is(err, pipeline.ErrRefused) || errors.Is(err, api.ErrConflict) {
+			return exitInvalid
+		}
+		return exitFailure
+	}
+	src, err := packset.LockSource(arg)
+	if err != nil {
+		return fail(err)
+	}
+	if c := daemonClient(ctx, e.cfg); c != nil {
+		// The daemon is the single writer: it fetches and applies.
+		defer c.Close()
+		res, err := c.SetApply(ctx, api.SetApplyRequest{URL: src.String(), Prune: prune})
+		if err != nil {
+			return fail(err)
+		}
+		return printSetSync(e, res)
+	}
+	opts, err := setOptions(e)
+	if err != nil {
+		return fail(err)
+	}
+	p, rec, err := openPipeline(ctx, e)
+	if err != nil {
+		return fail(err)
+	}
+	defer p.Close()
+	if rec != nil && len(rec.Published) > 0 {
+		fmt.Fprintf(e.stderr, "finished an interrupted transaction first: published %s\n", strings.Join(rec.Published, ", "))
+	}
+	s, err := setsync.New(p, opts)
+	if err != nil {
+		return fail(err)
+	}
+	res, err := s.Sync(ctx, setsync.Request{Source: src.String(), Prune: prune})
+	if err != nil {
+		if e.json {
+			writeJSON(e.stdout, res)
+		}
+		return fail(err)
+	}
+	reports, derr := p.Deploy(ctx)
+	warnings, deployFailed := pipeline.DeployWarnings(reports, derr)
+	if res.Summary != nil {
+		res.Summary.Warnings = append(res.Summary.Warnings, warnings...)
+	}
+	code := printSetSync(e, res)
+	if deployFailed {
+		return exitFailure
+	}
+	return code
+}
+
+// printSetSync prints what a set sync did and returns its exit status.
+func printSetSync(e *env, res *api.SetSyncResult) int {
+	if e.json {
+		writeJSON(e.stdout, res)
+		return exitOK
+	}
+	signed := "unsigned or not checked"
+	if res.SignedBy != "" {
+		signed = "signed by trusted key " + res.SignedBy
+	}
+	fmt.Fprintf(e.stdout, "set %s (%s)\n", res.Check.Fingerprint, signed)
+	for _, d := range res.Downloaded {
+		fmt.Fprintf(e.stdout, "downloaded %s from %s (%d bytes)\n", d.Pack, d.URL, d.Bytes)
+	}
+	if sum := res.Summary; sum != nil {
+		if r := sum.Set; r != nil {
+			for _, c := range r.Installed {
+				fmt.Fprintf(e.stdout, "installed %s %s\n", c.ID, c.Version)
+			}
+			for _, c := range r.Upgraded {
+				fmt.Fprintf(e.stdout, "upgraded %s %s → %s\n", c.ID, c.Previous, c.Version)
+			}
+			for _, c := range r.Downgraded {
+				fmt.Fprintf(e.stdout, "downgraded %s %s → %s (pinned by the set)\n", c.ID, c.Previous, c.Version)
+			}
+			for _, c := range r.Reinstalled {
+				fmt.Fprintf(e.stdout, "reinstalled %s %s from other bytes\n", c.ID, c.Version)
+			}
+			for _, id := range r.Enabled {
+				fmt.Fprintf(e.stdout, "enabled %s\n", id)
+			}
+			for _, id := range r.Disabled {
+				fmt.Fprintf(e.stdout, "disabled %s (not in the set)\n", id)
+			}
+			for _, id := range r.Removed {
+				fmt.Fprintf(e.stdout, "removed %s (not in the set)\n", id)
+			}
+		}
+		for _, w := range sum.Warnings {
+			fmt.Fprintf(e.stdout, "warning: %s\n", w)
+		}
+		if len(sum.Published) > 0 {
+			fmt.Fprintf(e.stdout, "published %s\n", strings.Join(sum.Published, ", "))
+		}
+	}
+	switch {
+	case res.Check.Result == api.CheckApplied:
+		fmt.Fprintf(e.stdout, "the machine now equals the set %s\n", res.Check.Fingerprint)
+	case res.Check.NotModified:
+		fmt.Fprintln(e.stdout, "nothing to do: the set is unchanged (304) and the machine equals it")
+	default:
+		fmt.Fprintln(e.stdout, "nothing to do: the machine equals the set")
+	}
+	return exitOK
 }

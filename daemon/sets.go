@@ -1,0 +1,158 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/mjolnir-forge/forgesync/api"
+)
+
+// MaxSetBodyBytes bounds the body of POST /v1/set/diff and /v1/set/apply:
+// a lock of 1,024 packs with a few mirrors each fits many times over.
+const MaxSetBodyBytes = 8 << 20
+
+// SetBackend is what the status socket serves of pack sets (SPEC §10.3). A
+// [Backend] that implements it gets the /v1/set endpoints; one that does
+// not answers them 404.
+//
+// SetInfo must be a cheap snapshot. SetApply and SetCheck block until the
+// sync is done or ctx ends; their errors wrap the kinds of [Backend]'s.
+type SetBackend interface {
+	SetInfo() api.SetInfo
+	SetDiff(ctx context.Context, lock []byte) (api.SetComparison, error)
+	SetApply(ctx context.Context, req api.SetApplyRequest) (*api.SetSyncResult, error)
+	SetCheck(ctx context.Context) (*api.SetSyncResult, error)
+}
+
+func (s *server) setRoutes(mux *http.ServeMux) {
+	mux.Handle("/v1/set", s.handle(map[string]handlerFunc{http.MethodGet: s.sets(s.getSet)}))
+	mux.Handle("/v1/set/diff", s.handleLimit(map[string]handlerFunc{http.MethodPost: s.sets(s.postSetDiff)}, MaxSetBodyBytes))
+	mux.Handle("/v1/set/apply", s.handleLimit(map[string]handlerFunc{http.MethodPost: s.sets(s.postSetApply)}, MaxSetBodyBytes))
+	mux.Handle("/v1/set/check", s.handle(map[string]handlerFunc{http.MethodPost: s.sets(s.postSetCheck)}))
+}
+
+// sets answers 404 when the backend knows no sets.
+func (s *server) sets(h func(sb SetBackend, w http.ResponseWriter, r *http.Request) error) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		sb, ok := s.b.(SetBackend)
+		if !ok {
+			return &APIError{Status: http.StatusNotFound, Code: CodeNotFound, Message: "this daemon serves no pack sets"}
+		}
+		return h(sb, w, r)
+	}
+}
+
+func (s *server) getSet(sb SetBackend, w http.ResponseWriter, r *http.Request) error {
+	s.writeJSON(w, http.StatusOK, sb.SetInfo())
+	return nil
+}
+
+// readRaw reads a whole request body within the body timeout.
+func (s *server) readRaw(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(s.opts.BodyTimeout))
+	b, err := io.ReadAll(r.Body)
+	_ = rc.SetReadDeadline(time.Time{}) // see readBody
+	if err != nil {
+		w.Header().Set("Connection", "close")
+		return nil, fmt.Errorf("read request body: %w", err)
+	}
+	return b, nil
+}
+
+func (s *server) postSetDiff(sb SetBackend, w http.ResponseWriter, r *http.Request) error {
+	b, err := s.readRaw(w, r)
+	if err != nil {
+		return err
+	}
+	c, err := sb.SetDiff(r.Context(), b)
+	if err != nil {
+		return err
+	}
+	s.writeJSON(w, http.StatusOK, c)
+	return nil
+}
+
+func (s *server) postSetApply(sb SetBackend, w http.ResponseWriter, r *http.Request) error {
+	var req api.SetApplyRequest
+	if err := s.readBody(w, r, &req, `send {"url": "…"} or {"lock": "…", "signature": "…"}`); err != nil {
+		return err
+	}
+	res, err := sb.SetApply(r.Context(), req)
+	if err != nil {
+		return err
+	}
+	s.writeJSON(w, http.StatusOK, res)
+	return nil
+}
+
+func (s *server) postSetCheck(sb SetBackend, w http.ResponseWriter, r *http.Request) error {
+	if err := s.readEmptyBody(w, r); err != nil {
+		return err
+	}
+	res, err := sb.SetCheck(r.Context())
+	if err != nil {
+		return err
+	}
+	s.writeJSON(w, http.StatusOK, res)
+	return nil
+}
+
+// Set returns GET /v1/set.
+func (c *Client) Set(ctx context.Context) (api.SetInfo, error) {
+	var info api.SetInfo
+	err := c.do(ctx, http.MethodGet, "/v1/set", &info)
+	return info, err
+}
+
+// SetDiff returns POST /v1/set/diff of a lock (TOML, or the same in JSON).
+func (c *Client) SetDiff(ctx context.Context, lock []byte) (api.SetComparison, error) {
+	var out api.SetComparison
+	err := c.post(ctx, "/v1/set/diff", lock, &out)
+	return out, err
+}
+
+// SetApply asks the daemon to apply a set (POST /v1/set/apply) and waits
+// for the result.
+func (c *Client) SetApply(ctx context.Context, req api.SetApplyRequest) (*api.SetSyncResult, error) {
+	body, err := json.Marshal(req)
+	if err != nil {
+		return nil, err
+	}
+	var out api.SetSyncResult
+	if err := c.post(ctx, "/v1/set/apply", body, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// SetCheck asks the daemon to check its followed set now.
+func (c *Client) SetCheck(ctx context.Context) (*api.SetSyncResult, error) {
+	var out api.SetSyncResult
+	if err := c.do(ctx, http.MethodPost, "/v1/set/check", &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// post sends a body (the server reads a lock's TOML or JSON by its first
+// byte, whatever the content type) and decodes a successful answer into v.
+func (c *Client) post(ctx context.Context, path string, body []byte, v any) error {
+	resp, err := c.sendBody(ctx, http.MethodPost, path, body)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswerBytes))
+	if err != nil {
+		return fmt.Errorf("daemon %s: POST %s: read answer: %w", c.path, path, err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("daemon %s: POST %s: decode answer: %w", c.path, path, err)
+	}
+	return nil
+}

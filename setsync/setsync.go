@@ -1,0 +1,520 @@
+// Package setsync owns making a machine follow a pack set (SPEC §10.2,
+// §10.3): fetching a lock conditionally and checking its signature,
+// downloading the archives the machine lacks into the bounded cache
+// (state/cache/), applying the set through the pipeline's single writer as
+// one transaction, following [sets] source, and remembering the set in
+// state/set.json so that a check with nothing new costs one conditional
+// request and publishes nothing. It is the glue between packset (which
+// knows nothing of the pipeline) and the pipeline (which knows nothing of
+// HTTP); the daemon serves it through [Backend].
+package setsync
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"aead.dev/minisign"
+
+	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
+	"github.com/mjolnir-forge/forgesync/packset"
+	"github.com/mjolnir-forge/forgesync/pipeline"
+)
+
+// Names under the state folder.
+const (
+	// RecordName is the file that remembers the set (state/set.json).
+	RecordName = "set.json"
+	// CacheDir is the folder of downloaded archives (state/cache/).
+	CacheDir = "cache"
+	// recordFormat is the format key of set.json.
+	recordFormat = "forgesync-set"
+)
+
+// downloadEvery throttles the download events of one archive.
+const downloadEvery = 100 * time.Millisecond
+
+// Writer applies a set as one transaction and tells which packs are
+// installed: a [pipeline.Pipeline] in a command that holds the state, the
+// [pipeline.Runner] in the daemon.
+type Writer interface {
+	ApplySet(ctx context.Context, pins []packset.Entry, opts pipeline.SetOptions) (*api.Summary, error)
+	Installed() ([]packset.Installed, error)
+}
+
+// Options configure a Syncer.
+type Options struct {
+	// State is the state folder: set.json and cache/ live there, and the
+	// kept archives under archives/ are looked up.
+	State string
+	// Follow is the lock the daemon follows ([sets] source); empty: none.
+	Follow string
+	// TrustedKeys, when set, refuse a lock without a valid signature by
+	// one of them.
+	TrustedKeys []minisign.PublicKey
+	// CacheMax bounds the cache; 0 or less: no bound.
+	CacheMax int64
+	// Fetcher is the template of every fetch (client, tries, delays); its
+	// Dir and Progress are set by the Syncer.
+	Fetcher packset.Fetcher
+	// Events, when set, receives set-checked, download and set-applied.
+	Events func(api.EventData)
+	Log    *slog.Logger
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Request is one sync: a lock's location, or a lock's text with its
+// signature (then relative URLs have nothing to resolve against).
+type Request struct {
+	Source    string // a path, folder, file: or http(s) URL
+	Lock      []byte
+	Signature []byte
+	Prune     bool
+	// follow: apply only a set that changed since the last apply from
+	// this source, so that packs dropped by hand stay until the set
+	// changes (SPEC §10.2).
+	follow bool
+}
+
+// Record is what state/set.json remembers of the last set read: the lock
+// itself (so that a 304 needs nothing more), the server's validators, and
+// the last check and apply.
+type Record struct {
+	Format      string             `json:"format"`
+	Source      string             `json:"source"`
+	Name        string             `json:"name,omitempty"`
+	Fingerprint string             `json:"fingerprint"`
+	Lock        string             `json:"lock"`
+	Signature   string             `json:"signature,omitempty"`
+	Validators  packset.Validators `json:"validators"`
+	SignedBy    string             `json:"signed_by,omitempty"`
+	// Applied is the fingerprint of the set last applied whole from
+	// Source.
+	Applied   string        `json:"applied,omitempty"`
+	LastCheck *api.SetCheck `json:"last_check,omitempty"`
+	LastApply *api.SetApply `json:"last_apply,omitempty"`
+}
+
+// view is the record and its decoded pins, for readers.
+type view struct {
+	rec  Record
+	pins []packset.Entry
+}
+
+// Syncer makes a machine equal to a pack set. Its methods are safe for
+// concurrent use: syncs run one at a time (one download into the cache at
+// a time, and eviction never during one); readers never wait for a sync.
+type Syncer struct {
+	opts  Options
+	w     Writer
+	cache *packset.Cache
+	mu    sync.Mutex // serialises syncs, the record file and eviction
+	view  atomic.Pointer[view]
+}
+
+// New returns a Syncer on the state folder, reading set.json. A damaged
+// set.json is logged and forgotten: it only remembers a set, and the next
+// check reads the set again.
+func New(w Writer, opts Options) (*Syncer, error) {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	cache, err := packset.NewCache(filepath.Join(opts.State, CacheDir), opts.CacheMax, opts.Now)
+	if err != nil {
+		return nil, err
+	}
+	s := &Syncer{opts: opts, w: w, cache: cache}
+	v := &view{}
+	data, err := os.ReadFile(s.recordPath())
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return nil, fmt.Errorf("read %s: %w", s.recordPath(), err)
+	default:
+		if err := json.Unmarshal(data, &v.rec); err != nil || v.rec.Format != recordFormat {
+			opts.Log.Warn("forgetting a damaged set record; the next check reads the set again", "path", s.recordPath(), "err", err)
+			v.rec = Record{}
+		} else if l, err := packset.Decode(v.rec.Source, []byte(v.rec.Lock), packset.DecodeOptions{Have: packset.HaveAll}); err == nil {
+			v.pins = l.Entries()
+		}
+	}
+	s.view.Store(v)
+	return s, nil
+}
+
+func (s *Syncer) recordPath() string { return filepath.Join(s.opts.State, RecordName) }
+
+// Cache returns the cache of downloaded archives.
+func (s *Syncer) Cache() *packset.Cache { return s.cache }
+
+// Record returns a copy of what set.json holds.
+func (s *Syncer) Record() Record { return s.view.Load().rec }
+
+func (s *Syncer) emit(d api.EventData) {
+	if s.opts.Events != nil {
+		s.opts.Events(d)
+	}
+}
+
+// save writes the record and publishes it to readers.
+func (s *Syncer) save(rec Record, pins []packset.Entry) error {
+	rec.Format = recordFormat
+	data, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := atomicfile.WriteFile(s.recordPath(), append(data, '\n'), 0o600); err != nil {
+		return fmt.Errorf("save set record: %w", err)
+	}
+	s.view.Store(&view{rec: rec, pins: pins})
+	return nil
+}
+
+// Error kinds of a failed sync, for exit codes and answers.
+var (
+	// ErrLock is wrapped when the lock could not be read, was invalid, or
+	// its signature was refused.
+	ErrLock = errors.New("pack set refused")
+	// ErrDownload is wrapped when an archive could not be downloaded.
+	ErrDownload = errors.New("download failed")
+	// ErrNoSource is returned by Check when no [sets] source is set.
+	ErrNoSource = errors.New("no [sets] source is configured")
+)
+
+// Sync makes the machine's enabled set exactly the lock's (SPEC §10.2,
+// `forgesync sync --set`): fetch the lock (conditionally, with the
+// validators of the last read of the same source) and its signature,
+// verify, download what the machine lacks into the cache, and apply the
+// whole set as one transaction. Any fault before the apply changes
+// nothing; the error wraps ErrLock or ErrDownload, or, from the apply,
+// pipeline.ErrRefused (or api.ErrConflict through a Runner). A run with
+// nothing to do downloads nothing and publishes nothing. The result is
+// returned with the error too, saying what was checked.
+func (s *Syncer) Sync(ctx context.Context, req Request) (*api.SetSyncResult, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	res := &api.SetSyncResult{Downloaded: []api.Downloaded{}}
+	check := &res.Check
+	check.Time = s.opts.Now().UTC()
+	err := s.sync(ctx, req, res)
+	if err != nil {
+		check.Error = err.Error()
+		if check.Result == "" {
+			check.Result = api.CheckFailed
+		}
+	}
+	// Downloads are over: the cache may shrink to its bound. The archives
+	// the machine needs are kept in archives/ whatever the cache holds.
+	if removed, eerr := s.cache.Evict(nil); eerr != nil {
+		s.opts.Log.Warn("could not evict from the archive cache", "err", eerr)
+	} else if len(removed) > 0 {
+		s.opts.Log.Info("evicted archives from the cache", "archives", len(removed))
+	}
+	v := s.view.Load()
+	rec := v.rec
+	if check.Source == rec.Source || rec.Source == "" {
+		c := *check
+		rec.LastCheck = &c
+		if serr := s.save(rec, v.pins); serr != nil && err == nil {
+			err = serr
+		}
+	}
+	s.emit(*check)
+	return res, err
+}
+
+func (s *Syncer) sync(ctx context.Context, req Request, res *api.SetSyncResult) error {
+	check := &res.Check
+	v := s.view.Load()
+	rec := v.rec
+	// 1. The lock and its signature.
+	var src packset.Source
+	var data, sig []byte
+	var val packset.Validators
+	if req.Source != "" {
+		var err error
+		if src, err = packset.LockSource(req.Source); err != nil {
+			return fmt.Errorf("%w: %w", ErrLock, err)
+		}
+		check.Source = src.String()
+		var prev packset.Validators
+		if rec.Source == src.String() && rec.Lock != "" {
+			prev = rec.Validators
+		}
+		f := s.opts.Fetcher
+		lf, err := f.FetchLock(ctx, src, prev)
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrLock, err)
+		}
+		val = lf.Validators
+		if lf.NotModified {
+			check.NotModified = true
+			data, sig = []byte(rec.Lock), []byte(rec.Signature)
+			if rec.Signature == "" {
+				sig = nil
+			}
+		} else {
+			data, sig = lf.Data, lf.Signature
+		}
+	} else {
+		if len(req.Lock) == 0 {
+			return fmt.Errorf("%w: no lock given", ErrLock)
+		}
+		data, sig = req.Lock, req.Signature
+		check.Source = "(request body)"
+	}
+	verification, err := packset.Verify(data, sig, s.opts.TrustedKeys)
+	if err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrLock, check.Source, err)
+	}
+	res.SignedBy = verification.SignedBy()
+	kept, err := s.keptKeys()
+	if err != nil {
+		return err
+	}
+	l, err := packset.Decode(check.Source, data, packset.DecodeOptions{Have: func(sha string) bool {
+		return kept.hasSHA(sha) || s.cache.Has(sha, 0)
+	}})
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrLock, err)
+	}
+	check.Fingerprint = l.Fingerprint()
+	pins := l.Entries()
+	if req.Source != "" {
+		nr := Record{Source: src.String(), Name: l.Name, Fingerprint: check.Fingerprint, Lock: string(data), Signature: string(sig),
+			Validators: val, SignedBy: res.SignedBy}
+		if rec.Source == nr.Source {
+			nr.Applied, nr.LastCheck, nr.LastApply = rec.Applied, rec.LastCheck, rec.LastApply
+		}
+		if err := s.save(nr, pins); err != nil {
+			return err
+		}
+		rec = nr
+	}
+	if req.follow && rec.Applied == check.Fingerprint {
+		// The set did not change since it was applied: what differs now
+		// (packs dropped by hand) stays, and status says how.
+		check.Result = api.CheckEqual
+		return nil
+	}
+
+	// 2. Download what the machine lacks.
+	byHash := map[string]packset.Pack{}
+	var lacking []packset.Pack
+	for _, p := range l.Packs {
+		byHash[p.SHA256] = p
+		if kept[installer.KeptKey(p.ID, p.Version, p.SHA256)] || s.cache.Has(p.SHA256, p.Size) {
+			continue
+		}
+		lacking = append(lacking, p)
+	}
+	if len(lacking) > 0 {
+		results, err := s.fetch(ctx, src, lacking)
+		for _, r := range results {
+			if r.From != "" {
+				res.Downloaded = append(res.Downloaded, api.Downloaded{Pack: r.Pack.ID, URL: r.From, Bytes: r.Pack.Size})
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrDownload, err)
+		}
+	}
+
+	// 3. One transaction.
+	source := func(ctx context.Context, pin packset.Entry) (string, error) {
+		p, ok := byHash[pin.SHA256]
+		if !ok {
+			return "", fmt.Errorf("the set does not pin sha256 %s", pin.SHA256)
+		}
+		if !s.cache.Has(p.SHA256, p.Size) {
+			// Evicted or removed meanwhile: fetch it again.
+			if _, err := s.fetch(ctx, src, []packset.Pack{p}); err != nil {
+				return "", err
+			}
+		}
+		s.cache.Touch(p.SHA256)
+		return s.cache.Path(p.SHA256), nil
+	}
+	sum, err := s.w.ApplySet(ctx, pins, pipeline.SetOptions{Prune: req.Prune, Source: source})
+	if err != nil {
+		if errors.Is(err, pipeline.ErrRefused) || errors.Is(err, api.ErrConflict) {
+			check.Result = api.CheckRefused
+		}
+		return err
+	}
+	res.Summary = sum
+	check.Result = api.CheckEqual
+	if sum.Set != nil && sum.Set.Changed() {
+		check.Result = api.CheckApplied
+		s.emit(*sum.Set)
+	}
+	if req.Source != "" {
+		rec := s.view.Load().rec
+		rec.Applied = check.Fingerprint
+		if check.Result == api.CheckApplied {
+			rec.LastApply = &api.SetApply{Time: check.Time, Fingerprint: check.Fingerprint, Generation: sum.Generation}
+		}
+		if err := s.save(rec, pins); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fetch downloads packs into the cache, reporting progress as download
+// events (at most one per archive every downloadEvery, and the last).
+func (s *Syncer) fetch(ctx context.Context, base packset.Source, packs []packset.Pack) ([]packset.Result, error) {
+	f := s.opts.Fetcher
+	f.Dir = s.cache.Dir()
+	if s.opts.Events != nil {
+		var mu sync.Mutex
+		last := map[string]time.Time{}
+		f.Progress = func(p packset.Progress) {
+			mu.Lock()
+			now := time.Now()
+			due := p.Done == p.Total || now.Sub(last[p.Pack]) >= downloadEvery
+			if due {
+				last[p.Pack] = now
+			}
+			mu.Unlock()
+			if due {
+				s.emit(p)
+			}
+		}
+	}
+	return f.Fetch(ctx, base, packs)
+}
+
+// keptSet is the keys (installer.KeptKey) of the archives kept under
+// archives/.
+type keptSet map[string]bool
+
+// hasSHA reports whether an archive with this SHA-256 is kept, by the
+// 12-digit prefix its name holds.
+func (k keptSet) hasSHA(sha string) bool {
+	if len(sha) < 12 {
+		return false
+	}
+	suffix := "-" + sha[:12]
+	for key := range k {
+		if strings.HasSuffix(key, suffix) {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Syncer) keptKeys() (keptSet, error) {
+	entries, err := os.ReadDir(filepath.Join(s.opts.State, installer.ArchivesDir))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("read kept archives: %w", err)
+	}
+	out := keptSet{}
+	for _, e := range entries {
+		if e.Type().IsRegular() && !strings.HasPrefix(e.Name(), atomicfile.TempPrefix) {
+			if k := installer.KeyOfKept(e.Name()); k != "" {
+				out[k] = true
+			}
+		}
+	}
+	return out, nil
+}
+
+// Check reads the followed source now and applies it when it changed
+// since the last apply (POST /v1/set/check, and every interval).
+func (s *Syncer) Check(ctx context.Context) (*api.SetSyncResult, error) {
+	if s.opts.Follow == "" {
+		return nil, fmt.Errorf("%w: set one to follow a pack set: %w", ErrNoSource, api.ErrInvalid)
+	}
+	return s.Sync(ctx, Request{Source: s.opts.Follow, follow: true})
+}
+
+// Run follows [sets] source until ctx ends: a check at once, then every
+// interval. A failed check is reported (status, events, log) and tried
+// again at the next one. Without a source it returns at once.
+func (s *Syncer) Run(ctx context.Context, interval time.Duration) error {
+	if s.opts.Follow == "" {
+		return nil
+	}
+	if interval <= 0 {
+		interval = 5 * time.Minute
+	}
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		if _, err := s.Check(ctx); err != nil && ctx.Err() == nil {
+			s.opts.Log.Warn("pack set check failed; tried again at the next one", "source", s.opts.Follow, "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
+// Status says how the machine stands against its set: nil when it has
+// none.
+func (s *Syncer) Status(installed []packset.Installed) *api.SetStatus {
+	v := s.view.Load()
+	if v.rec.Source == "" && s.opts.Follow == "" {
+		return nil
+	}
+	st := &api.SetStatus{Source: v.rec.Source, Name: v.rec.Name, Fingerprint: v.rec.Fingerprint, SignedBy: v.rec.SignedBy,
+		Following: s.opts.Follow != "", LastCheck: v.rec.LastCheck, LastApply: v.rec.LastApply,
+		Machine: packset.MachineFingerprint(installed), Differences: []api.SetDifference{}}
+	if st.Source == "" {
+		st.Source = s.opts.Follow
+	}
+	if v.rec.Lock != "" {
+		c := packset.Compare(installed, v.pins)
+		st.Equal, st.Differences = c.Equal, c.Differences
+	}
+	return st
+}
+
+// Info is the answer of GET /v1/set.
+func (s *Syncer) Info(installed []packset.Installed) api.SetInfo {
+	info := api.SetInfo{Fingerprint: packset.MachineFingerprint(installed), Packs: installed, Set: s.Status(installed)}
+	if info.Packs == nil {
+		info.Packs = []api.SetPack{}
+	}
+	if info.Set != nil {
+		info.Source, info.SignedBy, info.LastCheck, info.LastApply = info.Set.Source, info.Set.SignedBy, info.Set.LastCheck, info.Set.LastApply
+	}
+	return info
+}
+
+// Diff compares the machine with a lock given as TOML, or as the same in
+// JSON (POST /v1/set/diff).
+func Diff(installed []packset.Installed, body []byte) (api.SetComparison, error) {
+	data, err := LockText(body)
+	if err != nil {
+		return api.SetComparison{}, err
+	}
+	l, err := packset.Decode("request body", data, packset.DecodeOptions{Have: packset.HaveAll})
+	if err != nil {
+		return api.SetComparison{}, fmt.Errorf("%w: %w", err, api.ErrInvalid)
+	}
+	return packset.Compare(installed, l.Entries()), nil
+}
+
+var (
+	_ Writer = (*pipeline.Pipeline)(nil)
+	_ Writer = (*pipeline.Runner)(nil)
+)
