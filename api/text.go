@@ -31,6 +31,7 @@ func WriteStatus(w io.Writer, st Status, rejected []rejection.Record) error {
 	if st.Generation > 0 {
 		fmt.Fprintf(&b, "generation %d; kept archives take %s (forgesync history)\n", st.Generation, Bytes(st.KeptArchiveBytes))
 	}
+	writeSetStatus(&b, st.Set)
 	if m := st.Modules; m != nil {
 		for _, mv := range m.Gates.Mods {
 			fmt.Fprintf(&b, "%-20s %-10s %s (needs %s)\n", mv.Mod, cmp.Or(mv.Version, "-"), mv.State, mv.Minimum)
@@ -186,6 +187,17 @@ func Describe(d EventData) string {
 			len(d.Installed), len(d.Upgraded), len(d.Downgraded), len(d.Disabled), len(d.Removed))
 	case GenerationRecorded:
 		return fmt.Sprintf("generation %d (%s): %d packs, %s", d.N, d.Cause, d.Packs, d.Fingerprint)
+	case SetCheck:
+		s := fmt.Sprintf("checked the pack set %s: %s", d.Source, d.Result)
+		if d.NotModified {
+			s += " (not modified)"
+		}
+		if d.Error != "" {
+			s += ": " + d.Error
+		}
+		return s
+	case Download:
+		return fmt.Sprintf("downloading %s from %s: %d of %d bytes", d.Pack, d.URL, d.Done, d.Total)
 	}
 	return fmt.Sprintf("%s %+v", d.EventType(), d)
 }
@@ -244,4 +256,52 @@ func progressBar(done, total int64, width int) string {
 	}
 	n := int(float64(width) * float64(min(done, total)) / float64(total))
 	return fmt.Sprintf("[%s%s] %3d%%", strings.Repeat("#", n), strings.Repeat(".", width-n), done*100/total)
+}
+
+// writeSetStatus writes how the machine stands against its pack set.
+func writeSetStatus(b *strings.Builder, set *SetStatus) {
+	if set == nil {
+		return
+	}
+	how := "applied by sync --set"
+	if set.Following {
+		how = "followed"
+	}
+	if set.SignedBy != "" {
+		how += ", signed by trusted key " + set.SignedBy
+	}
+	if set.Fingerprint == "" {
+		fmt.Fprintf(b, "pack set: %s (%s), not read yet\n", set.Source, how)
+	} else {
+		fmt.Fprintf(b, "pack set: %s from %s (%s)\n", set.Fingerprint, set.Source, how)
+		if set.Equal {
+			fmt.Fprintln(b, "  the machine equals its set")
+		} else {
+			n := len(set.Differences)
+			fmt.Fprintf(b, "  the machine (%s) differs from its set in %d %s:\n", set.Machine, n, packsWord(n))
+			for _, d := range set.Differences {
+				fmt.Fprintf(b, "    %s\n", d)
+			}
+		}
+	}
+	if c := set.LastCheck; c != nil {
+		line := fmt.Sprintf("  last check: %s, %s", c.Time.Local().Format("2006-01-02 15:04:05"), c.Result)
+		if c.NotModified {
+			line += " (not modified)"
+		}
+		if c.Error != "" {
+			line += ": " + c.Error
+		}
+		fmt.Fprintln(b, line)
+	}
+	if a := set.LastApply; a != nil {
+		fmt.Fprintf(b, "  last apply: %s, %s\n", a.Time.Local().Format("2006-01-02 15:04:05"), a.Fingerprint)
+	}
+}
+
+func packsWord(n int) string {
+	if n == 1 {
+		return "pack"
+	}
+	return "packs"
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/daemon"
 	"github.com/mjolnir-forge/forgesync/installer"
 	"github.com/mjolnir-forge/forgesync/pipeline"
+	"github.com/mjolnir-forge/forgesync/setsync"
 	"github.com/mjolnir-forge/forgesync/watch"
 )
 
@@ -83,6 +84,7 @@ func serveDaemon(ctx context.Context, e *env, started func()) error {
 	// The Runner deploys at start, after every transaction and every
 	// rescan period: a game update can wipe the scripts or the module.
 	r := pipeline.NewRunner(p, pipeline.RunnerOptions{Deploy: true, Redeploy: cfg.Watch.Rescan})
+	var sets *setsync.Syncer
 	w, err := watch.New(watch.Options{
 		Drop: cfg.Paths.Drop, Settle: cfg.Watch.Settle, Rescan: cfg.Watch.Rescan, Ignore: installer.IgnoredDropName, Logger: e.log,
 		// Archives dropped together settle together, so a short quiet
@@ -101,11 +103,24 @@ func serveDaemon(ctx context.Context, e *env, started func()) error {
 		eps.Close()
 		return err
 	}
+	setOpts, err := setOptions(e)
+	if err == nil {
+		setOpts.Events = opts.Events
+		sets, err = setsync.New(r, setOpts)
+	}
+	if err != nil {
+		eps.Close()
+		return err
+	}
+	backend := setsync.Backend{Runner: r, Sets: sets}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return r.Run(gctx) })
 	g.Go(func() error { return w.Run(gctx) })
+	// With [sets] source the daemon follows the set: a check at once,
+	// then every interval.
+	g.Go(func() error { return sets.Run(gctx, cfg.Sets.Interval) })
 	g.Go(func() error {
-		return eps.Serve(gctx, r, ev, daemon.ServerOptions{Logger: e.log, Version: version, LogFile: e.serviceLog})
+		return eps.Serve(gctx, backend, ev, daemon.ServerOptions{Logger: e.log, Version: version, LogFile: e.serviceLog})
 	})
 	e.log.Info("daemon started", "socket", cfg.Paths.Socket, "drop", cfg.Paths.Drop, "state", cfg.Paths.State)
 	if started != nil {
