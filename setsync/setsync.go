@@ -360,8 +360,8 @@ func (s *Syncer) sync(ctx context.Context, req Request, res *api.SetSyncResult) 
 	res.Summary = sum
 	check.Result = api.CheckEqual
 	if sum.Set != nil && sum.Set.Changed() {
+		// The pipeline reports set-applied with the transaction.
 		check.Result = api.CheckApplied
-		s.emit(*sum.Set)
 	}
 	if req.Source != "" {
 		rec := s.view.Load().rec
