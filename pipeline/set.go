@@ -304,7 +304,7 @@ func (t *txn) setChanges(sc *setChange) bool {
 // cleared; the caller commits the state. It is also the recovery of a
 // journaled apply a crash interrupted: every step may be repeated.
 func (t *txn) rollForward(ctx context.Context, ps *installer.PendingSet, ready map[string]*prepared) error {
-	p, st := t.p, t.st
+	st := t.st
 	kept, err := t.keptIndex()
 	if err != nil {
 		return err
@@ -316,92 +316,112 @@ func (t *txn) rollForward(ctx context.Context, ps *installer.PendingSet, ready m
 		pinned[pin.ID] = true
 		rec := st.Find(pin.ID)
 		if rec != nil && rec.ArchiveSHA256 == pin.SHA256 {
-			if rec.Enabled != pin.Enabled {
-				rec.Enabled = pin.Enabled
-				t.setEnabled(pin.ID, pin.Enabled)
-				if pin.Enabled {
-					res.Enabled = append(res.Enabled, pin.ID)
-				} else {
-					res.Disabled = append(res.Disabled, pin.ID)
-				}
-			}
+			t.pinEnabled(rec, pin.Enabled, res)
 			continue
 		}
-		pr := ready[pin.SHA256]
-		name, isKept := kept[installer.KeptKey(pin.ID, pin.Version, pin.SHA256)]
-		path := p.store.Path(installer.ArchivesDir, name)
-		if !isKept {
-			path = p.store.Path(installer.IncomingDir, pin.SHA256)
+		if err := t.installPin(ctx, pin, rec, ready[pin.SHA256], kept, res); err != nil {
+			return err
 		}
-		if pr == nil {
-			rep, staged, err := verdict.Archive(ctx, path, p.store.Path(installer.StagingDir), p.opts.Limits, nil)
-			if err != nil {
-				return fmt.Errorf("apply set: %s %s: %w", pin.ID, pin.Version, err)
-			}
-			defer staged.Remove()
-			if !rep.Valid || staged.SHA256 != pin.SHA256 || rep.Manifest.ID != pin.ID || rep.Manifest.Version != pin.Version {
-				return fmt.Errorf("apply set: %s %s: the journaled archive %s no longer holds the pinned pack: %w", pin.ID, pin.Version, path, ErrArchiveMismatch)
-			}
-			pr = &prepared{staged: staged, manifest: rep.Manifest}
-		}
-		if !isKept {
-			name = installer.KeptKey(pin.ID, pin.Version, pin.SHA256) + archiveExt("", pr.staged.Format)
-			if err := p.opts.Renamer.Replace(path, p.store.Path(installer.ArchivesDir, name)); err != nil {
-				return fmt.Errorf("keep archive of %s: %w", pin.ID, err)
-			}
-			kept[installer.KeptKey(pin.ID, pin.Version, pin.SHA256)] = name
-			p.step("archive:" + pin.ID)
-		}
-		placed, err := installer.PlaceContent(pr.staged.Root, pr.staged.Files, p.opts.Paks, pin.ID, p.step)
-		if err != nil {
-			return fmt.Errorf("install %s: %w", pin.ID, err)
-		}
-		norm, err := render.Manifest(pr.manifest)
-		if err != nil {
-			return fmt.Errorf("install %s: %w", pin.ID, err)
-		}
-		manifest, err := p.store.WriteManifest(pin.ID, norm)
-		if err != nil {
-			return fmt.Errorf("install %s: %w", pin.ID, err)
-		}
-		nr := installer.PackRecord{ID: pin.ID, Version: pin.Version, Enabled: pin.Enabled, ArchiveSHA256: pin.SHA256,
-			Archive: name, InstalledAt: p.opts.Now().UTC(), Content: placed, Manifest: manifest}
-		if rec == nil {
-			st.Packs = append(st.Packs, nr)
-			res.Installed = append(res.Installed, SetChange{ID: pin.ID, Version: pin.Version})
-		} else {
-			ch := SetChange{ID: pin.ID, Version: pin.Version, Previous: rec.Version}
-			pv, _ := semver.Parse(rec.Version)
-			cv, _ := semver.Parse(pin.Version)
-			switch c := semver.Compare(cv, pv); {
-			case c > 0:
-				res.Upgraded = append(res.Upgraded, ch)
-			case c < 0:
-				res.Downgraded = append(res.Downgraded, ch)
-			default:
-				res.Reinstalled = append(res.Reinstalled, ch)
-			}
-			for _, c := range rec.Content {
-				if !slices.Contains(placed, c) {
-					st.PendingRemovals = append(st.PendingRemovals, c)
-				}
-			}
-			if rec.Archive != name {
-				st.PendingArchives = append(st.PendingArchives, rec.Archive)
-			}
-			if rec.Manifest != manifest {
-				st.PendingManifests = append(st.PendingManifests, rec.Manifest)
-			}
-			*rec = nr
-		}
-		t.packs = slices.DeleteFunc(t.packs, func(ip inventory.InstalledPack) bool { return ip.Manifest.ID == pin.ID })
-		t.packs = append(t.packs, inventory.InstalledPack{Manifest: pr.manifest, Enabled: pin.Enabled, ArchiveSHA256: pin.SHA256})
 	}
+	t.unpinned(pinned, ps.Prune, res)
+	sortPacks(t.packs)
+	st.PendingSet = nil
+	t.dirty = true
+	t.cause = ps.Cause
+	res.Fingerprint = fingerprint(generationPacks(st))
+	t.sum.Set = res
+	return nil
+}
+
+// pinEnabled gives an installed pack the enabled flag the set pins.
+func (t *txn) pinEnabled(rec *installer.PackRecord, enabled bool, res *SetResult) {
+	if rec.Enabled == enabled {
+		return
+	}
+	rec.Enabled = enabled
+	t.setEnabled(rec.ID, enabled)
+	if enabled {
+		res.Enabled = append(res.Enabled, rec.ID)
+	} else {
+		res.Disabled = append(res.Disabled, rec.ID)
+	}
+}
+
+// installPin installs the pinned pack from its prepared archive (or, when
+// finishing an interrupted apply, from the journaled one, checked again),
+// keeping the archive, placing the content and recording it over rec.
+func (t *txn) installPin(ctx context.Context, pin installer.GenerationPack, rec *installer.PackRecord, pr *prepared, kept map[string]string, res *SetResult) error {
+	p := t.p
+	key := installer.KeptKey(pin.ID, pin.Version, pin.SHA256)
+	name, isKept := kept[key]
+	path := p.store.Path(installer.ArchivesDir, name)
+	if !isKept {
+		path = p.store.Path(installer.IncomingDir, pin.SHA256)
+	}
+	if pr == nil {
+		rep, staged, err := verdict.Archive(ctx, path, p.store.Path(installer.StagingDir), p.opts.Limits, nil)
+		if err != nil {
+			return fmt.Errorf("apply set: %s %s: %w", pin.ID, pin.Version, err)
+		}
+		defer staged.Remove()
+		if !rep.Valid || staged.SHA256 != pin.SHA256 || rep.Manifest.ID != pin.ID || rep.Manifest.Version != pin.Version {
+			return fmt.Errorf("apply set: %s %s: the journaled archive %s no longer holds the pinned pack: %w", pin.ID, pin.Version, path, ErrArchiveMismatch)
+		}
+		pr = &prepared{staged: staged, manifest: rep.Manifest}
+	}
+	if !isKept {
+		name = key + archiveExt("", pr.staged.Format)
+		if err := p.opts.Renamer.Replace(path, p.store.Path(installer.ArchivesDir, name)); err != nil {
+			return fmt.Errorf("keep archive of %s: %w", pin.ID, err)
+		}
+		kept[key] = name
+		p.step("archive:" + pin.ID)
+	}
+	placed, err := installer.PlaceContent(pr.staged.Root, pr.staged.Files, p.opts.Paks, pin.ID, p.step)
+	if err != nil {
+		return fmt.Errorf("install %s: %w", pin.ID, err)
+	}
+	norm, err := render.Manifest(pr.manifest)
+	if err != nil {
+		return fmt.Errorf("install %s: %w", pin.ID, err)
+	}
+	manifest, err := p.store.WriteManifest(pin.ID, norm)
+	if err != nil {
+		return fmt.Errorf("install %s: %w", pin.ID, err)
+	}
+	nr := installer.PackRecord{ID: pin.ID, Version: pin.Version, Enabled: pin.Enabled, ArchiveSHA256: pin.SHA256,
+		Archive: name, InstalledAt: p.opts.Now().UTC(), Content: placed, Manifest: manifest}
+	if rec == nil {
+		t.st.Packs = append(t.st.Packs, nr)
+		res.Installed = append(res.Installed, SetChange{ID: pin.ID, Version: pin.Version})
+	} else {
+		ch := SetChange{ID: pin.ID, Version: pin.Version, Previous: rec.Version}
+		pv, _ := semver.Parse(rec.Version)
+		cv, _ := semver.Parse(pin.Version)
+		switch c := semver.Compare(cv, pv); {
+		case c > 0:
+			res.Upgraded = append(res.Upgraded, ch)
+		case c < 0:
+			res.Downgraded = append(res.Downgraded, ch)
+		default:
+			res.Reinstalled = append(res.Reinstalled, ch)
+		}
+		t.replace(rec, nr)
+	}
+	t.packs = slices.DeleteFunc(t.packs, func(ip inventory.InstalledPack) bool { return ip.Manifest.ID == pin.ID })
+	t.packs = append(t.packs, inventory.InstalledPack{Manifest: pr.manifest, Enabled: pin.Enabled, ArchiveSHA256: pin.SHA256})
+	return nil
+}
+
+// unpinned removes (prune) or disables the installed packs the set does
+// not pin.
+func (t *txn) unpinned(pinned map[string]bool, prune bool, res *SetResult) {
+	st := t.st
 	var keep []installer.PackRecord
 	for _, r := range st.Packs {
 		switch {
 		case pinned[r.ID]:
-		case ps.Prune:
+		case prune:
 			st.PendingRemovals = append(st.PendingRemovals, r.Content...)
 			st.PendingArchives = append(st.PendingArchives, r.Archive)
 			st.PendingManifests = append(st.PendingManifests, r.Manifest)
@@ -417,13 +437,6 @@ func (t *txn) rollForward(ctx context.Context, ps *installer.PendingSet, ready m
 	}
 	st.Packs = keep
 	slices.SortFunc(st.Packs, func(a, b installer.PackRecord) int { return strings.Compare(a.ID, b.ID) })
-	sortPacks(t.packs)
-	st.PendingSet = nil
-	t.dirty = true
-	t.cause = ps.Cause
-	res.Fingerprint = fingerprint(generationPacks(st))
-	t.sum.Set = res
-	return nil
 }
 
 // setEnabled sets the enabled flag of pack id in t.packs (a copy the

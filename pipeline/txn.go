@@ -565,6 +565,15 @@ func (t *txn) record(rec installer.PackRecord, action inventory.Action) (api.Res
 	case inventory.ActionDowngrade:
 		result = api.ResultDowngraded
 	}
+	previous := prev.Version
+	t.replace(prev, rec)
+	return result, previous
+}
+
+// replace puts rec in place of prev; what prev had and rec does not
+// (content, kept archive, stored manifest) becomes a pending removal,
+// deleted once the new state is published.
+func (t *txn) replace(prev *installer.PackRecord, rec installer.PackRecord) {
 	for _, c := range prev.Content {
 		if !slices.Contains(rec.Content, c) {
 			t.st.PendingRemovals = append(t.st.PendingRemovals, c)
@@ -576,9 +585,7 @@ func (t *txn) record(rec installer.PackRecord, action inventory.Action) (api.Res
 	if prev.Manifest != rec.Manifest {
 		t.st.PendingManifests = append(t.st.PendingManifests, prev.Manifest)
 	}
-	previous := prev.Version
 	*prev = rec
-	return result, previous
 }
 
 // removeKept deletes a kept archive that no state record and no kept
