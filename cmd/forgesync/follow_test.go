@@ -1,0 +1,108 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/daemon"
+	"github.com/mjolnir-forge/forgesync/packset"
+)
+
+// TestDaemonFollowsSet: a daemon with [sets] source reaches the set at
+// start (download and set-applied events), serves it on /v1/set; a pack
+// dropped by hand still installs and status says how the machine now
+// differs; a check with nothing new costs one 304 and changes nothing;
+// sync --set goes through the daemon and makes the machine exact again.
+func TestDaemonFollowsSet(t *testing.T) {
+	dir, want := publishedSet(t, map[string]int{"alpha-gates": 2, "beta-gates": 1})
+	var c counter
+	srv := httptest.NewServer(c.wrap(http.FileServer(http.Dir(dir))))
+	defer srv.Close()
+	g := newGame(t)
+	f, _ := os.OpenFile(g.config, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("[sets]\nsource = \"" + srv.URL + "/\"\ninterval = \"1h\"\n")
+	f.Close()
+	g.start(t)
+	ev := g.follow(t)
+	all := ev.wait(t, 30*time.Second, "the set applied", func(all []api.Event) bool { return count(all, api.EventSetChecked) >= 1 })
+	if count(all, api.EventDownload) < 2 || count(all, api.EventSetApplied) != 1 {
+		t.Fatalf("want download and set-applied events before set-checked:\n%s", describe(all))
+	}
+	var check api.SetCheck
+	for _, e := range all {
+		if e.Type == api.EventSetChecked {
+			json.Unmarshal(e.Data, &check)
+		}
+	}
+	if check.Result != api.CheckApplied || check.Fingerprint != want {
+		t.Fatalf("set-checked = %+v; want applied %s", check, want)
+	}
+	cl := daemon.NewClient(g.sock)
+	defer cl.Close()
+	info, err := cl.Set(t.Context())
+	if err != nil || info.Fingerprint != want || len(info.Packs) != 2 || info.Source != srv.URL+"/"+packset.LockName || info.LastCheck == nil || info.LastApply == nil {
+		t.Fatalf("GET /v1/set = %+v, %v", info, err)
+	}
+
+	// A pack dropped by hand installs; status says how the machine differs.
+	os.WriteFile(filepath.Join(g.drop, "hand-pack.zip"), packZip(t, "hand-pack", "1.0.0", 0), 0o644)
+	ev.wait(t, 30*time.Second, "the hand-dropped pack installed", func(all []api.Event) bool {
+		for _, e := range all {
+			if e.Type == api.EventPackInstalled && strings.Contains(string(e.Data), "hand-pack") {
+				return true
+			}
+		}
+		return false
+	})
+	st, err := cl.Status(t.Context())
+	if err != nil || st.Set == nil || st.Set.Equal || len(st.Set.Differences) != 1 || st.Set.Differences[0].Kind != api.DiffNotInSet || st.Set.Differences[0].ID != "hand-pack" {
+		t.Fatalf("status.set = %+v, %v; want one difference: hand-pack not in the set", st.Set, err)
+	}
+	code, out, errs := runCLI(t, "status", "--config", g.config)
+	if code != exitOK || !strings.Contains(out, "differs from its set in 1 pack") || !strings.Contains(out, "hand-pack: enabled but not in the set") {
+		t.Fatalf("status = %d\n%s%s", code, out, errs)
+	}
+
+	// A check with nothing new: one conditional request, nothing changed.
+	c.take()
+	res, err := cl.SetCheck(t.Context())
+	if err != nil || !res.Check.NotModified || res.Check.Result != api.CheckEqual {
+		t.Fatalf("POST /v1/set/check = %+v, %v; want not modified, equal", res, err)
+	}
+	if reqs := c.take(); len(reqs) != 1 || reqs[0] != "GET /forgepacks.lock 304" {
+		t.Errorf("the check made requests %q; want one answered 304", reqs)
+	}
+	if st, _ := cl.Status(t.Context()); st.Set == nil || st.Set.Equal {
+		t.Errorf("the check changed the machine: %+v", st.Set)
+	}
+
+	// POST /v1/set/diff, with the lock in TOML and in JSON.
+	lock, _ := os.ReadFile(filepath.Join(dir, packset.LockName))
+	l, _ := packset.Decode("lock", lock, packset.DecodeOptions{})
+	asJSON, _ := json.Marshal(map[string]any{"format": packset.LockFormat, "version": 1, "pack": l.Packs})
+	for _, body := range [][]byte{lock, asJSON} {
+		cmp, err := cl.SetDiff(t.Context(), body)
+		if err != nil || cmp.Equal || cmp.Set != want || len(cmp.Differences) != 1 || cmp.Differences[0].ID != "hand-pack" {
+			t.Errorf("POST /v1/set/diff(%.20q) = %+v, %v", body, cmp, err)
+		}
+	}
+	if _, err := cl.SetDiff(t.Context(), []byte("format = \"forgepacks-lock\"\nversion = 9\n")); err == nil || !strings.Contains(err.Error(), "invalid_request") {
+		t.Errorf("POST /v1/set/diff(bad lock) = %v; want invalid_request", err)
+	}
+
+	// sync --set through the daemon makes the machine exact again.
+	code, out, errs = runCLI(t, "sync", "--set", srv.URL+"/", "--config", g.config)
+	if code != exitOK || !strings.Contains(out, "disabled hand-pack") {
+		t.Fatalf("sync --set via the daemon = %d\n%s%s", code, out, errs)
+	}
+	if st, _ := cl.Status(t.Context()); st.Set == nil || !st.Set.Equal || st.Set.Machine != want {
+		t.Errorf("after sync --set, status.set = %+v; want equal", st.Set)
+	}
+}
