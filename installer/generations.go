@@ -3,6 +3,7 @@ package installer
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -65,11 +66,13 @@ func KeyOfKept(name string) string {
 // that do not take the lock read it whole (it is replaced atomically).
 const StateFileName = stateFile
 
-// Generations are the kept generations as the state file stores them:
-// each pack of a generation is one string "id version sha256 1|0" (ids and
-// versions hold no spaces), which reads several times faster than an
-// object per pack; `forgesync history` reads 10 generations of 1,000
-// packs. Generation itself keeps the object shape of SPEC §11.
+// Generations are the kept generations as the state file stores them: the
+// oldest with every pack, each later one with only the packs that changed
+// from the one before ("set", a pack new or different) and the ids it no
+// longer has ("unset"). A pack is one string "id version sha256 1|0" (ids
+// and versions hold no spaces). `forgesync history` reads 10 generations
+// of 1,000 packs, and the JSON decoder is most of its time: this keeps the
+// file small. Generation itself keeps the object shape of SPEC §11.
 type Generations []Generation
 
 // storedGeneration is one generation in the state file.
@@ -78,22 +81,46 @@ type storedGeneration struct {
 	Time        time.Time `json:"time"`
 	Cause       string    `json:"cause"`
 	Fingerprint string    `json:"fingerprint"`
-	Packs       []string  `json:"packs"`
+	Packs       []string  `json:"packs,omitempty"` // the oldest: every pack
+	Set         []string  `json:"set,omitempty"`   // later ones: the packs new or changed
+	Unset       []string  `json:"unset,omitempty"` // later ones: the ids gone
+}
+
+func packString(p GenerationPack) string {
+	on := "0"
+	if p.Enabled {
+		on = "1"
+	}
+	return p.ID + " " + p.Version + " " + p.SHA256 + " " + on
 }
 
 // MarshalJSON implements json.Marshaler.
 func (gs Generations) MarshalJSON() ([]byte, error) {
 	out := make([]storedGeneration, len(gs))
 	for i, g := range gs {
-		packs := make([]string, len(g.Packs))
-		for j, p := range g.Packs {
-			on := "0"
-			if p.Enabled {
-				on = "1"
+		sg := storedGeneration{N: g.N, Time: g.Time, Cause: g.Cause, Fingerprint: g.Fingerprint}
+		if i == 0 {
+			sg.Packs = make([]string, len(g.Packs))
+			for j, p := range g.Packs {
+				sg.Packs[j] = packString(p)
 			}
-			packs[j] = p.ID + " " + p.Version + " " + p.SHA256 + " " + on
+		} else {
+			prev := make(map[string]GenerationPack, len(gs[i-1].Packs))
+			for _, p := range gs[i-1].Packs {
+				prev[p.ID] = p
+			}
+			for _, p := range g.Packs {
+				if old, ok := prev[p.ID]; !ok || old != p {
+					sg.Set = append(sg.Set, packString(p))
+				}
+				delete(prev, p.ID)
+			}
+			for id := range prev {
+				sg.Unset = append(sg.Unset, id)
+			}
+			slices.Sort(sg.Unset)
 		}
-		out[i] = storedGeneration{N: g.N, Time: g.Time, Cause: g.Cause, Fingerprint: g.Fingerprint, Packs: packs}
+		out[i] = sg
 	}
 	return json.Marshal(out)
 }
@@ -104,17 +131,60 @@ func (gs *Generations) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &in); err != nil {
 		return err
 	}
-	out := make(Generations, len(in))
-	for i, g := range in {
-		packs := make([]GenerationPack, len(g.Packs))
-		for j, s := range g.Packs {
-			f := strings.Split(s, " ")
-			if len(f) != 4 || (f[3] != "0" && f[3] != "1") {
-				return fmt.Errorf("generation %d: pack %d: %q is not \"id version sha256 1|0\"", g.N, j, s)
-			}
-			packs[j] = GenerationPack{ID: f[0], Version: f[1], SHA256: f[2], Enabled: f[3] == "1"}
+	parse := func(n int, s string) (GenerationPack, error) {
+		f := strings.Split(s, " ")
+		if len(f) != 4 || f[0] == "" || (f[3] != "0" && f[3] != "1") {
+			return GenerationPack{}, fmt.Errorf("generation %d: %q is not \"id version sha256 1|0\"", n, s)
 		}
+		return GenerationPack{ID: f[0], Version: f[1], SHA256: f[2], Enabled: f[3] == "1"}, nil
+	}
+	out := make(Generations, len(in))
+	var prev []GenerationPack
+	for i, g := range in {
+		var packs []GenerationPack
+		if i == 0 {
+			packs = make([]GenerationPack, 0, len(g.Packs))
+			for _, s := range g.Packs {
+				p, err := parse(g.N, s)
+				if err != nil {
+					return err
+				}
+				packs = append(packs, p)
+			}
+		} else {
+			if len(g.Packs) > 0 {
+				return fmt.Errorf("generation %d: only the oldest generation lists every pack", g.N)
+			}
+			set := make(map[string]GenerationPack, len(g.Set))
+			for _, s := range g.Set {
+				p, err := parse(g.N, s)
+				if err != nil {
+					return err
+				}
+				set[p.ID] = p
+			}
+			gone := make(map[string]bool, len(g.Unset))
+			for _, id := range g.Unset {
+				gone[id] = true
+			}
+			packs = make([]GenerationPack, 0, len(prev)+len(set))
+			for _, p := range prev {
+				if gone[p.ID] {
+					continue
+				}
+				if q, ok := set[p.ID]; ok {
+					p = q
+					delete(set, p.ID)
+				}
+				packs = append(packs, p)
+			}
+			for _, p := range set {
+				packs = append(packs, p)
+			}
+		}
+		slices.SortFunc(packs, func(a, b GenerationPack) int { return strings.Compare(a.ID, b.ID) })
 		out[i] = Generation{N: g.N, Time: g.Time, Cause: g.Cause, Fingerprint: g.Fingerprint, Packs: packs}
+		prev = packs
 	}
 	*gs = out
 	return nil
