@@ -400,6 +400,15 @@ func (d *Deployer) deployFile(dep Deployment, name, dst string, old *LedgerEntry
 	}
 
 	// The target is missing or holds bytes forgesync wrote: replace it.
+	return d.replace(dep, name, dst, data, cur, old, rep, fail)
+}
+
+// replace writes data over dst, which is missing or holds bytes forgesync
+// wrote: from the staged copy when it waits beside a target once locked,
+// else atomically; a target still locked gets the new bytes staged.
+func (d *Deployer) replace(dep Deployment, name, dst string, data []byte, cur string, old *LedgerEntry, rep FileReport,
+	fail func(error) (FileReport, *LedgerEntry, error)) (FileReport, *LedgerEntry, error) {
+	want, staged := rep.SHA256, dst+PendingSuffix
 	written := &LedgerEntry{Path: dst, Component: dep.Component, SHA256: want, Time: d.now()}
 	if old != nil && old.StagedSHA256 == want {
 		// Swap in the bytes staged while the target was locked.
