@@ -61,6 +61,11 @@ func TestDaemonFollowsSet(t *testing.T) {
 		}
 		return false
 	})
+	// The event comes from inside the transaction; a request through the
+	// writer returns once its snapshot is out.
+	if _, err := cl.Sync(t.Context()); err != nil {
+		t.Fatal(err)
+	}
 	st, err := cl.Status(t.Context())
 	if err != nil || st.Set == nil || st.Set.Equal || len(st.Set.Differences) != 1 || st.Set.Differences[0].Kind != api.DiffNotInSet || st.Set.Differences[0].ID != "hand-pack" {
 		t.Fatalf("status.set = %+v, %v; want one difference: hand-pack not in the set", st.Set, err)
