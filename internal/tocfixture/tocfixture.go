@@ -152,49 +152,9 @@ func (c Container) UTOC() []byte {
 		n       = uint32(len(chunks))
 		indexed = c.Flags.Has(iostore.FlagIndexed)
 	)
-	var b []byte
-	// Header.
-	h := make([]byte, iostore.HeaderSize)
-	copy(h, iostore.Magic)
-	h[16] = v
-	le.PutUint32(h[20:], iostore.HeaderSize)
-	le.PutUint32(h[24:], n)
-	le.PutUint32(h[28:], n) // one compressed block per chunk
-	le.PutUint32(h[32:], 12)
-	le.PutUint32(h[36:], 0)  // no compression methods
-	le.PutUint32(h[40:], 32) // method name length
-	le.PutUint32(h[44:], compressionBlockSize)
 	dirIndex := directoryIndex(indexed)
-	le.PutUint32(h[48:], uint32(len(dirIndex)))
-	le.PutUint32(h[52:], 1) // partition count
-	le.PutUint64(h[56:], c.containerID())
-	if c.Flags.Has(iostore.FlagEncrypted) {
-		copy(h[64:80], "forgesync-fixtur") // a key GUID; nothing is encrypted
-	}
-	h[80] = byte(c.Flags)
-	le.PutUint64(h[88:], ^uint64(0)) // partition size: unlimited
-	b = append(b, h...)
-
-	// Chunk ids.
-	layout := e.Layout()
-	for _, ch := range chunks {
-		var id [12]byte
-		le.PutUint64(id[:], ch.ID)
-		if e == UE427 {
-			le.PutUint16(id[8:], ch.Index)
-		} else {
-			binary.BigEndian.PutUint16(id[8:], ch.Index)
-		}
-		t := ch.RawType
-		if t == 0 {
-			var ok bool
-			if t, ok = layout.TypeOf(ch.Kind); !ok {
-				panic(fmt.Sprintf("tocfixture: %v has no %v chunk type", layout, ch.Kind))
-			}
-		}
-		id[11] = t
-		b = append(b, id[:]...)
-	}
+	b := c.header(v, n, len(dirIndex))
+	b = appendChunkIDs(b, e, chunks)
 	// Offsets and lengths: 5-byte big-endian offset, 5-byte length; each
 	// chunk starts on its own compression block.
 	for i := range chunks {
@@ -230,6 +190,57 @@ func (c Container) UTOC() []byte {
 		meta = 24
 	}
 	b = append(b, make([]byte, meta*len(chunks))...)
+	return b
+}
+
+// header returns the .utoc header of a container of version v with n
+// chunks and a directory index of dirIndex bytes.
+func (c Container) header(v uint8, n uint32, dirIndex int) []byte {
+	le := binary.LittleEndian
+	h := make([]byte, iostore.HeaderSize)
+	copy(h, iostore.Magic)
+	h[16] = v
+	le.PutUint32(h[20:], iostore.HeaderSize)
+	le.PutUint32(h[24:], n)
+	le.PutUint32(h[28:], n) // one compressed block per chunk
+	le.PutUint32(h[32:], 12)
+	le.PutUint32(h[36:], 0)  // no compression methods
+	le.PutUint32(h[40:], 32) // method name length
+	le.PutUint32(h[44:], compressionBlockSize)
+	le.PutUint32(h[48:], uint32(dirIndex))
+	le.PutUint32(h[52:], 1) // partition count
+	le.PutUint64(h[56:], c.containerID())
+	if c.Flags.Has(iostore.FlagEncrypted) {
+		copy(h[64:80], "forgesync-fixtur") // a key GUID; nothing is encrypted
+	}
+	h[80] = byte(c.Flags)
+	le.PutUint64(h[88:], ^uint64(0)) // partition size: unlimited
+	return h
+}
+
+// appendChunkIDs appends the chunk ids: id, index (little-endian before
+// UE5, big-endian after) and type.
+func appendChunkIDs(b []byte, e Engine, chunks []Chunk) []byte {
+	le := binary.LittleEndian
+	layout := e.Layout()
+	for _, ch := range chunks {
+		var id [12]byte
+		le.PutUint64(id[:], ch.ID)
+		if e == UE427 {
+			le.PutUint16(id[8:], ch.Index)
+		} else {
+			binary.BigEndian.PutUint16(id[8:], ch.Index)
+		}
+		t := ch.RawType
+		if t == 0 {
+			var ok bool
+			if t, ok = layout.TypeOf(ch.Kind); !ok {
+				panic(fmt.Sprintf("tocfixture: %v has no %v chunk type", layout, ch.Kind))
+			}
+		}
+		id[11] = t
+		b = append(b, id[:]...)
+	}
 	return b
 }
 
