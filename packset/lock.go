@@ -206,6 +206,34 @@ func (d *decoder) decode() *Lock {
 			d.add(top(k), k, "unknown key (a lock has format, version, name, fingerprint and [[pack]] tables)")
 		}
 	}
+	l := &Lock{Name: d.header(root)}
+	tables, ok := packTables(root["pack"])
+	if !ok {
+		d.add(top("pack"), "pack", "must be [[pack]] tables, found %s", show(root["pack"]))
+	}
+	if len(tables) > MaxPacks {
+		d.add(top("pack"), "pack", "%d packs, over the limit of %d", len(tables), MaxPacks)
+		return nil
+	}
+	d.packs(l, tables)
+	if v, ok := root["fingerprint"]; ok {
+		line := top("fingerprint")
+		s, ok := v.(string)
+		switch {
+		case !ok:
+			d.add(line, "fingerprint", "must be a string, found %s", show(v))
+		case !isFingerprint(s):
+			d.add(line, "fingerprint", "must be \"sha256:\" and 64 lowercase hex digits, found %q", s)
+		case len(d.problems) == 0 && s != l.Fingerprint():
+			d.add(line, "fingerprint", "%s does not match the packs, whose fingerprint is %s (the packs were edited, or the line was copied from another set)", s, l.Fingerprint())
+		}
+	}
+	return l
+}
+
+// header checks format and version and returns the set's name.
+func (d *decoder) header(root map[string]any) string {
+	top := func(k string) int { return d.lines.top(k) }
 	if v, ok := root["format"]; !ok {
 		d.add(1, "format", "missing: the first line of a lock is format = %q", LockFormat)
 	} else if s, ok := v.(string); !ok || s != LockFormat {
@@ -216,7 +244,6 @@ func (d *decoder) decode() *Lock {
 	} else if n, ok := v.(int64); !ok || n != LockVersion {
 		d.add(top("version"), "version", "must be %d (the only lock version this forgesync reads), found %s", LockVersion, show(v))
 	}
-	l := &Lock{}
 	if v, ok := root["name"]; ok {
 		s, ok := v.(string)
 		switch {
@@ -227,18 +254,15 @@ func (d *decoder) decode() *Lock {
 		case hasControl(s):
 			d.add(top("name"), "name", "must not contain control characters")
 		default:
-			l.Name = s
+			return s
 		}
 	}
+	return ""
+}
 
-	tables, ok := packTables(root["pack"])
-	if !ok {
-		d.add(top("pack"), "pack", "must be [[pack]] tables, found %s", show(root["pack"]))
-	}
-	if len(tables) > MaxPacks {
-		d.add(top("pack"), "pack", "%d packs, over the limit of %d", len(tables), MaxPacks)
-		return nil
-	}
+// packs decodes the [[pack]] tables into l, refusing an id or an archive
+// pinned twice.
+func (d *decoder) packs(l *Lock, tables []map[string]any) {
 	ids := map[string]int{}
 	hashes := map[string]int{}
 	for i, t := range tables {
@@ -260,20 +284,6 @@ func (d *decoder) decode() *Lock {
 		hashes[p.SHA256] = len(l.Packs)
 		l.Packs = append(l.Packs, p)
 	}
-
-	if v, ok := root["fingerprint"]; ok {
-		line := top("fingerprint")
-		s, ok := v.(string)
-		switch {
-		case !ok:
-			d.add(line, "fingerprint", "must be a string, found %s", show(v))
-		case !isFingerprint(s):
-			d.add(line, "fingerprint", "must be \"sha256:\" and 64 lowercase hex digits, found %q", s)
-		case len(d.problems) == 0 && s != l.Fingerprint():
-			d.add(line, "fingerprint", "%s does not match the packs, whose fingerprint is %s (the packs were edited, or the line was copied from another set)", s, l.Fingerprint())
-		}
-	}
-	return l
 }
 
 // packTables returns the [[pack]] tables, whether written as tables or as an
