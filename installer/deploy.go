@@ -522,7 +522,7 @@ func ledgerKey(led map[string]*LedgerEntry, dst string) string {
 
 func readLedger(p string) (map[string]*LedgerEntry, error) {
 	m := map[string]*LedgerEntry{}
-	data, err := os.ReadFile(p)
+	data, err := atomicfile.Renamer{}.ReadFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return m, nil
 	}

@@ -198,7 +198,7 @@ func (e *StateError) Is(target error) bool { return target == ErrStateRefused }
 // anything is deleted or processed again.
 func (s *Store) Load() (*State, error) {
 	path := s.Path(stateFile)
-	data, err := os.ReadFile(path)
+	data, err := atomicfile.Renamer{}.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &State{Format: StateFormat, Version: 1, Packs: []PackRecord{}}, nil
 	}
@@ -373,7 +373,7 @@ func (s *Store) WriteManifest(id string, data []byte) (string, error) {
 
 // ReadManifest reads a stored manifest.
 func (s *Store) ReadManifest(name string) ([]byte, error) {
-	data, err := os.ReadFile(s.Path(ManifestsDir, name))
+	data, err := atomicfile.Renamer{}.ReadFile(s.Path(ManifestsDir, name))
 	if err != nil {
 		return nil, fmt.Errorf("read stored manifest: %w", err)
 	}
