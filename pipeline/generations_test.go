@@ -148,6 +148,11 @@ func TestKeepGenerationsBoundsArchives(t *testing.T) {
 	if rh, err := ReadHistory(e.state); err != nil || rh.KeptBytes != size || rh.Current != 20 || len(rh.Generations) != 3 {
 		t.Fatalf("ReadHistory = %+v, %v; want the same history", rh, err)
 	}
+	// The daemon's status reports the same size.
+	p.Close()
+	if st := startRunner(t, e.options(), RunnerOptions{}).Status(); st.KeptArchiveBytes != size || st.Generation != 20 {
+		t.Fatalf("status: generation %d, kept archives %d bytes; want 20, %d", st.Generation, st.KeptArchiveBytes, size)
+	}
 }
 
 // storedZip writes a pack archive whose big file is stored, not deflated:
