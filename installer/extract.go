@@ -319,36 +319,7 @@ func (x *extraction) runRandomAccess(f *os.File, size int64, h hash.Hash) (strin
 	}
 	// First pass: headers only, and the coders of every 7z folder.
 	pre := newPackCheck(x.check.lim)
-	folders := map[int]bool{}
-	err := walk(&countingSection{SectionReader: io.NewSectionReader(f, 0, size), n: new(atomic.Int64)},
-		func(ctx context.Context, fi archives.FileInfo) error {
-			typ := entryTypeOf(fi)
-			if isEncrypted(fi) {
-				pre.add(fi.NameInArchive, RuleEncrypted, "")
-			}
-			if zh, ok := fi.Header.(zip.FileHeader); ok && zh.Method != zipStore && zh.Method != zipDeflate && zh.Method != zipZstd {
-				pre.add(fi.NameInArchive, RuleMethod, zipMethodText(zh.Method))
-			}
-			var declared int64
-			if typ == typeFile {
-				declared = fi.Size()
-				x.total += declared
-			}
-			if _, _, _, _, ok := pre.admit(fi.NameInArchive, typ, declared); !ok {
-				return errStop
-			}
-			if sh, ok := fi.Header.(sevenzip.FileHeader); ok && typ == typeFile && declared > 0 && !folders[sh.Stream] {
-				// Opening the folder's first file builds its coders,
-				// which check their properties; nothing is decoded.
-				folders[sh.Stream] = true
-				rc, err := fi.Open()
-				if err != nil {
-					return err
-				}
-				rc.Close()
-			}
-			return nil
-		})
+	err := walk(&countingSection{SectionReader: io.NewSectionReader(f, 0, size), n: new(atomic.Int64)}, x.headerCheck(pre))
 	if errors.Is(err, errStop) {
 		x.check = pre
 	}
@@ -372,6 +343,42 @@ func (x *extraction) runRandomAccess(f *os.File, size int64, h hash.Hash) (strin
 		return "", fmt.Errorf("hash: %w", res.err)
 	}
 	return res.sum, nil
+}
+
+// headerCheck returns the first pass's handler: every entry's name, type
+// and declared size admitted by pre, and the coders of every 7z folder
+// built (opening a folder's first file checks their properties; nothing is
+// decoded).
+func (x *extraction) headerCheck(pre *packCheck) archives.FileHandler {
+	folders := map[int]bool{}
+	return func(ctx context.Context, fi archives.FileInfo) error {
+		typ := entryTypeOf(fi)
+		if isEncrypted(fi) {
+			pre.add(fi.NameInArchive, RuleEncrypted, "")
+		}
+		if zh, ok := fi.Header.(zip.FileHeader); ok && zh.Method != zipStore && zh.Method != zipDeflate && zh.Method != zipZstd {
+			pre.add(fi.NameInArchive, RuleMethod, zipMethodText(zh.Method))
+		}
+		var declared int64
+		if typ == typeFile {
+			declared = fi.Size()
+			x.total += declared
+		}
+		if _, _, _, _, ok := pre.admit(fi.NameInArchive, typ, declared); !ok {
+			return errStop
+		}
+		if sh, ok := fi.Header.(sevenzip.FileHeader); ok && typ == typeFile && declared > 0 && !folders[sh.Stream] {
+			// Opening the folder's first file builds its coders,
+			// which check their properties; nothing is decoded.
+			folders[sh.Stream] = true
+			rc, err := fi.Open()
+			if err != nil {
+				return err
+			}
+			rc.Close()
+		}
+		return nil
+	}
 }
 
 // extractRar walks a rar archive like archives.Rar does, but with the
