@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -237,6 +238,12 @@ func (t *txn) findArchive(ctx context.Context, kept map[string]string, pin insta
 // copyVerified copies src to dst atomically; dst appears only when the
 // bytes have the SHA-256 want.
 func copyVerified(src, dst, want string) error {
+	switch err := linkVerified(src, dst, want); {
+	case err == nil:
+		return nil
+	case errors.Is(err, ErrArchiveMismatch):
+		return err
+	}
 	in, err := os.Open(src)
 	if err != nil {
 		return err
@@ -252,6 +259,44 @@ func copyVerified(src, dst, want string) error {
 		}
 		return nil
 	})
+}
+
+// linkVerified is copyVerified by a hard link where the file system allows
+// one (a download in state/cache/ and the store's copy then share their
+// blocks, instead of a set taking its size twice): src is linked beside dst
+// under a temp name, its bytes checked, then renamed to dst. Archives are
+// never written in place, so sharing the file is safe; the cache only ever
+// removes its own name.
+func linkVerified(src, dst, want string) error {
+	tmp := filepath.Join(filepath.Dir(dst), atomicfile.TempPrefix+filepath.Base(dst)+".link")
+	os.Remove(tmp)
+	if err := os.Link(src, tmp); err != nil {
+		return err
+	}
+	done := false
+	defer func() {
+		if !done {
+			os.Remove(tmp)
+		}
+	}()
+	f, err := os.Open(tmp)
+	if err != nil {
+		return err
+	}
+	h := sha256.New()
+	_, err = io.Copy(h, f)
+	f.Close()
+	if err != nil {
+		return err
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != want {
+		return fmt.Errorf("%s: sha256 %s, want %s: %w", src, got, want, ErrArchiveMismatch)
+	}
+	if err := os.Rename(tmp, dst); err != nil {
+		return err
+	}
+	done = true
+	return atomicfile.SyncDir(filepath.Dir(dst))
 }
 
 // setPacks returns the installed set a set change makes, for the checks.

@@ -150,6 +150,23 @@ func TestSyncSetFromServer(t *testing.T) {
 		t.Errorf("first sync made %d requests (%d archives): %q; want 4 (2 archives)", len(first), archives, first)
 	}
 	before, _ := os.Stat(filepath.Join(inv, "installed.txt"))
+	// Each download waits in state/cache/ by content, and the store's
+	// copy shares its blocks.
+	state := filepath.Join(filepath.Dir(config), "state")
+	kept, _ := os.ReadDir(filepath.Join(state, "archives"))
+	shared := 0
+	for _, k := range kept {
+		ki, _ := os.Stat(filepath.Join(state, "archives", k.Name()))
+		cached, _ := os.ReadDir(filepath.Join(state, "cache"))
+		for _, c := range cached {
+			if ci, err := os.Stat(filepath.Join(state, "cache", c.Name())); err == nil && os.SameFile(ki, ci) {
+				shared++
+			}
+		}
+	}
+	if len(kept) != 2 || shared != 2 {
+		t.Errorf("%d kept archives, %d of them shared with the cache; want 2 and 2", len(kept), shared)
+	}
 
 	code, out, errs = runCLI(t, "sync", "--set", srv.URL+"/", "--config", config, "--json")
 	var res api.SetSyncResult
