@@ -1,0 +1,54 @@
+package setsync
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/packset"
+)
+
+const sha = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+func TestLockTextJSON(t *testing.T) {
+	body := `{"format":"forgepacks-lock","version":1,"name":"league","pack":[{"id":"foundry-wide","version":"1.4.0","sha256":"` + sha + `","size":1788,"urls":["packs/a.zip"]}]}`
+	text, err := LockText([]byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := packset.Decode("json", text, packset.DecodeOptions{})
+	if err != nil || l.Name != "league" || len(l.Packs) != 1 || l.Packs[0].Size != 1788 || l.Packs[0].URLs[0] != "packs/a.zip" {
+		t.Fatalf("Decode(LockText(%s)) = %+v, %v\n%s", body, l, err, text)
+	}
+	toml := []byte("format = \"forgepacks-lock\"\nversion = 1\n")
+	if got, err := LockText(toml); err != nil || string(got) != string(toml) {
+		t.Errorf("LockText(TOML) = %q, %v; want it as it is", got, err)
+	}
+	for _, bad := range []string{"", "  ", `{"format":null}`, `{"a":1} {}`, `{"size":1.5e400}`} {
+		if _, err := LockText([]byte(bad)); !errors.Is(err, api.ErrInvalid) {
+			t.Errorf("LockText(%q) = %v; want an invalid request", bad, err)
+		}
+	}
+	// A JSON lock is held to the lock's rules: an unknown key is refused
+	// with its name.
+	text, err = LockText([]byte(`{"format":"forgepacks-lock","version":1,"colour":"red"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := packset.Decode("json", text, packset.DecodeOptions{}); err == nil || !strings.Contains(err.Error(), "colour") {
+		t.Errorf("Decode(unknown key) = %v; want it named", err)
+	}
+}
+
+func TestDiffBody(t *testing.T) {
+	installed := []packset.Installed{{ID: "foundry-wide", Version: "1.3.0", SHA256: sha, Enabled: true}}
+	body := `{"format":"forgepacks-lock","version":1,"pack":[{"id":"foundry-wide","version":"1.4.0","sha256":"` + sha + `","size":1788,"urls":[]}]}`
+	c, err := Diff(installed, []byte(body))
+	if err != nil || c.Equal || len(c.Differences) != 1 || c.Differences[0].Kind != api.DiffOtherVersion {
+		t.Fatalf("Diff = %+v, %v; want one other-version", c, err)
+	}
+	if _, err := Diff(installed, []byte("version = 2\n")); !errors.Is(err, api.ErrInvalid) {
+		t.Errorf("Diff(bad lock) = %v; want an invalid request", err)
+	}
+}
