@@ -80,6 +80,11 @@ type Deployment struct {
 	Names []string
 	// Target is the folder the files go to.
 	Target string
+	// Base, when set, is the configured folder that Target lies in (the
+	// game's Mods folder). No folder from Base down to a file may be a
+	// link, junction or reparse point: forgesync would write, and prune,
+	// through it. Base itself may be one.
+	Base string
 }
 
 // FileReport is what a deploy did with one file, for status.
@@ -127,6 +132,7 @@ func LuaScripts(mods string) Deployment {
 		Source:    lua.Files,
 		Names:     lua.Deployed(),
 		Target:    filepath.Join(mods, filepath.FromSlash(lua.ScriptsDir)),
+		Base:      mods,
 	}
 }
 
@@ -173,10 +179,11 @@ func (d *Deployer) Deploy(ctx context.Context, dep Deployment) ([]FileReport, er
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(target, 0o755); err != nil {
+	if err := makeTarget(dep.Base, target); err != nil {
 		return nil, fmt.Errorf("deploy %s: %w", dep.Component, err)
 	}
 	dirs := map[string]bool{}
+	dirErr := map[string]error{}
 	var reports []FileReport
 	var errs []error
 	changed := false
@@ -188,13 +195,17 @@ func (d *Deployer) Deploy(ctx context.Context, dep Deployment) ([]FileReport, er
 		dst := filepath.Join(target, filepath.FromSlash(name))
 		dir := filepath.Dir(dst)
 		if !dirs[dir] {
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				errs = append(errs, fmt.Errorf("deploy %s: %w", name, err))
-			}
-			if _, err := atomicfile.CleanTemps(dir); err != nil {
+			dirs[dir] = true
+			if err := atomicfile.MkdirNoLinks(target, filepath.Dir(filepath.FromSlash(name)), 0o755); err != nil {
+				dirErr[dir] = fmt.Errorf("deploy %s %s: %w", dep.Component, name, err)
+			} else if _, err := atomicfile.CleanTemps(dir); err != nil {
 				errs = append(errs, err)
 			}
-			dirs[dir] = true
+		}
+		if err := dirErr[dir]; err != nil {
+			reports = append(reports, FileReport{Component: dep.Component, Name: name, Path: dst, Status: DeployFailed, Reason: err.Error()})
+			errs = append(errs, err)
+			continue
 		}
 		key := ledgerKey(led, dst)
 		rep, entry, err := d.deployFile(dep, name, dst, led[key])
@@ -502,6 +513,18 @@ func removeOurStaged(staged, want string) error {
 		return fmt.Errorf("remove staged %s: %w", staged, err)
 	}
 	return nil
+}
+
+// makeTarget creates target, refusing a link between base and it.
+func makeTarget(base, target string) error {
+	if base == "" {
+		return os.MkdirAll(target, 0o755)
+	}
+	rel, ok := samepath.Within(base, target)
+	if !ok {
+		return fmt.Errorf("target %s is not inside %s", target, base)
+	}
+	return atomicfile.MkdirNoLinks(base, rel, 0o755)
 }
 
 // ledgerKey returns the key under which led records dst: its own key, or

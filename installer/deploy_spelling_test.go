@@ -1,9 +1,13 @@
 package installer
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 )
 
 // deploySpelled deploys names to the target spelled as dir, and fails the
@@ -116,5 +120,43 @@ func TestDeployTargetHeldWithoutSharing(t *testing.T) {
 	reps = f.deploy(src(map[string]string{"forge_doors.dll": "v2"}), "forge_doors.dll")
 	if reps[0].Status != Deployed || f.read("forge_doors.dll") != "v2" {
 		t.Fatalf("after release: %+v, target %q; want deployed v2", reps[0], f.read("forge_doors.dll"))
+	}
+}
+
+// TestDeployRefusesALinkedFolder: the scripts folder made a link to another
+// folder must not receive forgesync's files (nor have them pruned there).
+func TestDeployRefusesALinkedFolder(t *testing.T) {
+	root := t.TempDir()
+	mods := filepath.Join(root, "Mods")
+	elsewhere := filepath.Join(root, "elsewhere")
+	if err := os.MkdirAll(filepath.Join(mods, "MJOLNIRLevelLoader"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.Mkdir(elsewhere, 0o755)
+	link := filepath.Join(mods, "MJOLNIRLevelLoader", "Scripts")
+	if err := os.Symlink(elsewhere, link); err != nil {
+		t.Skip(err)
+	}
+	d := &Deployer{StateDir: filepath.Join(root, "state")}
+	_, err := d.DeployLua(t.Context(), mods)
+	if !errors.Is(err, atomicfile.ErrLink) || !strings.Contains(err.Error(), link) {
+		t.Fatalf("DeployLua into a linked Scripts folder = %v; want ErrLink naming %s", err, link)
+	}
+	if left, _ := os.ReadDir(elsewhere); len(left) != 0 {
+		t.Fatalf("files written through the link: %v", left)
+	}
+	// The native module's subfolders are checked per file.
+	os.Remove(link)
+	dlls := filepath.Join(mods, "MJOLNIRLobby")
+	if err := os.Symlink(elsewhere, dlls); err != nil {
+		t.Fatal(err)
+	}
+	reps, err := d.Deploy(t.Context(), Deployment{Component: "native", Source: src(map[string]string{"MJOLNIRLobby/dlls/forge_doors.dll": "v1"}),
+		Names: []string{"MJOLNIRLobby/dlls/forge_doors.dll"}, Target: mods, Base: mods})
+	if !errors.Is(err, atomicfile.ErrLink) || len(reps) != 1 || reps[0].Status != DeployFailed {
+		t.Fatalf("Deploy under a linked MJOLNIRLobby = %+v, %v; want a failed report and ErrLink", reps, err)
+	}
+	if left, _ := os.ReadDir(elsewhere); len(left) != 0 {
+		t.Fatalf("files written through the link: %v", left)
 	}
 }

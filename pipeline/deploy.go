@@ -72,7 +72,7 @@ func (p *Pipeline) deployNative(ctx context.Context, d *installer.Deployer) ([]i
 			return []installer.FileReport{missingModule(fmt.Sprintf("the release bundle %s has no %s (build it with `make dist`)", p.opts.Modules, n))}, nil
 		}
 	}
-	return d.Deploy(ctx, installer.Deployment{Component: "native", Source: src, Names: names, Target: p.opts.Mods})
+	return d.Deploy(ctx, installer.Deployment{Component: "native", Source: src, Names: names, Target: p.opts.Mods, Base: p.opts.Mods})
 }
 
 func missingModule(reason string) installer.FileReport {

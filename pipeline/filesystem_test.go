@@ -244,3 +244,28 @@ func TestDeployWarningsOncePerProblem(t *testing.T) {
 		t.Fatalf("DeployWarnings(staged) = %q, %v; want a warning, not a failure", w, failed)
 	}
 }
+
+// TestInventoryLinkIsRefused: <mods>/MJOLNIRForgePacks made a link must
+// not have the inventory (nor the default drop folder) written through it.
+func TestInventoryLinkIsRefused(t *testing.T) {
+	e := newEnv(t)
+	elsewhere := filepath.Join(e.root, "elsewhere")
+	if err := os.MkdirAll(elsewhere, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(e.mods, 0o755)
+	link := InventoryDir(e.mods)
+	if err := os.Symlink(elsewhere, link); err != nil {
+		t.Skip(err)
+	}
+	p, _, err := Open(t.Context(), e.options())
+	if err == nil {
+		p.Close()
+	}
+	if !errors.Is(err, atomicfile.ErrLink) || !strings.Contains(err.Error(), link) {
+		t.Fatalf("Open with the inventory folder a link = %v; want ErrLink naming %s", err, link)
+	}
+	if got := listFiles(t, elsewhere); len(got) != 0 {
+		t.Fatalf("written through the link: %v", got)
+	}
+}

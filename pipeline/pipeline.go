@@ -110,11 +110,13 @@ func Open(ctx context.Context, opts Options) (*Pipeline, *Summary, error) {
 	if err := CheckPlaces(opts.Drop, opts.State, opts.Paks); err != nil {
 		return nil, nil, err
 	}
+	// The inventory folder first: the default drop lies inside it, and
+	// neither may be created through a link.
+	if err := atomicfile.MkdirNoLinks(opts.Mods, filepath.Base(InventoryDir(opts.Mods)), 0o755); err != nil {
+		return nil, nil, fmt.Errorf("create inventory folder: %w", err)
+	}
 	if err := os.MkdirAll(opts.Drop, 0o755); err != nil {
 		return nil, nil, fmt.Errorf("create drop folder: %w", err)
-	}
-	if err := os.MkdirAll(InventoryDir(opts.Mods), 0o755); err != nil {
-		return nil, nil, fmt.Errorf("create inventory folder: %w", err)
 	}
 	store, err := installer.OpenStore(opts.State, opts.LockWait)
 	if err != nil {
