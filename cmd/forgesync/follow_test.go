@@ -110,4 +110,18 @@ func TestDaemonFollowsSet(t *testing.T) {
 	if st, _ := cl.Status(t.Context()); st.Set == nil || !st.Set.Equal || st.Set.Machine != want {
 		t.Errorf("after sync --set, status.set = %+v; want equal", st.Set)
 	}
+
+	// POST /v1/set/apply with the lock in the body: the store has every
+	// archive, so nothing is fetched and nothing changes.
+	c.take()
+	res, err = cl.SetApply(t.Context(), api.SetApplyRequest{Lock: string(lock)})
+	if err != nil || res.Check.Result != api.CheckEqual || res.Check.Fingerprint != want || len(res.Downloaded) != 0 {
+		t.Errorf("POST /v1/set/apply {lock} = %+v, %v; want equal", res, err)
+	}
+	if reqs := c.take(); len(reqs) != 0 {
+		t.Errorf("apply of a lock in the body made requests %q", reqs)
+	}
+	if _, err := cl.SetApply(t.Context(), api.SetApplyRequest{URL: srv.URL, Lock: string(lock)}); err == nil || !strings.Contains(err.Error(), "invalid_request") {
+		t.Errorf("POST /v1/set/apply {url, lock} = %v; want invalid_request", err)
+	}
 }

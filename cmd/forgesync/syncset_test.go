@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"aead.dev/minisign"
+
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/internal/toolcheck"
 	"github.com/mjolnir-forge/forgesync/packset"
@@ -448,5 +450,69 @@ func TestSyncSetPythonServer(t *testing.T) {
 	code, o, errs := runCLI(t, "sync", "--set", base, "--config", config)
 	if code != exitOK || !strings.Contains(o, "unchanged (304)") {
 		t.Fatalf("second sync --set = %d\n%s%s", code, o, errs)
+	}
+}
+
+// TestSyncSetSignature: with [sets] trusted_keys, a lock signed by the
+// trusted key applies; one signed by another key, unsigned, or edited
+// after signing is refused with nothing changed (exit 2).
+func TestSyncSetSignature(t *testing.T) {
+	fastFetch(t)
+	config, drop, _ := gameEnv(t)
+	doorPack(t, drop, "alpha-gates", "1.0.0", 2)
+	if code, out, errs := runCLI(t, "sync", "--config", config); code != exitOK {
+		t.Fatalf("host sync = %d\n%s%s", code, out, errs)
+	}
+	keyFile := func(k minisign.PrivateKey) string {
+		text, _ := k.MarshalText()
+		p := filepath.Join(t.TempDir(), "k.key")
+		os.WriteFile(p, text, 0o600)
+		return p
+	}
+	pub, priv, _ := minisign.GenerateKey(nil)
+	_, other, _ := minisign.GenerateKey(nil)
+	good, bad := filepath.Join(t.TempDir(), "good"), filepath.Join(t.TempDir(), "bad")
+	for dir, k := range map[string]minisign.PrivateKey{good: priv, bad: other} {
+		if code, out, errs := runCLI(t, "export", dir, "--sign", keyFile(k), "--config", config); code != exitOK {
+			t.Fatalf("export = %d\n%s%s", code, out, errs)
+		}
+	}
+	edited := filepath.Join(t.TempDir(), "edited")
+	os.CopyFS(edited, os.DirFS(good))
+	lock, _ := os.ReadFile(filepath.Join(edited, packset.LockName))
+	os.WriteFile(filepath.Join(edited, packset.LockName), append(lock, []byte("# edited\n")...), 0o644)
+	unsigned := filepath.Join(t.TempDir(), "unsigned")
+	os.CopyFS(unsigned, os.DirFS(good))
+	os.Remove(filepath.Join(unsigned, packset.SignatureName))
+
+	for _, c := range []struct {
+		name, dir string
+		code      int
+		errs      string
+	}{
+		{"another key", bad, exitFailure, "not one of the trusted keys"},
+		{"edited after signing", edited, exitFailure, "does not match the lock"},
+		{"unsigned", unsigned, exitFailure, "not signed"},
+		{"the trusted key", good, exitOK, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			machine, _, _ := gameEnv(t)
+			text, _ := os.ReadFile(machine)
+			os.WriteFile(machine, append(text, []byte("[sets]\ntrusted_keys = [\""+pub.String()+"\"]\n")...), 0o644)
+			srv := httptest.NewServer(http.FileServer(http.Dir(c.dir)))
+			defer srv.Close()
+			before := machineFingerprint(t, machine)
+			code, out, errs := runCLI(t, "sync", "--set", srv.URL+"/", "--config", machine)
+			if code != c.code || !strings.Contains(errs, c.errs) {
+				t.Fatalf("sync --set = %d; want %d with %q\n%s%s", code, c.code, c.errs, out, errs)
+			}
+			after := machineFingerprint(t, machine)
+			if c.code != exitOK && after != before {
+				t.Errorf("a refused lock changed the machine: %s → %s", before, after)
+			}
+			if c.code == exitOK && (after == before || !strings.Contains(out, "signed by trusted key "+packset.KeyID(pub.ID()))) {
+				t.Errorf("the trusted lock: fingerprint %s, output\n%s", after, out)
+			}
+		})
 	}
 }
