@@ -238,18 +238,58 @@ func (s *Syncer) Sync(ctx context.Context, req Request) (*api.SetSyncResult, err
 	return res, err
 }
 
-func (s *Syncer) sync(ctx context.Context, req Request, res *api.SetSyncResult) error {
-	check := &res.Check
-	v := s.view.Load()
-	rec := v.rec
-	// 1. The lock and its signature.
-	var src packset.Source
-	var data, sig []byte
-	var val packset.Validators
+// archiveSource gives the set apply each pinned archive from the cache,
+// fetched again when it was evicted meanwhile.
+func (s *Syncer) archiveSource(src packset.Source, byHash map[string]packset.Pack) pipeline.ArchiveSource {
+	return func(ctx context.Context, pin packset.Entry) (string, error) {
+		p, ok := byHash[pin.SHA256]
+		if !ok {
+			return "", fmt.Errorf("the set does not pin sha256 %s", pin.SHA256)
+		}
+		if !s.cache.Has(p.SHA256, p.Size) {
+			// Evicted or removed meanwhile: fetch it again.
+			if _, err := s.fetch(ctx, src, []packset.Pack{p}); err != nil {
+				return "", err
+			}
+		}
+		s.cache.Touch(p.SHA256)
+		return s.cache.Path(p.SHA256), nil
+	}
+}
+
+// download fetches the archives of l that are neither kept nor cached,
+// recording each download in res, and returns l's packs by SHA-256.
+func (s *Syncer) download(ctx context.Context, src packset.Source, l *packset.Lock, kept keptSet, res *api.SetSyncResult) (map[string]packset.Pack, error) {
+	byHash := map[string]packset.Pack{}
+	var lacking []packset.Pack
+	for _, p := range l.Packs {
+		byHash[p.SHA256] = p
+		if kept[installer.KeptKey(p.ID, p.Version, p.SHA256)] || s.cache.Has(p.SHA256, p.Size) {
+			continue
+		}
+		lacking = append(lacking, p)
+	}
+	if len(lacking) > 0 {
+		results, err := s.fetch(ctx, src, lacking)
+		for _, r := range results {
+			if r.From != "" {
+				res.Downloaded = append(res.Downloaded, api.Downloaded{Pack: r.Pack.ID, URL: r.From, Bytes: r.Pack.Size})
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrDownload, err)
+		}
+	}
+	return byHash, nil
+}
+
+// readLock returns the lock of req and its signature: fetched from its
+// source (or, when the source answers not modified, the copy kept in rec),
+// or as given in the request.
+func (s *Syncer) readLock(ctx context.Context, req Request, rec Record, check *api.SetCheck) (src packset.Source, data, sig []byte, val packset.Validators, err error) {
 	if req.Source != "" {
-		var err error
 		if src, err = packset.LockSource(req.Source); err != nil {
-			return fmt.Errorf("%w: %w", ErrLock, err)
+			return src, nil, nil, val, fmt.Errorf("%w: %w", ErrLock, err)
 		}
 		check.Source = src.String()
 		var prev packset.Validators
@@ -259,7 +299,7 @@ func (s *Syncer) sync(ctx context.Context, req Request, res *api.SetSyncResult) 
 		f := s.opts.Fetcher
 		lf, err := f.FetchLock(ctx, src, prev)
 		if err != nil {
-			return fmt.Errorf("%w: %w", ErrLock, err)
+			return src, nil, nil, val, fmt.Errorf("%w: %w", ErrLock, err)
 		}
 		val = lf.Validators
 		if lf.NotModified {
@@ -273,10 +313,22 @@ func (s *Syncer) sync(ctx context.Context, req Request, res *api.SetSyncResult) 
 		}
 	} else {
 		if len(req.Lock) == 0 {
-			return fmt.Errorf("%w: no lock given", ErrLock)
+			return src, nil, nil, val, fmt.Errorf("%w: no lock given", ErrLock)
 		}
 		data, sig = req.Lock, req.Signature
 		check.Source = "(request body)"
+	}
+	return src, data, sig, val, nil
+}
+
+func (s *Syncer) sync(ctx context.Context, req Request, res *api.SetSyncResult) error {
+	check := &res.Check
+	v := s.view.Load()
+	rec := v.rec
+	// 1. The lock and its signature.
+	src, data, sig, val, err := s.readLock(ctx, req, rec, check)
+	if err != nil {
+		return err
 	}
 	verification, err := packset.Verify(data, sig, s.opts.TrustedKeys)
 	if err != nil {
@@ -314,43 +366,13 @@ func (s *Syncer) sync(ctx context.Context, req Request, res *api.SetSyncResult) 
 	}
 
 	// 2. Download what the machine lacks.
-	byHash := map[string]packset.Pack{}
-	var lacking []packset.Pack
-	for _, p := range l.Packs {
-		byHash[p.SHA256] = p
-		if kept[installer.KeptKey(p.ID, p.Version, p.SHA256)] || s.cache.Has(p.SHA256, p.Size) {
-			continue
-		}
-		lacking = append(lacking, p)
-	}
-	if len(lacking) > 0 {
-		results, err := s.fetch(ctx, src, lacking)
-		for _, r := range results {
-			if r.From != "" {
-				res.Downloaded = append(res.Downloaded, api.Downloaded{Pack: r.Pack.ID, URL: r.From, Bytes: r.Pack.Size})
-			}
-		}
-		if err != nil {
-			return fmt.Errorf("%w: %w", ErrDownload, err)
-		}
+	byHash, err := s.download(ctx, src, l, kept, res)
+	if err != nil {
+		return err
 	}
 
 	// 3. One transaction.
-	source := func(ctx context.Context, pin packset.Entry) (string, error) {
-		p, ok := byHash[pin.SHA256]
-		if !ok {
-			return "", fmt.Errorf("the set does not pin sha256 %s", pin.SHA256)
-		}
-		if !s.cache.Has(p.SHA256, p.Size) {
-			// Evicted or removed meanwhile: fetch it again.
-			if _, err := s.fetch(ctx, src, []packset.Pack{p}); err != nil {
-				return "", err
-			}
-		}
-		s.cache.Touch(p.SHA256)
-		return s.cache.Path(p.SHA256), nil
-	}
-	sum, err := s.w.ApplySet(ctx, pins, pipeline.SetOptions{Prune: req.Prune, Source: source})
+	sum, err := s.w.ApplySet(ctx, pins, pipeline.SetOptions{Prune: req.Prune, Source: s.archiveSource(src, byHash)})
 	if err != nil {
 		if errors.Is(err, pipeline.ErrRefused) || errors.Is(err, api.ErrConflict) {
 			check.Result = api.CheckRefused
@@ -364,16 +386,20 @@ func (s *Syncer) sync(ctx context.Context, req Request, res *api.SetSyncResult) 
 		check.Result = api.CheckApplied
 	}
 	if req.Source != "" {
-		rec := s.view.Load().rec
-		rec.Applied = check.Fingerprint
-		if check.Result == api.CheckApplied {
-			rec.LastApply = &api.SetApply{Time: check.Time, Fingerprint: check.Fingerprint, Generation: sum.Generation}
-		}
-		if err := s.save(rec, pins); err != nil {
-			return err
-		}
+		return s.recordApplied(check, sum.Generation, pins)
 	}
 	return nil
+}
+
+// recordApplied records that the followed set was checked and, when it
+// changed the machine, applied as generation gen.
+func (s *Syncer) recordApplied(check *api.SetCheck, gen int, pins []packset.Entry) error {
+	rec := s.view.Load().rec
+	rec.Applied = check.Fingerprint
+	if check.Result == api.CheckApplied {
+		rec.LastApply = &api.SetApply{Time: check.Time, Fingerprint: check.Fingerprint, Generation: gen}
+	}
+	return s.save(rec, pins)
 }
 
 // fetch downloads packs into the cache, reporting progress as download
