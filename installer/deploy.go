@@ -107,6 +107,17 @@ type ledgerFile struct {
 	Files   []LedgerEntry `json:"files"`
 }
 
+// checkNames refuses a name that is not a clean relative slash path.
+func (dep Deployment) checkNames() error {
+	for _, name := range dep.Names {
+		if !fs.ValidPath(name) || name == "." || strings.ContainsRune(name, '\\') ||
+			!filepath.IsLocal(filepath.FromSlash(name)) || path.Clean(name) != name {
+			return fmt.Errorf("deploy %s: %q: %w", dep.Component, name, ErrDeployName)
+		}
+	}
+	return nil
+}
+
 // A Deployer keeps sets of files deployed: it writes a file when it is
 // missing or differs by SHA-256, atomically, records what it wrote in
 // <StateDir>/deployed.json, never touches a file it did not write, and
@@ -168,11 +179,8 @@ func (d *Deployer) Deploy(ctx context.Context, dep Deployment) ([]FileReport, er
 	if err != nil {
 		return nil, fmt.Errorf("deploy %s: target %s: %w", dep.Component, dep.Target, err)
 	}
-	for _, name := range dep.Names {
-		if !fs.ValidPath(name) || name == "." || strings.ContainsRune(name, '\\') ||
-			!filepath.IsLocal(filepath.FromSlash(name)) || path.Clean(name) != name {
-			return nil, fmt.Errorf("deploy %s: %q: %w", dep.Component, name, ErrDeployName)
-		}
+	if err := dep.checkNames(); err != nil {
+		return nil, err
 	}
 	ledgerPath := filepath.Join(d.StateDir, LedgerName)
 	led, err := readLedger(ledgerPath)
@@ -230,6 +238,14 @@ func (d *Deployer) Deploy(ctx context.Context, dep Deployment) ([]FileReport, er
 			dirs[filepath.Dir(r.Path)] = true
 		}
 	}
+	errs = append(errs, syncDeployed(dirs, changed, ledgerPath, led)...)
+	return reports, errors.Join(errs...)
+}
+
+// syncDeployed syncs the folders written to, then writes the ledger when
+// it changed: the ledger never names a file that is not durable yet.
+func syncDeployed(dirs map[string]bool, changed bool, ledgerPath string, led map[string]*LedgerEntry) []error {
+	var errs []error
 	for dir := range dirs {
 		if err := atomicfile.SyncDir(dir); err != nil {
 			errs = append(errs, err)
@@ -240,7 +256,7 @@ func (d *Deployer) Deploy(ctx context.Context, dep Deployment) ([]FileReport, er
 			errs = append(errs, err)
 		}
 	}
-	return reports, errors.Join(errs...)
+	return errs
 }
 
 // prune removes the files of dep's component under target that the ledger
