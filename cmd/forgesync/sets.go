@@ -330,9 +330,6 @@ func runSyncSet(ctx context.Context, e *env, arg string, prune bool) int {
 		return fail(err)
 	}
 	defer p.Close()
-	if rec != nil && len(rec.Published) > 0 {
-		fmt.Fprintf(e.stderr, "finished an interrupted transaction first: published %s\n", strings.Join(rec.Published, ", "))
-	}
 	s, err := setsync.New(p, opts)
 	if err != nil {
 		return fail(err)
@@ -343,6 +340,10 @@ func runSyncSet(ctx context.Context, e *env, arg string, prune bool) int {
 			writeJSON(e.stdout, res)
 		}
 		return fail(err)
+	}
+	// What opening the state recovered or republished counts with the run.
+	if res.Summary != nil {
+		res.Summary = rec.Merge(res.Summary)
 	}
 	reports, derr := p.Deploy(ctx)
 	warnings, deployFailed := pipeline.DeployWarnings(reports, derr)
