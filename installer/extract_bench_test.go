@@ -172,7 +172,7 @@ func benchVs(b *testing.B, kind string, tool func(archive, dest string) *exec.Cm
 // TestExtractPeakMemoryChild) and returns its VmHWM and HeapSys in bytes.
 func childPeak(archive, work string) (hwm, heap int64, err error) {
 	cmd := exec.Command(os.Args[0], "-test.run=^TestExtractPeakMemoryChild$", "-test.v")
-	cmd.Env = append(os.Environ(), "FORGESYNC_PEAK_ARCHIVE="+archive, "FORGESYNC_PEAK_WORK="+work)
+	cmd.Env = append(os.Environ(), "FORGESYNC_PEAK_ARCHIVE="+archive, "FORGESYNC_PEAK_WORK="+work, envInProcess+"=1")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return 0, 0, fmt.Errorf("%v\n%s", err, out)
