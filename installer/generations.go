@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/internal/semver"
 )
 
 // IncomingDir is the folder under the state folder holding archives of a
@@ -188,4 +189,24 @@ func (gs *Generations) UnmarshalJSON(data []byte) error {
 	}
 	*gs = out
 	return nil
+}
+
+// SplitKeptKey returns the pack id and version of a kept archive's key
+// (see KeptKey), or ok false when key is not one. Ids and pre-release
+// versions both hold '-'; an id holds no '.', so the split is the first
+// '-' after which the rest is a valid SemVer.
+func SplitKeptKey(key string) (id, version string, ok bool) {
+	if len(key) < 14 || key[len(key)-13] != '-' {
+		return "", "", false
+	}
+	rest := key[:len(key)-13]
+	for i := 0; i < len(rest); i++ {
+		if rest[i] != '-' {
+			continue
+		}
+		if id, version := rest[:i], rest[i+1:]; strings.Trim(id, "abcdefghijklmnopqrstuvwxyz0123456789-") == "" && semver.Valid(version) {
+			return id, version, true
+		}
+	}
+	return "", "", false
 }

@@ -39,3 +39,23 @@ func TestGenerationsRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+func TestSplitKeptKey(t *testing.T) {
+	for _, c := range []struct{ key, id, version string }{
+		{"abc-pack-1.10.0-0123456789ab", "abc-pack", "1.10.0"},
+		{"pack-2-1.0.0-0123456789ab", "pack-2", "1.0.0"},
+		{"foundry-wide-1.4.0-rc.1-0123456789ab", "foundry-wide", "1.4.0-rc.1"},
+		{"a1-b2-0.0.1-x-y+build.5-0123456789ab", "a1-b2", "0.0.1-x-y+build.5"},
+		{"abc-1.0-0123456789ab", "", ""},
+		{"abc-1.0.0", "", ""},
+		{"", "", ""},
+	} {
+		id, version, ok := SplitKeptKey(c.key)
+		if id != c.id || version != c.version || ok != (c.id != "") {
+			t.Errorf("SplitKeptKey(%q) = %q, %q, %v; want %q, %q", c.key, id, version, ok, c.id, c.version)
+		}
+		if ok && KeptKey(id, version, "0123456789abcdef") != c.key {
+			t.Errorf("KeptKey(%q, %q) does not give back %q", id, version, c.key)
+		}
+	}
+}

@@ -101,3 +101,37 @@ func TestDamagedStateSafeStep(t *testing.T) {
 		t.Fatalf("doors.txt after the step lacks 1.1.0's second door:\n%s", e.inv("doors.txt"))
 	}
 }
+
+// TestSafeStepWithKeptGenerations follows the safe step for a damaged state
+// when older versions are still kept for generations: the newest version of
+// each pack comes back, enabled, however the archive names sort (1.10.0
+// sorts before 1.9.0 by name), and the older kept archives are not turned
+// into rejections the player never dropped.
+func TestSafeStepWithKeptGenerations(t *testing.T) {
+	e := newEnv(t)
+	statePath := filepath.Join(e.state, "packs.json")
+	p := e.open(t)
+	e.dropPack(t, "v19.zip", spec{id: "abc-pack", version: "1.9.0", doors: 1})
+	mustSync(t, p, map[string]api.Result{"v19.zip": api.ResultInstalled})
+	e.dropPack(t, "v110.zip", spec{id: "abc-pack", version: "1.10.0", doors: 2})
+	mustSync(t, p, map[string]api.Result{"v110.zip": api.ResultUpgraded})
+	p.Close()
+	if kept := listFiles(t, filepath.Join(e.state, installer.ArchivesDir)); len(kept) != 2 {
+		t.Fatalf("kept archives %v; want 1.9.0's (a kept generation needs it) and 1.10.0's", kept)
+	}
+	if err := os.Rename(statePath, statePath+".damaged"); err != nil {
+		t.Fatal(err)
+	}
+	p, sum, err := Open(t.Context(), e.options())
+	if err != nil {
+		t.Fatalf("Open after the step = %v", err)
+	}
+	defer p.Close()
+	packs, err := p.Packs()
+	if err != nil || len(packs) != 1 || packs[0].Manifest.Version != "1.10.0" || !packs[0].Enabled {
+		t.Fatalf("Packs after the step = %+v, %v (recovery %+v); want abc-pack 1.10.0 enabled", packs, err, sum.Outcomes)
+	}
+	if rejected := listFiles(t, filepath.Join(e.drop, "rejected")); len(rejected) != 0 {
+		t.Fatalf("drop/rejected after the step holds %v; want none: the player dropped nothing bad", rejected)
+	}
+}

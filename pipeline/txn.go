@@ -14,6 +14,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/installer"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
+	"github.com/mjolnir-forge/forgesync/internal/semver"
 	"github.com/mjolnir-forge/forgesync/inventory"
 	"github.com/mjolnir-forge/forgesync/inventory/render"
 	"github.com/mjolnir-forge/forgesync/rejection"
@@ -355,7 +356,11 @@ func (t *txn) finish() *Summary {
 	return t.sum
 }
 
-// processing lists the archives waiting in processing, in name order.
+// processing lists the archives waiting in processing, in name order, but
+// for kept archives put back by a recovery: those of one pack come oldest
+// version first, so the newest ends installed and the older ones are
+// superseded by it (in name order 1.10.0 would come before 1.9.0, and 1.9.0
+// would then be rejected as a downgrade the player never dropped).
 func (t *txn) processing() ([]string, error) {
 	entries, err := os.ReadDir(t.p.store.Path(installer.ProcessingDir))
 	if err != nil {
@@ -367,7 +372,41 @@ func (t *txn) processing() ([]string, error) {
 			names = append(names, e.Name())
 		}
 	}
+	slices.SortStableFunc(names, compareKept)
 	return names, nil
+}
+
+// compareKept orders archive names by pack for kept archives (their id)
+// and by name for the others; kept archives of one pack by version.
+func compareKept(a, b string) int {
+	pa, va, ka := keptOrder(a)
+	pb, vb, kb := keptOrder(b)
+	if c := strings.Compare(pa, pb); c != 0 {
+		return c
+	}
+	switch {
+	case ka && kb:
+		if c := semver.Compare(va, vb); c != 0 {
+			return c
+		}
+	case ka != kb:
+		if ka {
+			return -1
+		}
+		return 1
+	}
+	return strings.Compare(a, b)
+}
+
+// keptOrder returns the sort key of an archive name: for a kept archive
+// its pack id and version, else the name itself.
+func keptOrder(name string) (string, semver.Version, bool) {
+	if id, version, ok := installer.SplitKeptKey(installer.KeyOfKept(name)); ok {
+		if v, err := semver.Parse(version); err == nil {
+			return id, v, true
+		}
+	}
+	return name, semver.Version{}, false
 }
 
 func (t *txn) apply(ctx context.Context, ch *change) error {
