@@ -516,3 +516,43 @@ func TestSyncSetSignature(t *testing.T) {
 		})
 	}
 }
+
+// TestSyncSetCache: the cache is bounded by cache_max, and a set applied
+// before applies again without the network, from the archives the state
+// keeps (the installed packs' and the kept generations').
+func TestSyncSetCache(t *testing.T) {
+	fastFetch(t)
+	dir1, want1 := publishedSet(t, map[string]int{"alpha-gates": 2, "beta-gates": 1})
+	dir2, want2 := publishedSet(t, map[string]int{"gamma-gates": 1})
+	srv1 := httptest.NewServer(http.FileServer(http.Dir(dir1)))
+	srv2 := httptest.NewServer(http.FileServer(http.Dir(dir2)))
+	defer srv2.Close()
+	config, _, _ := gameEnv(t)
+	text, _ := os.ReadFile(config)
+	os.WriteFile(config, append(text, []byte("[sets]\ncache_max = \"1B\"\n")...), 0o644)
+	for _, s := range []struct{ url, want string }{{srv1.URL + "/", want1}, {srv2.URL + "/", want2}} {
+		if code, out, errs := runCLI(t, "sync", "--set", s.url, "--config", config, "--prune"); code != exitOK {
+			t.Fatalf("sync --set %s = %d\n%s%s", s.url, code, out, errs)
+		}
+		if got := machineFingerprint(t, config); got != s.want {
+			t.Fatalf("fingerprint %s; want %s", got, s.want)
+		}
+	}
+	cache, _ := os.ReadDir(filepath.Join(filepath.Dir(config), "state", "cache"))
+	if len(cache) != 0 {
+		t.Errorf("the cache holds %d files over cache_max = 1B; want it evicted", len(cache))
+	}
+	// The first set again, with its server gone: the kept generation's
+	// archives bring it back, nothing is fetched.
+	lock, _ := os.ReadFile(filepath.Join(dir1, packset.LockName))
+	srv1.Close()
+	local := filepath.Join(t.TempDir(), packset.LockName)
+	os.WriteFile(local, []byte(strings.ReplaceAll(string(lock), "packs/", srv1.URL+"/packs/")), 0o644)
+	code, out, errs := runCLI(t, "sync", "--set", local, "--config", config, "--prune")
+	if code != exitOK || strings.Contains(out, "downloaded") {
+		t.Fatalf("sync --set (set 1 again, offline) = %d\n%s%s", code, out, errs)
+	}
+	if got := machineFingerprint(t, config); got != want1 {
+		t.Fatalf("fingerprint %s; want %s", got, want1)
+	}
+}
