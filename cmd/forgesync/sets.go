@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"aead.dev/minisign"
 
@@ -330,6 +331,17 @@ func runSyncSet(ctx context.Context, e *env, arg string, prune bool) int {
 		return fail(err)
 	}
 	defer p.Close()
+	if !e.json {
+		// A headless host sees each download start (and each retry).
+		var mu sync.Mutex
+		opts.Events = func(d api.EventData) {
+			if dl, ok := d.(api.Download); ok && dl.Done == 0 {
+				mu.Lock()
+				fmt.Fprintf(e.stderr, "fetching %s (%d bytes) from %s\n", dl.Pack, dl.Total, dl.URL)
+				mu.Unlock()
+			}
+		}
+	}
 	s, err := setsync.New(p, opts)
 	if err != nil {
 		return fail(err)

@@ -135,7 +135,8 @@ func TestSyncSetFromServer(t *testing.T) {
 
 	config, _, inv := gameEnv(t)
 	code, out, errs := runCLI(t, "sync", "--set", srv.URL+"/", "--config", config)
-	if code != exitOK || !strings.Contains(out, "installed alpha-gates 1.0.0") || !strings.Contains(out, "the machine now equals the set "+want) {
+	if code != exitOK || !strings.Contains(out, "installed alpha-gates 1.0.0") || !strings.Contains(out, "the machine now equals the set "+want) ||
+		!strings.Contains(errs, "fetching alpha-gates (") {
 		t.Fatalf("sync --set = %d\n%s%s", code, out, errs)
 	}
 	if got := machineFingerprint(t, config); got != want {
