@@ -236,32 +236,16 @@ func (iso *Isolation) extract(ctx context.Context, archivePath, stagingParent st
 	// The parent's own hash of the archive, alongside the child.
 	hctx, stopHash := context.WithCancel(ctx)
 	defer stopHash()
-	hashed := make(chan string, 1)
-	go func() {
-		h := sha256.New()
-		if _, err := io.Copy(h, &ctxReader{ctx: hctx, r: io.NewSectionReader(f, 0, size)}); err != nil {
-			hashed <- ""
-			return
-		}
-		hashed <- hex.EncodeToString(h.Sum(nil))
-	}()
+	hashed := hashAsync(hctx, f, size)
 
 	budget := iso.budget(size)
 	wctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
-	cmd := exec.CommandContext(wctx, iso.Command[0], iso.Command[1:]...)
-	cmd.Env = append(os.Environ(), iso.Env...)
 	var stderr stderrBuffer
-	cmd.Stderr = &stderr
-	stdin, err := cmd.StdinPipe()
+	cmd, stdin, stdout, err := iso.command(wctx, &stderr)
 	if err != nil {
 		return nil, fmt.Errorf("extract %s: %w", archivePath, err)
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, fmt.Errorf("extract %s: %w", archivePath, err)
-	}
-	prepareChild(cmd)
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("extract %s: start the unpacker: %w", archivePath, err)
 	}
@@ -286,6 +270,71 @@ func (iso *Isolation) extract(ctx context.Context, archivePath, stagingParent st
 	stdin.Write(req)
 	stdin.Close()
 
+	final := readChild(stdout, progress)
+	werr := cmd.Wait()
+	peak := stopWatch()
+	reject := func(rule, value string) error {
+		return &RejectError{Archive: archivePath, Problems: []Problem{{Rule: rule, Value: value}}}
+	}
+	switch {
+	case ctx.Err() != nil:
+		return nil, fmt.Errorf("extract %s: %w", archivePath, ctx.Err())
+	case wctx.Err() != nil:
+		return nil, reject(RuleUnpackTime, "more than "+seconds(budget))
+	case werr != nil || final == nil:
+		return nil, reject(iso.death(stderr.String(), cmd.ProcessState, werr, peak, budget))
+	case final.Failure != "":
+		return nil, fmt.Errorf("extract %s: %s", archivePath, final.Failure)
+	case len(final.Problems) > 0:
+		return nil, &RejectError{Archive: archivePath, Problems: fromWire(final.Problems), Manifest: final.Manifest}
+	}
+	st := &Staged{Dir: staging, Root: filepath.Join(staging, filepath.FromSlash(final.Root)), Files: final.Files, Format: final.Format}
+	if err := verifyStaged(st, lim); err != nil {
+		return nil, reject(RuleUnpackerOutput, err.Error())
+	}
+	if st.SHA256 = <-hashed; st.SHA256 == "" {
+		return nil, fmt.Errorf("extract %s: could not hash the archive", archivePath)
+	}
+	return st, nil
+}
+
+// command returns the unpacker's command, ready to start, with its pipes:
+// stdin for the request, stdout for its messages; stderr is kept.
+func (iso *Isolation) command(ctx context.Context, stderr io.Writer) (*exec.Cmd, io.WriteCloser, io.ReadCloser, error) {
+	cmd := exec.CommandContext(ctx, iso.Command[0], iso.Command[1:]...)
+	cmd.Env = append(os.Environ(), iso.Env...)
+	cmd.Stderr = stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	prepareChild(cmd)
+	return cmd, stdin, stdout, nil
+}
+
+// hashAsync hashes the size bytes of f, returning the hex SHA-256 on the
+// channel ("" when reading failed or ctx ended).
+func hashAsync(ctx context.Context, f *os.File, size int64) <-chan string {
+	hashed := make(chan string, 1)
+	go func() {
+		h := sha256.New()
+		if _, err := io.Copy(h, &ctxReader{ctx: ctx, r: io.NewSectionReader(f, 0, size)}); err != nil {
+			hashed <- ""
+			return
+		}
+		hashed <- hex.EncodeToString(h.Sum(nil))
+	}()
+	return hashed
+}
+
+// readChild reads the child's messages until it closes stdout: progress
+// goes to progress, and the final message is returned (nil when none
+// came).
+func readChild(stdout io.Reader, progress func(done, total int64)) *childMessage {
 	var final *childMessage
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(make([]byte, 64<<10), 8<<20)
@@ -303,39 +352,20 @@ func (iso *Isolation) extract(ctx context.Context, archivePath, stagingParent st
 		}
 	}
 	io.Copy(io.Discard, stdout)
-	werr := cmd.Wait()
-	peak := stopWatch()
-	reject := func(rule, value string) error {
-		return &RejectError{Archive: archivePath, Problems: []Problem{{Rule: rule, Value: value}}}
-	}
+	return final
+}
+
+// death says why a child ended without its final message: out of memory,
+// out of processor time, or a crash; it returns the rule and the value.
+func (iso *Isolation) death(stderr string, ps *os.ProcessState, werr error, peak int64, budget time.Duration) (rule, value string) {
 	switch {
-	case ctx.Err() != nil:
-		return nil, fmt.Errorf("extract %s: %w", archivePath, ctx.Err())
-	case wctx.Err() != nil:
-		return nil, reject(RuleUnpackTime, "more than "+seconds(budget))
-	case werr != nil || final == nil:
-		last := stderr.String()
-		switch {
-		case strings.Contains(last, "out of memory"), strings.Contains(last, "cannot allocate memory"), outOfMemory(cmd.ProcessState),
-			peak >= iso.Memory-arenaBytes:
-			return nil, reject(RuleUnpackMemory, "more than "+sizeText(iso.Memory))
-		case cpuExceeded(cmd.ProcessState, 2*budget):
-			return nil, reject(RuleUnpackTime, "more than "+seconds(2*budget)+" of processor time")
-		}
-		return nil, reject(RuleUnpackerCrashed, crashText(last, werr))
-	case final.Failure != "":
-		return nil, fmt.Errorf("extract %s: %s", archivePath, final.Failure)
-	case len(final.Problems) > 0:
-		return nil, &RejectError{Archive: archivePath, Problems: fromWire(final.Problems), Manifest: final.Manifest}
+	case strings.Contains(stderr, "out of memory"), strings.Contains(stderr, "cannot allocate memory"), outOfMemory(ps),
+		peak >= iso.Memory-arenaBytes:
+		return RuleUnpackMemory, "more than " + sizeText(iso.Memory)
+	case cpuExceeded(ps, 2*budget):
+		return RuleUnpackTime, "more than " + seconds(2*budget) + " of processor time"
 	}
-	st := &Staged{Dir: staging, Root: filepath.Join(staging, filepath.FromSlash(final.Root)), Files: final.Files, Format: final.Format}
-	if err := verifyStaged(st, lim); err != nil {
-		return nil, reject(RuleUnpackerOutput, err.Error())
-	}
-	if st.SHA256 = <-hashed; st.SHA256 == "" {
-		return nil, fmt.Errorf("extract %s: could not hash the archive", archivePath)
-	}
-	return st, nil
+	return RuleUnpackerCrashed, crashText(stderr, werr)
 }
 
 // arenaBytes is how much memory the Go runtime maps at a time for its
