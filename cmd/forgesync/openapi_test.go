@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -89,6 +90,15 @@ func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 type contract struct {
 	doc    *openapi3.T
 	router routers.Router
+}
+
+// A lock posted to /v1/set/diff may be TOML: its schema is a string, and
+// the daemon, not the validator, reads the TOML.
+func init() {
+	openapi3filter.RegisterBodyDecoder("application/toml", func(body io.Reader, _ http.Header, _ *openapi3.SchemaRef, _ openapi3filter.EncodingFn) (any, error) {
+		b, err := io.ReadAll(body)
+		return string(b), err
+	})
 }
 
 func loadContract(t *testing.T) *contract {
@@ -367,11 +377,21 @@ func TestOpenAPIContract(t *testing.T) {
 		}
 	}
 
-	faults, seen := con.checkAll(t.Context(), rec.all, lines)
+	// Pack sets: a second daemon follows a set a host published.
+	setExchanges, setLines := setsFlow(t)
+	all := append(slices.Clone(rec.all), setExchanges...)
+	lines = append(lines, setLines...)
+	for _, typ := range []api.EventType{api.EventDownload, api.EventSetChecked, api.EventSetApplied} {
+		if !slices.ContainsFunc(setLines, func(l []byte) bool { return bytes.Contains(l, []byte(`"type":"`+string(typ)+`"`)) }) {
+			t.Errorf("the sets flow sent no %s event", typ)
+		}
+	}
+
+	faults, seen := con.checkAll(t.Context(), all, lines)
 	for _, f := range faults {
 		t.Error(f)
 	}
-	t.Logf("%d exchanges and %d event lines validated; operations and codes seen: %v", len(rec.all), len(lines), seen)
+	t.Logf("%d exchanges and %d event lines validated; operations and codes seen: %v", len(all), len(lines), seen)
 	for _, path := range con.doc.Paths.InMatchingOrder() {
 		for method, op := range con.doc.Paths.Value(path).Operations() {
 			if _, ok := seen[op.OperationID]; !ok {
@@ -382,7 +402,58 @@ func TestOpenAPIContract(t *testing.T) {
 	if t.Failed() {
 		return
 	}
-	proveStrict(t, con, rec.all, lines)
+	proveStrict(t, con, all, lines)
+}
+
+// setsFlow runs a daemon that follows a set served over HTTP and drives
+// the /v1/set endpoints: the set applied at start (download, set-checked,
+// set-applied), GET /v1/set, a pack dropped by hand (status.set then lists
+// the difference), a check answered 304, diff with TOML and JSON locks,
+// apply by URL with prune, apply of an inline lock, and bad requests. It
+// returns the exchanges and the event lines.
+func setsFlow(t *testing.T) ([]exchange, [][]byte) {
+	dir, _ := publishedSet(t, map[string]int{"alpha-gates": 2, "beta-gates": 1})
+	srv := httptest.NewServer(http.FileServer(http.Dir(dir)))
+	defer srv.Close()
+	g := newGame(t)
+	f, err := os.OpenFile(g.config, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(f, "[sets]\nsource = %q\ninterval = \"1h\"\n", srv.URL+"/")
+	f.Close()
+	g.start(t)
+	ev := g.follow(t)
+	ev.wait(t, 30*time.Second, "the set applied at start", func(all []api.Event) bool { return count(all, api.EventSetChecked) >= 1 })
+	c, rec := socketClient(g.sock)
+
+	expect(t, c, http.MethodGet, "/v1/set", "", http.StatusOK)
+	g.dropFile(t, "hand-pack.zip", packZip(t, "hand-pack", "1.0.0", 0))
+	untilPacks(t, c, "hand-pack", "alpha-gates", "beta-gates")
+	expect(t, c, http.MethodGet, "/v1/status", "", http.StatusOK) // with set.differences
+	expect(t, c, http.MethodPost, "/v1/set/check", "", http.StatusOK)
+	lock, err := os.ReadFile(filepath.Join(dir, "forgepacks.lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, "http://forgesync/v1/set/diff", bytes.NewReader(lock))
+	req.Header.Set("Content-Type", "application/toml")
+	if resp, err := c.Do(req); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("POST /v1/set/diff (TOML) = %v, %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+	expect(t, c, http.MethodPost, "/v1/set/diff", `{"format":"forgepacks-lock","version":1,"pack":[]}`, http.StatusOK)
+	expect(t, c, http.MethodPost, "/v1/set/diff", `{"format":"forgepacks-lock","version":9}`, http.StatusBadRequest)
+	expect(t, c, http.MethodPost, "/v1/set/apply", `{"url":"`+srv.URL+`/","prune":true}`, http.StatusOK)
+	inline, _ := json.Marshal(api.SetApplyRequest{Lock: string(lock)})
+	expect(t, c, http.MethodPost, "/v1/set/apply", string(inline), http.StatusOK)
+	expect(t, c, http.MethodPost, "/v1/set/apply", `{"url":"gopher://nowhere/"}`, http.StatusBadRequest)
+	expect(t, c, http.MethodPost, "/v1/set/apply", `{"mirror":"x"}`, http.StatusBadRequest)
+	expect(t, c, http.MethodGet, "/v1/set", "", http.StatusOK)
+
+	held := ev.wait(t, 30*time.Second, "the applies' events", func(all []api.Event) bool { return count(all, api.EventSetApplied) >= 2 })
+	return rec.all, readEvents(t, c, len(held))
 }
 
 // readEvents reads n lines of the event stream from its start.
