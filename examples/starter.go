@@ -2,7 +2,14 @@ package examples
 
 import (
 	"embed"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
+
+	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
+	"github.com/mjolnir-forge/forgesync/inventory"
 )
 
 //go:embed starter/*.tmpl
@@ -33,4 +40,30 @@ func displayName(slug string) string {
 		words[i] = strings.ToUpper(w[:1]) + w[1:]
 	}
 	return strings.Join(words, " ")
+}
+
+// Init writes the starter pack (see Starter) into dir, which must be empty
+// or absent, with the pack id id (the folder's name when empty) and the
+// manifest naming the JSON Schema at schemaURL.
+func Init(dir, id, schemaURL string) error {
+	if id == "" {
+		id = filepath.Base(filepath.Clean(dir))
+	}
+	if !inventory.IsPackID(id) {
+		return fmt.Errorf("pack id %q: must be 3–48 bytes of [a-z0-9] with single '-' between them (name the folder so, or pass --id)", id)
+	}
+	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
+		return fmt.Errorf("%s: not empty (%d entries); init only starts a pack in an empty or new folder", dir, len(entries))
+	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "content"), 0o755); err != nil {
+		return err
+	}
+	for name, data := range Starter(id, schemaURL) {
+		if err := atomicfile.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }

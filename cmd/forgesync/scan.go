@@ -7,14 +7,12 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/mjolnir-forge/forgesync/examples"
 	"github.com/mjolnir-forge/forgesync/installer"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
-	"github.com/mjolnir-forge/forgesync/inventory"
 	"github.com/mjolnir-forge/forgesync/schema"
 	"github.com/mjolnir-forge/forgesync/verdict"
 )
@@ -161,35 +159,11 @@ func initCommand() *command {
 			"The pack id is --id, else DIR's name. Exit status: 0 written, 2 failure.",
 		flags: func(fs *flag.FlagSet) { fs.StringVar(&id, "id", "", "the pack `ID` (default: the folder's name)") },
 		run: func(ctx context.Context, e *env, args []string) int {
-			if err := initPack(args[0], id); err != nil {
+			if err := examples.Init(args[0], id, schema.ManifestURL); err != nil {
 				return e.fail(err)
 			}
 			fmt.Fprintf(e.stdout, "%s: new pack (forgepack.json, README.md, content/)\nnext: forgesync scan %s, then forgesync pack %s -o PACK.zip\n", args[0], args[0], args[0])
 			return exitOK
 		},
 	}
-}
-
-// initPack writes the starter pack into dir, which must be empty or absent.
-func initPack(dir, id string) error {
-	if id == "" {
-		id = filepath.Base(filepath.Clean(dir))
-	}
-	if !inventory.IsPackID(id) {
-		return fmt.Errorf("pack id %q: must be 3–48 bytes of [a-z0-9] with single '-' between them (name the folder so, or pass --id)", id)
-	}
-	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
-		return fmt.Errorf("%s: not empty (%d entries); init only starts a pack in an empty or new folder", dir, len(entries))
-	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Join(dir, "content"), 0o755); err != nil {
-		return err
-	}
-	for name, data := range examples.Starter(id, schema.ManifestURL) {
-		if err := atomicfile.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
 }
