@@ -3,6 +3,7 @@ package verdict
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -205,5 +206,21 @@ func TestWriteSARIF(t *testing.T) {
 	}
 	if !found {
 		t.Fatalf("no result for the door's travel:\n%s", out.String())
+	}
+}
+
+func TestPackWritesOnlyAValidPack(t *testing.T) {
+	dir, _, _ := badPack(t)
+	out := filepath.Join(t.TempDir(), "p.zip")
+	rep, err := Pack(dir, out, installer.DefaultLimits())
+	if err != nil || rep.Valid {
+		t.Fatalf("Pack(invalid) = %+v, %v; want an invalid report", rep, err)
+	}
+	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("Pack(invalid) wrote %s (%v)", out, err)
+	}
+	missing := filepath.Join(t.TempDir(), "nope")
+	if _, err := Pack(missing, out, installer.DefaultLimits()); err == nil || err.Error() != missing+": no such folder" {
+		t.Errorf("Pack(missing) = %v; want the path named once", err)
 	}
 }

@@ -2,17 +2,13 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
-	"io/fs"
 	"os"
 	"slices"
 	"strings"
 
 	"github.com/mjolnir-forge/forgesync/examples"
-	"github.com/mjolnir-forge/forgesync/installer"
-	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/schema"
 	"github.com/mjolnir-forge/forgesync/verdict"
 )
@@ -116,19 +112,7 @@ func runPack(e *env, dir, out string) int {
 	if err != nil {
 		return e.fail(err)
 	}
-	// The path once: an *fs.PathError already names it.
-	info, err := os.Stat(dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		fmt.Fprintf(e.stderr, "forgesync pack: %s: no such folder\n", dir)
-		return exitFailure
-	case err != nil:
-		return e.fail(err)
-	case !info.IsDir():
-		fmt.Fprintf(e.stderr, "forgesync pack: %s: not a folder (pack takes the pack's folder)\n", dir)
-		return exitFailure
-	}
-	rep, err := verdict.Dir(dir, lim)
+	rep, err := verdict.Pack(dir, out, lim)
 	if err != nil {
 		return e.fail(err)
 	}
@@ -136,11 +120,6 @@ func runPack(e *env, dir, out string) int {
 		printReport(e, rep)
 		fmt.Fprintf(e.stderr, "forgesync pack: nothing written: fix the problems above\n")
 		return exitInvalid
-	}
-	if err := atomicfile.WriteWith(out, 0o644, func(f *os.File) error {
-		return installer.WritePackZip(f, os.DirFS(rep.Root), rep.Files)
-	}); err != nil {
-		return e.fail(err)
 	}
 	if e.json {
 		writeJSON(e.stdout, map[string]any{"archive": out, "pack": rep.Pack, "files": len(rep.Files)})
