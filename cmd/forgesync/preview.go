@@ -29,22 +29,9 @@ func liftPreviewCommand() *command {
 				printReport(e, rep)
 				return exitInvalid
 			}
-			var lift preview.Lift
-			found := false
-			for _, p := range rep.Manifest.Pieces {
-				if p.ID == args[1] {
-					if p.Lift == nil {
-						fmt.Fprintf(e.stderr, "forgesync lift-preview: piece %s of %s has no lift\n", p.ID, rep.Manifest.ID)
-						return exitInvalid
-					}
-					l := p.Lift
-					lift = preview.Lift{OffsetM: l.OffsetM, SizeM: l.SizeM, Direction: l.Direction,
-						AccelerationMS2: l.AccelerationMS2, MaxSpeedMS: l.MaxSpeedMS, NegatesGravity: l.NegatesGravity, BlockM: p.Dimensions}
-					found = true
-				}
-			}
-			if !found {
-				fmt.Fprintf(e.stderr, "forgesync lift-preview: %s has no piece %q\n", rep.Manifest.ID, args[1])
+			lift, err := preview.LiftOf(rep.Manifest, args[1])
+			if err != nil {
+				fmt.Fprintf(e.stderr, "forgesync lift-preview: %v\n", err)
 				return exitInvalid
 			}
 			res, err := preview.Run(lift, preview.Options{})
