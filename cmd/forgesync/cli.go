@@ -110,12 +110,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	e := &env{name: c.name, stdout: stdout, stderr: stderr, serves: c.serves}
 	fs := flag.NewFlagSet("forgesync "+c.name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&e.configPath, "config", "", "configuration `FILE` (TOML); default: $FORGESYNC_CONFIG, then the user's, then the machine's forgesync.toml")
-	fs.BoolVar(&e.machine, "machine", false, "resolve the config as the machine service does (service install sets it)")
-	fs.StringVar(&e.owner, "owner", "", "the `SID` of the user the socket's folder admits besides SYSTEM and Administrators (service install sets it)")
-	fs.BoolVar(&e.json, "json", false, "print JSON for machines")
-	fs.StringVar(&e.logFormat, "log-format", "", "log format: text or json (default from config, else text)")
-	fs.StringVar(&e.logLevel, "log-level", "", "log level: debug, info, warn, error")
+	globals(fs, e)
 	if c.flags != nil {
 		c.flags(fs)
 	}
@@ -177,23 +172,39 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	return append(pos, rest...), nil
 }
 
-// globalValueFlags are the flags every command takes that take a value.
-var globalValueFlags = []string{"config", "log-format", "log-level"}
+// globals registers the flags every command takes.
+func globals(fs *flag.FlagSet, e *env) {
+	fs.StringVar(&e.configPath, "config", "", "configuration `FILE` (TOML); default: $FORGESYNC_CONFIG, then the user's, then the machine's forgesync.toml")
+	fs.BoolVar(&e.machine, "machine", false, "resolve the config as the machine service does (service install sets it)")
+	fs.StringVar(&e.owner, "owner", "", "the `SID` of the user the socket's folder admits besides SYSTEM and Administrators (service install sets it)")
+	fs.BoolVar(&e.json, "json", false, "print JSON for machines")
+	fs.StringVar(&e.logFormat, "log-format", "", "log format: text or json (default from config, else text)")
+	fs.StringVar(&e.logLevel, "log-level", "", "log level: debug, info, warn, error")
+}
 
 // commandFirst moves the command name before the flags that precede it,
 // so `forgesync --config FILE scan x` reads as `forgesync scan --config
 // FILE x`. Without a command name, args are returned as they are.
 func commandFirst(args []string) []string {
+	fs := flag.NewFlagSet("", flag.ContinueOnError)
+	globals(fs, &env{})
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "-h" || a == "--help" || !strings.HasPrefix(a, "-") {
 			return slices.Concat(args[i:i+1], args[:i], args[i+1:])
 		}
-		if name := strings.TrimLeft(a, "-"); !strings.Contains(name, "=") && slices.Contains(globalValueFlags, name) {
+		name, _, inline := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if f := fs.Lookup(name); f != nil && !inline && !isBoolFlag(f) {
 			i++ // its value
 		}
 	}
 	return args
+}
+
+// isBoolFlag reports whether f takes no value.
+func isBoolFlag(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
 }
 
 func newLogger(w io.Writer, e *env) (*slog.Logger, error) {

@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
+	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -264,6 +266,18 @@ func TestCLIMessages(t *testing.T) {
 	if code, _, errs := runCLI(t, "--json", "--log-level=warn", "version"); code != exitOK || errs != "" {
 		t.Errorf("forgesync --json --log-level=warn version = %d, %q", code, errs)
 	}
+	// Every global flag that takes a value is skipped with its value.
+	fs := flag.NewFlagSet("", flag.ContinueOnError)
+	globals(fs, &env{})
+	fs.VisitAll(func(f *flag.Flag) {
+		if isBoolFlag(f) {
+			return
+		}
+		v := map[string]string{"config": config, "log-level": "warn", "log-format": "text"}[f.Name]
+		if code, out, errs := runCLI(t, "--"+f.Name, cmp.Or(v, "x"), "version"); code != exitOK || !strings.HasPrefix(out, "forgesync ") {
+			t.Errorf("forgesync --%s V version = %d, %q, %q", f.Name, code, out, errs)
+		}
+	})
 
 	// pack of a missing folder names the path once.
 	missing := filepath.Join(t.TempDir(), "nope")
