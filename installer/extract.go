@@ -332,8 +332,16 @@ func (x *extraction) runRandomAccess(f *os.File, size int64, h hash.Hash) (strin
 		wait()
 		return "", errStop
 	}
-	// Second pass: the bytes, checked as they stream.
-	err = walk(&countingSection{SectionReader: io.NewSectionReader(f, 0, size), n: &x.read}, x.handle)
+	// Second pass: the bytes, checked as they stream; a zip's entries in
+	// parallel.
+	if x.kind == kindZip {
+		var zr *zip.Reader
+		if zr, err = openZip(io.NewSectionReader(f, 0, size), size); err == nil {
+			err = x.zipParallel(zr)
+		}
+	} else {
+		err = walk(&countingSection{SectionReader: io.NewSectionReader(f, 0, size), n: &x.read}, x.handle)
+	}
 	if err = x.readErr(err); err != nil {
 		wait()
 		return "", err
