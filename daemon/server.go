@@ -219,7 +219,7 @@ func (s *server) handleLimit(methods map[string]handlerFunc, maxBody int64) http
 		switch h, ok := methods[method]; {
 		case methods == nil:
 			err = &APIError{Status: http.StatusNotFound, Code: CodeNotFound,
-				Message: fmt.Sprintf("no endpoint %s; the status socket serves /v1/status, /v1/packs, /v1/packs/{id}, /v1/rejections, /v1/sync, /v1/events, /v1/set, /v1/set/diff, /v1/set/apply and /v1/set/check", r.URL.Path)}
+				Message: fmt.Sprintf("no endpoint %s; the status socket serves /v1/status, /v1/packs, /v1/packs/{id}, /v1/rejections, /v1/sync, /v1/events, /v1/history, /v1/rollback, /v1/set, /v1/set/diff, /v1/set/apply and /v1/set/check (api/openapi.yaml describes each)", r.URL.Path)}
 		case !ok:
 			w.Header().Set("Allow", strings.Join(allow, ", "))
 			err = &APIError{Status: http.StatusMethodNotAllowed, Code: CodeMethodNotAllowed,
