@@ -26,6 +26,9 @@ type Runner struct {
 	reqs    chan request
 	snap    atomic.Pointer[Snapshot]
 	started time.Time
+	// warned holds the deploy warnings logged by the last deploy; only Run's
+	// goroutine touches it.
+	warned map[string]bool
 
 	mu    sync.Mutex // guards queue
 	queue []string   // archives claimed or waiting for the writer
@@ -136,9 +139,16 @@ func (r *Runner) deploy(ctx context.Context) {
 		return
 	}
 	m, warnings := r.p.DeployModules(ctx)
+	// A problem is logged when it appears, not again at every redeploy
+	// while it lasts (status shows it all along).
+	now := make(map[string]bool, len(warnings))
 	for _, w := range warnings {
-		r.p.log.Warn("deploy", slog.String("problem", w))
+		if !r.warned[w] {
+			r.p.log.Warn("deploy", slog.String("problem", w))
+		}
+		now[w] = true
 	}
+	r.warned = now
 	s := *r.snap.Load()
 	s.Modules = m
 	r.snap.Store(&s)

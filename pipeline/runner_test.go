@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -301,4 +302,56 @@ func countDeployed(all []api.EventData, path string) int {
 		}
 	}
 	return n
+}
+
+// logCounter counts the log records with one message.
+type logCounter struct {
+	msg string
+	mu  sync.Mutex
+	n   int
+}
+
+func (h *logCounter) Enabled(context.Context, slog.Level) bool { return true }
+func (h *logCounter) Handle(_ context.Context, r slog.Record) error {
+	if r.Message == h.msg {
+		h.mu.Lock()
+		h.n++
+		h.mu.Unlock()
+	}
+	return nil
+}
+func (h *logCounter) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h *logCounter) WithGroup(string) slog.Handler      { return h }
+
+// TestDeployProblemLoggedOnce: a deploy problem that lasts (no native
+// module in the bundle) is logged when it appears, not at every redeploy.
+func TestDeployProblemLoggedOnce(t *testing.T) {
+	e := newEnv(t)
+	logs := &logCounter{msg: "deploy"}
+	opts := e.options()
+	opts.Log, opts.DeployNative, opts.Modules = slog.New(logs), true, t.TempDir()
+	p, _, err := Open(t.Context(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	r := NewRunner(p, RunnerOptions{Deploy: true})
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx) }()
+	for range 3 { // each request redeploys after it
+		if _, err := r.Sync(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if m := r.Snapshot().Modules; m == nil || m.DoorAutomation {
+		t.Fatalf("modules = %+v; want the missing module reported", m)
+	}
+	if logs.n != 1 {
+		t.Fatalf("the missing module was logged %d times over 4 deploys; want once", logs.n)
+	}
 }
