@@ -360,12 +360,31 @@ func readChild(stdout io.Reader, progress func(done, total int64)) *childMessage
 func (iso *Isolation) death(stderr string, ps *os.ProcessState, werr error, peak int64, budget time.Duration) (rule, value string) {
 	switch {
 	case strings.Contains(stderr, "out of memory"), strings.Contains(stderr, "cannot allocate memory"), outOfMemory(ps),
-		peak >= iso.Memory-arenaBytes:
+		peak >= iso.Memory-arenaBytes, runtimeFault(stderr):
 		return RuleUnpackMemory, "more than " + sizeText(iso.Memory)
 	case cpuExceeded(ps, 2*budget):
 		return RuleUnpackTime, "more than " + seconds(2*budget) + " of processor time"
 	}
 	return RuleUnpackerCrashed, crashText(stderr, werr)
+}
+
+// runtimeFault reports whether the child died of a fault inside the Go
+// runtime itself: a signal the runtime caught while its own code ran (the
+// first frame of the first stack is in package runtime). Under the data
+// limit that is the runtime failing to map memory, which it does not always
+// report as "out of memory": it may fault in the collector instead. A fault
+// in the child's own code is a panic, and stays a crash.
+func runtimeFault(stderr string) bool {
+	if !strings.HasPrefix(stderr, "SIGSEGV") && !strings.HasPrefix(stderr, "unexpected fault address") &&
+		!strings.HasPrefix(stderr, "fatal error: unexpected signal") {
+		return false
+	}
+	_, trace, ok := strings.Cut(stderr, "\ngoroutine ")
+	if !ok {
+		return false
+	}
+	lines := strings.SplitN(trace, "\n", 3)
+	return len(lines) > 1 && strings.HasPrefix(lines[1], "runtime.")
 }
 
 // arenaBytes is how much memory the Go runtime maps at a time for its
