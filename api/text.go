@@ -305,3 +305,64 @@ func packsWord(n int) string {
 	}
 	return "packs"
 }
+
+// WriteSetSync writes what a set sync did: the set and who signed it, each
+// download, each change to a pack, the warnings and what was published,
+// and the verdict.
+func WriteSetSync(w io.Writer, res *SetSyncResult) error {
+	var b strings.Builder
+	signed := "unsigned or not checked"
+	if res.SignedBy != "" {
+		signed = "signed by trusted key " + res.SignedBy
+	}
+	fmt.Fprintf(&b, "set %s (%s)\n", res.Check.Fingerprint, signed)
+	for _, d := range res.Downloaded {
+		fmt.Fprintf(&b, "downloaded %s from %s (%d bytes)\n", d.Pack, d.URL, d.Bytes)
+	}
+	if sum := res.Summary; sum != nil {
+		if r := sum.Set; r != nil {
+			writeSetChanges(&b, r)
+		}
+		for _, w := range sum.Warnings {
+			fmt.Fprintf(&b, "warning: %s\n", w)
+		}
+		if len(sum.Published) > 0 {
+			fmt.Fprintf(&b, "published %s\n", strings.Join(sum.Published, ", "))
+		}
+	}
+	switch {
+	case res.Check.Result == CheckApplied:
+		fmt.Fprintf(&b, "the machine now equals the set %s\n", res.Check.Fingerprint)
+	case res.Check.NotModified:
+		b.WriteString("nothing to do: the set is unchanged (304) and the machine equals it\n")
+	default:
+		b.WriteString("nothing to do: the machine equals the set\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeSetChanges writes one line per pack a set's transaction changed.
+func writeSetChanges(b *strings.Builder, r *SetResult) {
+	for _, c := range r.Installed {
+		fmt.Fprintf(b, "installed %s %s\n", c.ID, c.Version)
+	}
+	for _, c := range r.Upgraded {
+		fmt.Fprintf(b, "upgraded %s %s → %s\n", c.ID, c.Previous, c.Version)
+	}
+	for _, c := range r.Downgraded {
+		fmt.Fprintf(b, "downgraded %s %s → %s (pinned by the set)\n", c.ID, c.Previous, c.Version)
+	}
+	for _, c := range r.Reinstalled {
+		fmt.Fprintf(b, "reinstalled %s %s from other bytes\n", c.ID, c.Version)
+	}
+	for _, id := range r.Enabled {
+		fmt.Fprintf(b, "enabled %s\n", id)
+	}
+	for _, id := range r.Disabled {
+		fmt.Fprintf(b, "disabled %s (not in the set)\n", id)
+	}
+	for _, id := range r.Removed {
+		fmt.Fprintf(b, "removed %s (not in the set)\n", id)
+	}
+}
