@@ -1,0 +1,327 @@
+// Package machine owns running forgesync on this machine from its
+// configuration: serving as the daemon (the status socket, the single
+// writer, the watcher, the periodic redeploy and the set follower under one
+// errgroup), and the one-shot operations of the CLI (sync, install,
+// enable, disable, remove, rollback, a set's sync, the installed and the
+// kept packs), each done through the running daemon when one answers (it
+// is the single writer), or else locally under the state's lock, with the
+// local deploy and summary merging a daemon does for itself. An error that
+// means the request was refused, not that the machine failed, matches
+// [ErrRefused].
+package machine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/config"
+	"github.com/mjolnir-forge/forgesync/daemon"
+	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/packset"
+	"github.com/mjolnir-forge/forgesync/pipeline"
+)
+
+var (
+	// ErrRefused is matched by the error of an operation that was refused
+	// (a pack not installed, a generation not kept, a change or set over
+	// the global limits): the request is at fault, not the machine.
+	ErrRefused = errors.New("refused")
+	// ErrDeploy is returned with a complete summary when a local run
+	// could not deploy the scripts or the module: the summary's warnings
+	// say what failed.
+	ErrDeploy = errors.New("deploy failed")
+	// ErrDaemonRunning is returned by Install when a daemon holds the
+	// state: it installs what is dropped, and only a stopped daemon lets
+	// a command install with force.
+	ErrDaemonRunning = errors.New("a daemon is running and holds the state")
+)
+
+// probeWait bounds the wait for a daemon's answer to a probe.
+const probeWait = 2 * time.Second
+
+// Options say which machine to act on and how.
+type Options struct {
+	Config *config.Config
+	Log    *slog.Logger
+	// LockWait is how long a local operation waits for another process
+	// holding the state folder before it gives up and names the holder.
+	LockWait time.Duration
+	// Fetcher is the template of every fetch of a set (its retries and
+	// delays); the zero value takes packset's defaults.
+	Fetcher packset.Fetcher
+	// Progress, when set, is told each download's start (and each retry)
+	// of a set sync run locally; a daemon's downloads are its own.
+	Progress io.Writer
+}
+
+// Machine is this machine's forgesync state, reached through the running
+// daemon or else opened locally under its lock, each at its first use.
+// Close releases what was opened. It is for one goroutine.
+type Machine struct {
+	opts   Options
+	probed bool
+	client *daemon.Client     // nil: no daemon answers
+	p      *pipeline.Pipeline // opened locally
+	rec    *pipeline.Summary  // what opening the state recovered
+}
+
+// New returns the machine of opts.Config; it opens nothing yet.
+func New(opts Options) *Machine {
+	return &Machine{opts: opts}
+}
+
+// Close releases the daemon client and the state's lock.
+func (m *Machine) Close() error {
+	if m.client != nil {
+		m.client.Close()
+	}
+	if m.p != nil {
+		return m.p.Close()
+	}
+	return nil
+}
+
+// Daemon returns the client of the running daemon, or nil when none
+// answers; the first call probes, later ones return the same answer.
+func (m *Machine) Daemon(ctx context.Context) *daemon.Client {
+	if !m.probed {
+		m.probed = true
+		m.client = Dial(ctx, m.opts.Config)
+	}
+	return m.client
+}
+
+// Dial returns a client when a daemon answers on the configured socket,
+// or else on the TCP API, else nil. The caller closes the client.
+func Dial(ctx context.Context, cfg *config.Config) *daemon.Client {
+	pctx, cancel := context.WithTimeout(ctx, probeWait)
+	defer cancel()
+	if cfg.Paths.Socket != "" && daemon.Probe(pctx, cfg.Paths.Socket) {
+		return daemon.NewClient(cfg.Paths.Socket)
+	}
+	if cfg.API.Listen != "" && daemon.ProbeTCP(pctx, cfg.API.Listen) {
+		if key, err := daemon.ReadAPIKey(cfg.Paths.State); err == nil {
+			return daemon.NewTCPClient(cfg.API.Listen, key)
+		}
+	}
+	return nil
+}
+
+// local opens the installed state under its lock, recovering from any
+// interrupted transaction first; later calls return the same pipeline.
+func (m *Machine) local(ctx context.Context) (*pipeline.Pipeline, error) {
+	if m.p != nil {
+		return m.p, nil
+	}
+	cfg := m.opts.Config
+	if err := cfg.RequireGame(); err != nil {
+		return nil, err
+	}
+	lim, err := cfg.ArchiveLimits()
+	if err != nil {
+		return nil, err
+	}
+	m.p, m.rec, err = pipeline.Open(ctx, PipelineOptions(cfg, lim, m.opts.Log, m.opts.LockWait))
+	return m.p, err
+}
+
+// PipelineOptions are the pipeline's options from the configuration.
+func PipelineOptions(cfg *config.Config, lim installer.Limits, log *slog.Logger, lockWait time.Duration) pipeline.Options {
+	return pipeline.Options{
+		Drop: cfg.Paths.Drop, Mods: cfg.Paths.Mods, Paks: cfg.Paths.Paks, State: cfg.Paths.State,
+		Limits: lim, Log: log, LockWait: lockWait,
+		DeployLua: cfg.Deploy.Lua, DeployNative: cfg.Deploy.Native, Modules: cfg.Deploy.Modules,
+		KeepGenerations: cfg.Sets.KeepGenerations,
+	}
+}
+
+// refusal marks an error as a refusal: it says what its error says and
+// matches [ErrRefused] besides what its error matches.
+type refusal struct{ error }
+
+func (r refusal) Unwrap() error        { return r.error }
+func (r refusal) Is(target error) bool { return target == ErrRefused }
+
+// refusedIf marks err as a refusal when it matches one of kinds.
+func refusedIf(err error, kinds ...error) error {
+	for _, k := range kinds {
+		if errors.Is(err, k) {
+			return refusal{err}
+		}
+	}
+	return err
+}
+
+// daemonRefusals are the daemon's answers that refuse a request.
+var daemonRefusals = []error{api.ErrNotFound, api.ErrConflict}
+
+// mutate runs one change of the installed state: remote through the
+// daemon when one answers, else local on the state opened under its lock;
+// a local error matching one of refusals is marked a refusal.
+func (m *Machine) mutate(ctx context.Context, remote func(*daemon.Client) (*api.Summary, error),
+	local func(*pipeline.Pipeline) (*api.Summary, error), refusals ...error) (*api.Summary, error) {
+	if c := m.Daemon(ctx); c != nil {
+		sum, err := remote(c)
+		return sum, refusedIf(err, daemonRefusals...)
+	}
+	p, err := m.local(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sum, err := local(p)
+	return sum, refusedIf(err, refusals...)
+}
+
+// deploy deploys the scripts and the module after a local run, as the
+// daemon does after each transaction, and adds its warnings to sum (when
+// there is one). It returns [ErrDeploy] when a deploy failed.
+func (m *Machine) deploy(ctx context.Context, sum *api.Summary) error {
+	reports, derr := m.p.Deploy(ctx)
+	warnings, failed := pipeline.DeployWarnings(reports, derr)
+	if sum != nil {
+		sum.Warnings = append(sum.Warnings, warnings...)
+	}
+	if failed {
+		return ErrDeploy
+	}
+	return nil
+}
+
+// Sync processes every archive in the drop folder once: the daemon rescans
+// now, or else the state is synced locally, what opening it recovered
+// counted with the run, and the scripts and module deployed. With
+// [ErrDeploy] the summary is complete.
+func (m *Machine) Sync(ctx context.Context) (*api.Summary, error) {
+	if c := m.Daemon(ctx); c != nil {
+		sum, err := c.Sync(ctx)
+		return sum, refusedIf(err, daemonRefusals...)
+	}
+	p, err := m.local(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sum, err := p.Sync(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sum = m.rec.Merge(sum)
+	return sum, m.deploy(ctx, sum)
+}
+
+// Install installs one archive from anywhere, locally: a running daemon
+// refuses it with [ErrDaemonRunning] and says what to do instead.
+func (m *Machine) Install(ctx context.Context, archive string, force bool) (*api.Summary, error) {
+	if m.Daemon(ctx) != nil {
+		return nil, fmt.Errorf("%w: copy %s into %s and it installs it,\n"+
+			"or stop the daemon (forgesync service stop) to install with --force", ErrDaemonRunning, archive, m.opts.Config.Paths.Drop)
+	}
+	p, err := m.local(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return p.Install(ctx, archive, force)
+}
+
+// Enable enables an installed pack.
+func (m *Machine) Enable(ctx context.Context, id string) (*api.Summary, error) {
+	return m.change(ctx, id, (*daemon.Client).Enable, (*pipeline.Pipeline).Enable)
+}
+
+// Disable disables a pack: it stays installed.
+func (m *Machine) Disable(ctx context.Context, id string) (*api.Summary, error) {
+	return m.change(ctx, id, (*daemon.Client).Disable, (*pipeline.Pipeline).Disable)
+}
+
+// Remove uninstalls a pack.
+func (m *Machine) Remove(ctx context.Context, id string) (*api.Summary, error) {
+	return m.change(ctx, id, (*daemon.Client).Remove, (*pipeline.Pipeline).Remove)
+}
+
+// change runs enable, disable or remove of one pack.
+func (m *Machine) change(ctx context.Context, id string,
+	remote func(*daemon.Client, context.Context, string) (*api.Summary, error),
+	local func(*pipeline.Pipeline, context.Context, string) (*api.Summary, error)) (*api.Summary, error) {
+	return m.mutate(ctx, func(c *daemon.Client) (*api.Summary, error) { return remote(c, ctx, id) },
+		func(p *pipeline.Pipeline) (*api.Summary, error) { return local(p, ctx, id) },
+		pipeline.ErrNotInstalled, pipeline.ErrRefused)
+}
+
+// Rollback makes the installed set equal to generation n (0: the one
+// before the current one).
+func (m *Machine) Rollback(ctx context.Context, n int) (*api.Summary, error) {
+	return m.mutate(ctx, func(c *daemon.Client) (*api.Summary, error) { return c.Rollback(ctx, n) },
+		func(p *pipeline.Pipeline) (*api.Summary, error) { return p.Rollback(ctx, n) },
+		pipeline.ErrNoGeneration, pipeline.ErrRefused)
+}
+
+// Packs returns the installed packs, from the daemon or the state.
+func (m *Machine) Packs(ctx context.Context) ([]api.Pack, error) {
+	if c := m.Daemon(ctx); c != nil {
+		return c.Packs(ctx)
+	}
+	p, err := m.local(ctx)
+	if err != nil {
+		return nil, err
+	}
+	installed, err := p.Packs()
+	out := []api.Pack{}
+	for _, pk := range installed {
+		out = append(out, pipeline.PackView(pk))
+	}
+	return out, err
+}
+
+// Installed returns the installed packs as a pack set sees them.
+func (m *Machine) Installed(ctx context.Context) ([]packset.Installed, error) {
+	if c := m.Daemon(ctx); c == nil {
+		p, err := m.local(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return p.Installed()
+	}
+	packs, err := m.client.Packs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []packset.Installed
+	for _, p := range packs {
+		out = append(out, packset.Installed{ID: p.ID, Version: p.Version, SHA256: p.ArchiveSHA256, Enabled: p.Enabled})
+	}
+	return out, nil
+}
+
+// Kept returns each enabled pack with its kept archive. Without a daemon
+// the state's lock is held until Close, so that no transaction replaces an
+// archive while it is read; with a daemon the state file (replaced
+// atomically) is read as it stands, and every archive's SHA-256 is
+// checked while it is copied.
+func (m *Machine) Kept(ctx context.Context) ([]packset.Kept, error) {
+	installed, err := m.Installed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	store := &installer.Store{Dir: m.opts.Config.Paths.State}
+	st, err := store.Load()
+	if err != nil {
+		return nil, err
+	}
+	var kept []packset.Kept
+	for _, p := range installed {
+		if !p.Enabled {
+			continue
+		}
+		r := st.Find(p.ID)
+		if r == nil || r.ArchiveSHA256 != p.SHA256 || r.Archive == "" {
+			return nil, fmt.Errorf("pack %s %s: its kept archive is not in the state (a transaction ran meanwhile? try again)", p.ID, p.Version)
+		}
+		kept = append(kept, packset.Kept{ID: p.ID, Version: p.Version, SHA256: p.SHA256,
+			Path: store.Path(installer.ArchivesDir, r.Archive), Ext: packset.ArchiveExt(r.Archive)})
+	}
+	return kept, nil
+}
