@@ -10,9 +10,9 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/mjolnir-forge/forgesync/config"
+	"github.com/mjolnir-forge/forgesync/machine"
 )
 
 // version is the program's version, set at link time by `make dist`.
@@ -24,10 +24,6 @@ const (
 	exitInvalid = 1 // something was rejected or is invalid
 	exitFailure = 2 // could not do the job (unreadable input, bad usage, I/O)
 )
-
-// lockWait is how long a command waits for another process holding the
-// state folder before it gives up and names the holder.
-const lockWait = 2 * time.Second
 
 // env is what every command gets: its output streams, the parsed common
 // flags, and the configuration.
@@ -248,9 +244,13 @@ func firstLine(s string) string {
 	return line
 }
 
-// fail reports err as the command's failure and returns its exit status.
+// fail reports err as the command's failure and returns its exit status:
+// 1 when the machine refused the request, else 2.
 func (e *env) fail(err error) int {
 	fmt.Fprintf(e.stderr, "forgesync %s: %v\n", e.name, err)
+	if errors.Is(err, machine.ErrRefused) {
+		return exitInvalid
+	}
 	return exitFailure
 }
 

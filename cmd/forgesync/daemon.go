@@ -5,18 +5,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"path/filepath"
-	"time"
 
-	"golang.org/x/sync/errgroup"
-
-	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/config"
 	"github.com/mjolnir-forge/forgesync/daemon"
-	"github.com/mjolnir-forge/forgesync/installer"
-	"github.com/mjolnir-forge/forgesync/pipeline"
-	"github.com/mjolnir-forge/forgesync/setsync"
-	"github.com/mjolnir-forge/forgesync/watch"
+	"github.com/mjolnir-forge/forgesync/machine"
 )
 
 func daemonCommand() *command {
@@ -51,89 +43,13 @@ func daemonCommand() *command {
 	}
 }
 
-// serveDaemon runs the daemon until ctx ends: the status socket, the
-// single writer, the watcher and the periodic redeploy, under one errgroup.
-// started, when set, is called once everything is up.
+// serveDaemon runs the daemon until ctx ends; started, when set, is called
+// once everything is up.
 func serveDaemon(ctx context.Context, e *env, started func()) error {
-	cfg := e.cfg
-	if err := cfg.RequireGame(); err != nil {
-		return err
-	}
-	daemon.ReserveProcs()
-	lim, err := cfg.ArchiveLimits()
-	if err != nil {
-		return err
-	}
-	ev := daemon.NewEvents(daemon.EventsOptions{})
-	defer ev.Close()
-	if err := secureFolders(cfg, e.owner); err != nil {
-		return err
-	}
-	eps, err := daemon.ListenAll(cfg.Paths.Socket, cfg.API.Listen, cfg.Paths.State, e.log)
-	if err != nil {
-		return err
-	}
-	opts := pipelineOptions(cfg, lim, e)
-	opts.Events = func(d api.EventData) { ev.Publish(d) }
-	p, _, err := pipeline.Open(ctx, opts)
-	if err != nil {
-		eps.Close()
-		return err
-	}
-	defer p.Close()
-	// The Runner deploys at start, after every transaction and every
-	// rescan period: a game update can wipe the scripts or the module.
-	r := pipeline.NewRunner(p, pipeline.RunnerOptions{Deploy: true, Redeploy: cfg.Watch.Rescan})
-	var sets *setsync.Syncer
-	w, err := watch.New(watch.Options{
-		Drop: cfg.Paths.Drop, Settle: cfg.Watch.Settle, Rescan: cfg.Watch.Rescan, Ignore: installer.IgnoredDropName, Logger: e.log,
-		// Archives dropped together settle together, so a short quiet
-		// window still batches them, and a lone pack is not held back.
-		BatchQuiet: batchQuiet,
-		OnBatch: func(ctx context.Context, names []string) error {
-			// A failed batch is reported and retried by the next rescan;
-			// it must not stop the watcher.
-			if _, err := r.Claim(ctx, names); err != nil && ctx.Err() == nil {
-				e.log.Error("batch failed", "archives", names, "err", err)
-			}
-			return nil
-		},
-	})
-	if err != nil {
-		eps.Close()
-		return err
-	}
-	setOpts, err := setOptions(e)
-	if err == nil {
-		setOpts.Events = opts.Events
-		sets, err = setsync.New(r, setOpts)
-	}
-	if err != nil {
-		eps.Close()
-		return err
-	}
-	backend := setsync.Backend{Runner: r, Sets: sets}
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return r.Run(gctx) })
-	g.Go(func() error { return w.Run(gctx) })
-	// With [sets] source the daemon follows the set: a check at once,
-	// then every interval.
-	g.Go(func() error { return sets.Run(gctx, cfg.Sets.Interval) })
-	g.Go(func() error {
-		return eps.Serve(gctx, backend, ev, daemon.ServerOptions{Logger: e.log, Version: version, LogFile: e.serviceLog})
-	})
-	e.log.Info("daemon started", "socket", cfg.Paths.Socket, "drop", cfg.Paths.Drop, "state", cfg.Paths.State)
-	if started != nil {
-		started()
-	}
-	err = g.Wait()
-	e.log.Info("daemon stopped")
-	return err
+	m := machine.New(machine.Options{Config: e.cfg, Log: e.log, LockWait: lockWait, Fetcher: setFetcher})
+	defer m.Close()
+	return m.Serve(ctx, machine.ServeOptions{Owner: e.owner, Version: version, LogFile: e.serviceLog, Started: started})
 }
-
-// batchQuiet is how long the watcher waits after the last ready archive
-// before it hands a batch to the writer.
-const batchQuiet = 20 * time.Millisecond
 
 // serviceConfig describes the OS service that runs `forgesync daemon`.
 func serviceConfig(e *env, run func(ctx context.Context) error) daemon.ServiceConfig {
@@ -174,7 +90,7 @@ func serviceCommand() *command {
 					fmt.Fprintf(e.stderr, "forgesync service install: %v\n", err)
 					return exitFailure
 				}
-				if err := secureFolders(e.cfg, ""); err != nil {
+				if err := machine.SecureFolders(e.cfg, ""); err != nil {
 					fmt.Fprintf(e.stderr, "forgesync service install: %v\n", err)
 					return exitFailure
 				}
@@ -189,40 +105,4 @@ func serviceCommand() *command {
 			return exitOK
 		},
 	}
-}
-
-// daemonClient returns a client when a daemon answers on the configured
-// socket, or else on the TCP API, else nil.
-func daemonClient(ctx context.Context, cfg *config.Config) *daemon.Client {
-	pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
-	if cfg.Paths.Socket != "" && daemon.Probe(pctx, cfg.Paths.Socket) {
-		return daemon.NewClient(cfg.Paths.Socket)
-	}
-	if cfg.API.Listen != "" && daemon.ProbeTCP(pctx, cfg.API.Listen) {
-		if key, err := daemon.ReadAPIKey(cfg.Paths.State); err == nil {
-			return daemon.NewTCPClient(cfg.API.Listen, key)
-		}
-	}
-	return nil
-}
-
-// secureFolders gives the state folder (the API key) and the socket's
-// folder the ACL of SPEC §8 on Windows: SYSTEM, Administrators and owner
-// (the installing user; the current one when empty).
-func secureFolders(cfg *config.Config, owner string) error {
-	for _, d := range []string{cfg.Paths.State, filepath.Dir(cfg.Paths.Socket)} {
-		if err := daemon.SecureFolder(d, owner); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// apiExit maps a daemon error to an exit status.
-func apiExit(err error) int {
-	if errors.Is(err, api.ErrNotFound) || errors.Is(err, api.ErrConflict) {
-		return exitInvalid
-	}
-	return exitFailure
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 
@@ -45,27 +44,11 @@ func rollbackCommand() *command {
 				}
 				n = v
 			}
-			var sum *api.Summary
-			if c := daemonClient(ctx, e.cfg); c != nil {
-				defer c.Close()
-				var err error
-				if sum, err = c.Rollback(ctx, n); err != nil {
-					fmt.Fprintf(e.stderr, "forgesync rollback: %v\n", err)
-					return apiExit(err)
-				}
-			} else {
-				p, _, err := openPipeline(ctx, e)
-				if err != nil {
-					return e.fail(err)
-				}
-				defer p.Close()
-				if sum, err = p.Rollback(ctx, n); err != nil {
-					code := e.fail(err)
-					if errors.Is(err, pipeline.ErrNoGeneration) || errors.Is(err, pipeline.ErrRefused) {
-						code = exitInvalid
-					}
-					return code
-				}
+			m := e.open()
+			defer m.Close()
+			sum, err := m.Rollback(ctx, n)
+			if err != nil {
+				return e.fail(err)
 			}
 			if !e.json {
 				if sum.Generation == 0 {

@@ -5,34 +5,29 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"time"
 
 	"github.com/mjolnir-forge/forgesync/api"
-	"github.com/mjolnir-forge/forgesync/config"
-	"github.com/mjolnir-forge/forgesync/daemon"
-	"github.com/mjolnir-forge/forgesync/installer"
-	"github.com/mjolnir-forge/forgesync/pipeline"
+	"github.com/mjolnir-forge/forgesync/machine"
+	"github.com/mjolnir-forge/forgesync/packset"
 )
 
-// openPipeline opens the installed state for a command that changes or
-// reads it, recovering from any interrupted transaction first.
-func openPipeline(ctx context.Context, e *env) (*pipeline.Pipeline, *pipeline.Summary, error) {
-	if err := e.cfg.RequireGame(); err != nil {
-		return nil, nil, err
-	}
-	lim, err := e.cfg.ArchiveLimits()
-	if err != nil {
-		return nil, nil, err
-	}
-	return pipeline.Open(ctx, pipelineOptions(e.cfg, lim, e))
-}
+// lockWait is how long a command waits for another process holding the
+// state folder before it gives up and names the holder.
+const lockWait = 2 * time.Second
 
-func pipelineOptions(cfg *config.Config, lim installer.Limits, e *env) pipeline.Options {
-	return pipeline.Options{
-		Drop: cfg.Paths.Drop, Mods: cfg.Paths.Mods, Paks: cfg.Paths.Paks, State: cfg.Paths.State,
-		Limits: lim, Log: e.log, LockWait: lockWait,
-		DeployLua: cfg.Deploy.Lua, DeployNative: cfg.Deploy.Native, Modules: cfg.Deploy.Modules,
-		KeepGenerations: cfg.Sets.KeepGenerations,
+// setFetcher is the template of every fetch of a set: the defaults of
+// packset.Fetcher, which tests shorten.
+var setFetcher packset.Fetcher
+
+// open returns the machine of the command's configuration: its running
+// daemon, or else its state opened under the lock at first use.
+func (e *env) open() *machine.Machine {
+	opts := machine.Options{Config: e.cfg, Log: e.log, LockWait: lockWait, Fetcher: setFetcher}
+	if !e.json {
+		opts.Progress = e.stderr // a headless host sees each download start
 	}
+	return machine.New(opts)
 }
 
 func syncCommand() *command {
@@ -56,32 +51,15 @@ func syncCommand() *command {
 				fmt.Fprintln(e.stderr, "forgesync sync: --prune goes with --set LOCK|URL")
 				return exitFailure
 			}
-			if c := daemonClient(ctx, e.cfg); c != nil {
-				// The daemon is the single writer: have it rescan now.
-				defer c.Close()
-				sum, err := c.Sync(ctx)
-				if err != nil {
-					fmt.Fprintf(e.stderr, "forgesync sync: %v\n", err)
-					return apiExit(err)
-				}
-				return printSummary(e, sum)
-			}
-			p, rec, err := openPipeline(ctx, e)
-			if err != nil {
+			m := e.open()
+			defer m.Close()
+			sum, err := m.Sync(ctx)
+			if err != nil && !errors.Is(err, machine.ErrDeploy) {
 				return e.fail(err)
 			}
-			defer p.Close()
-			sum, err := p.Sync(ctx)
-			if err != nil {
-				return e.fail(err)
-			}
-			sum = rec.Merge(sum)
-			reports, derr := p.Deploy(ctx)
-			warnings, deployFailed := pipeline.DeployWarnings(reports, derr)
-			sum.Warnings = append(sum.Warnings, warnings...)
 			code := printSummary(e, sum)
-			if deployFailed {
-				return exitFailure
+			if err != nil {
+				return exitFailure // the summary's warnings say what failed
 			}
 			return code
 		},
@@ -93,14 +71,9 @@ func syncCommand() *command {
 func printSummary(e *env, sum *api.Summary) int {
 	if e.json {
 		writeJSON(e.stdout, sum)
-		return summaryExit(sum)
+	} else {
+		api.WriteSummary(e.stdout, sum)
 	}
-	api.WriteSummary(e.stdout, sum)
-	return summaryExit(sum)
-}
-
-// summaryExit is 1 when an archive was rejected, else 0.
-func summaryExit(sum *api.Summary) int {
 	if sum.Rejected() {
 		return exitInvalid
 	}
@@ -118,18 +91,9 @@ func installCommand() *command {
 			fs.BoolVar(&force, "force", false, "allow a same-version reinstall or a downgrade")
 		},
 		run: func(ctx context.Context, e *env, args []string) int {
-			if c := daemonClient(ctx, e.cfg); c != nil {
-				c.Close()
-				fmt.Fprintf(e.stderr, "forgesync install: a daemon is running and holds the state: copy %s into %s and it installs it,\n"+
-					"or stop the daemon (forgesync service stop) to install with --force\n", args[0], e.cfg.Paths.Drop)
-				return exitFailure
-			}
-			p, _, err := openPipeline(ctx, e)
-			if err != nil {
-				return e.fail(err)
-			}
-			defer p.Close()
-			sum, err := p.Install(ctx, args[0], force)
+			m := e.open()
+			defer m.Close()
+			sum, err := m.Install(ctx, args[0], force)
 			if err != nil {
 				return e.fail(err)
 			}
@@ -143,7 +107,9 @@ func packsCommand() *command {
 		name: "packs", args: "",
 		summary: "list the installed packs",
 		run: func(ctx context.Context, e *env, args []string) int {
-			packs, err := listPacks(ctx, e)
+			m := e.open()
+			defer m.Close()
+			packs, err := m.Packs(ctx)
 			if err != nil {
 				return e.fail(err)
 			}
@@ -157,62 +123,24 @@ func packsCommand() *command {
 	}
 }
 
-// listPacks asks the running daemon, which holds the state, or else reads
-// the state under its lock.
-func listPacks(ctx context.Context, e *env) ([]api.Pack, error) {
-	if c := daemonClient(ctx, e.cfg); c != nil {
-		defer c.Close()
-		return c.Packs(ctx)
-	}
-	p, _, err := openPipeline(ctx, e)
-	if err != nil {
-		return nil, err
-	}
-	defer p.Close()
-	installed, err := p.Packs()
-	out := []api.Pack{}
-	for _, pk := range installed {
-		out = append(out, pipeline.PackView(pk))
-	}
-	return out, err
-}
-
 // changeCommand builds enable, disable and remove: through the daemon when
-// one is running (it is the single writer), else on the state directly,
-// under its lock.
-func changeCommand(name, summary string, do func(p *pipeline.Pipeline, ctx context.Context, id string) (*pipeline.Summary, error),
-	remote func(c *daemon.Client, ctx context.Context, id string) (*api.Summary, error)) *command {
+// one answers, else on the state under its lock.
+func changeCommand(name, summary string, do func(*machine.Machine, context.Context, string) (*api.Summary, error)) *command {
 	return &command{
 		name: name, args: "ID", summary: summary, nargs: argSpec{1, 1, "one pack ID"},
 		run: func(ctx context.Context, e *env, args []string) int {
-			if c := daemonClient(ctx, e.cfg); c != nil {
-				defer c.Close()
-				sum, err := remote(c, ctx, args[0])
-				if err != nil {
-					fmt.Fprintf(e.stderr, "forgesync %s: %v\n", name, err)
-					return apiExit(err)
-				}
-				if !e.json {
-					fmt.Fprintf(e.stdout, "%s: %sd (by the running daemon)\n", args[0], name)
-				}
-				printSummary(e, sum)
-				return exitOK
-			}
-			p, _, err := openPipeline(ctx, e)
+			m := e.open()
+			defer m.Close()
+			sum, err := do(m, ctx, args[0])
 			if err != nil {
 				return e.fail(err)
 			}
-			defer p.Close()
-			sum, err := do(p, ctx, args[0])
-			if err != nil {
-				fmt.Fprintf(e.stderr, "forgesync %s: %v\n", name, err)
-				if errors.Is(err, pipeline.ErrNotInstalled) || errors.Is(err, pipeline.ErrRefused) {
-					return exitInvalid
-				}
-				return exitFailure
-			}
 			if !e.json {
-				fmt.Fprintf(e.stdout, "%s: %sd\n", args[0], name)
+				by := ""
+				if m.Daemon(ctx) != nil {
+					by = " (by the running daemon)"
+				}
+				fmt.Fprintf(e.stdout, "%s: %sd%s\n", args[0], name, by)
 			}
 			printSummary(e, sum)
 			return exitOK
@@ -221,13 +149,13 @@ func changeCommand(name, summary string, do func(p *pipeline.Pipeline, ctx conte
 }
 
 func enableCommand() *command {
-	return changeCommand("enable", "enable an installed pack (refused past 256 doors across enabled packs)", (*pipeline.Pipeline).Enable, (*daemon.Client).Enable)
+	return changeCommand("enable", "enable an installed pack (refused past 256 doors across enabled packs)", (*machine.Machine).Enable)
 }
 
 func disableCommand() *command {
-	return changeCommand("disable", "disable a pack: it stays installed but leaves lifts.txt, doors.txt and installed.txt", (*pipeline.Pipeline).Disable, (*daemon.Client).Disable)
+	return changeCommand("disable", "disable a pack: it stays installed but leaves lifts.txt, doors.txt and installed.txt", (*machine.Machine).Disable)
 }
 
 func removeCommand() *command {
-	return changeCommand("remove", "uninstall a pack: its entry, content and kept archive go", (*pipeline.Pipeline).Remove, (*daemon.Client).Remove)
+	return changeCommand("remove", "uninstall a pack: its entry, content and kept archive go", (*machine.Machine).Remove)
 }

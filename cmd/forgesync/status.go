@@ -9,6 +9,7 @@ import (
 
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/daemon"
+	"github.com/mjolnir-forge/forgesync/machine"
 	"github.com/mjolnir-forge/forgesync/native"
 )
 
@@ -21,7 +22,7 @@ func statusCommand() *command {
 			"Exit status: 0 daemon running, 1 no daemon, 2 failure.",
 		flags: func(fs *flag.FlagSet) { fs.BoolVar(&watch, "watch", false, "follow the daemon's events") },
 		run: func(ctx context.Context, e *env, args []string) int {
-			c := daemonClient(ctx, e.cfg)
+			c := machine.Dial(ctx, e.cfg)
 			if c == nil {
 				gates := native.CheckGatesDir(e.cfg.Paths.Mods)
 				if e.json {
