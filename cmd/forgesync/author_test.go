@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mjolnir-forge/forgesync/internal/cli"
 )
 
 // TestInitScanPack is a new pack author's first session, typed as the
@@ -16,10 +18,10 @@ func TestInitScanPack(t *testing.T) {
 		code int
 		out  string
 	}{
-		{[]string{"init", "neon-halls"}, exitOK, "neon-halls: new pack (forgepack.json, README.md, content/)"},
-		{[]string{"scan", "neon-halls"}, exitOK, "neon-halls 0.1.0: valid (2 pieces, 1 lifts, 1 doors, 0 surface packages)"},
-		{[]string{"pack", "neon-halls", "-o", "neon-halls-0.1.0.zip"}, exitOK, "neon-halls 0.1.0: wrote neon-halls-0.1.0.zip (2 files)"},
-		{[]string{"scan", "neon-halls-0.1.0.zip"}, exitOK, "neon-halls 0.1.0: valid"},
+		{[]string{"init", "neon-halls"}, cli.ExitOK, "neon-halls: new pack (forgepack.json, README.md, content/)"},
+		{[]string{"scan", "neon-halls"}, cli.ExitOK, "neon-halls 0.1.0: valid (2 pieces, 1 lifts, 1 doors, 0 surface packages)"},
+		{[]string{"pack", "neon-halls", "-o", "neon-halls-0.1.0.zip"}, cli.ExitOK, "neon-halls 0.1.0: wrote neon-halls-0.1.0.zip (2 files)"},
+		{[]string{"scan", "neon-halls-0.1.0.zip"}, cli.ExitOK, "neon-halls 0.1.0: valid"},
 	}
 	for _, s := range steps {
 		code, out, errs := runCLI(t, s.args...)
@@ -53,7 +55,7 @@ func TestInitRefuses(t *testing.T) {
 		{[]string{"init", "x", "--id", "a--b"}, `forgesync init: pack id "a--b": must be 3–48 bytes of [a-z0-9] with single '-' between them (name the folder so, or pass --id)` + "\n"},
 	} {
 		code, _, errs := runCLI(t, c.args...)
-		if code != exitFailure || errs != c.err {
+		if code != cli.ExitFailure || errs != c.err {
 			t.Errorf("forgesync %s = %d, %q; want 2, %q", strings.Join(c.args, " "), code, errs, c.err)
 		}
 	}
@@ -64,10 +66,10 @@ func TestInitRefuses(t *testing.T) {
 		t.Fatalf("init with a bad id made the folder: %v", err)
 	}
 	// an id given for a folder whose name is not a slug
-	if code, out, errs := runCLI(t, "init", "My Pack", "--id", "my-pack"); code != exitOK {
+	if code, out, errs := runCLI(t, "init", "My Pack", "--id", "my-pack"); code != cli.ExitOK {
 		t.Fatalf("init 'My Pack' --id my-pack = %d\n%s%s", code, out, errs)
 	}
-	if code, out, _ := runCLI(t, "scan", "My Pack"); code != exitOK || !strings.Contains(out, "my-pack 0.1.0: valid") {
+	if code, out, _ := runCLI(t, "scan", "My Pack"); code != cli.ExitOK || !strings.Contains(out, "my-pack 0.1.0: valid") {
 		t.Fatalf("scan 'My Pack' = %d\n%s", code, out)
 	}
 }
@@ -84,15 +86,15 @@ func TestScanFormats(t *testing.T) {
 	}
 	code, out, errs := runCLI(t, "scan", "--format", "github", dir, "../../examples/foundry-wide")
 	want := "::error file=" + filepath.ToSlash(manifest) + ",line="
-	if code != exitInvalid || !strings.HasPrefix(out, want) || !strings.Contains(out, ",title=forgesync range::pieces[0].door.hold_open_s: must be between 0 and 10, got 11\n") || strings.Count(out, "\n") != 1 {
+	if code != cli.ExitInvalid || !strings.HasPrefix(out, want) || !strings.Contains(out, ",title=forgesync range::pieces[0].door.hold_open_s: must be between 0 and 10, got 11\n") || strings.Count(out, "\n") != 1 {
 		t.Fatalf("scan --format github = %d\n%s%s\nwant 1 and one annotation starting %q", code, out, errs, want)
 	}
 	code, out, _ = runCLI(t, "scan", "--format", "sarif", dir)
-	if code != exitInvalid || !strings.Contains(out, `"version": "2.1.0"`) || !strings.Contains(out, `"ruleId": "range"`) {
+	if code != cli.ExitInvalid || !strings.Contains(out, `"version": "2.1.0"`) || !strings.Contains(out, `"ruleId": "range"`) {
 		t.Fatalf("scan --format sarif = %d\n%s", code, out)
 	}
 	code, _, errs = runCLI(t, "scan", "--format", "xml", dir)
-	if code != exitFailure || errs != "forgesync scan: --format \"xml\": want one of text, json, github, sarif\n" {
+	if code != cli.ExitFailure || errs != "forgesync scan: --format \"xml\": want one of text, json, github, sarif\n" {
 		t.Fatalf("scan --format xml = %d, %q", code, errs)
 	}
 }

@@ -2,15 +2,14 @@ package main
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/json"
-	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/mjolnir-forge/forgesync/internal/cli"
 	"github.com/mjolnir-forge/forgesync/internal/toolcheck"
 )
 
@@ -49,7 +48,7 @@ func copyDir(t *testing.T, src string) string {
 func TestScanExamples(t *testing.T) {
 	for _, dir := range []string{"foundry-wide", "lockout-gates", "glass-works"} {
 		code, out, errs := runCLI(t, "scan", filepath.Join("..", "..", "examples", dir))
-		if code != exitOK || !strings.Contains(out, ": valid") {
+		if code != cli.ExitOK || !strings.Contains(out, ": valid") {
 			t.Errorf("scan %s = %d\n%s%s; want 0 and valid", dir, code, out, errs)
 		}
 	}
@@ -63,7 +62,7 @@ func TestScanInvalidFolder(t *testing.T) {
 	os.WriteFile(manifest, bytes.Replace(data, []byte(`"travel_m": 4,`), []byte(`"travel_m": 17,`), 1), 0o644)
 
 	code, out, _ := runCLI(t, "scan", dir)
-	if code != exitInvalid {
+	if code != cli.ExitInvalid {
 		t.Fatalf("scan = %d; want 1\n%s", code, out)
 	}
 	for _, want := range []string{
@@ -85,7 +84,7 @@ func TestScanInvalidFolder(t *testing.T) {
 			Line, Column               int
 		}
 	}
-	if err := json.Unmarshal([]byte(out), &doc); err != nil || code != exitInvalid {
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || code != cli.ExitInvalid {
 		t.Fatalf("scan --json = %d, %v:\n%s", code, err, out)
 	}
 	if doc.Valid || doc.Pack.ID != "glass-works" || len(doc.Errors) != 2 {
@@ -101,7 +100,7 @@ func TestScanMissingPackageNamesIt(t *testing.T) {
 	dir := copyDir(t, "../../examples/glass-works")
 	os.RemoveAll(filepath.Join(dir, "content"))
 	code, out, _ := runCLI(t, "scan", dir)
-	if code != exitInvalid {
+	if code != cli.ExitInvalid {
 		t.Fatalf("scan = %d; want 1\n%s", code, out)
 	}
 	for _, want := range []string{
@@ -117,7 +116,7 @@ func TestScanMissingPackageNamesIt(t *testing.T) {
 
 func TestScanUnreadable(t *testing.T) {
 	code, _, errs := runCLI(t, "scan", filepath.Join(t.TempDir(), "missing.zip"))
-	if code != exitFailure || !strings.Contains(errs, "missing.zip") {
+	if code != cli.ExitFailure || !strings.Contains(errs, "missing.zip") {
 		t.Fatalf("scan missing = %d %q; want 2 naming the file", code, errs)
 	}
 }
@@ -126,12 +125,12 @@ func TestPackReproducibleAndScannable(t *testing.T) {
 	out := t.TempDir()
 	a, b := filepath.Join(out, "a.zip"), filepath.Join(out, "b.zip")
 	// Flags after and before the positional argument both work.
-	if code, o, e := runCLI(t, "pack", "../../examples/glass-works", "-o", a); code != exitOK {
+	if code, o, e := runCLI(t, "pack", "../../examples/glass-works", "-o", a); code != cli.ExitOK {
 		t.Fatalf("pack = %d\n%s%s", code, o, e)
 	}
 	// Touch the folder's files: timestamps must not change the bytes.
 	dir := copyDir(t, "../../examples/glass-works")
-	if code, o, e := runCLI(t, "pack", "-o", b, dir); code != exitOK {
+	if code, o, e := runCLI(t, "pack", "-o", b, dir); code != cli.ExitOK {
 		t.Fatalf("pack = %d\n%s%s", code, o, e)
 	}
 	da, _ := os.ReadFile(a)
@@ -140,7 +139,7 @@ func TestPackReproducibleAndScannable(t *testing.T) {
 		t.Fatalf("packing the same folder twice gave different bytes (%d, %d)", len(da), len(db))
 	}
 	code, o, _ := runCLI(t, "scan", a)
-	if code != exitOK || !strings.Contains(o, "glass-works 2.0.0: valid") {
+	if code != cli.ExitOK || !strings.Contains(o, "glass-works 2.0.0: valid") {
 		t.Fatalf("scan of packed zip = %d\n%s", code, o)
 	}
 	// The folder scan and the archive scan agree, problem for problem.
@@ -176,7 +175,7 @@ func TestPackInvalidWritesNothing(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "install.ps1"), []byte("rm -r C:\\"), 0o644)
 	out := filepath.Join(t.TempDir(), "x.zip")
 	code, o, _ := runCLI(t, "pack", dir, "-o", out)
-	if code != exitInvalid || !strings.Contains(o, "install.ps1") {
+	if code != cli.ExitInvalid || !strings.Contains(o, "install.ps1") {
 		t.Fatalf("pack invalid = %d\n%s; want 1 naming install.ps1", code, o)
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
@@ -197,7 +196,7 @@ func TestUsageErrors(t *testing.T) {
 		{"scan", "--config", "/nonexistent/forgesync.toml", "x"},
 	}
 	for _, args := range tests {
-		if code, _, errs := runCLI(t, args...); code != exitFailure || errs == "" {
+		if code, _, errs := runCLI(t, args...); code != cli.ExitFailure || errs == "" {
 			t.Errorf("forgesync %v = %d, stderr %q; want 2 with a message", args, code, errs)
 		}
 	}
@@ -205,16 +204,16 @@ func TestUsageErrors(t *testing.T) {
 
 func TestPackageIDAndUTOC(t *testing.T) {
 	code, out, _ := runCLI(t, "package-id", "/Game/Fixtures/Maps/Empty", "/Game/PatchFixtures/DA_PatchTarget")
-	if code != exitOK || !strings.Contains(out, "0x910BAD3EBD32CC77\t/Game/Fixtures/Maps/Empty") ||
+	if code != cli.ExitOK || !strings.Contains(out, "0x910BAD3EBD32CC77\t/Game/Fixtures/Maps/Empty") ||
 		!strings.Contains(out, "0xEA6DCAF69ECA2F7A") {
 		t.Fatalf("package-id = %d\n%s", code, out)
 	}
 	code, out, _ = runCLI(t, "utoc", "--json", "../../examples/glass-works/content/Surfaces.utoc")
-	if code != exitOK || !strings.Contains(out, `"ExportBundleData"`) {
+	if code != cli.ExitOK || !strings.Contains(out, `"ExportBundleData"`) {
 		t.Fatalf("utoc --json = %d\n%s", code, out)
 	}
 	code, out, _ = runCLI(t, "utoc", "../../installer/iostore/testdata/ue5_8-minimal-uncompressed.utoc")
-	if code != exitOK || !strings.Contains(out, "112 chunks") || !strings.Contains(out, "910BAD3EBD32CC77  0      ExportBundleData") {
+	if code != cli.ExitOK || !strings.Contains(out, "112 chunks") || !strings.Contains(out, "910BAD3EBD32CC77  0      ExportBundleData") {
 		t.Fatalf("utoc = %d\n%s", code, out)
 	}
 }
@@ -237,7 +236,7 @@ func TestScanArchiveAgreesWithFolder(t *testing.T) {
 	}
 	_, dirJSON, _ := runCLI(t, "scan", "--json", dir)
 	code, zipJSON, _ := runCLI(t, "scan", "--json", archive)
-	if code != exitInvalid || strip(dirJSON) != strip(zipJSON) {
+	if code != cli.ExitInvalid || strip(dirJSON) != strip(zipJSON) {
 		t.Fatalf("scan %s = %d; folder and archive verdicts differ:\n%s\n%s", archive, code, dirJSON, zipJSON)
 	}
 	if !strings.Contains(zipJSON, "setup.bat") || !strings.Contains(zipJSON, "hold_open_s") {
@@ -249,40 +248,27 @@ func TestScanArchiveAgreesWithFolder(t *testing.T) {
 func TestCLIMessages(t *testing.T) {
 	// No arguments: the usage goes to stderr, with exit status 2.
 	code, out, errs := runCLI(t)
-	if code != exitFailure || out != "" || !strings.HasPrefix(errs, "forgesync "+version+" keeps MJOLNIR Forge packs installed") {
+	if code != cli.ExitFailure || out != "" || !strings.HasPrefix(errs, "forgesync "+version+" keeps MJOLNIR Forge packs installed") {
 		t.Errorf("forgesync = %d, stdout %q, stderr %q; want 2 and the usage on stderr", code, out, errs)
 	}
 	// help asks for it: stdout, exit 0.
-	if code, out, _ := runCLI(t, "help"); code != exitOK || !strings.Contains(out, "usage: forgesync COMMAND") {
+	if code, out, _ := runCLI(t, "help"); code != cli.ExitOK || !strings.Contains(out, "usage: forgesync COMMAND") {
 		t.Errorf("forgesync help = %d, %q", code, out)
 	}
 
 	// Global flags may come before the command.
 	config, _, _ := gameEnv(t)
 	code, out, errs = runCLI(t, "--config", config, "scan", "../../examples/foundry-wide")
-	if code != exitOK || !strings.HasSuffix(out, "foundry-wide 1.4.0: valid (3 pieces, 2 lifts, 0 doors, 0 surface packages)\n") || errs != "" {
+	if code != cli.ExitOK || !strings.HasSuffix(out, "foundry-wide 1.4.0: valid (3 pieces, 2 lifts, 0 doors, 0 surface packages)\n") || errs != "" {
 		t.Errorf("forgesync --config F scan DIR = %d, %q, %q", code, out, errs)
 	}
-	if code, _, errs := runCLI(t, "--json", "--log-level=warn", "version"); code != exitOK || errs != "" {
+	if code, _, errs := runCLI(t, "--json", "--log-level=warn", "version"); code != cli.ExitOK || errs != "" {
 		t.Errorf("forgesync --json --log-level=warn version = %d, %q", code, errs)
 	}
-	// Every global flag that takes a value is skipped with its value.
-	fs := flag.NewFlagSet("", flag.ContinueOnError)
-	globals(fs, &env{})
-	fs.VisitAll(func(f *flag.Flag) {
-		if isBoolFlag(f) {
-			return
-		}
-		v := map[string]string{"config": config, "log-level": "warn", "log-format": "text"}[f.Name]
-		if code, out, errs := runCLI(t, "--"+f.Name, cmp.Or(v, "x"), "version"); code != exitOK || !strings.HasPrefix(out, "forgesync ") {
-			t.Errorf("forgesync --%s V version = %d, %q, %q", f.Name, code, out, errs)
-		}
-	})
-
 	// pack of a missing folder names the path once.
 	missing := filepath.Join(t.TempDir(), "nope")
 	code, _, errs = runCLI(t, "pack", missing, "-o", filepath.Join(t.TempDir(), "x.zip"))
-	if want := "forgesync pack: " + missing + ": no such folder\n"; code != exitFailure || errs != want {
+	if want := "forgesync pack: " + missing + ": no such folder\n"; code != cli.ExitFailure || errs != want {
 		t.Errorf("pack of a missing folder = %d, %q; want %q", code, errs, want)
 	}
 }
@@ -304,18 +290,18 @@ func TestOneShotLogsAtWarn(t *testing.T) {
 	}
 	pack := func(id string) {
 		t.Helper()
-		if code, out, errs := runCLI(t, "pack", "../../examples/"+id, "-o", filepath.Join(drop, id+".zip")); code != exitOK {
+		if code, out, errs := runCLI(t, "pack", "../../examples/"+id, "-o", filepath.Join(drop, id+".zip")); code != cli.ExitOK {
 			t.Fatalf("pack = %d\n%s%s", code, out, errs)
 		}
 	}
 	pack("foundry-wide")
 	code, out, errs := runCLI(t, "sync", "--config", config)
-	if code != exitOK || errs != "" || out != "foundry-wide.zip: installed foundry-wide 1.4.0\npublished installed.json, lifts.txt, doors.txt, installed.txt\n" {
+	if code != cli.ExitOK || errs != "" || out != "foundry-wide.zip: installed foundry-wide 1.4.0\npublished installed.json, lifts.txt, doors.txt, installed.txt\n" {
 		t.Errorf("sync = %d, stdout %q, stderr %q; want the summary alone", code, out, errs)
 	}
 	pack("lockout-gates")
 	code, _, errs = runCLI(t, "sync", "--config", config, "--log-level", "info")
-	if code != exitOK || !strings.Contains(errs, `level=INFO msg="archive processed" archive=lockout-gates.zip`) {
+	if code != cli.ExitOK || !strings.Contains(errs, `level=INFO msg="archive processed" archive=lockout-gates.zip`) {
 		t.Errorf("sync --log-level info = %d, stderr %q; want the info log", code, errs)
 	}
 }

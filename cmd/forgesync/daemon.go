@@ -8,54 +8,57 @@ import (
 
 	"github.com/mjolnir-forge/forgesync/config"
 	"github.com/mjolnir-forge/forgesync/daemon"
+	"github.com/mjolnir-forge/forgesync/internal/cli"
 	"github.com/mjolnir-forge/forgesync/machine"
 )
 
-func daemonCommand() *command {
-	return &command{
-		name: "daemon", args: "", serves: true, nargs: argSpec{0, 0, "no arguments"},
-		summary: "run the daemon in the foreground: watch the drop folder, install, publish, deploy, serve status\n" +
+func daemonCommand() *cli.Command {
+	return &cli.Command{
+		Name: "daemon", Args: "", Serves: true, Nargs: cli.Args{Min: 0, Max: 0, Want: "no arguments"},
+		Summary: "run the daemon in the foreground: watch the drop folder, install, publish, deploy, serve status\n" +
 			"Under a service manager (see `forgesync service`) it runs as that service, logging JSON.",
-		run: func(ctx context.Context, e *env, args []string) int {
-			var err error
-			if !daemon.Interactive() {
-				// A service logs to the OS log (the journal reads stderr;
-				// Windows has the Event Log) and to a rotated file.
-				sys, serr := daemon.SystemLogger(serviceConfig(e, nil))
-				log, closer, lerr := daemon.NewServiceLog(daemon.LogOptions{File: e.cfg.Log.File, Level: e.cfg.Log.Level, Stderr: e.stderr, System: sys})
-				if lerr != nil {
-					fmt.Fprintf(e.stderr, "forgesync daemon: %v\n", errors.Join(serr, lerr))
-					return exitFailure
-				}
-				defer closer.Close()
-				e.log, e.serviceLog = log, e.cfg.Log.File
-			}
+		Run: func(ctx context.Context, e *cli.Env, args []string) int {
 			if daemon.Interactive() {
-				err = serveDaemon(ctx, e, nil)
-			} else {
-				err = daemon.RunService(serviceConfig(e, func(ctx context.Context) error { return serveDaemon(ctx, e, nil) }))
+				return serveExit(e, serveDaemon(ctx, e, "", nil))
 			}
-			if err != nil {
-				return e.fail(err)
+			// A service logs to the OS log (the journal reads stderr;
+			// Windows has the Event Log) and to a rotated file.
+			sys, serr := daemon.SystemLogger(serviceConfig(e, nil))
+			log, closer, lerr := daemon.NewServiceLog(daemon.LogOptions{File: e.Config.Log.File, Level: e.Config.Log.Level, Stderr: e.Stderr, System: sys})
+			if lerr != nil {
+				fmt.Fprintf(e.Stderr, "forgesync daemon: %v\n", errors.Join(serr, lerr))
+				return cli.ExitFailure
 			}
-			return exitOK
+			defer closer.Close()
+			e.Log = log
+			return serveExit(e, daemon.RunService(serviceConfig(e, func(ctx context.Context) error {
+				return serveDaemon(ctx, e, e.Config.Log.File, nil)
+			})))
 		},
 	}
 }
 
-// serveDaemon runs the daemon until ctx ends; started, when set, is called
-// once everything is up.
-func serveDaemon(ctx context.Context, e *env, started func()) error {
-	m := machine.New(machine.Options{Config: e.cfg, Log: e.log, LockWait: lockWait, Fetcher: setFetcher})
+// serveExit is the exit status of a daemon that stopped with err.
+func serveExit(e *cli.Env, err error) int {
+	if err != nil {
+		return e.Fail(err)
+	}
+	return cli.ExitOK
+}
+
+// serveDaemon runs the daemon until ctx ends; logFile is the service's log
+// file ("": none); started, when set, is called once everything is up.
+func serveDaemon(ctx context.Context, e *cli.Env, logFile string, started func()) error {
+	m := machine.New(machine.Options{Config: e.Config, Log: e.Log, LockWait: lockWait, Fetcher: setFetcher})
 	defer m.Close()
-	return m.Serve(ctx, machine.ServeOptions{Owner: e.owner, Version: version, LogFile: e.serviceLog, Started: started})
+	return m.Serve(ctx, machine.ServeOptions{Owner: e.Owner, Version: version, LogFile: logFile, Started: started})
 }
 
 // serviceConfig describes the OS service that runs `forgesync daemon`.
-func serviceConfig(e *env, run func(ctx context.Context) error) daemon.ServiceConfig {
+func serviceConfig(e *cli.Env, run func(ctx context.Context) error) daemon.ServiceConfig {
 	args := []string{"daemon"}
-	if e.cfg.File != "" {
-		args = append(args, "--config", e.cfg.File)
+	if e.Config.File != "" {
+		args = append(args, "--config", e.Config.File)
 	}
 	if !userService {
 		args = append(args, "--machine")
@@ -66,43 +69,43 @@ func serviceConfig(e *env, run func(ctx context.Context) error) daemon.ServiceCo
 	return daemon.ServiceConfig{
 		Name: "forgesync", DisplayName: "forgesync",
 		Description: "Keeps MJOLNIR Forge packs installed, validated and in sync",
-		Arguments:   args, Run: run, Logger: e.log, UserService: userService,
+		Arguments:   args, Run: run, Logger: e.Log, UserService: userService,
 	}
 }
 
 // userService is set by `forgesync service --user`.
 var userService bool
 
-func serviceCommand() *command {
-	return &command{
-		name: "service", args: "install|uninstall|start|stop|status", nargs: argSpec{1, 1, "one of install, uninstall, start, stop, status"},
-		summary: "manage the OS service that runs the daemon (systemd, Windows services, launchd)\n" +
+func serviceCommand() *cli.Command {
+	return &cli.Command{
+		Name: "service", Args: "install|uninstall|start|stop|status", Nargs: cli.Args{Min: 1, Max: 1, Want: "one of install, uninstall, start, stop, status"},
+		Summary: "manage the OS service that runs the daemon (systemd, Windows services, launchd)\n" +
 			"install records `forgesync daemon --config FILE` with the config's absolute path;\n" +
 			"--user installs a service of the current user (systemd --user, LaunchAgent).",
-		flags: func(fs *flag.FlagSet) { fs.BoolVar(&userService, "user", false, "a service of the current user") },
-		run: func(ctx context.Context, e *env, args []string) int {
+		Flags: func(fs *flag.FlagSet) { fs.BoolVar(&userService, "user", false, "a service of the current user") },
+		Run: func(ctx context.Context, e *cli.Env, args []string) int {
 			if args[0] == daemon.ActionInstall {
-				if err := config.CheckServiceInstall(e.cfg.File, userService); err != nil {
-					fmt.Fprintf(e.stderr, "forgesync service install: %v\n", err)
-					return exitFailure
+				if err := config.CheckServiceInstall(e.Config.File, userService); err != nil {
+					fmt.Fprintf(e.Stderr, "forgesync service install: %v\n", err)
+					return cli.ExitFailure
 				}
-				if err := e.cfg.RequireGame(); err != nil {
-					fmt.Fprintf(e.stderr, "forgesync service install: %v\n", err)
-					return exitFailure
+				if err := e.Config.RequireGame(); err != nil {
+					fmt.Fprintf(e.Stderr, "forgesync service install: %v\n", err)
+					return cli.ExitFailure
 				}
-				if err := machine.SecureFolders(e.cfg, ""); err != nil {
-					fmt.Fprintf(e.stderr, "forgesync service install: %v\n", err)
-					return exitFailure
+				if err := machine.SecureFolders(e.Config, ""); err != nil {
+					fmt.Fprintf(e.Stderr, "forgesync service install: %v\n", err)
+					return cli.ExitFailure
 				}
 			}
 			svc, err := daemon.NewService(serviceConfig(e, nil))
 			if err == nil {
-				err = daemon.Control(svc, args[0], e.stdout)
+				err = daemon.Control(svc, args[0], e.Stdout)
 			}
 			if err != nil {
-				return e.fail(err)
+				return e.Fail(err)
 			}
-			return exitOK
+			return cli.ExitOK
 		},
 	}
 }

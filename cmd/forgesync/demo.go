@@ -12,51 +12,52 @@ import (
 	"github.com/mjolnir-forge/forgesync/config"
 	"github.com/mjolnir-forge/forgesync/examples"
 	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/internal/cli"
 )
 
-func demoCommand() *command {
+func demoCommand() *cli.Command {
 	var root string
 	var runFor time.Duration
-	return &command{
-		name: "demo", args: "", noConfig: true, serves: true, nargs: argSpec{0, 0, "no arguments"},
-		summary: "see the whole flow without the game: example packs installed by a daemon in a temp folder\n" +
+	return &cli.Command{
+		Name: "demo", Args: "", NoConfig: true, Serves: true, Nargs: cli.Args{Min: 0, Max: 0, Want: "no arguments"},
+		Summary: "see the whole flow without the game: example packs installed by a daemon in a temp folder\n" +
 			"Lays out drop/mods/paks/state under one folder, drops the example packs (and one bad\n" +
 			"archive) in as archives, and runs the daemon in the foreground.\n" +
 			"Ctrl-C stops it; --for stops it after a while.",
-		flags: func(fs *flag.FlagSet) {
+		Flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&root, "root", filepath.Join(os.TempDir(), "forgesync-demo"), "the `DIR` to lay everything out in")
 			fs.DurationVar(&runFor, "for", 0, "stop after this long (0: until interrupted)")
 		},
-		run: func(ctx context.Context, e *env, args []string) int {
+		Run: func(ctx context.Context, e *cli.Env, args []string) int {
 			cfgPath, err := examples.LayOutDemo(root)
 			if err != nil {
-				return e.fail(err)
+				return e.Fail(err)
 			}
 			cfg, err := config.Load(cfgPath)
 			if err != nil {
-				return e.fail(err)
+				return e.Fail(err)
 			}
-			e.cfg = cfg
-			if e.log, err = newLogger(e.stderr, e); err != nil {
-				return e.fail(err)
+			e.Config = cfg
+			if e.Log, err = e.NewLogger(); err != nil {
+				return e.Fail(err)
 			}
 			if runFor > 0 {
 				var cancel context.CancelFunc
 				ctx, cancel = context.WithTimeout(ctx, runFor)
 				defer cancel()
 			}
-			err = serveDaemon(ctx, e, func() { printDemoGuide(e, cfg) })
+			err = serveDaemon(ctx, e, "", func() { printDemoGuide(e, cfg) })
 			if err != nil && !errors.Is(err, context.DeadlineExceeded) {
-				return e.fail(err)
+				return e.Fail(err)
 			}
-			return exitOK
+			return cli.ExitOK
 		},
 	}
 }
 
-func printDemoGuide(e *env, cfg *config.Config) {
+func printDemoGuide(e *cli.Env, cfg *config.Config) {
 	root := filepath.Dir(cfg.File)
-	fmt.Fprintf(e.stdout, `forgesync demo is running in %s
+	fmt.Fprintf(e.Stdout, `forgesync demo is running in %s
   drop folder:   %s   (drop more pack archives here)
   inventory:     %s
   pack content:  %s

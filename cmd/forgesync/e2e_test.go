@@ -19,6 +19,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/daemon"
 	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/internal/cli"
 )
 
 // The end-to-end tests drive the real binary, built once in TestMain, on
@@ -450,7 +451,7 @@ func TestSecondDaemonRefused(t *testing.T) {
 		t.Fatalf("packs via the daemon: %v\n%s", err, out)
 	}
 	out, err = exec.Command(binary, "disable", "nope", "--config", g.config).CombinedOutput()
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitInvalid || !strings.Contains(string(out), "not installed") {
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != cli.ExitInvalid || !strings.Contains(string(out), "not installed") {
 		t.Fatalf("disable nope via the daemon: %v\n%s", err, out)
 	}
 }

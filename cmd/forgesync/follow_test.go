@@ -12,6 +12,7 @@ import (
 
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/daemon"
+	"github.com/mjolnir-forge/forgesync/internal/cli"
 	"github.com/mjolnir-forge/forgesync/packset"
 )
 
@@ -71,7 +72,7 @@ func TestDaemonFollowsSet(t *testing.T) {
 		t.Fatalf("status.set = %+v, %v; want one difference: hand-pack not in the set", st.Set, err)
 	}
 	code, out, errs := runCLI(t, "status", "--config", g.config)
-	if code != exitOK || !strings.Contains(out, "differs from its set in 1 pack") || !strings.Contains(out, "hand-pack: enabled but not in the set") {
+	if code != cli.ExitOK || !strings.Contains(out, "differs from its set in 1 pack") || !strings.Contains(out, "hand-pack: enabled but not in the set") {
 		t.Fatalf("status = %d\n%s%s", code, out, errs)
 	}
 
@@ -104,7 +105,7 @@ func TestDaemonFollowsSet(t *testing.T) {
 
 	// sync --set through the daemon makes the machine exact again.
 	code, out, errs = runCLI(t, "sync", "--set", srv.URL+"/", "--config", g.config)
-	if code != exitOK || !strings.Contains(out, "disabled hand-pack") {
+	if code != cli.ExitOK || !strings.Contains(out, "disabled hand-pack") {
 		t.Fatalf("sync --set via the daemon = %d\n%s%s", code, out, errs)
 	}
 	if st, _ := cl.Status(t.Context()); st.Set == nil || !st.Set.Equal || st.Set.Machine != want {

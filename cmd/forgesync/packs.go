@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/internal/cli"
 	"github.com/mjolnir-forge/forgesync/machine"
 	"github.com/mjolnir-forge/forgesync/packset"
 )
@@ -20,46 +21,46 @@ const lockWait = 2 * time.Second
 // packset.Fetcher, which tests shorten.
 var setFetcher packset.Fetcher
 
-// open returns the machine of the command's configuration: its running
+// openMachine returns the machine of the command's configuration: its running
 // daemon, or else its state opened under the lock at first use.
-func (e *env) open() *machine.Machine {
-	opts := machine.Options{Config: e.cfg, Log: e.log, LockWait: lockWait, Fetcher: setFetcher}
-	if !e.json {
-		opts.Progress = e.stderr // a headless host sees each download start
+func openMachine(e *cli.Env) *machine.Machine {
+	opts := machine.Options{Config: e.Config, Log: e.Log, LockWait: lockWait, Fetcher: setFetcher}
+	if !e.JSON {
+		opts.Progress = e.Stderr // a headless host sees each download start
 	}
 	return machine.New(opts)
 }
 
-func syncCommand() *command {
+func syncCommand() *cli.Command {
 	var set string
 	var prune bool
-	return &command{
-		name: "sync", args: "[--set LOCK|URL [--prune]]", nargs: argSpec{0, 0, "no arguments"},
-		summary: "process every archive in the drop folder once, publish the inventory, then exit\n" +
+	return &cli.Command{
+		Name: "sync", Args: "[--set LOCK|URL [--prune]]", Nargs: cli.Args{Min: 0, Max: 0, Want: "no arguments"},
+		Summary: "process every archive in the drop folder once, publish the inventory, then exit\n" +
 			"For headless hosts and scripts. Exit status: 0 all good, 1 something rejected, 2 failure.\n" +
 			"--set makes the enabled packs exactly a pack set's (SPEC §10): fetch and verify the lock,\n" +
 			"download what the machine lacks, apply it all as one transaction (exit 1: the set was refused).",
-		flags: func(fs *flag.FlagSet) {
+		Flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&set, "set", "", "make the enabled packs exactly the pack set of this lock `FILE|DIR|URL`")
 			fs.BoolVar(&prune, "prune", false, "with --set: remove the installed packs the set does not pin, instead of disabling them")
 		},
-		run: func(ctx context.Context, e *env, args []string) int {
+		Run: func(ctx context.Context, e *cli.Env, args []string) int {
 			if set != "" {
 				return runSyncSet(ctx, e, set, prune)
 			}
 			if prune {
-				fmt.Fprintln(e.stderr, "forgesync sync: --prune goes with --set LOCK|URL")
-				return exitFailure
+				fmt.Fprintln(e.Stderr, "forgesync sync: --prune goes with --set LOCK|URL")
+				return cli.ExitFailure
 			}
-			m := e.open()
+			m := openMachine(e)
 			defer m.Close()
 			sum, err := m.Sync(ctx)
 			if err != nil && !errors.Is(err, machine.ErrDeploy) {
-				return e.fail(err)
+				return e.Fail(err)
 			}
 			code := printSummary(e, sum)
 			if err != nil {
-				return exitFailure // the summary's warnings say what failed
+				return cli.ExitFailure // the summary's warnings say what failed
 			}
 			return code
 		},
@@ -68,94 +69,94 @@ func syncCommand() *command {
 
 // printSummary prints what a transaction did and returns the exit status:
 // 1 when an archive was rejected.
-func printSummary(e *env, sum *api.Summary) int {
-	if e.json {
-		writeJSON(e.stdout, sum)
+func printSummary(e *cli.Env, sum *api.Summary) int {
+	if e.JSON {
+		cli.WriteJSON(e.Stdout, sum)
 	} else {
-		api.WriteSummary(e.stdout, sum)
+		api.WriteSummary(e.Stdout, sum)
 	}
 	if sum.Rejected() {
-		return exitInvalid
+		return cli.ExitInvalid
 	}
-	return exitOK
+	return cli.ExitOK
 }
 
-func installCommand() *command {
+func installCommand() *cli.Command {
 	var force bool
-	return &command{
-		name: "install", args: "ARCHIVE", nargs: argSpec{1, 1, "one ARCHIVE"},
-		summary: "install one archive now, from anywhere (the file stays where it is)\n" +
+	return &cli.Command{
+		Name: "install", Args: "ARCHIVE", Nargs: cli.Args{Min: 1, Max: 1, Want: "one ARCHIVE"},
+		Summary: "install one archive now, from anywhere (the file stays where it is)\n" +
 			"--force replaces a same-version install with other bytes, or downgrades.\n" +
 			"Exit status: 0 installed or already installed, 1 rejected, 2 failure.",
-		flags: func(fs *flag.FlagSet) {
+		Flags: func(fs *flag.FlagSet) {
 			fs.BoolVar(&force, "force", false, "allow a same-version reinstall or a downgrade")
 		},
-		run: func(ctx context.Context, e *env, args []string) int {
-			m := e.open()
+		Run: func(ctx context.Context, e *cli.Env, args []string) int {
+			m := openMachine(e)
 			defer m.Close()
 			sum, err := m.Install(ctx, args[0], force)
 			if err != nil {
-				return e.fail(err)
+				return e.Fail(err)
 			}
 			return printSummary(e, sum)
 		},
 	}
 }
 
-func packsCommand() *command {
-	return &command{
-		name: "packs", args: "",
-		summary: "list the installed packs",
-		run: func(ctx context.Context, e *env, args []string) int {
-			m := e.open()
+func packsCommand() *cli.Command {
+	return &cli.Command{
+		Name: "packs", Args: "",
+		Summary: "list the installed packs",
+		Run: func(ctx context.Context, e *cli.Env, args []string) int {
+			m := openMachine(e)
 			defer m.Close()
 			packs, err := m.Packs(ctx)
 			if err != nil {
-				return e.fail(err)
+				return e.Fail(err)
 			}
-			if e.json {
-				writeJSON(e.stdout, packs)
-				return exitOK
+			if e.JSON {
+				cli.WriteJSON(e.Stdout, packs)
+				return cli.ExitOK
 			}
-			api.WritePacks(e.stdout, packs)
-			return exitOK
+			api.WritePacks(e.Stdout, packs)
+			return cli.ExitOK
 		},
 	}
 }
 
 // changeCommand builds enable, disable and remove: through the daemon when
 // one answers, else on the state under its lock.
-func changeCommand(name, summary string, do func(*machine.Machine, context.Context, string) (*api.Summary, error)) *command {
-	return &command{
-		name: name, args: "ID", summary: summary, nargs: argSpec{1, 1, "one pack ID"},
-		run: func(ctx context.Context, e *env, args []string) int {
-			m := e.open()
+func changeCommand(name, summary string, do func(*machine.Machine, context.Context, string) (*api.Summary, error)) *cli.Command {
+	return &cli.Command{
+		Name: name, Args: "ID", Summary: summary, Nargs: cli.Args{Min: 1, Max: 1, Want: "one pack ID"},
+		Run: func(ctx context.Context, e *cli.Env, args []string) int {
+			m := openMachine(e)
 			defer m.Close()
 			sum, err := do(m, ctx, args[0])
 			if err != nil {
-				return e.fail(err)
+				return e.Fail(err)
 			}
-			if !e.json {
+			if !e.JSON {
 				by := ""
 				if m.Daemon(ctx) != nil {
 					by = " (by the running daemon)"
 				}
-				fmt.Fprintf(e.stdout, "%s: %sd%s\n", args[0], name, by)
+				fmt.Fprintf(e.Stdout, "%s: %sd%s\n", args[0], name, by)
 			}
 			printSummary(e, sum)
-			return exitOK
+			return cli.ExitOK
 		},
 	}
 }
 
-func enableCommand() *command {
+func enableCommand() *cli.Command {
 	return changeCommand("enable", "enable an installed pack (refused past 256 doors across enabled packs)", (*machine.Machine).Enable)
 }
 
-func disableCommand() *command {
+func disableCommand() *cli.Command {
 	return changeCommand("disable", "disable a pack: it stays installed but leaves lifts.txt, doors.txt and installed.txt", (*machine.Machine).Disable)
 }
 
-func removeCommand() *command {
+func removeCommand() *cli.Command {
 	return changeCommand("remove", "uninstall a pack: its entry, content and kept archive go", (*machine.Machine).Remove)
 }

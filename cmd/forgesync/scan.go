@@ -9,55 +9,56 @@ import (
 	"strings"
 
 	"github.com/mjolnir-forge/forgesync/examples"
+	"github.com/mjolnir-forge/forgesync/internal/cli"
 	"github.com/mjolnir-forge/forgesync/schema"
 	"github.com/mjolnir-forge/forgesync/verdict"
 )
 
-func scanCommand() *command {
+func scanCommand() *cli.Command {
 	var format string
-	return &command{
-		name: "scan", args: "ARCHIVE|DIR…", noConfig: true, nargs: argSpec{1, -1, "one or more ARCHIVE or DIR"},
-		summary: "check pack archives or folders with the rules the daemon applies\n" +
+	return &cli.Command{
+		Name: "scan", Args: "ARCHIVE|DIR…", NoConfig: true, Nargs: cli.Args{Min: 1, Max: -1, Want: "one or more ARCHIVE or DIR"},
+		Summary: "check pack archives or folders with the rules the daemon applies\n" +
 			"--format github prints GitHub Actions annotations, --format sarif a SARIF 2.1.0 log.\n" +
 			"Exit status: 0 all valid, 1 something invalid, 2 could not read.",
-		flags: func(fs *flag.FlagSet) {
+		Flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&format, "format", "", "output `FORMAT`: "+strings.Join(verdict.Formats, ", ")+" (default text; --json means json)")
 		},
-		run: func(ctx context.Context, e *env, args []string) int { return runScan(ctx, e, args, format) },
+		Run: func(ctx context.Context, e *cli.Env, args []string) int { return runScan(ctx, e, args, format) },
 	}
 }
 
-func runScan(ctx context.Context, e *env, args []string, format string) int {
+func runScan(ctx context.Context, e *cli.Env, args []string, format string) int {
 	switch {
-	case format == "" && e.json:
+	case format == "" && e.JSON:
 		format = verdict.FormatJSON
 	case format == "":
 		format = verdict.FormatText
 	case !slices.Contains(verdict.Formats, format):
-		fmt.Fprintf(e.stderr, "forgesync scan: --format %q: want one of %s\n", format, strings.Join(verdict.Formats, ", "))
-		return exitFailure
+		fmt.Fprintf(e.Stderr, "forgesync scan: --format %q: want one of %s\n", format, strings.Join(verdict.Formats, ", "))
+		return cli.ExitFailure
 	}
 	var reports []*verdict.Report
-	code := exitOK
+	code := cli.ExitOK
 	for _, target := range args {
 		rep, err := check(ctx, e, target)
 		if err != nil {
-			return e.fail(err)
+			return e.Fail(err)
 		}
 		if !rep.Valid {
-			code = exitInvalid
+			code = cli.ExitInvalid
 		}
 		reports = append(reports, rep)
 	}
-	if err := verdict.Write(e.stdout, format, reports, version); err != nil {
-		return e.fail(err)
+	if err := verdict.Write(e.Stdout, format, reports, version); err != nil {
+		return e.Fail(err)
 	}
 	return code
 }
 
 // check gives the verdict on a pack folder or archive.
-func check(ctx context.Context, e *env, target string) (*verdict.Report, error) {
-	lim, err := e.cfg.ArchiveLimits()
+func check(ctx context.Context, e *cli.Env, target string) (*verdict.Report, error) {
+	lim, err := e.Config.ArchiveLimits()
 	if err != nil {
 		return nil, err
 	}
@@ -81,68 +82,68 @@ func check(ctx context.Context, e *env, target string) (*verdict.Report, error) 
 }
 
 // printReport prints one verdict, as text or JSON.
-func printReport(e *env, rep *verdict.Report) {
+func printReport(e *cli.Env, rep *verdict.Report) {
 	format := verdict.FormatText
-	if e.json {
+	if e.JSON {
 		format = verdict.FormatJSON
 	}
-	verdict.Write(e.stdout, format, []*verdict.Report{rep}, version)
+	verdict.Write(e.Stdout, format, []*verdict.Report{rep}, version)
 }
 
-func packCommand() *command {
+func packCommand() *cli.Command {
 	var out string
-	return &command{
-		name: "pack", args: "DIR -o ARCHIVE.zip", noConfig: true, nargs: argSpec{1, 1, "one DIR"},
-		summary: "validate a pack folder, then write it as a reproducible zip\n" +
+	return &cli.Command{
+		Name: "pack", Args: "DIR -o ARCHIVE.zip", NoConfig: true, Nargs: cli.Args{Min: 1, Max: 1, Want: "one DIR"},
+		Summary: "validate a pack folder, then write it as a reproducible zip\n" +
 			"Sorted entries, fixed timestamps, no OS attributes: the same folder gives the same bytes.\n" +
 			"An invalid pack writes nothing. Exit status: 0 written, 1 invalid, 2 failure.",
-		flags: func(fs *flag.FlagSet) { fs.StringVar(&out, "o", "", "the zip `FILE` to write (required)") },
-		run: func(ctx context.Context, e *env, args []string) int {
+		Flags: func(fs *flag.FlagSet) { fs.StringVar(&out, "o", "", "the zip `FILE` to write (required)") },
+		Run: func(ctx context.Context, e *cli.Env, args []string) int {
 			if out == "" {
-				fmt.Fprintf(e.stderr, "forgesync pack: -o ARCHIVE.zip is required\n")
-				return exitFailure
+				fmt.Fprintf(e.Stderr, "forgesync pack: -o ARCHIVE.zip is required\n")
+				return cli.ExitFailure
 			}
 			return runPack(e, args[0], out)
 		},
 	}
 }
 
-func runPack(e *env, dir, out string) int {
-	lim, err := e.cfg.ArchiveLimits()
+func runPack(e *cli.Env, dir, out string) int {
+	lim, err := e.Config.ArchiveLimits()
 	if err != nil {
-		return e.fail(err)
+		return e.Fail(err)
 	}
 	rep, err := verdict.Pack(dir, out, lim)
 	if err != nil {
-		return e.fail(err)
+		return e.Fail(err)
 	}
 	if !rep.Valid {
 		printReport(e, rep)
-		fmt.Fprintf(e.stderr, "forgesync pack: nothing written: fix the problems above\n")
-		return exitInvalid
+		fmt.Fprintf(e.Stderr, "forgesync pack: nothing written: fix the problems above\n")
+		return cli.ExitInvalid
 	}
-	if e.json {
-		writeJSON(e.stdout, map[string]any{"archive": out, "pack": rep.Pack, "files": len(rep.Files)})
+	if e.JSON {
+		cli.WriteJSON(e.Stdout, map[string]any{"archive": out, "pack": rep.Pack, "files": len(rep.Files)})
 	} else {
-		fmt.Fprintf(e.stdout, "%s %s: wrote %s (%d files)\n", rep.Pack.ID, rep.Pack.Version, out, len(rep.Files))
+		fmt.Fprintf(e.Stdout, "%s %s: wrote %s (%d files)\n", rep.Pack.ID, rep.Pack.Version, out, len(rep.Files))
 	}
-	return exitOK
+	return cli.ExitOK
 }
 
-func initCommand() *command {
+func initCommand() *cli.Command {
 	var id string
-	return &command{
-		name: "init", args: "DIR [--id ID]", noConfig: true, nargs: argSpec{1, 1, "one DIR"},
-		summary: "start a new pack in DIR (made if missing; refused unless empty)\n" +
+	return &cli.Command{
+		Name: "init", Args: "DIR [--id ID]", NoConfig: true, Nargs: cli.Args{Min: 1, Max: 1, Want: "one DIR"},
+		Summary: "start a new pack in DIR (made if missing; refused unless empty)\n" +
 			"It writes a forgepack.json that names its JSON Schema and passes scan, a README, and content/.\n" +
 			"The pack id is --id, else DIR's name. Exit status: 0 written, 2 failure.",
-		flags: func(fs *flag.FlagSet) { fs.StringVar(&id, "id", "", "the pack `ID` (default: the folder's name)") },
-		run: func(ctx context.Context, e *env, args []string) int {
+		Flags: func(fs *flag.FlagSet) { fs.StringVar(&id, "id", "", "the pack `ID` (default: the folder's name)") },
+		Run: func(ctx context.Context, e *cli.Env, args []string) int {
 			if err := examples.Init(args[0], id, schema.ManifestURL); err != nil {
-				return e.fail(err)
+				return e.Fail(err)
 			}
-			fmt.Fprintf(e.stdout, "%s: new pack (forgepack.json, README.md, content/)\nnext: forgesync scan %s, then forgesync pack %s -o PACK.zip\n", args[0], args[0], args[0])
-			return exitOK
+			fmt.Fprintf(e.Stdout, "%s: new pack (forgepack.json, README.md, content/)\nnext: forgesync scan %s, then forgesync pack %s -o PACK.zip\n", args[0], args[0], args[0])
+			return cli.ExitOK
 		},
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"aead.dev/minisign"
 
 	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/internal/cli"
 	"github.com/mjolnir-forge/forgesync/machine"
 	"github.com/mjolnir-forge/forgesync/packset"
 )
@@ -42,139 +43,139 @@ func (s *setFlags) key() (*minisign.PrivateKey, error) {
 	return &k, err
 }
 
-func lockCommand() *command {
+func lockCommand() *cli.Command {
 	var sf setFlags
 	var out string
-	return &command{
-		name: "lock", args: "[-o FILE]", nargs: argSpec{0, 0, "no arguments"},
-		summary: "write the machine's enabled packs as a pack set (forgepacks.lock, SPEC §10)\n" +
+	return &cli.Command{
+		Name: "lock", Args: "[-o FILE]", Nargs: cli.Args{Min: 0, Max: 0, Want: "no arguments"},
+		Summary: "write the machine's enabled packs as a pack set (forgepacks.lock, SPEC §10)\n" +
 			"Without -o the lock goes to standard output. --sign writes FILE.minisig beside it.",
-		flags: func(fs *flag.FlagSet) {
+		Flags: func(fs *flag.FlagSet) {
 			sf.register(fs)
 			fs.StringVar(&out, "o", "", "write the lock to `FILE`")
 		},
-		run: func(ctx context.Context, e *env, args []string) int {
+		Run: func(ctx context.Context, e *cli.Env, args []string) int {
 			if sf.sign != "" && out == "" {
-				fmt.Fprintln(e.stderr, "forgesync lock: --sign needs -o FILE (the signature goes beside the lock)")
-				return exitFailure
+				fmt.Fprintln(e.Stderr, "forgesync lock: --sign needs -o FILE (the signature goes beside the lock)")
+				return cli.ExitFailure
 			}
 			key, err := sf.key()
 			if err != nil {
-				return e.fail(err)
+				return e.Fail(err)
 			}
-			m := e.open()
+			m := openMachine(e)
 			defer m.Close()
 			kept, err := m.Kept(ctx)
 			if err != nil {
-				return e.fail(err)
+				return e.Fail(err)
 			}
 			l, err := packset.LockFor(sf.name, kept, sf.urls)
 			if err != nil {
-				return e.fail(err)
+				return e.Fail(err)
 			}
 			if out == "" {
 				data, err := packset.Encode(l)
 				if err != nil {
-					return e.fail(err)
+					return e.Fail(err)
 				}
-				e.stdout.Write(data)
-				return exitOK
+				e.Stdout.Write(data)
+				return cli.ExitOK
 			}
 			if _, err := packset.WriteLock(out, l, key); err != nil {
-				return e.fail(err)
+				return e.Fail(err)
 			}
 			printSetWritten(e, out, l, key)
-			return exitOK
+			return cli.ExitOK
 		},
 	}
 }
 
-func exportCommand() *command {
+func exportCommand() *cli.Command {
 	var sf setFlags
-	return &command{
-		name: "export", args: "DIR", nargs: argSpec{1, 1, "one DIR"},
-		summary: "write the machine's enabled packs as a folder to publish: DIR/forgepacks.lock\n" +
+	return &cli.Command{
+		Name: "export", Args: "DIR", Nargs: cli.Args{Min: 1, Max: 1, Want: "one DIR"},
+		Summary: "write the machine's enabled packs as a folder to publish: DIR/forgepacks.lock\n" +
 			"(+ .minisig with --sign) and DIR/packs/<sha256><ext>. Any static web server, bucket or\n" +
 			"CDN serves it as it is; names by content never change.",
-		flags: sf.register,
-		run: func(ctx context.Context, e *env, args []string) int {
+		Flags: sf.register,
+		Run: func(ctx context.Context, e *cli.Env, args []string) int {
 			key, err := sf.key()
 			if err != nil {
-				return e.fail(err)
+				return e.Fail(err)
 			}
-			m := e.open()
+			m := openMachine(e)
 			defer m.Close()
 			kept, err := m.Kept(ctx)
 			if err != nil {
-				return e.fail(err)
+				return e.Fail(err)
 			}
 			l, err := packset.Export(ctx, args[0], sf.name, kept, sf.urls, key)
 			if err != nil {
-				return e.fail(err)
+				return e.Fail(err)
 			}
 			printSetWritten(e, filepath.Join(args[0], packset.LockName), l, key)
-			return exitOK
+			return cli.ExitOK
 		},
 	}
 }
 
-func printSetWritten(e *env, path string, l *packset.Lock, key *minisign.PrivateKey) {
+func printSetWritten(e *cli.Env, path string, l *packset.Lock, key *minisign.PrivateKey) {
 	w := packset.Written{Lock: path, Fingerprint: l.Fingerprint(), Packs: len(l.Packs)}
 	if key != nil {
 		w.SignedBy = packset.KeyID(key.ID())
 	}
-	if e.json {
-		writeJSON(e.stdout, w)
+	if e.JSON {
+		cli.WriteJSON(e.Stdout, w)
 		return
 	}
-	packset.WriteWritten(e.stdout, w)
+	packset.WriteWritten(e.Stdout, w)
 }
 
-func diffCommand() *command {
-	return &command{
-		name: "diff", args: "LOCK|URL", nargs: argSpec{1, 1, "one lock file, folder or URL"},
-		summary: "compare the machine's packs with a pack set, one line per difference\n" +
+func diffCommand() *cli.Command {
+	return &cli.Command{
+		Name: "diff", Args: "LOCK|URL", Nargs: cli.Args{Min: 1, Max: 1, Want: "one lock file, folder or URL"},
+		Summary: "compare the machine's packs with a pack set, one line per difference\n" +
 			"Exit status: 0 equal, 1 different, 2 could not tell.",
-		run: func(ctx context.Context, e *env, args []string) int {
-			m := e.open()
+		Run: func(ctx context.Context, e *cli.Env, args []string) int {
+			m := openMachine(e)
 			defer m.Close()
-			rep, err := packset.DiffLock(ctx, args[0], e.cfg.Sets.TrustedKeys, m.Installed)
+			rep, err := packset.DiffLock(ctx, args[0], e.Config.Sets.TrustedKeys, m.Installed)
 			if err != nil {
-				return e.fail(err)
+				return e.Fail(err)
 			}
-			code := exitOK
+			code := cli.ExitOK
 			if !rep.Equal {
-				code = exitInvalid
+				code = cli.ExitInvalid
 			}
-			if e.json {
-				writeJSON(e.stdout, rep)
+			if e.JSON {
+				cli.WriteJSON(e.Stdout, rep)
 				return code
 			}
-			packset.WriteDiff(e.stdout, rep)
+			packset.WriteDiff(e.Stdout, rep)
 			return code
 		},
 	}
 }
 
 // runSyncSet is `forgesync sync --set LOCK|URL [--prune]`.
-func runSyncSet(ctx context.Context, e *env, arg string, prune bool) int {
-	e.name = "sync --set"
-	m := e.open()
+func runSyncSet(ctx context.Context, e *cli.Env, arg string, prune bool) int {
+	e.Name = "sync --set"
+	m := openMachine(e)
 	defer m.Close()
 	res, err := m.SyncSet(ctx, arg, prune)
 	if err != nil && !errors.Is(err, machine.ErrDeploy) {
-		if e.json && res != nil {
-			writeJSON(e.stdout, res)
+		if e.JSON && res != nil {
+			cli.WriteJSON(e.Stdout, res)
 		}
-		return e.fail(err)
+		return e.Fail(err)
 	}
-	if e.json {
-		writeJSON(e.stdout, res)
+	if e.JSON {
+		cli.WriteJSON(e.Stdout, res)
 	} else {
-		api.WriteSetSync(e.stdout, res)
+		api.WriteSetSync(e.Stdout, res)
 	}
 	if err != nil {
-		return exitFailure // the summary's warnings say what failed
+		return cli.ExitFailure // the summary's warnings say what failed
 	}
-	return exitOK
+	return cli.ExitOK
 }

@@ -11,6 +11,7 @@ import (
 
 	"aead.dev/minisign"
 
+	"github.com/mjolnir-forge/forgesync/internal/cli"
 	"github.com/mjolnir-forge/forgesync/packset"
 )
 
@@ -20,16 +21,16 @@ func TestLockExportDiff(t *testing.T) {
 	config, drop, _ := gameEnv(t)
 	os.MkdirAll(drop, 0o755)
 	for _, id := range []string{"foundry-wide", "lockout-gates"} {
-		if code, out, errs := runCLI(t, "pack", "../../inventory/render/testdata/companions/"+id, "-o", filepath.Join(drop, id+".zip")); code != exitOK {
+		if code, out, errs := runCLI(t, "pack", "../../inventory/render/testdata/companions/"+id, "-o", filepath.Join(drop, id+".zip")); code != cli.ExitOK {
 			t.Fatalf("pack %s = %d\n%s%s", id, code, out, errs)
 		}
 	}
-	if code, out, errs := runCLI(t, "sync", "--config", config); code != exitOK {
+	if code, out, errs := runCLI(t, "sync", "--config", config); code != cli.ExitOK {
 		t.Fatalf("sync = %d\n%s%s", code, out, errs)
 	}
 
 	code, out, errs := runCLI(t, "lock", "--config", config, "--name", "league")
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("lock = %d\n%s", code, errs)
 	}
 	l, err := packset.Decode("stdout", []byte(out), packset.DecodeOptions{})
@@ -42,7 +43,7 @@ func TestLockExportDiff(t *testing.T) {
 	keyPath := filepath.Join(t.TempDir(), "host.key")
 	os.WriteFile(keyPath, keyText, 0o600)
 	dir := filepath.Join(t.TempDir(), "published")
-	if code, out, errs := runCLI(t, "export", dir, "--sign", keyPath, "--config", config); code != exitOK || !strings.Contains(out, "signed by key "+packset.KeyID(pub.ID())) {
+	if code, out, errs := runCLI(t, "export", dir, "--sign", keyPath, "--config", config); code != cli.ExitOK || !strings.Contains(out, "signed by key "+packset.KeyID(pub.ID())) {
 		t.Fatalf("export = %d\n%s%s", code, out, errs)
 	}
 	for _, p := range l.Packs {
@@ -52,7 +53,7 @@ func TestLockExportDiff(t *testing.T) {
 	}
 
 	code, out, errs = runCLI(t, "diff", dir, "--config", config)
-	if code != exitOK || !strings.Contains(out, "the machine equals the set (2 packs)") || !strings.Contains(out, "signed by key "+packset.KeyID(pub.ID())+" (not checked") {
+	if code != cli.ExitOK || !strings.Contains(out, "the machine equals the set (2 packs)") || !strings.Contains(out, "signed by key "+packset.KeyID(pub.ID())+" (not checked") {
 		t.Fatalf("diff (equal) = %d\n%s%s", code, out, errs)
 	}
 
@@ -63,16 +64,16 @@ func TestLockExportDiff(t *testing.T) {
 		os.WriteFile(c, append(text, []byte("[sets]\ntrusted_keys = [\""+k.String()+"\"]\n")...), 0o644)
 		return c
 	}
-	if code, out, errs := runCLI(t, "diff", dir, "--config", trusted(pub)); code != exitOK || !strings.Contains(out, "signed by trusted key") {
+	if code, out, errs := runCLI(t, "diff", dir, "--config", trusted(pub)); code != cli.ExitOK || !strings.Contains(out, "signed by trusted key") {
 		t.Fatalf("diff (trusted) = %d\n%s%s", code, out, errs)
 	}
 	other, _, _ := minisign.GenerateKey(nil)
-	if code, _, errs := runCLI(t, "diff", dir, "--config", trusted(other)); code != exitFailure || !strings.Contains(errs, "not one of the trusted keys") {
+	if code, _, errs := runCLI(t, "diff", dir, "--config", trusted(other)); code != cli.ExitFailure || !strings.Contains(errs, "not one of the trusted keys") {
 		t.Fatalf("diff (untrusted) = %d\n%s", code, errs)
 	}
 
 	// Disable one pack: the machine differs, over HTTP too.
-	if code, _, errs := runCLI(t, "disable", "lockout-gates", "--config", config); code != exitOK {
+	if code, _, errs := runCLI(t, "disable", "lockout-gates", "--config", config); code != cli.ExitOK {
 		t.Fatalf("disable = %d %s", code, errs)
 	}
 	srv := httptest.NewServer(http.FileServer(http.Dir(dir)))
@@ -88,25 +89,25 @@ func TestLockExportDiff(t *testing.T) {
 			State string `json:"state"`
 		} `json:"signature"`
 	}
-	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != exitInvalid || rep.Equal || len(rep.Differences) != 1 ||
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != cli.ExitInvalid || rep.Equal || len(rep.Differences) != 1 ||
 		rep.Differences[0].Kind != "disabled" || rep.Differences[0].ID != "lockout-gates" || rep.Signature.State != "unverified" {
 		t.Fatalf("diff --json (disabled) = %d %v\n%s%s", code, err, out, errs)
 	}
 	code, out, _ = runCLI(t, "diff", dir, "--config", config)
-	if code != exitInvalid || !strings.Contains(out, "lockout-gates: installed but disabled") {
+	if code != cli.ExitInvalid || !strings.Contains(out, "lockout-gates: installed but disabled") {
 		t.Fatalf("diff (disabled) = %d\n%s", code, out)
 	}
 
 	// Could not tell: exit 2.
-	if code, _, errs := runCLI(t, "diff", filepath.Join(dir, "none.lock"), "--config", config); code != exitFailure {
+	if code, _, errs := runCLI(t, "diff", filepath.Join(dir, "none.lock"), "--config", config); code != cli.ExitFailure {
 		t.Fatalf("diff (missing lock) = %d %s", code, errs)
 	}
 	os.WriteFile(filepath.Join(dir, packset.LockName), []byte("format = \"forgepacks-lock\"\nversion = 7\n"), 0o644)
-	if code, _, errs := runCLI(t, "diff", dir, "--config", config); code != exitFailure || !strings.Contains(errs, ":2: version") {
+	if code, _, errs := runCLI(t, "diff", dir, "--config", config); code != cli.ExitFailure || !strings.Contains(errs, ":2: version") {
 		t.Fatalf("diff (bad lock) = %d %s", code, errs)
 	}
 	// --sign without -o is refused.
-	if code, _, _ := runCLI(t, "lock", "--sign", keyPath, "--config", config); code != exitFailure {
+	if code, _, _ := runCLI(t, "lock", "--sign", keyPath, "--config", config); code != cli.ExitFailure {
 		t.Fatalf("lock --sign without -o = %d", code)
 	}
 }

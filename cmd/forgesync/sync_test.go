@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mjolnir-forge/forgesync/internal/cli"
 )
 
 // gameEnv writes a config file laying out a game install under a temp dir.
@@ -25,12 +27,12 @@ func TestSyncEndToEnd(t *testing.T) {
 	os.MkdirAll(drop, 0o755)
 	// The two companion packs of ../shared, packed by the packer.
 	for _, id := range []string{"foundry-wide", "lockout-gates"} {
-		if code, out, errs := runCLI(t, "pack", "../../inventory/render/testdata/companions/"+id, "-o", filepath.Join(drop, id+".zip")); code != exitOK {
+		if code, out, errs := runCLI(t, "pack", "../../inventory/render/testdata/companions/"+id, "-o", filepath.Join(drop, id+".zip")); code != cli.ExitOK {
 			t.Fatalf("pack %s = %d\n%s%s", id, code, out, errs)
 		}
 	}
 	code, out, errs := runCLI(t, "sync", "--config", config)
-	if code != exitOK || !strings.Contains(out, "foundry-wide.zip: installed foundry-wide 1.4.0") {
+	if code != cli.ExitOK || !strings.Contains(out, "foundry-wide.zip: installed foundry-wide 1.4.0") {
 		t.Fatalf("sync = %d\n%s%s", code, out, errs)
 	}
 	// The published companions equal, byte for byte, those an independent
@@ -49,14 +51,14 @@ func TestSyncEndToEnd(t *testing.T) {
 		Outcomes  []any    `json:"outcomes"`
 		Published []string `json:"published"`
 	}
-	if err := json.Unmarshal([]byte(out), &sum); err != nil || code != exitOK || len(sum.Outcomes) != 0 || len(sum.Published) != 0 {
+	if err := json.Unmarshal([]byte(out), &sum); err != nil || code != cli.ExitOK || len(sum.Outcomes) != 0 || len(sum.Published) != 0 {
 		t.Fatalf("idle sync --json = %d %v\n%s", code, err, out)
 	}
 
 	// A rejected archive makes the exit status 1 and lands beside its reasons.
 	os.WriteFile(filepath.Join(drop, "script.zip"), []byte("not a zip at all"), 0o644)
 	code, out, _ = runCLI(t, "sync", "--config", config)
-	if code != exitInvalid || !strings.Contains(out, "script.zip: rejected") {
+	if code != cli.ExitInvalid || !strings.Contains(out, "script.zip: rejected") {
 		t.Fatalf("sync with a bad archive = %d\n%s", code, out)
 	}
 	if _, err := os.Stat(filepath.Join(drop, "rejected", "script.zip.txt")); err != nil {
@@ -64,7 +66,7 @@ func TestSyncEndToEnd(t *testing.T) {
 	}
 
 	// Disable the door pack: doors.txt keeps only its header.
-	if code, out, errs := runCLI(t, "disable", "lockout-gates", "--config", config); code != exitOK {
+	if code, out, errs := runCLI(t, "disable", "lockout-gates", "--config", config); code != cli.ExitOK {
 		t.Fatalf("disable = %d\n%s%s", code, out, errs)
 	}
 	if got, _ := os.ReadFile(filepath.Join(inv, "doors.txt")); string(got) != "forge-doors 1\n" {
@@ -75,13 +77,13 @@ func TestSyncEndToEnd(t *testing.T) {
 		ID      string `json:"id"`
 		Enabled bool   `json:"enabled"`
 	}
-	if err := json.Unmarshal([]byte(out), &packs); err != nil || code != exitOK || len(packs) != 2 || packs[1].Enabled {
+	if err := json.Unmarshal([]byte(out), &packs); err != nil || code != cli.ExitOK || len(packs) != 2 || packs[1].Enabled {
 		t.Fatalf("packs --json = %d %v\n%s", code, err, out)
 	}
-	if code, _, errs := runCLI(t, "enable", "nope", "--config", config); code != exitInvalid || !strings.Contains(errs, "not installed") {
+	if code, _, errs := runCLI(t, "enable", "nope", "--config", config); code != cli.ExitInvalid || !strings.Contains(errs, "not installed") {
 		t.Fatalf("enable nope = %d %q", code, errs)
 	}
-	if code, _, errs := runCLI(t, "remove", "foundry-wide", "--config", config); code != exitOK {
+	if code, _, errs := runCLI(t, "remove", "foundry-wide", "--config", config); code != cli.ExitOK {
 		t.Fatalf("remove = %d %q", code, errs)
 	}
 	if got, _ := os.ReadFile(filepath.Join(inv, "lifts.txt")); string(got) != "forge-lifts 1\n" {
@@ -91,7 +93,7 @@ func TestSyncEndToEnd(t *testing.T) {
 
 func TestSyncNeedsGamePaths(t *testing.T) {
 	code, _, errs := runCLI(t, "sync")
-	if code != exitFailure || !strings.Contains(errs, "paths.mods") {
+	if code != cli.ExitFailure || !strings.Contains(errs, "paths.mods") {
 		t.Fatalf("sync without config = %d %q; want 2 naming paths.mods", code, errs)
 	}
 }
@@ -108,8 +110,8 @@ func TestSyncFailsWhenADeployFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, errs := runCLI(t, "sync", "--config", config)
-	if code != exitFailure {
-		t.Fatalf("sync with a failing deploy = %d; want %d\n%s%s", code, exitFailure, out, errs)
+	if code != cli.ExitFailure {
+		t.Fatalf("sync with a failing deploy = %d; want %d\n%s%s", code, cli.ExitFailure, out, errs)
 	}
 	if n := strings.Count(out+errs, "Scripts"); n != 1 {
 		t.Fatalf("the deploy problem is printed %d times; want once:\n%s%s", n, out, errs)

@@ -18,6 +18,7 @@ import (
 	"aead.dev/minisign"
 
 	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/internal/cli"
 	"github.com/mjolnir-forge/forgesync/internal/toolcheck"
 	"github.com/mjolnir-forge/forgesync/packset"
 )
@@ -37,7 +38,7 @@ func doorPack(t *testing.T, drop, id, version string, n int) string {
 	}
 	out := filepath.Join(drop, id+"-"+version+".zip")
 	os.MkdirAll(drop, 0o755)
-	if code, o, e := runCLI(t, "pack", dir, "-o", out); code != exitOK {
+	if code, o, e := runCLI(t, "pack", dir, "-o", out); code != cli.ExitOK {
 		t.Fatalf("pack %s = %d\n%s%s", id, code, o, e)
 	}
 	return out
@@ -86,11 +87,11 @@ func publishedSet(t *testing.T, packs map[string]int) (string, string) {
 	for id, doors := range packs {
 		doorPack(t, drop, id, "1.0.0", doors)
 	}
-	if code, out, errs := runCLI(t, "sync", "--config", config); code != exitOK {
+	if code, out, errs := runCLI(t, "sync", "--config", config); code != cli.ExitOK {
 		t.Fatalf("host sync = %d\n%s%s", code, out, errs)
 	}
 	dir := filepath.Join(t.TempDir(), "published")
-	if code, out, errs := runCLI(t, "export", dir, "--config", config); code != exitOK {
+	if code, out, errs := runCLI(t, "export", dir, "--config", config); code != cli.ExitOK {
 		t.Fatalf("export = %d\n%s%s", code, out, errs)
 	}
 	data, _ := os.ReadFile(filepath.Join(dir, packset.LockName))
@@ -106,7 +107,7 @@ func publishedSet(t *testing.T, packs map[string]int) (string, string) {
 func machineFingerprint(t *testing.T, config string) string {
 	t.Helper()
 	code, out, errs := runCLI(t, "lock", "--config", config)
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("lock = %d %s", code, errs)
 	}
 	l, err := packset.Decode("lock", []byte(out), packset.DecodeOptions{Have: packset.HaveAll})
@@ -135,7 +136,7 @@ func TestSyncSetFromServer(t *testing.T) {
 
 	config, _, inv := gameEnv(t)
 	code, out, errs := runCLI(t, "sync", "--set", srv.URL+"/", "--config", config)
-	if code != exitOK || !strings.Contains(out, "installed alpha-gates 1.0.0") || !strings.Contains(out, "the machine now equals the set "+want) ||
+	if code != cli.ExitOK || !strings.Contains(out, "installed alpha-gates 1.0.0") || !strings.Contains(out, "the machine now equals the set "+want) ||
 		!strings.Contains(errs, "fetching alpha-gates (") {
 		t.Fatalf("sync --set = %d\n%s%s", code, out, errs)
 	}
@@ -173,7 +174,7 @@ func TestSyncSetFromServer(t *testing.T) {
 
 	code, out, errs = runCLI(t, "sync", "--set", srv.URL+"/", "--config", config, "--json")
 	var res api.SetSyncResult
-	if err := json.Unmarshal([]byte(out), &res); err != nil || code != exitOK {
+	if err := json.Unmarshal([]byte(out), &res); err != nil || code != cli.ExitOK {
 		t.Fatalf("second sync --set = %d %v\n%s%s", code, err, out, errs)
 	}
 	second := c.take()
@@ -190,7 +191,7 @@ func TestSyncSetFromServer(t *testing.T) {
 
 	// The set changes on the server: beta goes, gamma comes, alpha is
 	// disabled by hand on the machine. One run makes it exact again.
-	if code, _, errs := runCLI(t, "disable", "alpha-gates", "--config", config); code != exitOK {
+	if code, _, errs := runCLI(t, "disable", "alpha-gates", "--config", config); code != cli.ExitOK {
 		t.Fatalf("disable = %d %s", code, errs)
 	}
 	dir2, want2 := publishedSet(t, map[string]int{"alpha-gates": 2, "gamma-gates": 3})
@@ -200,7 +201,7 @@ func TestSyncSetFromServer(t *testing.T) {
 	later := time.Now().Add(5 * time.Second)
 	os.Chtimes(filepath.Join(dir, packset.LockName), later, later)
 	code, out, errs = runCLI(t, "sync", "--set", srv.URL+"/", "--config", config, "--prune")
-	if code != exitOK || !strings.Contains(out, "installed gamma-gates 1.0.0") || !strings.Contains(out, "removed beta-gates") || !strings.Contains(out, "enabled alpha-gates") {
+	if code != cli.ExitOK || !strings.Contains(out, "installed gamma-gates 1.0.0") || !strings.Contains(out, "removed beta-gates") || !strings.Contains(out, "enabled alpha-gates") {
 		t.Fatalf("sync --set (changed set) = %d\n%s%s", code, out, errs)
 	}
 	if got := machineFingerprint(t, config); got != want2 {
@@ -318,17 +319,17 @@ func TestSyncSetFaults(t *testing.T) {
 		{name: "500 then 200", dir: dir, lock: func(s string) []byte { return lockWith(t, dir, s+"/flaky") }, want: want},
 		{name: "wrong bytes, next mirror", dir: dir, lock: func(s string) []byte { return lockWith(t, dir, s+"/bad", s+"/good") }, want: want},
 		{name: "cut at 50%, resumed", dir: dir, lock: func(s string) []byte { return lockWith(t, dir, s+"/cut") }, want: want, ranged: true},
-		{name: "every mirror down", dir: dir, lock: func(s string) []byte { return lockWith(t, dir, closedURL+"/x", s+"/down") }, code: exitFailure, want: empty,
+		{name: "every mirror down", dir: dir, lock: func(s string) []byte { return lockWith(t, dir, closedURL+"/x", s+"/down") }, code: cli.ExitFailure, want: empty,
 			errs: []string{"every mirror failed", closedURL + "/x/", "/down/", "connection refused", "503"}},
 		{name: "wrong fingerprint line", dir: dir, lock: func(s string) []byte {
 			return []byte(strings.Replace(string(lockWith(t, dir, s+"/good")), want, packset.Fingerprint(nil), 1))
-		}, code: exitFailure, want: empty, errs: []string{"fingerprint"}},
-		{name: "over 256 doors", dir: bigDir, lock: func(s string) []byte { return lockWith(t, bigDir, s+"/good") }, code: exitInvalid, want: empty,
+		}, code: cli.ExitFailure, want: empty, errs: []string{"fingerprint"}},
+		{name: "over 256 doors", dir: bigDir, lock: func(s string) []byte { return lockWith(t, bigDir, s+"/good") }, code: cli.ExitInvalid, want: empty,
 			errs: []string{"many-gates", "more-gates", "256"}},
 		{name: "pin older than installed", dir: dir, lock: func(s string) []byte { return lockWith(t, dir, s+"/good") }, want: want,
 			prepare: func(t *testing.T, config, drop string) {
 				doorPack(t, drop, "alpha-gates", "2.0.0", 2)
-				if code, out, errs := runCLI(t, "sync", "--config", config); code != exitOK {
+				if code, out, errs := runCLI(t, "sync", "--config", config); code != cli.ExitOK {
 					t.Fatalf("sync = %d\n%s%s", code, out, errs)
 				}
 			}, out: "downgraded alpha-gates 2.0.0 → 1.0.0"},
@@ -442,14 +443,14 @@ func TestSyncSetPythonServer(t *testing.T) {
 		t.Fatal("python3 http.server did not say where it listens")
 	}
 	config, _, _ := gameEnv(t)
-	if code, out, errs := runCLI(t, "sync", "--set", base, "--config", config); code != exitOK {
+	if code, out, errs := runCLI(t, "sync", "--set", base, "--config", config); code != cli.ExitOK {
 		t.Fatalf("sync --set = %d\n%s%s", code, out, errs)
 	}
 	if got := machineFingerprint(t, config); got != want {
 		t.Fatalf("machine fingerprint %s; want %s", got, want)
 	}
 	code, o, errs := runCLI(t, "sync", "--set", base, "--config", config)
-	if code != exitOK || !strings.Contains(o, "unchanged (304)") {
+	if code != cli.ExitOK || !strings.Contains(o, "unchanged (304)") {
 		t.Fatalf("second sync --set = %d\n%s%s", code, o, errs)
 	}
 }
@@ -461,7 +462,7 @@ func TestSyncSetSignature(t *testing.T) {
 	fastFetch(t)
 	config, drop, _ := gameEnv(t)
 	doorPack(t, drop, "alpha-gates", "1.0.0", 2)
-	if code, out, errs := runCLI(t, "sync", "--config", config); code != exitOK {
+	if code, out, errs := runCLI(t, "sync", "--config", config); code != cli.ExitOK {
 		t.Fatalf("host sync = %d\n%s%s", code, out, errs)
 	}
 	keyFile := func(k minisign.PrivateKey) string {
@@ -474,7 +475,7 @@ func TestSyncSetSignature(t *testing.T) {
 	_, other, _ := minisign.GenerateKey(nil)
 	good, bad := filepath.Join(t.TempDir(), "good"), filepath.Join(t.TempDir(), "bad")
 	for dir, k := range map[string]minisign.PrivateKey{good: priv, bad: other} {
-		if code, out, errs := runCLI(t, "export", dir, "--sign", keyFile(k), "--config", config); code != exitOK {
+		if code, out, errs := runCLI(t, "export", dir, "--sign", keyFile(k), "--config", config); code != cli.ExitOK {
 			t.Fatalf("export = %d\n%s%s", code, out, errs)
 		}
 	}
@@ -491,10 +492,10 @@ func TestSyncSetSignature(t *testing.T) {
 		code      int
 		errs      string
 	}{
-		{"another key", bad, exitFailure, "not one of the trusted keys"},
-		{"edited after signing", edited, exitFailure, "does not match the lock"},
-		{"unsigned", unsigned, exitFailure, "not signed"},
-		{"the trusted key", good, exitOK, ""},
+		{"another key", bad, cli.ExitFailure, "not one of the trusted keys"},
+		{"edited after signing", edited, cli.ExitFailure, "does not match the lock"},
+		{"unsigned", unsigned, cli.ExitFailure, "not signed"},
+		{"the trusted key", good, cli.ExitOK, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			machine, _, _ := gameEnv(t)
@@ -508,10 +509,10 @@ func TestSyncSetSignature(t *testing.T) {
 				t.Fatalf("sync --set = %d; want %d with %q\n%s%s", code, c.code, c.errs, out, errs)
 			}
 			after := machineFingerprint(t, machine)
-			if c.code != exitOK && after != before {
+			if c.code != cli.ExitOK && after != before {
 				t.Errorf("a refused lock changed the machine: %s → %s", before, after)
 			}
-			if c.code == exitOK && (after == before || !strings.Contains(out, "signed by trusted key "+packset.KeyID(pub.ID()))) {
+			if c.code == cli.ExitOK && (after == before || !strings.Contains(out, "signed by trusted key "+packset.KeyID(pub.ID()))) {
 				t.Errorf("the trusted lock: fingerprint %s, output\n%s", after, out)
 			}
 		})
@@ -532,7 +533,7 @@ func TestSyncSetCache(t *testing.T) {
 	text, _ := os.ReadFile(config)
 	os.WriteFile(config, append(text, []byte("[sets]\ncache_max = \"1B\"\n")...), 0o644)
 	for _, s := range []struct{ url, want string }{{srv1.URL + "/", want1}, {srv2.URL + "/", want2}} {
-		if code, out, errs := runCLI(t, "sync", "--set", s.url, "--config", config, "--prune"); code != exitOK {
+		if code, out, errs := runCLI(t, "sync", "--set", s.url, "--config", config, "--prune"); code != cli.ExitOK {
 			t.Fatalf("sync --set %s = %d\n%s%s", s.url, code, out, errs)
 		}
 		if got := machineFingerprint(t, config); got != s.want {
@@ -550,7 +551,7 @@ func TestSyncSetCache(t *testing.T) {
 	local := filepath.Join(t.TempDir(), packset.LockName)
 	os.WriteFile(local, []byte(strings.ReplaceAll(string(lock), "packs/", srv1.URL+"/packs/")), 0o644)
 	code, out, errs := runCLI(t, "sync", "--set", local, "--config", config, "--prune")
-	if code != exitOK || strings.Contains(out, "downloaded") {
+	if code != cli.ExitOK || strings.Contains(out, "downloaded") {
 		t.Fatalf("sync --set (set 1 again, offline) = %d\n%s%s", code, out, errs)
 	}
 	if got := machineFingerprint(t, config); got != want1 {

@@ -6,41 +6,42 @@ import (
 	"text/tabwriter"
 
 	"github.com/mjolnir-forge/forgesync/installer/iostore"
+	"github.com/mjolnir-forge/forgesync/internal/cli"
 )
 
-func utocCommand() *command {
-	return &command{
-		name: "utoc", args: "FILE.utoc", noConfig: true, nargs: argSpec{1, 1, "one FILE.utoc"},
-		summary: "list the chunks of an IoStore table of contents: id, index, type\n" +
+func utocCommand() *cli.Command {
+	return &cli.Command{
+		Name: "utoc", Args: "FILE.utoc", NoConfig: true, Nargs: cli.Args{Min: 1, Max: 1, Want: "one FILE.utoc"},
+		Summary: "list the chunks of an IoStore table of contents: id, index, type\n" +
 			"For authors chasing a missing surface package: compare with `forgesync package-id`.",
-		run: func(ctx context.Context, e *env, args []string) int {
+		Run: func(ctx context.Context, e *cli.Env, args []string) int {
 			toc, err := iostore.ReadFile(args[0])
 			if err != nil {
-				return e.fail(err)
+				return e.Fail(err)
 			}
-			if e.json {
-				writeJSON(e.stdout, toc)
-				return exitOK
+			if e.JSON {
+				cli.WriteJSON(e.Stdout, toc)
+				return cli.ExitOK
 			}
-			fmt.Fprintf(e.stdout, "%s: TOC version %d, container %016X, %d chunks, layout %v\n",
+			fmt.Fprintf(e.Stdout, "%s: TOC version %d, container %016X, %d chunks, layout %v\n",
 				args[0], toc.Version, uint64(toc.ContainerID), len(toc.Chunks), toc.Layout)
-			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+			tw := tabwriter.NewWriter(e.Stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tINDEX\tTYPE")
 			for _, c := range toc.Chunks {
 				fmt.Fprintf(tw, "%s\t%d\t%s\n", c.ID, c.Index, c.TypeName())
 			}
 			tw.Flush()
-			return exitOK
+			return cli.ExitOK
 		},
 	}
 }
 
-func packageIDCommand() *command {
-	return &command{
-		name: "package-id", args: "NAME...", noConfig: true, nargs: argSpec{1, -1, "one or more package NAMEs"},
-		summary: "print the Unreal package id of each long package name\n" +
+func packageIDCommand() *cli.Command {
+	return &cli.Command{
+		Name: "package-id", Args: "NAME...", NoConfig: true, Nargs: cli.Args{Min: 1, Max: -1, Want: "one or more package NAMEs"},
+		Summary: "print the Unreal package id of each long package name\n" +
 			"e.g. forgesync package-id /Game/MJOLNIR/Forge/my-pack/Surfaces/MI_GlassCyan",
-		run: func(ctx context.Context, e *env, args []string) int {
+		Run: func(ctx context.Context, e *cli.Env, args []string) int {
 			type row struct {
 				Name    string `json:"name"`
 				Hex     string `json:"id"`
@@ -51,14 +52,14 @@ func packageIDCommand() *command {
 				id := iostore.PackageID(n)
 				rows = append(rows, row{n, fmt.Sprintf("0x%016X", id), id})
 			}
-			if e.json {
-				writeJSON(e.stdout, rows)
-				return exitOK
+			if e.JSON {
+				cli.WriteJSON(e.Stdout, rows)
+				return cli.ExitOK
 			}
 			for _, r := range rows {
-				fmt.Fprintf(e.stdout, "%s\t%s\n", r.Hex, r.Name)
+				fmt.Fprintf(e.Stdout, "%s\t%s\n", r.Hex, r.Name)
 			}
-			return exitOK
+			return cli.ExitOK
 		},
 	}
 }

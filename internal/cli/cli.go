@@ -1,0 +1,287 @@
+// Package cli owns the forgesync command's sub-command machinery: a
+// command's flags and the bounds of its arguments, flags that may come
+// before the command's name or after its arguments, the flags every
+// command takes (the configuration, --json, the log's format and level)
+// and the configuration and logger they choose, the usage text, the exit
+// statuses, and printing a value as JSON or as text. What each command
+// does is its own.
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"strings"
+
+	"github.com/mjolnir-forge/forgesync/config"
+)
+
+// Exit statuses shared by the commands.
+const (
+	ExitOK      = 0 // all good
+	ExitInvalid = 1 // something was rejected or is invalid
+	ExitFailure = 2 // could not do the job (unreadable input, bad usage, I/O)
+)
+
+// Env is what every command gets: its output streams, the parsed common
+// flags, the configuration and the logger.
+type Env struct {
+	Name           string // the command's
+	Stdout, Stderr io.Writer
+	JSON           bool
+	ConfigPath     string
+	Machine        bool   // --machine: run as the machine service
+	Owner          string // --owner: the installing user, admitted to the socket's folder
+	LogFormat      string
+	LogLevel       string
+	Serves         bool // a long-running command: it logs at the configured level
+	Config         *config.Config
+	Log            *slog.Logger
+	refused        func(error) bool
+}
+
+// Command is one sub-command.
+type Command struct {
+	Name    string
+	Args    string // positional arguments, for usage
+	Summary string
+	Flags   func(fs *flag.FlagSet) // extra flags, may be nil
+	Run     func(ctx context.Context, e *Env, args []string) int
+	// NoConfig marks commands that never read the configuration.
+	NoConfig bool
+	// Nargs bounds the positional arguments; the zero value takes any.
+	Nargs Args
+	// Serves marks the long-running commands (daemon, demo), which log at
+	// the configured level; the others print their own output and log
+	// only warnings and errors unless --log-level says otherwise.
+	Serves bool
+}
+
+// Program is the command and its sub-commands.
+type Program struct {
+	Version  string
+	Commands []*Command
+	// Refused reports whether an error means that the request was refused
+	// (exit status 1) rather than that the job failed (2); nil: never.
+	Refused func(error) bool
+}
+
+// Run runs the sub-command args name with the rest of args and returns
+// its exit status.
+func (p *Program) Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		p.usage(stderr)
+		return ExitFailure
+	}
+	args = commandFirst(args)
+	if args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		p.usage(stdout)
+		return ExitOK
+	}
+	i := slices.IndexFunc(p.Commands, func(c *Command) bool { return c.Name == args[0] })
+	if i < 0 {
+		fmt.Fprintf(stderr, "forgesync: unknown command %q (run `forgesync help` for the list)\n", args[0])
+		return ExitFailure
+	}
+	c := p.Commands[i]
+	e := &Env{Name: c.Name, Stdout: stdout, Stderr: stderr, Serves: c.Serves, refused: p.Refused}
+	fs := flag.NewFlagSet("forgesync "+c.Name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	globals(fs, e)
+	if c.Flags != nil {
+		c.Flags(fs)
+	}
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: forgesync %s [flags] %s\n\n%s\n\nflags:\n", c.Name, c.Args, c.Summary)
+		fs.PrintDefaults()
+	}
+	pos, err := parseInterspersed(fs, args[1:])
+	if errors.Is(err, flag.ErrHelp) {
+		return ExitOK
+	}
+	if err != nil {
+		return ExitFailure
+	}
+	if err := e.configure(c.NoConfig); err != nil {
+		fmt.Fprintf(stderr, "forgesync: %v\n", err)
+		return ExitFailure
+	}
+	if !c.Nargs.check(stderr, c.Name, len(pos)) {
+		return ExitFailure
+	}
+	return c.Run(ctx, e, pos)
+}
+
+// configure loads the configuration the common flags name (a command that
+// reads none gets the defaults unless --config names a file) and makes the
+// logger.
+func (e *Env) configure(noConfig bool) error {
+	if !noConfig || e.ConfigPath != "" {
+		cenv := config.Process(e.Machine)
+		path := e.ConfigPath
+		var err error
+		if !noConfig {
+			path, _, err = cenv.Discover(e.ConfigPath)
+		}
+		cfg, lerr := config.LoadEnv(path, cenv)
+		if err = errors.Join(err, lerr); err != nil {
+			return err
+		}
+		e.Config = cfg
+	} else {
+		e.Config = config.Default()
+	}
+	var err error
+	e.Log, err = e.NewLogger()
+	return err
+}
+
+// parseInterspersed parses flags that may come before or after positional
+// arguments (`pack DIR -o FILE` and `pack -o FILE DIR`); "--" ends flags.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var rest []string
+	if i := slices.Index(args, "--"); i >= 0 {
+		args, rest = args[:i], args[i+1:]
+	}
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			break
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+	return append(pos, rest...), nil
+}
+
+// globals registers the flags every command takes.
+func globals(fs *flag.FlagSet, e *Env) {
+	fs.StringVar(&e.ConfigPath, "config", "", "configuration `FILE` (TOML); default: $FORGESYNC_CONFIG, then the user's, then the machine's forgesync.toml")
+	fs.BoolVar(&e.Machine, "machine", false, "resolve the config as the machine service does (service install sets it)")
+	fs.StringVar(&e.Owner, "owner", "", "the `SID` of the user the socket's folder admits besides SYSTEM and Administrators (service install sets it)")
+	fs.BoolVar(&e.JSON, "json", false, "print JSON for machines")
+	fs.StringVar(&e.LogFormat, "log-format", "", "log format: text or json (default from config, else text)")
+	fs.StringVar(&e.LogLevel, "log-level", "", "log level: debug, info, warn, error")
+}
+
+// commandFirst moves the command name before the flags that precede it,
+// so `forgesync --config FILE scan x` reads as `forgesync scan --config
+// FILE x`. Without a command name, args are returned as they are.
+func commandFirst(args []string) []string {
+	fs := flag.NewFlagSet("", flag.ContinueOnError)
+	globals(fs, &Env{})
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "-h" || a == "--help" || !strings.HasPrefix(a, "-") {
+			return slices.Concat(args[i:i+1], args[:i], args[i+1:])
+		}
+		name, _, inline := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if f := fs.Lookup(name); f != nil && !inline && !isBoolFlag(f) {
+			i++ // its value
+		}
+	}
+	return args
+}
+
+// isBoolFlag reports whether f takes no value.
+func isBoolFlag(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+// NewLogger returns the logger of the configuration and the flags, writing
+// to Stderr: a command that does not serve logs only warnings and errors
+// unless --log-level says otherwise.
+func (e *Env) NewLogger() (*slog.Logger, error) {
+	level, format := e.Config.Log.Level, e.Config.Log.Format
+	if !e.Serves {
+		level = slog.LevelWarn
+	}
+	if e.LogLevel != "" {
+		if err := level.UnmarshalText([]byte(e.LogLevel)); err != nil {
+			return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", e.LogLevel)
+		}
+	}
+	if e.LogFormat != "" {
+		format = e.LogFormat
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	switch format {
+	case "json":
+		return slog.New(slog.NewJSONHandler(e.Stderr, opts)), nil
+	case "text", "":
+		return slog.New(slog.NewTextHandler(e.Stderr, opts)), nil
+	}
+	return nil, fmt.Errorf("--log-format %q: want text or json", format)
+}
+
+func (p *Program) usage(w io.Writer) {
+	fmt.Fprintf(w, "forgesync %s keeps MJOLNIR Forge packs installed, validated and in sync.\n\nusage: forgesync COMMAND [flags] [args]\n\ncommands:\n", p.Version)
+	for _, c := range p.Commands {
+		name := strings.TrimSpace(c.Name + " " + c.Args)
+		if len(name) > 34 {
+			fmt.Fprintf(w, "  %s\n  %-34s %s\n", name, "", firstLine(c.Summary))
+			continue
+		}
+		fmt.Fprintf(w, "  %-34s %s\n", name, firstLine(c.Summary))
+	}
+	fmt.Fprintf(w, "\nEvery command takes --config FILE, --json, --log-format and --log-level;\nflags may come before or after arguments. `forgesync COMMAND -h` for details.\n")
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+// Fail reports err as the command's failure and returns its exit status:
+// 1 when the program's Refused says the request was refused, else 2.
+func (e *Env) Fail(err error) int {
+	fmt.Fprintf(e.Stderr, "forgesync %s: %v\n", e.Name, err)
+	if e.refused != nil && e.refused(err) {
+		return ExitInvalid
+	}
+	return ExitFailure
+}
+
+// Args bounds a command's positional arguments: at least Min, at most
+// Max (Max < 0: no upper bound); Want says what is wanted, for the error.
+type Args struct {
+	Min, Max int
+	Want     string
+}
+
+// check reports a usage error unless n arguments fit the bounds.
+func (a Args) check(stderr io.Writer, name string, n int) bool {
+	if a.Want == "" || (n >= a.Min && (a.Max < 0 || n <= a.Max)) {
+		return true
+	}
+	fmt.Fprintf(stderr, "forgesync %s: want %s, got %d argument(s)\n", name, a.Want, n)
+	return false
+}
+
+// WriteJSON prints v as indented JSON.
+func WriteJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// Show prints v as JSON with --json, else as text, and returns ExitOK.
+func Show[T any](e *Env, v T, text func(io.Writer, T) error) int {
+	if e.JSON {
+		WriteJSON(e.Stdout, v)
+	} else {
+		text(e.Stdout, v)
+	}
+	return ExitOK
+}

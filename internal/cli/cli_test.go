@@ -1,0 +1,164 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+var errNo = errors.New("no")
+
+// program is a program of two commands: version prints its configuration
+// file; fail fails with errNo (a refusal) or another error.
+func program() *Program {
+	return &Program{
+		Version: "1.2.3",
+		Refused: func(err error) bool { return errors.Is(err, errNo) },
+		Commands: []*Command{
+			{Name: "version", Summary: "print the version\nmore", NoConfig: true,
+				Run: func(ctx context.Context, e *Env, args []string) int {
+					return Show(e, map[string]string{"file": e.Config.File}, func(w io.Writer, v map[string]string) error {
+						_, err := io.WriteString(w, "file "+v["file"]+"\n")
+						return err
+					})
+				}},
+			{Name: "fail", Args: "HOW", NoConfig: true, Nargs: Args{Min: 1, Max: 1, Want: "one HOW"},
+				Run: func(ctx context.Context, e *Env, args []string) int {
+					if args[0] == "refused" {
+						return e.Fail(errNo)
+					}
+					return e.Fail(errors.New("broken"))
+				}},
+		},
+	}
+}
+
+func runProgram(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := program().Run(t.Context(), args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestRun(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "f.toml")
+	if err := os.WriteFile(cfg, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		args     []string
+		code     int
+		out, err string // prefixes
+	}{
+		{"no arguments", nil, ExitFailure, "", "forgesync 1.2.3 keeps MJOLNIR Forge packs installed"},
+		{"help", []string{"help"}, ExitOK, "forgesync 1.2.3 keeps", ""},
+		{"unknown", []string{"nope"}, ExitFailure, "", "forgesync: unknown command \"nope\" (run `forgesync help` for the list)\n"},
+		{"config before the command", []string{"--config", cfg, "version"}, ExitOK, "file " + cfg + "\n", ""},
+		{"json after", []string{"version", "--json"}, ExitOK, "{\n  \"file\": \"\"\n}\n", ""},
+		{"too few arguments", []string{"fail"}, ExitFailure, "", "forgesync fail: want one HOW, got 0 argument(s)\n"},
+		{"refused", []string{"fail", "refused"}, ExitInvalid, "", "forgesync fail: no\n"},
+		{"failed", []string{"fail", "x"}, ExitFailure, "", "forgesync fail: broken\n"},
+		{"flags after arguments", []string{"fail", "refused", "--log-level", "debug"}, ExitInvalid, "", "forgesync fail: no\n"},
+		{"bad log level", []string{"version", "--log-level", "loud"}, ExitFailure, "", "forgesync: --log-level \"loud\": want debug, info, warn or error\n"},
+		{"bad log format", []string{"version", "--log-format", "xml"}, ExitFailure, "", "forgesync: --log-format \"xml\": want text or json\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errs := runProgram(t, tt.args...)
+			if code != tt.code || !strings.HasPrefix(out, tt.out) || !strings.HasPrefix(errs, tt.err) || (tt.out == "" && out != "") {
+				t.Errorf("Run(%q) = %d, stdout %q, stderr %q; want %d, %q…, %q…", tt.args, code, out, errs, tt.code, tt.out, tt.err)
+			}
+		})
+	}
+}
+
+// TestUsageLines: a long name and its arguments get a line of their own;
+// only a summary's first line is listed.
+func TestUsageLines(t *testing.T) {
+	p := program()
+	p.Commands[1].Args = strings.Repeat("X", 40)
+	var b bytes.Buffer
+	p.usage(&b)
+	if got := b.String(); !strings.Contains(got, "  version                            print the version\n") || strings.Contains(got, "more") ||
+		!strings.Contains(got, "  fail "+strings.Repeat("X", 40)+"\n") {
+		t.Errorf("usage =\n%s\nwant version's first summary line in the column, and fail's name on a line of its own", got)
+	}
+}
+
+// TestGlobalsBeforeTheCommand: every global flag that takes a value is
+// skipped with its value when it comes before the command's name.
+func TestGlobalsBeforeTheCommand(t *testing.T) {
+	fs := flag.NewFlagSet("", flag.ContinueOnError)
+	globals(fs, &Env{})
+	n := 0
+	fs.VisitAll(func(f *flag.Flag) {
+		args := []string{"--" + f.Name, "V", "version", "a"}
+		want := []string{"version", "--" + f.Name, "V", "a"}
+		if isBoolFlag(f) {
+			want = []string{"V", "--" + f.Name, "version", "a"}
+		} else {
+			n++
+		}
+		if got := commandFirst(args); !slices.Equal(got, want) {
+			t.Errorf("commandFirst(%q) = %q; want %q", args, got, want)
+		}
+	})
+	if n < 4 {
+		t.Errorf("%d global flags take a value; want at least 4", n)
+	}
+	if got := commandFirst([]string{"--json"}); !slices.Equal(got, []string{"--json"}) {
+		t.Errorf("commandFirst([--json]) = %q; want it as it is", got)
+	}
+	if got := commandFirst([]string{"--config=f", "scan"}); !slices.Equal(got, []string{"scan", "--config=f"}) {
+		t.Errorf("commandFirst([--config=f scan]) = %q", got)
+	}
+}
+
+func TestParseInterspersed(t *testing.T) {
+	tests := []struct {
+		args []string
+		pos  []string
+		o    string
+	}{
+		{[]string{"dir", "-o", "f"}, []string{"dir"}, "f"},
+		{[]string{"-o", "f", "dir"}, []string{"dir"}, "f"},
+		{[]string{"a", "-o", "f", "b"}, []string{"a", "b"}, "f"},
+		{[]string{"a", "--", "-o", "f"}, []string{"a", "-o", "f"}, ""},
+	}
+	for _, tt := range tests {
+		fs := flag.NewFlagSet("", flag.ContinueOnError)
+		o := fs.String("o", "", "")
+		pos, err := parseInterspersed(fs, tt.args)
+		if err != nil || !slices.Equal(pos, tt.pos) || *o != tt.o {
+			t.Errorf("parseInterspersed(%q) = %q, -o %q, %v; want %q, -o %q", tt.args, pos, *o, err, tt.pos, tt.o)
+		}
+	}
+}
+
+func TestArgs(t *testing.T) {
+	tests := []struct {
+		a  Args
+		n  int
+		ok bool
+	}{
+		{Args{}, 5, true},
+		{Args{Min: 1, Max: 1, Want: "one"}, 1, true},
+		{Args{Min: 1, Max: 1, Want: "one"}, 2, false},
+		{Args{Min: 1, Max: -1, Want: "some"}, 9, true},
+		{Args{Min: 1, Max: -1, Want: "some"}, 0, false},
+	}
+	for _, tt := range tests {
+		var b bytes.Buffer
+		if ok := tt.a.check(&b, "c", tt.n); ok != tt.ok || (b.Len() == 0) != ok {
+			t.Errorf("%+v.check(%d) = %v, %q; want %v", tt.a, tt.n, ok, b.String(), tt.ok)
+		}
+	}
+}
