@@ -4,8 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
-	"slices"
 	"strings"
 
 	"github.com/mjolnir-forge/forgesync/examples"
@@ -29,56 +27,25 @@ func scanCommand() *cli.Command {
 }
 
 func runScan(ctx context.Context, e *cli.Env, args []string, format string) int {
-	switch {
-	case format == "" && e.JSON:
-		format = verdict.FormatJSON
-	case format == "":
-		format = verdict.FormatText
-	case !slices.Contains(verdict.Formats, format):
-		fmt.Fprintf(e.Stderr, "forgesync scan: --format %q: want one of %s\n", format, strings.Join(verdict.Formats, ", "))
-		return cli.ExitFailure
+	format, err := verdict.FormatOf(format, e.JSON)
+	if err != nil {
+		return e.Fail(err)
 	}
-	var reports []*verdict.Report
-	code := cli.ExitOK
-	for _, target := range args {
-		rep, err := check(ctx, e, target)
-		if err != nil {
-			return e.Fail(err)
-		}
-		if !rep.Valid {
-			code = cli.ExitInvalid
-		}
-		reports = append(reports, rep)
+	lim, err := e.Config.ArchiveLimits()
+	if err != nil {
+		return e.Fail(err)
+	}
+	reports, valid, err := verdict.CheckAll(ctx, args, lim)
+	if err != nil {
+		return e.Fail(err)
 	}
 	if err := verdict.Write(e.Stdout, format, reports, version); err != nil {
 		return e.Fail(err)
 	}
-	return code
-}
-
-// check gives the verdict on a pack folder or archive.
-func check(ctx context.Context, e *cli.Env, target string) (*verdict.Report, error) {
-	lim, err := e.Config.ArchiveLimits()
-	if err != nil {
-		return nil, err
+	if !valid {
+		return cli.ExitInvalid
 	}
-	info, err := os.Stat(target)
-	if err != nil {
-		return nil, err
-	}
-	if info.IsDir() {
-		return verdict.Dir(target, lim)
-	}
-	staging, err := os.MkdirTemp("", "forgesync-scan-")
-	if err != nil {
-		return nil, fmt.Errorf("staging: %w", err)
-	}
-	defer os.RemoveAll(staging)
-	rep, staged, err := verdict.Archive(ctx, target, staging, lim, nil)
-	if staged != nil {
-		staged.Remove()
-	}
-	return rep, err
+	return cli.ExitOK
 }
 
 // printReport prints one verdict, as text or JSON.
