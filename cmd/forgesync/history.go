@@ -20,12 +20,7 @@ func historyCommand() *cli.Command {
 			if err != nil {
 				return e.Fail(err)
 			}
-			if e.JSON {
-				cli.WriteJSON(e.Stdout, h)
-				return cli.ExitOK
-			}
-			api.WriteHistory(e.Stdout, h)
-			return cli.ExitOK
+			return cli.Show(e, h, api.WriteHistory)
 		},
 	}
 }

@@ -70,11 +70,7 @@ func syncCommand() *cli.Command {
 // printSummary prints what a transaction did and returns the exit status:
 // 1 when an archive was rejected.
 func printSummary(e *cli.Env, sum *api.Summary) int {
-	if e.JSON {
-		cli.WriteJSON(e.Stdout, sum)
-	} else {
-		api.WriteSummary(e.Stdout, sum)
-	}
+	cli.Show(e, sum, api.WriteSummary)
 	if sum.Rejected() {
 		return cli.ExitInvalid
 	}
@@ -114,12 +110,7 @@ func packsCommand() *cli.Command {
 			if err != nil {
 				return e.Fail(err)
 			}
-			if e.JSON {
-				cli.WriteJSON(e.Stdout, packs)
-				return cli.ExitOK
-			}
-			api.WritePacks(e.Stdout, packs)
-			return cli.ExitOK
+			return cli.Show(e, packs, api.WritePacks)
 		},
 	}
 }

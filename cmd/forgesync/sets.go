@@ -124,11 +124,7 @@ func printSetWritten(e *cli.Env, path string, l *packset.Lock, key *minisign.Pri
 	if key != nil {
 		w.SignedBy = packset.KeyID(key.ID())
 	}
-	if e.JSON {
-		cli.WriteJSON(e.Stdout, w)
-		return
-	}
-	packset.WriteWritten(e.Stdout, w)
+	cli.Show(e, w, packset.WriteWritten)
 }
 
 func diffCommand() *cli.Command {
@@ -143,16 +139,11 @@ func diffCommand() *cli.Command {
 			if err != nil {
 				return e.Fail(err)
 			}
-			code := cli.ExitOK
+			cli.Show(e, rep, packset.WriteDiff)
 			if !rep.Equal {
-				code = cli.ExitInvalid
+				return cli.ExitInvalid
 			}
-			if e.JSON {
-				cli.WriteJSON(e.Stdout, rep)
-				return code
-			}
-			packset.WriteDiff(e.Stdout, rep)
-			return code
+			return cli.ExitOK
 		},
 	}
 }
@@ -169,11 +160,7 @@ func runSyncSet(ctx context.Context, e *cli.Env, arg string, prune bool) int {
 		}
 		return e.Fail(err)
 	}
-	if e.JSON {
-		cli.WriteJSON(e.Stdout, res)
-	} else {
-		api.WriteSetSync(e.Stdout, res)
-	}
+	cli.Show(e, res, api.WriteSetSync)
 	if err != nil {
 		return cli.ExitFailure // the summary's warnings say what failed
 	}
