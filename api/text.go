@@ -108,6 +108,17 @@ func WriteSummary(w io.Writer, sum *Summary) error {
 	return err
 }
 
+// WriteRollback writes what a rollback did: the generation it made, or
+// that there was nothing to do, then its summary.
+func WriteRollback(w io.Writer, sum *Summary) error {
+	if sum.Generation == 0 {
+		io.WriteString(w, "nothing to do: the installed set is already that generation's\n")
+	} else {
+		fmt.Fprintf(w, "rolled back: now generation %d\n", sum.Generation)
+	}
+	return WriteSummary(w, sum)
+}
+
 // WritePacks writes the installed packs as a table.
 func WritePacks(w io.Writer, packs []Pack) error {
 	if len(packs) == 0 {
