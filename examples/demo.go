@@ -3,11 +3,13 @@ package examples
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 
+	"github.com/mjolnir-forge/forgesync/config"
 	"github.com/mjolnir-forge/forgesync/installer"
 )
 
@@ -130,4 +132,24 @@ func writeBadDemoPack(dst string) error {
 		return err
 	}
 	return os.WriteFile(dst, buf.Bytes(), 0o644)
+}
+
+// WriteDemoGuide writes what a running demo laid out (its root is the
+// folder of cfg's file) and how to ask it from another terminal.
+func WriteDemoGuide(w io.Writer, cfg *config.Config) error {
+	root := filepath.Dir(cfg.File)
+	_, err := fmt.Fprintf(w, `forgesync demo is running in %s
+  drop folder:   %s   (drop more pack archives here)
+  inventory:     %s
+  pack content:  %s
+  state:         %s
+Ask it, from another terminal:
+  forgesync status --config %s
+  forgesync status --watch --config %s
+  forgesync packs --config %s
+  curl --unix-socket %s http://forgesync/v1/status
+Ctrl-C stops the daemon.
+`, root, cfg.Paths.Drop, filepath.Join(cfg.Paths.Mods, "MJOLNIRForgePacks"), filepath.Join(cfg.Paths.Paks, installer.ContentRoot),
+		cfg.Paths.State, cfg.File, cfg.File, cfg.File, cfg.Paths.Socket)
+	return err
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mjolnir-forge/forgesync/config"
 )
 
 func TestLayOutDemo(t *testing.T) {
@@ -47,5 +49,31 @@ func TestLayOutDemo(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(other, "mine.txt")); err != nil {
 		t.Errorf("the foreign folder lost its file: %v", err)
+	}
+}
+
+func TestWriteDemoGuide(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "demo")
+	path, err := LayOutDemo(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := WriteDemoGuide(&b, cfg); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"forgesync demo is running in " + root + "\n",
+		"  drop folder:   " + cfg.Paths.Drop + "   (drop more pack archives here)\n",
+		"  forgesync packs --config " + path + "\n",
+		"  curl --unix-socket " + cfg.Paths.Socket + " http://forgesync/v1/status\n",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("WriteDemoGuide =\n%s\nwant a line %q", b.String(), want)
+		}
 	}
 }

@@ -1,7 +1,7 @@
 // Package examples owns the example packs: the folders beside this file,
 // used by the README and the tests, and embedded in the binary so that
 // `forgesync demo` runs anywhere; the game folder demo mode lays out with
-// them; and the starter files of `forgesync init`.
+// them and the guide it prints; and the starter files of `forgesync init`.
 package examples
 
 import "embed"
