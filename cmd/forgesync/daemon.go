@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/mjolnir-forge/forgesync/config"
 	"github.com/mjolnir-forge/forgesync/daemon"
 	"github.com/mjolnir-forge/forgesync/internal/cli"
 	"github.com/mjolnir-forge/forgesync/machine"
@@ -56,21 +55,7 @@ func serveDaemon(ctx context.Context, e *cli.Env, logFile string, started func()
 
 // serviceConfig describes the OS service that runs `forgesync daemon`.
 func serviceConfig(e *cli.Env, run func(ctx context.Context) error) daemon.ServiceConfig {
-	args := []string{"daemon"}
-	if e.Config.File != "" {
-		args = append(args, "--config", e.Config.File)
-	}
-	if !userService {
-		args = append(args, "--machine")
-		if sid, err := daemon.CurrentUserSID(); err == nil {
-			args = append(args, "--owner", sid)
-		}
-	}
-	return daemon.ServiceConfig{
-		Name: "forgesync", DisplayName: "forgesync",
-		Description: "Keeps MJOLNIR Forge packs installed, validated and in sync",
-		Arguments:   args, Run: run, Logger: e.Log, UserService: userService,
-	}
+	return machine.Service(e.Config, userService, e.Log, run)
 }
 
 // userService is set by `forgesync service --user`.
@@ -85,17 +70,9 @@ func serviceCommand() *cli.Command {
 		Flags: func(fs *flag.FlagSet) { fs.BoolVar(&userService, "user", false, "a service of the current user") },
 		Run: func(ctx context.Context, e *cli.Env, args []string) int {
 			if args[0] == daemon.ActionInstall {
-				if err := config.CheckServiceInstall(e.Config.File, userService); err != nil {
-					fmt.Fprintf(e.Stderr, "forgesync service install: %v\n", err)
-					return cli.ExitFailure
-				}
-				if err := e.Config.RequireGame(); err != nil {
-					fmt.Fprintf(e.Stderr, "forgesync service install: %v\n", err)
-					return cli.ExitFailure
-				}
-				if err := machine.SecureFolders(e.Config, ""); err != nil {
-					fmt.Fprintf(e.Stderr, "forgesync service install: %v\n", err)
-					return cli.ExitFailure
+				if err := machine.CheckServiceInstall(e.Config, userService); err != nil {
+					e.Name = "service install"
+					return e.Fail(err)
 				}
 			}
 			svc, err := daemon.NewService(serviceConfig(e, nil))

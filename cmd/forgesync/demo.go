@@ -4,14 +4,12 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"fmt"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/mjolnir-forge/forgesync/config"
 	"github.com/mjolnir-forge/forgesync/examples"
-	"github.com/mjolnir-forge/forgesync/installer"
 	"github.com/mjolnir-forge/forgesync/internal/cli"
 )
 
@@ -46,28 +44,11 @@ func demoCommand() *cli.Command {
 				ctx, cancel = context.WithTimeout(ctx, runFor)
 				defer cancel()
 			}
-			err = serveDaemon(ctx, e, "", func() { printDemoGuide(e, cfg) })
+			err = serveDaemon(ctx, e, "", func() { examples.WriteDemoGuide(e.Stdout, cfg) })
 			if err != nil && !errors.Is(err, context.DeadlineExceeded) {
 				return e.Fail(err)
 			}
 			return cli.ExitOK
 		},
 	}
-}
-
-func printDemoGuide(e *cli.Env, cfg *config.Config) {
-	root := filepath.Dir(cfg.File)
-	fmt.Fprintf(e.Stdout, `forgesync demo is running in %s
-  drop folder:   %s   (drop more pack archives here)
-  inventory:     %s
-  pack content:  %s
-  state:         %s
-Ask it, from another terminal:
-  forgesync status --config %s
-  forgesync status --watch --config %s
-  forgesync packs --config %s
-  curl --unix-socket %s http://forgesync/v1/status
-Ctrl-C stops the daemon.
-`, root, cfg.Paths.Drop, filepath.Join(cfg.Paths.Mods, "MJOLNIRForgePacks"), filepath.Join(cfg.Paths.Paks, installer.ContentRoot),
-		cfg.Paths.State, cfg.File, cfg.File, cfg.File, cfg.Paths.Socket)
 }

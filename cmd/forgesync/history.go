@@ -46,14 +46,7 @@ func rollbackCommand() *cli.Command {
 			if err != nil {
 				return e.Fail(err)
 			}
-			if !e.JSON {
-				if sum.Generation == 0 {
-					fmt.Fprintln(e.Stdout, "nothing to do: the installed set is already that generation's")
-				} else {
-					fmt.Fprintf(e.Stdout, "rolled back: now generation %d\n", sum.Generation)
-				}
-			}
-			return printSummary(e, sum)
+			return printSummary(e, sum, api.WriteRollback)
 		},
 	}
 }

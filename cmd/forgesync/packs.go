@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/mjolnir-forge/forgesync/api"
@@ -58,7 +59,7 @@ func syncCommand() *cli.Command {
 			if err != nil && !errors.Is(err, machine.ErrDeploy) {
 				return e.Fail(err)
 			}
-			code := printSummary(e, sum)
+			code := printSummary(e, sum, api.WriteSummary)
 			if err != nil {
 				return cli.ExitFailure // the summary's warnings say what failed
 			}
@@ -67,10 +68,10 @@ func syncCommand() *cli.Command {
 	}
 }
 
-// printSummary prints what a transaction did and returns the exit status:
-// 1 when an archive was rejected.
-func printSummary(e *cli.Env, sum *api.Summary) int {
-	cli.Show(e, sum, api.WriteSummary)
+// printSummary prints what a transaction did (text writes it for people)
+// and returns the exit status: 1 when an archive was rejected.
+func printSummary(e *cli.Env, sum *api.Summary, text func(io.Writer, *api.Summary) error) int {
+	cli.Show(e, sum, text)
 	if sum.Rejected() {
 		return cli.ExitInvalid
 	}
@@ -94,7 +95,7 @@ func installCommand() *cli.Command {
 			if err != nil {
 				return e.Fail(err)
 			}
-			return printSummary(e, sum)
+			return printSummary(e, sum, api.WriteSummary)
 		},
 	}
 }
@@ -134,7 +135,7 @@ func changeCommand(name, summary string, do func(*machine.Machine, context.Conte
 				}
 				fmt.Fprintf(e.Stdout, "%s: %sd%s\n", args[0], name, by)
 			}
-			printSummary(e, sum)
+			printSummary(e, sum, api.WriteSummary)
 			return cli.ExitOK
 		},
 	}
