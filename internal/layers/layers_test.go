@@ -78,6 +78,7 @@ func TestLayers(t *testing.T) {
 		"watch":             {"net/http", "github.com/mjolnir-forge/forgesync/pipeline", "github.com/mjolnir-forge/forgesync/installer", "github.com/mjolnir-forge/forgesync/inventory", "github.com/mjolnir-forge/forgesync/daemon"},
 		"pipeline":          {"net/http", "github.com/fsnotify/fsnotify", "github.com/kardianos/service", "github.com/mjolnir-forge/forgesync/daemon", "github.com/mjolnir-forge/forgesync/watch"},
 		"setsync":           {"github.com/fsnotify/fsnotify", "github.com/kardianos/service", "github.com/mjolnir-forge/forgesync/daemon"},
+		"internal/cli":      {"github.com/mjolnir-forge/forgesync/pipeline", "github.com/mjolnir-forge/forgesync/daemon", "github.com/mjolnir-forge/forgesync/machine", "github.com/mjolnir-forge/forgesync/setsync", "github.com/mjolnir-forge/forgesync/packset"},
 		"daemon":            {"github.com/fsnotify/fsnotify", "github.com/mjolnir-forge/forgesync/inventory", "github.com/mjolnir-forge/forgesync/installer", "github.com/mjolnir-forge/forgesync/pipeline"},
 	}
 	for _, p := range listPackages(t) {

@@ -1,0 +1,147 @@
+package machine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/config"
+	"github.com/mjolnir-forge/forgesync/pipeline"
+)
+
+// game lays out a game install under a short temp folder (a socket path
+// must fit in 108 bytes) and returns the options of its machine.
+func game(t *testing.T) Options {
+	t.Helper()
+	root, err := os.MkdirTemp("", "fsm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(root) })
+	path := filepath.Join(root, "f.toml")
+	text := "[paths]\nmods = \"mods\"\npaks = \"paks\"\nstate = \"state\"\nsocket = \"s.sock\"\n[deploy]\nnative = false\n"
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(cfg.Paths.Drop, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return Options{Config: cfg, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), LockWait: time.Second}
+}
+
+func TestRefusedIf(t *testing.T) {
+	wrapped := fmt.Errorf("enable x: %w", pipeline.ErrNotInstalled)
+	tests := []struct {
+		name    string
+		err     error
+		kinds   []error
+		refused bool
+	}{
+		{"nil", nil, []error{pipeline.ErrNotInstalled}, false},
+		{"a kind, wrapped", wrapped, []error{api.ErrConflict, pipeline.ErrNotInstalled}, true},
+		{"not a kind", errors.New("disk full"), []error{pipeline.ErrNotInstalled}, false},
+		{"no kinds", wrapped, nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := refusedIf(tt.err, tt.kinds...)
+			if errors.Is(got, ErrRefused) != tt.refused || !errors.Is(got, tt.err) || (got == nil) != (tt.err == nil) {
+				t.Fatalf("refusedIf(%v) = %v; want refused %v, still matching its error", tt.err, got, tt.refused)
+			}
+			if got != nil && got.Error() != tt.err.Error() {
+				t.Errorf("refusedIf(%v) says %q; want its error's words", tt.err, got)
+			}
+		})
+	}
+}
+
+// TestLocal: without a daemon the state is opened under its lock, once;
+// a pack not installed and a generation not kept are refusals.
+func TestLocal(t *testing.T) {
+	ctx := t.Context()
+	m := New(game(t))
+	defer m.Close()
+	if c := m.Daemon(ctx); c != nil {
+		t.Fatal("Daemon = a client; want none")
+	}
+	sum, err := m.Sync(ctx)
+	if err != nil || len(sum.Outcomes) != 0 {
+		t.Fatalf("Sync = %+v, %v; want an empty run", sum, err)
+	}
+	if packs, err := m.Packs(ctx); err != nil || packs == nil || len(packs) != 0 {
+		t.Errorf("Packs = %v, %v; want an empty list", packs, err)
+	}
+	if kept, err := m.Kept(ctx); err != nil || len(kept) != 0 {
+		t.Errorf("Kept = %v, %v; want none", kept, err)
+	}
+	if _, err := m.Enable(ctx, "nope"); !errors.Is(err, ErrRefused) || !errors.Is(err, pipeline.ErrNotInstalled) {
+		t.Errorf("Enable(nope) = %v; want a refusal, ErrNotInstalled", err)
+	}
+	if _, err := m.Rollback(ctx, 99); !errors.Is(err, ErrRefused) || !errors.Is(err, pipeline.ErrNoGeneration) {
+		t.Errorf("Rollback(99) = %v; want a refusal, ErrNoGeneration", err)
+	}
+	// The lock is held until Close: a second machine waits, then gives up.
+	other := New(Options{Config: m.opts.Config, Log: m.opts.Log, LockWait: 10 * time.Millisecond})
+	if _, err := other.Packs(ctx); err == nil || errors.Is(err, ErrRefused) {
+		t.Errorf("Packs beside a machine holding the lock = %v; want a failure naming the holder", err)
+	}
+	other.Close()
+}
+
+// TestThroughDaemon: while a machine serves, another one's operations go
+// through its daemon, whose refusals are refusals too, and Install says
+// to drop the archive instead.
+func TestThroughDaemon(t *testing.T) {
+	opts := game(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	started := make(chan struct{})
+	served := make(chan error, 1)
+	go func() {
+		m := New(opts)
+		defer m.Close()
+		served <- m.Serve(ctx, ServeOptions{Version: "test", Started: func() { close(started) }})
+	}()
+	select {
+	case <-started:
+	case err := <-served:
+		t.Fatalf("Serve = %v before it started", err)
+	case <-time.After(20 * time.Second):
+		t.Fatal("the daemon did not start")
+	}
+	m := New(opts)
+	if m.Daemon(t.Context()) == nil {
+		t.Fatal("Daemon = nil beside a serving machine")
+	}
+	if _, err := m.Enable(t.Context(), "nope"); !errors.Is(err, ErrRefused) || !errors.Is(err, api.ErrNotFound) {
+		t.Errorf("Enable(nope) through the daemon = %v; want a refusal, ErrNotFound", err)
+	}
+	if packs, err := m.Packs(t.Context()); err != nil || len(packs) != 0 {
+		t.Errorf("Packs through the daemon = %v, %v", packs, err)
+	}
+	_, err := m.Install(t.Context(), "x.zip", false)
+	if !errors.Is(err, ErrDaemonRunning) || !strings.Contains(err.Error(), "copy x.zip into "+opts.Config.Paths.Drop) {
+		t.Errorf("Install beside a daemon = %v; want ErrDaemonRunning naming the drop folder", err)
+	}
+	m.Close()
+	cancel()
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Errorf("Serve = %v after cancel; want nil", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the daemon did not stop")
+	}
+}
