@@ -48,7 +48,7 @@ func serveExit(e *cli.Env, err error) int {
 // serveDaemon runs the daemon until ctx ends; logFile is the service's log
 // file ("": none); started, when set, is called once everything is up.
 func serveDaemon(ctx context.Context, e *cli.Env, logFile string, started func()) error {
-	m := machine.New(machine.Options{Config: e.Config, Log: e.Log, LockWait: lockWait, Fetcher: setFetcher})
+	m := openMachine(e)
 	defer m.Close()
 	return m.Serve(ctx, machine.ServeOptions{Owner: e.Owner, Version: version, LogFile: logFile, Started: started})
 }

@@ -22,8 +22,8 @@ const lockWait = 2 * time.Second
 // packset.Fetcher, which tests shorten.
 var setFetcher packset.Fetcher
 
-// openMachine returns the machine of the command's configuration: its running
-// daemon, or else its state opened under the lock at first use.
+// openMachine returns the machine of the command's configuration: its
+// running daemon, or else its state opened under the lock at first use.
 func openMachine(e *cli.Env) *machine.Machine {
 	opts := machine.Options{Config: e.Config, Log: e.Log, LockWait: lockWait, Fetcher: setFetcher}
 	if !e.JSON {
