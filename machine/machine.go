@@ -126,12 +126,12 @@ func (m *Machine) local(ctx context.Context) (*pipeline.Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	m.p, m.rec, err = pipeline.Open(ctx, PipelineOptions(cfg, lim, m.opts.Log, m.opts.LockWait))
+	m.p, m.rec, err = pipeline.Open(ctx, pipelineOptions(cfg, lim, m.opts.Log, m.opts.LockWait))
 	return m.p, err
 }
 
-// PipelineOptions are the pipeline's options from the configuration.
-func PipelineOptions(cfg *config.Config, lim installer.Limits, log *slog.Logger, lockWait time.Duration) pipeline.Options {
+// pipelineOptions are the pipeline's options from the configuration.
+func pipelineOptions(cfg *config.Config, lim installer.Limits, log *slog.Logger, lockWait time.Duration) pipeline.Options {
 	return pipeline.Options{
 		Drop: cfg.Paths.Drop, Mods: cfg.Paths.Mods, Paks: cfg.Paths.Paks, State: cfg.Paths.State,
 		Limits: lim, Log: log, LockWait: lockWait,
