@@ -226,8 +226,11 @@ func newLZMAReader(p []byte, size uint64, readers []io.ReadCloser) (io.ReadClose
 	return readCloser{lr, readers[0]}, nil
 }
 
-// newLZMA2Reader is the 7z LZMA2 coder, its dictionary checked first.
-func newLZMA2Reader(p []byte, _ uint64, readers []io.ReadCloser) (io.ReadCloser, error) {
+// newLZMA2Reader is the 7z LZMA2 coder, its dictionary checked first. The
+// raw LZMA2 stream is decoded by the xz decoder (a port of XZ Embedded,
+// about four times the speed of the 7z reader's own), framed as the one
+// block of an xz stream; see xzFrame.
+func newLZMA2Reader(p []byte, size uint64, readers []io.ReadCloser) (io.ReadCloser, error) {
 	if len(readers) != 1 || len(p) != 1 || p[0] > 40 {
 		return nil, errors.New("lzma2: bad coder properties")
 	}
@@ -238,12 +241,12 @@ func newLZMA2Reader(p []byte, _ uint64, readers []io.ReadCloser) (io.ReadCloser,
 	if dict > lzmaDictLimit {
 		return nil, &coderError{RuleDecoderMemory, lzmaDictText("LZMA2", dict)}
 	}
-	cfg := lzma.Reader2Config{DictCap: int(dict)}
-	lr, err := cfg.NewReader2(readers[0])
+	xr, err := fastxz.NewReader(newXZFrame(readers[0], p[0], size), uint32(dict))
 	if err != nil {
 		return nil, fmt.Errorf("lzma2: %w", err)
 	}
-	return readCloser{lr, readers[0]}, nil
+	xr.Multistream(false)
+	return readCloser{xr, readers[0]}, nil
 }
 
 // readCloser reads from r and closes c.
