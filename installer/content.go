@@ -20,10 +20,14 @@ const ContentRoot = "MJOLNIRForge"
 // PlaceContent puts the pack's content/ files from a staged root into
 // <paks>/MJOLNIRForge/<packID>/, each replacing any file of the same name
 // atomically (moved when staging and paks share a file system, else copied
-// and synced). It returns the placed files as slash paths relative to paks,
+// and synced). The staged files are already on stable storage (the
+// extraction flushed them); the folders that received them are flushed
+// last, so that the moves outlive a power cut before anything is
+// published. It returns the placed files as slash paths relative to paks,
 // sorted. step, when not nil, is called after each file ("place:<path>").
 func PlaceContent(stagedRoot string, files []File, paks, packID string, step func(string)) ([]string, error) {
 	var placed []string
+	dirs := map[string]bool{}
 	for _, f := range files {
 		rel, ok := strings.CutPrefix(f.Path, "content/")
 		if !ok {
@@ -41,8 +45,17 @@ func PlaceContent(stagedRoot string, files []File, paks, packID string, step fun
 			return placed, fmt.Errorf("place content %s: %w", target, err)
 		}
 		placed = append(placed, target)
+		// The folder that holds it, and those MkdirNoLinks may have made.
+		for d := filepath.Dir(dst); len(d) > len(paks); d = filepath.Dir(d) {
+			dirs[d] = true
+		}
 		if step != nil {
 			step("place:" + target)
+		}
+	}
+	for d := range dirs {
+		if err := atomicfile.SyncDir(d); err != nil {
+			return placed, fmt.Errorf("place content: flush %s: %w", d, err)
 		}
 	}
 	slices.Sort(placed)

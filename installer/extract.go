@@ -172,7 +172,7 @@ func extractAt(ctx context.Context, archivePath, staging string, lim Limits, pro
 		hash:     hash,
 	}
 	sum, err := x.run(f, size)
-	if werr := x.w.wait(); werr != nil && (err == nil || errors.Is(err, errStop) || errors.Is(err, errRejectedRead)) {
+	if werr := x.w.wait(err == nil); werr != nil && (err == nil || errors.Is(err, errStop) || errors.Is(err, errRejectedRead)) {
 		err = werr // our disk failed: a failure, not a rejection
 	}
 	stopped := errors.Is(err, errStop) || errors.Is(err, errRejectedRead)

@@ -14,6 +14,13 @@ import (
 // in the order they are sent; the first error stops all later ones and is
 // returned by the next call (or by wait).
 //
+// The staged files are durable when wait returns, before anything is
+// placed or published: the kernel is asked to write each chunk back to
+// disk as soon as it is written (Linux), so the disk works while the next
+// chunks are decoded, and wait then flushes every file (fsync), which by
+// then has little left to wait for. One file at a time would cost a
+// journal commit per file; a pack of many small files pays about one.
+//
 // Memory: a fixed set of buffers circulates between the reader (take,
 // write) and the goroutine (which hands them back), so at most
 // writerBuffers × copyBufferSize bytes are in flight.
@@ -26,7 +33,40 @@ type stagingWriter struct {
 	mu  sync.Mutex // guards err
 	err error
 
-	dirs map[string]bool // folders already created; used by the goroutine only
+	dirs    map[string]bool // folders already created; used by the goroutine only
+	written syncList        // files written and closed, for wait to flush
+}
+
+// syncList collects the files an extraction wrote and closed (by the
+// writer goroutine or a zip's workers), for wait to flush them.
+type syncList struct {
+	mu    sync.Mutex // guards names
+	names []string
+}
+
+func (l *syncList) add(name string) {
+	l.mu.Lock()
+	l.names = append(l.names, name)
+	l.mu.Unlock()
+}
+
+// flush writes every listed file and its size to stable storage.
+func (l *syncList) flush(root *os.Root) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, name := range l.names {
+		f, err := root.OpenFile(filepath.FromSlash(name), os.O_WRONLY, 0)
+		if err == nil {
+			err = f.Sync()
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("write %s: %w", name, err)
+		}
+	}
+	return nil
 }
 
 const writerBuffers = 4
@@ -66,6 +106,7 @@ func (w *stagingWriter) run() {
 	defer close(w.done)
 	var out *os.File
 	var outName string
+	var outOff int64 // bytes written to out
 	for op := range w.ops {
 		if w.failed() {
 			if op.buf != nil {
@@ -80,7 +121,7 @@ func (w *stagingWriter) run() {
 		case opCreate:
 			if err = w.mkdirAll(path.Dir(op.name)); err == nil {
 				out, err = w.root.OpenFile(filepath.FromSlash(op.name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-				outName = op.name
+				outName, outOff = op.name, 0
 				if err != nil {
 					err = fmt.Errorf("create %s: %w", op.name, err)
 				}
@@ -88,6 +129,9 @@ func (w *stagingWriter) run() {
 		case opWrite:
 			if _, err = out.Write(op.buf); err != nil {
 				err = fmt.Errorf("write %s: %w", outName, err)
+			} else {
+				startWriteback(out, outOff, int64(len(op.buf)))
+				outOff += int64(len(op.buf))
 			}
 			w.free <- op.buf[:cap(op.buf)]
 		case opClose, opDiscard:
@@ -96,6 +140,9 @@ func (w *stagingWriter) run() {
 			}
 			if op.kind == opDiscard && err == nil {
 				err = w.root.Remove(filepath.FromSlash(outName))
+			}
+			if op.kind == opClose && err == nil {
+				w.written.add(outName)
 			}
 			out = nil
 		}
@@ -145,11 +192,19 @@ func (w *stagingWriter) buffer() []byte { return <-w.free }
 func (w *stagingWriter) release(b []byte) { w.free <- b[:cap(b)] }
 
 // wait stops the goroutine after every queued operation and returns the
-// first error. The writer cannot be used afterwards.
-func (w *stagingWriter) wait() error {
+// first error; with keep (the archive was unpacked whole) it first
+// flushes every written file to stable storage. The writer cannot be used
+// afterwards.
+func (w *stagingWriter) wait(keep bool) error {
 	close(w.ops)
 	<-w.done
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.err != nil || !keep {
+		return w.err
+	}
+	if err := w.written.flush(w.root); err != nil {
+		w.err = &writeError{err}
+	}
 	return w.err
 }

@@ -110,6 +110,7 @@ func (x *extraction) zipEntry(ctx context.Context, mu *sync.Mutex, root *os.Root
 			if _, err := out.Write(buf[:n]); err != nil {
 				return &writeError{fmt.Errorf("write %s: %w", name, err)}
 			}
+			startWriteback(out, done-int64(n), int64(n))
 		}
 		if rerr == io.EOF || rerr == io.ErrUnexpectedEOF {
 			break
@@ -123,5 +124,6 @@ func (x *extraction) zipEntry(ctx context.Context, mu *sync.Mutex, root *os.Root
 	if err := out.Close(); err != nil && !errors.Is(err, os.ErrClosed) {
 		return &writeError{fmt.Errorf("write %s: %w", name, err)}
 	}
+	x.w.written.add(name)
 	return nil
 }

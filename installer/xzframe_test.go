@@ -64,7 +64,7 @@ func TestLZMA2ThroughXZFrame(t *testing.T) {
 		packed []byte
 		size   uint64
 	}{
-		"size declared larger": {packed, uint64(len(data)) + 1},
+		"size declared larger":  {packed, uint64(len(data)) + 1},
 		"size declared smaller": {packed, uint64(len(data)) - 1},
 		"stream cut":            {packed[:len(packed)/2], uint64(len(data))},
 		"end marker missing":    {packed[:len(packed)-1], uint64(len(data))},
