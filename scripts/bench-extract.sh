@@ -5,8 +5,9 @@
 #   zip, tar.zst:  bsdtar -xf X -C DIR && sync -f DIR
 #   7z:            7z x -oDIR X && sync -f DIR
 # forgesync's side is the whole intake (claim, unpack in its child, hash,
-# validate, place, publish) followed by `sync -f` of the paks folder, so
-# both sides end with the bytes on disk. Each cell is the best of N runs
+# validate, flush the files, place, flush the folders, publish) followed by
+# the same `sync -f` of the paks folder, so both sides end with the bytes
+# on disk. Each cell is the best of N runs
 # (default 3); ratio is forgesync's time over the tool's (targets: zip
 # <= 0.9, tar.zst <= 1.0, 7z <= 1.5); peak RSS is the largest resident
 # size of forgesync's processes (the daemon side and its unpacking child).
