@@ -6,6 +6,8 @@ import (
 	"path"
 	"path/filepath"
 	"sync"
+
+	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 )
 
 // stagingWriter writes extracted files into the staging folder from its
@@ -55,7 +57,12 @@ func (l *syncList) flush(root *os.Root) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, name := range l.names {
-		f, err := root.OpenFile(filepath.FromSlash(name), os.O_WRONLY, 0)
+		// A virus scanner may hold a file it has just seen written.
+		var f *os.File
+		err := atomicfile.Renamer{}.Retry("flush", name, func() (err error) {
+			f, err = root.OpenFile(filepath.FromSlash(name), os.O_WRONLY, 0)
+			return err
+		})
 		if err == nil {
 			err = f.Sync()
 			if cerr := f.Close(); err == nil {
