@@ -1,0 +1,57 @@
+package lzma2
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"testing"
+
+	"github.com/ulikunitz/xz/lzma"
+)
+
+// fuzzMaxOut bounds what one fuzz input may decode to: every chunk takes
+// at least 3 input bytes and decodes to at most 2 MiB.
+func fuzzMaxOut(in []byte) int { return (len(in)/3 + 1) << 21 }
+
+// FuzzReader feeds arbitrary streams to the decoder: it must not panic,
+// must stop within fuzzMaxOut, and what it decodes, ulikunitz's Reader2
+// must decode to the same bytes.
+func FuzzReader(f *testing.F) {
+	f.Add(byte(0), []byte{0x00})
+	f.Add(byte(0), []byte{0x01, 0x00, 0x02, 'a', 'b', 'c', 0x02, 0x00, 0x00, 'd', 0x00})
+	for i, data := range [][]byte{[]byte("x"), textLike(3000, 1), bytes.Repeat([]byte("ab"), 5000), randomBytes(300, 2)} {
+		f.Add(byte(i), encode(f, data, 4096))
+	}
+	f.Fuzz(func(t *testing.T, dictExp byte, in []byte) {
+		dict := 4096 << (dictExp % 8)
+		lim := fuzzMaxOut(in)
+		got, err := io.ReadAll(io.LimitReader(NewReader(bytes.NewReader(in), dict, UnknownSize), int64(lim)+1))
+		if len(got) > lim {
+			t.Fatalf("decoded over %d bytes from %d", lim, len(in))
+		}
+		rr, rerr := lzma.Reader2Config{DictCap: dict}.NewReader2(bytes.NewReader(in))
+		if rerr != nil {
+			return
+		}
+		ref, rerr := io.ReadAll(io.LimitReader(rr, int64(lim)+1))
+		switch {
+		case err == nil && rerr == nil && !bytes.Equal(got, ref):
+			t.Fatalf("decoded %d bytes, Reader2 %d different ones", len(got), len(ref))
+		case err == nil && rerr != nil:
+			t.Fatalf("decoded %d bytes; Reader2 fails: %v", len(got), rerr)
+		case err != nil && rerr == nil && !errors.Is(err, ErrData) && !errors.Is(err, io.ErrUnexpectedEOF):
+			// Stricter is fine: Reader2 takes a stream with no end
+			// chunk, and checks less of how a chunk ends.
+			t.Fatalf("fails (%v); Reader2 decodes %d bytes", err, len(ref))
+		}
+		// Where both decode, the declared size is enforced both ways.
+		if err == nil {
+			if _, err := decode(in, dict, uint64(len(got))); err != nil {
+				t.Fatalf("with its size declared: %v", err)
+			}
+			if _, err := decode(in, dict, uint64(len(got))+1); !errors.Is(err, ErrSize) {
+				t.Fatalf("with a size one larger declared: %v", err)
+			}
+		}
+	})
+}
