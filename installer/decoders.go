@@ -16,6 +16,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/mholt/archives"
 	fastxz "github.com/mikelolasagasti/xz"
+	"github.com/mjolnir-forge/forgesync/internal/lzma2"
 	"github.com/ulikunitz/xz/lzma"
 )
 
@@ -227,9 +228,10 @@ func newLZMAReader(p []byte, size uint64, readers []io.ReadCloser) (io.ReadClose
 }
 
 // newLZMA2Reader is the 7z LZMA2 coder, its dictionary checked first. The
-// raw LZMA2 stream is decoded by the xz decoder (a port of XZ Embedded,
-// about four times the speed of the 7z reader's own), framed as the one
-// block of an xz stream; see xzFrame.
+// raw LZMA2 stream is decoded by internal/lzma2 (about 1.4 times the speed
+// of the xz decoder, itself four times the 7z reader's own), held to the
+// size the folder declares: a stream that ends early or decodes to another
+// size is an error, not a short file.
 func newLZMA2Reader(p []byte, size uint64, readers []io.ReadCloser) (io.ReadCloser, error) {
 	if len(readers) != 1 || len(p) != 1 || p[0] > 40 {
 		return nil, errors.New("lzma2: bad coder properties")
@@ -241,12 +243,7 @@ func newLZMA2Reader(p []byte, size uint64, readers []io.ReadCloser) (io.ReadClos
 	if dict > lzmaDictLimit {
 		return nil, &coderError{RuleDecoderMemory, lzmaDictText("LZMA2", dict)}
 	}
-	xr, err := fastxz.NewReader(newXZFrame(readers[0], p[0], size), uint32(dict))
-	if err != nil {
-		return nil, fmt.Errorf("lzma2: %w", err)
-	}
-	xr.Multistream(false)
-	return readCloser{xr, readers[0]}, nil
+	return readCloser{lzma2.NewReader(readers[0], int(dict), size), readers[0]}, nil
 }
 
 // readCloser reads from r and closes c.

@@ -39,7 +39,7 @@ func decodeLZMA2(packed []byte, size uint64) ([]byte, error) {
 	return io.ReadAll(rc)
 }
 
-func TestLZMA2ThroughXZFrame(t *testing.T) {
+func TestLZMA2Coder(t *testing.T) {
 	// Text that compresses and random-looking bytes that LZMA2 stores,
 	// so both chunk kinds are decoded; sizes that leave every padding.
 	var data []byte
