@@ -302,7 +302,7 @@ func (x *extraction) runRandomAccess(f *os.File, size int64, h hash.Hash) (strin
 			hashed <- result{}
 			return
 		}
-		_, err := io.Copy(h, &ctxReader{ctx: hctx, r: io.NewSectionReader(f, 0, size)})
+		_, err := io.CopyBuffer(h, &ctxReader{ctx: hctx, r: io.NewSectionReader(f, 0, size)}, make([]byte, hashBuffer))
 		hashed <- result{hex.EncodeToString(h.Sum(nil)), err}
 	}()
 	wait := func() result { cancel(); return <-hashed }

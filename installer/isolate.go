@@ -316,13 +316,17 @@ func (iso *Isolation) command(ctx context.Context, stderr io.Writer) (*exec.Cmd,
 	return cmd, stdin, stdout, nil
 }
 
+// hashBuffer is the read size of the archive's hash: large reads keep the
+// system calls few beside the hashing itself.
+const hashBuffer = 1 << 20
+
 // hashAsync hashes the size bytes of f, returning the hex SHA-256 on the
 // channel ("" when reading failed or ctx ended).
 func hashAsync(ctx context.Context, f *os.File, size int64) <-chan string {
 	hashed := make(chan string, 1)
 	go func() {
 		h := sha256.New()
-		if _, err := io.Copy(h, &ctxReader{ctx: ctx, r: io.NewSectionReader(f, 0, size)}); err != nil {
+		if _, err := io.CopyBuffer(h, &ctxReader{ctx: ctx, r: io.NewSectionReader(f, 0, size)}, make([]byte, hashBuffer)); err != nil {
 			hashed <- ""
 			return
 		}
