@@ -39,6 +39,17 @@ const (
 	// DefaultStall is how long a transfer may go without a byte before
 	// the attempt fails as a timeout.
 	DefaultStall = 30 * time.Second
+	// DefaultMinRate is the slowest a transfer may be, in bytes per
+	// second averaged over DefaultRateWindow: a mirror below it (say, a
+	// byte every two seconds, which the stall watchdog never catches) is
+	// given up for the next one, not retried.
+	DefaultMinRate = 16 << 10
+	// DefaultRateWindow is how long the rate is averaged over.
+	DefaultRateWindow = 30 * time.Second
+	// DefaultAttemptSlack is added to the time the archive's remaining
+	// bytes take at the minimum rate to give one attempt's deadline
+	// (see [AttemptDeadline]).
+	DefaultAttemptSlack = 2 * time.Minute
 	// maxSignatureBytes bounds a .minisig file.
 	maxSignatureBytes = 4 << 10
 	// progressStep is how many bytes pass between two progress reports.
@@ -56,6 +67,9 @@ var (
 	// ErrTooLarge is returned when a lock or a signature is over its
 	// limit.
 	ErrTooLarge = errors.New("too large")
+	// ErrTooSlow is returned when a mirror sends below the minimum rate,
+	// or an attempt runs past its deadline: the next mirror is tried.
+	ErrTooSlow = errors.New("too slow")
 )
 
 // Progress is one report of a download: the `download` event of SPEC
@@ -75,15 +89,20 @@ type Fetcher struct {
 	// Concurrency is how many archives are fetched at once: 0 means, and
 	// more is lowered to, MaxConcurrency.
 	Concurrency int
-	// Tries, InitialDelay, MaxDelay and Stall override the defaults above
-	// when positive.
+	// Tries, InitialDelay, MaxDelay, Stall, MinRate (bytes per second)
+	// and RateWindow override the defaults above when positive.
 	Tries        int
 	InitialDelay time.Duration
 	MaxDelay     time.Duration
 	Stall        time.Duration
+	MinRate      int64
+	RateWindow   time.Duration
 	// Sleep waits out a back-off delay, or returns the context's error;
 	// nil means a timer. Tests record the delays instead of sleeping.
 	Sleep func(ctx context.Context, d time.Duration) error
+	// Now is the clock of the rate and deadline checks; nil means
+	// time.Now. Tests make it run fast.
+	Now func() time.Time
 	// Progress, when set, hears each download's progress; it is called
 	// from several goroutines at once.
 	Progress func(Progress)
@@ -176,7 +195,23 @@ func (f *Fetcher) sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-func pos[T int | time.Duration](v, def T) T {
+func (f *Fetcher) now() time.Time {
+	if f.Now != nil {
+		return f.Now()
+	}
+	return time.Now()
+}
+
+// AttemptDeadline is how long one attempt at a mirror may take to send
+// remaining bytes at minRate bytes per second (0: DefaultMinRate):
+// DefaultAttemptSlack for the request and the first bytes, plus the
+// bytes at the minimum rate.
+func AttemptDeadline(remaining, minRate int64) time.Duration {
+	minRate = pos(minRate, DefaultMinRate)
+	return DefaultAttemptSlack + time.Duration(remaining/minRate)*time.Second
+}
+
+func pos[T int | int64 | time.Duration](v, def T) T {
 	if v > 0 {
 		return v
 	}
@@ -260,6 +295,39 @@ type download struct {
 	// sent as If-Range so that a resumed transfer continues the same file.
 	validator string
 	reported  int64
+	// pace, during a request, holds the transfer to the minimum rate and
+	// the attempt's deadline; nil for a local copy.
+	pace *pace
+}
+
+// pace checks a transfer's rate over windows of a fixed length, and the
+// deadline of the whole attempt, on the Fetcher's clock.
+type pace struct {
+	now      func() time.Time
+	start    time.Time
+	deadline time.Duration
+	minRate  int64
+	window   time.Duration
+	winStart time.Time
+	winBytes int64
+}
+
+// check is called after each read with the bytes received so far.
+func (p *pace) check(have, size int64) error {
+	now := p.now()
+	if now.Sub(p.start) > p.deadline {
+		return fmt.Errorf("%w: the attempt ran past its deadline of %v, at %d of %d bytes", ErrTooSlow, p.deadline, have, size)
+	}
+	el := now.Sub(p.winStart)
+	if el < p.window {
+		return nil
+	}
+	got := have - p.winBytes
+	if have < size && float64(got) < float64(p.minRate)*el.Seconds() {
+		return fmt.Errorf("%w: %d bytes in %v, below the minimum of %d bytes/s", ErrTooSlow, got, el.Round(time.Millisecond), p.minRate)
+	}
+	p.winStart, p.winBytes = now, have
+	return nil
 }
 
 // fetchFrom brings the archive from one mirror into dst and returns how
@@ -348,6 +416,11 @@ func (d *download) copy(r io.Reader) error {
 			if d.have-d.reported >= progressStep || d.have == d.pack.Size {
 				d.report()
 			}
+			if d.pace != nil {
+				if err := d.pace.check(d.have, d.pack.Size); err != nil {
+					return permanent(err)
+				}
+			}
 		}
 		if err == io.EOF {
 			return nil
@@ -381,6 +454,14 @@ func (d *download) restart() error {
 // errStalled ends an attempt whose transfer stopped moving.
 var errStalled = errors.New("timeout: no data received")
 
+// deadlineError ends an attempt that ran past its deadline by the wall
+// clock, when no read came to check it.
+type deadlineError struct{ d time.Duration }
+
+func (e deadlineError) Error() string {
+	return fmt.Sprintf("the attempt ran past its deadline of %v", e.d)
+}
+
 // attempt makes one request, resuming with Range when part of the archive
 // is in already.
 func (d *download) attempt(ctx context.Context) error {
@@ -389,6 +470,13 @@ func (d *download) attempt(ctx context.Context) error {
 	stall := pos(d.f.Stall, DefaultStall)
 	watchdog := time.AfterFunc(stall, func() { cancel(errStalled) })
 	defer watchdog.Stop()
+	minRate := pos(d.f.MinRate, DefaultMinRate)
+	deadline := AttemptDeadline(d.pack.Size-d.have, minRate)
+	late := time.AfterFunc(deadline, func() { cancel(deadlineError{deadline}) })
+	defer late.Stop()
+	start := d.f.now()
+	d.pace = nil
+	defer func() { d.pace = nil }()
 
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, d.url, nil)
 	if err != nil {
@@ -405,6 +493,9 @@ func (d *download) attempt(ctx context.Context) error {
 	if err != nil {
 		if c := context.Cause(ctx); errors.Is(c, errStalled) {
 			return errStalled
+		}
+		if err := lateError(ctx); err != nil {
+			return err
 		}
 		return requestError(err)
 	}
@@ -447,15 +538,30 @@ func (d *download) attempt(ctx context.Context) error {
 	if d.have == 0 {
 		d.report()
 	}
+	d.pace = &pace{now: d.f.now, start: start, deadline: deadline, minRate: minRate,
+		window: pos(d.f.RateWindow, DefaultRateWindow), winStart: d.f.now(), winBytes: d.have}
 	body := &watchedReader{r: resp.Body, reset: func() { watchdog.Reset(stall) }}
 	if err := d.copy(body); err != nil {
 		if c := context.Cause(ctx); errors.Is(c, errStalled) {
 			return fmt.Errorf("transfer cut at %d of %d bytes: %w", d.have, d.pack.Size, errStalled)
 		}
+		if lerr := lateError(ctx); lerr != nil {
+			return fmt.Errorf("transfer cut at %d of %d bytes: %w", d.have, d.pack.Size, lerr)
+		}
 		return fmt.Errorf("transfer cut at %d of %d bytes: %w", d.have, d.pack.Size, err)
 	}
 	if d.have < d.pack.Size {
 		return fmt.Errorf("transfer cut at %d of %d bytes: %w", d.have, d.pack.Size, io.ErrUnexpectedEOF)
+	}
+	return nil
+}
+
+// lateError returns the permanent ErrTooSlow of an attempt that the
+// deadline's timer ended, or nil.
+func lateError(ctx context.Context) error {
+	var de deadlineError
+	if errors.As(context.Cause(ctx), &de) {
+		return permanent(fmt.Errorf("%w: %v", ErrTooSlow, de))
 	}
 	return nil
 }

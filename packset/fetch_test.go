@@ -527,3 +527,101 @@ func TestFetchCancelled(t *testing.T) {
 		t.Errorf("a cancelled download left %v", dirNames(t, f.Dir))
 	}
 }
+
+// stepClock is a clock that moves on by step at each reading.
+type stepClock struct {
+	mu   sync.Mutex
+	t    time.Time
+	step time.Duration
+	jump map[int]time.Duration // extra moves at the nth reading, from 1
+	n    int
+}
+
+func (c *stepClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.n++
+	c.t = c.t.Add(c.step + c.jump[c.n])
+	return c.t
+}
+
+// trickle answers with the archive's length and then one byte per write,
+// flushed, so that the client reads it byte by byte.
+func trickle(data []byte) func(w http.ResponseWriter, r *http.Request, n int) bool {
+	return func(w http.ResponseWriter, r *http.Request, n int) bool {
+		w.Header().Set("Content-Length", fmt.Sprint(len(data)))
+		for i := range data {
+			if _, err := w.Write(data[i : i+1]); err != nil {
+				return true
+			}
+			w.(http.Flusher).Flush()
+			if r.Context().Err() != nil {
+				return true
+			}
+		}
+		return true
+	}
+}
+
+func TestFetchTooSlowNextMirror(t *testing.T) {
+	slow := newMirror(t)
+	good := newMirror(t)
+	data, p := archive("trickled-pack", 4000)
+	slow.fault = trickle(data)
+	good.files["/t.zip"] = data
+	p.URLs = []string{slow.url("/t.zip"), good.url("/t.zip")}
+	f, s := newFetcher(t)
+	// Every reading of the clock is 2 s later: a byte per read is 0.5 B/s.
+	clock := &stepClock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), step: 2 * time.Second}
+	f.Now = clock.now
+	start := time.Now()
+	res, err := f.Fetch(t.Context(), Source{}, []Pack{p})
+	if err != nil || len(res) != 1 || res[0].From != good.url("/t.zip") {
+		t.Fatalf("Fetch(trickling mirror first) = %+v, %v; want the archive from the second mirror", res, err)
+	}
+	if len(slow.requests()) != 1 || s.count() != 0 {
+		t.Errorf("the slow mirror got %d requests after %d back-offs; want one, then the next mirror at once", len(slow.requests()), s.count())
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("Fetch took %v of real time", d)
+	}
+	checkLanded(t, f.Dir, map[string][]byte{p.SHA256: data})
+}
+
+func TestFetchTooSlowError(t *testing.T) {
+	slow := newMirror(t)
+	data, p := archive("trickled-pack", 4000)
+	slow.fault = trickle(data)
+	p.URLs = []string{slow.url("/t.zip")}
+	f, _ := newFetcher(t)
+	clock := &stepClock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), step: 2 * time.Second}
+	f.Now = clock.now
+	_, err := f.Fetch(t.Context(), Source{}, []Pack{p})
+	if !errors.Is(err, ErrTooSlow) || !strings.Contains(err.Error(), "below the minimum of 16384 bytes/s") {
+		t.Errorf("Fetch(trickling mirror) = %v; want ErrTooSlow naming the minimum rate", err)
+	}
+}
+
+func TestFetchAttemptDeadline(t *testing.T) {
+	slow := newMirror(t)
+	data, p := archive("late-pack", 4000)
+	slow.fault = trickle(data)
+	good := newMirror(t)
+	good.files["/t.zip"] = data
+	p.URLs = []string{slow.url("/t.zip"), good.url("/t.zip")}
+	f, s := newFetcher(t)
+	// Fast reads, but the clock jumps a day ahead at its third reading.
+	clock := &stepClock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), step: time.Millisecond, jump: map[int]time.Duration{3: 24 * time.Hour}}
+	f.Now = clock.now
+	res, err := f.Fetch(t.Context(), Source{}, []Pack{p})
+	if err != nil || len(res) != 1 || res[0].From != good.url("/t.zip") || s.count() != 0 {
+		t.Fatalf("Fetch(past the deadline) = %+v, %v after %d back-offs; want the second mirror at once", res, err, s.count())
+	}
+	p.URLs = p.URLs[:1]
+	f.Dir = t.TempDir()
+	clock.n = 0
+	_, err = f.Fetch(t.Context(), Source{}, []Pack{p})
+	if !errors.Is(err, ErrTooSlow) || !strings.Contains(err.Error(), "past its deadline") {
+		t.Errorf("Fetch(past the deadline) = %v; want ErrTooSlow naming the deadline", err)
+	}
+}
