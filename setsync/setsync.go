@@ -115,12 +115,17 @@ type view struct {
 
 // Syncer makes a machine equal to a pack set. Its methods are safe for
 // concurrent use: syncs run one at a time (one download into the cache at
-// a time, and eviction never during one); readers never wait for a sync.
+// a time, and eviction never during one), and a sync asked for while
+// another runs is refused at once with ErrSyncRunning rather than queued
+// behind a download that may take long; readers never wait for a sync.
 type Syncer struct {
 	opts  Options
 	w     Writer
 	cache *packset.Cache
 	mu    sync.Mutex // serialises syncs, the record file and eviction
+	// since is when the running sync started (Unix nanoseconds), 0 when
+	// none runs; set and cleared while holding mu.
+	since atomic.Int64
 	view  atomic.Pointer[view]
 }
 
@@ -194,6 +199,9 @@ var (
 	ErrDownload = errors.New("download failed")
 	// ErrNoSource is returned by Check when no [sets] source is set.
 	ErrNoSource = errors.New("no [sets] source is configured")
+	// ErrSyncRunning is returned, wrapped with api.ErrBusy, by a sync
+	// asked for while another runs (a download may take long).
+	ErrSyncRunning = errors.New("a pack set sync is already running")
 )
 
 // Sync makes the machine's enabled set exactly the lock's (SPEC §10.2,
@@ -206,8 +214,16 @@ var (
 // nothing to do downloads nothing and publishes nothing. The result is
 // returned with the error too, saying what was checked.
 func (s *Syncer) Sync(ctx context.Context, req Request) (*api.SetSyncResult, error) {
-	s.mu.Lock()
+	if !s.mu.TryLock() {
+		msg := "try again when it ends"
+		if since := s.since.Load(); since != 0 {
+			msg = fmt.Sprintf("started %s; try again when it ends", time.Unix(0, since).UTC().Format(time.RFC3339))
+		}
+		return nil, fmt.Errorf("%w (%s): %w", ErrSyncRunning, msg, api.ErrBusy)
+	}
 	defer s.mu.Unlock()
+	s.since.Store(s.opts.Now().UnixNano())
+	defer s.since.Store(0)
 	res := &api.SetSyncResult{Downloaded: []api.Downloaded{}}
 	check := &res.Check
 	check.Time = s.opts.Now().UTC()
@@ -483,7 +499,9 @@ func (s *Syncer) Run(ctx context.Context, interval time.Duration) error {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
-		if _, err := s.Check(ctx); err != nil && ctx.Err() == nil {
+		if _, err := s.Check(ctx); errors.Is(err, ErrSyncRunning) {
+			s.opts.Log.Info("pack set check skipped: a sync is running", "source", s.opts.Follow)
+		} else if err != nil && ctx.Err() == nil {
 			s.opts.Log.Warn("pack set check failed; tried again at the next one", "source", s.opts.Follow, "err", err)
 		}
 		select {

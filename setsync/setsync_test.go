@@ -1,0 +1,98 @@
+package setsync
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/packset"
+	"github.com/mjolnir-forge/forgesync/pipeline"
+)
+
+// fakeWriter applies a set by remembering it.
+type fakeWriter struct {
+	installed []packset.Installed
+}
+
+func (w *fakeWriter) ApplySet(ctx context.Context, pins []packset.Entry, opts pipeline.SetOptions) (*api.Summary, error) {
+	for _, p := range pins {
+		if _, err := opts.Source(ctx, p); err != nil {
+			return nil, err
+		}
+	}
+	w.installed = w.installed[:0]
+	for _, p := range pins {
+		w.installed = append(w.installed, packset.Installed{ID: p.ID, Version: p.Version, SHA256: p.SHA256, Enabled: true})
+	}
+	return &api.Summary{}, nil
+}
+
+func (w *fakeWriter) Installed() ([]packset.Installed, error) { return w.installed, nil }
+
+// lockOf returns a lock of one pack with these bytes at these URLs.
+func lockOf(data []byte, urls ...string) (string, packset.Entry) {
+	sum := sha256.Sum256(data)
+	e := packset.Entry{ID: "held-pack", Version: "1.0.0", SHA256: hex.EncodeToString(sum[:])}
+	q := ""
+	for i, u := range urls {
+		if i > 0 {
+			q += ", "
+		}
+		q += fmt.Sprintf("%q", u)
+	}
+	return fmt.Sprintf("format = \"forgepacks-lock\"\nversion = 1\nfingerprint = %q\n\n[[pack]]\nid = %q\nversion = %q\nsha256 = %q\nsize = %d\nurls = [%s]\n",
+		packset.Fingerprint([]packset.Entry{e}), e.ID, e.Version, e.SHA256, len(data), q), e
+}
+
+func TestCheckDuringDownloadAnswersAtOnce(t *testing.T) {
+	data := []byte("the bytes of an archive that a mirror holds back")
+	arrived, release := make(chan struct{}), make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(arrived)
+		select {
+		case <-release:
+		case <-r.Context().Done():
+			return
+		}
+		w.Write(data)
+	}))
+	defer srv.Close()
+	lock, _ := lockOf(data, srv.URL+"/a.zip")
+	s, err := New(&fakeWriter{}, Options{State: t.TempDir(), Follow: srv.URL + "/forgepacks.lock"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.Sync(t.Context(), Request{Lock: []byte(lock)})
+		done <- err
+	}()
+	<-arrived
+	checked := make(chan error, 1)
+	go func() {
+		_, err := s.Check(t.Context())
+		checked <- err
+	}()
+	select {
+	case err := <-checked:
+		if !errors.Is(err, api.ErrBusy) || !errors.Is(err, ErrSyncRunning) {
+			t.Errorf("Check during a download = %v; want ErrSyncRunning, busy", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Check during a download waited for it")
+	}
+	if st := s.Status(nil); st == nil {
+		t.Errorf("Status during a download = nil")
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Errorf("Sync = %v", err)
+	}
+}
