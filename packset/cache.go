@@ -57,7 +57,8 @@ func (c *Cache) Dir() string { return c.dir }
 func (c *Cache) Path(sha string) string { return filepath.Join(c.dir, sha) }
 
 // Has reports whether the cache holds the archive with this SHA-256 and,
-// when size is positive, of this size.
+// when size is positive, of this size. It does not read the bytes: use
+// [VerifyFile] (or fetch, which verifies) before using the archive.
 func (c *Cache) Has(sha string, size int64) bool {
 	if !isHex64(sha) {
 		return false
@@ -80,11 +81,18 @@ func (c *Cache) Touch(sha string) error {
 
 // Put moves the file at src, whose content the caller knows has this
 // SHA-256 (an archive it checked, or one the store superseded), into the
-// cache, marked used now. src must be on the same file system as the
-// cache.
+// cache, read-only (0444) and marked used now. src must be on the same
+// file system as the cache.
 func (c *Cache) Put(sha, src string) error {
 	if !isHex64(sha) {
 		return fmt.Errorf("cache: %q is not a SHA-256", sha)
+	}
+	if err := os.Chmod(src, 0o444); err != nil {
+		return fmt.Errorf("cache: %w", err)
+	}
+	// A read-only file cannot be replaced by a rename on Windows.
+	if err := os.Remove(c.Path(sha)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("cache: %w", err)
 	}
 	if err := (atomicfile.Renamer{}).Replace(src, c.Path(sha)); err != nil {
 		return fmt.Errorf("cache: %w", err)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"net/url"
@@ -222,12 +223,15 @@ func pos[T int | int64 | time.Duration](v, def T) T {
 func (f *Fetcher) Path(sha string) string { return filepath.Join(f.Dir, sha) }
 
 // Fetch brings every pack's archive into Dir, at most Concurrency at once:
-// a pack already there (by name, with the pinned size; only checked
-// archives are ever named so) is not fetched again, and is marked used; the others are tried mirror by mirror, in the lock's order, with
-// relative URLs resolved against base (the lock's location). It returns a
-// result for each pack that is in Dir, and for the others one *FetchError
-// each, joined. A failed pack does not stop the others: what was fetched
-// stays for the next run.
+// a pack already there is not fetched again, and is marked used, once its
+// bytes are checked again (a file changed in place, even to the same size,
+// is removed and fetched again); the others are tried mirror by mirror, in
+// the lock's order, with relative URLs resolved against base (the lock's
+// location). Archives land read-only (0444): the store may hard-link them,
+// and an archive is never written in place. It returns a result for each
+// pack that is in Dir, and for the others one *FetchError each, joined. A
+// failed pack does not stop the others: what was fetched stays for the
+// next run.
 func (f *Fetcher) Fetch(ctx context.Context, base Source, packs []Pack) ([]Result, error) {
 	results := make([]*Result, len(packs))
 	errs := make([]error, len(packs))
@@ -255,10 +259,16 @@ func (f *Fetcher) Fetch(ctx context.Context, base Source, packs []Pack) ([]Resul
 
 func (f *Fetcher) fetchPack(ctx context.Context, base Source, p Pack) (*Result, error) {
 	dst := f.Path(p.SHA256)
-	if st, err := os.Stat(dst); err == nil && st.Mode().IsRegular() && st.Size() == p.Size {
+	switch err := VerifyFile(dst, p.Size, p.SHA256); {
+	case err == nil:
 		now := time.Now() // used now: a Cache on Dir evicts it last
 		os.Chtimes(dst, now, now)
 		return &Result{Pack: p, Path: dst}, nil
+	case errors.Is(err, ErrWrongBytes):
+		// Changed in place: its name no longer tells its bytes.
+		if rerr := os.Remove(dst); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+			return nil, fmt.Errorf("remove %s, which lost its bytes (%w): %w", dst, err, rerr)
+		}
 	}
 	fe := &FetchError{Pack: p}
 	for _, ref := range p.URLs {
@@ -334,7 +344,7 @@ func (p *pace) check(have, size int64) error {
 // many tries it took. Failures that may pass are retried with back-off;
 // a 4xx or wrong bytes end this mirror at once.
 func (f *Fetcher) fetchFrom(ctx context.Context, p Pack, src Source, dst string) (int, error) {
-	pending, err := atomicfile.Create(dst, 0o644)
+	pending, err := atomicfile.Create(dst, 0o444)
 	if err != nil {
 		return 0, err
 	}
@@ -374,6 +384,35 @@ func (f *Fetcher) fetchFrom(ctx context.Context, p Pack, src Source, dst string)
 		return tries, err
 	}
 	return tries, atomicfile.SyncDir(f.Dir)
+}
+
+// VerifyFile checks that the file at path is a regular file of size bytes
+// whose SHA-256 is sha. A file of other bytes gives an error wrapping
+// ErrWrongBytes; one that is missing, fs.ErrNotExist.
+func VerifyFile(path string, size int64, sha string) error {
+	in, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	st, err := in.Stat()
+	if err != nil {
+		return err
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("%s: %w: not a regular file", path, ErrWrongBytes)
+	}
+	if st.Size() != size {
+		return fmt.Errorf("%s: %w: %d bytes, the lock pins %d", path, ErrWrongBytes, st.Size(), size)
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, in); err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != sha {
+		return fmt.Errorf("%s: %w: SHA-256 %s, the lock pins %s", path, ErrWrongBytes, got, sha)
+	}
+	return nil
 }
 
 // copyFile reads a local mirror: at most size bytes, after checking the

@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -623,5 +624,43 @@ func TestFetchAttemptDeadline(t *testing.T) {
 	_, err = f.Fetch(t.Context(), Source{}, []Pack{p})
 	if !errors.Is(err, ErrTooSlow) || !strings.Contains(err.Error(), "past its deadline") {
 		t.Errorf("Fetch(past the deadline) = %v; want ErrTooSlow naming the deadline", err)
+	}
+}
+
+func TestFetchCachedChangedInPlace(t *testing.T) {
+	m := newMirror(t)
+	data, p := archive("edited-pack", 5000)
+	m.files["/e.zip"] = data
+	p.URLs = []string{m.url("/e.zip")}
+	f, _ := newFetcher(t)
+	// The archive is there by name and size, but a byte was changed in
+	// place.
+	edited := bytes.Clone(data)
+	edited[100] ^= 0xff
+	if err := os.WriteFile(f.Path(p.SHA256), edited, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := f.Fetch(t.Context(), Source{}, []Pack{p})
+	if err != nil || len(res) != 1 || res[0].From != m.url("/e.zip") {
+		t.Fatalf("Fetch(cached archive edited in place) = %+v, %v; want it fetched again", res, err)
+	}
+	checkLanded(t, f.Dir, map[string][]byte{p.SHA256: data})
+}
+
+func TestFetchLandsReadOnly(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("modes are Unix permissions")
+	}
+	m := newMirror(t)
+	data, p := archive("ro-pack", 700)
+	m.files["/r.zip"] = data
+	p.URLs = []string{m.url("/r.zip")}
+	f, _ := newFetcher(t)
+	if _, err := f.Fetch(t.Context(), Source{}, []Pack{p}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(f.Path(p.SHA256))
+	if err != nil || st.Mode().Perm() != 0o444 {
+		t.Errorf("fetched archive: %v, %v; want mode 0444 (the store may link it)", st.Mode(), err)
 	}
 }

@@ -262,27 +262,29 @@ func (s *Syncer) archiveSource(src packset.Source, byHash map[string]packset.Pac
 		if !ok {
 			return "", fmt.Errorf("the set does not pin sha256 %s", pin.SHA256)
 		}
-		if !s.cache.Has(p.SHA256, p.Size) {
-			// Evicted or removed meanwhile: fetch it again.
-			if _, err := s.fetch(ctx, src, []packset.Pack{p}); err != nil {
-				return "", err
-			}
+		// Fetching verifies a cached archive's bytes first: one evicted,
+		// removed or changed in place meanwhile is fetched again.
+		if _, err := s.fetch(ctx, src, []packset.Pack{p}); err != nil {
+			return "", err
 		}
 		s.cache.Touch(p.SHA256)
 		return s.cache.Path(p.SHA256), nil
 	}
 }
 
-// download fetches the archives of l that are neither kept nor cached,
+// download fetches the archives of l that are not kept (a cached one is
+// verified and fetched again only when its bytes changed),
 // recording each download in res, and returns l's packs by SHA-256.
 func (s *Syncer) download(ctx context.Context, src packset.Source, l *packset.Lock, kept keptSet, res *api.SetSyncResult) (map[string]packset.Pack, error) {
 	byHash := map[string]packset.Pack{}
 	var lacking []packset.Pack
 	for _, p := range l.Packs {
 		byHash[p.SHA256] = p
-		if kept[installer.KeptKey(p.ID, p.Version, p.SHA256)] || s.cache.Has(p.SHA256, p.Size) {
+		if kept[installer.KeptKey(p.ID, p.Version, p.SHA256)] {
 			continue
 		}
+		// A cached archive is verified by the fetch, which downloads it
+		// again when its bytes changed.
 		lacking = append(lacking, p)
 	}
 	if len(lacking) > 0 {

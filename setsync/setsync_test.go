@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -23,8 +25,17 @@ type fakeWriter struct {
 
 func (w *fakeWriter) ApplySet(ctx context.Context, pins []packset.Entry, opts pipeline.SetOptions) (*api.Summary, error) {
 	for _, p := range pins {
-		if _, err := opts.Source(ctx, p); err != nil {
+		path, err := opts.Source(ctx, p)
+		if err != nil {
 			return nil, err
+		}
+		// As the pipeline does: the archive's bytes must be the pin's.
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != p.SHA256 {
+			return nil, fmt.Errorf("%s: sha256 %x, want %s", path, sum, p.SHA256)
 		}
 	}
 	w.installed = w.installed[:0]
@@ -94,5 +105,29 @@ func TestCheckDuringDownloadAnswersAtOnce(t *testing.T) {
 	close(release)
 	if err := <-done; err != nil {
 		t.Errorf("Sync = %v", err)
+	}
+}
+
+func TestSyncCachedArchiveEditedInPlace(t *testing.T) {
+	data := []byte("the bytes of an archive, cached and then edited in place")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(data) }))
+	defer srv.Close()
+	lock, e := lockOf(data, srv.URL+"/a.zip")
+	state := t.TempDir()
+	s, err := New(&fakeWriter{}, Options{State: state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := []byte(string(data))
+	edited[0] ^= 0x20
+	if err := os.WriteFile(filepath.Join(state, CacheDir, e.SHA256), edited, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Sync(t.Context(), Request{Lock: []byte(lock)})
+	if err != nil || len(res.Downloaded) != 1 {
+		t.Fatalf("Sync(cached archive edited in place) = %+v, %v; want it downloaded again and applied", res, err)
+	}
+	if got, err := os.ReadFile(s.Cache().Path(e.SHA256)); err != nil || string(got) != string(data) {
+		t.Errorf("cached archive = %q, %v; want the pinned bytes", got, err)
 	}
 }
