@@ -129,6 +129,11 @@ func (f *Fetcher) getOnce(ctx context.Context, url string, prev Validators, limi
 		return nil, Validators{}, resp.StatusCode, err
 	}
 	if resp.StatusCode == http.StatusNotModified {
+		if prev == (Validators{}) {
+			// Nothing to be not modified from: a copy kept here would be
+			// taken for the lock.
+			return nil, Validators{}, resp.StatusCode, permanent(errors.New("the server answered 304 Not Modified to a request without validators"))
+		}
 		return nil, val, resp.StatusCode, nil
 	}
 	if resp.StatusCode != http.StatusOK {

@@ -178,3 +178,23 @@ func TestPythonHTTPServer(t *testing.T) {
 		t.Errorf("Decode(wrong fingerprint) = %v; want an error at line 4", err)
 	}
 }
+
+func TestFetchLock304WithoutValidators(t *testing.T) {
+	m := newMirror(t)
+	m.fault = func(w http.ResponseWriter, r *http.Request, n int) bool {
+		w.WriteHeader(http.StatusNotModified)
+		return true
+	}
+	f, _ := newFetcher(t)
+	src, err := LockSource(m.url("/set/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lf, err := f.FetchLock(t.Context(), src, Validators{})
+	if err == nil || !strings.Contains(err.Error(), "the server answered 304 Not Modified to a request without validators") {
+		t.Errorf("FetchLock(304 to a first request) = %+v, %v; want a clear error", lf, err)
+	}
+	if n := len(m.requests()); n != 1 {
+		t.Errorf("made %d requests; want one, not retried", n)
+	}
+}
