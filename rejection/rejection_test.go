@@ -40,3 +40,38 @@ func TestNote(t *testing.T) {
 		t.Errorf("Note() =\n%s\nwant\n%s", got, want)
 	}
 }
+
+func TestEscape(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"plain text, ünïcode and ≤ signs", "plain text, ünïcode and ≤ signs"},
+		{`C:\packs\a.zip`, `C:\packs\a.zip`},
+		{"red\x1b[31mtext", `red\x1b[31mtext`},
+		{"a\nb\r\tc\x00", `a\nb\r\tc\x00`},
+		{"del\x7f", `del\x7f`},
+		{"c1\u0085\u009b", `c1\u0085\u009b`},
+		{"evil\u202eppa.zip", `evil\u202eppa.zip`},
+		{"zw\u200bj\u2066x\u2069\ufeff", `zw\u200bj\u2066x\u2069\ufeff`},
+		{"line\u2028para\u2029", `line\u2028para\u2029`},
+		{"bad\xffutf8", `bad\xffutf8`},
+	}
+	for _, tt := range tests {
+		if got := Escape(tt.in); got != tt.want {
+			t.Errorf("Escape(%q) = %q; want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestNoteEscapesControls(t *testing.T) {
+	at := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
+	got := string(Note("evil\x1b]0;owned\x07.zip", at, []Reason{
+		{File: "content/a\n::error ::forged", Path: "content/a\n::error ::forged", Rule: "not allowed in a pack", Message: "not allowed in a pack"},
+		{File: "forgepack.json", Path: "name", Line: 2, Column: 9, Rule: "pattern", Value: "\"\u202eA\"", Message: "must be plain"},
+	}))
+	want := "forgesync rejected evil\\x1b]0;owned\\x07.zip on 2026-03-04T05:06:07Z:\n" +
+		"- content/a\\n::error ::forged: not allowed in a pack\n" +
+		"- forgepack.json:2:9: name: must be plain, got \"\\u202eA\"\n" +
+		"\nFix the pack and drop it again; `forgesync scan FILE` shows the same verdict.\n"
+	if got != want {
+		t.Errorf("Note() =\n%s\nwant\n%s", got, want)
+	}
+}
