@@ -53,7 +53,9 @@ func Write(w io.Writer, format string, reports []*Report, toolVersion string) er
 
 // WriteText writes a report for people: every problem compiler-style,
 // named the way the user can open its file (beside the folder they named,
-// or inside the archive they named), then a line with the verdict.
+// or inside the archive they named), then a line with the verdict. Names
+// and messages are escaped (rejection.Escape): an archive's entry names
+// cannot drive the terminal or forge a line.
 func WriteText(w io.Writer, r *Report) error {
 	var b strings.Builder
 	dir := false
@@ -63,7 +65,7 @@ func WriteText(w io.Writer, r *Report) error {
 	for _, p := range r.Problems {
 		switch {
 		case p.File == "":
-			fmt.Fprintf(&b, "%s: %s\n", r.Source, p)
+			fmt.Fprintf(&b, "%s: %s\n", rejection.Escape(r.Source), p)
 		case dir:
 			if p.Path == p.File {
 				p.Path = ""
@@ -74,13 +76,14 @@ func WriteText(w io.Writer, r *Report) error {
 			if p.Path == p.File {
 				p.Path = ""
 			}
-			fmt.Fprintf(&b, "%s: %s\n", r.Source, p)
+			fmt.Fprintf(&b, "%s: %s\n", rejection.Escape(r.Source), p)
 		}
 	}
 	name := strings.TrimSpace(r.Pack.ID + " " + r.Pack.Version)
 	if name == "" {
 		name = r.Source
 	}
+	name = rejection.Escape(name)
 	if r.Valid {
 		m := r.Manifest
 		fmt.Fprintf(&b, "%s: valid (%d pieces, %d lifts, %d doors, %d surface packages)\n",
@@ -104,16 +107,19 @@ func (r *Report) ProblemFile(p rejection.Reason) string {
 }
 
 // WriteGitHub writes one `::error` workflow command per problem, so a pack
-// repository's GitHub Actions run marks each problem on its line.
+// repository's GitHub Actions run marks each problem on its line. Control
+// and bidi characters in names and messages are escaped (escapeLines),
+// then GitHub's own escaping applies: a name cannot end the command's line
+// and start a command of its own.
 func WriteGitHub(w io.Writer, reports []*Report) error {
 	for _, r := range reports {
 		for _, p := range r.Problems {
-			props := []string{"file=" + escapeProperty(r.ProblemFile(p))}
+			props := []string{"file=" + escapeProperty(escapeLines(r.ProblemFile(p)))}
 			if p.Line > 0 {
 				props = append(props, fmt.Sprintf("line=%d", p.Line), fmt.Sprintf("col=%d", p.Column))
 			}
 			props = append(props, "title="+escapeProperty("forgesync "+RuleID(p.Rule)))
-			if _, err := fmt.Fprintf(w, "::error %s::%s\n", strings.Join(props, ","), escapeData(detail(p))); err != nil {
+			if _, err := fmt.Fprintf(w, "::error %s::%s\n", strings.Join(props, ","), escapeData(escapeLines(detail(p)))); err != nil {
 				return err
 			}
 		}
@@ -132,6 +138,17 @@ func detail(p rejection.Reason) string {
 		msg += ", got " + p.Value
 	}
 	return msg
+}
+
+// escapeLines escapes what rejection.Escape does, but for line feeds,
+// which the formats that take several lines (GitHub's %0A, SARIF's JSON)
+// carry safely themselves.
+func escapeLines(s string) string {
+	parts := strings.Split(s, "\n")
+	for i, p := range parts {
+		parts[i] = rejection.Escape(p)
+	}
+	return strings.Join(parts, "\n")
 }
 
 // escapeData escapes a workflow command's message.
@@ -240,14 +257,14 @@ func WriteSARIF(w io.Writer, reports []*Report, toolVersion string) error {
 			if !seen {
 				i = len(run.Tool.Driver.Rules)
 				index[id] = i
-				run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRule{ID: id, ShortDescription: sarifMessage{Text: p.Rule}})
+				run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRule{ID: id, ShortDescription: sarifMessage{Text: rejection.Escape(p.Rule)}})
 			}
 			loc := sarifPhysical{ArtifactLocation: sarifArtifact{URI: (&url.URL{Path: r.ProblemFile(p)}).String()}}
 			if p.Line > 0 {
 				loc.Region = &sarifRegion{StartLine: p.Line, StartColumn: p.Column}
 			}
 			run.Results = append(run.Results, sarifResult{
-				RuleID: id, RuleIndex: i, Level: "error", Message: sarifMessage{Text: detail(p)},
+				RuleID: id, RuleIndex: i, Level: "error", Message: sarifMessage{Text: escapeLines(detail(p))},
 				Locations: []sarifLocation{{PhysicalLocation: loc}},
 			})
 		}

@@ -224,3 +224,46 @@ func TestPackWritesOnlyAValidPack(t *testing.T) {
 		t.Errorf("Pack(missing) = %v; want the path named once", err)
 	}
 }
+
+// hostileReport is an archive whose names and messages carry a newline, a
+// forged workflow command, terminal escapes and a bidi override.
+func hostileReport() *Report {
+	return &Report{Source: "evil\x1b[2J\u202egpj.zip", Pack: PackRef{ID: "x\x1b]0;owned\x07"}, Problems: []rejection.Reason{{
+		File: "content/a\n::error file=x::forged\x1b[31m.dll", Path: "content/a\n::error file=x::forged\x1b[31m.dll",
+		Rule: "not allowed in a pack", Message: "not allowed in a pack",
+	}, {
+		File: "content/b.dll", Path: "content/b\n::warning::x\x9b31m", Rule: "not allowed in a pack",
+		Message: "not\ballowed\u2066", Value: "\x00\x7f",
+	}}}
+}
+
+func TestFormatsEscapeControls(t *testing.T) {
+	for _, format := range []string{FormatText, FormatGitHub, FormatSARIF} {
+		var out bytes.Buffer
+		if err := Write(&out, format, []*Report{hostileReport()}, "1.0.0"); err != nil {
+			t.Fatal(err)
+		}
+		s := out.String()
+		for _, bad := range []string{"\x1b", "\u202e", "\u2066", "\x9b", "\u009b", "\b", "\x07", "\x7f", "\x00"} {
+			if strings.Contains(s, bad) {
+				t.Errorf("Write(%s) holds %q raw:\n%s", format, bad, s)
+			}
+		}
+		switch format {
+		case FormatText:
+			if n := strings.Count(s, "\n"); n != 3 {
+				t.Errorf("Write(text) wrote %d lines; want 3 (two problems and the verdict):\n%s", n, s)
+			}
+		case FormatGitHub:
+			lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+			if len(lines) != 2 {
+				t.Errorf("Write(github) wrote %d lines; want 2:\n%s", len(lines), s)
+			}
+			for _, l := range lines {
+				if strings.Count(l, "::error") != 1 || strings.Contains(l, "::warning") && !strings.Contains(l, "%0A::warning") {
+					t.Errorf("Write(github) line %q forges a command", l)
+				}
+			}
+		}
+	}
+}
