@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"text/tabwriter"
 
@@ -11,48 +12,91 @@ import (
 )
 
 // The plain-text views of the shapes, as the CLI prints them for people.
+// Every value goes through printf or sprintf, which escape it: names come
+// from archives, messages from servers, and neither may drive a terminal
+// or start a line of its own.
+
+// printf is fmt.Fprintf with each argument escaped (see escapeArgs): the
+// format holds the writer's own text and lines.
+func printf(w io.Writer, format string, args ...any) (int, error) {
+	return fmt.Fprintf(w, format, escapeArgs(args)...)
+}
+
+// sprintf is fmt.Sprintf with each argument escaped.
+func sprintf(format string, args ...any) string {
+	return fmt.Sprintf(format, escapeArgs(args)...)
+}
+
+// escapeArgs passes every argument that is text (a string or a type of
+// string, a byte slice, an error, a fmt.Stringer) through
+// rejection.Escape; numbers and the like are left as they are.
+func escapeArgs(args []any) []any {
+	out := make([]any, len(args))
+	for i, a := range args {
+		switch v := a.(type) {
+		case string:
+			out[i] = rejection.Escape(v)
+		case []byte:
+			out[i] = rejection.Escape(string(v))
+		case error:
+			out[i] = rejection.Escape(v.Error())
+		case fmt.Stringer:
+			out[i] = rejection.Escape(v.String())
+		default:
+			switch rv := reflect.ValueOf(a); {
+			case rv.Kind() == reflect.String:
+				out[i] = rejection.Escape(rv.String())
+			case rv.Kind() == reflect.Slice && rv.Type().Elem().Kind() == reflect.Uint8:
+				out[i] = rejection.Escape(string(rv.Bytes()))
+			default:
+				out[i] = a
+			}
+		}
+	}
+	return out
+}
 
 // WriteStatus writes the daemon's status and the rejected archives.
 func WriteStatus(w io.Writer, st Status, rejected []rejection.Record) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "forgesync %s (pid %d): %s, up %s\n", st.Version, st.PID, st.State, seconds(st.UptimeSeconds))
+	printf(&b, "forgesync %s (pid %d): %s, up %s\n", st.Version, st.PID, st.State, seconds(st.UptimeSeconds))
 	if ls := st.LastSync; ls != nil {
-		fmt.Fprintf(&b, "last sync: %s, %s in %s\n", ls.Time.Local().Format("2006-01-02 15:04:05"), ls.Result, seconds(ls.DurationSeconds))
+		printf(&b, "last sync: %s, %s in %s\n", ls.Time.Local().Format("2006-01-02 15:04:05"), ls.Result, seconds(ls.DurationSeconds))
 		if ls.Error != "" {
-			fmt.Fprintf(&b, "  error: %s\n", ls.Error)
+			printf(&b, "  error: %s\n", ls.Error)
 		}
 	}
 	c := st.Counts
-	fmt.Fprintf(&b, "packs: %d installed, %d enabled; %d pieces, %d lifts, %d doors; %d rejected archives\n",
+	printf(&b, "packs: %d installed, %d enabled; %d pieces, %d lifts, %d doors; %d rejected archives\n",
 		c.Packs, c.Enabled, c.Pieces, c.Lifts, c.Doors, c.Rejected)
 	if len(st.Queue) > 0 {
-		fmt.Fprintf(&b, "queue: %s\n", strings.Join(st.Queue, ", "))
+		printf(&b, "queue: %s\n", strings.Join(st.Queue, ", "))
 	}
 	if st.Generation > 0 {
-		fmt.Fprintf(&b, "generation %d; kept archives take %s (forgesync history)\n", st.Generation, Bytes(st.KeptArchiveBytes))
+		printf(&b, "generation %d; kept archives take %s (forgesync history)\n", st.Generation, Bytes(st.KeptArchiveBytes))
 	}
 	writeSetStatus(&b, st.Set)
 	if m := st.Modules; m != nil {
 		for _, mv := range m.Gates.Mods {
-			fmt.Fprintf(&b, "%-20s %-10s %s (needs %s)\n", mv.Mod, cmp.Or(mv.Version, "-"), mv.State, mv.Minimum)
+			printf(&b, "%-20s %-10s %s (needs %s)\n", mv.Mod, cmp.Or(mv.Version, "-"), mv.State, mv.Minimum)
 		}
 		// Door automation needs the gates and the module in place: the
 		// deploy's result, not the gates alone.
-		fmt.Fprintf(&b, "door automation: %s; pack lifts: %s; native module builds: %s\n",
+		printf(&b, "door automation: %s; pack lifts: %s; native module builds: %s\n",
 			canWork(m.DoorAutomation), canWork(m.Gates.PackLifts), strings.Join(m.SupportedBuilds, ", "))
 	}
 	for _, w := range st.Warnings {
-		fmt.Fprintf(&b, "warning: %s\n", w)
+		printf(&b, "warning: %s\n", w)
 	}
 	if st.LogFile != "" {
-		fmt.Fprintf(&b, "log: %s\n", st.LogFile)
+		printf(&b, "log: %s\n", st.LogFile)
 	}
 	if len(rejected) > 0 {
 		b.WriteString("\nrejected archives (in drop/rejected/):\n")
 		for _, r := range rejected {
-			fmt.Fprintf(&b, "  %s  (%s)\n", r.Archive, r.Time.Local().Format("2006-01-02 15:04"))
+			printf(&b, "  %s  (%s)\n", r.Archive, r.Time.Local().Format("2006-01-02 15:04"))
 			for _, reason := range r.Reasons {
-				fmt.Fprintf(&b, "    - %s\n", reason)
+				printf(&b, "    - %s\n", reason)
 			}
 		}
 	}
@@ -70,13 +114,13 @@ func canWork(b bool) string {
 func seconds(s float64) string {
 	switch {
 	case s < 1:
-		return fmt.Sprintf("%.0f ms", s*1000)
+		return sprintf("%.0f ms", s*1000)
 	case s < 120:
-		return fmt.Sprintf("%.1f s", s)
+		return sprintf("%.1f s", s)
 	case s < 7200:
-		return fmt.Sprintf("%.0f min", s/60)
+		return sprintf("%.0f min", s/60)
 	}
-	return fmt.Sprintf("%.1f h", s/3600)
+	return sprintf("%.1f h", s/3600)
 }
 
 // WriteSummary writes what a transaction did, a line per archive.
@@ -86,21 +130,21 @@ func WriteSummary(w io.Writer, sum *Summary) error {
 		pack := strings.TrimSpace(o.Pack + " " + o.Version)
 		switch o.Result {
 		case ResultRejected:
-			fmt.Fprintf(&b, "%s: rejected\n", o.Archive)
+			printf(&b, "%s: rejected\n", o.Archive)
 			for _, r := range o.Reasons {
-				fmt.Fprintf(&b, "  - %s\n", r)
+				printf(&b, "  - %s\n", r)
 			}
 		case ResultUpgraded, ResultDowngraded, ResultReinstalled:
-			fmt.Fprintf(&b, "%s: %s %s (was %s)\n", o.Archive, o.Result, pack, o.Previous)
+			printf(&b, "%s: %s %s (was %s)\n", o.Archive, o.Result, pack, o.Previous)
 		default:
-			fmt.Fprintf(&b, "%s: %s %s\n", o.Archive, o.Result, pack)
+			printf(&b, "%s: %s %s\n", o.Archive, o.Result, pack)
 		}
 	}
 	for _, w := range sum.Warnings {
-		fmt.Fprintf(&b, "warning: %s\n", w)
+		printf(&b, "warning: %s\n", w)
 	}
 	if len(sum.Published) > 0 {
-		fmt.Fprintf(&b, "published %s\n", strings.Join(sum.Published, ", "))
+		printf(&b, "published %s\n", strings.Join(sum.Published, ", "))
 	} else if len(sum.Outcomes) == 0 {
 		b.WriteString("nothing to do; the inventory is up to date\n")
 	}
@@ -114,7 +158,7 @@ func WriteRollback(w io.Writer, sum *Summary) error {
 	if sum.Generation == 0 {
 		io.WriteString(w, "nothing to do: the installed set is already that generation's\n")
 	} else {
-		fmt.Fprintf(w, "rolled back: now generation %d\n", sum.Generation)
+		printf(w, "rolled back: now generation %d\n", sum.Generation)
 	}
 	return WriteSummary(w, sum)
 }
@@ -128,7 +172,7 @@ func WritePacks(w io.Writer, packs []Pack) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tVERSION\tENABLED\tPIECES\tLIFTS\tDOORS\tNAME")
 	for _, p := range packs {
-		fmt.Fprintf(tw, "%s\t%s\t%v\t%d\t%d\t%d\t%s\n", p.ID, p.Version, p.Enabled, p.PieceCount, p.Lifts, p.Doors, p.Name)
+		printf(tw, "%s\t%s\t%v\t%d\t%d\t%d\t%s\n", p.ID, p.Version, p.Enabled, p.PieceCount, p.Lifts, p.Doors, p.Name)
 	}
 	return tw.Flush()
 }
@@ -147,15 +191,15 @@ func (ew *EventWriter) Write(ev Event) error {
 	d, err := ev.Decode()
 	if p, ok := d.(Progress); ok && err == nil {
 		ew.barOpen = true
-		_, err := fmt.Fprintf(ew.W, "\r%s %s %s", ts, progressBar(p.Done, p.Total, 30), p.Archive)
+		_, err := printf(ew.W, "\r%s %s %s", ts, progressBar(p.Done, p.Total, 30), p.Archive)
 		return err
 	}
 	ew.Close()
 	if err != nil {
-		_, err = fmt.Fprintf(ew.W, "%s %s %s\n", ts, ev.Type, ev.Data)
+		_, err = printf(ew.W, "%s %s %s\n", ts, ev.Type, ev.Data)
 		return err
 	}
-	_, err = fmt.Fprintf(ew.W, "%s %s\n", ts, Describe(d))
+	_, err = printf(ew.W, "%s %s\n", ts, Describe(d))
 	return err
 }
 
@@ -171,46 +215,46 @@ func (ew *EventWriter) Close() {
 func Describe(d EventData) string {
 	switch d := d.(type) {
 	case ArchiveSeen:
-		return fmt.Sprintf("claimed %s (%d bytes)", d.Archive, d.Size)
+		return sprintf("claimed %s (%d bytes)", d.Archive, d.Size)
 	case PackInstalled:
-		s := fmt.Sprintf("%s %s %s from %s", d.Result, d.Pack, d.Version, d.Archive)
+		s := sprintf("%s %s %s from %s", d.Result, d.Pack, d.Version, d.Archive)
 		if d.Previous != "" {
-			s += " (was " + d.Previous + ")"
+			s += " (was " + rejection.Escape(d.Previous) + ")"
 		}
 		return s
 	case PackRejected:
-		s := "rejected " + d.Archive
+		s := "rejected " + rejection.Escape(d.Archive)
 		for _, r := range d.Reasons {
 			s += "\n    - " + r.String()
 		}
 		return s
 	case InventoryPublished:
-		return fmt.Sprintf("published %s (%d enabled packs)", strings.Join(d.Files, ", "), d.Packs)
+		return sprintf("published %s (%d enabled packs)", strings.Join(d.Files, ", "), d.Packs)
 	case ModuleDeployed:
 		if d.Pending {
-			return fmt.Sprintf("staged %s %s until the game lets go of it", d.Component, d.Path)
+			return sprintf("staged %s %s until the game lets go of it", d.Component, d.Path)
 		}
-		return fmt.Sprintf("deployed %s %s", d.Component, d.Path)
+		return sprintf("deployed %s %s", d.Component, d.Path)
 	case Warning:
-		return "warning: " + d.Message
+		return "warning: " + rejection.Escape(d.Message)
 	case SetResult:
-		return fmt.Sprintf("set applied: %s (%d installed, %d upgraded, %d downgraded, %d disabled, %d removed)", d.Fingerprint,
+		return sprintf("set applied: %s (%d installed, %d upgraded, %d downgraded, %d disabled, %d removed)", d.Fingerprint,
 			len(d.Installed), len(d.Upgraded), len(d.Downgraded), len(d.Disabled), len(d.Removed))
 	case GenerationRecorded:
-		return fmt.Sprintf("generation %d (%s): %d packs, %s", d.N, d.Cause, d.Packs, d.Fingerprint)
+		return sprintf("generation %d (%s): %d packs, %s", d.N, d.Cause, d.Packs, d.Fingerprint)
 	case SetCheck:
-		s := fmt.Sprintf("checked the pack set %s: %s", d.Source, d.Result)
+		s := sprintf("checked the pack set %s: %s", d.Source, d.Result)
 		if d.NotModified {
 			s += " (not modified)"
 		}
 		if d.Error != "" {
-			s += ": " + d.Error
+			s += ": " + rejection.Escape(d.Error)
 		}
 		return s
 	case Download:
-		return fmt.Sprintf("downloading %s from %s: %d of %d bytes", d.Pack, d.URL, d.Done, d.Total)
+		return sprintf("downloading %s from %s: %d of %d bytes", d.Pack, d.URL, d.Done, d.Total)
 	}
-	return fmt.Sprintf("%s %+v", d.EventType(), d)
+	return rejection.Escape(fmt.Sprintf("%s %+v", d.EventType(), d))
 }
 
 // WriteHistory writes h as `forgesync history` shows it: newest first,
@@ -232,14 +276,14 @@ func WriteHistory(w io.Writer, h *History) error {
 				enabled++
 			}
 		}
-		fmt.Fprintf(&b, "generation %d%s  %s  %s  %d packs, %d enabled  %s\n", g.N, mark,
+		printf(&b, "generation %d%s  %s  %s  %d packs, %d enabled  %s\n", g.N, mark,
 			g.Time.Local().Format("2006-01-02 15:04:05"), g.Cause, len(g.Packs), enabled, g.Fingerprint)
 		for _, c := range g.Changes {
-			fmt.Fprintf(&b, "  %s\n", c)
+			printf(&b, "  %s\n", c)
 		}
 	}
 	if len(h.Generations) > 0 {
-		fmt.Fprintf(&b, "kept archives: %s\n", Bytes(h.KeptBytes))
+		printf(&b, "kept archives: %s\n", Bytes(h.KeptBytes))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -249,24 +293,24 @@ func WriteHistory(w io.Writer, h *History) error {
 func Bytes(n int64) string {
 	const unit = 1024
 	if n < unit {
-		return fmt.Sprintf("%d B", n)
+		return sprintf("%d B", n)
 	}
 	div, exp := int64(unit), 0
 	for m := n / unit; m >= unit; m /= unit {
 		div *= unit
 		exp++
 	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+	return sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
 
 // progressBar draws [#####.....] 50% (or a byte count when the total is
 // unknown).
 func progressBar(done, total int64, width int) string {
 	if total <= 0 {
-		return fmt.Sprintf("[%s] %d MiB", strings.Repeat("?", width), done>>20)
+		return sprintf("[%s] %d MiB", strings.Repeat("?", width), done>>20)
 	}
 	n := int(float64(width) * float64(min(done, total)) / float64(total))
-	return fmt.Sprintf("[%s%s] %3d%%", strings.Repeat("#", n), strings.Repeat(".", width-n), done*100/total)
+	return sprintf("[%s%s] %3d%%", strings.Repeat("#", n), strings.Repeat(".", width-n), done*100/total)
 }
 
 // writeSetStatus writes how the machine stands against its pack set.
@@ -282,31 +326,31 @@ func writeSetStatus(b *strings.Builder, set *SetStatus) {
 		how += ", signed by trusted key " + set.SignedBy
 	}
 	if set.Fingerprint == "" {
-		fmt.Fprintf(b, "pack set: %s (%s), not read yet\n", set.Source, how)
+		printf(b, "pack set: %s (%s), not read yet\n", set.Source, how)
 	} else {
-		fmt.Fprintf(b, "pack set: %s from %s (%s)\n", set.Fingerprint, set.Source, how)
+		printf(b, "pack set: %s from %s (%s)\n", set.Fingerprint, set.Source, how)
 		if set.Equal {
 			fmt.Fprintln(b, "  the machine equals its set")
 		} else {
 			n := len(set.Differences)
-			fmt.Fprintf(b, "  the machine (%s) differs from its set in %d %s:\n", set.Machine, n, packsWord(n))
+			printf(b, "  the machine (%s) differs from its set in %d %s:\n", set.Machine, n, packsWord(n))
 			for _, d := range set.Differences {
-				fmt.Fprintf(b, "    %s\n", d)
+				printf(b, "    %s\n", d)
 			}
 		}
 	}
 	if c := set.LastCheck; c != nil {
-		line := fmt.Sprintf("  last check: %s, %s", c.Time.Local().Format("2006-01-02 15:04:05"), c.Result)
+		line := sprintf("  last check: %s, %s", c.Time.Local().Format("2006-01-02 15:04:05"), c.Result)
 		if c.NotModified {
 			line += " (not modified)"
 		}
 		if c.Error != "" {
-			line += ": " + c.Error
+			line += ": " + rejection.Escape(c.Error)
 		}
 		fmt.Fprintln(b, line)
 	}
 	if a := set.LastApply; a != nil {
-		fmt.Fprintf(b, "  last apply: %s, %s\n", a.Time.Local().Format("2006-01-02 15:04:05"), a.Fingerprint)
+		printf(b, "  last apply: %s, %s\n", a.Time.Local().Format("2006-01-02 15:04:05"), a.Fingerprint)
 	}
 }
 
@@ -326,24 +370,24 @@ func WriteSetSync(w io.Writer, res *SetSyncResult) error {
 	if res.SignedBy != "" {
 		signed = "signed by trusted key " + res.SignedBy
 	}
-	fmt.Fprintf(&b, "set %s (%s)\n", res.Check.Fingerprint, signed)
+	printf(&b, "set %s (%s)\n", res.Check.Fingerprint, signed)
 	for _, d := range res.Downloaded {
-		fmt.Fprintf(&b, "downloaded %s from %s (%d bytes)\n", d.Pack, d.URL, d.Bytes)
+		printf(&b, "downloaded %s from %s (%d bytes)\n", d.Pack, d.URL, d.Bytes)
 	}
 	if sum := res.Summary; sum != nil {
 		if r := sum.Set; r != nil {
 			writeSetChanges(&b, r)
 		}
 		for _, w := range sum.Warnings {
-			fmt.Fprintf(&b, "warning: %s\n", w)
+			printf(&b, "warning: %s\n", w)
 		}
 		if len(sum.Published) > 0 {
-			fmt.Fprintf(&b, "published %s\n", strings.Join(sum.Published, ", "))
+			printf(&b, "published %s\n", strings.Join(sum.Published, ", "))
 		}
 	}
 	switch {
 	case res.Check.Result == CheckApplied:
-		fmt.Fprintf(&b, "the machine now equals the set %s\n", res.Check.Fingerprint)
+		printf(&b, "the machine now equals the set %s\n", res.Check.Fingerprint)
 	case res.Check.NotModified:
 		b.WriteString("nothing to do: the set is unchanged (304) and the machine equals it\n")
 	default:
@@ -356,24 +400,24 @@ func WriteSetSync(w io.Writer, res *SetSyncResult) error {
 // writeSetChanges writes one line per pack a set's transaction changed.
 func writeSetChanges(b *strings.Builder, r *SetResult) {
 	for _, c := range r.Installed {
-		fmt.Fprintf(b, "installed %s %s\n", c.ID, c.Version)
+		printf(b, "installed %s %s\n", c.ID, c.Version)
 	}
 	for _, c := range r.Upgraded {
-		fmt.Fprintf(b, "upgraded %s %s → %s\n", c.ID, c.Previous, c.Version)
+		printf(b, "upgraded %s %s → %s\n", c.ID, c.Previous, c.Version)
 	}
 	for _, c := range r.Downgraded {
-		fmt.Fprintf(b, "downgraded %s %s → %s (pinned by the set)\n", c.ID, c.Previous, c.Version)
+		printf(b, "downgraded %s %s → %s (pinned by the set)\n", c.ID, c.Previous, c.Version)
 	}
 	for _, c := range r.Reinstalled {
-		fmt.Fprintf(b, "reinstalled %s %s from other bytes\n", c.ID, c.Version)
+		printf(b, "reinstalled %s %s from other bytes\n", c.ID, c.Version)
 	}
 	for _, id := range r.Enabled {
-		fmt.Fprintf(b, "enabled %s\n", id)
+		printf(b, "enabled %s\n", id)
 	}
 	for _, id := range r.Disabled {
-		fmt.Fprintf(b, "disabled %s (not in the set)\n", id)
+		printf(b, "disabled %s (not in the set)\n", id)
 	}
 	for _, id := range r.Removed {
-		fmt.Fprintf(b, "removed %s (not in the set)\n", id)
+		printf(b, "removed %s (not in the set)\n", id)
 	}
 }

@@ -1,8 +1,13 @@
 package api
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/mjolnir-forge/forgesync/rejection"
 )
 
 func TestWriteSetSync(t *testing.T) {
@@ -54,4 +59,69 @@ func TestWriteRollback(t *testing.T) {
 			t.Errorf("WriteRollback(%+v) = %v, %q; want %q", tt.sum, err, b.String(), tt.want)
 		}
 	}
+}
+
+// hostile is text from an archive or a server that tries to drive the
+// terminal, reorder what is read, and forge a line of its own.
+const hostile = "x\x1b[31m\u202e\x9b\u0085\x7f\nFORGED"
+
+// checkEscaped fails when out holds a control or format character other
+// than the line feeds of its own lines, or a forged line.
+func checkEscaped(t *testing.T, what, out string) {
+	t.Helper()
+	for i, r := range out {
+		if r == '\n' || r == '\r' && i == 0 {
+			continue
+		}
+		if r < 0x20 || r >= 0x7f && r <= 0x9f || r == utf8.RuneError || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp) {
+			t.Errorf("%s holds %q raw at %d:\n%s", what, r, i, out)
+			return
+		}
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "FORGED") {
+			t.Errorf("%s has a forged line:\n%s", what, out)
+			return
+		}
+	}
+}
+
+func TestTextWritersEscape(t *testing.T) {
+	h := hostile
+	reasons := []rejection.Reason{{File: h, Path: h, Message: h, Value: h}}
+	set := &SetResult{Fingerprint: h, Installed: []SetChange{{ID: h, Version: h}}, Upgraded: []SetChange{{ID: h, Version: h, Previous: h}},
+		Downgraded: []SetChange{{ID: h, Version: h, Previous: h}}, Reinstalled: []SetChange{{ID: h, Version: h}},
+		Enabled: []string{h}, Disabled: []string{h}, Removed: []string{h}}
+	sum := &Summary{Outcomes: []Outcome{{Archive: h, Result: ResultRejected, Reasons: reasons}, {Archive: h, Result: ResultUpgraded, Pack: h, Version: h, Previous: h},
+		{Archive: h, Result: ResultInstalled, Pack: h, Version: h}}, Warnings: []string{h}, Published: []string{h}, Set: set}
+	check := SetCheck{Source: h, Result: CheckFailed, Fingerprint: h, Error: h}
+	st := Status{Version: h, State: h, LastSync: &LastSync{Error: h}, Queue: []string{h}, Warnings: []string{h}, LogFile: h,
+		Set: &SetStatus{Source: h, Name: h, Fingerprint: h, SignedBy: h, Machine: h, LastCheck: &check,
+			Differences: []SetDifference{{Kind: DiffMissing, ID: h, Want: &SetEntry{Version: h}}}}}
+	var b strings.Builder
+	WriteStatus(&b, st, []rejection.Record{{Archive: h, Reasons: reasons}})
+	checkEscaped(t, "WriteStatus", b.String())
+	b.Reset()
+	WriteSummary(&b, sum)
+	checkEscaped(t, "WriteSummary", b.String())
+	b.Reset()
+	WritePacks(&b, []Pack{{ID: h, Version: h, Name: h}})
+	checkEscaped(t, "WritePacks", b.String())
+	b.Reset()
+	WriteSetSync(&b, &SetSyncResult{Check: check, SignedBy: h, Downloaded: []Downloaded{{Pack: h, URL: h}}, Summary: sum})
+	checkEscaped(t, "WriteSetSync", b.String())
+	b.Reset()
+	WriteHistory(&b, &History{Generations: []HistoryGeneration{{Generation: Generation{Cause: h, Fingerprint: h},
+		Changes: []GenerationChange{{Kind: ChangeUpdated, ID: h, Version: h, Previous: h}, {Kind: h, ID: h}}}}})
+	checkEscaped(t, "WriteHistory", b.String())
+	for _, d := range []EventData{ArchiveSeen{Archive: h}, PackInstalled{Result: ResultInstalled, Pack: h, Version: h, Archive: h, Previous: h},
+		PackRejected{Archive: h, Reasons: reasons}, InventoryPublished{Files: []string{h}}, ModuleDeployed{Component: h, Path: h},
+		Warning{Message: h}, *set, GenerationRecorded{Cause: h, Fingerprint: h}, check, Download{Pack: h, URL: h}} {
+		checkEscaped(t, fmt.Sprintf("Describe(%T)", d), Describe(d))
+	}
+	// An event this version does not know is written raw, but escaped.
+	b.Reset()
+	ew := &EventWriter{W: &b}
+	ew.Write(Event{Type: "from-the-future", Data: []byte("{\"m\":\"" + h[:len(h)-7] + "\"}")})
+	checkEscaped(t, "EventWriter(unknown type)", b.String())
 }
