@@ -23,6 +23,7 @@ import (
 
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
+	"github.com/mjolnir-forge/forgesync/rejection"
 )
 
 // Defaults of a Fetcher.
@@ -143,7 +144,7 @@ func (e *FetchError) Error() string {
 		b.WriteString(" (the lock lists no URL)")
 	}
 	for _, a := range e.Attempts {
-		fmt.Fprintf(&b, "\n  %s: %v", a.URL, a.Err)
+		fmt.Fprintf(&b, "\n  %s: %s", rejection.Escape(a.URL), rejection.Escape(a.Err.Error()))
 		if a.Tries > 1 {
 			fmt.Fprintf(&b, " (%d tries)", a.Tries)
 		}
@@ -659,7 +660,9 @@ type StatusError struct {
 	Status string
 }
 
-func (e *StatusError) Error() string { return "HTTP " + e.Status }
+// Error names the status; the server's reason phrase is escaped
+// (rejection.Escape), so that it cannot drive a terminal.
+func (e *StatusError) Error() string { return "HTTP " + rejection.Escape(e.Status) }
 
 // statusError returns the error of a failed response: 408, 429 and 5xx
 // may pass and are retried; any other 4xx (and 3xx that were not followed)

@@ -664,3 +664,25 @@ func TestFetchLandsReadOnly(t *testing.T) {
 		t.Errorf("fetched archive: %v, %v; want mode 0444 (the store may link it)", st.Mode(), err)
 	}
 }
+
+func TestFetchReasonPhraseEscaped(t *testing.T) {
+	m := newMirror(t)
+	_, p := archive("reason-pack", 100)
+	m.fault = func(w http.ResponseWriter, r *http.Request, n int) bool {
+		conn, buf, err := w.(http.Hijacker).Hijack()
+		if err != nil {
+			t.Error(err)
+			return true
+		}
+		defer conn.Close()
+		buf.WriteString("HTTP/1.1 404 Not\x1b]0;owned\x07 Found\u202e\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+		buf.Flush()
+		return true
+	}
+	p.URLs = []string{m.url("/r.zip")}
+	f, _ := newFetcher(t)
+	_, err := f.Fetch(t.Context(), Source{}, []Pack{p})
+	if err == nil || strings.ContainsAny(err.Error(), "\x1b\x07\u202e") || !strings.Contains(err.Error(), `HTTP 404 Not\x1b]0;owned\x07 Found\u202e`) {
+		t.Errorf("Fetch(hostile reason phrase) = %q; want it escaped", err)
+	}
+}
