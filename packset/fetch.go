@@ -115,12 +115,13 @@ type Result struct {
 	Pack Pack
 	// Path is the archive's file: Dir/<sha256>.
 	Path string
-	// From is the mirror that served it; empty when the archive was in the
-	// folder already.
+	// From is the mirror that served it, its password redacted (see
+	// Redact); empty when the archive was in the folder already.
 	From string
 }
 
-// Attempt is one mirror's failure for one pack.
+// Attempt is one mirror's failure for one pack; URL is redacted (see
+// Redact).
 type Attempt struct {
 	URL   string `json:"url"`
 	Tries int    `json:"tries"`
@@ -278,17 +279,17 @@ func (f *Fetcher) fetchPack(ctx context.Context, base Source, p Pack) (*Result, 
 		}
 		src, err := Resolve(base, ref)
 		if err != nil {
-			fe.Attempts = append(fe.Attempts, Attempt{URL: ref, Tries: 0, Err: err, Reason: err.Error()})
+			fe.Attempts = append(fe.Attempts, Attempt{URL: Redact(ref), Tries: 0, Err: err, Reason: err.Error()})
 			continue
 		}
 		tries, err := f.fetchFrom(ctx, p, src, dst)
 		if err == nil {
-			return &Result{Pack: p, Path: dst, From: src.String()}, nil
+			return &Result{Pack: p, Path: dst, From: src.Redacted()}, nil
 		}
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)
 		}
-		fe.Attempts = append(fe.Attempts, Attempt{URL: src.String(), Tries: tries, Err: err, Reason: err.Error()})
+		fe.Attempts = append(fe.Attempts, Attempt{URL: src.Redacted(), Tries: tries, Err: err, Reason: err.Error()})
 	}
 	return nil, fe
 }
@@ -299,9 +300,11 @@ type download struct {
 	ctx  context.Context // stops a local copy; a request has its own
 	pack Pack
 	url  string
-	file *os.File
-	hash hash.Hash
-	have int64
+	// shown is url as it may be shown: without its password.
+	shown string
+	file  *os.File
+	hash  hash.Hash
+	have  int64
 	// validator is the strong ETag or Last-Modified of the first response,
 	// sent as If-Range so that a resumed transfer continues the same file.
 	validator string
@@ -350,7 +353,7 @@ func (f *Fetcher) fetchFrom(ctx context.Context, p Pack, src Source, dst string)
 		return 0, err
 	}
 	defer pending.Cleanup()
-	d := &download{f: f, ctx: ctx, pack: p, url: src.String(), file: pending.File(), hash: sha256.New()}
+	d := &download{f: f, ctx: ctx, pack: p, url: src.String(), shown: src.Redacted(), file: pending.File(), hash: sha256.New()}
 	tries := 0
 	if src.Path != "" {
 		tries = 1
@@ -474,7 +477,7 @@ func (d *download) copy(r io.Reader) error {
 func (d *download) report() {
 	d.reported = d.have
 	if d.f.Progress != nil {
-		d.f.Progress(Progress{Pack: d.pack.ID, URL: d.url, Done: d.have, Total: d.pack.Size})
+		d.f.Progress(Progress{Pack: d.pack.ID, URL: d.shown, Done: d.have, Total: d.pack.Size})
 	}
 }
 

@@ -56,7 +56,7 @@ func (f *Fetcher) FetchLock(ctx context.Context, src Source, prev Validators) (*
 	}
 	data, val, status, err := f.get(ctx, src.URL, prev, MaxLockBytes)
 	if err != nil {
-		return nil, fmt.Errorf("fetch lock %s: %w", src.URL, err)
+		return nil, fmt.Errorf("fetch lock %s: %w", Redact(src.URL), err)
 	}
 	out.Validators = val
 	if status == http.StatusNotModified {
@@ -78,7 +78,7 @@ func (f *Fetcher) FetchLock(ctx context.Context, src Source, prev Validators) (*
 	switch {
 	case errors.As(err, &se) && (se.Code == http.StatusNotFound || se.Code == http.StatusGone):
 	case err != nil:
-		return nil, fmt.Errorf("fetch lock signature %s: %w", sigURL, err)
+		return nil, fmt.Errorf("fetch lock signature %s: %w", Redact(sigURL), err)
 	default:
 		out.Signature = sig
 	}

@@ -27,6 +27,49 @@ func (s Source) String() string {
 	return s.Path
 }
 
+// Redacted returns the URL with its password replaced (see Redact), or
+// the path: what may be printed, logged, stored or put in an error.
+func (s Source) Redacted() string {
+	if s.URL != "" {
+		return Redact(s.URL)
+	}
+	return s.Path
+}
+
+// Redact returns s with the password of a URL's user information replaced
+// by "xxxxx" (url.URL.Redacted); text that is not such a URL is returned
+// as it is, but for a "scheme://user:password@" prefix that does not
+// parse, whose password is replaced all the same. Every URL forgesync
+// prints, logs, stores or puts in an error or event goes through it.
+func Redact(s string) string {
+	if !strings.Contains(s, "@") {
+		return s
+	}
+	if u, err := url.Parse(s); err == nil {
+		if u.User == nil {
+			return s
+		}
+		return u.Redacted()
+	}
+	scheme, rest, ok := strings.Cut(s, "://")
+	if !ok {
+		return s
+	}
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	at := strings.LastIndex(rest[:end], "@")
+	if at < 0 {
+		return s
+	}
+	user, _, hasPass := strings.Cut(rest[:at], ":")
+	if !hasPass {
+		return s
+	}
+	return scheme + "://" + user + ":xxxxx" + rest[at:]
+}
+
 // Remote reports whether s is an http(s) URL.
 func (s Source) Remote() bool { return s.URL != "" }
 
@@ -38,11 +81,12 @@ func LockSource(arg string) (Source, error) {
 	if arg == "" {
 		return Source{}, fmt.Errorf("no lock given: name a %s file, its folder, or its http(s) URL", LockName)
 	}
+	shown := Redact(arg)
 	if u, err := url.Parse(arg); err == nil && len(u.Scheme) > 1 {
 		switch u.Scheme {
 		case "http", "https":
 			if u.Host == "" {
-				return Source{}, fmt.Errorf("lock %q: %w: no host", arg, ErrURL)
+				return Source{}, fmt.Errorf("lock %q: %w: no host", shown, ErrURL)
 			}
 			if strings.HasSuffix(u.Path, "/") || u.Path == "" {
 				u.Path = strings.TrimSuffix(u.Path, "/") + "/" + LockName
@@ -51,11 +95,11 @@ func LockSource(arg string) (Source, error) {
 		case "file":
 			p, err := fileURLPath(u)
 			if err != nil {
-				return Source{}, fmt.Errorf("lock %q: %w", arg, err)
+				return Source{}, fmt.Errorf("lock %q: %w", shown, err)
 			}
 			arg = p
 		default:
-			return Source{}, fmt.Errorf("lock %q: %w: the scheme %q is not https, http or file", arg, ErrURL, u.Scheme)
+			return Source{}, fmt.Errorf("lock %q: %w: the scheme %q is not https, http or file", shown, ErrURL, u.Scheme)
 		}
 	}
 	p, err := filepath.Abs(arg)
@@ -88,39 +132,41 @@ func SignatureSource(s Source) Source {
 // URL). Anything else is refused, naming the URL. A lock read from an
 // http(s) URL may not name local files: a server must not make a machine
 // read its own disk.
+// Errors name ref with its password redacted (see Redact).
 func Resolve(base Source, ref string) (Source, error) {
+	shown := Redact(ref)
 	if why := checkURL(ref); why != "" {
-		return Source{}, fmt.Errorf("%q %s: %w", ref, why, ErrURL)
+		return Source{}, fmt.Errorf("%q %s: %w", shown, why, ErrURL)
 	}
 	u, err := url.Parse(ref)
 	if err != nil {
-		return Source{}, fmt.Errorf("%q: %w: %v", ref, ErrURL, err)
+		return Source{}, fmt.Errorf("%q: %w: %v", shown, ErrURL, requestError(err)) // without the URL
 	}
 	switch u.Scheme {
 	case "http", "https":
 		return Source{URL: u.String()}, nil
 	case "file":
 		if base.Remote() {
-			return Source{}, fmt.Errorf("%q: %w: a lock served over http(s) may not name a local file", ref, ErrURL)
+			return Source{}, fmt.Errorf("%q: %w: a lock served over http(s) may not name a local file", shown, ErrURL)
 		}
 		p, err := fileURLPath(u)
 		if err != nil {
-			return Source{}, fmt.Errorf("%q: %w", ref, err)
+			return Source{}, fmt.Errorf("%q: %w", shown, err)
 		}
 		return Source{Path: p}, nil
 	case "":
 		if base.Remote() {
 			b, err := url.Parse(base.URL)
 			if err != nil {
-				return Source{}, fmt.Errorf("lock URL %q: %w: %v", base.URL, ErrURL, err)
+				return Source{}, fmt.Errorf("lock URL %q: %w: %v", Redact(base.URL), ErrURL, err)
 			}
 			return Source{URL: b.ResolveReference(u).String()}, nil
 		}
 		if base.Path == "" {
-			return Source{}, fmt.Errorf("%q: %w: a relative URL needs the lock's location", ref, ErrURL)
+			return Source{}, fmt.Errorf("%q: %w: a relative URL needs the lock's location", shown, ErrURL)
 		}
 		if u.Host != "" || u.RawQuery != "" || u.Fragment != "" {
-			return Source{}, fmt.Errorf("%q: %w: a relative URL beside a local lock is a path, without host, query or fragment", ref, ErrURL)
+			return Source{}, fmt.Errorf("%q: %w: a relative URL beside a local lock is a path, without host, query or fragment", shown, ErrURL)
 		}
 		p := filepath.FromSlash(u.Path)
 		if !filepath.IsAbs(p) {
@@ -128,7 +174,7 @@ func Resolve(base Source, ref string) (Source, error) {
 		}
 		return Source{Path: filepath.Clean(p)}, nil
 	}
-	return Source{}, fmt.Errorf("%q: %w: the scheme %q is not https, http or file", ref, ErrURL, u.Scheme)
+	return Source{}, fmt.Errorf("%q: %w: the scheme %q is not https, http or file", shown, ErrURL, u.Scheme)
 }
 
 // fileURLPath returns the local path of a file: URL (file:///srv/x.zip,

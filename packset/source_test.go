@@ -97,3 +97,24 @@ func TestExpandURL(t *testing.T) {
 		t.Errorf("CheckTemplate(default) = %v", err)
 	}
 }
+
+func TestRedact(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"https://user:s3cret@mirror.example.org/a.zip", "https://user:xxxxx@mirror.example.org/a.zip"},
+		{"http://token@mirror.example.org/a.zip", "http://token@mirror.example.org/a.zip"},
+		{"https://mirror.example.org/a@b.zip", "https://mirror.example.org/a@b.zip"},
+		{"/srv/packs/a.zip", "/srv/packs/a.zip"},
+		{"http://user:s3cret@host/%zz", "http://user:xxxxx@host/%zz"},
+	}
+	for _, tt := range tests {
+		if got := Redact(tt.in); got != tt.want {
+			t.Errorf("Redact(%q) = %q; want %q", tt.in, got, tt.want)
+		}
+	}
+	if _, err := LockSource("gopher://user:s3cret@host/x"); err == nil || strings.Contains(err.Error(), "s3cret") {
+		t.Errorf("LockSource(gopher with a password) = %v; want an error without the password", err)
+	}
+	if _, err := Resolve(Source{URL: "https://host/forgepacks.lock"}, "ftp://user:s3cret@host/a.zip"); err == nil || strings.Contains(err.Error(), "s3cret") || !errors.Is(err, ErrURL) {
+		t.Errorf("Resolve(ftp with a password) = %v; want ErrURL without the password", err)
+	}
+}

@@ -154,7 +154,11 @@ func New(w Writer, opts Options) (*Syncer, error) {
 		if err := json.Unmarshal(data, &v.rec); err != nil || v.rec.Format != recordFormat {
 			opts.Log.Warn("forgetting a damaged set record; the next check reads the set again", "path", s.recordPath(), "err", err)
 			v.rec = Record{}
-		} else if l, err := packset.Decode(v.rec.Source, []byte(v.rec.Lock), packset.DecodeOptions{Have: packset.HaveAll}); err == nil {
+			break
+		}
+		// A record of an older version may hold a password.
+		v.rec.Source = packset.Redact(v.rec.Source)
+		if l, err := packset.Decode(v.rec.Source, []byte(v.rec.Lock), packset.DecodeOptions{Have: packset.HaveAll}); err == nil {
 			v.pins = l.Entries()
 		}
 	}
@@ -309,9 +313,10 @@ func (s *Syncer) readLock(ctx context.Context, req Request, rec Record, check *a
 		if src, err = packset.LockSource(req.Source); err != nil {
 			return src, nil, nil, val, fmt.Errorf("%w: %w", ErrLock, err)
 		}
-		check.Source = src.String()
+		// The source is shown, stored and compared without its password.
+		check.Source = src.Redacted()
 		var prev packset.Validators
-		if rec.Source == src.String() && rec.Lock != "" {
+		if rec.Source == check.Source && rec.Lock != "" {
 			prev = rec.Validators
 		}
 		f := s.opts.Fetcher
@@ -366,7 +371,7 @@ func (s *Syncer) sync(ctx context.Context, req Request, res *api.SetSyncResult) 
 	check.Fingerprint = l.Fingerprint()
 	pins := l.Entries()
 	if req.Source != "" {
-		nr := Record{Source: src.String(), Name: l.Name, Fingerprint: check.Fingerprint, Lock: string(data), Signature: string(sig),
+		nr := Record{Source: src.Redacted(), Name: l.Name, Fingerprint: check.Fingerprint, Lock: string(data), Signature: string(sig),
 			Validators: val, SignedBy: res.SignedBy}
 		if rec.Source == nr.Source {
 			nr.Applied, nr.LastCheck, nr.LastApply = rec.Applied, rec.LastCheck, rec.LastApply
@@ -502,9 +507,9 @@ func (s *Syncer) Run(ctx context.Context, interval time.Duration) error {
 	defer t.Stop()
 	for {
 		if _, err := s.Check(ctx); errors.Is(err, ErrSyncRunning) {
-			s.opts.Log.Info("pack set check skipped: a sync is running", "source", s.opts.Follow)
+			s.opts.Log.Info("pack set check skipped: a sync is running", "source", packset.Redact(s.opts.Follow))
 		} else if err != nil && ctx.Err() == nil {
-			s.opts.Log.Warn("pack set check failed; tried again at the next one", "source", s.opts.Follow, "err", err)
+			s.opts.Log.Warn("pack set check failed; tried again at the next one", "source", packset.Redact(s.opts.Follow), "err", err)
 		}
 		select {
 		case <-ctx.Done():
@@ -525,7 +530,7 @@ func (s *Syncer) Status(installed []packset.Installed) *api.SetStatus {
 		Following: s.opts.Follow != "", LastCheck: v.rec.LastCheck, LastApply: v.rec.LastApply,
 		Machine: packset.MachineFingerprint(installed), Differences: []api.SetDifference{}}
 	if st.Source == "" {
-		st.Source = s.opts.Follow
+		st.Source = packset.Redact(s.opts.Follow)
 	}
 	if v.rec.Lock != "" {
 		c := packset.Compare(installed, v.pins)

@@ -4,12 +4,14 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -129,5 +131,55 @@ func TestSyncCachedArchiveEditedInPlace(t *testing.T) {
 	}
 	if got, err := os.ReadFile(s.Cache().Path(e.SHA256)); err != nil || string(got) != string(data) {
 		t.Errorf("cached archive = %q, %v; want the pinned bytes", got, err)
+	}
+}
+
+func TestCredentialsRedacted(t *testing.T) {
+	data := []byte("the bytes of an archive behind a password")
+	var lock string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if u, p, ok := r.BasicAuth(); !ok || u != "user" || p != "s3cret" {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		switch r.URL.Path {
+		case "/set/forgepacks.lock":
+			w.Write([]byte(lock))
+		case "/a.zip":
+			w.Write(data)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	authed := "http://user:s3cret@" + srv.Listener.Addr().String()
+	lock, _ = lockOf(data, authed+"/gone.zip", authed+"/a.zip")
+	state := t.TempDir()
+	var events []api.EventData
+	s, err := New(&fakeWriter{}, Options{State: state, Follow: authed + "/set/", Events: func(d api.EventData) { events = append(events, d) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Check(t.Context())
+	if err != nil || len(res.Downloaded) != 1 {
+		t.Fatalf("Check = %+v, %v", res, err)
+	}
+	rec := s.Record()
+	rec.Lock = "" // the signed text is kept as it came; the file is 0600
+	for what, v := range map[string]any{"result": res, "record": rec, "status": s.Status(nil), "events": events} {
+		b, _ := json.Marshal(v)
+		if strings.Contains(string(b), "s3cret") {
+			t.Errorf("the %s holds the password: %s", what, b)
+		}
+	}
+	// A mirror that fails names its URL without the password.
+	lock, _ = lockOf([]byte("other bytes"), authed+"/gone.zip")
+	_, err = s.Sync(t.Context(), Request{Source: authed + "/set/"})
+	if err == nil || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "gone.zip") {
+		t.Errorf("Sync(a mirror gone) = %v; want the URL named without its password", err)
+	}
+	b, _ := json.Marshal(s.Record().LastCheck)
+	if strings.Contains(string(b), "s3cret") {
+		t.Errorf("the last check holds the password: %s", b)
 	}
 }
