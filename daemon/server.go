@@ -385,9 +385,9 @@ func (s *server) readEmptyBody(w http.ResponseWriter, r *http.Request) error {
 	return s.readBody(w, r, &v, "send no body or {}")
 }
 
-// readBody decodes a JSON body into v strictly: unknown keys and data
-// after the object are refused (hint says what to send); no body leaves v
-// as it is.
+// readBody decodes a JSON body into v strictly: unknown keys, duplicate
+// keys (api.DuplicateKey) and data after the object are refused (hint says
+// what to send); no body leaves v as it is.
 func (s *server) readBody(w http.ResponseWriter, r *http.Request, v any, hint string) error {
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Now().Add(s.opts.BodyTimeout))
@@ -414,6 +414,12 @@ func (s *server) readBody(w http.ResponseWriter, r *http.Request, v any, hint st
 	if _, err := dec.Token(); err != io.EOF {
 		return &APIError{Status: http.StatusBadRequest, Code: CodeInvalid,
 			Message: "request body: data after the JSON object; " + hint}
+	}
+	// encoding/json keeps the last of two equal keys: which one the
+	// client meant is unknown.
+	if dup := api.DuplicateKey(b); dup != "" {
+		return &APIError{Status: http.StatusBadRequest, Code: CodeInvalid,
+			Message: "request body: " + dup + "; " + hint}
 	}
 	return nil
 }

@@ -35,6 +35,9 @@ func LockText(body []byte) ([]byte, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, fmt.Errorf("lock in JSON: data after the object: %w", api.ErrInvalid)
 	}
+	if dup := api.DuplicateKey(trimmed); dup != "" {
+		return nil, fmt.Errorf("lock in JSON: %s: %w", dup, api.ErrInvalid)
+	}
 	conv, err := tomlValue(v)
 	if err != nil {
 		return nil, fmt.Errorf("lock in JSON: %v: %w", err, api.ErrInvalid)

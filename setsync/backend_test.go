@@ -52,3 +52,14 @@ func TestDiffBody(t *testing.T) {
 		t.Errorf("Diff(bad lock) = %v; want an invalid request", err)
 	}
 }
+
+func TestLockTextDuplicateKeys(t *testing.T) {
+	for _, body := range []string{
+		`{"format":"forgepacks-lock","version":1,"version":2}`,
+		`{"format":"forgepacks-lock","version":1,"pack":[{"id":"a","id":"b"}]}`,
+	} {
+		if _, err := LockText([]byte(body)); !errors.Is(err, api.ErrInvalid) || !strings.Contains(err.Error(), "duplicate key") {
+			t.Errorf("LockText(%s) = %v; want an invalid request naming the duplicate key", body, err)
+		}
+	}
+}
