@@ -102,6 +102,10 @@ type Sets struct {
 	CacheMax int64
 	// KeepGenerations is how many generations the state keeps (at least 1).
 	KeepGenerations int
+	// AllowPrivateMirrors lets a lock served from a public address name
+	// mirrors on loopback, private and link-local addresses (LAN hosts);
+	// without it they are refused when dialled.
+	AllowPrivateMirrors bool
 }
 
 // Defaults of SPEC §1.
@@ -155,6 +159,7 @@ type file struct {
 		TrustedKeys     []string `toml:"trusted_keys"`
 		CacheMax        *size    `toml:"cache_max"`
 		KeepGenerations *int     `toml:"keep_generations"`
+		AllowPrivate    bool     `toml:"allow_private_mirrors"`
 	} `toml:"sets"`
 }
 
@@ -427,6 +432,7 @@ func parseSets(s *Sets, f *file, resolve func(string) string, bad func(key, form
 		}
 	}
 	s.TrustedKeys = f.Sets.TrustedKeys
+	s.AllowPrivateMirrors = f.Sets.AllowPrivate
 	if f.Sets.CacheMax != nil {
 		if n, err := ParseSize(f.Sets.CacheMax.raw); err != nil {
 			bad("sets.cache_max", "%v", err)

@@ -151,6 +151,13 @@ func TestParseSets(t *testing.T) {
 		c.Sets.CacheMax != want.CacheMax || c.Sets.KeepGenerations != want.KeepGenerations {
 		t.Errorf("Sets = %+v; want %+v", c.Sets, want)
 	}
+	if c.Sets.AllowPrivateMirrors {
+		t.Errorf("Sets.AllowPrivateMirrors = true by default; want false")
+	}
+	c, err = Parse(filepath.Join(dir, "f.toml"), []byte("[sets]\nallow_private_mirrors = true\n"))
+	if err != nil || !c.Sets.AllowPrivateMirrors {
+		t.Errorf("Parse(allow_private_mirrors = true) = %+v, %v; want it set", c, err)
+	}
 	c, err = Parse(filepath.Join(dir, "f.toml"), []byte("[sets]\nsource = \"https://cdn.example.org/forgepacks.lock\"\n"))
 	if err != nil || c.Sets.Source != "https://cdn.example.org/forgepacks.lock" {
 		t.Errorf("Parse(https source) = %+v, %v; want the URL kept as written", c, err)

@@ -22,8 +22,10 @@ func (m *Machine) setOptions() (setsync.Options, error) {
 	if err != nil {
 		return setsync.Options{}, err
 	}
+	f := m.opts.Fetcher
+	f.AllowPrivate = f.AllowPrivate || cfg.Sets.AllowPrivateMirrors
 	return setsync.Options{State: cfg.Paths.State, Follow: cfg.Sets.Source, TrustedKeys: keys,
-		CacheMax: cfg.Sets.CacheMax, Log: m.opts.Log, Fetcher: m.opts.Fetcher}, nil
+		CacheMax: cfg.Sets.CacheMax, Log: m.opts.Log, Fetcher: f}, nil
 }
 
 // SyncSet makes the enabled packs exactly the pack set of the lock at arg

@@ -108,6 +108,13 @@ type Fetcher struct {
 	// Progress, when set, hears each download's progress; it is called
 	// from several goroutines at once.
 	Progress func(Progress)
+	// AllowPrivate lets a lock served from a public address name mirrors
+	// on loopback, private and link-local addresses ([sets]
+	// allow_private_mirrors). Without it such a mirror is refused when
+	// dialled, with ErrPrivateAddress; a lock served from such an address
+	// itself (a LAN host, a test's loopback server) or read from a file
+	// may name them.
+	AllowPrivate bool
 }
 
 // Result is a pack whose archive is in the destination folder.
@@ -165,11 +172,17 @@ func (e *FetchError) Unwrap() []error {
 	return errs
 }
 
+// The dialer's bounds.
+const (
+	dialTimeout   = 15 * time.Second
+	dialKeepAlive = 30 * time.Second
+)
+
 // defaultClient bounds each phase of a request but not the body: a large
 // archive may take long, and a stalled one is caught by Fetcher.Stall.
 var defaultClient = &http.Client{Transport: &http.Transport{
 	Proxy:                 http.ProxyFromEnvironment,
-	DialContext:           (&net.Dialer{Timeout: 15 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+	DialContext:           (&net.Dialer{Timeout: dialTimeout, KeepAlive: dialKeepAlive}).DialContext,
 	TLSHandshakeTimeout:   15 * time.Second,
 	ResponseHeaderTimeout: 30 * time.Second,
 	IdleConnTimeout:       90 * time.Second,
@@ -182,6 +195,18 @@ func (f *Fetcher) client() *http.Client {
 		return f.Client
 	}
 	return defaultClient
+}
+
+// mirrorClient is the client for the mirrors of a lock from base: one that
+// refuses non-public addresses when the lock came from a public one.
+func (f *Fetcher) mirrorClient(base Source) *http.Client {
+	if !base.Remote() || base.Private || f.AllowPrivate {
+		return f.client()
+	}
+	if f.Client == nil {
+		return guardedDefault
+	}
+	return guardClient(f.Client)
 }
 
 func (f *Fetcher) sleep(ctx context.Context, d time.Duration) error {
@@ -273,6 +298,7 @@ func (f *Fetcher) fetchPack(ctx context.Context, base Source, p Pack) (*Result, 
 		}
 	}
 	fe := &FetchError{Pack: p}
+	client := f.mirrorClient(base)
 	for _, ref := range p.URLs {
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)
@@ -282,7 +308,7 @@ func (f *Fetcher) fetchPack(ctx context.Context, base Source, p Pack) (*Result, 
 			fe.Attempts = append(fe.Attempts, Attempt{URL: Redact(ref), Tries: 0, Err: err, Reason: err.Error()})
 			continue
 		}
-		tries, err := f.fetchFrom(ctx, p, src, dst)
+		tries, err := f.fetchFrom(ctx, client, p, src, dst)
 		if err == nil {
 			return &Result{Pack: p, Path: dst, From: src.Redacted()}, nil
 		}
@@ -296,10 +322,11 @@ func (f *Fetcher) fetchPack(ctx context.Context, base Source, p Pack) (*Result, 
 
 // download is one archive being written into its temp file.
 type download struct {
-	f    *Fetcher
-	ctx  context.Context // stops a local copy; a request has its own
-	pack Pack
-	url  string
+	f      *Fetcher
+	client *http.Client
+	ctx    context.Context // stops a local copy; a request has its own
+	pack   Pack
+	url    string
 	// shown is url as it may be shown: without its password.
 	shown string
 	file  *os.File
@@ -347,13 +374,13 @@ func (p *pace) check(have, size int64) error {
 // fetchFrom brings the archive from one mirror into dst and returns how
 // many tries it took. Failures that may pass are retried with back-off;
 // a 4xx or wrong bytes end this mirror at once.
-func (f *Fetcher) fetchFrom(ctx context.Context, p Pack, src Source, dst string) (int, error) {
+func (f *Fetcher) fetchFrom(ctx context.Context, client *http.Client, p Pack, src Source, dst string) (int, error) {
 	pending, err := atomicfile.Create(dst, 0o444)
 	if err != nil {
 		return 0, err
 	}
 	defer pending.Cleanup()
-	d := &download{f: f, ctx: ctx, pack: p, url: src.String(), shown: src.Redacted(), file: pending.File(), hash: sha256.New()}
+	d := &download{f: f, client: client, ctx: ctx, pack: p, url: src.String(), shown: src.Redacted(), file: pending.File(), hash: sha256.New()}
 	tries := 0
 	if src.Path != "" {
 		tries = 1
@@ -532,7 +559,7 @@ func (d *download) attempt(ctx context.Context) error {
 			req.Header.Set("If-Range", d.validator)
 		}
 	}
-	resp, err := d.f.client().Do(req)
+	resp, err := d.client.Do(req)
 	if err != nil {
 		if c := context.Cause(ctx); errors.Is(c, errStalled) {
 			return errStalled
@@ -693,5 +720,5 @@ func permanent(err error) error { return &permanentError{err} }
 
 func retryable(err error) bool {
 	var p *permanentError
-	return !errors.As(err, &p) && !errors.Is(err, ErrWrongBytes)
+	return !errors.As(err, &p) && !errors.Is(err, ErrWrongBytes) && !errors.Is(err, ErrPrivateAddress)
 }

@@ -7,6 +7,8 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
+	"net/http/httptrace"
+	"net/netip"
 	"os"
 
 	"github.com/cenkalti/backoff/v5"
@@ -54,11 +56,13 @@ func (f *Fetcher) FetchLock(ctx context.Context, src Source, prev Validators) (*
 		out.Signature = sig
 		return out, nil
 	}
-	data, val, status, err := f.get(ctx, src.URL, prev, MaxLockBytes)
+	var peer netip.Addr
+	data, val, status, err := f.get(ctx, src.URL, prev, MaxLockBytes, &peer)
 	if err != nil {
 		return nil, fmt.Errorf("fetch lock %s: %w", Redact(src.URL), err)
 	}
 	out.Validators = val
+	out.Source.Private = peer.IsValid() && addressKind(peer) != ""
 	if status == http.StatusNotModified {
 		out.NotModified = true
 		// A 304 may repeat or update a validator, or omit it.
@@ -73,7 +77,7 @@ func (f *Fetcher) FetchLock(ctx context.Context, src Source, prev Validators) (*
 	}
 	out.Data = data
 	sigURL := SignatureSource(src).URL
-	sig, _, status, err := f.get(ctx, sigURL, Validators{}, maxSignatureBytes)
+	sig, _, status, err := f.get(ctx, sigURL, Validators{}, maxSignatureBytes, nil)
 	var se *StatusError
 	switch {
 	case errors.As(err, &se) && (se.Code == http.StatusNotFound || se.Code == http.StatusGone):
@@ -85,15 +89,17 @@ func (f *Fetcher) FetchLock(ctx context.Context, src Source, prev Validators) (*
 	return out, nil
 }
 
-// get fetches a small file, retrying failures that may pass.
-func (f *Fetcher) get(ctx context.Context, url string, prev Validators, limit int64) ([]byte, Validators, int, error) {
+// get fetches a small file, retrying failures that may pass. When peer is
+// given, it receives the address that answered, unless the answer came
+// through a proxy.
+func (f *Fetcher) get(ctx context.Context, url string, prev Validators, limit int64, peer *netip.Addr) ([]byte, Validators, int, error) {
 	bo := backoff.NewExponentialBackOff()
 	bo.InitialInterval = pos(f.InitialDelay, DefaultInitialDelay)
 	bo.MaxInterval = pos(f.MaxDelay, DefaultMaxDelay)
 	bo.RandomizationFactor = 0.5
 	bo.Multiplier = 2
 	for tries := 1; ; tries++ {
-		data, val, status, err := f.getOnce(ctx, url, prev, limit)
+		data, val, status, err := f.getOnce(ctx, url, prev, limit, peer)
 		if err == nil || ctx.Err() != nil || !retryable(err) || tries >= pos(f.Tries, DefaultTries) {
 			if err != nil && tries > 1 {
 				err = fmt.Errorf("%w (%d tries)", err, tries)
@@ -106,12 +112,27 @@ func (f *Fetcher) get(ctx context.Context, url string, prev Validators, limit in
 	}
 }
 
-func (f *Fetcher) getOnce(ctx context.Context, url string, prev Validators, limit int64) ([]byte, Validators, int, error) {
+func (f *Fetcher) getOnce(ctx context.Context, url string, prev Validators, limit int64, peer *netip.Addr) ([]byte, Validators, int, error) {
 	ctx, cancel := context.WithTimeout(ctx, pos(f.Stall, DefaultStall))
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, Validators{}, 0, permanent(err)
+	}
+	if peer != nil {
+		*peer = netip.Addr{}
+		proxied := false
+		if t, ok := f.client().Transport.(*http.Transport); ok && t.Proxy != nil {
+			u, _ := t.Proxy(req)
+			proxied = u != nil // the proxy answers: where the lock came from is unknown
+		}
+		if !proxied {
+			req = req.WithContext(httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: func(info httptrace.GotConnInfo) {
+				if ap, err := netip.ParseAddrPort(info.Conn.RemoteAddr().String()); err == nil {
+					*peer = ap.Addr().Unmap()
+				}
+			}}))
+		}
 	}
 	if prev.ETag != "" {
 		req.Header.Set("If-None-Match", prev.ETag)

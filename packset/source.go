@@ -17,6 +17,10 @@ var ErrURL = errors.New("unusable URL")
 type Source struct {
 	URL  string `json:"url,omitempty"`  // an http or https URL
 	Path string `json:"path,omitempty"` // a local file's path
+	// Private is set by FetchLock when the lock at URL was served from a
+	// loopback, private or link-local address, not through a proxy: its
+	// mirrors may be on such addresses too (see Fetcher.AllowPrivate).
+	Private bool `json:"-"`
 }
 
 // String returns the URL or the path.

@@ -325,6 +325,7 @@ func (s *Syncer) readLock(ctx context.Context, req Request, rec Record, check *a
 			return src, nil, nil, val, fmt.Errorf("%w: %w", ErrLock, err)
 		}
 		val = lf.Validators
+		src.Private = lf.Source.Private // whether its mirrors may be private
 		if lf.NotModified {
 			check.NotModified = true
 			data, sig = []byte(rec.Lock), []byte(rec.Signature)
