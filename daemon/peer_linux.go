@@ -72,6 +72,16 @@ func ucred(c net.Conn) (*unix.Ucred, error) {
 	return cred, credErr
 }
 
+// peerUID returns the uid at the other end of a Unix connection; false
+// when it cannot be read.
+func peerUID(c net.Conn) (uint32, bool) {
+	cred, err := ucred(c)
+	if err != nil {
+		return 0, false
+	}
+	return cred.Uid, true
+}
+
 // peerPID returns the process id at the other end of a Unix connection, 0
 // when it cannot be read.
 func peerPID(c net.Conn) int {

@@ -62,6 +62,10 @@ type ServerOptions struct {
 	// Version is the daemon's version, and LogFile the file a service
 	// logs to, both shown by GET /v1/status.
 	Version, LogFile string
+	// readsPathsOf reports whether the daemon reads a local lock path for
+	// a socket peer with this uid (POST /v1/set/apply); by default its own
+	// effective uid and root, like AllowUID. Tests change it.
+	readsPathsOf func(uid uint32) bool
 }
 
 func (o ServerOptions) withDefaults() ServerOptions {
@@ -88,6 +92,9 @@ func (o ServerOptions) withDefaults() ServerOptions {
 	}
 	if o.AllowUID == nil {
 		o.AllowUID = defaultAllowUID
+	}
+	if o.readsPathsOf == nil {
+		o.readsPathsOf = defaultAllowUID
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -126,6 +133,8 @@ func Serve(ctx context.Context, ln net.Listener, b Backend, ev *Events, opts Ser
 		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(opts.Logger.Handler(), slog.LevelDebug),
 		BaseContext:       func(net.Listener) context.Context { return base },
+		// A handler may ask who is at the other end (see peerUID).
+		ConnContext: func(ctx context.Context, c net.Conn) context.Context { return context.WithValue(ctx, connKey{}, c) },
 	}
 	hs.RegisterOnShutdown(stopStreams)
 
