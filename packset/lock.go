@@ -15,6 +15,7 @@ import (
 
 	"github.com/mjolnir-forge/forgesync/internal/semver"
 	"github.com/mjolnir-forge/forgesync/inventory"
+	"github.com/mjolnir-forge/forgesync/rejection"
 )
 
 // Limits and fixed values of the lock file (SPEC §10.1).
@@ -118,22 +119,23 @@ type LockError struct {
 	Problems []Problem `json:"problems"`
 }
 
-// Error returns one "FILE:LINE: KEY: MESSAGE" line per problem.
+// Error returns one "FILE:LINE: KEY: MESSAGE" line per problem, each part
+// escaped (rejection.Escape): a lock's text cannot drive a terminal.
 func (e *LockError) Error() string {
 	var b strings.Builder
 	for i, p := range e.Problems {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
-		b.WriteString(e.File)
+		b.WriteString(rejection.Escape(e.File))
 		b.WriteByte(':')
 		b.WriteString(strconv.Itoa(p.Line))
 		b.WriteString(": ")
 		if p.Key != "" {
-			b.WriteString(p.Key)
+			b.WriteString(rejection.Escape(p.Key))
 			b.WriteString(": ")
 		}
-		b.WriteString(p.Message)
+		b.WriteString(rejection.Escape(p.Message))
 	}
 	return b.String()
 }

@@ -309,3 +309,11 @@ func TestDecodeLinesOtherStyles(t *testing.T) {
 		t.Errorf("Decode(extra key after a two-line string) = %v; want line 9", err)
 	}
 }
+
+func TestLockErrorEscaped(t *testing.T) {
+	text := strings.Replace(goodLock, `fingerprint = "`+fpAB+`"`, "fingerprint = \"sha256:\u202e\\u001b[2J\"", 1)
+	_, err := Decode("evil\x1b.lock", []byte(text), DecodeOptions{Have: HaveAll})
+	if err == nil || strings.ContainsAny(err.Error(), "\x1b\u202e") || !strings.Contains(err.Error(), `evil\x1b.lock:4: fingerprint: must be`) {
+		t.Errorf("Decode(hostile fingerprint) = %q; want the error escaped", err)
+	}
+}
