@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/mjolnir-forge/forgesync/config"
+	"github.com/mjolnir-forge/forgesync/rejection"
 )
 
 // Exit statuses shared by the commands.
@@ -243,9 +244,15 @@ func firstLine(s string) string {
 }
 
 // Fail reports err as the command's failure and returns its exit status:
-// 1 when the program's Refused says the request was refused, else 2.
+// 1 when the program's Refused says the request was refused, else 2. Each
+// line of the error is escaped (rejection.Escape): names from archives and
+// answers from servers cannot drive the terminal.
 func (e *Env) Fail(err error) int {
-	fmt.Fprintf(e.Stderr, "forgesync %s: %v\n", e.Name, err)
+	lines := strings.Split(err.Error(), "\n")
+	for i, l := range lines {
+		lines[i] = rejection.Escape(l)
+	}
+	fmt.Fprintf(e.Stderr, "forgesync %s: %s\n", e.Name, strings.Join(lines, "\n"))
 	if e.refused != nil && e.refused(err) {
 		return ExitInvalid
 	}

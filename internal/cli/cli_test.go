@@ -162,3 +162,12 @@ func TestArgs(t *testing.T) {
 		}
 	}
 }
+
+func TestFailEscapesControls(t *testing.T) {
+	var b bytes.Buffer
+	e := &Env{Name: "sync", Stderr: &b}
+	e.Fail(errors.New("entry a\x1b]0;owned\x07b: bad\n  next\u202e line"))
+	if want := "forgesync sync: entry a\\x1b]0;owned\\x07b: bad\n  next\\u202e line\n"; b.String() != want {
+		t.Errorf("Fail wrote %q; want %q", b.String(), want)
+	}
+}
