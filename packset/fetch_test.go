@@ -546,13 +546,13 @@ func (c *stepClock) now() time.Time {
 	return c.t
 }
 
-// trickle answers with the archive's length and then one byte per write,
-// flushed, so that the client reads it byte by byte.
+// trickle answers with the archive's length and then its bytes 1 KiB at a
+// time, each flushed.
 func trickle(data []byte) func(w http.ResponseWriter, r *http.Request, n int) bool {
 	return func(w http.ResponseWriter, r *http.Request, n int) bool {
 		w.Header().Set("Content-Length", fmt.Sprint(len(data)))
-		for i := range data {
-			if _, err := w.Write(data[i : i+1]); err != nil {
+		for i := 0; i < len(data); i += 1 << 10 {
+			if _, err := w.Write(data[i:min(i+1<<10, len(data))]); err != nil {
 				return true
 			}
 			w.(http.Flusher).Flush()
@@ -567,14 +567,23 @@ func trickle(data []byte) func(w http.ResponseWriter, r *http.Request, n int) bo
 func TestFetchTooSlowNextMirror(t *testing.T) {
 	slow := newMirror(t)
 	good := newMirror(t)
-	data, p := archive("trickled-pack", 4000)
+	data, p := archive("trickled-pack", 300000)
 	slow.fault = trickle(data)
 	good.files["/t.zip"] = data
 	p.URLs = []string{slow.url("/t.zip"), good.url("/t.zip")}
 	f, s := newFetcher(t)
-	// Every reading of the clock is 2 s later: a byte per read is 0.5 B/s.
-	clock := &stepClock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), step: 2 * time.Second}
+	// Every reading of the clock is 10 s later: the 30 s window ends after
+	// three reads of at most 64 KiB each, below 16 KiB/s and short of the
+	// archive.
+	clock := &stepClock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), step: 10 * time.Second}
 	f.Now = clock.now
+	// The good mirror is fast: the clock slows down when it is asked.
+	good.fault = func(w http.ResponseWriter, r *http.Request, n int) bool {
+		clock.mu.Lock()
+		clock.step = time.Millisecond
+		clock.mu.Unlock()
+		return false
+	}
 	start := time.Now()
 	res, err := f.Fetch(t.Context(), Source{}, []Pack{p})
 	if err != nil || len(res) != 1 || res[0].From != good.url("/t.zip") {
@@ -591,11 +600,11 @@ func TestFetchTooSlowNextMirror(t *testing.T) {
 
 func TestFetchTooSlowError(t *testing.T) {
 	slow := newMirror(t)
-	data, p := archive("trickled-pack", 4000)
+	data, p := archive("trickled-pack", 300000)
 	slow.fault = trickle(data)
 	p.URLs = []string{slow.url("/t.zip")}
 	f, _ := newFetcher(t)
-	clock := &stepClock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), step: 2 * time.Second}
+	clock := &stepClock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), step: 10 * time.Second}
 	f.Now = clock.now
 	_, err := f.Fetch(t.Context(), Source{}, []Pack{p})
 	if !errors.Is(err, ErrTooSlow) || !strings.Contains(err.Error(), "below the minimum of 16384 bytes/s") {
