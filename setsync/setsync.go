@@ -259,17 +259,20 @@ func (s *Syncer) Sync(ctx context.Context, req Request) (*api.SetSyncResult, err
 }
 
 // archiveSource gives the set apply each pinned archive from the cache,
-// fetched again when it was evicted meanwhile.
-func (s *Syncer) archiveSource(src packset.Source, byHash map[string]packset.Pack) pipeline.ArchiveSource {
+// fetched again when it was evicted meanwhile. An archive that this sync
+// did not check yet is verified first (fetching does), and fetched again
+// when its bytes changed; one it checked is not read a second time here,
+// as the pipeline checks every archive's SHA-256 as it takes it.
+func (s *Syncer) archiveSource(src packset.Source, byHash map[string]packset.Pack, checked map[string]bool) pipeline.ArchiveSource {
 	return func(ctx context.Context, pin packset.Entry) (string, error) {
 		p, ok := byHash[pin.SHA256]
 		if !ok {
 			return "", fmt.Errorf("the set does not pin sha256 %s", pin.SHA256)
 		}
-		// Fetching verifies a cached archive's bytes first: one evicted,
-		// removed or changed in place meanwhile is fetched again.
-		if _, err := s.fetch(ctx, src, []packset.Pack{p}); err != nil {
-			return "", err
+		if !checked[p.SHA256] || !s.cache.Has(p.SHA256, p.Size) {
+			if _, err := s.fetch(ctx, src, []packset.Pack{p}); err != nil {
+				return "", err
+			}
 		}
 		s.cache.Touch(p.SHA256)
 		return s.cache.Path(p.SHA256), nil
@@ -277,10 +280,11 @@ func (s *Syncer) archiveSource(src packset.Source, byHash map[string]packset.Pac
 }
 
 // download fetches the archives of l that are not kept (a cached one is
-// verified and fetched again only when its bytes changed),
-// recording each download in res, and returns l's packs by SHA-256.
-func (s *Syncer) download(ctx context.Context, src packset.Source, l *packset.Lock, kept keptSet, res *api.SetSyncResult) (map[string]packset.Pack, error) {
-	byHash := map[string]packset.Pack{}
+// verified and fetched again only when its bytes changed), recording each
+// download in res. It returns l's packs by SHA-256, and the SHA-256 of
+// each archive it checked in the cache.
+func (s *Syncer) download(ctx context.Context, src packset.Source, l *packset.Lock, kept keptSet, res *api.SetSyncResult) (map[string]packset.Pack, map[string]bool, error) {
+	byHash, checked := map[string]packset.Pack{}, map[string]bool{}
 	var lacking []packset.Pack
 	for _, p := range l.Packs {
 		byHash[p.SHA256] = p
@@ -294,15 +298,16 @@ func (s *Syncer) download(ctx context.Context, src packset.Source, l *packset.Lo
 	if len(lacking) > 0 {
 		results, err := s.fetch(ctx, src, lacking)
 		for _, r := range results {
+			checked[r.Pack.SHA256] = true
 			if r.From != "" {
 				res.Downloaded = append(res.Downloaded, api.Downloaded{Pack: r.Pack.ID, URL: r.From, Bytes: r.Pack.Size})
 			}
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrDownload, err)
+			return nil, nil, fmt.Errorf("%w: %w", ErrDownload, err)
 		}
 	}
-	return byHash, nil
+	return byHash, checked, nil
 }
 
 // readLock returns the lock of req and its signature: fetched from its
@@ -390,13 +395,13 @@ func (s *Syncer) sync(ctx context.Context, req Request, res *api.SetSyncResult) 
 	}
 
 	// 2. Download what the machine lacks.
-	byHash, err := s.download(ctx, src, l, kept, res)
+	byHash, checked, err := s.download(ctx, src, l, kept, res)
 	if err != nil {
 		return err
 	}
 
 	// 3. One transaction.
-	sum, err := s.w.ApplySet(ctx, pins, pipeline.SetOptions{Prune: req.Prune, Source: s.archiveSource(src, byHash)})
+	sum, err := s.w.ApplySet(ctx, pins, pipeline.SetOptions{Prune: req.Prune, Source: s.archiveSource(src, byHash, checked)})
 	if err != nil {
 		if errors.Is(err, pipeline.ErrRefused) || errors.Is(err, api.ErrConflict) {
 			check.Result = api.CheckRefused

@@ -23,10 +23,15 @@ import (
 // fakeWriter applies a set by remembering it.
 type fakeWriter struct {
 	installed []packset.Installed
+	// before, when set, runs before each archive is asked for.
+	before func(pin packset.Entry)
 }
 
 func (w *fakeWriter) ApplySet(ctx context.Context, pins []packset.Entry, opts pipeline.SetOptions) (*api.Summary, error) {
 	for _, p := range pins {
+		if w.before != nil {
+			w.before(p)
+		}
 		path, err := opts.Source(ctx, p)
 		if err != nil {
 			return nil, err
@@ -181,5 +186,30 @@ func TestCredentialsRedacted(t *testing.T) {
 	b, _ := json.Marshal(s.Record().LastCheck)
 	if strings.Contains(string(b), "s3cret") {
 		t.Errorf("the last check holds the password: %s", b)
+	}
+}
+
+func TestSyncHealsAnArchiveEditedDuringTheApply(t *testing.T) {
+	data := []byte("the bytes of an archive edited between the download and the apply")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(data) }))
+	defer srv.Close()
+	lock, _ := lockOf(data, srv.URL+"/a.zip")
+	w := &fakeWriter{}
+	s, err := New(w, Options{State: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.before = func(pin packset.Entry) {
+		w.before = nil
+		path := s.Cache().Path(pin.SHA256)
+		os.Chmod(path, 0o644)
+		os.WriteFile(path, []byte(strings.ToUpper(string(data))), 0o644)
+	}
+	if _, err := s.Sync(t.Context(), Request{Lock: []byte(lock)}); err == nil {
+		t.Fatalf("Sync(archive edited during the apply) = nil; want the apply's check to refuse it")
+	}
+	res, err := s.Sync(t.Context(), Request{Lock: []byte(lock)})
+	if err != nil || len(res.Downloaded) != 1 {
+		t.Errorf("Sync again = %+v, %v; want the archive downloaded again and applied", res, err)
 	}
 }
