@@ -15,5 +15,9 @@
 // names are harmless; without trusted keys a signature is only read, and
 // its key id is reported unverified (a minisign signature cannot be checked
 // without the public key). A lock fetched over http(s) may not name local
-// files.
+// files, and one served from a public address may not name mirrors on
+// loopback, private or link-local addresses (checked when dialled) unless
+// the caller allows them. A mirror below a minimum rate, or past its
+// attempt's deadline, gives way to the next. URLs are shown with their
+// password redacted ([Redact]).
 package packset
