@@ -597,7 +597,7 @@ func (d *download) attempt(ctx context.Context) error {
 			}
 		}
 	default:
-		return permanent(fmt.Errorf("unexpected answer %s", resp.Status))
+		return permanent(fmt.Errorf("unexpected answer %s", rejection.Escape(resp.Status)))
 	}
 	if resp.ContentLength >= 0 && resp.ContentLength != d.pack.Size-d.have {
 		if !ranged || resp.StatusCode == http.StatusOK {

@@ -12,6 +12,8 @@ import (
 	"os"
 
 	"github.com/cenkalti/backoff/v5"
+
+	"github.com/mjolnir-forge/forgesync/rejection"
 )
 
 // Validators are what a server said about a lock's version, sent back to
@@ -158,7 +160,7 @@ func (f *Fetcher) getOnce(ctx context.Context, url string, prev Validators, limi
 		return nil, val, resp.StatusCode, nil
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, Validators{}, resp.StatusCode, permanent(fmt.Errorf("unexpected answer %s", resp.Status))
+		return nil, Validators{}, resp.StatusCode, permanent(fmt.Errorf("unexpected answer %s", rejection.Escape(resp.Status)))
 	}
 	if resp.ContentLength > limit {
 		return nil, Validators{}, resp.StatusCode, permanent(fmt.Errorf("%w: %d bytes, over the limit of %d", ErrTooLarge, resp.ContentLength, limit))

@@ -198,3 +198,31 @@ func TestFetchLock304WithoutValidators(t *testing.T) {
 		t.Errorf("made %d requests; want one, not retried", n)
 	}
 }
+
+func TestUnexpectedAnswerEscaped(t *testing.T) {
+	m := newMirror(t)
+	m.fault = func(w http.ResponseWriter, r *http.Request, n int) bool {
+		conn, buf, err := w.(http.Hijacker).Hijack()
+		if err != nil {
+			t.Error(err)
+			return true
+		}
+		defer conn.Close()
+		buf.WriteString("HTTP/1.1 203 Odd\x1b[2J\u202e\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+		buf.Flush()
+		return true
+	}
+	f, _ := newFetcher(t)
+	src, err := LockSource(m.url("/set/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.FetchLock(t.Context(), src, Validators{})
+	_, p := archive("odd-pack", 10, m.url("/a.zip"))
+	_, ferr := f.Fetch(t.Context(), Source{}, []Pack{p})
+	for what, err := range map[string]error{"FetchLock": err, "Fetch": ferr} {
+		if err == nil || strings.ContainsAny(err.Error(), "\x1b\u202e") || !strings.Contains(err.Error(), `unexpected answer 203 Odd\x1b[2J\u202e`) {
+			t.Errorf("%s(203 with a hostile reason) = %q; want it escaped", what, err)
+		}
+	}
+}
