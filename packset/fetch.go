@@ -375,7 +375,7 @@ func (p *pace) check(have, size int64) error {
 // many tries it took. Failures that may pass are retried with back-off;
 // a 4xx or wrong bytes end this mirror at once.
 func (f *Fetcher) fetchFrom(ctx context.Context, client *http.Client, p Pack, src Source, dst string) (int, error) {
-	pending, err := atomicfile.Create(dst, 0o444)
+	pending, err := atomicfile.Create(dst, 0o644)
 	if err != nil {
 		return 0, err
 	}
@@ -413,6 +413,11 @@ func (f *Fetcher) fetchFrom(ctx context.Context, client *http.Client, p Pack, sr
 	}
 	if err := pending.Commit(atomicfile.Renamer{}); err != nil {
 		return tries, err
+	}
+	// Read-only once in place (written writable: a read-only file is not
+	// written through on every system).
+	if err := os.Chmod(dst, 0o444); err != nil {
+		return tries, permanent(err)
 	}
 	return tries, atomicfile.SyncDir(f.Dir)
 }
