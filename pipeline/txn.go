@@ -254,7 +254,7 @@ func (t *txn) commit() (*Summary, error) {
 // cannot be removed yet stays pending for the next pass.
 func (t *txn) removeReplaced() error {
 	p, st := t.p, t.st
-	leftover, err := installer.RemoveContentLeftover(p.opts.Paks, st.PendingRemovals)
+	leftover, err := installer.RemoveContentLeftover(p.opts.Renamer, p.opts.Paks, st.PendingRemovals)
 	if err != nil {
 		p.log.Warn("could not remove old content; tried again at the next pass", "err", err)
 		t.sum.Warnings = append(t.sum.Warnings, err.Error())
