@@ -90,6 +90,11 @@ func WriteSummary(w io.Writer, sum *Summary) error {
 			for _, r := range o.Reasons {
 				fmt.Fprintf(&b, "  - %s\n", r)
 			}
+		case ResultWaiting:
+			fmt.Fprintf(&b, "%s: waiting\n", o.Archive)
+			for _, r := range o.Reasons {
+				fmt.Fprintf(&b, "  - %s\n", r.Message)
+			}
 		case ResultUpgraded, ResultDowngraded, ResultReinstalled:
 			fmt.Fprintf(&b, "%s: %s %s (was %s)\n", o.Archive, o.Result, pack, o.Previous)
 		default:

@@ -33,6 +33,10 @@ func PlaceContent(stagedRoot string, files []File, paks, packID string, step fun
 	return pl.Paths, nil
 }
 
+// A placement's errors about one file are *fs.PathError with Op "place
+// content" and the file's slash path relative to paks, so that a caller can
+// name the file.
+
 // Placement is a pack's content put in place whose replaced files are
 // kept aside, beside their targets, until [Placement.Commit] drops them or
 // [Placement.Undo] puts them back.
@@ -99,7 +103,7 @@ func Place(r atomicfile.Renamer, stagedRoot string, files []File, paks, packID s
 		// No link on the way: <paks>/MJOLNIRForge/<id> made a link to
 		// another folder would have content written through it.
 		if err := atomicfile.MkdirNoLinks(paks, filepath.FromSlash(path.Dir(target)), 0o755); err != nil {
-			return nil, fmt.Errorf("place content %s: %w", target, err)
+			return nil, &fs.PathError{Op: "place content", Path: target, Err: err}
 		}
 		if dir := filepath.Dir(dst); !cleaned[dir] {
 			cleaned[dir] = true
@@ -111,12 +115,12 @@ func Place(r atomicfile.Renamer, stagedRoot string, files []File, paks, packID s
 		p := pending{target: target, dst: dst}
 		tmp, err := tempBeside(dst)
 		if err != nil {
-			return nil, fmt.Errorf("place content %s: %w", target, err)
+			return nil, &fs.PathError{Op: "place content", Path: target, Err: err}
 		}
 		src := filepath.Join(stagedRoot, filepath.FromSlash(f.Path))
 		if err := moveOrCopy(r, src, tmp); err != nil {
 			os.Remove(tmp)
-			return nil, fmt.Errorf("place content %s: %w", target, err)
+			return nil, &fs.PathError{Op: "place content", Path: target, Err: err}
 		}
 		p.tmp = tmp
 		todo = append(todo, p)
@@ -137,18 +141,18 @@ func Place(r atomicfile.Renamer, stagedRoot string, files []File, paks, packID s
 		if _, err := os.Lstat(p.dst); err == nil {
 			backup, err := tempBeside(p.dst)
 			if err != nil {
-				return nil, fmt.Errorf("place content %s: %w", p.target, err)
+				return nil, &fs.PathError{Op: "place content", Path: p.target, Err: err}
 			}
 			if err := r.Replace(p.dst, backup); err != nil {
-				return nil, fmt.Errorf("place content %s: set the old file aside: %w", p.target, err)
+				return nil, &fs.PathError{Op: "place content", Path: p.target, Err: fmt.Errorf("set the old file aside: %w", err)}
 			}
 			s.backup = backup
 		} else if !errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("place content %s: %w", p.target, err)
+			return nil, &fs.PathError{Op: "place content", Path: p.target, Err: err}
 		}
 		pl.swaps = append(pl.swaps, s)
 		if err := r.Replace(p.tmp, p.dst); err != nil {
-			return nil, fmt.Errorf("place content %s: %w", p.target, err)
+			return nil, &fs.PathError{Op: "place content", Path: p.target, Err: err}
 		}
 		p.tmp = ""
 		pl.Paths = append(pl.Paths, p.target)
@@ -171,10 +175,10 @@ func checkWritable(dst, target string, owned []string) error {
 		return nil
 	}
 	if !slices.Contains(owned, target) {
-		return fmt.Errorf("place content %s: %s %w and forgesync did not place it: clear the attribute (attrib -r) or move it away", target, dst, atomicfile.ErrReadOnly)
+		return &fs.PathError{Op: "place content", Path: target, Err: fmt.Errorf("%s %w and forgesync did not place it: clear the attribute (attrib -r) or move it away", dst, atomicfile.ErrReadOnly)}
 	}
 	if err := os.Chmod(dst, 0o644); err != nil {
-		return fmt.Errorf("place content %s: clear read-only: %w", target, err)
+		return &fs.PathError{Op: "place content", Path: target, Err: fmt.Errorf("clear read-only: %w", err)}
 	}
 	return nil
 }

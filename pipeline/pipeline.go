@@ -23,6 +23,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/internal/samepath"
 	"github.com/mjolnir-forge/forgesync/inventory"
+	"github.com/mjolnir-forge/forgesync/rejection"
 )
 
 // Options configure a Pipeline.
@@ -83,6 +84,9 @@ type Pipeline struct {
 	// failed transaction drops them (its changes were never saved).
 	st    *installer.State
 	packs []inventory.InstalledPack
+	// unclaimed are the waiting outcomes of the archives Claim could not
+	// move into processing, for its transaction's summary.
+	unclaimed []Outcome
 }
 
 // ErrNotInstalled is returned by Enable, Disable and Remove for an unknown id.
@@ -223,6 +227,7 @@ func (p *Pipeline) Sync(ctx context.Context) (*Summary, error) {
 // rename, so a file is claimed exactly once) and processes everything
 // there as one transaction.
 func (p *Pipeline) Claim(ctx context.Context, names []string) (*Summary, error) {
+	p.unclaimed = nil
 	for _, n := range names {
 		src := filepath.Join(p.opts.Drop, n)
 		dst := p.store.Path(installer.ProcessingDir, n)
@@ -237,14 +242,12 @@ func (p *Pipeline) Claim(ctx context.Context, names []string) (*Summary, error) 
 			if errors.Is(err, os.ErrNotExist) {
 				continue // gone meanwhile
 			}
-			if errors.Is(err, atomicfile.ErrBusy) {
-				// Still being written or scanned: the next pass claims it.
-				p.log.Warn("archive held open; claimed at the next pass", "archive", n, "err", err)
-				continue
-			}
-			// Any other failure is this file's, not the batch's: the
-			// next pass sees it again.
-			p.log.Warn("could not claim an archive", "archive", n, "err", err)
+			// Still being written or scanned, or any other failure of
+			// this file's, not the batch's: the next pass claims it, and
+			// the summary says it waits and why.
+			p.log.Warn("could not claim an archive; claimed at the next pass", "archive", n, "err", err)
+			p.unclaimed = append(p.unclaimed, Outcome{Archive: n, Result: api.ResultWaiting,
+				Reasons: []rejection.Reason{faultReason(err, src, "the archive waits in drop and is claimed at the next pass")}})
 			continue
 		}
 		p.step("claim:" + n)

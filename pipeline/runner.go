@@ -267,6 +267,18 @@ func (r *Runner) report(sum *Summary, err error, start time.Time) {
 	case err != nil:
 		info.Result, info.Error, state = "error", err.Error(), api.StateError
 		r.p.emit(api.Warning{Message: err.Error()})
+	case sum.Waiting():
+		// The machine's condition, not an archive: status says which
+		// archives wait and what to do.
+		var why []string
+		for _, o := range sum.Outcomes {
+			if o.Result == api.ResultWaiting {
+				for _, rs := range o.Reasons {
+					why = append(why, o.Archive+": "+rs.Message)
+				}
+			}
+		}
+		info.Result, info.Error = "waiting", strings.Join(why, "; ")
 	case sum.Rejected():
 		info.Result = "rejected"
 	}

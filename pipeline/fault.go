@@ -1,0 +1,90 @@
+package pipeline
+
+import (
+	"errors"
+	"io/fs"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+
+	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
+	"github.com/mjolnir-forge/forgesync/rejection"
+)
+
+// Rules of the reasons an archive waits (api.ResultWaiting): the machine's
+// condition stopped it, not its bytes. It is not rejected, its try is not
+// counted toward MaxAttempts, and the next pass tries it again.
+const (
+	// RuleHeld: a file is held open by another program (the game).
+	RuleHeld = "held"
+	// RuleReadOnly: a file in the way is read-only and not forgesync's.
+	RuleReadOnly = "read-only"
+	// RuleDiskFull: the disk (staging, paks or state) is full.
+	RuleDiskFull = "disk-full"
+	// RuleFault: another condition of the machine (an I/O error, a
+	// permission, a process that could not start).
+	RuleFault = "fault"
+)
+
+// faultErrnos are the errors that say the machine, not the archive, failed.
+var faultErrnos = []error{
+	syscall.ENOSPC, syscall.EDQUOT, syscall.EIO, syscall.EROFS, syscall.EACCES, syscall.EPERM,
+	syscall.ENOMEM, syscall.EAGAIN, syscall.EMFILE, syscall.ENFILE, exec.ErrNotFound,
+}
+
+// isFault reports whether err is the machine's condition rather than the
+// archive's: a held or read-only file, a full disk, an I/O or permission
+// error, a child process that could not start.
+func isFault(err error) bool {
+	if errors.Is(err, atomicfile.ErrBusy) || errors.Is(err, atomicfile.ErrReadOnly) || diskFull(err) {
+		return true
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Op == "fork/exec" {
+		return true // os.StartProcess, on every OS
+	}
+	for _, e := range faultErrnos {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return platformFault(err)
+}
+
+// diskFull reports whether err says a disk or a quota is full.
+func diskFull(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) || platformDiskFull(err)
+}
+
+// placedFile returns the file of paks a placement error is about, or "".
+func placedFile(err error, paks string) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Op == "place content" {
+		return filepath.Join(paks, filepath.FromSlash(pe.Path))
+	}
+	return ""
+}
+
+// faultReason says what stopped an archive, where (file, when known), and
+// what to do; retry says what becomes of the archive ("the archive waits in
+// drop and is retried at the next pass").
+func faultReason(err error, file, retry string) rejection.Reason {
+	r := rejection.Reason{Rule: RuleFault, Value: err.Error()}
+	what := "a file"
+	if file != "" {
+		what = file
+	}
+	switch {
+	case errors.Is(err, atomicfile.ErrReadOnly):
+		r.Rule, r.Message = RuleReadOnly, what+" is read-only (attrib +r) and forgesync did not place it; clear the attribute (attrib -r) or move it away"
+	case errors.Is(err, atomicfile.ErrBusy):
+		r.Rule, r.Message = RuleHeld, what+" is held by another program (the game?); close it"
+	case diskFull(err):
+		r.Rule, r.Message = RuleDiskFull, "the disk is full; free some space"
+	default:
+		r.Message = "the machine failed, not the archive; fix the cause"
+	}
+	r.File = file
+	r.Message += " — " + retry + " (" + err.Error() + ")"
+	return r
+}

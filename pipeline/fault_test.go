@@ -1,0 +1,276 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
+)
+
+// faultEnv opens a pipeline whose renames and removals fail with fail
+// (nil: they work) for the paths match selects, EBUSY counting as busy; the
+// waits it asks for are summed in waited instead of slept.
+type faultEnv struct {
+	*env
+	p      *Pipeline
+	fail   atomic.Pointer[error]
+	match  func(path string) bool
+	waited time.Duration
+}
+
+func newFaultEnv(t *testing.T, match func(e *env, path string) bool) *faultEnv {
+	t.Helper()
+	fe := &faultEnv{env: newEnv(t)}
+	fe.match = func(p string) bool { return match(fe.env, p) }
+	injected := func(p string) error {
+		if errp := fe.fail.Load(); errp != nil && fe.match(p) {
+			return *errp
+		}
+		return nil
+	}
+	opts := fe.options()
+	opts.Renamer = atomicfile.Renamer{
+		Rename: func(o, n string) error {
+			if err := injected(o); err != nil {
+				return &os.LinkError{Op: "rename", Old: o, New: n, Err: err}
+			}
+			if err := injected(n); err != nil {
+				return &os.LinkError{Op: "rename", Old: o, New: n, Err: err}
+			}
+			return os.Rename(o, n)
+		},
+		RemoveFile: func(p string) error {
+			if err := injected(p); err != nil {
+				return &os.PathError{Op: "remove", Path: p, Err: err}
+			}
+			return os.Remove(p)
+		},
+		Busy:  func(err error) bool { return errors.Is(err, syscall.EBUSY) },
+		Sleep: func(d time.Duration) { fe.waited += d },
+	}
+	p, _, err := Open(t.Context(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	fe.p = p
+	return fe
+}
+
+func (fe *faultEnv) set(err error) {
+	if err == nil {
+		fe.fail.Store(nil)
+		return
+	}
+	fe.fail.Store(&err)
+}
+
+// pak returns the content of an installed file of pack-a.
+func (fe *faultEnv) pak(t *testing.T, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(fe.paks, installer.ContentRoot, "pack-a", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// outcome returns the outcome of the named archive.
+func outcome(t *testing.T, sum *Summary, name string) Outcome {
+	t.Helper()
+	for _, o := range sum.Outcomes {
+		if o.Archive == name {
+			return o
+		}
+	}
+	t.Fatalf("no outcome for %s in %+v", name, sum.Outcomes)
+	return Outcome{}
+}
+
+// TestUpgradeHeldFileIsFault: an upgrade whose second .pak the game holds
+// is a fault, not a rejection: the old version stays whole and installed,
+// the archive waits in drop, the summary names the archive, the file and
+// what to do, the tries are not counted toward MaxAttempts, and the pass
+// after the file is released completes the upgrade.
+func TestUpgradeHeldFileIsFault(t *testing.T) {
+	fe := newFaultEnv(t, func(e *env, p string) bool {
+		return filepath.Base(p) == "b.pak" && strings.HasPrefix(p, e.paks)
+	})
+	fe.dropPack(t, "a1.zip", spec{id: "pack-a", version: "1.0.0", content: map[string]string{"a.pak": "a1", "b.pak": "b1"}})
+	mustSync(t, fe.p, map[string]api.Result{"a1.zip": api.ResultInstalled})
+
+	fe.set(syscall.EBUSY)
+	for i := range MaxAttempts + 1 {
+		fe.dropPack(t, "a2.zip", spec{id: "pack-a", version: "2.0.0", content: map[string]string{"a.pak": "a2", "b.pak": "b2"}})
+		sum, err := fe.p.Sync(t.Context())
+		if err != nil {
+			t.Fatalf("Sync #%d with b.pak held = %v", i, err)
+		}
+		o := outcome(t, sum, "a2.zip")
+		if o.Result != api.ResultWaiting || !sum.Waiting() || sum.Rejected() {
+			t.Fatalf("Sync #%d: a2.zip %s; want waiting, not rejected", i, o.Result)
+		}
+		msg := o.Reasons[0].Message
+		for _, want := range []string{"b.pak", "held by another program", "close it", "waits in drop", "next pass"} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("Sync #%d: reason %q lacks %q", i, msg, want)
+			}
+		}
+		if a, b := fe.pak(t, "a.pak"), fe.pak(t, "b.pak"); a != "a1" || b != "b1" {
+			t.Fatalf("Sync #%d: a.pak, b.pak = %q, %q; want the old version whole", i, a, b)
+		}
+		if !strings.Contains(fe.inv("installed.txt"), "1.0.0") {
+			t.Fatalf("installed.txt = %q; want 1.0.0 still", fe.inv("installed.txt"))
+		}
+		if got, _ := ReadyArchives(fe.drop); len(got) != 1 || got[0] != "a2.zip" {
+			t.Fatalf("Sync #%d: drop holds %v; want a2.zip waiting", i, got)
+		}
+		if got := listFiles(t, filepath.Join(fe.drop, RejectedDir)); len(got) != 0 {
+			t.Fatalf("Sync #%d: rejected %v; want nothing", i, got)
+		}
+		if got := listFiles(t, filepath.Join(fe.state, installer.ProcessingDir)); len(got) != 0 {
+			t.Fatalf("Sync #%d: processing holds %v", i, got)
+		}
+	}
+	fe.set(nil)
+	sum := mustSync(t, fe.p, map[string]api.Result{"a2.zip": api.ResultUpgraded})
+	if sum.Waiting() {
+		t.Fatalf("summary after release still waits: %+v", sum)
+	}
+	if a, b := fe.pak(t, "a.pak"), fe.pak(t, "b.pak"); a != "a2" || b != "b2" {
+		t.Fatalf("after release a.pak, b.pak = %q, %q; want the new version", a, b)
+	}
+	if got := listFiles(t, filepath.Join(fe.paks, installer.ContentRoot)); strings.Join(got, ",") != "pack-a/a.pak,pack-a/b.pak" {
+		t.Fatalf("paks holds %v; want the two files alone", got)
+	}
+}
+
+// TestFullDiskIsFault: a disk that is full while the content is placed
+// keeps the archive waiting, not rejected.
+func TestFullDiskIsFault(t *testing.T) {
+	fe := newFaultEnv(t, func(e *env, p string) bool { return strings.HasPrefix(p, e.paks) })
+	fe.set(syscall.ENOSPC)
+	fe.dropPack(t, "a1.zip", spec{id: "pack-a", version: "1.0.0", content: map[string]string{"a.pak": "a1"}})
+	sum, err := fe.p.Sync(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := outcome(t, sum, "a1.zip")
+	if o.Result != api.ResultWaiting || !strings.Contains(o.Reasons[0].Message, "no space left") || !strings.Contains(o.Reasons[0].Message, "waits in drop") {
+		t.Fatalf("a1.zip with the disk full: %s %q; want waiting, saying the disk is full", o.Result, o.Reasons)
+	}
+	if got, _ := ReadyArchives(fe.drop); len(got) != 1 {
+		t.Fatalf("drop holds %v; want a1.zip waiting", got)
+	}
+	fe.set(nil)
+	mustSync(t, fe.p, map[string]api.Result{"a1.zip": api.ResultInstalled})
+}
+
+// TestRemoveHeldPaksOneWait: removing a pack whose five paks the game
+// holds waits one budget for the pass, not five seconds per file.
+func TestRemoveHeldPaksOneWait(t *testing.T) {
+	fe := newFaultEnv(t, func(e *env, p string) bool {
+		return strings.HasSuffix(p, ".pak") && strings.HasPrefix(p, e.paks)
+	})
+	content := map[string]string{}
+	for _, n := range []string{"1", "2", "3", "4", "5"} {
+		content[n+".pak"] = n
+	}
+	fe.dropPack(t, "a1.zip", spec{id: "pack-a", version: "1.0.0", content: content})
+	mustSync(t, fe.p, map[string]api.Result{"a1.zip": api.ResultInstalled})
+	fe.set(syscall.EBUSY)
+	sum, err := fe.p.Remove(t.Context(), "pack-a")
+	if err != nil {
+		t.Fatalf("Remove with the paks held = %v", err)
+	}
+	if fe.waited > atomicfile.DefaultMaxWait {
+		t.Fatalf("Remove of 5 held paks waited %v; want at most one %v for the pass", fe.waited, atomicfile.DefaultMaxWait)
+	}
+	if len(sum.Warnings) == 0 {
+		t.Fatalf("Remove with the paks held warned nothing")
+	}
+	fe.set(nil)
+	fe.waited = 0
+	mustSync(t, fe.p, map[string]api.Result{})
+	if got := listFiles(t, filepath.Join(fe.paks, installer.ContentRoot)); len(got) != 0 {
+		t.Fatalf("paks after release holds %v; want nothing", got)
+	}
+}
+
+// TestUnclaimedArchiveIsFault: an archive that could not be claimed (held
+// past the wait) is not "nothing to do": the summary says it waits.
+func TestUnclaimedArchiveIsFault(t *testing.T) {
+	fe := newFaultEnv(t, func(e *env, p string) bool { return filepath.Base(p) == "a1.zip" && strings.HasPrefix(p, e.drop) })
+	fe.dropPack(t, "a1.zip", spec{id: "pack-a", version: "1.0.0"})
+	fe.set(syscall.EBUSY)
+	sum, err := fe.p.Sync(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := outcome(t, sum, "a1.zip")
+	if o.Result != api.ResultWaiting || !strings.Contains(o.Reasons[0].Message, "held by another program") {
+		t.Fatalf("a1.zip held in drop: %s %q; want waiting, held", o.Result, o.Reasons)
+	}
+	fe.set(nil)
+	mustSync(t, fe.p, map[string]api.Result{"a1.zip": api.ResultInstalled})
+}
+
+// TestFaultMessage pins the words of a held file's reason.
+func TestFaultMessage(t *testing.T) {
+	fe := newFaultEnv(t, func(e *env, p string) bool {
+		return filepath.Base(p) == "b.pak" && strings.HasPrefix(p, e.paks)
+	})
+	fe.dropPack(t, "a1.zip", spec{id: "pack-a", version: "1.0.0", content: map[string]string{"a.pak": "a1", "b.pak": "b1"}})
+	mustSync(t, fe.p, map[string]api.Result{"a1.zip": api.ResultInstalled})
+	fe.set(syscall.EBUSY)
+	fe.dropPack(t, "a2.zip", spec{id: "pack-a", version: "2.0.0", content: map[string]string{"a.pak": "a2", "b.pak": "b2"}})
+	sum, err := fe.p.Sync(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := outcome(t, sum, "a2.zip").Reasons[0]
+	file := filepath.Join(fe.paks, installer.ContentRoot, "pack-a", "b.pak")
+	want := file + " is held by another program (the game?); close it — the archive waits in drop and is retried at the next pass ("
+	if r.Rule != RuleHeld || r.File != file || !strings.HasPrefix(r.Message, want) {
+		t.Fatalf("reason = %s %s %q; want rule %s, file %s, message starting %q", r.Rule, r.File, r.Message, RuleHeld, file, want)
+	}
+	var b strings.Builder
+	api.WriteSummary(&b, sum)
+	if !strings.Contains(b.String(), "a2.zip: waiting\n  - "+want) {
+		t.Fatalf("WriteSummary = %q; want a2.zip waiting with the reason", b.String())
+	}
+}
+
+// TestRunnerStatusSaysWaiting: status after a pass that left an archive
+// waiting says so and why, instead of "ok".
+func TestRunnerStatusSaysWaiting(t *testing.T) {
+	fe := newFaultEnv(t, func(e *env, p string) bool { return strings.HasPrefix(p, e.paks) })
+	fe.set(syscall.ENOSPC)
+	fe.dropPack(t, "a1.zip", spec{id: "pack-a", version: "1.0.0", content: map[string]string{"a.pak": "a1"}})
+	r := NewRunner(fe.p, RunnerOptions{})
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error)
+	go func() { done <- r.Run(ctx) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run = %v", err)
+		}
+	}()
+	if _, err := r.Sync(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	ls := r.Snapshot().LastSync
+	if ls.Result != "waiting" || !strings.Contains(ls.Error, "a1.zip") || !strings.Contains(ls.Error, "the disk is full") {
+		t.Fatalf("last sync = %+v; want waiting, naming a1.zip and the full disk", ls)
+	}
+}
