@@ -274,3 +274,89 @@ func TestRunnerStatusSaysWaiting(t *testing.T) {
 		t.Fatalf("last sync = %+v; want waiting, naming a1.zip and the full disk", ls)
 	}
 }
+
+// TestUnpackerNotStartedIsFault: an unpacker that cannot start (a missing
+// or blocked program) is the machine's fault: the archive waits, it is not
+// rejected as unreadable, and it installs once the unpacker starts.
+func TestUnpackerNotStartedIsFault(t *testing.T) {
+	e := newEnv(t)
+	p := e.open(t)
+	installer.Isolate(&installer.Isolation{Command: []string{filepath.Join(t.TempDir(), "no-such-unpacker")}})
+	defer installer.Isolate(testIsolation())
+	e.dropPack(t, "a1.zip", spec{id: "pack-a", version: "1.0.0"})
+	sum, err := p.Sync(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := outcome(t, sum, "a1.zip")
+	if o.Result != api.ResultWaiting || o.Reasons[0].Rule != RuleFault || !strings.Contains(o.Reasons[0].Message, "start the unpacker") {
+		t.Fatalf("a1.zip with no unpacker: %s %+v; want waiting, naming the unpacker", o.Result, o.Reasons)
+	}
+	if got, _ := ReadyArchives(e.drop); len(got) != 1 {
+		t.Fatalf("drop holds %v; want a1.zip waiting", got)
+	}
+	installer.Isolate(testIsolation())
+	mustSync(t, p, map[string]api.Result{"a1.zip": api.ResultInstalled})
+}
+
+// TestReadOnlyTargets: with Windows' rules for a read-only file (a rename
+// over it or its removal is denied, as for a held file), an upgrade over a
+// .pak forgesync placed and then made read-only (attrib +r) clears it and
+// succeeds; a read-only file in the way that forgesync did not place makes
+// the archive wait, saying "read-only", never retried as held.
+func TestReadOnlyTargets(t *testing.T) {
+	e := newEnv(t)
+	ro := func(p string) bool {
+		fi, err := os.Lstat(p)
+		return err == nil && fi.Mode().Perm()&0o200 == 0
+	}
+	opts := e.options()
+	opts.Renamer = atomicfile.Renamer{
+		Rename: func(o, n string) error {
+			if ro(n) {
+				return &os.LinkError{Op: "rename", Old: o, New: n, Err: syscall.EACCES}
+			}
+			return os.Rename(o, n)
+		},
+		RemoveFile: func(p string) error {
+			if ro(p) {
+				return &os.PathError{Op: "remove", Path: p, Err: syscall.EACCES}
+			}
+			return os.Remove(p)
+		},
+		Busy:  func(err error) bool { return errors.Is(err, syscall.EACCES) },
+		Sleep: func(time.Duration) { t.Error("waited on a read-only file as if it were held") },
+	}
+	p, _, err := Open(t.Context(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	dir := filepath.Join(e.paks, installer.ContentRoot, "pack-a")
+	e.dropPack(t, "a1.zip", spec{id: "pack-a", version: "1.0.0", content: map[string]string{"a.pak": "a1"}})
+	mustSync(t, p, map[string]api.Result{"a1.zip": api.ResultInstalled})
+	if err := os.Chmod(filepath.Join(dir, "a.pak"), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	e.dropPack(t, "a2.zip", spec{id: "pack-a", version: "2.0.0", content: map[string]string{"a.pak": "a2"}})
+	mustSync(t, p, map[string]api.Result{"a2.zip": api.ResultUpgraded})
+	if data, _ := os.ReadFile(filepath.Join(dir, "a.pak")); string(data) != "a2" {
+		t.Fatalf("a.pak = %q after the upgrade; want a2", data)
+	}
+	// A file of the user's, read-only, where version 3 puts b.pak.
+	if err := os.WriteFile(filepath.Join(dir, "b.pak"), []byte("mine"), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	e.dropPack(t, "a3.zip", spec{id: "pack-a", version: "3.0.0", content: map[string]string{"a.pak": "a3", "b.pak": "b3"}})
+	sum, err := p.Sync(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := outcome(t, sum, "a3.zip")
+	if o.Result != api.ResultWaiting || o.Reasons[0].Rule != RuleReadOnly || !strings.Contains(o.Reasons[0].Message, filepath.Join(dir, "b.pak")+" is read-only") {
+		t.Fatalf("a3.zip over a read-only file not ours: %s %+v; want waiting, read-only, naming b.pak", o.Result, o.Reasons)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "a.pak")); string(data) != "a2" {
+		t.Fatalf("a.pak = %q after the refused upgrade; want a2 whole", data)
+	}
+}
