@@ -360,3 +360,25 @@ func TestReadOnlyTargets(t *testing.T) {
 		t.Fatalf("a.pak = %q after the refused upgrade; want a2 whole", data)
 	}
 }
+
+// TestClaimHeldArchivesOneWait: three dropped archives held past the wait
+// cost the pass one wait between them, not one each; they wait in drop.
+func TestClaimHeldArchivesOneWait(t *testing.T) {
+	fe := newFaultEnv(t, func(e *env, p string) bool { return strings.HasPrefix(p, e.drop) })
+	for _, n := range []string{"a.zip", "b.zip", "c.zip"} {
+		fe.dropPack(t, n, spec{id: "pack-" + n[:1], version: "1.0.0"})
+	}
+	fe.set(syscall.EBUSY)
+	sum, err := fe.p.Sync(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fe.waited > atomicfile.DefaultMaxWait {
+		t.Fatalf("claiming 3 held archives waited %v; want at most one %v for the pass", fe.waited, atomicfile.DefaultMaxWait)
+	}
+	for _, n := range []string{"a.zip", "b.zip", "c.zip"} {
+		if o := outcome(t, sum, n); o.Result != api.ResultWaiting {
+			t.Errorf("%s: %s; want waiting", n, o.Result)
+		}
+	}
+}

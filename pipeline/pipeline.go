@@ -8,6 +8,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -87,6 +88,23 @@ type Pipeline struct {
 	// unclaimed are the waiting outcomes of the archives Claim could not
 	// move into processing, for its transaction's summary.
 	unclaimed []Outcome
+	// pass is the Renamer of the pass Claim began, for its transaction
+	// to go on spending the same Budget; nil when none is under way.
+	pass *atomicfile.Renamer
+}
+
+// passRenamer returns the Renamer of a pass: the pass Claim began, or else
+// a new one, the configured Renamer with a Budget of its MaxWait. Every
+// held file of the pass (claims, staging leftovers, content, publication)
+// shares that one wait; then a held file fails at once, for a later pass.
+func (p *Pipeline) passRenamer() atomicfile.Renamer {
+	if r := p.pass; r != nil {
+		p.pass = nil
+		return *r
+	}
+	r := p.opts.Renamer
+	r.Budget = atomicfile.NewBudget(cmp.Or(r.MaxWait, atomicfile.DefaultMaxWait))
+	return r
 }
 
 // ErrNotInstalled is returned by Enable, Disable and Remove for an unknown id.
@@ -156,11 +174,11 @@ func CheckPlaces(drop, state, paks string) error {
 // staged between transactions, so anything there is the leftover of a
 // crash or of a removal a scanner blocked. What still cannot go is logged
 // and tried again at the next pass.
-func (p *Pipeline) cleanStaging() {
+func (p *Pipeline) cleanStaging(r atomicfile.Renamer) {
 	staging := p.store.Path(installer.StagingDir)
 	entries, _ := os.ReadDir(staging)
 	for _, e := range entries {
-		if err := atomicfile.RemoveAll(p.opts.Renamer, filepath.Join(staging, e.Name())); err != nil {
+		if err := atomicfile.RemoveAll(r, filepath.Join(staging, e.Name())); err != nil {
 			p.log.Warn("could not remove staging leftovers; tried again at the next pass", "err", err)
 		}
 	}
@@ -193,7 +211,7 @@ func (p *Pipeline) step(name string) {
 
 // recover finishes whatever a crash interrupted; see Open.
 func (p *Pipeline) recover(ctx context.Context) (*Summary, error) {
-	p.cleanStaging()
+	p.cleanStaging(p.opts.Renamer)
 	for _, d := range []string{p.store.Dir, InventoryDir(p.opts.Mods), p.opts.Drop, p.store.Path(installer.ArchivesDir)} {
 		// A temp file held by a scanner is no reason not to start: it is
 		// tried again at the next start.
@@ -228,6 +246,10 @@ func (p *Pipeline) Sync(ctx context.Context) (*Summary, error) {
 // there as one transaction.
 func (p *Pipeline) Claim(ctx context.Context, names []string) (*Summary, error) {
 	p.unclaimed = nil
+	r := p.passRenamer()
+	p.pass = &r
+	// Both are its transaction's, taken when it starts; none outlives it.
+	defer func() { p.pass, p.unclaimed = nil, nil }()
 	for _, n := range names {
 		src := filepath.Join(p.opts.Drop, n)
 		dst := p.store.Path(installer.ProcessingDir, n)
@@ -238,7 +260,7 @@ func (p *Pipeline) Claim(ctx context.Context, names []string) (*Summary, error) 
 		}
 		// A rename, or across drives (drop under the game's folder, state
 		// under the profile) a copy that is synced before the source goes.
-		if err := atomicfile.Move(p.opts.Renamer, src, dst, 0o600); err != nil {
+		if err := atomicfile.Move(r, src, dst, 0o600); err != nil {
 			if errors.Is(err, os.ErrNotExist) {
 				continue // gone meanwhile
 			}

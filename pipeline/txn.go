@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -156,10 +155,10 @@ func (p *Pipeline) newTxn(ctx context.Context, ch *change, cause string) (*txn, 
 	if err := p.requeueOrphans(st); err != nil {
 		return nil, err
 	}
-	p.cleanStaging()
+	r := p.passRenamer()
+	p.cleanStaging(r)
 	t := &txn{p: p, st: st, cause: cause, sum: &Summary{Outcomes: []Outcome{}, Published: []string{}, Warnings: []string{}}, attempts: p.loadAttempts()}
-	t.r = p.opts.Renamer
-	t.r.Budget = atomicfile.NewBudget(cmp.Or(t.r.MaxWait, atomicfile.DefaultMaxWait))
+	t.r = r
 	// Archives a claim could not take wait in drop; the summary says why.
 	t.sum.Outcomes = append(t.sum.Outcomes, p.unclaimed...)
 	p.unclaimed = nil
@@ -236,7 +235,7 @@ func (t *txn) commit() (*Summary, error) {
 	if err := t.loadPacks(); err != nil {
 		return nil, err
 	}
-	published, hashes, err := p.publish(t.packs)
+	published, hashes, err := p.publish(t.r, t.packs)
 	if errors.Is(err, atomicfile.ErrBusy) {
 		// A game or a scanner holds an inventory file past the retry.
 		// What is committed stays committed; the state does not claim the
