@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/rejection"
@@ -25,6 +26,20 @@ const (
 	// permission, a process that could not start).
 	RuleFault = "fault"
 )
+
+// FaultRetry is how long an archive that waits for the machine's condition
+// is not claimed again by [Pipeline.Claim] (the watcher's batches, which
+// see it back in drop at once): while a game holds a file, each try would
+// cost the writer a wait. [Pipeline.Sync], an explicit request, tries it
+// at once.
+const FaultRetry = 30 * time.Second
+
+// faulted is an archive put back in drop by a fault: not claimed again
+// before retry, and its reason, said again meanwhile.
+type faulted struct {
+	retry  time.Time
+	reason rejection.Reason
+}
 
 // faultErrnos are the errors that say the machine, not the archive, failed.
 var faultErrnos = []error{

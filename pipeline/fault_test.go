@@ -382,3 +382,78 @@ func TestClaimHeldArchivesOneWait(t *testing.T) {
 		}
 	}
 }
+
+// TestFaultRetryAtALaterPass: an archive that waits for a held file is not
+// claimed again by the watcher's next batch (it would stall the writer one
+// wait per batch while the game runs) until FaultRetry has passed; an
+// explicit sync tries it at once.
+func TestFaultRetryAtALaterPass(t *testing.T) {
+	fe := newFaultEnv(t, func(e *env, p string) bool {
+		return filepath.Base(p) == "b.pak" && strings.HasPrefix(p, e.paks)
+	})
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	fe.p.opts.Now = func() time.Time { return now }
+	fe.dropPack(t, "a1.zip", spec{id: "pack-a", version: "1.0.0", content: map[string]string{"a.pak": "a1", "b.pak": "b1"}})
+	mustSync(t, fe.p, map[string]api.Result{"a1.zip": api.ResultInstalled})
+	fe.set(syscall.EBUSY)
+	fe.dropPack(t, "a2.zip", spec{id: "pack-a", version: "2.0.0", content: map[string]string{"a.pak": "a2", "b.pak": "b2"}})
+	if o := outcome(t, mustClaim(t, fe.p, "a2.zip"), "a2.zip"); o.Result != api.ResultWaiting {
+		t.Fatalf("a2.zip: %s; want waiting", o.Result)
+	}
+	// The watcher sees it back in drop at once: no new try, no new wait.
+	fe.waited = 0
+	now = now.Add(FaultRetry - time.Second)
+	sum := mustClaim(t, fe.p, "a2.zip")
+	if o := outcome(t, sum, "a2.zip"); o.Result != api.ResultWaiting || fe.waited != 0 || !strings.Contains(o.Reasons[0].Message, "held by another program") {
+		t.Fatalf("a2.zip claimed again before FaultRetry: %s %q after waiting %v; want waiting, the same reason, no wait", o.Result, o.Reasons, fe.waited)
+	}
+	if got, _ := ReadyArchives(fe.drop); len(got) != 1 {
+		t.Fatalf("drop holds %v; want a2.zip", got)
+	}
+	// After FaultRetry the next batch tries it again.
+	now = now.Add(2 * time.Second)
+	mustClaim(t, fe.p, "a2.zip")
+	if fe.waited == 0 {
+		t.Fatalf("a2.zip not tried again after FaultRetry")
+	}
+	// An explicit sync tries it at once.
+	fe.set(nil)
+	mustSync(t, fe.p, map[string]api.Result{"a2.zip": api.ResultUpgraded})
+}
+
+func mustClaim(t *testing.T, p *Pipeline, names ...string) *Summary {
+	t.Helper()
+	sum, err := p.Claim(t.Context(), names)
+	if err != nil {
+		t.Fatalf("Claim(%q) = %v", names, err)
+	}
+	return sum
+}
+
+// TestRunnerSyncRetriesAtOnce: the socket's sync (forgesync sync with a
+// daemon running) is explicit: a waiting archive is tried at once, while
+// the watcher's batch leaves it until FaultRetry.
+func TestRunnerSyncRetriesAtOnce(t *testing.T) {
+	fe := newFaultEnv(t, func(e *env, p string) bool { return strings.HasPrefix(p, e.paks) })
+	fe.set(syscall.ENOSPC)
+	fe.dropPack(t, "a1.zip", spec{id: "pack-a", version: "1.0.0", content: map[string]string{"a.pak": "a1"}})
+	r := NewRunner(fe.p, RunnerOptions{})
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error)
+	go func() { done <- r.Run(ctx) }()
+	defer func() {
+		cancel()
+		<-done
+	}()
+	if sum, err := r.Claim(t.Context(), []string{"a1.zip"}); err != nil || !sum.Waiting() {
+		t.Fatalf("Claim = %+v, %v; want a1.zip waiting", sum, err)
+	}
+	fe.set(nil)
+	if sum, err := r.Claim(t.Context(), []string{"a1.zip"}); err != nil || !sum.Waiting() {
+		t.Fatalf("the watcher's next batch = %+v, %v; want a1.zip still waiting until FaultRetry", sum, err)
+	}
+	sum, err := r.Sync(t.Context())
+	if err != nil || len(sum.Outcomes) != 1 || sum.Outcomes[0].Result != api.ResultInstalled {
+		t.Fatalf("Sync = %+v, %v; want a1.zip installed at once", sum, err)
+	}
+}

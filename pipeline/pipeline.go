@@ -88,6 +88,9 @@ type Pipeline struct {
 	// unclaimed are the waiting outcomes of the archives Claim could not
 	// move into processing, for its transaction's summary.
 	unclaimed []Outcome
+	// faulted are the archives a fault put back in drop, by name; see
+	// FaultRetry.
+	faulted map[string]faulted
 	// pass is the Renamer of the pass Claim began, for its transaction
 	// to go on spending the same Budget; nil when none is under way.
 	pass *atomicfile.Renamer
@@ -233,26 +236,38 @@ func (p *Pipeline) recover(ctx context.Context) (*Summary, error) {
 
 // Sync claims every ready archive in the drop folder and processes them as
 // one transaction with one publication.
+// Archives waiting for the machine's condition are tried at once.
 func (p *Pipeline) Sync(ctx context.Context) (*Summary, error) {
 	names, err := ReadyArchives(p.opts.Drop)
 	if err != nil {
 		return nil, err
 	}
+	p.retryNow()
 	return p.Claim(ctx, names)
 }
 
+// retryNow lets the next Claim try the archives a fault put back in drop.
+func (p *Pipeline) retryNow() { p.faulted = nil }
+
 // Claim moves the named files from the drop folder into processing (by
 // rename, so a file is claimed exactly once) and processes everything
-// there as one transaction.
+// there as one transaction. An archive a fault put back in drop less than
+// FaultRetry ago is left there, its outcome waiting as before.
 func (p *Pipeline) Claim(ctx context.Context, names []string) (*Summary, error) {
 	p.unclaimed = nil
 	r := p.passRenamer()
 	p.pass = &r
 	// Both are its transaction's, taken when it starts; none outlives it.
 	defer func() { p.pass, p.unclaimed = nil, nil }()
+	now := p.opts.Now()
 	for _, n := range names {
 		src := filepath.Join(p.opts.Drop, n)
 		dst := p.store.Path(installer.ProcessingDir, n)
+		if f, ok := p.faulted[n]; ok && now.Before(f.retry) {
+			p.unclaimed = append(p.unclaimed, Outcome{Archive: n, Result: api.ResultWaiting, Reasons: []rejection.Reason{f.reason}})
+			continue
+		}
+		delete(p.faulted, n)
 		if _, err := os.Stat(dst); err == nil {
 			// A file of the same name is still being processed: wait for
 			// the next pass rather than overwrite it.

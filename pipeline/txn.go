@@ -605,8 +605,15 @@ func (t *txn) fault(name string, out Outcome, err error, fromInstall bool) {
 	if fromInstall {
 		retry = "install it again once that is done"
 	}
-	out.Result, out.Reasons = api.ResultWaiting, []rejection.Reason{faultReason(err, placedFile(err, p.opts.Paks), retry)}
+	reason := faultReason(err, placedFile(err, p.opts.Paks), retry)
+	out.Result, out.Reasons = api.ResultWaiting, []rejection.Reason{reason}
 	t.sum.Outcomes = append(t.sum.Outcomes, out)
+	if !fromInstall {
+		if p.faulted == nil {
+			p.faulted = map[string]faulted{}
+		}
+		p.faulted[name] = faulted{retry: p.opts.Now().Add(FaultRetry), reason: reason}
+	}
 	p.log.Warn("archive waits: the machine failed, not the archive", "archive", name, "err", err)
 	if a, ok := t.attempts[name]; ok {
 		a.Count = max(a.Count-1, 0)
