@@ -18,7 +18,9 @@ func WriteStatus(w io.Writer, st Status, rejected []rejection.Record) error {
 	fmt.Fprintf(&b, "forgesync %s (pid %d): %s, up %s\n", st.Version, st.PID, st.State, seconds(st.UptimeSeconds))
 	if ls := st.LastSync; ls != nil {
 		fmt.Fprintf(&b, "last sync: %s, %s in %s\n", ls.Time.Local().Format("2006-01-02 15:04:05"), ls.Result, seconds(ls.DurationSeconds))
-		if ls.Error != "" {
+		if ls.Error != "" && ls.Result == "waiting" {
+			fmt.Fprintf(&b, "  waiting: %s\n", ls.Error)
+		} else if ls.Error != "" {
 			fmt.Fprintf(&b, "  error: %s\n", ls.Error)
 		}
 	}

@@ -55,3 +55,14 @@ func TestWriteRollback(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteStatusWaiting: a last sync that left an archive waiting says
+// "waiting" and why, not "error".
+func TestWriteStatusWaiting(t *testing.T) {
+	var b strings.Builder
+	why := "a2.zip: paks/x.pak is held by another program (the game?); close it — the archive waits in drop and is retried at the next pass"
+	WriteStatus(&b, Status{Version: "1", State: StateIdle, LastSync: &LastSync{Result: "waiting", Error: why}}, nil)
+	if !strings.Contains(b.String(), ", waiting in ") || !strings.Contains(b.String(), "\n  waiting: "+why+"\n") || strings.Contains(b.String(), "error:") {
+		t.Fatalf("WriteStatus = %q; want the last sync waiting and why", b.String())
+	}
+}
