@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -63,7 +64,30 @@ func isFault(err error) bool {
 			return true
 		}
 	}
-	return platformFault(err)
+	return platformFault(err) || childFault(err)
+}
+
+// childFaultWords end the failure of an isolated unpacker when the
+// machine failed it: the child sends its error as words, without the
+// errno, so they are matched at the end, where Go's errors put the errno's
+// words (on Linux, then on Windows).
+var childFaultWords = []string{
+	"no space left on device", "disk quota exceeded", "input/output error", "read-only file system",
+	"permission denied", "cannot allocate memory", "too many open files",
+	"There is not enough space on the disk.", "The disk is full.", "Access is denied.",
+	"The media is write protected.", "Not enough memory resources are available to process this command.",
+}
+
+// childFault reports whether err's words end with those of a condition of
+// the machine (see childFaultWords).
+func childFault(err error) bool {
+	s := err.Error()
+	for _, w := range childFaultWords {
+		if strings.HasSuffix(s, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // diskFull reports whether err says a disk or a quota is full.
@@ -94,7 +118,8 @@ func faultReason(err error, file, retry string) rejection.Reason {
 		r.Rule, r.Message = RuleReadOnly, what+" is read-only (attrib +r) and forgesync did not place it; clear the attribute (attrib -r) or move it away"
 	case errors.Is(err, atomicfile.ErrBusy):
 		r.Rule, r.Message = RuleHeld, what+" is held by another program (the game?); close it"
-	case diskFull(err):
+	case diskFull(err), strings.HasSuffix(err.Error(), "no space left on device"),
+		strings.HasSuffix(err.Error(), "There is not enough space on the disk."), strings.HasSuffix(err.Error(), "The disk is full."):
 		r.Rule, r.Message = RuleDiskFull, "the disk is full; free some space"
 	default:
 		r.Message = "the machine failed, not the archive; fix the cause"

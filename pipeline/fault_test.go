@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -455,5 +456,30 @@ func TestRunnerSyncRetriesAtOnce(t *testing.T) {
 	sum, err := r.Sync(t.Context())
 	if err != nil || len(sum.Outcomes) != 1 || sum.Outcomes[0].Result != api.ResultInstalled {
 		t.Fatalf("Sync = %+v, %v; want a1.zip installed at once", sum, err)
+	}
+}
+
+// TestIsFault: the machine's conditions are faults, whether they come as
+// errors or, from the isolated unpacker, as its failure's words; an
+// archive's own problems are not.
+func TestIsFault(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"held", fmt.Errorf("rename over x: %w", atomicfile.ErrBusy), true},
+		{"read-only", fmt.Errorf("x %w", atomicfile.ErrReadOnly), true},
+		{"disk full", &os.PathError{Op: "write", Path: "x", Err: syscall.ENOSPC}, true},
+		{"child's disk full", errors.New("extract a.zip: write /state/staging/intake-1/content/a.pak: no space left on device"), true},
+		{"child's disk full on Windows", errors.New("extract a.zip: write C:\\state\\staging\\a.pak: There is not enough space on the disk."), true},
+		{"child's I/O error", errors.New("extract a.zip: read a.zip: input/output error"), true},
+		{"unpacker not started", &os.PathError{Op: "fork/exec", Path: "/x", Err: syscall.ENOENT}, true},
+		{"a name the file system refuses", &os.PathError{Op: "open", Path: "x", Err: syscall.ENAMETOOLONG}, false},
+		{"damaged archive", errors.New("extract a.zip: zip: not a valid zip file"), false},
+	} {
+		if got := isFault(tt.err); got != tt.want {
+			t.Errorf("isFault(%s: %v) = %v; want %v", tt.name, tt.err, got, tt.want)
+		}
 	}
 }
