@@ -483,3 +483,30 @@ func TestIsFault(t *testing.T) {
 		}
 	}
 }
+
+// TestInstallFaultKeepsTheOriginal: an install the machine stops waits:
+// the user's file stays where it is, the copy goes, and the reason says to
+// install it again.
+func TestInstallFaultKeepsTheOriginal(t *testing.T) {
+	fe := newFaultEnv(t, func(e *env, p string) bool { return strings.HasPrefix(p, e.paks) })
+	fe.set(syscall.ENOSPC)
+	src := filepath.Join(fe.root, "elsewhere", "a1.zip")
+	spec{id: "pack-a", version: "1.0.0", content: map[string]string{"a.pak": "a1"}}.zip(t, src)
+	sum, err := fe.p.Install(t.Context(), src, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := outcome(t, sum, "a1.zip")
+	if o.Result != api.ResultWaiting || !strings.Contains(o.Reasons[0].Message, "install it again") {
+		t.Fatalf("Install with the disk full: %s %q; want waiting, saying to install it again", o.Result, o.Reasons)
+	}
+	if _, err := os.Stat(src); err != nil {
+		t.Fatalf("the original archive: %v", err)
+	}
+	if got := listFiles(t, filepath.Join(fe.state, installer.ProcessingDir)); len(got) != 0 {
+		t.Fatalf("processing holds %v", got)
+	}
+	if got, _ := ReadyArchives(fe.drop); len(got) != 0 {
+		t.Fatalf("drop holds %v; an installed archive is not the drop folder's", got)
+	}
+}
