@@ -12,7 +12,7 @@
 # case (nothing deleted); paths with spaces and non-ASCII; a config with
 # CRLF line ends and a BOM; an upgrade while a .pak is held (the old version
 # stays whole, exit 2, the archive waits in drop, the next sync upgrades); a
-# read-only (attrib +r) .pak forgesync placed, cleared on removal.
+# read-only (attrib +r) .pak forgesync placed, cleared on upgrade and removal.
 #
 # Not covered, because wine cannot show them: AF_UNIX and the socket
 # folder's ACL (wine 8 accepts SetNamedSecurityInfo but reads back its
@@ -293,9 +293,20 @@ fs sync --config "$cfg" > "$work/upgrade-released.out" 2>&1 || { cat "$work/upgr
 grep -q "glass-works-2.1.0.zip: upgraded glass-works 2.1.0 (was 2.0.0)" "$work/upgrade-released.out" || { cat "$work/upgrade-released.out"; fail "the upgrade did not complete once released"; }
 [ ! -e "$gdrop/glass-works-2.1.0.zip" ] || fail "the archive is still in drop"
 
-step "a read-only (attrib +r) .pak forgesync placed: remove clears it and succeeds"
+step "a read-only (attrib +r) .pak forgesync placed: an upgrade clears it and succeeds at once"
+# A rename over a read-only file is denied as over a held one
+# (ERROR_ACCESS_DENIED); forgesync owns this file, so it clears the
+# attribute instead of waiting for a game that holds nothing.
 $WINE attrib +r "$(winpath "$gw/Surfaces.ucas")" >/dev/null 2>&1 || true
 [ ! -w "$gw/Surfaces.ucas" ] || chmod a-w "$gw/Surfaces.ucas" # wine maps +r to the write bits
+sed -i 's/"version": "2.1.0"/"version": "2.2.0"/' "$packsrc/glass-works-2/forgepack.json"
+"$bin/forgesync" pack "$packsrc/glass-works-2" -o "$gdrop/glass-works-2.2.0.zip" >/dev/null
+t0=$(date +%s)
+fs sync --config "$cfg" > "$work/upgrade-ro.out" 2>&1 || { cat "$work/upgrade-ro.out"; fail "sync over a read-only .pak"; }
+grep -q "glass-works-2.2.0.zip: upgraded glass-works 2.2.0 (was 2.1.0)" "$work/upgrade-ro.out" || { cat "$work/upgrade-ro.out"; fail "the upgrade over a read-only .pak did not complete"; }
+[ $(($(date +%s) - t0)) -lt 5 ] || fail "the upgrade waited on a read-only file as if it were held"
+$WINE attrib +r "$(winpath "$gw/Surfaces.ucas")" >/dev/null 2>&1 || true
+[ ! -w "$gw/Surfaces.ucas" ] || chmod a-w "$gw/Surfaces.ucas"
 fs remove glass-works --config "$cfg" > "$work/remove-ro.out" 2>&1 || { cat "$work/remove-ro.out"; fail "remove with a read-only .pak"; }
 ! grep -qi "could not\|held\|read-only" "$work/remove-ro.out" || { cat "$work/remove-ro.out"; fail "remove left the read-only file"; }
 [ ! -e "$gw" ] || fail "the pack folder is still there: $(ls -A "$gw")"
