@@ -235,8 +235,8 @@ func (p *Pipeline) recover(ctx context.Context) (*Summary, error) {
 }
 
 // Sync claims every ready archive in the drop folder and processes them as
-// one transaction with one publication.
-// Archives waiting for the machine's condition are tried at once.
+// one transaction with one publication. It is an explicit request: the
+// archives waiting for the machine's condition are tried at once.
 func (p *Pipeline) Sync(ctx context.Context) (*Summary, error) {
 	names, err := ReadyArchives(p.opts.Drop)
 	if err != nil {
