@@ -226,15 +226,19 @@ func (pl *Placement) Commit() error {
 }
 
 // Undo puts the replaced files back and removes the new ones that replaced
-// nothing, last swapped first.
+// nothing, last swapped first. It waits out a file held for a moment (a
+// scanner reading a new .pak) whatever is left of the pass's Budget: the
+// old version must be whole again.
 func (pl *Placement) Undo() error {
 	var errs []error
+	r := pl.r
+	r.Budget = nil
 	for _, s := range slices.Backward(pl.swaps) {
 		if s.backup != "" {
-			if err := pl.r.Replace(s.backup, s.dst); err != nil {
+			if err := r.Replace(s.backup, s.dst); err != nil {
 				errs = append(errs, fmt.Errorf("put back %s: %w", s.dst, err))
 			}
-		} else if err := pl.r.Remove(s.dst); err != nil {
+		} else if err := r.Remove(s.dst); err != nil {
 			errs = append(errs, fmt.Errorf("remove %s: %w", s.dst, err))
 		}
 	}

@@ -208,3 +208,40 @@ func TestRemoveContentReadOnlyAndBudget(t *testing.T) {
 		t.Fatalf("held files waited %v; want the one budget of 1s", waited)
 	}
 }
+
+// TestUndoIgnoresSpentBudget: a pass whose wait was spent on the game's
+// held file still waits out a scanner holding a new file for a moment when
+// it puts the old version back.
+func TestUndoIgnoresSpentBudget(t *testing.T) {
+	staged, paks, files, owned := contentFixture(t, "new")
+	dir := filepath.Join(paks, ContentRoot, "pk")
+	held, scanned := filepath.Join(dir, "c.pak"), filepath.Join(dir, "a.pak")
+	scans := 2 // the scanner holds the new a.pak for two tries
+	r := atomicfile.Renamer{
+		Rename: func(o, n string) error {
+			if o == held {
+				return &os.LinkError{Op: "rename", Old: o, New: n, Err: syscall.EBUSY}
+			}
+			if n == scanned && strings.Contains(filepath.Base(o), "-") && scans > 0 {
+				if _, err := os.Stat(scanned); err == nil {
+					if data, _ := os.ReadFile(scanned); string(data) == "new-a.pak" {
+						scans--
+						return &os.LinkError{Op: "rename", Old: o, New: n, Err: syscall.EBUSY}
+					}
+				}
+			}
+			return os.Rename(o, n)
+		},
+		Busy:    func(err error) bool { return errors.Is(err, syscall.EBUSY) },
+		MaxWait: time.Second,
+		Sleep:   func(time.Duration) {},
+		Budget:  atomicfile.NewBudget(time.Second),
+	}
+	if _, err := Place(r, staged, files, paks, "pk", owned, nil); !errors.Is(err, atomicfile.ErrBusy) {
+		t.Fatalf("Place with c.pak held = %v; want ErrBusy", err)
+	}
+	want := []string{"a.pak: old-a.pak", "b.pak: old-b.pak", "c.pak: old-c.pak"}
+	if got := readPack(t, paks); !slices.Equal(got, want) {
+		t.Fatalf("pack folder = %q; want the old version whole %q", got, want)
+	}
+}
