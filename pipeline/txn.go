@@ -459,6 +459,19 @@ func (t *txn) archive(ctx context.Context, name string, force, fromInstall bool)
 	p := t.p
 	path := p.store.Path(installer.ProcessingDir, name)
 	rep, staged, err := verdict.Archive(ctx, path, p.store.Path(installer.StagingDir), p.opts.Limits, p.progress(name))
+	for deaths := 1; err == nil && unpackerDied(rep); deaths++ {
+		// A child that died once may have been killed by anything (the
+		// machine short of memory): poison is dying on the same bytes
+		// MaxAttempts times.
+		if deaths == MaxAttempts {
+			for i := range rep.Problems {
+				rep.Problems[i].Message += fmt.Sprintf(" — it died on this archive %d times", deaths)
+			}
+			break
+		}
+		p.log.Warn("the unpacker died; unpacking again", "archive", name, "deaths", deaths, "reasons", rep.Problems)
+		rep, staged, err = verdict.Archive(ctx, path, p.store.Path(installer.StagingDir), p.opts.Limits, p.progress(name))
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil // cancelled: it stays in processing
@@ -523,6 +536,14 @@ func (t *txn) archive(ctx context.Context, name string, force, fromInstall bool)
 	t.dirty = true
 	t.sum.Outcomes = append(t.sum.Outcomes, out)
 	return nil
+}
+
+// unpackerDied reports whether rep rejects an archive only because the
+// isolated unpacker died on it, saying nothing of a limit.
+func unpackerDied(rep *verdict.Report) bool {
+	return !rep.Valid && len(rep.Problems) > 0 && !slices.ContainsFunc(rep.Problems, func(r rejection.Reason) bool {
+		return r.Rule != installer.RuleUnpackerCrashed
+	})
 }
 
 // place puts a valid pack's content in place, all or nothing, keeps its
