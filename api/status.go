@@ -53,10 +53,13 @@ type Status struct {
 // LastSync describes the last finished sync.
 type LastSync struct {
 	Time time.Time `json:"time"`
-	// Result is "ok", "rejected", "refused" or "error".
+	// Result is "ok", "rejected", "waiting" (an archive waits for the
+	// machine's condition to pass: Error says which and why), "refused" or
+	// "error".
 	Result          string  `json:"result"`
 	DurationSeconds float64 `json:"duration_s"`
-	// Error is the failure in plain words, when Result says it failed.
+	// Error is the failure in plain words, when Result says it failed or
+	// waits.
 	Error string `json:"error,omitempty"`
 }
 

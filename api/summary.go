@@ -19,6 +19,11 @@ const (
 	ResultDowngraded  Result = "downgraded"
 	ResultAlready     Result = "already-installed"
 	ResultRejected    Result = "rejected"
+	// ResultWaiting: the machine, not the archive, stopped it (a file
+	// held by the game, a full disk, a read-only file, a failed process
+	// start). The archive waits in the drop folder and is tried again at
+	// the next pass; its reasons say what happened and what to do.
+	ResultWaiting Result = "waiting"
 )
 
 // Outcome is the fate of one archive in a transaction.
@@ -28,7 +33,7 @@ type Outcome struct {
 	Pack     string             `json:"pack,omitempty"`
 	Version  string             `json:"version,omitempty"`
 	Previous string             `json:"previous,omitempty"` // the version replaced
-	Reasons  []rejection.Reason `json:"reasons,omitempty"`  // why it was rejected
+	Reasons  []rejection.Reason `json:"reasons,omitempty"`  // why it was rejected, or waits
 }
 
 // Summary is the result of one transaction: what the CLI prints and what
@@ -74,6 +79,12 @@ func (r *SetResult) Changed() bool {
 // Rejected reports whether any archive in the summary was rejected.
 func (s *Summary) Rejected() bool {
 	return slices.ContainsFunc(s.Outcomes, func(o Outcome) bool { return o.Result == ResultRejected })
+}
+
+// Waiting reports whether any archive in the summary waits for a fault of
+// the machine to pass.
+func (s *Summary) Waiting() bool {
+	return slices.ContainsFunc(s.Outcomes, func(o Outcome) bool { return o.Result == ResultWaiting })
 }
 
 // Merge returns the summary of s followed by later (a recovery pass, then

@@ -62,7 +62,9 @@ func WriteStatus(w io.Writer, st Status, rejected []rejection.Record) error {
 	printf(&b, "forgesync %s (pid %d): %s, up %s\n", st.Version, st.PID, st.State, seconds(st.UptimeSeconds))
 	if ls := st.LastSync; ls != nil {
 		printf(&b, "last sync: %s, %s in %s\n", ls.Time.Local().Format("2006-01-02 15:04:05"), ls.Result, seconds(ls.DurationSeconds))
-		if ls.Error != "" {
+		if ls.Error != "" && ls.Result == "waiting" {
+			printf(&b, "  waiting: %s\n", ls.Error)
+		} else if ls.Error != "" {
 			printf(&b, "  error: %s\n", ls.Error)
 		}
 	}
@@ -133,6 +135,11 @@ func WriteSummary(w io.Writer, sum *Summary) error {
 			printf(&b, "%s: rejected\n", o.Archive)
 			for _, r := range o.Reasons {
 				printf(&b, "  - %s\n", r)
+			}
+		case ResultWaiting:
+			printf(&b, "%s: waiting\n", o.Archive)
+			for _, r := range o.Reasons {
+				printf(&b, "  - %s\n", r.Message)
 			}
 		case ResultUpgraded, ResultDowngraded, ResultReinstalled:
 			printf(&b, "%s: %s %s (was %s)\n", o.Archive, o.Result, pack, o.Previous)

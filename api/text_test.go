@@ -93,7 +93,7 @@ func TestTextWritersEscape(t *testing.T) {
 		Downgraded: []SetChange{{ID: h, Version: h, Previous: h}}, Reinstalled: []SetChange{{ID: h, Version: h}},
 		Enabled: []string{h}, Disabled: []string{h}, Removed: []string{h}}
 	sum := &Summary{Outcomes: []Outcome{{Archive: h, Result: ResultRejected, Reasons: reasons}, {Archive: h, Result: ResultUpgraded, Pack: h, Version: h, Previous: h},
-		{Archive: h, Result: ResultInstalled, Pack: h, Version: h}}, Warnings: []string{h}, Published: []string{h}, Set: set}
+		{Archive: h, Result: ResultInstalled, Pack: h, Version: h}, {Archive: h, Result: ResultWaiting, Reasons: reasons}}, Warnings: []string{h}, Published: []string{h}, Set: set}
 	check := SetCheck{Source: h, Result: CheckFailed, Fingerprint: h, Error: h}
 	st := Status{Version: h, State: h, LastSync: &LastSync{Error: h}, Queue: []string{h}, Warnings: []string{h}, LogFile: h,
 		Set: &SetStatus{Source: h, Name: h, Fingerprint: h, SignedBy: h, Machine: h, LastCheck: &check,
@@ -124,4 +124,15 @@ func TestTextWritersEscape(t *testing.T) {
 	ew := &EventWriter{W: &b}
 	ew.Write(Event{Type: "from-the-future", Data: []byte("{\"m\":\"" + h[:len(h)-7] + "\"}")})
 	checkEscaped(t, "EventWriter(unknown type)", b.String())
+}
+
+// TestWriteStatusWaiting: a last sync that left an archive waiting says
+// "waiting" and why, not "error".
+func TestWriteStatusWaiting(t *testing.T) {
+	var b strings.Builder
+	why := "a2.zip: paks/x.pak is held by another program (the game?); close it — the archive waits in drop and is retried at the next pass"
+	WriteStatus(&b, Status{Version: "1", State: StateIdle, LastSync: &LastSync{Result: "waiting", Error: why}}, nil)
+	if !strings.Contains(b.String(), ", waiting in ") || !strings.Contains(b.String(), "\n  waiting: "+why+"\n") || strings.Contains(b.String(), "error:") {
+		t.Fatalf("WriteStatus = %q; want the last sync waiting and why", b.String())
+	}
 }

@@ -252,11 +252,12 @@ func (m *Machine) change(ctx context.Context, id string,
 }
 
 // Rollback makes the installed set equal to generation n (0: the one
-// before the current one).
+// before the current one). A generation not kept, or whose archive is not
+// kept, is a refusal, as the daemon answers it.
 func (m *Machine) Rollback(ctx context.Context, n int) (*api.Summary, error) {
 	return m.mutate(ctx, func(c *daemon.Client) (*api.Summary, error) { return c.Rollback(ctx, n) },
 		func(p *pipeline.Pipeline) (*api.Summary, error) { return p.Rollback(ctx, n) },
-		pipeline.ErrNoGeneration, pipeline.ErrRefused)
+		pipeline.ErrNoGeneration, pipeline.ErrRefused, pipeline.ErrNoArchive, pipeline.ErrArchiveMismatch)
 }
 
 // Packs returns the installed packs, from the daemon or the state.

@@ -14,7 +14,10 @@ import (
 
 // MaxAttempts is how many times an archive is processed before it is
 // rejected without another try: a process that died while processing it,
-// or a transaction that failed, counts as one.
+// or a transaction that failed, counts as one; a fault of the machine
+// (a held file, a full disk) does not. It is also how many times the
+// isolated unpacker may die on an archive in one try before the archive
+// is rejected as poison.
 const MaxAttempts = 3
 
 // attemptsFile is the file in the state folder that counts, per archive

@@ -8,6 +8,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -23,6 +24,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/internal/samepath"
 	"github.com/mjolnir-forge/forgesync/inventory"
+	"github.com/mjolnir-forge/forgesync/rejection"
 )
 
 // Options configure a Pipeline.
@@ -83,6 +85,29 @@ type Pipeline struct {
 	// failed transaction drops them (its changes were never saved).
 	st    *installer.State
 	packs []inventory.InstalledPack
+	// unclaimed are the waiting outcomes of the archives Claim could not
+	// move into processing, for its transaction's summary.
+	unclaimed []Outcome
+	// faulted are the archives a fault put back in drop, by name; see
+	// FaultRetry.
+	faulted map[string]faulted
+	// pass is the Renamer of the pass Claim began, for its transaction
+	// to go on spending the same Budget; nil when none is under way.
+	pass *atomicfile.Renamer
+}
+
+// passRenamer returns the Renamer of a pass: the pass Claim began, or else
+// a new one, the configured Renamer with a Budget of its MaxWait. Every
+// held file of the pass (claims, staging leftovers, content, publication)
+// shares that one wait; then a held file fails at once, for a later pass.
+func (p *Pipeline) passRenamer() atomicfile.Renamer {
+	if r := p.pass; r != nil {
+		p.pass = nil
+		return *r
+	}
+	r := p.opts.Renamer
+	r.Budget = atomicfile.NewBudget(cmp.Or(r.MaxWait, atomicfile.DefaultMaxWait))
+	return r
 }
 
 // ErrNotInstalled is returned by Enable, Disable and Remove for an unknown id.
@@ -152,11 +177,11 @@ func CheckPlaces(drop, state, paks string) error {
 // staged between transactions, so anything there is the leftover of a
 // crash or of a removal a scanner blocked. What still cannot go is logged
 // and tried again at the next pass.
-func (p *Pipeline) cleanStaging() {
+func (p *Pipeline) cleanStaging(r atomicfile.Renamer) {
 	staging := p.store.Path(installer.StagingDir)
 	entries, _ := os.ReadDir(staging)
 	for _, e := range entries {
-		if err := atomicfile.RemoveAll(p.opts.Renamer, filepath.Join(staging, e.Name())); err != nil {
+		if err := atomicfile.RemoveAll(r, filepath.Join(staging, e.Name())); err != nil {
 			p.log.Warn("could not remove staging leftovers; tried again at the next pass", "err", err)
 		}
 	}
@@ -189,7 +214,7 @@ func (p *Pipeline) step(name string) {
 
 // recover finishes whatever a crash interrupted; see Open.
 func (p *Pipeline) recover(ctx context.Context) (*Summary, error) {
-	p.cleanStaging()
+	p.cleanStaging(p.opts.Renamer)
 	for _, d := range []string{p.store.Dir, InventoryDir(p.opts.Mods), p.opts.Drop, p.store.Path(installer.ArchivesDir)} {
 		// A temp file held by a scanner is no reason not to start: it is
 		// tried again at the next start.
@@ -210,22 +235,39 @@ func (p *Pipeline) recover(ctx context.Context) (*Summary, error) {
 }
 
 // Sync claims every ready archive in the drop folder and processes them as
-// one transaction with one publication.
+// one transaction with one publication. It is an explicit request: the
+// archives waiting for the machine's condition are tried at once.
 func (p *Pipeline) Sync(ctx context.Context) (*Summary, error) {
 	names, err := ReadyArchives(p.opts.Drop)
 	if err != nil {
 		return nil, err
 	}
+	p.retryNow()
 	return p.Claim(ctx, names)
 }
 
+// retryNow lets the next Claim try the archives a fault put back in drop.
+func (p *Pipeline) retryNow() { p.faulted = nil }
+
 // Claim moves the named files from the drop folder into processing (by
 // rename, so a file is claimed exactly once) and processes everything
-// there as one transaction.
+// there as one transaction. An archive a fault put back in drop less than
+// FaultRetry ago is left there, its outcome waiting as before.
 func (p *Pipeline) Claim(ctx context.Context, names []string) (*Summary, error) {
+	p.unclaimed = nil
+	r := p.passRenamer()
+	p.pass = &r
+	// Both are its transaction's, taken when it starts; none outlives it.
+	defer func() { p.pass, p.unclaimed = nil, nil }()
+	now := p.opts.Now()
 	for _, n := range names {
 		src := filepath.Join(p.opts.Drop, n)
 		dst := p.store.Path(installer.ProcessingDir, n)
+		if f, ok := p.faulted[n]; ok && now.Before(f.retry) {
+			p.unclaimed = append(p.unclaimed, Outcome{Archive: n, Result: api.ResultWaiting, Reasons: []rejection.Reason{f.reason}})
+			continue
+		}
+		delete(p.faulted, n)
 		if _, err := os.Stat(dst); err == nil {
 			// A file of the same name is still being processed: wait for
 			// the next pass rather than overwrite it.
@@ -233,18 +275,16 @@ func (p *Pipeline) Claim(ctx context.Context, names []string) (*Summary, error) 
 		}
 		// A rename, or across drives (drop under the game's folder, state
 		// under the profile) a copy that is synced before the source goes.
-		if err := atomicfile.Move(p.opts.Renamer, src, dst, 0o600); err != nil {
+		if err := atomicfile.Move(r, src, dst, 0o600); err != nil {
 			if errors.Is(err, os.ErrNotExist) {
 				continue // gone meanwhile
 			}
-			if errors.Is(err, atomicfile.ErrBusy) {
-				// Still being written or scanned: the next pass claims it.
-				p.log.Warn("archive held open; claimed at the next pass", "archive", n, "err", err)
-				continue
-			}
-			// Any other failure is this file's, not the batch's: the
-			// next pass sees it again.
-			p.log.Warn("could not claim an archive", "archive", n, "err", err)
+			// Still being written or scanned, or any other failure of
+			// this file's, not the batch's: the next pass claims it, and
+			// the summary says it waits and why.
+			p.log.Warn("could not claim an archive; claimed at the next pass", "archive", n, "err", err)
+			p.unclaimed = append(p.unclaimed, Outcome{Archive: n, Result: api.ResultWaiting,
+				Reasons: []rejection.Reason{faultReason(err, src, "the archive waits in drop and is claimed at the next pass")}})
 			continue
 		}
 		p.step("claim:" + n)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 
 	"github.com/mjolnir-forge/forgesync/inventory"
 	"github.com/mjolnir-forge/forgesync/inventory/publish"
@@ -15,9 +16,10 @@ import (
 )
 
 // publish renders the inventory of packs and publishes it prepare-then-swap,
-// identity bindings last. It returns the files rewritten and the SHA-256 of
-// every file, for the state to remember what it published.
-func (p *Pipeline) publish(packs []inventory.InstalledPack) ([]string, map[string]string, error) {
+// identity bindings last, waiting out held files with r (the pass's). It
+// returns the files rewritten and the SHA-256 of every file, for the state
+// to remember what it published.
+func (p *Pipeline) publish(r atomicfile.Renamer, packs []inventory.InstalledPack) ([]string, map[string]string, error) {
 	rendered, err := render.Files(packs)
 	if err != nil {
 		return nil, nil, fmt.Errorf("render inventory: %w", err)
@@ -30,7 +32,7 @@ func (p *Pipeline) publish(packs []inventory.InstalledPack) ([]string, map[strin
 		hashes[f.Name] = hex.EncodeToString(sum[:])
 	}
 	res, err := publish.Publish(InventoryDir(p.opts.Mods), files, publish.Options{
-		Renamer:   p.opts.Renamer,
+		Renamer:   r,
 		AfterStep: func(step string) { p.step("publish:" + step) },
 	})
 	if err != nil {

@@ -180,13 +180,15 @@ func (r *Runner) Claim(ctx context.Context, names []string) (*Summary, error) {
 	return r.submit(ctx, func(ctx context.Context) (*Summary, error) { return r.p.Claim(ctx, names) })
 }
 
-// Sync rescans the drop folder now and waits for the result.
+// Sync rescans the drop folder now and waits for the result; archives
+// waiting for the machine's condition are tried at once (see FaultRetry).
 func (r *Runner) Sync(ctx context.Context) (*Summary, error) {
 	return socketError(r.submit(ctx, func(ctx context.Context) (*Summary, error) {
 		names, err := ReadyArchives(r.p.opts.Drop)
 		if err != nil {
 			return nil, err
 		}
+		r.p.retryNow()
 		r.enqueue(names)
 		defer r.dequeue(names)
 		return r.p.Claim(ctx, names)
@@ -267,6 +269,18 @@ func (r *Runner) report(sum *Summary, err error, start time.Time) {
 	case err != nil:
 		info.Result, info.Error, state = "error", err.Error(), api.StateError
 		r.p.emit(api.Warning{Message: err.Error()})
+	case sum.Waiting():
+		// The machine's condition, not an archive: status says which
+		// archives wait and what to do.
+		var why []string
+		for _, o := range sum.Outcomes {
+			if o.Result == api.ResultWaiting {
+				for _, rs := range o.Reasons {
+					why = append(why, o.Archive+": "+rs.Message)
+				}
+			}
+		}
+		info.Result, info.Error = "waiting", strings.Join(why, "; ")
 	case sum.Rejected():
 		info.Result = "rejected"
 	}

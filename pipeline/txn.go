@@ -49,6 +49,9 @@ type txn struct {
 	// attempts counts the tries of each archive in processing; see begin.
 	attempts attempts
 	cause    string // of the generation a committed change records
+	// r is the pipeline's Renamer with this transaction's Budget: all the
+	// files held in one pass share one wait, then fail at once as held.
+	r atomicfile.Renamer
 }
 
 // transact runs one transaction: the change (if any), every archive in
@@ -79,7 +82,11 @@ func (p *Pipeline) report(sum *Summary) {
 		return
 	}
 	for _, o := range sum.Outcomes {
-		if o.Result == api.ResultRejected {
+		if o.Result == api.ResultWaiting {
+			for _, r := range o.Reasons {
+				p.emit(api.Warning{Message: o.Archive + ": " + r.Message})
+			}
+		} else if o.Result == api.ResultRejected {
 			p.emit(api.PackRejected{Archive: o.Archive, Pack: o.Pack, Version: o.Version, Reasons: o.Reasons})
 		} else {
 			p.emit(api.PackInstalled{Archive: o.Archive, Pack: o.Pack, Version: o.Version, Result: o.Result, Previous: o.Previous})
@@ -148,8 +155,13 @@ func (p *Pipeline) newTxn(ctx context.Context, ch *change, cause string) (*txn, 
 	if err := p.requeueOrphans(st); err != nil {
 		return nil, err
 	}
-	p.cleanStaging()
+	r := p.passRenamer()
+	p.cleanStaging(r)
 	t := &txn{p: p, st: st, cause: cause, sum: &Summary{Outcomes: []Outcome{}, Published: []string{}, Warnings: []string{}}, attempts: p.loadAttempts()}
+	t.r = r
+	// Archives a claim could not take wait in drop; the summary says why.
+	t.sum.Outcomes = append(t.sum.Outcomes, p.unclaimed...)
+	p.unclaimed = nil
 	if ps := st.PendingSet; ps != nil {
 		// A set apply or rollback was journaled and not committed: it is
 		// finished first, from the archives it journaled.
@@ -223,7 +235,7 @@ func (t *txn) commit() (*Summary, error) {
 	if err := t.loadPacks(); err != nil {
 		return nil, err
 	}
-	published, hashes, err := p.publish(t.packs)
+	published, hashes, err := p.publish(t.r, t.packs)
 	if errors.Is(err, atomicfile.ErrBusy) {
 		// A game or a scanner holds an inventory file past the retry.
 		// What is committed stays committed; the state does not claim the
@@ -254,7 +266,7 @@ func (t *txn) commit() (*Summary, error) {
 // cannot be removed yet stays pending for the next pass.
 func (t *txn) removeReplaced() error {
 	p, st := t.p, t.st
-	leftover, err := installer.RemoveContentLeftover(p.opts.Paks, st.PendingRemovals)
+	leftover, err := installer.RemoveContentLeftover(t.r, p.opts.Paks, st.PendingRemovals)
 	if err != nil {
 		p.log.Warn("could not remove old content; tried again at the next pass", "err", err)
 		t.sum.Warnings = append(t.sum.Warnings, err.Error())
@@ -447,9 +459,27 @@ func (t *txn) archive(ctx context.Context, name string, force, fromInstall bool)
 	p := t.p
 	path := p.store.Path(installer.ProcessingDir, name)
 	rep, staged, err := verdict.Archive(ctx, path, p.store.Path(installer.StagingDir), p.opts.Limits, p.progress(name))
+	for deaths := 1; err == nil && unpackerDied(rep); deaths++ {
+		// A child that died once may have been killed by anything (the
+		// machine short of memory): poison is dying on the same bytes
+		// MaxAttempts times.
+		if deaths == MaxAttempts {
+			for i := range rep.Problems {
+				rep.Problems[i].Message += fmt.Sprintf(" — it died on this archive %d times", deaths)
+			}
+			break
+		}
+		p.log.Warn("the unpacker died; unpacking again", "archive", name, "deaths", deaths, "reasons", rep.Problems)
+		rep, staged, err = verdict.Archive(ctx, path, p.store.Path(installer.StagingDir), p.opts.Limits, p.progress(name))
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil // cancelled: it stays in processing
+		}
+		if isFault(err) {
+			// Staging full, the unpacker not started: the machine's.
+			t.fault(name, Outcome{Archive: name}, err, fromInstall)
+			return nil
 		}
 		rep = &verdict.Report{Problems: []rejection.Reason{{Rule: RuleUnreadable, Message: "could not read the archive: " + err.Error()}}}
 	}
@@ -481,9 +511,15 @@ func (t *txn) archive(ctx context.Context, name string, force, fromInstall bool)
 	if errors.Is(err, atomicfile.ErrLink) {
 		return fmt.Errorf("install %s: %w", name, err) // the machine's fault, see done
 	}
+	if err != nil && isFault(err) {
+		// The machine's condition (a file the game holds, a full disk):
+		// the archive waits for it to pass; the old version is whole.
+		t.fault(name, out, err, fromInstall)
+		return nil
+	}
 	if err != nil {
 		// Tied to this archive (a name the file system refuses, a file
-		// it cannot replace): its rejection, not the batch's failure.
+		// in the way): its rejection, not the batch's failure.
 		p.log.Warn("could not install an archive", "archive", name, "err", err)
 		a := t.attempts[name]
 		a.Last = err.Error()
@@ -502,27 +538,35 @@ func (t *txn) archive(ctx context.Context, name string, force, fromInstall bool)
 	return nil
 }
 
-// place puts a valid pack's content in place, keeps its archive and
-// stores its manifest. On failure it undoes what it did: content placed
-// for a pack not installed before is removed, and the archive is back in
+// unpackerDied reports whether rep rejects an archive only because the
+// isolated unpacker died on it, saying nothing of a limit.
+func unpackerDied(rep *verdict.Report) bool {
+	return !rep.Valid && len(rep.Problems) > 0 && !slices.ContainsFunc(rep.Problems, func(r rejection.Reason) bool {
+		return r.Rule != installer.RuleUnpackerCrashed
+	})
+}
+
+// place puts a valid pack's content in place, all or nothing, keeps its
+// archive and stores its manifest. On failure it undoes what it did: the
+// previous version's files are back, and the archive is back in
 // processing.
 func (t *txn) place(name string, staged *installer.Staged, m *inventory.Manifest) (placed []string, kept, manifest string, err error) {
 	p := t.p
 	path := p.store.Path(installer.ProcessingDir, name)
-	prev := t.st.Find(m.ID)
+	var owned []string
+	if prev := t.st.Find(m.ID); prev != nil {
+		owned = prev.Content
+	}
 	keptPath := ""
+	var pl *installer.Placement
 	defer func() {
 		if err == nil {
 			return
 		}
-		var fresh []string
-		for _, c := range placed {
-			if prev == nil || !slices.Contains(prev.Content, c) {
-				fresh = append(fresh, c)
+		if pl != nil {
+			if rerr := pl.Undo(); rerr != nil {
+				p.log.Warn("could not put back the content of a failed install", "err", rerr)
 			}
-		}
-		if rerr := installer.RemoveContent(p.opts.Paks, fresh); rerr != nil {
-			p.log.Warn("could not remove content of a failed install", "err", rerr)
 		}
 		if keptPath != "" {
 			if rerr := p.opts.Renamer.Replace(keptPath, path); rerr != nil {
@@ -530,14 +574,14 @@ func (t *txn) place(name string, staged *installer.Staged, m *inventory.Manifest
 			}
 		}
 	}()
-	placed, err = installer.PlaceContent(staged.Root, staged.Files, p.opts.Paks, m.ID, p.step)
+	pl, err = installer.Place(t.r, staged.Root, staged.Files, p.opts.Paks, m.ID, owned, p.step)
 	if err != nil {
-		return placed, "", "", err
+		return nil, "", "", err
 	}
 	key := installer.KeptKey(m.ID, m.Version, staged.SHA256)
 	index, err := t.keptIndex()
 	if err != nil {
-		return placed, "", "", err
+		return nil, "", "", err
 	}
 	twin, isTwin := index[key]
 	if isTwin {
@@ -547,23 +591,73 @@ func (t *txn) place(name string, staged *installer.Staged, m *inventory.Manifest
 	} else {
 		kept = key + archiveExt(name, staged.Format)
 		if err := p.opts.Renamer.Replace(path, p.store.Path(installer.ArchivesDir, kept)); err != nil {
-			return placed, "", "", fmt.Errorf("keep archive: %w", err)
+			return nil, "", "", fmt.Errorf("keep archive: %w", err)
 		}
 		keptPath = p.store.Path(installer.ArchivesDir, kept)
 	}
 	p.step("archive:" + name)
 	norm, err := render.Manifest(m)
 	if err != nil {
-		return placed, "", "", err
+		return nil, "", "", err
 	}
 	manifest, err = p.store.WriteManifest(m.ID, norm)
 	if err != nil {
-		return placed, "", "", err
+		return nil, "", "", err
 	}
 	if isTwin {
 		t.dispose = append(t.dispose, func() error { return removeIfExists(path) })
 	}
-	return placed, kept, manifest, nil
+	if err := pl.Commit(); err != nil {
+		// The replaced files are temp files now, removed when the pack
+		// is placed again.
+		p.log.Warn("could not remove the replaced content yet", "err", err)
+	}
+	return pl.Paths, kept, manifest, nil
+}
+
+// fault records an archive the machine's condition stopped (see
+// isFault): its try is not counted toward MaxAttempts, and once the
+// transaction is committed it goes back to the drop folder, to be tried
+// again at the next pass; an archive given to Install is not the drop
+// folder's, so only its copy is removed. Nothing of it was installed.
+func (t *txn) fault(name string, out Outcome, err error, fromInstall bool) {
+	p := t.p
+	retry := "the archive waits in drop and is retried at the next pass"
+	if fromInstall {
+		retry = "install it again once that is done"
+	}
+	reason := faultReason(err, placedFile(err, p.opts.Paks), retry)
+	out.Result, out.Reasons = api.ResultWaiting, []rejection.Reason{reason}
+	t.sum.Outcomes = append(t.sum.Outcomes, out)
+	if !fromInstall {
+		if p.faulted == nil {
+			p.faulted = map[string]faulted{}
+		}
+		p.faulted[name] = faulted{retry: p.opts.Now().Add(FaultRetry), reason: reason}
+	}
+	p.log.Warn("archive waits: the machine failed, not the archive", "archive", name, "err", err)
+	if a, ok := t.attempts[name]; ok {
+		a.Count = max(a.Count-1, 0)
+		a.Last = err.Error()
+		t.attempts[name] = a
+		if err := p.saveAttempts(t.attempts); err != nil {
+			p.log.Warn("could not update the attempt counts", "err", err)
+		}
+	}
+	src := p.store.Path(installer.ProcessingDir, name)
+	t.dispose = append(t.dispose, func() error {
+		if fromInstall {
+			return removeIfExists(src)
+		}
+		dst := filepath.Join(p.opts.Drop, name)
+		if _, err := os.Lstat(dst); err == nil {
+			return nil // dropped again meanwhile: this copy waits in processing
+		}
+		if err := atomicfile.Move(p.opts.Renamer, src, dst, 0o644); err != nil {
+			return fmt.Errorf("put back %s in drop: %w", name, err)
+		}
+		return nil
+	})
 }
 
 // already records an archive whose pack is installed from the same bytes:

@@ -10,7 +10,9 @@
 # share mode 0 by a holder program (deploy stages .forgesync-pending,
 # publication retries, nothing corrupt); the mods path spelled in another
 # case (nothing deleted); paths with spaces and non-ASCII; a config with
-# CRLF line ends and a BOM.
+# CRLF line ends and a BOM; an upgrade while a .pak is held (the old version
+# stays whole, exit 2, the archive waits in drop, the next sync upgrades); a
+# read-only (attrib +r) .pak forgesync placed, cleared on upgrade and removal.
 #
 # Not covered, because wine cannot show them: AF_UNIX and the socket
 # folder's ACL (wine 8 accepts SetNamedSecurityInfo but reads back its
@@ -259,6 +261,56 @@ fs status --config "$dcfg" > "$work/dstatus.out" || fail "status over the TCP AP
 grep -q "packs: 1 installed" "$work/dstatus.out" || { cat "$work/dstatus.out"; fail "status does not count the pack"; }
 kill "$daemon" 2>/dev/null || true
 wait "$daemon" 2>/dev/null || true
+
+# ---- issue 20: a held file is a fault, not a verdict; read-only targets ----
+step "an upgrade while the game holds a .pak: old version whole, exit 2, archive waits"
+gw="$root/Game/Paks/MJOLNIRForge/glass-works"
+gdrop="$root/Game/Mods/MJOLNIRForgePacks/drop"
+[ -f "$gw/Surfaces.ucas" ] && [ -f "$gw/Surfaces.utoc" ] || fail "glass-works content is not installed: $(ls "$gw" 2>&1)"
+cp -r "$packsrc/glass-works" "$packsrc/glass-works-2"
+sed -i 's/"version": "2.0.0"/"version": "2.1.0"/' "$packsrc/glass-works-2/forgepack.json"
+"$bin/forgesync" pack "$packsrc/glass-works-2" -o "$gdrop/glass-works-2.1.0.zip" >/dev/null
+# The first file is not held: were it replaced, it would be another file
+# (a rename keeps the inode; a restored backup is the original).
+ucas_inode=$(stat -c %i "$gw/Surfaces.ucas")
+rm -f "$work/ready" "$work/release"
+$WINE "$bin/holder.exe" "$(winpath "$gw/Surfaces.utoc")" "$(winpath "$work/ready")" "$(winpath "$work/release")" 60000 & holder=$!
+wait_for 20 test -e "$work/ready" || fail "the holder did not take Surfaces.utoc"
+set +e
+fs sync --config "$cfg" > "$work/upgrade-held.out" 2>&1; code=$?
+set -e
+[ "$code" = 2 ] || { cat "$work/upgrade-held.out"; fail "sync with a .pak held exited $code; want 2"; }
+grep -q "glass-works-2.1.0.zip: waiting" "$work/upgrade-held.out" &&
+  grep -q "Surfaces.utoc is held by another program" "$work/upgrade-held.out" &&
+  grep -q "the archive waits in drop" "$work/upgrade-held.out" || { cat "$work/upgrade-held.out"; fail "sync did not say the file is held and the archive waits"; }
+[ -f "$gdrop/glass-works-2.1.0.zip" ] || fail "the archive does not wait in drop"
+[ ! -e "$gdrop/rejected/glass-works-2.1.0.zip" ] || fail "the archive was rejected"
+[ "$(stat -c %i "$gw/Surfaces.ucas")" = "$ucas_inode" ] || fail "Surfaces.ucas was replaced: mixed versions"
+[ "$(ls -A "$gw" | sort | tr '\n' ' ')" = "Surfaces.ucas Surfaces.utoc " ] || fail "the pack folder holds $(ls -A "$gw")"
+grep -q '"2.0.0"' "$root/Game/Mods/MJOLNIRForgePacks/installed.json" || fail "installed.json no longer names glass-works 2.0.0"
+touch "$work/release"; wait $holder
+fs sync --config "$cfg" > "$work/upgrade-released.out" 2>&1 || { cat "$work/upgrade-released.out"; fail "sync after the .pak was released"; }
+grep -q "glass-works-2.1.0.zip: upgraded glass-works 2.1.0 (was 2.0.0)" "$work/upgrade-released.out" || { cat "$work/upgrade-released.out"; fail "the upgrade did not complete once released"; }
+[ ! -e "$gdrop/glass-works-2.1.0.zip" ] || fail "the archive is still in drop"
+
+step "a read-only (attrib +r) .pak forgesync placed: an upgrade clears it and succeeds at once"
+# A rename over a read-only file is denied as over a held one
+# (ERROR_ACCESS_DENIED); forgesync owns this file, so it clears the
+# attribute instead of waiting for a game that holds nothing.
+$WINE attrib +r "$(winpath "$gw/Surfaces.ucas")" >/dev/null 2>&1 || true
+[ ! -w "$gw/Surfaces.ucas" ] || chmod a-w "$gw/Surfaces.ucas" # wine maps +r to the write bits
+sed -i 's/"version": "2.1.0"/"version": "2.2.0"/' "$packsrc/glass-works-2/forgepack.json"
+"$bin/forgesync" pack "$packsrc/glass-works-2" -o "$gdrop/glass-works-2.2.0.zip" >/dev/null
+t0=$(date +%s)
+fs sync --config "$cfg" > "$work/upgrade-ro.out" 2>&1 || { cat "$work/upgrade-ro.out"; fail "sync over a read-only .pak"; }
+grep -q "glass-works-2.2.0.zip: upgraded glass-works 2.2.0 (was 2.1.0)" "$work/upgrade-ro.out" || { cat "$work/upgrade-ro.out"; fail "the upgrade over a read-only .pak did not complete"; }
+[ $(($(date +%s) - t0)) -lt 5 ] || fail "the upgrade waited on a read-only file as if it were held"
+$WINE attrib +r "$(winpath "$gw/Surfaces.ucas")" >/dev/null 2>&1 || true
+[ ! -w "$gw/Surfaces.ucas" ] || chmod a-w "$gw/Surfaces.ucas"
+fs remove glass-works --config "$cfg" > "$work/remove-ro.out" 2>&1 || { cat "$work/remove-ro.out"; fail "remove with a read-only .pak"; }
+! grep -qi "could not\|held\|read-only" "$work/remove-ro.out" || { cat "$work/remove-ro.out"; fail "remove left the read-only file"; }
+[ ! -e "$gw" ] || fail "the pack folder is still there: $(ls -A "$gw")"
+# ---- end of issue 20 ----
 
 elapsed=$(($(date +%s) - start))
 echo "wine-e2e: PASS in ${elapsed}s"

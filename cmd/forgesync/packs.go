@@ -38,7 +38,8 @@ func syncCommand() *cli.Command {
 	return &cli.Command{
 		Name: "sync", Args: "[--set LOCK|URL [--prune]]", Nargs: cli.Args{Min: 0, Max: 0, Want: "no arguments"},
 		Summary: "process every archive in the drop folder once, publish the inventory, then exit\n" +
-			"For headless hosts and scripts. Exit status: 0 all good, 1 something rejected, 2 failure.\n" +
+			"For headless hosts and scripts. Exit status: 0 all good, 1 something rejected, 2 failure\n" +
+			"or an archive waiting for the machine (a file held by the game, a full disk; it stays in drop).\n" +
 			"--set makes the enabled packs exactly a pack set's (SPEC §10): fetch and verify the lock,\n" +
 			"download what the machine lacks, apply it all as one transaction (exit 1: the set was refused).",
 		Flags: func(fs *flag.FlagSet) {
@@ -69,9 +70,14 @@ func syncCommand() *cli.Command {
 }
 
 // printSummary prints what a transaction did (text writes it for people)
-// and returns the exit status: 1 when an archive was rejected.
+// and returns the exit status: 2 when an archive waits for the machine's
+// condition (a held file, a full disk: its reasons say what to do), else
+// 1 when an archive was rejected.
 func printSummary(e *cli.Env, sum *api.Summary, text func(io.Writer, *api.Summary) error) int {
 	cli.Show(e, sum, text)
+	if sum.Waiting() {
+		return cli.ExitFailure
+	}
 	if sum.Rejected() {
 		return cli.ExitInvalid
 	}

@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -160,6 +161,39 @@ type Renamer struct {
 	MaxWait time.Duration
 	// Sleep waits between tries; nil means time.Sleep.
 	Sleep func(time.Duration)
+	// Budget, when set, is the time for waiting out held files that every
+	// copy of this Renamer shares (one pass, one transaction): each wait
+	// is taken from it, and once it is spent a held file fails at once
+	// with [ErrBusy], for a later pass to try again.
+	Budget *Budget
+}
+
+// Budget is a time allowance shared by the retries of one pass, so that
+// many held files cost the pass one wait, not one wait each. Time is
+// counted as the Renamer's Sleep is asked to wait, so a test's Sleep
+// controls it. It is safe for concurrent use.
+type Budget struct {
+	mu   sync.Mutex // guards left
+	left time.Duration
+}
+
+// NewBudget returns a budget of d.
+func NewBudget(d time.Duration) *Budget { return &Budget{left: max(d, 0)} }
+
+// Left returns the time not yet spent.
+func (b *Budget) Left() time.Duration {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.left
+}
+
+// take spends up to d and returns what it spent.
+func (b *Budget) take(d time.Duration) time.Duration {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	d = min(d, b.left)
+	b.left -= d
+	return d
 }
 
 // DefaultMaxWait is how long a [Renamer] retries a busy target by default.
@@ -169,10 +203,24 @@ const DefaultMaxWait = 5 * time.Second
 // for longer than the renamer's MaxWait.
 var ErrBusy = errors.New("target held open by another process")
 
+// ErrReadOnly is returned, wrapped with the operation and path, when a
+// change to a file is denied because the file is read-only (its write bit
+// clear: Windows' attrib +r) rather than held by another process. It is
+// not retried: only clearing the attribute helps.
+var ErrReadOnly = errors.New("is read-only")
+
 // IsBusy reports whether err means a file is held by another process for
 // now, by the platform's rule (sharing and lock violations on Windows).
 // Errors wrapping [ErrBusy] are busy everywhere.
 func IsBusy(err error) bool { return errors.Is(err, ErrBusy) || isBusy(err) }
+
+// readOnly reports whether path is a regular file whose write bit is
+// clear: on Windows, FILE_ATTRIBUTE_READONLY, which makes a rename over it
+// or its removal fail with ERROR_ACCESS_DENIED, as a held file may.
+func readOnly(path string) bool {
+	fi, err := os.Lstat(path)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o200 == 0
+}
 
 func (r Renamer) busy(err error) bool {
 	if r.Busy != nil {
@@ -182,8 +230,10 @@ func (r Renamer) busy(err error) bool {
 }
 
 // Retry runs fn until it succeeds, fails with an error that is not busy,
-// or the policy's MaxWait has passed; then the error wraps [ErrBusy] and
-// names op and path. Any other error is returned as fn gave it.
+// or the policy's MaxWait (or what is left of its Budget) has passed; then
+// the error wraps [ErrBusy] and names op and path. A change to path denied
+// because path is read-only wraps [ErrReadOnly] instead, at once. Any
+// other error is returned as fn gave it.
 func (r Renamer) Retry(op, path string, fn func() error) error {
 	maxWait := r.MaxWait
 	if maxWait <= 0 {
@@ -202,11 +252,17 @@ func (r Renamer) Retry(op, path string, fn func() error) error {
 		if err == nil || !r.busy(err) {
 			return err
 		}
-		if waited >= maxWait {
+		if op != "open" && readOnly(path) {
+			return fmt.Errorf("%s %s: the file %w (attrib +r): %w", op, path, ErrReadOnly, err)
+		}
+		d := min(delay, maxWait-waited)
+		if r.Budget != nil {
+			d = r.Budget.take(d)
+		}
+		if d <= 0 {
 			return fmt.Errorf("%s %s: %w (%d tries in %s; close the game or the program reading it): %w",
 				op, path, ErrBusy, tries, waited, err)
 		}
-		d := min(delay, maxWait-waited)
 		sleep(d)
 		waited += d
 		delay = min(delay*2, 500*time.Millisecond)

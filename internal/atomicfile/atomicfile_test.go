@@ -129,3 +129,84 @@ func TestCleanTemps(t *testing.T) {
 		t.Fatalf("CleanTemps removed a file it did not write: %v", err)
 	}
 }
+
+// TestBudgetSharedAcrossFiles: five held files in one pass wait out one
+// budget between them, not MaxWait each; once it is spent, a further held
+// file fails at once as busy, naming its path.
+func TestBudgetSharedAcrossFiles(t *testing.T) {
+	var total time.Duration
+	b := NewBudget(time.Second)
+	r := Renamer{
+		RemoveFile: func(string) error { return syscall.EBUSY },
+		Busy:       func(err error) bool { return errors.Is(err, syscall.EBUSY) },
+		MaxWait:    time.Second,
+		Sleep:      func(d time.Duration) { total += d },
+		Budget:     b,
+	}
+	for i, name := range []string{"1.pak", "2.pak", "3.pak", "4.pak", "5.pak"} {
+		err := r.Remove(name)
+		if !errors.Is(err, ErrBusy) || !strings.Contains(err.Error(), name) {
+			t.Fatalf("Remove(%q) #%d = %v; want ErrBusy naming it", name, i, err)
+		}
+	}
+	if total != time.Second {
+		t.Fatalf("five held files waited %v in all; want the one budget of 1s", total)
+	}
+	if left := b.Left(); left != 0 {
+		t.Fatalf("Budget.Left() = %v; want 0", left)
+	}
+}
+
+// TestBudgetLeftAfterSuccess: a file held for a moment spends only the
+// time it took from the pass's budget.
+func TestBudgetLeftAfterSuccess(t *testing.T) {
+	b := NewBudget(time.Second)
+	fails := 2
+	r := Renamer{
+		Rename: func(o, n string) error {
+			if fails > 0 {
+				fails--
+				return syscall.EBUSY
+			}
+			return nil
+		},
+		Busy:   func(err error) bool { return errors.Is(err, syscall.EBUSY) },
+		Sleep:  func(time.Duration) {},
+		Budget: b,
+	}
+	if err := r.Replace("a", "b"); err != nil {
+		t.Fatalf("Replace = %v", err)
+	}
+	if got, want := b.Left(), time.Second-30*time.Millisecond; got != want {
+		t.Fatalf("Budget.Left() = %v; want %v (10ms + 20ms spent)", got, want)
+	}
+}
+
+// TestReadOnlyTargetIsNotBusy: access denied on a target whose write bit
+// is clear (Windows' attrib +r) is a read-only file, said so at once, not a
+// file held by the game retried until the wait runs out.
+func TestReadOnlyTargetIsNotBusy(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "a.pak")
+	if err := os.WriteFile(target, []byte("old"), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	r := Renamer{
+		Rename: func(o, n string) error { return &os.LinkError{Op: "rename", Old: o, New: n, Err: syscall.EACCES} },
+		Busy:   func(err error) bool { return errors.Is(err, syscall.EACCES) },
+		Sleep:  func(time.Duration) { t.Fatal("slept on a read-only target") },
+	}
+	err := r.Replace(filepath.Join(dir, "new"), target)
+	if !errors.Is(err, ErrReadOnly) || errors.Is(err, ErrBusy) || !strings.Contains(err.Error(), target) {
+		t.Fatalf("Replace over a read-only target = %v; want ErrReadOnly naming %s, not ErrBusy", err, target)
+	}
+	// A writable target denied is still held.
+	if err := os.Chmod(target, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.Sleep = func(time.Duration) {}
+	r.MaxWait = 100 * time.Millisecond
+	if err := r.Replace(filepath.Join(dir, "new"), target); !errors.Is(err, ErrBusy) {
+		t.Fatalf("Replace over a held writable target = %v; want ErrBusy", err)
+	}
+}

@@ -1,0 +1,130 @@
+package pipeline
+
+import (
+	"errors"
+	"io/fs"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
+	"github.com/mjolnir-forge/forgesync/rejection"
+)
+
+// Rules of the reasons an archive waits (api.ResultWaiting): the machine's
+// condition stopped it, not its bytes. It is not rejected, its try is not
+// counted toward MaxAttempts, and the next pass tries it again.
+const (
+	// RuleHeld: a file is held open by another program (the game).
+	RuleHeld = "held"
+	// RuleReadOnly: a file in the way is read-only and not forgesync's.
+	RuleReadOnly = "read-only"
+	// RuleDiskFull: the disk (staging, paks or state) is full.
+	RuleDiskFull = "disk-full"
+	// RuleFault: another condition of the machine (an I/O error, a
+	// permission, a process that could not start).
+	RuleFault = "fault"
+)
+
+// FaultRetry is how long an archive that waits for the machine's condition
+// is not claimed again by [Pipeline.Claim] (the watcher's batches, which
+// see it back in drop at once): while a game holds a file, each try would
+// cost the writer a wait. [Pipeline.Sync], an explicit request, tries it
+// at once.
+const FaultRetry = 30 * time.Second
+
+// faulted is an archive put back in drop by a fault: not claimed again
+// before retry, and its reason, said again meanwhile.
+type faulted struct {
+	retry  time.Time
+	reason rejection.Reason
+}
+
+// faultErrnos are the errors that say the machine, not the archive, failed.
+var faultErrnos = []error{
+	syscall.ENOSPC, syscall.EDQUOT, syscall.EIO, syscall.EROFS, syscall.EACCES, syscall.EPERM,
+	syscall.ENOMEM, syscall.EAGAIN, syscall.EMFILE, syscall.ENFILE, exec.ErrNotFound,
+}
+
+// isFault reports whether err is the machine's condition rather than the
+// archive's: a held or read-only file, a full disk, an I/O or permission
+// error, a child process that could not start.
+func isFault(err error) bool {
+	if errors.Is(err, atomicfile.ErrBusy) || errors.Is(err, atomicfile.ErrReadOnly) || diskFull(err) {
+		return true
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Op == "fork/exec" {
+		return true // os.StartProcess, on every OS
+	}
+	for _, e := range faultErrnos {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return platformFault(err) || childFault(err)
+}
+
+// childFaultWords end the failure of an isolated unpacker when the
+// machine failed it: the child sends its error as words, without the
+// errno, so they are matched at the end, where Go's errors put the errno's
+// words (on Linux, then on Windows).
+var childFaultWords = []string{
+	"no space left on device", "disk quota exceeded", "input/output error", "read-only file system",
+	"permission denied", "cannot allocate memory", "too many open files",
+	"There is not enough space on the disk.", "The disk is full.", "Access is denied.",
+	"The media is write protected.", "Not enough memory resources are available to process this command.",
+}
+
+// childFault reports whether err's words end with those of a condition of
+// the machine (see childFaultWords).
+func childFault(err error) bool {
+	s := err.Error()
+	for _, w := range childFaultWords {
+		if strings.HasSuffix(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// diskFull reports whether err says a disk or a quota is full.
+func diskFull(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) || platformDiskFull(err)
+}
+
+// placedFile returns the file of paks a placement error is about, or "".
+func placedFile(err error, paks string) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Op == "place content" {
+		return filepath.Join(paks, filepath.FromSlash(pe.Path))
+	}
+	return ""
+}
+
+// faultReason says what stopped an archive, where (file, when known), and
+// what to do; retry says what becomes of the archive ("the archive waits in
+// drop and is retried at the next pass").
+func faultReason(err error, file, retry string) rejection.Reason {
+	r := rejection.Reason{Rule: RuleFault, Value: err.Error()}
+	what := "a file"
+	if file != "" {
+		what = file
+	}
+	switch {
+	case errors.Is(err, atomicfile.ErrReadOnly):
+		r.Rule, r.Message = RuleReadOnly, what+" is read-only (attrib +r) and forgesync did not place it; clear the attribute (attrib -r) or move it away"
+	case errors.Is(err, atomicfile.ErrBusy):
+		r.Rule, r.Message = RuleHeld, what+" is held by another program (the game?); close it"
+	case diskFull(err), strings.HasSuffix(err.Error(), "no space left on device"),
+		strings.HasSuffix(err.Error(), "There is not enough space on the disk."), strings.HasSuffix(err.Error(), "The disk is full."):
+		r.Rule, r.Message = RuleDiskFull, "the disk is full; free some space"
+	default:
+		r.Message = "the machine failed, not the archive; fix the cause"
+	}
+	r.File = file
+	r.Message += " — " + retry + " (" + err.Error() + ")"
+	return r
+}
