@@ -214,14 +214,30 @@ func (s *Store) Load() (*State, error) {
 	if problem == "" {
 		return st, nil
 	}
-	step := fmt.Sprintf("To start again from the kept archives, rename %s to %s.damaged and start forgesync again: "+
-		"it installs every pack again from %s, each one enabled (disable again what you had disabled). "+
-		"Do not put back an older copy of %s: it names archives and manifests that later changes removed",
-		path, stateFile, s.Path(ArchivesDir), stateFile)
+	step := s.startAgainStep()
 	if st != nil && st.Version > 1 && st.Format == StateFormat {
 		step = "It was written by a newer forgesync: run that version again, and leave the file as it is"
 	}
 	return nil, &StateError{Path: path, Problem: problem, Step: step}
+}
+
+// startAgainStep is the safe step for a state that cannot be trusted:
+// installing every pack again from the kept archives.
+func (s *Store) startAgainStep() string {
+	path := s.Path(stateFile)
+	return fmt.Sprintf("To start again from the kept archives, rename %s to %s.damaged and start forgesync again: "+
+		"it installs every pack again from %s, each one enabled (disable again what you had disabled). "+
+		"Do not put back an older copy of %s: it names archives and manifests that later changes removed",
+		path, stateFile, s.Path(ArchivesDir), stateFile)
+}
+
+// ManifestRefused returns the *StateError of the stored manifest name of
+// pack id, which the state names but which cannot be read or decoded:
+// problem says why. Its step is the one of a damaged state file: the
+// manifests no state names are removed, and each pack installed again
+// stores its own.
+func (s *Store) ManifestRefused(name, id, problem string) error {
+	return &StateError{Path: s.Path(ManifestsDir, name), Problem: "the stored manifest of " + id + " is damaged (" + problem + ")", Step: s.startAgainStep()}
 }
 
 // decodeState decodes packs.json strictly and says what is wrong with it,
