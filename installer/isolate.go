@@ -89,11 +89,37 @@ func (iso *Isolation) budget(size int64) time.Duration {
 }
 
 // childRequest is what the parent sends the child on its standard input.
+// The paths go as bytes (base64 in the JSON): a JSON string would replace
+// the bytes of a name that is not UTF-8 (a Latin-1 archive name, a folder
+// of the state path) and the child would open another path. Archive and
+// Staging carry the same paths as strings for a child of an older version
+// (the program replaced while a daemon runs); a child reads the bytes when
+// they are there.
 type childRequest struct {
-	Archive string `json:"archive"`
-	Staging string `json:"staging"`
-	Limits  Limits `json:"limits"`
-	Memory  int64  `json:"memory"`
+	ArchivePath []byte `json:"archive_path,omitempty"`
+	StagingPath []byte `json:"staging_path,omitempty"`
+	Archive     string `json:"archive"`
+	Staging     string `json:"staging"`
+	Limits      Limits `json:"limits"`
+	Memory      int64  `json:"memory"`
+}
+
+// newChildRequest is the request to unpack archive into staging.
+func newChildRequest(archive, staging string, lim Limits, memory int64) childRequest {
+	return childRequest{ArchivePath: []byte(archive), StagingPath: []byte(staging), Archive: archive, Staging: staging, Limits: lim, Memory: memory}
+}
+
+// paths returns the archive and the staging folder of the request, with
+// their every byte.
+func (r *childRequest) paths() (archive, staging string) {
+	archive, staging = r.Archive, r.Staging
+	if r.ArchivePath != nil {
+		archive = string(r.ArchivePath)
+	}
+	if r.StagingPath != nil {
+		staging = string(r.StagingPath)
+	}
+	return archive, staging
 }
 
 // childMessage is one line the child writes on its standard output:
@@ -162,7 +188,8 @@ func RunChild(in io.Reader, out io.Writer) int {
 			pending = nil
 		}
 	}
-	st, err := extractAt(context.Background(), req.Archive, req.Staging, req.Limits, progress, false)
+	archive, staging := req.paths()
+	st, err := extractAt(context.Background(), archive, staging, req.Limits, progress, false)
 	if pending != nil {
 		enc.Encode(pending)
 	}
@@ -266,7 +293,7 @@ func (iso *Isolation) extract(ctx context.Context, archivePath, stagingParent st
 	if err != nil {
 		abs = archivePath
 	}
-	req, _ := json.Marshal(childRequest{Archive: abs, Staging: staging, Limits: lim, Memory: iso.Memory})
+	req, _ := json.Marshal(newChildRequest(abs, staging, lim, iso.Memory))
 	stdin.Write(req)
 	stdin.Close()
 
