@@ -25,9 +25,3 @@ func syncDir(dir string) error {
 
 // isCrossDevice reports whether err is a rename across file systems.
 func isCrossDevice(err error) bool { return errors.Is(err, syscall.EXDEV) }
-
-// openNoWait opens path for reading without waiting for a writer, should
-// it have become a FIFO since it was checked.
-func openNoWait(path string) (*os.File, error) {
-	return os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-}
