@@ -445,9 +445,9 @@ func crashText(stderr string, werr error) string {
 }
 
 // verifyStaged checks what a child left in staging: the pack root lies in
-// the staging folder; every item there is a folder or a regular file; the
-// regular files are exactly the listed ones, with their sizes; and the
-// list passes the file rules again. Nothing the child says is trusted.
+// the staging folder; every item there is a folder or a regular file of
+// one link (no hard link); the regular files are exactly the listed ones,
+// with their sizes; and the list passes the file rules again. Nothing the child says is trusted.
 func verifyStaged(st *Staged, lim Limits) error {
 	rel, err := filepath.Rel(st.Dir, st.Root)
 	if err != nil || !filepath.IsLocal(rel) && rel != "." || strings.Contains(filepath.ToSlash(rel), "/") {
@@ -503,6 +503,13 @@ func verifyStaged(st *Staged, lim Limits) error {
 		}
 		if info.Size() != size {
 			return fmt.Errorf("%s holds %d bytes, listed %d", filepath.ToSlash(r), info.Size(), size)
+		}
+		// A hard link is a regular file too: one the child made to a file
+		// outside staging would install (and expose) that file.
+		if n, err := linkCount(p, info); err != nil {
+			return err
+		} else if n != 1 {
+			return fmt.Errorf("%s has %d links (a hard link, which may be a file outside staging)", filepath.ToSlash(r), n)
 		}
 		found++
 		return nil
