@@ -559,9 +559,13 @@ func ledgerKey(led map[string]*LedgerEntry, dst string) string {
 	return key
 }
 
+// maxLedgerBytes bounds deployed.json: a record of a few hundred bytes for
+// each deployed file.
+const maxLedgerBytes = 64 << 20
+
 func readLedger(p string) (map[string]*LedgerEntry, error) {
 	m := map[string]*LedgerEntry{}
-	data, err := atomicfile.Renamer{}.ReadFile(p)
+	data, err := atomicfile.Renamer{}.ReadLimited(p, maxLedgerBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return m, nil
 	}

@@ -28,6 +28,19 @@ const (
 	ManifestsDir  = "manifests"  // normalized manifests of installed packs
 )
 
+// Bounds of the files of the state folder read whole (a larger one is
+// refused as damaged, never read into memory).
+const (
+	// MaxStateBytes bounds packs.json: a record and its generations take
+	// a few kilobytes a pack, generous for 10,000 packs.
+	MaxStateBytes = 256 << 20
+	// maxStoredManifestBytes bounds a stored manifest: the normalized
+	// form of a forgepack.json of at most maxManifestBytes.
+	maxStoredManifestBytes = 4 * maxManifestBytes
+	// maxHolderBytes bounds what the lock file says of its holder (a pid).
+	maxHolderBytes = 4 << 10
+)
+
 // StateFormat names the pack store's file format.
 const StateFormat = "forgesync-state"
 
@@ -149,7 +162,7 @@ func OpenStore(dir string, wait time.Duration) (*Store, error) {
 }
 
 func readHolder(path string) string {
-	data, err := os.ReadFile(path)
+	data, err := atomicfile.ReadFile(path, maxHolderBytes)
 	if err != nil || strings.TrimSpace(string(data)) == "" {
 		return "unknown"
 	}
@@ -198,14 +211,20 @@ func (e *StateError) Is(target error) bool { return target == ErrStateRefused }
 // anything is deleted or processed again.
 func (s *Store) Load() (*State, error) {
 	path := s.Path(stateFile)
-	data, err := atomicfile.Renamer{}.ReadFile(path)
+	data, err := atomicfile.Renamer{}.ReadLimited(path, MaxStateBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &State{Format: StateFormat, Version: 1, Packs: []PackRecord{}}, nil
 	}
-	if err != nil {
+	var st *State
+	var problem string
+	switch {
+	case errors.Is(err, atomicfile.ErrNotRegular) || errors.Is(err, atomicfile.ErrTooLarge):
+		problem = err.Error()
+	case err != nil:
 		return nil, fmt.Errorf("load state: %w", err)
+	default:
+		st, problem = decodeState(data)
 	}
-	st, problem := decodeState(data)
 	if problem == "" {
 		if problem, err = s.checkFiles(st); err != nil {
 			return nil, err
@@ -389,7 +408,7 @@ func (s *Store) WriteManifest(id string, data []byte) (string, error) {
 
 // ReadManifest reads a stored manifest.
 func (s *Store) ReadManifest(name string) ([]byte, error) {
-	data, err := atomicfile.Renamer{}.ReadFile(s.Path(ManifestsDir, name))
+	data, err := atomicfile.Renamer{}.ReadLimited(s.Path(ManifestsDir, name), maxStoredManifestBytes)
 	if err != nil {
 		return nil, fmt.Errorf("read stored manifest: %w", err)
 	}

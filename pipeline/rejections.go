@@ -21,6 +21,10 @@ import (
 // read back.
 const rejectionsFile = "rejections.json"
 
+// maxRejectionsBytes bounds rejectionsFile: a record of a few kilobytes
+// for each archive in drop/rejected/.
+const maxRejectionsBytes = 64 << 20
+
 // rejectionsFormat names the format of rejectionsFile.
 const rejectionsFormat = "forgesync-rejections"
 
@@ -34,7 +38,7 @@ type rejectionsDoc struct {
 // file was never written.
 func loadRejections(state string) ([]rejection.Record, error) {
 	path := filepath.Join(state, rejectionsFile)
-	data, err := os.ReadFile(path)
+	data, err := atomicfile.ReadFile(path, maxRejectionsBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

@@ -32,6 +32,7 @@ func TestDamagedStateFiles(t *testing.T) {
 		{"garbage", func([]byte) []byte { return []byte("\x00\xffnot json at all\n") }},
 		{"truncated", func(real []byte) []byte { return real[:len(real)/2] }},
 		{"empty", func([]byte) []byte { return nil }},
+		{"folder", nil}, // a folder in its place
 	}
 	type outcome int
 	const (
@@ -82,7 +83,14 @@ func TestDamagedStateFiles(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if err := os.WriteFile(path, d.data(real), 0o600); err != nil {
+				if d.data == nil {
+					if err := os.Remove(path); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.Mkdir(path, 0o700); err != nil {
+						t.Fatal(err)
+					}
+				} else if err := os.WriteFile(path, d.data(real), 0o600); err != nil {
 					t.Fatal(err)
 				}
 
@@ -131,8 +139,11 @@ func TestDamagedStateFiles(t *testing.T) {
 					}
 					if f.name == attemptsFile && !contains(f.okDamage, d.name) {
 						aside := path + ".bad-" + now.Format(badTimeFormat)
-						got, err := os.ReadFile(aside)
-						if err != nil || string(got) != string(d.data(real)) {
+						if d.data == nil {
+							if info, err := os.Stat(aside); err != nil || !info.IsDir() {
+								t.Fatalf("damaged %s %s: set aside as %s: %v; want the folder there", f.name, d.name, aside, err)
+							}
+						} else if got, err := os.ReadFile(aside); err != nil || string(got) != string(d.data(real)) {
 							t.Fatalf("damaged %s %s: set aside as %s = %q, %v; want the damaged bytes", f.name, d.name, aside, got, err)
 						}
 						if !strings.Contains(logs.String(), aside) {
