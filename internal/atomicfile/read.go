@@ -82,6 +82,24 @@ func (r Renamer) ReadLimited(path string, limit int64) ([]byte, error) {
 	return data, nil
 }
 
+// OpenRegular opens path for reading when it is a regular file, and
+// refuses anything else with [ErrNotRegular] without waiting (see
+// [ReadFile]): for a caller that reads a file in its own way.
+func OpenRegular(path string) (*os.File, error) {
+	if info, err := os.Stat(path); err == nil && !info.Mode().IsRegular() {
+		return nil, notRegular(path, info.Mode())
+	}
+	f, err := openNoWait(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkRegular(path, func(string) (fs.FileInfo, error) { return f.Stat() }); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
 // checkRegular refuses path unless stat says it is a regular file.
 func checkRegular(path string, stat func(string) (fs.FileInfo, error)) error {
 	info, err := stat(path)

@@ -5,6 +5,7 @@ package atomicfile
 import (
 	"errors"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -65,4 +66,41 @@ func TestOpenNoWaitFIFO(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("openNoWait of a FIFO still waiting after 10s")
 	}
+}
+
+// TestOpenRegularRefuses: OpenRegular refuses a device and a FIFO at
+// once, and opens a regular file.
+func TestOpenRegularRefuses(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "forgepack.json")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"/dev/zero", fifo, dir} {
+		done := make(chan error, 1)
+		go func() {
+			f, err := OpenRegular(p)
+			if err == nil {
+				f.Close()
+			}
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), p) {
+				t.Fatalf("OpenRegular(%q) = %v; want %v naming it", p, err, ErrNotRegular)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("OpenRegular(%q) still waiting after 10s", p)
+		}
+	}
+	reg := filepath.Join(dir, "ok.json")
+	if err := os.WriteFile(reg, []byte("{}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := OpenRegular(reg)
+	if err != nil {
+		t.Fatalf("OpenRegular(%q) = %v", reg, err)
+	}
+	f.Close()
 }
