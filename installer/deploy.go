@@ -559,6 +559,9 @@ func ledgerKey(led map[string]*LedgerEntry, dst string) string {
 	return key
 }
 
+// ledgerStep is the safe step for a deploy ledger that cannot be read.
+const ledgerStep = "move the file aside; forgesync then treats deployed files it finds as foreign"
+
 // maxLedgerBytes bounds deployed.json: a record of a few hundred bytes for
 // each deployed file.
 const maxLedgerBytes = 64 << 20
@@ -569,6 +572,9 @@ func readLedger(p string) (map[string]*LedgerEntry, error) {
 	if errors.Is(err, fs.ErrNotExist) {
 		return m, nil
 	}
+	if errors.Is(err, atomicfile.ErrNotRegular) || errors.Is(err, atomicfile.ErrTooLarge) {
+		return nil, fmt.Errorf("read %s: %w: %w (%s)", p, ErrLedger, err, ledgerStep)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w: %w", p, ErrLedger, err)
 	}
@@ -576,12 +582,15 @@ func readLedger(p string) (map[string]*LedgerEntry, error) {
 	dec.DisallowUnknownFields()
 	var lf ledgerFile
 	if err := dec.Decode(&lf); err != nil {
-		return nil, fmt.Errorf("decode %s: %w: %w (move the file aside; forgesync then treats deployed files it finds as foreign)", p, ErrLedger, err)
+		return nil, fmt.Errorf("decode %s: %w: %w (%s)", p, ErrLedger, err, ledgerStep)
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, fmt.Errorf("decode %s: %w: data after the ledger", p, ErrLedger)
 	}
-	if lf.Format != ledgerFormat || lf.Version != ledgerVersion {
+	if lf.Format != ledgerFormat {
+		return nil, fmt.Errorf("decode %s: %w: format %q, want %q (%s)", p, ErrLedger, lf.Format, ledgerFormat, ledgerStep)
+	}
+	if lf.Version != ledgerVersion {
 		return nil, fmt.Errorf("decode %s: %w: format %q version %d, want %q version %d", p, ErrLedger, lf.Format, lf.Version, ledgerFormat, ledgerVersion)
 	}
 	for i := range lf.Files {

@@ -10,7 +10,8 @@ import (
 
 // TestLedgerDamaged: deployed.json holding null, {}, [], garbage, a
 // truncated copy of a real one, or a folder in its place is refused with
-// ErrLedger naming the file, and nothing panics.
+// ErrLedger naming the file and the step (move it aside), and nothing
+// panics.
 func TestLedgerDamaged(t *testing.T) {
 	real := `{"format":"` + ledgerFormat + `","version":1,"files":[]}`
 	for _, tc := range []struct {
@@ -30,8 +31,8 @@ func TestLedgerDamaged(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err := readLedger(p)
-			if !errors.Is(err, ErrLedger) || !strings.Contains(err.Error(), p) {
-				t.Fatalf("readLedger(%s) = %v; want %v naming the file", tc.name, err, ErrLedger)
+			if !errors.Is(err, ErrLedger) || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "move the file aside") {
+				t.Fatalf("readLedger(%s) = %v; want %v naming the file and the step", tc.name, err, ErrLedger)
 			}
 		})
 	}
