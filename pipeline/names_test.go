@@ -45,8 +45,8 @@ func TestNonUTF8Paths(t *testing.T) {
 		}
 	}
 	recs, err := Rejections(e.drop, e.state)
-	if err != nil || len(recs) != 1 || recs[0].Archive != bad {
-		t.Fatalf("Rejections = %+v, %v; want the record of %q", recs, err, bad)
+	if err != nil || len(recs) != 1 || recs[0].Archive != bad || recs[0].Pack != "bad-pack" || len(recs[0].Reasons) == 0 {
+		t.Fatalf("Rejections = %+v, %v; want the record of %q with its pack and reasons", recs, err, bad)
 	}
 	if data, err := json.Marshal(recs); err != nil || !utf8.Valid(data) {
 		t.Fatalf("json.Marshal(rejections) = %q, %v; want valid UTF-8", data, err)
