@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mjolnir-forge/forgesync/installer"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
@@ -36,6 +38,34 @@ type attempt struct {
 
 // attempts maps a name in processing to its tries.
 type attempts map[string]attempt
+
+// attemptsKeyPrefix starts the key in attemptsFile of a name a JSON
+// string cannot carry (not UTF-8, as a Latin-1 archive name) or that
+// starts with the prefix itself: the rest is the name's bytes in base64.
+// A JSON string would replace those bytes, and the count would never
+// match its archive again.
+const attemptsKeyPrefix = "base64:"
+
+// attemptsKey returns the key of name in attemptsFile.
+func attemptsKey(name string) string {
+	if utf8.ValidString(name) && !strings.HasPrefix(name, attemptsKeyPrefix) {
+		return name
+	}
+	return attemptsKeyPrefix + base64.StdEncoding.EncodeToString([]byte(name))
+}
+
+// attemptsName returns the name of key in attemptsFile.
+func attemptsName(key string) (string, error) {
+	enc, ok := strings.CutPrefix(key, attemptsKeyPrefix)
+	if !ok {
+		return key, nil
+	}
+	b, err := base64.StdEncoding.DecodeString(enc)
+	if err != nil {
+		return "", fmt.Errorf("key %q: %w", key, err)
+	}
+	return string(b), nil
+}
 
 // maxAttemptsBytes bounds attempts.json: a few hundred bytes per archive
 // in processing, generous for 10,000 of them.
@@ -80,11 +110,18 @@ func decodeAttempts(data []byte, a *attempts) error {
 	if *a == nil {
 		return errors.New("null instead of the counts")
 	}
-	for name, at := range *a {
+	out := make(attempts, len(*a))
+	for key, at := range *a {
 		if at.Count < 0 {
-			return fmt.Errorf("%q counts %d tries", name, at.Count)
+			return fmt.Errorf("%q counts %d tries", key, at.Count)
 		}
+		name, err := attemptsName(key)
+		if err != nil {
+			return err
+		}
+		out[name] = at
 	}
+	*a = out
 	return nil
 }
 
@@ -96,7 +133,11 @@ func (p *Pipeline) saveAttempts(a attempts) error {
 		}
 		return nil
 	}
-	data, err := json.MarshalIndent(a, "", "  ")
+	stored := make(attempts, len(a))
+	for name, at := range a {
+		stored[attemptsKey(name)] = at
+	}
+	data, err := json.MarshalIndent(stored, "", "  ")
 	if err != nil {
 		return fmt.Errorf("save attempt counts: %w", err)
 	}
