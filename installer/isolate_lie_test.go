@@ -102,10 +102,10 @@ func lyingChild(mode, target string) int {
 // says what was wrong, staging is emptied, and the file outside is intact.
 // The child reports no hash of the archive: the parent hashes it itself.
 func TestIsolationLyingChild(t *testing.T) {
-	links := runtime.GOOS != "windows" // links need a privilege there
+	symlinks := runtime.GOOS != "windows" // symbolic links need a privilege there
 	for _, tc := range []struct {
 		mode, says string
-		links      bool
+		symlink    bool
 	}{
 		{mode: "size", says: "README.md holds 15 bytes, listed 16"},
 		{mode: "extra", says: "content/unlisted.pak was not listed"},
@@ -113,17 +113,17 @@ func TestIsolationLyingChild(t *testing.T) {
 		{mode: "missing", says: "9 files listed, 8 found"},
 		{mode: "unlisted", says: "README.md was not listed"},
 		{mode: "twice", says: "README.md listed twice"},
-		{mode: "symlink", says: "extra.pak is not a regular file", links: true},
-		{mode: "symlink-dir", says: "maps is not a regular file", links: true},
-		{mode: "hardlink", says: "content/extra.pak has 2 links", links: true},
+		{mode: "symlink", says: "extra.pak is not a regular file", symlink: true},
+		{mode: "symlink-dir", says: "maps is not a regular file", symlink: true},
+		{mode: "hardlink", says: "content/extra.pak has 2 links"},
 		{mode: "root-dotdot", says: `pack root "`},
 		{mode: "root-abs", says: `pack root "`},
 		{mode: "path-dotdot", says: "../README.md"},
 		{mode: "path-abs", says: "outside.pak"},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
-			if tc.links && !links {
-				t.Skip("links need a privilege on Windows")
+			if tc.symlink && !symlinks {
+				t.Skip("symbolic links need a privilege on Windows")
 			}
 			outside := t.TempDir()
 			target := filepath.Join(outside, "outside.pak")
