@@ -23,6 +23,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 )
 
 // Config is a loaded, resolved configuration. Every path in it is absolute
@@ -240,11 +241,26 @@ func LoadEnv(path string, env Env) (*Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("config %s: %w", path, err)
 	}
-	data, err := os.ReadFile(abs)
+	data, err := readConfig(abs)
+	if err != nil {
+		return nil, err
+	}
+	return ParseEnv(abs, data, env)
+}
+
+// MaxConfigBytes bounds a configuration file: a hand-written file of a
+// few dozen lines, with room to spare.
+const MaxConfigBytes = 1 << 20
+
+// readConfig reads the configuration file at path: a regular file of at
+// most MaxConfigBytes (a device, a FIFO, a folder is refused before it is
+// read).
+func readConfig(path string) ([]byte, error) {
+	data, err := atomicfile.ReadFile(path, MaxConfigBytes)
 	if err != nil {
 		return nil, fmt.Errorf("read config: %w", err)
 	}
-	return ParseEnv(abs, data, env)
+	return data, nil
 }
 
 // Parse parses configuration text; path is the file it came from, used to

@@ -193,9 +193,9 @@ var ErrServiceDisagrees = errors.New("the service and your CLI would not agree")
 // (state, socket, mods, paks, drop, modules, log file) where they differ, with what
 // to write in the file to make them agree.
 func CheckServiceAgrees(path string, user, svc Env) error {
-	data, err := os.ReadFile(path)
+	data, err := readConfig(path)
 	if err != nil {
-		return fmt.Errorf("read config: %w", err)
+		return err
 	}
 	u, err := ParseEnv(path, data, user)
 	if err != nil {

@@ -21,6 +21,9 @@ import (
 // APIKeyName is the file in the state folder holding the TCP API's key.
 const APIKeyName = "api-key"
 
+// maxAPIKeyBytes bounds the api-key file: 64 hex digits and a newline.
+const maxAPIKeyBytes = 4 << 10
+
 // ErrNotLoopback is returned, wrapped with the address, when the TCP API
 // is asked to listen on an address another machine could reach.
 var ErrNotLoopback = errors.New("the TCP API listens on a loopback address only")
@@ -31,7 +34,7 @@ var ErrNotLoopback = errors.New("the TCP API listens on a loopback address only"
 // admits only SYSTEM, Administrators and the installing user).
 func APIKey(stateDir string) (string, error) {
 	p := filepath.Join(stateDir, APIKeyName)
-	data, err := os.ReadFile(p)
+	data, err := atomicfile.ReadFile(p, maxAPIKeyBytes)
 	if err == nil {
 		key := strings.TrimSpace(string(data))
 		if len(key) != 64 {
@@ -58,7 +61,7 @@ func APIKey(stateDir string) (string, error) {
 
 // ReadAPIKey returns the key in <stateDir>/api-key without creating one.
 func ReadAPIKey(stateDir string) (string, error) {
-	data, err := os.ReadFile(filepath.Join(stateDir, APIKeyName))
+	data, err := atomicfile.ReadFile(filepath.Join(stateDir, APIKeyName), maxAPIKeyBytes)
 	if err != nil {
 		return "", fmt.Errorf("read API key: %w", err)
 	}

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
@@ -102,9 +103,18 @@ type LedgerEntry struct {
 }
 
 type ledgerFile struct {
-	Format  string        `json:"format"`
-	Version int           `json:"version"`
-	Files   []LedgerEntry `json:"files"`
+	Format  string              `json:"format"`
+	Version int                 `json:"version"`
+	Files   []storedLedgerEntry `json:"files"`
+}
+
+// storedLedgerEntry is a LedgerEntry in the ledger file. A JSON string
+// would replace the bytes of a path that is not UTF-8 (a mods folder with
+// a Latin-1 name), and the file would look foreign from then on: such a
+// path is stored as bytes too (base64), and read back from them.
+type storedLedgerEntry struct {
+	LedgerEntry
+	PathBytes []byte `json:"path_bytes,omitempty"`
 }
 
 // checkNames refuses a name that is not a clean relative slash path.
@@ -559,11 +569,21 @@ func ledgerKey(led map[string]*LedgerEntry, dst string) string {
 	return key
 }
 
+// ledgerStep is the safe step for a deploy ledger that cannot be read.
+const ledgerStep = "move the file aside; forgesync then treats deployed files it finds as foreign"
+
+// maxLedgerBytes bounds deployed.json: a record of a few hundred bytes for
+// each deployed file.
+const maxLedgerBytes = 64 << 20
+
 func readLedger(p string) (map[string]*LedgerEntry, error) {
 	m := map[string]*LedgerEntry{}
-	data, err := atomicfile.Renamer{}.ReadFile(p)
+	data, err := atomicfile.Renamer{}.ReadLimited(p, maxLedgerBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return m, nil
+	}
+	if errors.Is(err, atomicfile.ErrNotRegular) || errors.Is(err, atomicfile.ErrTooLarge) {
+		return nil, fmt.Errorf("read %s: %w: %w (%s)", p, ErrLedger, err, ledgerStep)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w: %w", p, ErrLedger, err)
@@ -572,16 +592,22 @@ func readLedger(p string) (map[string]*LedgerEntry, error) {
 	dec.DisallowUnknownFields()
 	var lf ledgerFile
 	if err := dec.Decode(&lf); err != nil {
-		return nil, fmt.Errorf("decode %s: %w: %w (move the file aside; forgesync then treats deployed files it finds as foreign)", p, ErrLedger, err)
+		return nil, fmt.Errorf("decode %s: %w: %w (%s)", p, ErrLedger, err, ledgerStep)
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, fmt.Errorf("decode %s: %w: data after the ledger", p, ErrLedger)
 	}
-	if lf.Format != ledgerFormat || lf.Version != ledgerVersion {
+	if lf.Format != ledgerFormat {
+		return nil, fmt.Errorf("decode %s: %w: format %q, want %q (%s)", p, ErrLedger, lf.Format, ledgerFormat, ledgerStep)
+	}
+	if lf.Version != ledgerVersion {
 		return nil, fmt.Errorf("decode %s: %w: format %q version %d, want %q version %d", p, ErrLedger, lf.Format, lf.Version, ledgerFormat, ledgerVersion)
 	}
 	for i := range lf.Files {
-		e := lf.Files[i]
+		e := lf.Files[i].LedgerEntry
+		if b := lf.Files[i].PathBytes; b != nil {
+			e.Path = string(b)
+		}
 		if e.Path == "" || !filepath.IsAbs(e.Path) {
 			return nil, fmt.Errorf("decode %s: %w: files[%d].path %q is not absolute", p, ErrLedger, i, e.Path)
 		}
@@ -619,7 +645,15 @@ func sortedEntries(m map[string]*LedgerEntry) []LedgerEntry {
 }
 
 func writeLedger(p string, m map[string]*LedgerEntry) error {
-	data, err := json.MarshalIndent(ledgerFile{Format: ledgerFormat, Version: ledgerVersion, Files: sortedEntries(m)}, "", "  ")
+	entries := sortedEntries(m)
+	files := make([]storedLedgerEntry, len(entries))
+	for i, e := range entries {
+		files[i].LedgerEntry = e
+		if !utf8.ValidString(e.Path) {
+			files[i].PathBytes = []byte(e.Path)
+		}
+	}
+	data, err := json.MarshalIndent(ledgerFile{Format: ledgerFormat, Version: ledgerVersion, Files: files}, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", p, err)
 	}

@@ -89,11 +89,37 @@ func (iso *Isolation) budget(size int64) time.Duration {
 }
 
 // childRequest is what the parent sends the child on its standard input.
+// The paths go as bytes (base64 in the JSON): a JSON string would replace
+// the bytes of a name that is not UTF-8 (a Latin-1 archive name, a folder
+// of the state path) and the child would open another path. Archive and
+// Staging carry the same paths as strings for a child of an older version
+// (the program replaced while a daemon runs); a child reads the bytes when
+// they are there.
 type childRequest struct {
-	Archive string `json:"archive"`
-	Staging string `json:"staging"`
-	Limits  Limits `json:"limits"`
-	Memory  int64  `json:"memory"`
+	ArchivePath []byte `json:"archive_path,omitempty"`
+	StagingPath []byte `json:"staging_path,omitempty"`
+	Archive     string `json:"archive"`
+	Staging     string `json:"staging"`
+	Limits      Limits `json:"limits"`
+	Memory      int64  `json:"memory"`
+}
+
+// newChildRequest is the request to unpack archive into staging.
+func newChildRequest(archive, staging string, lim Limits, memory int64) childRequest {
+	return childRequest{ArchivePath: []byte(archive), StagingPath: []byte(staging), Archive: archive, Staging: staging, Limits: lim, Memory: memory}
+}
+
+// paths returns the archive and the staging folder of the request, with
+// their every byte.
+func (r *childRequest) paths() (archive, staging string) {
+	archive, staging = r.Archive, r.Staging
+	if r.ArchivePath != nil {
+		archive = string(r.ArchivePath)
+	}
+	if r.StagingPath != nil {
+		staging = string(r.StagingPath)
+	}
+	return archive, staging
 }
 
 // childMessage is one line the child writes on its standard output:
@@ -162,7 +188,8 @@ func RunChild(in io.Reader, out io.Writer) int {
 			pending = nil
 		}
 	}
-	st, err := extractAt(context.Background(), req.Archive, req.Staging, req.Limits, progress, false)
+	archive, staging := req.paths()
+	st, err := extractAt(context.Background(), archive, staging, req.Limits, progress, false)
 	if pending != nil {
 		enc.Encode(pending)
 	}
@@ -266,7 +293,7 @@ func (iso *Isolation) extract(ctx context.Context, archivePath, stagingParent st
 	if err != nil {
 		abs = archivePath
 	}
-	req, _ := json.Marshal(childRequest{Archive: abs, Staging: staging, Limits: lim, Memory: iso.Memory})
+	req, _ := json.Marshal(newChildRequest(abs, staging, lim, iso.Memory))
 	stdin.Write(req)
 	stdin.Close()
 
@@ -418,9 +445,9 @@ func crashText(stderr string, werr error) string {
 }
 
 // verifyStaged checks what a child left in staging: the pack root lies in
-// the staging folder; every item there is a folder or a regular file; the
-// regular files are exactly the listed ones, with their sizes; and the
-// list passes the file rules again. Nothing the child says is trusted.
+// the staging folder; every item there is a folder or a regular file of
+// one link (no hard link); the regular files are exactly the listed ones,
+// with their sizes; and the list passes the file rules again. Nothing the child says is trusted.
 func verifyStaged(st *Staged, lim Limits) error {
 	rel, err := filepath.Rel(st.Dir, st.Root)
 	if err != nil || !filepath.IsLocal(rel) && rel != "." || strings.Contains(filepath.ToSlash(rel), "/") {
@@ -476,6 +503,13 @@ func verifyStaged(st *Staged, lim Limits) error {
 		}
 		if info.Size() != size {
 			return fmt.Errorf("%s holds %d bytes, listed %d", filepath.ToSlash(r), info.Size(), size)
+		}
+		// A hard link is a regular file too: one the child made to a file
+		// outside staging would install (and expose) that file.
+		if n, err := linkCount(p, info); err != nil {
+			return err
+		} else if n != 1 {
+			return fmt.Errorf("%s has %d links (a hard link, which may be a file outside staging)", filepath.ToSlash(r), n)
 		}
 		found++
 		return nil

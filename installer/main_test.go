@@ -20,6 +20,11 @@ const (
 	// envLZMADict raises the LZMA dictionary rule in the child, so a test
 	// can show that the memory limit holds on its own.
 	envLZMADict = "FORGESYNC_TEST_LZMA_DICT"
+	// envLie makes the child lie about what it unpacked, as its value
+	// says (see lyingChild); envLieTarget names a file or folder outside
+	// staging for the lies that point there.
+	envLie       = "FORGESYNC_TEST_LIE"
+	envLieTarget = "FORGESYNC_TEST_LIE_TARGET"
 )
 
 // testCoder is a 7z coder id that only the test child knows: an archive
@@ -46,6 +51,9 @@ func TestMain(m *testing.M) {
 			}
 			return nil, errors.New("test coder: unknown mode")
 		})
+		if mode := os.Getenv(envLie); mode != "" {
+			os.Exit(lyingChild(mode, os.Getenv(envLieTarget)))
+		}
 		os.Exit(RunChild(os.Stdin, os.Stdout))
 	}
 	if os.Getenv(envInProcess) == "" && !raceEnabled {

@@ -28,6 +28,19 @@ const (
 	ManifestsDir  = "manifests"  // normalized manifests of installed packs
 )
 
+// Bounds of the files of the state folder read whole (a larger one is
+// refused as damaged, never read into memory).
+const (
+	// MaxStateBytes bounds packs.json: a record and its generations take
+	// a few kilobytes a pack, generous for 10,000 packs.
+	MaxStateBytes = 256 << 20
+	// maxStoredManifestBytes bounds a stored manifest: the normalized
+	// form of a forgepack.json of at most maxManifestBytes.
+	maxStoredManifestBytes = 4 * maxManifestBytes
+	// maxHolderBytes bounds what the lock file says of its holder (a pid).
+	maxHolderBytes = 4 << 10
+)
+
 // StateFormat names the pack store's file format.
 const StateFormat = "forgesync-state"
 
@@ -149,7 +162,7 @@ func OpenStore(dir string, wait time.Duration) (*Store, error) {
 }
 
 func readHolder(path string) string {
-	data, err := os.ReadFile(path)
+	data, err := atomicfile.ReadFile(path, maxHolderBytes)
 	if err != nil || strings.TrimSpace(string(data)) == "" {
 		return "unknown"
 	}
@@ -198,14 +211,20 @@ func (e *StateError) Is(target error) bool { return target == ErrStateRefused }
 // anything is deleted or processed again.
 func (s *Store) Load() (*State, error) {
 	path := s.Path(stateFile)
-	data, err := atomicfile.Renamer{}.ReadFile(path)
+	data, err := atomicfile.Renamer{}.ReadLimited(path, MaxStateBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &State{Format: StateFormat, Version: 1, Packs: []PackRecord{}}, nil
 	}
-	if err != nil {
+	var st *State
+	var problem string
+	switch {
+	case errors.Is(err, atomicfile.ErrNotRegular) || errors.Is(err, atomicfile.ErrTooLarge):
+		problem = err.Error()
+	case err != nil:
 		return nil, fmt.Errorf("load state: %w", err)
+	default:
+		st, problem = decodeState(data)
 	}
-	st, problem := decodeState(data)
 	if problem == "" {
 		if problem, err = s.checkFiles(st); err != nil {
 			return nil, err
@@ -214,14 +233,30 @@ func (s *Store) Load() (*State, error) {
 	if problem == "" {
 		return st, nil
 	}
-	step := fmt.Sprintf("To start again from the kept archives, rename %s to %s.damaged and start forgesync again: "+
-		"it installs every pack again from %s, each one enabled (disable again what you had disabled). "+
-		"Do not put back an older copy of %s: it names archives and manifests that later changes removed",
-		path, stateFile, s.Path(ArchivesDir), stateFile)
+	step := s.startAgainStep()
 	if st != nil && st.Version > 1 && st.Format == StateFormat {
 		step = "It was written by a newer forgesync: run that version again, and leave the file as it is"
 	}
 	return nil, &StateError{Path: path, Problem: problem, Step: step}
+}
+
+// startAgainStep is the safe step for a state that cannot be trusted:
+// installing every pack again from the kept archives.
+func (s *Store) startAgainStep() string {
+	path := s.Path(stateFile)
+	return fmt.Sprintf("To start again from the kept archives, rename %s to %s.damaged and start forgesync again: "+
+		"it installs every pack again from %s, each one enabled (disable again what you had disabled). "+
+		"Do not put back an older copy of %s: it names archives and manifests that later changes removed",
+		path, stateFile, s.Path(ArchivesDir), stateFile)
+}
+
+// ManifestRefused returns the *StateError of the stored manifest name of
+// pack id, which the state names but which cannot be read or decoded:
+// problem says why. Its step is the one of a damaged state file: the
+// manifests no state names are removed, and each pack installed again
+// stores its own.
+func (s *Store) ManifestRefused(name, id, problem string) error {
+	return &StateError{Path: s.Path(ManifestsDir, name), Problem: "the stored manifest of " + id + " is damaged (" + problem + ")", Step: s.startAgainStep()}
 }
 
 // decodeState decodes packs.json strictly and says what is wrong with it,
@@ -373,7 +408,7 @@ func (s *Store) WriteManifest(id string, data []byte) (string, error) {
 
 // ReadManifest reads a stored manifest.
 func (s *Store) ReadManifest(name string) ([]byte, error) {
-	data, err := atomicfile.Renamer{}.ReadFile(s.Path(ManifestsDir, name))
+	data, err := atomicfile.Renamer{}.ReadLimited(s.Path(ManifestsDir, name), maxStoredManifestBytes)
 	if err != nil {
 		return nil, fmt.Errorf("read stored manifest: %w", err)
 	}

@@ -133,7 +133,13 @@ func readMod(mods fs.FS, mod, minimum string) ModVersion {
 	return mv
 }
 
+// readBounded reads name from fsys, of at most maxVersionFile bytes; what
+// is there and not a regular file (a FIFO, whose open would wait for a
+// writer) is refused before it is opened.
 func readBounded(fsys fs.FS, name string) ([]byte, error) {
+	if info, err := fs.Stat(fsys, name); err == nil && !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file (%s)", info.Mode().Type())
+	}
 	f, err := fsys.Open(name)
 	if err != nil {
 		return nil, err

@@ -9,10 +9,10 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/netip"
-	"os"
 
 	"github.com/cenkalti/backoff/v5"
 
+	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/rejection"
 )
 
@@ -177,17 +177,9 @@ func (f *Fetcher) getOnce(ctx context.Context, url string, prev Validators, limi
 
 // readLimited reads a local file of at most limit bytes.
 func readLimited(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > limit {
+	data, err := atomicfile.ReadFile(path, limit)
+	if errors.Is(err, atomicfile.ErrTooLarge) {
 		return nil, fmt.Errorf("%s: %w: over the limit of %d bytes", path, ErrTooLarge, limit)
 	}
-	return data, nil
+	return data, err
 }

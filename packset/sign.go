@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"aead.dev/minisign"
+
+	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 )
 
 // Errors of signature checks and signing keys, wrapped with the details.
@@ -135,13 +136,16 @@ func Verify(lock, sig []byte, trusted []minisign.PublicKey) (Verification, error
 	return v, fmt.Errorf("%w: %s", ErrUntrustedKey, v.Reason)
 }
 
+// maxKeyBytes bounds a minisign key file: a few lines of base64.
+const maxKeyBytes = 64 << 10
+
 // ReadSecretKey reads a minisign secret key file for signing a lock. A
 // password-protected key (what `minisign -G` makes by default) needs its
 // password; without one the error wraps ErrKeyEncrypted. Decrypting such a
 // key costs what minisign's scrypt parameters ask: about a gigabyte of
 // memory and a few seconds, once per command.
 func ReadSecretKey(path, password string) (minisign.PrivateKey, error) {
-	data, err := os.ReadFile(path)
+	data, err := atomicfile.ReadFile(path, maxKeyBytes)
 	if err != nil {
 		return minisign.PrivateKey{}, fmt.Errorf("read secret key: %w", err)
 	}

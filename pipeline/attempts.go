@@ -1,12 +1,16 @@
 package pipeline
 
 import (
+	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mjolnir-forge/forgesync/installer"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
@@ -25,6 +29,10 @@ const MaxAttempts = 3
 // crash counts too and the count survives restarts.
 const attemptsFile = "attempts.json"
 
+// badTimeFormat stamps the name a damaged attempts file is set aside
+// under: attempts.json.bad-20261203T070000Z.
+const badTimeFormat = "20060102T150405Z"
+
 // attempt is the record of one archive's tries.
 type attempt struct {
 	Count int    `json:"count"`
@@ -34,22 +42,90 @@ type attempt struct {
 // attempts maps a name in processing to its tries.
 type attempts map[string]attempt
 
-// loadAttempts reads the counts; a missing or unreadable file counts
-// nothing (it only ever makes us try once more).
-func (p *Pipeline) loadAttempts() attempts {
-	a := attempts{}
-	data, err := os.ReadFile(p.store.Path(attemptsFile))
-	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
-			p.log.Warn("cannot read the attempt counts", "err", err)
-		}
-		return a
+// attemptsKeyPrefix starts the key in attemptsFile of a name a JSON
+// string cannot carry (not UTF-8, as a Latin-1 archive name) or that
+// starts with the prefix itself: the rest is the name's bytes in base64.
+// A JSON string would replace those bytes, and the count would never
+// match its archive again.
+const attemptsKeyPrefix = "base64:"
+
+// attemptsKey returns the key of name in attemptsFile.
+func attemptsKey(name string) string {
+	if utf8.ValidString(name) && !strings.HasPrefix(name, attemptsKeyPrefix) {
+		return name
 	}
-	if err := json.Unmarshal(data, &a); err != nil {
-		p.log.Warn("cannot read the attempt counts", "err", err)
+	return attemptsKeyPrefix + base64.StdEncoding.EncodeToString([]byte(name))
+}
+
+// attemptsName returns the name of key in attemptsFile.
+func attemptsName(key string) (string, error) {
+	enc, ok := strings.CutPrefix(key, attemptsKeyPrefix)
+	if !ok {
+		return key, nil
+	}
+	b, err := base64.StdEncoding.DecodeString(enc)
+	if err != nil {
+		return "", fmt.Errorf("key %q: %w", key, err)
+	}
+	return string(b), nil
+}
+
+// maxAttemptsBytes bounds attempts.json: a few hundred bytes per archive
+// in processing, generous for 10,000 of them.
+const maxAttemptsBytes = 16 << 20
+
+// loadAttempts reads the counts; a missing file counts nothing. The file
+// is advisory (it only ever spares a try): one that cannot be read or
+// decoded is set aside as attempts.json.bad-<time>, with a warning, and
+// counting starts over.
+func (p *Pipeline) loadAttempts() attempts {
+	path := p.store.Path(attemptsFile)
+	data, err := atomicfile.ReadFile(path, maxAttemptsBytes)
+	if errors.Is(err, fs.ErrNotExist) {
 		return attempts{}
 	}
-	return a
+	if err == nil {
+		var a attempts
+		if err = decodeAttempts(data, &a); err == nil {
+			return a
+		}
+	}
+	aside := path + ".bad-" + p.opts.Now().UTC().Format(badTimeFormat)
+	if rerr := os.Rename(path, aside); rerr != nil {
+		p.log.Warn("the attempt counts are damaged and could not be set aside; counting starts over", "file", path, "err", err, "rename_err", rerr)
+		return attempts{}
+	}
+	p.log.Warn("the attempt counts are damaged: set aside, counting starts over", "file", path, "set_aside", aside, "err", err)
+	return attempts{}
+}
+
+// decodeAttempts decodes attempts.json strictly into a: an object of
+// objects, no unknown keys, no data after it, no count below zero.
+func decodeAttempts(data []byte, a *attempts) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(a); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return errors.New("data after the counts")
+	}
+	if *a == nil {
+		return errors.New("null instead of the counts")
+	}
+	out := make(attempts, len(*a))
+	for key, at := range *a {
+		if at.Count < 0 {
+			return fmt.Errorf("%q counts %d tries", key, at.Count)
+		}
+		name, err := attemptsName(key)
+		if err != nil {
+			return err
+		}
+		out[name] = at
+	}
+	*a = out
+	return nil
 }
 
 // saveAttempts writes the counts atomically; with none, the file goes.
@@ -60,7 +136,11 @@ func (p *Pipeline) saveAttempts(a attempts) error {
 		}
 		return nil
 	}
-	data, err := json.MarshalIndent(a, "", "  ")
+	stored := make(attempts, len(a))
+	for name, at := range a {
+		stored[attemptsKey(name)] = at
+	}
+	data, err := json.MarshalIndent(stored, "", "  ")
 	if err != nil {
 		return fmt.Errorf("save attempt counts: %w", err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/packset"
 )
 
@@ -218,7 +219,7 @@ type stateHistory struct {
 // state lock (the state file is replaced atomically, so a read sees one
 // committed state): `forgesync history` works beside a running daemon.
 func ReadHistory(state string) (*api.History, error) {
-	data, err := os.ReadFile(filepath.Join(state, installer.StateFileName))
+	data, err := atomicfile.ReadFile(filepath.Join(state, installer.StateFileName), installer.MaxStateBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return HistoryOf(nil, 0), nil
 	}

@@ -361,12 +361,15 @@ func (p *Pipeline) decoded(st *installer.State) ([]inventory.InstalledPack, erro
 	out := make([]inventory.InstalledPack, 0, len(st.Packs))
 	for _, r := range st.Packs {
 		data, err := p.store.ReadManifest(r.Manifest)
+		if errors.Is(err, atomicfile.ErrNotRegular) || errors.Is(err, atomicfile.ErrTooLarge) {
+			return nil, p.store.ManifestRefused(r.Manifest, r.ID, err.Error())
+		}
 		if err != nil {
 			return nil, fmt.Errorf("pack %s: %w", r.ID, err)
 		}
 		m, err := inventory.Decode("stored manifest of "+r.ID, data)
 		if err != nil {
-			return nil, fmt.Errorf("state holds an invalid manifest for %s: %w", r.ID, err)
+			return nil, p.store.ManifestRefused(r.Manifest, r.ID, err.Error())
 		}
 		out = append(out, inventory.InstalledPack{Manifest: m, Enabled: r.Enabled, ArchiveSHA256: r.ArchiveSHA256})
 	}

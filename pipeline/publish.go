@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/mjolnir-forge/forgesync/installer"
@@ -44,6 +43,10 @@ func (p *Pipeline) publish(r atomicfile.Renamer, packs []inventory.InstalledPack
 	return res.Written, hashes, nil
 }
 
+// maxInventoryBytes bounds an inventory file read back to compare: one
+// larger (or not a regular file) is rendered again.
+const maxInventoryBytes = 256 << 20
+
 // inventoryCurrent reports whether the inventory files on disk are exactly
 // those last published from st, so that nothing needs rendering.
 func (p *Pipeline) inventoryCurrent(st *installer.State) bool {
@@ -52,7 +55,7 @@ func (p *Pipeline) inventoryCurrent(st *installer.State) bool {
 		return false
 	}
 	for _, n := range names {
-		data, err := os.ReadFile(filepath.Join(InventoryDir(p.opts.Mods), n))
+		data, err := atomicfile.ReadFile(filepath.Join(InventoryDir(p.opts.Mods), n), maxInventoryBytes)
 		if err != nil {
 			return false
 		}

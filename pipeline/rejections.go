@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/rejection"
@@ -21,20 +22,55 @@ import (
 // read back.
 const rejectionsFile = "rejections.json"
 
+// maxRejectionsBytes bounds rejectionsFile: a record of a few kilobytes
+// for each archive in drop/rejected/.
+const maxRejectionsBytes = 64 << 20
+
 // rejectionsFormat names the format of rejectionsFile.
 const rejectionsFormat = "forgesync-rejections"
 
 type rejectionsDoc struct {
-	Format     string             `json:"format"`
-	Version    int                `json:"version"`
-	Rejections []rejection.Record `json:"rejections"`
+	Format     string            `json:"format"`
+	Version    int               `json:"version"`
+	Rejections []storedRejection `json:"rejections"`
+}
+
+// storedRejection is a record in rejectionsFile. A JSON string would
+// replace the bytes of an archive name that is not UTF-8 (a Latin-1
+// name), and the record would no longer match its archive: such a name is
+// stored as bytes too (base64), and read back from them.
+type storedRejection struct {
+	rejection.Record
+	ArchiveBytes []byte `json:"archive_bytes,omitempty"`
+}
+
+func storeRejections(recs []rejection.Record) []storedRejection {
+	out := make([]storedRejection, len(recs))
+	for i, r := range recs {
+		out[i].Record = r
+		if !utf8.ValidString(r.Archive) {
+			out[i].ArchiveBytes = []byte(r.Archive)
+		}
+	}
+	return out
+}
+
+func loadedRejections(stored []storedRejection) []rejection.Record {
+	out := make([]rejection.Record, len(stored))
+	for i, s := range stored {
+		out[i] = s.Record
+		if s.ArchiveBytes != nil {
+			out[i].Archive = string(s.ArchiveBytes)
+		}
+	}
+	return out
 }
 
 // loadRejections reads the records of rejected archives; none when the
 // file was never written.
 func loadRejections(state string) ([]rejection.Record, error) {
 	path := filepath.Join(state, rejectionsFile)
-	data, err := os.ReadFile(path)
+	data, err := atomicfile.ReadFile(path, maxRejectionsBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -47,7 +83,7 @@ func loadRejections(state string) ([]rejection.Record, error) {
 	if err := dec.Decode(&doc); err != nil || doc.Format != rejectionsFormat || doc.Version != 1 {
 		return nil, fmt.Errorf("%s is damaged (%v): the reasons of archives rejected so far are not shown, the notes beside them in drop/rejected/ still say them, and the next rejection starts a new file", path, err)
 	}
-	return doc.Rejections, nil
+	return loadedRejections(doc.Rejections), nil
 }
 
 // recordRejection adds rec to the records, replacing one of the same
@@ -65,7 +101,7 @@ func (p *Pipeline) recordRejection(rec rejection.Record) error {
 	})
 	recs = append(recs, rec)
 	slices.SortFunc(recs, func(a, b rejection.Record) int { return strings.Compare(a.Archive, b.Archive) })
-	data, err := json.MarshalIndent(rejectionsDoc{Format: rejectionsFormat, Version: 1, Rejections: recs}, "", "  ")
+	data, err := json.MarshalIndent(rejectionsDoc{Format: rejectionsFormat, Version: 1, Rejections: storeRejections(recs)}, "", "  ")
 	if err != nil {
 		return err
 	}

@@ -36,6 +36,8 @@ import (
 const (
 	// RecordName is the file that remembers the set (state/set.json).
 	RecordName = "set.json"
+	// maxRecordBytes bounds RecordName: the set's lock and a few fields.
+	maxRecordBytes = 4 * packset.MaxLockBytes
 	// CacheDir is the folder of downloaded archives (state/cache/).
 	CacheDir = "cache"
 	// recordFormat is the format key of set.json.
@@ -145,9 +147,11 @@ func New(w Writer, opts Options) (*Syncer, error) {
 	}
 	s := &Syncer{opts: opts, w: w, cache: cache}
 	v := &view{}
-	data, err := os.ReadFile(s.recordPath())
+	data, err := atomicfile.ReadFile(s.recordPath(), maxRecordBytes)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, atomicfile.ErrNotRegular) || errors.Is(err, atomicfile.ErrTooLarge):
+		return nil, fmt.Errorf("set record: %w; move it aside: forgesync then reads the set again and writes a new one", err)
 	case err != nil:
 		return nil, fmt.Errorf("read %s: %w", s.recordPath(), err)
 	default:

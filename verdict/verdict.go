@@ -17,6 +17,7 @@ import (
 
 	"github.com/mjolnir-forge/forgesync/installer"
 	"github.com/mjolnir-forge/forgesync/installer/iostore"
+	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/inventory"
 	"github.com/mjolnir-forge/forgesync/rejection"
 )
@@ -125,7 +126,7 @@ func Archive(ctx context.Context, archivePath, stagingParent string, lim install
 // named, for file names in problems.
 func (r *Report) checkRoot(prefix string) error {
 	manifestPath := filepath.Join(r.Root, inventory.ManifestName)
-	f, err := os.Open(manifestPath)
+	f, err := atomicfile.OpenRegular(manifestPath)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil // the file rules already report a missing manifest
 	}

@@ -12,9 +12,10 @@ import (
 	"io"
 	"io/fs"
 	"math/bits"
-	"os"
 	"strconv"
 	"strings"
+
+	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 )
 
 // HeaderSize is the size in bytes of a .utoc header; the chunk-id array
@@ -238,7 +239,7 @@ type TOC struct {
 
 // ReadFile reads the header and chunk ids of the .utoc at path.
 func ReadFile(path string) (*TOC, error) {
-	f, err := os.Open(path)
+	f, err := atomicfile.OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}

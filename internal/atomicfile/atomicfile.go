@@ -14,7 +14,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -297,17 +296,6 @@ func (r Renamer) Open(path string) (*os.File, error) {
 		return err
 	})
 	return f, err
-}
-
-// ReadFile reads the whole file at path, retrying the open while it is
-// busy (a virus scanner holding the state for a moment).
-func (r Renamer) ReadFile(path string) ([]byte, error) {
-	f, err := r.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(f)
 }
 
 // Remove removes path, retrying while it is busy; a missing path is not an

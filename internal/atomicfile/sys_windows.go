@@ -2,6 +2,7 @@ package atomicfile
 
 import (
 	"errors"
+	"os"
 
 	"golang.org/x/sys/windows"
 )
@@ -18,3 +19,7 @@ func syncDir(string) error { return nil }
 
 // isCrossDevice reports whether err is a rename across volumes.
 func isCrossDevice(err error) bool { return errors.Is(err, windows.ERROR_NOT_SAME_DEVICE) }
+
+// openNoWait opens path for reading; Windows has no FIFO in the file
+// system, and the path was checked to be a regular file before.
+func openNoWait(path string) (*os.File, error) { return os.Open(path) }
