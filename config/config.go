@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -422,6 +423,15 @@ func FormatSize(n int64) string {
 	return strconv.FormatInt(n, 10)
 }
 
+// redacted is a URL with its password replaced by "xxxxx", so that an
+// error about it does not print the password.
+func redacted(s string) string {
+	if u, err := url.Parse(s); err == nil && u.User != nil {
+		return u.Redacted()
+	}
+	return s
+}
+
 // parseSets validates the [sets] table into s.
 func parseSets(s *Sets, f *file, resolve func(string) string, bad func(key, format string, args ...any)) {
 	if src := strings.TrimSpace(f.Sets.Source); src != "" {
@@ -432,7 +442,7 @@ func parseSets(s *Sets, f *file, resolve func(string) string, bad func(key, form
 		case scheme == "http" || scheme == "https" || scheme == "file":
 			s.Source = src
 		default:
-			bad("sets.source", "want a lock file path or an http, https or file URL, got %q", f.Sets.Source)
+			bad("sets.source", "want a lock file path or an http, https or file URL, got %q", redacted(f.Sets.Source))
 		}
 	}
 	if f.Sets.Interval != "" {

@@ -165,6 +165,7 @@ func TestParseSets(t *testing.T) {
 
 	tests := []struct{ name, text, want string }{
 		{"scheme", "[sets]\nsource = \"ftp://x/lock\"\n", `f.toml:2: sets.source: want a lock file path or an http, https or file URL`},
+		{"scheme with a password", "[sets]\nsource = \"ftp://host:hunter2@x/lock\"\n", `got "ftp://host:xxxxx@x/lock"`},
 		{"interval", "[sets]\n\ninterval = \"often\"\n", `f.toml:3: sets.interval: want a duration`},
 		{"interval too short", "[sets]\ninterval = \"10ms\"\n", `f.toml:2: sets.interval`},
 		{"key", "[sets]\ntrusted_keys = [\"RWQnotakey\"]\n", `f.toml:2: sets.trusted_keys: key 1: want a minisign public key`},
@@ -177,6 +178,9 @@ func TestParseSets(t *testing.T) {
 			_, err := Parse("f.toml", []byte(tt.text))
 			if err == nil || !strings.Contains(err.Error(), tt.want) || !errors.Is(err, ErrInvalid) {
 				t.Fatalf("Parse(%q) = %v; want ErrInvalid containing %q", tt.text, err, tt.want)
+			}
+			if strings.Contains(err.Error(), "hunter2") {
+				t.Fatalf("Parse(%q) = %v; the password is printed", tt.text, err)
 			}
 		})
 	}
