@@ -17,22 +17,6 @@ import (
 // content, one folder per pack id.
 const ContentRoot = "MJOLNIRForge"
 
-// PlaceContent puts the pack's content/ files from a staged root into
-// <paks>/MJOLNIRForge/<packID>/, all or nothing: see [Place], here with
-// the default retry policy and the replaced files dropped at once. It
-// returns the placed files as slash paths relative to paks, sorted. step,
-// when not nil, is called after each file ("place:<path>").
-func PlaceContent(stagedRoot string, files []File, paks, packID string, step func(string)) ([]string, error) {
-	pl, err := Place(atomicfile.Renamer{}, stagedRoot, files, paks, packID, nil, step)
-	if err != nil {
-		return nil, err
-	}
-	if err := pl.Commit(); err != nil {
-		return pl.Paths, err
-	}
-	return pl.Paths, nil
-}
-
 // A placement's errors about one file are *fs.PathError with Op "place
 // content" and the file's slash path relative to paks, so that a caller can
 // name the file.
@@ -264,7 +248,7 @@ func moveOrCopy(r atomicfile.Renamer, src, dst string) error {
 }
 
 // RemoveContent deletes content files (slash paths relative to paks, as
-// PlaceContent returned them), then any pack folders left empty. It touches
+// [Place] returned them), then any pack folders left empty. It touches
 // nothing outside <paks>/MJOLNIRForge/, never deletes through a link, and
 // ignores files already gone.
 func RemoveContent(paks string, paths []string) error {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/internal/toolcheck"
 )
 
@@ -152,12 +153,16 @@ func TestPlaceAndRemoveContent(t *testing.T) {
 	}
 	files := []File{{Path: "content/a.pak", Size: 1}, {Path: "content/sub/b.utoc", Size: 1}, {Path: "forgepack.json", Size: 2}}
 	var steps []string
-	placed, err := PlaceContent(staged, files, paks, "abc", func(s string) { steps = append(steps, s) })
+	pl, err := Place(atomicfile.Renamer{}, staged, files, paks, "abc", nil, func(s string) { steps = append(steps, s) })
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := pl.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	placed := pl.Paths
 	if strings.Join(placed, ",") != "MJOLNIRForge/abc/a.pak,MJOLNIRForge/abc/sub/b.utoc" || len(steps) != 2 {
-		t.Fatalf("PlaceContent = %v (steps %v)", placed, steps)
+		t.Fatalf("Place = %v (steps %v)", placed, steps)
 	}
 	// A file of the MJOLNIRForge mod itself, which content removal must not touch.
 	if err := os.WriteFile(filepath.Join(paks, "MJOLNIRForge", "own.pak"), []byte("x"), 0o644); err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/installer"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
+	"github.com/mjolnir-forge/forgesync/packset"
 )
 
 // faultEnv opens a pipeline whose renames and removals fail with fail
@@ -508,5 +509,38 @@ func TestInstallFaultKeepsTheOriginal(t *testing.T) {
 	}
 	if got, _ := ReadyArchives(fe.drop); len(got) != 0 {
 		t.Fatalf("drop holds %v; an installed archive is not the drop folder's", got)
+	}
+}
+
+// TestApplySetHeldFileLeavesPackWhole: a set apply whose upgrade meets a
+// .pak the game holds fails as held, after one wait for the pass, and
+// leaves that pack's old version whole (no mix of versions); once the file
+// is released the apply completes.
+func TestApplySetHeldFileLeavesPackWhole(t *testing.T) {
+	fe := newFaultEnv(t, func(e *env, p string) bool {
+		return filepath.Base(p) == "b.pak" && strings.HasPrefix(p, e.paks)
+	})
+	fe.dropPack(t, "a1.zip", spec{id: "pack-a", version: "1.0.0", content: map[string]string{"a.pak": "a1", "b.pak": "b1"}})
+	mustSync(t, fe.p, map[string]api.Result{"a1.zip": api.ResultInstalled})
+
+	set := newArchiveSet(t)
+	pins := []packset.Entry{set.add(t, spec{id: "pack-a", version: "2.0.0", content: map[string]string{"a.pak": "a2", "b.pak": "b2"}})}
+	fe.set(syscall.EBUSY)
+	_, err := fe.p.ApplySet(t.Context(), pins, SetOptions{Source: set.source})
+	if !errors.Is(err, atomicfile.ErrBusy) {
+		t.Fatalf("ApplySet with b.pak held = %v; want ErrBusy", err)
+	}
+	if a, b := fe.pak(t, "a.pak"), fe.pak(t, "b.pak"); a != "a1" || b != "b1" {
+		t.Fatalf("a.pak, b.pak = %q, %q; want the old version whole", a, b)
+	}
+	if fe.waited > atomicfile.DefaultMaxWait {
+		t.Errorf("waited %v for one held file; want at most the pass's %v", fe.waited, atomicfile.DefaultMaxWait)
+	}
+	fe.set(nil)
+	if _, err := fe.p.ApplySet(t.Context(), pins, SetOptions{Source: set.source}); err != nil {
+		t.Fatalf("ApplySet after release = %v", err)
+	}
+	if a, b := fe.pak(t, "a.pak"), fe.pak(t, "b.pak"); a != "a2" || b != "b2" {
+		t.Fatalf("after release a.pak, b.pak = %q, %q; want the new version", a, b)
 	}
 }

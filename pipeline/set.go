@@ -422,10 +422,22 @@ func (t *txn) installPin(ctx context.Context, pin installer.GenerationPack, rec 
 		kept[key] = name
 		p.step("archive:" + pin.ID)
 	}
-	placed, err := installer.PlaceContent(pr.staged.Root, pr.staged.Files, p.opts.Paks, pin.ID, p.step)
+	// Placed all or nothing, through the pass's Renamer: a file held past
+	// the pass's one wait leaves this pack's old version whole.
+	var owned []string
+	if rec != nil {
+		owned = rec.Content
+	}
+	pl, err := installer.Place(t.r, pr.staged.Root, pr.staged.Files, p.opts.Paks, pin.ID, owned, p.step)
 	if err != nil {
 		return fmt.Errorf("install %s: %w", pin.ID, err)
 	}
+	if err := pl.Commit(); err != nil {
+		// The replaced files are temp files now, removed when the pack
+		// is placed again.
+		p.log.Warn("could not remove the replaced content yet", "err", err)
+	}
+	placed := pl.Paths
 	norm, err := render.Manifest(pr.manifest)
 	if err != nil {
 		return fmt.Errorf("install %s: %w", pin.ID, err)
