@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/native"
 )
 
@@ -19,9 +21,13 @@ import (
 // <mods>/MJOLNIRLobby/dlls/. Each file is written only when missing or
 // different, and never over a file forgesync did not write. It runs on the
 // writer (a game update can wipe the files at any time, so the daemon calls
-// it at start and after every transaction).
+// it at start and after every transaction). Files the game holds share one
+// wait, the Renamer's MaxWait, for the whole deploy: then each waits as a
+// pending file for the next deploy, and the writer is not stalled.
 func (p *Pipeline) Deploy(ctx context.Context) ([]installer.FileReport, error) {
-	d := &installer.Deployer{StateDir: p.store.Dir, Renamer: p.opts.Renamer, Now: p.opts.Now}
+	r := p.opts.Renamer
+	r.Budget = atomicfile.NewBudget(cmp.Or(r.MaxWait, atomicfile.DefaultMaxWait))
+	d := &installer.Deployer{StateDir: p.store.Dir, Renamer: r, Now: p.opts.Now}
 	var reports []installer.FileReport
 	var errs []error
 	if p.opts.DeployLua {

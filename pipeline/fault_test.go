@@ -544,3 +544,46 @@ func TestApplySetHeldFileLeavesPackWhole(t *testing.T) {
 		t.Fatalf("after release a.pak, b.pak = %q, %q; want the new version", a, b)
 	}
 }
+
+// TestDeployHeldFilesOneWait: when the game holds every Lua script, the
+// deploy waits the Renamer's MaxWait once for all of them, not once per
+// file, and each new version waits as a pending file.
+func TestDeployHeldFilesOneWait(t *testing.T) {
+	e := newEnv(t)
+	scripts := filepath.Join(e.mods, "MJOLNIRLevelLoader", "Scripts")
+	var waited time.Duration
+	opts := e.options()
+	opts.DeployLua = true
+	opts.Renamer = atomicfile.Renamer{
+		Rename: func(o, n string) error {
+			if strings.HasPrefix(n, scripts) && !strings.HasSuffix(n, installer.PendingSuffix) {
+				return &os.LinkError{Op: "rename", Old: o, New: n, Err: syscall.EBUSY}
+			}
+			return os.Rename(o, n)
+		},
+		Busy:  func(err error) bool { return errors.Is(err, syscall.EBUSY) },
+		Sleep: func(d time.Duration) { waited += d },
+	}
+	p, _, err := Open(t.Context(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	waited = 0
+	reports, err := p.Deploy(t.Context())
+	if err != nil {
+		t.Fatalf("Deploy = %v", err)
+	}
+	held := 0
+	for _, r := range reports {
+		if r.Status == installer.StagedLocked {
+			held++
+		}
+	}
+	if held < 2 {
+		t.Fatalf("Deploy reports %+v; want every script pending", reports)
+	}
+	if waited > atomicfile.DefaultMaxWait {
+		t.Errorf("Deploy waited %v for %d held files; want at most one wait, %v", waited, held, atomicfile.DefaultMaxWait)
+	}
+}
