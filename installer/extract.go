@@ -459,9 +459,12 @@ func (x *extraction) readErr(err error) error {
 // more memory than we allow, and returns errRejectedRead.
 func (x *extraction) corrupt(entry string, err error) error {
 	var ce *coderError
+	var de *damageError
 	switch {
 	case errors.As(err, &ce):
 		x.check.add(entry, ce.rule, ce.value)
+	case errors.As(err, &de):
+		x.check.add(entry, RuleCorrupt, de.value)
 	case errors.Is(err, zstd.ErrWindowSizeExceeded):
 		x.check.add(entry, RuleDecoderMemory, fmt.Sprintf("zstd window over %d MiB: compress without --long or --ultra", maxZstdWindow>>20))
 	case errors.Is(err, fastxz.ErrMemlimit):
@@ -558,7 +561,7 @@ func (x *extraction) copy(fi archives.FileInfo, name string, idx int, max int64,
 			return err
 		}
 		buf := x.w.buffer()
-		n, rerr := io.ReadFull(rc, buf)
+		n, rerr := fillBuffer(rc, buf)
 		if n > 0 {
 			done += int64(n)
 			keep, ok := x.check.grow(name, idx, max, done, int64(n), packed())
@@ -591,17 +594,62 @@ func (x *extraction) copy(fi archives.FileInfo, name string, idx int, max int64,
 		} else {
 			x.w.release(buf)
 		}
-		if rerr == io.EOF || rerr == io.ErrUnexpectedEOF {
+		if rerr == io.EOF {
 			break
 		}
 		if rerr != nil {
-			return x.corrupt(name, rerr)
+			return x.corrupt(name, entryDamage(rerr, done, fi.Size()))
 		}
 	}
 	if write {
 		return x.w.send(writeOp{kind: opClose})
 	}
 	return nil
+}
+
+// fillBuffer reads from r until buf is full or r ends. Unlike io.ReadFull
+// it returns io.EOF whenever r ends cleanly, after a partial buffer too,
+// and every other error of r unchanged: an io.ErrUnexpectedEOF from a
+// decoder is a stream cut short, never the end of an entry.
+func fillBuffer(r io.Reader, buf []byte) (int, error) {
+	n, idle := 0, 0
+	for n < len(buf) {
+		m, err := r.Read(buf[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
+		if m > 0 {
+			idle = 0
+		} else if idle++; idle >= 100 {
+			return n, io.ErrNoProgress
+		}
+	}
+	return n, nil
+}
+
+// damageError is damage found in one entry's bytes, as the value of a
+// RuleCorrupt problem.
+type damageError struct{ value string }
+
+func (e *damageError) Error() string { return e.value }
+
+// entryDamage says what err, met after done bytes of an entry that
+// declared declared, means: a stream or entry cut short, or bytes that
+// fail their CRC-32. Other errors are returned as they are.
+func entryDamage(err error, done, declared int64) error {
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF) && declared > 0 && done < declared:
+		return &damageError{fmt.Sprintf("data ends after %d of %d bytes declared", done, declared)}
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return &damageError{fmt.Sprintf("the stream ends early, cut after %d bytes", done)}
+	case errors.Is(err, zip.ErrChecksum):
+		return &damageError{"CRC-32 mismatch: the bytes are not the ones stored"}
+	case errors.Is(err, zip.ErrFormat):
+		// What a zip entry's reader says of data past the declared size.
+		return &damageError{fmt.Sprintf("data runs on past the %d bytes declared", declared)}
+	}
+	return err
 }
 
 // entryTypeOf reads the entry type from the format's own header where the

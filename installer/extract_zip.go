@@ -89,7 +89,7 @@ func (x *extraction) zipEntry(ctx context.Context, mu *sync.Mutex, root *os.Root
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		n, rerr := io.ReadFull(rc, buf)
+		n, rerr := fillBuffer(rc, buf)
 		if n > 0 {
 			done += int64(n)
 			mu.Lock()
@@ -112,13 +112,14 @@ func (x *extraction) zipEntry(ctx context.Context, mu *sync.Mutex, root *os.Root
 			}
 			startWriteback(out, done-int64(n), int64(n))
 		}
-		if rerr == io.EOF || rerr == io.ErrUnexpectedEOF {
+		if rerr == io.EOF {
 			break
 		}
 		if rerr != nil {
+			keep = false
 			mu.Lock()
 			defer mu.Unlock()
-			return x.corrupt(name, rerr)
+			return x.corrupt(name, entryDamage(rerr, done, int64(f.UncompressedSize64)))
 		}
 	}
 	if err := out.Close(); err != nil && !errors.Is(err, os.ErrClosed) {
