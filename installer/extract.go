@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"hash/crc32"
 	"io"
 	"io/fs"
 	"os"
@@ -555,6 +556,13 @@ func (x *extraction) copy(fi archives.FileInfo, name string, idx int, max int64,
 		// makes bytes from nothing shows as a ratio.
 		return x.read.Load() - start + readAheadSlack
 	}
+	// A 7z stores the CRC-32 of each file (0 when it stores none); its
+	// reader neither compares it nor notices a folder that ends early.
+	var sum hash.Hash32
+	sh, is7z := fi.Header.(sevenzip.FileHeader)
+	if is7z && sh.CRC32 != 0 {
+		sum = crc32.NewIEEE()
+	}
 	var done int64
 	for {
 		if err := x.ctx.Err(); err != nil {
@@ -562,6 +570,9 @@ func (x *extraction) copy(fi archives.FileInfo, name string, idx int, max int64,
 		}
 		buf := x.w.buffer()
 		n, rerr := fillBuffer(rc, buf)
+		if sum != nil {
+			sum.Write(buf[:n])
+		}
 		if n > 0 {
 			done += int64(n)
 			keep, ok := x.check.grow(name, idx, max, done, int64(n), packed())
@@ -599,6 +610,14 @@ func (x *extraction) copy(fi archives.FileInfo, name string, idx int, max int64,
 		}
 		if rerr != nil {
 			return x.corrupt(name, entryDamage(rerr, done, fi.Size()))
+		}
+	}
+	if is7z {
+		if done != int64(sh.UncompressedSize) {
+			return x.corrupt(name, entryDamage(io.ErrUnexpectedEOF, done, int64(sh.UncompressedSize)))
+		}
+		if sum != nil && sum.Sum32() != sh.CRC32 {
+			return x.corrupt(name, crcMismatch(sh.CRC32, sum.Sum32()))
 		}
 	}
 	if write {
@@ -650,6 +669,11 @@ func entryDamage(err error, done, declared int64) error {
 		return &damageError{fmt.Sprintf("data runs on past the %d bytes declared", declared)}
 	}
 	return err
+}
+
+// crcMismatch is the damage of bytes whose CRC-32 is not the stored one.
+func crcMismatch(stored, got uint32) error {
+	return &damageError{fmt.Sprintf("CRC-32 mismatch: stored %08x, the bytes give %08x", stored, got)}
 }
 
 // entryTypeOf reads the entry type from the format's own header where the
