@@ -108,3 +108,87 @@ func checkDamageValue(t *testing.T, re *RejectError, entry, what string) {
 	}
 	t.Errorf("problems = %v; want %s: %s (%s…)", re.Problems, entry, RuleCorrupt, what)
 }
+
+// goodTarPlus is goodPack as a tar with a larger random file, so that the
+// compressed streams span many blocks.
+func goodTarPlus(t *testing.T) []byte {
+	return tarBytes(t, with(entry{name: "content/random.pak", body: randomBytes(3, 100<<10)}))
+}
+
+// TestCorruptTarGzTrailer: the gzip CRC-32 and length trailer never ran,
+// because after the tar end marker only the raw file was drained, not the
+// decoder. A wrong trailer in any member is damage.
+func TestCorruptTarGzTrailer(t *testing.T) {
+	tb := goodTarPlus(t)
+	one := gzipBytes(t, tb)
+	half := len(tb) / 2
+	two := append(gzipBytes(t, tb[:half]), gzipBytes(t, tb[half:])...)
+	flip := func(b []byte, fromEnd int) []byte {
+		b = bytes.Clone(b)
+		b[len(b)-fromEnd] ^= 0x55
+		return b
+	}
+	cases := []struct {
+		name string
+		b    []byte
+	}{
+		{"CRC-32", flip(one, 8)},
+		{"length", flip(one, 2)},
+		{"second member's CRC-32", flip(two, 6)},
+		{"first member's CRC-32", flip(two, len(gzipBytes(t, tb[half:]))+5)},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			mustReject(t, writeArchive(t, "p.tar.gz", tc.b), DefaultLimits(), want{rule: RuleCorrupt, anyEntry: true})
+		})
+	}
+	t.Run("intact, two members", func(t *testing.T) {
+		st := mustExtractAny(t, writeArchive(t, "p.tar.gz", two))
+		if st.Format != ".tar.gz" {
+			t.Errorf("format = %q", st.Format)
+		}
+	})
+}
+
+// TestCorruptTarZstChecksum: the zstd content checksum never ran, for the
+// same reason. A wrong checksum in any frame is damage.
+func TestCorruptTarZstChecksum(t *testing.T) {
+	tb := goodTarPlus(t)
+	one := zstdBytes(t, tb)
+	half := len(tb) / 2
+	second := zstdBytes(t, tb[half:])
+	two := append(zstdBytes(t, tb[:half]), second...)
+	flip := func(b []byte, fromEnd int) []byte {
+		b = bytes.Clone(b)
+		b[len(b)-fromEnd] ^= 0x55
+		return b
+	}
+	for _, tc := range []struct {
+		name string
+		b    []byte
+	}{
+		{"checksum", flip(one, 1)},
+		{"last frame's checksum", flip(two, 2)},
+		{"first frame's checksum", flip(two, len(second)+3)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mustReject(t, writeArchive(t, "p.tar.zst", tc.b), DefaultLimits(), want{rule: RuleCorrupt, anyEntry: true})
+		})
+	}
+	t.Run("intact, two frames", func(t *testing.T) {
+		mustExtractAny(t, writeArchive(t, "p.tar.zst", two))
+	})
+}
+
+// mustExtractAny extracts an archive that must be accepted, whatever files
+// it holds.
+func mustExtractAny(t *testing.T, archive string) *Staged {
+	t.Helper()
+	iso := newIsolated(t)
+	st, err := Extract(t.Context(), archive, iso.staging, DefaultLimits(), nil)
+	if err != nil {
+		t.Fatalf("Extract = %v; want success", err)
+	}
+	t.Cleanup(func() { st.Remove() })
+	return st
+}

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/bodgit/sevenzip"
+	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zip"
 	"github.com/klauspost/compress/zstd"
 	"github.com/mholt/archives"
@@ -277,14 +278,56 @@ func (x *extraction) run(f *os.File, size int64) (string, error) {
 	if err = x.readErr(err); err != nil {
 		return "", err
 	}
+	// Read the decoder to its end: a gzip member's CRC-32 and length, a
+	// zstd frame's checksum and an xz block's check are verified only
+	// there, after the tar end marker and its padding.
+	if err = x.drain(src); err != nil {
+		return "", err
+	}
 	if !x.hash {
 		return "", nil
 	}
-	// Hash what the decoders left unread (padding, trailers).
+	// Hash what the decoders left unread (bytes after the last stream).
 	if _, err := io.Copy(io.Discard, r); err != nil {
 		return "", x.corrupt("", err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// drain reads src, the decoder of a streaming archive whose last entry
+// was read, to its end, so the checks each format keeps in its trailers
+// run. The bytes it yields after the archive's end marker count against
+// the pack's limits like an entry's, so a stream cannot hide a bomb there.
+func (x *extraction) drain(src io.Reader) error {
+	if x.kind == kindTar || x.kind == kindRar {
+		return nil // no decoder of our own: src is the file
+	}
+	buf := x.w.buffer()
+	defer x.w.release(buf)
+	start := x.read.Load()
+	var done int64
+	for {
+		if err := x.ctx.Err(); err != nil {
+			return err
+		}
+		n, rerr := fillBuffer(src, buf)
+		if n > 0 {
+			done += int64(n)
+			packed := x.read.Load() - start + readAheadSlack
+			if _, ok := x.check.grow("", -1, x.check.lim.MaxEntryBytes, done, int64(n), packed); !ok {
+				return errStop
+			}
+		}
+		if rerr == io.EOF {
+			return nil
+		}
+		if errors.Is(rerr, io.ErrUnexpectedEOF) {
+			rerr = &damageError{"the compressed stream ends early, after the tar end marker"}
+		}
+		if rerr != nil {
+			return x.corrupt("", entryDamage(rerr, done, -1))
+		}
+	}
 }
 
 // runRandomAccess extracts a zip or 7z: their headers come first, so every
@@ -664,6 +707,10 @@ func entryDamage(err error, done, declared int64) error {
 		return &damageError{fmt.Sprintf("the stream ends early, cut after %d bytes", done)}
 	case errors.Is(err, zip.ErrChecksum):
 		return &damageError{"CRC-32 mismatch: the bytes are not the ones stored"}
+	case errors.Is(err, gzip.ErrChecksum):
+		return &damageError{"gzip CRC-32 or length mismatch: the bytes are not the ones stored"}
+	case errors.Is(err, zstd.ErrCRCMismatch):
+		return &damageError{"zstd checksum mismatch: the bytes are not the ones stored"}
 	case errors.Is(err, zip.ErrFormat):
 		// What a zip entry's reader says of data past the declared size.
 		return &damageError{fmt.Sprintf("data runs on past the %d bytes declared", declared)}
