@@ -192,3 +192,35 @@ func mustExtractAny(t *testing.T, archive string) *Staged {
 	t.Cleanup(func() { st.Remove() })
 	return st
 }
+
+// TestCorruptZipLocalHeader: the zip reader trusts the central directory
+// alone, so a local header that says otherwise (which unzip reads) passed
+// unseen, and so did an end record that splits the archive over disks.
+func TestCorruptZipLocalHeader(t *testing.T) {
+	good := zipBytes(t, goodPack(""))
+	local := bytes.Index(good, []byte("PK\x03\x04"))
+	name := bytes.Index(good[local:], []byte("content/")) + local
+	end := bytes.LastIndex(good, []byte("PK\x05\x06"))
+	edit := func(at int, f func([]byte)) []byte {
+		b := bytes.Clone(good)
+		f(b[at:])
+		return b
+	}
+	for _, tc := range []struct {
+		name, entry, value string
+		b                  []byte
+	}{
+		{"local CRC-32", "content/", "disagree on the CRC-32", edit(local+14, func(b []byte) { b[0] ^= 1 })},
+		{"local size", "content/", "disagree on the size", edit(local+22, func(b []byte) { b[0] ^= 1 })},
+		{"local compressed size", "content/", "disagree on the compressed size", edit(local+18, func(b []byte) { b[0] ^= 1 })},
+		{"local method", "content/", "disagree on the method", edit(local+8, func(b []byte) { b[0] ^= 8 })},
+		{"local name", "content/", "disagree on the name", edit(name+2, func(b []byte) { b[0] ^= 0x20 })},
+		{"local extra field runs into the next entry", "content/", "runs into the local header", edit(local+29, func(b []byte) { b[0] ^= 1 })},
+		{"end record on another disk", "", "split archive", edit(end+4, func(b []byte) { b[0] = 1 })},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			re := mustReject(t, writeArchive(t, "p.zip", tc.b), DefaultLimits(), want{entry: tc.entry, rule: RuleCorrupt})
+			checkDamageValue(t, re, tc.entry, tc.value)
+		})
+	}
+}

@@ -351,6 +351,8 @@ func (x *extraction) runRandomAccess(f *os.File, size int64, h hash.Hash) (strin
 	}()
 	wait := func() result { cancel(); return <-hashed }
 
+	// First pass: headers only, and the coders of every 7z folder.
+	pre := newPackCheck(x.check.lim)
 	walk := func(r *countingSection, handle archives.FileHandler) error {
 		if x.kind == kind7z {
 			return archives.SevenZip{}.Extract(x.ctx, r, handle)
@@ -359,11 +361,18 @@ func (x *extraction) runRandomAccess(f *os.File, size int64, h hash.Hash) (strin
 		if err != nil {
 			return err
 		}
+		if handle == nil {
+			// What the zip says twice must agree; then the names.
+			pre.problems = append(pre.problems, zipHeaderProblems(r, size, zr)...)
+			handle = x.headerCheck(pre)
+		}
 		return walkZip(x.ctx, zr, handle)
 	}
-	// First pass: headers only, and the coders of every 7z folder.
-	pre := newPackCheck(x.check.lim)
-	err := walk(&countingSection{SectionReader: io.NewSectionReader(f, 0, size), n: new(atomic.Int64)}, x.headerCheck(pre))
+	var first archives.FileHandler // nil: a zip's first pass, which checks its headers
+	if x.kind == kind7z {
+		first = x.headerCheck(pre)
+	}
+	err := walk(&countingSection{SectionReader: io.NewSectionReader(f, 0, size), n: new(atomic.Int64)}, first)
 	if errors.Is(err, errStop) {
 		x.check = pre
 	}
