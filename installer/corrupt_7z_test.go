@@ -4,6 +4,8 @@ package installer
 
 import (
 	"bytes"
+	"encoding/binary"
+	"fmt"
 	"testing"
 )
 
@@ -33,6 +35,23 @@ func TestCorrupt7zFileCRC(t *testing.T) {
 			b[i+10] ^= 0x20
 			re := mustReject(t, writeArchive(t, "p.7z", b), DefaultLimits(), want{entry: "content/random.pak", rule: RuleCorrupt})
 			checkDamageValue(t, re, "content/random.pak", "CRC-32 mismatch")
+		})
+	}
+}
+
+// TestCorrupt7zLZMA2End: the 7z reader stops reading a folder at its
+// declared size, so the LZMA2 end marker after the last byte was never
+// read: a damaged one installed. 7z t refuses it.
+func TestCorrupt7zLZMA2End(t *testing.T) {
+	for _, v := range []byte{0x03, 0x80, 0x01} {
+		t.Run(fmt.Sprintf("%#02x", v), func(t *testing.T) {
+			b := sevenZip(t, nil, "-m0=LZMA2", "-mhc=off")
+			end := 32 + int(binary.LittleEndian.Uint64(b[12:]))
+			if b[end-1] != 0 {
+				t.Fatalf("the packed stream ends in %#02x, not the LZMA2 end marker", b[end-1])
+			}
+			b[end-1] = v
+			mustReject(t, writeArchive(t, "p.7z", b), DefaultLimits(), want{rule: RuleCorrupt, anyEntry: true})
 		})
 	}
 }
