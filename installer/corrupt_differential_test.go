@@ -83,8 +83,22 @@ func diffFormats() []diffFormat {
 			edits: sevenZipEdits,
 		},
 		{
-			name: "7z Copy, Deflate, plain header", tools: []string{"7z"},
+			name: "7z LZMA2, plain header", tools: []string{"7z"},
+			make:  []string{"7z", "a", "-bd", "-bso0", "-mhc=off", "-ms=off", "-m0=LZMA2", "OUT", "forgepack.json", "content"},
+			test:  [][]string{{"7z", "t", "-bd", "-bso0", "-bse0", "-bsp0", "-pnone", "IN"}},
+			x:     []string{"7z", "x", "-bd", "-bso0", "-bse0", "-bsp0", "-pnone", "-oDIR", "IN"},
+			edits: sevenZipEdits,
+		},
+		{
+			name: "7z Deflate, plain header", tools: []string{"7z"},
 			make:  []string{"7z", "a", "-bd", "-bso0", "-mhc=off", "-ms=off", "-m0=Deflate", "OUT", "forgepack.json", "content"},
+			test:  [][]string{{"7z", "t", "-bd", "-bso0", "-bse0", "-bsp0", "-pnone", "IN"}},
+			x:     []string{"7z", "x", "-bd", "-bso0", "-bse0", "-bsp0", "-pnone", "-oDIR", "IN"},
+			edits: sevenZipEdits,
+		},
+		{
+			name: "7z Copy, plain header", tools: []string{"7z"},
+			make:  []string{"7z", "a", "-bd", "-bso0", "-mhc=off", "-ms=off", "-m0=Copy", "OUT", "forgepack.json", "content"},
 			test:  [][]string{{"7z", "t", "-bd", "-bso0", "-bse0", "-bsp0", "-pnone", "IN"}},
 			x:     []string{"7z", "x", "-bd", "-bso0", "-bse0", "-bsp0", "-pnone", "-oDIR", "IN"},
 			edits: sevenZipEdits,
@@ -206,15 +220,23 @@ func zipEdits(t *testing.T, b []byte, _ map[string][]byte) []damaged {
 	return out
 }
 
-// sevenZipEdits changes the CRC-32 a plain 7z header stores for each file
-// and repairs the header's own checksums, so only the file's check can
-// tell. A packed header hides the values: nothing to edit.
+// sevenZipEdits flips the bits that end the packed streams, and changes
+// the CRC-32 a plain 7z header stores for each file and repairs the
+// header's own checksums, so only the file's check can tell (a packed
+// header hides the values).
 func sevenZipEdits(t *testing.T, b []byte, pack map[string][]byte) []damaged {
 	var out []damaged
 	off := int64(binary.LittleEndian.Uint64(b[12:]))
 	size := int64(binary.LittleEndian.Uint64(b[20:]))
+	// The last bytes before the header end the last packed stream: a
+	// coder's end marker, or the last block of a Deflate stream.
+	for k := int64(1); k <= 12 && k <= off; k++ {
+		c := bytes.Clone(b)
+		c[32+off-k] ^= 0x01 << (k % 8)
+		out = append(out, damaged{fmt.Sprintf("byte %d before the header ^%#02x", k, 0x01<<(k%8)), c})
+	}
 	if 32+off+size > int64(len(b)) || size < 2 || b[32+off] != 0x01 {
-		return nil // a packed header (kEncodedHeader)
+		return out // a packed header (kEncodedHeader)
 	}
 	for _, name := range slices.Sorted(maps.Keys(pack)) {
 		var sum [4]byte
