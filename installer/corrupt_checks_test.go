@@ -224,3 +224,22 @@ func TestCorruptZipLocalHeader(t *testing.T) {
 		})
 	}
 }
+
+// TestCorruptZipZeroCRC: the zip reader compares an entry's CRC-32 only
+// when it is not 0, so an entry whose stored CRC-32 was zeroed in both
+// headers installed whatever its bytes were.
+func TestCorruptZipZeroCRC(t *testing.T) {
+	body := randomBytes(4, 20<<10)
+	h := &zip.FileHeader{
+		Name:               "content/zero.pak",
+		Method:             zip.Store,
+		CompressedSize64:   uint64(len(body)),
+		UncompressedSize64: uint64(len(body)),
+	}
+	re := mustReject(t, writeArchive(t, "zero.zip", zipPlusRaw(t, h, body)), DefaultLimits(), want{entry: "content/zero.pak", rule: RuleCorrupt})
+	checkDamageValue(t, re, "content/zero.pak", "CRC-32 mismatch")
+
+	// An empty entry's CRC-32 is 0.
+	h = &zip.FileHeader{Name: "content/empty.pak", Method: zip.Store}
+	mustExtractAny(t, writeArchive(t, "empty.zip", zipPlusRaw(t, h, nil)))
+}

@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash"
+	"hash/crc32"
 	"io"
 	"os"
 	"path"
@@ -86,6 +88,12 @@ func (x *extraction) zipEntry(ctx context.Context, mu *sync.Mutex, root *os.Root
 	if f.Method == zip.Store {
 		packed = -1
 	}
+	// The reader skips the CRC-32 check when the stored value is 0, as it
+	// is for an empty entry: for any other, compare it here.
+	var sum hash.Hash32
+	if f.CRC32 == 0 && f.UncompressedSize64 > 0 {
+		sum = crc32.NewIEEE()
+	}
 	buf := make([]byte, copyBufferSize)
 	var done int64
 	for {
@@ -93,6 +101,9 @@ func (x *extraction) zipEntry(ctx context.Context, mu *sync.Mutex, root *os.Root
 			return err
 		}
 		n, rerr := fillBuffer(rc, buf)
+		if sum != nil {
+			sum.Write(buf[:n])
+		}
 		if n > 0 {
 			done += int64(n)
 			mu.Lock()
@@ -124,6 +135,12 @@ func (x *extraction) zipEntry(ctx context.Context, mu *sync.Mutex, root *os.Root
 			defer mu.Unlock()
 			return x.corrupt(name, entryDamage(rerr, done, int64(f.UncompressedSize64)))
 		}
+	}
+	if sum != nil && sum.Sum32() != f.CRC32 {
+		keep = false
+		mu.Lock()
+		defer mu.Unlock()
+		return x.corrupt(name, crcMismatch(f.CRC32, sum.Sum32()))
 	}
 	if err := out.Close(); err != nil && !errors.Is(err, os.ErrClosed) {
 		return &writeError{fmt.Errorf("write %s: %w", name, err)}
