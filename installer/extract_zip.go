@@ -212,7 +212,9 @@ func zipEndProblem(r io.ReaderAt, size int64) string {
 		e := buf[i:]
 		disk, dirDisk := binary.LittleEndian.Uint16(e[4:]), binary.LittleEndian.Uint16(e[6:])
 		here, all := binary.LittleEndian.Uint16(e[8:]), binary.LittleEndian.Uint16(e[10:])
-		if disk != 0 || dirDisk != 0 || here != all {
+		// 0xffff: the value is in the zip64 end record.
+		split := (disk != 0 && disk != 0xffff) || (dirDisk != 0 && dirDisk != 0xffff)
+		if split || (here != all && here != 0xffff && all != 0xffff) {
 			return fmt.Sprintf("the end record says disk %d, directory on disk %d, %d of %d entries here: a split archive, or a damaged one", disk, dirDisk, here, all)
 		}
 		return ""
