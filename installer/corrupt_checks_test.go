@@ -243,3 +243,23 @@ func TestCorruptZipZeroCRC(t *testing.T) {
 	h = &zip.FileHeader{Name: "content/empty.pak", Method: zip.Store}
 	mustExtractAny(t, writeArchive(t, "empty.zip", zipPlusRaw(t, h, nil)))
 }
+
+// TestCorruptDrainCounted: reading a decoder to its end decodes what
+// follows the tar end marker too, so those bytes count against the pack's
+// limits: a stream cannot hide a bomb after the tar.
+func TestCorruptDrainCounted(t *testing.T) {
+	tb := append(tarBytes(t, goodPack("")), make([]byte, 6<<20)...)
+	lim := DefaultLimits()
+	lim.MaxTotalBytes = 4 << 20
+	for _, tc := range []struct{ name, file string }{
+		{"gzip", "p.tar.gz"}, {"zstd", "p.tar.zst"}, {"xz", "p.tar.xz"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := map[string]func(testing.TB, []byte) []byte{"gzip": gzipBytes, "zstd": zstdBytes, "xz": xzBytes}[tc.name](t, tb)
+			mustReject(t, writeArchive(t, tc.file, b), lim, want{rule: RuleTotalTooLarge, anyEntry: true})
+		})
+	}
+	t.Run("within the limits", func(t *testing.T) {
+		mustExtractAny(t, writeArchive(t, "p.tar.gz", gzipBytes(t, tb)))
+	})
+}

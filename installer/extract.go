@@ -518,6 +518,10 @@ func (x *extraction) corrupt(entry string, err error) error {
 		x.check.add(entry, ce.rule, ce.value)
 	case errors.As(err, &de):
 		x.check.add(entry, RuleCorrupt, de.value)
+	case errors.Is(err, zstd.ErrDecoderSizeExceeded):
+		// A frame that says or makes more than the pack may hold in all
+		// (the decoder's memory is bounded by that limit).
+		x.check.add(entry, RuleTotalTooLarge, "a zstd frame of more than the "+sizeText(x.check.lim.MaxTotalBytes)+" a pack may hold in all")
 	case errors.Is(err, zstd.ErrWindowSizeExceeded):
 		x.check.add(entry, RuleDecoderMemory, fmt.Sprintf("zstd window over %d MiB: compress without --long or --ultra", maxZstdWindow>>20))
 	case errors.Is(err, fastxz.ErrMemlimit):
