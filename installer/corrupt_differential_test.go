@@ -104,6 +104,15 @@ func diffFormats() []diffFormat {
 			edits: sevenZipEdits,
 		},
 		{
+			name: "tar", tools: []string{"tar"},
+			make: []string{"tar", "-cf", "OUT", "forgepack.json", "content"},
+			test: [][]string{{"tar", "-tf", "IN"}},
+			x:    []string{"tar", "-xf", "IN", "-C", "DIR"},
+			edits: func(t *testing.T, b []byte, pack map[string][]byte) []damaged {
+				return tarEdits(t, b, []string{"cat"}, []string{"cat"})
+			},
+		},
+		{
 			name: "tar.gz", tools: []string{"tar", "gzip"},
 			make: []string{"tar", "-czf", "OUT", "forgepack.json", "content"},
 			test: tarTest("gzip", "-z"),
@@ -251,24 +260,24 @@ func sevenZipEdits(t *testing.T, b []byte, pack map[string][]byte) []damaged {
 	return out
 }
 
-// tarEdits unpacks the compressed tar with unzip, edits the size a tar
-// header declares (its checksum repaired) or a byte of a file's data (tar
-// has no checksum of data: both tools must agree on the changed bytes),
-// and packs it again with zip: the damage is in the tar, the compressed
-// stream intact.
-func tarEdits(t *testing.T, b []byte, unzip, zip []string) []damaged {
-	cmd := exec.Command(unzip[0], unzip[1:]...)
+// tarEdits decompresses the tar with the decompress command, edits the
+// size a tar header declares (its checksum repaired) or a byte of a file's
+// data (tar has no checksum of data: both tools must agree on the changed
+// bytes), and compresses it again with compress: the damage is in the tar,
+// the compressed stream intact.
+func tarEdits(t *testing.T, b []byte, decompress, compress []string) []damaged {
+	cmd := exec.Command(decompress[0], decompress[1:]...)
 	cmd.Stdin = bytes.NewReader(b)
 	tb, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("%v: %v", unzip, err)
+		t.Fatalf("%v: %v", decompress, err)
 	}
 	repack := func(how string, c []byte) damaged {
-		cmd := exec.Command(zip[0], zip[1:]...)
+		cmd := exec.Command(compress[0], compress[1:]...)
 		cmd.Stdin = bytes.NewReader(c)
 		z, err := cmd.Output()
 		if err != nil {
-			t.Fatalf("%v: %v", zip, err)
+			t.Fatalf("%v: %v", compress, err)
 		}
 		return damaged{how, z}
 	}
