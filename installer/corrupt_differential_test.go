@@ -337,13 +337,19 @@ type diffCount struct {
 	fsOnly                                              map[string]int // refused by forgesync alone, by rule
 }
 
-// runTool runs argv with IN and DIR replaced and reports whether it
-// exited 0.
+// runTool runs argv with the words IN and DIR (and 7z's -oDIR) replaced
+// and reports whether it exited 0.
 func runTool(ctx context.Context, argv []string, in, dir string) bool {
-	args := make([]string, len(argv))
-	for i, a := range argv {
-		a = strings.ReplaceAll(a, "IN", in)
-		args[i] = strings.ReplaceAll(a, "DIR", dir)
+	args := slices.Clone(argv)
+	for i, a := range args {
+		switch a {
+		case "IN":
+			args[i] = in
+		case "DIR":
+			args[i] = dir
+		case "-oDIR":
+			args[i] = "-o" + dir
+		}
 	}
 	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 	return cmd.Run() == nil
@@ -415,6 +421,18 @@ func TestCorruptDifferential(t *testing.T) {
 		if !runAll(t.Context(), f.test, out) {
 			t.Fatalf("%s: the reference tool refuses the intact archive", f.name)
 		}
+		staging, err := os.MkdirTemp(work, "intact-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := extractAt(t.Context(), out, staging, DefaultLimits(), nil, true)
+		if err != nil {
+			t.Fatalf("%s: the intact archive: %v", f.name, err)
+		}
+		if got, err := readTree(st.Root); err != nil || !sameFiles(got, pack) {
+			t.Fatalf("%s: the intact archive unpacks to other files (%v)", f.name, err)
+		}
+		os.RemoveAll(staging)
 		cases := append(genericDamage(b), f.edits(t, b, pack)...)
 		counts[f.name] = &diffCount{fsOnly: map[string]int{}}
 		total += len(cases)
