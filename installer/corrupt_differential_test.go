@@ -155,20 +155,20 @@ func genericDamage(b []byte) []damaged {
 		out = append(out, damaged{fmt.Sprintf("%s byte %d ^%#02x", where, i, m), c})
 	}
 	seen := map[int]bool{}
-	for i := range 24 {
-		if p := i * min(n, 256) / 24; !seen[p] {
+	for i := range 16 {
+		if p := i * min(n, 256) / 16; !seen[p] {
 			seen[p] = true
 			flip("head", p)
 		}
 	}
-	for i := range 40 {
-		if p := n/10 + i*(n*8/10)/40; !seen[p] {
+	for i := range 32 {
+		if p := n/10 + i*(n*8/10)/32; !seen[p] {
 			seen[p] = true
 			flip("body", p)
 		}
 	}
-	for i := range 24 {
-		if p := n - 1 - i*min(n, 96)/24; p >= 0 && !seen[p] {
+	for i := range 16 {
+		if p := n - 1 - i*min(n, 96)/16; p >= 0 && !seen[p] {
 			seen[p] = true
 			flip("tail", p)
 		}
