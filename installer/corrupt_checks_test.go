@@ -136,12 +136,17 @@ func TestCorruptTarGzTrailer(t *testing.T) {
 		{"length", flip(one, 2)},
 		{"second member's CRC-32", flip(two, 6)},
 		{"first member's CRC-32", flip(two, len(gzipBytes(t, tb[half:]))+5)},
+		{"bytes after the last member", append(bytes.Clone(one), "junk"...)},
+		{"bytes after zero padding", append(append(bytes.Clone(one), make([]byte, 600)...), 1)},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			mustReject(t, writeArchive(t, "p.tar.gz", tc.b), DefaultLimits(), want{rule: RuleCorrupt, anyEntry: true})
 		})
 	}
+	t.Run("intact, padded with zeros", func(t *testing.T) {
+		mustExtractAny(t, writeArchive(t, "p.tar.gz", append(bytes.Clone(one), make([]byte, 600)...)))
+	})
 	t.Run("intact, two members", func(t *testing.T) {
 		st := mustExtractAny(t, writeArchive(t, "p.tar.gz", two))
 		if st.Format != ".tar.gz" {
@@ -170,6 +175,7 @@ func TestCorruptTarZstChecksum(t *testing.T) {
 		{"checksum", flip(one, 1)},
 		{"last frame's checksum", flip(two, 2)},
 		{"first frame's checksum", flip(two, len(second)+3)},
+		{"zeros after the last frame", append(bytes.Clone(one), make([]byte, 64)...)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			mustReject(t, writeArchive(t, "p.tar.zst", tc.b), DefaultLimits(), want{rule: RuleCorrupt, anyEntry: true})

@@ -7,7 +7,8 @@ import "testing"
 // TestCorruptIntactVariants: the integrity checks refuse no intact
 // archive in the forms the tools write: zip64 and data descriptor
 // headers, a zip streamed through a pipe, 7z LZMA as bsdtar and 7-Zip
-// write it, and gzip, xz and zstd streams of several members or frames.
+// write it, gzip, xz and zstd streams of several members or frames, and
+// the zeros gzip -t and xz -t accept after a stream.
 func TestCorruptIntactVariants(t *testing.T) {
 	split := func(z string) string {
 		return "tar -cf ../t.tar . && head -c 9000 ../t.tar | " + z + " > $OUT && tail -c +9001 ../t.tar | " + z + " >> $OUT"
@@ -22,6 +23,8 @@ func TestCorruptIntactVariants(t *testing.T) {
 		{name: "tar.gz of two members", tools: []string{"tar", "gzip"}, sh: "cd pack && " + split("gzip -c")},
 		{name: "tar.xz of two streams", tools: []string{"tar", "xz"}, sh: "cd pack && " + split("xz -c")},
 		{name: "tar.zst of two frames", tools: []string{"tar", "zstd"}, sh: "cd pack && " + split("zstd -qc")},
+		{name: "tar.gz padded with zeros", tools: []string{"tar", "gzip"}, sh: "cd pack && tar -czf $OUT . && head -c 1000 /dev/zero >> $OUT"},
+		{name: "tar.xz with stream padding", tools: []string{"tar", "xz"}, sh: "cd pack && tar -cJf $OUT . && head -c 1024 /dev/zero >> $OUT"},
 	} {
 		tc.tree, tc.inDir = goodTree, true
 		t.Run(tc.name, func(t *testing.T) {
