@@ -142,8 +142,8 @@ func diffFormats() []diffFormat {
 	}
 }
 
-// genericDamage flips bytes in the head, the body and the tail of b, and
-// cuts it at many lengths.
+// genericDamage flips bytes in the head, the body and the tail of b,
+// appends zeros or junk to it, and cuts it at many lengths.
 func genericDamage(b []byte) []damaged {
 	var out []damaged
 	n := len(b)
@@ -172,6 +172,12 @@ func genericDamage(b []byte) []damaged {
 			seen[p] = true
 			flip("tail", p)
 		}
+	}
+	for _, tail := range []struct {
+		what string
+		b    []byte
+	}{{"4 zero bytes", make([]byte, 4)}, {"1000 zero bytes", make([]byte, 1000)}, {"junk", []byte("junk\n")}} {
+		out = append(out, damaged{tail.what + " appended", append(bytes.Clone(b), tail.b...)})
 	}
 	cut := map[int]bool{}
 	for i := 1; i <= 24; i++ {
