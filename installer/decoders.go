@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"slices"
 
 	"github.com/bodgit/sevenzip"
 	"github.com/klauspost/compress/gzip"
@@ -260,11 +261,11 @@ func (rc readCloser) Close() error               { return rc.c.Close() }
 func openStream(kind archiveKind, r io.Reader, lim Limits) (io.Reader, func(), error) {
 	switch kind {
 	case kindTarGz:
-		zr, err := gzip.NewReader(r)
+		g, err := newGzipMembers(r)
 		if err != nil {
 			return nil, nil, err
 		}
-		return zr, func() { zr.Close() }, nil
+		return g, func() { g.zr.Close() }, nil
 	case kindTarXz:
 		xr, err := fastxz.NewReader(r, maxDictBytes)
 		if err != nil {
@@ -279,6 +280,72 @@ func openStream(kind archiveKind, r io.Reader, lim Limits) (io.Reader, func(), e
 		return zr, zr.Close, nil
 	}
 	return r, func() {}, nil
+}
+
+// gzipMembers reads every member of a gzip stream, each checked against
+// the CRC-32 and length of its trailer, and then, as gzip -t does, accepts
+// zero bytes to the end (tape padding); any other bytes after the last
+// member are damage.
+type gzipMembers struct {
+	br  *bufio.Reader // the stream; gzip reads a bufio.Reader byte-exact
+	zr  *gzip.Reader
+	err error // the end or the damage found after the last member, for every later Read
+}
+
+func newGzipMembers(r io.Reader) (*gzipMembers, error) {
+	br := bufio.NewReader(r)
+	zr, err := gzip.NewReader(br)
+	if err != nil {
+		return nil, err
+	}
+	zr.Multistream(false)
+	return &gzipMembers{br: br, zr: zr}, nil
+}
+
+func (g *gzipMembers) Read(p []byte) (int, error) {
+	for g.err == nil {
+		n, err := g.zr.Read(p)
+		if err != io.EOF {
+			return n, err
+		}
+		// A member ended, its trailer checked: another one follows,
+		// or zeros, or nothing.
+		next, err := g.br.Peek(2)
+		switch {
+		case len(next) == 0 && err == io.EOF:
+			g.err = io.EOF
+		case len(next) == 2 && next[0] == 0x1f && next[1] == 0x8b:
+			if err := g.zr.Reset(g.br); err != nil {
+				g.err = err
+			}
+			g.zr.Multistream(false)
+		default:
+			if g.err = zerosToEnd(g.br); g.err == nil {
+				g.err = io.EOF
+			}
+		}
+		if n > 0 {
+			return n, nil
+		}
+	}
+	return 0, g.err
+}
+
+// zerosToEnd reads r to its end and fails unless every byte is zero.
+func zerosToEnd(r io.Reader) error {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := r.Read(buf)
+		if slices.ContainsFunc(buf[:n], func(b byte) bool { return b != 0 }) {
+			return &damageError{"bytes other than zeros after the last gzip member"}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
 }
 
 // countEntries wraps a handler to count the entries it is given.

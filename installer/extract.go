@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"hash/crc32"
 	"io"
 	"io/fs"
 	"os"
@@ -19,6 +20,7 @@ import (
 	"time"
 
 	"github.com/bodgit/sevenzip"
+	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zip"
 	"github.com/klauspost/compress/zstd"
 	"github.com/mholt/archives"
@@ -276,14 +278,56 @@ func (x *extraction) run(f *os.File, size int64) (string, error) {
 	if err = x.readErr(err); err != nil {
 		return "", err
 	}
+	// Read the decoder to its end: a gzip member's CRC-32 and length, a
+	// zstd frame's checksum and an xz block's check are verified only
+	// there, after the tar end marker and its padding.
+	if err = x.drain(src); err != nil {
+		return "", err
+	}
 	if !x.hash {
 		return "", nil
 	}
-	// Hash what the decoders left unread (padding, trailers).
+	// Hash what the decoders left unread (bytes after the last stream).
 	if _, err := io.Copy(io.Discard, r); err != nil {
 		return "", x.corrupt("", err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// drain reads src, the decoder of a streaming archive whose last entry
+// was read, to its end, so the checks each format keeps in its trailers
+// run. The bytes it yields after the archive's end marker count against
+// the pack's limits like an entry's, so a stream cannot hide a bomb there.
+func (x *extraction) drain(src io.Reader) error {
+	if x.kind == kindTar || x.kind == kindRar {
+		return nil // no decoder of our own: src is the file
+	}
+	buf := x.w.buffer()
+	defer x.w.release(buf)
+	start := x.read.Load()
+	var done int64
+	for {
+		if err := x.ctx.Err(); err != nil {
+			return err
+		}
+		n, rerr := fillBuffer(src, buf)
+		if n > 0 {
+			done += int64(n)
+			packed := x.read.Load() - start + readAheadSlack
+			if _, ok := x.check.grow("", -1, x.check.lim.MaxEntryBytes, done, int64(n), packed); !ok {
+				return errStop
+			}
+		}
+		if rerr == io.EOF {
+			return nil
+		}
+		if errors.Is(rerr, io.ErrUnexpectedEOF) {
+			rerr = &damageError{"the compressed stream ends early, after the tar end marker"}
+		}
+		if rerr != nil {
+			return x.corrupt("", entryDamage(rerr, done, -1))
+		}
+	}
 }
 
 // runRandomAccess extracts a zip or 7z: their headers come first, so every
@@ -307,6 +351,8 @@ func (x *extraction) runRandomAccess(f *os.File, size int64, h hash.Hash) (strin
 	}()
 	wait := func() result { cancel(); return <-hashed }
 
+	// First pass: headers only, and the coders of every 7z folder.
+	pre := newPackCheck(x.check.lim)
 	walk := func(r *countingSection, handle archives.FileHandler) error {
 		if x.kind == kind7z {
 			return archives.SevenZip{}.Extract(x.ctx, r, handle)
@@ -315,11 +361,18 @@ func (x *extraction) runRandomAccess(f *os.File, size int64, h hash.Hash) (strin
 		if err != nil {
 			return err
 		}
+		if handle == nil {
+			// What the zip says twice must agree; then the names.
+			pre.problems = append(pre.problems, zipHeaderProblems(r, size, zr)...)
+			handle = x.headerCheck(pre)
+		}
 		return walkZip(x.ctx, zr, handle)
 	}
-	// First pass: headers only, and the coders of every 7z folder.
-	pre := newPackCheck(x.check.lim)
-	err := walk(&countingSection{SectionReader: io.NewSectionReader(f, 0, size), n: new(atomic.Int64)}, x.headerCheck(pre))
+	var first archives.FileHandler // nil: a zip's first pass, which checks its headers
+	if x.kind == kind7z {
+		first = x.headerCheck(pre)
+	}
+	err := walk(&countingSection{SectionReader: io.NewSectionReader(f, 0, size), n: new(atomic.Int64)}, first)
 	if errors.Is(err, errStop) {
 		x.check = pre
 	}
@@ -459,9 +512,16 @@ func (x *extraction) readErr(err error) error {
 // more memory than we allow, and returns errRejectedRead.
 func (x *extraction) corrupt(entry string, err error) error {
 	var ce *coderError
+	var de *damageError
 	switch {
 	case errors.As(err, &ce):
 		x.check.add(entry, ce.rule, ce.value)
+	case errors.As(err, &de):
+		x.check.add(entry, RuleCorrupt, de.value)
+	case errors.Is(err, zstd.ErrDecoderSizeExceeded):
+		// A frame that says or makes more than the pack may hold in all
+		// (the decoder's memory is bounded by that limit).
+		x.check.add(entry, RuleTotalTooLarge, "a zstd frame of more than the "+sizeText(x.check.lim.MaxTotalBytes)+" a pack may hold in all")
 	case errors.Is(err, zstd.ErrWindowSizeExceeded):
 		x.check.add(entry, RuleDecoderMemory, fmt.Sprintf("zstd window over %d MiB: compress without --long or --ultra", maxZstdWindow>>20))
 	case errors.Is(err, fastxz.ErrMemlimit):
@@ -552,13 +612,23 @@ func (x *extraction) copy(fi archives.FileInfo, name string, idx int, max int64,
 		// makes bytes from nothing shows as a ratio.
 		return x.read.Load() - start + readAheadSlack
 	}
+	// A 7z stores the CRC-32 of each file (0 when it stores none); its
+	// reader neither compares it nor notices a folder that ends early.
+	var sum hash.Hash32
+	sh, is7z := fi.Header.(sevenzip.FileHeader)
+	if is7z && sh.CRC32 != 0 {
+		sum = crc32.NewIEEE()
+	}
 	var done int64
 	for {
 		if err := x.ctx.Err(); err != nil {
 			return err
 		}
 		buf := x.w.buffer()
-		n, rerr := io.ReadFull(rc, buf)
+		n, rerr := fillBuffer(rc, buf)
+		if sum != nil {
+			sum.Write(buf[:n])
+		}
 		if n > 0 {
 			done += int64(n)
 			keep, ok := x.check.grow(name, idx, max, done, int64(n), packed())
@@ -591,17 +661,79 @@ func (x *extraction) copy(fi archives.FileInfo, name string, idx int, max int64,
 		} else {
 			x.w.release(buf)
 		}
-		if rerr == io.EOF || rerr == io.ErrUnexpectedEOF {
+		if rerr == io.EOF {
 			break
 		}
 		if rerr != nil {
-			return x.corrupt(name, rerr)
+			return x.corrupt(name, entryDamage(rerr, done, fi.Size()))
+		}
+	}
+	if is7z {
+		if done != int64(sh.UncompressedSize) {
+			return x.corrupt(name, entryDamage(io.ErrUnexpectedEOF, done, int64(sh.UncompressedSize)))
+		}
+		if sum != nil && sum.Sum32() != sh.CRC32 {
+			return x.corrupt(name, crcMismatch(sh.CRC32, sum.Sum32()))
 		}
 	}
 	if write {
 		return x.w.send(writeOp{kind: opClose})
 	}
 	return nil
+}
+
+// fillBuffer reads from r until buf is full or r ends. Unlike io.ReadFull
+// it returns io.EOF whenever r ends cleanly, after a partial buffer too,
+// and every other error of r unchanged: an io.ErrUnexpectedEOF from a
+// decoder is a stream cut short, never the end of an entry.
+func fillBuffer(r io.Reader, buf []byte) (int, error) {
+	n, idle := 0, 0
+	for n < len(buf) {
+		m, err := r.Read(buf[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
+		if m > 0 {
+			idle = 0
+		} else if idle++; idle >= 100 {
+			return n, io.ErrNoProgress
+		}
+	}
+	return n, nil
+}
+
+// damageError is damage found in one entry's bytes, as the value of a
+// RuleCorrupt problem.
+type damageError struct{ value string }
+
+func (e *damageError) Error() string { return e.value }
+
+// entryDamage says what err, met after done bytes of an entry that
+// declared declared, means: a stream or entry cut short, or bytes that
+// fail their CRC-32. Other errors are returned as they are.
+func entryDamage(err error, done, declared int64) error {
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF) && declared > 0 && done < declared:
+		return &damageError{fmt.Sprintf("data ends after %d of %d bytes declared", done, declared)}
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return &damageError{fmt.Sprintf("the stream ends early, cut after %d bytes", done)}
+	case errors.Is(err, zip.ErrChecksum):
+		return &damageError{"CRC-32 mismatch: the bytes are not the ones stored"}
+	case errors.Is(err, gzip.ErrChecksum):
+		return &damageError{"gzip CRC-32 or length mismatch: the bytes are not the ones stored"}
+	case errors.Is(err, zstd.ErrCRCMismatch):
+		return &damageError{"zstd checksum mismatch: the bytes are not the ones stored"}
+	case errors.Is(err, zip.ErrFormat):
+		// What a zip entry's reader says of data past the declared size.
+		return &damageError{fmt.Sprintf("data runs on past the %d bytes declared", declared)}
+	}
+	return err
+}
+
+// crcMismatch is the damage of bytes whose CRC-32 is not the stored one.
+func crcMismatch(stored, got uint32) error {
+	return &damageError{fmt.Sprintf("CRC-32 mismatch: stored %08x, the bytes give %08x", stored, got)}
 }
 
 // entryTypeOf reads the entry type from the format's own header where the

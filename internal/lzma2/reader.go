@@ -99,6 +99,13 @@ func (z *Reader) Read(p []byte) (int, error) {
 		if z.rd < z.pos {
 			n := copy(p, z.dict[z.rd:z.pos])
 			z.rd += n
+			if z.rd == z.pos && z.out == z.size && z.kind == chunkNone && z.err == nil {
+				// The declared size is decoded and read: a reader held
+				// to it never asks again, so read the end chunk now.
+				if z.err = z.nextChunk(); z.err != io.EOF {
+					return n, z.err
+				}
+			}
 			return n, nil
 		}
 		if z.err != nil {

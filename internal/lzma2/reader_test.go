@@ -254,3 +254,28 @@ func TestMalformed(t *testing.T) {
 		t.Errorf("cut stream: %v, want io.ErrUnexpectedEOF", err)
 	}
 }
+
+// TestEndReadWithLastByte: a reader held to the declared size (as a 7z
+// folder's is) never asks past the last byte, so the end marker must be
+// read with it: a damaged end is an error with the last bytes, and an
+// intact one is io.EOF there or at the next Read.
+func TestEndReadWithLastByte(t *testing.T) {
+	data := bytes.Repeat([]byte("end of the stream "), 4000)
+	packed := encode(t, data, 1<<16)
+	if packed[len(packed)-1] != 0 {
+		t.Fatalf("the stream ends in %#02x, not the end marker", packed[len(packed)-1])
+	}
+	readHeld := func(p []byte) ([]byte, error) {
+		return io.ReadAll(io.LimitReader(NewReader(bytes.NewReader(p), 1<<16, uint64(len(data))), int64(len(data))))
+	}
+	got, err := readHeld(packed)
+	if err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("intact: %d bytes, %v; want %d bytes, nil", len(got), err, len(data))
+	}
+	for _, end := range [][]byte{{0x03}, {0x80}, {0x01, 0x00, 0x00, 0x41}, {}} {
+		bad := append(bytes.Clone(packed[:len(packed)-1]), end...)
+		if _, err := readHeld(bad); err == nil {
+			t.Errorf("end % x: read whole; want an error", end)
+		}
+	}
+}
