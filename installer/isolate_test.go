@@ -42,3 +42,30 @@ func TestDeathReasons(t *testing.T) {
 		}
 	}
 }
+
+// TestConfine: a child started suspended is resumed only once it is
+// confined; a failed assignment never lets it run.
+func TestConfine(t *testing.T) {
+	denied := errors.New("access denied")
+	for _, tc := range []struct {
+		name              string
+		assign, resume    error
+		wantResume, fails bool
+	}{
+		{"confined", nil, nil, true, false},
+		{"assignment refused", denied, nil, false, true},
+		{"resume failed", nil, denied, true, true},
+	} {
+		var steps []string
+		err := confine(
+			func() error { steps = append(steps, "assign"); return tc.assign },
+			func() error { steps = append(steps, "resume"); return tc.resume })
+		resumed := len(steps) == 2 && steps[0] == "assign" && steps[1] == "resume"
+		if resumed != tc.wantResume || (len(steps) == 1 && steps[0] != "assign") {
+			t.Errorf("%s: steps %q; want assign then resume = %v", tc.name, steps, tc.wantResume)
+		}
+		if (err != nil) != tc.fails || (err != nil && !errors.Is(err, denied)) {
+			t.Errorf("%s: confine = %v; want failure %v wrapping the cause", tc.name, err, tc.fails)
+		}
+	}
+}

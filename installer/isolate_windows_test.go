@@ -1,0 +1,65 @@
+//go:build windows
+
+package installer
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/windows"
+)
+
+// TestIsolationUnconfinedChildNeverRuns: when the unpacker cannot be put in
+// its Job Object (a launcher's own job may forbid it), extraction fails as
+// a fault, not a verdict, and the child has run no instruction: it was
+// started suspended. The failing assignment waits for a sign of life from
+// the child (a marker file its command writes) and fails either way. It
+// makes its own folder rather than t.TempDir, whose cleanup wine cannot
+// run.
+func TestIsolationUnconfinedChildNeverRuns(t *testing.T) {
+	dir, err := os.MkdirTemp("", "forgesync-job-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	marker := filepath.Join(dir, "ran")
+	shell := os.Getenv("ComSpec")
+	if shell == "" {
+		shell = `C:\windows\system32\cmd.exe`
+	}
+	old := isolation.Load()
+	Isolate(&Isolation{Command: []string{shell, "/c", "echo ran>" + marker}})
+	t.Cleanup(func() { isolation.Store(old) })
+	saved := assignProcess
+	assignProcess = func(windows.Handle, windows.Handle) error {
+		deadline := time.Now().Add(3 * time.Second)
+		for time.Now().Before(deadline) {
+			if _, err := os.Stat(marker); err == nil {
+				break
+			}
+			time.Sleep(20 * time.Millisecond) // polling a file the child would write, with a deadline
+		}
+		return windows.ERROR_ACCESS_DENIED
+	}
+	t.Cleanup(func() { assignProcess = saved })
+
+	archive := filepath.Join(dir, "p.zip")
+	if err := os.WriteFile(archive, zipBytes(t, goodPack("")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	staging := filepath.Join(dir, "staging")
+	if err := os.Mkdir(staging, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Extract(t.Context(), archive, staging, DefaultLimits(), nil)
+	var re *RejectError
+	if err == nil || errors.As(err, &re) || !errors.Is(err, ErrUnconfined) {
+		t.Fatalf("Extract with a failed Job Object assignment = %v; want ErrUnconfined, a fault and no verdict", err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the unpacker ran before it was confined")
+	}
+}
