@@ -229,7 +229,7 @@ func (iso *Isolation) extract(ctx context.Context, archivePath, stagingParent st
 	}
 	defer func() {
 		if err != nil {
-			os.RemoveAll(staging)
+			removeStaging(staging)
 		}
 	}()
 

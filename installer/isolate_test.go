@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -67,5 +68,41 @@ func TestConfine(t *testing.T) {
 		if (err != nil) != tc.fails || (err != nil && !errors.Is(err, denied)) {
 			t.Errorf("%s: confine = %v; want failure %v wrapping the cause", tc.name, err, tc.fails)
 		}
+	}
+}
+
+// TestRejectedStagingUsesRetryingRemover: every removal of a staging
+// folder goes through the retrying remover (atomicfile.RemoveAll), which
+// waits out a scanner's hold on Windows where os.RemoveAll gives up.
+func TestRejectedStagingUsesRetryingRemover(t *testing.T) {
+	for _, isolated := range []bool{true, false} {
+		t.Run(map[bool]string{true: "isolated", false: "in process"}[isolated], func(t *testing.T) {
+			if isolated {
+				isolateFor(t, &Isolation{})
+			} else {
+				old := isolation.Load()
+				isolation.Store(nil)
+				t.Cleanup(func() { isolation.Store(old) })
+			}
+			var removed []string
+			saved := removeStaging
+			removeStaging = func(dir string) error { removed = append(removed, dir); return saved(dir) }
+			t.Cleanup(func() { removeStaging = saved })
+			parent := t.TempDir()
+			archive := writeArchive(t, "p.zip", zipBytes(t, with(entry{name: "content/zz-big.pak", body: make([]byte, 4096)})))
+			lim := DefaultLimits()
+			lim.MaxEntryBytes = 2048
+			_, err := Extract(t.Context(), archive, parent, lim, nil)
+			var re *RejectError
+			if !errors.As(err, &re) {
+				t.Fatalf("Extract = %v; want a rejection", err)
+			}
+			if len(removed) != 1 || filepath.Dir(removed[0]) != parent {
+				t.Errorf("staging removed through the retrying remover: %q; want the one staging folder under %s", removed, parent)
+			}
+			if left, _ := os.ReadDir(parent); len(left) != 0 {
+				t.Errorf("staging parent holds %v; want it empty", left)
+			}
+		})
 	}
 }

@@ -63,3 +63,42 @@ func TestIsolationUnconfinedChildNeverRuns(t *testing.T) {
 		t.Fatal("the unpacker ran before it was confined")
 	}
 }
+
+// TestRejectedStagingRemoved: the staging folder of a rejected archive is
+// removed even where os.RemoveAll fails (wine's, on a folder holding
+// files; a virus scanner's hold on Windows): through the retrying remover,
+// file by file.
+func TestRejectedStagingRemoved(t *testing.T) {
+	for _, isolated := range []bool{true, false} {
+		if !isolated {
+			old := isolation.Load()
+			isolation.Store(nil)
+			t.Cleanup(func() { isolation.Store(old) })
+		}
+		dir, err := os.MkdirTemp("", "forgesync-staging-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		archive := filepath.Join(dir, "p.zip")
+		if err := os.WriteFile(archive, zipBytes(t, with(entry{name: "content/zz-big.pak", body: make([]byte, 4096)})), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		parent := filepath.Join(dir, "staging")
+		if err := os.Mkdir(parent, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		// The earlier files are written before the last one breaks its
+		// limit while streaming.
+		lim := DefaultLimits()
+		lim.MaxEntryBytes = 2048
+		_, err = Extract(t.Context(), archive, parent, lim, nil)
+		var re *RejectError
+		if !errors.As(err, &re) {
+			t.Fatalf("Extract(isolated %v) = %v; want a rejection", isolated, err)
+		}
+		left, err := os.ReadDir(parent)
+		if err != nil || len(left) != 0 {
+			t.Errorf("isolated %v: staging parent holds %v (%v); want the rejected staging removed", isolated, left, err)
+		}
+	}
+}
