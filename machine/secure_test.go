@@ -2,9 +2,13 @@ package machine
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -52,5 +56,35 @@ func TestSecureFoldersNoACL(t *testing.T) {
 				t.Errorf("log = %q; want two warnings saying to use NTFS", logs.String())
 			}
 		})
+	}
+}
+
+// TestServeRefusesSharedStateFolder: a daemon whose state folder is shared
+// by every user (world-writable here, as /tmp is) does not start, and says
+// why and what to do; the folder keeps its mode.
+func TestServeRefusesSharedStateFolder(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Unix modes; daemon/acl_windows_test.go covers Windows")
+	}
+	opts := game(t)
+	shared := filepath.Join(filepath.Dir(opts.Config.File), "shared")
+	if err := os.Mkdir(shared, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(shared, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	opts.Config.Paths.State = shared
+	m := New(opts)
+	defer m.Close()
+	// A daemon that starts all the same is stopped at once, and fails the test.
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	err := m.Serve(ctx, ServeOptions{Started: cancel})
+	if !errors.Is(err, daemon.ErrSharedFolder) || !strings.Contains(err.Error(), "writable by every user") || !strings.Contains(err.Error(), "a folder of its own") {
+		t.Fatalf("Serve with a world-writable state folder = %v; want ErrSharedFolder with the reason and the fix", err)
+	}
+	if fi, err := os.Stat(shared); err != nil || fi.Mode().Perm() != 0o777 {
+		t.Errorf("state folder mode = %v (%v); want it left at 0777", fi.Mode().Perm(), err)
 	}
 }
