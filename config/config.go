@@ -295,8 +295,12 @@ func ParseEnv(path string, data []byte, env Env) (*Config, error) {
 	c := Default()
 	c.File = path
 	dir := filepath.Dir(path)
-	resolve := func(p string) string {
+	resolve := func(key, p string) string {
 		if p == "" {
+			return ""
+		}
+		if msg := env.pathFormProblem(p); msg != "" {
+			bad(key, "%s", msg)
 			return ""
 		}
 		p = env.expandHome(p)
@@ -305,15 +309,16 @@ func ParseEnv(path string, data []byte, env Env) (*Config, error) {
 		}
 		return filepath.Clean(p)
 	}
-	c.Paths = Paths{Drop: resolve(f.Paths.Drop), Mods: resolve(f.Paths.Mods), Paks: resolve(f.Paths.Paks),
-		State: resolve(f.Paths.State), Socket: resolve(f.Paths.Socket)}
+	c.Paths = Paths{Drop: resolve("paths.drop", f.Paths.Drop), Mods: resolve("paths.mods", f.Paths.Mods),
+		Paks: resolve("paths.paks", f.Paths.Paks), State: resolve("paths.state", f.Paths.State),
+		Socket: resolve("paths.socket", f.Paths.Socket)}
 	if c.Paths.State == "" {
 		c.Paths.State = env.defaultState(path)
 	}
 	if f.Deploy.Modules != "" {
-		c.Deploy.Modules = resolve(f.Deploy.Modules)
+		c.Deploy.Modules = resolve("deploy.modules", f.Deploy.Modules)
 	}
-	c.Log.File = resolve(f.Log.File)
+	c.Log.File = resolve("log.file", f.Log.File)
 	c.fillDerived()
 	if f.API.Listen != "" {
 		if err := CheckLoopback(f.API.Listen); err != nil {
@@ -433,12 +438,12 @@ func redacted(s string) string {
 }
 
 // parseSets validates the [sets] table into s.
-func parseSets(s *Sets, f *file, resolve func(string) string, bad func(key, format string, args ...any)) {
+func parseSets(s *Sets, f *file, resolve func(key, p string) string, bad func(key, format string, args ...any)) {
 	if src := strings.TrimSpace(f.Sets.Source); src != "" {
 		scheme, _, isURL := strings.Cut(src, "://")
 		switch {
 		case !isURL:
-			s.Source = resolve(src)
+			s.Source = resolve("sets.source", src)
 		case scheme == "http" || scheme == "https" || scheme == "file":
 			s.Source = src
 		default:

@@ -13,6 +13,11 @@ import (
 // who installed the service; on Linux the socket is 0600.
 var ErrRefusedByFolder = errors.New("refused by the status socket's folder")
 
+// ErrNoACL is matched by the error of [SecureFolder] on a file system that
+// keeps no ACLs (FAT, exFAT): the folder cannot be made private, and a
+// caller warns and goes on rather than stop the daemon.
+var ErrNoACL = errors.New("the file system keeps no permissions (FAT or exFAT), so the folder stays open to every account that can reach the drive")
+
 // refused wraps a permission error of a dial to the socket at path.
 func refused(path string, err error) error {
 	if !errors.Is(err, fs.ErrPermission) && !isAccessDenied(err) {

@@ -3,19 +3,32 @@
 package daemon
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strconv"
 )
 
-// SecureFolder creates dir (mode 0700). Outside Windows the socket's own
-// mode (0600, set by [Listen]) and the peer check guard it; the owner is a
-// Windows notion and is ignored.
-func SecureFolder(dir, _ string) error {
+// SecureFolder creates dir (mode 0700), which holds forgesync's what
+// ("state" or "status socket"). Outside Windows the socket's own mode
+// (0600, set by [Listen]) and the peer check guard it, so an existing
+// folder's mode is left as it is; a shared folder (/, /run, /tmp, a home
+// folder, a sticky or world-writable one) is refused with
+// [ErrSharedFolder], as [Listen] refuses it. The owner is a Windows notion
+// and is ignored.
+func SecureFolder(what, dir, _ string) error {
+	_, err := os.Stat(dir)
+	created := errors.Is(err, fs.ErrNotExist)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("secure folder %s: %w", dir, err)
+		return fmt.Errorf("secure %s folder %s: %w", what, dir, err)
 	}
-	return nil
+	f, err := unixFolderFacts(dir, created, false)
+	if err != nil {
+		return fmt.Errorf("secure %s folder %s: %w", what, dir, err)
+	}
+	_, err = decideFolder(what, f)
+	return err
 }
 
 // CurrentUserSID returns the user's id: the uid outside Windows.

@@ -26,7 +26,7 @@ func TestRefusedNamesTheFolder(t *testing.T) {
 
 func TestSecureFolderCreates(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "state", "run")
-	if err := SecureFolder(dir, ""); err != nil {
+	if err := SecureFolder("state", dir, ""); err != nil {
 		t.Fatal(err)
 	}
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {

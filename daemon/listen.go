@@ -44,8 +44,9 @@ const maxSocketPath = 107
 const probeTimeout = 2 * time.Second
 
 // Listen opens the status socket at path the safe way: it creates the
-// socket's folder (mode 0700, and sets 0700 on an existing folder that the
-// daemon's user owns, unless it is a shared sticky folder such as /tmp); if
+// socket's folder (mode 0700, and sets 0700 on an existing folder only when
+// it is empty; a shared folder such as /, /run or /tmp is refused with
+// [ErrSharedFolder], see decideFolder); if
 // a file is already at path it dials it, and refuses with an
 // [*AlreadyRunningError] when a daemon answers, or removes the file when the
 // dial proves it dead (connection refused); then it listens and sets the
@@ -62,7 +63,7 @@ func Listen(path string) (net.Listener, error) {
 		return nil, fmt.Errorf("status socket %s: %w", path, err)
 	}
 	if len(abs) > maxSocketPath {
-		return nil, fmt.Errorf("status socket %s: the path is %d bytes, longer than the %d an AF_UNIX socket allows; set [paths] socket to a shorter path", abs, len(abs), maxSocketPath)
+		return nil, fmt.Errorf("status socket %s: the path is %d bytes, longer than the %d an AF_UNIX socket allows; set [paths] socket to a shorter path in a folder of its own, such as %s (never a drive root or a shared folder: forgesync makes the socket's folder private)", abs, len(abs), maxSocketPath, socketExample)
 	}
 	if err := prepareDir(filepath.Dir(abs)); err != nil {
 		return nil, err

@@ -30,7 +30,6 @@ func TestListenModes(t *testing.T) {
 	}{
 		{"new folder", 0, 0o700},
 		{"our open folder is tightened", 0o755, 0o700},
-		{"shared sticky folder is left alone", 0o777 | fs.ModeSticky, 0o777 | fs.ModeSticky},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -54,6 +53,69 @@ func TestListenModes(t *testing.T) {
 			}
 			if got := mode(t, path); got.Type() != fs.ModeSocket || got.Perm() != 0o600 {
 				t.Errorf("socket mode = %v; want a socket with 0600", got)
+			}
+		})
+	}
+}
+
+// TestListenNeverChangesSharedFolder: a socket folder that others share is
+// refused with the reason and the fix, and its mode stays as it was; a
+// folder that holds other files is not tightened (the socket's 0600 guards
+// it).
+func TestListenNeverChangesSharedFolder(t *testing.T) {
+	listed := filepath.Join(sockDir(t), "run")
+	if err := os.Mkdir(listed, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	saved := sharedHere
+	sharedHere = func() []string { return append(saved(), listed) }
+	t.Cleanup(func() { sharedHere = saved })
+	tests := []struct {
+		name     string
+		dir      string
+		existing fs.FileMode
+		files    bool   // the folder holds another file
+		refuse   string // "" when Listen must succeed
+	}{
+		{"sticky shared folder", "", 0o777 | fs.ModeSticky, false, "sticky"},
+		{"world-writable folder", "", 0o777, false, "writable by every user"},
+		{"system folder", listed, 0o755, false, "other programs share"},
+		{"folder with other files", "", 0o755, true, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := tc.dir
+			if dir == "" {
+				dir = filepath.Join(sockDir(t), "shared")
+				if err := os.Mkdir(dir, 0o700); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := os.Chmod(dir, tc.existing); err != nil {
+				t.Fatal(err)
+			}
+			if tc.files {
+				if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("mine"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			path := filepath.Join(dir, "forgesync.sock")
+			ln, err := Listen(path)
+			if tc.refuse == "" {
+				if err != nil {
+					t.Fatalf("Listen(%s) = %v", path, err)
+				}
+				ln.Close()
+			} else {
+				if err == nil {
+					ln.Close()
+				}
+				if !errors.Is(err, ErrSharedFolder) || !strings.Contains(err.Error(), tc.refuse) || !strings.Contains(err.Error(), "a folder of its own") {
+					t.Fatalf("Listen(%s) = %v; want ErrSharedFolder saying %q and the fix", path, err, tc.refuse)
+				}
+			}
+			if got := mode(t, dir) & (fs.ModePerm | fs.ModeSticky); got != tc.existing {
+				t.Errorf("folder mode = %v; want it left at %v", got, tc.existing)
 			}
 		})
 	}
@@ -140,8 +202,13 @@ func TestListenLeavesOtherFiles(t *testing.T) {
 
 func TestListenPathTooLong(t *testing.T) {
 	path := filepath.Join(sockDir(t), strings.Repeat("d", 120), "forgesync.sock")
-	if _, err := Listen(path); err == nil || !strings.Contains(err.Error(), "shorter path") {
+	_, err := Listen(path)
+	if err == nil || !strings.Contains(err.Error(), "shorter path") {
 		t.Fatalf("Listen(long path) = %v; want an error saying to use a shorter path", err)
+	}
+	// The fix it offers is a folder of forgesync's own, never a root.
+	if !strings.Contains(err.Error(), "in a folder of its own, such as "+socketExample) {
+		t.Errorf("Listen(long path) = %v; want it to offer a folder of its own, %s", err, socketExample)
 	}
 }
 

@@ -11,6 +11,10 @@ import (
 	"golang.org/x/sys/windows"
 )
 
+// socketExample is the short socket path, in a folder of its own, that
+// errors offer as the fix.
+const socketExample = `C:\forgesync\forgesync.sock`
+
 // prepareDir creates the socket's folder. Windows has no Unix modes: access
 // follows the folder's ACL, inherited from its parent (the user's own
 // %LOCALAPPDATA% by default).

@@ -3,6 +3,7 @@ package daemon
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/kardianos/service"
 	"gopkg.in/natefinch/lumberjack.v2"
@@ -70,10 +72,65 @@ func NewServiceLog(o LogOptions) (*slog.Logger, io.Closer, error) {
 			backups = 5
 		}
 		lj := &lumberjack.Logger{Filename: o.File, MaxSize: size, MaxBackups: backups}
-		handlers = append(handlers, slog.NewJSONHandler(lj, hopts))
-		closer = lj
+		rl := &rotatingLog{inner: lj, name: o.File, now: time.Now}
+		handlers = append(handlers, slog.NewJSONHandler(rl, hopts))
+		closer = rl
 	}
 	return slog.New(slog.NewMultiHandler(handlers...)), closer, nil
+}
+
+// rotateRetry is how long a log whose rotation failed is appended to
+// before rotation is tried again.
+const rotateRetry = time.Minute
+
+// rotatingLog is the service's log file: lumberjack rotates it by size,
+// and when a write through lumberjack fails (on Windows a log viewer that
+// holds the file without delete sharing makes the rotation's rename fail,
+// and lumberjack then drops every line) the line is appended to the
+// current file instead, which keeps growing; rotation is tried again after
+// rotateRetry. No line is lost while any file can be written.
+type rotatingLog struct {
+	inner io.WriteCloser // lumberjack, or a fake in tests
+	name  string         // the current log file
+	now   func() time.Time
+
+	mu      sync.Mutex // guards the fields below and serialises writes
+	held    *os.File   // the current file, appended to while rotation fails; nil otherwise
+	retryAt time.Time  // when to try the inner writer again
+}
+
+func (r *rotatingLog) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.held != nil && r.now().Before(r.retryAt) {
+		return r.held.Write(p)
+	}
+	if r.held != nil {
+		r.held.Close()
+		r.held = nil
+	}
+	n, err := r.inner.Write(p)
+	if err == nil {
+		return n, nil
+	}
+	f, ferr := os.OpenFile(r.name, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if ferr != nil {
+		return 0, fmt.Errorf("log file %s: %w (appending instead: %w)", r.name, err, ferr)
+	}
+	r.held, r.retryAt = f, r.now().Add(rotateRetry)
+	return r.held.Write(p)
+}
+
+// Close closes the file and lumberjack.
+func (r *rotatingLog) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var err error
+	if r.held != nil {
+		err = r.held.Close()
+		r.held = nil
+	}
+	return errors.Join(err, r.inner.Close())
 }
 
 // systemHandler writes each record as one text line to the OS log, at the

@@ -103,7 +103,7 @@ func (s *server) requireKey(key string, next http.Handler) http.Handler {
 			return
 		}
 		got := r.Header.Get("X-API-Key")
-		if b, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
+		if b, ok := bearerToken(r.Header.Get("Authorization")); ok {
 			got = b
 		}
 		if subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), want) != 1 {
@@ -114,6 +114,18 @@ func (s *server) requireKey(key string, next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// bearerToken returns the token of an "Authorization: Bearer TOKEN"
+// header value. The scheme's name is case-insensitive (RFC 7235 §2.1), so
+// "bearer" and "BEARER" count too; one or more spaces separate it from the
+// token.
+func bearerToken(h string) (string, bool) {
+	scheme, token, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	return strings.TrimSpace(token), true
 }
 
 // loopbackHost reports whether a Host header names this machine's

@@ -98,10 +98,15 @@ func Extract(ctx context.Context, archivePath, stagingParent string, lim Limits,
 	}
 	st, err := extractAt(ctx, archivePath, staging, lim, progress, true)
 	if err != nil {
-		os.RemoveAll(staging)
+		removeStaging(staging)
 	}
 	return st, err
 }
+
+// removeStaging removes a staging folder that will not be used: file by
+// file, each remove retried, when a virus scanner holds one for a moment
+// (os.RemoveAll gives up at the first). Tests wrap it.
+var removeStaging = func(dir string) error { return atomicfile.RemoveAll(atomicfile.Renamer{}, dir) }
 
 // newStaging creates a private staging folder under parent.
 func newStaging(parent string) (string, error) {
@@ -110,7 +115,7 @@ func newStaging(parent string) (string, error) {
 		return "", fmt.Errorf("create staging: %w", err)
 	}
 	if err := os.Chmod(staging, 0o700); err != nil {
-		os.RemoveAll(staging)
+		removeStaging(staging)
 		return "", err
 	}
 	return staging, nil

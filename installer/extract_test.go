@@ -64,6 +64,8 @@ func hostileCases() []hostileCase {
 		{name: "invalid UTF-8", build: zipOf(with(file("content/\xff\xfe.pak", "x"))...), wants: []want{w("content/\xff\xfe.pak", RuleInvalidUTF8)}},
 		{name: "reserved CON", build: zipOf(with(file("content/CON.pak", "x"))...), wants: []want{w("content/CON.pak", RuleReserved)}},
 		{name: "reserved lpt1 any case", build: tarOf(with(file("content/lPt1.utoc", "x"), file("content/lPt1.ucas", "x"))...), wants: []want{w("content/lPt1.utoc", RuleReserved), w("content/lPt1.ucas", RuleReserved)}},
+		{name: "8.3 short-name alias", build: zipOf(with(file("content/averylongname.pak", "x"), file("content/AVERYL~1.PAK", "y"))...), wants: []want{w("content/AVERYL~1.PAK", RuleShortName)}},
+		{name: "8.3 short-name folder", build: tarOf(with(file("content/MAPS~1/x.pak", "x"))...), wants: []want{w("content/MAPS~1/x.pak", RuleShortName)}},
 		{name: "reserved aux folder", build: zipOf(with(file("content/aux/x.pak", "x"))...), wants: []want{w("content/aux/x.pak", RuleReserved)}},
 		{name: "trailing dot", build: zipOf(with(file("content/maps./x.pak", "x"))...), wants: []want{w("content/maps./x.pak", RuleTrailingDotSpace)}},
 		{name: "trailing space", build: tarOf(with(file("content/maps /x.pak", "x"))...), wants: []want{w("content/maps /x.pak", RuleTrailingDotSpace)}},

@@ -256,7 +256,7 @@ func (iso *Isolation) extract(ctx context.Context, archivePath, stagingParent st
 	}
 	defer func() {
 		if err != nil {
-			os.RemoveAll(staging)
+			removeStaging(staging)
 		}
 	}()
 
@@ -286,7 +286,7 @@ func (iso *Isolation) extract(ctx context.Context, archivePath, stagingParent st
 	if lerr != nil {
 		cmd.Process.Kill()
 		cmd.Wait()
-		return nil, fmt.Errorf("extract %s: limit the unpacker: %w", archivePath, lerr)
+		return nil, fmt.Errorf("extract %s: %w: %w", archivePath, ErrUnconfined, lerr)
 	}
 	stopWatch := watchData(cmd.Process.Pid)
 	abs, err := filepath.Abs(archivePath)
@@ -421,6 +421,26 @@ func runtimeFault(stderr string) bool {
 // arenaBytes is how much memory the Go runtime maps at a time for its
 // heap: a child that died within one arena of its limit hit the limit.
 const arenaBytes = 64 << 20
+
+// ErrUnconfined is matched by the error of an extraction whose unpacker
+// could not be given its limits (on Windows: put in its Job Object, which
+// a launcher's own job may forbid). The unpacker is never run without
+// them; the archive gets no verdict, and the fault is this machine's.
+var ErrUnconfined = errors.New("installer: the unpacker could not be confined, so it was not run")
+
+// confine gives a child that was started suspended its limits, then lets
+// it run: assign puts it in its confinement and resume starts it. When
+// assign fails, resume is never called, so the child runs no instruction
+// unconfined; the caller ends it.
+func confine(assign, resume func() error) error {
+	if err := assign(); err != nil {
+		return fmt.Errorf("put it in its Job Object: %w", err)
+	}
+	if err := resume(); err != nil {
+		return fmt.Errorf("resume it once confined: %w", err)
+	}
+	return nil
+}
 
 // childStarted, when set (by tests), is told the pid of each child.
 var childStarted func(pid int)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -40,5 +41,68 @@ func TestDeathReasons(t *testing.T) {
 		if rule != c.rule {
 			t.Errorf("%s: death = %q, %q; want %q", c.name, rule, value, c.rule)
 		}
+	}
+}
+
+// TestConfine: a child started suspended is resumed only once it is
+// confined; a failed assignment never lets it run.
+func TestConfine(t *testing.T) {
+	denied := errors.New("access denied")
+	for _, tc := range []struct {
+		name              string
+		assign, resume    error
+		wantResume, fails bool
+	}{
+		{"confined", nil, nil, true, false},
+		{"assignment refused", denied, nil, false, true},
+		{"resume failed", nil, denied, true, true},
+	} {
+		var steps []string
+		err := confine(
+			func() error { steps = append(steps, "assign"); return tc.assign },
+			func() error { steps = append(steps, "resume"); return tc.resume })
+		resumed := len(steps) == 2 && steps[0] == "assign" && steps[1] == "resume"
+		if resumed != tc.wantResume || (len(steps) == 1 && steps[0] != "assign") {
+			t.Errorf("%s: steps %q; want assign then resume = %v", tc.name, steps, tc.wantResume)
+		}
+		if (err != nil) != tc.fails || (err != nil && !errors.Is(err, denied)) {
+			t.Errorf("%s: confine = %v; want failure %v wrapping the cause", tc.name, err, tc.fails)
+		}
+	}
+}
+
+// TestRejectedStagingUsesRetryingRemover: every removal of a staging
+// folder goes through the retrying remover (atomicfile.RemoveAll), which
+// waits out a scanner's hold on Windows where os.RemoveAll gives up.
+func TestRejectedStagingUsesRetryingRemover(t *testing.T) {
+	for _, isolated := range []bool{true, false} {
+		t.Run(map[bool]string{true: "isolated", false: "in process"}[isolated], func(t *testing.T) {
+			if isolated {
+				isolateFor(t, &Isolation{})
+			} else {
+				old := isolation.Load()
+				isolation.Store(nil)
+				t.Cleanup(func() { isolation.Store(old) })
+			}
+			var removed []string
+			saved := removeStaging
+			removeStaging = func(dir string) error { removed = append(removed, dir); return saved(dir) }
+			t.Cleanup(func() { removeStaging = saved })
+			parent := t.TempDir()
+			archive := writeArchive(t, "p.zip", zipBytes(t, with(entry{name: "content/zz-big.pak", body: make([]byte, 4096)})))
+			lim := DefaultLimits()
+			lim.MaxEntryBytes = 2048
+			_, err := Extract(t.Context(), archive, parent, lim, nil)
+			var re *RejectError
+			if !errors.As(err, &re) {
+				t.Fatalf("Extract = %v; want a rejection", err)
+			}
+			if len(removed) != 1 || filepath.Dir(removed[0]) != parent {
+				t.Errorf("staging removed through the retrying remover: %q; want the one staging folder under %s", removed, parent)
+			}
+			if left, _ := os.ReadDir(parent); len(left) != 0 {
+				t.Errorf("staging parent holds %v; want it empty", left)
+			}
+		})
 	}
 }

@@ -4,19 +4,27 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"time"
 	"unsafe"
 
 	"golang.org/x/sys/windows"
 )
 
-// prepareChild has nothing to do: the Job Object kills the child when the
-// parent's handle to it closes, at the latest when the parent exits.
-func prepareChild(*exec.Cmd) {}
+// prepareChild starts the child suspended, so that it runs no instruction
+// before limitChild has put it in its Job Object and resumed it. The Job
+// Object kills the child when the parent's handle to it closes, at the
+// latest when the parent exits.
+func prepareChild(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{CreationFlags: windows.CREATE_SUSPENDED}
+}
 
-// limitChild puts the child in a Job Object of its own with a process
-// memory limit, a processor time limit, and kill-on-close, so the child
-// cannot outlive the handle that release closes.
+// limitChild puts the child, started suspended, in a Job Object of its own
+// with a process memory limit, a processor time limit, and kill-on-close,
+// so the child cannot outlive the handle that release closes; only then
+// does it resume the child ([confine]). When the assignment fails (a
+// launcher's job may forbid it) the child is never resumed: the caller
+// ends it, and it has run nothing outside its limits.
 func limitChild(p *os.Process, mem int64, cpu time.Duration) (func(), error) {
 	job, err := windows.CreateJobObject(nil, nil)
 	if err != nil {
@@ -36,18 +44,37 @@ func limitChild(p *os.Process, mem int64, cpu time.Duration) (func(), error) {
 		release()
 		return func() {}, err
 	}
-	h, err := windows.OpenProcess(windows.PROCESS_SET_QUOTA|windows.PROCESS_TERMINATE, false, uint32(p.Pid))
+	h, err := windows.OpenProcess(windows.PROCESS_SET_QUOTA|windows.PROCESS_TERMINATE|windows.PROCESS_SUSPEND_RESUME, false, uint32(p.Pid))
 	if err != nil {
 		release()
 		return func() {}, err
 	}
 	defer windows.CloseHandle(h)
-	if err := windows.AssignProcessToJobObject(job, h); err != nil {
+	if err := confine(func() error { return assignProcess(job, h) }, func() error { return resumeProcess(h) }); err != nil {
 		release()
 		return func() {}, err
 	}
 	return release, nil
 }
+
+// ntResumeProcess resumes every thread of a process; exec closes the
+// handle of the main thread that CreateProcess returns, so ResumeThread
+// has none to resume.
+var ntResumeProcess = windows.NewLazySystemDLL("ntdll.dll").NewProc("NtResumeProcess")
+
+// resumeProcess lets the suspended process h run.
+func resumeProcess(h windows.Handle) error {
+	if err := ntResumeProcess.Find(); err != nil {
+		return err
+	}
+	if st, _, _ := ntResumeProcess.Call(uintptr(h)); st != 0 {
+		return windows.NTStatus(st)
+	}
+	return nil
+}
+
+// assignProcess is windows.AssignProcessToJobObject; tests make it fail.
+var assignProcess = windows.AssignProcessToJobObject
 
 // outOfMemory reports whether the child died of the job's memory limit
 // without saying so (an allocation outside the Go runtime).

@@ -62,6 +62,7 @@ func TestCheckDirProblems(t *testing.T) {
 		{"case duplicate", with(file("content/EXTRA.pak", "x")), nil, []want{{rule: RuleDuplicate, anyEntry: true}}},
 		{"reserved", with(file("content/aux.pak", "x")), nil, []want{w("content/aux.pak", RuleReserved)}},
 		{"trailing space", with(file("content/a.pak ", "x")), nil, []want{w("content/a.pak ", RuleTrailingDotSpace)}},
+		{"8.3 short-name alias", with(file("content/averylongname.pak", "x"), file("content/AVERYL~1.PAK", "y")), nil, []want{w("content/AVERYL~1.PAK", RuleShortName)}},
 		{"manifest too large", append(without("forgepack.json"), entry{name: "forgepack.json", body: make([]byte, maxManifestBytes+1)}), nil, []want{w("forgepack.json", RuleEntryTooLarge)}},
 		{"entry too large", with(entry{name: "content/big.pak", body: make([]byte, 2048)}), func(l *Limits) { l.MaxEntryBytes = 1024 }, []want{w("content/big.pak", RuleEntryTooLarge)}},
 		{"too many", goodPack(""), func(l *Limits) { l.MaxEntries = 3 }, []want{{rule: RuleTooManyEntries, anyEntry: true}}},

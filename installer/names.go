@@ -75,6 +75,9 @@ func CheckName(name string, lim Limits) []Problem {
 		if last := c[len(c)-1]; last == '.' || last == ' ' {
 			once(RuleTrailingDotSpace, fmt.Sprintf("%q", c))
 		}
+		if isShortName(c) {
+			once(RuleShortName, c)
+		}
 	}
 	return ps
 }
@@ -119,6 +122,36 @@ func isReserved(c string) bool {
 		return false
 	}
 	return reservedNames[strings.ToUpper(base)]
+}
+
+// isShortName reports whether the path component c has the shape of a
+// Windows 8.3 short name: 1 to 6 characters, "~", one or more digits, at
+// most 8 characters before the dot, and an optional extension of 1 to 3
+// characters ("AVERYL~1.PAK", "AB12CD~9"). NTFS and FAT answer such a name
+// with the long-named file it aliases, so "AVERYL~1.PAK" may open
+// "averylongname.pak" of the same archive or a file already in the game's
+// folder. Any component of that shape is refused, not only one that
+// aliases another entry of the archive: the alias Windows picks depends on
+// what the target folder already holds, which the archive's bytes cannot
+// tell, and a name must get the same verdict on every OS.
+func isShortName(c string) bool {
+	base, ext, dotted := strings.Cut(c, ".")
+	if dotted && (len(ext) == 0 || len(ext) > 3 || strings.Contains(ext, ".")) {
+		return false
+	}
+	if len(base) > 8 {
+		return false
+	}
+	prefix, num, ok := strings.Cut(base, "~")
+	if !ok || len(prefix) == 0 || len(prefix) > 6 || num == "" {
+		return false
+	}
+	for i := 0; i < len(num); i++ {
+		if num[i] < '0' || num[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // cleanName turns a name as stored in an archive into the form CheckName

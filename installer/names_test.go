@@ -62,6 +62,23 @@ func TestCheckName(t *testing.T) {
 		{strings.Repeat("a", 201), []string{RulePathTooLong}},
 		{"1/2/3/4/5/6/7/8/9", []string{RuleTooDeep}},
 		{"\x01/../CON.txt/x.", []string{RuleControlChar, RuleDotDot, RuleReserved, RuleTrailingDotSpace}},
+		{"content/AVERYL~1.PAK", []string{RuleShortName}},
+		{"content/averyl~1.pak", []string{RuleShortName}},
+		{"content/A~1", []string{RuleShortName}},
+		{"content/AB12CD~9.P", []string{RuleShortName}},
+		{"content/ABCDE~12.PAK", []string{RuleShortName}},
+		{"content/ABCDEF~12.PAK", nil}, // 9 characters before the dot
+		{"MAPS~1/x.pak", []string{RuleShortName}},
+		{"content/A~123456.pak", []string{RuleShortName}},
+		{"content/A~1234567.pak", nil},    // 9 characters before the dot
+		{"content/ABCDEFG~1.PAK", nil},    // 7 characters before ~: never a short name
+		{"content/ABCD~1.PAKS", nil},      // 4-character extension
+		{"content/ABCD~X.PAK", nil},       // no digit after ~
+		{"content/ABCD~.PAK", nil},        // no digit after ~
+		{"content/~1.PAK", nil},           // nothing before ~
+		{"content/AB~1~2.PAK", nil},       // ~ twice: Windows never makes that
+		{"content/map~1.tar.pak", nil},    // two dots: not 8.3
+		{"content/ABCDEF~12345.PAK", nil}, // 12 characters before the dot
 	} {
 		var got []string
 		for _, p := range CheckName(tc.name, lim) {

@@ -51,6 +51,7 @@ const (
 	RuleDotDot           = `".." in path`
 	RuleReserved         = "reserved Windows name"
 	RuleTrailingDotSpace = "name ends in a dot or a space"
+	RuleShortName        = "Windows 8.3 short name (it can stand for another file; rename it)"
 	RuleDuplicate        = "same name as another entry (after Unicode NFC and case folding)"
 	RuleFileDirClash     = "a file and a folder share this name"
 	RuleSymlink          = "symbolic links are not allowed"

@@ -2,6 +2,8 @@ package machine
 
 import (
 	"context"
+	"errors"
+	"log/slog"
 	"path/filepath"
 	"time"
 
@@ -50,7 +52,7 @@ func (m *Machine) Serve(ctx context.Context, so ServeOptions) error {
 	}
 	ev := daemon.NewEvents(daemon.EventsOptions{})
 	defer ev.Close()
-	if err := SecureFolders(cfg, so.Owner); err != nil {
+	if err := SecureFolders(cfg, so.Owner, log); err != nil {
 		return err
 	}
 	eps, err := daemon.ListenAll(cfg.Paths.Socket, cfg.API.Listen, cfg.Paths.State, log)
@@ -123,12 +125,23 @@ func (m *Machine) watcher(r *pipeline.Runner) (*watch.Watcher, error) {
 
 // SecureFolders gives the state folder (the API key) and the socket's
 // folder the ACL of SPEC §8 on Windows: SYSTEM, Administrators and owner
-// (the installing user; the current one when empty).
-func SecureFolders(cfg *config.Config, owner string) error {
-	for _, d := range []string{cfg.Paths.State, filepath.Dir(cfg.Paths.Socket)} {
-		if err := daemon.SecureFolder(d, owner); err != nil {
+// (the installing user; the current one when empty). A shared folder is
+// refused ([daemon.ErrSharedFolder]); on a file system that keeps no ACLs
+// (FAT, exFAT) it warns on log and goes on, since the daemon works there,
+// only less private.
+func SecureFolders(cfg *config.Config, owner string, log *slog.Logger) error {
+	for _, f := range []struct{ what, dir string }{{"state", cfg.Paths.State}, {"status socket", filepath.Dir(cfg.Paths.Socket)}} {
+		err := secureFolder(f.what, f.dir, owner)
+		if errors.Is(err, daemon.ErrNoACL) {
+			log.Warn("folder left open: its file system keeps no permissions; put it on an NTFS drive to make it private", "folder", f.dir, "err", err)
+			continue
+		}
+		if err != nil {
 			return err
 		}
 	}
 	return nil
 }
+
+// secureFolder is daemon.SecureFolder; tests make it fail as FAT does.
+var secureFolder = daemon.SecureFolder

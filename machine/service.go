@@ -33,13 +33,13 @@ func Service(cfg *config.Config, user bool, log *slog.Logger, run func(ctx conte
 
 // CheckServiceInstall reports why the service of cfg cannot be installed:
 // a configuration the service would not find, no game folder, or folders
-// that cannot be given their ACL.
-func CheckServiceInstall(cfg *config.Config, user bool) error {
+// that cannot be given their ACL (see [SecureFolders], which warns on log).
+func CheckServiceInstall(cfg *config.Config, user bool, log *slog.Logger) error {
 	if err := config.CheckServiceInstall(cfg.File, user); err != nil {
 		return err
 	}
 	if err := cfg.RequireGame(); err != nil {
 		return err
 	}
-	return SecureFolders(cfg, "")
+	return SecureFolders(cfg, "", log)
 }

@@ -12,7 +12,9 @@
 # case (nothing deleted); paths with spaces and non-ASCII; a config with
 # CRLF line ends and a BOM; an upgrade while a .pak is held (the old version
 # stays whole, exit 2, the archive waits in drop, the next sync upgrades); a
-# read-only (attrib +r) .pak forgesync placed, cleared on upgrade and removal.
+# read-only (attrib +r) .pak forgesync placed, cleared on upgrade and removal;
+# a drive root, %ProgramData% or the profiles folder as state or socket
+# folder refused, a state folder holding other files left as it was.
 #
 # Not covered, because wine cannot show them: AF_UNIX and the socket
 # folder's ACL (wine 8 accepts SetNamedSecurityInfo but reads back its
@@ -21,7 +23,8 @@
 # fails os.RemoveAll on a folder holding files (the "unlinkat" of Go
 # 1.25+), so every t.TempDir cleanup fails there; forgesync's own removals
 # fall back to removing file by file (atomicfile.RemoveAll), which wine
-# handles.
+# handles. The few Windows-only tests that make their own folders do run
+# (the last step).
 #
 # Go >= 1.22 needs ProcessPrng from bcryptprimitives.dll, which wine 8
 # lacks: a test-only stand-in (scripts/wine/bcryptprimitives.c, forwarding
@@ -311,6 +314,63 @@ fs remove glass-works --config "$cfg" > "$work/remove-ro.out" 2>&1 || { cat "$wo
 ! grep -qi "could not\|held\|read-only" "$work/remove-ro.out" || { cat "$work/remove-ro.out"; fail "remove left the read-only file"; }
 [ ! -e "$gw" ] || fail "the pack folder is still there: $(ls -A "$gw")"
 # ---- end of issue 20 ----
+
+# --- issue 20 §4: never change a folder forgesync does not own ----------
+# A state or socket folder that is a drive root or a shared folder is
+# refused with the reason and the fix, before anything is written there;
+# a pre-existing folder holding other files is used as it is. Wine cannot
+# show ACLs (see the top), so what is checked is the refusal, its message,
+# and that the daemon runs in, and leaves alone, a folder with other files.
+step "a drive root or a shared folder as state or socket folder is refused"
+oroot="$work/own folders"
+mkdir -p "$oroot/Game/Mods/MJOLNIRForgePacks/drop" "$oroot/Game/Paks"
+own_cfg() { # own_cfg FILE STATE [SOCKET] [API_PORT]: a config of oroot's game
+  {
+    printf "[paths]\nmods = '%s'\npaks = '%s'\nstate = '%s'\n" "$(winpath "$oroot/Game/Mods")" "$(winpath "$oroot/Game/Paks")" "$2"
+    if [ -n "${3:-}" ]; then printf "socket = '%s'\n" "$3"; fi
+    printf '[deploy]\nlua = false\nnative = false\n'
+    if [ -n "${4:-}" ]; then printf '[api]\nlisten = "127.0.0.1:%s"\n' "$4"; fi
+  } > "$1"
+}
+own_refused() { # own_refused NAME WANT: the daemon of config NAME exits 2 saying WANT and the fix
+  local rc=0
+  fs daemon --config "$(winpath "$oroot/$1.toml")" > "$work/$1.out" 2>&1 || rc=$?
+  [ "$rc" = 2 ] && grep -q "$2" "$work/$1.out" && grep -q "a folder of its own" "$work/$1.out" ||
+    { cat "$work/$1.out"; fail "$1: not refused with \"$2\" and the fix (exit $rc)"; }
+}
+own_cfg "$oroot/root-state.toml" 'C:\'
+own_refused root-state "root of a drive"
+[ ! -e "$WINEPREFIX/drive_c/forgesync.sock" ] && [ ! -e "$WINEPREFIX/drive_c/api-key" ] || fail "the refused daemon wrote into C:\\"
+own_cfg "$oroot/shared-socket.toml" "$(winpath "$oroot/state")" 'C:\ProgramData\forgesync.sock'
+own_refused shared-socket "other programs share"
+own_cfg "$oroot/profile-state.toml" 'C:\users'
+own_refused profile-state "other programs share"
+
+step "a state folder holding other files is used and left as it was"
+mkdir -p "$oroot/shared state"
+printf 'keep me\n' > "$oroot/shared state/notes.txt"
+port2=$((20000 + RANDOM % 20000))
+own_cfg "$oroot/filled.toml" "$(winpath "$oroot/shared state")" "" "$port2"
+fcfg=$(winpath "$oroot/filled.toml")
+fs daemon --config "$fcfg" > "$work/filled.log" 2>&1 & odaemon=$!
+wait_for 60 fs status --config "$fcfg" || { cat "$work/filled.log"; fail "the daemon did not start in a state folder holding other files"; }
+kill "$odaemon" 2>/dev/null || true
+wait "$odaemon" 2>/dev/null || true
+[ "$(cat "$oroot/shared state/notes.txt")" = "keep me" ] || fail "the other file in the state folder changed"
+
+step "the Windows-only tests of issue 20 §3 and §4 that make their own folders"
+# They avoid t.TempDir, whose cleanup wine cannot run (see the top).
+for t in "daemon:TestSecureFolderNoACL|TestSecureFolderLeavesOthers|TestServiceLogHeldByViewer" \
+         "installer:TestIsolationUnconfinedChildNeverRuns|TestConfine" "watch:TestWatcherLongDropPath"; do
+  pkg=${t%%:*}
+  GOOS=windows GOARCH=amd64 go test -c -o "$bin/$pkg.test.exe" "./$pkg"
+  $WINE "$bin/$pkg.test.exe" -test.v -test.run "^(${t#*:})\$" > "$work/$pkg.test.out" 2>&1 ||
+    { cat "$work/$pkg.test.out"; fail "Windows tests of $pkg under wine"; }
+  names=${t#*:}
+  [ "$(grep -c '^--- PASS' "$work/$pkg.test.out")" = "$(($(tr -cd '|' <<< "$names" | wc -c) + 1))" ] ||
+    { cat "$work/$pkg.test.out"; fail "Windows tests of $pkg: not every one of $names ran and passed"; }
+done
+# --- end of issue 20 §4 ---------------------------------------------------
 
 elapsed=$(($(date +%s) - start))
 echo "wine-e2e: PASS in ${elapsed}s"

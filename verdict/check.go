@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 )
 
 // Check gives the verdict on target, a pack folder or an archive; an
@@ -26,7 +27,7 @@ func Check(ctx context.Context, target string, lim installer.Limits) (*Report, e
 	if err != nil {
 		return nil, fmt.Errorf("staging: %w", err)
 	}
-	defer os.RemoveAll(staging)
+	defer atomicfile.RemoveAll(atomicfile.Renamer{}, staging) // retried where a scanner holds a file
 	rep, staged, err := Archive(ctx, target, staging, lim, nil)
 	if staged != nil {
 		staged.Remove()

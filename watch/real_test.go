@@ -13,7 +13,12 @@ import (
 // temp drop folder; batches arrive on the returned channel.
 func realWatcher(tb testing.TB, settle, quiet time.Duration) (drop string, batches <-chan []string) {
 	tb.Helper()
-	drop = filepath.Join(tb.TempDir(), "drop")
+	return realWatcherAt(tb, filepath.Join(tb.TempDir(), "drop"), settle, quiet)
+}
+
+// realWatcherAt is [realWatcher] on the drop folder drop.
+func realWatcherAt(tb testing.TB, drop string, settle, quiet time.Duration) (string, <-chan []string) {
+	tb.Helper()
 	ch := make(chan []string)
 	w, err := New(Options{
 		Drop: drop, Settle: settle, Rescan: time.Minute, BatchQuiet: quiet, Ignore: testIgnored,

@@ -34,7 +34,7 @@ func NewFSNotifySource() (EventSource, error) {
 
 type fsnotifySource struct{ w *fsnotify.Watcher }
 
-func (s fsnotifySource) Add(path string) error         { return s.w.Add(path) }
+func (s fsnotifySource) Add(path string) error         { return s.w.Add(sourcePath(path)) }
 func (s fsnotifySource) Events() <-chan fsnotify.Event { return s.w.Events }
 func (s fsnotifySource) Errors() <-chan error          { return s.w.Errors }
 func (s fsnotifySource) Close() error                  { return s.w.Close() }

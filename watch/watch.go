@@ -447,7 +447,7 @@ func (r *watchRun) read(now time.Time) {
 
 // event handles one event from the source.
 func (r *watchRun) event(now time.Time, ev fsnotify.Event) {
-	path := filepath.Clean(ev.Name)
+	path := filepath.Clean(eventPath(ev.Name))
 	if path == r.w.drop {
 		if !ev.Has(fsnotify.Remove) && !ev.Has(fsnotify.Rename) {
 			return // a change to Drop's own attributes

@@ -70,7 +70,7 @@ func serviceCommand() *cli.Command {
 		Flags: func(fs *flag.FlagSet) { fs.BoolVar(&userService, "user", false, "a service of the current user") },
 		Run: func(ctx context.Context, e *cli.Env, args []string) int {
 			if args[0] == daemon.ActionInstall {
-				if err := machine.CheckServiceInstall(e.Config, userService); err != nil {
+				if err := machine.CheckServiceInstall(e.Config, userService, e.Log); err != nil {
 					e.Name = "service install"
 					return e.Fail(err)
 				}
