@@ -12,7 +12,8 @@ import (
 
 // Pack checks the pack folder dir and, when it is valid, writes it to out
 // as a reproducible zip (sorted entries, fixed timestamps, no OS
-// attributes). An invalid pack writes nothing: the report says why. The
+// attributes), leaving out what [Dir] leaves out and out itself. An
+// invalid pack writes nothing: the report says why. The
 // error names dir once when it is missing or not a folder.
 func Pack(dir, out string, lim installer.Limits) (*Report, error) {
 	info, err := os.Stat(dir)
@@ -24,7 +25,7 @@ func Pack(dir, out string, lim installer.Limits) (*Report, error) {
 	case !info.IsDir():
 		return nil, fmt.Errorf("%s: not a folder (pack takes the pack's folder)", dir)
 	}
-	rep, err := Dir(dir, lim)
+	rep, err := dirSkipping(dir, lim, out) // never its own output
 	if err != nil || !rep.Valid {
 		return rep, err
 	}

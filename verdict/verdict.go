@@ -55,10 +55,21 @@ func (r *Report) finish() *Report {
 	return r
 }
 
-// Dir checks the pack folder dir. The error is only for a folder that
+// Dir checks the pack folder dir, leaving out the files [Ignored] and
+// those dir's .forgeignore names. The error is only for a folder that
 // cannot be read; an invalid pack is a Report with Valid false.
 func Dir(dir string, lim installer.Limits) (*Report, error) {
-	listing, err := installer.ListPack(dir, lim)
+	return dirSkipping(dir, lim)
+}
+
+// dirSkipping is [Dir] leaving out the files named in also too (paths
+// on disk).
+func dirSkipping(dir string, lim installer.Limits, also ...string) (*Report, error) {
+	ig, err := newIgnorer(dir, also...)
+	if err != nil {
+		return nil, err
+	}
+	listing, err := installer.ListPackSkipping(dir, lim, ig.skip)
 	if err != nil {
 		return nil, err
 	}
