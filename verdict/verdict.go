@@ -45,6 +45,8 @@ type Report struct {
 	Files []installer.File `json:"-"`
 	// Root is the pack root on disk (the folder holding forgepack.json).
 	Root string `json:"-"`
+	// Archive is the zip [Pack] wrote.
+	Archive string `json:"-"`
 }
 
 func (r *Report) finish() *Report {
