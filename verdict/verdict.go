@@ -6,6 +6,7 @@
 package verdict
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +14,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mjolnir-forge/forgesync/installer"
@@ -49,8 +51,13 @@ type Report struct {
 	Archive string `json:"-"`
 }
 
+// finish sets the verdict and puts the problems in file, then line and
+// column order, whatever order the checks found them in.
 func (r *Report) finish() *Report {
 	r.Valid = len(r.Problems) == 0 && r.Manifest != nil
+	slices.SortStableFunc(r.Problems, func(a, b rejection.Reason) int {
+		return cmp.Or(strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
+	})
 	if r.Problems == nil {
 		r.Problems = []rejection.Reason{}
 	}
