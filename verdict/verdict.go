@@ -172,10 +172,17 @@ func (r *Report) checkRoot(prefix string) error {
 			Value: te.Value, Message: "cannot read the container's table of contents: " + strings.TrimPrefix(te.Error(), te.Path+": ")})
 		return nil
 	}
+	if len(missing) == 0 {
+		return nil
+	}
+	held, err := iostore.Holds(os.DirFS(r.Root), "content")
+	if err != nil {
+		return fmt.Errorf("list surface assets in %s: %w", r.Root, err) // Require read the same TOCs
+	}
 	for _, ms := range missing {
-		r.Problems = append(r.Problems, rejection.Reason{File: prefix + "content/", Path: ms.Name, Rule: RuleMissingPackage,
-			Value:   "package id 0x" + ms.ID.String(),
-			Message: "surface profiles need the cooked package " + ms.Name + " as an export bundle (ExportBundleData, index 0) in a .utoc/.ucas pair under content/"})
+		r.Problems = append(r.Problems, rejection.Reason{File: prefix + "content/", Path: prefix + "content/", Rule: RuleMissingPackage,
+			Message: "looked for package id 0x" + ms.ID.String() + " for " + ms.Name +
+				" (a surface profile needs it as an export bundle: ExportBundleData, index 0, in a .utoc/.ucas pair under content/); content/ holds: " + held.String()})
 	}
 	return nil
 }
