@@ -9,7 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
 	"github.com/mjolnir-forge/forgesync/internal/cli"
+	"github.com/mjolnir-forge/forgesync/schema"
 )
 
 // commandsIn returns the command lines of the first fenced block of lang
@@ -178,5 +181,51 @@ func TestPackBesideFolder(t *testing.T) {
 	}
 	if code, o, errs := runCLI(t, "scan", "."); code != cli.ExitOK {
 		t.Fatalf("scan . after pack . = %d\n%s%s", code, o, errs)
+	}
+}
+
+// TestSchemaOffline: `forgesync schema` saves the manifest's JSON Schema
+// beside the pack; a manifest naming the copy by a relative $schema still
+// passes scan, and a validator with no network (file loading only)
+// compiles the copy and accepts the manifest.
+func TestSchemaOffline(t *testing.T) {
+	t.Chdir(t.TempDir())
+	runLine(t, "forgesync init neon-halls")
+	if code, out, errs := runCLI(t, "schema"); code != cli.ExitOK || out != string(schema.Manifest) {
+		t.Fatalf("schema = %d, %d bytes, %s; want the schema", code, len(out), errs)
+	}
+	if code, out, errs := runCLI(t, "schema", "-o", "forgepack.schema.json"); code != cli.ExitOK || out != "wrote forgepack.schema.json\n" {
+		t.Fatalf("schema -o = %d\n%s%s", code, out, errs)
+	}
+	manifest := filepath.Join("neon-halls", "forgepack.json")
+	data, err := os.ReadFile(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = []byte(strings.Replace(string(data), `"`+schema.ManifestURL+`"`, `"../forgepack.schema.json"`, 1))
+	if !strings.Contains(string(data), `"$schema": "../forgepack.schema.json"`) {
+		t.Fatalf("manifest has no $schema to point at the copy:\n%s", data)
+	}
+	if err := os.WriteFile(manifest, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runLine(t, "forgesync scan neon-halls")
+
+	abs, err := filepath.Abs("forgepack.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	c.UseLoader(jsonschema.SchemeURLLoader{"file": jsonschema.FileLoader{}}) // no http
+	sch, err := c.Compile(abs)
+	if err != nil {
+		t.Fatalf("compile the saved schema offline: %v", err)
+	}
+	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(string(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sch.Validate(inst); err != nil {
+		t.Fatalf("the saved schema rejects the starter manifest: %v", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mjolnir-forge/forgesync/examples"
+	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/internal/cli"
 	"github.com/mjolnir-forge/forgesync/schema"
 	"github.com/mjolnir-forge/forgesync/verdict"
@@ -114,6 +115,30 @@ func initCommand() *cli.Command {
 				return e.Fail(err)
 			}
 			fmt.Fprintf(e.Stdout, "%s: new pack (forgepack.json, README.md, content/)\nnext: forgesync scan %s, then forgesync pack %s\n", args[0], args[0], args[0])
+			return cli.ExitOK
+		},
+	}
+}
+
+func schemaCommand() *cli.Command {
+	var out string
+	return &cli.Command{
+		Name: "schema", Args: "[-o FILE]", NoConfig: true, Nargs: cli.Args{Min: 0, Max: 0, Want: "no arguments"},
+		Summary: "print the JSON Schema of forgepack.json, for editors that work offline\n" +
+			"Save it beside the pack (not in it) and name it in \"$schema\", e.g. \"../forgepack.schema.json\";\n" +
+			"scan accepts any $schema. Exit status: 0 written, 2 failure.",
+		Flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&out, "o", "", "write the schema to `FILE` instead of standard output")
+		},
+		Run: func(ctx context.Context, e *cli.Env, args []string) int {
+			if out == "" {
+				e.Stdout.Write(schema.Manifest)
+				return cli.ExitOK
+			}
+			if err := atomicfile.WriteFile(out, schema.Manifest, 0o644); err != nil {
+				return e.Fail(err)
+			}
+			fmt.Fprintf(e.Stdout, "wrote %s\n", out)
 			return cli.ExitOK
 		},
 	}
