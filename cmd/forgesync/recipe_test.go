@@ -72,6 +72,31 @@ func TestStarterReadmeCommands(t *testing.T) {
 	}
 }
 
+// TestReadmeAuthorSession: the README's "For pack authors" session, run as
+// written (cd included), ends with every command passing and scan .
+// still passing after pack . and lift-preview.
+func TestReadmeAuthorSession(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	section := string(readme)
+	section = section[strings.Index(section, "## For pack authors"):]
+	t.Chdir(t.TempDir())
+	cmds := commandsIn(t, section, "sh")
+	for _, c := range cmds {
+		if dir, ok := strings.CutPrefix(c, "cd "); ok {
+			t.Chdir(dir)
+			continue
+		}
+		runLine(t, c)
+	}
+	if len(cmds) < 5 {
+		t.Fatalf("README session = %q; want init, cd, scan, pack and scan at least", cmds)
+	}
+	runLine(t, "forgesync scan .")
+}
+
 // git runs git in dir, as an author without a global config.
 func git(t *testing.T, dir string, args ...string) {
 	t.Helper()
@@ -114,6 +139,15 @@ func TestReadmeCIRecipe(t *testing.T) {
 	// The install line names this module's command; the runner has Go.
 	if install != "go install github.com/mjolnir-forge/forgesync/cmd/forgesync@latest" || len(cmds) < 2 {
 		t.Fatalf("recipe installs with %q and runs %q", install, cmds)
+	}
+	// go install PKG@VERSION refuses a module whose go.mod replaces or
+	// excludes modules.
+	gomod, err := os.ReadFile("../../go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := regexp.MustCompile(`(?m)^\s*(replace|exclude)\b`).Find(gomod); m != nil {
+		t.Fatalf("go.mod has a %s directive: the recipe's go install would fail", m)
 	}
 
 	repo := filepath.Join(t.TempDir(), "neon-halls")
