@@ -12,6 +12,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/mjolnir-forge/forgesync/internal/cli"
+	"github.com/mjolnir-forge/forgesync/internal/toolcheck"
 	"github.com/mjolnir-forge/forgesync/schema"
 )
 
@@ -97,11 +98,12 @@ func TestReadmeAuthorSession(t *testing.T) {
 	runLine(t, "forgesync scan .")
 }
 
-// git runs git in dir, as an author without a global config.
-func git(t *testing.T, dir string, args ...string) {
+// git runs the git program at path in dir, as an author without a
+// global config.
+func git(t *testing.T, path, dir string, args ...string) {
 	t.Helper()
-	cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=Author", "-c", "user.email=a@example.org", "-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false"}, args...)...)
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_SYSTEM=/dev/null")
+	cmd := exec.Command(path, append([]string{"-C", dir, "-c", "user.name=Author", "-c", "user.email=a@example.org", "-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false"}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_SYSTEM="+os.DevNull)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
@@ -111,9 +113,7 @@ func git(t *testing.T, dir string, args ...string) {
 // README's GitHub Actions workflow committed in it, passes the recipe's
 // forgesync commands as written, and the zip holds no ignored file.
 func TestReadmeCIRecipe(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
+	gitPath := toolcheck.Need(t, "git")[0]
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
@@ -153,7 +153,7 @@ func TestReadmeCIRecipe(t *testing.T) {
 	repo := filepath.Join(t.TempDir(), "neon-halls")
 	t.Chdir(filepath.Dir(repo))
 	runLine(t, "forgesync init neon-halls")
-	git(t, repo, "init", "-q")
+	git(t, gitPath, repo, "init", "-q")
 	files := map[string]string{
 		".github/workflows/scan.yml": strings.ReplaceAll(workflow[1], "\n  ", "\n"),
 		".gitignore":                 "*.zip\n",
@@ -169,8 +169,8 @@ func TestReadmeCIRecipe(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	git(t, repo, "add", ".")
-	git(t, repo, "commit", "-q", "-m", "neon halls")
+	git(t, gitPath, repo, "add", ".")
+	git(t, gitPath, repo, "commit", "-q", "-m", "neon halls")
 
 	t.Chdir(repo) // actions/checkout leaves the runner here
 	for _, c := range cmds {
