@@ -19,6 +19,15 @@ type Listing struct {
 // layout. It returns every problem in the Listing; the error is only for a
 // folder that cannot be read.
 func ListPack(dir string, lim Limits) (*Listing, error) {
+	return ListPackSkipping(dir, lim, nil)
+}
+
+// ListPackSkipping is [ListPack] leaving out every entry for which skip,
+// given its slash-separated name relative to dir and whether it is a
+// folder, is true: a skipped folder is not walked, and a skipped entry
+// counts for no rule and is not among the Files. A nil skip leaves out
+// nothing.
+func ListPackSkipping(dir string, lim Limits, skip func(name string, isDir bool) bool) (*Listing, error) {
 	if err := lim.Validate(); err != nil {
 		return nil, fmt.Errorf("list pack %s: %w", dir, err)
 	}
@@ -38,6 +47,12 @@ func ListPack(dir string, lim Limits) (*Listing, error) {
 			return err
 		}
 		name := filepath.ToSlash(rel)
+		if skip != nil && skip(name, d.IsDir()) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
 		typ := modeType(d.Type())
 		var size int64
 		if typ == typeFile {

@@ -71,9 +71,57 @@ func parseJSON(data []byte) (node, *syntaxError) {
 	}
 	p.skipSpace()
 	if p.pos < len(p.data) {
+		if p.hint("") {
+			return node{}, p.err
+		}
 		return node{}, &syntaxError{p.pos, RuleTrailingData, "trailing data after the JSON value"}
 	}
 	return root, nil
+}
+
+// hint records the syntax error of a mistake people carry over from
+// JavaScript, YAML or Python into JSON, when one stands at p.pos (where a
+// value, a key, a ':' or a separator was expected), and reports whether it
+// did. close is the bracket that ends the enclosing object or list, if
+// any, for a comma right before it.
+func (p *jsonParser) hint(close string) bool {
+	if p.pos >= len(p.data) {
+		return false
+	}
+	off, msg := p.pos, ""
+	switch c := p.data[p.pos]; {
+	case c == '/' && p.pos+1 < len(p.data) && (p.data[p.pos+1] == '/' || p.data[p.pos+1] == '*'):
+		msg = "JSON allows no comments (" + string(p.data[p.pos:p.pos+2]) + ")"
+	case c == '\'':
+		msg = "JSON allows no single quotes: write strings and keys in double quotes"
+	case close != "" && string(c) == close:
+		comma := p.pos - 1
+		for comma >= 0 && (p.data[comma] == ' ' || p.data[comma] == '\t' || p.data[comma] == '\n' || p.data[comma] == '\r') {
+			comma--
+		}
+		if comma < 0 || p.data[comma] != ',' {
+			return false
+		}
+		off, msg = comma, "JSON allows no trailing comma (before '"+close+"')"
+	default:
+		return false
+	}
+	p.fail(off, RuleSyntax, msg)
+	return true
+}
+
+// bareWord is the length of the unquoted identifier at p.pos, 0 if none.
+func (p *jsonParser) bareWord() int {
+	n := 0
+	for p.pos+n < len(p.data) {
+		c := p.data[p.pos+n]
+		if c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || n > 0 && isDigit(c) {
+			n++
+			continue
+		}
+		break
+	}
+	return n
 }
 
 func (p *jsonParser) fail(off int, rule, msg string) bool {
@@ -121,6 +169,9 @@ func (p *jsonParser) value(n *node) bool {
 		n.kind = kindNull
 		return p.literal("null")
 	default:
+		if p.hint("]") {
+			return false
+		}
 		return p.fail(p.pos, RuleSyntax, "unexpected character "+quoteByte(c)+", expected a value")
 	}
 }
@@ -164,6 +215,13 @@ func (p *jsonParser) object(n *node) bool {
 	for {
 		p.skipSpace()
 		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
+			if p.hint("}") {
+				return false
+			}
+			if n := p.bareWord(); n > 0 {
+				word := string(p.data[p.pos : p.pos+n])
+				return p.fail(p.pos, RuleSyntax, "JSON keys take double quotes: write \""+word+"\", not "+word)
+			}
 			return p.fail(p.pos, RuleSyntax, "expected a quoted key")
 		}
 		var m member
@@ -195,6 +253,9 @@ func (p *jsonParser) object(n *node) bool {
 		}
 		p.skipSpace()
 		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
+			if p.hint("") {
+				return false
+			}
 			return p.fail(p.pos, RuleSyntax, "expected ':' after key")
 		}
 		p.pos++
@@ -225,6 +286,9 @@ func (p *jsonParser) separator(close byte, in string) (more, ok bool) {
 		p.pos++
 		p.depth--
 		return false, true
+	}
+	if p.hint("") {
+		return false, false
 	}
 	return false, p.fail(p.pos, RuleSyntax, "expected ',' or '"+string(close)+"' in "+in)
 }

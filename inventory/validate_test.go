@@ -354,7 +354,7 @@ func TestDocumentRules(t *testing.T) {
 	}{
 		{"bom", append([]byte{0xEF, 0xBB, 0xBF}, valid...), RuleEncoding, 1, 1},
 		{"trailing data", append(append([]byte{}, valid...), []byte("\n{}")...), RuleTrailingData, 0, 1},
-		{"trailing comma", []byte(`{"schema":1,}`), RuleSyntax, 1, 13},
+		{"trailing comma", []byte(`{"schema":1,}`), RuleSyntax, 1, 12},
 		{"too large", append(append([]byte{}, valid...), make([]byte, MaxManifestBytes)...), RuleTooLarge, 1, 1},
 		{"depth 17", []byte(deep), RuleDepth, 1, 43},
 		{"invalid utf-8", []byte("{\"name\": \"a\xffb\"}"), RuleEncoding, 1, 12},

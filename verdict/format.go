@@ -51,7 +51,8 @@ func Write(w io.Writer, format string, reports []*Report, toolVersion string) er
 	return fmt.Errorf("format %q: want one of %s", format, strings.Join(Formats, ", "))
 }
 
-// WriteText writes a report for people: every problem compiler-style,
+// WriteText writes a report for people: every problem compiler-style with
+// its rule id in brackets,
 // named the way the user can open its file (beside the folder they named,
 // or inside the archive they named), then a line with the verdict. Names
 // and messages are escaped (rejection.Escape): an archive's entry names
@@ -63,20 +64,21 @@ func WriteText(w io.Writer, r *Report) error {
 		dir = true
 	}
 	for _, p := range r.Problems {
+		rule := " [" + RuleID(p.Rule) + "]"
 		switch {
 		case p.File == "":
-			fmt.Fprintf(&b, "%s: %s\n", rejection.Escape(r.Source), p)
+			fmt.Fprintf(&b, "%s: %s%s\n", rejection.Escape(r.Source), p, rule)
 		case dir:
 			if p.Path == p.File {
 				p.Path = ""
 			}
 			p.File = filepath.Join(r.Source, filepath.FromSlash(p.File))
-			fmt.Fprintf(&b, "%s\n", p)
+			fmt.Fprintf(&b, "%s%s\n", p, rule)
 		default:
 			if p.Path == p.File {
 				p.Path = ""
 			}
-			fmt.Fprintf(&b, "%s: %s\n", rejection.Escape(r.Source), p)
+			fmt.Fprintf(&b, "%s: %s%s\n", rejection.Escape(r.Source), p, rule)
 		}
 	}
 	name := strings.TrimSpace(r.Pack.ID + " " + r.Pack.Version)

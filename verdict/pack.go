@@ -5,14 +5,17 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 
 	"github.com/mjolnir-forge/forgesync/installer"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 )
 
 // Pack checks the pack folder dir and, when it is valid, writes it to out
-// as a reproducible zip (sorted entries, fixed timestamps, no OS
-// attributes). An invalid pack writes nothing: the report says why. The
+// (when out is "", to <id>-<version>.zip beside dir; see [Beside]) as a
+// reproducible zip (sorted entries, fixed timestamps, no OS
+// attributes), leaving out what [Dir] leaves out and out itself. An
+// invalid pack writes nothing: the report says why. The
 // error names dir once when it is missing or not a folder.
 func Pack(dir, out string, lim installer.Limits) (*Report, error) {
 	info, err := os.Stat(dir)
@@ -24,12 +27,22 @@ func Pack(dir, out string, lim installer.Limits) (*Report, error) {
 	case !info.IsDir():
 		return nil, fmt.Errorf("%s: not a folder (pack takes the pack's folder)", dir)
 	}
-	rep, err := Dir(dir, lim)
+	rep, err := dirSkipping(dir, lim, out) // never its own output
 	if err != nil || !rep.Valid {
 		return rep, err
 	}
+	if out == "" {
+		out = Beside(dir, rep.Pack)
+	}
+	rep.Archive = out
 	err = atomicfile.WriteWith(out, 0o644, func(f *os.File) error {
 		return installer.WritePackZip(f, os.DirFS(rep.Root), rep.Files)
 	})
 	return rep, err
+}
+
+// Beside is the archive pack writes when given no name: <id>-<version>.zip
+// in the folder holding dir, out of the pack it is built from.
+func Beside(dir string, pack PackRef) string {
+	return filepath.Join(filepath.Clean(dir), "..", pack.ID+"-"+pack.Version+".zip")
 }

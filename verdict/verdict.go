@@ -6,6 +6,7 @@
 package verdict
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +14,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mjolnir-forge/forgesync/installer"
@@ -46,20 +48,38 @@ type Report struct {
 	Files []installer.File `json:"-"`
 	// Root is the pack root on disk (the folder holding forgepack.json).
 	Root string `json:"-"`
+	// Archive is the zip [Pack] wrote.
+	Archive string `json:"-"`
 }
 
+// finish sets the verdict and puts the problems in file, then line and
+// column order, whatever order the checks found them in.
 func (r *Report) finish() *Report {
 	r.Valid = len(r.Problems) == 0 && r.Manifest != nil
+	slices.SortStableFunc(r.Problems, func(a, b rejection.Reason) int {
+		return cmp.Or(strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
+	})
 	if r.Problems == nil {
 		r.Problems = []rejection.Reason{}
 	}
 	return r
 }
 
-// Dir checks the pack folder dir. The error is only for a folder that
+// Dir checks the pack folder dir, leaving out the files [Ignored] and
+// those dir's .forgeignore names. The error is only for a folder that
 // cannot be read; an invalid pack is a Report with Valid false.
 func Dir(dir string, lim installer.Limits) (*Report, error) {
-	listing, err := installer.ListPack(dir, lim)
+	return dirSkipping(dir, lim)
+}
+
+// dirSkipping is [Dir] leaving out the files named in also too (paths
+// on disk).
+func dirSkipping(dir string, lim installer.Limits, also ...string) (*Report, error) {
+	ig, err := newIgnorer(dir, also...)
+	if err != nil {
+		return nil, err
+	}
+	listing, err := installer.ListPackSkipping(dir, lim, ig.skip)
 	if err != nil {
 		return nil, err
 	}
@@ -153,10 +173,17 @@ func (r *Report) checkRoot(prefix string) error {
 			Value: te.Value, Message: "cannot read the container's table of contents: " + strings.TrimPrefix(te.Error(), te.Path+": ")})
 		return nil
 	}
+	if len(missing) == 0 {
+		return nil
+	}
+	held, err := iostore.Holds(os.DirFS(r.Root), "content")
+	if err != nil {
+		return fmt.Errorf("list surface assets in %s: %w", r.Root, err) // Require read the same TOCs
+	}
 	for _, ms := range missing {
-		r.Problems = append(r.Problems, rejection.Reason{File: prefix + "content/", Path: ms.Name, Rule: RuleMissingPackage,
-			Value:   "package id 0x" + ms.ID.String(),
-			Message: "surface profiles need the cooked package " + ms.Name + " as an export bundle (ExportBundleData, index 0) in a .utoc/.ucas pair under content/"})
+		r.Problems = append(r.Problems, rejection.Reason{File: prefix + "content/", Path: prefix + "content/", Rule: RuleMissingPackage,
+			Message: "looked for package id 0x" + ms.ID.String() + " for " + ms.Name +
+				" (a surface profile needs it as an export bundle: ExportBundleData, index 0, in a .utoc/.ucas pair under content/); content/ holds: " + held.String()})
 	}
 	return nil
 }

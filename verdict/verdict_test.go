@@ -98,7 +98,7 @@ func TestArchiveMissingPackageRemovesStaging(t *testing.T) {
 	if err != nil || rep.Valid || staged != nil {
 		t.Fatalf("Archive = %+v, %v, %v; want invalid, nothing staged", rep, staged, err)
 	}
-	if len(rep.Problems) != 2 || rep.Problems[0].Rule != RuleMissingPackage || !strings.Contains(rep.Problems[0].Value, "0x") {
+	if len(rep.Problems) != 2 || rep.Problems[0].Rule != RuleMissingPackage || !strings.Contains(rep.Problems[0].Message, "looked for package id 0x") {
 		t.Fatalf("problems = %+v; want two missing packages with their ids", rep.Problems)
 	}
 	if left := readDir(t, staging); len(left) != 0 {

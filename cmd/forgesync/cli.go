@@ -40,6 +40,7 @@ func commands() []*cli.Command {
 		scanCommand(),
 		packCommand(),
 		initCommand(),
+		schemaCommand(),
 		liftPreviewCommand(),
 		utocCommand(),
 		packageIDCommand(),

@@ -191,7 +191,7 @@ func TestUsageErrors(t *testing.T) {
 		{"frobnicate"},
 		{"scan"},
 		{"scan", "a", "b"},
-		{"pack", "../../examples/foundry-wide"},
+		{"pack", "../../examples/foundry-wide", "-o", "foundry-wide.7z"},
 		{"scan", "--log-format", "xml", "x"},
 		{"scan", "--config", "/nonexistent/forgesync.toml", "x"},
 	}

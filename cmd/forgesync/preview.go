@@ -19,7 +19,8 @@ func liftPreviewCommand() *cli.Command {
 		Name: "lift-preview", Args: "PACK_OR_DIR PIECE", NoConfig: true, Nargs: cli.Args{Min: 2, Max: 2, Want: "PACK_OR_DIR and PIECE"},
 		Summary: "ride a pack's lift with the real Lua scripts: column exit time and height, and the apex\n" +
 			"A Spartan stands on the block; Halo gravity, the push rules, a fixed 30 Hz tick.\n" +
-			"--svg FILE draws height over time with the column top and the apex marked.\n" +
+			"--svg FILE draws height over time with the column top and the apex marked, and a side view\n" +
+			"(height against the distance along the lift's direction, the trigger box drawn).\n" +
 			"This previews the physics; verify trajectory and landing in your own layout.",
 		Flags: func(fs *flag.FlagSet) { fs.StringVar(&svg, "svg", "", "also draw the ride as an SVG `FILE`") },
 		Run: func(ctx context.Context, e *cli.Env, args []string) int {

@@ -4,9 +4,11 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/mjolnir-forge/forgesync/examples"
+	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/internal/cli"
 	"github.com/mjolnir-forge/forgesync/schema"
 	"github.com/mjolnir-forge/forgesync/verdict"
@@ -60,14 +62,17 @@ func printReport(e *cli.Env, rep *verdict.Report) {
 func packCommand() *cli.Command {
 	var out string
 	return &cli.Command{
-		Name: "pack", Args: "DIR -o ARCHIVE.zip", NoConfig: true, Nargs: cli.Args{Min: 1, Max: 1, Want: "one DIR"},
+		Name: "pack", Args: "DIR [-o ARCHIVE.zip]", NoConfig: true, Nargs: cli.Args{Min: 1, Max: 1, Want: "one DIR"},
 		Summary: "validate a pack folder, then write it as a reproducible zip\n" +
 			"Sorted entries, fixed timestamps, no OS attributes: the same folder gives the same bytes.\n" +
+			"Files a scan leaves out (.git/, .forgeignore, …) and the zip itself are never packed.\n" +
 			"An invalid pack writes nothing. Exit status: 0 written, 1 invalid, 2 failure.",
-		Flags: func(fs *flag.FlagSet) { fs.StringVar(&out, "o", "", "the zip `FILE` to write (required)") },
+		Flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&out, "o", "", "the zip `FILE` to write (default: <id>-<version>.zip beside DIR)")
+		},
 		Run: func(ctx context.Context, e *cli.Env, args []string) int {
-			if out == "" {
-				fmt.Fprintf(e.Stderr, "forgesync pack: -o ARCHIVE.zip is required\n")
+			if out != "" && !strings.EqualFold(filepath.Ext(out), ".zip") {
+				fmt.Fprintf(e.Stderr, "forgesync pack: -o %s: pack writes a zip, so the name must end in .zip\n", out)
 				return cli.ExitFailure
 			}
 			return runPack(e, args[0], out)
@@ -90,9 +95,9 @@ func runPack(e *cli.Env, dir, out string) int {
 		return cli.ExitInvalid
 	}
 	if e.JSON {
-		cli.WriteJSON(e.Stdout, map[string]any{"archive": out, "pack": rep.Pack, "files": len(rep.Files)})
+		cli.WriteJSON(e.Stdout, map[string]any{"archive": rep.Archive, "pack": rep.Pack, "files": len(rep.Files)})
 	} else {
-		fmt.Fprintf(e.Stdout, "%s %s: wrote %s (%d files)\n", rep.Pack.ID, rep.Pack.Version, out, len(rep.Files))
+		fmt.Fprintf(e.Stdout, "%s %s: wrote %s (%d files)\n", rep.Pack.ID, rep.Pack.Version, rep.Archive, len(rep.Files))
 	}
 	return cli.ExitOK
 }
@@ -109,7 +114,31 @@ func initCommand() *cli.Command {
 			if err := examples.Init(args[0], id, schema.ManifestURL); err != nil {
 				return e.Fail(err)
 			}
-			fmt.Fprintf(e.Stdout, "%s: new pack (forgepack.json, README.md, content/)\nnext: forgesync scan %s, then forgesync pack %s -o PACK.zip\n", args[0], args[0], args[0])
+			fmt.Fprintf(e.Stdout, "%s: new pack (forgepack.json, README.md, content/)\nnext: forgesync scan %s, then forgesync pack %s\n", args[0], args[0], args[0])
+			return cli.ExitOK
+		},
+	}
+}
+
+func schemaCommand() *cli.Command {
+	var out string
+	return &cli.Command{
+		Name: "schema", Args: "[-o FILE]", NoConfig: true, Nargs: cli.Args{Min: 0, Max: 0, Want: "no arguments"},
+		Summary: "print the JSON Schema of forgepack.json, for editors that work offline\n" +
+			"Save it beside the pack (not in it) and name it in \"$schema\", e.g. \"../forgepack.schema.json\";\n" +
+			"scan accepts any $schema. Exit status: 0 written, 2 failure.",
+		Flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&out, "o", "", "write the schema to `FILE` instead of standard output")
+		},
+		Run: func(ctx context.Context, e *cli.Env, args []string) int {
+			if out == "" {
+				e.Stdout.Write(schema.Manifest)
+				return cli.ExitOK
+			}
+			if err := atomicfile.WriteFile(out, schema.Manifest, 0o644); err != nil {
+				return e.Fail(err)
+			}
+			fmt.Fprintf(e.Stdout, "wrote %s\n", out)
 			return cli.ExitOK
 		},
 	}

@@ -213,3 +213,87 @@ func (w *wanted) scanFile(fsys fs.FS, p string) error {
 	}
 	return nil
 }
+
+// Held is what the containers under a content folder carry: the package
+// ids [Require] can find there (every ExportBundleData chunk of index 0),
+// each once, in the order met, for a message saying what was found
+// instead of a missing package.
+type Held struct {
+	Containers int       // .utoc/.ucas pairs read
+	Packages   []ChunkID // their package exports' ids
+}
+
+// Holds reads the containers under contentDir in fsys that [Require]
+// reads, and returns their package exports. Like Require, a contentDir
+// that does not exist holds nothing, and a TOC that cannot be read is a
+// *TOCError.
+func Holds(fsys fs.FS, contentDir string) (*Held, error) {
+	if !fs.ValidPath(contentDir) {
+		return nil, &fs.PathError{Op: "holds", Path: contentDir, Err: fs.ErrInvalid}
+	}
+	h := &Held{}
+	seen := map[ChunkID]bool{}
+	err := fs.WalkDir(fsys, contentDir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == contentDir && errors.Is(err, fs.ErrNotExist) {
+				return fs.SkipAll
+			}
+			return err
+		}
+		if !d.Type().IsRegular() || !strings.HasSuffix(p, ".utoc") {
+			return nil
+		}
+		if ok, err := hasCas(fsys, p); err != nil || !ok {
+			return err
+		}
+		toc, err := ReadFS(fsys, p)
+		if err != nil {
+			return err
+		}
+		h.Containers++
+		for _, c := range toc.Chunks {
+			if c.IsPackageExport() && !seen[c.ID] {
+				seen[c.ID] = true
+				h.Packages = append(h.Packages, c.ID)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// String lists what h holds for a message, at most the first 10 package
+// ids: "2 containers with package ids 0x…, 0x… and 3 more".
+func (h *Held) String() string {
+	switch {
+	case h.Containers == 0:
+		return "no .utoc/.ucas pair"
+	case len(h.Packages) == 0:
+		return plural(h.Containers, "container") + " with no package exports"
+	}
+	const shown = 10
+	ids := make([]string, 0, shown)
+	for _, id := range h.Packages[:min(shown, len(h.Packages))] {
+		ids = append(ids, "0x"+id.String())
+	}
+	list := strings.Join(ids, ", ")
+	if n := len(h.Packages) - shown; n > 0 {
+		list += fmt.Sprintf(" and %d more", n)
+	}
+	word := "package ids"
+	if len(h.Packages) == 1 {
+		word = "package id"
+	}
+	return fmt.Sprintf("%s with %s %s", plural(h.Containers, "container"), word, list)
+}
+
+// plural is "1 container", "2 containers".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

@@ -3,7 +3,9 @@
 // scripts (pack_lifts.lua, lifts.lua, the script writer) in gopher-lua
 // against the simulated engine, with Halo gravity and a fixed 30 Hz tick,
 // reports when and where the biped leaves the column and the apex of its
-// ballistic rise, and draws height over time as SVG.
+// ballistic rise, and draws it as SVG: height over time, and a side view
+// of height against the distance along the lift's direction with the
+// trigger box.
 package preview
 
 import (
@@ -24,15 +26,15 @@ const GravityMS2 = 4.1712594 * 3.048
 
 // Lift is one block's lift as authored (SPEC §3.1), plus the block's size.
 type Lift struct {
-	OffsetM         [3]float64 // the trigger's bottom centre, block-local metres
-	SizeM           [3]float64 // the trigger's full size, metres
-	Direction       [3]float64 // unit vector, block-local
-	AccelerationMS2 float64
-	MaxSpeedMS      float64
-	NegatesGravity  bool
+	OffsetM         [3]float64 `json:"offset_m"`  // the trigger's bottom centre, block-local metres
+	SizeM           [3]float64 `json:"size_m"`    // the trigger's full size, metres
+	Direction       [3]float64 `json:"direction"` // unit vector, block-local
+	AccelerationMS2 float64    `json:"acceleration_m_s2"`
+	MaxSpeedMS      float64    `json:"max_speed_m_s"`
+	NegatesGravity  bool       `json:"negates_gravity"`
 	// BlockM is the block's dimensions_m; the biped starts standing on
 	// its top (z = BlockM[2]) and lands there.
-	BlockM [3]float64
+	BlockM [3]float64 `json:"block_m"`
 }
 
 // Options tune the simulation; the zero value is the default.
@@ -48,11 +50,11 @@ type Options struct {
 
 // Sample is the biped's state at one tick.
 type Sample struct {
-	TimeS  float64
-	PosM   [3]float64 // block-local metres; PosM[2] is the height
-	VelMS  [3]float64
-	Inside bool // in the trigger
-	Pushed bool // the tick that ended here pushed it
+	TimeS  float64    `json:"time_s"`
+	PosM   [3]float64 `json:"pos_m"` // block-local metres; PosM[2] is the height
+	VelMS  [3]float64 `json:"vel_m_s"`
+	Inside bool       `json:"inside"` // in the trigger
+	Pushed bool       `json:"pushed"` // the tick that ended here pushed it
 }
 
 // End says why a ride ended.
@@ -68,24 +70,24 @@ const (
 // Result is a preview's outcome. Heights are metres above the block's
 // origin (its bottom), times seconds from the start.
 type Result struct {
-	Lift           Lift
-	TickHz         float64
-	ColumnTopM     float64 // top of the trigger box: offset z + size z
-	StartM         [3]float64
-	Entered        bool // the lift pushed the biped at least once
-	Exited         bool // the biped left the trigger after riding it
-	ExitTimeS      float64
-	ExitHeightM    float64 // height at the first tick outside the trigger
-	ExitSpeedMS    float64 // speed at that tick
-	ExitVerticalMS float64 // vertical speed at that tick
-	ApexTimeS      float64
-	ApexHeightM    float64 // highest point after leaving the column (the ride's highest otherwise)
+	Lift           Lift       `json:"lift"`
+	TickHz         float64    `json:"tick_hz"`
+	ColumnTopM     float64    `json:"column_top_m"` // top of the trigger box: offset z + size z
+	StartM         [3]float64 `json:"start_m"`
+	Entered        bool       `json:"entered"` // the lift pushed the biped at least once
+	Exited         bool       `json:"exited"`  // the biped left the trigger after riding it
+	ExitTimeS      float64    `json:"exit_time_s"`
+	ExitHeightM    float64    `json:"exit_height_m"`     // height at the first tick outside the trigger
+	ExitSpeedMS    float64    `json:"exit_speed_m_s"`    // speed at that tick
+	ExitVerticalMS float64    `json:"exit_vertical_m_s"` // vertical speed at that tick
+	ApexTimeS      float64    `json:"apex_time_s"`
+	ApexHeightM    float64    `json:"apex_height_m"` // highest point after leaving the column (the ride's highest otherwise)
 	// PredictedApexM is exit height + v²/2g from the vertical speed at
 	// exit: the continuous-time apex the fixed tick approximates.
-	PredictedApexM float64
-	End            End
-	Samples        []Sample
-	Log            []string // the runtime's messages
+	PredictedApexM float64  `json:"predicted_apex_m"`
+	End            End      `json:"end"`
+	Samples        []Sample `json:"samples"`
+	Log            []string `json:"log"` // the runtime's messages
 }
 
 // ErrLift is returned, wrapped with the reason, when the lift's numbers
