@@ -776,6 +776,7 @@ func (e WarningEventType) Valid() bool {
 
 // ArchiveSeenEvent An archive in drop was claimed for processing.
 type ArchiveSeenEvent struct {
+	// Data What the event reports.
 	Data struct {
 		// Archive The file name in drop.
 		Archive string `json:"archive"`
@@ -783,65 +784,110 @@ type ArchiveSeenEvent struct {
 		// Size Its size in bytes.
 		Size int `json:"size"`
 	} `json:"data"`
-	Id   int                  `json:"id"`
-	Time time.Time            `json:"time"`
+
+	// Id The event's id: from 1, consecutive for the life of the daemon.
+	Id int `json:"id"`
+
+	// Time When the daemon published the event.
+	Time time.Time `json:"time"`
+
+	// Type The event type; it names the shape of data.
 	Type ArchiveSeenEventType `json:"type"`
 }
 
-// ArchiveSeenEventType defines model for ArchiveSeenEvent.Type.
+// ArchiveSeenEventType The event type; it names the shape of data.
 type ArchiveSeenEventType string
 
-// Counts defines model for Counts.
+// Counts The sizes of the installed set. pieces, lifts and doors count every installed pack's, enabled or not; the 256-door limit counts the enabled packs' only.
 type Counts struct {
-	Doors    int `json:"doors"`
-	Enabled  int `json:"enabled"`
-	Lifts    int `json:"lifts"`
-	Packs    int `json:"packs"`
-	Pieces   int `json:"pieces"`
+	// Doors Door pieces of every installed pack, enabled or not (the 256-door limit counts the enabled packs' only).
+	Doors int `json:"doors"`
+
+	// Enabled Installed packs that are enabled (in installed.txt, doors.txt and lifts.txt).
+	Enabled int `json:"enabled"`
+
+	// Lifts Lift pieces of every installed pack, enabled or not.
+	Lifts int `json:"lifts"`
+
+	// Packs Installed packs, enabled or not.
+	Packs int `json:"packs"`
+
+	// Pieces Pieces of every installed pack, enabled or not.
+	Pieces int `json:"pieces"`
+
+	// Rejected Archives rejected into drop/rejected/.
 	Rejected int `json:"rejected"`
 }
 
 // DownloadEvent How far the download of one pack's archive is.
 type DownloadEvent struct {
+	// Data What the event reports.
 	Data struct {
-		Done  int    `json:"done"`
-		Pack  string `json:"pack"`
-		Total int    `json:"total"`
-		Url   string `json:"url"`
+		// Done Bytes received.
+		Done int `json:"done"`
+
+		// Pack The pack id.
+		Pack string `json:"pack"`
+
+		// Total Bytes in all; 0 when not known.
+		Total int `json:"total"`
+
+		// Url The mirror being read.
+		Url string `json:"url"`
 	} `json:"data"`
-	Id   int               `json:"id"`
-	Time time.Time         `json:"time"`
+
+	// Id The event's id: from 1, consecutive for the life of the daemon.
+	Id int `json:"id"`
+
+	// Time When the daemon published the event.
+	Time time.Time `json:"time"`
+
+	// Type The event type; it names the shape of data.
 	Type DownloadEventType `json:"type"`
 }
 
-// DownloadEventType defines model for DownloadEvent.Type.
+// DownloadEventType The event type; it names the shape of data.
 type DownloadEventType string
 
 // Downloaded defines model for Downloaded.
 type Downloaded struct {
-	Bytes int    `json:"bytes"`
-	Pack  string `json:"pack"`
-	Url   string `json:"url"`
+	// Bytes Its size.
+	Bytes int `json:"bytes"`
+
+	// Pack The pack id.
+	Pack string `json:"pack"`
+
+	// Url The mirror that served it.
+	Url string `json:"url"`
 }
 
 // DroppedEvent The last line for a client that fell too far behind (never published; id 0).
 type DroppedEvent struct {
+	// Data What the event reports.
 	Data struct {
+		// LastId The id of the last event written before this line; reconnect with since set to it.
 		LastId int `json:"last_id"`
 	} `json:"data"`
-	Id   DroppedEventId   `json:"id"`
-	Time time.Time        `json:"time"`
+
+	// Id Always 0: this line is the stream's last, not an event.
+	Id DroppedEventId `json:"id"`
+
+	// Time When the daemon published the event.
+	Time time.Time `json:"time"`
+
+	// Type The event type; it names the shape of data.
 	Type DroppedEventType `json:"type"`
 }
 
-// DroppedEventId defines model for DroppedEvent.Id.
+// DroppedEventId Always 0: this line is the stream's last, not an event.
 type DroppedEventId int
 
-// DroppedEventType defines model for DroppedEvent.Type.
+// DroppedEventType The event type; it names the shape of data.
 type DroppedEventType string
 
 // Error defines model for Error.
 type Error struct {
+	// Error The error.
 	Error struct {
 		// Code For programs to decide on.
 		Code ErrorErrorCode `json:"code"`
@@ -861,99 +907,157 @@ type Event struct {
 
 // FileReport defines model for FileReport.
 type FileReport struct {
+	// Component lua (a Lua script) or native (the native door module).
 	Component FileReportComponent `json:"component"`
-	Name      string              `json:"name"`
-	Path      string              `json:"path"`
-	Reason    *string             `json:"reason,omitempty"`
-	Sha256    string              `json:"sha256"`
+
+	// Name The file's name.
+	Name string `json:"name"`
+
+	// Path Where it is deployed.
+	Path string `json:"path"`
+
+	// Reason Why the file was skipped, staged or failed.
+	Reason *string `json:"reason,omitempty"`
+
+	// Sha256 The SHA-256 of the source bytes.
+	Sha256 string `json:"sha256"`
 
 	// Staged The pending file beside a locked target.
-	Staged *string          `json:"staged,omitempty"`
+	Staged *string `json:"staged,omitempty"`
+
+	// Status What the deploy did: deployed, unchanged, staged-locked (the target is locked by the game: the file waits beside it), foreign-skipped (a file forgesync did not write, or that changed since, is in the way: left alone), failed or removed.
 	Status FileReportStatus `json:"status"`
 }
 
-// FileReportComponent defines model for FileReport.Component.
+// FileReportComponent lua (a Lua script) or native (the native door module).
 type FileReportComponent string
 
-// FileReportStatus defines model for FileReport.Status.
+// FileReportStatus What the deploy did: deployed, unchanged, staged-locked (the target is locked by the game: the file waits beside it), foreign-skipped (a file forgesync did not write, or that changed since, is in the way: left alone), failed or removed.
 type FileReportStatus string
 
 // Fingerprint sha256: and the hex SHA-256 of the canonical text of the enabled packs (SPEC §10.1).
 type Fingerprint = string
 
-// Gates defines model for Gates.
+// Gates The SPEC §7 version gate: which mods were found at which versions, and what they allow.
 type Gates struct {
-	DoorAutomation bool         `json:"door_automation"`
-	Mods           []ModVersion `json:"mods"`
-	PackLifts      bool         `json:"pack_lifts"`
-	Reasons        *[]string    `json:"reasons,omitempty"`
+	// DoorAutomation The mods' versions let the native module animate doors: MJOLNIRForge, MJOLNIRLobby and MJOLNIRLevelLoader at their minimum versions or newer, together.
+	DoorAutomation bool `json:"door_automation"`
+
+	// Mods What was found for each gating mod.
+	Mods []ModVersion `json:"mods"`
+
+	// PackLifts Pack lifts can work (MJOLNIRLevelLoader at its minimum version or newer).
+	PackLifts bool `json:"pack_lifts"`
+
+	// Reasons Why something cannot work, and what to do, in plain words.
+	Reasons *[]string `json:"reasons,omitempty"`
 }
 
 // GenerationChange defines model for GenerationChange.
 type GenerationChange struct {
-	Id   string               `json:"id"`
+	// Id The pack id.
+	Id string `json:"id"`
+
+	// Kind added, updated (another version), removed, enabled or disabled.
 	Kind GenerationChangeKind `json:"kind"`
 
 	// Previous The version before, for updated.
 	Previous *string `json:"previous,omitempty"`
-	Version  *string `json:"version,omitempty"`
+
+	// Version The version in this generation (for removed, the one removed).
+	Version *string `json:"version,omitempty"`
 }
 
-// GenerationChangeKind defines model for GenerationChange.Kind.
+// GenerationChangeKind added, updated (another version), removed, enabled or disabled.
 type GenerationChangeKind string
 
 // GenerationEvent A transaction recorded a generation (SPEC §11).
 type GenerationEvent struct {
+	// Data What the event reports.
 	Data struct {
-		Cause       GenerationEventDataCause `json:"cause"`
-		Fingerprint string                   `json:"fingerprint"`
-		N           int                      `json:"n"`
+		// Cause What recorded it (as in the history).
+		Cause GenerationEventDataCause `json:"cause"`
+
+		// Fingerprint The fingerprint of its enabled packs.
+		Fingerprint string `json:"fingerprint"`
+
+		// N The generation's number.
+		N int `json:"n"`
 
 		// Packs Installed packs in the generation.
 		Packs int `json:"packs"`
 	} `json:"data"`
-	Id   int                 `json:"id"`
-	Time time.Time           `json:"time"`
+
+	// Id The event's id: from 1, consecutive for the life of the daemon.
+	Id int `json:"id"`
+
+	// Time When the daemon published the event.
+	Time time.Time `json:"time"`
+
+	// Type The event type; it names the shape of data.
 	Type GenerationEventType `json:"type"`
 }
 
-// GenerationEventDataCause defines model for GenerationEvent.Data.Cause.
+// GenerationEventDataCause What recorded it (as in the history).
 type GenerationEventDataCause string
 
-// GenerationEventType defines model for GenerationEvent.Type.
+// GenerationEventType The event type; it names the shape of data.
 type GenerationEventType string
 
 // GenerationPack defines model for GenerationPack.
 type GenerationPack struct {
-	Enabled bool   `json:"enabled"`
-	Id      string `json:"id"`
-	Sha256  string `json:"sha256"`
+	// Enabled It was enabled in the generation.
+	Enabled bool `json:"enabled"`
+
+	// Id The pack id.
+	Id string `json:"id"`
+
+	// Sha256 The SHA-256 of the archive it was installed from.
+	Sha256 string `json:"sha256"`
+
+	// Version Its version.
 	Version string `json:"version"`
 }
 
 // History defines model for History.
 type History struct {
 	// Current The newest generation; 0 when none.
-	Current     int                 `json:"current"`
+	Current int `json:"current"`
+
+	// Generations The kept generations, newest first.
 	Generations []HistoryGeneration `json:"generations"`
-	KeptBytes   int                 `json:"kept_bytes"`
+
+	// KeptBytes The disk the kept archives take.
+	KeptBytes int `json:"kept_bytes"`
 }
 
 // HistoryGeneration defines model for HistoryGeneration.
 type HistoryGeneration struct {
-	Cause       HistoryGenerationCause `json:"cause"`
-	Changes     []GenerationChange     `json:"changes"`
-	Fingerprint string                 `json:"fingerprint"`
-	N           int                    `json:"n"`
-	Packs       []GenerationPack       `json:"packs"`
-	Time        time.Time              `json:"time"`
+	// Cause What recorded it: a drop-folder pass, an install, an enable, a disable, a remove, a set apply or a rollback.
+	Cause HistoryGenerationCause `json:"cause"`
+
+	// Changes What changed from the generation before.
+	Changes []GenerationChange `json:"changes"`
+
+	// Fingerprint The fingerprint of its enabled packs (SPEC §10.1).
+	Fingerprint string `json:"fingerprint"`
+
+	// N The generation's number, from 1.
+	N int `json:"n"`
+
+	// Packs Its installed packs, sorted by id.
+	Packs []GenerationPack `json:"packs"`
+
+	// Time When it was recorded.
+	Time time.Time `json:"time"`
 }
 
-// HistoryGenerationCause defines model for HistoryGeneration.Cause.
+// HistoryGenerationCause What recorded it: a drop-folder pass, an install, an enable, a disable, a remove, a set apply or a rollback.
 type HistoryGenerationCause string
 
 // InventoryPublishedEvent The inventory files were published.
 type InventoryPublishedEvent struct {
+	// Data What the event reports.
 	Data struct {
 		// Files The files rewritten, in publication order.
 		Files []string `json:"files"`
@@ -961,91 +1065,144 @@ type InventoryPublishedEvent struct {
 		// Packs Enabled packs in the published set.
 		Packs int `json:"packs"`
 	} `json:"data"`
-	Id   int                         `json:"id"`
-	Time time.Time                   `json:"time"`
+
+	// Id The event's id: from 1, consecutive for the life of the daemon.
+	Id int `json:"id"`
+
+	// Time When the daemon published the event.
+	Time time.Time `json:"time"`
+
+	// Type The event type; it names the shape of data.
 	Type InventoryPublishedEventType `json:"type"`
 }
 
-// InventoryPublishedEventType defines model for InventoryPublishedEvent.Type.
+// InventoryPublishedEventType The event type; it names the shape of data.
 type InventoryPublishedEventType string
 
-// LastSync defines model for LastSync.
+// LastSync The last finished sync (a pass or a mutation); absent before the first.
 type LastSync struct {
-	DurationS float32        `json:"duration_s"`
-	Error     *string        `json:"error,omitempty"`
-	Result    LastSyncResult `json:"result"`
-	Time      time.Time      `json:"time"`
+	// DurationS How long it took, in seconds.
+	DurationS float64 `json:"duration_s"`
+
+	// Error The failure, or why an archive waits, in plain words; absent when result is ok or rejected.
+	Error *string `json:"error,omitempty"`
+
+	// Result ok; rejected (an archive was rejected); waiting (an archive waits for the machine's condition: error says which and why); refused (the install rules refused a request); error (it failed: error says why).
+	Result LastSyncResult `json:"result"`
+
+	// Time When it started.
+	Time time.Time `json:"time"`
 }
 
-// LastSyncResult defines model for LastSync.Result.
+// LastSyncResult ok; rejected (an archive was rejected); waiting (an archive waits for the machine's condition: error says which and why); refused (the install rules refused a request); error (it failed: error says why).
 type LastSyncResult string
 
 // Lock forgepacks.lock in JSON (SPEC §10.1), held to the same rules as its TOML.
 type Lock struct {
 	// Fingerprint sha256: and the hex SHA-256 of the canonical text of the enabled packs (SPEC §10.1).
 	Fingerprint *Fingerprint `json:"fingerprint,omitempty"`
-	Format      LockFormat   `json:"format"`
-	Name        *string      `json:"name,omitempty"`
-	Pack        *[]struct {
-		Id      string    `json:"id"`
-		Sha256  string    `json:"sha256"`
-		Size    int       `json:"size"`
-		Urls    *[]string `json:"urls,omitempty"`
-		Version string    `json:"version"`
+
+	// Format Always forgepacks-lock.
+	Format LockFormat `json:"format"`
+
+	// Name The set's name.
+	Name *string `json:"name,omitempty"`
+
+	// Pack The pinned packs.
+	Pack *[]struct {
+		// Id The pack id.
+		Id string `json:"id"`
+
+		// Sha256 The SHA-256 of the archive.
+		Sha256 string `json:"sha256"`
+
+		// Size The archive's size in bytes.
+		Size int `json:"size"`
+
+		// Urls Mirrors of the archive, tried in order.
+		Urls *[]string `json:"urls,omitempty"`
+
+		// Version The pinned version.
+		Version string `json:"version"`
 	} `json:"pack,omitempty"`
+
+	// Version The lock format's version: 1.
 	Version LockVersion `json:"version"`
 }
 
-// LockFormat defines model for Lock.Format.
+// LockFormat Always forgepacks-lock.
 type LockFormat string
 
-// LockVersion defines model for Lock.Version.
+// LockVersion The lock format's version: 1.
 type LockVersion int
 
 // ModVersion defines model for ModVersion.
 type ModVersion struct {
-	Minimum string          `json:"minimum"`
-	Mod     ModVersionMod   `json:"mod"`
-	Reason  *string         `json:"reason,omitempty"`
-	State   ModVersionState `json:"state"`
-	Version *string         `json:"version,omitempty"`
+	// Minimum The oldest version the gate accepts.
+	Minimum string `json:"minimum"`
+
+	// Mod The gating mod.
+	Mod ModVersionMod `json:"mod"`
+
+	// Reason Why the state is not ok, in plain words.
+	Reason *string `json:"reason,omitempty"`
+
+	// State ok (at least the minimum), old (older), missing (no version.txt), unreadable (version.txt could not be read) or invalid (version.txt is not one SemVer line).
+	State ModVersionState `json:"state"`
+
+	// Version The version found; absent when none was.
+	Version *string `json:"version,omitempty"`
 }
 
-// ModVersionMod defines model for ModVersion.Mod.
+// ModVersionMod The gating mod.
 type ModVersionMod string
 
-// ModVersionState defines model for ModVersion.State.
+// ModVersionState ok (at least the minimum), old (older), missing (no version.txt), unreadable (version.txt could not be read) or invalid (version.txt is not one SemVer line).
 type ModVersionState string
 
 // ModuleDeployedEvent A Lua script or the native module was written.
 type ModuleDeployedEvent struct {
+	// Data What the event reports.
 	Data struct {
+		// Component lua (a Lua script) or native (the native door module).
 		Component ModuleDeployedEventDataComponent `json:"component"`
-		Path      string                           `json:"path"`
+
+		// Path The file written.
+		Path string `json:"path"`
 
 		// Pending The target was locked; the file waits beside it.
-		Pending *bool  `json:"pending,omitempty"`
-		Sha256  string `json:"sha256"`
+		Pending *bool `json:"pending,omitempty"`
+
+		// Sha256 The SHA-256 of its bytes.
+		Sha256 string `json:"sha256"`
 	} `json:"data"`
-	Id   int                     `json:"id"`
-	Time time.Time               `json:"time"`
+
+	// Id The event's id: from 1, consecutive for the life of the daemon.
+	Id int `json:"id"`
+
+	// Time When the daemon published the event.
+	Time time.Time `json:"time"`
+
+	// Type The event type; it names the shape of data.
 	Type ModuleDeployedEventType `json:"type"`
 }
 
-// ModuleDeployedEventDataComponent defines model for ModuleDeployedEvent.Data.Component.
+// ModuleDeployedEventDataComponent lua (a Lua script) or native (the native door module).
 type ModuleDeployedEventDataComponent string
 
-// ModuleDeployedEventType defines model for ModuleDeployedEvent.Type.
+// ModuleDeployedEventType The event type; it names the shape of data.
 type ModuleDeployedEventType string
 
-// Modules defines model for Modules.
+// Modules The mod versions and gates (SPEC §7) and what the last deploy did; absent before the first deploy.
 type Modules struct {
 	// Deployed What the last deploy did with each Lua script and the native module.
 	Deployed []FileReport `json:"deployed"`
 
 	// DoorAutomation The gates allow door automation and the native module is in place.
-	DoorAutomation bool  `json:"door_automation"`
-	Gates          Gates `json:"gates"`
+	DoorAutomation bool `json:"door_automation"`
+
+	// Gates The SPEC §7 version gate: which mods were found at which versions, and what they allow.
+	Gates Gates `json:"gates"`
 
 	// SupportedBuilds The game builds the release's native module accepts.
 	SupportedBuilds []string `json:"supported_builds"`
@@ -1053,31 +1210,59 @@ type Modules struct {
 
 // Outcome defines model for Outcome.
 type Outcome struct {
-	Archive string  `json:"archive"`
-	Pack    *string `json:"pack,omitempty"`
+	// Archive The archive's file name as dropped (or as given to install).
+	Archive string `json:"archive"`
+
+	// Pack The pack id, as far as it could be read.
+	Pack *string `json:"pack,omitempty"`
 
 	// Previous The version replaced.
-	Previous *string   `json:"previous,omitempty"`
-	Reasons  *[]Reason `json:"reasons,omitempty"`
-	Result   Result    `json:"result"`
-	Version  *string   `json:"version,omitempty"`
+	Previous *string `json:"previous,omitempty"`
+
+	// Reasons Why it was rejected, or why it waits.
+	Reasons *[]Reason `json:"reasons,omitempty"`
+
+	// Result What happened to one archive: installed, upgraded, reinstalled (same version, other bytes), downgraded, already-installed (the same bytes), rejected, or waiting (the machine stopped it, not the archive; it is retried).
+	Result Result `json:"result"`
+
+	// Version The pack version, as far as it could be read.
+	Version *string `json:"version,omitempty"`
 }
 
 // Pack defines model for Pack.
 type Pack struct {
-	ArchiveSha256 string    `json:"archive_sha256"`
-	Authors       *[]string `json:"authors,omitempty"`
-	Description   *string   `json:"description,omitempty"`
-	Doors         int       `json:"doors"`
-	Enabled       bool      `json:"enabled"`
-	Id            string    `json:"id"`
-	Lifts         int       `json:"lifts"`
-	Name          string    `json:"name"`
-	PieceCount    int       `json:"piece_count"`
+	// ArchiveSha256 The SHA-256 of the archive it was installed from.
+	ArchiveSha256 string `json:"archive_sha256"`
+
+	// Authors The pack's authors.
+	Authors *[]string `json:"authors,omitempty"`
+
+	// Description The pack's description.
+	Description *string `json:"description,omitempty"`
+
+	// Doors The pack's door pieces.
+	Doors int `json:"doors"`
+
+	// Enabled The pack is enabled (in installed.txt, doors.txt and lifts.txt); a disabled pack stays installed.
+	Enabled bool `json:"enabled"`
+
+	// Id The pack id (SPEC §3 slug).
+	Id string `json:"id"`
+
+	// Lifts The pack's lift pieces.
+	Lifts int `json:"lifts"`
+
+	// Name The pack's display name.
+	Name string `json:"name"`
+
+	// PieceCount The pack's pieces.
+	PieceCount int `json:"piece_count"`
 
 	// Pieces The pack's normalized pieces, as installed.json holds them.
-	Pieces  []Piece `json:"pieces"`
-	Version string  `json:"version"`
+	Pieces []Piece `json:"pieces"`
+
+	// Version The installed version (semver).
+	Version string `json:"version"`
 }
 
 // PackChange What an enable, disable or remove request changed for one pack.
@@ -1094,132 +1279,233 @@ type PackChange struct {
 
 // PackDisabledEvent A disable request disabled a pack (not sent when it already was); it stays installed. A set apply or a rollback reports what it disabled in `set-applied` instead.
 type PackDisabledEvent struct {
-	// Data What an enable, disable or remove request changed for one pack.
-	Data PackChange            `json:"data"`
-	Id   int                   `json:"id"`
-	Time time.Time             `json:"time"`
+	// Data What the event reports.
+	Data PackChange `json:"data"`
+
+	// Id The event's id: from 1, consecutive for the life of the daemon.
+	Id int `json:"id"`
+
+	// Time When the daemon published the event.
+	Time time.Time `json:"time"`
+
+	// Type The event type; it names the shape of data.
 	Type PackDisabledEventType `json:"type"`
 }
 
-// PackDisabledEventType defines model for PackDisabledEvent.Type.
+// PackDisabledEventType The event type; it names the shape of data.
 type PackDisabledEventType string
 
 // PackEnabledEvent An enable request enabled an installed pack (not sent when it already was). A set apply or a rollback reports what it enabled in `set-applied` instead.
 type PackEnabledEvent struct {
-	// Data What an enable, disable or remove request changed for one pack.
-	Data PackChange           `json:"data"`
-	Id   int                  `json:"id"`
-	Time time.Time            `json:"time"`
+	// Data What the event reports.
+	Data PackChange `json:"data"`
+
+	// Id The event's id: from 1, consecutive for the life of the daemon.
+	Id int `json:"id"`
+
+	// Time When the daemon published the event.
+	Time time.Time `json:"time"`
+
+	// Type The event type; it names the shape of data.
 	Type PackEnabledEventType `json:"type"`
 }
 
-// PackEnabledEventType defines model for PackEnabledEvent.Type.
+// PackEnabledEventType The event type; it names the shape of data.
 type PackEnabledEventType string
 
 // PackInstalledEvent An archive was installed, replaced another version, or was already installed.
 type PackInstalledEvent struct {
+	// Data What the event reports.
 	Data struct {
-		Archive  string  `json:"archive"`
-		Pack     string  `json:"pack"`
+		// Archive The archive's file name.
+		Archive string `json:"archive"`
+
+		// Pack The pack id.
+		Pack string `json:"pack"`
+
+		// Previous The version it replaced; absent for a new pack.
 		Previous *string `json:"previous,omitempty"`
-		Result   Result  `json:"result"`
-		Version  string  `json:"version"`
+
+		// Result What happened to one archive: installed, upgraded, reinstalled (same version, other bytes), downgraded, already-installed (the same bytes), rejected, or waiting (the machine stopped it, not the archive; it is retried).
+		Result Result `json:"result"`
+
+		// Version The version installed.
+		Version string `json:"version"`
 	} `json:"data"`
-	Id   int                    `json:"id"`
-	Time time.Time              `json:"time"`
+
+	// Id The event's id: from 1, consecutive for the life of the daemon.
+	Id int `json:"id"`
+
+	// Time When the daemon published the event.
+	Time time.Time `json:"time"`
+
+	// Type The event type; it names the shape of data.
 	Type PackInstalledEventType `json:"type"`
 }
 
-// PackInstalledEventType defines model for PackInstalledEvent.Type.
+// PackInstalledEventType The event type; it names the shape of data.
 type PackInstalledEventType string
 
 // PackRejectedEvent An archive was rejected, with every reason.
 type PackRejectedEvent struct {
+	// Data What the event reports.
 	Data struct {
-		Archive string   `json:"archive"`
-		Pack    *string  `json:"pack,omitempty"`
+		// Archive The archive's file name.
+		Archive string `json:"archive"`
+
+		// Pack The pack id, as far as it could be read.
+		Pack *string `json:"pack,omitempty"`
+
+		// Reasons Every reason it was rejected.
 		Reasons []Reason `json:"reasons"`
-		Version *string  `json:"version,omitempty"`
+
+		// Version The pack version, as far as it could be read.
+		Version *string `json:"version,omitempty"`
 	} `json:"data"`
-	Id   int                   `json:"id"`
-	Time time.Time             `json:"time"`
+
+	// Id The event's id: from 1, consecutive for the life of the daemon.
+	Id int `json:"id"`
+
+	// Time When the daemon published the event.
+	Time time.Time `json:"time"`
+
+	// Type The event type; it names the shape of data.
 	Type PackRejectedEventType `json:"type"`
 }
 
-// PackRejectedEventType defines model for PackRejectedEvent.Type.
+// PackRejectedEventType The event type; it names the shape of data.
 type PackRejectedEventType string
 
 // PackRemovedEvent A remove request uninstalled a pack. A set apply with `prune` reports what it removed in `set-applied` instead.
 type PackRemovedEvent struct {
-	// Data What an enable, disable or remove request changed for one pack.
-	Data PackChange           `json:"data"`
-	Id   int                  `json:"id"`
-	Time time.Time            `json:"time"`
+	// Data What the event reports.
+	Data PackChange `json:"data"`
+
+	// Id The event's id: from 1, consecutive for the life of the daemon.
+	Id int `json:"id"`
+
+	// Time When the daemon published the event.
+	Time time.Time `json:"time"`
+
+	// Type The event type; it names the shape of data.
 	Type PackRemovedEventType `json:"type"`
 }
 
-// PackRemovedEventType defines model for PackRemovedEvent.Type.
+// PackRemovedEventType The event type; it names the shape of data.
 type PackRemovedEventType string
 
 // Piece One piece; schema/forgepack.schema.json describes each field's rules.
 type Piece struct {
-	Class       string `json:"class"`
-	DimensionsM Vec3   `json:"dimensions_m"`
-	Door        *struct {
-		HoldOpenS    float32 `json:"hold_open_s"`
-		SpeedMS      float32 `json:"speed_m_s"`
-		TravelM      float32 `json:"travel_m"`
-		TriggerSizeM Vec3    `json:"trigger_size_m"`
+	// Class The piece's blueprint class path.
+	Class string `json:"class"`
+
+	// DimensionsM Three numbers: x, y, z.
+	DimensionsM Vec3 `json:"dimensions_m"`
+
+	// Door The piece is a door: its travel and trigger.
+	Door *struct {
+		// HoldOpenS How long it stays open, in seconds.
+		HoldOpenS float64 `json:"hold_open_s"`
+
+		// SpeedMS How fast it moves, in m/s.
+		SpeedMS float64 `json:"speed_m_s"`
+
+		// TravelM How far the door moves, in metres.
+		TravelM float64 `json:"travel_m"`
+
+		// TriggerSizeM Three numbers: x, y, z.
+		TriggerSizeM Vec3 `json:"trigger_size_m"`
 	} `json:"door,omitempty"`
-	Id   string    `json:"id"`
+
+	// Id The piece id, unique in its pack.
+	Id string `json:"id"`
+
+	// Kind block or panel.
 	Kind PieceKind `json:"kind"`
+
+	// Lift The piece is a lift: its volume and motion.
 	Lift *struct {
-		AccelerationMS2 float32 `json:"acceleration_m_s2"`
-		Direction       Vec3    `json:"direction"`
-		MaxSpeedMS      float32 `json:"max_speed_m_s"`
-		NegatesGravity  bool    `json:"negates_gravity"`
-		OffsetM         Vec3    `json:"offset_m"`
-		SizeM           Vec3    `json:"size_m"`
+		// AccelerationMS2 Acceleration, in m/s².
+		AccelerationMS2 float64 `json:"acceleration_m_s2"`
+
+		// Direction Three numbers: x, y, z.
+		Direction Vec3 `json:"direction"`
+
+		// MaxSpeedMS Top speed, in m/s.
+		MaxSpeedMS float64 `json:"max_speed_m_s"`
+
+		// NegatesGravity Gravity is cancelled inside the volume.
+		NegatesGravity bool `json:"negates_gravity"`
+
+		// OffsetM Three numbers: x, y, z.
+		OffsetM Vec3 `json:"offset_m"`
+
+		// SizeM Three numbers: x, y, z.
+		SizeM Vec3 `json:"size_m"`
 	} `json:"lift,omitempty"`
+
+	// Surfaces Surface profiles applied to material slots.
 	Surfaces *[]struct {
+		// Profile The surface profile.
 		Profile PieceSurfacesProfile `json:"profile"`
-		Slot    int                  `json:"slot"`
+
+		// Slot The material slot.
+		Slot int `json:"slot"`
 	} `json:"surfaces,omitempty"`
+
+	// Tag The piece's tag in the game.
 	Tag string `json:"tag"`
 }
 
-// PieceKind defines model for Piece.Kind.
+// PieceKind block or panel.
 type PieceKind string
 
-// PieceSurfacesProfile defines model for Piece.Surfaces.Profile.
+// PieceSurfacesProfile The surface profile.
 type PieceSurfacesProfile string
 
 // ProgressEvent How far one archive's step is (total 0 when not known).
 type ProgressEvent struct {
+	// Data What the event reports.
 	Data struct {
-		Archive string                `json:"archive"`
-		Done    int                   `json:"done"`
-		Step    ProgressEventDataStep `json:"step"`
-		Total   int                   `json:"total"`
+		// Archive The archive's file name.
+		Archive string `json:"archive"`
+
+		// Done Bytes done.
+		Done int `json:"done"`
+
+		// Step The step: extract.
+		Step ProgressEventDataStep `json:"step"`
+
+		// Total Bytes in all; 0 when not known.
+		Total int `json:"total"`
 	} `json:"data"`
-	Id   int               `json:"id"`
-	Time time.Time         `json:"time"`
+
+	// Id The event's id: from 1, consecutive for the life of the daemon.
+	Id int `json:"id"`
+
+	// Time When the daemon published the event.
+	Time time.Time `json:"time"`
+
+	// Type The event type; it names the shape of data.
 	Type ProgressEventType `json:"type"`
 }
 
-// ProgressEventDataStep defines model for ProgressEvent.Data.Step.
+// ProgressEventDataStep The step: extract.
 type ProgressEventDataStep string
 
-// ProgressEventType defines model for ProgressEvent.Type.
+// ProgressEventType The event type; it names the shape of data.
 type ProgressEventType string
 
 // Reason One reason a pack is refused.
 type Reason struct {
+	// Column The column in file, from 1; 0 when not known.
 	Column int `json:"column"`
 
 	// File The file in the pack, empty for the pack as a whole.
 	File string `json:"file"`
-	Line int    `json:"line"`
+
+	// Line The line in file, from 1; 0 when not known.
+	Line int `json:"line"`
 
 	// Message What is wrong, in plain words.
 	Message string `json:"message"`
@@ -1237,84 +1523,130 @@ type Reason struct {
 // Rejection defines model for Rejection.
 type Rejection struct {
 	// Archive The file name under drop/rejected/.
-	Archive string    `json:"archive"`
-	Pack    *string   `json:"pack,omitempty"`
-	Reasons []Reason  `json:"reasons"`
-	Time    time.Time `json:"time"`
-	Version *string   `json:"version,omitempty"`
+	Archive string `json:"archive"`
+
+	// Pack The pack id, as far as it could be read.
+	Pack *string `json:"pack,omitempty"`
+
+	// Reasons Every reason it was rejected.
+	Reasons []Reason `json:"reasons"`
+
+	// Time When it was rejected.
+	Time time.Time `json:"time"`
+
+	// Version The pack version, as far as it could be read.
+	Version *string `json:"version,omitempty"`
 }
 
-// Result defines model for Result.
+// Result What happened to one archive: installed, upgraded, reinstalled (same version, other bytes), downgraded, already-installed (the same bytes), rejected, or waiting (the machine stopped it, not the archive; it is retried).
 type Result string
 
 // SetAppliedEvent A set apply or a rollback changed the installed set (SPEC §10.3).
 type SetAppliedEvent struct {
-	Data SetResult           `json:"data"`
-	Id   int                 `json:"id"`
-	Time time.Time           `json:"time"`
+	// Data What the event reports.
+	Data SetResult `json:"data"`
+
+	// Id The event's id: from 1, consecutive for the life of the daemon.
+	Id int `json:"id"`
+
+	// Time When the daemon published the event.
+	Time time.Time `json:"time"`
+
+	// Type The event type; it names the shape of data.
 	Type SetAppliedEventType `json:"type"`
 }
 
-// SetAppliedEventType defines model for SetAppliedEvent.Type.
+// SetAppliedEventType The event type; it names the shape of data.
 type SetAppliedEventType string
 
-// SetApply defines model for SetApply.
+// SetApply The last apply that changed the machine.
 type SetApply struct {
 	// Fingerprint sha256: and the hex SHA-256 of the canonical text of the enabled packs (SPEC §10.1).
 	Fingerprint Fingerprint `json:"fingerprint"`
-	Generation  *int        `json:"generation,omitempty"`
-	Time        time.Time   `json:"time"`
+
+	// Generation The generation it recorded.
+	Generation *int `json:"generation,omitempty"`
+
+	// Time When it was applied.
+	Time time.Time `json:"time"`
 }
 
 // SetApplyRequest A lock by `url`, or inline as `lock` (its TOML text) with its `signature` (.minisig).
 type SetApplyRequest struct {
+	// Lock The lock's TOML text, instead of url.
 	Lock *string `json:"lock,omitempty"`
 
 	// Prune Remove the installed packs the set does not pin, instead of disabling them.
-	Prune     *bool   `json:"prune,omitempty"`
+	Prune *bool `json:"prune,omitempty"`
+
+	// Signature The lock's minisign signature (.minisig text), with lock.
 	Signature *string `json:"signature,omitempty"`
-	Url       *string `json:"url,omitempty"`
+
+	// Url The lock's URL (http, https), or over the socket a path the daemon can read.
+	Url *string `json:"url,omitempty"`
 }
 
 // SetChange defines model for SetChange.
 type SetChange struct {
-	Id       string  `json:"id"`
+	// Id The pack id.
+	Id string `json:"id"`
+
+	// Previous The version it replaced, for upgraded and downgraded.
 	Previous *string `json:"previous,omitempty"`
-	Version  string  `json:"version"`
+
+	// Version The version installed.
+	Version string `json:"version"`
 }
 
-// SetCheck defines model for SetCheck.
+// SetCheck One check of the followed set's source.
 type SetCheck struct {
+	// Error Why the check failed or was refused.
 	Error *string `json:"error,omitempty"`
 
 	// Fingerprint sha256: and the hex SHA-256 of the canonical text of the enabled packs (SPEC §10.1).
 	Fingerprint *Fingerprint `json:"fingerprint,omitempty"`
 
 	// NotModified The source answered 304 to a conditional request.
-	NotModified *bool          `json:"not_modified,omitempty"`
-	Result      SetCheckResult `json:"result"`
-	Source      string         `json:"source"`
-	Time        time.Time      `json:"time"`
+	NotModified *bool `json:"not_modified,omitempty"`
+
+	// Result equal (nothing to do), applied (the machine was changed to the set), refused (the install rules refused it: nothing changed) or failed (the lock, its signature or a download failed: nothing changed).
+	Result SetCheckResult `json:"result"`
+
+	// Source The source checked.
+	Source string `json:"source"`
+
+	// Time When the source was checked.
+	Time time.Time `json:"time"`
 }
 
-// SetCheckResult defines model for SetCheck.Result.
+// SetCheckResult equal (nothing to do), applied (the machine was changed to the set), refused (the install rules refused it: nothing changed) or failed (the lock, its signature or a download failed: nothing changed).
 type SetCheckResult string
 
 // SetCheckedEvent A check of the followed set's source (SPEC §10.3).
 type SetCheckedEvent struct {
-	Data SetCheck            `json:"data"`
-	Id   int                 `json:"id"`
-	Time time.Time           `json:"time"`
+	// Data What the event reports.
+	Data SetCheck `json:"data"`
+
+	// Id The event's id: from 1, consecutive for the life of the daemon.
+	Id int `json:"id"`
+
+	// Time When the daemon published the event.
+	Time time.Time `json:"time"`
+
+	// Type The event type; it names the shape of data.
 	Type SetCheckedEventType `json:"type"`
 }
 
-// SetCheckedEventType defines model for SetCheckedEvent.Type.
+// SetCheckedEventType The event type; it names the shape of data.
 type SetCheckedEventType string
 
 // SetComparison defines model for SetComparison.
 type SetComparison struct {
+	// Differences How the machine differs, one entry per pack.
 	Differences []SetDifference `json:"differences"`
-	Equal       bool            `json:"equal"`
+
+	// Equal The machine's enabled packs are exactly the set's.
+	Equal bool `json:"equal"`
 
 	// MachineFingerprint sha256: and the hex SHA-256 of the canonical text of the enabled packs (SPEC §10.1).
 	MachineFingerprint Fingerprint `json:"machine_fingerprint"`
@@ -1325,19 +1657,31 @@ type SetComparison struct {
 
 // SetDifference defines model for SetDifference.
 type SetDifference struct {
-	Have *SetPack          `json:"have,omitempty"`
-	Id   string            `json:"id"`
+	// Have One pack installed on this machine, as a set sees it.
+	Have *SetPack `json:"have,omitempty"`
+
+	// Id The pack id.
+	Id string `json:"id"`
+
+	// Kind missing (the set pins a pack the machine lacks), other-version, other-bytes (the pinned version from other bytes), disabled (the pinned pack, disabled) or not-in-set (enabled here, not pinned).
 	Kind SetDifferenceKind `json:"kind"`
-	Want *SetEntry         `json:"want,omitempty"`
+
+	// Want What a set pins for one pack (SPEC §10.1): id, version and the SHA-256 of its archive.
+	Want *SetEntry `json:"want,omitempty"`
 }
 
-// SetDifferenceKind defines model for SetDifference.Kind.
+// SetDifferenceKind missing (the set pins a pack the machine lacks), other-version, other-bytes (the pinned version from other bytes), disabled (the pinned pack, disabled) or not-in-set (enabled here, not pinned).
 type SetDifferenceKind string
 
-// SetEntry defines model for SetEntry.
+// SetEntry What a set pins for one pack (SPEC §10.1): id, version and the SHA-256 of its archive.
 type SetEntry struct {
-	Id      string `json:"id"`
-	Sha256  string `json:"sha256"`
+	// Id The pack id.
+	Id string `json:"id"`
+
+	// Sha256 The SHA-256 of the pinned archive.
+	Sha256 string `json:"sha256"`
+
+	// Version The pinned version.
 	Version string `json:"version"`
 }
 
@@ -1345,84 +1689,137 @@ type SetEntry struct {
 type SetInfo struct {
 	// Fingerprint sha256: and the hex SHA-256 of the canonical text of the enabled packs (SPEC §10.1).
 	Fingerprint Fingerprint `json:"fingerprint"`
-	LastApply   *SetApply   `json:"last_apply,omitempty"`
-	LastCheck   *SetCheck   `json:"last_check,omitempty"`
-	Packs       []SetPack   `json:"packs"`
+
+	// LastApply The last apply that changed the machine.
+	LastApply *SetApply `json:"last_apply,omitempty"`
+
+	// LastCheck One check of the followed set's source.
+	LastCheck *SetCheck `json:"last_check,omitempty"`
+
+	// Packs The installed packs, enabled or not.
+	Packs []SetPack `json:"packs"`
 
 	// Set How the machine stands against its set.
-	Set      *SetStatus `json:"set,omitempty"`
-	SignedBy string     `json:"signed_by"`
+	Set *SetStatus `json:"set,omitempty"`
+
+	// SignedBy The key id of the set's verified signature; empty when unsigned or not checked.
+	SignedBy string `json:"signed_by"`
 
 	// Source The lock followed or last applied; empty when none.
 	Source string `json:"source"`
 }
 
-// SetPack defines model for SetPack.
+// SetPack One pack installed on this machine, as a set sees it.
 type SetPack struct {
-	Enabled bool   `json:"enabled"`
-	Id      string `json:"id"`
+	// Enabled It is enabled.
+	Enabled bool `json:"enabled"`
+
+	// Id The pack id.
+	Id string `json:"id"`
 
 	// Sha256 Of the archive it was installed from.
-	Sha256  string `json:"sha256"`
+	Sha256 string `json:"sha256"`
+
+	// Version The installed version.
 	Version string `json:"version"`
 }
 
-// SetResult defines model for SetResult.
+// SetResult What a set apply or a rollback changed in the installed set.
 type SetResult struct {
-	Disabled    []string     `json:"disabled"`
-	Downgraded  []SetChange  `json:"downgraded"`
-	Enabled     *[]string    `json:"enabled,omitempty"`
-	Fingerprint string       `json:"fingerprint"`
-	Generation  *int         `json:"generation,omitempty"`
-	Installed   []SetChange  `json:"installed"`
+	// Disabled Ids of packs disabled (the set does not pin them, or pins them disabled).
+	Disabled []string `json:"disabled"`
+
+	// Downgraded Packs moved to an older version.
+	Downgraded []SetChange `json:"downgraded"`
+
+	// Enabled Ids of installed packs enabled.
+	Enabled *[]string `json:"enabled,omitempty"`
+
+	// Fingerprint The fingerprint of the enabled packs afterwards.
+	Fingerprint string `json:"fingerprint"`
+
+	// Generation The generation recorded; absent when nothing changed.
+	Generation *int `json:"generation,omitempty"`
+
+	// Installed Packs installed that were not.
+	Installed []SetChange `json:"installed"`
+
+	// Reinstalled Packs installed again at the same version from other bytes.
 	Reinstalled *[]SetChange `json:"reinstalled,omitempty"`
-	Removed     []string     `json:"removed"`
-	Upgraded    []SetChange  `json:"upgraded"`
+
+	// Removed Ids of packs uninstalled (prune, or a rollback to a generation without them).
+	Removed []string `json:"removed"`
+
+	// Upgraded Packs moved to a newer version.
+	Upgraded []SetChange `json:"upgraded"`
 }
 
 // SetStatus How the machine stands against its set.
 type SetStatus struct {
+	// Differences How the machine differs, one entry per pack.
 	Differences []SetDifference `json:"differences"`
-	Equal       bool            `json:"equal"`
+
+	// Equal The machine's enabled packs are exactly the set's.
+	Equal bool `json:"equal"`
 
 	// Fingerprint sha256: and the hex SHA-256 of the canonical text of the enabled packs (SPEC §10.1).
 	Fingerprint Fingerprint `json:"fingerprint"`
 
 	// Following The daemon follows source ([sets] source).
-	Following bool      `json:"following"`
+	Following bool `json:"following"`
+
+	// LastApply The last apply that changed the machine.
 	LastApply *SetApply `json:"last_apply,omitempty"`
+
+	// LastCheck One check of the followed set's source.
 	LastCheck *SetCheck `json:"last_check,omitempty"`
 
 	// MachineFingerprint sha256: and the hex SHA-256 of the canonical text of the enabled packs (SPEC §10.1).
 	MachineFingerprint Fingerprint `json:"machine_fingerprint"`
-	Name               *string     `json:"name,omitempty"`
+
+	// Name The set's name, from its lock.
+	Name *string `json:"name,omitempty"`
 
 	// SignedBy The key id of the set's verified signature.
 	SignedBy *string `json:"signed_by,omitempty"`
-	Source   string  `json:"source"`
+
+	// Source Where the set comes from: the followed source or the lock last applied.
+	Source string `json:"source"`
 }
 
 // SetSyncResult defines model for SetSyncResult.
 type SetSyncResult struct {
-	Check      SetCheck     `json:"check"`
+	// Check One check of the followed set's source.
+	Check SetCheck `json:"check"`
+
+	// Downloaded The archives fetched; empty when the machine had them all.
 	Downloaded []Downloaded `json:"downloaded"`
-	SignedBy   *string      `json:"signed_by,omitempty"`
-	Summary    *Summary     `json:"summary,omitempty"`
+
+	// SignedBy The key id of a verified signature.
+	SignedBy *string `json:"signed_by,omitempty"`
+
+	// Summary The summary of one transaction.
+	Summary *Summary `json:"summary,omitempty"`
 }
 
 // Status defines model for Status.
 type Status struct {
+	// Counts The sizes of the installed set. pieces, lifts and doors count every installed pack's, enabled or not; the 256-door limit counts the enabled packs' only.
 	Counts Counts `json:"counts"`
 
 	// Generation The current generation (SPEC §11); 0 before the first.
 	Generation int `json:"generation"`
 
 	// KeptArchiveBytes The disk the kept archives take: the installed packs' and the kept generations'.
-	KeptArchiveBytes int       `json:"kept_archive_bytes"`
-	LastSync         *LastSync `json:"last_sync,omitempty"`
+	KeptArchiveBytes int `json:"kept_archive_bytes"`
+
+	// LastSync The last finished sync (a pass or a mutation); absent before the first.
+	LastSync *LastSync `json:"last_sync,omitempty"`
 
 	// LogFile The file a service logs to, rotated by size.
-	LogFile *string  `json:"log_file,omitempty"`
+	LogFile *string `json:"log_file,omitempty"`
+
+	// Modules The mod versions and gates (SPEC §7) and what the last deploy did; absent before the first deploy.
 	Modules *Modules `json:"modules,omitempty"`
 
 	// Pid The daemon's process id.
@@ -1432,10 +1829,16 @@ type Status struct {
 	Queue []string `json:"queue"`
 
 	// Set How the machine stands against its set.
-	Set       *SetStatus  `json:"set,omitempty"`
-	StartedAt time.Time   `json:"started_at"`
-	State     StatusState `json:"state"`
-	UptimeS   float32     `json:"uptime_s"`
+	Set *SetStatus `json:"set,omitempty"`
+
+	// StartedAt When the daemon started.
+	StartedAt time.Time `json:"started_at"`
+
+	// State idle, syncing (a transaction runs) or error (the last sync failed: last_sync.error says why).
+	State StatusState `json:"state"`
+
+	// UptimeS Seconds since the daemon started.
+	UptimeS float64 `json:"uptime_s"`
 
 	// Version The daemon's version.
 	Version string `json:"version"`
@@ -1444,31 +1847,39 @@ type Status struct {
 	Warnings []string `json:"warnings"`
 }
 
-// StatusState defines model for Status.State.
+// StatusState idle, syncing (a transaction runs) or error (the last sync failed: last_sync.error says why).
 type StatusState string
 
-// Summary defines model for Summary.
+// Summary The summary of one transaction.
 type Summary struct {
+	// DurationNs How long the transaction took, in nanoseconds.
 	DurationNs int `json:"duration_ns"`
 
 	// Generation The generation recorded; absent when the installed set did not change.
-	Generation *int      `json:"generation,omitempty"`
-	Outcomes   []Outcome `json:"outcomes"`
+	Generation *int `json:"generation,omitempty"`
+
+	// Outcomes What happened to each archive the transaction processed.
+	Outcomes []Outcome `json:"outcomes"`
 
 	// Published The inventory files rewritten, in publication order (unchanged files are not).
-	Published []string   `json:"published"`
-	Set       *SetResult `json:"set,omitempty"`
-	Warnings  []string   `json:"warnings"`
+	Published []string `json:"published"`
+
+	// Set What a set apply or a rollback changed in the installed set.
+	Set *SetResult `json:"set,omitempty"`
+
+	// Warnings Things a user should act on, in plain words.
+	Warnings []string `json:"warnings"`
 }
 
 // SyncFinishedEvent A pass over the drop folder ended, committed or failed.
 type SyncFinishedEvent struct {
+	// Data What the event reports.
 	Data struct {
 		// Archives The archives the pass considered, as in its `sync-started`.
 		Archives []string `json:"archives"`
 
 		// DurationS How long the pass took, in seconds.
-		DurationS float32 `json:"duration_s"`
+		DurationS float64 `json:"duration_s"`
 
 		// Error Why the pass failed; nothing of it was committed. Absent when it succeeded.
 		Error *string `json:"error,omitempty"`
@@ -1485,27 +1896,47 @@ type SyncFinishedEvent struct {
 		// Trigger What started a pass over the drop folder: `start` (the pass at the daemon's start, which also finishes what a stop interrupted), `watch` (the watcher or its periodic rescan found settled archives), `request` (POST /v1/sync, `forgesync sync`), `install` (`forgesync install FILE`).
 		Trigger SyncTrigger `json:"trigger"`
 	} `json:"data"`
-	Id   int                   `json:"id"`
-	Time time.Time             `json:"time"`
+
+	// Id The event's id: from 1, consecutive for the life of the daemon.
+	Id int `json:"id"`
+
+	// Time When the daemon published the event.
+	Time time.Time `json:"time"`
+
+	// Type The event type; it names the shape of data.
 	Type SyncFinishedEventType `json:"type"`
 }
 
-// SyncFinishedEventType defines model for SyncFinishedEvent.Type.
+// SyncFinishedEventType The event type; it names the shape of data.
 type SyncFinishedEventType string
 
 // SyncResults The archives' outcomes counted by result; a result no archive had is absent.
 type SyncResults struct {
+	// AlreadyInstalled Archives whose pack was installed from the same bytes.
 	AlreadyInstalled *int `json:"already-installed,omitempty"`
-	Downgraded       *int `json:"downgraded,omitempty"`
-	Installed        *int `json:"installed,omitempty"`
-	Reinstalled      *int `json:"reinstalled,omitempty"`
-	Rejected         *int `json:"rejected,omitempty"`
-	Upgraded         *int `json:"upgraded,omitempty"`
-	Waiting          *int `json:"waiting,omitempty"`
+
+	// Downgraded Archives that downgraded a pack.
+	Downgraded *int `json:"downgraded,omitempty"`
+
+	// Installed Archives installed as a new pack.
+	Installed *int `json:"installed,omitempty"`
+
+	// Reinstalled Archives that reinstalled a version from other bytes.
+	Reinstalled *int `json:"reinstalled,omitempty"`
+
+	// Rejected Archives rejected.
+	Rejected *int `json:"rejected,omitempty"`
+
+	// Upgraded Archives that upgraded a pack.
+	Upgraded *int `json:"upgraded,omitempty"`
+
+	// Waiting Archives that wait for the machine's condition.
+	Waiting *int `json:"waiting,omitempty"`
 }
 
 // SyncStartedEvent A pass over the drop folder started; a `sync-finished` always follows it.
 type SyncStartedEvent struct {
+	// Data What the event reports.
 	Data struct {
 		// Archives The archives the pass considers, in the order it processes them: those claimed from drop, those an earlier pass left in processing, and those waiting for the machine.
 		Archives []string `json:"archives"`
@@ -1513,31 +1944,45 @@ type SyncStartedEvent struct {
 		// Trigger What started a pass over the drop folder: `start` (the pass at the daemon's start, which also finishes what a stop interrupted), `watch` (the watcher or its periodic rescan found settled archives), `request` (POST /v1/sync, `forgesync sync`), `install` (`forgesync install FILE`).
 		Trigger SyncTrigger `json:"trigger"`
 	} `json:"data"`
-	Id   int                  `json:"id"`
-	Time time.Time            `json:"time"`
+
+	// Id The event's id: from 1, consecutive for the life of the daemon.
+	Id int `json:"id"`
+
+	// Time When the daemon published the event.
+	Time time.Time `json:"time"`
+
+	// Type The event type; it names the shape of data.
 	Type SyncStartedEventType `json:"type"`
 }
 
-// SyncStartedEventType defines model for SyncStartedEvent.Type.
+// SyncStartedEventType The event type; it names the shape of data.
 type SyncStartedEventType string
 
 // SyncTrigger What started a pass over the drop folder: `start` (the pass at the daemon's start, which also finishes what a stop interrupted), `watch` (the watcher or its periodic rescan found settled archives), `request` (POST /v1/sync, `forgesync sync`), `install` (`forgesync install FILE`).
 type SyncTrigger string
 
-// Vec3 defines model for Vec3.
-type Vec3 = []float32
+// Vec3 Three numbers: x, y, z.
+type Vec3 = []float64
 
 // WarningEvent Something a user should act on.
 type WarningEvent struct {
+	// Data What the event reports.
 	Data struct {
+		// Message The warning, in plain words.
 		Message string `json:"message"`
 	} `json:"data"`
-	Id   int              `json:"id"`
-	Time time.Time        `json:"time"`
+
+	// Id The event's id: from 1, consecutive for the life of the daemon.
+	Id int `json:"id"`
+
+	// Time When the daemon published the event.
+	Time time.Time `json:"time"`
+
+	// Type The event type; it names the shape of data.
 	Type WarningEventType `json:"type"`
 }
 
-// WarningEventType defines model for WarningEvent.Type.
+// WarningEventType The event type; it names the shape of data.
 type WarningEventType string
 
 // PackID defines model for PackID.
@@ -3797,6 +4242,7 @@ type ListPacksResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *struct {
+		// Packs The installed packs, sorted by id.
 		Packs []Pack `json:"packs"`
 	}
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -3809,6 +4255,7 @@ type ListPacksResponse struct {
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r ListPacksResponse) GetJSON200() *struct {
+	// Packs The installed packs, sorted by id.
 	Packs []Pack `json:"packs"`
 } {
 	return r.JSON200
@@ -4244,6 +4691,7 @@ type ListRejectionsResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *struct {
+		// Rejections The rejected archives.
 		Rejections []Rejection `json:"rejections"`
 	}
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -4256,6 +4704,7 @@ type ListRejectionsResponse struct {
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r ListRejectionsResponse) GetJSON200() *struct {
+	// Rejections The rejected archives.
 	Rejections []Rejection `json:"rejections"`
 } {
 	return r.JSON200
@@ -5355,6 +5804,7 @@ func ParseListPacksResponse(rsp *http.Response) (*ListPacksResponse, error) {
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest struct {
+			// Packs The installed packs, sorted by id.
 			Packs []Pack `json:"packs"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -5725,6 +6175,7 @@ func ParseListRejectionsResponse(rsp *http.Response) (*ListRejectionsResponse, e
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest struct {
+			// Rejections The rejected archives.
 			Rejections []Rejection `json:"rejections"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
