@@ -169,8 +169,10 @@ type SyncStarted struct {
 
 // SyncFinished is the data of [EventSyncFinished].
 type SyncFinished struct {
-	Trigger  string   `json:"trigger"`
-	Archives []string `json:"archives"` // as in SyncStarted
+	Trigger string `json:"trigger"`
+	// Archives are the archives the pass gave an outcome, in order; none
+	// when it failed.
+	Archives []string `json:"archives"`
 	// Results counts the archives' outcomes by result; a result no
 	// archive had is absent.
 	Results         map[Result]int `json:"results"`

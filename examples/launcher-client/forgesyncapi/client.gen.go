@@ -1875,7 +1875,7 @@ type Summary struct {
 type SyncFinishedEvent struct {
 	// Data What the event reports.
 	Data struct {
-		// Archives The archives the pass considered, as in its `sync-started`.
+		// Archives The archives the pass gave an outcome, in order; none when it failed (nothing of it was committed).
 		Archives []string `json:"archives"`
 
 		// DurationS How long the pass took, in seconds.
