@@ -160,10 +160,11 @@ const (
 // SyncStarted is the data of [EventSyncStarted].
 type SyncStarted struct {
 	Trigger string `json:"trigger"`
-	// Archives are the archives the pass considers, in the order it
-	// processes them: those claimed from drop and those left in processing
-	// by an earlier pass; an archive that waits for the machine (see
-	// [ResultWaiting]) is listed too.
+	// Archives are the archives the pass considers: those an earlier pass
+	// left in processing, in the order it takes them, then those it is
+	// about to claim from drop (one that is gone meanwhile, or waits for
+	// the machine, see [ResultWaiting], is listed too). It is sent before
+	// the pass claims anything.
 	Archives []string `json:"archives"`
 }
 

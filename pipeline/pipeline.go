@@ -235,7 +235,7 @@ func (p *Pipeline) recover(ctx context.Context) (*Summary, error) {
 	if err := p.cleanIncoming(st); err != nil {
 		return nil, err
 	}
-	p.trigger = api.TriggerStart
+	p.startPass(api.TriggerStart, nil)
 	return p.transact(ctx, nil, false, nil, CauseDrop)
 }
 
@@ -264,6 +264,7 @@ func (p *Pipeline) Claim(ctx context.Context, names []string) (*Summary, error) 
 
 // claim is Claim for a pass trigger started.
 func (p *Pipeline) claim(ctx context.Context, names []string, trigger string) (*Summary, error) {
+	p.startPass(trigger, names)
 	p.unclaimed = nil
 	r := p.passRenamer()
 	p.pass = &r
@@ -300,7 +301,6 @@ func (p *Pipeline) claim(ctx context.Context, names []string, trigger string) (*
 		p.step("claim:" + n)
 		p.claimed(n)
 	}
-	p.trigger = trigger
 	return p.transact(ctx, nil, false, nil, CauseDrop)
 }
 
@@ -322,8 +322,8 @@ func (p *Pipeline) Install(ctx context.Context, archive string, force bool) (*Su
 	if err != nil {
 		return nil, fmt.Errorf("install: copy %s: %w", archive, err)
 	}
+	p.startPass(api.TriggerInstall, []string{name})
 	p.claimed(name)
-	p.trigger = api.TriggerInstall
 	return p.transact(ctx, nil, force, map[string]bool{name: true}, CauseInstall)
 }
 

@@ -383,7 +383,8 @@ func TestDeployProblemLoggedOnce(t *testing.T) {
 // TestPackAndPassEvents: an enable, disable or remove that changes the set
 // says so once, with the pack's version and the generation; one that
 // changes nothing says nothing; every pass is bracketed by sync-started and
-// sync-finished naming what triggered it, a failed one too.
+// sync-finished naming what triggered it, a failed one too, and starts
+// before it claims anything.
 func TestPackAndPassEvents(t *testing.T) {
 	e := newEnv(t)
 	rec := &recorder{}
@@ -435,6 +436,8 @@ func TestPackAndPassEvents(t *testing.T) {
 		switch d := d.(type) {
 		case api.PackEnabled, api.PackDisabled, api.PackRemoved:
 			got = append(got, fmt.Sprintf("%s %+v", d.EventType(), d))
+		case api.ArchiveSeen:
+			got = append(got, "archive-seen "+d.Archive)
 		case api.SyncStarted:
 			got = append(got, fmt.Sprintf("sync-started %s %q", d.Trigger, d.Archives))
 		case api.SyncFinished:
@@ -446,8 +449,8 @@ func TestPackAndPassEvents(t *testing.T) {
 	}
 	want := []string{
 		`sync-started start []`, `sync-finished start [] map[] 0`,
-		`sync-started watch ["a.zip"]`, `sync-finished watch ["a.zip"] map[installed:1] 1`,
-		`sync-started install ["b.zip"]`, `sync-finished install ["b.zip"] map[installed:1] 2`,
+		`sync-started watch ["a.zip"]`, `archive-seen a.zip`, `sync-finished watch ["a.zip"] map[installed:1] 1`,
+		`sync-started install ["b.zip"]`, `archive-seen b.zip`, `sync-finished install ["b.zip"] map[installed:1] 2`,
 		`pack-disabled {Pack:pack-a Version:1.0.0 Generation:3}`,
 		`pack-enabled {Pack:pack-a Version:1.0.0 Generation:4}`,
 		`pack-removed {Pack:pack-b Version:2.0.0 Generation:5}`,

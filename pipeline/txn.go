@@ -66,11 +66,8 @@ type txn struct {
 // the inventory that no longer names it is published.
 func (p *Pipeline) transact(ctx context.Context, ch *change, force bool, fromInstall map[string]bool, cause string) (*Summary, error) {
 	start := time.Now()
-	trigger := p.trigger
+	trigger := p.trigger // set by startPass, whose sync-started went out
 	p.trigger = ""
-	if trigger != "" && p.opts.Events != nil {
-		p.emit(api.SyncStarted{Trigger: trigger, Archives: p.passArchives()})
-	}
 	sum, changes, err := p.run(ctx, ch, force, fromInstall, cause)
 	if err != nil {
 		// Nothing of a failed transaction was committed that the state on
@@ -90,17 +87,26 @@ func (p *Pipeline) transact(ctx context.Context, ch *change, force bool, fromIns
 	return sum, nil
 }
 
-// passArchives lists the archives the pass about to run considers: those
-// in processing, in the order it takes them, and those waiting in drop.
-func (p *Pipeline) passArchives() []string {
-	names, err := (&txn{p: p}).processing()
+// startPass emits the sync-started event of a pass over drop that
+// trigger started, before it claims anything, and marks the next
+// transaction as that pass's: it emits sync-finished, whatever happens.
+// The pass considers the archives left in processing, in the order it
+// takes them, then the names it is about to claim from drop.
+func (p *Pipeline) startPass(trigger string, names []string) {
+	p.trigger = trigger
+	if p.opts.Events == nil {
+		return
+	}
+	archives, err := (&txn{p: p}).processing()
 	if err != nil {
-		names = nil // the pass fails on it, and says so
+		archives = nil // the pass fails on it, and says so
 	}
-	for _, o := range p.unclaimed {
-		names = append(names, o.Archive)
+	for _, n := range names {
+		if !slices.Contains(archives, n) {
+			archives = append(archives, n)
+		}
 	}
-	return append([]string{}, names...)
+	p.emit(api.SyncStarted{Trigger: trigger, Archives: append([]string{}, archives...)})
 }
 
 // passFinished emits the sync-finished event of a committed pass: every

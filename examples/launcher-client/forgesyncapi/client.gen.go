@@ -1934,11 +1934,11 @@ type SyncResults struct {
 	Waiting *int `json:"waiting,omitempty"`
 }
 
-// SyncStartedEvent A pass over the drop folder started; a `sync-finished` always follows it.
+// SyncStartedEvent A pass over the drop folder started, before it claims anything; a `sync-finished` always follows it.
 type SyncStartedEvent struct {
 	// Data What the event reports.
 	Data struct {
-		// Archives The archives the pass considers, in the order it processes them: those claimed from drop, those an earlier pass left in processing, and those waiting for the machine.
+		// Archives The archives the pass considers: those an earlier pass left in processing, in the order it takes them, then those it is about to claim from drop (one gone meanwhile, or waiting for the machine, is listed too).
 		Archives []string `json:"archives"`
 
 		// Trigger What started a pass over the drop folder: `start` (the pass at the daemon's start, which also finishes what a stop interrupted), `watch` (the watcher or its periodic rescan found settled archives), `request` (POST /v1/sync, `forgesync sync`), `install` (`forgesync install FILE`).
