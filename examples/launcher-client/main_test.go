@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -74,7 +75,10 @@ type daemon struct {
 
 // startDaemon runs `forgesync daemon` until the test ends. The root is
 // short: a socket path must fit in 108 bytes.
-func startDaemon(t *testing.T) *daemon {
+func startDaemon(t *testing.T) *daemon { return startDaemonWith(t, "") }
+
+// startDaemonWith runs the daemon with extra configuration appended.
+func startDaemonWith(t *testing.T, extra string) *daemon {
 	t.Helper()
 	root, err := os.MkdirTemp("", "fslc")
 	if err != nil {
@@ -86,7 +90,7 @@ func startDaemon(t *testing.T) *daemon {
 		t.Fatal(err)
 	}
 	cfg := filepath.Join(root, "f.toml")
-	text := "[paths]\nmods = \"mods\"\npaks = \"paks\"\nstate = \"state\"\nsocket = \"s.sock\"\n[watch]\nsettle = \"200ms\"\nrescan = \"60s\"\n[deploy]\nnative = false\n"
+	text := "[paths]\nmods = \"mods\"\npaks = \"paks\"\nstate = \"state\"\nsocket = \"s.sock\"\n[watch]\nsettle = \"200ms\"\nrescan = \"60s\"\n[deploy]\nnative = false\n" + extra
 	if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -325,5 +329,38 @@ func TestExampleRuns(t *testing.T) {
 		if !regexp.MustCompile(re).MatchString(out.String()) {
 			t.Errorf("launcher-client printed no line matching %s:\n%s", re, out.String())
 		}
+	}
+}
+
+// TestExampleOverTCP runs the example on the loopback TCP API with the key
+// from the state folder, then with another key, which the daemon answers
+// with "wrong API key".
+func TestExampleOverTCP(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	d := startDaemonWith(t, "[api]\nlisten = \""+addr+"\"\n")
+	key, err := os.ReadFile(filepath.Join(d.root, "state", "api-key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(key string) (string, string, error) {
+		var stdout, stderr bytes.Buffer
+		cmd := exec.CommandContext(t.Context(), filepath.Join(bin, "launcher-client"), "-url", "http://"+addr, "-key", key, "-since", "0", "-events", "3")
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		return stdout.String(), stderr.String(), err
+	}
+	out, errs, err := run(strings.TrimSpace(string(key)))
+	if err != nil || !regexp.MustCompile(`^forgesync \S+ \(pid \d+\): idle, generation 0\npacks: 0 installed, 0 enabled; 0 pieces, 0 lifts, 0 doors installed; 0 archives rejected\n1 sync-started \(start\): 0 archives\n2 inventory-published\n3 sync-finished \(start\): 0 archives\n$`).MatchString(out) {
+		t.Errorf("launcher-client over TCP = %v:\n%s%s", err, out, errs)
+	}
+	out, errs, err = run(strings.Repeat("0", 64))
+	const want = "launcher-client: GET /v1/status: 401 unauthorized: wrong API key: the key sent does not match the state folder's api-key file\n"
+	if err == nil || out != "" || errs != want {
+		t.Errorf("launcher-client with another key = %v:\n%s%s\nwant exit 1 and %q", err, out, errs, want)
 	}
 }
