@@ -36,6 +36,18 @@ const (
 	// EventGeneration follows every transaction that recorded a generation
 	// (SPEC §11); its data is a [GenerationRecorded].
 	EventGeneration EventType = "generation"
+	// EventPackEnabled, EventPackDisabled and EventPackRemoved follow an
+	// enable, disable or remove request that changed the installed set;
+	// their data is a [PackEnabled], [PackDisabled] or [PackRemoved]. A set
+	// apply or a rollback reports what it changed in [EventSetApplied].
+	EventPackEnabled  EventType = "pack-enabled"
+	EventPackDisabled EventType = "pack-disabled"
+	EventPackRemoved  EventType = "pack-removed"
+	// EventSyncStarted and EventSyncFinished come around every pass over
+	// the drop folder, whatever triggered it, the finish even when the pass
+	// failed; their data is a [SyncStarted] and a [SyncFinished].
+	EventSyncStarted  EventType = "sync-started"
+	EventSyncFinished EventType = "sync-finished"
 	// EventDropped is never published: it is the type of the last line
 	// the server writes on an event stream whose client fell so far behind
 	// that its buffer filled up. That line has ID 0 and [Dropped] data.
@@ -113,6 +125,69 @@ type GenerationRecorded struct {
 	Packs       int    `json:"packs"` // installed packs in the generation
 }
 
+// PackChange is what changed for one pack: its id, its installed version,
+// and the generation the change recorded (0 when none was).
+type PackChange struct {
+	Pack       string `json:"pack"`
+	Version    string `json:"version"`
+	Generation int    `json:"generation,omitempty"`
+}
+
+// PackEnabled is the data of [EventPackEnabled].
+type PackEnabled PackChange
+
+// PackDisabled is the data of [EventPackDisabled].
+type PackDisabled PackChange
+
+// PackRemoved is the data of [EventPackRemoved]; Version is the version
+// uninstalled.
+type PackRemoved PackChange
+
+// What started a pass, in [SyncStarted.Trigger].
+const (
+	// TriggerStart is the pass at the start, which also finishes what a
+	// stop or a crash interrupted.
+	TriggerStart = "start"
+	// TriggerWatch is the drop folder's watcher (or its periodic rescan)
+	// finding archives that settled.
+	TriggerWatch = "watch"
+	// TriggerRequest is a sync request: POST /v1/sync, `forgesync sync`.
+	TriggerRequest = "request"
+	// TriggerInstall is `forgesync install FILE`.
+	TriggerInstall = "install"
+)
+
+// SyncStarted is the data of [EventSyncStarted].
+type SyncStarted struct {
+	Trigger string `json:"trigger"`
+	// Archives are the archives the pass considers: those an earlier pass
+	// left in processing, in the order it takes them, then those it is
+	// about to claim from drop (one that is gone meanwhile, or waits for
+	// the machine, see [ResultWaiting], is listed too). It is sent before
+	// the pass claims anything.
+	Archives []string `json:"archives"`
+}
+
+// SyncFinished is the data of [EventSyncFinished].
+type SyncFinished struct {
+	Trigger string `json:"trigger"`
+	// Archives are the archives the pass gave an outcome, in order; none
+	// when it failed.
+	Archives []string `json:"archives"`
+	// Results counts the archives' outcomes by result; a result no
+	// archive had is absent.
+	Results         map[Result]int `json:"results"`
+	DurationSeconds float64        `json:"duration_s"`
+	// Fingerprint is the set fingerprint (SPEC §10.1) of the enabled packs
+	// after the pass; absent when the pass failed.
+	Fingerprint string `json:"fingerprint,omitempty"`
+	// Generation is the generation the pass recorded, 0 when the installed
+	// set did not change.
+	Generation int `json:"generation,omitempty"`
+	// Error is why the pass failed; nothing of it was committed.
+	Error string `json:"error,omitempty"`
+}
+
 // Dropped is the data of the [EventDropped] marker: the id of the last
 // event written before it. The client reconnects with since=LastID and
 // finds out by the ids whether the ring still held what it missed.
@@ -147,6 +222,21 @@ func (SetResult) EventType() EventType { return EventSetApplied }
 // EventType returns [EventGeneration].
 func (GenerationRecorded) EventType() EventType { return EventGeneration }
 
+// EventType returns [EventPackEnabled].
+func (PackEnabled) EventType() EventType { return EventPackEnabled }
+
+// EventType returns [EventPackDisabled].
+func (PackDisabled) EventType() EventType { return EventPackDisabled }
+
+// EventType returns [EventPackRemoved].
+func (PackRemoved) EventType() EventType { return EventPackRemoved }
+
+// EventType returns [EventSyncStarted].
+func (SyncStarted) EventType() EventType { return EventSyncStarted }
+
+// EventType returns [EventSyncFinished].
+func (SyncFinished) EventType() EventType { return EventSyncFinished }
+
 // EventType returns [EventDropped].
 func (Dropped) EventType() EventType { return EventDropped }
 
@@ -175,6 +265,11 @@ var decoders = map[EventType]func(json.RawMessage) (EventData, error){
 	EventGeneration:         decodeAs[GenerationRecorded],
 	EventSetChecked:         decodeAs[SetCheck],
 	EventDownload:           decodeAs[Download],
+	EventPackEnabled:        decodeAs[PackEnabled],
+	EventPackDisabled:       decodeAs[PackDisabled],
+	EventPackRemoved:        decodeAs[PackRemoved],
+	EventSyncStarted:        decodeAs[SyncStarted],
+	EventSyncFinished:       decodeAs[SyncFinished],
 }
 
 func decodeAs[T EventData](raw json.RawMessage) (EventData, error) {

@@ -1,6 +1,8 @@
 package api
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -15,4 +17,82 @@ func TestOpenAPILoads(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("%s %d paths", doc.OpenAPI, doc.Paths.Len())
+}
+
+// TestOpenAPIGeneratorFriendly holds the document to what code generators
+// take and what a launcher developer needs: every field is described (a
+// $ref field by its schema), no field is "null or an object" (oapi-codegen
+// v2.4 fails on a oneOf with a null branch: an absent field says it), and
+// every number says its format (else oapi-codegen makes it a float32).
+func TestOpenAPIGeneratorFriendly(t *testing.T) {
+	doc, err := openapi3.NewLoader().LoadFromData(OpenAPI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[*openapi3.Schema]bool{}
+	var faults []string
+	var walk func(where string, s *openapi3.Schema)
+	walk = func(where string, s *openapi3.Schema) {
+		if s == nil || seen[s] {
+			return
+		}
+		seen[s] = true
+		if s.Type.Is("number") && s.Format == "" {
+			faults = append(faults, where+": a number without a format (double)")
+		}
+		for _, alts := range []openapi3.SchemaRefs{s.OneOf, s.AnyOf} {
+			for _, a := range alts {
+				if a.Value != nil && a.Value.Type.Is("null") {
+					faults = append(faults, where+`: a oneOf or anyOf with a "null" branch; leave the field out instead`)
+				}
+			}
+		}
+		names := make([]string, 0, len(s.Properties))
+		for n := range s.Properties {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		for _, n := range names {
+			p := s.Properties[n]
+			if p.Value == nil || p.Value.Description == "" {
+				faults = append(faults, where+"."+n+": no description")
+			}
+			walk(where+"."+n, p.Value)
+		}
+		if s.Items != nil {
+			walk(where+"[]", s.Items.Value)
+		}
+		for i, a := range append(append(slices.Clone(s.OneOf), s.AnyOf...), s.AllOf...) {
+			walk(fmt.Sprintf("%s|%d", where, i), a.Value)
+		}
+	}
+	names := make([]string, 0, len(doc.Components.Schemas))
+	for n := range doc.Components.Schemas {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		walk(n, doc.Components.Schemas[n].Value)
+	}
+	for _, path := range doc.Paths.InMatchingOrder() {
+		for method, op := range doc.Paths.Value(path).Operations() {
+			if rb := op.RequestBody; rb != nil && rb.Value != nil {
+				for ct, mt := range rb.Value.Content {
+					walk(method+" "+path+" request "+ct, mt.Schema.Value)
+				}
+			}
+			for code, r := range op.Responses.Map() {
+				for ct, mt := range r.Value.Content {
+					walk(method+" "+path+" "+code+" "+ct, mt.Schema.Value)
+				}
+			}
+		}
+	}
+	slices.Sort(faults)
+	for _, f := range faults {
+		t.Error(f)
+	}
+	if len(faults) > 0 {
+		t.Logf("%d faults", len(faults))
+	}
 }

@@ -105,9 +105,10 @@ type SetInfo struct {
 	// it is unsigned or not checked against trusted keys.
 	SignedBy string `json:"signed_by"`
 	// LastCheck and LastApply are the last check of the source and the
-	// last apply that changed the machine; nil before the first.
-	LastCheck *SetCheck  `json:"last_check"`
-	LastApply *SetApply  `json:"last_apply"`
+	// last apply that changed the machine; absent before the first (never
+	// null: generated clients take an optional object, not a null one).
+	LastCheck *SetCheck  `json:"last_check,omitempty"`
+	LastApply *SetApply  `json:"last_apply,omitempty"`
 	Set       *SetStatus `json:"set,omitempty"`
 }
 

@@ -63,8 +63,9 @@ type LastSync struct {
 	Error string `json:"error,omitempty"`
 }
 
-// Counts are the sizes of a set of packs: the installed set in [Status],
-// one pack's in [Pack].
+// Counts are the sizes of the installed set in [Status]. Pieces, Lifts
+// and Doors count every installed pack's, enabled or not (the 256-door
+// limit counts the enabled packs' only).
 type Counts struct {
 	Packs    int `json:"packs"`
 	Enabled  int `json:"enabled"`

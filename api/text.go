@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -260,8 +262,66 @@ func Describe(d EventData) string {
 		return s
 	case Download:
 		return sprintf("downloading %s from %s: %d of %d bytes", d.Pack, d.URL, d.Done, d.Total)
+	case PackEnabled:
+		return describeChange("enabled", PackChange(d))
+	case PackDisabled:
+		return describeChange("disabled", PackChange(d))
+	case PackRemoved:
+		return describeChange("removed", PackChange(d))
+	case SyncStarted:
+		return sprintf("sync started (%s): %s", d.Trigger, archiveList(d.Archives))
+	case SyncFinished:
+		secs := math.Round(d.DurationSeconds*1000) / 1000
+		if d.Error != "" {
+			return sprintf("sync failed (%s) after %g s: %s", d.Trigger, secs, d.Error)
+		}
+		var counts []string
+		for _, r := range resultOrder {
+			if n := d.Results[r]; n > 0 {
+				counts = append(counts, sprintf("%d %s", n, r))
+			}
+		}
+		var other []Result // results this version does not know
+		for r, n := range d.Results {
+			if !slices.Contains(resultOrder, r) && n > 0 {
+				other = append(other, r)
+			}
+		}
+		slices.Sort(other)
+		for _, r := range other {
+			counts = append(counts, sprintf("%d %s", d.Results[r], r))
+		}
+		s := strings.Join(counts, ", ")
+		if len(d.Archives) == 0 {
+			s = "no archives"
+		}
+		s = sprintf("sync finished (%s) in %g s: ", d.Trigger, secs) + s + ";"
+		if d.Generation > 0 {
+			s += sprintf(" generation %d,", d.Generation)
+		}
+		return s + sprintf(" %s", d.Fingerprint)
 	}
 	return rejection.Escape(fmt.Sprintf("%s %+v", d.EventType(), d))
+}
+
+// resultOrder is the order a pass's results are counted in.
+var resultOrder = []Result{ResultInstalled, ResultUpgraded, ResultReinstalled, ResultDowngraded, ResultAlready, ResultRejected, ResultWaiting}
+
+// describeChange says what an enable, disable or remove changed.
+func describeChange(verb string, c PackChange) string {
+	s := sprintf("%s %s %s", verb, c.Pack, c.Version)
+	if c.Generation > 0 {
+		s += sprintf(" (generation %d)", c.Generation)
+	}
+	return s
+}
+
+// archiveList names a pass's archives, or says it had none.
+func archiveList(names []string) string {
+	if len(names) == 0 {
+		return "no archives"
+	}
+	return sprintf("%s", strings.Join(names, ", "))
 }
 
 // WriteHistory writes h as `forgesync history` shows it: newest first,

@@ -1,7 +1,9 @@
 package api
 
 import (
+	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode"
@@ -116,7 +118,9 @@ func TestTextWritersEscape(t *testing.T) {
 	checkEscaped(t, "WriteHistory", b.String())
 	for _, d := range []EventData{ArchiveSeen{Archive: h}, PackInstalled{Result: ResultInstalled, Pack: h, Version: h, Archive: h, Previous: h},
 		PackRejected{Archive: h, Reasons: reasons}, InventoryPublished{Files: []string{h}}, ModuleDeployed{Component: h, Path: h},
-		Warning{Message: h}, *set, GenerationRecorded{Cause: h, Fingerprint: h}, check, Download{Pack: h, URL: h}} {
+		Warning{Message: h}, *set, GenerationRecorded{Cause: h, Fingerprint: h}, check, Download{Pack: h, URL: h},
+		PackEnabled{Pack: h, Version: h}, PackDisabled{Pack: h, Version: h}, PackRemoved{Pack: h, Version: h},
+		SyncStarted{Trigger: h, Archives: []string{h}}, SyncFinished{Trigger: h, Archives: []string{h}, Results: map[Result]int{Result(h): 1}, Fingerprint: h, Error: h}} {
 		checkEscaped(t, fmt.Sprintf("Describe(%T)", d), Describe(d))
 	}
 	// An event this version does not know is written raw, but escaped.
@@ -134,5 +138,50 @@ func TestWriteStatusWaiting(t *testing.T) {
 	WriteStatus(&b, Status{Version: "1", State: StateIdle, LastSync: &LastSync{Result: "waiting", Error: why}}, nil)
 	if !strings.Contains(b.String(), ", waiting in ") || !strings.Contains(b.String(), "\n  waiting: "+why+"\n") || strings.Contains(b.String(), "error:") {
 		t.Fatalf("WriteStatus = %q; want the last sync waiting and why", b.String())
+	}
+}
+
+// TestDescribeLauncherEvents pins the text of the pack and pass events as
+// status --watch prints them.
+func TestDescribeLauncherEvents(t *testing.T) {
+	fp := "sha256:" + strings.Repeat("ab", 32)
+	cases := []struct {
+		d    EventData
+		want string
+	}{
+		{PackEnabled{Pack: "pack-a", Version: "1.2.0", Generation: 4}, "enabled pack-a 1.2.0 (generation 4)"},
+		{PackDisabled{Pack: "pack-a", Version: "1.2.0", Generation: 5}, "disabled pack-a 1.2.0 (generation 5)"},
+		{PackRemoved{Pack: "pack-a", Version: "1.2.0", Generation: 6}, "removed pack-a 1.2.0 (generation 6)"},
+		{PackDisabled{Pack: "pack-a", Version: "1.2.0"}, "disabled pack-a 1.2.0"},
+		{SyncStarted{Trigger: TriggerWatch, Archives: []string{"a.zip", "b.7z"}}, "sync started (watch): a.zip, b.7z"},
+		{SyncStarted{Trigger: TriggerRequest, Archives: []string{}}, "sync started (request): no archives"},
+		{SyncFinished{Trigger: TriggerRequest, Archives: []string{"a.zip", "b.7z", "c.zip"}, DurationSeconds: 1.25,
+			Results: map[Result]int{ResultInstalled: 2, ResultRejected: 1}, Fingerprint: fp, Generation: 3},
+			"sync finished (request) in 1.25 s: 2 installed, 1 rejected; generation 3, " + fp},
+		{SyncFinished{Trigger: TriggerStart, Archives: []string{}, DurationSeconds: 0.004, Results: map[Result]int{}, Fingerprint: fp},
+			"sync finished (start) in 0.004 s: no archives; " + fp},
+		{SyncFinished{Trigger: TriggerWatch, Archives: []string{"a.zip"}, DurationSeconds: 0.5, Results: map[Result]int{}, Error: "read processing folder: permission denied"},
+			"sync failed (watch) after 0.5 s: read processing folder: permission denied"},
+	}
+	for _, c := range cases {
+		if got := Describe(c.d); got != c.want {
+			t.Errorf("Describe(%#v) =\n%q; want\n%q", c.d, got, c.want)
+		}
+	}
+}
+
+// TestLauncherEventsDecode: each new event decodes to its own type.
+func TestLauncherEventsDecode(t *testing.T) {
+	for _, d := range []EventData{PackEnabled{Pack: "p", Version: "1.0.0", Generation: 2}, PackDisabled{Pack: "p", Version: "1.0.0"},
+		PackRemoved{Pack: "p", Version: "1.0.0", Generation: 3}, SyncStarted{Trigger: TriggerWatch, Archives: []string{"a.zip"}},
+		SyncFinished{Trigger: TriggerRequest, Archives: []string{"a.zip"}, Results: map[Result]int{ResultInstalled: 1}, DurationSeconds: 0.5, Generation: 1}} {
+		raw, err := json.Marshal(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Event{ID: 1, Type: d.EventType(), Data: raw}.Decode()
+		if err != nil || !reflect.DeepEqual(got, d) {
+			t.Errorf("decode %s %s = %#v, %v; want %#v", d.EventType(), raw, got, err, d)
+		}
 	}
 }

@@ -108,8 +108,11 @@ func (s *server) requireKey(key string, next http.Handler) http.Handler {
 		}
 		if subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), want) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="forgesync"`)
-			s.writeError(w, r, &APIError{Status: http.StatusUnauthorized, Code: CodeUnauthorized,
-				Message: "an API key is required (Authorization: Bearer KEY or X-API-Key: KEY; the key is in the state folder's api-key file)"})
+			msg := "an API key is required (Authorization: Bearer KEY or X-API-Key: KEY; the key is in the state folder's api-key file)"
+			if strings.TrimSpace(got) != "" {
+				msg = "wrong API key: the key sent does not match the state folder's api-key file"
+			}
+			s.writeError(w, r, &APIError{Status: http.StatusUnauthorized, Code: CodeUnauthorized, Message: msg})
 			return
 		}
 		next.ServeHTTP(w, r)

@@ -150,3 +150,41 @@ func TestServeRefusesTCPWithoutKey(t *testing.T) {
 	}
 	ln.Close()
 }
+
+// TestTCPKeyMessages pins the 401 messages: a request without a key is told
+// where the key is, one with a key that does not match is told it is wrong.
+func TestTCPKeyMessages(t *testing.T) {
+	key, err := APIKey(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := startTCP(t, newFakeBackend(), key)
+	const missing = `{"error":{"code":"unauthorized","message":"an API key is required (Authorization: Bearer KEY or X-API-Key: KEY; the key is in the state folder's api-key file)"}}`
+	const wrong = `{"error":{"code":"unauthorized","message":"wrong API key: the key sent does not match the state folder's api-key file"}}`
+	cases := []struct {
+		name   string
+		header map[string]string
+		want   string
+	}{
+		{"no key", nil, missing},
+		{"empty x-api-key", map[string]string{"X-API-Key": " "}, missing},
+		{"basic auth", map[string]string{"Authorization": "Basic " + key}, missing},
+		{"wrong x-api-key", map[string]string{"X-API-Key": strings.Repeat("0", 64)}, wrong},
+		{"wrong bearer", map[string]string{"Authorization": "Bearer " + key[:10]}, wrong},
+	}
+	for _, c := range cases {
+		req, _ := http.NewRequestWithContext(waitCtx(t), http.MethodGet, "http://"+addr+"/v1/status", nil)
+		for k, v := range c.header {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized || strings.TrimSpace(string(b)) != c.want {
+			t.Errorf("%s: %d %s; want 401 %s", c.name, resp.StatusCode, b, c.want)
+		}
+	}
+}

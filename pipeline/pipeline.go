@@ -94,6 +94,10 @@ type Pipeline struct {
 	// pass is the Renamer of the pass Claim began, for its transaction
 	// to go on spending the same Budget; nil when none is under way.
 	pass *atomicfile.Renamer
+	// trigger is what started the pass the next transaction runs
+	// (api.TriggerStart, …), for its sync-started and sync-finished
+	// events; empty for a transaction that is not a pass over drop.
+	trigger string
 }
 
 // passRenamer returns the Renamer of a pass: the pass Claim began, or else
@@ -231,6 +235,7 @@ func (p *Pipeline) recover(ctx context.Context) (*Summary, error) {
 	if err := p.cleanIncoming(st); err != nil {
 		return nil, err
 	}
+	p.startPass(api.TriggerStart, nil)
 	return p.transact(ctx, nil, false, nil, CauseDrop)
 }
 
@@ -243,7 +248,7 @@ func (p *Pipeline) Sync(ctx context.Context) (*Summary, error) {
 		return nil, err
 	}
 	p.retryNow()
-	return p.Claim(ctx, names)
+	return p.claim(ctx, names, api.TriggerRequest)
 }
 
 // retryNow lets the next Claim try the archives a fault put back in drop.
@@ -254,6 +259,12 @@ func (p *Pipeline) retryNow() { p.faulted = nil }
 // there as one transaction. An archive a fault put back in drop less than
 // FaultRetry ago is left there, its outcome waiting as before.
 func (p *Pipeline) Claim(ctx context.Context, names []string) (*Summary, error) {
+	return p.claim(ctx, names, api.TriggerWatch)
+}
+
+// claim is Claim for a pass trigger started.
+func (p *Pipeline) claim(ctx context.Context, names []string, trigger string) (*Summary, error) {
+	p.startPass(trigger, names)
 	p.unclaimed = nil
 	r := p.passRenamer()
 	p.pass = &r
@@ -311,6 +322,7 @@ func (p *Pipeline) Install(ctx context.Context, archive string, force bool) (*Su
 	if err != nil {
 		return nil, fmt.Errorf("install: copy %s: %w", archive, err)
 	}
+	p.startPass(api.TriggerInstall, []string{name})
 	p.claimed(name)
 	return p.transact(ctx, nil, force, map[string]bool{name: true}, CauseInstall)
 }

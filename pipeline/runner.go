@@ -191,7 +191,7 @@ func (r *Runner) Sync(ctx context.Context) (*Summary, error) {
 		r.p.retryNow()
 		r.enqueue(names)
 		defer r.dequeue(names)
-		return r.p.Claim(ctx, names)
+		return r.p.claim(ctx, names, api.TriggerRequest)
 	}))
 }
 

@@ -128,6 +128,8 @@ func TestEventsCarryTrueData(t *testing.T) {
 	seen := map[api.EventType]int{}
 	var published []api.InventoryPublished
 	var generations []string
+	var passes []string
+	fingerprints := map[int]string{} // by generation
 	for _, d := range rec.events() {
 		seen[d.EventType()]++
 		switch d := d.(type) {
@@ -172,9 +174,31 @@ func TestEventsCarryTrueData(t *testing.T) {
 			if !strings.HasPrefix(d.Fingerprint, "sha256:") {
 				t.Errorf("generation %+v has no fingerprint", d)
 			}
+			fingerprints[d.N] = d.Fingerprint
+		case api.PackDisabled:
+			if want := (api.PackDisabled{Pack: "pack-a", Version: "1.0.0", Generation: 3}); d != want {
+				t.Errorf("pack-disabled %+v; want %+v", d, want)
+			}
+		case api.SyncStarted:
+			passes = append(passes, fmt.Sprintf("started %s %q", d.Trigger, d.Archives))
+		case api.SyncFinished:
+			passes = append(passes, fmt.Sprintf("finished %s %q %v generation %d", d.Trigger, d.Archives, d.Results, d.Generation))
+			if d.DurationSeconds <= 0 || d.Error != "" || !strings.HasPrefix(d.Fingerprint, "sha256:") {
+				t.Errorf("sync-finished %+v; want a duration, a fingerprint and no error", d)
+			}
+			if fp, ok := fingerprints[d.Generation]; d.Generation > 0 && (!ok || fp != d.Fingerprint) {
+				t.Errorf("sync-finished %+v: fingerprint is not generation %d's %s", d, d.Generation, fp)
+			}
 		default:
 			t.Errorf("unexpected event %#v", d)
 		}
+	}
+	// Open's pass finds nothing; each sync is one pass; a disable is none.
+	wantPasses := []string{`started start []`, `finished start [] map[] generation 0`,
+		`started request ["a.zip" "b.zip" "c.zip"]`, `finished request ["a.zip" "b.zip" "c.zip"] map[installed:2 rejected:1] generation 1`,
+		`started request ["c2.zip"]`, `finished request ["c2.zip"] map[upgraded:1] generation 2`}
+	if !slices.Equal(passes, wantPasses) {
+		t.Errorf("pass events:\n%s\nwant\n%s", strings.Join(passes, "\n"), strings.Join(wantPasses, "\n"))
 	}
 	if want := []string{"1 drop 2", "2 drop 2", "3 disable 2"}; !slices.Equal(generations, want) {
 		t.Errorf("generation events %q; want %q", generations, want)
@@ -353,5 +377,90 @@ func TestDeployProblemLoggedOnce(t *testing.T) {
 	}
 	if logs.n != 1 {
 		t.Fatalf("the missing module was logged %d times over 4 deploys; want once", logs.n)
+	}
+}
+
+// TestPackAndPassEvents: an enable, disable or remove that changes the set
+// says so once, with the pack's version and the generation; one that
+// changes nothing says nothing; every pass is bracketed by sync-started and
+// sync-finished naming what triggered it, a failed one too, and starts
+// before it claims anything.
+func TestPackAndPassEvents(t *testing.T) {
+	e := newEnv(t)
+	rec := &recorder{}
+	opts := e.options()
+	opts.Events = rec.add
+	p, _, err := Open(t.Context(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	e.dropPack(t, "a.zip", spec{id: "pack-a", version: "1.0.0"})
+	if _, err := p.Claim(t.Context(), []string{"a.zip"}); err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(t.TempDir(), "b.zip")
+	spec{id: "pack-b", version: "2.0.0"}.zip(t, src)
+	if _, err := p.Install(t.Context(), src, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range []func() (*Summary, error){
+		func() (*Summary, error) { return p.Disable(t.Context(), "pack-a") },
+		func() (*Summary, error) { return p.Disable(t.Context(), "pack-a") }, // already: no event
+		func() (*Summary, error) { return p.Enable(t.Context(), "pack-a") },
+		func() (*Summary, error) { return p.Enable(t.Context(), "pack-a") }, // already: no event
+		func() (*Summary, error) { return p.Remove(t.Context(), "pack-b") },
+		func() (*Summary, error) { return p.Sync(t.Context()) },
+	} {
+		if _, err := step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A pass that fails still finishes, with why.
+	processing := filepath.Join(e.state, "processing")
+	if err := os.RemoveAll(processing); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(processing, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Sync(t.Context()); err == nil {
+		t.Fatal("Sync with processing a file = nil; want an error")
+	}
+	if rec.err != nil {
+		t.Fatalf("an event did not decode: %v", rec.err)
+	}
+	var got []string
+	var failed *api.SyncFinished
+	for _, d := range rec.events() {
+		switch d := d.(type) {
+		case api.PackEnabled, api.PackDisabled, api.PackRemoved:
+			got = append(got, fmt.Sprintf("%s %+v", d.EventType(), d))
+		case api.ArchiveSeen:
+			got = append(got, "archive-seen "+d.Archive)
+		case api.SyncStarted:
+			got = append(got, fmt.Sprintf("sync-started %s %q", d.Trigger, d.Archives))
+		case api.SyncFinished:
+			got = append(got, fmt.Sprintf("sync-finished %s %q %v %d", d.Trigger, d.Archives, d.Results, d.Generation))
+			if d.Error != "" {
+				failed = &d
+			}
+		}
+	}
+	want := []string{
+		`sync-started start []`, `sync-finished start [] map[] 0`,
+		`sync-started watch ["a.zip"]`, `archive-seen a.zip`, `sync-finished watch ["a.zip"] map[installed:1] 1`,
+		`sync-started install ["b.zip"]`, `archive-seen b.zip`, `sync-finished install ["b.zip"] map[installed:1] 2`,
+		`pack-disabled {Pack:pack-a Version:1.0.0 Generation:3}`,
+		`pack-enabled {Pack:pack-a Version:1.0.0 Generation:4}`,
+		`pack-removed {Pack:pack-b Version:2.0.0 Generation:5}`,
+		`sync-started request []`, `sync-finished request [] map[] 0`,
+		`sync-started request []`, `sync-finished request [] map[] 0`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("events:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if failed == nil || !strings.Contains(failed.Error, "read processing folder") || failed.Fingerprint != "" || failed.Generation != 0 {
+		t.Errorf("the failed pass's sync-finished = %+v; want its error and no fingerprint", failed)
 	}
 }

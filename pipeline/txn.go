@@ -52,6 +52,9 @@ type txn struct {
 	// r is the pipeline's Renamer with this transaction's Budget: all the
 	// files held in one pass share one wait, then fail at once as held.
 	r atomicfile.Renamer
+	// changes are the pack-enabled, -disabled and -removed events of the
+	// change, reported once it is committed.
+	changes []api.EventData
 }
 
 // transact runs one transaction: the change (if any), every archive in
@@ -63,23 +66,84 @@ type txn struct {
 // the inventory that no longer names it is published.
 func (p *Pipeline) transact(ctx context.Context, ch *change, force bool, fromInstall map[string]bool, cause string) (*Summary, error) {
 	start := time.Now()
-	sum, err := p.run(ctx, ch, force, fromInstall, cause)
+	trigger := p.trigger // set by startPass, whose sync-started went out
+	p.trigger = ""
+	sum, changes, err := p.run(ctx, ch, force, fromInstall, cause)
 	if err != nil {
 		// Nothing of a failed transaction was committed that the state on
 		// disk does not say: forget the cache and read it again next time.
 		p.st, p.packs = nil, nil
+		if trigger != "" {
+			p.emit(api.SyncFinished{Trigger: trigger, Archives: []string{}, Results: map[api.Result]int{},
+				DurationSeconds: time.Since(start).Seconds(), Error: err.Error()})
+		}
 		return nil, err
 	}
 	sum.Duration = time.Since(start)
-	p.report(sum)
+	p.report(sum, changes)
+	if trigger != "" {
+		p.passFinished(trigger, sum)
+	}
 	return sum, nil
 }
 
-// report emits the events of a committed transaction: its outcomes, its
-// publication and its warnings.
-func (p *Pipeline) report(sum *Summary) {
+// startPass emits the sync-started event of a pass over drop that
+// trigger started, before it claims anything, and marks the next
+// transaction as that pass's: it emits sync-finished, whatever happens.
+// The pass considers the archives left in processing, in the order it
+// takes them, then the names it is about to claim from drop.
+func (p *Pipeline) startPass(trigger string, names []string) {
+	p.trigger = trigger
 	if p.opts.Events == nil {
 		return
+	}
+	archives, err := (&txn{p: p}).processing()
+	if err != nil {
+		archives = nil // the pass fails on it, and says so
+	}
+	for _, n := range names {
+		if !slices.Contains(archives, n) {
+			archives = append(archives, n)
+		}
+	}
+	p.emit(api.SyncStarted{Trigger: trigger, Archives: append([]string{}, archives...)})
+}
+
+// passFinished emits the sync-finished event of a committed pass: every
+// archive it gave an outcome, the outcomes by result, and the set it
+// left.
+func (p *Pipeline) passFinished(trigger string, sum *Summary) {
+	d := api.SyncFinished{Trigger: trigger, Archives: []string{}, Results: map[api.Result]int{},
+		DurationSeconds: sum.Duration.Seconds(), Generation: sum.Generation}
+	for _, o := range sum.Outcomes {
+		d.Archives = append(d.Archives, o.Archive)
+		d.Results[o.Result]++
+	}
+	if p.st != nil {
+		d.Fingerprint = fingerprint(generationPacks(p.st))
+	}
+	p.emit(d)
+}
+
+// report emits the events of a committed transaction: its outcomes, the
+// packs its change enabled, disabled or removed, its publication and its
+// warnings.
+func (p *Pipeline) report(sum *Summary, changes []api.EventData) {
+	if p.opts.Events == nil {
+		return
+	}
+	for _, c := range changes {
+		switch c := c.(type) {
+		case api.PackEnabled:
+			c.Generation = sum.Generation
+			p.emit(c)
+		case api.PackDisabled:
+			c.Generation = sum.Generation
+			p.emit(c)
+		case api.PackRemoved:
+			c.Generation = sum.Generation
+			p.emit(c)
+		}
 	}
 	for _, o := range sum.Outcomes {
 		if o.Result == api.ResultWaiting {
@@ -131,18 +195,19 @@ func (p *Pipeline) progress(name string) func(done, total int64) {
 	}
 }
 
-func (p *Pipeline) run(ctx context.Context, ch *change, force bool, fromInstall map[string]bool, cause string) (*Summary, error) {
+func (p *Pipeline) run(ctx context.Context, ch *change, force bool, fromInstall map[string]bool, cause string) (*Summary, []api.EventData, error) {
 	t, err := p.newTxn(ctx, ch, cause)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if ch == nil || ch.set == nil {
 		// A set is applied alone: dropped archives wait for the next pass.
 		if err := t.processAll(ctx, force, fromInstall); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return t.commit()
+	sum, err := t.commit()
+	return sum, t.changes, err
 }
 
 // newTxn starts a transaction: it finishes an interrupted set apply first,
@@ -438,12 +503,19 @@ func (t *txn) apply(ctx context.Context, ch *change) error {
 		if reason := inventory.CheckEnable(t.packs, ch.id); reason != "" {
 			return fmt.Errorf("enable %s: %s: %w", ch.id, reason, ErrRefused)
 		}
+		if !rec.Enabled {
+			t.changes = append(t.changes, api.PackEnabled{Pack: rec.ID, Version: rec.Version})
+		}
 		t.dirty = t.dirty || !rec.Enabled
 		rec.Enabled, t.packs[i].Enabled = true, true
 	case ch.disable:
+		if rec.Enabled {
+			t.changes = append(t.changes, api.PackDisabled{Pack: rec.ID, Version: rec.Version})
+		}
 		t.dirty = t.dirty || rec.Enabled
 		rec.Enabled, t.packs[i].Enabled = false, false
 	case ch.remove:
+		t.changes = append(t.changes, api.PackRemoved{Pack: rec.ID, Version: rec.Version})
 		t.st.PendingRemovals = append(t.st.PendingRemovals, rec.Content...)
 		t.st.PendingArchives = append(t.st.PendingArchives, rec.Archive)
 		t.st.PendingManifests = append(t.st.PendingManifests, rec.Manifest)

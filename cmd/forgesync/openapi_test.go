@@ -371,7 +371,8 @@ func TestOpenAPIContract(t *testing.T) {
 		return count(all, api.EventPackRejected) >= 1 && count(all, api.EventPackInstalled) >= 3
 	})
 	lines := readEvents(t, c, len(held))
-	for _, typ := range []api.EventType{api.EventArchiveSeen, api.EventPackInstalled, api.EventPackRejected, api.EventInventoryPublished, api.EventModuleDeployed, api.EventSetApplied, api.EventGeneration} {
+	for _, typ := range []api.EventType{api.EventArchiveSeen, api.EventPackInstalled, api.EventPackRejected, api.EventInventoryPublished, api.EventModuleDeployed, api.EventSetApplied, api.EventGeneration,
+		api.EventPackEnabled, api.EventPackDisabled, api.EventPackRemoved, api.EventSyncStarted, api.EventSyncFinished} {
 		if !slices.ContainsFunc(lines, func(l []byte) bool { return bytes.Contains(l, []byte(`"type":"`+string(typ)+`"`)) }) {
 			t.Errorf("the flow sent no %s event; the contract test must see every event type it can", typ)
 		}
@@ -498,6 +499,11 @@ func proveStrict(t *testing.T, con *contract, all []exchange, lines [][]byte) {
 		{"archive-seen data.size", func() func() {
 			return dropProperty(schemas["ArchiveSeenEvent"].Value.Properties["data"].Value, "size")
 		}},
+		{"PackChange.generation", func() func() { return dropProperty(schemas["PackChange"].Value, "generation") }},
+		{"sync-finished data.fingerprint", func() func() {
+			return dropProperty(schemas["SyncFinishedEvent"].Value.Properties["data"].Value, "fingerprint")
+		}},
+		{"SyncResults.installed", func() func() { return dropProperty(schemas["SyncResults"].Value, "installed") }},
 		{"enablePack 409", func() func() {
 			rs := con.doc.Paths.Value("/v1/packs/{id}/enable").Post.Responses
 			saved := rs.Value("409")

@@ -43,7 +43,7 @@ func statusCommand() *cli.Command {
 				return e.Fail(err)
 			}
 			if e.JSON {
-				cli.WriteJSON(e.Stdout, st)
+				cli.WriteJSON(e.Stdout, statusJSON{Status: &st, Socket: e.Config.Paths.Socket, LogFile: st.LogFile})
 				return cli.ExitOK
 			}
 			rej, err := c.Rejections(ctx)
@@ -54,6 +54,16 @@ func statusCommand() *cli.Command {
 			return cli.ExitOK
 		},
 	}
+}
+
+// statusJSON is what status --json prints for a running daemon: the
+// status the socket serves, the socket's path, and the daemon's log file
+// always present (empty when the daemon logs to its terminal), so a
+// launcher finds both without reading the configuration.
+type statusJSON struct {
+	*api.Status
+	Socket  string `json:"socket"`
+	LogFile string `json:"log_file"`
 }
 
 // watchEvents prints the daemon's events as they come, drawing a progress

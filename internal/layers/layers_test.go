@@ -104,3 +104,18 @@ func TestLayers(t *testing.T) {
 		}
 	}
 }
+
+// TestBinaryLeavesGeneratedClientOut: the generated launcher client and its
+// runtime are for launchers and the tests; the forgesync binary speaks the
+// API through api and daemon and never links them.
+func TestBinaryLeavesGeneratedClientOut(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "github.com/mjolnir-forge/forgesync/cmd/forgesync").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	for _, d := range strings.Fields(string(out)) {
+		if strings.HasPrefix(d, "github.com/oapi-codegen/") || strings.HasPrefix(d, "github.com/mjolnir-forge/forgesync/examples/launcher-client") {
+			t.Errorf("cmd/forgesync depends on %s: the generated client is no part of the binary", d)
+		}
+	}
+}
