@@ -27,7 +27,8 @@ func Service(cfg *config.Config, user bool, log *slog.Logger, run func(ctx conte
 	}
 	if !user {
 		args = append(args, "--machine")
-		if sid, err := daemon.CurrentUserSID(); err == nil {
+		// The owner is a Windows SID; elsewhere the socket's mode guards it.
+		if sid, err := daemon.CurrentUserSID(); err == nil && runtime.GOOS == "windows" {
 			args = append(args, "--owner", sid)
 		}
 	}

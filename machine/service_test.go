@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -145,5 +146,18 @@ func TestControlServiceRefusesABundleWithoutModules(t *testing.T) {
 	}
 	if strings.Join(fake.actions, ",") != "install,install" {
 		t.Errorf("actions = %q", fake.actions)
+	}
+}
+
+func TestServiceArgumentsOwnerOnlyOnWindows(t *testing.T) {
+	o := game(t)
+	args := strings.Join(Service(o.Config, false, o.Log, nil).Arguments, " ")
+	want := "daemon --config " + o.Config.File + " --machine"
+	if runtime.GOOS == "windows" {
+		if !strings.HasPrefix(args, want+" --owner ") {
+			t.Errorf("arguments = %q; want %q --owner SID", args, want)
+		}
+	} else if args != want {
+		t.Errorf("arguments = %q; want %q (--owner is a Windows SID)", args, want)
 	}
 }
