@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -95,6 +96,17 @@ func TestPlayerFirstHour(t *testing.T) {
 	code, out, _ = p.run(t, "setup", "--mods", p.mods, "--paks", p.paks, "--state", p.state)
 	if code != cli.ExitOK || !strings.Contains(out, "nothing to change: "+config+" already says this\n") {
 		t.Fatalf("second setup = %d\n%s", code, out)
+	}
+
+	// Without systemd, --service writes the config and installs nothing.
+	if _, err := os.Stat("/run/systemd/system"); err != nil && runtime.GOOS == "linux" {
+		code, out, errs = p.run(t, "setup", "--mods", p.mods, "--paks", p.paks, "--state", p.state, "--service")
+		want := "forgesync setup: the config is written; the service is not running (`forgesync setup --undo` removes what setup made)\n" +
+			"forgesync setup --service: this machine does not run systemd (there is no /run/systemd/system), so forgesync installs no service: " +
+			"run `forgesync daemon --config FILE` under your own supervisor instead (the README's \"Running without systemd\" has a unit and a compose example)\n"
+		if code != cli.ExitFailure || errs != want || !strings.Contains(out, "nothing to change: "+config+" already says this\n") {
+			t.Fatalf("setup --service = %d\n%s%s\nwant stderr %s", code, out, errs, want)
+		}
 	}
 
 	pack := func(example, name string) {
