@@ -62,6 +62,9 @@ func Setup(o SetupOptions, out io.Writer) error {
 		return err
 	}
 	file := ConfigFile(o.Env)
+	if file == "" {
+		return errors.New("setup: this account has no config folder (neither %APPDATA% nor a home folder is set): run setup with --machine, or set one")
+	}
 	text := SetupConfig(o.Mods, o.Paks, o.State)
 	if err := reportMods(o.Mods, out); err != nil {
 		return err
@@ -78,17 +81,29 @@ func Setup(o SetupOptions, out io.Writer) error {
 			_, err = fmt.Fprintf(out, "nothing to change: %s already says this\ndrop packs into %s\n", file, cfg.Paths.Drop)
 			return err
 		}
-	case err == nil:
-		rec, rerr := readSetupRecord(recordPath)
-		if rerr != nil || rec.Config != file || rec.SHA256 != hash(old) {
-			return fmt.Errorf("setup: %s already exists and says something else, and setup did not write it: edit it by hand, or move it away and run setup again", file)
-		}
-	case !errors.Is(err, fs.ErrNotExist):
+	case !errors.Is(err, fs.ErrNotExist) && err != nil:
 		return fmt.Errorf("setup: read %s: %w", file, err)
 	}
-	rec, _ := readSetupRecord(recordPath)
-	if rec.Config != file {
-		rec = setupRecord{Config: file}
+	rec := setupRecord{Config: file}
+	staleRecord := "" // the record of the config being replaced, in another state folder
+	if err == nil && !bytes.Equal(old, text) {
+		// The config says something else: setup rewrites it only when its
+		// record, in the state folder that config names, says setup wrote
+		// exactly these bytes; the record moves to the new state folder.
+		oldRecord := ""
+		if oldCfg, perr := config.ParseEnv(file, old, o.Env); perr == nil {
+			oldRecord = filepath.Join(oldCfg.Paths.State, SetupRecordName)
+		}
+		prev, rerr := readSetupRecord(oldRecord)
+		if oldRecord == "" || rerr != nil || prev.Config != file || prev.SHA256 != hash(old) {
+			return fmt.Errorf("setup: %s already exists and says something else, and setup did not write it: edit it by hand, or move it away and run setup again", file)
+		}
+		rec.Made = prev.Made
+		if oldRecord != recordPath {
+			staleRecord = oldRecord
+		}
+	} else if prev, rerr := readSetupRecord(recordPath); rerr == nil && prev.Config == file {
+		rec.Made = prev.Made
 	}
 	for _, dir := range []string{filepath.Dir(file), o.State, filepath.Dir(cfg.Paths.Drop), cfg.Paths.Drop} {
 		perm := os.FileMode(0o755)
@@ -121,6 +136,14 @@ func Setup(o SetupOptions, out io.Writer) error {
 	}
 	if err := writeFileAtomic(recordPath, append(data, '\n')); err != nil {
 		return fmt.Errorf("setup: write %s: %w", recordPath, err)
+	}
+	if staleRecord != "" {
+		if err := os.Remove(staleRecord); err != nil {
+			return fmt.Errorf("setup: %w", err)
+		}
+		if _, err := fmt.Fprintf(out, "removed %s\n", staleRecord); err != nil {
+			return err
+		}
 	}
 	_, err = fmt.Fprintf(out, "wrote %s (what setup made, for `forgesync setup --undo`)\ndrop packs into %s\n", recordPath, cfg.Paths.Drop)
 	return err

@@ -311,3 +311,38 @@ func TestSetupAskOnATerminal(t *testing.T) {
 		t.Errorf("err = %v; want %s", err, want)
 	}
 }
+
+func TestSetupWithOtherAnswersUpdatesItsOwnConfig(t *testing.T) {
+	o := fakeGame(t)
+	runSetup(t, o)
+	first := o.State
+	o.State = first + "2"
+	got := runSetup(t, o)
+	file := ConfigFile(o.Env)
+	if !strings.Contains(got, "made folder "+o.State+"\n") || !strings.Contains(got, "wrote "+file+"\n") ||
+		!strings.Contains(got, "removed "+filepath.Join(first, SetupRecordName)+"\n") {
+		t.Errorf("setup with another state printed\n%s", got)
+	}
+	if data, _ := os.ReadFile(file); string(data) != string(SetupConfig(o.Mods, o.Paks, o.State)) {
+		t.Errorf("config = %s", data)
+	}
+	var out strings.Builder
+	if err := SetupUndo(o.Env, &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, gone := range []string{file, first, o.State} {
+		if _, err := os.Stat(gone); err == nil {
+			t.Errorf("undo left %s\n%s", gone, out.String())
+		}
+	}
+}
+
+func TestSetupWithoutAConfigFolder(t *testing.T) {
+	o := fakeGame(t)
+	o.Env = config.Env{GOOS: "windows", Getenv: func(string) string { return "" }}
+	err := Setup(o, &strings.Builder{})
+	want := "setup: this account has no config folder (neither %APPDATA% nor a home folder is set): run setup with --machine, or set one"
+	if err == nil || err.Error() != want {
+		t.Errorf("err = %v; want %s", err, want)
+	}
+}
