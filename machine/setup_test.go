@@ -260,15 +260,16 @@ func TestSetupRefusals(t *testing.T) {
 }
 
 func TestSetupConfigQuotesPaths(t *testing.T) {
-	for _, p := range []string{`C:\Games\Mods`, `/home/o'neil/mods`, `/a "b"\c`} {
+	base := t.TempDir()
+	for _, p := range []string{filepath.Join(base, "Mods"), filepath.Join(base, "o'neil", "Mods"), filepath.Join(base, `a "b" \c`, "Mods")} {
 		text := SetupConfig(p, p+"x", p+"y")
-		cfg, err := config.ParseEnv("f.toml", text, config.Env{GOOS: "linux", Getenv: func(string) string { return "" }})
+		cfg, err := config.Parse(filepath.Join(base, "f.toml"), text)
 		if err != nil {
 			t.Errorf("%s: %v\n%s", p, err, text)
 			continue
 		}
-		if filepath.IsAbs(p) && cfg.Paths.Mods != p {
-			t.Errorf("mods = %q; want %q", cfg.Paths.Mods, p)
+		if cfg.Paths.Mods != p || cfg.Paths.Paks != p+"x" || cfg.Paths.State != p+"y" {
+			t.Errorf("paths = %+v; want %q, %q, %q", cfg.Paths, p, p+"x", p+"y")
 		}
 	}
 }
