@@ -148,3 +148,15 @@ func CheckBundle(cfg *config.Config, noNative bool) error {
 	}
 	return nil
 }
+
+// SetupService returns the options `forgesync setup --service` installs
+// the service with on an OS goos: a service of the user for the user's
+// config, the machine's for the machine's (--machine). Windows has no
+// user services that start without a stored password, so there setup
+// needs --machine.
+func SetupService(goos string, machine bool) (ServiceOptions, error) {
+	if goos == "windows" && !machine {
+		return ServiceOptions{}, errors.New("--service on Windows installs the machine service, which reads the machine's config: run `forgesync setup --machine --service` from an administrator prompt")
+	}
+	return ServiceOptions{GOOS: goos, User: !machine}, nil
+}

@@ -161,3 +161,19 @@ func TestServiceArgumentsOwnerOnlyOnWindows(t *testing.T) {
 		t.Errorf("arguments = %q; want %q (--owner is a Windows SID)", args, want)
 	}
 }
+
+func TestSetupService(t *testing.T) {
+	if _, err := SetupService("windows", false); err == nil || err.Error() != "--service on Windows installs the machine service, which reads the machine's config: run `forgesync setup --machine --service` from an administrator prompt" {
+		t.Errorf("windows without --machine: %v", err)
+	}
+	for _, tc := range []struct {
+		goos    string
+		machine bool
+		user    bool
+	}{{"windows", true, false}, {"linux", false, true}, {"linux", true, false}, {"darwin", false, true}} {
+		o, err := SetupService(tc.goos, tc.machine)
+		if err != nil || o.User != tc.user || o.GOOS != tc.goos {
+			t.Errorf("%s machine=%v: %+v, %v; want user=%v", tc.goos, tc.machine, o, err, tc.user)
+		}
+	}
+}

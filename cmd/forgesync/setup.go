@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime"
 
 	"github.com/mjolnir-forge/forgesync/config"
 	"github.com/mjolnir-forge/forgesync/daemon"
@@ -51,10 +52,12 @@ func setupCommand() *cli.Command {
 			if !setupFlags.service {
 				return cli.ExitOK
 			}
-			file := machine.ConfigFile(env)
-			cfg, err := config.LoadEnv(file, env)
+			opts, err := machine.SetupService(runtime.GOOS, e.Machine)
+			var cfg *config.Config
 			if err == nil {
-				opts := machine.ServiceOptions{User: !e.Machine}
+				cfg, err = config.LoadEnv(machine.ConfigFile(env), env)
+			}
+			if err == nil {
 				if err = machine.ControlService(cfg, daemon.ActionInstall, opts, e.Log, e.Stdout); err == nil {
 					err = machine.ControlService(cfg, daemon.ActionStart, opts, e.Log, e.Stdout)
 				}
