@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/mjolnir-forge/forgesync/internal/cli"
 	"github.com/mjolnir-forge/forgesync/native"
@@ -140,6 +142,36 @@ func TestPlayerFirstHour(t *testing.T) {
 	if code, out, errs = p.run(t, "packs"); code != cli.ExitOK || strings.Contains(out, "foundry-wide") || !strings.Contains(out, "glass-works") {
 		t.Fatalf("packs after rollback = %d\n%s%s", code, out, errs)
 	}
+	// The daemon, found through the same config, answers status.
+	daemonCmd := exec.Command(p.exe, "daemon")
+	daemonCmd.Dir, daemonCmd.Env = p.home, []string{"HOME=" + p.home, "PATH=" + os.Getenv("PATH")}
+	logs := &logWriter{want: "daemon started", ready: make(chan struct{})}
+	daemonCmd.Stdout, daemonCmd.Stderr = logs, logs
+	if err := daemonCmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { daemonCmd.Wait(); close(exited) }()
+	select {
+	case <-logs.ready:
+	case <-exited:
+		t.Fatalf("daemon exited:\n%s", logs.String())
+	case <-time.After(20 * time.Second):
+		daemonCmd.Process.Kill()
+		t.Fatalf("daemon did not start:\n%s", logs.String())
+	}
+	code, out, errs = p.run(t, "status")
+	daemonCmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-exited:
+	case <-time.After(10 * time.Second):
+		daemonCmd.Process.Kill()
+		<-exited
+	}
+	if code != cli.ExitOK || !strings.Contains(out, "packs: 1 installed, 1 enabled;") || !strings.Contains(out, "MJOLNIRForge         0.5.0      ok") {
+		t.Fatalf("status with the daemon = %d\n%s%s\ndaemon log:\n%s", code, out, errs, logs.String())
+	}
+
 	// The bundle's module was deployed: no warning about a missing one.
 	if _, err := os.Stat(filepath.Join(p.mods, filepath.FromSlash(native.ModulePath()))); err != nil {
 		t.Errorf("the native module was not deployed from the bundle: %v", err)
