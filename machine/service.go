@@ -2,10 +2,17 @@ package machine
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
 
 	"github.com/mjolnir-forge/forgesync/config"
 	"github.com/mjolnir-forge/forgesync/daemon"
+	"github.com/mjolnir-forge/forgesync/native"
 )
 
 // Service describes the OS service that runs `forgesync daemon` with the
@@ -20,7 +27,8 @@ func Service(cfg *config.Config, user bool, log *slog.Logger, run func(ctx conte
 	}
 	if !user {
 		args = append(args, "--machine")
-		if sid, err := daemon.CurrentUserSID(); err == nil {
+		// The owner is a Windows SID; elsewhere the socket's mode guards it.
+		if sid, err := daemon.CurrentUserSID(); err == nil && runtime.GOOS == "windows" {
 			args = append(args, "--owner", sid)
 		}
 	}
@@ -42,4 +50,113 @@ func CheckServiceInstall(cfg *config.Config, user bool, log *slog.Logger) error 
 		return err
 	}
 	return SecureFolders(cfg, "", log)
+}
+
+// ServiceOptions says how [ControlService] controls the service.
+type ServiceOptions struct {
+	// User controls a service of the current user.
+	User bool
+	// NoNative installs without the native door module's bundle.
+	NoNative bool
+	// GOOS and Root are the OS and the file system root the service
+	// manager is probed on: runtime.GOOS and "/" by default.
+	GOOS, Root string
+	// Home is the user's home folder, named for a user service's file.
+	Home string
+	// Control runs the action; [daemon.Control] on a real service by
+	// default (tests give a fake).
+	Control func(cfg daemon.ServiceConfig, action string, out io.Writer) error
+}
+
+// ControlService runs a service action for the service of cfg: it
+// refuses, leaving nothing behind, where the machine has no service
+// manager forgesync supports (never a SysV or upstart script); install
+// checks the config and the native module's bundle first and names what
+// it wrote, uninstall what it removed. status says not installed where
+// there is no service manager.
+func ControlService(cfg *config.Config, action string, opts ServiceOptions, log *slog.Logger, out io.Writer) error {
+	if opts.GOOS == "" {
+		opts.GOOS = runtime.GOOS
+	}
+	if opts.Root == "" {
+		opts.Root = string(filepath.Separator)
+	}
+	if opts.Home == "" {
+		opts.Home, _ = os.UserHomeDir()
+	}
+	if opts.Control == nil {
+		opts.Control = func(sc daemon.ServiceConfig, action string, out io.Writer) error {
+			svc, err := daemon.NewService(sc)
+			if err != nil {
+				return err
+			}
+			return daemon.Control(svc, action, out)
+		}
+	}
+	name, err := daemon.DetectServiceManager(opts.GOOS, opts.Root)
+	if err != nil {
+		if action == daemon.ActionStatus {
+			_, err = fmt.Fprintf(out, "not installed (%s)\n", err)
+			return err
+		}
+		return err
+	}
+	if action == daemon.ActionInstall {
+		if err := CheckBundle(cfg, opts.NoNative); err != nil {
+			return err
+		}
+		if err := CheckServiceInstall(cfg, opts.User, log); err != nil {
+			return err
+		}
+	}
+	sc := Service(cfg, opts.User, log, nil)
+	if err := opts.Control(sc, action, out); err != nil {
+		return err
+	}
+	m := daemon.ServiceManager{Name: name, User: opts.User, Home: opts.Home}
+	verb := map[string]string{daemon.ActionInstall: "wrote", daemon.ActionUninstall: "removed"}[action]
+	if verb == "" {
+		return nil
+	}
+	for _, f := range m.Files(sc.Name) {
+		if _, err := fmt.Fprintf(out, "%s %s\n", verb, f); err != nil {
+			return err
+		}
+	}
+	if action == daemon.ActionInstall && cfg.Log.File != "" {
+		_, err = fmt.Fprintf(out, "the service logs to %s\n", cfg.Log.File)
+	}
+	return err
+}
+
+// CheckBundle reports why the service would run without the native door
+// module: the release bundle's modules/ folder (beside the executable, or
+// [deploy] modules) lacks it. It passes when noNative is set or the
+// config says [deploy] native = false.
+func CheckBundle(cfg *config.Config, noNative bool) error {
+	if noNative || !cfg.Deploy.Native {
+		return nil
+	}
+	if cfg.Deploy.Modules == "" {
+		return errors.New("no release bundle: there is no modules/ folder beside the executable and no [deploy] modules; install from the unzipped release archive, or pass --no-native (or set [deploy] native = false) for a server that needs no door module")
+	}
+	for _, n := range []string{native.ModulePath(), native.VersionPath()} {
+		p := filepath.Join(cfg.Deploy.Modules, filepath.FromSlash(n))
+		if _, err := os.Stat(p); err != nil {
+			return fmt.Errorf("the release bundle %s has no %s, so the service could not deploy the native door module: install from the unzipped release archive (or `make dist`), set [deploy] modules, or pass --no-native (or set [deploy] native = false) for a server that needs no door module", cfg.Deploy.Modules, n)
+		}
+	}
+	return nil
+}
+
+// SetupService returns the options `forgesync setup --service` installs
+// the service with on an OS goos: a service of the user for the user's
+// config, the machine's for the machine's (--machine). Windows has no
+// user services that start without a stored password, so there setup
+// needs --machine.
+func SetupService(goos string, machine bool) (ServiceOptions, error) {
+	if goos == "windows" && !machine {
+		return ServiceOptions{}, errors.New("--service on Windows installs the machine service, which reads the machine's config: run `forgesync setup --machine --service` from an administrator prompt")
+	}
+	return ServiceOptions{GOOS: goos, User: !machine}, nil
 }

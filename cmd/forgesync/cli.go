@@ -45,6 +45,7 @@ func commands() []*cli.Command {
 		utocCommand(),
 		packageIDCommand(),
 		serviceCommand(),
+		setupCommand(),
 		versionCommand(),
 	}
 }

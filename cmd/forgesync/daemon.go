@@ -58,28 +58,26 @@ func serviceConfig(e *cli.Env, run func(ctx context.Context) error) daemon.Servi
 	return machine.Service(e.Config, userService, e.Log, run)
 }
 
-// userService is set by `forgesync service --user`.
-var userService bool
+// userService is set by `forgesync service --user`; noNative by --no-native.
+var userService, noNative bool
 
 func serviceCommand() *cli.Command {
 	return &cli.Command{
 		Name: "service", Args: "install|uninstall|start|stop|status", Nargs: cli.Args{Min: 1, Max: 1, Want: "one of install, uninstall, start, stop, status"},
 		Summary: "manage the OS service that runs the daemon (systemd, Windows services, launchd)\n" +
 			"install records `forgesync daemon --config FILE` with the config's absolute path;\n" +
-			"--user installs a service of the current user (systemd --user, LaunchAgent).",
-		Flags: func(fs *flag.FlagSet) { fs.BoolVar(&userService, "user", false, "a service of the current user") },
+			"--user installs a service of the current user (systemd --user, LaunchAgent).\n" +
+			"Without systemd, launchd or the Windows service manager it installs nothing: run `forgesync daemon` under your own supervisor.",
+		Flags: func(fs *flag.FlagSet) {
+			fs.BoolVar(&userService, "user", false, "a service of the current user")
+			fs.BoolVar(&noNative, "no-native", false, "install without the native door module's bundle (or set [deploy] native = false)")
+		},
 		Run: func(ctx context.Context, e *cli.Env, args []string) int {
 			if args[0] == daemon.ActionInstall {
-				if err := machine.CheckServiceInstall(e.Config, userService, e.Log); err != nil {
-					e.Name = "service install"
-					return e.Fail(err)
-				}
+				e.Name = "service install"
 			}
-			svc, err := daemon.NewService(serviceConfig(e, nil))
-			if err == nil {
-				err = daemon.Control(svc, args[0], e.Stdout)
-			}
-			if err != nil {
+			opts := machine.ServiceOptions{User: userService, NoNative: noNative}
+			if err := machine.ControlService(e.Config, args[0], opts, e.Log, e.Stdout); err != nil {
 				return e.Fail(err)
 			}
 			return cli.ExitOK

@@ -99,7 +99,7 @@ func (p *Program) Run(ctx context.Context, args []string, stdout, stderr io.Writ
 	}
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: forgesync %s [flags] %s\n\n%s\n\nflags:\n", c.Name, c.Args, c.Summary)
-		fs.PrintDefaults()
+		printDefaults(fs, stderr)
 	}
 	pos, err := parseInterspersed(fs, args[1:])
 	if errors.Is(err, flag.ErrHelp) {
@@ -162,6 +162,20 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 		args = args[1:]
 	}
 	return append(pos, rest...), nil
+}
+
+// printDefaults prints the flags of fs as fs.PrintDefaults does, leaving
+// out those of another OS ([windowsOnly]).
+func printDefaults(fs *flag.FlagSet, w io.Writer) {
+	shown := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
+	shown.SetOutput(w)
+	fs.VisitAll(func(f *flag.Flag) {
+		if !windowsOnly[f.Name] {
+			shown.Var(f.Value, f.Name, f.Usage)
+			shown.Lookup(f.Name).DefValue = f.DefValue
+		}
+	})
+	shown.PrintDefaults()
 }
 
 // globals registers the flags every command takes.

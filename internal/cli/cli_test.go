@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -169,5 +170,23 @@ func TestFailEscapesControls(t *testing.T) {
 	e.Fail(errors.New("entry a\x1b]0;owned\x07b: bad\n  next\u202e line"))
 	if want := "forgesync sync: entry a\\x1b]0;owned\\x07b: bad\n  next\\u202e line\n"; b.String() != want {
 		t.Errorf("Fail wrote %q; want %q", b.String(), want)
+	}
+}
+
+func TestHelpShowsOnlyThisOSFlags(t *testing.T) {
+	p := &Program{Commands: []*Command{{Name: "x", NoConfig: true, Run: func(context.Context, *Env, []string) int { return ExitOK }}}}
+	var out, errb bytes.Buffer
+	if code := p.Run(context.Background(), []string{"x", "-h"}, &out, &errb); code != ExitOK {
+		t.Fatalf("x -h = %d", code)
+	}
+	if got := strings.Contains(errb.String(), "-owner"); got != (runtime.GOOS == "windows") {
+		t.Errorf("help on %s shows -owner: %v\n%s", runtime.GOOS, got, errb.String())
+	}
+	if !strings.Contains(errb.String(), "-config FILE") {
+		t.Errorf("help lost the other flags:\n%s", errb.String())
+	}
+	// An older service's --owner is still accepted.
+	if code := p.Run(context.Background(), []string{"x", "--owner", "0"}, &out, &errb); code != ExitOK {
+		t.Errorf("x --owner 0 = %d\n%s", code, errb.String())
 	}
 }

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+
+	"github.com/mjolnir-forge/forgesync/config"
+	"github.com/mjolnir-forge/forgesync/daemon"
+	"github.com/mjolnir-forge/forgesync/internal/cli"
+	"github.com/mjolnir-forge/forgesync/machine"
+)
+
+// setupFlags are `forgesync setup`'s flags.
+var setupFlags struct {
+	mods, paks, state string
+	undo, service     bool
+}
+
+func setupCommand() *cli.Command {
+	return &cli.Command{
+		Name: "setup", Args: "", NoConfig: true, Nargs: cli.Args{Min: 0, Max: 0, Want: "no arguments"},
+		Summary: "the one command after unzipping: check the game's folders, write the config where forgesync finds it\n" +
+			"(the user's, or the machine's with --machine) and make the drop folder; it asks on a terminal,\n" +
+			"and without one every folder must be a flag. --service also installs and starts the service;\n" +
+			"--undo removes what setup made (never a pack, never a file it did not write).",
+		Flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&setupFlags.mods, "mods", "", "the game's UE4SS Mods `DIR`")
+			fs.StringVar(&setupFlags.paks, "paks", "", "the game's Paks `DIR`")
+			fs.StringVar(&setupFlags.state, "state", "", "forgesync's state `DIR` (made when missing)")
+			fs.BoolVar(&setupFlags.undo, "undo", false, "remove what setup made")
+			fs.BoolVar(&setupFlags.service, "service", false, "also install and start the service")
+		},
+		Run: func(ctx context.Context, e *cli.Env, args []string) int {
+			env := config.Process(e.Machine)
+			if setupFlags.undo {
+				e.Name = "setup --undo"
+				if err := machine.SetupUndo(env, e.Stdout); err != nil {
+					return e.Fail(err)
+				}
+				return cli.ExitOK
+			}
+			o := machine.SetupOptions{Mods: setupFlags.mods, Paks: setupFlags.paks, State: setupFlags.state, Env: env}
+			if err := machine.SetupAsk(&o, os.Stdin, e.Stdout, stdinTerminal()); err != nil {
+				return e.Fail(err)
+			}
+			if err := machine.Setup(o, e.Stdout); err != nil {
+				return e.Fail(err)
+			}
+			if !setupFlags.service {
+				return cli.ExitOK
+			}
+			opts, err := machine.SetupService(runtime.GOOS, e.Machine)
+			var cfg *config.Config
+			if err == nil {
+				cfg, err = config.LoadEnv(machine.ConfigFile(env), env)
+			}
+			if err == nil {
+				if err = machine.ControlService(cfg, daemon.ActionInstall, opts, e.Log, e.Stdout); err == nil {
+					err = machine.ControlService(cfg, daemon.ActionStart, opts, e.Log, e.Stdout)
+				}
+			}
+			if err != nil {
+				e.Name = "setup --service"
+				fmt.Fprintf(e.Stderr, "forgesync setup: the config is written; the service is not running (`forgesync setup --undo` removes what setup made)\n")
+				return e.Fail(err)
+			}
+			return cli.ExitOK
+		},
+	}
+}

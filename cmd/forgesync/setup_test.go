@@ -1,0 +1,196 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mjolnir-forge/forgesync/internal/cli"
+	"github.com/mjolnir-forge/forgesync/native"
+)
+
+// player is a player's machine: the release bundle unzipped (the binary
+// with modules/ beside it, as `make dist` lays it), a game, and a home.
+type player struct {
+	root, exe, home, mods, paks, state, drop string
+}
+
+func newPlayer(t *testing.T) *player {
+	t.Helper()
+	root, err := os.MkdirTemp("", "fsp") // short: the socket path must fit
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(root) })
+	p := &player{root: root, exe: filepath.Join(root, "forgesync", "forgesync"), home: filepath.Join(root, "home"),
+		mods: filepath.Join(root, "Game", "Mods"), paks: filepath.Join(root, "Game", "Paks"), state: filepath.Join(root, "st")}
+	p.drop = filepath.Join(p.mods, "MJOLNIRForgePacks", "drop")
+	exe, err := os.ReadFile(binary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{
+		p.exe: exe,
+		filepath.Join(root, "forgesync", "modules", filepath.FromSlash(native.ModulePath())):  []byte("MZ not a real DLL"),
+		filepath.Join(root, "forgesync", "modules", filepath.FromSlash(native.VersionPath())): native.VersionFileContents(),
+		filepath.Join(p.mods, "MJOLNIRForge", "version.txt"):                                  []byte("0.5.0\n"),
+	}
+	for name, data := range files {
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(name, data, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, d := range []string{p.paks, p.home} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return p
+}
+
+// run runs the bundle's forgesync as typed, in the player's home, with no
+// terminal on stdin; it returns the exit status, stdout and stderr.
+func (p *player) run(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.Command(p.exe, args...)
+	cmd.Dir = p.home
+	env := []string{"HOME=" + p.home, "PATH=" + os.Getenv("PATH")}
+	cmd.Env = env
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("forgesync %s: %v", strings.Join(args, " "), err)
+	}
+	return code, out.String(), errb.String()
+}
+
+func TestPlayerFirstHour(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the player's files are found through HOME here; on Windows through %APPDATA%")
+	}
+	p := newPlayer(t)
+	config := filepath.Join(p.home, ".config", "forgesync", "forgesync.toml")
+
+	code, _, errs := p.run(t, "setup", "--mods", p.mods, "--state", p.state)
+	if want := "forgesync setup: --paks: not given, and there is no terminal to ask on; pass --paks DIR (the game's Paks folder (e.g. ...\\Content\\Paks))\n"; code != cli.ExitFailure || errs != want {
+		t.Fatalf("setup without --paks = %d %q; want %d %q", code, errs, cli.ExitFailure, want)
+	}
+	code, _, errs = p.run(t, "setup", "--mods", p.mods, "--paks", "/x", "--state", p.state)
+	if want := "forgesync setup: --paks /x: no such folder; give the game's Paks folder, e.g. ...\\Content\\Paks\n"; code != cli.ExitFailure || errs != want {
+		t.Fatalf("setup --paks /x = %d %q; want %q", code, errs, want)
+	}
+
+	code, out, errs := p.run(t, "setup", "--mods", "../Game/Mods", "--paks", p.paks, "--state", p.state)
+	if code != cli.ExitOK || !strings.Contains(out, "found MJOLNIRForge 0.5.0\n") || !strings.Contains(out, "wrote "+config+"\n") ||
+		!strings.HasSuffix(out, "drop packs into "+p.drop+"\n") || errs != "" {
+		t.Fatalf("setup = %d\n%s%s", code, out, errs)
+	}
+	code, out, _ = p.run(t, "setup", "--mods", p.mods, "--paks", p.paks, "--state", p.state)
+	if code != cli.ExitOK || !strings.Contains(out, "nothing to change: "+config+" already says this\n") {
+		t.Fatalf("second setup = %d\n%s", code, out)
+	}
+
+	// Without systemd, --service writes the config and installs nothing.
+	if _, err := os.Stat("/run/systemd/system"); err != nil && runtime.GOOS == "linux" {
+		code, out, errs = p.run(t, "setup", "--mods", p.mods, "--paks", p.paks, "--state", p.state, "--service")
+		want := "forgesync setup: the config is written; the service is not running (`forgesync setup --undo` removes what setup made)\n" +
+			"forgesync setup --service: this machine does not run systemd (there is no /run/systemd/system), so forgesync installs no service: " +
+			"run `forgesync daemon --config FILE` under your own supervisor instead (the README's \"Running without systemd\" has a unit and a compose example)\n"
+		if code != cli.ExitFailure || errs != want || !strings.Contains(out, "nothing to change: "+config+" already says this\n") {
+			t.Fatalf("setup --service = %d\n%s%s\nwant stderr %s", code, out, errs, want)
+		}
+	}
+
+	pack := func(example, name string) {
+		t.Helper()
+		if code, out, errs := p.run(t, "pack", filepath.Join(wd(t), "..", "..", "examples", example), "-o", filepath.Join(p.drop, name)); code != cli.ExitOK {
+			t.Fatalf("pack %s = %d\n%s%s", example, code, out, errs)
+		}
+	}
+	pack("glass-works", "gw.zip")
+	code, out, errs = p.run(t, "sync")
+	if code != cli.ExitOK || !strings.Contains(out, "gw.zip: installed glass-works 2.0.0\n") || errs != "" {
+		t.Fatalf("sync = %d\n%s%s", code, out, errs)
+	}
+	code, out, errs = p.run(t, "status")
+	if code != cli.ExitInvalid || !strings.Contains(out+errs, "no forgesync daemon is answering on "+filepath.Join(p.state, "forgesync.sock")) {
+		t.Fatalf("status without a daemon = %d\n%s%s", code, out, errs)
+	}
+	pack("foundry-wide", "fw.zip")
+	if code, out, errs = p.run(t, "sync"); code != cli.ExitOK || !strings.Contains(out, "fw.zip: installed foundry-wide 1.4.0\n") {
+		t.Fatalf("second sync = %d\n%s%s", code, out, errs)
+	}
+	if code, out, errs = p.run(t, "packs"); code != cli.ExitOK || !strings.Contains(out, "foundry-wide  1.4.0") || !strings.Contains(out, "glass-works   2.0.0") {
+		t.Fatalf("packs = %d\n%s%s", code, out, errs)
+	}
+	if code, out, errs = p.run(t, "rollback"); code != cli.ExitOK || !strings.Contains(out, "rolled back: now generation") {
+		t.Fatalf("rollback = %d\n%s%s", code, out, errs)
+	}
+	if code, out, errs = p.run(t, "packs"); code != cli.ExitOK || strings.Contains(out, "foundry-wide") || !strings.Contains(out, "glass-works") {
+		t.Fatalf("packs after rollback = %d\n%s%s", code, out, errs)
+	}
+	// The daemon, found through the same config, answers status.
+	daemonCmd := exec.Command(p.exe, "daemon")
+	daemonCmd.Dir, daemonCmd.Env = p.home, []string{"HOME=" + p.home, "PATH=" + os.Getenv("PATH")}
+	logs := &logWriter{want: "daemon started", ready: make(chan struct{})}
+	daemonCmd.Stdout, daemonCmd.Stderr = logs, logs
+	if err := daemonCmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { daemonCmd.Wait(); close(exited) }()
+	select {
+	case <-logs.ready:
+	case <-exited:
+		t.Fatalf("daemon exited:\n%s", logs.String())
+	case <-time.After(20 * time.Second):
+		daemonCmd.Process.Kill()
+		t.Fatalf("daemon did not start:\n%s", logs.String())
+	}
+	code, out, errs = p.run(t, "status")
+	daemonCmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-exited:
+	case <-time.After(10 * time.Second):
+		daemonCmd.Process.Kill()
+		<-exited
+	}
+	if code != cli.ExitOK || !strings.Contains(out, "packs: 1 installed, 1 enabled;") || !strings.Contains(out, "MJOLNIRForge         0.5.0      ok") {
+		t.Fatalf("status with the daemon = %d\n%s%s\ndaemon log:\n%s", code, out, errs, logs.String())
+	}
+
+	// The bundle's module was deployed: no warning about a missing one.
+	if _, err := os.Stat(filepath.Join(p.mods, filepath.FromSlash(native.ModulePath()))); err != nil {
+		t.Errorf("the native module was not deployed from the bundle: %v", err)
+	}
+
+	code, out, errs = p.run(t, "setup", "--undo")
+	if code != cli.ExitOK || !strings.HasPrefix(out, "removed "+config+"\n") || errs != "" {
+		t.Fatalf("setup --undo = %d\n%s%s", code, out, errs)
+	}
+	if _, err := os.Stat(filepath.Join(p.paks, "MJOLNIRForge", "glass-works")); err != nil {
+		t.Errorf("setup --undo removed an installed pack: %v", err)
+	}
+}
+
+func wd(t *testing.T) string {
+	t.Helper()
+	d, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
