@@ -146,6 +146,9 @@ type packCheck struct {
 	// ignored are the files of OSAdded met, in order: read and counted,
 	// never extracted nor judged.
 	ignored []string
+	// folder is set when the entries are a folder's, not an archive's:
+	// what the problems call it.
+	folder bool
 }
 
 // finishResult is what finish returned the first time.
@@ -343,7 +346,7 @@ func (c *packCheck) finish() (root string, files []File, problems []Problem) {
 	defer func() { c.finished = &finishResult{root, files} }()
 	root = c.root()
 	if tops := c.packFolders(); root == "" && tops != nil {
-		c.add("", RuleTopFolders, topFoldersText(tops))
+		c.add("", RuleTopFolders, topFoldersText(c.folder, tops))
 		return root, nil, c.problems
 	}
 	for _, it := range c.items {
@@ -457,10 +460,14 @@ func (c *packCheck) packFolders() []string {
 	return tops
 }
 
-// topFoldersText says that an archive holds more than one top-level
-// folder, naming them: "the archive holds two top-level folders, a/ and
-// b/: a pack is at the root or under one single folder".
-func topFoldersText(tops []string) string {
+// topFoldersText says that an archive (or a folder) holds more than one
+// top-level folder, naming them: "the archive holds two top-level
+// folders, a/ and b/: a pack is at the root or under one single folder".
+func topFoldersText(folder bool, tops []string) string {
+	what := "archive"
+	if folder {
+		what = "folder"
+	}
 	count := strconv.Itoa(len(tops))
 	if len(tops) == 2 {
 		count = "two"
@@ -473,7 +480,7 @@ func topFoldersText(tops []string) string {
 		names = append(names[:4], fmt.Sprintf("%d more", len(tops)-4))
 	}
 	list := strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
-	return "the archive holds " + count + " top-level folders, " + list + ": a pack is at the root or under one single folder"
+	return "the " + what + " holds " + count + " top-level folders, " + list + ": a pack is at the root or under one single folder"
 }
 
 // splitExt splits p into everything before the extension and the extension.

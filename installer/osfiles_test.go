@@ -93,3 +93,26 @@ func TestTwoTopLevelFolders(t *testing.T) {
 		t.Errorf("Error() = %s", re.Error())
 	}
 }
+
+// TestTwoTopLevelFoldersInAFolder: a pack folder scanned with another
+// folder beside its pack folder says "folder", not "archive".
+func TestTwoTopLevelFoldersInAFolder(t *testing.T) {
+	dir := t.TempDir()
+	for _, e := range append(goodPack("a/"), file("b/README.md", "x")) {
+		p := filepath.Join(dir, filepath.FromSlash(e.name))
+		if e.typ == '5' { // tar.TypeDir
+			os.MkdirAll(p, 0o755)
+			continue
+		}
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, e.body, 0o644)
+	}
+	l, err := ListPack(dir, DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Problem{{Rule: RuleTopFolders, Value: "the folder holds two top-level folders, a/ and b/: a pack is at the root or under one single folder"}}
+	if !slices.Equal(l.Problems, want) {
+		t.Errorf("problems = %q\nwant %q", l.Problems, want)
+	}
+}
