@@ -38,6 +38,9 @@ type Staged struct {
 	Files  []File // the pack's files relative to Root, sorted by path
 	SHA256 string // hex SHA-256 of the archive's bytes, computed while reading
 	Format string // the archive format by content, e.g. ".zip" or ".tar.zst"
+	// Ignored are the files of OSAdded in the archive (slash paths as
+	// stored): read, never extracted.
+	Ignored []string
 }
 
 // Remove deletes the staging folder and everything in it.
@@ -192,17 +195,18 @@ func extractAt(ctx context.Context, archivePath, staging string, lim Limits, pro
 	}
 	packRoot, files, problems := x.check.finish()
 	if len(problems) > 0 {
-		return nil, &RejectError{Archive: archivePath, Problems: problems}
+		return nil, &RejectError{Archive: archivePath, Problems: problems, Ignored: x.check.ignored}
 	}
 	if stopped {
 		return nil, fmt.Errorf("extract %s: stopped without a recorded problem", archivePath)
 	}
 	return &Staged{
-		Dir:    staging,
-		Root:   filepath.Join(staging, filepath.FromSlash(packRoot)),
-		Files:  files,
-		SHA256: sum,
-		Format: kind.String(),
+		Dir:     staging,
+		Root:    filepath.Join(staging, filepath.FromSlash(packRoot)),
+		Files:   files,
+		SHA256:  sum,
+		Format:  kind.String(),
+		Ignored: x.check.ignored,
 	}, nil
 }
 

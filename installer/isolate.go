@@ -133,6 +133,7 @@ type childMessage struct {
 	Format   string        `json:"format,omitempty"`
 	Problems []wireProblem `json:"problems,omitempty"`
 	Manifest []byte        `json:"manifest,omitempty"`
+	Ignored  []string      `json:"ignored,omitempty"`
 	Failure  string        `json:"failure,omitempty"`
 }
 
@@ -198,9 +199,9 @@ func RunChild(in io.Reader, out io.Writer) int {
 	switch {
 	case err == nil:
 		rel, _ := filepath.Rel(st.Dir, st.Root)
-		msg.Root, msg.Files, msg.Format = filepath.ToSlash(rel), st.Files, st.Format
+		msg.Root, msg.Files, msg.Format, msg.Ignored = filepath.ToSlash(rel), st.Files, st.Format, st.Ignored
 	case errors.As(err, &re):
-		msg.Problems, msg.Manifest = toWire(re.Problems), re.Manifest
+		msg.Problems, msg.Manifest, msg.Ignored = toWire(re.Problems), re.Manifest, re.Ignored
 	default:
 		msg.Failure = err.Error()
 	}
@@ -313,9 +314,9 @@ func (iso *Isolation) extract(ctx context.Context, archivePath, stagingParent st
 	case final.Failure != "":
 		return nil, fmt.Errorf("extract %s: %s", archivePath, final.Failure)
 	case len(final.Problems) > 0:
-		return nil, &RejectError{Archive: archivePath, Problems: fromWire(final.Problems), Manifest: final.Manifest}
+		return nil, &RejectError{Archive: archivePath, Problems: fromWire(final.Problems), Manifest: final.Manifest, Ignored: final.Ignored}
 	}
-	st := &Staged{Dir: staging, Root: filepath.Join(staging, filepath.FromSlash(final.Root)), Files: final.Files, Format: final.Format}
+	st := &Staged{Dir: staging, Root: filepath.Join(staging, filepath.FromSlash(final.Root)), Files: final.Files, Format: final.Format, Ignored: final.Ignored}
 	if err := verifyStaged(st, lim); err != nil {
 		return nil, reject(RuleUnpackerOutput, err.Error())
 	}
@@ -484,10 +485,14 @@ func verifyStaged(st *Staged, lim Limits) error {
 			return fmt.Errorf("%s listed twice", f.Path)
 		}
 		want[f.Path] = f.Size
-		if _, _, _, _, ok := check.admit(prefix+f.Path, typeFile, f.Size); !ok {
+		_, _, _, idx, ok := check.admit(prefix+f.Path, typeFile, f.Size)
+		if !ok {
 			return fmt.Errorf("%s: over a limit", f.Path)
 		}
-		check.items[len(check.items)-1].size = f.Size
+		if idx < 0 {
+			return fmt.Errorf("%s is not a pack file", f.Path)
+		}
+		check.items[idx].size = f.Size
 	}
 	root, files, problems := check.finish()
 	switch {

@@ -3,7 +3,9 @@ package installer
 import (
 	"fmt"
 	"path"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -141,6 +143,12 @@ type packCheck struct {
 	keys     map[string]keyInfo
 	items    []admitted
 	finished *finishResult // set by the first finish call
+	// ignored are the files of OSAdded met, in order: read and counted,
+	// never extracted nor judged.
+	ignored []string
+	// folder is set when the entries are a folder's, not an archive's:
+	// what the problems call it.
+	folder bool
 }
 
 // finishResult is what finish returned the first time.
@@ -175,6 +183,18 @@ func (c *packCheck) admit(raw string, typ entryType, declared int64) (name strin
 	}
 	if slashDir && typ == typeFile {
 		typ = typeDir
+	}
+	if (typ == typeFile || typ == typeDir) && osAdded(name, typ == typeDir) {
+		if typ == typeDir {
+			return name, actSkip, 0, -1, true
+		}
+		if declared > c.lim.MaxEntryBytes {
+			c.add(name, RuleEntryTooLarge, fmt.Sprintf("%s declared, limit %s", sizeText(declared), sizeText(c.lim.MaxEntryBytes)))
+			c.stopped = true
+			return name, actSkip, 0, -1, false
+		}
+		c.ignored = append(c.ignored, name)
+		return name, actDrain, c.lim.MaxEntryBytes, -1, true
 	}
 	act = actDrain
 	if typ != typeFile && typ != typeDir {
@@ -325,6 +345,10 @@ func (c *packCheck) finish() (root string, files []File, problems []Problem) {
 	}
 	defer func() { c.finished = &finishResult{root, files} }()
 	root = c.root()
+	if tops := c.packFolders(); root == "" && tops != nil {
+		c.add("", RuleTopFolders, topFoldersText(c.folder, tops))
+		return root, nil, c.problems
+	}
 	for _, it := range c.items {
 		if it.dir {
 			continue
@@ -410,6 +434,53 @@ func (c *packCheck) root() string {
 		return ""
 	}
 	return top + "/"
+}
+
+// packFolders returns the top-level folders, sorted, when there are two
+// or more, no file lies at the top level and one of them holds
+// forgepack.json: a pack folder archived beside another folder. Otherwise
+// it returns nil.
+func (c *packCheck) packFolders() []string {
+	var tops []string
+	manifest := false
+	for _, it := range c.items {
+		first, rest, nested := strings.Cut(it.name, "/")
+		if !nested && !it.dir {
+			return nil
+		}
+		if !slices.Contains(tops, first) {
+			tops = append(tops, first)
+		}
+		manifest = manifest || rest == "forgepack.json" && !it.dir
+	}
+	if len(tops) < 2 || !manifest {
+		return nil
+	}
+	slices.Sort(tops)
+	return tops
+}
+
+// topFoldersText says that an archive (or a folder) holds more than one
+// top-level folder, naming them: "the archive holds two top-level
+// folders, a/ and b/: a pack is at the root or under one single folder".
+func topFoldersText(folder bool, tops []string) string {
+	what := "archive"
+	if folder {
+		what = "folder"
+	}
+	count := strconv.Itoa(len(tops))
+	if len(tops) == 2 {
+		count = "two"
+	}
+	names := make([]string, len(tops))
+	for i, t := range tops {
+		names[i] = t + "/"
+	}
+	if len(names) > 5 {
+		names = append(names[:4], fmt.Sprintf("%d more", len(tops)-4))
+	}
+	list := strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	return "the " + what + " holds " + count + " top-level folders, " + list + ": a pack is at the root or under one single folder"
 }
 
 // splitExt splits p into everything before the extension and the extension.

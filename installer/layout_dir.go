@@ -32,6 +32,7 @@ func ListPackSkipping(dir string, lim Limits, skip func(name string, isDir bool)
 		return nil, fmt.Errorf("list pack %s: %w", dir, err)
 	}
 	c := newPackCheck(lim)
+	c.folder = true
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err

@@ -62,6 +62,7 @@ const (
 	RuleEntryType        = "unsupported entry type"
 	RuleNotAllowed       = "not allowed in a pack"
 	RuleMissingManifest  = "forgepack.json is missing"
+	RuleTopFolders       = "more than one top-level folder"
 	RuleMissingUcas      = "needs its .ucas beside it"
 	RuleMissingUtoc      = "needs its .utoc beside it"
 	RuleTooManyEntries   = "too many entries"
@@ -121,6 +122,8 @@ type RejectError struct {
 	// so its faults can be reported too; read where the archive was
 	// unpacked, never by the caller from the archive.
 	Manifest []byte
+	// Ignored are the files of OSAdded the archive holds, as in Staged.
+	Ignored []string
 }
 
 func (e *RejectError) Error() string {

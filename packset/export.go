@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"aead.dev/minisign"
@@ -135,6 +136,59 @@ func Export(ctx context.Context, dir, name string, packs []Kept, template string
 		return nil, err
 	}
 	return l, nil
+}
+
+// PruneExport removes from dir/packs the archives that Export may have
+// written there and that l does not pin: files named <sha256><ext> (a
+// lower-case SHA-256 and an archive extension). Anything else in the folder
+// is left alone. Call it after the lock is written, so that a folder always
+// holds every archive its lock pins. It returns the names removed, sorted.
+func PruneExport(dir string, l *Lock) ([]string, error) {
+	keep := make(map[string]bool, len(l.Packs))
+	for _, p := range l.Packs {
+		keep[p.SHA256] = true
+	}
+	pdir := filepath.Join(dir, "packs")
+	entries, err := os.ReadDir(pdir)
+	if err != nil {
+		return nil, fmt.Errorf("export --prune: %w", err)
+	}
+	var removed []string
+	for _, e := range entries {
+		name := e.Name()
+		sum := exportedName(name)
+		if sum == "" || !e.Type().IsRegular() || keep[sum] {
+			continue
+		}
+		if err := os.Remove(filepath.Join(pdir, name)); err != nil {
+			return removed, fmt.Errorf("export --prune: %w", err)
+		}
+		removed = append(removed, name)
+	}
+	if len(removed) > 0 {
+		if err := atomicfile.SyncDir(pdir); err != nil {
+			return removed, err
+		}
+	}
+	return removed, nil
+}
+
+// exportedName returns the SHA-256 of a name that Export writes,
+// <sha256><ext>, or "" when name is not of that form.
+func exportedName(name string) string {
+	if len(name) <= sha256.Size*2 {
+		return ""
+	}
+	sum, ext := name[:sha256.Size*2], name[sha256.Size*2:]
+	if !slices.Contains(archiveExts, ext) {
+		return ""
+	}
+	for _, c := range sum {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return ""
+		}
+	}
+	return sum
 }
 
 // copyChecked copies src to dst atomically, refusing it when its SHA-256

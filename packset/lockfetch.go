@@ -1,20 +1,29 @@
 package packset
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"mime"
 	"net/http"
 	"net/http/httptrace"
 	"net/netip"
+	"net/url"
+	"path"
+	"strings"
 
 	"github.com/cenkalti/backoff/v5"
 
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/rejection"
 )
+
+// ErrHTMLPage is returned when a lock's URL answers an HTML page: most
+// often a folder's listing, its URL given without the trailing slash.
+var ErrHTMLPage = errors.New("answered an HTML page, not a lock")
 
 // Validators are what a server said about a lock's version, sent back to
 // ask whether it changed (If-None-Match, If-Modified-Since).
@@ -59,9 +68,13 @@ func (f *Fetcher) FetchLock(ctx context.Context, src Source, prev Validators) (*
 		return out, nil
 	}
 	var peer netip.Addr
-	data, val, status, err := f.get(ctx, src.URL, prev, MaxLockBytes, &peer)
+	var ctype string
+	data, val, status, err := f.get(ctx, src.URL, prev, MaxLockBytes, &peer, &ctype)
 	if err != nil {
 		return nil, fmt.Errorf("fetch lock %s: %w", Redact(src.URL), err)
+	}
+	if status == http.StatusOK && isHTML(ctype, data) {
+		return nil, htmlError(src.URL)
 	}
 	out.Validators = val
 	out.Source.Private = peer.IsValid() && addressKind(peer) != ""
@@ -79,7 +92,7 @@ func (f *Fetcher) FetchLock(ctx context.Context, src Source, prev Validators) (*
 	}
 	out.Data = data
 	sigURL := SignatureSource(src).URL
-	sig, _, status, err := f.get(ctx, sigURL, Validators{}, maxSignatureBytes, nil)
+	sig, _, status, err := f.get(ctx, sigURL, Validators{}, maxSignatureBytes, nil, nil)
 	var se *StatusError
 	switch {
 	case errors.As(err, &se) && (se.Code == http.StatusNotFound || se.Code == http.StatusGone):
@@ -91,17 +104,48 @@ func (f *Fetcher) FetchLock(ctx context.Context, src Source, prev Validators) (*
 	return out, nil
 }
 
+// isHTML reports whether an answer is an HTML page: its body starts with
+// a doctype or an html tag, or it says it is text/html and starts with a
+// tag (a lock never starts with '<').
+func isHTML(ctype string, data []byte) bool {
+	head := bytes.TrimLeft(bytes.TrimPrefix(data, []byte("\ufeff")), " \t\r\n")
+	if len(head) > 16 {
+		head = head[:16]
+	}
+	lower := strings.ToLower(string(head))
+	if strings.HasPrefix(lower, "<!doctype") || strings.HasPrefix(lower, "<html") {
+		return true
+	}
+	mt, _, _ := mime.ParseMediaType(ctype)
+	return mt == "text/html" && strings.HasPrefix(lower, "<")
+}
+
+// htmlError says that the lock's URL answered an HTML page and what URL
+// to give instead: a URL without a trailing slash whose last segment is
+// not a file's name is a folder's, which needs the slash.
+func htmlError(lockURL string) error {
+	shown := Redact(lockURL)
+	u, err := url.Parse(lockURL)
+	if err == nil && !strings.Contains(path.Base(u.Path), ".") {
+		u.Path += "/"
+		u.RawPath = ""
+		return fmt.Errorf("%s %w: the folder's URL needs its trailing slash, %s", shown, ErrHTMLPage, Redact(u.String()))
+	}
+	return fmt.Errorf("%s %w: is it the URL of the %s file, or of its folder with a trailing slash?", shown, ErrHTMLPage, LockName)
+}
+
 // get fetches a small file, retrying failures that may pass. When peer is
 // given, it receives the address that answered, unless the answer came
-// through a proxy.
-func (f *Fetcher) get(ctx context.Context, url string, prev Validators, limit int64, peer *netip.Addr) ([]byte, Validators, int, error) {
+// through a proxy; when ctype is given, it receives the answer's
+// Content-Type.
+func (f *Fetcher) get(ctx context.Context, url string, prev Validators, limit int64, peer *netip.Addr, ctype *string) ([]byte, Validators, int, error) {
 	bo := backoff.NewExponentialBackOff()
 	bo.InitialInterval = pos(f.InitialDelay, DefaultInitialDelay)
 	bo.MaxInterval = pos(f.MaxDelay, DefaultMaxDelay)
 	bo.RandomizationFactor = 0.5
 	bo.Multiplier = 2
 	for tries := 1; ; tries++ {
-		data, val, status, err := f.getOnce(ctx, url, prev, limit, peer)
+		data, val, status, err := f.getOnce(ctx, url, prev, limit, peer, ctype)
 		if err == nil || ctx.Err() != nil || !retryable(err) || tries >= pos(f.Tries, DefaultTries) {
 			if err != nil && tries > 1 {
 				err = fmt.Errorf("%w (%d tries)", err, tries)
@@ -114,7 +158,7 @@ func (f *Fetcher) get(ctx context.Context, url string, prev Validators, limit in
 	}
 }
 
-func (f *Fetcher) getOnce(ctx context.Context, url string, prev Validators, limit int64, peer *netip.Addr) ([]byte, Validators, int, error) {
+func (f *Fetcher) getOnce(ctx context.Context, url string, prev Validators, limit int64, peer *netip.Addr, ctype *string) ([]byte, Validators, int, error) {
 	ctx, cancel := context.WithTimeout(ctx, pos(f.Stall, DefaultStall))
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
@@ -148,6 +192,9 @@ func (f *Fetcher) getOnce(ctx context.Context, url string, prev Validators, limi
 	}
 	defer resp.Body.Close()
 	val := Validators{ETag: resp.Header.Get("ETag"), LastModified: resp.Header.Get("Last-Modified")}
+	if ctype != nil {
+		*ctype = resp.Header.Get("Content-Type")
+	}
 	if err := statusError(resp); err != nil {
 		return nil, Validators{}, resp.StatusCode, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // DiffReport is a machine compared with the set of a lock fetched from its
@@ -88,6 +89,9 @@ type Written struct {
 	Lock        string `json:"lock"`
 	Packs       int    `json:"packs"`
 	SignedBy    string `json:"signed_by"`
+	// Removed are the archives `export --prune` removed from the folder's
+	// packs/: the set no longer pins them.
+	Removed []string `json:"removed,omitempty"`
 }
 
 // WriteWritten writes what was written as text: the lock, and its
@@ -96,6 +100,13 @@ func WriteWritten(w io.Writer, x Written) error {
 	_, err := fmt.Fprintf(w, "wrote %s: %d packs, %s\n", x.Lock, x.Packs, x.Fingerprint)
 	if x.SignedBy != "" && err == nil {
 		_, err = fmt.Fprintf(w, "signed by key %s (%s)\n", x.SignedBy, x.Lock+".minisig")
+	}
+	if len(x.Removed) > 0 && err == nil {
+		noun := "archives"
+		if len(x.Removed) == 1 {
+			noun = "archive"
+		}
+		_, err = fmt.Fprintf(w, "removed %d %s the set no longer pins: %s\n", len(x.Removed), noun, strings.Join(x.Removed, ", "))
 	}
 	return err
 }

@@ -81,6 +81,9 @@ func WriteText(w io.Writer, r *Report) error {
 			fmt.Fprintf(&b, "%s: %s%s\n", rejection.Escape(r.Source), p, rule)
 		}
 	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "%s: note: %s\n", rejection.Escape(r.Source), rejection.Escape(n))
+	}
 	name := strings.TrimSpace(r.Pack.ID + " " + r.Pack.Version)
 	if name == "" {
 		name = r.Source

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+
+	"github.com/mjolnir-forge/forgesync/installer"
 )
 
 // IgnoreName is the file in a pack folder that lists, in gitignore
@@ -19,19 +21,17 @@ const IgnoreName = ".forgeignore"
 // hold that are never part of the pack: scan and pack leave them out as
 // if absent. They are gitignore patterns, matched before the folder's
 // .forgeignore, which may therefore re-include one with "!".
-var Ignored = []string{
+// The files a Mac or Windows adds are the names an archive's unpacking
+// ignores too (installer.OSAdded).
+var Ignored = append([]string{
 	".git", // a folder, or the file naming one in a worktree or submodule
 	".github/",
 	".gitignore",
 	".gitattributes",
 	".vscode/",
 	".idea/",
-	".DS_Store",
-	"Thumbs.db",
-	"desktop.ini",
-	"__MACOSX/",
 	IgnoreName,
-}
+}, installer.OSAdded...)
 
 // ignorer matches the entries of one pack folder that scan and pack leave
 // out: [Ignored], the folder's .forgeignore, and the files named in also

@@ -43,6 +43,9 @@ type Report struct {
 	Pack     PackRef             `json:"pack"`
 	Manifest *inventory.Manifest `json:"-"` // set when the manifest is valid
 	Problems []rejection.Reason  `json:"errors"`
+	// Notes say what was left out without judging it: the files a Mac or
+	// Windows adds to an archive (see installer.OSAdded).
+	Notes []string `json:"notes,omitempty"`
 	// Files are the pack's files relative to its root, as they would be
 	// installed or packed; set when the file rules pass.
 	Files []installer.File `json:"-"`
@@ -114,6 +117,7 @@ func Archive(ctx context.Context, archivePath, stagingParent string, lim install
 		if !errors.As(err, &re) {
 			return nil, nil, err
 		}
+		r.note(installer.IgnoredNote(re.Ignored))
 		bomb := false
 		for _, p := range re.Problems {
 			r.Problems = append(r.Problems, fromInstaller(p))
@@ -129,6 +133,7 @@ func Archive(ctx context.Context, archivePath, stagingParent string, lim install
 		return r.finish(), nil, nil
 	}
 	r.Root, r.Files = staged.Root, staged.Files
+	r.note(installer.IgnoredNote(staged.Ignored))
 	if err := r.checkRoot(""); err != nil {
 		staged.Remove()
 		return nil, nil, err
@@ -139,6 +144,13 @@ func Archive(ctx context.Context, archivePath, stagingParent string, lim install
 		return r, nil, nil
 	}
 	return r, staged, nil
+}
+
+// note adds a note, unless it is empty.
+func (r *Report) note(text string) {
+	if text != "" {
+		r.Notes = append(r.Notes, text)
+	}
 }
 
 // checkRoot validates the manifest under r.Root and, when it is valid, the
@@ -226,7 +238,10 @@ func peek(data []byte) PackRef {
 // rather than quoting a value found, so it joins the message.
 func fromInstaller(p installer.Problem) rejection.Reason {
 	msg := p.Rule
-	if p.Value != "" {
+	switch {
+	case p.Rule == installer.RuleTopFolders:
+		msg = p.Value // the sentence names the folders
+	case p.Value != "":
 		msg += " (" + p.Value + ")"
 	}
 	return rejection.Reason{File: p.Entry, Path: p.Entry, Rule: p.Rule, Message: msg}

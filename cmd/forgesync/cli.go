@@ -32,6 +32,7 @@ func commands() []*cli.Command {
 		lockCommand(),
 		exportCommand(),
 		diffCommand(),
+		keygenCommand(),
 		enableCommand(),
 		disableCommand(),
 		removeCommand(),

@@ -33,22 +33,26 @@ func openMachine(e *cli.Env) *machine.Machine {
 }
 
 func syncCommand() *cli.Command {
-	var set string
+	var set setArg
 	var prune bool
 	return &cli.Command{
-		Name: "sync", Args: "[--set LOCK|URL [--prune]]", Nargs: cli.Args{Min: 0, Max: 0, Want: "no arguments"},
+		Name: "sync", Args: "[--set [LOCK|URL] [--prune]]", Nargs: cli.Args{Min: 0, Max: 1},
 		Summary: "process every archive in the drop folder once, publish the inventory, then exit\n" +
 			"For headless hosts and scripts. Exit status: 0 all good, 1 something rejected, 2 failure\n" +
 			"or an archive waiting for the machine (a file held by the game, a full disk; it stays in drop).\n" +
 			"--set makes the enabled packs exactly a pack set's (SPEC §10): fetch and verify the lock,\n" +
 			"download what the machine lacks, apply it all as one transaction (exit 1: the set was refused).",
 		Flags: func(fs *flag.FlagSet) {
-			fs.StringVar(&set, "set", "", "make the enabled packs exactly the pack set of this lock `FILE|DIR|URL`")
+			fs.Var(&set, "set", "make the enabled packs exactly the pack set of this lock `FILE|DIR|URL` (none: [sets] source)")
 			fs.BoolVar(&prune, "prune", false, "with --set: remove the installed packs the set does not pin, instead of disabling them")
 		},
 		Run: func(ctx context.Context, e *cli.Env, args []string) int {
-			if set != "" {
-				return runSyncSet(ctx, e, set, prune)
+			if set.given {
+				return runSyncSet(ctx, e, set.lock(args), prune)
+			}
+			if len(args) > 0 {
+				fmt.Fprintf(e.Stderr, "forgesync sync: want no arguments, got %d argument(s)\n", len(args))
+				return cli.ExitFailure
 			}
 			if prune {
 				fmt.Fprintln(e.Stderr, "forgesync sync: --prune goes with --set LOCK|URL")

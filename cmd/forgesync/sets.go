@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"aead.dev/minisign"
 
@@ -92,12 +93,16 @@ func lockCommand() *cli.Command {
 
 func exportCommand() *cli.Command {
 	var sf setFlags
+	var prune bool
 	return &cli.Command{
-		Name: "export", Args: "DIR", Nargs: cli.Args{Min: 1, Max: 1, Want: "one DIR"},
+		Name: "export", Args: "DIR [--prune]", Nargs: cli.Args{Min: 1, Max: 1, Want: "one DIR"},
 		Summary: "write the machine's enabled packs as a folder to publish: DIR/forgepacks.lock\n" +
 			"(+ .minisig with --sign) and DIR/packs/<sha256><ext>. Any static web server, bucket or\n" +
 			"CDN serves it as it is; names by content never change.",
-		Flags: sf.register,
+		Flags: func(fs *flag.FlagSet) {
+			sf.register(fs)
+			fs.BoolVar(&prune, "prune", false, "after the new lock is written, remove from DIR/packs the archives it no longer pins")
+		},
 		Run: func(ctx context.Context, e *cli.Env, args []string) int {
 			key, err := sf.key()
 			if err != nil {
@@ -113,14 +118,20 @@ func exportCommand() *cli.Command {
 			if err != nil {
 				return e.Fail(err)
 			}
-			printSetWritten(e, filepath.Join(args[0], packset.LockName), l, key)
+			var removed []string
+			if prune {
+				if removed, err = packset.PruneExport(args[0], l); err != nil {
+					return e.Fail(err)
+				}
+			}
+			printSetWritten(e, filepath.Join(args[0], packset.LockName), l, key, removed...)
 			return cli.ExitOK
 		},
 	}
 }
 
-func printSetWritten(e *cli.Env, path string, l *packset.Lock, key *minisign.PrivateKey) {
-	w := packset.Written{Lock: path, Fingerprint: l.Fingerprint(), Packs: len(l.Packs)}
+func printSetWritten(e *cli.Env, path string, l *packset.Lock, key *minisign.PrivateKey, removed ...string) {
+	w := packset.Written{Lock: path, Fingerprint: l.Fingerprint(), Packs: len(l.Packs), Removed: removed}
 	if key != nil {
 		w.SignedBy = packset.KeyID(key.ID())
 	}
@@ -148,9 +159,49 @@ func diffCommand() *cli.Command {
 	}
 }
 
-// runSyncSet is `forgesync sync --set LOCK|URL [--prune]`.
-func runSyncSet(ctx context.Context, e *cli.Env, arg string, prune bool) int {
+// setArg is sync's --set: a flag whose value may follow it as the next
+// argument (`--set URL`, `--set=URL`) or be left out (`--set` alone: the
+// configured [sets] source).
+type setArg struct {
+	given bool
+	value string
+}
+
+func (s *setArg) String() string   { return s.value }
+func (s *setArg) IsBoolFlag() bool { return true }
+
+func (s *setArg) Set(v string) error {
+	s.given = true
+	if v != "true" { // `--set` alone sets "true"
+		s.value = v
+	}
+	return nil
+}
+
+// lock returns the lock --set names: its value, the argument after it, or
+// "" (the configured source); more than one is reported by runSyncSet.
+func (s *setArg) lock(args []string) []string {
+	if s.value != "" {
+		return append([]string{s.value}, args...)
+	}
+	return args
+}
+
+// runSyncSet is `forgesync sync --set [LOCK|URL] [--prune]`; without a
+// lock it syncs the configured [sets] source.
+func runSyncSet(ctx context.Context, e *cli.Env, locks []string, prune bool) int {
 	e.Name = "sync --set"
+	if len(locks) > 1 {
+		fmt.Fprintf(e.Stderr, "forgesync sync --set: want one lock file, folder or URL, got %d: %s\n", len(locks), strings.Join(locks, " "))
+		return cli.ExitFailure
+	}
+	var arg string
+	if len(locks) == 1 {
+		arg = locks[0]
+	} else if arg = e.Config.Sets.Source; arg == "" {
+		fmt.Fprintln(e.Stderr, "forgesync sync --set: no set named and no [sets] source in the config: name the lock (sync --set URL), or set source in the [sets] section of the config")
+		return cli.ExitFailure
+	}
 	m := openMachine(e)
 	defer m.Close()
 	res, err := m.SyncSet(ctx, arg, prune)

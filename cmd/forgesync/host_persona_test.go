@@ -1,0 +1,136 @@
+package main
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mjolnir-forge/forgesync/internal/cli"
+	"github.com/mjolnir-forge/forgesync/packset"
+)
+
+// TestHostPersona plays a server host's first hour as typed: keygen,
+// export --sign of a machine with the example packs, a real HTTP server,
+// a second machine that syncs the set with the trusted_keys line keygen
+// printed (after mistyping the folder's URL without its slash), then an
+// upgrade published with export --prune and synced from [sets] source.
+func TestHostPersona(t *testing.T) {
+	fastFetch(t)
+	noTerminal(t)
+	keys := filepath.Join(t.TempDir(), "keys")
+	code, out, errs := runCLI(t, "keygen", "-o", keys, "--no-password")
+	if code != cli.ExitOK || errs != "" {
+		t.Fatalf("keygen = %d\n%s%s", code, out, errs)
+	}
+	secret := filepath.Join(keys, "forgesync.key")
+	trusted := keyLineOf(out)
+	if !strings.HasPrefix(trusted, `trusted_keys = ["RW`) || !strings.HasSuffix(trusted, `"]`) {
+		t.Fatalf("keygen printed no trusted_keys line:\n%s", out)
+	}
+
+	// The host installs the example packs.
+	hostConfig, drop, _ := gameEnv(t)
+	os.MkdirAll(drop, 0o755)
+	for _, id := range []string{"foundry-wide", "lockout-gates"} {
+		if code, out, errs := runCLI(t, "pack", filepath.Join("..", "..", "examples", id), "-o", filepath.Join(drop, id+".zip")); code != cli.ExitOK {
+			t.Fatalf("pack %s = %d\n%s%s", id, code, out, errs)
+		}
+	}
+	if code, out, errs := runCLI(t, "sync", "--config", hostConfig); code != cli.ExitOK {
+		t.Fatalf("host sync = %d\n%s%s", code, out, errs)
+	}
+	site := filepath.Join(t.TempDir(), "site")
+	code, out, errs = runCLI(t, "export", site, "--sign", secret, "--config", hostConfig)
+	lock := filepath.Join(site, packset.LockName)
+	fp := machineFingerprint(t, hostConfig)
+	pub, err := os.ReadFile(filepath.Join(keys, "forgesync.pub"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pk, err := packset.ParsePublicKey(string(pub))
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyID := packset.KeyID(pk.ID())
+	want := "wrote " + lock + ": 2 packs, " + fp + "\nsigned by key " + keyID + " (" + lock + ".minisig)\n"
+	if code != cli.ExitOK || out != want {
+		t.Fatalf("export --sign = %d\n%s%s\nwant\n%s", code, out, errs, want)
+	}
+
+	srv := httptest.NewServer(http.FileServer(http.Dir(filepath.Dir(site))))
+	defer srv.Close()
+	folder := srv.URL + "/site"
+
+	// A server trusts the key and mistypes the folder's URL.
+	config, _, _ := gameEnv(t)
+	appendConfig(t, config, "[sets]\n"+trusted+"\n")
+	code, out, errs = runCLI(t, "sync", "--set", folder, "--config", config)
+	wantErr := "forgesync sync --set: pack set refused: " + folder + " answered an HTML page, not a lock: the folder's URL needs its trailing slash, " + folder + "/\n"
+	if code != cli.ExitFailure || errs != wantErr {
+		t.Fatalf("sync --set (no slash) = %d\n%s%s\nwant 2 and\n%s", code, out, errs, wantErr)
+	}
+	code, out, errs = runCLI(t, "sync", "--set", folder+"/", "--config", config)
+	if code != cli.ExitOK || !strings.Contains(out, "installed foundry-wide 1.4.0") || !strings.Contains(out, "installed lockout-gates 0.3.1") ||
+		!strings.Contains(out, "the machine now equals the set "+fp) {
+		t.Fatalf("sync --set = %d\n%s%s", code, out, errs)
+	}
+
+	// The host upgrades lockout-gates and publishes, pruning the old archive.
+	next := copyDir(t, filepath.Join("..", "..", "examples", "lockout-gates"))
+	manifest := filepath.Join(next, "forgepack.json")
+	data, _ := os.ReadFile(manifest)
+	os.WriteFile(manifest, []byte(strings.Replace(string(data), `"version": "0.3.1"`, `"version": "0.4.0"`, 1)), 0o644)
+	if code, out, errs := runCLI(t, "pack", next, "-o", filepath.Join(drop, "lockout-gates-0.4.0.zip")); code != cli.ExitOK {
+		t.Fatalf("pack 0.4.0 = %d\n%s%s", code, out, errs)
+	}
+	if code, out, errs := runCLI(t, "sync", "--config", hostConfig); code != cli.ExitOK || !strings.Contains(out, "lockout-gates 0.4.0") {
+		t.Fatalf("host sync (upgrade) = %d\n%s%s", code, out, errs)
+	}
+	before := dirNames(t, filepath.Join(site, "packs"))
+	code, out, errs = runCLI(t, "export", site, "--sign", secret, "--prune", "--config", hostConfig)
+	fp2 := machineFingerprint(t, hostConfig)
+	l := readLock(t, lock)
+	var gone string
+	for _, n := range before {
+		if !strings.HasPrefix(n, l.Packs[0].SHA256) && !strings.HasPrefix(n, l.Packs[1].SHA256) {
+			gone = n
+		}
+	}
+	want = "wrote " + lock + ": 2 packs, " + fp2 + "\nsigned by key " + keyID + " (" + lock + ".minisig)\nremoved 1 archive the set no longer pins: " + gone + "\n"
+	if code != cli.ExitOK || gone == "" || out != want {
+		t.Fatalf("export --prune = %d\n%s%s\nwant\n%s", code, out, errs, want)
+	}
+	if after := dirNames(t, filepath.Join(site, "packs")); len(after) != 2 {
+		t.Errorf("packs/ after --prune = %v; want the 2 pinned archives", after)
+	}
+	// Last-Modified has whole seconds: date the new lock after the old.
+	later := time.Now().Add(5 * time.Second)
+	os.Chtimes(lock, later, later)
+
+	// The server follows the folder now: sync --set alone syncs it.
+	appendConfig(t, config, "source = '"+folder+"/'\n")
+	code, out, errs = runCLI(t, "sync", "--set", "--config", config)
+	if code != cli.ExitOK || !strings.Contains(out, "upgraded lockout-gates 0.3.1 → 0.4.0") || !strings.Contains(out, "the machine now equals the set "+fp2) {
+		t.Fatalf("sync --set (configured source, upgrade) = %d\n%s%s", code, out, errs)
+	}
+	if got := machineFingerprint(t, config); got != fp2 {
+		t.Errorf("server fingerprint %s; want the host's %s", got, fp2)
+	}
+}
+
+func readLock(t *testing.T, path string) *packset.Lock {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := packset.Decode("lock", data, packset.DecodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
