@@ -63,7 +63,7 @@ func TestBundleNeedsModules(t *testing.T) {
 // signature that minisign accepts, a Linux binary that knows its version
 // and finds the modules bundle beside it.
 func TestMakeRelease(t *testing.T) {
-	toolcheck.Need(t, "make", "x86_64-w64-mingw32-gcc", "unzip", "tar", "sha256sum", "minisign", "git")
+	toolcheck.Need(t, "make", "x86_64-w64-mingw32-gcc", "unzip", "tar", "sha256sum", "minisign", "git", "dpkg-deb")
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
@@ -98,10 +98,11 @@ func TestMakeRelease(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	if want := []string{"SHA256SUMS", "SHA256SUMS.minisig", tarName, zipName}; !slices.Equal(names, want) {
+	debName := "forgesync_" + version + "_amd64.deb"
+	if want := []string{"SHA256SUMS", "SHA256SUMS.minisig", debName, tarName, zipName}; !slices.Equal(names, want) {
 		t.Fatalf("dist/release holds %q; want %q", names, want)
 	}
-	for _, n := range []string{SumsName, zipName, tarName} {
+	for _, n := range []string{SumsName, zipName, tarName, debName} {
 		a, _ := os.ReadFile(filepath.Join(rel, n))
 		b, err := os.ReadFile(filepath.Join(distB, "release", n))
 		if err != nil || !bytes.Equal(a, b) {
@@ -110,7 +111,7 @@ func TestMakeRelease(t *testing.T) {
 	}
 	check := exec.Command("sha256sum", "--check", "--strict", SumsName)
 	check.Dir = rel
-	if out, err := check.CombinedOutput(); err != nil || strings.Count(string(out), ": OK\n") != 2 {
+	if out, err := check.CombinedOutput(); err != nil || strings.Count(string(out), ": OK\n") != 3 {
 		t.Errorf("sha256sum --check: %v\n%s", err, out)
 	}
 	if out, err := exec.Command("minisign", "-V", "-p", pubFile, "-m", filepath.Join(rel, SumsName)).CombinedOutput(); err != nil {

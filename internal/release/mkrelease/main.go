@@ -4,13 +4,15 @@
 //	mkrelease -version V -epoch SECONDS -out DIR [-sign-key FILE] OS=BUNDLE...
 //
 // For each OS=BUNDLE it writes DIR/forgesync_V_OS_amd64.zip (windows) or
-// .tar.gz (the others), then DIR/SHA256SUMS and, with -sign-key, its
+// .tar.gz (the others), for linux also the .deb for hosts
+// (DIR/forgesync_V_amd64.deb), then DIR/SHA256SUMS and, with -sign-key, its
 // minisign signature DIR/SHA256SUMS.minisig (the key's password, if it
 // has one, from $FORGESYNC_SIGN_PASSWORD). Every entry is dated SECONDS
 // (SOURCE_DATE_EPOCH), so the same inputs give the same bytes.
 package main
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"os"
@@ -84,6 +86,13 @@ func run(args []string) error {
 			return fmt.Errorf("%s: %s given twice", a, goos)
 		}
 		written[name] = data
+		if goos == "linux" {
+			var deb bytes.Buffer
+			if err := release.Deb(&deb, *version, dir, *root, mtime); err != nil {
+				return err
+			}
+			written[release.DebName(*version)] = deb.Bytes()
+		}
 	}
 	sums := release.Sums(written)
 	written[release.SumsName] = sums
