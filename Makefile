@@ -7,7 +7,8 @@
 #                      dist/<os>/modules/MJOLNIRLobby/dlls/forge_doors.{dll,version}
 #   make release       dist/release/: forgesync_<version>_windows_amd64.zip and
 #                      forgesync_<version>_linux_amd64.tar.gz (the binary, modules/,
-#                      lua/, README.md, LICENSE), SHA256SUMS and, with
+#                      lua/, README.md, LICENSE), forgesync_<version>_amd64.deb for
+#                      hosts (systemd unit, forgesync user), SHA256SUMS and, with
 #                      SIGN_KEY=<minisign secret key>, SHA256SUMS.minisig
 #                      (the key's password, if any, in $$FORGESYNC_SIGN_PASSWORD);
 #                      reproducible: every date is SOURCE_DATE_EPOCH (the commit's time)
