@@ -5,6 +5,13 @@
 #   make dist          forgesync for windows/amd64 and linux/amd64, each with
 #                      modules/ beside it: dist/<os>/forgesync[.exe],
 #                      dist/<os>/modules/MJOLNIRLobby/dlls/forge_doors.{dll,version}
+#   make release       dist/release/: forgesync_<version>_windows_amd64.zip and
+#                      forgesync_<version>_linux_amd64.tar.gz (the binary, modules/,
+#                      lua/, README.md, LICENSE), forgesync_<version>_amd64.deb for
+#                      hosts (systemd unit, forgesync user), SHA256SUMS and, with
+#                      SIGN_KEY=<minisign secret key>, SHA256SUMS.minisig
+#                      (the key's password, if any, in $$FORGESYNC_SIGN_PASSWORD);
+#                      reproducible: every date is SOURCE_DATE_EPOCH (the commit's time)
 #   make test-native   the portable C tests, plain and under ASan/UBSan
 #   make bench-native  the C benchmark (-O2)
 #
@@ -15,6 +22,13 @@ CC       ?= cc
 MINGW_CC ?= x86_64-w64-mingw32-gcc
 DIST     ?= dist
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1.0-dev)
+# The binary and the release names carry the version without a leading "v".
+RELEASE_VERSION := $(patsubst v%,%,$(VERSION))
+COMMIT   ?= $(shell git rev-parse HEAD 2>/dev/null)
+# The build date is the commit's time, so that two builds are the same bytes.
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+BUILD_DATE := $(shell date -u -d @$(SOURCE_DATE_EPOCH) +%Y-%m-%dT%H:%M:%SZ)
+SIGN_KEY ?=
 
 # The game builds the release's door module accepts (its build allowlist,
 # comma separated; the seed names CU4). This is the one place it is set:
@@ -23,7 +37,8 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1
 SUPPORTED_BUILDS := CU4
 comma := ,
 FD_BUILDS := $(patsubst %,"%",$(subst $(comma), ,$(SUPPORTED_BUILDS)))
-LDFLAGS := -X main.version=$(VERSION) -X github.com/mjolnir-forge/forgesync/native.supportedBuilds=$(SUPPORTED_BUILDS)
+LDFLAGS := -X main.version=$(RELEASE_VERSION) -X main.commit=$(COMMIT) -X main.buildDate=$(BUILD_DATE) \
+	-X github.com/mjolnir-forge/forgesync/native.supportedBuilds=$(SUPPORTED_BUILDS)
 
 STRICT  := -std=c11 -Wall -Wextra -Wpedantic -Werror
 LOBBY   := native/lobby
@@ -37,7 +52,7 @@ OSES    := windows linux
 FD_API     := $(shell sed -n 's/^.define FD_API_VERSION \([0-9][0-9]*\)$$/\1/p' $(HEADER))
 FD_VERSION := $(shell sed -n 's/^.define FD_MODULE_VERSION "\([^"]*\)"$$/\1/p' $(HEADER))
 
-.PHONY: all dll dist test-native bench-native clean
+.PHONY: all dll dist release test-native bench-native clean
 
 all: dll
 
@@ -45,7 +60,7 @@ dll: $(DLL) $(VERFILE)
 
 $(DLL): $(LOBBY)/forge_doors_module.c $(HEADER)
 	@mkdir -p $(@D)
-	$(MINGW_CC) $(STRICT) -O2 -shared -static-libgcc -s -Wl,--no-insert-timestamp \
+	$(MINGW_CC) $(STRICT) -O2 -shared -static-libgcc -s -Wl,--no-insert-timestamp -Wl,--disable-auto-image-base \
 		-DFD_SUPPORTED_BUILDS='$(subst $(eval) ,$(comma) ,$(FD_BUILDS))' -o $@ $<
 
 $(VERFILE): $(HEADER)
@@ -60,6 +75,12 @@ dist: dll
 		mkdir -p $(DIST)/$$os/modules/MJOLNIRLobby/dlls && \
 		cp $(DLL) $(VERFILE) $(DIST)/$$os/modules/MJOLNIRLobby/dlls/ || exit 1; \
 	done
+
+release: dist
+	rm -rf $(DIST)/release
+	$(GO) run -trimpath ./internal/release/mkrelease -version '$(RELEASE_VERSION)' \
+		-epoch '$(SOURCE_DATE_EPOCH)' -out $(DIST)/release $(if $(SIGN_KEY),-sign-key '$(SIGN_KEY)') \
+		$(foreach os,$(OSES),$(os)=$(DIST)/$(os))
 
 test-native:
 	@mkdir -p $(DIST)/native

@@ -19,6 +19,10 @@ type Status struct {
 	State string `json:"state"`
 	// Version is the daemon's version; the server fills it in.
 	Version string `json:"version"`
+	// Commit and BuildDate are the commit the daemon was built from and
+	// when (RFC 3339), empty when unknown; the server fills them in.
+	Commit    string `json:"commit,omitempty"`
+	BuildDate string `json:"build_date,omitempty"`
 	// PID is the daemon's process id; the server fills it in.
 	PID int `json:"pid"`
 	// StartedAt is when the daemon started; UptimeSeconds is filled in by

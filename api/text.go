@@ -62,6 +62,9 @@ func escapeArgs(args []any) []any {
 func WriteStatus(w io.Writer, st Status, rejected []rejection.Record) error {
 	var b strings.Builder
 	printf(&b, "forgesync %s (pid %d): %s, up %s\n", st.Version, st.PID, st.State, seconds(st.UptimeSeconds))
+	if st.Commit != "" || st.BuildDate != "" {
+		printf(&b, "commit %s, built %s\n", cmp.Or(st.Commit, "unknown"), cmp.Or(st.BuildDate, "unknown"))
+	}
 	if ls := st.LastSync; ls != nil {
 		printf(&b, "last sync: %s, %s in %s\n", ls.Time.Local().Format("2006-01-02 15:04:05"), ls.Result, seconds(ls.DurationSeconds))
 		if ls.Error != "" && ls.Result == "waiting" {

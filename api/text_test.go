@@ -185,3 +185,18 @@ func TestLauncherEventsDecode(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteStatusBuild: status names the daemon's commit and build date
+// under its version when they are known, and says nothing of them when not.
+func TestWriteStatusBuild(t *testing.T) {
+	var b strings.Builder
+	WriteStatus(&b, Status{Version: "1.2.3", PID: 7, State: StateIdle, Commit: "feedc0de", BuildDate: "2026-12-01T10:00:00Z"}, nil)
+	if want := "forgesync 1.2.3 (pid 7): idle, up 0 ms\ncommit feedc0de, built 2026-12-01T10:00:00Z\n"; !strings.HasPrefix(b.String(), want) {
+		t.Errorf("WriteStatus = %q; want it to start %q", b.String(), want)
+	}
+	b.Reset()
+	WriteStatus(&b, Status{Version: "1.2.3", PID: 7, State: StateIdle}, nil)
+	if strings.Contains(b.String(), "commit") {
+		t.Errorf("WriteStatus without a commit = %q; want no commit line", b.String())
+	}
+}

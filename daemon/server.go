@@ -62,6 +62,9 @@ type ServerOptions struct {
 	// Version is the daemon's version, and LogFile the file a service
 	// logs to, both shown by GET /v1/status.
 	Version, LogFile string
+	// Commit and BuildDate are the daemon's commit and build date, for
+	// GET /v1/status ("": unknown).
+	Commit, BuildDate string
 	// readsPathsOf reports whether the daemon reads a local lock path for
 	// a socket peer with this uid (POST /v1/set/apply); by default its own
 	// effective uid and root, like AllowUID. Tests change it.
@@ -314,6 +317,7 @@ func (s *server) writeBody(w http.ResponseWriter, status int, b []byte) {
 func (s *server) getStatus(w http.ResponseWriter, r *http.Request) error {
 	st := s.b.Status()
 	st.PID, st.Version, st.LogFile = s.pid, s.opts.Version, s.opts.LogFile
+	st.Commit, st.BuildDate = s.opts.Commit, s.opts.BuildDate
 	if st.UptimeSeconds == 0 && !st.StartedAt.IsZero() {
 		st.UptimeSeconds = s.opts.Now().Sub(st.StartedAt).Seconds()
 	}

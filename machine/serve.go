@@ -30,6 +30,9 @@ type ServeOptions struct {
 	Owner string
 	// Version is the program's version, for the status answer.
 	Version string
+	// Commit and BuildDate are the program's commit and build date, for
+	// the status answer ("": unknown).
+	Commit, BuildDate string
 	// LogFile is the log file of a running service, for the status
 	// answer ("": none).
 	LogFile string
@@ -93,7 +96,8 @@ func (m *Machine) Serve(ctx context.Context, so ServeOptions) error {
 	// then every interval.
 	g.Go(func() error { return sets.Run(gctx, cfg.Sets.Interval) })
 	g.Go(func() error {
-		return eps.Serve(gctx, backend, ev, daemon.ServerOptions{Logger: log, Version: so.Version, LogFile: so.LogFile})
+		return eps.Serve(gctx, backend, ev, daemon.ServerOptions{Logger: log, Version: so.Version, LogFile: so.LogFile,
+			Commit: so.Commit, BuildDate: so.BuildDate})
 	})
 	log.Info("daemon started", "socket", cfg.Paths.Socket, "drop", cfg.Paths.Drop, "state", cfg.Paths.State)
 	if so.Started != nil {

@@ -11,7 +11,7 @@ import (
 )
 
 // version is the program's version, set at link time by `make dist`.
-var version = "0.1.0-dev"
+var version = devVersion
 
 // run runs the sub-command args names and returns its exit status: 1 when
 // the machine refused the request.
@@ -53,12 +53,12 @@ func commands() []*cli.Command {
 
 func versionCommand() *cli.Command {
 	return &cli.Command{
-		Name: "version", Summary: "print the version", NoConfig: true,
+		Name: "version", Summary: "print the version, commit and build date", NoConfig: true,
 		Run: func(ctx context.Context, e *cli.Env, args []string) int {
-			if e.JSON {
-				cli.WriteJSON(e.Stdout, map[string]string{"version": version})
+			if b := currentBuild(); e.JSON {
+				cli.WriteJSON(e.Stdout, b)
 			} else {
-				fmt.Fprintf(e.Stdout, "forgesync %s\n", version)
+				fmt.Fprintln(e.Stdout, b)
 			}
 			return cli.ExitOK
 		},

@@ -50,7 +50,9 @@ func serveExit(e *cli.Env, err error) int {
 func serveDaemon(ctx context.Context, e *cli.Env, logFile string, started func()) error {
 	m := openMachine(e)
 	defer m.Close()
-	return m.Serve(ctx, machine.ServeOptions{Owner: e.Owner, Version: version, LogFile: logFile, Started: started})
+	b := currentBuild()
+	return m.Serve(ctx, machine.ServeOptions{Owner: e.Owner, Version: b.Version, Commit: b.Commit, BuildDate: b.BuildDate,
+		LogFile: logFile, Started: started})
 }
 
 // serviceConfig describes the OS service that runs `forgesync daemon`.

@@ -119,3 +119,18 @@ func TestBinaryLeavesGeneratedClientOut(t *testing.T) {
 		}
 	}
 }
+
+// TestBinaryLeavesPackagingOut: the release packaging (internal/release and
+// nfpm, which builds the .deb) is for `make release`; the forgesync binary
+// never links it.
+func TestBinaryLeavesPackagingOut(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "github.com/mjolnir-forge/forgesync/cmd/forgesync").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	for _, d := range strings.Fields(string(out)) {
+		if strings.HasPrefix(d, "github.com/goreleaser/") || strings.HasPrefix(d, "github.com/mjolnir-forge/forgesync/internal/release") {
+			t.Errorf("cmd/forgesync depends on %s: the release packaging is no part of the binary", d)
+		}
+	}
+}

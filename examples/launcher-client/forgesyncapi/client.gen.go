@@ -1804,6 +1804,12 @@ type SetSyncResult struct {
 
 // Status defines model for Status.
 type Status struct {
+	// BuildDate When the daemon was built (RFC 3339, UTC; the commit's time in a release build); absent when unknown.
+	BuildDate *string `json:"build_date,omitempty"`
+
+	// Commit The commit the daemon was built from; absent when unknown.
+	Commit *string `json:"commit,omitempty"`
+
 	// Counts The sizes of the installed set. pieces, lifts and doors count every installed pack's, enabled or not; the 256-door limit counts the enabled packs' only.
 	Counts Counts `json:"counts"`
 

@@ -1,0 +1,114 @@
+// Command mkrelease writes the release archives of `make release` from the
+// bundles `make dist` built:
+//
+//	mkrelease -version V -epoch SECONDS -out DIR [-sign-key FILE] OS=BUNDLE...
+//
+// For each OS=BUNDLE it writes DIR/forgesync_V_OS_amd64.zip (windows) or
+// .tar.gz (the others), for linux also the .deb for hosts
+// (DIR/forgesync_V_amd64.deb), then DIR/SHA256SUMS and, with -sign-key, its
+// minisign signature DIR/SHA256SUMS.minisig (the key's password, if it
+// has one, from $FORGESYNC_SIGN_PASSWORD). Every entry is dated SECONDS
+// (SOURCE_DATE_EPOCH), so the same inputs give the same bytes.
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/mjolnir-forge/forgesync/internal/release"
+)
+
+// signPasswordEnv is the variable `forgesync lock --sign` reads too.
+const signPasswordEnv = "FORGESYNC_SIGN_PASSWORD"
+
+var safeVersion = regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z.+_-]*$`)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintf(os.Stderr, "mkrelease: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	fs := flag.NewFlagSet("mkrelease", flag.ContinueOnError)
+	version := fs.String("version", "", "the release's `VERSION`, in the archive names")
+	epoch := fs.Int64("epoch", -1, "the time of every entry, in `SECONDS` since 1970 (SOURCE_DATE_EPOCH)")
+	out := fs.String("out", "", "the `FOLDER` to write the release into")
+	root := fs.String("root", ".", "the repository `FOLDER` (README.md, LICENSE)")
+	signKey := fs.String("sign-key", "", "sign SHA256SUMS with this minisign secret key `FILE`")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	switch {
+	case !safeVersion.MatchString(*version):
+		return fmt.Errorf("-version %q: want letters, digits and . + _ -", *version)
+	case *epoch < 0:
+		return fmt.Errorf("-epoch %d: want the seconds since 1970 (SOURCE_DATE_EPOCH)", *epoch)
+	case *out == "":
+		return fmt.Errorf("-out: the release folder is missing")
+	case fs.NArg() == 0:
+		return fmt.Errorf("no OS=BUNDLE given")
+	}
+	mtime := time.Unix(*epoch, 0)
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return err
+	}
+	written := map[string][]byte{}
+	for _, a := range fs.Args() {
+		goos, dir, ok := strings.Cut(a, "=")
+		if !ok || goos == "" || dir == "" {
+			return fmt.Errorf("%q: want OS=BUNDLE, e.g. linux=dist/linux", a)
+		}
+		files, err := release.Bundle(dir, *root)
+		if err != nil {
+			return err
+		}
+		name := fmt.Sprintf("forgesync_%s_%s_amd64", *version, goos)
+		var data []byte
+		if goos == "windows" {
+			name += ".zip"
+			data, err = release.Zip(files, mtime)
+		} else {
+			name += ".tar.gz"
+			data, err = release.TarGz(files, mtime)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		if _, dup := written[name]; dup {
+			return fmt.Errorf("%s: %s given twice", a, goos)
+		}
+		written[name] = data
+		if goos == "linux" {
+			var deb bytes.Buffer
+			if err := release.Deb(&deb, *version, dir, *root, mtime); err != nil {
+				return err
+			}
+			written[release.DebName(*version)] = deb.Bytes()
+		}
+	}
+	sums := release.Sums(written)
+	written[release.SumsName] = sums
+	if *signKey != "" {
+		sig, err := release.SignSums(*signKey, os.Getenv(signPasswordEnv), sums)
+		if err != nil {
+			return err
+		}
+		written[release.SumsName+".minisig"] = sig
+	}
+	for name, data := range written {
+		p := filepath.Join(*out, name)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			return err
+		}
+	}
+	fmt.Print(string(sums))
+	return nil
+}

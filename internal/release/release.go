@@ -1,0 +1,226 @@
+// Package release owns the release archives `make release` writes: per OS,
+// a zip (Windows) or tar.gz (Linux) of the built bundle (the binary and its
+// modules/ folder) with the Lua scripts the daemon deploys, README.md and
+// LICENSE; the SHA256SUMS of the archives and its minisign signature. The
+// archives are reproducible: entries sorted, one fixed time, no owner, so
+// two builds of one commit are the same bytes.
+package release
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mjolnir-forge/forgesync/lua"
+	"github.com/mjolnir-forge/forgesync/native"
+	"github.com/mjolnir-forge/forgesync/packset"
+)
+
+// SumsName is the checksum file, in sha256sum's format.
+const SumsName = "SHA256SUMS"
+
+// File is one entry of an archive.
+type File struct {
+	// Name is the slash-separated path inside the archive.
+	Name string
+	Data []byte
+	// Exec marks a program (mode 0755 rather than 0644).
+	Exec bool
+}
+
+// Bundle returns the files of one OS's release, sorted by name: everything
+// in dist (the binary and modules/, as `make dist` leaves them in
+// dist/<os>), the deployed Lua scripts under lua/, and README.md and
+// LICENSE from the repository root. A bundle without its native module is
+// refused: a release without it cannot animate doors.
+func Bundle(dist, root string) ([]File, error) {
+	var files []File
+	err := filepath.WalkDir(dist, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		if !d.Type().IsRegular() {
+			return fmt.Errorf("bundle %s: %s is not a regular file", dist, p)
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(dist, p)
+		if err != nil {
+			return err
+		}
+		files = append(files, File{Name: filepath.ToSlash(rel), Data: data, Exec: info.Mode()&0o111 != 0})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read bundle: %w", err)
+	}
+	for _, n := range []string{native.ModulePath(), native.VersionPath()} {
+		want := "modules/" + n
+		if !slices.ContainsFunc(files, func(f File) bool { return f.Name == want }) {
+			return nil, fmt.Errorf("bundle %s has no %s: build it with `make dist`", dist, want)
+		}
+	}
+	for _, n := range lua.Deployed() {
+		data, err := fs.ReadFile(lua.Files, n)
+		if err != nil {
+			return nil, fmt.Errorf("lua script %s: %w", n, err)
+		}
+		files = append(files, File{Name: "lua/" + n, Data: data})
+	}
+	for _, n := range []string{"README.md", "LICENSE"} {
+		data, err := os.ReadFile(filepath.Join(root, n))
+		if err != nil {
+			return nil, fmt.Errorf("release file: %w", err)
+		}
+		files = append(files, File{Name: n, Data: data})
+	}
+	return sorted(files)
+}
+
+// sorted sorts files by name and refuses a name given twice.
+func sorted(files []File) ([]File, error) {
+	files = slices.Clone(files)
+	slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Name, b.Name) })
+	for i := 1; i < len(files); i++ {
+		if files[i].Name == files[i-1].Name {
+			return nil, fmt.Errorf("release: %s is in the bundle twice", files[i].Name)
+		}
+	}
+	return files, nil
+}
+
+// dirs returns the folders the names lie in, parents first, each once.
+func dirs(files []File) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, f := range files {
+		var chain []string
+		for d := path.Dir(f.Name); d != "." && !seen[d]; d = path.Dir(d) {
+			seen[d] = true
+			chain = append(chain, d+"/")
+		}
+		slices.Reverse(chain)
+		out = append(out, chain...)
+	}
+	return out
+}
+
+func mode(f File) fs.FileMode {
+	if f.Exec {
+		return 0o755
+	}
+	return 0o644
+}
+
+// Zip returns a zip of files (sorted first), every entry dated mtime.
+func Zip(files []File, mtime time.Time) ([]byte, error) {
+	files, err := sorted(files)
+	if err != nil {
+		return nil, err
+	}
+	mtime = mtime.UTC()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, d := range dirs(files) {
+		h := &zip.FileHeader{Name: d, Method: zip.Store, Modified: mtime}
+		h.SetMode(fs.ModeDir | 0o755)
+		if _, err := zw.CreateHeader(h); err != nil {
+			return nil, fmt.Errorf("zip %s: %w", d, err)
+		}
+	}
+	for _, f := range files {
+		h := &zip.FileHeader{Name: f.Name, Method: zip.Deflate, Modified: mtime}
+		h.SetMode(mode(f))
+		w, err := zw.CreateHeader(h)
+		if err == nil {
+			_, err = w.Write(f.Data)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("zip %s: %w", f.Name, err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		return nil, fmt.Errorf("zip: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// TarGz returns a gzip-compressed tar of files (sorted first), every entry
+// dated mtime and owned by root.
+func TarGz(files []File, mtime time.Time) ([]byte, error) {
+	files, err := sorted(files)
+	if err != nil {
+		return nil, err
+	}
+	mtime = mtime.UTC()
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf) // no name, no time in its header
+	tw := tar.NewWriter(gz)
+	for _, d := range dirs(files) {
+		h := &tar.Header{Typeflag: tar.TypeDir, Name: d, Mode: 0o755, ModTime: mtime, Format: tar.FormatPAX}
+		if err := tw.WriteHeader(h); err != nil {
+			return nil, fmt.Errorf("tar %s: %w", d, err)
+		}
+	}
+	for _, f := range files {
+		h := &tar.Header{Typeflag: tar.TypeReg, Name: f.Name, Mode: int64(mode(f)), Size: int64(len(f.Data)), ModTime: mtime, Format: tar.FormatPAX}
+		err := tw.WriteHeader(h)
+		if err == nil {
+			_, err = tw.Write(f.Data)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("tar %s: %w", f.Name, err)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return nil, fmt.Errorf("tar: %w", err)
+	}
+	if err := gz.Close(); err != nil {
+		return nil, fmt.Errorf("gzip: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// Sums returns the SHA256SUMS of the named files, one "HEX  NAME" line
+// each (what `sha256sum -c` checks), sorted by name.
+func Sums(files map[string][]byte) []byte {
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	var b bytes.Buffer
+	for _, n := range names {
+		h := sha256.Sum256(files[n])
+		fmt.Fprintf(&b, "%s  %s\n", hex.EncodeToString(h[:]), n)
+	}
+	return b.Bytes()
+}
+
+// SignSums returns the minisign signature of a SHA256SUMS (what
+// `minisign -Vm SHA256SUMS` checks), made with the secret key at keyPath
+// (password: "" for a key without one).
+func SignSums(keyPath, password string, sums []byte) ([]byte, error) {
+	key, err := packset.ReadSecretKey(keyPath, password)
+	if err != nil {
+		return nil, err
+	}
+	return packset.Sign(key, sums, "file:"+SumsName), nil
+}

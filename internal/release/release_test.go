@@ -1,0 +1,185 @@
+package release
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"aead.dev/minisign"
+
+	"github.com/mjolnir-forge/forgesync/internal/toolcheck"
+)
+
+// TestArchivesReproducible: the same files give the same bytes in any
+// order, entries are sorted and dated mtime, and a name given twice is
+// refused.
+func TestArchivesReproducible(t *testing.T) {
+	mtime := time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
+	a := []File{{Name: "forgesync", Data: []byte("bin"), Exec: true}, {Name: "modules/x/a.dll", Data: []byte("dll")}, {Name: "LICENSE", Data: []byte("MIT")}}
+	b := []File{a[2], a[1], a[0]}
+	for _, f := range []struct {
+		name string
+		pack func([]File, time.Time) ([]byte, error)
+	}{{"Zip", Zip}, {"TarGz", TarGz}} {
+		x, err := f.pack(a, mtime)
+		if err != nil {
+			t.Fatal(err)
+		}
+		y, err := f.pack(b, mtime)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(x, y) {
+			t.Errorf("%s of the same files in another order differs", f.name)
+		}
+		if z, _ := f.pack(a, mtime.Add(time.Second)); bytes.Equal(x, z) {
+			t.Errorf("%s ignores the time it is given", f.name)
+		}
+		if _, err := f.pack(append(a, File{Name: "LICENSE"}), mtime); err == nil || err.Error() != "release: LICENSE is in the bundle twice" {
+			t.Errorf("%s of a name given twice = %v", f.name, err)
+		}
+	}
+}
+
+// TestBundleNeedsModules: a bundle without the native module is refused
+// with the fix, not released.
+func TestBundleNeedsModules(t *testing.T) {
+	dist := t.TempDir()
+	os.WriteFile(filepath.Join(dist, "forgesync"), []byte("bin"), 0o755)
+	_, err := Bundle(dist, "../..")
+	if want := "bundle " + dist + " has no modules/MJOLNIRLobby/dlls/forge_doors.dll: build it with `make dist`"; err == nil || err.Error() != want {
+		t.Errorf("Bundle without modules = %v; want %q", err, want)
+	}
+}
+
+// TestMakeRelease runs `make release` as CI does, twice, and checks what a
+// player downloads: the same bytes from both builds, exactly the files a
+// player needs in each archive, SHA256SUMS that sha256sum accepts and a
+// signature that minisign accepts, a Linux binary that knows its version
+// and finds the modules bundle beside it.
+func TestMakeRelease(t *testing.T) {
+	toolcheck.Need(t, "make", "x86_64-w64-mingw32-gcc", "unzip", "tar", "sha256sum", "minisign", "git", "dpkg-deb")
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	pub, priv, err := minisign.GenerateKey(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, pubFile := filepath.Join(tmp, "release.key"), filepath.Join(tmp, "release.pub")
+	keyText, _ := priv.MarshalText()
+	pubText, _ := pub.MarshalText()
+	os.WriteFile(key, keyText, 0o600)
+	os.WriteFile(pubFile, append(pubText, '\n'), 0o644)
+
+	const version, epoch, built = "1.2.3-test", "1796284158", "2026-12-03T07:49:18Z"
+	makeRelease := func(dist string, args ...string) {
+		t.Helper()
+		cmd := exec.Command("make", append([]string{"-C", root, "release", "DIST=" + dist, "VERSION=v" + version, "SOURCE_DATE_EPOCH=" + epoch}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("make release: %v\n%s", err, out)
+		}
+	}
+	distA, distB := filepath.Join(tmp, "a"), filepath.Join(tmp, "b")
+	makeRelease(distA, "SIGN_KEY="+key)
+	makeRelease(distB)
+	rel := filepath.Join(distA, "release")
+	zipName, tarName := "forgesync_"+version+"_windows_amd64.zip", "forgesync_"+version+"_linux_amd64.tar.gz"
+
+	entries, _ := os.ReadDir(rel)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	debName := "forgesync_" + version + "_amd64.deb"
+	if want := []string{"SHA256SUMS", "SHA256SUMS.minisig", debName, tarName, zipName}; !slices.Equal(names, want) {
+		t.Fatalf("dist/release holds %q; want %q", names, want)
+	}
+	for _, n := range []string{SumsName, zipName, tarName, debName} {
+		a, _ := os.ReadFile(filepath.Join(rel, n))
+		b, err := os.ReadFile(filepath.Join(distB, "release", n))
+		if err != nil || !bytes.Equal(a, b) {
+			t.Errorf("%s differs between two builds of one commit (%v)", n, err)
+		}
+	}
+	check := exec.Command("sha256sum", "--check", "--strict", SumsName)
+	check.Dir = rel
+	if out, err := check.CombinedOutput(); err != nil || strings.Count(string(out), ": OK\n") != 3 {
+		t.Errorf("sha256sum --check: %v\n%s", err, out)
+	}
+	if out, err := exec.Command("minisign", "-V", "-p", pubFile, "-m", filepath.Join(rel, SumsName)).CombinedOutput(); err != nil {
+		t.Errorf("minisign -V of SHA256SUMS: %v\n%s", err, out)
+	}
+
+	winDir, linDir := filepath.Join(tmp, "win"), filepath.Join(tmp, "lin")
+	os.Mkdir(winDir, 0o755)
+	os.Mkdir(linDir, 0o755)
+	if out, err := exec.Command("unzip", "-q", filepath.Join(rel, zipName), "-d", winDir).CombinedOutput(); err != nil {
+		t.Fatalf("unzip: %v\n%s", err, out)
+	}
+	if out, err := exec.Command("tar", "-xzf", filepath.Join(rel, tarName), "-C", linDir).CombinedOutput(); err != nil {
+		t.Fatalf("tar -x: %v\n%s", err, out)
+	}
+	common := []string{"LICENSE", "README.md", "lua/h2_lifts.lua", "lua/halo2_math.lua", "lua/lifts.lua", "lua/pack_lifts.lua", "lua/script_writer.lua",
+		"modules/MJOLNIRLobby/dlls/forge_doors.dll", "modules/MJOLNIRLobby/dlls/forge_doors.version"}
+	for dir, bin := range map[string]string{winDir: "forgesync.exe", linDir: "forgesync"} {
+		want := append([]string{bin}, common...)
+		slices.Sort(want)
+		if got := filesUnder(t, dir); !slices.Equal(got, want) {
+			t.Errorf("%s unpacks to\n%q\nwant\n%q", filepath.Base(dir), got, want)
+		}
+	}
+
+	bin := filepath.Join(linDir, "forgesync")
+	commit, err := exec.Command("git", "-C", root, "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(bin, "version").CombinedOutput()
+	if want := "forgesync " + version + " (commit " + strings.TrimSpace(string(commit)) + ", built " + built + ")\n"; err != nil || string(out) != want {
+		t.Errorf("unpacked forgesync version = %v, %q; want %q", err, out, want)
+	}
+
+	// Started from the unpacked folder with a config that names no
+	// modules folder, it deploys the bundle's DLL into the game.
+	game := filepath.Join(tmp, "game")
+	os.MkdirAll(filepath.Join(game, "mods"), 0o755)
+	os.MkdirAll(filepath.Join(game, "paks"), 0o755)
+	config := filepath.Join(tmp, "forgesync.toml")
+	os.WriteFile(config, []byte("[paths]\nmods = '"+game+"/mods'\npaks = '"+game+"/paks'\nstate = '"+game+"/state'\n"), 0o644)
+	if out, err := exec.Command(bin, "--config", config, "sync").CombinedOutput(); err != nil {
+		t.Fatalf("unpacked forgesync sync: %v\n%s", err, out)
+	}
+	for _, n := range []string{"forge_doors.dll", "forge_doors.version"} {
+		got, err1 := os.ReadFile(filepath.Join(game, "mods", "MJOLNIRLobby", "dlls", n))
+		want, err2 := os.ReadFile(filepath.Join(linDir, "modules", "MJOLNIRLobby", "dlls", n))
+		if err1 != nil || err2 != nil || !bytes.Equal(got, want) {
+			t.Errorf("sync from the unpacked folder did not deploy the bundle's %s: %v, %v", n, err1, err2)
+		}
+	}
+}
+
+// filesUnder lists the regular files under dir, slash-separated, sorted.
+func filesUnder(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Type().IsRegular() {
+			rel, _ := filepath.Rel(dir, p)
+			out = append(out, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	slices.Sort(out)
+	return out
+}
