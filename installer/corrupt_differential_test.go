@@ -90,6 +90,21 @@ func diffFormats() []diffFormat {
 			edits: sevenZipEdits,
 		},
 		{
+			name: "7z LZMA, plain header", tools: []string{"7z"},
+			make:  []string{"7z", "a", "-bd", "-bso0", "-mhc=off", "-ms=off", "-m0=LZMA", "OUT", "forgepack.json", "content"},
+			test:  [][]string{{"7z", "t", "-bd", "-bso0", "-bse0", "-bsp0", "-pnone", "IN"}},
+			x:     []string{"7z", "x", "-bd", "-bso0", "-bse0", "-bsp0", "-pnone", "-oDIR", "IN"},
+			edits: sevenZipEdits,
+		},
+		{
+			// bsdtar's 7z coder is LZMA, its streams end in an end marker.
+			name: "7z by bsdtar", tools: []string{"bsdtar", "7z"},
+			make:  []string{"bsdtar", "--format", "7zip", "-cf", "OUT", "forgepack.json", "content"},
+			test:  [][]string{{"7z", "t", "-bd", "-bso0", "-bse0", "-bsp0", "-pnone", "IN"}},
+			x:     []string{"7z", "x", "-bd", "-bso0", "-bse0", "-bsp0", "-pnone", "-oDIR", "IN"},
+			edits: sevenZipEdits,
+		},
+		{
 			name: "7z Deflate, plain header", tools: []string{"7z"},
 			make:  []string{"7z", "a", "-bd", "-bso0", "-mhc=off", "-ms=off", "-m0=Deflate", "OUT", "forgepack.json", "content"},
 			test:  [][]string{{"7z", "t", "-bd", "-bso0", "-bse0", "-bsp0", "-pnone", "IN"}},
@@ -249,6 +264,15 @@ func sevenZipEdits(t *testing.T, b []byte, pack map[string][]byte) []damaged {
 		c := bytes.Clone(b)
 		c[32+off-k] ^= 0x01 << (k % 8)
 		out = append(out, damaged{fmt.Sprintf("byte %d before the header ^%#02x", k, 0x01<<(k%8)), c})
+	}
+	// A packed header's own pack stream comes last: the files' streams
+	// end before it.
+	if end := int64(dataPackEnd(b)); end != 32+off {
+		for k := int64(1); k <= 8 && k <= end-32; k++ {
+			c := bytes.Clone(b)
+			c[end-k] ^= 0x01 << (k % 8)
+			out = append(out, damaged{fmt.Sprintf("byte %d before the header's pack stream ^%#02x", k, 0x01<<(k%8)), c})
+		}
 	}
 	if 32+off+size > int64(len(b)) || size < 2 || b[32+off] != 0x01 {
 		return out // a packed header (kEncodedHeader)
