@@ -20,9 +20,11 @@ import (
 
 // Errors returned by a Reader, wrapped with where in the stream they arose.
 var (
-	// ErrData is returned when the stream is not valid LZMA2: a bad
-	// control byte or property, a distance beyond the decoded data, a
-	// chunk whose packed bytes do not decode to its declared size.
+	// ErrData is returned when the stream is not valid LZMA2 or LZMA: a
+	// bad control byte or property, a distance beyond the decoded data, a
+	// chunk whose packed bytes do not decode to its declared size, an
+	// LZMA stream whose range decoder is not finished at its end or that
+	// has bytes after it.
 	ErrData = errors.New("lzma2: corrupt stream")
 	// ErrSize is returned when the stream decodes to more or fewer bytes
 	// than the size given to NewReader or NewLZMAReader.
@@ -41,8 +43,9 @@ const maxPacked = 1 << 16
 // padded so such reads stay in bounds.
 const inPad = 64
 
-// inBuf holds an LZMA chunk's packed bytes. Its size is a power of two
-// past maxPacked+inPad, so that masking an index keeps it in bounds.
+// inBuf holds an LZMA chunk's packed bytes, or a piece of an LZMA stream.
+// Its size is a power of two past maxPacked+inPad, so that masking an
+// index keeps it in bounds.
 type inBuf [2 * maxPacked]byte
 
 // Chunk kinds a Reader can be in the middle of.
