@@ -2,7 +2,6 @@ package installer
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -18,7 +17,6 @@ import (
 	"github.com/mholt/archives"
 	fastxz "github.com/mikelolasagasti/xz"
 	"github.com/mjolnir-forge/forgesync/internal/lzma2"
-	"github.com/ulikunitz/xz/lzma"
 )
 
 // This file bounds every decoder an archive can choose, by rule, before
@@ -210,7 +208,11 @@ func lzmaDictText(coder string, dict uint64) string {
 	return fmt.Sprintf("7z %s dictionary of %s, over %d MiB: compress with -mx7 or a smaller -md", coder, windowText(dict), maxLZMADict>>20)
 }
 
-// newLZMAReader is the 7z LZMA coder, its dictionary checked first.
+// newLZMAReader is the 7z LZMA coder, its dictionary checked first. The
+// raw LZMA stream is decoded by internal/lzma2, held to the size the
+// folder declares and checked at its end as 7z t checks it: the range
+// decoder finished, an end marker (which bsdtar writes and 7z does not)
+// sound, no bytes left in the pack stream.
 func newLZMAReader(p []byte, size uint64, readers []io.ReadCloser) (io.ReadCloser, error) {
 	if len(readers) != 1 || len(p) != 5 {
 		return nil, errors.New("lzma: bad coder properties")
@@ -218,12 +220,9 @@ func newLZMAReader(p []byte, size uint64, readers []io.ReadCloser) (io.ReadClose
 	if dict := uint64(binary.LittleEndian.Uint32(p[1:])); dict > lzmaDictLimit {
 		return nil, &coderError{RuleDecoderMemory, lzmaDictText("LZMA", dict)}
 	}
-	h := make([]byte, 13)
-	copy(h, p)
-	binary.LittleEndian.PutUint64(h[5:], size)
-	lr, err := lzma.NewReader(io.MultiReader(bytes.NewReader(h), readers[0]))
+	lr, err := lzma2.NewLZMAReader(readers[0], [5]byte(p), size)
 	if err != nil {
-		return nil, fmt.Errorf("lzma: %w", err)
+		return nil, fmt.Errorf("lzma: bad coder properties: %w", err)
 	}
 	return readCloser{lr, readers[0]}, nil
 }

@@ -13,13 +13,13 @@ import (
 )
 
 // benchData is the text the benchmarks decode: the file named by
-// LZMA2_BENCH_FILE, or 16 MiB of textLike; raw and xz are it compressed
-// by `xz -6` as raw LZMA2 and as an .xz file (read from FILE.lzma2 and
-// FILE.xz when they exist).
+// LZMA2_BENCH_FILE, or 16 MiB of textLike; raw, xz and alone are it
+// compressed by `xz -6` as raw LZMA2, as an .xz file and as an .lzma file
+// (read from FILE.lzma2, FILE.xz and FILE.lzma when they exist).
 var benchData struct {
-	once         sync.Once
-	text, raw, x []byte
-	err          error
+	once                sync.Once
+	text, raw, x, alone []byte
+	err                 error
 }
 
 const benchDict = 8 << 20 // xz -6
@@ -52,6 +52,9 @@ func loadBench(b *testing.B) ([]byte, []byte, []byte) {
 		}
 		if d.x, _ = os.ReadFile(f + ".xz"); f == "" || d.x == nil {
 			d.x = xz("-6", "-c")
+		}
+		if d.alone, _ = os.ReadFile(f + ".lzma"); f == "" || d.alone == nil {
+			d.alone = xz("--format=lzma", "-6", "-c")
 		}
 	})
 	if d.err != nil {
@@ -91,6 +94,33 @@ func BenchmarkDecode(b *testing.B) {
 		_, raw, _ := loadBench(b)
 		benchDecode(b, func() io.Reader {
 			r, err := lzma.Reader2Config{DictCap: benchDict}.NewReader2(bytes.NewReader(raw))
+			if err != nil {
+				b.Fatal(err)
+			}
+			return r
+		})
+	})
+}
+
+// BenchmarkDecodeLZMA decodes the LZMA (LZMA1) stream of an .lzma file,
+// its header stripped for this package's reader, as a 7z LZMA coder's.
+func BenchmarkDecodeLZMA(b *testing.B) {
+	b.Run("lzma", func(b *testing.B) {
+		text, _, _ := loadBench(b)
+		alone := benchData.alone
+		benchDecode(b, func() io.Reader {
+			r, err := NewLZMAReader(bytes.NewReader(alone[13:]), [5]byte(alone), uint64(len(text)))
+			if err != nil {
+				b.Fatal(err)
+			}
+			return r
+		})
+	})
+	b.Run("ulikunitz", func(b *testing.B) {
+		loadBench(b)
+		alone := benchData.alone
+		benchDecode(b, func() io.Reader {
+			r, err := lzma.NewReader(bytes.NewReader(alone))
 			if err != nil {
 				b.Fatal(err)
 			}

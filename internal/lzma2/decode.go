@@ -17,7 +17,7 @@ const (
 	posStates  = 1 << 4 // 1 << the largest pb
 	probInit   = 1 << 10
 	litCoder   = 0x300
-	litCoders  = 1 << 4 // 1 << the largest lc+lp
+	litCoders  = 1 << 4 // 1 << the largest lc+lp of LZMA2
 	lenStates  = 4
 	slotBits   = 6
 	alignBits  = 4
@@ -55,11 +55,24 @@ type probs struct {
 	align      [1 << alignBits]uint16
 	matchLen   lenProbs
 	repLen     lenProbs
-	literal    [litCoders * litCoder]uint16
+	literal    []uint16 // litCoder probabilities for each literal context
 }
 
-// reset sets every probability to one half.
-func (p *probs) reset() { *p = halfProbs }
+// reset sets every probability to one half, with 1<<litBits literal
+// coders (lc+lp bits of context). The literal coders are allocated once
+// for the most bits asked, at most 12: 6 MiB.
+func (p *probs) reset(litBits uint) {
+	lit := p.literal
+	n := litCoder << litBits
+	if cap(lit) < n {
+		lit = make([]uint16, n)
+	}
+	*p = halfProbs
+	p.literal = lit[:n]
+	for i := range p.literal {
+		p.literal[i] = probInit
+	}
+}
 
 // halfProbs has every probability at one half.
 var halfProbs = func() (p probs) {
@@ -69,7 +82,7 @@ var halfProbs = func() (p probs) {
 		}
 	}
 	for _, s := range [][]uint16{p.isMatch[:], p.isRep[:], p.isRepG0[:], p.isRepG1[:],
-		p.isRepG2[:], p.isRep0Long[:], p.spec[:], p.align[:], p.literal[:]} {
+		p.isRepG2[:], p.isRep0Long[:], p.spec[:], p.align[:]} {
 		fill(s)
 	}
 	for i := range p.slot {
@@ -310,10 +323,18 @@ func (z *Reader) decodeLZMA() error {
 	}
 	p, s, in, r := z.probs, &z.lz, z.in, z.rc
 	lc, lpMask, pbMask := z.props.lc, uint32(1)<<z.props.lp-1, uint32(1)<<z.props.pb-1
+	// An LZMA stream's decoding stops to read more input while a symbol
+	// might need more bytes than in holds.
+	stop := z.inLen
+	if z.lzma1 && !z.inEOF {
+		stop -= inPad
+	}
 	var err error
 	for pos < limit {
-		if r.ip > z.inLen {
-			err = z.corrupt("the packed bytes run out before the chunk's end")
+		if r.ip > stop {
+			if stop == z.inLen {
+				err = z.runOut(pos)
+			}
 			break
 		}
 		posState := uint32(pos) & pbMask
@@ -363,7 +384,7 @@ func (z *Reader) decodeLZMA() error {
 	}
 	z.pos, z.rc = pos, r
 	z.left -= pos - start
-	if err != nil || z.left > 0 {
+	if err != nil || z.left > 0 || z.lzma1 {
 		return err
 	}
 	return z.endChunk()
@@ -404,8 +425,13 @@ func (z *Reader) match(r rc, posState uint32, pos int) (rc, int, error) {
 		r, n = r.length(in, &p.repLen, posState)
 		s.state = repNext(s.state)
 	}
-	if d := int(s.rep[0]); d >= len(z.dict) || (!z.full && d >= pos) {
-		return r, 0, z.corrupt(fmt.Sprintf("distance %d beyond the decoded data", uint64(d)+1))
+	if d := int(s.rep[0]); d >= z.maxDist || (!z.full && d >= pos) {
+		if z.lzma1 && s.rep[0] == endMarkerDist {
+			// Only a match can decode to it: a repeated distance was
+			// once a match's, checked here.
+			return r, 0, errEndMarker
+		}
+		return r, 0, z.corruptAt(pos, fmt.Sprintf("distance %d beyond the decoded data", uint64(d)+1))
 	}
 	return r, int(n), nil
 }

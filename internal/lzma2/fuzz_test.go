@@ -2,6 +2,7 @@ package lzma2
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"io"
 	"testing"
@@ -52,6 +53,54 @@ func FuzzReader(f *testing.F) {
 			if _, err := decode(in, dict, uint64(len(got))+1); !errors.Is(err, ErrSize) {
 				t.Fatalf("with a size one larger declared: %v", err)
 			}
+		}
+	})
+}
+
+// FuzzLZMAReader feeds arbitrary LZMA streams to the LZMA reader, with
+// arbitrary properties and a size known or not: it must not panic, and
+// wherever both it and ulikunitz's Reader decode without error, they
+// decode to the same bytes.
+func FuzzLZMAReader(f *testing.F) {
+	f.Add(byte(0x5d), byte(0), uint16(0), false, []byte{0, 0, 0, 0, 0})
+	for i, data := range [][]byte{{}, []byte("x"), textLike(3000, 1), bytes.Repeat([]byte("ab"), 5000), randomBytes(300, 2)} {
+		for _, marker := range []bool{false, true} {
+			packed, props := encodeLZMA(f, data, lzmaProps{i % 9, i % 5, 2}, 4096, marker)
+			f.Add(props[0], byte(i), uint16(len(data)), marker, packed)
+		}
+	}
+	const lim = 4 << 20
+	f.Fuzz(func(t *testing.T, propsByte, dictExp byte, size16 uint16, unknown bool, in []byte) {
+		props := [5]byte{propsByte}
+		binary.LittleEndian.PutUint32(props[1:], 4096<<(dictExp%8))
+		size := uint64(size16)
+		if unknown {
+			size = UnknownSize
+		}
+		r, err := NewLZMAReader(bytes.NewReader(in), props, size)
+		if err != nil {
+			return
+		}
+		got, err := io.ReadAll(io.LimitReader(r, lim+1))
+		if len(got) > lim {
+			return // a stream of long matches; ulikunitz would take long
+		}
+		if size != UnknownSize && err == nil && uint64(len(got)) != size {
+			t.Fatalf("decoded %d bytes, declared %d, no error", len(got), size)
+		}
+		if err != nil {
+			return
+		}
+		h := make([]byte, 13)
+		copy(h, props[:])
+		binary.LittleEndian.PutUint64(h[5:], size)
+		rr, rerr := lzma.NewReader(io.MultiReader(bytes.NewReader(h), bytes.NewReader(in)))
+		if rerr != nil {
+			return
+		}
+		ref, rerr := io.ReadAll(io.LimitReader(rr, lim+1))
+		if rerr == nil && !bytes.Equal(got, ref) {
+			t.Fatalf("decoded %d bytes, ulikunitz's Reader %d different ones", len(got), len(ref))
 		}
 	})
 }

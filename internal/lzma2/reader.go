@@ -1,6 +1,9 @@
 // Package lzma2 owns decoding raw LZMA2 streams, as 7z coders carry them:
 // a sequence of chunks, each stored or LZMA-compressed, ended by a zero
-// control byte, with no container around it. The decoder is built for
+// control byte, with no container around it; and raw LZMA (LZMA1)
+// streams, as 7z's LZMA coder carries them: one range-coded stream, with
+// or without an end marker, checked at its end as 7-Zip checks it. The
+// decoder is built for
 // speed (the range decoder's state lives in locals of one loop that
 // decodes a whole chunk, a chunk's packed bytes are read before it is
 // decoded) and for hostile input: a malformed stream is an error, never a
@@ -17,12 +20,14 @@ import (
 
 // Errors returned by a Reader, wrapped with where in the stream they arose.
 var (
-	// ErrData is returned when the stream is not valid LZMA2: a bad
-	// control byte or property, a distance beyond the decoded data, a
-	// chunk whose packed bytes do not decode to its declared size.
+	// ErrData is returned when the stream is not valid LZMA2 or LZMA: a
+	// bad control byte or property, a distance beyond the decoded data, a
+	// chunk whose packed bytes do not decode to its declared size, an
+	// LZMA stream whose range decoder is not finished at its end or that
+	// has bytes after it.
 	ErrData = errors.New("lzma2: corrupt stream")
 	// ErrSize is returned when the stream decodes to more or fewer bytes
-	// than the size given to NewReader.
+	// than the size given to NewReader or NewLZMAReader.
 	ErrSize = errors.New("lzma2: stream size differs from the declared size")
 )
 
@@ -38,8 +43,9 @@ const maxPacked = 1 << 16
 // padded so such reads stay in bounds.
 const inPad = 64
 
-// inBuf holds an LZMA chunk's packed bytes. Its size is a power of two
-// past maxPacked+inPad, so that masking an index keeps it in bounds.
+// inBuf holds an LZMA chunk's packed bytes, or a piece of an LZMA stream.
+// Its size is a power of two past maxPacked+inPad, so that masking an
+// index keeps it in bounds.
 type inBuf [2 * maxPacked]byte
 
 // Chunk kinds a Reader can be in the middle of.
@@ -49,17 +55,22 @@ const (
 	chunkLZMA
 )
 
-// Reader decodes a raw LZMA2 stream. Its dictionary is also its output
-// window: bytes are decoded into it and read out of it.
+// Reader decodes a raw LZMA2 stream, or a raw LZMA stream when made by
+// NewLZMAReader. Its dictionary is also its output window: bytes are
+// decoded into it and read out of it.
 type Reader struct {
-	r    io.Reader
-	dict []byte // circular; len is a multiple of 16
-	pos  int    // where the next byte is decoded
-	rd   int    // dict[rd:pos] is decoded but not yet read
-	full bool   // the dictionary has wrapped since its last reset
+	r       io.Reader
+	dict    []byte // circular; len is a multiple of 16
+	pos     int    // where the next byte is decoded
+	rd      int    // dict[rd:pos] is decoded but not yet read
+	full    bool   // the dictionary has wrapped since its last reset
+	maxDist int    // a match's distance (less one) must be below it
 
 	size uint64 // declared decoded size, or UnknownSize
-	out  uint64 // bytes of the chunks started so far
+	out  uint64 // LZMA2: bytes of the chunks started so far; LZMA: bytes decoded
+
+	lzma1 bool // a raw LZMA stream, not LZMA2
+	inEOF bool // LZMA: r has ended; in holds the rest of the stream
 
 	kind   int // chunkNone, chunkStored or chunkLZMA
 	left   int // bytes the current chunk has yet to decode
@@ -85,7 +96,7 @@ type Reader struct {
 func NewReader(r io.Reader, dictSize int, size uint64) *Reader {
 	n := (max(dictSize, 16) + 15) &^ 15
 	return &Reader{
-		r: r, dict: make([]byte, n), size: size,
+		r: r, dict: make([]byte, n), maxDist: n, size: size,
 		needReset: true, needProps: true,
 	}
 }
@@ -99,12 +110,17 @@ func (z *Reader) Read(p []byte) (int, error) {
 		if z.rd < z.pos {
 			n := copy(p, z.dict[z.rd:z.pos])
 			z.rd += n
-			if z.rd == z.pos && z.out == z.size && z.kind == chunkNone && z.err == nil {
+			if z.rd == z.pos && z.out == z.size && z.kind == chunkNone && z.err == nil && !z.lzma1 {
 				// The declared size is decoded and read: a reader held
 				// to it never asks again, so read the end chunk now.
 				if z.err = z.nextChunk(); z.err != io.EOF {
 					return n, z.err
 				}
+			}
+			if z.rd == z.pos && z.err != nil && z.err != io.EOF {
+				// The damage found with the last bytes comes with
+				// them, for the same reason.
+				return n, z.err
 			}
 			return n, nil
 		}
@@ -122,6 +138,9 @@ func (z *Reader) Read(p []byte) (int, error) {
 // the next chunk when the current one is done. It returns io.EOF at the
 // end chunk.
 func (z *Reader) fill() error {
+	if z.lzma1 {
+		return z.fillLZMA()
+	}
 	switch z.kind {
 	case chunkStored:
 		n := min(z.left, len(z.dict)-z.pos)
@@ -252,7 +271,7 @@ func (z *Reader) resetState() {
 	if z.probs == nil {
 		z.probs = new(probs)
 	}
-	z.probs.reset()
+	z.probs.reset(max(z.props.lc+z.props.lp, 4))
 	z.lz = lzState{}
 	z.remLen = 0
 }
