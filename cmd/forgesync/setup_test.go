@@ -160,7 +160,19 @@ func TestPlayerFirstHour(t *testing.T) {
 		daemonCmd.Process.Kill()
 		t.Fatalf("daemon did not start:\n%s", logs.String())
 	}
-	code, out, errs = p.run(t, "status")
+	// The daemon answers before its first deploy has read the mods'
+	// versions: ask again until status shows them, or the deadline.
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		code, out, errs = p.run(t, "status")
+		if strings.Contains(out, "MJOLNIRForge         0.5.0      ok") || time.Now().After(deadline) {
+			break
+		}
+		select {
+		case <-exited:
+			t.Fatalf("daemon exited:\n%s", logs.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 	daemonCmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-exited:
