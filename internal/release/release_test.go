@@ -147,22 +147,57 @@ func TestMakeRelease(t *testing.T) {
 		t.Errorf("unpacked forgesync version = %v, %q; want %q", err, out, want)
 	}
 
-	// Started from the unpacked folder with a config that names no
-	// modules folder, it deploys the bundle's DLL into the game.
-	game := filepath.Join(tmp, "game")
-	os.MkdirAll(filepath.Join(game, "mods"), 0o755)
-	os.MkdirAll(filepath.Join(game, "paks"), 0o755)
-	config := filepath.Join(tmp, "forgesync.toml")
-	os.WriteFile(config, []byte("[paths]\nmods = '"+game+"/mods'\npaks = '"+game+"/paks'\nstate = '"+game+"/state'\n"), 0o644)
-	if out, err := exec.Command(bin, "--config", config, "sync").CombinedOutput(); err != nil {
-		t.Fatalf("unpacked forgesync sync: %v\n%s", err, out)
+	// A player's first hour, as typed, from the unpacked folder: setup
+	// with the game's folders (no config names a modules folder), a pack
+	// dropped and synced, which also deploys the bundle's DLL into the
+	// game, a second pack, packs, and a rollback to the first.
+	game, home := filepath.Join(tmp, "game"), filepath.Join(tmp, "home")
+	for _, d := range []string{filepath.Join(game, "Mods", "MJOLNIRForge"), filepath.Join(game, "Paks"), home} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(game, "Mods", "MJOLNIRForge", "version.txt"), []byte("0.5.0\n"), 0o644)
+	player := func(wantCode int, args ...string) string {
+		t.Helper()
+		cmd := exec.Command(bin, args...)
+		cmd.Dir, cmd.Env = home, []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
+		out, err := cmd.CombinedOutput()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatalf("forgesync %s: %v", strings.Join(args, " "), err)
+		}
+		if code != wantCode {
+			t.Fatalf("forgesync %s = exit %d, want %d\n%s", strings.Join(args, " "), code, wantCode, out)
+		}
+		return string(out)
+	}
+	out = []byte(player(0, "setup", "--mods", filepath.Join(game, "Mods"), "--paks", filepath.Join(game, "Paks"), "--state", filepath.Join(game, "state")))
+	if !strings.Contains(string(out), "found MJOLNIRForge 0.5.0\n") {
+		t.Errorf("setup does not name the MJOLNIR mod it found:\n%s", out)
+	}
+	drop := filepath.Join(game, "Mods", "MJOLNIRForgePacks", "drop")
+	player(0, "pack", filepath.Join(root, "examples", "glass-works"), "-o", filepath.Join(drop, "glass-works.zip"))
+	if got := player(0, "sync"); !strings.Contains(got, "glass-works") {
+		t.Errorf("sync of the dropped pack:\n%s", got)
 	}
 	for _, n := range []string{"forge_doors.dll", "forge_doors.version"} {
-		got, err1 := os.ReadFile(filepath.Join(game, "mods", "MJOLNIRLobby", "dlls", n))
+		got, err1 := os.ReadFile(filepath.Join(game, "Mods", "MJOLNIRLobby", "dlls", n))
 		want, err2 := os.ReadFile(filepath.Join(linDir, "modules", "MJOLNIRLobby", "dlls", n))
 		if err1 != nil || err2 != nil || !bytes.Equal(got, want) {
 			t.Errorf("sync from the unpacked folder did not deploy the bundle's %s: %v, %v", n, err1, err2)
 		}
+	}
+	player(0, "pack", filepath.Join(root, "examples", "foundry-wide"), "-o", filepath.Join(drop, "foundry-wide.zip"))
+	player(0, "sync")
+	if got := player(0, "packs"); !strings.Contains(got, "glass-works") || !strings.Contains(got, "foundry-wide") {
+		t.Errorf("packs after two syncs:\n%s", got)
+	}
+	player(0, "rollback")
+	if got := player(0, "packs"); !strings.Contains(got, "glass-works") || strings.Contains(got, "foundry-wide") {
+		t.Errorf("packs after the rollback:\n%s", got)
 	}
 }
 
