@@ -58,8 +58,14 @@ type APIError struct {
 	Message string // what went wrong, in plain words
 }
 
+// Error is the daemon's message alone: it is a sentence for the person at
+// the command line, who has no use for the method, path, code or status
+// (the fields hold them). An answer without a message says its status.
 func (e *APIError) Error() string {
-	return fmt.Sprintf("daemon: %s (%d %s): %s", e.Code, e.Status, http.StatusText(e.Status), e.Message)
+	if e.Message != "" {
+		return e.Message
+	}
+	return fmt.Sprintf("the daemon answered %d %s without saying why; its log may tell (forgesync service status)", e.Status, http.StatusText(e.Status))
 }
 
 // Is reports whether the error's code is the one target stands for, so

@@ -209,7 +209,8 @@ func (c *Client) do(ctx context.Context, method, path string, v any) error {
 }
 
 // send sends a request and returns the answer when it is a success, or an
-// [*APIError] made from the error body.
+// [*APIError] made from the error body, whose text is the daemon's message
+// alone.
 func (c *Client) send(ctx context.Context, method, path string) (*http.Response, error) {
 	return c.sendBody(ctx, method, path, nil)
 }
@@ -250,5 +251,5 @@ func (c *Client) sendBody(ctx context.Context, method, path string, reqBody []by
 	if json.Unmarshal(b, &eb) == nil && eb.Error.Code != "" {
 		ae.Code, ae.Message = eb.Error.Code, eb.Error.Message
 	}
-	return nil, fmt.Errorf("%s %s: %w", method, path, ae)
+	return nil, ae // the daemon's message says what, why and what to do
 }

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/mjolnir-forge/forgesync/internal/cli"
+)
+
+// The messages a player reads, tested by their exact text: through a
+// running daemon and without one, they say the same.
+
+// exe runs the built binary with the game's config and returns its exit
+// status, stdout and stderr.
+func (g *game) exe(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.Command(binary, append(args, "--config", g.config)...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		return ee.ExitCode(), out.String(), errb.String()
+	case err != nil:
+		t.Fatalf("run %v: %v", args, err)
+	}
+	return 0, out.String(), errb.String()
+}
+
+// dropPacks writes the two small packs into drop and syncs them.
+func (g *game) dropPacks(t *testing.T) {
+	t.Helper()
+	os.WriteFile(filepath.Join(g.drop, "a.zip"), packZip(t, "glass-works", "1.0.0", 0), 0o644)
+	os.WriteFile(filepath.Join(g.drop, "b.zip"), packZip(t, "foundry-wide", "1.4.0", 0), 0o644)
+	if code, out, errs := g.exe(t, "sync"); code != cli.ExitOK {
+		t.Fatalf("sync = %d\n%s%s", code, out, errs)
+	}
+}
+
+// TestErrorsWithoutPlumbing: a refusal reads the same with and without a
+// daemon, with no HTTP method, path, code or status in it.
+func TestErrorsWithoutPlumbing(t *testing.T) {
+	g := newGame(t)
+	g.dropPacks(t)
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"disable", "nope"}, "forgesync disable: nope: pack is not installed (see `forgesync packs`)\n"},
+		{[]string{"enable", "nope"}, "forgesync enable: nope: pack is not installed (see `forgesync packs`)\n"},
+		{[]string{"remove", "nope"}, "forgesync remove: nope: pack is not installed (see `forgesync packs`)\n"},
+		{[]string{"rollback", "9"}, "forgesync rollback: generation 9 is not kept (kept: 1; see `forgesync history`)\n"},
+	}
+	check := func(how string) {
+		t.Helper()
+		for _, tc := range cases {
+			code, out, errs := g.exe(t, tc.args...)
+			if code != cli.ExitInvalid || out != "" || errs != tc.want {
+				t.Errorf("%s: %v = %d\n%s%s\nwant 1 and\n%s", how, tc.args, code, out, errs, tc.want)
+			}
+		}
+	}
+	check("without a daemon")
+	g.start(t)
+	check("through the daemon")
+}
