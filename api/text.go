@@ -161,15 +161,52 @@ func WriteSummary(w io.Writer, sum *Summary) error {
 	return err
 }
 
-// WriteRollback writes what a rollback did: the generation it made, or
-// that there was nothing to do, then its summary.
+// WriteRollback writes what a rollback did: the generation it went back to
+// and the one it recorded, and what changed, or that there was nothing to
+// do; then its summary.
 func WriteRollback(w io.Writer, sum *Summary) error {
-	if sum.Generation == 0 {
+	switch {
+	case sum.Generation == 0 && sum.RolledBackTo > 0 && len(sum.Outcomes) == 0 && len(sum.Published) == 0:
+		_, err := printf(w, "nothing to do: the installed packs are already those of generation %d\n", sum.RolledBackTo)
+		return err
+	case sum.Generation == 0:
 		io.WriteString(w, "nothing to do: the installed set is already that generation's\n")
-	} else {
+	case sum.RolledBackTo > 0:
+		printf(w, "rolled back to generation %d: now generation %d\n", sum.RolledBackTo, sum.Generation)
+	default: // a daemon from before rolled_back_to
 		printf(w, "rolled back: now generation %d\n", sum.Generation)
 	}
+	if r := sum.Set; r != nil {
+		var b strings.Builder
+		writeRollbackChanges(&b, r)
+		io.WriteString(w, b.String())
+	}
 	return WriteSummary(w, sum)
+}
+
+// writeRollbackChanges writes one line per pack a rollback changed.
+func writeRollbackChanges(b *strings.Builder, r *SetResult) {
+	for _, c := range r.Installed {
+		printf(b, "  installed %s %s\n", c.ID, c.Version)
+	}
+	for _, c := range r.Upgraded {
+		printf(b, "  upgraded %s %s → %s\n", c.ID, c.Previous, c.Version)
+	}
+	for _, c := range r.Downgraded {
+		printf(b, "  downgraded %s %s → %s\n", c.ID, c.Previous, c.Version)
+	}
+	for _, c := range r.Reinstalled {
+		printf(b, "  reinstalled %s %s from other bytes\n", c.ID, c.Version)
+	}
+	for _, id := range r.Enabled {
+		printf(b, "  enabled %s\n", id)
+	}
+	for _, id := range r.Disabled {
+		printf(b, "  disabled %s\n", id)
+	}
+	for _, id := range r.Removed {
+		printf(b, "  removed %s\n", id)
+	}
 }
 
 // WritePacks writes the installed packs as a table.

@@ -131,7 +131,11 @@ func (p *Pipeline) Rollback(ctx context.Context, n int) (*Summary, error) {
 		return nil, sentence{fmt.Sprintf("generation %d is not kept (kept: %s; see `forgesync history`)", n, kept), ErrNoGeneration}
 	}
 	sc := &setChange{PendingSet: installer.PendingSet{Cause: CauseRollback, Prune: true, Packs: slices.Clone(gens[i].Packs)}}
-	return p.transact(ctx, &change{set: sc}, false, nil, CauseRollback)
+	sum, err := p.transact(ctx, &change{set: sc}, false, nil, CauseRollback)
+	if sum != nil {
+		sum.RolledBackTo = n
+	}
+	return sum, err
 }
 
 // prepared is a pinned archive extracted and validated for a set apply.

@@ -69,3 +69,34 @@ func TestErrorsWithoutPlumbing(t *testing.T) {
 	g.start(t)
 	check("through the daemon")
 }
+
+// TestAlreadyAndRollbackSayWhat: enabling an enabled pack and disabling a
+// disabled one say so and succeed; a rollback names the generation it went
+// back to and what it changed. With and without a daemon.
+func TestAlreadyAndRollbackSayWhat(t *testing.T) {
+	for _, viaDaemon := range []bool{false, true} {
+		g := newGame(t)
+		g.dropPacks(t) // generation 1: both enabled
+		by := ""
+		if viaDaemon {
+			g.start(t)
+			by = " (by the running daemon)"
+		}
+		steps := []struct {
+			args []string
+			want string
+		}{
+			{[]string{"enable", "glass-works"}, "glass-works is already enabled\n"},
+			{[]string{"disable", "glass-works"}, "glass-works: disabled" + by + "\npublished installed.json, installed.txt\n"},
+			{[]string{"disable", "glass-works"}, "glass-works is already disabled\n"},
+			{[]string{"rollback"}, "rolled back to generation 1: now generation 3\n  enabled glass-works\npublished installed.json, installed.txt\n"},
+			{[]string{"rollback", "3"}, "nothing to do: the installed packs are already those of generation 3\n"},
+		}
+		for _, s := range steps {
+			code, out, errs := g.exe(t, s.args...)
+			if code != cli.ExitOK || out != s.want || errs != "" {
+				t.Errorf("daemon %v: %v = %d\n%s%s\nwant 0 and\n%s", viaDaemon, s.args, code, out, errs, s.want)
+			}
+		}
+	}
+}

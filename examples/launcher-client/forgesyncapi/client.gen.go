@@ -1864,6 +1864,9 @@ type Summary struct {
 	// Published The inventory files rewritten, in publication order (unchanged files are not).
 	Published []string `json:"published"`
 
+	// RolledBackTo The generation a rollback went back to (the installed set is now equal to it); absent for every other transaction.
+	RolledBackTo *int `json:"rolled_back_to,omitempty"`
+
 	// Set What a set apply or a rollback changed in the installed set.
 	Set *SetResult `json:"set,omitempty"`
 
