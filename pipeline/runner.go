@@ -284,6 +284,14 @@ func (r *Runner) report(sum *Summary, err error, start time.Time) {
 	case sum.Rejected():
 		info.Result = "rejected"
 	}
+	if err == nil && sum != nil {
+		for _, o := range sum.Outcomes {
+			if info.Results == nil {
+				info.Results = map[api.Result]int{}
+			}
+			info.Results[o.Result]++
+		}
+	}
 	r.refresh(state, info)
 }
 

@@ -32,6 +32,7 @@ func (r *Runner) Status() api.Status {
 		st.Counts.Packs++
 		if p.Enabled {
 			st.Counts.Enabled++
+			st.Counts.EnabledDoors += p.Manifest.Doors()
 		}
 		st.Counts.Pieces += len(p.Manifest.Pieces)
 		st.Counts.Lifts += p.Manifest.Lifts()

@@ -798,13 +798,16 @@ type ArchiveSeenEvent struct {
 // ArchiveSeenEventType The event type; it names the shape of data.
 type ArchiveSeenEventType string
 
-// Counts The sizes of the installed set. pieces, lifts and doors count every installed pack's, enabled or not; the 256-door limit counts the enabled packs' only.
+// Counts The sizes of the installed set. pieces, lifts and doors count every installed pack's, enabled or not; enabled_doors counts the enabled packs' only, as the 256-door limit does.
 type Counts struct {
 	// Doors Door pieces of every installed pack, enabled or not (the 256-door limit counts the enabled packs' only).
 	Doors int `json:"doors"`
 
 	// Enabled Installed packs that are enabled (in installed.txt, doors.txt and lifts.txt).
 	Enabled int `json:"enabled"`
+
+	// EnabledDoors Door pieces of the enabled packs: what the limit of 256 counts.
+	EnabledDoors int `json:"enabled_doors"`
 
 	// Lifts Lift pieces of every installed pack, enabled or not.
 	Lifts int `json:"lifts"`
@@ -1089,6 +1092,9 @@ type LastSync struct {
 
 	// Result ok; rejected (an archive was rejected); waiting (an archive waits for the machine's condition: error says which and why); refused (the install rules refused a request); error (it failed: error says why).
 	Result LastSyncResult `json:"result"`
+
+	// Results The archives' outcomes counted by result; a result no archive had is absent.
+	Results *SyncResults `json:"results,omitempty"`
 
 	// Time When it started.
 	Time time.Time `json:"time"`
@@ -1804,7 +1810,7 @@ type SetSyncResult struct {
 
 // Status defines model for Status.
 type Status struct {
-	// Counts The sizes of the installed set. pieces, lifts and doors count every installed pack's, enabled or not; the 256-door limit counts the enabled packs' only.
+	// Counts The sizes of the installed set. pieces, lifts and doors count every installed pack's, enabled or not; enabled_doors counts the enabled packs' only, as the 256-door limit does.
 	Counts Counts `json:"counts"`
 
 	// Generation The current generation (SPEC §11); 0 before the first.
