@@ -100,3 +100,34 @@ func TestAlreadyAndRollbackSayWhat(t *testing.T) {
 		}
 	}
 }
+
+// TestOneInTheSingular: a pack of one file, with one lift and one door,
+// and a usage error with one argument too many say one thing as one.
+func TestOneInTheSingular(t *testing.T) {
+	dir := t.TempDir()
+	zip := filepath.Join(dir, "one.zip")
+	os.WriteFile(zip, packZip(t, "one-piece", "1.0.0", 0), 0o644)
+	code, out, errs := runCLI(t, "scan", zip)
+	if want := "one-piece 1.0.0: valid (1 piece, 0 lifts, 0 doors, 0 surface packages)\n"; code != cli.ExitOK || out != want {
+		t.Errorf("scan = %d\n%s%s\nwant\n%s", code, out, errs, want)
+	}
+	src := filepath.Join(dir, "src")
+	os.MkdirAll(src, 0o755)
+	os.WriteFile(filepath.Join(src, "forgepack.json"), []byte(`{"schema":1,"id":"one-piece","version":"1.0.0","name":"One","authors":["T"],"pieces":[{"id":"deck","kind":"block","tag":"mjolnir\\forge\\one-piece\\deck","class":"/Game/MJOLNIR/Forge/one-piece/Blocks/BP_Deck.BP_Deck_C","dimensions_m":[2,2,0.5]}]}`), 0o644)
+	code, out, errs = runCLI(t, "pack", src, "-o", filepath.Join(dir, "p.zip"))
+	if want := "one-piece 1.0.0: wrote " + filepath.Join(dir, "p.zip") + " (1 file)\n"; code != cli.ExitOK || out != want {
+		t.Errorf("pack = %d\n%s%s\nwant\n%s", code, out, errs, want)
+	}
+	code, _, errs = runCLI(t, "rollback", "1", "2")
+	if want := "forgesync rollback: want at most one generation number, got 2 arguments\n"; code != cli.ExitFailure || errs != want {
+		t.Errorf("rollback 1 2 = %d\n%s\nwant\n%s", code, errs, want)
+	}
+	code, _, errs = runCLI(t, "enable")
+	if want := "forgesync enable: want one pack ID, got 0 arguments\n"; code != cli.ExitFailure || errs != want {
+		t.Errorf("enable = %d\n%s\nwant\n%s", code, errs, want)
+	}
+	code, _, errs = runCLI(t, "status", "x")
+	if want := "forgesync status: want no arguments, got 1 argument\n"; code != cli.ExitFailure || errs != want {
+		t.Errorf("status x = %d\n%s\nwant\n%s", code, errs, want)
+	}
+}
