@@ -78,3 +78,10 @@ func (c GenerationChange) String() string {
 type Rollback struct {
 	Generation int `json:"generation"`
 }
+
+// Retry is the body of POST /v1/rejections/retry: the rejected archives
+// to move back into drop (their names in drop/rejected/), or all of them.
+type Retry struct {
+	Archives []string `json:"archives,omitempty"`
+	All      bool     `json:"all,omitempty"`
+}

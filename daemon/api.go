@@ -35,6 +35,13 @@ type Backend interface {
 	Rollback(ctx context.Context, n int) (*api.Summary, error)
 }
 
+// Retrier is a [Backend] that can move rejected archives back into drop
+// and process them (POST /v1/rejections/retry); a Backend without it
+// answers that endpoint 404.
+type Retrier interface {
+	Retry(ctx context.Context, archives []string, all bool) (*api.Summary, error)
+}
+
 // Error codes of the JSON error body {"error":{"code":…,"message":…}}.
 const (
 	CodeNotFound         = "not_found"

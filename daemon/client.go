@@ -142,6 +142,23 @@ func (c *Client) Rollback(ctx context.Context, n int) (*api.Summary, error) {
 	return &res, nil
 }
 
+// Retry asks the daemon to move rejected archives back into drop (all of
+// them with all) and process them, and waits for the result; a name not
+// in drop/rejected/ gives an error matching [api.ErrNotFound].
+func (c *Client) Retry(ctx context.Context, archives []string, all bool) (*api.Summary, error) {
+	body, _ := json.Marshal(api.Retry{Archives: archives, All: all})
+	resp, err := c.sendBody(ctx, http.MethodPost, "/v1/rejections/retry", body)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var res api.Summary
+	if err := json.NewDecoder(io.LimitReader(resp.Body, maxAnswerBytes)).Decode(&res); err != nil {
+		return nil, fmt.Errorf("daemon %s: POST /v1/rejections/retry: decode answer: %w", c.path, err)
+	}
+	return &res, nil
+}
+
 func (c *Client) mutate(ctx context.Context, method, path string) (*api.Summary, error) {
 	var res api.Summary
 	if err := c.do(ctx, method, path, &res); err != nil {

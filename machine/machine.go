@@ -227,6 +227,27 @@ func (m *Machine) Install(ctx context.Context, archive string, force bool) (*api
 	return p.Install(ctx, archive, force)
 }
 
+// Retry moves rejected archives back from drop/rejected/ into drop (all
+// of them with all) and processes drop: through the daemon, or else
+// locally under the lock, like Sync. A name not in drop/rejected/ is a
+// refusal.
+func (m *Machine) Retry(ctx context.Context, archives []string, all bool) (*api.Summary, error) {
+	if c := m.Daemon(ctx); c != nil {
+		sum, err := c.Retry(ctx, archives, all)
+		return sum, refusedIf(err, daemonRefusals...)
+	}
+	p, err := m.local(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sum, err := p.RetrySync(ctx, archives, all)
+	if err != nil {
+		return nil, refusedIf(err, pipeline.ErrNotRejected)
+	}
+	sum = m.rec.Merge(sum)
+	return sum, m.deploy(ctx, sum)
+}
+
 // Enable enables an installed pack.
 func (m *Machine) Enable(ctx context.Context, id string) (*api.Summary, error) {
 	return m.change(ctx, id, (*daemon.Client).Enable, (*pipeline.Pipeline).Enable)

@@ -100,12 +100,17 @@ func (p *Pipeline) recordRejection(rec rejection.Record) error {
 		return r.Archive == rec.Archive || errors.Is(err, fs.ErrNotExist)
 	})
 	recs = append(recs, rec)
+	return writeRejections(p.store.Dir, recs)
+}
+
+// writeRejections replaces the records of rejected archives with recs.
+func writeRejections(state string, recs []rejection.Record) error {
 	slices.SortFunc(recs, func(a, b rejection.Record) int { return strings.Compare(a.Archive, b.Archive) })
 	data, err := json.MarshalIndent(rejectionsDoc{Format: rejectionsFormat, Version: 1, Rejections: storeRejections(recs)}, "", "  ")
 	if err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(p.store.Path(rejectionsFile), append(data, '\n'), 0o600)
+	return atomicfile.WriteFile(filepath.Join(state, rejectionsFile), append(data, '\n'), 0o600)
 }
 
 // Rejections lists the archives in drop/rejected/ that have their note

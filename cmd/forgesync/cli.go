@@ -37,6 +37,7 @@ func commands() []*cli.Command {
 		removeCommand(),
 		historyCommand(),
 		rollbackCommand(),
+		retryCommand(),
 		scanCommand(),
 		packCommand(),
 		initCommand(),

@@ -131,3 +131,42 @@ func TestOneInTheSingular(t *testing.T) {
 		t.Errorf("status x = %d\n%s\nwant\n%s", code, errs, want)
 	}
 }
+
+// TestRetry: `forgesync retry` moves a rejected archive back into drop and
+// processes it, with and without a daemon; an unknown name is refused.
+func TestRetry(t *testing.T) {
+	for _, viaDaemon := range []bool{false, true} {
+		g := newGame(t)
+		os.WriteFile(filepath.Join(g.drop, "a.zip"), packZip(t, "glass-works", "1.1.0", 0), 0o644)
+		g.exe(t, "sync")
+		os.WriteFile(filepath.Join(g.drop, "old.zip"), packZip(t, "glass-works", "1.0.0", 0), 0o644)
+		if code, out, errs := g.exe(t, "sync"); code != cli.ExitInvalid {
+			t.Fatalf("sync of a downgrade = %d\n%s%s; want 1", code, out, errs)
+		}
+		if viaDaemon {
+			g.start(t)
+		}
+		rejected := filepath.Join(g.drop, "rejected")
+		steps := []struct {
+			args      []string
+			code      int
+			out, errs string
+		}{
+			{[]string{"retry", "nope.zip"}, cli.ExitInvalid, "",
+				"forgesync retry: nope.zip is not a rejected archive in " + rejected + " (`forgesync status` lists them)\n"},
+			{[]string{"retry"}, cli.ExitFailure, "",
+				"forgesync retry: name the archives in drop/rejected/ (`forgesync status` lists them), or say --all\n"},
+			{[]string{"remove", "glass-works"}, cli.ExitOK, "", ""},
+			{[]string{"retry", "old.zip"}, cli.ExitOK, "old.zip: installed glass-works 1.0.0\npublished installed.json, installed.txt\n", ""},
+		}
+		for _, s := range steps {
+			code, out, errs := g.exe(t, s.args...)
+			if code != s.code || (s.out != "" && out != s.out) || errs != s.errs {
+				t.Errorf("daemon %v: %v = %d\n%s%s\nwant %d and\n%s%s", viaDaemon, s.args, code, out, errs, s.code, s.out, s.errs)
+			}
+		}
+		if left, _ := filepath.Glob(filepath.Join(rejected, "old.zip*")); len(left) != 0 {
+			t.Errorf("daemon %v: drop/rejected/ still holds %v after the retry", viaDaemon, left)
+		}
+	}
+}

@@ -2015,6 +2015,15 @@ type DisablePackJSONBody = map[string]interface{}
 // EnablePackJSONBody defines parameters for EnablePack.
 type EnablePackJSONBody = map[string]interface{}
 
+// RetryRejectionsJSONBody defines parameters for RetryRejections.
+type RetryRejectionsJSONBody struct {
+	// All Retry every archive in drop/rejected/.
+	All *bool `json:"all,omitempty"`
+
+	// Archives The names of the archives in drop/rejected/ (as GET /v1/rejections lists them).
+	Archives *[]string `json:"archives,omitempty"`
+}
+
 // RollbackJSONBody defines parameters for Rollback.
 type RollbackJSONBody struct {
 	// Generation The generation to return to; 0: the one before the current one.
@@ -2035,6 +2044,9 @@ type DisablePackJSONRequestBody = DisablePackJSONBody
 
 // EnablePackJSONRequestBody defines body for EnablePack for application/json ContentType.
 type EnablePackJSONRequestBody = EnablePackJSONBody
+
+// RetryRejectionsJSONRequestBody defines body for RetryRejections for application/json ContentType.
+type RetryRejectionsJSONRequestBody RetryRejectionsJSONBody
 
 // RollbackJSONRequestBody defines body for Rollback for application/json ContentType.
 type RollbackJSONRequestBody RollbackJSONBody
@@ -2839,6 +2851,26 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/rejections (the `ListRejections` operationId).
 	ListRejections(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// RetryRejectionsWithBody Move rejected archives from drop/rejected/ back into drop, remove their notes, and process drop now.
+	//
+	// For an archive refused because of what was installed (a tag or class clash, the door limit) once that
+	// changed. A name not in drop/rejected/ answers 404 and moves nothing. Answers the pass's summary.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/rejections/retry (the `RetryRejections` operationId).
+	RetryRejectionsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RetryRejections Move rejected archives from drop/rejected/ back into drop, remove their notes, and process drop now.
+	//
+	// For an archive refused because of what was installed (a tag or class clash, the door limit) once that
+	// changed. A name not in drop/rejected/ answers 404 and moves nothing. Answers the pass's summary.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/rejections/retry (the `RetryRejections` operationId).
+	RetryRejections(ctx context.Context, body RetryRejectionsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// RollbackWithBody Make the installed set equal to a kept generation, from kept archives only, as one transaction.
 	//
 	// Records a new generation with cause `rollback`. A generation that is not kept answers 404;
@@ -3112,6 +3144,46 @@ func (c *Client) EnablePack(ctx context.Context, id PackID, body EnablePackJSONR
 // Corresponds with GET /v1/rejections (the `ListRejections` operationId).
 func (c *Client) ListRejections(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListRejectionsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RetryRejectionsWithBody Move rejected archives from drop/rejected/ back into drop, remove their notes, and process drop now.
+//
+// For an archive refused because of what was installed (a tag or class clash, the door limit) once that
+// changed. A name not in drop/rejected/ answers 404 and moves nothing. Answers the pass's summary.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/rejections/retry (the `RetryRejections` operationId).
+func (c *Client) RetryRejectionsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRetryRejectionsRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RetryRejections Move rejected archives from drop/rejected/ back into drop, remove their notes, and process drop now.
+//
+// For an archive refused because of what was installed (a tag or class clash, the door limit) once that
+// changed. A name not in drop/rejected/ answers 404 and moves nothing. Answers the pass's summary.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/rejections/retry (the `RetryRejections` operationId).
+func (c *Client) RetryRejections(ctx context.Context, body RetryRejectionsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRetryRejectionsRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3651,6 +3723,46 @@ func NewListRejectionsRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewRetryRejectionsRequest calls the generic RetryRejections builder with application/json body
+func NewRetryRejectionsRequest(server string, body RetryRejectionsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewRetryRejectionsRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewRetryRejectionsRequestWithBody constructs an http.Request for the RetryRejections method, with any body, and a specified content type
+func NewRetryRejectionsRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/rejections/retry")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewRollbackRequest calls the generic Rollback builder with application/json body
 func NewRollbackRequest(server string, body RollbackJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -4031,6 +4143,26 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /v1/rejections (the `ListRejections` operationId).
 	ListRejectionsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListRejectionsResponse, error)
+
+	// RetryRejectionsWithBodyWithResponse Move rejected archives from drop/rejected/ back into drop, remove their notes, and process drop now.
+	//
+	// For an archive refused because of what was installed (a tag or class clash, the door limit) once that
+	// changed. A name not in drop/rejected/ answers 404 and moves nothing. Answers the pass's summary.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/rejections/retry (the `RetryRejections` operationId).
+	RetryRejectionsWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RetryRejectionsResponse, error)
+
+	// RetryRejectionsWithResponse Move rejected archives from drop/rejected/ back into drop, remove their notes, and process drop now.
+	//
+	// For an archive refused because of what was installed (a tag or class clash, the door limit) once that
+	// changed. A name not in drop/rejected/ answers 404 and moves nothing. Answers the pass's summary.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/rejections/retry (the `RetryRejections` operationId).
+	RetryRejectionsWithResponse(ctx context.Context, body RetryRejectionsJSONRequestBody, reqEditors ...RequestEditorFn) (*RetryRejectionsResponse, error)
 
 	// RollbackWithBodyWithResponse Make the installed set equal to a kept generation, from kept archives only, as one transaction.
 	//
@@ -4757,6 +4889,110 @@ func (r ListRejectionsResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ListRejectionsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type RetryRejectionsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Summary
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Error
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RetryRejectionsResponse) GetJSON200() *Summary {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r RetryRejectionsResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r RetryRejectionsResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r RetryRejectionsResponse) GetJSON403() *Error {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r RetryRejectionsResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r RetryRejectionsResponse) GetJSON408() *Error {
+	return r.JSON408
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r RetryRejectionsResponse) GetJSON409() *Error {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r RetryRejectionsResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r RetryRejectionsResponse) GetJSON500() *Error {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r RetryRejectionsResponse) GetJSON503() *Error {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r RetryRejectionsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RetryRejectionsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RetryRejectionsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RetryRejectionsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -5542,6 +5778,38 @@ func (c *ClientWithResponses) ListRejectionsWithResponse(ctx context.Context, re
 	return ParseListRejectionsResponse(rsp)
 }
 
+// RetryRejectionsWithBodyWithResponse Move rejected archives from drop/rejected/ back into drop, remove their notes, and process drop now.
+//
+// For an archive refused because of what was installed (a tag or class clash, the door limit) once that
+// changed. A name not in drop/rejected/ answers 404 and moves nothing. Answers the pass's summary.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/rejections/retry (the `RetryRejections` operationId).
+func (c *ClientWithResponses) RetryRejectionsWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RetryRejectionsResponse, error) {
+	rsp, err := c.RetryRejectionsWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRetryRejectionsResponse(rsp)
+}
+
+// RetryRejectionsWithResponse Move rejected archives from drop/rejected/ back into drop, remove their notes, and process drop now.
+//
+// For an archive refused because of what was installed (a tag or class clash, the door limit) once that
+// changed. A name not in drop/rejected/ answers 404 and moves nothing. Answers the pass's summary.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/rejections/retry (the `RetryRejections` operationId).
+func (c *ClientWithResponses) RetryRejectionsWithResponse(ctx context.Context, body RetryRejectionsJSONRequestBody, reqEditors ...RequestEditorFn) (*RetryRejectionsResponse, error) {
+	rsp, err := c.RetryRejections(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRetryRejectionsResponse(rsp)
+}
+
 // RollbackWithBodyWithResponse Make the installed set equal to a kept generation, from kept archives only, as one transaction.
 //
 // Records a new generation with cause `rollback`. A generation that is not kept answers 404;
@@ -6212,6 +6480,95 @@ func ParseListRejectionsResponse(rsp *http.Response) (*ListRejectionsResponse, e
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseRetryRejectionsResponse parses an HTTP response from a RetryRejectionsWithResponse call
+func ParseRetryRejectionsResponse(rsp *http.Response) (*RetryRejectionsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RetryRejectionsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Summary
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
