@@ -142,6 +142,22 @@ func (c *Client) Rollback(ctx context.Context, n int) (*api.Summary, error) {
 	return &res, nil
 }
 
+// Install asks the daemon to install the archive a command copied to
+// drop/.install/FOLDER/NAME, named "FOLDER/NAME", and waits for the result.
+func (c *Client) Install(ctx context.Context, archive string, force bool) (*api.Summary, error) {
+	body, _ := json.Marshal(api.Install{Archive: archive, Force: force})
+	resp, err := c.sendBody(ctx, http.MethodPost, "/v1/install", body)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var res api.Summary
+	if err := json.NewDecoder(io.LimitReader(resp.Body, maxAnswerBytes)).Decode(&res); err != nil {
+		return nil, fmt.Errorf("daemon %s: POST /v1/install: decode answer: %w", c.path, err)
+	}
+	return &res, nil
+}
+
 // Retry asks the daemon to move rejected archives back into drop (all of
 // them with all) and process them, and waits for the result; a name not
 // in drop/rejected/ gives an error matching [api.ErrNotFound].

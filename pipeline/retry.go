@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/rejection"
@@ -94,4 +95,25 @@ func (r *Runner) Retry(ctx context.Context, names []string, all bool) (*Summary,
 		defer r.dequeue(ready)
 		return r.p.claim(ctx, ready, api.TriggerRequest)
 	}))
+}
+
+// InstallDir is the folder in drop where a command hands the daemon a copy
+// of an archive to install (forgesync install while the daemon runs):
+// the watcher leaves it alone (its name starts with a dot), and the daemon
+// reads nothing outside its drop folder on a client's word.
+const InstallDir = ".install"
+
+// InstallHanded installs the archive a command copied to
+// drop/.install/FOLDER/NAME, named "FOLDER/NAME", through the writer; see
+// Pipeline.Install. Any other name is refused.
+func (r *Runner) InstallHanded(ctx context.Context, archive string, force bool) (*Summary, error) {
+	folder, name, ok := strings.Cut(archive, "/")
+	for _, part := range []string{folder, name} {
+		if !ok || part == "" || part == "." || part == ".." || strings.ContainsAny(part, `/\`) {
+			return nil, kindError{fmt.Errorf("install %q: want FOLDER/NAME under %s, as forgesync install copies it", archive,
+				filepath.Join(r.p.opts.Drop, InstallDir)), api.ErrInvalid}
+		}
+	}
+	path := filepath.Join(r.p.opts.Drop, InstallDir, folder, name)
+	return socketError(r.submit(ctx, func(ctx context.Context) (*Summary, error) { return r.p.Install(ctx, path, force) }))
 }

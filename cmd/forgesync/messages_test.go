@@ -170,3 +170,24 @@ func TestRetry(t *testing.T) {
 		}
 	}
 }
+
+// TestInstallForceThroughTheDaemon: install --force works while the
+// daemon runs, through it, and leaves no copy behind in drop.
+func TestInstallForceThroughTheDaemon(t *testing.T) {
+	g := newGame(t)
+	os.WriteFile(filepath.Join(g.drop, "a.zip"), packZip(t, "glass-works", "1.1.0", 0), 0o644)
+	g.exe(t, "sync")
+	g.start(t)
+	old := filepath.Join(t.TempDir(), "old.zip")
+	os.WriteFile(old, packZip(t, "glass-works", "1.0.0", 0), 0o644)
+	code, out, errs := g.exe(t, "install", "--force", old)
+	if want := "old.zip: downgraded glass-works 1.0.0 (was 1.1.0)\npublished installed.json, installed.txt\n"; code != cli.ExitOK || out != want || errs != "" {
+		t.Errorf("install --force through the daemon = %d\n%s%s\nwant 0 and\n%s", code, out, errs, want)
+	}
+	if left, _ := os.ReadDir(filepath.Join(g.drop, ".install")); len(left) != 0 {
+		t.Errorf("drop/.install holds %v after the installs; want nothing", left)
+	}
+	if _, err := os.Stat(old); err != nil {
+		t.Errorf("the installed file is gone: %v; it stays where it is", err)
+	}
+}
