@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mjolnir-forge/forgesync/internal/cli"
@@ -189,5 +190,24 @@ func TestInstallForceThroughTheDaemon(t *testing.T) {
 	}
 	if _, err := os.Stat(old); err != nil {
 		t.Errorf("the installed file is gone: %v; it stays where it is", err)
+	}
+}
+
+// TestDemoAgain: the demo deploys no native module (so it warns about no
+// release bundle next to a `go run` temp binary), and run again on the
+// same root says that it starts over.
+func TestDemoAgain(t *testing.T) {
+	root, err := os.MkdirTemp("", "fsdemo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(root) })
+	code, out, errs := runCLI(t, "demo", "--root", root, "--for", "1500ms")
+	if code != cli.ExitOK || strings.Contains(out+errs, "starting over") || strings.Contains(out+errs, "release bundle") || strings.Contains(out+errs, "native door module") {
+		t.Fatalf("demo = %d\n%s%s; want no word of a release bundle, nor of starting over", code, out, errs)
+	}
+	code, out, errs = runCLI(t, "demo", "--root", root, "--for", "1500ms")
+	if want := "starting over in " + root + ": the previous demo's folders are cleared\n"; code != cli.ExitOK || !strings.HasPrefix(out, want) {
+		t.Fatalf("demo again = %d\n%s%s; want it to start with\n%s", code, out, errs, want)
 	}
 }
