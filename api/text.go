@@ -11,7 +11,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/mjolnir-forge/forgesync/internal/plural"
-	"github.com/mjolnir-forge/forgesync/inventory"
 	"github.com/mjolnir-forge/forgesync/rejection"
 )
 
@@ -80,7 +79,7 @@ func WriteStatus(w io.Writer, st Status, rejected []rejection.Record) error {
 	c := st.Counts
 	printf(&b, "packs: %d installed, %d enabled; %s, %s; %d of %d doors in enabled packs; %s\n",
 		c.Packs, c.Enabled, plural.Count(c.Pieces, "piece"), plural.Count(c.Lifts, "lift"),
-		c.EnabledDoors, inventory.MaxDoorsInstalled, plural.Count(c.Rejected, "rejected archive"))
+		c.EnabledDoors, DoorLimit, plural.Count(c.Rejected, "rejected archive"))
 	if len(st.Queue) > 0 {
 		printf(&b, "queue: %s\n", strings.Join(st.Queue, ", "))
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/inventory"
 )
 
 // TestRetry: a rejected archive goes back into drop with its note and
@@ -107,5 +108,13 @@ func TestRunnerRejectionsAreFresh(t *testing.T) {
 	os.Remove(filepath.Join(e.drop, RejectedDir, "bad.zip"))
 	if n := len(r.Rejections()); n != 0 || r.Status().Counts.Rejected != 0 {
 		t.Errorf("rejections after the player deleted bad.zip = %d, status counts %d; want 0", n, r.Status().Counts.Rejected)
+	}
+}
+
+// TestDoorLimitAsStatusShowsIt: the limit status prints is the one the
+// install rules enforce.
+func TestDoorLimitAsStatusShowsIt(t *testing.T) {
+	if api.DoorLimit != inventory.MaxDoorsInstalled {
+		t.Errorf("api.DoorLimit = %d; inventory.MaxDoorsInstalled = %d", api.DoorLimit, inventory.MaxDoorsInstalled)
 	}
 }
