@@ -78,3 +78,18 @@ func (c GenerationChange) String() string {
 type Rollback struct {
 	Generation int `json:"generation"`
 }
+
+// Install is the body of POST /v1/install: the archive a command copied
+// to drop/.install/FOLDER/NAME, as "FOLDER/NAME", and whether to force
+// a same-version reinstall or a downgrade.
+type Install struct {
+	Archive string `json:"archive"`
+	Force   bool   `json:"force,omitempty"`
+}
+
+// Retry is the body of POST /v1/rejections/retry: the rejected archives
+// to move back into drop (their names in drop/rejected/), or all of them.
+type Retry struct {
+	Archives []string `json:"archives,omitempty"`
+	All      bool     `json:"all,omitempty"`
+}

@@ -65,18 +65,29 @@ type LastSync struct {
 	// Error is the failure in plain words, when Result says it failed or
 	// waits.
 	Error string `json:"error,omitempty"`
+	// Results counts a pass's archives by outcome (as sync-finished
+	// does); empty for a change to one pack and for a failed pass.
+	Results map[Result]int `json:"results,omitempty"`
 }
 
+// DoorLimit is the most doors the enabled packs may have together
+// (inventory.MaxDoorsInstalled, which this package may not import; a test
+// of the pipeline keeps the two equal), as status shows it.
+const DoorLimit = 256
+
 // Counts are the sizes of the installed set in [Status]. Pieces, Lifts
-// and Doors count every installed pack's, enabled or not (the 256-door
-// limit counts the enabled packs' only).
+// and Doors count every installed pack's, enabled or not; EnabledDoors
+// counts the enabled packs' only, as the 256-door limit does.
 type Counts struct {
-	Packs    int `json:"packs"`
-	Enabled  int `json:"enabled"`
-	Pieces   int `json:"pieces"`
-	Lifts    int `json:"lifts"`
-	Doors    int `json:"doors"`
-	Rejected int `json:"rejected"`
+	Packs   int `json:"packs"`
+	Enabled int `json:"enabled"`
+	Pieces  int `json:"pieces"`
+	Lifts   int `json:"lifts"`
+	Doors   int `json:"doors"`
+	// EnabledDoors are the doors of the enabled packs: what the limit of
+	// inventory.MaxDoorsInstalled counts.
+	EnabledDoors int `json:"enabled_doors"`
+	Rejected     int `json:"rejected"`
 }
 
 // Pack is one installed pack as GET /v1/packs and GET /v1/packs/{id} show

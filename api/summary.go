@@ -48,6 +48,9 @@ type Summary struct {
 	Generation int `json:"generation,omitempty"`
 	// Set is what a set apply or a rollback changed.
 	Set *SetResult `json:"set,omitempty"`
+	// RolledBackTo is the generation a rollback went back to; 0 for
+	// every other transaction.
+	RolledBackTo int `json:"rolled_back_to,omitempty"`
 }
 
 // SetResult is what a set apply or a rollback changed: the data of the

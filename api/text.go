@@ -10,6 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/mjolnir-forge/forgesync/internal/plural"
 	"github.com/mjolnir-forge/forgesync/rejection"
 )
 
@@ -66,7 +67,12 @@ func WriteStatus(w io.Writer, st Status, rejected []rejection.Record) error {
 		printf(&b, "commit %s, built %s\n", cmp.Or(st.Commit, "unknown"), cmp.Or(st.BuildDate, "unknown"))
 	}
 	if ls := st.LastSync; ls != nil {
-		printf(&b, "last sync: %s, %s in %s\n", ls.Time.Local().Format("2006-01-02 15:04:05"), ls.Result, seconds(ls.DurationSeconds))
+		at := ls.Time.Local().Format("2006-01-02 15:04:05")
+		if counts := resultCounts(ls.Results); len(counts) > 0 && ls.Error == "" {
+			printf(&b, "last sync: %s, %s (%s)\n", at, strings.Join(counts, ", "), seconds(ls.DurationSeconds))
+		} else {
+			printf(&b, "last sync: %s, %s in %s\n", at, ls.Result, seconds(ls.DurationSeconds))
+		}
 		if ls.Error != "" && ls.Result == "waiting" {
 			printf(&b, "  waiting: %s\n", ls.Error)
 		} else if ls.Error != "" {
@@ -74,8 +80,9 @@ func WriteStatus(w io.Writer, st Status, rejected []rejection.Record) error {
 		}
 	}
 	c := st.Counts
-	printf(&b, "packs: %d installed, %d enabled; %d pieces, %d lifts, %d doors; %d rejected archives\n",
-		c.Packs, c.Enabled, c.Pieces, c.Lifts, c.Doors, c.Rejected)
+	printf(&b, "packs: %d installed, %d enabled; %s, %s; %d of %d doors in enabled packs; %s\n",
+		c.Packs, c.Enabled, plural.Count(c.Pieces, "piece"), plural.Count(c.Lifts, "lift"),
+		c.EnabledDoors, DoorLimit, plural.Count(c.Rejected, "rejected archive"))
 	if len(st.Queue) > 0 {
 		printf(&b, "queue: %s\n", strings.Join(st.Queue, ", "))
 	}
@@ -164,15 +171,52 @@ func WriteSummary(w io.Writer, sum *Summary) error {
 	return err
 }
 
-// WriteRollback writes what a rollback did: the generation it made, or
-// that there was nothing to do, then its summary.
+// WriteRollback writes what a rollback did: the generation it went back to
+// and the one it recorded, and what changed, or that there was nothing to
+// do; then its summary.
 func WriteRollback(w io.Writer, sum *Summary) error {
-	if sum.Generation == 0 {
+	switch {
+	case sum.Generation == 0 && sum.RolledBackTo > 0 && len(sum.Outcomes) == 0 && len(sum.Published) == 0:
+		_, err := printf(w, "nothing to do: the installed packs are already those of generation %d\n", sum.RolledBackTo)
+		return err
+	case sum.Generation == 0:
 		io.WriteString(w, "nothing to do: the installed set is already that generation's\n")
-	} else {
+	case sum.RolledBackTo > 0:
+		printf(w, "rolled back to generation %d: now generation %d\n", sum.RolledBackTo, sum.Generation)
+	default: // a daemon from before rolled_back_to
 		printf(w, "rolled back: now generation %d\n", sum.Generation)
 	}
+	if r := sum.Set; r != nil {
+		var b strings.Builder
+		writeRollbackChanges(&b, r)
+		io.WriteString(w, b.String())
+	}
 	return WriteSummary(w, sum)
+}
+
+// writeRollbackChanges writes one line per pack a rollback changed.
+func writeRollbackChanges(b *strings.Builder, r *SetResult) {
+	for _, c := range r.Installed {
+		printf(b, "  installed %s %s\n", c.ID, c.Version)
+	}
+	for _, c := range r.Upgraded {
+		printf(b, "  upgraded %s %s → %s\n", c.ID, c.Previous, c.Version)
+	}
+	for _, c := range r.Downgraded {
+		printf(b, "  downgraded %s %s → %s\n", c.ID, c.Previous, c.Version)
+	}
+	for _, c := range r.Reinstalled {
+		printf(b, "  reinstalled %s %s from other bytes\n", c.ID, c.Version)
+	}
+	for _, id := range r.Enabled {
+		printf(b, "  enabled %s\n", id)
+	}
+	for _, id := range r.Disabled {
+		printf(b, "  disabled %s\n", id)
+	}
+	for _, id := range r.Removed {
+		printf(b, "  removed %s\n", id)
+	}
 }
 
 // WritePacks writes the installed packs as a table.
@@ -227,7 +271,7 @@ func (ew *EventWriter) Close() {
 func Describe(d EventData) string {
 	switch d := d.(type) {
 	case ArchiveSeen:
-		return sprintf("claimed %s (%d bytes)", d.Archive, d.Size)
+		return sprintf("claimed %s (%s)", d.Archive, plural.Count64(d.Size, "byte"))
 	case PackInstalled:
 		s := sprintf("%s %s %s from %s", d.Result, d.Pack, d.Version, d.Archive)
 		if d.Previous != "" {
@@ -241,7 +285,7 @@ func Describe(d EventData) string {
 		}
 		return s
 	case InventoryPublished:
-		return sprintf("published %s (%d enabled packs)", strings.Join(d.Files, ", "), d.Packs)
+		return sprintf("published %s (%s)", strings.Join(d.Files, ", "), plural.Count(d.Packs, "enabled pack"))
 	case ModuleDeployed:
 		if d.Pending {
 			return sprintf("staged %s %s until the game lets go of it", d.Component, d.Path)
@@ -253,7 +297,7 @@ func Describe(d EventData) string {
 		return sprintf("set applied: %s (%d installed, %d upgraded, %d downgraded, %d disabled, %d removed)", d.Fingerprint,
 			len(d.Installed), len(d.Upgraded), len(d.Downgraded), len(d.Disabled), len(d.Removed))
 	case GenerationRecorded:
-		return sprintf("generation %d (%s): %d packs, %s", d.N, d.Cause, d.Packs, d.Fingerprint)
+		return sprintf("generation %d (%s): %s, %s", d.N, d.Cause, plural.Count(d.Packs, "pack"), d.Fingerprint)
 	case SetCheck:
 		s := sprintf("checked the pack set %s: %s", d.Source, d.Result)
 		if d.NotModified {
@@ -278,23 +322,7 @@ func Describe(d EventData) string {
 		if d.Error != "" {
 			return sprintf("sync failed (%s) after %g s: %s", d.Trigger, secs, d.Error)
 		}
-		var counts []string
-		for _, r := range resultOrder {
-			if n := d.Results[r]; n > 0 {
-				counts = append(counts, sprintf("%d %s", n, r))
-			}
-		}
-		var other []Result // results this version does not know
-		for r, n := range d.Results {
-			if !slices.Contains(resultOrder, r) && n > 0 {
-				other = append(other, r)
-			}
-		}
-		slices.Sort(other)
-		for _, r := range other {
-			counts = append(counts, sprintf("%d %s", d.Results[r], r))
-		}
-		s := strings.Join(counts, ", ")
+		s := strings.Join(resultCounts(d.Results), ", ")
 		if len(d.Archives) == 0 {
 			s = "no archives"
 		}
@@ -305,6 +333,28 @@ func Describe(d EventData) string {
 		return s + sprintf(" %s", d.Fingerprint)
 	}
 	return rejection.Escape(fmt.Sprintf("%s %+v", d.EventType(), d))
+}
+
+// resultCounts says a pass's results counted, in resultOrder, then those
+// this version does not know, sorted ("3 installed, 1 rejected").
+func resultCounts(results map[Result]int) []string {
+	var counts []string
+	for _, r := range resultOrder {
+		if n := results[r]; n > 0 {
+			counts = append(counts, sprintf("%d %s", n, r))
+		}
+	}
+	var other []Result // results this version does not know
+	for r, n := range results {
+		if !slices.Contains(resultOrder, r) && n > 0 {
+			other = append(other, r)
+		}
+	}
+	slices.Sort(other)
+	for _, r := range other {
+		counts = append(counts, sprintf("%d %s", results[r], r))
+	}
+	return counts
 }
 
 // resultOrder is the order a pass's results are counted in.
@@ -346,8 +396,8 @@ func WriteHistory(w io.Writer, h *History) error {
 				enabled++
 			}
 		}
-		printf(&b, "generation %d%s  %s  %s  %d packs, %d enabled  %s\n", g.N, mark,
-			g.Time.Local().Format("2006-01-02 15:04:05"), g.Cause, len(g.Packs), enabled, g.Fingerprint)
+		printf(&b, "generation %d%s  %s  %s  %s, %d enabled  %s\n", g.N, mark,
+			g.Time.Local().Format("2006-01-02 15:04:05"), g.Cause, plural.Count(len(g.Packs), "pack"), enabled, g.Fingerprint)
 		for _, c := range g.Changes {
 			printf(&b, "  %s\n", c)
 		}
@@ -403,7 +453,7 @@ func writeSetStatus(b *strings.Builder, set *SetStatus) {
 			fmt.Fprintln(b, "  the machine equals its set")
 		} else {
 			n := len(set.Differences)
-			printf(b, "  the machine (%s) differs from its set in %d %s:\n", set.Machine, n, packsWord(n))
+			printf(b, "  the machine (%s) differs from its set in %s:\n", set.Machine, plural.Count(n, "pack"))
 			for _, d := range set.Differences {
 				printf(b, "    %s\n", d)
 			}
@@ -424,13 +474,6 @@ func writeSetStatus(b *strings.Builder, set *SetStatus) {
 	}
 }
 
-func packsWord(n int) string {
-	if n == 1 {
-		return "pack"
-	}
-	return "packs"
-}
-
 // WriteSetSync writes what a set sync did: the set and who signed it, each
 // download, each change to a pack, the warnings and what was published,
 // and the verdict.
@@ -442,7 +485,7 @@ func WriteSetSync(w io.Writer, res *SetSyncResult) error {
 	}
 	printf(&b, "set %s (%s)\n", res.Check.Fingerprint, signed)
 	for _, d := range res.Downloaded {
-		printf(&b, "downloaded %s from %s (%d bytes)\n", d.Pack, d.URL, d.Bytes)
+		printf(&b, "downloaded %s from %s (%s)\n", d.Pack, d.URL, plural.Count64(d.Bytes, "byte"))
 	}
 	if sum := res.Summary; sum != nil {
 		if r := sum.Set; r != nil {

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -198,5 +199,65 @@ func TestWriteStatusBuild(t *testing.T) {
 	WriteStatus(&b, Status{Version: "1.2.3", PID: 7, State: StateIdle}, nil)
 	if strings.Contains(b.String(), "commit") {
 		t.Errorf("WriteStatus without a commit = %q; want no commit line", b.String())
+	}
+}
+
+// TestWriteStatusCounts: the last sync counts what it did by result, the
+// counts say one thing in the singular, and the doors against the limit
+// are the enabled packs'.
+func TestWriteStatusCounts(t *testing.T) {
+	at := time.Date(2026, 12, 3, 7, 0, 0, 0, time.Local)
+	cases := []struct {
+		st   Status
+		want string
+	}{
+		{Status{Version: "1", PID: 7, State: StateIdle, UptimeSeconds: 3,
+			LastSync: &LastSync{Time: at, Result: "rejected", DurationSeconds: 0.275, Results: map[Result]int{ResultInstalled: 3, ResultRejected: 1}},
+			Counts:   Counts{Packs: 4, Enabled: 3, Pieces: 9, Lifts: 2, Doors: 257, EnabledDoors: 250, Rejected: 1}},
+			"forgesync 1 (pid 7): idle, up 3.0 s\n" +
+				"last sync: 2026-12-03 07:00:00, 3 installed, 1 rejected (275 ms)\n" +
+				"packs: 4 installed, 3 enabled; 9 pieces, 2 lifts; 250 of 256 doors in enabled packs; 1 rejected archive\n"},
+		{Status{Version: "1", PID: 7, State: StateIdle, UptimeSeconds: 3,
+			LastSync: &LastSync{Time: at, Result: "ok", DurationSeconds: 0.006, Results: map[Result]int{ResultInstalled: 1}},
+			Counts:   Counts{Packs: 1, Enabled: 1, Pieces: 1, Lifts: 1, Doors: 1, EnabledDoors: 1}},
+			"forgesync 1 (pid 7): idle, up 3.0 s\n" +
+				"last sync: 2026-12-03 07:00:00, 1 installed (6 ms)\n" +
+				"packs: 1 installed, 1 enabled; 1 piece, 1 lift; 1 of 256 doors in enabled packs; 0 rejected archives\n"},
+		{Status{Version: "1", PID: 7, State: StateIdle, UptimeSeconds: 3,
+			LastSync: &LastSync{Time: at, Result: "refused", DurationSeconds: 0.006, Error: "x: pack is not installed"}},
+			"forgesync 1 (pid 7): idle, up 3.0 s\n" +
+				"last sync: 2026-12-03 07:00:00, refused in 6 ms\n  error: x: pack is not installed\n" +
+				"packs: 0 installed, 0 enabled; 0 pieces, 0 lifts; 0 of 256 doors in enabled packs; 0 rejected archives\n"},
+	}
+	for _, tc := range cases {
+		var b strings.Builder
+		WriteStatus(&b, tc.st, nil)
+		if b.String() != tc.want {
+			t.Errorf("WriteStatus =\n%s\nwant\n%s", b.String(), tc.want)
+		}
+	}
+}
+
+// TestCountsInWords: each count in the events and the history says one
+// thing in the singular.
+func TestCountsInWords(t *testing.T) {
+	fp := "sha256:" + strings.Repeat("ab", 32)
+	for _, tc := range []struct{ got, want string }{
+		{Describe(ArchiveSeen{Archive: "a.zip", Size: 1}), "claimed a.zip (1 byte)"},
+		{Describe(InventoryPublished{Files: []string{"installed.txt"}, Packs: 1}), "published installed.txt (1 enabled pack)"},
+		{Describe(GenerationRecorded{N: 2, Cause: "drop", Packs: 1, Fingerprint: fp}), "generation 2 (drop): 1 pack, " + fp},
+		{Describe(SyncFinished{Trigger: "watch", Archives: []string{"a.zip"}, Results: map[Result]int{ResultInstalled: 1}, Fingerprint: fp}),
+			"sync finished (watch) in 0 s: 1 installed; " + fp},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("got  %q\nwant %q", tc.got, tc.want)
+		}
+	}
+	var b strings.Builder
+	WriteHistory(&b, &History{Current: 1, KeptBytes: 1, Generations: []HistoryGeneration{{Generation: Generation{N: 1, Cause: "drop",
+		Fingerprint: fp, Time: time.Date(2026, 12, 3, 7, 0, 0, 0, time.Local), Packs: []GenerationPack{{ID: "a", Version: "1.0.0", Enabled: true}}}}}})
+	want := "generation 1 (current)  2026-12-03 07:00:00  drop  1 pack, 1 enabled  " + fp + "\nkept archives: 1 B\n"
+	if b.String() != want {
+		t.Errorf("WriteHistory =\n%s\nwant\n%s", b.String(), want)
 	}
 }

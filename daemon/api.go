@@ -35,6 +35,20 @@ type Backend interface {
 	Rollback(ctx context.Context, n int) (*api.Summary, error)
 }
 
+// Retrier is a [Backend] that can move rejected archives back into drop
+// and process them (POST /v1/rejections/retry); a Backend without it
+// answers that endpoint 404.
+type Retrier interface {
+	Retry(ctx context.Context, archives []string, all bool) (*api.Summary, error)
+}
+
+// Installer is a [Backend] that installs an archive a command copied into
+// drop/.install/ (POST /v1/install); a Backend without it answers that
+// endpoint 404.
+type Installer interface {
+	InstallHanded(ctx context.Context, archive string, force bool) (*api.Summary, error)
+}
+
 // Error codes of the JSON error body {"error":{"code":…,"message":…}}.
 const (
 	CodeNotFound         = "not_found"
@@ -58,8 +72,14 @@ type APIError struct {
 	Message string // what went wrong, in plain words
 }
 
+// Error is the daemon's message alone: it is a sentence for the person at
+// the command line, who has no use for the method, path, code or status
+// (the fields hold them). An answer without a message says its status.
 func (e *APIError) Error() string {
-	return fmt.Sprintf("daemon: %s (%d %s): %s", e.Code, e.Status, http.StatusText(e.Status), e.Message)
+	if e.Message != "" {
+		return e.Message
+	}
+	return fmt.Sprintf("the daemon answered %d %s without saying why; its log may tell (forgesync service status)", e.Status, http.StatusText(e.Status))
 }
 
 // Is reports whether the error's code is the one target stands for, so

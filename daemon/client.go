@@ -142,6 +142,39 @@ func (c *Client) Rollback(ctx context.Context, n int) (*api.Summary, error) {
 	return &res, nil
 }
 
+// Install asks the daemon to install the archive a command copied to
+// drop/.install/FOLDER/NAME, named "FOLDER/NAME", and waits for the result.
+func (c *Client) Install(ctx context.Context, archive string, force bool) (*api.Summary, error) {
+	body, _ := json.Marshal(api.Install{Archive: archive, Force: force})
+	resp, err := c.sendBody(ctx, http.MethodPost, "/v1/install", body)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var res api.Summary
+	if err := json.NewDecoder(io.LimitReader(resp.Body, maxAnswerBytes)).Decode(&res); err != nil {
+		return nil, fmt.Errorf("daemon %s: POST /v1/install: decode answer: %w", c.path, err)
+	}
+	return &res, nil
+}
+
+// Retry asks the daemon to move rejected archives back into drop (all of
+// them with all) and process them, and waits for the result; a name not
+// in drop/rejected/ gives an error matching [api.ErrNotFound].
+func (c *Client) Retry(ctx context.Context, archives []string, all bool) (*api.Summary, error) {
+	body, _ := json.Marshal(api.Retry{Archives: archives, All: all})
+	resp, err := c.sendBody(ctx, http.MethodPost, "/v1/rejections/retry", body)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var res api.Summary
+	if err := json.NewDecoder(io.LimitReader(resp.Body, maxAnswerBytes)).Decode(&res); err != nil {
+		return nil, fmt.Errorf("daemon %s: POST /v1/rejections/retry: decode answer: %w", c.path, err)
+	}
+	return &res, nil
+}
+
 func (c *Client) mutate(ctx context.Context, method, path string) (*api.Summary, error) {
 	var res api.Summary
 	if err := c.do(ctx, method, path, &res); err != nil {
@@ -209,7 +242,8 @@ func (c *Client) do(ctx context.Context, method, path string, v any) error {
 }
 
 // send sends a request and returns the answer when it is a success, or an
-// [*APIError] made from the error body.
+// [*APIError] made from the error body, whose text is the daemon's message
+// alone.
 func (c *Client) send(ctx context.Context, method, path string) (*http.Response, error) {
 	return c.sendBody(ctx, method, path, nil)
 }
@@ -250,5 +284,5 @@ func (c *Client) sendBody(ctx context.Context, method, path string, reqBody []by
 	if json.Unmarshal(b, &eb) == nil && eb.Error.Code != "" {
 		ae.Code, ae.Message = eb.Error.Code, eb.Error.Message
 	}
-	return nil, fmt.Errorf("%s %s: %w", method, path, ae)
+	return nil, ae // the daemon's message says what, why and what to do
 }

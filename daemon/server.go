@@ -201,6 +201,8 @@ func (s *server) routes() http.Handler {
 	mux.Handle("/v1/events", s.handle(map[string]handlerFunc{http.MethodGet: s.getEvents}))
 	mux.Handle("/v1/history", s.handle(map[string]handlerFunc{http.MethodGet: s.getHistory}))
 	mux.Handle("/v1/rollback", s.handle(map[string]handlerFunc{http.MethodPost: s.postRollback}))
+	mux.Handle("/v1/install", s.handle(map[string]handlerFunc{http.MethodPost: s.postInstall}))
+	mux.Handle("/v1/rejections/retry", s.handle(map[string]handlerFunc{http.MethodPost: s.postRetry}))
 	s.setRoutes(mux)
 	mux.Handle("/", s.handle(nil))
 	return mux
@@ -231,7 +233,7 @@ func (s *server) handleLimit(methods map[string]handlerFunc, maxBody int64) http
 		switch h, ok := methods[method]; {
 		case methods == nil:
 			err = &APIError{Status: http.StatusNotFound, Code: CodeNotFound,
-				Message: fmt.Sprintf("no endpoint %s; the status socket serves /v1/status, /v1/packs, /v1/packs/{id}, /v1/rejections, /v1/sync, /v1/events, /v1/history, /v1/rollback, /v1/set, /v1/set/diff, /v1/set/apply and /v1/set/check (api/openapi.yaml describes each)", r.URL.Path)}
+				Message: fmt.Sprintf("no endpoint %s; the status socket serves /v1/status, /v1/packs, /v1/packs/{id}, /v1/rejections, /v1/sync, /v1/events, /v1/history, /v1/rollback, /v1/install, /v1/rejections/retry, /v1/set, /v1/set/diff, /v1/set/apply and /v1/set/check (api/openapi.yaml describes each)", r.URL.Path)}
 		case !ok:
 			w.Header().Set("Allow", strings.Join(allow, ", "))
 			err = &APIError{Status: http.StatusMethodNotAllowed, Code: CodeMethodNotAllowed,
@@ -453,6 +455,51 @@ func (s *server) postRollback(w http.ResponseWriter, r *http.Request) error {
 		return &APIError{Status: http.StatusBadRequest, Code: CodeInvalid, Message: fmt.Sprintf("generation %d: %s", body.Generation, hint)}
 	}
 	res, err := s.b.Rollback(r.Context(), body.Generation)
+	if err != nil {
+		return err
+	}
+	s.writeJSON(w, http.StatusOK, res)
+	return nil
+}
+
+// postInstall answers POST /v1/install {"archive": "FOLDER/NAME", "force": B}.
+func (s *server) postInstall(w http.ResponseWriter, r *http.Request) error {
+	const hint = `send {"archive": "FOLDER/NAME", "force": true|false} for a copy in drop/.install/FOLDER/NAME`
+	in, ok := s.b.(Installer)
+	if !ok {
+		return &APIError{Status: http.StatusNotFound, Code: CodeNotFound, Message: "this daemon does not install archives on request"}
+	}
+	var body api.Install
+	if err := s.readBody(w, r, &body, hint); err != nil {
+		return err
+	}
+	if body.Archive == "" {
+		return &APIError{Status: http.StatusBadRequest, Code: CodeInvalid, Message: "request body: no archive; " + hint}
+	}
+	res, err := in.InstallHanded(r.Context(), body.Archive, body.Force)
+	if err != nil {
+		return err
+	}
+	s.writeJSON(w, http.StatusOK, res)
+	return nil
+}
+
+// postRetry answers POST /v1/rejections/retry {"archives": [NAME…]} or
+// {"all": true}.
+func (s *server) postRetry(w http.ResponseWriter, r *http.Request) error {
+	const hint = `send {"archives": ["NAME", …]} (names in drop/rejected/) or {"all": true}`
+	rt, ok := s.b.(Retrier)
+	if !ok {
+		return &APIError{Status: http.StatusNotFound, Code: CodeNotFound, Message: "this daemon does not retry rejected archives"}
+	}
+	var body api.Retry
+	if err := s.readBody(w, r, &body, hint); err != nil {
+		return err
+	}
+	if body.All == (len(body.Archives) > 0) {
+		return &APIError{Status: http.StatusBadRequest, Code: CodeInvalid, Message: "request body: name the archives or say all, not both or neither; " + hint}
+	}
+	res, err := rt.Retry(r.Context(), body.Archives, body.All)
 	if err != nil {
 		return err
 	}

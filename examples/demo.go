@@ -17,6 +17,13 @@ import (
 // clear it and nothing else is ever cleared.
 const demoMarker = ".forgesync-demo"
 
+// PreviousDemo reports whether root holds a demo laid out before, which
+// LayOutDemo clears to start over.
+func PreviousDemo(root string) bool {
+	_, err := os.Stat(filepath.Join(root, demoMarker))
+	return err == nil
+}
+
 // LayOutDemo prepares root for `forgesync demo` and returns the path of
 // its config file: a game folder (drop, Mods, paks, state) with the MJOLNIR
 // mods at the versions the gates need, every example pack dropped in as a
@@ -65,7 +72,9 @@ func LayOutDemo(root string) (string, error) {
 		return "", err
 	}
 	cfgPath := filepath.Join(root, "forgesync.toml")
-	text := "# written by forgesync demo\n[paths]\nmods = \"mods\"\npaks = \"paks\"\nstate = \"state\"\n\n[watch]\nsettle = \"300ms\"\nrescan = \"30s\"\n"
+	// No native module: the demo has no game to load it, and a `go run`
+	// binary has no release bundle beside it to deploy from.
+	text := "# written by forgesync demo\n[paths]\nmods = \"mods\"\npaks = \"paks\"\nstate = \"state\"\n\n[watch]\nsettle = \"300ms\"\nrescan = \"30s\"\n\n[deploy]\nnative = false\n"
 	if err := os.WriteFile(cfgPath, []byte(text), 0o644); err != nil {
 		return "", err
 	}

@@ -16,6 +16,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/mjolnir-forge/forgesync/api"
@@ -35,10 +37,6 @@ var (
 	// could not deploy the scripts or the module: the summary's warnings
 	// say what failed.
 	ErrDeploy = errors.New("deploy failed")
-	// ErrDaemonRunning is returned by Install when a daemon holds the
-	// state: it installs what is dropped, and only a stopped daemon lets
-	// a command install with force.
-	ErrDaemonRunning = errors.New("a daemon is running and holds the state")
 )
 
 // probeWait bounds the wait for a daemon's answer to a probe.
@@ -213,18 +211,74 @@ func (m *Machine) Sync(ctx context.Context) (*api.Summary, error) {
 	return sum, m.deploy(ctx, sum)
 }
 
-// Install installs one archive from anywhere, locally: a running daemon
-// refuses it with [ErrDaemonRunning] and says what to do instead.
+// Install installs one archive from anywhere. A running daemon installs
+// it: the archive is copied into a new folder under drop/.install/ (the
+// daemon reads nothing outside drop on a client's word), installed by the
+// daemon, and the copy removed; else it is installed locally.
 func (m *Machine) Install(ctx context.Context, archive string, force bool) (*api.Summary, error) {
-	if m.Daemon(ctx) != nil {
-		return nil, fmt.Errorf("%w: copy %s into %s and it installs it,\n"+
-			"or stop the daemon (forgesync service stop) to install with --force", ErrDaemonRunning, archive, m.opts.Config.Paths.Drop)
+	if c := m.Daemon(ctx); c != nil {
+		return m.installHanded(ctx, c, archive, force)
 	}
 	p, err := m.local(ctx)
 	if err != nil {
 		return nil, err
 	}
 	return p.Install(ctx, archive, force)
+}
+
+// installHanded hands archive to the daemon through drop/.install/.
+func (m *Machine) installHanded(ctx context.Context, c *daemon.Client, archive string, force bool) (*api.Summary, error) {
+	in, err := os.Open(archive)
+	if err != nil {
+		return nil, fmt.Errorf("install: %w", err)
+	}
+	defer in.Close()
+	base := filepath.Join(m.opts.Config.Paths.Drop, pipeline.InstallDir)
+	if err := os.MkdirAll(base, 0o755); err != nil {
+		return nil, fmt.Errorf("install %s: hand it to the daemon: %w", archive, err)
+	}
+	dir, err := os.MkdirTemp(base, "")
+	if err != nil {
+		return nil, fmt.Errorf("install %s: hand it to the daemon: %w", archive, err)
+	}
+	defer os.RemoveAll(dir)
+	name := filepath.Base(archive)
+	out, err := os.OpenFile(filepath.Join(dir, name), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("install %s: hand it to the daemon: %w", archive, err)
+	}
+	_, err = io.Copy(out, in)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("install %s: copy it to %s for the daemon: %w", archive, dir, err)
+	}
+	// The daemon may have made the folder its own (a service): let it read.
+	_ = os.Chmod(dir, 0o755)
+	sum, err := c.Install(ctx, filepath.Base(dir)+"/"+name, force)
+	return sum, refusedIf(err, daemonRefusals...)
+}
+
+// Retry moves rejected archives back from drop/rejected/ into drop (all
+// of them with all) and processes drop: through the daemon, or else
+// locally under the lock, like Sync. A name not in drop/rejected/ is a
+// refusal.
+func (m *Machine) Retry(ctx context.Context, archives []string, all bool) (*api.Summary, error) {
+	if c := m.Daemon(ctx); c != nil {
+		sum, err := c.Retry(ctx, archives, all)
+		return sum, refusedIf(err, daemonRefusals...)
+	}
+	p, err := m.local(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sum, err := p.RetrySync(ctx, archives, all)
+	if err != nil {
+		return nil, refusedIf(err, pipeline.ErrNotRejected)
+	}
+	sum = m.rec.Merge(sum)
+	return sum, m.deploy(ctx, sum)
 }
 
 // Enable enables an installed pack.

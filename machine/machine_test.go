@@ -130,9 +130,19 @@ func TestThroughDaemon(t *testing.T) {
 	if packs, err := m.Packs(t.Context()); err != nil || len(packs) != 0 {
 		t.Errorf("Packs through the daemon = %v, %v", packs, err)
 	}
-	_, err := m.Install(t.Context(), "x.zip", false)
-	if !errors.Is(err, ErrDaemonRunning) || !strings.Contains(err.Error(), "copy x.zip into "+opts.Config.Paths.Drop) {
-		t.Errorf("Install beside a daemon = %v; want ErrDaemonRunning naming the drop folder", err)
+	// Install goes through the daemon, by a copy under drop/.install/
+	// that it removes afterwards.
+	junk := filepath.Join(t.TempDir(), "x.zip")
+	os.WriteFile(junk, []byte("not an archive"), 0o644)
+	sum, err := m.Install(t.Context(), junk, true)
+	if err != nil || len(sum.Outcomes) != 1 || sum.Outcomes[0].Archive != "x.zip" || sum.Outcomes[0].Result != api.ResultRejected {
+		t.Errorf("Install(junk) through the daemon = %+v, %v; want x.zip rejected", sum, err)
+	}
+	if left, _ := os.ReadDir(filepath.Join(opts.Config.Paths.Drop, ".install")); len(left) != 0 {
+		t.Errorf("drop/.install holds %v after the install; want nothing", left)
+	}
+	if _, err := m.Install(t.Context(), filepath.Join(t.TempDir(), "gone.zip"), false); err == nil || !strings.Contains(err.Error(), "gone.zip") {
+		t.Errorf("Install(a missing file) through the daemon = %v; want an error naming it", err)
 	}
 	m.Close()
 	cancel()

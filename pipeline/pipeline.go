@@ -265,6 +265,7 @@ func (p *Pipeline) Claim(ctx context.Context, names []string) (*Summary, error) 
 // claim is Claim for a pass trigger started.
 func (p *Pipeline) claim(ctx context.Context, names []string, trigger string) (*Summary, error) {
 	p.startPass(trigger, names)
+	p.tidyRejected()
 	p.unclaimed = nil
 	r := p.passRenamer()
 	p.pass = &r

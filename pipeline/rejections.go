@@ -2,9 +2,12 @@ package pipeline
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -100,12 +103,17 @@ func (p *Pipeline) recordRejection(rec rejection.Record) error {
 		return r.Archive == rec.Archive || errors.Is(err, fs.ErrNotExist)
 	})
 	recs = append(recs, rec)
+	return writeRejections(p.store.Dir, recs)
+}
+
+// writeRejections replaces the records of rejected archives with recs.
+func writeRejections(state string, recs []rejection.Record) error {
 	slices.SortFunc(recs, func(a, b rejection.Record) int { return strings.Compare(a.Archive, b.Archive) })
 	data, err := json.MarshalIndent(rejectionsDoc{Format: rejectionsFormat, Version: 1, Rejections: storeRejections(recs)}, "", "  ")
 	if err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(p.store.Path(rejectionsFile), append(data, '\n'), 0o600)
+	return atomicfile.WriteFile(filepath.Join(state, rejectionsFile), append(data, '\n'), 0o600)
 }
 
 // Rejections lists the archives in drop/rejected/ that have their note
@@ -143,4 +151,69 @@ func Rejections(drop, state string) ([]rejection.Record, error) {
 	}
 	slices.SortStableFunc(out, func(a, b rejection.Record) int { return b.Time.Compare(a.Time) })
 	return out, err
+}
+
+// tidyRejected removes, with their records, the notes in drop/rejected/
+// whose archive is gone (the player deleted or moved it) or is installed
+// now from the same bytes (forced, or retried under another name): status
+// then lists only what is still refused. Only an archive whose pack and
+// version are installed is hashed. A failure is logged: the next pass
+// tries again.
+func (p *Pipeline) tidyRejected() {
+	dir := filepath.Join(p.opts.Drop, RejectedDir)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return // no drop/rejected/ yet
+	}
+	recs, _ := loadRejections(p.store.Dir)
+	byName := map[string]rejection.Record{}
+	for _, r := range recs {
+		byName[r.Archive] = r
+	}
+	st, err := p.state()
+	if err != nil {
+		return
+	}
+	var stale []string
+	for _, e := range entries {
+		name, ok := strings.CutSuffix(e.Name(), ".txt")
+		if !ok || !e.Type().IsRegular() {
+			continue
+		}
+		archive := filepath.Join(dir, name)
+		if _, err := os.Lstat(archive); errors.Is(err, fs.ErrNotExist) {
+			stale = append(stale, name)
+			continue
+		}
+		rec, ok := byName[name]
+		if inst := st.Find(rec.Pack); ok && inst != nil && inst.Version == rec.Version && fileSHA256(archive) == inst.ArchiveSHA256 {
+			stale = append(stale, name)
+		}
+	}
+	if len(stale) == 0 {
+		return
+	}
+	for _, name := range stale {
+		if err := removeIfExists(filepath.Join(dir, name+".txt")); err != nil {
+			p.log.Warn("could not remove the note of a rejected archive that is gone or installed", "archive", name, "err", err)
+		}
+	}
+	if err := p.forgetRejections(stale); err != nil {
+		p.log.Warn("could not update the list of rejected archives", "err", err)
+	}
+}
+
+// fileSHA256 returns the lower-case hex SHA-256 of the file at path, or ""
+// when it cannot be read.
+func fileSHA256(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return ""
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }

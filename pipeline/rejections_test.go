@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -32,7 +33,7 @@ func TestRejectionReasonsAreData(t *testing.T) {
 		t.Fatalf("reasons = %+v; want the travel_m rule with its path, line and value", reasons)
 	}
 	note, err := os.ReadFile(filepath.Join(e.drop, RejectedDir, "bad.zip.txt"))
-	if want := rejection.Note("bad.zip", at, reasons); err != nil || string(note) != string(want) {
+	if want := rejection.Note("bad.zip", "bad.zip", at, reasons); err != nil || string(note) != string(want) {
 		t.Fatalf("bad.zip.txt = %q, %v; want %q", note, err, want)
 	}
 	p.Close()
@@ -66,5 +67,38 @@ func TestRejectionReasonsAreData(t *testing.T) {
 	recs, err := loadRejections(e.state)
 	if err != nil || len(recs) != 1 || recs[0].Archive != "junk.zip" {
 		t.Fatalf("records = %+v, %v; want only junk.zip", recs, err)
+	}
+}
+
+// TestNoteOfAnInstallRuleRejection: an archive refused because the same
+// version is installed from other bytes is valid; its note says how to
+// force it, under the name it has in drop/rejected/, and not that scan
+// shows the same verdict.
+func TestNoteOfAnInstallRuleRejection(t *testing.T) {
+	e := newEnv(t)
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	opts := e.options()
+	opts.Now = func() time.Time { return at }
+	p, _, err := Open(t.Context(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	e.dropPack(t, "a.zip", spec{id: "pack-a", version: "1.0.0"})
+	if _, err := p.Sync(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	e.dropPack(t, "a.zip", spec{id: "pack-a", version: "1.0.0", salt: "other bytes"})
+	if _, err := p.Sync(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	note, err := os.ReadFile(filepath.Join(e.drop, RejectedDir, "a.zip.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "\nThe pack itself is valid (`forgesync scan` finds nothing wrong in it): the packs installed now refuse it.\n" +
+		"To replace the installed copy with this one: forgesync install --force a.zip (in drop/rejected/)\n"
+	if !strings.HasSuffix(string(note), want) || strings.Contains(string(note), "same verdict") {
+		t.Errorf("note =\n%s\nwant it to end with\n%s", note, want)
 	}
 }

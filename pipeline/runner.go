@@ -244,7 +244,7 @@ func socketError(sum *Summary, err error) (*Summary, error) {
 	switch {
 	case err == nil:
 		return sum, nil
-	case errors.Is(err, ErrNotInstalled), errors.Is(err, ErrNoGeneration):
+	case errors.Is(err, ErrNotInstalled), errors.Is(err, ErrNoGeneration), errors.Is(err, ErrNotRejected):
 		return nil, kindError{err, api.ErrNotFound}
 	case errors.Is(err, ErrRefused), errors.Is(err, ErrNoArchive), errors.Is(err, ErrArchiveMismatch):
 		return nil, kindError{err, api.ErrConflict}
@@ -264,7 +264,7 @@ func (r *Runner) report(sum *Summary, err error, start time.Time) {
 	info := &api.LastSync{Time: start.UTC(), DurationSeconds: time.Since(start).Seconds(), Result: "ok"}
 	state := api.StateIdle
 	switch {
-	case err != nil && (errors.Is(err, ErrNotInstalled) || errors.Is(err, ErrRefused) || errors.Is(err, ErrNoGeneration)):
+	case err != nil && (errors.Is(err, ErrNotInstalled) || errors.Is(err, ErrRefused) || errors.Is(err, ErrNoGeneration) || errors.Is(err, ErrNotRejected)):
 		info.Result, info.Error = "refused", err.Error()
 	case err != nil:
 		info.Result, info.Error, state = "error", err.Error(), api.StateError
@@ -283,6 +283,14 @@ func (r *Runner) report(sum *Summary, err error, start time.Time) {
 		info.Result, info.Error = "waiting", strings.Join(why, "; ")
 	case sum.Rejected():
 		info.Result = "rejected"
+	}
+	if err == nil && sum != nil {
+		for _, o := range sum.Outcomes {
+			if info.Results == nil {
+				info.Results = map[api.Result]int{}
+			}
+			info.Results[o.Result]++
+		}
 	}
 	r.refresh(state, info)
 }

@@ -232,7 +232,7 @@ func TestEventsCarryTrueData(t *testing.T) {
 	if !slicesContain(st.Warnings, "native door module missing") {
 		t.Errorf("status warnings %q do not say the module is missing", st.Warnings)
 	}
-	if c := st.Counts; c != (api.Counts{Packs: 2, Enabled: 1, Pieces: 19, Lifts: 17, Doors: 2, Rejected: 1}) {
+	if c := st.Counts; c != (api.Counts{Packs: 2, Enabled: 1, Pieces: 19, Lifts: 17, Doors: 2, EnabledDoors: 2, Rejected: 1}) {
 		t.Errorf("counts = %+v", c)
 	}
 }
@@ -267,6 +267,9 @@ func TestRunnerSerialisesAndSnapshotsNeverWait(t *testing.T) {
 	snap := r.Snapshot()
 	if snap.State != api.StateIdle || len(snap.Packs) != 1 || len(snap.Rejections) != 1 || snap.LastSync.Result != "rejected" {
 		t.Fatalf("snapshot = %+v", snap)
+	}
+	if want := map[api.Result]int{api.ResultInstalled: 1, api.ResultRejected: 1}; !reflect.DeepEqual(snap.LastSync.Results, want) {
+		t.Errorf("last sync results = %v; want %v", snap.LastSync.Results, want)
 	}
 	if len(snap.Rejections[0].Reasons) == 0 {
 		t.Fatalf("rejection without reasons: %+v", snap.Rejections[0])
@@ -462,5 +465,23 @@ func TestPackAndPassEvents(t *testing.T) {
 	}
 	if failed == nil || !strings.Contains(failed.Error, "read processing folder") || failed.Fingerprint != "" || failed.Generation != 0 {
 		t.Errorf("the failed pass's sync-finished = %+v; want its error and no fingerprint", failed)
+	}
+}
+
+// TestStatusDoorsOfEnabledPacks: status counts the doors of every pack,
+// and apart those of the enabled packs, which the 256-door limit counts.
+func TestStatusDoorsOfEnabledPacks(t *testing.T) {
+	e := newEnv(t)
+	r := startRunner(t, e.options(), RunnerOptions{})
+	e.dropPack(t, "a.zip", spec{id: "pack-a", version: "1.0.0", doors: 3})
+	e.dropPack(t, "b.zip", spec{id: "pack-b", version: "1.0.0", doors: 2})
+	if _, err := r.Sync(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Disable(t.Context(), "pack-a"); err != nil {
+		t.Fatal(err)
+	}
+	if c := r.Status().Counts; c.Doors != 5 || c.EnabledDoors != 2 || c.Enabled != 1 {
+		t.Errorf("counts = %+v; want 5 doors, 2 of them in the one enabled pack", c)
 	}
 }

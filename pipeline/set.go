@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/mjolnir-forge/forgesync/api"
@@ -34,6 +35,16 @@ var (
 	// the state does not keep.
 	ErrNoGeneration = errors.New("no such generation")
 )
+
+// sentence is a refusal whose text is one whole sentence for the player:
+// it matches kind (errors.Is) without repeating kind's words.
+type sentence struct {
+	text string
+	kind error
+}
+
+func (s sentence) Error() string { return s.text }
+func (s sentence) Unwrap() error { return s.kind }
 
 // ArchiveSource finds the archive of a pinned pack that the store does not
 // keep (a finished download, the cache): it returns the path of a local
@@ -104,20 +115,27 @@ func (p *Pipeline) Rollback(ctx context.Context, n int) (*Summary, error) {
 	gens := st.Generations
 	if n == 0 {
 		if len(gens) < 2 {
-			return nil, fmt.Errorf("rollback: there is no generation before the current one (see `forgesync history`): %w", ErrNoGeneration)
+			return nil, sentence{"there is no generation before the current one to roll back to (see `forgesync history`)", ErrNoGeneration}
 		}
 		n = gens[len(gens)-2].N
 	}
 	i := slices.IndexFunc(gens, func(g installer.Generation) bool { return g.N == n })
 	if i < 0 {
 		kept := "none"
-		if len(gens) > 0 {
+		switch {
+		case len(gens) == 1:
+			kept = strconv.Itoa(gens[0].N)
+		case len(gens) > 1:
 			kept = fmt.Sprintf("%d to %d", gens[0].N, gens[len(gens)-1].N)
 		}
-		return nil, fmt.Errorf("rollback: generation %d is not kept (kept: %s; see `forgesync history`): %w", n, kept, ErrNoGeneration)
+		return nil, sentence{fmt.Sprintf("generation %d is not kept (kept: %s; see `forgesync history`)", n, kept), ErrNoGeneration}
 	}
 	sc := &setChange{PendingSet: installer.PendingSet{Cause: CauseRollback, Prune: true, Packs: slices.Clone(gens[i].Packs)}}
-	return p.transact(ctx, &change{set: sc}, false, nil, CauseRollback)
+	sum, err := p.transact(ctx, &change{set: sc}, false, nil, CauseRollback)
+	if sum != nil {
+		sum.RolledBackTo = n
+	}
+	return sum, err
 }
 
 // prepared is a pinned archive extracted and validated for a set apply.

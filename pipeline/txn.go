@@ -844,7 +844,7 @@ func (t *txn) reject(name string, out Outcome, reasons []rejection.Reason, fromI
 		if err := p.recordRejection(rec); err != nil {
 			return fmt.Errorf("reject %s: %w", name, err)
 		}
-		if err := atomicfile.WriteFile(filepath.Join(dir, target+".txt"), rejection.Note(name, now, reasons), 0o644); err != nil {
+		if err := atomicfile.WriteFile(filepath.Join(dir, target+".txt"), rejection.Note(name, target, now, reasons), 0o644); err != nil {
 			return fmt.Errorf("reject %s: %w", name, err)
 		}
 		p.step("reject:" + name)

@@ -32,12 +32,13 @@ func (r *Runner) Status() api.Status {
 		st.Counts.Packs++
 		if p.Enabled {
 			st.Counts.Enabled++
+			st.Counts.EnabledDoors += p.Manifest.Doors()
 		}
 		st.Counts.Pieces += len(p.Manifest.Pieces)
 		st.Counts.Lifts += p.Manifest.Lifts()
 		st.Counts.Doors += p.Manifest.Doors()
 	}
-	st.Counts.Rejected = len(s.Rejections)
+	st.Counts.Rejected = len(r.Rejections())
 	if s.History != nil {
 		st.Generation, st.KeptArchiveBytes = s.History.Current, s.History.KeptBytes
 	}
@@ -70,8 +71,14 @@ func (r *Runner) Packs() []api.Pack {
 	return out
 }
 
-// Rejections returns the rejected archives from the latest snapshot.
+// Rejections returns the rejected archives as drop/rejected/ holds them
+// now (a player may delete or move one between passes), or else as the
+// latest snapshot saw them. It never waits for the writer: the records
+// are replaced atomically.
 func (r *Runner) Rejections() []rejection.Record {
+	if rej, err := Rejections(r.p.opts.Drop, r.p.store.Dir); err == nil {
+		return rej
+	}
 	return r.Snapshot().Rejections
 }
 

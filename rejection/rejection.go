@@ -9,6 +9,7 @@
 package rejection
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -142,13 +143,62 @@ type Record struct {
 
 // Note renders the text file written beside a rejected archive: which
 // archive, when, every reason on a line of its own, and what to do; the
-// archive's name and the reasons are escaped (see Escape).
-func Note(archive string, at time.Time, reasons []Reason) []byte {
+// archive's name and the reasons are escaped (see Escape). archive is the
+// name it was dropped as, rejectedAs its name in drop/rejected/. What to
+// do fits the reasons: a pack refused by the install rules alone (SPEC §4)
+// is valid, and the note says how to change the installed packs or force
+// it instead of sending the player to scan, which finds nothing wrong.
+func Note(archive, rejectedAs string, at time.Time, reasons []Reason) []byte {
 	var b strings.Builder
 	b.WriteString("forgesync rejected " + Escape(archive) + " on " + at.UTC().Format(time.RFC3339) + ":\n")
 	for _, r := range reasons {
 		b.WriteString("- " + r.String() + "\n")
 	}
-	b.WriteString("\nFix the pack and drop it again; `forgesync scan FILE` shows the same verdict.\n")
+	hints := installHints(reasons, Escape(rejectedAs))
+	if len(hints) == 0 {
+		b.WriteString("\nFix the pack and drop it again; `forgesync scan FILE` shows the same verdict.\n")
+		return []byte(b.String())
+	}
+	b.WriteString("\nThe pack itself is valid (`forgesync scan` finds nothing wrong in it): the packs installed now refuse it.\n")
+	for _, h := range hints {
+		b.WriteString(h + "\n")
+	}
 	return []byte(b.String())
+}
+
+// The install rules of SPEC §4 (inventory names them; this package imports
+// nothing of the project).
+const (
+	ruleSameVersion = "same-version-other-bytes"
+	ruleDowngrade   = "downgrade"
+	ruleTagClash    = "tag-owned"
+	ruleClassClash  = "class-owned"
+	ruleDoorLimit   = "door-limit"
+)
+
+// installHints says what to do about each install rule the reasons break,
+// once per hint, in the reasons' order; none when a reason breaks another
+// rule (the pack itself is at fault) or there are no reasons.
+func installHints(reasons []Reason, name string) []string {
+	var hints []string
+	add := func(h string) {
+		if !slices.Contains(hints, h) {
+			hints = append(hints, h)
+		}
+	}
+	for _, r := range reasons {
+		switch r.Rule {
+		case ruleSameVersion:
+			add("To replace the installed copy with this one: forgesync install --force " + name + " (in drop/rejected/)")
+		case ruleDowngrade:
+			add("To go back to this older version: forgesync install --force " + name + " (in drop/rejected/)")
+		case ruleTagClash, ruleClassClash:
+			add("Remove the pack that owns the tag or class (forgesync remove ID), then: forgesync retry " + name)
+		case ruleDoorLimit:
+			add("Disable a pack with doors (forgesync disable ID), then: forgesync retry " + name)
+		default:
+			return nil
+		}
+	}
+	return hints
 }

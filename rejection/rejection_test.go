@@ -28,7 +28,7 @@ func TestReasonString(t *testing.T) {
 
 func TestNote(t *testing.T) {
 	at := time.Date(2026, 3, 4, 5, 6, 7, 0, time.FixedZone("X", 3600))
-	got := string(Note("bad.zip", at, []Reason{
+	got := string(Note("bad.zip", "bad.zip", at, []Reason{
 		{File: "content/x.dll", Path: "content/x.dll", Rule: "not allowed in a pack", Message: "not allowed in a pack"},
 		{File: "forgepack.json", Path: "id", Line: 2, Column: 9, Rule: "pattern", Value: `"A"`, Message: "must be a pack slug"},
 	}))
@@ -63,7 +63,7 @@ func TestEscape(t *testing.T) {
 
 func TestNoteEscapesControls(t *testing.T) {
 	at := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
-	got := string(Note("evil\x1b]0;owned\x07.zip", at, []Reason{
+	got := string(Note("evil\x1b]0;owned\x07.zip", "evil\x1b]0;owned\x07.zip", at, []Reason{
 		{File: "content/a\n::error ::forged", Path: "content/a\n::error ::forged", Rule: "not allowed in a pack", Message: "not allowed in a pack"},
 		{File: "forgepack.json", Path: "name", Line: 2, Column: 9, Rule: "pattern", Value: "\"\u202eA\"", Message: "must be plain"},
 	}))
@@ -73,5 +73,38 @@ func TestNoteEscapesControls(t *testing.T) {
 		"\nFix the pack and drop it again; `forgesync scan FILE` shows the same verdict.\n"
 	if got != want {
 		t.Errorf("Note() =\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestNoteFooterFitsTheReason: an archive refused by the install rules
+// alone is a valid pack: its note says so and what to do about the
+// installed packs, not that scan shows the same verdict.
+func TestNoteFooterFitsTheReason(t *testing.T) {
+	at := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
+	head := "forgesync rejected a.zip on 2026-03-04T05:06:07Z:\n"
+	same := Reason{Rule: "same-version-other-bytes", Message: "glass-works 1.0.0 is installed from other bytes"}
+	down := Reason{Rule: "downgrade", Message: "glass-works 1.1.0 is installed, newer than 1.0.0"}
+	tag := Reason{File: "forgepack.json", Path: "pieces[0].tag", Rule: "tag-owned", Message: "the tag is owned by foundry-wide"}
+	doors := Reason{Rule: "door-limit", Message: "the enabled packs would have 257 doors, over 256"}
+	bad := Reason{File: "forgepack.json", Path: "id", Rule: "pattern", Message: "must be a pack slug"}
+	valid := "\nThe pack itself is valid (`forgesync scan` finds nothing wrong in it): the packs installed now refuse it.\n"
+	cases := []struct {
+		reasons []Reason
+		want    string
+	}{
+		{[]Reason{same}, "- glass-works 1.0.0 is installed from other bytes\n" + valid +
+			"To replace the installed copy with this one: forgesync install --force a-2.zip (in drop/rejected/)\n"},
+		{[]Reason{down}, "- glass-works 1.1.0 is installed, newer than 1.0.0\n" + valid +
+			"To go back to this older version: forgesync install --force a-2.zip (in drop/rejected/)\n"},
+		{[]Reason{tag, doors}, "- forgepack.json: pieces[0].tag: the tag is owned by foundry-wide\n- the enabled packs would have 257 doors, over 256\n" + valid +
+			"Remove the pack that owns the tag or class (forgesync remove ID), then: forgesync retry a-2.zip\n" +
+			"Disable a pack with doors (forgesync disable ID), then: forgesync retry a-2.zip\n"},
+		{[]Reason{bad, tag}, "- forgepack.json: id: must be a pack slug\n- forgepack.json: pieces[0].tag: the tag is owned by foundry-wide\n" +
+			"\nFix the pack and drop it again; `forgesync scan FILE` shows the same verdict.\n"},
+	}
+	for _, tc := range cases {
+		if got := string(Note("a.zip", "a-2.zip", at, tc.reasons)); got != head+tc.want {
+			t.Errorf("Note(%v) =\n%s\nwant\n%s", tc.reasons, got, head+tc.want)
+		}
 	}
 }

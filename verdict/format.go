@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mjolnir-forge/forgesync/internal/plural"
 	"github.com/mjolnir-forge/forgesync/rejection"
 )
 
@@ -91,10 +92,10 @@ func WriteText(w io.Writer, r *Report) error {
 	name = rejection.Escape(name)
 	if r.Valid {
 		m := r.Manifest
-		fmt.Fprintf(&b, "%s: valid (%d pieces, %d lifts, %d doors, %d surface packages)\n",
-			name, len(m.Pieces), m.Lifts(), m.Doors(), len(m.RequiredPackages()))
+		fmt.Fprintf(&b, "%s: valid (%s, %s, %s, %s)\n", name, plural.Count(len(m.Pieces), "piece"),
+			plural.Count(m.Lifts(), "lift"), plural.Count(m.Doors(), "door"), plural.Count(len(m.RequiredPackages()), "surface package"))
 	} else {
-		fmt.Fprintf(&b, "%s: invalid, %d problem(s)\n", name, len(r.Problems))
+		fmt.Fprintf(&b, "%s: invalid, %s\n", name, plural.Count(len(r.Problems), "problem"))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -36,7 +36,7 @@ func TestTextOrderAndRuleIDs(t *testing.T) {
 		dir + "/forgepack.json:3:9: id: must be a pack slug: 3–48 bytes of [a-z0-9] with single '-' between them, got \"Lockout\" [format]\n" +
 		dir + "/forgepack.json:8:3: extra: unknown key \"extra\" (allowed: schema, id, version, name, authors, description, pieces, $schema) [unknown-key]\n" +
 		dir + "/forgepack.json:16:29: pieces[0].door.travel_m: must be > 0 and ≤ 16, got 17 [range]\n" +
-		"Lockout 0.3.1: invalid, 6 problem(s)\n"
+		"Lockout 0.3.1: invalid, 6 problems\n"
 	if out.String() != want {
 		t.Fatalf("WriteText =\n%s\nwant\n%s", out.String(), want)
 	}

@@ -60,7 +60,7 @@ func TestMissingPackageSaysWhatItFound(t *testing.T) {
 			" (a surface profile needs it as an export bundle: ExportBundleData, index 0, in a .utoc/.ucas pair under content/); content/ holds: " +
 			holds + " [missing-package]\n"
 	}
-	want := line(glass) + line(green) + "neon-halls 2.0.0: invalid, 2 problem(s)\n"
+	want := line(glass) + line(green) + "neon-halls 2.0.0: invalid, 2 problems\n"
 	if got := textOf(t, dir); got != want {
 		t.Fatalf("scan =\n%s\nwant\n%s", got, want)
 	}

@@ -19,7 +19,7 @@ func TestInitScanPack(t *testing.T) {
 		out  string
 	}{
 		{[]string{"init", "neon-halls"}, cli.ExitOK, "neon-halls: new pack (forgepack.json, README.md, content/)"},
-		{[]string{"scan", "neon-halls"}, cli.ExitOK, "neon-halls 0.1.0: valid (2 pieces, 1 lifts, 1 doors, 0 surface packages)"},
+		{[]string{"scan", "neon-halls"}, cli.ExitOK, "neon-halls 0.1.0: valid (2 pieces, 1 lift, 1 door, 0 surface packages)"},
 		{[]string{"pack", "neon-halls", "-o", "neon-halls-0.1.0.zip"}, cli.ExitOK, "neon-halls 0.1.0: wrote neon-halls-0.1.0.zip (2 files)"},
 		{[]string{"scan", "neon-halls-0.1.0.zip"}, cli.ExitOK, "neon-halls 0.1.0: valid"},
 	}

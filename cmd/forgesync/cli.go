@@ -38,6 +38,7 @@ func commands() []*cli.Command {
 		removeCommand(),
 		historyCommand(),
 		rollbackCommand(),
+		retryCommand(),
 		scanCommand(),
 		packCommand(),
 		initCommand(),

@@ -68,7 +68,7 @@ func TestScanInvalidFolder(t *testing.T) {
 	for _, want := range []string{
 		filepath.Join(dir, "content", "evil.dll") + ": not allowed in a pack",
 		filepath.Join(dir, "forgepack.json") + ":34:29: pieces[2].door.travel_m: must be > 0 and ≤ 16, got 17",
-		"glass-works 2.0.0: invalid, 2 problem(s)",
+		"glass-works 2.0.0: invalid, 2 problems",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("scan output lacks %q:\n%s", want, out)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/config"
 	"github.com/mjolnir-forge/forgesync/examples"
 	"github.com/mjolnir-forge/forgesync/internal/cli"
+	"github.com/mjolnir-forge/forgesync/rejection"
 )
 
 func demoCommand() *cli.Command {
@@ -27,6 +29,9 @@ func demoCommand() *cli.Command {
 			fs.DurationVar(&runFor, "for", 0, "stop after this long (0: until interrupted)")
 		},
 		Run: func(ctx context.Context, e *cli.Env, args []string) int {
+			if examples.PreviousDemo(root) {
+				fmt.Fprintf(e.Stdout, "starting over in %s: the previous demo's folders are cleared\n", rejection.Escape(root))
+			}
 			cfgPath, err := examples.LayOutDemo(root)
 			if err != nil {
 				return e.Fail(err)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -99,7 +100,7 @@ func TestDaemonFollowsSet(t *testing.T) {
 			t.Errorf("POST /v1/set/diff(%.20q) = %+v, %v", body, cmp, err)
 		}
 	}
-	if _, err := cl.SetDiff(t.Context(), []byte("format = \"forgepacks-lock\"\nversion = 9\n")); err == nil || !strings.Contains(err.Error(), "invalid_request") {
+	if _, err := cl.SetDiff(t.Context(), []byte("format = \"forgepacks-lock\"\nversion = 9\n")); !errors.Is(err, api.ErrInvalid) {
 		t.Errorf("POST /v1/set/diff(bad lock) = %v; want invalid_request", err)
 	}
 
@@ -122,7 +123,7 @@ func TestDaemonFollowsSet(t *testing.T) {
 	if reqs := c.take(); len(reqs) != 0 {
 		t.Errorf("apply of a lock in the body made requests %q", reqs)
 	}
-	if _, err := cl.SetApply(t.Context(), api.SetApplyRequest{URL: srv.URL, Lock: string(lock)}); err == nil || !strings.Contains(err.Error(), "invalid_request") {
+	if _, err := cl.SetApply(t.Context(), api.SetApplyRequest{URL: srv.URL, Lock: string(lock)}); !errors.Is(err, api.ErrInvalid) {
 		t.Errorf("POST /v1/set/apply {url, lock} = %v; want invalid_request", err)
 	}
 }

@@ -354,6 +354,14 @@ func TestOpenAPIContract(t *testing.T) {
 	expect(t, c, http.MethodGet, "/v1/packs/no-such-pack", "", http.StatusNotFound)
 	expect(t, c, http.MethodPost, "/v1/packs/no-such-pack/enable", "", http.StatusNotFound)
 	expect(t, c, http.MethodGet, "/v1/rejections", "", http.StatusOK)
+	expect(t, c, http.MethodPost, "/v1/rejections/retry", `{"archives":["no-such.zip"]}`, http.StatusNotFound)
+	expect(t, c, http.MethodPost, "/v1/rejections/retry", `{}`, http.StatusBadRequest)
+	expect(t, c, http.MethodPost, "/v1/rejections/retry", `{"all":true}`, http.StatusOK) // rejected again
+	handed := filepath.Join(g.drop, ".install", "t1")
+	os.MkdirAll(handed, 0o755)
+	os.WriteFile(filepath.Join(handed, "foundry-wide.zip"), exampleZip(t, "foundry-wide"), 0o644)
+	expect(t, c, http.MethodPost, "/v1/install", `{"archive":"t1/foundry-wide.zip","force":true}`, http.StatusOK) // already installed
+	expect(t, c, http.MethodPost, "/v1/install", `{"archive":"../foundry-wide.zip"}`, http.StatusBadRequest)
 	expect(t, c, http.MethodDelete, "/v1/packs/doors-b", "", http.StatusOK)
 	expect(t, c, http.MethodDelete, "/v1/packs/doors-b", "", http.StatusNotFound)
 	expect(t, c, http.MethodGet, "/v1/history", "", http.StatusOK)

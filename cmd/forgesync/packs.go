@@ -12,6 +12,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/internal/cli"
 	"github.com/mjolnir-forge/forgesync/machine"
 	"github.com/mjolnir-forge/forgesync/packset"
+	"github.com/mjolnir-forge/forgesync/rejection"
 )
 
 // lockWait is how long a command waits for another process holding the
@@ -137,6 +138,11 @@ func changeCommand(name, summary string, do func(*machine.Machine, context.Conte
 			sum, err := do(m, ctx, args[0])
 			if err != nil {
 				return e.Fail(err)
+			}
+			if !e.JSON && (name == "enable" || name == "disable") && sum.Generation == 0 && len(sum.Outcomes) == 0 {
+				// Nothing changed: the pack was so already.
+				fmt.Fprintf(e.Stdout, "%s is already %sd\n", rejection.Escape(args[0]), name)
+				return cli.ExitOK
 			}
 			if !e.JSON {
 				by := ""

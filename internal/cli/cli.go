@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/mjolnir-forge/forgesync/config"
+	"github.com/mjolnir-forge/forgesync/internal/plural"
 	"github.com/mjolnir-forge/forgesync/rejection"
 )
 
@@ -285,7 +286,7 @@ func (a Args) check(stderr io.Writer, name string, n int) bool {
 	if a.Want == "" || (n >= a.Min && (a.Max < 0 || n <= a.Max)) {
 		return true
 	}
-	fmt.Fprintf(stderr, "forgesync %s: want %s, got %d argument(s)\n", name, a.Want, n)
+	fmt.Fprintf(stderr, "forgesync %s: want %s, got %s\n", name, a.Want, plural.Count(n, "argument"))
 	return false
 }
 

@@ -64,7 +64,7 @@ func TestRun(t *testing.T) {
 		{"unknown", []string{"nope"}, ExitFailure, "", "forgesync: unknown command \"nope\" (run `forgesync help` for the list)\n"},
 		{"config before the command", []string{"--config", cfg, "version"}, ExitOK, "file " + cfg + "\n", ""},
 		{"json after", []string{"version", "--json"}, ExitOK, "{\n  \"file\": \"\"\n}\n", ""},
-		{"too few arguments", []string{"fail"}, ExitFailure, "", "forgesync fail: want one HOW, got 0 argument(s)\n"},
+		{"too few arguments", []string{"fail"}, ExitFailure, "", "forgesync fail: want one HOW, got 0 arguments\n"},
 		{"refused", []string{"fail", "refused"}, ExitInvalid, "", "forgesync fail: no\n"},
 		{"failed", []string{"fail", "x"}, ExitFailure, "", "forgesync fail: broken\n"},
 		{"flags after arguments", []string{"fail", "refused", "--log-level", "debug"}, ExitInvalid, "", "forgesync fail: no\n"},

@@ -798,13 +798,16 @@ type ArchiveSeenEvent struct {
 // ArchiveSeenEventType The event type; it names the shape of data.
 type ArchiveSeenEventType string
 
-// Counts The sizes of the installed set. pieces, lifts and doors count every installed pack's, enabled or not; the 256-door limit counts the enabled packs' only.
+// Counts The sizes of the installed set. pieces, lifts and doors count every installed pack's, enabled or not; enabled_doors counts the enabled packs' only, as the 256-door limit does.
 type Counts struct {
 	// Doors Door pieces of every installed pack, enabled or not (the 256-door limit counts the enabled packs' only).
 	Doors int `json:"doors"`
 
 	// Enabled Installed packs that are enabled (in installed.txt, doors.txt and lifts.txt).
 	Enabled int `json:"enabled"`
+
+	// EnabledDoors Door pieces of the enabled packs: what the limit of 256 counts.
+	EnabledDoors int `json:"enabled_doors"`
 
 	// Lifts Lift pieces of every installed pack, enabled or not.
 	Lifts int `json:"lifts"`
@@ -1089,6 +1092,9 @@ type LastSync struct {
 
 	// Result ok; rejected (an archive was rejected); waiting (an archive waits for the machine's condition: error says which and why); refused (the install rules refused a request); error (it failed: error says why).
 	Result LastSyncResult `json:"result"`
+
+	// Results The archives' outcomes counted by result; a result no archive had is absent.
+	Results *SyncResults `json:"results,omitempty"`
 
 	// Time When it started.
 	Time time.Time `json:"time"`
@@ -1810,7 +1816,7 @@ type Status struct {
 	// Commit The commit the daemon was built from; absent when unknown.
 	Commit *string `json:"commit,omitempty"`
 
-	// Counts The sizes of the installed set. pieces, lifts and doors count every installed pack's, enabled or not; the 256-door limit counts the enabled packs' only.
+	// Counts The sizes of the installed set. pieces, lifts and doors count every installed pack's, enabled or not; enabled_doors counts the enabled packs' only, as the 256-door limit does.
 	Counts Counts `json:"counts"`
 
 	// Generation The current generation (SPEC §11); 0 before the first.
@@ -1869,6 +1875,9 @@ type Summary struct {
 
 	// Published The inventory files rewritten, in publication order (unchanged files are not).
 	Published []string `json:"published"`
+
+	// RolledBackTo The generation a rollback went back to (the installed set is now equal to it); absent for every other transaction.
+	RolledBackTo *int `json:"rolled_back_to,omitempty"`
 
 	// Set What a set apply or a rollback changed in the installed set.
 	Set *SetResult `json:"set,omitempty"`
@@ -2003,6 +2012,15 @@ type FollowEventsParams struct {
 	Since *int `form:"since,omitempty" json:"since,omitempty"`
 }
 
+// InstallJSONBody defines parameters for Install.
+type InstallJSONBody struct {
+	// Archive FOLDER/NAME: the copy's path under drop/.install/.
+	Archive string `json:"archive"`
+
+	// Force Allow a same-version reinstall from other bytes, or a downgrade.
+	Force *bool `json:"force,omitempty"`
+}
+
 // RemovePackJSONBody defines parameters for RemovePack.
 type RemovePackJSONBody = map[string]interface{}
 
@@ -2011,6 +2029,15 @@ type DisablePackJSONBody = map[string]interface{}
 
 // EnablePackJSONBody defines parameters for EnablePack.
 type EnablePackJSONBody = map[string]interface{}
+
+// RetryRejectionsJSONBody defines parameters for RetryRejections.
+type RetryRejectionsJSONBody struct {
+	// All Retry every archive in drop/rejected/.
+	All *bool `json:"all,omitempty"`
+
+	// Archives The names of the archives in drop/rejected/ (as GET /v1/rejections lists them).
+	Archives *[]string `json:"archives,omitempty"`
+}
 
 // RollbackJSONBody defines parameters for Rollback.
 type RollbackJSONBody struct {
@@ -2024,6 +2051,9 @@ type CheckSetJSONBody = map[string]interface{}
 // SyncJSONBody defines parameters for Sync.
 type SyncJSONBody = map[string]interface{}
 
+// InstallJSONRequestBody defines body for Install for application/json ContentType.
+type InstallJSONRequestBody InstallJSONBody
+
 // RemovePackJSONRequestBody defines body for RemovePack for application/json ContentType.
 type RemovePackJSONRequestBody = RemovePackJSONBody
 
@@ -2032,6 +2062,9 @@ type DisablePackJSONRequestBody = DisablePackJSONBody
 
 // EnablePackJSONRequestBody defines body for EnablePack for application/json ContentType.
 type EnablePackJSONRequestBody = EnablePackJSONBody
+
+// RetryRejectionsJSONRequestBody defines body for RetryRejections for application/json ContentType.
+type RetryRejectionsJSONRequestBody RetryRejectionsJSONBody
 
 // RollbackJSONRequestBody defines body for Rollback for application/json ContentType.
 type RollbackJSONRequestBody RollbackJSONBody
@@ -2779,6 +2812,30 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/history (the `GetHistory` operationId).
 	GetHistory(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// InstallWithBody Install one archive a command copied to drop/.install/FOLDER/NAME, as its own transaction; force allows a same-version reinstall or a downgrade.
+	//
+	// What `forgesync install [--force] FILE` does while the daemon runs. The daemon reads nothing outside its
+	// drop folder on a client's word: the command copies the file into a new folder under drop/.install/ (the
+	// watcher leaves names starting with a dot alone), asks, and removes its copy. An archive rejected here
+	// is not moved to drop/rejected/.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/install (the `Install` operationId).
+	InstallWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// Install Install one archive a command copied to drop/.install/FOLDER/NAME, as its own transaction; force allows a same-version reinstall or a downgrade.
+	//
+	// What `forgesync install [--force] FILE` does while the daemon runs. The daemon reads nothing outside its
+	// drop folder on a client's word: the command copies the file into a new folder under drop/.install/ (the
+	// watcher leaves names starting with a dot alone), asks, and removes its copy. An archive rejected here
+	// is not moved to drop/rejected/.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/install (the `Install` operationId).
+	Install(ctx context.Context, body InstallJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListPacks Every installed pack (enabled or not) and its pieces, sorted by id.
 	//
 	// Corresponds with GET /v1/packs (the `ListPacks` operationId).
@@ -2835,6 +2892,26 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /v1/rejections (the `ListRejections` operationId).
 	ListRejections(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RetryRejectionsWithBody Move rejected archives from drop/rejected/ back into drop, remove their notes, and process drop now.
+	//
+	// For an archive refused because of what was installed (a tag or class clash, the door limit) once that
+	// changed. A name not in drop/rejected/ answers 404 and moves nothing. Answers the pass's summary.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/rejections/retry (the `RetryRejections` operationId).
+	RetryRejectionsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RetryRejections Move rejected archives from drop/rejected/ back into drop, remove their notes, and process drop now.
+	//
+	// For an archive refused because of what was installed (a tag or class clash, the door limit) once that
+	// changed. A name not in drop/rejected/ answers 404 and moves nothing. Answers the pass's summary.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/rejections/retry (the `RetryRejections` operationId).
+	RetryRejections(ctx context.Context, body RetryRejectionsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RollbackWithBody Make the installed set equal to a kept generation, from kept archives only, as one transaction.
 	//
@@ -2962,6 +3039,50 @@ func (c *Client) FollowEvents(ctx context.Context, params *FollowEventsParams, r
 // Corresponds with GET /v1/history (the `GetHistory` operationId).
 func (c *Client) GetHistory(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetHistoryRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InstallWithBody Install one archive a command copied to drop/.install/FOLDER/NAME, as its own transaction; force allows a same-version reinstall or a downgrade.
+//
+// What `forgesync install [--force] FILE` does while the daemon runs. The daemon reads nothing outside its
+// drop folder on a client's word: the command copies the file into a new folder under drop/.install/ (the
+// watcher leaves names starting with a dot alone), asks, and removes its copy. An archive rejected here
+// is not moved to drop/rejected/.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/install (the `Install` operationId).
+func (c *Client) InstallWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInstallRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// Install Install one archive a command copied to drop/.install/FOLDER/NAME, as its own transaction; force allows a same-version reinstall or a downgrade.
+//
+// What `forgesync install [--force] FILE` does while the daemon runs. The daemon reads nothing outside its
+// drop folder on a client's word: the command copies the file into a new folder under drop/.install/ (the
+// watcher leaves names starting with a dot alone), asks, and removes its copy. An archive rejected here
+// is not moved to drop/rejected/.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/install (the `Install` operationId).
+func (c *Client) Install(ctx context.Context, body InstallJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInstallRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3109,6 +3230,46 @@ func (c *Client) EnablePack(ctx context.Context, id PackID, body EnablePackJSONR
 // Corresponds with GET /v1/rejections (the `ListRejections` operationId).
 func (c *Client) ListRejections(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListRejectionsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RetryRejectionsWithBody Move rejected archives from drop/rejected/ back into drop, remove their notes, and process drop now.
+//
+// For an archive refused because of what was installed (a tag or class clash, the door limit) once that
+// changed. A name not in drop/rejected/ answers 404 and moves nothing. Answers the pass's summary.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/rejections/retry (the `RetryRejections` operationId).
+func (c *Client) RetryRejectionsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRetryRejectionsRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RetryRejections Move rejected archives from drop/rejected/ back into drop, remove their notes, and process drop now.
+//
+// For an archive refused because of what was installed (a tag or class clash, the door limit) once that
+// changed. A name not in drop/rejected/ answers 404 and moves nothing. Answers the pass's summary.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/rejections/retry (the `RetryRejections` operationId).
+func (c *Client) RetryRejections(ctx context.Context, body RetryRejectionsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRetryRejectionsRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3419,6 +3580,46 @@ func NewGetHistoryRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewInstallRequest calls the generic Install builder with application/json body
+func NewInstallRequest(server string, body InstallJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewInstallRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewInstallRequestWithBody constructs an http.Request for the Install method, with any body, and a specified content type
+func NewInstallRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/install")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewListPacksRequest constructs an http.Request for the ListPacks method
 func NewListPacksRequest(server string) (*http.Request, error) {
 	var err error
@@ -3644,6 +3845,46 @@ func NewListRejectionsRequest(server string) (*http.Request, error) {
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewRetryRejectionsRequest calls the generic RetryRejections builder with application/json body
+func NewRetryRejectionsRequest(server string, body RetryRejectionsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewRetryRejectionsRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewRetryRejectionsRequestWithBody constructs an http.Request for the RetryRejections method, with any body, and a specified content type
+func NewRetryRejectionsRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/rejections/retry")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -3966,6 +4207,30 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/history (the `GetHistory` operationId).
 	GetHistoryWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetHistoryResponse, error)
 
+	// InstallWithBodyWithResponse Install one archive a command copied to drop/.install/FOLDER/NAME, as its own transaction; force allows a same-version reinstall or a downgrade.
+	//
+	// What `forgesync install [--force] FILE` does while the daemon runs. The daemon reads nothing outside its
+	// drop folder on a client's word: the command copies the file into a new folder under drop/.install/ (the
+	// watcher leaves names starting with a dot alone), asks, and removes its copy. An archive rejected here
+	// is not moved to drop/rejected/.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/install (the `Install` operationId).
+	InstallWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InstallResponse, error)
+
+	// InstallWithResponse Install one archive a command copied to drop/.install/FOLDER/NAME, as its own transaction; force allows a same-version reinstall or a downgrade.
+	//
+	// What `forgesync install [--force] FILE` does while the daemon runs. The daemon reads nothing outside its
+	// drop folder on a client's word: the command copies the file into a new folder under drop/.install/ (the
+	// watcher leaves names starting with a dot alone), asks, and removes its copy. An archive rejected here
+	// is not moved to drop/rejected/.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/install (the `Install` operationId).
+	InstallWithResponse(ctx context.Context, body InstallJSONRequestBody, reqEditors ...RequestEditorFn) (*InstallResponse, error)
+
 	// ListPacksWithResponse Every installed pack (enabled or not) and its pieces, sorted by id.
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -4028,6 +4293,26 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /v1/rejections (the `ListRejections` operationId).
 	ListRejectionsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListRejectionsResponse, error)
+
+	// RetryRejectionsWithBodyWithResponse Move rejected archives from drop/rejected/ back into drop, remove their notes, and process drop now.
+	//
+	// For an archive refused because of what was installed (a tag or class clash, the door limit) once that
+	// changed. A name not in drop/rejected/ answers 404 and moves nothing. Answers the pass's summary.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/rejections/retry (the `RetryRejections` operationId).
+	RetryRejectionsWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RetryRejectionsResponse, error)
+
+	// RetryRejectionsWithResponse Move rejected archives from drop/rejected/ back into drop, remove their notes, and process drop now.
+	//
+	// For an archive refused because of what was installed (a tag or class clash, the door limit) once that
+	// changed. A name not in drop/rejected/ answers 404 and moves nothing. Answers the pass's summary.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/rejections/retry (the `RetryRejections` operationId).
+	RetryRejectionsWithResponse(ctx context.Context, body RetryRejectionsJSONRequestBody, reqEditors ...RequestEditorFn) (*RetryRejectionsResponse, error)
 
 	// RollbackWithBodyWithResponse Make the installed set equal to a kept generation, from kept archives only, as one transaction.
 	//
@@ -4237,6 +4522,110 @@ func (r GetHistoryResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetHistoryResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InstallResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Summary
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Error
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InstallResponse) GetJSON200() *Summary {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InstallResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InstallResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r InstallResponse) GetJSON403() *Error {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InstallResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r InstallResponse) GetJSON408() *Error {
+	return r.JSON408
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r InstallResponse) GetJSON409() *Error {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r InstallResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r InstallResponse) GetJSON500() *Error {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r InstallResponse) GetJSON503() *Error {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r InstallResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InstallResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InstallResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InstallResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -4754,6 +5143,110 @@ func (r ListRejectionsResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ListRejectionsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type RetryRejectionsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Summary
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Error
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RetryRejectionsResponse) GetJSON200() *Summary {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r RetryRejectionsResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r RetryRejectionsResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r RetryRejectionsResponse) GetJSON403() *Error {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r RetryRejectionsResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r RetryRejectionsResponse) GetJSON408() *Error {
+	return r.JSON408
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r RetryRejectionsResponse) GetJSON409() *Error {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r RetryRejectionsResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r RetryRejectionsResponse) GetJSON500() *Error {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r RetryRejectionsResponse) GetJSON503() *Error {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r RetryRejectionsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RetryRejectionsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RetryRejectionsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RetryRejectionsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -5422,6 +5915,42 @@ func (c *ClientWithResponses) GetHistoryWithResponse(ctx context.Context, reqEdi
 	return ParseGetHistoryResponse(rsp)
 }
 
+// InstallWithBodyWithResponse Install one archive a command copied to drop/.install/FOLDER/NAME, as its own transaction; force allows a same-version reinstall or a downgrade.
+//
+// What `forgesync install [--force] FILE` does while the daemon runs. The daemon reads nothing outside its
+// drop folder on a client's word: the command copies the file into a new folder under drop/.install/ (the
+// watcher leaves names starting with a dot alone), asks, and removes its copy. An archive rejected here
+// is not moved to drop/rejected/.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/install (the `Install` operationId).
+func (c *ClientWithResponses) InstallWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InstallResponse, error) {
+	rsp, err := c.InstallWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInstallResponse(rsp)
+}
+
+// InstallWithResponse Install one archive a command copied to drop/.install/FOLDER/NAME, as its own transaction; force allows a same-version reinstall or a downgrade.
+//
+// What `forgesync install [--force] FILE` does while the daemon runs. The daemon reads nothing outside its
+// drop folder on a client's word: the command copies the file into a new folder under drop/.install/ (the
+// watcher leaves names starting with a dot alone), asks, and removes its copy. An archive rejected here
+// is not moved to drop/rejected/.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/install (the `Install` operationId).
+func (c *ClientWithResponses) InstallWithResponse(ctx context.Context, body InstallJSONRequestBody, reqEditors ...RequestEditorFn) (*InstallResponse, error) {
+	rsp, err := c.Install(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInstallResponse(rsp)
+}
+
 // ListPacksWithResponse Every installed pack (enabled or not) and its pieces, sorted by id.
 //
 // Returns a wrapper object for the known response body format(s).
@@ -5537,6 +6066,38 @@ func (c *ClientWithResponses) ListRejectionsWithResponse(ctx context.Context, re
 		return nil, err
 	}
 	return ParseListRejectionsResponse(rsp)
+}
+
+// RetryRejectionsWithBodyWithResponse Move rejected archives from drop/rejected/ back into drop, remove their notes, and process drop now.
+//
+// For an archive refused because of what was installed (a tag or class clash, the door limit) once that
+// changed. A name not in drop/rejected/ answers 404 and moves nothing. Answers the pass's summary.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/rejections/retry (the `RetryRejections` operationId).
+func (c *ClientWithResponses) RetryRejectionsWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RetryRejectionsResponse, error) {
+	rsp, err := c.RetryRejectionsWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRetryRejectionsResponse(rsp)
+}
+
+// RetryRejectionsWithResponse Move rejected archives from drop/rejected/ back into drop, remove their notes, and process drop now.
+//
+// For an archive refused because of what was installed (a tag or class clash, the door limit) once that
+// changed. A name not in drop/rejected/ answers 404 and moves nothing. Answers the pass's summary.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/rejections/retry (the `RetryRejections` operationId).
+func (c *ClientWithResponses) RetryRejectionsWithResponse(ctx context.Context, body RetryRejectionsJSONRequestBody, reqEditors ...RequestEditorFn) (*RetryRejectionsResponse, error) {
+	rsp, err := c.RetryRejections(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRetryRejectionsResponse(rsp)
 }
 
 // RollbackWithBodyWithResponse Make the installed set equal to a kept generation, from kept archives only, as one transaction.
@@ -5788,6 +6349,95 @@ func ParseGetHistoryResponse(rsp *http.Response) (*GetHistoryResponse, error) {
 			return nil, err
 		}
 		response.JSON403 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInstallResponse parses an HTTP response from a InstallWithResponse call
+func ParseInstallResponse(rsp *http.Response) (*InstallResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InstallResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Summary
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -6209,6 +6859,95 @@ func ParseListRejectionsResponse(rsp *http.Response) (*ListRejectionsResponse, e
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseRetryRejectionsResponse parses an HTTP response from a RetryRejectionsWithResponse call
+func ParseRetryRejectionsResponse(rsp *http.Response) (*RetryRejectionsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RetryRejectionsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Summary
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
