@@ -136,7 +136,7 @@ func TestPlayerFirstHour(t *testing.T) {
 	if code, out, errs = p.run(t, "packs"); code != cli.ExitOK || !strings.Contains(out, "foundry-wide  1.4.0") || !strings.Contains(out, "glass-works   2.0.0") {
 		t.Fatalf("packs = %d\n%s%s", code, out, errs)
 	}
-	if code, out, errs = p.run(t, "rollback"); code != cli.ExitOK || !strings.Contains(out, "rolled back: now generation") {
+	if code, out, errs = p.run(t, "rollback"); code != cli.ExitOK || !strings.Contains(out, "rolled back to generation 1: now generation 3\n  removed foundry-wide\n") {
 		t.Fatalf("rollback = %d\n%s%s", code, out, errs)
 	}
 	if code, out, errs = p.run(t, "packs"); code != cli.ExitOK || strings.Contains(out, "foundry-wide") || !strings.Contains(out, "glass-works") {
