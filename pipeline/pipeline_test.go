@@ -119,6 +119,11 @@ func TestVersionRules(t *testing.T) {
 	if r := sum.Outcomes[0].Reasons; len(r) != 1 || r[0].Rule != inventory.RuleDowngrade || !strings.Contains(r[0].Message, "older than the installed 1.1.0") {
 		t.Errorf("downgrade reason = %v", sum.Outcomes[0].Reasons)
 	}
+	// An explicit install is held to the same rule without --force.
+	sum, err = p.Install(t.Context(), filepath.Join(e.drop, RejectedDir, "v1-again.zip"), false)
+	if err != nil || results(sum)["v1-again.zip"] != api.ResultRejected {
+		t.Fatalf("Install downgrade without --force = %+v, %v; want rejected", sum, err)
+	}
 	sum, err = p.Install(t.Context(), filepath.Join(e.drop, RejectedDir, "v1-again.zip"), true)
 	if err != nil || results(sum)["v1-again.zip"] != api.ResultDowngraded {
 		t.Fatalf("Install --force downgrade = %+v, %v", sum, err)

@@ -271,7 +271,7 @@ func (t *txn) processAll(ctx context.Context, force bool, fromInstall map[string
 			t.reject(name, Outcome{Archive: name}, []rejection.Reason{{Rule: RuleFailedRepeatedly, Message: failedRepeatedly(t.attempts[name])}}, fromInstall[name])
 			continue
 		}
-		if err := t.archive(ctx, name, force || fromInstall[name], fromInstall[name]); err != nil {
+		if err := t.archive(ctx, name, force && fromInstall[name], fromInstall[name]); err != nil {
 			return err
 		}
 	}
