@@ -64,6 +64,7 @@ type spec struct {
 	salt        string            // changes the bytes without changing the pack
 	bad         bool              // a door too tall: invalid
 	hold        string            // the doors' hold_open_s as written; "" is 2
+	extra       map[string]string // other files of the archive, by path: what a Mac adds
 }
 
 func (s spec) manifest() string {
@@ -111,6 +112,9 @@ func (s spec) zip(t testing.TB, path string) {
 	write(inventory.ManifestName, s.manifest())
 	for name, data := range s.content {
 		write("content/"+name, data)
+	}
+	for name, data := range s.extra {
+		write(name, data)
 	}
 	var buf bytes.Buffer
 	if err := installer.WritePackZip(&buf, os.DirFS(dir), files); err != nil {

@@ -350,3 +350,20 @@ func TestStartWithAHeldInventoryFile(t *testing.T) {
 		t.Fatalf("Sync after release = %+v, %v; want installed.txt republished with pack-a", sum, err)
 	}
 }
+
+// TestMacFilesNoted: an archive made on a Mac installs, and the summary
+// says which files a Mac added were left out, as scan does.
+func TestMacFilesNoted(t *testing.T) {
+	e := newEnv(t)
+	p := e.open(t)
+	e.dropPack(t, "mac.zip", spec{id: "mac-pack", version: "1.0.0", content: map[string]string{"a.pak": "a"},
+		extra: map[string]string{"__MACOSX/._forgepack.json": "resource fork", ".DS_Store": "finder"}})
+	sum := mustSync(t, p, map[string]api.Result{"mac.zip": api.ResultInstalled})
+	want := "mac.zip: ignored 2 files a Mac or Windows adds: .DS_Store, __MACOSX/…"
+	if !slices.Contains(sum.Warnings, want) {
+		t.Fatalf("summary warnings = %q; want %q", sum.Warnings, want)
+	}
+	if got := listFiles(t, e.paks); !slices.Equal(got, []string{"MJOLNIRForge/mac-pack/a.pak"}) {
+		t.Errorf("paks = %v; want the pack's content alone", got)
+	}
+}

@@ -556,6 +556,11 @@ func (t *txn) archive(ctx context.Context, name string, force, fromInstall bool)
 		rep = &verdict.Report{Problems: []rejection.Reason{{Rule: RuleUnreadable, Message: "could not read the archive: " + err.Error()}}}
 	}
 	out := Outcome{Archive: name, Pack: rep.Pack.ID, Version: rep.Pack.Version}
+	for _, n := range rep.Notes {
+		// What the verdict left out without judging it (the files a Mac
+		// or Windows adds) is said, as scan says it.
+		t.sum.Warnings = append(t.sum.Warnings, name+": "+n)
+	}
 	if !rep.Valid {
 		t.reject(name, out, rep.Problems, fromInstall)
 		return nil
