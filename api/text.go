@@ -188,35 +188,10 @@ func WriteRollback(w io.Writer, sum *Summary) error {
 	}
 	if r := sum.Set; r != nil {
 		var b strings.Builder
-		writeRollbackChanges(&b, r)
+		writeChanges(&b, r, "  ", false)
 		io.WriteString(w, b.String())
 	}
 	return WriteSummary(w, sum)
-}
-
-// writeRollbackChanges writes one line per pack a rollback changed.
-func writeRollbackChanges(b *strings.Builder, r *SetResult) {
-	for _, c := range r.Installed {
-		printf(b, "  installed %s %s\n", c.ID, c.Version)
-	}
-	for _, c := range r.Upgraded {
-		printf(b, "  upgraded %s %s → %s\n", c.ID, c.Previous, c.Version)
-	}
-	for _, c := range r.Downgraded {
-		printf(b, "  downgraded %s %s → %s\n", c.ID, c.Previous, c.Version)
-	}
-	for _, c := range r.Reinstalled {
-		printf(b, "  reinstalled %s %s from other bytes\n", c.ID, c.Version)
-	}
-	for _, id := range r.Enabled {
-		printf(b, "  enabled %s\n", id)
-	}
-	for _, id := range r.Disabled {
-		printf(b, "  disabled %s\n", id)
-	}
-	for _, id := range r.Removed {
-		printf(b, "  removed %s\n", id)
-	}
 }
 
 // WritePacks writes the installed packs as a table.
@@ -489,7 +464,7 @@ func WriteSetSync(w io.Writer, res *SetSyncResult) error {
 	}
 	if sum := res.Summary; sum != nil {
 		if r := sum.Set; r != nil {
-			writeSetChanges(&b, r)
+			writeChanges(&b, r, "", true)
 		}
 		for _, w := range sum.Warnings {
 			printf(&b, "warning: %s\n", w)
@@ -510,27 +485,32 @@ func WriteSetSync(w io.Writer, res *SetSyncResult) error {
 	return err
 }
 
-// writeSetChanges writes one line per pack a set's transaction changed.
-func writeSetChanges(b *strings.Builder, r *SetResult) {
+// writeChanges writes one line per pack a set's or a rollback's
+// transaction changed, each after indent; bySet says why a set did it.
+func writeChanges(b *strings.Builder, r *SetResult, indent string, bySet bool) {
+	pinned, notInSet := "", ""
+	if bySet {
+		pinned, notInSet = " (pinned by the set)", " (not in the set)"
+	}
 	for _, c := range r.Installed {
-		printf(b, "installed %s %s\n", c.ID, c.Version)
+		printf(b, "%sinstalled %s %s\n", indent, c.ID, c.Version)
 	}
 	for _, c := range r.Upgraded {
-		printf(b, "upgraded %s %s → %s\n", c.ID, c.Previous, c.Version)
+		printf(b, "%supgraded %s %s → %s\n", indent, c.ID, c.Previous, c.Version)
 	}
 	for _, c := range r.Downgraded {
-		printf(b, "downgraded %s %s → %s (pinned by the set)\n", c.ID, c.Previous, c.Version)
+		printf(b, "%sdowngraded %s %s → %s%s\n", indent, c.ID, c.Previous, c.Version, pinned)
 	}
 	for _, c := range r.Reinstalled {
-		printf(b, "reinstalled %s %s from other bytes\n", c.ID, c.Version)
+		printf(b, "%sreinstalled %s %s from other bytes\n", indent, c.ID, c.Version)
 	}
 	for _, id := range r.Enabled {
-		printf(b, "enabled %s\n", id)
+		printf(b, "%senabled %s\n", indent, id)
 	}
 	for _, id := range r.Disabled {
-		printf(b, "disabled %s (not in the set)\n", id)
+		printf(b, "%sdisabled %s%s\n", indent, id, notInSet)
 	}
 	for _, id := range r.Removed {
-		printf(b, "removed %s (not in the set)\n", id)
+		printf(b, "%sremoved %s%s\n", indent, id, notInSet)
 	}
 }
