@@ -145,6 +145,7 @@ func checkKept(t *testing.T, e *env) {
 }
 
 func TestCrashAtEveryStepOfSetApply(t *testing.T) {
+	skipUnderRace(t)
 	if testing.Short() {
 		t.Skip("spawns one child process per step")
 	}
@@ -174,6 +175,7 @@ func TestCrashAtEveryStepOfSetApply(t *testing.T) {
 }
 
 func TestCrashAtEveryStepOfRollback(t *testing.T) {
+	skipUnderRace(t)
 	if testing.Short() {
 		t.Skip("spawns one child process per step")
 	}
@@ -190,6 +192,7 @@ func TestCrashAtEveryStepOfRollback(t *testing.T) {
 }
 
 func TestCrashAtEveryStepOfGenerationPruning(t *testing.T) {
+	skipUnderRace(t)
 	if testing.Short() {
 		t.Skip("spawns one child process per step")
 	}

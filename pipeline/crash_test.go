@@ -174,6 +174,7 @@ func readSteps(t *testing.T, path string) []string {
 }
 
 func TestCrashAtEveryStep(t *testing.T) {
+	skipUnderRace(t)
 	if testing.Short() {
 		t.Skip("spawns one child process per step")
 	}

@@ -18,6 +18,7 @@ import (
 // ReadHistory neither panic nor act on it: each either works or refuses
 // naming packs.json.
 func TestDamagedGenerations(t *testing.T) {
+	skipUnderRace(t)
 	for _, tc := range []struct{ name, value string }{
 		{"null", `null`},
 		{"empty object", `{}`},

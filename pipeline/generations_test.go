@@ -97,6 +97,7 @@ func TestRollbackToEveryGeneration(t *testing.T) {
 // keep_generations = 3: the archive store holds exactly the archives of
 // the last 3 generations, and History reports their size.
 func TestKeepGenerationsBoundsArchives(t *testing.T) {
+	skipUnderRace(t)
 	if testing.Short() {
 		t.Skip("writes 200 MiB of archives")
 	}

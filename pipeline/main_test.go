@@ -33,3 +33,15 @@ func testIsolation() *installer.Isolation {
 	}
 	return iso
 }
+
+// skipUnderRace skips a long table of sequential transactions (a crash at
+// every step, every damage of every state file) under the race detector:
+// each runs one transaction at a time, so the detector has nothing to find
+// that the tests of the runner do not cover, and it would cost CI minutes.
+// The plain run of the suite runs them in full.
+func skipUnderRace(t *testing.T) {
+	t.Helper()
+	if raceEnabled {
+		t.Skip("sequential transactions: covered by the plain run, not worth the race detector's minutes")
+	}
+}

@@ -22,6 +22,7 @@ import (
 // the sync goes on, and the state itself (packs.json, a stored manifest) is
 // refused with the safe step, the error naming the file.
 func TestDamagedStateFiles(t *testing.T) {
+	skipUnderRace(t)
 	damages := []struct {
 		name string
 		data func(real []byte) []byte
