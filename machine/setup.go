@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/mjolnir-forge/forgesync/config"
+	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/native"
 )
 
@@ -74,7 +75,7 @@ func Setup(o SetupOptions, out io.Writer) error {
 		return fmt.Errorf("setup: the config it would write does not parse: %w", err)
 	}
 	recordPath := filepath.Join(o.State, SetupRecordName)
-	old, err := os.ReadFile(file)
+	old, err := atomicfile.ReadFile(file, config.MaxConfigBytes)
 	switch {
 	case err == nil && bytes.Equal(old, text):
 		if _, err := os.Stat(cfg.Paths.Drop); err == nil {
@@ -155,7 +156,7 @@ func Setup(o SetupOptions, out io.Writer) error {
 // empty. It never removes a pack or any file setup did not write.
 func SetupUndo(env config.Env, out io.Writer) error {
 	file := ConfigFile(env)
-	data, err := os.ReadFile(file)
+	data, err := atomicfile.ReadFile(file, config.MaxConfigBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		_, err = fmt.Fprintf(out, "nothing to undo: there is no %s\n", file)
 		return err
@@ -332,7 +333,7 @@ func mkdirAllMade(dir string, perm os.FileMode) ([]string, error) {
 
 func readSetupRecord(path string) (setupRecord, error) {
 	var rec setupRecord
-	data, err := os.ReadFile(path)
+	data, err := atomicfile.ReadFile(path, config.MaxConfigBytes)
 	if err != nil {
 		return rec, err
 	}
