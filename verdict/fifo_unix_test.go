@@ -4,6 +4,7 @@ package verdict
 
 import (
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -35,5 +36,28 @@ func TestDirFIFOManifest(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("Dir with a FIFO as the manifest still waiting after 10s")
+	}
+}
+
+// TestDirFIFOForgeignore: a FIFO named .forgeignore is refused at once,
+// not waited on.
+func TestDirFIFOForgeignore(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"content/x.pak": "pak"})
+	if err := syscall.Mkfifo(filepath.Join(dir, IgnoreName), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := Dir(dir, installer.DefaultLimits())
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), IgnoreName) {
+			t.Fatalf("Dir with a FIFO as .forgeignore = %v; want an error naming it", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Dir with a FIFO as .forgeignore still waiting after 10s")
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 
 	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 )
 
 // IgnoreName is the file in a pack folder that lists, in gitignore
@@ -42,13 +43,18 @@ type ignorer struct {
 	dir  string
 }
 
+// maxIgnoreBytes bounds a .forgeignore: a list of patterns a person wrote.
+const maxIgnoreBytes = 1 << 20
+
 // newIgnorer reads dir's .forgeignore, if there is one.
 func newIgnorer(dir string, also ...string) (*ignorer, error) {
 	var ps []gitignore.Pattern
 	for _, p := range Ignored {
 		ps = append(ps, gitignore.ParsePattern(p, nil))
 	}
-	data, err := os.ReadFile(filepath.Join(dir, IgnoreName))
+	// A regular file of a bounded size: a FIFO or a device in its place is
+	// refused at once, never waited on or read without end.
+	data, err := atomicfile.ReadFile(filepath.Join(dir, IgnoreName), maxIgnoreBytes)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("read %s: %w", filepath.Join(dir, IgnoreName), err)
 	}
