@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -258,16 +257,7 @@ func TestRunnerStatusSaysWaiting(t *testing.T) {
 	fe := newFaultEnv(t, func(e *env, p string) bool { return strings.HasPrefix(p, e.paks) })
 	fe.set(syscall.ENOSPC)
 	fe.dropPack(t, "a1.zip", spec{id: "pack-a", version: "1.0.0", content: map[string]string{"a.pak": "a1"}})
-	r := NewRunner(fe.p, RunnerOptions{})
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error)
-	go func() { done <- r.Run(ctx) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Run = %v", err)
-		}
-	}()
+	r := runRunner(t, fe.p, RunnerOptions{})
 	if _, err := r.Sync(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -439,14 +429,7 @@ func TestRunnerSyncRetriesAtOnce(t *testing.T) {
 	fe := newFaultEnv(t, func(e *env, p string) bool { return strings.HasPrefix(p, e.paks) })
 	fe.set(syscall.ENOSPC)
 	fe.dropPack(t, "a1.zip", spec{id: "pack-a", version: "1.0.0", content: map[string]string{"a.pak": "a1"}})
-	r := NewRunner(fe.p, RunnerOptions{})
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error)
-	go func() { done <- r.Run(ctx) }()
-	defer func() {
-		cancel()
-		<-done
-	}()
+	r := runRunner(t, fe.p, RunnerOptions{})
 	if sum, err := r.Claim(t.Context(), []string{"a1.zip"}); err != nil || !sum.Waiting() {
 		t.Fatalf("Claim = %+v, %v; want a1.zip waiting", sum, err)
 	}

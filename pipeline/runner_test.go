@@ -79,6 +79,13 @@ func startRunner(t *testing.T, opts Options, ropts RunnerOptions) *Runner {
 		t.Fatalf("Open = %v", err)
 	}
 	t.Cleanup(func() { p.Close() })
+	return runRunner(t, p, ropts)
+}
+
+// runRunner runs a Runner over p until the test ends, when it is stopped
+// and must return nil.
+func runRunner(t *testing.T, p *Pipeline, ropts RunnerOptions) *Runner {
+	t.Helper()
 	r := NewRunner(p, ropts)
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error)
