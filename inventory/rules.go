@@ -187,6 +187,18 @@ func LiftClasses(packs []InstalledPack) (used, ignored []string) {
 	return all[:MaxLiftClassesUsed], all[MaxLiftClassesUsed:]
 }
 
+// LiftClassWarning returns the warning about the lift classes of enabled
+// packs the runtime ignores (see LiftClasses), naming them, or "" when it
+// uses them all. Every place that warns about them says it in these words.
+func LiftClassWarning(packs []InstalledPack) string {
+	_, ignored := LiftClasses(packs)
+	if len(ignored) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d lift classes are enabled; the runtime uses the first %d by class path and ignores: %s",
+		MaxLiftClassesUsed+len(ignored), MaxLiftClassesUsed, strings.Join(ignored, ", "))
+}
+
 // CheckSet applies the global rules of SPEC §4 to a whole installed set at
 // once, as a set apply or a rollback makes it: tags and classes unique
 // across every pack (both owners named) and at most MaxDoorsInstalled door

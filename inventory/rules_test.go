@@ -97,8 +97,15 @@ func TestLiftClasses(t *testing.T) {
 	if len(used) != 16 || len(ignored) != 1 || ignored[0] != "/Game/MJOLNIR/Forge/lifts/L16.L16_C" {
 		t.Fatalf("LiftClasses = %d used, ignored %v", len(used), ignored)
 	}
+	want := "17 lift classes are enabled; the runtime uses the first 16 by class path and ignores: /Game/MJOLNIR/Forge/lifts/L16.L16_C"
+	if got := LiftClassWarning(packs); got != want {
+		t.Fatalf("LiftClassWarning = %q; want %q", got, want)
+	}
 	packs[0].Enabled = false
 	if used, _ := LiftClasses(packs); len(used) != 0 {
 		t.Fatalf("disabled pack's lifts counted: %v", used)
+	}
+	if got := LiftClassWarning(packs); got != "" {
+		t.Fatalf("LiftClassWarning(disabled) = %q; want none", got)
 	}
 }

@@ -422,10 +422,8 @@ func (t *txn) finish() *Summary {
 	if t.packs != nil {
 		p.packs = t.packs
 	}
-	if _, ignored := inventory.LiftClasses(p.packs); len(ignored) > 0 {
-		t.sum.Warnings = append(t.sum.Warnings, fmt.Sprintf(
-			"%d lift classes are enabled; the runtime uses the first %d by class path and ignores: %s",
-			inventory.MaxLiftClassesUsed+len(ignored), inventory.MaxLiftClassesUsed, strings.Join(ignored, ", ")))
+	if w := inventory.LiftClassWarning(p.packs); w != "" {
+		t.sum.Warnings = append(t.sum.Warnings, w)
 	}
 	for _, o := range t.sum.Outcomes {
 		p.log.Info("archive processed", "archive", o.Archive, "result", o.Result, "pack", o.Pack, "version", o.Version, "reasons", o.Reasons)
