@@ -234,10 +234,11 @@ func peek(data []byte) PackRef {
 	return ref
 }
 
-// fromInstaller converts a file-rule problem. Its Value explains the rule
-// rather than quoting a value found, so it joins the message.
+// fromInstaller converts a file-rule problem: the rule's id is the
+// reason's rule, its words the message. Its Value explains the rule rather
+// than quoting a value found, so it joins the message.
 func fromInstaller(p installer.Problem) rejection.Reason {
-	msg := p.Rule
+	msg := installer.RuleText(p.Rule)
 	switch {
 	case p.Rule == installer.RuleTopFolders:
 		msg = p.Value // the sentence names the folders
