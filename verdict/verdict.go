@@ -209,10 +209,7 @@ func (r *Report) checkManifest(data []byte, prefix string) *inventory.Manifest {
 	if err != nil {
 		var me *inventory.ManifestError
 		if errors.As(err, &me) {
-			for _, fe := range me.Errors {
-				r.Problems = append(r.Problems, rejection.Reason{File: name, Path: fe.Path, Line: fe.Line, Column: fe.Column,
-					Rule: fe.Rule, Value: fe.Value, Message: fe.Message})
-			}
+			r.Problems = append(r.Problems, me.Errors...) // each names the file it was decoded as
 		}
 		return nil
 	}
