@@ -1,10 +1,13 @@
 package rejection
 
 import (
+	"flag"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"maps"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -12,6 +15,8 @@ import (
 	"strings"
 	"testing"
 )
+
+var update = flag.Bool("update", false, "rewrite testdata/rule-ids.txt with the rule ids found")
 
 // slug is the form of every rule id: lowercase words of letters and
 // digits joined by single hyphens, like "unknown-key".
@@ -104,5 +109,28 @@ func TestRuleIDs(t *testing.T) {
 				t.Errorf("%s: %s = %q copies no exported rule R%s of that value", c.pos, c.name, id, c.name[1:])
 			}
 		}
+	}
+}
+
+// TestRuleIDsStable: the rule ids are those of testdata/rule-ids.txt, one
+// a line: tools match on them, so changing or dropping one is a decision
+// taken with -update, never a side effect.
+func TestRuleIDsStable(t *testing.T) {
+	const golden = "testdata/rule-ids.txt"
+	got := strings.Join(slices.Sorted(maps.Keys(ruleIDs(t))), "\n") + "\n"
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("rule ids =\n%s\nwant (%s; rerun with -update if the change is meant)\n%s", got, golden, want)
 	}
 }
