@@ -15,9 +15,9 @@ import (
 // wire (api.Result) names at its edge.
 type Outcome string
 
-// The outcomes of installing a pack; CheckInstall decides all but
-// OutcomeRejected for a pack that breaks a file or manifest rule, which the
-// pipeline decides before it asks.
+// The outcomes of installing a pack. CheckInstall decides among them for a
+// pack whose files and manifest passed their rules; a pack that broke one
+// the pipeline rejects (OutcomeRejected) before it asks.
 const (
 	OutcomeInstalled   Outcome = "installed"         // no pack with this id is installed
 	OutcomeUpgraded    Outcome = "upgraded"          // a lower version is replaced
