@@ -61,7 +61,7 @@ type coderError struct {
 	value string
 }
 
-func (e *coderError) Error() string { return e.rule + " (" + e.value + ")" }
+func (e *coderError) Error() string { return RuleText(e.rule) + " (" + e.value + ")" }
 
 // sevenZipCoders are the 7z coders a pack may use, by method id. Every
 // other coder, encryption included, is refused by name without running.

@@ -2,6 +2,9 @@ package installer
 
 import (
 	"bufio"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"path"
 	"path/filepath"
@@ -238,5 +241,64 @@ func TestIgnoredDropName(t *testing.T) {
 		if got := IgnoredDropName(name); got != want {
 			t.Errorf("IgnoredDropName(%q) = %v; want %v", name, got, want)
 		}
+	}
+}
+
+// TestRuleTexts: every file rule constant of this package is in the table
+// of words, each rule with words of its own, and a Problem reads in words,
+// never by its id.
+func TestRuleTexts(t *testing.T) {
+	fset := token.NewFileSet()
+	var consts []string
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, decl := range f.Decls {
+			if gd, ok := decl.(*ast.GenDecl); ok && gd.Tok == token.CONST {
+				for _, spec := range gd.Specs {
+					vs := spec.(*ast.ValueSpec)
+					for i, n := range vs.Names {
+						if !strings.HasPrefix(n.Name, "Rule") || i >= len(vs.Values) {
+							continue
+						}
+						if lit, ok := vs.Values[i].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+							id, _ := strconv.Unquote(lit.Value)
+							consts = append(consts, id)
+						}
+					}
+				}
+			}
+		}
+	}
+	slices.Sort(consts)
+	if rules := Rules(); !slices.Equal(rules, consts) {
+		t.Fatalf("Rules() = %q;\nthe Rule constants are %q", rules, consts)
+	}
+	texts := map[string]string{}
+	for _, id := range consts {
+		text := RuleText(id)
+		if text == id || text == "" {
+			t.Errorf("RuleText(%q) = %q; want the rule in words", id, text)
+		}
+		if other, ok := texts[text]; ok {
+			t.Errorf("RuleText(%q) = RuleText(%q) = %q; want words of its own", id, other, text)
+		}
+		texts[text] = id
+	}
+	if got := RuleText("range"); got != "range" {
+		t.Errorf("RuleText(%q) = %q; want an id that is no file rule's as it is", "range", got)
+	}
+	p := Problem{Entry: `a\b`, Rule: RuleBackslash, Value: "x"}
+	if got, want := p.String(), `a\b: backslash in name (use / between folders) (x)`; got != want {
+		t.Errorf("%#v.String() = %q; want %q", p, got, want)
 	}
 }

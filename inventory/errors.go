@@ -4,10 +4,13 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+
+	"github.com/mjolnir-forge/forgesync/rejection"
 )
 
-// Rules name the checks a manifest can fail, as they appear in FieldError.Rule
-// and in `forgesync scan --json`. They are stable: tools may match on them.
+// Rules name the checks a manifest can fail, as they appear in the Rule of
+// a ManifestError's reasons and in `forgesync scan --json`. They are
+// stable: tools may match on them.
 const (
 	RuleSyntax       = "syntax"        // not valid JSON
 	RuleEncoding     = "encoding"      // not UTF-8, or starts with a BOM
@@ -34,51 +37,16 @@ const (
 // ErrInvalid is matched (with errors.Is) by every *ManifestError.
 var ErrInvalid = errors.New("invalid manifest")
 
-// FieldError is one fault in a manifest: where (JSON path, line, column),
-// which rule, and the value found.
-type FieldError struct {
-	// Path is the JSON path of the value, e.g. pieces[3].lift.size_m[2];
-	// empty for the document as a whole.
-	Path string `json:"path"`
-	// Line and Column are 1-based; Column counts characters.
-	Line   int `json:"line"`
-	Column int `json:"column"`
-	// Rule is one of the Rule constants.
-	Rule string `json:"rule"`
-	// Value is the offending value as written (JSON text, possibly
-	// shortened); empty when the value is missing.
-	Value string `json:"value"`
-	// Message is the rule in words, e.g. "must be > 0 and ≤ 16".
-	Message string `json:"message"`
-}
-
-// Error returns "LINE:COL: PATH: MESSAGE, got VALUE".
-func (e *FieldError) Error() string {
-	var b strings.Builder
-	b.WriteString(strconv.Itoa(e.Line))
-	b.WriteByte(':')
-	b.WriteString(strconv.Itoa(e.Column))
-	b.WriteString(": ")
-	e.describe(&b)
-	return b.String()
-}
-
-func (e *FieldError) describe(b *strings.Builder) {
-	if e.Path != "" {
-		b.WriteString(e.Path)
-		b.WriteString(": ")
-	}
-	b.WriteString(e.Message)
-	if e.Value != "" {
-		b.WriteString(", got ")
-		b.WriteString(e.Value)
-	}
-}
-
-// ManifestError is every fault found in one manifest file.
+// ManifestError is every fault found in one manifest file. Each is a
+// rejection.Reason, the one shape of a refusal: File is the manifest's
+// name, Path the JSON path of the value (e.g. pieces[3].lift.size_m[2];
+// empty for the document as a whole), Line and Column 1-based (Column
+// counts characters), Rule one of the Rule constants, Value the offending
+// value as written (JSON text, possibly shortened; empty when it is
+// missing) and Message the rule in words, e.g. "must be > 0 and ≤ 16".
 type ManifestError struct {
 	File   string // the manifest's name as the user knows it
-	Errors []*FieldError
+	Errors []rejection.Reason
 }
 
 // Error lists every fault, one per line, compiler style:
@@ -91,7 +59,19 @@ func (e *ManifestError) Error() string {
 		}
 		b.WriteString(e.File)
 		b.WriteByte(':')
-		b.WriteString(fe.Error())
+		b.WriteString(strconv.Itoa(fe.Line))
+		b.WriteByte(':')
+		b.WriteString(strconv.Itoa(fe.Column))
+		b.WriteString(": ")
+		if fe.Path != "" {
+			b.WriteString(fe.Path)
+			b.WriteString(": ")
+		}
+		b.WriteString(fe.Message)
+		if fe.Value != "" {
+			b.WriteString(", got ")
+			b.WriteString(fe.Value)
+		}
 	}
 	return b.String()
 }

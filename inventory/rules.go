@@ -10,18 +10,25 @@ import (
 	"github.com/mjolnir-forge/forgesync/rejection"
 )
 
-// Action is what installing a pack over the installed set does (SPEC §4).
-type Action string
+// Outcome is what became of one pack offered for installation (SPEC §4):
+// the one list of install outcomes, which the pipeline reports and the
+// wire (api.Result) names at its edge.
+type Outcome string
 
-// The outcomes of CheckInstall.
+// The outcomes of installing a pack. CheckInstall decides among them for a
+// pack whose files and manifest passed their rules; a pack that broke one
+// the pipeline rejects (OutcomeRejected) before it asks.
 const (
-	ActionInstall   Action = "install"           // no pack with this id is installed
-	ActionUpgrade   Action = "upgrade"           // a lower version is replaced
-	ActionAlready   Action = "already-installed" // same version, same archive bytes: nothing changes
-	ActionReinstall Action = "reinstall"         // same version, other bytes, forced
-	ActionDowngrade Action = "downgrade"         // a lower version, forced
-	ActionReject    Action = "reject"            // see the reasons
+	OutcomeInstalled   Outcome = "installed"         // no pack with this id is installed
+	OutcomeUpgraded    Outcome = "upgraded"          // a lower version is replaced
+	OutcomeAlready     Outcome = "already-installed" // same version, same archive bytes: nothing changes
+	OutcomeReinstalled Outcome = "reinstalled"       // same version, other bytes, forced
+	OutcomeDowngraded  Outcome = "downgraded"        // a lower version, forced
+	OutcomeRejected    Outcome = "rejected"          // see the reasons
 )
+
+// Outcomes lists every Outcome, for the code that names them elsewhere.
+var Outcomes = []Outcome{OutcomeInstalled, OutcomeUpgraded, OutcomeAlready, OutcomeReinstalled, OutcomeDowngraded, OutcomeRejected}
 
 // Rules of SPEC §4 a rejection Reason of CheckInstall can name.
 const (
@@ -32,12 +39,24 @@ const (
 	RuleDoorLimit   = "door-limit"               // the enabled packs would pass MaxDoorsInstalled
 )
 
-// Verdict is the outcome of checking one pack against the installed set.
+// Verdict is what a check of the install rules decides, in the one shape
+// CheckInstall, CheckEnable and CheckSet share: the reasons the change is
+// refused (none when it may go ahead) and, for CheckInstall, what
+// installing does.
 type Verdict struct {
-	Action   Action
-	Previous *InstalledPack     // the installed pack with the same id, if any
-	Reasons  []rejection.Reason // why it is rejected
+	// Reasons says why the change is refused, every rule it breaks; empty
+	// when it may go ahead.
+	Reasons []rejection.Reason
+	// Outcome is, for CheckInstall, what installing the pack does
+	// (OutcomeRejected when Reasons refuse it); empty for the other checks.
+	Outcome Outcome
+	// Previous is, for CheckInstall, the installed pack with the same id,
+	// if any.
+	Previous *InstalledPack
 }
+
+// Refused reports whether the verdict refuses the change.
+func (v Verdict) Refused() bool { return len(v.Reasons) > 0 }
 
 // CheckInstall applies the install rules of SPEC §4 to candidate over the
 // installed set: version and archive comparison (same version with other
@@ -57,46 +76,45 @@ func CheckInstall(installed []InstalledPack, candidate InstalledPack, force bool
 		}
 		rest = append(rest, installed[i])
 	}
-	v.Action = ActionInstall
+	v.Outcome = OutcomeInstalled
 	if prev := v.Previous; prev != nil {
 		pv, _ := semver.Parse(prev.Manifest.Version)
 		cv, _ := semver.Parse(m.Version)
 		switch c := semver.Compare(cv, pv); {
 		case c > 0:
-			v.Action = ActionUpgrade
+			v.Outcome = OutcomeUpgraded
 		case c == 0 && prev.ArchiveSHA256 == candidate.ArchiveSHA256:
-			v.Action = ActionAlready
+			v.Outcome = OutcomeAlready
 			return v
 		case c == 0 && force:
-			v.Action = ActionReinstall
+			v.Outcome = OutcomeReinstalled
 		case c == 0:
-			v.Action = ActionReject
+			v.Outcome = OutcomeRejected
 			v.Reasons = append(v.Reasons, rejection.Reason{Path: "version", Rule: RuleSameVersion, Message: fmt.Sprintf(
 				"%s %s is already installed from an archive with other bytes (sha256 %s, this one %s); bump the version, or install with --force to replace it",
 				m.ID, m.Version, short(prev.ArchiveSHA256), short(candidate.ArchiveSHA256))})
 		case force:
-			v.Action = ActionDowngrade
+			v.Outcome = OutcomeDowngraded
 		default:
-			v.Action = ActionReject
+			v.Outcome = OutcomeRejected
 			v.Reasons = append(v.Reasons, rejection.Reason{Path: "version", Rule: RuleDowngrade, Message: fmt.Sprintf(
 				"%s %s is older than the installed %s; a downgrade needs --force", m.ID, m.Version, prev.Manifest.Version)})
 		}
 	}
 	v.Reasons = append(v.Reasons, clashes(rest, m)...)
 	if candidate.Enabled {
-		if reason := doorLimit(rest, candidate); reason != "" {
-			v.Reasons = append(v.Reasons, rejection.Reason{Rule: RuleDoorLimit, Message: reason})
-		}
+		v.Reasons = append(v.Reasons, doorLimit(rest, candidate)...)
 	}
 	if len(v.Reasons) > 0 {
-		v.Action = ActionReject
+		v.Outcome = OutcomeRejected
 	}
 	return v
 }
 
-// CheckEnable applies the door limit to enabling the installed pack id.
-// It returns the reason the enable is refused, or "".
-func CheckEnable(installed []InstalledPack, id string) string {
+// CheckEnable applies the door limit to enabling the installed pack id;
+// its Verdict's Reasons say why the enable is refused. An id no installed
+// pack has is not refused here: the caller says it is not installed.
+func CheckEnable(installed []InstalledPack, id string) Verdict {
 	var rest []InstalledPack
 	var target *InstalledPack
 	for i := range installed {
@@ -107,11 +125,11 @@ func CheckEnable(installed []InstalledPack, id string) string {
 		rest = append(rest, installed[i])
 	}
 	if target == nil {
-		return ""
+		return Verdict{}
 	}
 	c := *target
 	c.Enabled = true
-	return doorLimit(rest, c)
+	return Verdict{Reasons: doorLimit(rest, c)}
 }
 
 func short(sha string) string {
@@ -145,9 +163,9 @@ func clashes(others []InstalledPack, m *Manifest) []rejection.Reason {
 	return out
 }
 
-// doorLimit returns why enabling candidate beside others would pass the
-// 256-door limit, naming the packs, or "".
-func doorLimit(others []InstalledPack, candidate InstalledPack) string {
+// doorLimit returns the reason enabling candidate beside others would pass
+// the 256-door limit, naming the packs, or none.
+func doorLimit(others []InstalledPack, candidate InstalledPack) []rejection.Reason {
 	total := candidate.Manifest.Doors()
 	var names []string
 	for _, o := range others {
@@ -157,11 +175,12 @@ func doorLimit(others []InstalledPack, candidate InstalledPack) string {
 		}
 	}
 	if total <= MaxDoorsInstalled {
-		return ""
+		return nil
 	}
 	sort.Strings(names)
-	return fmt.Sprintf("%s brings %d door definitions; with the enabled packs %s that makes %d, over the limit of %d across enabled packs; disable or remove a door pack first",
-		candidate.Manifest.ID, candidate.Manifest.Doors(), strings.Join(names, ", "), total, MaxDoorsInstalled)
+	return []rejection.Reason{{Rule: RuleDoorLimit, Message: fmt.Sprintf(
+		"%s brings %d door definitions; with the enabled packs %s that makes %d, over the limit of %d across enabled packs; disable or remove a door pack first",
+		candidate.Manifest.ID, candidate.Manifest.Doors(), strings.Join(names, ", "), total, MaxDoorsInstalled)}}
 }
 
 // LiftClasses splits the lift classes of enabled packs into those the
@@ -187,12 +206,25 @@ func LiftClasses(packs []InstalledPack) (used, ignored []string) {
 	return all[:MaxLiftClassesUsed], all[MaxLiftClassesUsed:]
 }
 
+// LiftClassWarning returns the warning about the lift classes of enabled
+// packs the runtime ignores (see LiftClasses), naming them, or "" when it
+// uses them all. Every place that warns about them says it in these words.
+func LiftClassWarning(packs []InstalledPack) string {
+	_, ignored := LiftClasses(packs)
+	if len(ignored) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d lift classes are enabled; the runtime uses the first %d by class path and ignores: %s",
+		MaxLiftClassesUsed+len(ignored), MaxLiftClassesUsed, strings.Join(ignored, ", "))
+}
+
 // CheckSet applies the global rules of SPEC §4 to a whole installed set at
 // once, as a set apply or a rollback makes it: tags and classes unique
 // across every pack (both owners named) and at most MaxDoorsInstalled door
-// definitions across the enabled packs (every door pack named). It returns
-// every reason the set is refused; none when it may be published.
-func CheckSet(packs []InstalledPack) []rejection.Reason {
+// definitions across the enabled packs (every door pack named). Its
+// Verdict's Reasons are every reason the set is refused; none when it may
+// be published.
+func CheckSet(packs []InstalledPack) Verdict {
 	var out []rejection.Reason
 	tags, classes := map[string]string{}, map[string]string{}
 	for _, o := range packs {
@@ -225,5 +257,5 @@ func CheckSet(packs []InstalledPack) []rejection.Reason {
 			"the enabled packs %s bring %d door definitions, over the limit of %d across enabled packs",
 			strings.Join(names, ", "), total, MaxDoorsInstalled)})
 	}
-	return out
+	return Verdict{Reasons: out}
 }

@@ -32,29 +32,29 @@ func TestCheckInstallVersions(t *testing.T) {
 	tests := []struct {
 		version, sha string
 		force        bool
-		want         Action
+		want         Outcome
 	}{
-		{"1.3.0", "bbb", false, ActionUpgrade},
-		{"1.2.0", "aaa", false, ActionAlready},
-		{"1.2.0", "aaa", true, ActionAlready},
-		{"1.2.0", "bbb", false, ActionReject},
-		{"1.2.0", "bbb", true, ActionReinstall},
-		{"1.1.9", "ccc", false, ActionReject},
-		{"1.1.9", "ccc", true, ActionDowngrade},
-		{"1.2.0-rc.1", "ddd", false, ActionReject},
+		{"1.3.0", "bbb", false, OutcomeUpgraded},
+		{"1.2.0", "aaa", false, OutcomeAlready},
+		{"1.2.0", "aaa", true, OutcomeAlready},
+		{"1.2.0", "bbb", false, OutcomeRejected},
+		{"1.2.0", "bbb", true, OutcomeReinstalled},
+		{"1.1.9", "ccc", false, OutcomeRejected},
+		{"1.1.9", "ccc", true, OutcomeDowngraded},
+		{"1.2.0-rc.1", "ddd", false, OutcomeRejected},
 	}
 	for _, tt := range tests {
 		c := InstalledPack{Manifest: pack(t, "abc", tt.version, 0, 0), Enabled: true, ArchiveSHA256: tt.sha}
 		v := CheckInstall(installed, c, tt.force)
-		if v.Action != tt.want {
-			t.Errorf("CheckInstall(%s %s force=%v) = %s %v; want %s", tt.version, tt.sha, tt.force, v.Action, v.Reasons, tt.want)
+		if v.Outcome != tt.want {
+			t.Errorf("CheckInstall(%s %s force=%v) = %s %v; want %s", tt.version, tt.sha, tt.force, v.Outcome, v.Reasons, tt.want)
 		}
-		if v.Action == ActionReject && (len(v.Reasons) == 0 || !strings.Contains(v.Reasons[0].Message, "--force") || v.Reasons[0].Path != "version") {
+		if v.Outcome == OutcomeRejected && (len(v.Reasons) == 0 || !strings.Contains(v.Reasons[0].Message, "--force") || v.Reasons[0].Path != "version") {
 			t.Errorf("rejection without a reason that names --force: %v", v.Reasons)
 		}
 	}
-	if v := CheckInstall(installed, InstalledPack{Manifest: pack(t, "xyz", "0.1.0", 0, 0), Enabled: true}, false); v.Action != ActionInstall {
-		t.Errorf("new pack = %s", v.Action)
+	if v := CheckInstall(installed, InstalledPack{Manifest: pack(t, "xyz", "0.1.0", 0, 0), Enabled: true}, false); v.Outcome != OutcomeInstalled {
+		t.Errorf("new pack = %s", v.Outcome)
 	}
 }
 
@@ -64,9 +64,9 @@ func TestCheckInstallClash(t *testing.T) {
 	// Forge a clash the namespace rule would normally prevent.
 	b.Pieces[0].Tag = a.Pieces[0].Tag
 	v := CheckInstall([]InstalledPack{{Manifest: a, Enabled: true}}, InstalledPack{Manifest: b, Enabled: true}, true)
-	if v.Action != ActionReject || len(v.Reasons) != 1 || v.Reasons[0].Rule != RuleTagClash || v.Reasons[0].Path != "pieces[0].tag" ||
+	if v.Outcome != OutcomeRejected || len(v.Reasons) != 1 || v.Reasons[0].Rule != RuleTagClash || v.Reasons[0].Path != "pieces[0].tag" ||
 		!strings.Contains(v.Reasons[0].Message, "owned by installed pack abc") || !strings.Contains(v.Reasons[0].Message, "piece b") {
-		t.Fatalf("clash = %s %v; want one reason naming both owners", v.Action, v.Reasons)
+		t.Fatalf("clash = %s %v; want one reason naming both owners", v.Outcome, v.Reasons)
 	}
 }
 
@@ -75,19 +75,19 @@ func TestDoorLimit(t *testing.T) {
 		{Manifest: pack(t, "doors-a", "1.0.0", 200, 0), Enabled: true},
 		{Manifest: pack(t, "doors-b", "1.0.0", 50, 0), Enabled: false},
 	}
-	if v := CheckInstall(installed, InstalledPack{Manifest: pack(t, "doors-c", "1.0.0", 56, 0), Enabled: true}, false); v.Action != ActionInstall {
-		t.Fatalf("256 doors = %s %v; want install", v.Action, v.Reasons)
+	if v := CheckInstall(installed, InstalledPack{Manifest: pack(t, "doors-c", "1.0.0", 56, 0), Enabled: true}, false); v.Outcome != OutcomeInstalled {
+		t.Fatalf("256 doors = %s %v; want install", v.Outcome, v.Reasons)
 	}
 	v := CheckInstall(installed, InstalledPack{Manifest: pack(t, "doors-c", "1.0.0", 57, 0), Enabled: true}, true)
-	if v.Action != ActionReject || v.Reasons[0].Rule != RuleDoorLimit || !strings.Contains(v.Reasons[0].Message, "doors-a (200)") || !strings.Contains(v.Reasons[0].Message, "257") {
-		t.Fatalf("257 doors = %s %v; want reject naming the packs", v.Action, v.Reasons)
+	if v.Outcome != OutcomeRejected || v.Reasons[0].Rule != RuleDoorLimit || !strings.Contains(v.Reasons[0].Message, "doors-a (200)") || !strings.Contains(v.Reasons[0].Message, "257") {
+		t.Fatalf("257 doors = %s %v; want reject naming the packs", v.Outcome, v.Reasons)
 	}
-	if r := CheckEnable(installed, "doors-b"); r != "" {
-		t.Fatalf("enable to 250 = %q; want ok", r)
+	if v := CheckEnable(installed, "doors-b"); v.Refused() {
+		t.Fatalf("enable to 250 = %v; want ok", v.Reasons)
 	}
 	installed[1].Manifest = pack(t, "doors-b", "1.0.0", 57, 0)
-	if r := CheckEnable(installed, "doors-b"); !strings.Contains(r, "257") {
-		t.Fatalf("enable to 257 = %q; want refusal", r)
+	if v := CheckEnable(installed, "doors-b"); len(v.Reasons) != 1 || v.Reasons[0].Rule != RuleDoorLimit || !strings.Contains(v.Reasons[0].Message, "257") {
+		t.Fatalf("enable to 257 = %v; want one door-limit refusal", v.Reasons)
 	}
 }
 
@@ -97,8 +97,37 @@ func TestLiftClasses(t *testing.T) {
 	if len(used) != 16 || len(ignored) != 1 || ignored[0] != "/Game/MJOLNIR/Forge/lifts/L16.L16_C" {
 		t.Fatalf("LiftClasses = %d used, ignored %v", len(used), ignored)
 	}
+	want := "17 lift classes are enabled; the runtime uses the first 16 by class path and ignores: /Game/MJOLNIR/Forge/lifts/L16.L16_C"
+	if got := LiftClassWarning(packs); got != want {
+		t.Fatalf("LiftClassWarning = %q; want %q", got, want)
+	}
 	packs[0].Enabled = false
 	if used, _ := LiftClasses(packs); len(used) != 0 {
 		t.Fatalf("disabled pack's lifts counted: %v", used)
+	}
+	if got := LiftClassWarning(packs); got != "" {
+		t.Fatalf("LiftClassWarning(disabled) = %q; want none", got)
+	}
+}
+
+func TestCheckSet(t *testing.T) {
+	a := pack(t, "abc", "1.0.0", 0, 0)
+	b := pack(t, "xyz", "1.0.0", 0, 0)
+	b.Pieces[0].Class = a.Pieces[0].Class // a clash the namespace rule would normally prevent
+	set := []InstalledPack{{Manifest: a, Enabled: true}, {Manifest: b, Enabled: true},
+		{Manifest: pack(t, "doors-a", "1.0.0", 200, 0), Enabled: true}, {Manifest: pack(t, "doors-b", "1.0.0", 57, 0), Enabled: true}}
+	v := CheckSet(set)
+	if !v.Refused() || len(v.Reasons) != 2 || v.Outcome != "" {
+		t.Fatalf("CheckSet = %q %v; want two reasons and no install outcome", v.Outcome, v.Reasons)
+	}
+	if r := v.Reasons[0]; r.Rule != RuleClassClash || !strings.Contains(r.Message, "owned by both abc (piece b) and xyz (piece b)") {
+		t.Errorf("CheckSet reason %+v; want the class clash naming both owners", r)
+	}
+	if r := v.Reasons[1]; r.Rule != RuleDoorLimit || !strings.Contains(r.Message, "doors-a (200), doors-b (57) bring 257") {
+		t.Errorf("CheckSet reason %+v; want the door limit naming the packs", r)
+	}
+	set[3].Enabled = false
+	if v := CheckSet(set[2:]); v.Refused() {
+		t.Errorf("CheckSet(200 enabled doors) = %v; want none", v.Reasons)
 	}
 }

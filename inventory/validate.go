@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mjolnir-forge/forgesync/internal/semver"
+	"github.com/mjolnir-forge/forgesync/rejection"
 )
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
@@ -22,7 +23,7 @@ var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 // line, column, rule and value; a syntax error stops the search, because
 // nothing after it can be read reliably.
 func Decode(name string, data []byte) (*Manifest, error) {
-	v := validator{data: data}
+	v := validator{file: name, data: data}
 	switch {
 	case len(data) > MaxManifestBytes:
 		v.addAt(1, 1, "", RuleTooLarge, "manifest is larger than 1 MiB (1048576 bytes)", strconv.Itoa(len(data))+" bytes")
@@ -44,8 +45,9 @@ func Decode(name string, data []byte) (*Manifest, error) {
 
 // validator walks the parsed tree, builds the Manifest and collects faults.
 type validator struct {
+	file       string // the manifest's name, each reason's File
 	data       []byte
-	errs       []*FieldError
+	errs       []rejection.Reason
 	lineStarts []int // offsets of line starts, built on the first fault
 }
 
@@ -55,7 +57,7 @@ func (v *validator) add(off int, path, rule, msg, value string) {
 }
 
 func (v *validator) addAt(line, col int, path, rule, msg, value string) {
-	v.errs = append(v.errs, &FieldError{Path: path, Line: line, Column: col, Rule: rule, Value: value, Message: msg})
+	v.errs = append(v.errs, rejection.Reason{File: v.file, Path: path, Line: line, Column: col, Rule: rule, Value: value, Message: msg})
 }
 
 // position turns a byte offset into a 1-based line and character column.

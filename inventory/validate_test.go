@@ -531,3 +531,21 @@ func TestRequiredPackages(t *testing.T) {
 		t.Fatalf("RequiredPackages() = %v", got)
 	}
 }
+
+// TestManifestErrorReasons: each fault is a rejection reason that names
+// the file as Decode was told it, so every layer passes it on as it is.
+func TestManifestErrorReasons(t *testing.T) {
+	_, err := Decode("top/forgepack.json", []byte(`{"schema": 2, "extra": true}`))
+	var me *ManifestError
+	if !errors.As(err, &me) || len(me.Errors) < 2 {
+		t.Fatalf("Decode = %v; want a *ManifestError with the schema and the extra key", err)
+	}
+	for _, r := range me.Errors {
+		if r.File != "top/forgepack.json" || r.Line != 1 || r.Rule == "" || r.Message == "" {
+			t.Errorf("reason %+v; want the file named top/forgepack.json, a line, a rule and a message", r)
+		}
+	}
+	if r := me.Errors[0]; r.Rule != RuleUnknownKey || r.Path != "extra" || r.Column != 15 {
+		t.Errorf("first reason %+v; want the unknown key at 1:15", r)
+	}
+}

@@ -309,8 +309,8 @@ func (r *Runner) refresh(state string, info *api.LastSync) {
 		// A copy: the writer's next transaction must not reach into a
 		// snapshot readers hold.
 		s.Packs = slices.Clone(packs)
-		if _, ignored := inventory.LiftClasses(packs); len(ignored) > 0 {
-			s.Warnings = append(s.Warnings, "lift classes the runtime ignores (over 16): "+strings.Join(ignored, ", "))
+		if w := inventory.LiftClassWarning(packs); w != "" {
+			s.Warnings = append(s.Warnings, w)
 		}
 	} else {
 		s.Warnings = append(s.Warnings, err.Error())

@@ -492,3 +492,21 @@ func TestStatusDoorsOfEnabledPacks(t *testing.T) {
 		t.Errorf("counts = %+v; want 5 doors, 2 of them in the one enabled pack", c)
 	}
 }
+
+// TestLiftClassWarningOneText: the status socket warns about ignored lift
+// classes in the words the sync's summary uses, not in words of its own.
+func TestLiftClassWarningOneText(t *testing.T) {
+	e := newEnv(t)
+	r := startRunner(t, e.options(), RunnerOptions{})
+	e.dropPack(t, "lifts.zip", spec{id: "many-lifts", version: "1.0.0", lifts: 17})
+	sum, err := r.Sync(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Warnings) != 1 {
+		t.Fatalf("summary warnings = %q; want one about the ignored lift class", sum.Warnings)
+	}
+	if st := r.Status(); !slices.Contains(st.Warnings, sum.Warnings[0]) {
+		t.Errorf("status warnings = %q; want the summary's %q", st.Warnings, sum.Warnings[0])
+	}
+}

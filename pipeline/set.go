@@ -205,8 +205,8 @@ func (t *txn) applySet(ctx context.Context, sc *setChange) error {
 		}
 	}
 	if len(refusals) == 0 {
-		for _, r := range inventory.CheckSet(t.setPacks(sc, ready)) {
-			refusals = append(refusals, r.Message)
+		if v := inventory.CheckSet(t.setPacks(sc, ready)); v.Refused() {
+			refusals = append(refusals, reasonMessages(v.Reasons))
 		}
 	}
 	if len(refusals) > 0 {

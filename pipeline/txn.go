@@ -422,10 +422,8 @@ func (t *txn) finish() *Summary {
 	if t.packs != nil {
 		p.packs = t.packs
 	}
-	if _, ignored := inventory.LiftClasses(p.packs); len(ignored) > 0 {
-		t.sum.Warnings = append(t.sum.Warnings, fmt.Sprintf(
-			"%d lift classes are enabled; the runtime uses the first %d by class path and ignores: %s",
-			inventory.MaxLiftClassesUsed+len(ignored), inventory.MaxLiftClassesUsed, strings.Join(ignored, ", ")))
+	if w := inventory.LiftClassWarning(p.packs); w != "" {
+		t.sum.Warnings = append(t.sum.Warnings, w)
 	}
 	for _, o := range t.sum.Outcomes {
 		p.log.Info("archive processed", "archive", o.Archive, "result", o.Result, "pack", o.Pack, "version", o.Version, "reasons", o.Reasons)
@@ -500,8 +498,8 @@ func (t *txn) apply(ctx context.Context, ch *change) error {
 	i := slices.IndexFunc(t.packs, func(p inventory.InstalledPack) bool { return p.Manifest.ID == ch.id })
 	switch {
 	case ch.enable:
-		if reason := inventory.CheckEnable(t.packs, ch.id); reason != "" {
-			return fmt.Errorf("enable %s: %s: %w", ch.id, reason, ErrRefused)
+		if v := inventory.CheckEnable(t.packs, ch.id); v.Refused() {
+			return fmt.Errorf("enable %s: %s: %w", ch.id, reasonMessages(v.Reasons), ErrRefused)
 		}
 		if !rec.Enabled {
 			t.changes = append(t.changes, api.PackEnabled{Pack: rec.ID, Version: rec.Version})
@@ -576,11 +574,11 @@ func (t *txn) archive(ctx context.Context, name string, force, fromInstall bool)
 		cand.Enabled = prev.Enabled
 	}
 	v := inventory.CheckInstall(t.packs, cand, force)
-	switch v.Action {
-	case inventory.ActionReject:
+	if v.Refused() {
 		t.reject(name, out, v.Reasons, fromInstall)
 		return nil
-	case inventory.ActionAlready:
+	}
+	if v.Outcome == inventory.OutcomeAlready {
 		t.already(name, out, t.st.Find(m.ID))
 		return nil
 	}
@@ -606,7 +604,8 @@ func (t *txn) archive(ctx context.Context, name string, force, fromInstall bool)
 	}
 	rec := installer.PackRecord{ID: m.ID, Version: m.Version, Enabled: cand.Enabled, ArchiveSHA256: staged.SHA256,
 		Archive: kept, InstalledAt: p.opts.Now().UTC(), Content: placed, Manifest: manifest}
-	out.Result, out.Previous = t.record(rec, v.Action)
+	outcome, previous := t.record(rec, v.Outcome)
+	out.Result, out.Previous = wireResult(outcome), previous
 	t.packs = slices.DeleteFunc(slices.Clone(t.packs), func(p inventory.InstalledPack) bool { return p.Manifest.ID == m.ID })
 	t.packs = append(t.packs, cand)
 	sortPacks(t.packs)
@@ -741,7 +740,7 @@ func (t *txn) fault(name string, out Outcome, err error, fromInstall bool) {
 // the copy goes, once the transaction is committed.
 func (t *txn) already(name string, out Outcome, rec *installer.PackRecord) {
 	p := t.p
-	out.Result = api.ResultAlready
+	out.Result = wireResult(inventory.OutcomeAlready)
 	t.sum.Outcomes = append(t.sum.Outcomes, out)
 	path := p.store.Path(installer.ProcessingDir, name)
 	kept := p.store.Path(installer.ArchivesDir, rec.Archive)
@@ -757,27 +756,19 @@ func (t *txn) already(name string, out Outcome, rec *installer.PackRecord) {
 
 // record puts an installed pack's record in the state, replacing the
 // previous version's (whose content, archive and manifest the new one does
-// not share become pending removals), and returns the result and the
-// version replaced.
-func (t *txn) record(rec installer.PackRecord, action inventory.Action) (api.Result, string) {
+// not share become pending removals), and returns the outcome (installed
+// when no version was, else what CheckInstall decided) and the version
+// replaced.
+func (t *txn) record(rec installer.PackRecord, outcome inventory.Outcome) (inventory.Outcome, string) {
 	prev := t.st.Find(rec.ID)
 	if prev == nil {
 		t.st.Packs = append(t.st.Packs, rec)
 		slices.SortFunc(t.st.Packs, func(a, b installer.PackRecord) int { return strings.Compare(a.ID, b.ID) })
-		return api.ResultInstalled, ""
-	}
-	result := api.ResultInstalled
-	switch action {
-	case inventory.ActionUpgrade:
-		result = api.ResultUpgraded
-	case inventory.ActionReinstall:
-		result = api.ResultReinstalled
-	case inventory.ActionDowngrade:
-		result = api.ResultDowngraded
+		return inventory.OutcomeInstalled, ""
 	}
 	previous := prev.Version
 	t.replace(prev, rec)
-	return result, previous
+	return outcome, previous
 }
 
 // replace puts rec in place of prev; what prev had and rec does not
@@ -822,11 +813,21 @@ func (t *txn) removeManifest(name string) error {
 	return t.p.store.RemoveManifest(name)
 }
 
+// reasonMessages joins the messages of the reasons a change is refused,
+// in their order, for the error that refuses it.
+func reasonMessages(reasons []rejection.Reason) string {
+	msgs := make([]string, len(reasons))
+	for i, r := range reasons {
+		msgs[i] = r.Message
+	}
+	return strings.Join(msgs, "; ")
+}
+
 // reject records a rejection. The archive moves to drop/rejected/ with its
 // reasons beside it, after publication; an archive given to Install is
 // not the drop folder's, so only its copy is removed.
 func (t *txn) reject(name string, out Outcome, reasons []rejection.Reason, fromInstall bool) {
-	out.Result, out.Reasons = api.ResultRejected, reasons
+	out.Result, out.Reasons = wireResult(inventory.OutcomeRejected), reasons
 	t.sum.Outcomes = append(t.sum.Outcomes, out)
 	p := t.p
 	src := p.store.Path(installer.ProcessingDir, name)

@@ -15,6 +15,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/mjolnir-forge/forgesync/inventory"
+	"github.com/mjolnir-forge/forgesync/rejection"
 )
 
 // crossField lists what `forgesync scan` refuses and the schema cannot
@@ -169,7 +170,7 @@ func TestAgreement(t *testing.T) {
 	}
 }
 
-func crossFieldRule(fe *inventory.FieldError) string {
+func crossFieldRule(fe rejection.Reason) string {
 	for _, r := range crossField {
 		if fe.Rule == r.rule && strings.Contains(fe.Message, r.message) {
 			return r.why

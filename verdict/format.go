@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mjolnir-forge/forgesync/installer"
 	"github.com/mjolnir-forge/forgesync/internal/plural"
 	"github.com/mjolnir-forge/forgesync/rejection"
 )
@@ -65,7 +66,7 @@ func WriteText(w io.Writer, r *Report) error {
 		dir = true
 	}
 	for _, p := range r.Problems {
-		rule := " [" + RuleID(p.Rule) + "]"
+		rule := " [" + rejection.Escape(p.Rule) + "]"
 		switch {
 		case p.File == "":
 			fmt.Fprintf(&b, "%s: %s%s\n", rejection.Escape(r.Source), p, rule)
@@ -124,7 +125,7 @@ func WriteGitHub(w io.Writer, reports []*Report) error {
 			if p.Line > 0 {
 				props = append(props, fmt.Sprintf("line=%d", p.Line), fmt.Sprintf("col=%d", p.Column))
 			}
-			props = append(props, "title="+escapeProperty("forgesync "+RuleID(p.Rule)))
+			props = append(props, "title="+escapeProperty("forgesync "+p.Rule))
 			if _, err := fmt.Fprintf(w, "::error %s::%s\n", strings.Join(props, ","), escapeData(escapeLines(detail(p)))); err != nil {
 				return err
 			}
@@ -165,29 +166,6 @@ func escapeData(s string) string {
 // escapeProperty escapes a workflow command's property value.
 func escapeProperty(s string) string {
 	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
-}
-
-// RuleID returns a rule's stable identifier for tools: the rule itself when
-// it is already a slug (the manifest rules), else the rule's words in
-// lower-case joined by '-' (the file rules are written as phrases).
-func RuleID(rule string) string {
-	var b strings.Builder
-	dash := false
-	for _, c := range strings.ToLower(rule) {
-		if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' {
-			if dash && b.Len() > 0 {
-				b.WriteByte('-')
-			}
-			b.WriteRune(c)
-			dash = false
-			continue
-		}
-		dash = true
-	}
-	if b.Len() == 0 {
-		return "problem"
-	}
-	return b.String()
 }
 
 // The SARIF 2.1.0 log, as much of it as forgesync fills.
@@ -258,12 +236,12 @@ func WriteSARIF(w io.Writer, reports []*Report, toolVersion string) error {
 	index := map[string]int{}
 	for _, r := range reports {
 		for _, p := range r.Problems {
-			id := RuleID(p.Rule)
+			id := p.Rule
 			i, seen := index[id]
 			if !seen {
 				i = len(run.Tool.Driver.Rules)
 				index[id] = i
-				run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRule{ID: id, ShortDescription: sarifMessage{Text: rejection.Escape(p.Rule)}})
+				run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRule{ID: id, ShortDescription: sarifMessage{Text: rejection.Escape(installer.RuleText(p.Rule))}})
 			}
 			loc := sarifPhysical{ArtifactLocation: sarifArtifact{URI: (&url.URL{Path: r.ProblemFile(p)}).String()}}
 			if p.Line > 0 {

@@ -92,22 +92,6 @@ func TestGitHubEscaping(t *testing.T) {
 	}
 }
 
-func TestRuleID(t *testing.T) {
-	for in, want := range map[string]string{
-		"range":                                  "range",
-		"unit-vector":                            "unit-vector",
-		installer.RuleRatio:                      "compression-ratio-too-high-zip-bomb",
-		installer.RuleWindowsChar:                "character-not-allowed-on-windows",
-		`"." in path`:                            "in-path",
-		"":                                       "problem",
-		"same name as another entry (after NFC)": "same-name-as-another-entry-after-nfc",
-	} {
-		if got := RuleID(in); got != want {
-			t.Errorf("RuleID(%q) = %q; want %q", in, got, want)
-		}
-	}
-}
-
 // sarifSchema compiles the published SARIF 2.1.0 schema, which CI takes
 // from the npm package @microsoft/jest-sarif (see .ci/run) and names in
 // FORGESYNC_SARIF_SCHEMA.
@@ -264,6 +248,37 @@ func TestFormatsEscapeControls(t *testing.T) {
 					t.Errorf("Write(github) line %q forges a command", l)
 				}
 			}
+		}
+	}
+}
+
+// TestFileRuleIDAndWords: a file rule reaches every output by its id, and
+// its words stay the message and the SARIF rule's description.
+func TestFileRuleIDAndWords(t *testing.T) {
+	r := fromInstaller(installer.Problem{Entry: `content\a.pak`, Rule: installer.RuleBackslash})
+	if want := (rejection.Reason{File: `content\a.pak`, Path: `content\a.pak`, Rule: "backslash", Message: "backslash in name (use / between folders)"}); r != want {
+		t.Fatalf("fromInstaller = %+v; want %+v", r, want)
+	}
+	rep := &Report{Source: "p.zip", Problems: []rejection.Reason{r}}
+	var text, gh, sarif bytes.Buffer
+	if err := WriteText(&text, rep); err != nil {
+		t.Fatal(err)
+	}
+	if want := `p.zip: content\a.pak: backslash in name (use / between folders) [backslash]` + "\n"; !strings.HasPrefix(text.String(), want) {
+		t.Errorf("WriteText =\n%s\nwant it to start\n%s", text.String(), want)
+	}
+	if err := WriteGitHub(&gh, []*Report{rep}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "::error file=p.zip,title=forgesync backslash::backslash in name (use / between folders)\n"; gh.String() != want {
+		t.Errorf("WriteGitHub = %q; want %q", gh.String(), want)
+	}
+	if err := WriteSARIF(&sarif, []*Report{rep}, "1.2.3"); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"id": "backslash"`, `"text": "backslash in name (use / between folders)"`, `"ruleId": "backslash"`} {
+		if !strings.Contains(sarif.String(), want) {
+			t.Errorf("WriteSARIF =\n%s\nwant %s", sarif.String(), want)
 		}
 	}
 }

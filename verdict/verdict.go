@@ -209,10 +209,7 @@ func (r *Report) checkManifest(data []byte, prefix string) *inventory.Manifest {
 	if err != nil {
 		var me *inventory.ManifestError
 		if errors.As(err, &me) {
-			for _, fe := range me.Errors {
-				r.Problems = append(r.Problems, rejection.Reason{File: name, Path: fe.Path, Line: fe.Line, Column: fe.Column,
-					Rule: fe.Rule, Value: fe.Value, Message: fe.Message})
-			}
+			r.Problems = append(r.Problems, me.Errors...) // each names the file it was decoded as
 		}
 		return nil
 	}
@@ -234,10 +231,11 @@ func peek(data []byte) PackRef {
 	return ref
 }
 
-// fromInstaller converts a file-rule problem. Its Value explains the rule
-// rather than quoting a value found, so it joins the message.
+// fromInstaller converts a file-rule problem: the rule's id is the
+// reason's rule, its words the message. Its Value explains the rule rather
+// than quoting a value found, so it joins the message.
 func fromInstaller(p installer.Problem) rejection.Reason {
-	msg := p.Rule
+	msg := installer.RuleText(p.Rule)
 	switch {
 	case p.Rule == installer.RuleTopFolders:
 		msg = p.Value // the sentence names the folders
