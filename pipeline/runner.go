@@ -11,21 +11,31 @@ import (
 	"time"
 
 	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/internal/errkind"
 	"github.com/mjolnir-forge/forgesync/inventory"
 	"github.com/mjolnir-forge/forgesync/packset"
 	"github.com/mjolnir-forge/forgesync/rejection"
 )
+
+// ErrStopping is returned, at once, by a request that arrives after the
+// Runner's Run has stopped (the daemon is shutting down): nothing will
+// take it. Its kind is [errkind.Unavailable].
+var ErrStopping = errkind.New(errkind.Unavailable, "stopping: the writer takes no more requests; try again when the daemon is back")
 
 // Runner is the single writer in a long-running process: one goroutine
 // (Run) owns the Pipeline and applies requests one transaction at a time,
 // while readers get an immutable Snapshot that never waits for a running
 // sync. It is the status socket's backend (daemon.Backend).
 type Runner struct {
-	p       *Pipeline
-	opts    RunnerOptions
-	reqs    chan request
-	snap    atomic.Pointer[Snapshot]
-	started time.Time
+	p    *Pipeline
+	opts RunnerOptions
+	reqs chan request
+	// stopped is closed when Run returns: a request sent after it is
+	// answered ErrStopping at once.
+	stopped  chan struct{}
+	stopOnce sync.Once
+	snap     atomic.Pointer[Snapshot]
+	started  time.Time
 	// warned holds the deploy warnings logged by the last deploy; only Run's
 	// goroutine touches it.
 	warned map[string]bool
@@ -72,7 +82,7 @@ type result struct {
 
 // NewRunner wraps an open Pipeline.
 func NewRunner(p *Pipeline, opts RunnerOptions) *Runner {
-	r := &Runner{p: p, opts: opts, reqs: make(chan request), started: time.Now()}
+	r := &Runner{p: p, opts: opts, reqs: make(chan request), stopped: make(chan struct{}), started: time.Now()}
 	r.refresh(api.StateIdle, nil)
 	return r
 }
@@ -103,7 +113,9 @@ func (r *Runner) dequeue(names []string) {
 }
 
 // Run applies requests until ctx ends; it returns nil on cancellation.
+// Requests sent once it has returned fail at once with [ErrStopping].
 func (r *Runner) Run(ctx context.Context) error {
+	defer r.stopOnce.Do(func() { close(r.stopped) })
 	var tick <-chan time.Time
 	if r.opts.Deploy && r.opts.Redeploy > 0 {
 		t := time.NewTicker(r.opts.Redeploy)
@@ -159,9 +171,13 @@ func (r *Runner) submit(ctx context.Context, do func(ctx context.Context) (*Summ
 	return r.send(ctx, request{do: do, reply: make(chan result, 1)})
 }
 
+// send hands req to Run. A request Run never takes is answered at once
+// with ErrStopping when Run has returned.
 func (r *Runner) send(ctx context.Context, req request) (*Summary, error) {
 	select {
 	case r.reqs <- req:
+	case <-r.stopped:
+		return nil, ErrStopping
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
