@@ -2,7 +2,6 @@ package api
 
 import (
 	"encoding/json"
-	"errors"
 	"time"
 )
 
@@ -162,19 +161,3 @@ type Modules struct {
 	// accepts (its build allowlist).
 	SupportedBuilds []string `json:"supported_builds"`
 }
-
-// Errors a mutation wraps so the socket answers with a fitting status, and
-// that the daemon's client errors match with errors.Is.
-var (
-	// ErrNotFound is returned when the named pack is not installed (404).
-	ErrNotFound = errors.New("not found")
-	// ErrConflict is returned when a mutation is refused by the install
-	// rules, e.g. an enable that would pass the door limit (409).
-	ErrConflict = errors.New("conflict")
-	// ErrBusy is returned when the writer cannot take the request now, e.g.
-	// while the daemon shuts down (503).
-	ErrBusy = errors.New("busy")
-	// ErrInvalid is returned for a request that can never succeed as sent,
-	// e.g. a malformed pack id (400).
-	ErrInvalid = errors.New("invalid request")
-)

@@ -7,11 +7,11 @@ import (
 	"path/filepath"
 )
 
-// ErrRefusedByFolder is returned, wrapped with a sentence naming the
+// ErrDeniedByFolder is returned, wrapped with a sentence naming the
 // folder, when the OS refuses a client access to the status socket: on
 // Windows the folder's ACL admits only SYSTEM, Administrators and the user
 // who installed the service; on Linux the socket is 0600.
-var ErrRefusedByFolder = errors.New("refused by the status socket's folder")
+var ErrDeniedByFolder = errors.New("refused by the status socket's folder")
 
 // ErrNoACL is matched by the error of [SecureFolder] on a file system that
 // keeps no ACLs (FAT, exFAT): the folder cannot be made private, and a
@@ -24,5 +24,5 @@ func refused(path string, err error) error {
 		return err
 	}
 	return fmt.Errorf("%w %s, which admits only SYSTEM, Administrators and the user who installed the service (root and the daemon's user on Linux): run this as that user, or as an administrator: %w",
-		ErrRefusedByFolder, filepath.Dir(path), err)
+		ErrDeniedByFolder, filepath.Dir(path), err)
 }

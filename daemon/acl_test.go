@@ -15,8 +15,8 @@ import (
 func TestRefusedNamesTheFolder(t *testing.T) {
 	sock := filepath.Join("srv", "forgesync", "forgesync.sock")
 	err := refused(sock, &os.SyscallError{Syscall: "connect", Err: syscall.EACCES})
-	if !errors.Is(err, ErrRefusedByFolder) || !errors.Is(err, fs.ErrPermission) || !strings.Contains(err.Error(), filepath.Dir(sock)) || !strings.Contains(err.Error(), "administrator") {
-		t.Fatalf("refused(permission) = %v; want ErrRefusedByFolder naming %s", err, filepath.Dir(sock))
+	if !errors.Is(err, ErrDeniedByFolder) || !errors.Is(err, fs.ErrPermission) || !strings.Contains(err.Error(), filepath.Dir(sock)) || !strings.Contains(err.Error(), "administrator") {
+		t.Fatalf("refused(permission) = %v; want ErrDeniedByFolder naming %s", err, filepath.Dir(sock))
 	}
 	other := errors.New("connection refused")
 	if got := refused(sock, other); got != other {

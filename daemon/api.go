@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/internal/errkind"
 	"github.com/mjolnir-forge/forgesync/rejection"
 )
 
@@ -17,9 +18,8 @@ import (
 // and Sync go through the pipeline's single writer: each call blocks until
 // its transaction is done or ctx ends, and returns the transaction's
 // summary, which the socket sends as the response body. A mutation that
-// fails wraps one of [api.ErrNotFound], [api.ErrConflict], [api.ErrBusy] or
-// [api.ErrInvalid] so the socket can answer with a fitting status; any
-// other error is answered with 500.
+// fails carries its kind ([errkind.Of]), which chooses the answer's status
+// and code (see [Answer]); an error of no kind is answered with 500.
 type Backend interface {
 	Status() api.Status
 	Packs() []api.Pack
@@ -82,20 +82,54 @@ func (e *APIError) Error() string {
 	return fmt.Sprintf("the daemon answered %d %s without saying why; its log may tell (forgesync service status)", e.Status, http.StatusText(e.Status))
 }
 
-// Is reports whether the error's code is the one target stands for, so
-// errors.Is(err, api.ErrNotFound) works on what a [Client] returns.
-func (e *APIError) Is(target error) bool {
-	switch target {
-	case api.ErrNotFound:
-		return e.Code == CodeNotFound
-	case api.ErrConflict:
-		return e.Code == CodeConflict
-	case api.ErrBusy:
-		return e.Code == CodeBusy
-	case api.ErrInvalid:
-		return e.Code == CodeInvalid
+// Kind is the kind of failure the answer stands for, read from its code
+// by the table of [Answer]; a code that stands for no kind (a transport
+// refusal such as method_not_allowed, or an answer that was not the
+// daemon's JSON) is [errkind.Internal].
+func (e *APIError) Kind() errkind.Kind {
+	for _, a := range answers {
+		if a.Code == e.Code {
+			return a.Kind
+		}
 	}
-	return false
+	return errkind.Internal
+}
+
+// Unwrap gives the answer's kind, so that errors.Is(err, errkind.NotFound)
+// and [errkind.Of] read a daemon's answer as they read the same failure
+// decided locally.
+func (e *APIError) Unwrap() error { return e.Kind() }
+
+// KindAnswer is the status socket's answer to a failure of one kind.
+type KindAnswer struct {
+	Kind   errkind.Kind
+	Status int    // HTTP status
+	Code   string // one of the Code constants
+}
+
+// answers is the one table from a failure's kind to the status socket's
+// answer, and back from an answer's code to the kind (the first row with
+// the code): two kinds the wire does not tell apart share an answer, and
+// the code reads back as the first (a refusal by a rule is answered as a
+// conflict, a daemon stopping as busy), whose exit status is the same.
+var answers = []KindAnswer{
+	{errkind.NotFound, http.StatusNotFound, CodeNotFound},
+	{errkind.Conflict, http.StatusConflict, CodeConflict},
+	{errkind.Refused, http.StatusConflict, CodeConflict},
+	{errkind.Busy, http.StatusServiceUnavailable, CodeBusy},
+	{errkind.Unavailable, http.StatusServiceUnavailable, CodeBusy},
+	{errkind.Invalid, http.StatusBadRequest, CodeInvalid},
+	{errkind.Internal, http.StatusInternalServerError, CodeInternal},
+}
+
+// Answer returns the status socket's answer to a failure of kind k.
+func Answer(k errkind.Kind) KindAnswer {
+	for _, a := range answers {
+		if a.Kind == k {
+			return a
+		}
+	}
+	return answers[len(answers)-1] // Internal
 }
 
 // errorBody is the JSON shape of an error answer.

@@ -83,7 +83,7 @@ func (c *Client) Packs(ctx context.Context) ([]api.Pack, error) {
 }
 
 // Pack returns GET /v1/packs/{id}; an id that is not installed gives an
-// error matching [api.ErrNotFound].
+// error matching [errkind.NotFound].
 func (c *Client) Pack(ctx context.Context, id string) (api.Pack, error) {
 	var p api.Pack
 	err := c.do(ctx, http.MethodGet, "/v1/packs/"+url.PathEscape(id), &p)
@@ -160,7 +160,7 @@ func (c *Client) Install(ctx context.Context, archive string, force bool) (*api.
 
 // Retry asks the daemon to move rejected archives back into drop (all of
 // them with all) and process them, and waits for the result; a name not
-// in drop/rejected/ gives an error matching [api.ErrNotFound].
+// in drop/rejected/ gives an error matching [errkind.NotFound].
 func (c *Client) Retry(ctx context.Context, archives []string, all bool) (*api.Summary, error) {
 	body, _ := json.Marshal(api.Retry{Archives: archives, All: all})
 	resp, err := c.sendBody(ctx, http.MethodPost, "/v1/rejections/retry", body)

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/internal/errkind"
 	"github.com/mjolnir-forge/forgesync/rejection"
 )
 
@@ -232,8 +233,7 @@ func (s *server) handleLimit(methods map[string]handlerFunc, maxBody int64) http
 		}
 		switch h, ok := methods[method]; {
 		case methods == nil:
-			err = &APIError{Status: http.StatusNotFound, Code: CodeNotFound,
-				Message: fmt.Sprintf("no endpoint %s; the status socket serves /v1/status, /v1/packs, /v1/packs/{id}, /v1/rejections, /v1/sync, /v1/events, /v1/history, /v1/rollback, /v1/install, /v1/rejections/retry, /v1/set, /v1/set/diff, /v1/set/apply and /v1/set/check (api/openapi.yaml describes each)", r.URL.Path)}
+			err = errkind.Errorf(errkind.NotFound, "no endpoint %s; the status socket serves /v1/status, /v1/packs, /v1/packs/{id}, /v1/rejections, /v1/sync, /v1/events, /v1/history, /v1/rollback, /v1/install, /v1/rejections/retry, /v1/set, /v1/set/diff, /v1/set/apply and /v1/set/check (api/openapi.yaml describes each)", r.URL.Path)
 		case !ok:
 			w.Header().Set("Allow", strings.Join(allow, ", "))
 			err = &APIError{Status: http.StatusMethodNotAllowed, Code: CodeMethodNotAllowed,
@@ -248,7 +248,9 @@ func (s *server) handleLimit(methods map[string]handlerFunc, maxBody int64) http
 	})
 }
 
-// apiError maps an error to the answer the client gets.
+// apiError maps an error to the answer the client gets: an APIError as it
+// is, a body too large or too slow as such, and any other error by its
+// kind, through the one table of [Answer].
 func (s *server) apiError(r *http.Request, err error) *APIError {
 	var ae *APIError
 	var tooLarge *http.MaxBytesError
@@ -262,22 +264,17 @@ func (s *server) apiError(r *http.Request, err error) *APIError {
 	case errors.As(err, &timeout) && timeout.Timeout():
 		return &APIError{Status: http.StatusRequestTimeout, Code: CodeTimeout,
 			Message: fmt.Sprintf("the request body did not arrive within %s", s.opts.BodyTimeout)}
-	case errors.Is(err, api.ErrNotFound):
-		return &APIError{Status: http.StatusNotFound, Code: CodeNotFound, Message: err.Error()}
-	case errors.Is(err, api.ErrConflict):
-		return &APIError{Status: http.StatusConflict, Code: CodeConflict, Message: err.Error()}
-	case errors.Is(err, api.ErrInvalid):
-		return &APIError{Status: http.StatusBadRequest, Code: CodeInvalid, Message: err.Error()}
-	case errors.Is(err, api.ErrBusy):
-		return &APIError{Status: http.StatusServiceUnavailable, Code: CodeBusy, Message: err.Error()}
-	case r.Context().Err() != nil && s.streams.Err() != nil:
-		return &APIError{Status: http.StatusServiceUnavailable, Code: CodeBusy,
-			Message: "the daemon is shutting down; try again when it is back"}
-	case r.Context().Err() != nil:
-		return &APIError{Status: http.StatusServiceUnavailable, Code: CodeBusy,
-			Message: "the request was cancelled: the client went away"}
 	}
-	return &APIError{Status: http.StatusInternalServerError, Code: CodeInternal, Message: err.Error()}
+	k := errkind.Of(err)
+	switch {
+	case k != errkind.Internal:
+	case r.Context().Err() != nil && s.streams.Err() != nil:
+		err = errkind.New(errkind.Unavailable, "the daemon is shutting down; try again when it is back")
+	case r.Context().Err() != nil:
+		err = errkind.New(errkind.Busy, "the request was cancelled: the client went away")
+	}
+	a := Answer(errkind.Of(err))
+	return &APIError{Status: a.Status, Code: a.Code, Message: err.Error()}
 }
 
 func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
@@ -360,8 +357,7 @@ func (s *server) getPack(w http.ResponseWriter, r *http.Request) error {
 			return nil
 		}
 	}
-	return &APIError{Status: http.StatusNotFound, Code: CodeNotFound,
-		Message: fmt.Sprintf("pack %q is not installed; forgesync packs lists the installed ones", id)}
+	return errkind.Errorf(errkind.NotFound, "pack %q is not installed; forgesync packs lists the installed ones", id)
 }
 
 func (s *server) getRejections(w http.ResponseWriter, r *http.Request) error {
@@ -423,18 +419,15 @@ func (s *server) readBody(w http.ResponseWriter, r *http.Request, v any, hint st
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return &APIError{Status: http.StatusBadRequest, Code: CodeInvalid,
-			Message: fmt.Sprintf("request body: %v; %s", err, hint)}
+		return errkind.Errorf(errkind.Invalid, "request body: %v; %s", err, hint)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return &APIError{Status: http.StatusBadRequest, Code: CodeInvalid,
-			Message: "request body: data after the JSON object; " + hint}
+		return errkind.New(errkind.Invalid, "request body: data after the JSON object; "+hint)
 	}
 	// encoding/json keeps the last of two equal keys: which one the
 	// client meant is unknown.
 	if dup := api.DuplicateKey(b); dup != "" {
-		return &APIError{Status: http.StatusBadRequest, Code: CodeInvalid,
-			Message: "request body: " + dup + "; " + hint}
+		return errkind.New(errkind.Invalid, "request body: "+dup+"; "+hint)
 	}
 	return nil
 }
@@ -452,7 +445,7 @@ func (s *server) postRollback(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if body.Generation < 0 {
-		return &APIError{Status: http.StatusBadRequest, Code: CodeInvalid, Message: fmt.Sprintf("generation %d: %s", body.Generation, hint)}
+		return errkind.Errorf(errkind.Invalid, "generation %d: %s", body.Generation, hint)
 	}
 	res, err := s.b.Rollback(r.Context(), body.Generation)
 	if err != nil {
@@ -467,14 +460,14 @@ func (s *server) postInstall(w http.ResponseWriter, r *http.Request) error {
 	const hint = `send {"archive": "FOLDER/NAME", "force": true|false} for a copy in drop/.install/FOLDER/NAME`
 	in, ok := s.b.(Installer)
 	if !ok {
-		return &APIError{Status: http.StatusNotFound, Code: CodeNotFound, Message: "this daemon does not install archives on request"}
+		return errkind.New(errkind.NotFound, "this daemon does not install archives on request")
 	}
 	var body api.Install
 	if err := s.readBody(w, r, &body, hint); err != nil {
 		return err
 	}
 	if body.Archive == "" {
-		return &APIError{Status: http.StatusBadRequest, Code: CodeInvalid, Message: "request body: no archive; " + hint}
+		return errkind.New(errkind.Invalid, "request body: no archive; "+hint)
 	}
 	res, err := in.InstallHanded(r.Context(), body.Archive, body.Force)
 	if err != nil {
@@ -490,14 +483,14 @@ func (s *server) postRetry(w http.ResponseWriter, r *http.Request) error {
 	const hint = `send {"archives": ["NAME", …]} (names in drop/rejected/) or {"all": true}`
 	rt, ok := s.b.(Retrier)
 	if !ok {
-		return &APIError{Status: http.StatusNotFound, Code: CodeNotFound, Message: "this daemon does not retry rejected archives"}
+		return errkind.New(errkind.NotFound, "this daemon does not retry rejected archives")
 	}
 	var body api.Retry
 	if err := s.readBody(w, r, &body, hint); err != nil {
 		return err
 	}
 	if body.All == (len(body.Archives) > 0) {
-		return &APIError{Status: http.StatusBadRequest, Code: CodeInvalid, Message: "request body: name the archives or say all, not both or neither; " + hint}
+		return errkind.New(errkind.Invalid, "request body: name the archives or say all, not both or neither; "+hint)
 	}
 	res, err := rt.Retry(r.Context(), body.Archives, body.All)
 	if err != nil {
@@ -513,13 +506,11 @@ func (s *server) getEvents(w http.ResponseWriter, r *http.Request) error {
 	since := Live
 	for k, v := range r.URL.Query() {
 		if k != "since" {
-			return &APIError{Status: http.StatusBadRequest, Code: CodeInvalid,
-				Message: fmt.Sprintf("unknown query parameter %q; /v1/events takes since=ID", k)}
+			return errkind.Errorf(errkind.Invalid, "unknown query parameter %q; /v1/events takes since=ID", k)
 		}
 		n, err := strconv.ParseUint(v[0], 10, 64)
 		if len(v) != 1 || err != nil {
-			return &APIError{Status: http.StatusBadRequest, Code: CodeInvalid,
-				Message: fmt.Sprintf("since=%q: want one event id, a decimal number (0 replays everything held)", strings.Join(v, ","))}
+			return errkind.Errorf(errkind.Invalid, "since=%q: want one event id, a decimal number (0 replays everything held)", strings.Join(v, ","))
 		}
 		since = n
 	}

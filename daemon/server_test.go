@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/internal/errkind"
 )
 
 func TestStatusPacksRejections(t *testing.T) {
@@ -43,7 +44,7 @@ func TestStatusPacksRejections(t *testing.T) {
 	}
 	_, err = s.client.Pack(ctx, "missing-pack")
 	var ae *APIError
-	if !errors.As(err, &ae) || ae.Status != http.StatusNotFound || ae.Code != CodeNotFound || !errors.Is(err, api.ErrNotFound) {
+	if !errors.As(err, &ae) || ae.Status != http.StatusNotFound || ae.Code != CodeNotFound || !errors.Is(err, errkind.NotFound) {
 		t.Errorf("Pack(missing-pack) = %v; want a 404 not_found APIError", err)
 	}
 	rej, err := s.client.Rejections(ctx)
@@ -152,10 +153,10 @@ func TestMutationErrors(t *testing.T) {
 		wantStatus int
 		wantCode   string
 	}{
-		{"not found", api.ErrNotFound, http.StatusNotFound, CodeNotFound},
-		{"conflict", fmt.Errorf("door limit: 300 doors > 256: %w", api.ErrConflict), http.StatusConflict, CodeConflict},
-		{"busy", api.ErrBusy, http.StatusServiceUnavailable, CodeBusy},
-		{"invalid", api.ErrInvalid, http.StatusBadRequest, CodeInvalid},
+		{"not found", errkind.NotFound, http.StatusNotFound, CodeNotFound},
+		{"conflict", fmt.Errorf("door limit: 300 doors > 256: %w", errkind.Conflict), http.StatusConflict, CodeConflict},
+		{"busy", errkind.Busy, http.StatusServiceUnavailable, CodeBusy},
+		{"invalid", errkind.Invalid, http.StatusBadRequest, CodeInvalid},
 		{"other", errors.New("disk on fire"), http.StatusInternalServerError, CodeInternal},
 		{"typed", &APIError{Status: http.StatusTeapot, Code: "teapot", Message: "short and stout"}, http.StatusTeapot, "teapot"},
 	}
@@ -172,7 +173,7 @@ func TestMutationErrors(t *testing.T) {
 		if tc.name != "typed" && !strings.Contains(ae.Message, "enable foundry-wide") {
 			t.Errorf("%s: message %q does not say what failed", tc.name, ae.Message)
 		}
-		for _, sentinel := range []error{api.ErrNotFound, api.ErrConflict, api.ErrBusy, api.ErrInvalid} {
+		for _, sentinel := range []error{errkind.NotFound, errkind.Conflict, errkind.Busy, errkind.Invalid} {
 			if got, want := errors.Is(err, sentinel), errors.Is(tc.err, sentinel); got != want {
 				t.Errorf("%s: errors.Is(%v, %v) = %v; want %v", tc.name, err, sentinel, got, want)
 			}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/internal/errkind"
 )
 
 // MaxSetBodyBytes bounds the body of POST /v1/set/diff and /v1/set/apply:
@@ -42,7 +43,7 @@ func (s *server) sets(h func(sb SetBackend, w http.ResponseWriter, r *http.Reque
 	return func(w http.ResponseWriter, r *http.Request) error {
 		sb, ok := s.b.(SetBackend)
 		if !ok {
-			return &APIError{Status: http.StatusNotFound, Code: CodeNotFound, Message: "this daemon serves no pack sets"}
+			return errkind.New(errkind.NotFound, "this daemon serves no pack sets")
 		}
 		return h(sb, w, r)
 	}

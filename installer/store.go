@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
+	"github.com/mjolnir-forge/forgesync/internal/errkind"
 )
 
 // The pack store's folders and files under the state folder.
@@ -45,8 +46,8 @@ const (
 const StateFormat = "forgesync-state"
 
 // ErrLocked is returned (wrapped, with the holder's pid) when another
-// forgesync process holds the state folder.
-var ErrLocked = errors.New("state folder is in use by another forgesync process")
+// forgesync process holds the state folder; its kind is [errkind.Busy].
+var ErrLocked = errkind.New(errkind.Busy, "state folder is in use by another forgesync process")
 
 // Store is the pack store in the state folder: which packs are installed,
 // their versions, archives, content and enabled flags, written atomically,

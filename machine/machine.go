@@ -5,9 +5,9 @@
 // enable, disable, remove, rollback, a set's sync, the installed and the
 // kept packs), each done through the running daemon when one answers (it
 // is the single writer), or else locally under the state's lock, with the
-// local deploy and summary merging a daemon does for itself. An error that
-// means the request was refused, not that the machine failed, matches
-// [ErrRefused].
+// local deploy and summary merging a daemon does for itself. An error
+// carries its kind (internal/errkind: refused, not found, busy…), the same
+// whether the daemon answered or the state was opened locally.
 package machine
 
 import (
@@ -28,16 +28,10 @@ import (
 	"github.com/mjolnir-forge/forgesync/pipeline"
 )
 
-var (
-	// ErrRefused is matched by the error of an operation that was refused
-	// (a pack not installed, a generation not kept, a change or set over
-	// the global limits): the request is at fault, not the machine.
-	ErrRefused = errors.New("refused")
-	// ErrDeploy is returned with a complete summary when a local run
-	// could not deploy the scripts or the module: the summary's warnings
-	// say what failed.
-	ErrDeploy = errors.New("deploy failed")
-)
+// ErrDeploy is returned with a complete summary when a local run could not
+// deploy the scripts or the module: the summary's warnings say what
+// failed.
+var ErrDeploy = errors.New("deploy failed")
 
 // probeWait bounds the wait for a daemon's answer to a probe.
 const probeWait = 2 * time.Second
@@ -138,41 +132,18 @@ func pipelineOptions(cfg *config.Config, lim installer.Limits, log *slog.Logger,
 	}
 }
 
-// refusal marks an error as a refusal: it says what its error says and
-// matches [ErrRefused] besides what its error matches.
-type refusal struct{ error }
-
-func (r refusal) Unwrap() error        { return r.error }
-func (r refusal) Is(target error) bool { return target == ErrRefused }
-
-// refusedIf marks err as a refusal when it matches one of kinds.
-func refusedIf(err error, kinds ...error) error {
-	for _, k := range kinds {
-		if errors.Is(err, k) {
-			return refusal{err}
-		}
-	}
-	return err
-}
-
-// daemonRefusals are the daemon's answers that refuse a request.
-var daemonRefusals = []error{api.ErrNotFound, api.ErrConflict}
-
 // mutate runs one change of the installed state: remote through the
-// daemon when one answers, else local on the state opened under its lock;
-// a local error matching one of refusals is marked a refusal.
+// daemon when one answers, else local on the state opened under its lock.
 func (m *Machine) mutate(ctx context.Context, remote func(*daemon.Client) (*api.Summary, error),
-	local func(*pipeline.Pipeline) (*api.Summary, error), refusals ...error) (*api.Summary, error) {
+	local func(*pipeline.Pipeline) (*api.Summary, error)) (*api.Summary, error) {
 	if c := m.Daemon(ctx); c != nil {
-		sum, err := remote(c)
-		return sum, refusedIf(err, daemonRefusals...)
+		return remote(c)
 	}
 	p, err := m.local(ctx)
 	if err != nil {
 		return nil, err
 	}
-	sum, err := local(p)
-	return sum, refusedIf(err, refusals...)
+	return local(p)
 }
 
 // deploy deploys the scripts and the module after a local run, as the
@@ -196,8 +167,7 @@ func (m *Machine) deploy(ctx context.Context, sum *api.Summary) error {
 // [ErrDeploy] the summary is complete.
 func (m *Machine) Sync(ctx context.Context) (*api.Summary, error) {
 	if c := m.Daemon(ctx); c != nil {
-		sum, err := c.Sync(ctx)
-		return sum, refusedIf(err, daemonRefusals...)
+		return c.Sync(ctx)
 	}
 	p, err := m.local(ctx)
 	if err != nil {
@@ -256,8 +226,7 @@ func (m *Machine) installHanded(ctx context.Context, c *daemon.Client, archive s
 	}
 	// The daemon may have made the folder its own (a service): let it read.
 	_ = os.Chmod(dir, 0o755)
-	sum, err := c.Install(ctx, filepath.Base(dir)+"/"+name, force)
-	return sum, refusedIf(err, daemonRefusals...)
+	return c.Install(ctx, filepath.Base(dir)+"/"+name, force)
 }
 
 // Retry moves rejected archives back from drop/rejected/ into drop (all
@@ -266,8 +235,7 @@ func (m *Machine) installHanded(ctx context.Context, c *daemon.Client, archive s
 // refusal.
 func (m *Machine) Retry(ctx context.Context, archives []string, all bool) (*api.Summary, error) {
 	if c := m.Daemon(ctx); c != nil {
-		sum, err := c.Retry(ctx, archives, all)
-		return sum, refusedIf(err, daemonRefusals...)
+		return c.Retry(ctx, archives, all)
 	}
 	p, err := m.local(ctx)
 	if err != nil {
@@ -275,7 +243,7 @@ func (m *Machine) Retry(ctx context.Context, archives []string, all bool) (*api.
 	}
 	sum, err := p.RetrySync(ctx, archives, all)
 	if err != nil {
-		return nil, refusedIf(err, pipeline.ErrNotRejected)
+		return nil, err
 	}
 	sum = m.rec.Merge(sum)
 	return sum, m.deploy(ctx, sum)
@@ -301,8 +269,7 @@ func (m *Machine) change(ctx context.Context, id string,
 	remote func(*daemon.Client, context.Context, string) (*api.Summary, error),
 	local func(*pipeline.Pipeline, context.Context, string) (*api.Summary, error)) (*api.Summary, error) {
 	return m.mutate(ctx, func(c *daemon.Client) (*api.Summary, error) { return remote(c, ctx, id) },
-		func(p *pipeline.Pipeline) (*api.Summary, error) { return local(p, ctx, id) },
-		pipeline.ErrNotInstalled, pipeline.ErrRefused)
+		func(p *pipeline.Pipeline) (*api.Summary, error) { return local(p, ctx, id) })
 }
 
 // Rollback makes the installed set equal to generation n (0: the one
@@ -310,8 +277,7 @@ func (m *Machine) change(ctx context.Context, id string,
 // kept, is a refusal, as the daemon answers it.
 func (m *Machine) Rollback(ctx context.Context, n int) (*api.Summary, error) {
 	return m.mutate(ctx, func(c *daemon.Client) (*api.Summary, error) { return c.Rollback(ctx, n) },
-		func(p *pipeline.Pipeline) (*api.Summary, error) { return p.Rollback(ctx, n) },
-		pipeline.ErrNoGeneration, pipeline.ErrRefused, pipeline.ErrNoArchive, pipeline.ErrArchiveMismatch)
+		func(p *pipeline.Pipeline) (*api.Summary, error) { return p.Rollback(ctx, n) })
 }
 
 // Packs returns the installed packs, from the daemon or the state.

@@ -14,6 +14,9 @@ import (
 
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/config"
+	"github.com/mjolnir-forge/forgesync/daemon"
+	"github.com/mjolnir-forge/forgesync/internal/cli"
+	"github.com/mjolnir-forge/forgesync/internal/errkind"
 	"github.com/mjolnir-forge/forgesync/pipeline"
 )
 
@@ -41,29 +44,25 @@ func game(t *testing.T) Options {
 	return Options{Config: cfg, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), LockWait: time.Second}
 }
 
-func TestRefusedIf(t *testing.T) {
-	wrapped := fmt.Errorf("enable x: %w", pipeline.ErrNotInstalled)
-	tests := []struct {
-		name    string
-		err     error
-		kinds   []error
-		refused bool
-	}{
-		{"nil", nil, []error{pipeline.ErrNotInstalled}, false},
-		{"a kind, wrapped", wrapped, []error{api.ErrConflict, pipeline.ErrNotInstalled}, true},
-		{"not a kind", errors.New("disk full"), []error{pipeline.ErrNotInstalled}, false},
-		{"no kinds", wrapped, nil, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := refusedIf(tt.err, tt.kinds...)
-			if errors.Is(got, ErrRefused) != tt.refused || !errors.Is(got, tt.err) || (got == nil) != (tt.err == nil) {
-				t.Fatalf("refusedIf(%v) = %v; want refused %v, still matching its error", tt.err, got, tt.refused)
-			}
-			if got != nil && got.Error() != tt.err.Error() {
-				t.Errorf("refusedIf(%v) says %q; want its error's words", tt.err, got)
-			}
-		})
+// refused reports whether err makes a command exit as refused (1), by
+// the CLI's one table of kinds.
+func refused(err error) bool { return cli.ExitStatus(err) == cli.ExitInvalid }
+
+// TestKindsExitAlikeThroughTheDaemon walks every kind through both
+// tables: a failure decided locally and the same failure read back from the
+// daemon's answer exit alike and say the same words.
+func TestKindsExitAlikeThroughTheDaemon(t *testing.T) {
+	for _, k := range errkind.Kinds {
+		local := fmt.Errorf("enable x: %w", errkind.Wrap(k, errors.New("no")))
+		a := daemon.Answer(k)
+		remote := error(&daemon.APIError{Status: a.Status, Code: a.Code, Message: local.Error()})
+		if got, want := cli.ExitStatus(remote), cli.ExitStatus(local); got != want {
+			t.Errorf("kind %v: exit %d through the daemon (%d %s, read back as %v); want %d as locally",
+				k, got, a.Status, a.Code, errkind.Of(remote), want)
+		}
+		if remote.Error() != local.Error() {
+			t.Errorf("kind %v: the daemon's answer says %q; want %q", k, remote, local)
+		}
 	}
 }
 
@@ -86,15 +85,15 @@ func TestLocal(t *testing.T) {
 	if kept, err := m.Kept(ctx); err != nil || len(kept) != 0 {
 		t.Errorf("Kept = %v, %v; want none", kept, err)
 	}
-	if _, err := m.Enable(ctx, "nope"); !errors.Is(err, ErrRefused) || !errors.Is(err, pipeline.ErrNotInstalled) {
+	if _, err := m.Enable(ctx, "nope"); !refused(err) || !errors.Is(err, pipeline.ErrNotInstalled) {
 		t.Errorf("Enable(nope) = %v; want a refusal, ErrNotInstalled", err)
 	}
-	if _, err := m.Rollback(ctx, 99); !errors.Is(err, ErrRefused) || !errors.Is(err, pipeline.ErrNoGeneration) {
+	if _, err := m.Rollback(ctx, 99); !refused(err) || !errors.Is(err, pipeline.ErrNoGeneration) {
 		t.Errorf("Rollback(99) = %v; want a refusal, ErrNoGeneration", err)
 	}
 	// The lock is held until Close: a second machine waits, then gives up.
 	other := New(Options{Config: m.opts.Config, Log: m.opts.Log, LockWait: 10 * time.Millisecond})
-	if _, err := other.Packs(ctx); err == nil || errors.Is(err, ErrRefused) {
+	if _, err := other.Packs(ctx); err == nil || refused(err) {
 		t.Errorf("Packs beside a machine holding the lock = %v; want a failure naming the holder", err)
 	}
 	other.Close()
@@ -124,7 +123,7 @@ func TestThroughDaemon(t *testing.T) {
 	if m.Daemon(t.Context()) == nil {
 		t.Fatal("Daemon = nil beside a serving machine")
 	}
-	if _, err := m.Enable(t.Context(), "nope"); !errors.Is(err, ErrRefused) || !errors.Is(err, api.ErrNotFound) {
+	if _, err := m.Enable(t.Context(), "nope"); !refused(err) || !errors.Is(err, errkind.NotFound) {
 		t.Errorf("Enable(nope) through the daemon = %v; want a refusal, ErrNotFound", err)
 	}
 	if packs, err := m.Packs(t.Context()); err != nil || len(packs) != 0 {

@@ -7,13 +7,8 @@ import (
 
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/packset"
-	"github.com/mjolnir-forge/forgesync/pipeline"
 	"github.com/mjolnir-forge/forgesync/setsync"
 )
-
-// setRefusals are the errors that refuse a set: the pipeline's refusal of
-// the whole set, and the daemon's.
-var setRefusals = []error{pipeline.ErrRefused, api.ErrConflict}
 
 // setOptions are the options of a Syncer from the configuration.
 func (m *Machine) setOptions() (setsync.Options, error) {
@@ -35,11 +30,6 @@ func (m *Machine) setOptions() (setsync.Options, error) {
 // deployed. A local sync that ran and failed returns its result with the
 // error; with [ErrDeploy] the result is complete.
 func (m *Machine) SyncSet(ctx context.Context, arg string, prune bool) (*api.SetSyncResult, error) {
-	res, err := m.syncSet(ctx, arg, prune)
-	return res, refusedIf(err, setRefusals...)
-}
-
-func (m *Machine) syncSet(ctx context.Context, arg string, prune bool) (*api.SetSyncResult, error) {
 	src, err := packset.LockSource(arg)
 	if err != nil {
 		return nil, err

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/internal/errkind"
 )
 
 // TestRollbackToEveryGeneration walks install → upgrade → disable → drop of
@@ -219,7 +220,7 @@ func TestRollbackOverLimitsRefused(t *testing.T) {
 	p = e.open(t)
 	before := e.machine(t)
 	_, err = p.Rollback(t.Context(), g.N)
-	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "doors-a (200), doors-b (100)") {
+	if !errors.Is(err, errkind.Refused) || !strings.Contains(err.Error(), "doors-a (200), doors-b (100)") {
 		t.Fatalf("Rollback over the door limit = %v; want refused naming doors-a and doors-b", err)
 	}
 	if d := diffMachines(e.machine(t), before); d != "" {

@@ -22,6 +22,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/installer"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
+	"github.com/mjolnir-forge/forgesync/internal/errkind"
 	"github.com/mjolnir-forge/forgesync/internal/samepath"
 	"github.com/mjolnir-forge/forgesync/inventory"
 	"github.com/mjolnir-forge/forgesync/rejection"
@@ -115,7 +116,8 @@ func (p *Pipeline) passRenamer() atomicfile.Renamer {
 }
 
 // ErrNotInstalled is returned by Enable, Disable and Remove for an unknown id.
-var ErrNotInstalled = errors.New("pack is not installed")
+// Its kind is [errkind.NotFound].
+var ErrNotInstalled = errkind.New(errkind.NotFound, "pack is not installed")
 
 // Open takes the state lock and recovers from any interrupted transaction:
 // staging and temp files are removed, archives left in processing are

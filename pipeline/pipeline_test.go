@@ -14,6 +14,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/installer"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
+	"github.com/mjolnir-forge/forgesync/internal/errkind"
 	"github.com/mjolnir-forge/forgesync/inventory"
 )
 
@@ -172,8 +173,8 @@ func TestDisableRemoveAndLimits(t *testing.T) {
 	// Enabling it back is fine (256); with c installed meanwhile it is refused.
 	e.dropPack(t, "c2.zip", spec{id: "doors-c", version: "1.0.0", doors: 1})
 	mustSync(t, p, map[string]api.Result{"c2.zip": api.ResultInstalled})
-	if _, err := p.Enable(t.Context(), "doors-b"); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "257") {
-		t.Fatalf("Enable over the limit = %v; want ErrRefused naming 257", err)
+	if _, err := p.Enable(t.Context(), "doors-b"); !errors.Is(err, errkind.Refused) || !strings.Contains(err.Error(), "257") {
+		t.Fatalf("Enable over the limit = %v; want errkind.Refused naming 257", err)
 	}
 	if _, err := p.Enable(t.Context(), "nope"); !errors.Is(err, ErrNotInstalled) {
 		t.Fatalf("Enable(unknown) = %v", err)

@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,12 +9,13 @@ import (
 	"strings"
 
 	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/internal/errkind"
 	"github.com/mjolnir-forge/forgesync/rejection"
 )
 
 // ErrNotRejected is returned (wrapped) by Retry for a name that is not a
 // rejected archive in drop/rejected/.
-var ErrNotRejected = errors.New("not a rejected archive")
+var ErrNotRejected = errkind.New(errkind.NotFound, "not a rejected archive")
 
 // Retry moves rejected archives from drop/rejected/ back into the drop
 // folder, removing their notes and records, and returns the names they
@@ -82,7 +82,7 @@ func (p *Pipeline) RetrySync(ctx context.Context, names []string, all bool) (*Su
 // Retry moves rejected archives back into drop and processes the drop
 // folder, through the writer; see Pipeline.Retry.
 func (r *Runner) Retry(ctx context.Context, names []string, all bool) (*Summary, error) {
-	return socketError(r.submit(ctx, func(ctx context.Context) (*Summary, error) {
+	return r.submit(ctx, func(ctx context.Context) (*Summary, error) {
 		if _, err := r.p.Retry(names, all); err != nil {
 			return nil, err
 		}
@@ -94,7 +94,7 @@ func (r *Runner) Retry(ctx context.Context, names []string, all bool) (*Summary,
 		r.enqueue(ready)
 		defer r.dequeue(ready)
 		return r.p.claim(ctx, ready, api.TriggerRequest)
-	}))
+	})
 }
 
 // InstallDir is the folder in drop where a command hands the daemon a copy
@@ -110,10 +110,10 @@ func (r *Runner) InstallHanded(ctx context.Context, archive string, force bool) 
 	folder, name, ok := strings.Cut(archive, "/")
 	for _, part := range []string{folder, name} {
 		if !ok || part == "" || part == "." || part == ".." || strings.ContainsAny(part, `/\`) {
-			return nil, kindError{fmt.Errorf("install %q: want FOLDER/NAME under %s, as forgesync install copies it", archive,
-				filepath.Join(r.p.opts.Drop, InstallDir)), api.ErrInvalid}
+			return nil, errkind.Errorf(errkind.Invalid, "install %q: want FOLDER/NAME under %s, as forgesync install copies it", archive,
+				filepath.Join(r.p.opts.Drop, InstallDir))
 		}
 	}
 	path := filepath.Join(r.p.opts.Drop, InstallDir, folder, name)
-	return socketError(r.submit(ctx, func(ctx context.Context) (*Summary, error) { return r.p.Install(ctx, path, force) }))
+	return r.submit(ctx, func(ctx context.Context) (*Summary, error) { return r.p.Install(ctx, path, force) })
 }

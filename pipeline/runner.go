@@ -11,21 +11,31 @@ import (
 	"time"
 
 	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/internal/errkind"
 	"github.com/mjolnir-forge/forgesync/inventory"
 	"github.com/mjolnir-forge/forgesync/packset"
 	"github.com/mjolnir-forge/forgesync/rejection"
 )
+
+// ErrStopping is returned, at once, by a request that arrives after the
+// Runner's Run has stopped (the daemon is shutting down): nothing will
+// take it. Its kind is [errkind.Unavailable].
+var ErrStopping = errkind.New(errkind.Unavailable, "stopping: the writer takes no more requests; try again when the daemon is back")
 
 // Runner is the single writer in a long-running process: one goroutine
 // (Run) owns the Pipeline and applies requests one transaction at a time,
 // while readers get an immutable Snapshot that never waits for a running
 // sync. It is the status socket's backend (daemon.Backend).
 type Runner struct {
-	p       *Pipeline
-	opts    RunnerOptions
-	reqs    chan request
-	snap    atomic.Pointer[Snapshot]
-	started time.Time
+	p    *Pipeline
+	opts RunnerOptions
+	reqs chan request
+	// stopped is closed when Run returns: a request sent after it is
+	// answered ErrStopping at once.
+	stopped  chan struct{}
+	stopOnce sync.Once
+	snap     atomic.Pointer[Snapshot]
+	started  time.Time
 	// warned holds the deploy warnings logged by the last deploy; only Run's
 	// goroutine touches it.
 	warned map[string]bool
@@ -72,7 +82,7 @@ type result struct {
 
 // NewRunner wraps an open Pipeline.
 func NewRunner(p *Pipeline, opts RunnerOptions) *Runner {
-	r := &Runner{p: p, opts: opts, reqs: make(chan request), started: time.Now()}
+	r := &Runner{p: p, opts: opts, reqs: make(chan request), stopped: make(chan struct{}), started: time.Now()}
 	r.refresh(api.StateIdle, nil)
 	return r
 }
@@ -103,7 +113,9 @@ func (r *Runner) dequeue(names []string) {
 }
 
 // Run applies requests until ctx ends; it returns nil on cancellation.
+// Requests sent once it has returned fail at once with [ErrStopping].
 func (r *Runner) Run(ctx context.Context) error {
+	defer r.stopOnce.Do(func() { close(r.stopped) })
 	var tick <-chan time.Time
 	if r.opts.Deploy && r.opts.Redeploy > 0 {
 		t := time.NewTicker(r.opts.Redeploy)
@@ -121,6 +133,7 @@ func (r *Runner) Run(ctx context.Context) error {
 			r.setState(api.StateSyncing)
 			start := time.Now()
 			sum, err := req.do(ctx)
+			err = cutShort(ctx, err)
 			r.deploy(ctx)
 			if req.quiet {
 				r.setState(api.StateIdle)
@@ -159,17 +172,23 @@ func (r *Runner) submit(ctx context.Context, do func(ctx context.Context) (*Summ
 	return r.send(ctx, request{do: do, reply: make(chan result, 1)})
 }
 
+// send hands req to Run. A request Run never takes is answered at once
+// with ErrStopping when Run has returned, and with ctx's error, of kind
+// [errkind.Busy], when ctx ends first (the client went away).
 func (r *Runner) send(ctx context.Context, req request) (*Summary, error) {
 	select {
 	case r.reqs <- req:
+	case <-r.stopped:
+		return nil, ErrStopping
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return nil, errkind.Wrap(errkind.Busy, ctx.Err())
 	}
+	// Run answers every request it takes, even while stopping.
 	select {
 	case res := <-req.reply:
 		return res.sum, res.err
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return nil, errkind.Wrap(errkind.Busy, ctx.Err())
 	}
 }
 
@@ -183,7 +202,7 @@ func (r *Runner) Claim(ctx context.Context, names []string) (*Summary, error) {
 // Sync rescans the drop folder now and waits for the result; archives
 // waiting for the machine's condition are tried at once (see FaultRetry).
 func (r *Runner) Sync(ctx context.Context) (*Summary, error) {
-	return socketError(r.submit(ctx, func(ctx context.Context) (*Summary, error) {
+	return r.submit(ctx, func(ctx context.Context) (*Summary, error) {
 		names, err := ReadyArchives(r.p.opts.Drop)
 		if err != nil {
 			return nil, err
@@ -192,33 +211,33 @@ func (r *Runner) Sync(ctx context.Context) (*Summary, error) {
 		r.enqueue(names)
 		defer r.dequeue(names)
 		return r.p.claim(ctx, names, api.TriggerRequest)
-	}))
+	})
 }
 
 // Enable enables an installed pack through the writer.
 func (r *Runner) Enable(ctx context.Context, id string) (*Summary, error) {
-	return socketError(r.submit(ctx, func(ctx context.Context) (*Summary, error) { return r.p.Enable(ctx, id) }))
+	return r.submit(ctx, func(ctx context.Context) (*Summary, error) { return r.p.Enable(ctx, id) })
 }
 
 // Disable disables an installed pack through the writer.
 func (r *Runner) Disable(ctx context.Context, id string) (*Summary, error) {
-	return socketError(r.submit(ctx, func(ctx context.Context) (*Summary, error) { return r.p.Disable(ctx, id) }))
+	return r.submit(ctx, func(ctx context.Context) (*Summary, error) { return r.p.Disable(ctx, id) })
 }
 
 // Remove uninstalls a pack through the writer.
 func (r *Runner) Remove(ctx context.Context, id string) (*Summary, error) {
-	return socketError(r.submit(ctx, func(ctx context.Context) (*Summary, error) { return r.p.Remove(ctx, id) }))
+	return r.submit(ctx, func(ctx context.Context) (*Summary, error) { return r.p.Remove(ctx, id) })
 }
 
 // ApplySet applies a pack set through the writer; see Pipeline.ApplySet.
 func (r *Runner) ApplySet(ctx context.Context, pins []packset.Entry, opts SetOptions) (*Summary, error) {
-	return socketError(r.submit(ctx, func(ctx context.Context) (*Summary, error) { return r.p.ApplySet(ctx, pins, opts) }))
+	return r.submit(ctx, func(ctx context.Context) (*Summary, error) { return r.p.ApplySet(ctx, pins, opts) })
 }
 
 // Rollback returns to generation n (0: the one before the current one)
 // through the writer; see Pipeline.Rollback.
 func (r *Runner) Rollback(ctx context.Context, n int) (*Summary, error) {
-	return socketError(r.submit(ctx, func(ctx context.Context) (*Summary, error) { return r.p.Rollback(ctx, n) }))
+	return r.submit(ctx, func(ctx context.Context) (*Summary, error) { return r.p.Rollback(ctx, n) })
 }
 
 // Do runs fn with the pipeline on the writer goroutine, for housekeeping
@@ -229,29 +248,17 @@ func (r *Runner) Do(ctx context.Context, fn func(ctx context.Context, p *Pipelin
 	return err
 }
 
-// kindError is an error that also matches a status socket error kind
-// (api.ErrNotFound, …) with errors.Is, its message unchanged.
-type kindError struct {
-	err, kind error
-}
-
-func (e kindError) Error() string   { return e.err.Error() }
-func (e kindError) Unwrap() []error { return []error{e.err, e.kind} }
-
-// socketError gives the pipeline's errors the kinds the status socket
-// answers with.
-func socketError(sum *Summary, err error) (*Summary, error) {
-	switch {
-	case err == nil:
-		return sum, nil
-	case errors.Is(err, ErrNotInstalled), errors.Is(err, ErrNoGeneration), errors.Is(err, ErrNotRejected):
-		return nil, kindError{err, api.ErrNotFound}
-	case errors.Is(err, ErrRefused), errors.Is(err, ErrNoArchive), errors.Is(err, ErrArchiveMismatch):
-		return nil, kindError{err, api.ErrConflict}
-	case errors.Is(err, context.Canceled):
-		return nil, kindError{err, api.ErrBusy}
+// cutShort gives a request's error that says its transaction was cancelled
+// a kind: unavailable when the Runner is stopping (ctx, Run's, ended), else
+// busy; a cancelled request may succeed when sent again.
+func cutShort(ctx context.Context, err error) error {
+	if !errors.Is(err, context.Canceled) || errkind.Of(err) != errkind.Internal {
+		return err
 	}
-	return nil, err
+	if ctx.Err() != nil {
+		return errkind.Wrap(errkind.Unavailable, err)
+	}
+	return errkind.Wrap(errkind.Busy, err)
 }
 
 func (r *Runner) setState(state string) {
@@ -264,7 +271,7 @@ func (r *Runner) report(sum *Summary, err error, start time.Time) {
 	info := &api.LastSync{Time: start.UTC(), DurationSeconds: time.Since(start).Seconds(), Result: "ok"}
 	state := api.StateIdle
 	switch {
-	case err != nil && (errors.Is(err, ErrNotInstalled) || errors.Is(err, ErrRefused) || errors.Is(err, ErrNoGeneration) || errors.Is(err, ErrNotRejected)):
+	case err != nil && (errors.Is(err, errkind.Refused) || errors.Is(err, errkind.NotFound)):
 		info.Result, info.Error = "refused", err.Error()
 	case err != nil:
 		info.Result, info.Error, state = "error", err.Error(), api.StateError

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/internal/errkind"
 	"github.com/mjolnir-forge/forgesync/lua"
 )
 
@@ -305,8 +306,8 @@ func TestRunnerSerialisesAndSnapshotsNeverWait(t *testing.T) {
 
 	// Errors keep their words and gain the socket's kinds.
 	_, err = r.Disable(t.Context(), "nope")
-	if !errors.Is(err, ErrNotInstalled) || !errors.Is(err, api.ErrNotFound) || !strings.HasPrefix(err.Error(), "nope: pack is not installed") {
-		t.Errorf("Disable(nope) = %v; want ErrNotInstalled and api.ErrNotFound", err)
+	if !errors.Is(err, ErrNotInstalled) || !errors.Is(err, errkind.NotFound) || !strings.HasPrefix(err.Error(), "nope: pack is not installed") {
+		t.Errorf("Disable(nope) = %v; want ErrNotInstalled and errkind.NotFound", err)
 	}
 }
 

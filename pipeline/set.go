@@ -16,6 +16,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/installer"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
+	"github.com/mjolnir-forge/forgesync/internal/errkind"
 	"github.com/mjolnir-forge/forgesync/internal/semver"
 	"github.com/mjolnir-forge/forgesync/inventory"
 	"github.com/mjolnir-forge/forgesync/inventory/render"
@@ -26,14 +27,16 @@ import (
 // Errors of a set apply and a rollback.
 var (
 	// ErrNoArchive is returned (wrapped, naming the pack) when an archive a
-	// set or generation needs is neither kept nor given by the source.
-	ErrNoArchive = errors.New("archive not available")
+	// set or generation needs is neither kept nor given by the source;
+	// its kind is [errkind.Conflict].
+	ErrNoArchive = errkind.New(errkind.Conflict, "archive not available")
 	// ErrArchiveMismatch is returned (wrapped) when an archive's bytes do
-	// not have the SHA-256 its pin names; nothing is changed.
-	ErrArchiveMismatch = errors.New("archive does not match its sha256")
+	// not have the SHA-256 its pin names; nothing is changed. Its kind is
+	// [errkind.Conflict].
+	ErrArchiveMismatch = errkind.New(errkind.Conflict, "archive does not match its sha256")
 	// ErrNoGeneration is returned (wrapped) by Rollback for a generation
-	// the state does not keep.
-	ErrNoGeneration = errors.New("no such generation")
+	// the state does not keep; its kind is [errkind.NotFound].
+	ErrNoGeneration = errkind.New(errkind.NotFound, "no such generation")
 )
 
 // sentence is a refusal whose text is one whole sentence for the player:
@@ -86,14 +89,14 @@ type setChange struct {
 // pack is disabled, or removed with Prune. Archives come from the store,
 // else from opts.Source; each is checked against its SHA-256 and validated,
 // and the whole set against the global limits, before anything is
-// published; a refusal (ErrRefused, naming the packs) changes nothing. A
+// published; a refusal ([errkind.Refused], naming the packs) changes nothing. A
 // set the machine already has publishes nothing.
 func (p *Pipeline) ApplySet(ctx context.Context, pins []packset.Entry, opts SetOptions) (*Summary, error) {
 	packs := make([]installer.GenerationPack, 0, len(pins))
 	seen := map[string]bool{}
 	for _, e := range pins {
 		if seen[e.ID] {
-			return nil, fmt.Errorf("apply set: pack %s is pinned twice: %w", e.ID, ErrRefused)
+			return nil, fmt.Errorf("apply set: pack %s is pinned twice: %w", e.ID, errkind.Refused)
 		}
 		seen[e.ID] = true
 		packs = append(packs, installer.GenerationPack{ID: e.ID, Version: e.Version, SHA256: e.SHA256, Enabled: true})
@@ -210,7 +213,7 @@ func (t *txn) applySet(ctx context.Context, sc *setChange) error {
 		}
 	}
 	if len(refusals) > 0 {
-		return fmt.Errorf("apply set: %s: %w", strings.Join(refusals, "; "), ErrRefused)
+		return fmt.Errorf("apply set: %s: %w", strings.Join(refusals, "; "), errkind.Refused)
 	}
 	if !t.setChanges(sc) {
 		t.sum.Set = newSetResult()

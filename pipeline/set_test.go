@@ -15,6 +15,7 @@ import (
 
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/internal/errkind"
 	"github.com/mjolnir-forge/forgesync/packset"
 )
 
@@ -209,10 +210,10 @@ func TestApplySetRefusedWhole(t *testing.T) {
 		want   error
 		words  []string
 	}{
-		{"over 256 doors", big, false, ErrRefused, []string{"doors-one (100)", "doors-three (100)", "doors-two (100)", "300"}},
+		{"over 256 doors", big, false, errkind.Refused, []string{"doors-one (100)", "doors-three (100)", "doors-two (100)", "300"}},
 		{"wrong bytes", big[:1], true, ErrArchiveMismatch, []string{"doors-one"}},
 		{"not kept, no source", []packset.Entry{{ID: "gone-pack", Version: "1.0.0", SHA256: strings.Repeat("ab", 32)}}, false, ErrNoArchive, []string{"gone-pack"}},
-		{"version not the archive's", []packset.Entry{{ID: "doors-one", Version: "2.0.0", SHA256: big[0].SHA256}}, false, ErrRefused, []string{"doors-one 2.0.0 is pinned to an archive holding doors-one 1.0.0"}},
+		{"version not the archive's", []packset.Entry{{ID: "doors-one", Version: "2.0.0", SHA256: big[0].SHA256}}, false, errkind.Refused, []string{"doors-one 2.0.0 is pinned to an archive holding doors-one 1.0.0"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/installer"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
+	"github.com/mjolnir-forge/forgesync/internal/errkind"
 	"github.com/mjolnir-forge/forgesync/internal/semver"
 	"github.com/mjolnir-forge/forgesync/inventory"
 	"github.com/mjolnir-forge/forgesync/inventory/render"
@@ -33,10 +34,6 @@ const (
 	// RuleFailedRepeatedly: the archive was tried MaxAttempts times.
 	RuleFailedRepeatedly = "failed-repeatedly"
 )
-
-// ErrRefused is returned (wrapped with the reason) when an enable would
-// break a global limit.
-var ErrRefused = errors.New("refused")
 
 // txn is the work of one transaction.
 type txn struct {
@@ -499,7 +496,7 @@ func (t *txn) apply(ctx context.Context, ch *change) error {
 	switch {
 	case ch.enable:
 		if v := inventory.CheckEnable(t.packs, ch.id); v.Refused() {
-			return fmt.Errorf("enable %s: %s: %w", ch.id, reasonMessages(v.Reasons), ErrRefused)
+			return fmt.Errorf("enable %s: %s: %w", ch.id, reasonMessages(v.Reasons), errkind.Refused)
 		}
 		if !rec.Enabled {
 			t.changes = append(t.changes, api.PackEnabled{Pack: rec.ID, Version: rec.Version})

@@ -11,6 +11,7 @@ import (
 	"github.com/pelletier/go-toml/v2"
 
 	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/internal/errkind"
 	"github.com/mjolnir-forge/forgesync/pipeline"
 )
 
@@ -21,7 +22,7 @@ import (
 func LockText(body []byte) ([]byte, error) {
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) == 0 {
-		return nil, fmt.Errorf("no lock in the request body: send a forgepacks.lock (TOML) or the same in JSON: %w", api.ErrInvalid)
+		return nil, fmt.Errorf("no lock in the request body: send a forgepacks.lock (TOML) or the same in JSON: %w", errkind.Invalid)
 	}
 	if trimmed[0] != '{' {
 		return body, nil
@@ -30,21 +31,21 @@ func LockText(body []byte) ([]byte, error) {
 	dec.UseNumber()
 	var v map[string]any
 	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("lock in JSON: %v: %w", err, api.ErrInvalid)
+		return nil, fmt.Errorf("lock in JSON: %v: %w", err, errkind.Invalid)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("lock in JSON: data after the object: %w", api.ErrInvalid)
+		return nil, fmt.Errorf("lock in JSON: data after the object: %w", errkind.Invalid)
 	}
 	if dup := api.DuplicateKey(trimmed); dup != "" {
-		return nil, fmt.Errorf("lock in JSON: %s: %w", dup, api.ErrInvalid)
+		return nil, fmt.Errorf("lock in JSON: %s: %w", dup, errkind.Invalid)
 	}
 	conv, err := tomlValue(v)
 	if err != nil {
-		return nil, fmt.Errorf("lock in JSON: %v: %w", err, api.ErrInvalid)
+		return nil, fmt.Errorf("lock in JSON: %v: %w", err, errkind.Invalid)
 	}
 	out, err := toml.Marshal(conv)
 	if err != nil {
-		return nil, fmt.Errorf("lock in JSON: %v: %w", err, api.ErrInvalid)
+		return nil, fmt.Errorf("lock in JSON: %v: %w", err, errkind.Invalid)
 	}
 	return out, nil
 }
@@ -135,9 +136,9 @@ func (b Backend) SetDiff(_ context.Context, body []byte) (api.SetComparison, err
 func (b Backend) SetApply(ctx context.Context, req api.SetApplyRequest) (*api.SetSyncResult, error) {
 	switch {
 	case req.URL != "" && req.Lock != "":
-		return nil, fmt.Errorf("give either url or lock, not both: %w", api.ErrInvalid)
+		return nil, fmt.Errorf("give either url or lock, not both: %w", errkind.Invalid)
 	case req.URL == "" && req.Lock == "":
-		return nil, fmt.Errorf("give the url of a lock, or a lock (with its signature): %w", api.ErrInvalid)
+		return nil, fmt.Errorf("give the url of a lock, or a lock (with its signature): %w", errkind.Invalid)
 	}
 	r := Request{Source: req.URL, Prune: req.Prune}
 	if req.Lock != "" {
@@ -146,31 +147,10 @@ func (b Backend) SetApply(ctx context.Context, req api.SetApplyRequest) (*api.Se
 			r.Signature = []byte(req.Signature)
 		}
 	}
-	return answer(b.Sets.Sync(ctx, r))
+	return b.Sets.Sync(ctx, r)
 }
 
 // SetCheck answers POST /v1/set/check.
 func (b Backend) SetCheck(ctx context.Context) (*api.SetSyncResult, error) {
-	return answer(b.Sets.Check(ctx))
+	return b.Sets.Check(ctx)
 }
-
-// answer gives a sync's errors the kinds the socket answers with: a set
-// the rules refuse is a conflict, a lock refused or a bad request is
-// invalid; a download that failed is the daemon's trouble (500).
-func answer(res *api.SetSyncResult, err error) (*api.SetSyncResult, error) {
-	switch {
-	case err == nil:
-		return res, nil
-	case errors.Is(err, pipeline.ErrRefused), errors.Is(err, api.ErrConflict):
-		return nil, kindError{err, api.ErrConflict}
-	case errors.Is(err, ErrLock):
-		return nil, kindError{err, api.ErrInvalid}
-	}
-	return nil, err
-}
-
-// kindError is an error that also matches a socket error kind.
-type kindError struct{ err, kind error }
-
-func (e kindError) Error() string   { return e.err.Error() }
-func (e kindError) Unwrap() []error { return []error{e.err, e.kind} }

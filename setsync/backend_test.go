@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/internal/errkind"
 	"github.com/mjolnir-forge/forgesync/packset"
 )
 
@@ -26,7 +27,7 @@ func TestLockTextJSON(t *testing.T) {
 		t.Errorf("LockText(TOML) = %q, %v; want it as it is", got, err)
 	}
 	for _, bad := range []string{"", "  ", `{"format":null}`, `{"a":1} {}`, `{"size":1.5e400}`} {
-		if _, err := LockText([]byte(bad)); !errors.Is(err, api.ErrInvalid) {
+		if _, err := LockText([]byte(bad)); !errors.Is(err, errkind.Invalid) {
 			t.Errorf("LockText(%q) = %v; want an invalid request", bad, err)
 		}
 	}
@@ -48,7 +49,7 @@ func TestDiffBody(t *testing.T) {
 	if err != nil || c.Equal || len(c.Differences) != 1 || c.Differences[0].Kind != api.DiffOtherVersion {
 		t.Fatalf("Diff = %+v, %v; want one other-version", c, err)
 	}
-	if _, err := Diff(installed, []byte("version = 2\n")); !errors.Is(err, api.ErrInvalid) {
+	if _, err := Diff(installed, []byte("version = 2\n")); !errors.Is(err, errkind.Invalid) {
 		t.Errorf("Diff(bad lock) = %v; want an invalid request", err)
 	}
 }
@@ -58,7 +59,7 @@ func TestLockTextDuplicateKeys(t *testing.T) {
 		`{"format":"forgepacks-lock","version":1,"version":2}`,
 		`{"format":"forgepacks-lock","version":1,"pack":[{"id":"a","id":"b"}]}`,
 	} {
-		if _, err := LockText([]byte(body)); !errors.Is(err, api.ErrInvalid) || !strings.Contains(err.Error(), "duplicate key") {
+		if _, err := LockText([]byte(body)); !errors.Is(err, errkind.Invalid) || !strings.Contains(err.Error(), "duplicate key") {
 			t.Errorf("LockText(%s) = %v; want an invalid request naming the duplicate key", body, err)
 		}
 	}

@@ -28,6 +28,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/installer"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
+	"github.com/mjolnir-forge/forgesync/internal/errkind"
 	"github.com/mjolnir-forge/forgesync/packset"
 	"github.com/mjolnir-forge/forgesync/pipeline"
 )
@@ -201,13 +202,13 @@ func (s *Syncer) save(rec Record, pins []packset.Entry) error {
 // Error kinds of a failed sync, for exit codes and answers.
 var (
 	// ErrLock is wrapped when the lock could not be read, was invalid, or
-	// its signature was refused.
-	ErrLock = errors.New("pack set refused")
+	// its signature was refused; its kind is [errkind.Invalid].
+	ErrLock = errkind.New(errkind.Invalid, "pack set refused")
 	// ErrDownload is wrapped when an archive could not be downloaded.
 	ErrDownload = errors.New("download failed")
 	// ErrNoSource is returned by Check when no [sets] source is set.
 	ErrNoSource = errors.New("no [sets] source is configured")
-	// ErrSyncRunning is returned, wrapped with api.ErrBusy, by a sync
+	// ErrSyncRunning is returned, wrapped with [errkind.Busy], by a sync
 	// asked for while another runs (a download may take long).
 	ErrSyncRunning = errors.New("a pack set sync is already running")
 )
@@ -218,7 +219,7 @@ var (
 // verify, download what the machine lacks into the cache, and apply the
 // whole set as one transaction. Any fault before the apply changes
 // nothing; the error wraps ErrLock or ErrDownload, or, from the apply,
-// pipeline.ErrRefused (or api.ErrConflict through a Runner). A run with
+// [errkind.Refused] or [errkind.Conflict]. A run with
 // nothing to do downloads nothing and publishes nothing. The result is
 // returned with the error too, saying what was checked.
 func (s *Syncer) Sync(ctx context.Context, req Request) (*api.SetSyncResult, error) {
@@ -227,7 +228,7 @@ func (s *Syncer) Sync(ctx context.Context, req Request) (*api.SetSyncResult, err
 		if since := s.since.Load(); since != 0 {
 			msg = fmt.Sprintf("started %s; try again when it ends", time.Unix(0, since).UTC().Format(time.RFC3339))
 		}
-		return nil, fmt.Errorf("%w (%s): %w", ErrSyncRunning, msg, api.ErrBusy)
+		return nil, fmt.Errorf("%w (%s): %w", ErrSyncRunning, msg, errkind.Busy)
 	}
 	defer s.mu.Unlock()
 	s.since.Store(s.opts.Now().UnixNano())
@@ -407,7 +408,7 @@ func (s *Syncer) sync(ctx context.Context, req Request, res *api.SetSyncResult) 
 	// 3. One transaction.
 	sum, err := s.w.ApplySet(ctx, pins, pipeline.SetOptions{Prune: req.Prune, Source: s.archiveSource(src, byHash, checked)})
 	if err != nil {
-		if errors.Is(err, pipeline.ErrRefused) || errors.Is(err, api.ErrConflict) {
+		if k := errkind.Of(err); k == errkind.Refused || k == errkind.Conflict {
 			check.Result = api.CheckRefused
 		}
 		return err
@@ -498,7 +499,7 @@ func (s *Syncer) keptKeys() (keptSet, error) {
 // since the last apply (POST /v1/set/check, and every interval).
 func (s *Syncer) Check(ctx context.Context) (*api.SetSyncResult, error) {
 	if s.opts.Follow == "" {
-		return nil, fmt.Errorf("%w: set one to follow a pack set: %w", ErrNoSource, api.ErrInvalid)
+		return nil, fmt.Errorf("%w: set one to follow a pack set: %w", ErrNoSource, errkind.Invalid)
 	}
 	return s.Sync(ctx, Request{Source: s.opts.Follow, follow: true})
 }
@@ -570,7 +571,7 @@ func Diff(installed []packset.Installed, body []byte) (api.SetComparison, error)
 	}
 	l, err := packset.Decode("request body", data, packset.DecodeOptions{Have: packset.HaveAll})
 	if err != nil {
-		return api.SetComparison{}, fmt.Errorf("%w: %w", err, api.ErrInvalid)
+		return api.SetComparison{}, fmt.Errorf("%w: %w", err, errkind.Invalid)
 	}
 	return packset.Compare(installed, l.Entries()), nil
 }

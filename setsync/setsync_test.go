@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/internal/errkind"
 	"github.com/mjolnir-forge/forgesync/packset"
 	"github.com/mjolnir-forge/forgesync/pipeline"
 )
@@ -100,7 +101,7 @@ func TestCheckDuringDownloadAnswersAtOnce(t *testing.T) {
 	}()
 	select {
 	case err := <-checked:
-		if !errors.Is(err, api.ErrBusy) || !errors.Is(err, ErrSyncRunning) {
+		if !errors.Is(err, errkind.Busy) || !errors.Is(err, ErrSyncRunning) {
 			t.Errorf("Check during a download = %v; want ErrSyncRunning, busy", err)
 		}
 	case <-time.After(10 * time.Second):

@@ -2,22 +2,19 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 
 	"github.com/mjolnir-forge/forgesync/internal/cli"
-	"github.com/mjolnir-forge/forgesync/machine"
 )
 
 // version is the program's version, set at link time by `make dist`.
 var version = devVersion
 
 // run runs the sub-command args names and returns its exit status: 1 when
-// the machine refused the request.
+// the machine refused the request (see cli.ExitStatus).
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	p := &cli.Program{Version: version, Commands: commands(),
-		Refused: func(err error) bool { return errors.Is(err, machine.ErrRefused) }}
+	p := &cli.Program{Version: version, Commands: commands()}
 	return p.Run(ctx, args, stdout, stderr)
 }
 

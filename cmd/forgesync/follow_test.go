@@ -14,6 +14,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/daemon"
 	"github.com/mjolnir-forge/forgesync/internal/cli"
+	"github.com/mjolnir-forge/forgesync/internal/errkind"
 	"github.com/mjolnir-forge/forgesync/packset"
 )
 
@@ -100,7 +101,7 @@ func TestDaemonFollowsSet(t *testing.T) {
 			t.Errorf("POST /v1/set/diff(%.20q) = %+v, %v", body, cmp, err)
 		}
 	}
-	if _, err := cl.SetDiff(t.Context(), []byte("format = \"forgepacks-lock\"\nversion = 9\n")); !errors.Is(err, api.ErrInvalid) {
+	if _, err := cl.SetDiff(t.Context(), []byte("format = \"forgepacks-lock\"\nversion = 9\n")); !errors.Is(err, errkind.Invalid) {
 		t.Errorf("POST /v1/set/diff(bad lock) = %v; want invalid_request", err)
 	}
 
@@ -123,7 +124,7 @@ func TestDaemonFollowsSet(t *testing.T) {
 	if reqs := c.take(); len(reqs) != 0 {
 		t.Errorf("apply of a lock in the body made requests %q", reqs)
 	}
-	if _, err := cl.SetApply(t.Context(), api.SetApplyRequest{URL: srv.URL, Lock: string(lock)}); !errors.Is(err, api.ErrInvalid) {
+	if _, err := cl.SetApply(t.Context(), api.SetApplyRequest{URL: srv.URL, Lock: string(lock)}); !errors.Is(err, errkind.Invalid) {
 		t.Errorf("POST /v1/set/apply {url, lock} = %v; want invalid_request", err)
 	}
 }

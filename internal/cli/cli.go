@@ -3,8 +3,8 @@
 // before the command's name or after its arguments, the flags every
 // command takes (the configuration, --json, the log's format and level)
 // and the configuration and logger they choose, the usage text, the exit
-// statuses, and printing a value as JSON or as text. What each command
-// does is its own.
+// statuses (from an error's kind, in one table), and printing a value as
+// JSON or as text. What each command does is its own.
 package cli
 
 import (
@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/mjolnir-forge/forgesync/config"
+	"github.com/mjolnir-forge/forgesync/internal/errkind"
 	"github.com/mjolnir-forge/forgesync/internal/plural"
 	"github.com/mjolnir-forge/forgesync/rejection"
 )
@@ -29,6 +30,30 @@ const (
 	ExitInvalid = 1 // something was rejected or is invalid
 	ExitFailure = 2 // could not do the job (unreadable input, bad usage, I/O)
 )
+
+// exitStatus is the one table from the kind of a command's failure to its
+// exit status: a request refused by a rule, naming what is not there, or
+// at odds with the state is the request's fault (1); a request the daemon
+// calls invalid, one to try again later, and the machine's own failures
+// are 2, as they were before kinds.
+var exitStatus = map[errkind.Kind]int{
+	errkind.Refused:     ExitInvalid,
+	errkind.NotFound:    ExitInvalid,
+	errkind.Conflict:    ExitInvalid,
+	errkind.Invalid:     ExitFailure,
+	errkind.Busy:        ExitFailure,
+	errkind.Unavailable: ExitFailure,
+	errkind.Internal:    ExitFailure,
+}
+
+// ExitStatus returns the exit status of a command that failed with err,
+// by err's kind ([errkind.Of]).
+func ExitStatus(err error) int {
+	if code, ok := exitStatus[errkind.Of(err)]; ok {
+		return code
+	}
+	return ExitFailure
+}
 
 // Env is what every command gets: its output streams, the parsed common
 // flags, the configuration and the logger.
@@ -44,7 +69,6 @@ type Env struct {
 	Serves         bool // a long-running command: it logs at the configured level
 	Config         *config.Config
 	Log            *slog.Logger
-	refused        func(error) bool
 }
 
 // Command is one sub-command.
@@ -68,9 +92,6 @@ type Command struct {
 type Program struct {
 	Version  string
 	Commands []*Command
-	// Refused reports whether an error means that the request was refused
-	// (exit status 1) rather than that the job failed (2); nil: never.
-	Refused func(error) bool
 }
 
 // Run runs the sub-command args name with the rest of args and returns
@@ -91,7 +112,7 @@ func (p *Program) Run(ctx context.Context, args []string, stdout, stderr io.Writ
 		return ExitFailure
 	}
 	c := p.Commands[i]
-	e := &Env{Name: c.Name, Stdout: stdout, Stderr: stderr, Serves: c.Serves, refused: p.Refused}
+	e := &Env{Name: c.Name, Stdout: stdout, Stderr: stderr, Serves: c.Serves}
 	fs := flag.NewFlagSet("forgesync "+c.Name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	globals(fs, e)
@@ -258,8 +279,8 @@ func firstLine(s string) string {
 	return line
 }
 
-// Fail reports err as the command's failure and returns its exit status:
-// 1 when the program's Refused says the request was refused, else 2. Each
+// Fail reports err as the command's failure and returns its exit status,
+// by its kind ([ExitStatus]): 1 when the request was refused, else 2. Each
 // line of the error is escaped (rejection.Escape): names from archives and
 // answers from servers cannot drive the terminal.
 func (e *Env) Fail(err error) int {
@@ -268,10 +289,7 @@ func (e *Env) Fail(err error) int {
 		lines[i] = rejection.Escape(l)
 	}
 	fmt.Fprintf(e.Stderr, "forgesync %s: %s\n", e.Name, strings.Join(lines, "\n"))
-	if e.refused != nil && e.refused(err) {
-		return ExitInvalid
-	}
-	return ExitFailure
+	return ExitStatus(err)
 }
 
 // Args bounds a command's positional arguments: at least Min, at most

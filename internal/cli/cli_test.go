@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,16 +13,17 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mjolnir-forge/forgesync/internal/errkind"
 )
 
-var errNo = errors.New("no")
+var errNo = errkind.Wrap(errkind.Refused, errors.New("no"))
 
 // program is a program of two commands: version prints its configuration
 // file; fail fails with errNo (a refusal) or another error.
 func program() *Program {
 	return &Program{
 		Version: "1.2.3",
-		Refused: func(err error) bool { return errors.Is(err, errNo) },
 		Commands: []*Command{
 			{Name: "version", Summary: "print the version\nmore", NoConfig: true,
 				Run: func(ctx context.Context, e *Env, args []string) int {
@@ -188,5 +190,30 @@ func TestHelpShowsOnlyThisOSFlags(t *testing.T) {
 	// An older service's --owner is still accepted.
 	if code := p.Run(context.Background(), []string{"x", "--owner", "0"}, &out, &errb); code != ExitOK {
 		t.Errorf("x --owner 0 = %d\n%s", code, errb.String())
+	}
+}
+
+// TestExitStatusOfEveryKind: every kind has its exit status in the one
+// table; the request's faults are 1, the rest 2, as before kinds.
+func TestExitStatusOfEveryKind(t *testing.T) {
+	want := map[errkind.Kind]int{errkind.Refused: ExitInvalid, errkind.NotFound: ExitInvalid, errkind.Conflict: ExitInvalid}
+	for _, k := range errkind.Kinds {
+		if _, ok := exitStatus[k]; !ok {
+			t.Errorf("kind %v has no exit status", k)
+		}
+		w, ok := want[k]
+		if !ok {
+			w = ExitFailure
+		}
+		err := fmt.Errorf("enable x: %w", errkind.Wrap(k, errors.New("no")))
+		if got := ExitStatus(err); got != w {
+			t.Errorf("ExitStatus(%v of kind %v) = %d; want %d", err, k, got, w)
+		}
+	}
+	if got := ExitStatus(errors.New("disk on fire")); got != ExitFailure {
+		t.Errorf("ExitStatus(an error of no kind) = %d; want %d", got, ExitFailure)
+	}
+	if len(exitStatus) != len(errkind.Kinds) {
+		t.Errorf("the exit table has %d rows; want one per kind (%d)", len(exitStatus), len(errkind.Kinds))
 	}
 }

@@ -60,9 +60,9 @@ func TestOnePackageComment(t *testing.T) {
 // the pipeline or HTTP; daemon knows nothing of validation, files or the
 // watcher: it serves what the pipeline hands it; packset knows nothing of
 // the pipeline, the service or the installer (it hands its callers lock
-// values and verified archives); rejection is a leaf every layer may use;
-// api (the wire shapes) rests on it alone, so the pipeline, the daemon and
-// the CLI can share its types; the watcher knows nothing of transactions
+// values and verified archives); rejection and errkind are leaves every
+// layer may use; api (the wire shapes) rests on rejection alone, so the
+// pipeline, the daemon and the CLI can share its types; the watcher knows nothing of transactions
 // and the pipeline nothing of HTTP, the service or the watcher.
 func TestLayers(t *testing.T) {
 	forbidden := map[string][]string{
@@ -80,6 +80,7 @@ func TestLayers(t *testing.T) {
 		"setsync":           {"github.com/fsnotify/fsnotify", "github.com/kardianos/service", "github.com/mjolnir-forge/forgesync/daemon"},
 		"internal/cli":      {"github.com/mjolnir-forge/forgesync/pipeline", "github.com/mjolnir-forge/forgesync/daemon", "github.com/mjolnir-forge/forgesync/machine", "github.com/mjolnir-forge/forgesync/setsync", "github.com/mjolnir-forge/forgesync/packset"},
 		"daemon":            {"github.com/fsnotify/fsnotify", "github.com/mjolnir-forge/forgesync/inventory", "github.com/mjolnir-forge/forgesync/installer", "github.com/mjolnir-forge/forgesync/pipeline"},
+		"internal/errkind":  {"os", "net/http", "github.com/mjolnir-forge/forgesync/api", "github.com/mjolnir-forge/forgesync/rejection", "github.com/mjolnir-forge/forgesync/installer", "github.com/mjolnir-forge/forgesync/pipeline", "github.com/mjolnir-forge/forgesync/daemon", "github.com/mjolnir-forge/forgesync/setsync", "github.com/mjolnir-forge/forgesync/machine"},
 	}
 	for _, p := range listPackages(t) {
 		rel := strings.TrimPrefix(p.ImportPath, "github.com/mjolnir-forge/forgesync/")
