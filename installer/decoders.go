@@ -63,41 +63,6 @@ type coderError struct {
 
 func (e *coderError) Error() string { return e.rule + " (" + e.value + ")" }
 
-// sevenZipCoders are the 7z coders a pack may use, by method id. Every
-// other coder, encryption included, is refused by name without running.
-var sevenZipCoders = map[string]string{
-	"\x00":             "Copy",
-	"\x03":             "Delta",
-	"\x03\x01\x01":     "LZMA",
-	"\x21":             "LZMA2",
-	"\x03\x03\x01\x03": "BCJ",
-	"\x03\x03\x01\x1b": "BCJ2",
-	"\x04\x01\x08":     "Deflate",
-}
-
-// refusedSevenZip are the coders the 7z reader knows but packs may not
-// use; registering a refusal replaces the reader's own decoder.
-var refusedSevenZip = map[string]string{
-	"\x03\x03\x02\x05":     "PPC filter",
-	"\x03\x03\x05\x01":     "ARM filter",
-	"\x03\x03\x08\x05":     "SPARC filter",
-	"\x04\x02\x02":         "bzip2",
-	"\x04\xf7\x11\x01":     "zstd",
-	"\x04\xf7\x11\x02":     "brotli",
-	"\x04\xf7\x11\x04":     "LZ4",
-	"\x06\xf1\x07\x01":     "AES-256",
-	"\x03\x04\x01":         "PPMd",
-	"\x04\x01\x09":         "Deflate64",
-	"\x03\x03\x04\x01":     "ARM Thumb filter",
-	"\x03\x03\x04\x05":     "IA64 filter",
-	"\x0a":                 "ARM64 filter",
-	"\x04\xf7\x11\x03":     "Lizard",
-	"\x04\xf7\x11\x05":     "LZ5",
-	"\x04\xf7\x11\x06":     "LZHAM",
-	"\x06\xf1\x07\x02":     "7zAES (old)",
-	"\x03\x03\x02\x05\x00": "PowerPC filter",
-}
-
 // openZip opens a zip with our decoders: zstd with its window bounded,
 // every other method than Store and Deflate refused by name. The zip
 // package's process-wide decoders (mholt/archives registers unbounded
@@ -151,20 +116,10 @@ type zipEntry struct {
 
 func (e zipEntry) Stat() (fs.FileInfo, error) { return e.info, nil }
 
+// The 7z reader's decoders for LZMA and LZMA2 are replaced by bounded
+// ones; every other coder's id is checked against the allowlist before
+// the reader builds one (check7zCoders).
 func init() {
-	for id, name := range refusedSevenZip {
-		rule := RuleMethod
-		if name == "AES-256" || name == "7zAES (old)" {
-			rule = RuleEncrypted
-		}
-		value := "7z coder " + name + ": use LZMA2, LZMA, Deflate or Copy"
-		if rule == RuleEncrypted {
-			value = "7z coder " + name + ": packs are never encrypted"
-		}
-		sevenzip.RegisterDecompressor([]byte(id), func([]byte, uint64, []io.ReadCloser) (io.ReadCloser, error) {
-			return nil, &coderError{rule, value}
-		})
-	}
 	sevenzip.RegisterDecompressor([]byte{0x03, 0x01, 0x01}, newLZMAReader)
 	sevenzip.RegisterDecompressor([]byte{0x21}, newLZMA2Reader)
 }

@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mjolnir-forge/forgesync/internal/toolcheck"
@@ -162,6 +164,39 @@ func TestExtractRejectsSparseTar(t *testing.T) {
 				t.Fatalf("tar made %d bytes; want a sparse archive", st.Size())
 			}
 			mustReject(t, out, DefaultLimits(), w("content/a.pak", RuleSparse))
+		})
+	}
+}
+
+// TestExtractRefuses7zCodersNotAllowed: only a denylist ran, so a coder
+// the 7z reader supports but the allowlist does not name was decoded (a
+// new one in a reader upgrade too), and the ones the reader lacks were
+// refused as damage without their name. Each is refused by name, with
+// its method id, before anything is decoded.
+func TestExtractRefuses7zCodersNotAllowed(t *testing.T) {
+	for _, tc := range []struct {
+		switches []string
+		value    string
+	}{
+		{[]string{"-mf=ARM64"}, "7z coder ARM64 filter (0A) is not allowed"},
+		{[]string{"-mf=ARMT"}, "7z coder ARM Thumb filter (03030701) is not allowed"},
+		{[]string{"-mf=RISCV"}, "7z coder RISC-V filter (0B) is not allowed"},
+		{[]string{"-mf=IA64"}, "7z coder IA64 filter (03030401) is not allowed"},
+		{[]string{"-mf=ARM"}, "7z coder ARM filter (03030501) is not allowed"},
+		{[]string{"-mf=PPC"}, "7z coder PowerPC filter (03030205) is not allowed"},
+		{[]string{"-mf=SPARC"}, "7z coder SPARC filter (03030805) is not allowed"},
+		{[]string{"-mf=Delta:4"}, "7z coder Delta filter (03) is not allowed"},
+		{[]string{"-mf=SWAP4"}, "7z coder Swap4 filter (020304) is not allowed"},
+		{[]string{"-mf=BCJ2"}, "7z coder BCJ2 filter (0303011B) is not allowed"},
+		{[]string{"-m0=bzip2"}, "7z coder bzip2 (040202) is not allowed"},
+		{[]string{"-m0=PPMd"}, "7z coder PPMd (030401) is not allowed"},
+	} {
+		t.Run(strings.Join(tc.switches, " "), func(t *testing.T) {
+			b := sevenZip(t, nil, tc.switches...)
+			re := mustReject(t, writeArchive(t, "p.7z", b), DefaultLimits(), want{rule: RuleMethod, anyEntry: true})
+			if !slices.ContainsFunc(re.Problems, func(p Problem) bool { return strings.HasPrefix(p.Value, tc.value+": use LZMA2, LZMA, Deflate or Copy") }) {
+				t.Errorf("problems = %v; want %q", re.Problems, tc.value)
+			}
 		})
 	}
 }

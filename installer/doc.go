@@ -26,9 +26,12 @@
 // decoders produce, and memory stays bounded because every decoder is
 // chosen and sized by rule before it runs (decoders.go): formats are
 // identified from their first 512 bytes; zip entries may use Store,
-// Deflate or zstd (window at most 16 MiB); 7z coders are Copy, LZMA, LZMA2
-// (dictionary at most 64 MiB), Deflate, BCJ, BCJ2 or Delta, and
-// encryption is refused without deriving a key; xz and rar dictionaries
+// Deflate or zstd (window at most 16 MiB); every 7z folder's coder ids are
+// read from the header (an encoded header decoded by our own bounded
+// decoders) and checked against an allowlist before the 7z reader builds
+// any coder: Copy, LZMA, LZMA2 (dictionary at most 64 MiB), Deflate and
+// the x86 BCJ filter; every other coder, encryption included, is refused
+// by name and id without running or deriving a key; xz and rar dictionaries
 // are at most 16 MiB; sparse tar entries are refused. Larger ones are
 // refused with a reason. For
 // compressed streams the compression ratio of one entry is measured from

@@ -360,8 +360,15 @@ func (x *extraction) runRandomAccess(f *os.File, size int64, h hash.Hash) (strin
 	}()
 	wait := func() result { cancel(); return <-hashed }
 
-	// First pass: headers only, and the coders of every 7z folder.
+	// First pass: headers only, and the coders of every 7z folder, their
+	// ids checked against the allowlist before the 7z reader builds any.
 	pre := newPackCheck(x.check.lim)
+	if x.kind == kind7z {
+		if err := x.readErr(check7zCoders(f, size)); err != nil {
+			wait()
+			return "", err
+		}
+	}
 	walk := func(r *countingSection, handle archives.FileHandler) error {
 		if x.kind == kind7z {
 			return archives.SevenZip{}.Extract(x.ctx, r, handle)

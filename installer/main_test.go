@@ -37,6 +37,7 @@ func TestMain(m *testing.M) {
 		if d, err := strconv.ParseUint(os.Getenv(envLZMADict), 10, 64); err == nil {
 			lzmaDictLimit = d
 		}
+		sevenZipAllowed[string(testCoder)] = "test coder"
 		sevenzip.RegisterDecompressor(testCoder, func(p []byte, _ uint64, _ []io.ReadCloser) (io.ReadCloser, error) {
 			switch p[0] {
 			case 1:
