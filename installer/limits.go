@@ -3,6 +3,8 @@ package installer
 import (
 	"errors"
 	"fmt"
+
+	"github.com/mjolnir-forge/forgesync/internal/packlimits"
 )
 
 // Limits bounds what one pack archive or pack folder may hold (SPEC §2).
@@ -40,12 +42,12 @@ const (
 // names of at most 200 bytes and 8 levels.
 func DefaultLimits() Limits {
 	return Limits{
-		MaxEntries:    4096,
-		MaxTotalBytes: 4 << 30,
-		MaxEntryBytes: 2 << 30,
-		MaxRatio:      200,
-		MaxPathBytes:  200,
-		MaxDepth:      8,
+		MaxEntries:    packlimits.MaxEntries,
+		MaxTotalBytes: packlimits.MaxTotalBytes,
+		MaxEntryBytes: packlimits.MaxEntryBytes,
+		MaxRatio:      packlimits.MaxRatio,
+		MaxPathBytes:  packlimits.MaxPathBytes,
+		MaxDepth:      packlimits.MaxDepth,
 	}
 }
 

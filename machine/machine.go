@@ -120,7 +120,7 @@ func (m *Machine) local(ctx context.Context) (*pipeline.Pipeline, error) {
 	if err := cfg.RequireGame(); err != nil {
 		return nil, err
 	}
-	lim, err := cfg.ArchiveLimits()
+	lim, err := ArchiveLimits(cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -49,7 +49,7 @@ func (m *Machine) Serve(ctx context.Context, so ServeOptions) error {
 		return err
 	}
 	daemon.ReserveProcs()
-	lim, err := cfg.ArchiveLimits()
+	lim, err := ArchiveLimits(cfg)
 	if err != nil {
 		return err
 	}

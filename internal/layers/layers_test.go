@@ -134,3 +134,19 @@ func TestBinaryLeavesPackagingOut(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigKnowsNoDomain: config holds plain values; whoever builds the
+// domain's parts (machine, cmd) turns them into the domain's types. Of
+// this module it may use only internal/ leaves, nothing of the domain.
+func TestConfigKnowsNoDomain(t *testing.T) {
+	const mod = "github.com/mjolnir-forge/forgesync/"
+	out, err := exec.Command("go", "list", "-deps", mod+"config").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	for _, d := range strings.Fields(string(out)) {
+		if strings.HasPrefix(d, mod) && d != mod+"config" && !strings.HasPrefix(d, mod+"internal/") {
+			t.Errorf("config depends on %s: it holds plain values and knows nothing of the domain", d)
+		}
+	}
+}
