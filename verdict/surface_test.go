@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/mjolnir-forge/forgesync/installer"
-	"github.com/mjolnir-forge/forgesync/installer/iostore"
+	"github.com/mjolnir-forge/forgesync/iostore"
 	"github.com/mjolnir-forge/forgesync/internal/tocfixture"
 )
 

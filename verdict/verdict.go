@@ -18,7 +18,7 @@ import (
 	"strings"
 
 	"github.com/mjolnir-forge/forgesync/installer"
-	"github.com/mjolnir-forge/forgesync/installer/iostore"
+	"github.com/mjolnir-forge/forgesync/iostore"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/inventory"
 	"github.com/mjolnir-forge/forgesync/rejection"

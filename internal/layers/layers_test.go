@@ -69,7 +69,7 @@ func TestLayers(t *testing.T) {
 		"inventory":         {"net", "net/http", "os", "github.com/fsnotify/fsnotify", "github.com/kardianos/service", "github.com/mjolnir-forge/forgesync/installer"},
 		"inventory/render":  {"net", "net/http", "os", "github.com/fsnotify/fsnotify", "github.com/kardianos/service", "github.com/mjolnir-forge/forgesync/installer", "github.com/mjolnir-forge/forgesync/inventory/publish"},
 		"inventory/publish": {"net/http", "github.com/fsnotify/fsnotify", "github.com/mjolnir-forge/forgesync/inventory", "github.com/mjolnir-forge/forgesync/inventory/render"},
-		"installer/iostore": {"net/http", "github.com/mjolnir-forge/forgesync/inventory"},
+		"iostore":           {"net/http", "github.com/mjolnir-forge/forgesync/inventory"},
 		"installer":         {"net/http", "github.com/fsnotify/fsnotify", "github.com/mjolnir-forge/forgesync/pipeline", "github.com/mjolnir-forge/forgesync/daemon", "github.com/mjolnir-forge/forgesync/inventory"},
 		"config":            {"net/http", "github.com/mjolnir-forge/forgesync/pipeline"},
 		"packset":           {"github.com/fsnotify/fsnotify", "github.com/kardianos/service", "github.com/mjolnir-forge/forgesync/pipeline", "github.com/mjolnir-forge/forgesync/daemon", "github.com/mjolnir-forge/forgesync/installer", "github.com/mjolnir-forge/forgesync/config"},

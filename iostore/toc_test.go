@@ -11,8 +11,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/mjolnir-forge/forgesync/installer/iostore"
 	"github.com/mjolnir-forge/forgesync/internal/tocfixture"
+	"github.com/mjolnir-forge/forgesync/iostore"
 )
 
 const realTOC = "testdata/ue5_8-minimal-uncompressed.utoc"

@@ -11,7 +11,7 @@ import (
 
 	"github.com/go-faster/city"
 
-	"github.com/mjolnir-forge/forgesync/installer/iostore"
+	"github.com/mjolnir-forge/forgesync/iostore"
 )
 
 // TestPackageIDVectors checks every vector of testdata/package_ids.tsv, a

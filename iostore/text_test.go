@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mjolnir-forge/forgesync/installer/iostore"
+	"github.com/mjolnir-forge/forgesync/iostore"
 )
 
 func TestWritePackageIDs(t *testing.T) {
