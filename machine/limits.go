@@ -4,14 +4,14 @@ import (
 	"fmt"
 
 	"github.com/mjolnir-forge/forgesync/config"
-	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/intake"
 )
 
 // ArchiveLimits returns the extraction limits: the configured ones over
 // the installer's defaults. A limit above its default is an error naming
 // the file and the table.
-func ArchiveLimits(c *config.Config) (installer.Limits, error) {
-	lim := installer.DefaultLimits()
+func ArchiveLimits(c *config.Config) (intake.Limits, error) {
+	lim := intake.DefaultLimits()
 	l := c.Limits
 	if l.MaxEntries > 0 {
 		lim.MaxEntries = l.MaxEntries

@@ -23,9 +23,10 @@ import (
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/config"
 	"github.com/mjolnir-forge/forgesync/daemon"
-	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/intake"
 	"github.com/mjolnir-forge/forgesync/packset"
 	"github.com/mjolnir-forge/forgesync/pipeline"
+	"github.com/mjolnir-forge/forgesync/store"
 )
 
 var (
@@ -129,7 +130,7 @@ func (m *Machine) local(ctx context.Context) (*pipeline.Pipeline, error) {
 }
 
 // pipelineOptions are the pipeline's options from the configuration.
-func pipelineOptions(cfg *config.Config, lim installer.Limits, log *slog.Logger, lockWait time.Duration) pipeline.Options {
+func pipelineOptions(cfg *config.Config, lim intake.Limits, log *slog.Logger, lockWait time.Duration) pipeline.Options {
 	return pipeline.Options{
 		Drop: cfg.Paths.Drop, Mods: cfg.Paths.Mods, Paks: cfg.Paths.Paks, State: cfg.Paths.State,
 		Limits: lim, Log: log, LockWait: lockWait,
@@ -361,8 +362,8 @@ func (m *Machine) Kept(ctx context.Context) ([]packset.Kept, error) {
 	if err != nil {
 		return nil, err
 	}
-	store := &installer.Store{Dir: m.opts.Config.Paths.State}
-	st, err := store.Load()
+	ps := &store.Store{Dir: m.opts.Config.Paths.State}
+	st, err := ps.Load()
 	if err != nil {
 		return nil, err
 	}
@@ -376,7 +377,7 @@ func (m *Machine) Kept(ctx context.Context) ([]packset.Kept, error) {
 			return nil, fmt.Errorf("pack %s %s: its kept archive is not in the state (a transaction ran meanwhile? try again)", p.ID, p.Version)
 		}
 		kept = append(kept, packset.Kept{ID: p.ID, Version: p.Version, SHA256: p.SHA256,
-			Path: store.Path(installer.ArchivesDir, r.Archive), Ext: packset.ArchiveExt(r.Archive)})
+			Path: ps.Path(store.ArchivesDir, r.Archive), Ext: packset.ArchiveExt(r.Archive)})
 	}
 	return kept, nil
 }

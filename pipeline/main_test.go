@@ -4,30 +4,30 @@ import (
 	"os"
 	"testing"
 
-	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/intake"
 )
 
 // envUnpackChild makes this test binary the unpacking child of
-// installer.Isolation: every archive of these tests is unpacked in a
+// intake.Isolation: every archive of these tests is unpacked in a
 // process of its own, as the program does.
 const envUnpackChild = "FORGESYNC_TEST_UNPACK_CHILD"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(envUnpackChild) != "" {
-		os.Exit(installer.RunChild(os.Stdin, os.Stdout))
+		os.Exit(intake.RunChild(os.Stdin, os.Stdout))
 	}
 	if os.Getenv(envChild) == "" && os.Getenv(envPoison) == "" {
 		// The crash tests' children run a whole sync each, at every step
 		// boundary: they unpack in process, to keep them quick.
-		installer.Isolate(testIsolation())
+		intake.Isolate(testIsolation())
 	}
 	os.Exit(m.Run())
 }
 
 // testIsolation runs this test binary as the child; under the race
 // detector, whose shadow memory counts against it, without a memory limit.
-func testIsolation() *installer.Isolation {
-	iso := &installer.Isolation{Command: []string{os.Args[0]}, Env: []string{envUnpackChild + "=1"}}
+func testIsolation() *intake.Isolation {
+	iso := &intake.Isolation{Command: []string{os.Args[0]}, Env: []string{envUnpackChild + "=1"}}
 	if raceEnabled {
 		iso.Memory = 1 << 40
 	}

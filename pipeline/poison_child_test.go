@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/mjolnir-forge/forgesync/api"
-	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/intake"
 )
 
 // dyingUnpacker makes the isolated unpacker die (exit 3, saying nothing)
@@ -27,8 +27,8 @@ func dyingUnpacker(t *testing.T, die int) string {
 	iso := testIsolation()
 	iso.Command = []string{"/bin/sh", script}
 	iso.Env = append(iso.Env, "STARTS="+count, "DIE="+string(rune('0'+die)), "TESTBIN="+os.Args[0])
-	installer.Isolate(iso)
-	t.Cleanup(func() { installer.Isolate(testIsolation()) })
+	intake.Isolate(iso)
+	t.Cleanup(func() { intake.Isolate(testIsolation()) })
 	return count
 }
 
@@ -67,7 +67,7 @@ func TestPoisonAfterThreeDeaths(t *testing.T) {
 		t.Fatalf("the unpacker started %s times; want 3", n)
 	}
 	r := rejectedReasons(sum, "a1.zip")
-	if len(r) != 1 || !strings.HasPrefix(r[0], installer.RuleUnpackerCrashed) || !strings.Contains(r[0], "3 times") {
+	if len(r) != 1 || !strings.HasPrefix(r[0], intake.RuleUnpackerCrashed) || !strings.Contains(r[0], "3 times") {
 		t.Fatalf("reasons = %q; want the crash rule, 3 times", r)
 	}
 }

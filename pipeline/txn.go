@@ -12,12 +12,14 @@ import (
 	"unicode/utf8"
 
 	"github.com/mjolnir-forge/forgesync/api"
-	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/intake"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/internal/semver"
 	"github.com/mjolnir-forge/forgesync/inventory"
 	"github.com/mjolnir-forge/forgesync/inventory/render"
+	"github.com/mjolnir-forge/forgesync/place"
 	"github.com/mjolnir-forge/forgesync/rejection"
+	"github.com/mjolnir-forge/forgesync/store"
 	"github.com/mjolnir-forge/forgesync/verdict"
 )
 
@@ -42,7 +44,7 @@ var ErrRefused = errors.New("refused")
 type txn struct {
 	p       *Pipeline
 	sum     *Summary
-	st      *installer.State
+	st      *store.State
 	packs   []inventory.InstalledPack
 	dirty   bool
 	dispose []func() error // run after publication: rejections, deletions
@@ -331,7 +333,7 @@ func (t *txn) commit() (*Summary, error) {
 // cannot be removed yet stays pending for the next pass.
 func (t *txn) removeReplaced() error {
 	p, st := t.p, t.st
-	leftover, err := installer.RemoveContentLeftover(t.r, p.opts.Paks, st.PendingRemovals)
+	leftover, err := place.RemoveContentLeftover(t.r, p.opts.Paks, st.PendingRemovals)
 	if err != nil {
 		p.log.Warn("could not remove old content; tried again at the next pass", "err", err)
 		t.sum.Warnings = append(t.sum.Warnings, err.Error())
@@ -355,7 +357,7 @@ func (t *txn) removeReplaced() error {
 // record names: an archive moved to archives/ by a transaction whose state
 // was never written (a crash, or a failure before the commit) is not
 // installed, so it is processed again.
-func (p *Pipeline) requeueOrphans(st *installer.State) error {
+func (p *Pipeline) requeueOrphans(st *store.State) error {
 	known := map[string]bool{}
 	for _, r := range st.Packs {
 		known[r.Archive] = true
@@ -364,15 +366,15 @@ func (p *Pipeline) requeueOrphans(st *installer.State) error {
 	for _, a := range st.PendingArchives {
 		known[a] = true // replaced: deleted after the next publication
 	}
-	archives, err := os.ReadDir(p.store.Path(installer.ArchivesDir))
+	archives, err := os.ReadDir(p.store.Path(store.ArchivesDir))
 	if err != nil {
 		return fmt.Errorf("read kept archives: %w", err)
 	}
 	for _, e := range archives {
-		if !e.Type().IsRegular() || known[e.Name()] || needed[installer.KeyOfKept(e.Name())] || strings.HasPrefix(e.Name(), atomicfile.TempPrefix) {
+		if !e.Type().IsRegular() || known[e.Name()] || needed[store.KeyOfKept(e.Name())] || strings.HasPrefix(e.Name(), atomicfile.TempPrefix) {
 			continue
 		}
-		if err := p.opts.Renamer.Replace(p.store.Path(installer.ArchivesDir, e.Name()), p.store.Path(installer.ProcessingDir, e.Name())); err != nil {
+		if err := p.opts.Renamer.Replace(p.store.Path(store.ArchivesDir, e.Name()), p.store.Path(store.ProcessingDir, e.Name())); err != nil {
 			return fmt.Errorf("requeue archive %s: %w", e.Name(), err)
 		}
 		p.log.Info("processing again an archive whose install was not committed", "archive", e.Name())
@@ -439,7 +441,7 @@ func (t *txn) finish() *Summary {
 // superseded by it (in name order 1.10.0 would come before 1.9.0, and 1.9.0
 // would then be rejected as a downgrade the player never dropped).
 func (t *txn) processing() ([]string, error) {
-	entries, err := os.ReadDir(t.p.store.Path(installer.ProcessingDir))
+	entries, err := os.ReadDir(t.p.store.Path(store.ProcessingDir))
 	if err != nil {
 		return nil, fmt.Errorf("read processing folder: %w", err)
 	}
@@ -478,7 +480,7 @@ func compareKept(a, b string) int {
 // keptOrder returns the sort key of an archive name: for a kept archive
 // its pack id and version, else the name itself.
 func keptOrder(name string) (string, semver.Version, bool) {
-	if id, version, ok := installer.SplitKeptKey(installer.KeyOfKept(name)); ok {
+	if id, version, ok := store.SplitKeptKey(store.KeyOfKept(name)); ok {
 		if v, err := semver.Parse(version); err == nil {
 			return id, v, true
 		}
@@ -519,7 +521,7 @@ func (t *txn) apply(ctx context.Context, ch *change) error {
 		t.st.PendingRemovals = append(t.st.PendingRemovals, rec.Content...)
 		t.st.PendingArchives = append(t.st.PendingArchives, rec.Archive)
 		t.st.PendingManifests = append(t.st.PendingManifests, rec.Manifest)
-		t.st.Packs = slices.DeleteFunc(t.st.Packs, func(r installer.PackRecord) bool { return r.ID == ch.id })
+		t.st.Packs = slices.DeleteFunc(t.st.Packs, func(r store.PackRecord) bool { return r.ID == ch.id })
 		t.packs = slices.Delete(t.packs, i, i+1)
 		t.dirty = true
 	}
@@ -529,8 +531,8 @@ func (t *txn) apply(ctx context.Context, ch *change) error {
 // archive processes one claimed archive.
 func (t *txn) archive(ctx context.Context, name string, force, fromInstall bool) error {
 	p := t.p
-	path := p.store.Path(installer.ProcessingDir, name)
-	rep, staged, err := verdict.Archive(ctx, path, p.store.Path(installer.StagingDir), p.opts.Limits, p.progress(name))
+	path := p.store.Path(store.ProcessingDir, name)
+	rep, staged, err := verdict.Archive(ctx, path, p.store.Path(store.StagingDir), p.opts.Limits, p.progress(name))
 	for deaths := 1; err == nil && unpackerDied(rep); deaths++ {
 		// A child that died once may have been killed by anything (the
 		// machine short of memory): poison is dying on the same bytes
@@ -542,7 +544,7 @@ func (t *txn) archive(ctx context.Context, name string, force, fromInstall bool)
 			break
 		}
 		p.log.Warn("the unpacker died; unpacking again", "archive", name, "deaths", deaths, "reasons", rep.Problems)
-		rep, staged, err = verdict.Archive(ctx, path, p.store.Path(installer.StagingDir), p.opts.Limits, p.progress(name))
+		rep, staged, err = verdict.Archive(ctx, path, p.store.Path(store.StagingDir), p.opts.Limits, p.progress(name))
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -604,7 +606,7 @@ func (t *txn) archive(ctx context.Context, name string, force, fromInstall bool)
 		t.reject(name, out, []rejection.Reason{{Rule: RuleInstallFailed, Message: "could not install the pack: " + err.Error()}}, fromInstall)
 		return nil
 	}
-	rec := installer.PackRecord{ID: m.ID, Version: m.Version, Enabled: cand.Enabled, ArchiveSHA256: staged.SHA256,
+	rec := store.PackRecord{ID: m.ID, Version: m.Version, Enabled: cand.Enabled, ArchiveSHA256: staged.SHA256,
 		Archive: kept, InstalledAt: p.opts.Now().UTC(), Content: placed, Manifest: manifest}
 	out.Result, out.Previous = t.record(rec, v.Action)
 	t.packs = slices.DeleteFunc(slices.Clone(t.packs), func(p inventory.InstalledPack) bool { return p.Manifest.ID == m.ID })
@@ -619,7 +621,7 @@ func (t *txn) archive(ctx context.Context, name string, force, fromInstall bool)
 // isolated unpacker died on it, saying nothing of a limit.
 func unpackerDied(rep *verdict.Report) bool {
 	return !rep.Valid && len(rep.Problems) > 0 && !slices.ContainsFunc(rep.Problems, func(r rejection.Reason) bool {
-		return r.Rule != installer.RuleUnpackerCrashed
+		return r.Rule != intake.RuleUnpackerCrashed
 	})
 }
 
@@ -627,15 +629,15 @@ func unpackerDied(rep *verdict.Report) bool {
 // archive and stores its manifest. On failure it undoes what it did: the
 // previous version's files are back, and the archive is back in
 // processing.
-func (t *txn) place(name string, staged *installer.Staged, m *inventory.Manifest) (placed []string, kept, manifest string, err error) {
+func (t *txn) place(name string, staged *intake.Staged, m *inventory.Manifest) (placed []string, kept, manifest string, err error) {
 	p := t.p
-	path := p.store.Path(installer.ProcessingDir, name)
+	path := p.store.Path(store.ProcessingDir, name)
 	var owned []string
 	if prev := t.st.Find(m.ID); prev != nil {
 		owned = prev.Content
 	}
 	keptPath := ""
-	var pl *installer.Placement
+	var pl *place.Placement
 	defer func() {
 		if err == nil {
 			return
@@ -651,11 +653,11 @@ func (t *txn) place(name string, staged *installer.Staged, m *inventory.Manifest
 			}
 		}
 	}()
-	pl, err = installer.Place(t.r, staged.Root, staged.Files, p.opts.Paks, m.ID, owned, p.step)
+	pl, err = place.Place(t.r, staged.Root, staged.Files, p.opts.Paks, m.ID, owned, p.step)
 	if err != nil {
 		return nil, "", "", err
 	}
-	key := installer.KeptKey(m.ID, m.Version, staged.SHA256)
+	key := store.KeptKey(m.ID, m.Version, staged.SHA256)
 	index, err := t.keptIndex()
 	if err != nil {
 		return nil, "", "", err
@@ -667,10 +669,10 @@ func (t *txn) place(name string, staged *installer.Staged, m *inventory.Manifest
 		kept = twin
 	} else {
 		kept = key + archiveExt(name, staged.Format)
-		if err := p.opts.Renamer.Replace(path, p.store.Path(installer.ArchivesDir, kept)); err != nil {
+		if err := p.opts.Renamer.Replace(path, p.store.Path(store.ArchivesDir, kept)); err != nil {
 			return nil, "", "", fmt.Errorf("keep archive: %w", err)
 		}
-		keptPath = p.store.Path(installer.ArchivesDir, kept)
+		keptPath = p.store.Path(store.ArchivesDir, kept)
 	}
 	p.step("archive:" + name)
 	norm, err := render.Manifest(m)
@@ -721,7 +723,7 @@ func (t *txn) fault(name string, out Outcome, err error, fromInstall bool) {
 			p.log.Warn("could not update the attempt counts", "err", err)
 		}
 	}
-	src := p.store.Path(installer.ProcessingDir, name)
+	src := p.store.Path(store.ProcessingDir, name)
 	t.dispose = append(t.dispose, func() error {
 		if fromInstall {
 			return removeIfExists(src)
@@ -739,12 +741,12 @@ func (t *txn) fault(name string, out Outcome, err error, fromInstall bool) {
 
 // already records an archive whose pack is installed from the same bytes:
 // the copy goes, once the transaction is committed.
-func (t *txn) already(name string, out Outcome, rec *installer.PackRecord) {
+func (t *txn) already(name string, out Outcome, rec *store.PackRecord) {
 	p := t.p
 	out.Result = api.ResultAlready
 	t.sum.Outcomes = append(t.sum.Outcomes, out)
-	path := p.store.Path(installer.ProcessingDir, name)
-	kept := p.store.Path(installer.ArchivesDir, rec.Archive)
+	path := p.store.Path(store.ProcessingDir, name)
+	kept := p.store.Path(store.ArchivesDir, rec.Archive)
 	if _, err := os.Stat(kept); errors.Is(err, os.ErrNotExist) {
 		// The twin was lost (a crash between commit and its move):
 		// this copy becomes the kept one.
@@ -759,11 +761,11 @@ func (t *txn) already(name string, out Outcome, rec *installer.PackRecord) {
 // previous version's (whose content, archive and manifest the new one does
 // not share become pending removals), and returns the result and the
 // version replaced.
-func (t *txn) record(rec installer.PackRecord, action inventory.Action) (api.Result, string) {
+func (t *txn) record(rec store.PackRecord, action inventory.Action) (api.Result, string) {
 	prev := t.st.Find(rec.ID)
 	if prev == nil {
 		t.st.Packs = append(t.st.Packs, rec)
-		slices.SortFunc(t.st.Packs, func(a, b installer.PackRecord) int { return strings.Compare(a.ID, b.ID) })
+		slices.SortFunc(t.st.Packs, func(a, b store.PackRecord) int { return strings.Compare(a.ID, b.ID) })
 		return api.ResultInstalled, ""
 	}
 	result := api.ResultInstalled
@@ -783,7 +785,7 @@ func (t *txn) record(rec installer.PackRecord, action inventory.Action) (api.Res
 // replace puts rec in place of prev; what prev had and rec does not
 // (content, kept archive, stored manifest) becomes a pending removal,
 // deleted once the new state is published.
-func (t *txn) replace(prev *installer.PackRecord, rec installer.PackRecord) {
+func (t *txn) replace(prev *store.PackRecord, rec store.PackRecord) {
 	for _, c := range prev.Content {
 		if !slices.Contains(rec.Content, c) {
 			t.st.PendingRemovals = append(t.st.PendingRemovals, c)
@@ -806,10 +808,10 @@ func (t *txn) removeKept(name string) error {
 			return nil
 		}
 	}
-	if neededKeys(t.st)[installer.KeyOfKept(name)] {
+	if neededKeys(t.st)[store.KeyOfKept(name)] {
 		return nil
 	}
-	return removeIfExists(t.p.store.Path(installer.ArchivesDir, name))
+	return removeIfExists(t.p.store.Path(store.ArchivesDir, name))
 }
 
 // removeManifest deletes a stored manifest no state record names any more.
@@ -829,7 +831,7 @@ func (t *txn) reject(name string, out Outcome, reasons []rejection.Reason, fromI
 	out.Result, out.Reasons = api.ResultRejected, reasons
 	t.sum.Outcomes = append(t.sum.Outcomes, out)
 	p := t.p
-	src := p.store.Path(installer.ProcessingDir, name)
+	src := p.store.Path(store.ProcessingDir, name)
 	t.dispose = append(t.dispose, func() error {
 		if fromInstall {
 			return removeIfExists(src)

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/intake"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 )
 
@@ -15,7 +15,7 @@ import (
 // archive is extracted with every limit into a temp folder that is
 // removed before Check returns.
 // The error is only for a target that cannot be read.
-func Check(ctx context.Context, target string, lim installer.Limits) (*Report, error) {
+func Check(ctx context.Context, target string, lim intake.Limits) (*Report, error) {
 	info, err := os.Stat(target)
 	if err != nil {
 		return nil, err
@@ -38,7 +38,7 @@ func Check(ctx context.Context, target string, lim installer.Limits) (*Report, e
 // CheckAll gives the verdict on each target in turn (see [Check]) and
 // reports whether every one is valid; it stops at the first target that
 // cannot be read.
-func CheckAll(ctx context.Context, targets []string, lim installer.Limits) (reports []*Report, valid bool, err error) {
+func CheckAll(ctx context.Context, targets []string, lim intake.Limits) (reports []*Report, valid bool, err error) {
 	valid = true
 	for _, target := range targets {
 		rep, err := Check(ctx, target, lim)

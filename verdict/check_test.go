@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/intake"
 )
 
 // TestCheckAll: a folder and an archive are checked alike, an invalid
@@ -14,7 +14,7 @@ func TestCheckAll(t *testing.T) {
 	archive := filepath.Join(t.TempDir(), "gw.zip")
 	zipDir(t, "../examples/glass-works", archive)
 	bad, _, _ := badPack(t)
-	lim := installer.DefaultLimits()
+	lim := intake.DefaultLimits()
 	tests := []struct {
 		name    string
 		targets []string

@@ -12,7 +12,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/intake"
 	"github.com/mjolnir-forge/forgesync/internal/toolcheck"
 	"github.com/mjolnir-forge/forgesync/rejection"
 )
@@ -47,7 +47,7 @@ func badPack(t *testing.T) (dir string, line, col int) {
 
 func scanned(t *testing.T, dir string) *Report {
 	t.Helper()
-	rep, err := Dir(dir, installer.DefaultLimits())
+	rep, err := Dir(dir, intake.DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,8 +96,8 @@ func TestRuleID(t *testing.T) {
 	for in, want := range map[string]string{
 		"range":                                  "range",
 		"unit-vector":                            "unit-vector",
-		installer.RuleRatio:                      "compression-ratio-too-high-zip-bomb",
-		installer.RuleWindowsChar:                "character-not-allowed-on-windows",
+		intake.RuleRatio:                         "compression-ratio-too-high-zip-bomb",
+		intake.RuleWindowsChar:                   "character-not-allowed-on-windows",
 		`"." in path`:                            "in-path",
 		"":                                       "problem",
 		"same name as another entry (after NFC)": "same-name-as-another-entry-after-nfc",
@@ -212,7 +212,7 @@ func TestWriteSARIF(t *testing.T) {
 func TestPackWritesOnlyAValidPack(t *testing.T) {
 	dir, _, _ := badPack(t)
 	out := filepath.Join(t.TempDir(), "p.zip")
-	rep, err := Pack(dir, out, installer.DefaultLimits())
+	rep, err := Pack(dir, out, intake.DefaultLimits())
 	if err != nil || rep.Valid {
 		t.Fatalf("Pack(invalid) = %+v, %v; want an invalid report", rep, err)
 	}
@@ -220,7 +220,7 @@ func TestPackWritesOnlyAValidPack(t *testing.T) {
 		t.Errorf("Pack(invalid) wrote %s (%v)", out, err)
 	}
 	missing := filepath.Join(t.TempDir(), "nope")
-	if _, err := Pack(missing, out, installer.DefaultLimits()); err == nil || err.Error() != missing+": no such folder" {
+	if _, err := Pack(missing, out, intake.DefaultLimits()); err == nil || err.Error() != missing+": no such folder" {
 		t.Errorf("Pack(missing) = %v; want the path named once", err)
 	}
 }

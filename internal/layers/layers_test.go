@@ -56,30 +56,35 @@ func TestOnePackageComment(t *testing.T) {
 }
 
 // TestLayers holds the lines of DESIGN.md: the catalog and the renderers
-// know nothing of disks, sockets or the service; installer knows nothing of
-// the pipeline or HTTP; daemon knows nothing of validation, files or the
+// know nothing of disks, sockets or the service; the installing layers
+// rest on each other one way only (intake at the bottom; place on intake;
+// store and deploy on neither) and know nothing of the pipeline, HTTP or
+// the layers above them; daemon knows nothing of validation, files or the
 // watcher: it serves what the pipeline hands it; packset knows nothing of
-// the pipeline, the service or the installer (it hands its callers lock
+// the pipeline, the service or the installing layers (it hands its callers lock
 // values and verified archives); rejection is a leaf every layer may use;
 // api (the wire shapes) rests on it alone, so the pipeline, the daemon and
 // the CLI can share its types; the watcher knows nothing of transactions
 // and the pipeline nothing of HTTP, the service or the watcher.
 func TestLayers(t *testing.T) {
 	forbidden := map[string][]string{
-		"inventory":         {"net", "net/http", "os", "github.com/fsnotify/fsnotify", "github.com/kardianos/service", "github.com/mjolnir-forge/forgesync/installer"},
-		"inventory/render":  {"net", "net/http", "os", "github.com/fsnotify/fsnotify", "github.com/kardianos/service", "github.com/mjolnir-forge/forgesync/installer", "github.com/mjolnir-forge/forgesync/inventory/publish"},
+		"inventory":         {"net", "net/http", "os", "github.com/fsnotify/fsnotify", "github.com/kardianos/service", "github.com/mjolnir-forge/forgesync/intake", "github.com/mjolnir-forge/forgesync/store", "github.com/mjolnir-forge/forgesync/place", "github.com/mjolnir-forge/forgesync/deploy"},
+		"inventory/render":  {"net", "net/http", "os", "github.com/fsnotify/fsnotify", "github.com/kardianos/service", "github.com/mjolnir-forge/forgesync/intake", "github.com/mjolnir-forge/forgesync/store", "github.com/mjolnir-forge/forgesync/place", "github.com/mjolnir-forge/forgesync/deploy", "github.com/mjolnir-forge/forgesync/inventory/publish"},
 		"inventory/publish": {"net/http", "github.com/fsnotify/fsnotify", "github.com/mjolnir-forge/forgesync/inventory", "github.com/mjolnir-forge/forgesync/inventory/render"},
 		"iostore":           {"net/http", "github.com/mjolnir-forge/forgesync/inventory"},
-		"installer":         {"net/http", "github.com/fsnotify/fsnotify", "github.com/mjolnir-forge/forgesync/pipeline", "github.com/mjolnir-forge/forgesync/daemon", "github.com/mjolnir-forge/forgesync/inventory"},
+		"intake":            {"net/http", "github.com/fsnotify/fsnotify", "github.com/mjolnir-forge/forgesync/pipeline", "github.com/mjolnir-forge/forgesync/daemon", "github.com/mjolnir-forge/forgesync/inventory", "github.com/mjolnir-forge/forgesync/config", "github.com/mjolnir-forge/forgesync/verdict", "github.com/mjolnir-forge/forgesync/setsync", "github.com/mjolnir-forge/forgesync/machine", "github.com/mjolnir-forge/forgesync/store", "github.com/mjolnir-forge/forgesync/place", "github.com/mjolnir-forge/forgesync/deploy", "github.com/mjolnir-forge/forgesync/iostore"},
+		"store":             {"net/http", "github.com/fsnotify/fsnotify", "github.com/mjolnir-forge/forgesync/pipeline", "github.com/mjolnir-forge/forgesync/daemon", "github.com/mjolnir-forge/forgesync/inventory", "github.com/mjolnir-forge/forgesync/config", "github.com/mjolnir-forge/forgesync/verdict", "github.com/mjolnir-forge/forgesync/setsync", "github.com/mjolnir-forge/forgesync/machine", "github.com/mjolnir-forge/forgesync/intake", "github.com/mjolnir-forge/forgesync/place", "github.com/mjolnir-forge/forgesync/deploy"},
+		"place":             {"net/http", "github.com/fsnotify/fsnotify", "github.com/mjolnir-forge/forgesync/pipeline", "github.com/mjolnir-forge/forgesync/daemon", "github.com/mjolnir-forge/forgesync/inventory", "github.com/mjolnir-forge/forgesync/config", "github.com/mjolnir-forge/forgesync/verdict", "github.com/mjolnir-forge/forgesync/setsync", "github.com/mjolnir-forge/forgesync/machine", "github.com/mjolnir-forge/forgesync/store", "github.com/mjolnir-forge/forgesync/deploy"},
+		"deploy":            {"net/http", "github.com/fsnotify/fsnotify", "github.com/mjolnir-forge/forgesync/pipeline", "github.com/mjolnir-forge/forgesync/daemon", "github.com/mjolnir-forge/forgesync/inventory", "github.com/mjolnir-forge/forgesync/config", "github.com/mjolnir-forge/forgesync/verdict", "github.com/mjolnir-forge/forgesync/setsync", "github.com/mjolnir-forge/forgesync/machine", "github.com/mjolnir-forge/forgesync/intake", "github.com/mjolnir-forge/forgesync/store", "github.com/mjolnir-forge/forgesync/place"},
 		"config":            {"net/http", "github.com/mjolnir-forge/forgesync/pipeline"},
-		"packset":           {"github.com/fsnotify/fsnotify", "github.com/kardianos/service", "github.com/mjolnir-forge/forgesync/pipeline", "github.com/mjolnir-forge/forgesync/daemon", "github.com/mjolnir-forge/forgesync/installer", "github.com/mjolnir-forge/forgesync/config"},
-		"rejection":         {"os", "net", "net/http", "github.com/mjolnir-forge/forgesync/inventory", "github.com/mjolnir-forge/forgesync/installer", "github.com/mjolnir-forge/forgesync/verdict", "github.com/mjolnir-forge/forgesync/pipeline", "github.com/mjolnir-forge/forgesync/daemon"},
-		"api":               {"os", "net", "net/http", "github.com/mjolnir-forge/forgesync/inventory", "github.com/mjolnir-forge/forgesync/installer", "github.com/mjolnir-forge/forgesync/native", "github.com/mjolnir-forge/forgesync/pipeline", "github.com/mjolnir-forge/forgesync/daemon"},
-		"watch":             {"net/http", "github.com/mjolnir-forge/forgesync/pipeline", "github.com/mjolnir-forge/forgesync/installer", "github.com/mjolnir-forge/forgesync/inventory", "github.com/mjolnir-forge/forgesync/daemon"},
+		"packset":           {"github.com/fsnotify/fsnotify", "github.com/kardianos/service", "github.com/mjolnir-forge/forgesync/pipeline", "github.com/mjolnir-forge/forgesync/daemon", "github.com/mjolnir-forge/forgesync/intake", "github.com/mjolnir-forge/forgesync/store", "github.com/mjolnir-forge/forgesync/place", "github.com/mjolnir-forge/forgesync/deploy", "github.com/mjolnir-forge/forgesync/config"},
+		"rejection":         {"os", "net", "net/http", "github.com/mjolnir-forge/forgesync/inventory", "github.com/mjolnir-forge/forgesync/intake", "github.com/mjolnir-forge/forgesync/store", "github.com/mjolnir-forge/forgesync/place", "github.com/mjolnir-forge/forgesync/deploy", "github.com/mjolnir-forge/forgesync/verdict", "github.com/mjolnir-forge/forgesync/pipeline", "github.com/mjolnir-forge/forgesync/daemon"},
+		"api":               {"os", "net", "net/http", "github.com/mjolnir-forge/forgesync/inventory", "github.com/mjolnir-forge/forgesync/intake", "github.com/mjolnir-forge/forgesync/store", "github.com/mjolnir-forge/forgesync/place", "github.com/mjolnir-forge/forgesync/deploy", "github.com/mjolnir-forge/forgesync/native", "github.com/mjolnir-forge/forgesync/pipeline", "github.com/mjolnir-forge/forgesync/daemon"},
+		"watch":             {"net/http", "github.com/mjolnir-forge/forgesync/pipeline", "github.com/mjolnir-forge/forgesync/intake", "github.com/mjolnir-forge/forgesync/store", "github.com/mjolnir-forge/forgesync/place", "github.com/mjolnir-forge/forgesync/deploy", "github.com/mjolnir-forge/forgesync/inventory", "github.com/mjolnir-forge/forgesync/daemon"},
 		"pipeline":          {"net/http", "github.com/fsnotify/fsnotify", "github.com/kardianos/service", "github.com/mjolnir-forge/forgesync/daemon", "github.com/mjolnir-forge/forgesync/watch"},
 		"setsync":           {"github.com/fsnotify/fsnotify", "github.com/kardianos/service", "github.com/mjolnir-forge/forgesync/daemon"},
 		"internal/cli":      {"github.com/mjolnir-forge/forgesync/pipeline", "github.com/mjolnir-forge/forgesync/daemon", "github.com/mjolnir-forge/forgesync/machine", "github.com/mjolnir-forge/forgesync/setsync", "github.com/mjolnir-forge/forgesync/packset"},
-		"daemon":            {"github.com/fsnotify/fsnotify", "github.com/mjolnir-forge/forgesync/inventory", "github.com/mjolnir-forge/forgesync/installer", "github.com/mjolnir-forge/forgesync/pipeline"},
+		"daemon":            {"github.com/fsnotify/fsnotify", "github.com/mjolnir-forge/forgesync/inventory", "github.com/mjolnir-forge/forgesync/intake", "github.com/mjolnir-forge/forgesync/store", "github.com/mjolnir-forge/forgesync/place", "github.com/mjolnir-forge/forgesync/deploy", "github.com/mjolnir-forge/forgesync/pipeline"},
 	}
 	for _, p := range listPackages(t) {
 		rel := strings.TrimPrefix(p.ImportPath, "github.com/mjolnir-forge/forgesync/")

@@ -13,4 +13,7 @@ const (
 	MaxRatio      = 200
 	MaxPathBytes  = 200
 	MaxDepth      = 8
+
+	// MaxManifestBytes is the largest forgepack.json (SPEC §2, §3).
+	MaxManifestBytes = 1 << 20
 )
