@@ -45,6 +45,11 @@ const (
 // StateFormat names the pack store's file format.
 const StateFormat = "forgesync-state"
 
+// StateVersion is the version of packs.json this store reads and writes.
+// An older version is read through [upgradeState]; a newer one is refused
+// by name, leaving the file as it is.
+const StateVersion = 1
+
 // ErrLocked is returned (wrapped, with the holder's pid) when another
 // forgesync process holds the state folder.
 var ErrLocked = errors.New("state folder is in use by another forgesync process")
@@ -214,7 +219,7 @@ func (s *Store) Load() (*State, error) {
 	path := s.Path(stateFile)
 	data, err := atomicfile.Renamer{}.ReadLimited(path, MaxStateBytes)
 	if errors.Is(err, fs.ErrNotExist) {
-		return &State{Format: StateFormat, Version: 1, Packs: []PackRecord{}}, nil
+		return &State{Format: StateFormat, Version: StateVersion, Packs: []PackRecord{}}, nil
 	}
 	var st *State
 	var problem string
@@ -235,10 +240,26 @@ func (s *Store) Load() (*State, error) {
 		return st, nil
 	}
 	step := s.startAgainStep()
-	if st != nil && st.Version > 1 && st.Format == StateFormat {
+	if st != nil && st.Version > StateVersion && st.Format == StateFormat {
 		step = "It was written by a newer forgesync: run that version again, and leave the file as it is"
 	}
 	return nil, &StateError{Path: path, Problem: problem, Step: step}
+}
+
+// upgradeState turns packs.json of an older version into the bytes of
+// the next one, step by step, until it is [StateVersion], or says why it
+// cannot. Version 1 is the first this format had: an upgrade from a
+// version before it is refused, as no forgesync wrote one. A change to the
+// file's shape raises StateVersion and adds its step here, so that a state
+// folder written by any release keeps opening.
+func upgradeState(version int, data []byte) ([]byte, string) {
+	for version < StateVersion {
+		switch version {
+		default:
+			return nil, fmt.Sprintf("version %d is not a version of %s", version, StateFormat)
+		}
+	}
+	return data, ""
 }
 
 // startAgainStep is the safe step for a state that cannot be trusted:
@@ -261,8 +282,25 @@ func (s *Store) ManifestRefused(name, id, problem string) error {
 }
 
 // decodeState decodes packs.json strictly and says what is wrong with it,
-// or "".
+// or "". A file of this format is read at its own version first: a newer
+// one is refused by name before its fields are judged, an older one is
+// upgraded to [StateVersion] before it is decoded.
 func decodeState(data []byte) (*State, string) {
+	var head struct {
+		Format  string `json:"format"`
+		Version int    `json:"version"`
+	}
+	if json.Unmarshal(data, &head) == nil && head.Format == StateFormat && head.Version != StateVersion {
+		if head.Version > StateVersion {
+			return &State{Format: head.Format, Version: head.Version},
+				fmt.Sprintf("version %d is newer than this forgesync reads (%d)", head.Version, StateVersion)
+		}
+		up, problem := upgradeState(head.Version, data)
+		if problem != "" {
+			return &State{Format: head.Format, Version: head.Version}, problem
+		}
+		data = up
+	}
 	var st State
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -278,9 +316,9 @@ func decodeState(data []byte) (*State, string) {
 	switch {
 	case st.Format != StateFormat:
 		return &st, fmt.Sprintf("format %q is not %q", st.Format, StateFormat)
-	case st.Version > 1:
-		return &st, fmt.Sprintf("version %d is newer than this forgesync reads (1)", st.Version)
-	case st.Version != 1:
+	case st.Version > StateVersion:
+		return &st, fmt.Sprintf("version %d is newer than this forgesync reads (%d)", st.Version, StateVersion)
+	case st.Version != StateVersion:
 		return &st, fmt.Sprintf("version %d is not a version of %s", st.Version, StateFormat)
 	case st.Packs == nil:
 		return &st, `"packs" is missing or null`
@@ -377,7 +415,7 @@ func (s *Store) checkFiles(st *State) (string, error) {
 
 // Save replaces the state atomically.
 func (s *Store) Save(st *State) error {
-	st.Format, st.Version = StateFormat, 1
+	st.Format, st.Version = StateFormat, StateVersion
 	if st.Packs == nil {
 		st.Packs = []PackRecord{} // Load refuses null packs
 	}
