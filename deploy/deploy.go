@@ -19,14 +19,13 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/internal/samepath"
 	"github.com/mjolnir-forge/forgesync/lua"
 )
 
 // DeployStatus says what a deploy did with one file.
-type DeployStatus = api.DeployStatus
+type DeployStatus string
 
 const (
 	// Deployed: the file was missing or differed and now holds the new bytes.
@@ -89,7 +88,15 @@ type Deployment struct {
 }
 
 // FileReport is what a deploy did with one file, for status.
-type FileReport = api.FileReport
+type FileReport struct {
+	Component string       // "lua" or "native"
+	Name      string       // the file's name in its deployment
+	Path      string       // where it is deployed
+	Status    DeployStatus // what the deploy did
+	SHA256    string       // of the source bytes
+	Staged    string       // the pending file beside a locked target
+	Reason    string       // why a file was skipped, staged or failed
+}
 
 // LedgerEntry records a file forgesync wrote.
 type LedgerEntry struct {

@@ -54,10 +54,7 @@ func (p *Pipeline) Deploy(ctx context.Context) ([]deploy.FileReport, error) {
 // and the warnings a user must hear of.
 func (p *Pipeline) DeployModules(ctx context.Context) (*api.Modules, []string) {
 	reports, err := p.Deploy(ctx)
-	if reports == nil {
-		reports = []deploy.FileReport{}
-	}
-	m := &api.Modules{Gates: native.CheckGatesDir(p.opts.Mods), Deployed: reports, SupportedBuilds: native.SupportedBuilds()}
+	m := &api.Modules{Gates: native.CheckGatesDir(p.opts.Mods), Deployed: apiFileReports(reports), SupportedBuilds: native.SupportedBuilds()}
 	m.DoorAutomation = m.Gates.DoorAutomation && !slices.ContainsFunc(reports, func(r deploy.FileReport) bool {
 		return r.Component == "native" && r.Status == deploy.DeployFailed
 	})

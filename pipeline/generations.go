@@ -169,7 +169,7 @@ func HistoryOf(gens []store.Generation, keptBytes int64) *api.History {
 		if i > 0 {
 			prev = gens[i-1].Packs
 		}
-		h.Generations = append(h.Generations, api.HistoryGeneration{Generation: gens[i], Changes: GenerationChanges(prev, gens[i].Packs)})
+		h.Generations = append(h.Generations, api.HistoryGeneration{Generation: apiGeneration(gens[i]), Changes: GenerationChanges(prev, gens[i].Packs)})
 	}
 	if len(gens) > 0 {
 		h.Current = gens[len(gens)-1].N

@@ -45,7 +45,7 @@ func (r *Runner) Status() api.Status {
 	if s.Modules != nil {
 		st.Warnings = append(append([]string{}, st.Warnings...), s.Modules.Gates.Reasons...)
 		for _, f := range s.Modules.Deployed {
-			if f.Status == deploy.DeployFailed {
+			if f.Status == api.DeployStatus(deploy.DeployFailed) {
 				st.Warnings = append(st.Warnings, f.Reason)
 			}
 		}

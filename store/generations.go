@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/internal/semver"
 )
 
@@ -16,12 +15,25 @@ import (
 // SHA-256, and moves to archives/ when the apply rolls forward.
 const IncomingDir = "incoming"
 
-// Generation is one committed installed set (SPEC §11), in the shape the
-// socket and the CLI show it.
-type Generation = api.Generation
+// Generation is one committed installed set (SPEC §11) as the store keeps
+// it. Its JSON names are those of the state file, whatever the wire's
+// shape becomes.
+type Generation struct {
+	N           int              `json:"n"`
+	Time        time.Time        `json:"time"`
+	Cause       string           `json:"cause"` // drop, install, enable, disable, remove, set or rollback
+	Fingerprint string           `json:"fingerprint"`
+	Packs       []GenerationPack `json:"packs"` // sorted by id
+}
 
-// GenerationPack is one installed pack of a generation.
-type GenerationPack = api.GenerationPack
+// GenerationPack is one installed pack of a generation, as a pending set
+// in the state file stores it too.
+type GenerationPack struct {
+	ID      string `json:"id"`
+	Version string `json:"version"`
+	SHA256  string `json:"sha256"` // of the archive it was installed from
+	Enabled bool   `json:"enabled"`
+}
 
 // PendingSet is the journal of a set apply or rollback: the installed set
 // it makes (every pack with its enabled flag), whether packs outside it are
