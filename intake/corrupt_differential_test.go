@@ -608,7 +608,7 @@ func TestCorruptDifferential(t *testing.T) {
 		for _, n := range names {
 			for _, archive := range refused[n] {
 				iso := newIsolated(t)
-				st, err := Extract(t.Context(), archive, iso.staging, DefaultLimits(), nil)
+				st, err := testExtract(t.Context(), archive, iso.staging, DefaultLimits(), nil)
 				var re *RejectError
 				switch {
 				case err == nil:

@@ -6,17 +6,19 @@
 // of the game's folders, of the wire (api) or of what forgepack.json says,
 // which is the job of package inventory.
 //
-// Intake has one implementation of the rules, shared by [Extract] (an
-// archive in the drop folder, `forgesync install`, `forgesync scan ARCHIVE`)
-// and by [ListPack] and [CheckDir] (`forgesync scan DIR`, `forgesync pack
-// DIR`). It decides whether bytes are a safe pack; it knows nothing of what
+// Intake has one implementation of the rules, shared by
+// [Extractor.Extract] (an archive in the drop folder, `forgesync install`,
+// `forgesync scan ARCHIVE`) and by [ListPack] and [CheckDir] (`forgesync
+// scan DIR`, `forgesync pack DIR`). It decides whether bytes are a safe pack; it knows nothing of what
 // forgepack.json says, which is the job of package inventory.
 //
-// Isolation: with [Isolate] in force (the program turns it on at start),
-// every [Extract] runs in a child process, the same binary re-run with
-// [ChildCommand], under hard limits of memory (Linux: RLIMIT_DATA, which
-// the Go runtime fills in 64 MiB arenas; Windows: a Job Object) and
-// processor time, with a wall-clock budget scaled by the archive's size. A
+// Isolation by construction: the only way to extract an archive is an
+// [Extractor], built from an [Isolation] that names the child's command
+// (the program: the same binary re-run with [ChildCommand]); the decoders
+// run in process only inside [RunChild], the child's entry point. Every
+// extraction runs in that child under hard limits of memory (Linux:
+// RLIMIT_DATA, which the Go runtime fills in 64 MiB arenas; Windows: a Job
+// Object) and processor time, with a wall-clock budget scaled by the archive's size. A
 // crash, a limit or a timeout there is the archive's rejection. The parent
 // hashes the archive itself and checks what the child left in staging
 // against the rules before handing it on. Measured on 2 shared cores

@@ -76,36 +76,6 @@ const (
 // errStop ends an extraction early after a problem was recorded.
 var errStop = errors.New("stop extraction")
 
-// Extract checks the archive at archivePath against the rules of SPEC §2
-// and extracts it into a new private folder under stagingParent, writing
-// only through an os.Root opened on that folder. Every limit in lim is
-// enforced on the bytes the decompressor produces, before they are written;
-// sizes in headers are only used to reject early and to estimate progress.
-//
-// A rejected archive returns a *RejectError listing every problem found
-// (errors.Is ErrRejected; ErrNotArchive when the format is not recognised).
-// Other errors (I/O, a cancelled ctx) are returned wrapped. On any error
-// the staging folder is gone. progress, when not nil, is called with the
-// bytes extracted so far and the expected total (0 when the format does not
-// say up front).
-func Extract(ctx context.Context, archivePath, stagingParent string, lim Limits, progress func(done, total int64)) (*Staged, error) {
-	if err := lim.Validate(); err != nil {
-		return nil, fmt.Errorf("extract %s: %w", archivePath, err)
-	}
-	if iso := isolation.Load(); iso != nil {
-		return iso.extract(ctx, archivePath, stagingParent, lim, progress)
-	}
-	staging, err := newStaging(stagingParent)
-	if err != nil {
-		return nil, fmt.Errorf("extract %s: %w", archivePath, err)
-	}
-	st, err := extractAt(ctx, archivePath, staging, lim, progress, true)
-	if err != nil {
-		removeStaging(staging)
-	}
-	return st, err
-}
-
 // removeStaging removes a staging folder that will not be used: file by
 // file, each remove retried, when a virus scanner holds one for a moment
 // (os.RemoveAll gives up at the first). Tests wrap it.
@@ -155,7 +125,7 @@ func extractAt(ctx context.Context, archivePath, staging string, lim Limits, pro
 	defer func() {
 		var re *RejectError
 		if errors.As(err, &re) && !slices.ContainsFunc(re.Problems, SizeProblem) {
-			re.Manifest, _ = ReadManifest(ctx, archivePath)
+			re.Manifest, _ = readManifest(ctx, archivePath)
 		}
 	}()
 

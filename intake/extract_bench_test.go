@@ -130,7 +130,7 @@ func benchVs(b *testing.B, kind string, tool func(archive, dest string) *exec.Cm
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		start := time.Now()
-		st, err := Extract(b.Context(), archive, work, DefaultLimits(), nil)
+		st, err := testExtract(b.Context(), archive, work, DefaultLimits(), nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -216,7 +216,7 @@ func TestExtractPeakMemoryChild(t *testing.T) {
 	if archive == "" {
 		t.Skip("only run by the extraction benchmarks")
 	}
-	st, err := Extract(t.Context(), archive, os.Getenv("FORGESYNC_PEAK_WORK"), DefaultLimits(), nil)
+	st, err := testExtract(t.Context(), archive, os.Getenv("FORGESYNC_PEAK_WORK"), DefaultLimits(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +254,7 @@ func BenchmarkIsolationCost(b *testing.B) {
 	staging := b.TempDir()
 	run := func(b *testing.B) {
 		for b.Loop() {
-			st, err := Extract(b.Context(), archive, staging, DefaultLimits(), nil)
+			st, err := testExtract(b.Context(), archive, staging, DefaultLimits(), nil)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -263,9 +263,9 @@ func BenchmarkIsolationCost(b *testing.B) {
 	}
 	b.Run("child", run)
 	b.Run("in-process", func(b *testing.B) {
-		old := isolation.Load()
-		isolation.Store(nil)
-		defer isolation.Store(old)
+		old := testExtractor.Load()
+		testExtractor.Store(nil)
+		defer testExtractor.Store(old)
 		run(b)
 	})
 }

@@ -289,7 +289,7 @@ type want struct {
 func mustReject(t *testing.T, archive string, lim Limits, wants ...want) *RejectError {
 	t.Helper()
 	iso := newIsolated(t)
-	st, err := Extract(t.Context(), archive, iso.staging, lim, nil)
+	st, err := testExtract(t.Context(), archive, iso.staging, lim, nil)
 	if err == nil {
 		st.Remove()
 		t.Fatalf("Extract(%s) = success; want rejection", filepath.Base(archive))
@@ -326,7 +326,7 @@ func mustReject(t *testing.T, archive string, lim Limits, wants ...want) *Reject
 func mustExtract(t *testing.T, archive string, wantFiles []File) *Staged {
 	t.Helper()
 	iso := newIsolated(t)
-	st, err := Extract(t.Context(), archive, iso.staging, DefaultLimits(), nil)
+	st, err := testExtract(t.Context(), archive, iso.staging, DefaultLimits(), nil)
 	if err != nil {
 		t.Fatalf("Extract(%s) = %v; want success", filepath.Base(archive), err)
 	}

@@ -236,11 +236,11 @@ func TestExtractProblemText(t *testing.T) {
 
 func TestExtractNotArchiveIs(t *testing.T) {
 	iso := newIsolated(t)
-	_, err := Extract(t.Context(), writeArchive(t, "x.zip", []byte("hello")), iso.staging, DefaultLimits(), nil)
+	_, err := testExtract(t.Context(), writeArchive(t, "x.zip", []byte("hello")), iso.staging, DefaultLimits(), nil)
 	if !errors.Is(err, ErrNotArchive) || !errors.Is(err, ErrRejected) {
 		t.Errorf("Extract(text) = %v; want ErrNotArchive and ErrRejected", err)
 	}
-	_, err = Extract(t.Context(), writeArchive(t, "x.zip", zipBytes(t, without("forgepack.json"))), iso.staging, DefaultLimits(), nil)
+	_, err = testExtract(t.Context(), writeArchive(t, "x.zip", zipBytes(t, without("forgepack.json"))), iso.staging, DefaultLimits(), nil)
 	if errors.Is(err, ErrNotArchive) || !errors.Is(err, ErrRejected) {
 		t.Errorf("Extract(no manifest) = %v; want ErrRejected only", err)
 	}
@@ -294,7 +294,7 @@ func TestExtractProgress(t *testing.T) {
 	b := zipBytes(t, with(entry{name: "content/big.pak", body: randomish(3 << 20)}))
 	var calls int
 	var last, total int64
-	st, err := Extract(t.Context(), writeArchive(t, "p.zip", b), iso.staging, DefaultLimits(), func(done, tot int64) {
+	st, err := testExtract(t.Context(), writeArchive(t, "p.zip", b), iso.staging, DefaultLimits(), func(done, tot int64) {
 		if done < last {
 			t.Errorf("progress went back: %d after %d", done, last)
 		}
@@ -315,7 +315,7 @@ func TestExtractCancelled(t *testing.T) {
 	iso := newIsolated(t)
 	b := tarBytes(t, with(entry{name: "content/big.pak", body: randomish(8 << 20)}))
 	ctx, cancel := context.WithCancel(t.Context())
-	_, err := Extract(ctx, writeArchive(t, "p.tar", b), iso.staging, DefaultLimits(), func(done, total int64) {
+	_, err := testExtract(ctx, writeArchive(t, "p.tar", b), iso.staging, DefaultLimits(), func(done, total int64) {
 		if done > 1<<20 {
 			cancel()
 		}
@@ -329,14 +329,14 @@ func TestExtractCancelled(t *testing.T) {
 func TestExtractBadLimits(t *testing.T) {
 	lim := DefaultLimits()
 	lim.MaxEntries++
-	_, err := Extract(t.Context(), writeArchive(t, "p.zip", zipBytes(t, goodPack(""))), t.TempDir(), lim, nil)
+	_, err := testExtract(t.Context(), writeArchive(t, "p.zip", zipBytes(t, goodPack(""))), t.TempDir(), lim, nil)
 	if !errors.Is(err, ErrLimitRaised) {
 		t.Errorf("Extract(raised limit) = %v; want ErrLimitRaised", err)
 	}
 }
 
 func TestExtractMissingArchive(t *testing.T) {
-	_, err := Extract(t.Context(), filepath.Join(t.TempDir(), "gone.zip"), t.TempDir(), DefaultLimits(), nil)
+	_, err := testExtract(t.Context(), filepath.Join(t.TempDir(), "gone.zip"), t.TempDir(), DefaultLimits(), nil)
 	if !errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrRejected) {
 		t.Errorf("Extract(missing) = %v; want fs.ErrNotExist", err)
 	}

@@ -14,9 +14,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -37,7 +37,7 @@ const (
 	DefaultUnpackRate = 4 << 20
 )
 
-// Isolation runs every [Extract] in a child process: identification,
+// Isolation says how an [Extractor] runs its child process: identification,
 // decoding, the file rules and the writes into staging. The child has hard
 // limits on memory (Linux: RLIMIT_DATA, the memory it may commit; Windows:
 // a Job Object's process memory limit) and processor time, and a
@@ -58,28 +58,56 @@ type Isolation struct {
 	Rate   int64
 }
 
-// isolation is the Isolation in force; nil unpacks in this process.
-var isolation atomic.Pointer[Isolation]
+// ErrNoUnpacker is returned by [NewExtractor] for an Isolation without a
+// command: there is no way to extract an archive but in a child.
+var ErrNoUnpacker = errors.New("intake: no unpacker command to extract archives with")
 
-// Isolate makes every later Extract run in a child process started with
-// iso.Command. A nil iso (or an empty Command) unpacks in this process
-// again. cmd/forgesync calls it once at start.
-func Isolate(iso *Isolation) {
-	if iso == nil || len(iso.Command) == 0 {
-		isolation.Store(nil)
-		return
+// Extractor extracts pack archives, each in a child process under the
+// limits of its [Isolation]; it is the only way this package extracts an
+// archive. The decoders run in this process only inside [RunChild], the
+// child's entry point. An Extractor is safe for concurrent use.
+type Extractor struct {
+	iso Isolation
+}
+
+// NewExtractor returns the Extractor whose children iso starts, its zero
+// limits replaced by the defaults.
+func NewExtractor(iso Isolation) (*Extractor, error) {
+	if len(iso.Command) == 0 {
+		return nil, ErrNoUnpacker
 	}
-	c := *iso
-	if c.Memory <= 0 {
-		c.Memory = DefaultUnpackMemory
+	iso.Command = slices.Clone(iso.Command)
+	iso.Env = slices.Clone(iso.Env)
+	if iso.Memory <= 0 {
+		iso.Memory = DefaultUnpackMemory
 	}
-	if c.Time <= 0 {
-		c.Time = DefaultUnpackTime
+	if iso.Time <= 0 {
+		iso.Time = DefaultUnpackTime
 	}
-	if c.Rate <= 0 {
-		c.Rate = DefaultUnpackRate
+	if iso.Rate <= 0 {
+		iso.Rate = DefaultUnpackRate
 	}
-	isolation.Store(&c)
+	return &Extractor{iso: iso}, nil
+}
+
+// Extract checks the archive at archivePath against the rules of SPEC §2
+// and extracts it, in a child process, into a new private folder under
+// stagingParent, writing only through an os.Root opened on that folder.
+// Every limit in lim is enforced on the bytes the decompressor produces,
+// before they are written; sizes in headers are only used to reject early
+// and to estimate progress.
+//
+// A rejected archive returns a *RejectError listing every problem found
+// (errors.Is ErrRejected; ErrNotArchive when the format is not recognised).
+// Other errors (I/O, a cancelled ctx, an unpacker that cannot start) are
+// returned wrapped. On any error the staging folder is gone. progress,
+// when not nil, is called with the bytes extracted so far and the expected
+// total (0 when the format does not say up front).
+func (x *Extractor) Extract(ctx context.Context, archivePath, stagingParent string, lim Limits, progress func(done, total int64)) (*Staged, error) {
+	if err := lim.Validate(); err != nil {
+		return nil, fmt.Errorf("extract %s: %w", archivePath, err)
+	}
+	return x.iso.extract(ctx, archivePath, stagingParent, lim, progress)
 }
 
 // budget is the wall-clock time the child has for an archive of size
@@ -244,7 +272,8 @@ func (t *stderrBuffer) String() string {
 	return string(t.head) + "\n" + string(t.tail)
 }
 
-// extract is Extract in a child process; see Isolation.
+// extract is Extractor.Extract: the archive unpacked in a child process;
+// see Isolation.
 func (iso *Isolation) extract(ctx context.Context, archivePath, stagingParent string, lim Limits, progress func(done, total int64)) (_ *Staged, err error) {
 	f, size, err := openArchive(archivePath)
 	if err != nil {

@@ -136,7 +136,7 @@ func TestIsolationLyingChild(t *testing.T) {
 			isolateFor(t, &Isolation{Env: []string{envLie + "=" + tc.mode, envLieTarget + "=" + target}})
 			iso := newIsolated(t)
 			archive := writeArchive(t, "pack.zip", zipBytes(t, goodPack("")))
-			st, err := Extract(t.Context(), archive, iso.staging, DefaultLimits(), nil)
+			st, err := testExtract(t.Context(), archive, iso.staging, DefaultLimits(), nil)
 			var re *RejectError
 			if !errors.As(err, &re) || len(re.Problems) != 1 || re.Problems[0].Rule != RuleUnpackerOutput ||
 				!strings.Contains(re.Problems[0].Value, tc.says) {

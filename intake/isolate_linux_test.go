@@ -95,7 +95,7 @@ func TestIsolationKilledChild(t *testing.T) {
 	childStarted = func(p int) { mu.Lock(); pid = p; mu.Unlock() }
 	t.Cleanup(func() { childStarted = nil })
 	killed := false
-	_, err := Extract(t.Context(), archive, iso.staging, DefaultLimits(), func(done, total int64) {
+	_, err := testExtract(t.Context(), archive, iso.staging, DefaultLimits(), func(done, total int64) {
 		mu.Lock()
 		defer mu.Unlock()
 		if !killed && done > 0 {

@@ -80,9 +80,9 @@ func TestRejectedStagingUsesRetryingRemover(t *testing.T) {
 			if isolated {
 				isolateFor(t, &Isolation{})
 			} else {
-				old := isolation.Load()
-				isolation.Store(nil)
-				t.Cleanup(func() { isolation.Store(old) })
+				old := testExtractor.Load()
+				testExtractor.Store(nil)
+				t.Cleanup(func() { testExtractor.Store(old) })
 			}
 			var removed []string
 			saved := removeStaging
@@ -92,7 +92,7 @@ func TestRejectedStagingUsesRetryingRemover(t *testing.T) {
 			archive := writeArchive(t, "p.zip", zipBytes(t, with(entry{name: "content/zz-big.pak", body: make([]byte, 4096)})))
 			lim := DefaultLimits()
 			lim.MaxEntryBytes = 2048
-			_, err := Extract(t.Context(), archive, parent, lim, nil)
+			_, err := testExtract(t.Context(), archive, parent, lim, nil)
 			var re *RejectError
 			if !errors.As(err, &re) {
 				t.Fatalf("Extract = %v; want a rejection", err)
@@ -104,5 +104,13 @@ func TestRejectedStagingUsesRetryingRemover(t *testing.T) {
 				t.Errorf("staging parent holds %v; want it empty", left)
 			}
 		})
+	}
+}
+
+// TestExtractorNeedsUnpacker: an Extractor without the child's command is
+// refused when built; there is no extraction in process to fall back on.
+func TestExtractorNeedsUnpacker(t *testing.T) {
+	if x, err := NewExtractor(Isolation{}); x != nil || !errors.Is(err, ErrNoUnpacker) {
+		t.Fatalf("NewExtractor(no command) = %v, %v; want ErrNoUnpacker", x, err)
 	}
 }

@@ -30,9 +30,9 @@ func TestIsolationUnconfinedChildNeverRuns(t *testing.T) {
 	if shell == "" {
 		shell = `C:\windows\system32\cmd.exe`
 	}
-	old := isolation.Load()
-	Isolate(&Isolation{Command: []string{shell, "/c", "echo ran>" + marker}})
-	t.Cleanup(func() { isolation.Store(old) })
+	old := testExtractor.Load()
+	testIsolate(&Isolation{Command: []string{shell, "/c", "echo ran>" + marker}})
+	t.Cleanup(func() { testExtractor.Store(old) })
 	saved := assignProcess
 	assignProcess = func(windows.Handle, windows.Handle) error {
 		deadline := time.Now().Add(3 * time.Second)
@@ -54,7 +54,7 @@ func TestIsolationUnconfinedChildNeverRuns(t *testing.T) {
 	if err := os.Mkdir(staging, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	_, err = Extract(t.Context(), archive, staging, DefaultLimits(), nil)
+	_, err = testExtract(t.Context(), archive, staging, DefaultLimits(), nil)
 	var re *RejectError
 	if err == nil || errors.As(err, &re) || !errors.Is(err, ErrUnconfined) {
 		t.Fatalf("Extract with a failed Job Object assignment = %v; want ErrUnconfined, a fault and no verdict", err)
@@ -71,9 +71,9 @@ func TestIsolationUnconfinedChildNeverRuns(t *testing.T) {
 func TestRejectedStagingRemoved(t *testing.T) {
 	for _, isolated := range []bool{true, false} {
 		if !isolated {
-			old := isolation.Load()
-			isolation.Store(nil)
-			t.Cleanup(func() { isolation.Store(old) })
+			old := testExtractor.Load()
+			testExtractor.Store(nil)
+			t.Cleanup(func() { testExtractor.Store(old) })
 		}
 		dir, err := os.MkdirTemp("", "forgesync-staging-")
 		if err != nil {
@@ -91,7 +91,7 @@ func TestRejectedStagingRemoved(t *testing.T) {
 		// limit while streaming.
 		lim := DefaultLimits()
 		lim.MaxEntryBytes = 2048
-		_, err = Extract(t.Context(), archive, parent, lim, nil)
+		_, err = testExtract(t.Context(), archive, parent, lim, nil)
 		var re *RejectError
 		if !errors.As(err, &re) {
 			t.Fatalf("Extract(isolated %v) = %v; want a rejection", isolated, err)

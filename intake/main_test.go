@@ -1,11 +1,14 @@
 package intake
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"strconv"
+	"sync/atomic"
 	"testing"
 
 	"github.com/bodgit/sevenzip"
@@ -60,7 +63,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv(envInProcess) == "" && !raceEnabled {
 		// Under the race detector a child takes long to start: the bulk
 		// runs in process there, the isolation tests ask for a child.
-		Isolate(&Isolation{Command: []string{os.Args[0]}, Env: []string{envUnpackChild + "=1"}})
+		testIsolate(&Isolation{Command: []string{os.Args[0]}, Env: []string{envUnpackChild + "=1"}})
 	}
 	os.Exit(m.Run())
 }
@@ -68,14 +71,14 @@ func TestMain(m *testing.M) {
 // isolateFor runs the test with another Isolation, restoring the default.
 func isolateFor(t *testing.T, iso *Isolation) {
 	t.Helper()
-	old := isolation.Load()
+	old := testExtractor.Load()
 	iso.Command = []string{os.Args[0]}
 	iso.Env = append(iso.Env, envUnpackChild+"=1")
 	if iso.Memory == 0 {
 		iso.Memory = raceMemory()
 	}
-	Isolate(iso)
-	t.Cleanup(func() { isolation.Store(old) })
+	testIsolate(iso)
+	t.Cleanup(func() { testExtractor.Store(old) })
 }
 
 // raceMemory lifts the child's memory limit under the race detector, whose
@@ -85,4 +88,49 @@ func raceMemory() int64 {
 		return 1 << 40
 	}
 	return 0
+}
+
+// testExtractor is the Extractor of these tests: this test binary as the
+// child. Nil (under the race detector, or with envInProcess set) unpacks
+// in process, through extractInProcess.
+var testExtractor atomic.Pointer[Extractor]
+
+// testIsolate makes the tests' extractions run in the children iso
+// starts; a nil iso unpacks them in process.
+func testIsolate(iso *Isolation) {
+	if iso == nil {
+		testExtractor.Store(nil)
+		return
+	}
+	x, err := NewExtractor(*iso)
+	if err != nil {
+		panic(err)
+	}
+	testExtractor.Store(x)
+}
+
+// testExtract extracts as the tests are set up to: in a child through
+// testExtractor, or in process.
+func testExtract(ctx context.Context, archivePath, stagingParent string, lim Limits, progress func(done, total int64)) (*Staged, error) {
+	if x := testExtractor.Load(); x != nil {
+		return x.Extract(ctx, archivePath, stagingParent, lim, progress)
+	}
+	return extractInProcess(ctx, archivePath, stagingParent, lim, progress)
+}
+
+// extractInProcess is Extractor.Extract without the child, which only the
+// tests may run: the program extracts in a child, always.
+func extractInProcess(ctx context.Context, archivePath, stagingParent string, lim Limits, progress func(done, total int64)) (*Staged, error) {
+	if err := lim.Validate(); err != nil {
+		return nil, fmt.Errorf("extract %s: %w", archivePath, err)
+	}
+	staging, err := newStaging(stagingParent)
+	if err != nil {
+		return nil, fmt.Errorf("extract %s: %w", archivePath, err)
+	}
+	st, err := extractAt(ctx, archivePath, staging, lim, progress, true)
+	if err != nil {
+		removeStaging(staging)
+	}
+	return st, err
 }

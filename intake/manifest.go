@@ -16,14 +16,14 @@ import (
 // errManifestFound stops the walk once the manifest is read.
 var errManifestFound = errors.New("manifest found")
 
-// ReadManifest returns the bytes of the pack manifest inside an archive that
+// readManifest returns the bytes of the pack manifest inside an archive that
 // Extract rejected for its files, so that a scan can report the manifest's
 // own faults too: forgepack.json at the archive root, or in the archive's
 // one top folder, read up to its 1 MiB limit plus one byte. Nothing is
 // written. It returns nil bytes when the archive holds no such file; it
 // must not be used on an archive rejected for its size or compression,
 // whose walk could be a bomb.
-func ReadManifest(ctx context.Context, archivePath string) ([]byte, error) {
+func readManifest(ctx context.Context, archivePath string) ([]byte, error) {
 	f, err := os.Open(archivePath)
 	if err != nil {
 		return nil, err

@@ -56,6 +56,10 @@ type Options struct {
 	// Progress, when set, is told each download's start (and each retry)
 	// of a set sync run locally; a daemon's downloads are its own.
 	Progress io.Writer
+	// Extractor unpacks every archive a local pipeline or the daemon
+	// installs, each in its child process; the caller builds it (see
+	// intake.NewExtractor). A pipeline is not opened without it.
+	Extractor *intake.Extractor
 }
 
 // Machine is this machine's forgesync state, reached through the running
@@ -125,15 +129,15 @@ func (m *Machine) local(ctx context.Context) (*pipeline.Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	m.p, m.rec, err = pipeline.Open(ctx, pipelineOptions(cfg, lim, m.opts.Log, m.opts.LockWait))
+	m.p, m.rec, err = pipeline.Open(ctx, pipelineOptions(cfg, lim, m.opts.Extractor, m.opts.Log, m.opts.LockWait))
 	return m.p, err
 }
 
 // pipelineOptions are the pipeline's options from the configuration.
-func pipelineOptions(cfg *config.Config, lim intake.Limits, log *slog.Logger, lockWait time.Duration) pipeline.Options {
+func pipelineOptions(cfg *config.Config, lim intake.Limits, x *intake.Extractor, log *slog.Logger, lockWait time.Duration) pipeline.Options {
 	return pipeline.Options{
 		Drop: cfg.Paths.Drop, Mods: cfg.Paths.Mods, Paks: cfg.Paths.Paks, State: cfg.Paths.State,
-		Limits: lim, Log: log, LockWait: lockWait,
+		Limits: lim, Extractor: x, Log: log, LockWait: lockWait,
 		DeployLua: cfg.Deploy.Lua, DeployNative: cfg.Deploy.Native, Modules: cfg.Deploy.Modules,
 		KeepGenerations: cfg.Sets.KeepGenerations,
 	}

@@ -62,7 +62,7 @@ func (m *Machine) Serve(ctx context.Context, so ServeOptions) error {
 	if err != nil {
 		return err
 	}
-	opts := pipelineOptions(cfg, lim, log, m.opts.LockWait)
+	opts := pipelineOptions(cfg, lim, m.opts.Extractor, log, m.opts.LockWait)
 	opts.Events = func(d api.EventData) { ev.Publish(d) }
 	p, _, err := pipeline.Open(ctx, opts)
 	if err != nil {

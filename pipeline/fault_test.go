@@ -276,8 +276,7 @@ func TestRunnerStatusSaysWaiting(t *testing.T) {
 func TestUnpackerNotStartedIsFault(t *testing.T) {
 	e := newEnv(t)
 	p := e.open(t)
-	intake.Isolate(&intake.Isolation{Command: []string{filepath.Join(t.TempDir(), "no-such-unpacker")}})
-	defer intake.Isolate(testIsolation())
+	isolateFor(t, p, &intake.Isolation{Command: []string{filepath.Join(t.TempDir(), "no-such-unpacker")}})
 	e.dropPack(t, "a1.zip", spec{id: "pack-a", version: "1.0.0"})
 	sum, err := p.Sync(t.Context())
 	if err != nil {
@@ -290,7 +289,7 @@ func TestUnpackerNotStartedIsFault(t *testing.T) {
 	if got, _ := ReadyArchives(e.drop); len(got) != 1 {
 		t.Fatalf("drop holds %v; want a1.zip waiting", got)
 	}
-	intake.Isolate(testIsolation())
+	p.opts.Extractor = useIsolation(testIsolation())
 	mustSync(t, p, map[string]api.Result{"a1.zip": api.ResultInstalled})
 }
 

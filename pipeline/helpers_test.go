@@ -33,7 +33,7 @@ func envAt(root string) *env {
 }
 
 func (e *env) options() Options {
-	return Options{Drop: e.drop, Mods: e.mods, Paks: e.paks, State: e.state, KeepGenerations: e.keep}
+	return Options{Drop: e.drop, Mods: e.mods, Paks: e.paks, State: e.state, KeepGenerations: e.keep, Extractor: testExtractor.Load()}
 }
 
 func (e *env) open(t testing.TB) *Pipeline {

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"os"
+	"sync/atomic"
 	"testing"
 
 	"github.com/mjolnir-forge/forgesync/intake"
@@ -16,12 +17,40 @@ func TestMain(m *testing.M) {
 	if os.Getenv(envUnpackChild) != "" {
 		os.Exit(intake.RunChild(os.Stdin, os.Stdout))
 	}
-	if os.Getenv(envChild) == "" && os.Getenv(envPoison) == "" {
-		// The crash tests' children run a whole sync each, at every step
-		// boundary: they unpack in process, to keep them quick.
-		intake.Isolate(testIsolation())
-	}
+	useIsolation(testIsolation())
 	os.Exit(m.Run())
+}
+
+// testExtractor is the Extractor of the pipelines the tests open
+// (env.options): this test binary as the child, unless a test swaps it.
+var testExtractor atomic.Pointer[intake.Extractor]
+
+// useIsolation makes the pipelines opened from now on unpack in the
+// children iso starts.
+func useIsolation(iso *intake.Isolation) *intake.Extractor {
+	x, err := intake.NewExtractor(*iso)
+	if err != nil {
+		panic(err)
+	}
+	testExtractor.Store(x)
+	return x
+}
+
+// isolateFor runs the rest of the test with the children iso starts, for
+// p and the pipelines opened from now on, and restores the tests' own.
+func isolateFor(t *testing.T, p *Pipeline, iso *intake.Isolation) {
+	t.Helper()
+	old := testExtractor.Load()
+	x := useIsolation(iso)
+	if p != nil {
+		p.opts.Extractor = x
+	}
+	t.Cleanup(func() {
+		testExtractor.Store(old)
+		if p != nil {
+			p.opts.Extractor = old
+		}
+	})
 }
 
 // testIsolation runs this test binary as the child; under the race

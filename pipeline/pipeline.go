@@ -36,7 +36,10 @@ type Options struct {
 	State string // the daemon's own data
 
 	Limits intake.Limits
-	Log    *slog.Logger
+	// Extractor unpacks every archive, each in its child process; it is
+	// required.
+	Extractor *intake.Extractor
+	Log       *slog.Logger
 	// LockWait is how long to wait for another process holding the state.
 	LockWait time.Duration
 	// Now gives the time recorded in the state; nil means time.Now.
@@ -139,6 +142,9 @@ func Open(ctx context.Context, opts Options) (*Pipeline, *Summary, error) {
 	}
 	if err := CheckPlaces(opts.Drop, opts.State, opts.Paks); err != nil {
 		return nil, nil, err
+	}
+	if opts.Extractor == nil {
+		return nil, nil, errors.New("pipeline: an Extractor is required: archives are unpacked only in its child process")
 	}
 	// The inventory folder first: the default drop lies inside it, and
 	// neither may be created through a link.

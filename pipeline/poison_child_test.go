@@ -14,7 +14,7 @@ import (
 
 // dyingUnpacker makes the isolated unpacker die (exit 3, saying nothing)
 // on its first die starts, then work; it returns the file counting starts.
-func dyingUnpacker(t *testing.T, die int) string {
+func dyingUnpacker(t *testing.T, p *Pipeline, die int) string {
 	t.Helper()
 	dir := t.TempDir()
 	count := filepath.Join(dir, "starts")
@@ -27,8 +27,7 @@ func dyingUnpacker(t *testing.T, die int) string {
 	iso := testIsolation()
 	iso.Command = []string{"/bin/sh", script}
 	iso.Env = append(iso.Env, "STARTS="+count, "DIE="+string(rune('0'+die)), "TESTBIN="+os.Args[0])
-	intake.Isolate(iso)
-	t.Cleanup(func() { intake.Isolate(testIsolation()) })
+	isolateFor(t, p, iso)
 	return count
 }
 
@@ -47,7 +46,7 @@ func starts(t *testing.T, count string) string {
 func TestUnpackerDiesOnceIsRetried(t *testing.T) {
 	e := newEnv(t)
 	p := e.open(t)
-	count := dyingUnpacker(t, 1)
+	count := dyingUnpacker(t, p, 1)
 	e.dropPack(t, "a1.zip", spec{id: "pack-a", version: "1.0.0"})
 	mustSync(t, p, map[string]api.Result{"a1.zip": api.ResultInstalled})
 	if n := starts(t, count); n != "2" {
@@ -60,7 +59,7 @@ func TestUnpackerDiesOnceIsRetried(t *testing.T) {
 func TestPoisonAfterThreeDeaths(t *testing.T) {
 	e := newEnv(t)
 	p := e.open(t)
-	count := dyingUnpacker(t, 9)
+	count := dyingUnpacker(t, p, 9)
 	e.dropPack(t, "a1.zip", spec{id: "pack-a", version: "1.0.0"})
 	sum := mustSync(t, p, map[string]api.Result{"a1.zip": api.ResultRejected})
 	if n := starts(t, count); n != "3" {

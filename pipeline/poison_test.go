@@ -179,8 +179,7 @@ func TestUnpackerLimitIsRejection(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector's shadow memory counts against the limit")
 	}
-	intake.Isolate(&intake.Isolation{Command: []string{os.Args[0]}, Env: []string{envUnpackChild + "=1"}, Memory: 128 << 20})
-	t.Cleanup(func() { intake.Isolate(testIsolation()) })
+	isolateFor(t, nil, &intake.Isolation{Command: []string{os.Args[0]}, Env: []string{envUnpackChild + "=1"}, Memory: 128 << 20})
 	e := newEnv(t)
 	e.dropPack(t, "good.zip", spec{id: "good-pack", version: "1.0.0"})
 	src := filepath.Join(t.TempDir(), "big.zip")

@@ -186,7 +186,7 @@ func (t *txn) applySet(ctx context.Context, sc *setChange) error {
 		if fresh {
 			fetched = append(fetched, path)
 		}
-		rep, staged, err := verdict.Archive(ctx, path, p.store.Path(store.StagingDir), p.opts.Limits, nil)
+		rep, staged, err := verdict.Archive(ctx, p.opts.Extractor, path, p.store.Path(store.StagingDir), p.opts.Limits, nil)
 		if err != nil {
 			return fmt.Errorf("apply set: %s %s: %w", pin.ID, pin.Version, err)
 		}
@@ -424,7 +424,7 @@ func (t *txn) installPin(ctx context.Context, pin store.GenerationPack, rec *sto
 		path = p.store.Path(store.IncomingDir, pin.SHA256)
 	}
 	if pr == nil {
-		rep, staged, err := verdict.Archive(ctx, path, p.store.Path(store.StagingDir), p.opts.Limits, nil)
+		rep, staged, err := verdict.Archive(ctx, p.opts.Extractor, path, p.store.Path(store.StagingDir), p.opts.Limits, nil)
 		if err != nil {
 			return fmt.Errorf("apply set: %s %s: %w", pin.ID, pin.Version, err)
 		}

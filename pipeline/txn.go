@@ -532,7 +532,7 @@ func (t *txn) apply(ctx context.Context, ch *change) error {
 func (t *txn) archive(ctx context.Context, name string, force, fromInstall bool) error {
 	p := t.p
 	path := p.store.Path(store.ProcessingDir, name)
-	rep, staged, err := verdict.Archive(ctx, path, p.store.Path(store.StagingDir), p.opts.Limits, p.progress(name))
+	rep, staged, err := verdict.Archive(ctx, p.opts.Extractor, path, p.store.Path(store.StagingDir), p.opts.Limits, p.progress(name))
 	for deaths := 1; err == nil && unpackerDied(rep); deaths++ {
 		// A child that died once may have been killed by anything (the
 		// machine short of memory): poison is dying on the same bytes
@@ -544,7 +544,7 @@ func (t *txn) archive(ctx context.Context, name string, force, fromInstall bool)
 			break
 		}
 		p.log.Warn("the unpacker died; unpacking again", "archive", name, "deaths", deaths, "reasons", rep.Problems)
-		rep, staged, err = verdict.Archive(ctx, path, p.store.Path(store.StagingDir), p.opts.Limits, p.progress(name))
+		rep, staged, err = verdict.Archive(ctx, p.opts.Extractor, path, p.store.Path(store.StagingDir), p.opts.Limits, p.progress(name))
 	}
 	if err != nil {
 		if ctx.Err() != nil {

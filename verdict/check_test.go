@@ -27,7 +27,7 @@ func TestCheckAll(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			reports, valid, err := CheckAll(t.Context(), tt.targets, lim)
+			reports, valid, err := CheckAll(t.Context(), testExtractor, tt.targets, lim)
 			if valid != tt.valid || (err != nil) != tt.err || (err == nil && len(reports) != len(tt.targets)) {
 				t.Fatalf("CheckAll(%q) = %d reports, %v, %v; want valid %v, error %v", tt.targets, len(reports), valid, err, tt.valid, tt.err)
 			}

@@ -103,15 +103,15 @@ func dirSkipping(dir string, lim intake.Limits, also ...string) (*Report, error)
 	return r.finish(), nil
 }
 
-// Archive checks a pack archive by extracting it, with every limit, into a
-// private folder under stagingParent. When the pack is valid it returns the
+// Archive checks a pack archive by extracting it with x, with every limit,
+// into a private folder under stagingParent. When the pack is valid it returns the
 // staged pack too, for the caller to install and then Remove; otherwise the
 // staging folder is already gone. The error is only for an archive that
 // cannot be read (missing, unreadable, cancelled); a rejected archive is a
 // Report with Valid false.
-func Archive(ctx context.Context, archivePath, stagingParent string, lim intake.Limits, progress func(done, total int64)) (*Report, *intake.Staged, error) {
+func Archive(ctx context.Context, x *intake.Extractor, archivePath, stagingParent string, lim intake.Limits, progress func(done, total int64)) (*Report, *intake.Staged, error) {
 	r := &Report{Source: archivePath}
-	staged, err := intake.Extract(ctx, archivePath, stagingParent, lim, progress)
+	staged, err := x.Extract(ctx, archivePath, stagingParent, lim, progress)
 	if err != nil {
 		var re *intake.RejectError
 		if !errors.As(err, &re) {

@@ -68,7 +68,7 @@ func TestArchiveValidKeepsStaging(t *testing.T) {
 	archive := filepath.Join(t.TempDir(), "gw.zip")
 	zipDir(t, "../examples/glass-works", archive)
 	staging := t.TempDir()
-	rep, staged, err := Archive(t.Context(), archive, staging, intake.DefaultLimits(), nil)
+	rep, staged, err := Archive(t.Context(), testExtractor, archive, staging, intake.DefaultLimits(), nil)
 	if err != nil || !rep.Valid || staged == nil {
 		t.Fatalf("Archive = %+v, %v, %v; want valid with a staged pack", rep, staged, err)
 	}
@@ -94,7 +94,7 @@ func TestArchiveMissingPackageRemovesStaging(t *testing.T) {
 	archive := filepath.Join(t.TempDir(), "gw.zip")
 	zipDir(t, dir, archive)
 	staging := t.TempDir()
-	rep, staged, err := Archive(t.Context(), archive, staging, intake.DefaultLimits(), nil)
+	rep, staged, err := Archive(t.Context(), testExtractor, archive, staging, intake.DefaultLimits(), nil)
 	if err != nil || rep.Valid || staged != nil {
 		t.Fatalf("Archive = %+v, %v, %v; want invalid, nothing staged", rep, staged, err)
 	}
@@ -107,7 +107,7 @@ func TestArchiveMissingPackageRemovesStaging(t *testing.T) {
 }
 
 func TestArchiveUnreadable(t *testing.T) {
-	_, _, err := Archive(t.Context(), filepath.Join(t.TempDir(), "none.zip"), t.TempDir(), intake.DefaultLimits(), nil)
+	_, _, err := Archive(t.Context(), testExtractor, filepath.Join(t.TempDir(), "none.zip"), t.TempDir(), intake.DefaultLimits(), nil)
 	if err == nil {
 		t.Fatal("Archive(missing file) = nil error; want the read failure")
 	}
@@ -194,7 +194,7 @@ func TestArchiveBombNotReadAgain(t *testing.T) {
 		archive := filepath.Join(dir, tt.name+".zip")
 		zipEntries(t, archive, map[string][]byte{"forgepack.json": []byte(badManifest), tt.entry: tt.data})
 		staging := t.TempDir()
-		rep, staged, err := Archive(t.Context(), archive, staging, intake.DefaultLimits(), nil)
+		rep, staged, err := Archive(t.Context(), testExtractor, archive, staging, intake.DefaultLimits(), nil)
 		if err != nil || rep.Valid || staged != nil {
 			t.Fatalf("%s: Archive = %+v, %v, %v; want invalid, nothing staged", tt.name, rep, staged, err)
 		}

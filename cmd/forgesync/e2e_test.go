@@ -29,6 +29,11 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
+	if len(os.Args) == 2 && os.Args[1] == intake.ChildCommand {
+		// The commands run in process (runCLI) unpack in this test
+		// binary, re-run as their child.
+		os.Exit(intake.RunChild(os.Stdin, os.Stdout))
+	}
 	dir, err := os.MkdirTemp("", "fsbin")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

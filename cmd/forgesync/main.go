@@ -17,9 +17,6 @@ func main() {
 	if len(os.Args) == 2 && os.Args[1] == intake.ChildCommand {
 		os.Exit(intake.RunChild(os.Stdin, os.Stdout)) // unpacks one archive for its parent
 	}
-	if exe, err := os.Executable(); err == nil {
-		intake.Isolate(&intake.Isolation{Command: []string{exe, intake.ChildCommand}})
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
