@@ -14,7 +14,7 @@ import (
 	"github.com/bodgit/sevenzip"
 )
 
-// The installer's tests unpack every archive in a child process, as the
+// The intake's tests unpack every archive in a child process, as the
 // program does: this test binary, re-run with envUnpackChild set, is the
 // child. envInProcess turns isolation off to compare.
 const (

@@ -8,7 +8,7 @@ import (
 )
 
 // ArchiveLimits returns the extraction limits: the configured ones over
-// the installer's defaults. A limit above its default is an error naming
+// the intake's defaults. A limit above its default is an error naming
 // the file and the table.
 func ArchiveLimits(c *config.Config) (intake.Limits, error) {
 	lim := intake.DefaultLimits()

@@ -24,7 +24,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/rejection"
 )
 
-// Rules this package adds to those of installer and inventory.
+// Rules this package adds to those of intake and inventory.
 const (
 	RuleMissingPackage = "missing-package" // a surface profile's cooked package is absent
 	RuleBadTOC         = "bad-toc"         // a .utoc under content/ cannot be read
