@@ -200,3 +200,27 @@ func TestExtractRefuses7zCodersNotAllowed(t *testing.T) {
 		})
 	}
 }
+
+// TestCheck7zCodersDamagedHeader: the coder check reads the header before
+// the 7z reader does, so every damage to it is an error or a pass to the
+// reader, never a panic or a loop; an intact header passes.
+func TestCheck7zCodersDamagedHeader(t *testing.T) {
+	for _, switches := range [][]string{{"-mhc=off", "-mf=BCJ"}, {"-m0=LZMA"}, {"-m0=Deflate", "-ms=off"}} {
+		b := sevenZip(t, nil, switches...)
+		if err := check7zCoders(bytes.NewReader(b), int64(len(b))); err != nil {
+			t.Fatalf("%v: intact archive: %v", switches, err)
+		}
+		start := 32 + int(binary.LittleEndian.Uint64(b[12:]))
+		for i := start; i < len(b); i++ {
+			for _, v := range []byte{0x00, 0xff, b[i] ^ 0x01, b[i] ^ 0x80} {
+				c := slicesClone(b)
+				c[i] = v
+				// Fix the header CRC so the parser, not the checksum,
+				// meets the damage.
+				binary.LittleEndian.PutUint32(c[28:], crc32.ChecksumIEEE(c[start:]))
+				check7zCoders(bytes.NewReader(c), int64(len(c)))
+			}
+			check7zCoders(bytes.NewReader(b[:i]), int64(i))
+		}
+	}
+}

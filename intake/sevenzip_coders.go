@@ -139,6 +139,12 @@ func check7zCoders(r io.ReaderAt, size int64) error {
 			if err := si.check(); err != nil {
 				return err
 			}
+			if id == 0x04 {
+				return nil // only files info follows the main streams
+			}
+			if si.substreams {
+				return &damageError{"7z header: substreams in the additional streams"}
+			}
 		default: // files info or the end: no coders follow
 			return nil
 		}
@@ -147,6 +153,7 @@ func check7zCoders(r io.ReaderAt, size int64) error {
 
 // sevenZipStreams is what a 7z StreamsInfo says of its folders.
 type sevenZipStreams struct {
+	substreams bool // the record stopped at its substreams, not read
 	packPos    uint64
 	packSizes  []uint64
 	folders    [][]sevenZipCoder
@@ -327,6 +334,7 @@ func (p *sevenZipParser) streamsInfo() (*sevenZipStreams, error) {
 			}
 		case 0x08:
 			// Substreams say nothing of coders, and come last.
+			si.substreams = true
 			return si, nil
 		default:
 			return nil, &damageError{fmt.Sprintf("7z header: property %#02x in streams info", id)}
