@@ -23,8 +23,8 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"github.com/mjolnir-forge/forgesync/installer"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
+	"github.com/mjolnir-forge/forgesync/internal/packlimits"
 )
 
 // Config is a loaded, resolved configuration. Every path in it is absolute
@@ -63,8 +63,9 @@ type Watch struct {
 }
 
 // Limits are the extraction limits of SPEC §2 as configured; a zero field
-// means the built-in default. They may only lower the defaults; the
-// installer checks that when it applies them.
+// means the built-in default (internal/packlimits). They may only lower
+// the defaults; whoever builds the extractor checks that when it turns
+// them into the intake's limits.
 type Limits struct {
 	MaxEntries    int
 	MaxTotalBytes int64
@@ -375,7 +376,6 @@ func parseWatchLog(c *Config, f *file, bad func(key, format string, args ...any)
 // parseLimits validates the [limits] table into l. A limit may only lower
 // its default (SPEC §2); a raised one is quoted as the user wrote it.
 func parseLimits(l *Limits, f *file, bad func(key, format string, args ...any)) {
-	d := installer.DefaultLimits()
 	check := func(key, raw string, v, def int64, defText string) int64 {
 		switch {
 		case v <= 0:
@@ -408,10 +408,10 @@ func parseLimits(l *Limits, f *file, bad func(key, format string, args ...any)) 
 		}
 		return check(key, strconv.Itoa(*n), int64(*n), def, strconv.FormatInt(def, 10))
 	}
-	l.MaxEntries = int(intLimit("max_entries", f.Limits.MaxEntries, int64(d.MaxEntries)))
-	l.MaxTotalBytes = sizeLimit("max_total_bytes", f.Limits.MaxTotalBytes, d.MaxTotalBytes)
-	l.MaxEntryBytes = sizeLimit("max_entry_bytes", f.Limits.MaxEntryBytes, d.MaxEntryBytes)
-	l.MaxRatio = int(intLimit("max_ratio", f.Limits.MaxRatio, d.MaxRatio))
+	l.MaxEntries = int(intLimit("max_entries", f.Limits.MaxEntries, packlimits.MaxEntries))
+	l.MaxTotalBytes = sizeLimit("max_total_bytes", f.Limits.MaxTotalBytes, packlimits.MaxTotalBytes)
+	l.MaxEntryBytes = sizeLimit("max_entry_bytes", f.Limits.MaxEntryBytes, packlimits.MaxEntryBytes)
+	l.MaxRatio = int(intLimit("max_ratio", f.Limits.MaxRatio, packlimits.MaxRatio))
 }
 
 // FormatSize writes a byte count in the largest binary unit that divides
@@ -571,32 +571,4 @@ func CheckLoopback(addr string) error {
 		return nil
 	}
 	return fmt.Errorf("%q is not a loopback address: the API listens on 127.0.0.1 or [::1] only (it controls what the game loads)", addr)
-}
-
-// ArchiveLimits returns the extraction limits: the configured ones over
-// the installer's defaults. A limit above its default is an error naming
-// the file and the table.
-func (c *Config) ArchiveLimits() (installer.Limits, error) {
-	lim := installer.DefaultLimits()
-	l := c.Limits
-	if l.MaxEntries > 0 {
-		lim.MaxEntries = l.MaxEntries
-	}
-	if l.MaxTotalBytes > 0 {
-		lim.MaxTotalBytes = l.MaxTotalBytes
-	}
-	if l.MaxEntryBytes > 0 {
-		lim.MaxEntryBytes = l.MaxEntryBytes
-	}
-	if l.MaxRatio > 0 {
-		lim.MaxRatio = int64(l.MaxRatio)
-	}
-	if err := lim.Validate(); err != nil {
-		where := "[limits]"
-		if c.File != "" {
-			where = c.File + " [limits]"
-		}
-		return lim, fmt.Errorf("%s: %w", where, err)
-	}
-	return lim, nil
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/internal/packlimits"
 )
 
 // readmeSample returns the complete sample config of the README's
@@ -45,16 +45,15 @@ func TestReadmeSampleConfigParses(t *testing.T) {
 	}
 	// Every default it states is the default.
 	def := Default()
-	lim := installer.DefaultLimits()
 	if cfg.Watch != def.Watch || cfg.Deploy.Lua != def.Deploy.Lua || cfg.Deploy.Native != def.Deploy.Native ||
 		cfg.Log.Level != def.Log.Level || cfg.Log.Format != def.Log.Format ||
 		cfg.Sets.Interval != def.Sets.Interval || cfg.Sets.CacheMax != def.Sets.CacheMax ||
 		cfg.Sets.KeepGenerations != def.Sets.KeepGenerations || cfg.Sets.AllowPrivateMirrors || cfg.API.Listen != "" {
 		t.Errorf("the sample says other values than the defaults: %+v", cfg)
 	}
-	if cfg.Limits.MaxEntries != lim.MaxEntries || cfg.Limits.MaxTotalBytes != lim.MaxTotalBytes ||
-		cfg.Limits.MaxEntryBytes != lim.MaxEntryBytes || int64(cfg.Limits.MaxRatio) != lim.MaxRatio {
-		t.Errorf("the sample's limits %+v are not the defaults %+v", cfg.Limits, lim)
+	if cfg.Limits.MaxEntries != packlimits.MaxEntries || cfg.Limits.MaxTotalBytes != packlimits.MaxTotalBytes ||
+		cfg.Limits.MaxEntryBytes != packlimits.MaxEntryBytes || cfg.Limits.MaxRatio != packlimits.MaxRatio {
+		t.Errorf("the sample's limits %+v are not the defaults of internal/packlimits", cfg.Limits)
 	}
 	for _, table := range []string{"[paths]", "[watch]", "[limits]", "[deploy]", "[log]", "[api]", "[sets]"} {
 		if !strings.Contains(sample, "\n"+table) && !strings.HasPrefix(sample, table) {

@@ -10,7 +10,8 @@ import (
 	"path/filepath"
 
 	"github.com/mjolnir-forge/forgesync/config"
-	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/intake"
+	"github.com/mjolnir-forge/forgesync/place"
 )
 
 // demoMarker marks a folder laid out by demo mode, so a second run may
@@ -87,7 +88,7 @@ func zipExample(id, dst string) error {
 	if err != nil {
 		return err
 	}
-	var files []installer.File
+	var files []intake.File
 	err = fs.WalkDir(sub, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -96,14 +97,14 @@ func zipExample(id, dst string) error {
 		if err != nil {
 			return err
 		}
-		files = append(files, installer.File{Path: p, Size: info.Size()})
+		files = append(files, intake.File{Path: p, Size: info.Size()})
 		return nil
 	})
 	if err != nil {
 		return err
 	}
 	var buf bytes.Buffer
-	if err := installer.WritePackZip(&buf, sub, files); err != nil {
+	if err := intake.WritePackZip(&buf, sub, files); err != nil {
 		return err
 	}
 	return os.WriteFile(dst, buf.Bytes(), 0o644)
@@ -125,7 +126,7 @@ func writeBadDemoPack(dst string) error {
 		"content/LiftBoost.dll": []byte("MZ"),
 		"content/Orphan.utoc":   []byte("-==--==--==--==-"),
 	}
-	var list []installer.File
+	var list []intake.File
 	for name, data := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -134,10 +135,10 @@ func writeBadDemoPack(dst string) error {
 		if err := os.WriteFile(p, data, 0o644); err != nil {
 			return err
 		}
-		list = append(list, installer.File{Path: name, Size: int64(len(data))})
+		list = append(list, intake.File{Path: name, Size: int64(len(data))})
 	}
 	var buf bytes.Buffer
-	if err := installer.WritePackZip(&buf, os.DirFS(dir), list); err != nil {
+	if err := intake.WritePackZip(&buf, os.DirFS(dir), list); err != nil {
 		return err
 	}
 	return os.WriteFile(dst, buf.Bytes(), 0o644)
@@ -158,7 +159,7 @@ Ask it, from another terminal:
   forgesync packs --config %s
   curl --unix-socket %s http://forgesync/v1/status
 Ctrl-C stops the daemon.
-`, root, cfg.Paths.Drop, filepath.Join(cfg.Paths.Mods, "MJOLNIRForgePacks"), filepath.Join(cfg.Paths.Paks, installer.ContentRoot),
+`, root, cfg.Paths.Drop, filepath.Join(cfg.Paths.Mods, "MJOLNIRForgePacks"), filepath.Join(cfg.Paths.Paks, place.ContentRoot),
 		cfg.Paths.State, cfg.File, cfg.File, cfg.File, cfg.Paths.Socket)
 	return err
 }

@@ -23,9 +23,10 @@ import (
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/config"
 	"github.com/mjolnir-forge/forgesync/daemon"
-	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/intake"
 	"github.com/mjolnir-forge/forgesync/packset"
 	"github.com/mjolnir-forge/forgesync/pipeline"
+	"github.com/mjolnir-forge/forgesync/store"
 )
 
 // ErrDeploy is returned with a complete summary when a local run could not
@@ -49,6 +50,10 @@ type Options struct {
 	// Progress, when set, is told each download's start (and each retry)
 	// of a set sync run locally; a daemon's downloads are its own.
 	Progress io.Writer
+	// Extractor unpacks every archive a local pipeline or the daemon
+	// installs, each in its child process; the caller builds it (see
+	// intake.NewExtractor). A pipeline is not opened without it.
+	Extractor *intake.Extractor
 }
 
 // Machine is this machine's forgesync state, reached through the running
@@ -114,19 +119,19 @@ func (m *Machine) local(ctx context.Context) (*pipeline.Pipeline, error) {
 	if err := cfg.RequireGame(); err != nil {
 		return nil, err
 	}
-	lim, err := cfg.ArchiveLimits()
+	lim, err := ArchiveLimits(cfg)
 	if err != nil {
 		return nil, err
 	}
-	m.p, m.rec, err = pipeline.Open(ctx, pipelineOptions(cfg, lim, m.opts.Log, m.opts.LockWait))
+	m.p, m.rec, err = pipeline.Open(ctx, pipelineOptions(cfg, lim, m.opts.Extractor, m.opts.Log, m.opts.LockWait))
 	return m.p, err
 }
 
 // pipelineOptions are the pipeline's options from the configuration.
-func pipelineOptions(cfg *config.Config, lim installer.Limits, log *slog.Logger, lockWait time.Duration) pipeline.Options {
+func pipelineOptions(cfg *config.Config, lim intake.Limits, x *intake.Extractor, log *slog.Logger, lockWait time.Duration) pipeline.Options {
 	return pipeline.Options{
 		Drop: cfg.Paths.Drop, Mods: cfg.Paths.Mods, Paks: cfg.Paths.Paks, State: cfg.Paths.State,
-		Limits: lim, Log: log, LockWait: lockWait,
+		Limits: lim, Extractor: x, Log: log, LockWait: lockWait,
 		DeployLua: cfg.Deploy.Lua, DeployNative: cfg.Deploy.Native, Modules: cfg.Deploy.Modules,
 		KeepGenerations: cfg.Sets.KeepGenerations,
 	}
@@ -327,8 +332,8 @@ func (m *Machine) Kept(ctx context.Context) ([]packset.Kept, error) {
 	if err != nil {
 		return nil, err
 	}
-	store := &installer.Store{Dir: m.opts.Config.Paths.State}
-	st, err := store.Load()
+	ps := &store.Store{Dir: m.opts.Config.Paths.State}
+	st, err := ps.Load()
 	if err != nil {
 		return nil, err
 	}
@@ -342,7 +347,7 @@ func (m *Machine) Kept(ctx context.Context) ([]packset.Kept, error) {
 			return nil, fmt.Errorf("pack %s %s: its kept archive is not in the state (a transaction ran meanwhile? try again)", p.ID, p.Version)
 		}
 		kept = append(kept, packset.Kept{ID: p.ID, Version: p.Version, SHA256: p.SHA256,
-			Path: store.Path(installer.ArchivesDir, r.Archive), Ext: packset.ArchiveExt(r.Archive)})
+			Path: ps.Path(store.ArchivesDir, r.Archive), Ext: packset.ArchiveExt(r.Archive)})
 	}
 	return kept, nil
 }

@@ -41,7 +41,7 @@ func game(t *testing.T) Options {
 	if err := os.MkdirAll(cfg.Paths.Drop, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	return Options{Config: cfg, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), LockWait: time.Second}
+	return Options{Config: cfg, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), LockWait: time.Second, Extractor: testExtractor}
 }
 
 // refused reports whether err makes a command exit as refused (1), by
@@ -92,7 +92,7 @@ func TestLocal(t *testing.T) {
 		t.Errorf("Rollback(99) = %v; want a refusal, ErrNoGeneration", err)
 	}
 	// The lock is held until Close: a second machine waits, then gives up.
-	other := New(Options{Config: m.opts.Config, Log: m.opts.Log, LockWait: 10 * time.Millisecond})
+	other := New(Options{Config: m.opts.Config, Log: m.opts.Log, LockWait: 10 * time.Millisecond, Extractor: m.opts.Extractor})
 	if _, err := other.Packs(ctx); err == nil || refused(err) {
 		t.Errorf("Packs beside a machine holding the lock = %v; want a failure naming the holder", err)
 	}

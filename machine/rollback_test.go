@@ -10,8 +10,9 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/intake"
 	"github.com/mjolnir-forge/forgesync/pipeline"
+	"github.com/mjolnir-forge/forgesync/store"
 )
 
 // dropPack writes a minimal valid pack of version v into the drop folder.
@@ -20,7 +21,7 @@ func dropPack(t *testing.T, opts Options, name, v string) {
 	manifest := fmt.Sprintf(`{"schema":1,"id":"rb-pack","version":%q,"name":"Pack","authors":["Tester"],"pieces":[{"id":"deck","kind":"block","tag":"mjolnir\\forge\\rb-pack\\deck","class":"/Game/MJOLNIR/Forge/rb-pack/Blocks/BP_Deck.BP_Deck_C","dimensions_m":[2,2,0.5]}]}`, v)
 	fsys := fstest.MapFS{"forgepack.json": {Data: []byte(manifest)}}
 	var buf bytes.Buffer
-	if err := installer.WritePackZip(&buf, fsys, []installer.File{{Path: "forgepack.json", Size: int64(len(manifest))}}); err != nil {
+	if err := intake.WritePackZip(&buf, fsys, []intake.File{{Path: "forgepack.json", Size: int64(len(manifest))}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(opts.Config.Paths.Drop, name), buf.Bytes(), 0o644); err != nil {
@@ -42,7 +43,7 @@ func TestRollbackNotKeptIsRefused(t *testing.T) {
 			t.Fatalf("Sync of %s = %+v, %v", v, sum, err)
 		}
 	}
-	kept := filepath.Join(opts.Config.Paths.State, installer.ArchivesDir)
+	kept := filepath.Join(opts.Config.Paths.State, store.ArchivesDir)
 	entries, err := os.ReadDir(kept)
 	if err != nil {
 		t.Fatal(err)

@@ -12,7 +12,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/config"
 	"github.com/mjolnir-forge/forgesync/daemon"
-	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/intake"
 	"github.com/mjolnir-forge/forgesync/pipeline"
 	"github.com/mjolnir-forge/forgesync/setsync"
 	"github.com/mjolnir-forge/forgesync/watch"
@@ -49,7 +49,7 @@ func (m *Machine) Serve(ctx context.Context, so ServeOptions) error {
 		return err
 	}
 	daemon.ReserveProcs()
-	lim, err := cfg.ArchiveLimits()
+	lim, err := ArchiveLimits(cfg)
 	if err != nil {
 		return err
 	}
@@ -62,7 +62,7 @@ func (m *Machine) Serve(ctx context.Context, so ServeOptions) error {
 	if err != nil {
 		return err
 	}
-	opts := pipelineOptions(cfg, lim, log, m.opts.LockWait)
+	opts := pipelineOptions(cfg, lim, m.opts.Extractor, log, m.opts.LockWait)
 	opts.Events = func(d api.EventData) { ev.Publish(d) }
 	p, _, err := pipeline.Open(ctx, opts)
 	if err != nil {
@@ -112,7 +112,7 @@ func (m *Machine) Serve(ctx context.Context, so ServeOptions) error {
 func (m *Machine) watcher(r *pipeline.Runner) (*watch.Watcher, error) {
 	cfg, log := m.opts.Config, m.opts.Log
 	return watch.New(watch.Options{
-		Drop: cfg.Paths.Drop, Settle: cfg.Watch.Settle, Rescan: cfg.Watch.Rescan, Ignore: installer.IgnoredDropName, Logger: log,
+		Drop: cfg.Paths.Drop, Settle: cfg.Watch.Settle, Rescan: cfg.Watch.Rescan, Ignore: intake.IgnoredDropName, Logger: log,
 		// Archives dropped together settle together, so a short quiet
 		// window still batches them, and a lone pack is not held back.
 		BatchQuiet: batchQuiet,

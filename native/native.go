@@ -3,7 +3,7 @@
 // the module DLL built from it (forge_doors.dll), and the Go knowledge of
 // that module: its file names, its versions, and the SPEC §7 version gate
 // that says whether door automation and pack lifts can work with the
-// installed MJOLNIR mods. It does not deploy anything; the installer does.
+// installed MJOLNIR mods. It does not deploy anything; package deploy does.
 package native
 
 import (
@@ -16,7 +16,7 @@ import (
 )
 
 // The module's files. The release bundle holds them under
-// modules/<ModuleDir>/, and the installer deploys them to <mods>/<ModuleDir>/.
+// modules/<ModuleDir>/, and package deploy deploys them to <mods>/<ModuleDir>/.
 const (
 	// ModuleDir is the folder of the module, relative to the mods folder
 	// and to the bundle's modules/ folder.

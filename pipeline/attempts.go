@@ -12,8 +12,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/mjolnir-forge/forgesync/installer"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
+	"github.com/mjolnir-forge/forgesync/store"
 )
 
 // MaxAttempts is how many times an archive is processed before it is
@@ -179,7 +179,7 @@ func failedRepeatedly(a attempt) string {
 func (p *Pipeline) forget(a attempts) error {
 	changed := false
 	for name := range a {
-		if _, err := os.Lstat(p.store.Path(installer.ProcessingDir, name)); errors.Is(err, fs.ErrNotExist) {
+		if _, err := os.Lstat(p.store.Path(store.ProcessingDir, name)); errors.Is(err, fs.ErrNotExist) {
 			delete(a, name)
 			changed = true
 		}

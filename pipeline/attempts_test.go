@@ -6,7 +6,7 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/store"
 )
 
 // TestAttemptsKeepNonUTF8Names: the tries of an archive whose name is not
@@ -24,7 +24,7 @@ func TestAttemptsKeepNonUTF8Names(t *testing.T) {
 	want := attempts{}
 	for i, n := range names {
 		want[n] = attempt{Count: i%MaxAttempts + 1, Last: "the program stopped"}
-		if err := os.WriteFile(filepath.Join(e.state, installer.ProcessingDir, n), []byte("x"), 0o600); err != nil {
+		if err := os.WriteFile(filepath.Join(e.state, store.ProcessingDir, n), []byte("x"), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -7,10 +7,10 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/mjolnir-forge/forgesync/installer"
 	"github.com/mjolnir-forge/forgesync/internal/toolcheck"
 	"github.com/mjolnir-forge/forgesync/inventory"
 	"github.com/mjolnir-forge/forgesync/inventory/render"
+	"github.com/mjolnir-forge/forgesync/store"
 )
 
 // installedEnv returns an env whose state holds n installed packs of 10
@@ -18,11 +18,11 @@ import (
 func installedEnv(b *testing.B, n int) *env {
 	b.Helper()
 	e := newEnv(b)
-	store, err := installer.OpenStore(e.state, 0)
+	ps, err := store.OpenStore(e.state, 0)
 	if err != nil {
 		b.Fatal(err)
 	}
-	st := &installer.State{}
+	st := &store.State{}
 	doors := 0
 	for i := range n {
 		s := spec{id: fmt.Sprintf("pack-%05d", i), version: "1.0.0"}
@@ -36,18 +36,18 @@ func installedEnv(b *testing.B, n int) *env {
 			b.Fatal(err)
 		}
 		norm, _ := render.Manifest(m)
-		name, err := store.WriteManifest(m.ID, norm)
+		name, err := ps.WriteManifest(m.ID, norm)
 		if err != nil {
 			b.Fatal(err)
 		}
-		st.Packs = append(st.Packs, installer.PackRecord{ID: m.ID, Version: m.Version, Enabled: true,
+		st.Packs = append(st.Packs, store.PackRecord{ID: m.ID, Version: m.Version, Enabled: true,
 			ArchiveSHA256: fmt.Sprintf("%064x", i), Archive: m.ID + ".zip", Manifest: name})
-		os.WriteFile(filepath.Join(e.state, installer.ArchivesDir, m.ID+".zip"), nil, 0o644)
+		os.WriteFile(filepath.Join(e.state, store.ArchivesDir, m.ID+".zip"), nil, 0o644)
 	}
-	if err := store.Save(st); err != nil {
+	if err := ps.Save(st); err != nil {
 		b.Fatal(err)
 	}
-	store.Close()
+	ps.Close()
 	p, _, err := Open(b.Context(), e.options())
 	if err != nil {
 		b.Fatal(err)

@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/mjolnir-forge/forgesync/api"
-	"github.com/mjolnir-forge/forgesync/installer"
 	"github.com/mjolnir-forge/forgesync/packset"
+	"github.com/mjolnir-forge/forgesync/store"
 )
 
 // childOp is what the crash test's child does after Open: "" syncs the
@@ -104,7 +104,7 @@ func crashWalk(t *testing.T, base, op string, keep int, commit string) {
 					k, diffMachines(got, old), diffMachines(got, want))
 			}
 			checkKept(t, e)
-			for _, d := range []string{installer.ProcessingDir, installer.StagingDir, installer.IncomingDir} {
+			for _, d := range []string{store.ProcessingDir, store.StagingDir, store.IncomingDir} {
 				if left := listFiles(t, filepath.Join(e.state, d)); len(left) != 0 {
 					t.Errorf("%s holds %v after recovery", d, left)
 				}
@@ -117,11 +117,11 @@ func crashWalk(t *testing.T, base, op string, keep int, commit string) {
 // generations need is in the store, and nothing else is.
 func checkKept(t *testing.T, e *env) {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(e.state, installer.StateFileName))
+	data, err := os.ReadFile(filepath.Join(e.state, store.StateFileName))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var st installer.State
+	var st store.State
 	if err := json.Unmarshal(data, &st); err != nil {
 		t.Fatal(err)
 	}
@@ -130,8 +130,8 @@ func checkKept(t *testing.T, e *env) {
 	}
 	need := neededKeys(&st)
 	have := map[string]bool{}
-	for _, f := range listFiles(t, filepath.Join(e.state, installer.ArchivesDir)) {
-		k := installer.KeyOfKept(f)
+	for _, f := range listFiles(t, filepath.Join(e.state, store.ArchivesDir)) {
+		k := store.KeyOfKept(f)
 		have[k] = true
 		if !need[k] {
 			t.Errorf("kept archive %s is needed by no pack and no kept generation", f)
@@ -158,8 +158,8 @@ func TestCrashAtEveryStepOfSetApply(t *testing.T) {
 	mustSync(t, p, map[string]api.Result{"gates.zip": api.ResultInstalled, "glass.zip": api.ResultInstalled, "keep.zip": api.ResultInstalled})
 	p.Close()
 	set := &archiveSet{dir: filepath.Join(base, "setsrc"), bySHA: map[string]string{}}
-	st, _ := os.ReadFile(filepath.Join(e.state, installer.StateFileName))
-	var state installer.State
+	st, _ := os.ReadFile(filepath.Join(e.state, store.StateFileName))
+	var state store.State
 	json.Unmarshal(st, &state)
 	keepPin := packset.Entry{ID: "keep-pack", Version: "1.0.0", SHA256: state.Find("keep-pack").ArchiveSHA256}
 	req := childSet{Prune: true, Pins: []packset.Entry{

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/store"
 )
 
 // The crash test runs a sync in a child process (this test binary, re-run
@@ -196,7 +196,7 @@ func TestCrashAtEveryStep(t *testing.T) {
 	}
 	wantPaks := listFiles(t, re.paks)
 	wantRejected := listFiles(t, filepath.Join(re.drop, RejectedDir))
-	wantKept := listFiles(t, filepath.Join(re.state, installer.ArchivesDir))
+	wantKept := listFiles(t, filepath.Join(re.state, store.ArchivesDir))
 	if len(wantRejected) != 2 || len(wantKept) != 4 {
 		t.Fatalf("reference run: rejected %v, kept %v", wantRejected, wantKept)
 	}
@@ -244,10 +244,10 @@ func TestCrashAtEveryStep(t *testing.T) {
 			if got := listFiles(t, filepath.Join(e.drop, RejectedDir)); !slices.Equal(got, wantRejected) {
 				t.Errorf("rejected after recovery = %v; want %v", got, wantRejected)
 			}
-			if got := listFiles(t, filepath.Join(e.state, installer.ArchivesDir)); !slices.Equal(got, wantKept) {
+			if got := listFiles(t, filepath.Join(e.state, store.ArchivesDir)); !slices.Equal(got, wantKept) {
 				t.Errorf("kept archives after recovery = %v; want %v", got, wantKept)
 			}
-			for _, d := range []string{filepath.Join(e.state, installer.ProcessingDir), filepath.Join(e.state, installer.StagingDir)} {
+			for _, d := range []string{filepath.Join(e.state, store.ProcessingDir), filepath.Join(e.state, store.StagingDir)} {
 				if left := listFiles(t, d); len(left) != 0 {
 					t.Errorf("%s holds %v after recovery", d, left)
 				}

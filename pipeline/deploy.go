@@ -10,7 +10,7 @@ import (
 	"slices"
 
 	"github.com/mjolnir-forge/forgesync/api"
-	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/deploy"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/native"
 )
@@ -24,11 +24,11 @@ import (
 // it at start and after every transaction). Files the game holds share one
 // wait, the Renamer's MaxWait, for the whole deploy: then each waits as a
 // pending file for the next deploy, and the writer is not stalled.
-func (p *Pipeline) Deploy(ctx context.Context) ([]installer.FileReport, error) {
+func (p *Pipeline) Deploy(ctx context.Context) ([]deploy.FileReport, error) {
 	r := p.opts.Renamer
 	r.Budget = atomicfile.NewBudget(cmp.Or(r.MaxWait, atomicfile.DefaultMaxWait))
-	d := &installer.Deployer{StateDir: p.store.Dir, Renamer: r, Now: p.opts.Now}
-	var reports []installer.FileReport
+	d := &deploy.Deployer{StateDir: p.store.Dir, Renamer: r, Now: p.opts.Now}
+	var reports []deploy.FileReport
 	var errs []error
 	if p.opts.DeployLua {
 		r, err := d.DeployLua(ctx, p.opts.Mods)
@@ -41,8 +41,8 @@ func (p *Pipeline) Deploy(ctx context.Context) ([]installer.FileReport, error) {
 		errs = append(errs, err)
 	}
 	for _, r := range reports {
-		if r.Status == installer.Deployed || r.Status == installer.StagedLocked {
-			p.emit(api.ModuleDeployed{Component: r.Component, Path: r.Path, SHA256: r.SHA256, Pending: r.Status == installer.StagedLocked})
+		if r.Status == deploy.Deployed || r.Status == deploy.StagedLocked {
+			p.emit(api.ModuleDeployed{Component: r.Component, Path: r.Path, SHA256: r.SHA256, Pending: r.Status == deploy.StagedLocked})
 		}
 	}
 	return reports, errors.Join(errs...)
@@ -54,12 +54,9 @@ func (p *Pipeline) Deploy(ctx context.Context) ([]installer.FileReport, error) {
 // and the warnings a user must hear of.
 func (p *Pipeline) DeployModules(ctx context.Context) (*api.Modules, []string) {
 	reports, err := p.Deploy(ctx)
-	if reports == nil {
-		reports = []installer.FileReport{}
-	}
-	m := &api.Modules{Gates: native.CheckGatesDir(p.opts.Mods), Deployed: reports, SupportedBuilds: native.SupportedBuilds()}
-	m.DoorAutomation = m.Gates.DoorAutomation && !slices.ContainsFunc(reports, func(r installer.FileReport) bool {
-		return r.Component == "native" && r.Status == installer.DeployFailed
+	m := &api.Modules{Gates: native.CheckGatesDir(p.opts.Mods), Deployed: apiFileReports(reports), SupportedBuilds: native.SupportedBuilds()}
+	m.DoorAutomation = m.Gates.DoorAutomation && !slices.ContainsFunc(reports, func(r deploy.FileReport) bool {
+		return r.Component == "native" && r.Status == deploy.DeployFailed
 	})
 	warnings, _ := DeployWarnings(reports, err)
 	return m, warnings
@@ -67,22 +64,22 @@ func (p *Pipeline) DeployModules(ctx context.Context) (*api.Modules, []string) {
 
 // deployNative deploys the module DLL and its version file from the
 // release bundle. Without a bundle it reports the module missing.
-func (p *Pipeline) deployNative(ctx context.Context, d *installer.Deployer) ([]installer.FileReport, error) {
+func (p *Pipeline) deployNative(ctx context.Context, d *deploy.Deployer) ([]deploy.FileReport, error) {
 	names := []string{native.ModulePath(), native.VersionPath()}
 	if p.opts.Modules == "" {
-		return []installer.FileReport{missingModule("no release bundle configured ([deploy] modules)")}, nil
+		return []deploy.FileReport{missingModule("no release bundle configured ([deploy] modules)")}, nil
 	}
 	src := os.DirFS(p.opts.Modules)
 	for _, n := range names {
 		if _, err := fs.Stat(src, n); err != nil {
-			return []installer.FileReport{missingModule(fmt.Sprintf("the release bundle %s has no %s (build it with `make dist`)", p.opts.Modules, n))}, nil
+			return []deploy.FileReport{missingModule(fmt.Sprintf("the release bundle %s has no %s (build it with `make dist`)", p.opts.Modules, n))}, nil
 		}
 	}
-	return d.Deploy(ctx, installer.Deployment{Component: "native", Source: src, Names: names, Target: p.opts.Mods, Base: p.opts.Mods})
+	return d.Deploy(ctx, deploy.Deployment{Component: "native", Source: src, Names: names, Target: p.opts.Mods, Base: p.opts.Mods})
 }
 
-func missingModule(reason string) installer.FileReport {
-	return installer.FileReport{Component: "native", Name: native.ModulePath(), Status: installer.DeployFailed,
+func missingModule(reason string) deploy.FileReport {
+	return deploy.FileReport{Component: "native", Name: native.ModulePath(), Status: deploy.DeployFailed,
 		Reason: "native door module missing: " + reason}
 }
 
@@ -91,7 +88,7 @@ func missingModule(reason string) installer.FileReport {
 // is added only when no report carries it), and reports whether a file
 // failed: `sync` then exits non-zero. A module missing from the bundle is
 // a warning, not a failure.
-func DeployWarnings(reports []installer.FileReport, err error) (warnings []string, failed bool) {
+func DeployWarnings(reports []deploy.FileReport, err error) (warnings []string, failed bool) {
 	seen := map[string]bool{}
 	add := func(w string) {
 		if !seen[w] {
@@ -101,10 +98,10 @@ func DeployWarnings(reports []installer.FileReport, err error) (warnings []strin
 	}
 	for _, r := range reports {
 		switch r.Status {
-		case installer.DeployFailed, installer.ForeignSkipped, installer.StagedLocked:
+		case deploy.DeployFailed, deploy.ForeignSkipped, deploy.StagedLocked:
 			add(fmt.Sprintf("%s %s: %s: %s", r.Component, r.Name, r.Status, r.Reason))
 		}
-		if r.Status == installer.DeployFailed && r.Path != "" {
+		if r.Status == deploy.DeployFailed && r.Path != "" {
 			failed = true
 		}
 	}

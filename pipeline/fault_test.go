@@ -12,9 +12,12 @@ import (
 	"time"
 
 	"github.com/mjolnir-forge/forgesync/api"
-	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/deploy"
+	"github.com/mjolnir-forge/forgesync/intake"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/packset"
+	"github.com/mjolnir-forge/forgesync/place"
+	"github.com/mjolnir-forge/forgesync/store"
 )
 
 // faultEnv opens a pipeline whose renames and removals fail with fail
@@ -78,7 +81,7 @@ func (fe *faultEnv) set(err error) {
 // pak returns the content of an installed file of pack-a.
 func (fe *faultEnv) pak(t *testing.T, name string) string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(fe.paks, installer.ContentRoot, "pack-a", name))
+	data, err := os.ReadFile(filepath.Join(fe.paks, place.ContentRoot, "pack-a", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +141,7 @@ func TestUpgradeHeldFileIsFault(t *testing.T) {
 		if got := listFiles(t, filepath.Join(fe.drop, RejectedDir)); len(got) != 0 {
 			t.Fatalf("Sync #%d: rejected %v; want nothing", i, got)
 		}
-		if got := listFiles(t, filepath.Join(fe.state, installer.ProcessingDir)); len(got) != 0 {
+		if got := listFiles(t, filepath.Join(fe.state, store.ProcessingDir)); len(got) != 0 {
 			t.Fatalf("Sync #%d: processing holds %v", i, got)
 		}
 	}
@@ -150,7 +153,7 @@ func TestUpgradeHeldFileIsFault(t *testing.T) {
 	if a, b := fe.pak(t, "a.pak"), fe.pak(t, "b.pak"); a != "a2" || b != "b2" {
 		t.Fatalf("after release a.pak, b.pak = %q, %q; want the new version", a, b)
 	}
-	if got := listFiles(t, filepath.Join(fe.paks, installer.ContentRoot)); strings.Join(got, ",") != "pack-a/a.pak,pack-a/b.pak" {
+	if got := listFiles(t, filepath.Join(fe.paks, place.ContentRoot)); strings.Join(got, ",") != "pack-a/a.pak,pack-a/b.pak" {
 		t.Fatalf("paks holds %v; want the two files alone", got)
 	}
 }
@@ -202,7 +205,7 @@ func TestRemoveHeldPaksOneWait(t *testing.T) {
 	fe.set(nil)
 	fe.waited = 0
 	mustSync(t, fe.p, map[string]api.Result{})
-	if got := listFiles(t, filepath.Join(fe.paks, installer.ContentRoot)); len(got) != 0 {
+	if got := listFiles(t, filepath.Join(fe.paks, place.ContentRoot)); len(got) != 0 {
 		t.Fatalf("paks after release holds %v; want nothing", got)
 	}
 }
@@ -239,7 +242,7 @@ func TestFaultMessage(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := outcome(t, sum, "a2.zip").Reasons[0]
-	file := filepath.Join(fe.paks, installer.ContentRoot, "pack-a", "b.pak")
+	file := filepath.Join(fe.paks, place.ContentRoot, "pack-a", "b.pak")
 	want := file + " is held by another program (the game?); close it — the archive waits in drop and is retried at the next pass ("
 	if r.Rule != RuleHeld || r.File != file || !strings.HasPrefix(r.Message, want) {
 		t.Fatalf("reason = %s %s %q; want rule %s, file %s, message starting %q", r.Rule, r.File, r.Message, RuleHeld, file, want)
@@ -273,8 +276,7 @@ func TestRunnerStatusSaysWaiting(t *testing.T) {
 func TestUnpackerNotStartedIsFault(t *testing.T) {
 	e := newEnv(t)
 	p := e.open(t)
-	installer.Isolate(&installer.Isolation{Command: []string{filepath.Join(t.TempDir(), "no-such-unpacker")}})
-	defer installer.Isolate(testIsolation())
+	isolateFor(t, p, &intake.Isolation{Command: []string{filepath.Join(t.TempDir(), "no-such-unpacker")}})
 	e.dropPack(t, "a1.zip", spec{id: "pack-a", version: "1.0.0"})
 	sum, err := p.Sync(t.Context())
 	if err != nil {
@@ -287,7 +289,7 @@ func TestUnpackerNotStartedIsFault(t *testing.T) {
 	if got, _ := ReadyArchives(e.drop); len(got) != 1 {
 		t.Fatalf("drop holds %v; want a1.zip waiting", got)
 	}
-	installer.Isolate(testIsolation())
+	p.opts.Extractor = useIsolation(testIsolation())
 	mustSync(t, p, map[string]api.Result{"a1.zip": api.ResultInstalled})
 }
 
@@ -324,7 +326,7 @@ func TestReadOnlyTargets(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	dir := filepath.Join(e.paks, installer.ContentRoot, "pack-a")
+	dir := filepath.Join(e.paks, place.ContentRoot, "pack-a")
 	e.dropPack(t, "a1.zip", spec{id: "pack-a", version: "1.0.0", content: map[string]string{"a.pak": "a1"}})
 	mustSync(t, p, map[string]api.Result{"a1.zip": api.ResultInstalled})
 	if err := os.Chmod(filepath.Join(dir, "a.pak"), 0o444); err != nil {
@@ -487,7 +489,7 @@ func TestInstallFaultKeepsTheOriginal(t *testing.T) {
 	if _, err := os.Stat(src); err != nil {
 		t.Fatalf("the original archive: %v", err)
 	}
-	if got := listFiles(t, filepath.Join(fe.state, installer.ProcessingDir)); len(got) != 0 {
+	if got := listFiles(t, filepath.Join(fe.state, store.ProcessingDir)); len(got) != 0 {
 		t.Fatalf("processing holds %v", got)
 	}
 	if got, _ := ReadyArchives(fe.drop); len(got) != 0 {
@@ -539,7 +541,7 @@ func TestDeployHeldFilesOneWait(t *testing.T) {
 	opts.DeployLua = true
 	opts.Renamer = atomicfile.Renamer{
 		Rename: func(o, n string) error {
-			if strings.HasPrefix(n, scripts) && !strings.HasSuffix(n, installer.PendingSuffix) {
+			if strings.HasPrefix(n, scripts) && !strings.HasSuffix(n, deploy.PendingSuffix) {
 				return &os.LinkError{Op: "rename", Old: o, New: n, Err: syscall.EBUSY}
 			}
 			return os.Rename(o, n)
@@ -559,7 +561,7 @@ func TestDeployHeldFilesOneWait(t *testing.T) {
 	}
 	held := 0
 	for _, r := range reports {
-		if r.Status == installer.StagedLocked {
+		if r.Status == deploy.StagedLocked {
 			held++
 		}
 	}

@@ -10,8 +10,10 @@ import (
 	"time"
 
 	"github.com/mjolnir-forge/forgesync/api"
-	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/deploy"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
+	"github.com/mjolnir-forge/forgesync/place"
+	"github.com/mjolnir-forge/forgesync/store"
 )
 
 // TestClaimAcrossDrives: drop and state on two drives (the defaults put
@@ -82,7 +84,7 @@ func TestRejectedLinkIsRefused(t *testing.T) {
 		t.Fatalf("files written through the link: %v", got)
 	}
 	// Nothing is lost: the archive waits in processing.
-	if got := listFiles(t, filepath.Join(e.state, installer.ProcessingDir)); len(got) != 1 {
+	if got := listFiles(t, filepath.Join(e.state, store.ProcessingDir)); len(got) != 1 {
 		t.Fatalf("processing holds %v; want the archive kept", got)
 	}
 }
@@ -96,10 +98,10 @@ func TestContentLinkIsRefused(t *testing.T) {
 	if err := os.Mkdir(elsewhere, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.MkdirAll(filepath.Join(e.paks, installer.ContentRoot), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(e.paks, place.ContentRoot), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	link := filepath.Join(e.paks, installer.ContentRoot, "pack-a")
+	link := filepath.Join(e.paks, place.ContentRoot, "pack-a")
 	if err := os.Symlink(elsewhere, link); err != nil {
 		t.Skip(err)
 	}
@@ -115,7 +117,7 @@ func TestContentLinkIsRefused(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(elsewhere, "a.pak"), []byte("precious"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	left, err := installer.RemoveContentLeftover(atomicfile.Renamer{}, e.paks, []string{installer.ContentRoot + "/pack-a/a.pak"})
+	left, err := place.RemoveContentLeftover(atomicfile.Renamer{}, e.paks, []string{place.ContentRoot + "/pack-a/a.pak"})
 	if !errors.Is(err, atomicfile.ErrLink) || len(left) != 1 {
 		t.Fatalf("RemoveContentLeftover through a link = %v, %v; want ErrLink and the path left", left, err)
 	}
@@ -162,7 +164,7 @@ func TestInstalledContentIsReadable(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := 0
-	filepath.Walk(filepath.Join(e.paks, installer.ContentRoot), func(path string, fi os.FileInfo, err error) error {
+	filepath.Walk(filepath.Join(e.paks, place.ContentRoot), func(path string, fi os.FileInfo, err error) error {
 		if err != nil {
 			return err
 		}
@@ -188,7 +190,7 @@ func TestStagingLeftoverRetriedNextPass(t *testing.T) {
 	e := newEnv(t)
 	p := e.open(t)
 	p.Close()
-	leftover := filepath.Join(e.state, installer.StagingDir, "x1", "content", "a.pak")
+	leftover := filepath.Join(e.state, store.StagingDir, "x1", "content", "a.pak")
 	if err := os.MkdirAll(filepath.Dir(leftover), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -220,26 +222,26 @@ func TestStagingLeftoverRetriedNextPass(t *testing.T) {
 	if _, err := p.Sync(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	if got := listFiles(t, filepath.Join(e.state, installer.StagingDir)); len(got) != 0 {
+	if got := listFiles(t, filepath.Join(e.state, store.StagingDir)); len(got) != 0 {
 		t.Fatalf("staging after the next pass holds %v; want it empty", got)
 	}
 }
 
 func TestDeployWarningsOncePerProblem(t *testing.T) {
 	err := errors.New("deploy native forge_doors.dll to D:/x: busy")
-	reps := []installer.FileReport{
-		{Component: "native", Name: "forge_doors.dll", Path: "D:/x", Status: installer.DeployFailed, Reason: err.Error()},
-		{Component: "lua", Name: "lifts.lua", Path: "D:/y", Status: installer.Unchanged},
+	reps := []deploy.FileReport{
+		{Component: "native", Name: "forge_doors.dll", Path: "D:/x", Status: deploy.DeployFailed, Reason: err.Error()},
+		{Component: "lua", Name: "lifts.lua", Path: "D:/y", Status: deploy.Unchanged},
 	}
 	w, failed := DeployWarnings(reps, err)
 	if len(w) != 1 || !failed {
 		t.Fatalf("DeployWarnings = %q, %v; want one warning and failed", w, failed)
 	}
-	w, failed = DeployWarnings([]installer.FileReport{{Component: "native", Name: "forge_doors.dll", Status: installer.DeployFailed, Reason: "native door module missing"}}, nil)
+	w, failed = DeployWarnings([]deploy.FileReport{{Component: "native", Name: "forge_doors.dll", Status: deploy.DeployFailed, Reason: "native door module missing"}}, nil)
 	if len(w) != 1 || failed {
 		t.Fatalf("DeployWarnings(missing module) = %q, %v; want a warning, not a failure", w, failed)
 	}
-	w, failed = DeployWarnings([]installer.FileReport{{Component: "native", Name: "forge_doors.dll", Path: "D:/x", Status: installer.StagedLocked, Reason: "held"}}, nil)
+	w, failed = DeployWarnings([]deploy.FileReport{{Component: "native", Name: "forge_doors.dll", Path: "D:/x", Status: deploy.StagedLocked, Reason: "held"}}, nil)
 	if len(w) != 1 || failed {
 		t.Fatalf("DeployWarnings(staged) = %q, %v; want a warning, not a failure", w, failed)
 	}

@@ -11,9 +11,9 @@ import (
 	"strings"
 
 	"github.com/mjolnir-forge/forgesync/api"
-	"github.com/mjolnir-forge/forgesync/installer"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/packset"
+	"github.com/mjolnir-forge/forgesync/store"
 )
 
 // The causes of a generation (SPEC §11).
@@ -33,17 +33,17 @@ const DefaultKeepGenerations = 10
 
 // generationPacks returns the installed packs of st as a generation lists
 // them, sorted by id.
-func generationPacks(st *installer.State) []installer.GenerationPack {
-	out := make([]installer.GenerationPack, len(st.Packs))
+func generationPacks(st *store.State) []store.GenerationPack {
+	out := make([]store.GenerationPack, len(st.Packs))
 	for i, r := range st.Packs {
-		out[i] = installer.GenerationPack{ID: r.ID, Version: r.Version, SHA256: r.ArchiveSHA256, Enabled: r.Enabled}
+		out[i] = store.GenerationPack{ID: r.ID, Version: r.Version, SHA256: r.ArchiveSHA256, Enabled: r.Enabled}
 	}
-	slices.SortFunc(out, func(a, b installer.GenerationPack) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortFunc(out, func(a, b store.GenerationPack) int { return strings.Compare(a.ID, b.ID) })
 	return out
 }
 
 // fingerprint is the set fingerprint (SPEC §10.1) of the enabled packs.
-func fingerprint(packs []installer.GenerationPack) string {
+func fingerprint(packs []store.GenerationPack) string {
 	var es []packset.Entry
 	for _, g := range packs {
 		if g.Enabled {
@@ -68,7 +68,7 @@ func (t *txn) recordGeneration() error {
 		}
 		n = last.N + 1
 	}
-	g := installer.Generation{N: n, Time: t.p.opts.Now().UTC(), Cause: t.cause, Fingerprint: fingerprint(packs), Packs: packs}
+	g := store.Generation{N: n, Time: t.p.opts.Now().UTC(), Cause: t.cause, Fingerprint: fingerprint(packs), Packs: packs}
 	// A new backing array: snapshots share the old one.
 	gens := append(slices.Clip(st.Generations), g)
 	keep := t.p.opts.KeepGenerations
@@ -86,7 +86,7 @@ func (t *txn) recordGeneration() error {
 		needed := neededKeys(st)
 		for _, d := range dropped {
 			for _, gp := range d.Packs {
-				key := installer.KeptKey(gp.ID, gp.Version, gp.SHA256)
+				key := store.KeptKey(gp.ID, gp.Version, gp.SHA256)
 				if name, ok := kept[key]; ok && !needed[key] && !slices.Contains(st.PendingArchives, name) {
 					st.PendingArchives = append(st.PendingArchives, name)
 				}
@@ -101,21 +101,21 @@ func (t *txn) recordGeneration() error {
 	return nil
 }
 
-// neededKeys returns the keys (installer.KeptKey) of every archive the
+// neededKeys returns the keys (store.KeptKey) of every archive the
 // installed packs, the kept generations and a journaled set need.
-func neededKeys(st *installer.State) map[string]bool {
+func neededKeys(st *store.State) map[string]bool {
 	out := map[string]bool{}
 	for _, r := range st.Packs {
-		out[installer.KeptKey(r.ID, r.Version, r.ArchiveSHA256)] = true
+		out[store.KeptKey(r.ID, r.Version, r.ArchiveSHA256)] = true
 	}
 	for _, g := range st.Generations {
 		for _, gp := range g.Packs {
-			out[installer.KeptKey(gp.ID, gp.Version, gp.SHA256)] = true
+			out[store.KeptKey(gp.ID, gp.Version, gp.SHA256)] = true
 		}
 	}
 	if ps := st.PendingSet; ps != nil {
 		for _, gp := range ps.Packs {
-			out[installer.KeptKey(gp.ID, gp.Version, gp.SHA256)] = true
+			out[store.KeptKey(gp.ID, gp.Version, gp.SHA256)] = true
 		}
 	}
 	return out
@@ -123,9 +123,9 @@ func neededKeys(st *installer.State) map[string]bool {
 
 // GenerationChanges returns what changed from prev (nil: nothing installed)
 // to g, sorted by id.
-func GenerationChanges(prev, g []installer.GenerationPack) []api.GenerationChange {
+func GenerationChanges(prev, g []store.GenerationPack) []api.GenerationChange {
 	out := []api.GenerationChange{}
-	old := make(map[string]installer.GenerationPack, len(prev))
+	old := make(map[string]store.GenerationPack, len(prev))
 	for _, p := range prev {
 		old[p.ID] = p
 	}
@@ -162,14 +162,14 @@ func GenerationChanges(prev, g []installer.GenerationPack) []api.GenerationChang
 
 // HistoryOf returns the history of generations (oldest first, as the state
 // keeps them), newest first.
-func HistoryOf(gens []installer.Generation, keptBytes int64) *api.History {
+func HistoryOf(gens []store.Generation, keptBytes int64) *api.History {
 	h := &api.History{KeptBytes: keptBytes, Generations: make([]api.HistoryGeneration, 0, len(gens))}
 	for i := len(gens) - 1; i >= 0; i-- {
-		var prev []installer.GenerationPack
+		var prev []store.GenerationPack
 		if i > 0 {
 			prev = gens[i-1].Packs
 		}
-		h.Generations = append(h.Generations, api.HistoryGeneration{Generation: gens[i], Changes: GenerationChanges(prev, gens[i].Packs)})
+		h.Generations = append(h.Generations, api.HistoryGeneration{Generation: apiGeneration(gens[i]), Changes: GenerationChanges(prev, gens[i].Packs)})
 	}
 	if len(gens) > 0 {
 		h.Current = gens[len(gens)-1].N
@@ -194,7 +194,7 @@ func (p *Pipeline) History() (*api.History, error) {
 // KeptBytes returns the bytes of every archive kept under the state folder
 // state: the installed packs' and the kept generations'.
 func KeptBytes(state string) (int64, error) {
-	entries, err := os.ReadDir(filepath.Join(state, installer.ArchivesDir))
+	entries, err := os.ReadDir(filepath.Join(state, store.ArchivesDir))
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, nil
 	}
@@ -212,14 +212,14 @@ func KeptBytes(state string) (int64, error) {
 
 // stateHistory is the part of the state file History needs.
 type stateHistory struct {
-	Generations installer.Generations `json:"generations"`
+	Generations store.Generations `json:"generations"`
 }
 
 // ReadHistory reads the history from the state folder without taking the
 // state lock (the state file is replaced atomically, so a read sees one
 // committed state): `forgesync history` works beside a running daemon.
 func ReadHistory(state string) (*api.History, error) {
-	data, err := atomicfile.ReadFile(filepath.Join(state, installer.StateFileName), installer.MaxStateBytes)
+	data, err := atomicfile.ReadFile(filepath.Join(state, store.StateFileName), store.MaxStateBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return HistoryOf(nil, 0), nil
 	}
@@ -228,7 +228,7 @@ func ReadHistory(state string) (*api.History, error) {
 	}
 	var sh stateHistory
 	if err := json.Unmarshal(data, &sh); err != nil {
-		return nil, fmt.Errorf("read history %s: %w", filepath.Join(state, installer.StateFileName), err)
+		return nil, fmt.Errorf("read history %s: %w", filepath.Join(state, store.StateFileName), err)
 	}
 	size, err := KeptBytes(state)
 	if err != nil {

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/mjolnir-forge/forgesync/api"
-	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/store"
 )
 
 // BenchmarkHistory measures `forgesync history` on a state of 1,000 packs
@@ -17,17 +17,17 @@ import (
 // Run: go test -run XXX -bench History -benchtime 50x ./pipeline
 func BenchmarkHistory(b *testing.B) {
 	e := newEnv(b)
-	store, err := installer.OpenStore(e.state, 0)
+	ps, err := store.OpenStore(e.state, 0)
 	if err != nil {
 		b.Fatal(err)
 	}
-	st := &installer.State{}
-	packs := make([]installer.GenerationPack, 1000)
+	st := &store.State{}
+	packs := make([]store.GenerationPack, 1000)
 	for i := range packs {
-		packs[i] = installer.GenerationPack{ID: fmt.Sprintf("pack-%05d", i), Version: "1.0.0", SHA256: fmt.Sprintf("%064x", i), Enabled: true}
+		packs[i] = store.GenerationPack{ID: fmt.Sprintf("pack-%05d", i), Version: "1.0.0", SHA256: fmt.Sprintf("%064x", i), Enabled: true}
 	}
 	for n := 1; n <= 10; n++ {
-		next := make([]installer.GenerationPack, len(packs))
+		next := make([]store.GenerationPack, len(packs))
 		copy(next, packs)
 		for j := range 10 {
 			k := (n*97 + j*13) % len(next)
@@ -35,16 +35,16 @@ func BenchmarkHistory(b *testing.B) {
 			next[k].SHA256 = fmt.Sprintf("%064x", n*100000+k)
 		}
 		packs = next
-		st.Generations = append(st.Generations, installer.Generation{N: n, Cause: CauseDrop, Fingerprint: fingerprint(packs), Packs: packs})
+		st.Generations = append(st.Generations, store.Generation{N: n, Cause: CauseDrop, Fingerprint: fingerprint(packs), Packs: packs})
 	}
 	for _, gp := range packs {
-		st.Packs = append(st.Packs, installer.PackRecord{ID: gp.ID, Version: gp.Version, Enabled: true, ArchiveSHA256: gp.SHA256,
-			Archive: installer.KeptKey(gp.ID, gp.Version, gp.SHA256) + ".zip", Manifest: gp.ID + ".json"})
+		st.Packs = append(st.Packs, store.PackRecord{ID: gp.ID, Version: gp.Version, Enabled: true, ArchiveSHA256: gp.SHA256,
+			Archive: store.KeptKey(gp.ID, gp.Version, gp.SHA256) + ".zip", Manifest: gp.ID + ".json"})
 	}
-	if err := store.Save(st); err != nil {
+	if err := ps.Save(st); err != nil {
 		b.Fatal(err)
 	}
-	store.Close()
+	ps.Close()
 	cpu := cpuTime()
 	for b.Loop() {
 		h, err := ReadHistory(e.state)

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/mjolnir-forge/forgesync/api"
-	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/store"
 )
 
 // TestDamagedGenerations damages the generations recorded in packs.json
@@ -38,7 +38,7 @@ func TestDamagedGenerations(t *testing.T) {
 			e.dropPack(t, "good.zip", spec{id: "good-pack", version: "1.0.0", doors: 1})
 			mustSync(t, p, map[string]api.Result{"good.zip": api.ResultInstalled})
 			p.Close()
-			path := filepath.Join(e.state, installer.StateFileName)
+			path := filepath.Join(e.state, store.StateFileName)
 			data, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatal(err)
@@ -67,7 +67,7 @@ func TestDamagedGenerations(t *testing.T) {
 					_, err = p.Sync(t.Context())
 					p.Close()
 				}
-				if err != nil && (!errors.Is(err, installer.ErrStateRefused) || !strings.Contains(err.Error(), path)) {
+				if err != nil && (!errors.Is(err, store.ErrStateRefused) || !strings.Contains(err.Error(), path)) {
 					t.Errorf("Open and Sync with generations %s = %v; want them to work or a refusal naming %s", tc.name, err, path)
 				}
 				if _, err := ReadHistory(e.state); err != nil && !strings.Contains(err.Error(), path) {

@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/mjolnir-forge/forgesync/api"
-	"github.com/mjolnir-forge/forgesync/installer"
 	"github.com/mjolnir-forge/forgesync/internal/errkind"
+	"github.com/mjolnir-forge/forgesync/store"
 )
 
 // TestRollbackToEveryGeneration walks install → upgrade → disable → drop of
@@ -127,15 +127,15 @@ func TestKeepGenerationsBoundsArchives(t *testing.T) {
 	var wantKeys []string
 	for _, g := range h.Generations {
 		for _, gp := range g.Packs {
-			wantKeys = append(wantKeys, installer.KeptKey(gp.ID, gp.Version, gp.SHA256))
+			wantKeys = append(wantKeys, store.KeptKey(gp.ID, gp.Version, gp.SHA256))
 		}
 	}
 	slices.Sort(wantKeys)
 	var gotKeys []string
 	var size int64
-	for _, f := range listFiles(t, filepath.Join(e.state, installer.ArchivesDir)) {
-		gotKeys = append(gotKeys, installer.KeyOfKept(f))
-		info, err := os.Stat(filepath.Join(e.state, installer.ArchivesDir, f))
+	for _, f := range listFiles(t, filepath.Join(e.state, store.ArchivesDir)) {
+		gotKeys = append(gotKeys, store.KeyOfKept(f))
+		info, err := os.Stat(filepath.Join(e.state, store.ArchivesDir, f))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -201,11 +201,11 @@ func TestRollbackOverLimitsRefused(t *testing.T) {
 	mustSync(t, p, map[string]api.Result{"b.zip": api.ResultInstalled})
 	p.Close()
 
-	store, err := installer.OpenStore(e.state, 0)
+	ps, err := store.OpenStore(e.state, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Load()
+	st, err := ps.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,10 +213,10 @@ func TestRollbackOverLimitsRefused(t *testing.T) {
 	for i := range g.Packs {
 		g.Packs[i].Enabled = true // 300 doors
 	}
-	if err := store.Save(st); err != nil {
+	if err := ps.Save(st); err != nil {
 		t.Fatal(err)
 	}
-	store.Close()
+	ps.Close()
 	p = e.open(t)
 	before := e.machine(t)
 	_, err = p.Rollback(t.Context(), g.N)

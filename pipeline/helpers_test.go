@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/mjolnir-forge/forgesync/api"
-	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/intake"
 	"github.com/mjolnir-forge/forgesync/inventory"
 )
 
@@ -33,7 +33,7 @@ func envAt(root string) *env {
 }
 
 func (e *env) options() Options {
-	return Options{Drop: e.drop, Mods: e.mods, Paks: e.paks, State: e.state, KeepGenerations: e.keep}
+	return Options{Drop: e.drop, Mods: e.mods, Paks: e.paks, State: e.state, KeepGenerations: e.keep, Extractor: testExtractor.Load()}
 }
 
 func (e *env) open(t testing.TB) *Pipeline {
@@ -98,7 +98,7 @@ func (s spec) manifest() string {
 func (s spec) zip(t testing.TB, path string) {
 	t.Helper()
 	dir := t.TempDir()
-	files := []installer.File{}
+	files := []intake.File{}
 	write := func(rel, data string) {
 		p := filepath.Join(dir, filepath.FromSlash(rel))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -107,7 +107,7 @@ func (s spec) zip(t testing.TB, path string) {
 		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		files = append(files, installer.File{Path: rel, Size: int64(len(data))})
+		files = append(files, intake.File{Path: rel, Size: int64(len(data))})
 	}
 	write(inventory.ManifestName, s.manifest())
 	for name, data := range s.content {
@@ -117,7 +117,7 @@ func (s spec) zip(t testing.TB, path string) {
 		write(name, data)
 	}
 	var buf bytes.Buffer
-	if err := installer.WritePackZip(&buf, os.DirFS(dir), files); err != nil {
+	if err := intake.WritePackZip(&buf, os.DirFS(dir), files); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

@@ -2,32 +2,61 @@ package pipeline
 
 import (
 	"os"
+	"sync/atomic"
 	"testing"
 
-	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/intake"
 )
 
 // envUnpackChild makes this test binary the unpacking child of
-// installer.Isolation: every archive of these tests is unpacked in a
+// intake.Isolation: every archive of these tests is unpacked in a
 // process of its own, as the program does.
 const envUnpackChild = "FORGESYNC_TEST_UNPACK_CHILD"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(envUnpackChild) != "" {
-		os.Exit(installer.RunChild(os.Stdin, os.Stdout))
+		os.Exit(intake.RunChild(os.Stdin, os.Stdout))
 	}
-	if os.Getenv(envChild) == "" && os.Getenv(envPoison) == "" {
-		// The crash tests' children run a whole sync each, at every step
-		// boundary: they unpack in process, to keep them quick.
-		installer.Isolate(testIsolation())
-	}
+	useIsolation(testIsolation())
 	os.Exit(m.Run())
+}
+
+// testExtractor is the Extractor of the pipelines the tests open
+// (env.options): this test binary as the child, unless a test swaps it.
+var testExtractor atomic.Pointer[intake.Extractor]
+
+// useIsolation makes the pipelines opened from now on unpack in the
+// children iso starts.
+func useIsolation(iso *intake.Isolation) *intake.Extractor {
+	x, err := intake.NewExtractor(*iso)
+	if err != nil {
+		panic(err)
+	}
+	testExtractor.Store(x)
+	return x
+}
+
+// isolateFor runs the rest of the test with the children iso starts, for
+// p and the pipelines opened from now on, and restores the tests' own.
+func isolateFor(t *testing.T, p *Pipeline, iso *intake.Isolation) {
+	t.Helper()
+	old := testExtractor.Load()
+	x := useIsolation(iso)
+	if p != nil {
+		p.opts.Extractor = x
+	}
+	t.Cleanup(func() {
+		testExtractor.Store(old)
+		if p != nil {
+			p.opts.Extractor = old
+		}
+	})
 }
 
 // testIsolation runs this test binary as the child; under the race
 // detector, whose shadow memory counts against it, without a memory limit.
-func testIsolation() *installer.Isolation {
-	iso := &installer.Isolation{Command: []string{os.Args[0]}, Env: []string{envUnpackChild + "=1"}}
+func testIsolation() *intake.Isolation {
+	iso := &intake.Isolation{Command: []string{os.Args[0]}, Env: []string{envUnpackChild + "=1"}}
 	if raceEnabled {
 		iso.Memory = 1 << 40
 	}

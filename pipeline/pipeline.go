@@ -20,12 +20,13 @@ import (
 	"time"
 
 	"github.com/mjolnir-forge/forgesync/api"
-	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/intake"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/internal/errkind"
 	"github.com/mjolnir-forge/forgesync/internal/samepath"
 	"github.com/mjolnir-forge/forgesync/inventory"
 	"github.com/mjolnir-forge/forgesync/rejection"
+	"github.com/mjolnir-forge/forgesync/store"
 )
 
 // Options configure a Pipeline.
@@ -35,8 +36,11 @@ type Options struct {
 	Paks  string // pack content goes to Paks/MJOLNIRForge/<id>
 	State string // the daemon's own data
 
-	Limits installer.Limits
-	Log    *slog.Logger
+	Limits intake.Limits
+	// Extractor unpacks every archive, each in its child process; it is
+	// required.
+	Extractor *intake.Extractor
+	Log       *slog.Logger
 	// LockWait is how long to wait for another process holding the state.
 	LockWait time.Duration
 	// Now gives the time recorded in the state; nil means time.Now.
@@ -79,12 +83,12 @@ type (
 // not be called concurrently; the daemon serialises them.
 type Pipeline struct {
 	opts  Options
-	store *installer.Store
+	store *store.Store
 	log   *slog.Logger
 	// st and packs cache the state and its decoded packs between
 	// transactions: while the lock is held no one else writes them. A
 	// failed transaction drops them (its changes were never saved).
-	st    *installer.State
+	st    *store.State
 	packs []inventory.InstalledPack
 	// unclaimed are the waiting outcomes of the archives Claim could not
 	// move into processing, for its transaction's summary.
@@ -130,8 +134,8 @@ func Open(ctx context.Context, opts Options) (*Pipeline, *Summary, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	if opts.Limits == (installer.Limits{}) {
-		opts.Limits = installer.DefaultLimits()
+	if opts.Limits == (intake.Limits{}) {
+		opts.Limits = intake.DefaultLimits()
 	}
 	for _, d := range []string{opts.Drop, opts.Mods, opts.Paks, opts.State} {
 		if d == "" {
@@ -141,6 +145,9 @@ func Open(ctx context.Context, opts Options) (*Pipeline, *Summary, error) {
 	if err := CheckPlaces(opts.Drop, opts.State, opts.Paks); err != nil {
 		return nil, nil, err
 	}
+	if opts.Extractor == nil {
+		return nil, nil, errors.New("pipeline: an Extractor is required: archives are unpacked only in its child process")
+	}
 	// The inventory folder first: the default drop lies inside it, and
 	// neither may be created through a link.
 	if err := atomicfile.MkdirNoLinks(opts.Mods, filepath.Base(InventoryDir(opts.Mods)), 0o755); err != nil {
@@ -149,14 +156,14 @@ func Open(ctx context.Context, opts Options) (*Pipeline, *Summary, error) {
 	if err := os.MkdirAll(opts.Drop, 0o755); err != nil {
 		return nil, nil, fmt.Errorf("create drop folder: %w", err)
 	}
-	store, err := installer.OpenStore(opts.State, opts.LockWait)
+	ps, err := store.OpenStore(opts.State, opts.LockWait)
 	if err != nil {
 		return nil, nil, err
 	}
-	p := &Pipeline{opts: opts, store: store, log: opts.Log}
+	p := &Pipeline{opts: opts, store: ps, log: opts.Log}
 	sum, err := p.recover(ctx)
 	if err != nil {
-		store.Close()
+		ps.Close()
 		return nil, nil, err
 	}
 	return p, sum, nil
@@ -184,7 +191,7 @@ func CheckPlaces(drop, state, paks string) error {
 // crash or of a removal a scanner blocked. What still cannot go is logged
 // and tried again at the next pass.
 func (p *Pipeline) cleanStaging(r atomicfile.Renamer) {
-	staging := p.store.Path(installer.StagingDir)
+	staging := p.store.Path(store.StagingDir)
 	entries, _ := os.ReadDir(staging)
 	for _, e := range entries {
 		if err := atomicfile.RemoveAll(r, filepath.Join(staging, e.Name())); err != nil {
@@ -206,7 +213,7 @@ func (p *Pipeline) emit(d api.EventData) {
 // claimed reports an archive now in processing, with its size.
 func (p *Pipeline) claimed(name string) {
 	var size int64
-	if info, err := os.Stat(p.store.Path(installer.ProcessingDir, name)); err == nil {
+	if info, err := os.Stat(p.store.Path(store.ProcessingDir, name)); err == nil {
 		size = info.Size()
 	}
 	p.emit(api.ArchiveSeen{Archive: name, Size: size})
@@ -221,7 +228,7 @@ func (p *Pipeline) step(name string) {
 // recover finishes whatever a crash interrupted; see Open.
 func (p *Pipeline) recover(ctx context.Context) (*Summary, error) {
 	p.cleanStaging(p.opts.Renamer)
-	for _, d := range []string{p.store.Dir, InventoryDir(p.opts.Mods), p.opts.Drop, p.store.Path(installer.ArchivesDir)} {
+	for _, d := range []string{p.store.Dir, InventoryDir(p.opts.Mods), p.opts.Drop, p.store.Path(store.ArchivesDir)} {
 		// A temp file held by a scanner is no reason not to start: it is
 		// tried again at the next start.
 		if removed, err := atomicfile.CleanTemps(d); err != nil {
@@ -276,7 +283,7 @@ func (p *Pipeline) claim(ctx context.Context, names []string, trigger string) (*
 	now := p.opts.Now()
 	for _, n := range names {
 		src := filepath.Join(p.opts.Drop, n)
-		dst := p.store.Path(installer.ProcessingDir, n)
+		dst := p.store.Path(store.ProcessingDir, n)
 		if f, ok := p.faulted[n]; ok && now.Before(f.retry) {
 			p.unclaimed = append(p.unclaimed, Outcome{Archive: n, Result: api.ResultWaiting, Reasons: []rejection.Reason{f.reason}})
 			continue
@@ -312,7 +319,7 @@ func (p *Pipeline) claim(ctx context.Context, names []string, trigger string) (*
 // reinstall with other bytes and a downgrade.
 func (p *Pipeline) Install(ctx context.Context, archive string, force bool) (*Summary, error) {
 	name := filepath.Base(archive)
-	dst := p.store.Path(installer.ProcessingDir, name)
+	dst := p.store.Path(store.ProcessingDir, name)
 	in, err := os.Open(archive)
 	if err != nil {
 		return nil, fmt.Errorf("install: %w", err)
@@ -356,7 +363,7 @@ func (p *Pipeline) Packs() ([]inventory.InstalledPack, error) {
 }
 
 // state returns the cached state, loading it on first use.
-func (p *Pipeline) state() (*installer.State, error) {
+func (p *Pipeline) state() (*store.State, error) {
 	if p.st == nil {
 		st, err := p.store.Load()
 		if err != nil {
@@ -369,7 +376,7 @@ func (p *Pipeline) state() (*installer.State, error) {
 
 // decoded returns the packs of st, reading and validating their stored
 // manifests on first use, sorted by id.
-func (p *Pipeline) decoded(st *installer.State) ([]inventory.InstalledPack, error) {
+func (p *Pipeline) decoded(st *store.State) ([]inventory.InstalledPack, error) {
 	if p.packs != nil {
 		return p.packs, nil
 	}
@@ -406,20 +413,20 @@ type change struct {
 
 // cleanIncoming removes the archives in incoming/ that no journaled set
 // names: a set apply interrupted before its journal changed nothing.
-func (p *Pipeline) cleanIncoming(st *installer.State) error {
+func (p *Pipeline) cleanIncoming(st *store.State) error {
 	keep := map[string]bool{}
 	if st.PendingSet != nil {
 		for _, gp := range st.PendingSet.Packs {
 			keep[gp.SHA256] = true
 		}
 	}
-	entries, err := os.ReadDir(p.store.Path(installer.IncomingDir))
+	entries, err := os.ReadDir(p.store.Path(store.IncomingDir))
 	if err != nil {
 		return fmt.Errorf("clean incoming archives: %w", err)
 	}
 	for _, e := range entries {
 		if !keep[e.Name()] {
-			if err := atomicfile.RemoveAll(p.opts.Renamer, p.store.Path(installer.IncomingDir, e.Name())); err != nil {
+			if err := atomicfile.RemoveAll(p.opts.Renamer, p.store.Path(store.IncomingDir, e.Name())); err != nil {
 				return fmt.Errorf("clean incoming archives: %w", err)
 			}
 		}
@@ -440,7 +447,7 @@ func ReadyArchives(drop string) ([]string, error) {
 	}
 	var names []string
 	for _, e := range entries {
-		if !e.Type().IsRegular() || installer.IgnoredDropName(e.Name()) {
+		if !e.Type().IsRegular() || intake.IgnoredDropName(e.Name()) {
 			continue
 		}
 		names = append(names, e.Name())

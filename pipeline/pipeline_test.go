@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"github.com/mjolnir-forge/forgesync/api"
-	"github.com/mjolnir-forge/forgesync/installer"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/internal/errkind"
 	"github.com/mjolnir-forge/forgesync/inventory"
+	"github.com/mjolnir-forge/forgesync/store"
 )
 
 func TestSyncInstallsAndPublishes(t *testing.T) {
@@ -55,7 +55,7 @@ func TestSyncInstallsAndPublishes(t *testing.T) {
 	if got := listFiles(t, e.drop); !slices.Equal(got, []string{"big.zip.part", "rejected/bad.zip", "rejected/bad.zip.txt", "rejected/notes.txt", "rejected/notes.txt.txt"}) {
 		t.Fatalf("drop holds %v", got)
 	}
-	if left := listFiles(t, filepath.Join(e.state, installer.ProcessingDir)); len(left) != 0 {
+	if left := listFiles(t, filepath.Join(e.state, store.ProcessingDir)); len(left) != 0 {
 		t.Fatalf("processing still holds %v", left)
 	}
 	// A second pass with nothing new rewrites nothing.
@@ -110,7 +110,7 @@ func TestVersionRules(t *testing.T) {
 	if got := listFiles(t, e.paks); !slices.Equal(got, []string{"MJOLNIRForge/abc-pack/keep.pak", "MJOLNIRForge/abc-pack/new.pak"}) {
 		t.Fatalf("paks after upgrade = %v", got)
 	}
-	if got := listFiles(t, filepath.Join(e.state, installer.ArchivesDir)); len(got) != 1 || !strings.HasPrefix(got[0], "abc-pack-1.1.0-") {
+	if got := listFiles(t, filepath.Join(e.state, store.ArchivesDir)); len(got) != 1 || !strings.HasPrefix(got[0], "abc-pack-1.1.0-") {
 		t.Fatalf("kept archives = %v; want only 1.1.0", got)
 	}
 
@@ -189,7 +189,7 @@ func TestDisableRemoveAndLimits(t *testing.T) {
 	if got := e.inv("doors.txt"); got != "forge-doors 1\n" {
 		t.Fatalf("doors.txt after removing every door pack = %q", got)
 	}
-	if got := listFiles(t, filepath.Join(e.state, installer.ArchivesDir)); len(got) != 0 {
+	if got := listFiles(t, filepath.Join(e.state, store.ArchivesDir)); len(got) != 0 {
 		t.Fatalf("kept archives after removal: %v", got)
 	}
 }
@@ -208,7 +208,7 @@ func TestSecondWriterIsRefused(t *testing.T) {
 	e := newEnv(t)
 	e.open(t)
 	_, _, err := Open(t.Context(), e.options())
-	if !errors.Is(err, installer.ErrLocked) || !strings.Contains(err.Error(), "pid") {
+	if !errors.Is(err, store.ErrLocked) || !strings.Contains(err.Error(), "pid") {
 		t.Fatalf("second Open = %v; want ErrLocked naming the pid", err)
 	}
 }
@@ -257,10 +257,10 @@ func TestFailedPublishLosesNothing(t *testing.T) {
 	if !strings.Contains(e.inv("installed.txt"), "pack-a") {
 		t.Fatalf("installed.txt lacks the pack:\n%s", e.inv("installed.txt"))
 	}
-	if got := listFiles(t, filepath.Join(e.state, installer.ArchivesDir)); len(got) != 1 {
+	if got := listFiles(t, filepath.Join(e.state, store.ArchivesDir)); len(got) != 1 {
 		t.Fatalf("kept archives = %v; want the one installed", got)
 	}
-	if got := listFiles(t, filepath.Join(e.state, installer.ProcessingDir)); len(got) != 0 {
+	if got := listFiles(t, filepath.Join(e.state, store.ProcessingDir)); len(got) != 0 {
 		t.Fatalf("processing holds %v", got)
 	}
 }
@@ -271,7 +271,7 @@ func TestFailedPublishLosesNothing(t *testing.T) {
 func TestUncommittedArchiveRequeued(t *testing.T) {
 	e := newEnv(t)
 	p := e.open(t)
-	spec{id: "pack-b", version: "1.0.0", lifts: 1}.zip(t, filepath.Join(e.state, installer.ArchivesDir, "pack-b-1.0.0-0123456789ab.zip"))
+	spec{id: "pack-b", version: "1.0.0", lifts: 1}.zip(t, filepath.Join(e.state, store.ArchivesDir, "pack-b-1.0.0-0123456789ab.zip"))
 	sum, err := p.Sync(t.Context())
 	if err != nil || results(sum)["pack-b-1.0.0-0123456789ab.zip"] != api.ResultInstalled {
 		t.Fatalf("Sync = %+v, %v; want the stranded archive installed", sum, err)
@@ -286,11 +286,11 @@ func TestStoredManifestNumbers(t *testing.T) {
 	p := e.open(t)
 	e.dropPack(t, "tiny.zip", spec{id: "tiny-hold", version: "1.0.0", doors: 1, hold: "1e-7"})
 	mustSync(t, p, map[string]api.Result{"tiny.zip": api.ResultInstalled})
-	stored := listFiles(t, filepath.Join(e.state, installer.ManifestsDir))
+	stored := listFiles(t, filepath.Join(e.state, store.ManifestsDir))
 	if len(stored) != 1 {
 		t.Fatalf("stored manifests = %v; want one", stored)
 	}
-	data, err := os.ReadFile(filepath.Join(e.state, installer.ManifestsDir, stored[0]))
+	data, err := os.ReadFile(filepath.Join(e.state, store.ManifestsDir, stored[0]))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,12 +9,12 @@ import (
 	"testing"
 
 	"github.com/mjolnir-forge/forgesync/api"
-	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/intake"
 )
 
 // dyingUnpacker makes the isolated unpacker die (exit 3, saying nothing)
 // on its first die starts, then work; it returns the file counting starts.
-func dyingUnpacker(t *testing.T, die int) string {
+func dyingUnpacker(t *testing.T, p *Pipeline, die int) string {
 	t.Helper()
 	dir := t.TempDir()
 	count := filepath.Join(dir, "starts")
@@ -27,8 +27,7 @@ func dyingUnpacker(t *testing.T, die int) string {
 	iso := testIsolation()
 	iso.Command = []string{"/bin/sh", script}
 	iso.Env = append(iso.Env, "STARTS="+count, "DIE="+string(rune('0'+die)), "TESTBIN="+os.Args[0])
-	installer.Isolate(iso)
-	t.Cleanup(func() { installer.Isolate(testIsolation()) })
+	isolateFor(t, p, iso)
 	return count
 }
 
@@ -47,7 +46,7 @@ func starts(t *testing.T, count string) string {
 func TestUnpackerDiesOnceIsRetried(t *testing.T) {
 	e := newEnv(t)
 	p := e.open(t)
-	count := dyingUnpacker(t, 1)
+	count := dyingUnpacker(t, p, 1)
 	e.dropPack(t, "a1.zip", spec{id: "pack-a", version: "1.0.0"})
 	mustSync(t, p, map[string]api.Result{"a1.zip": api.ResultInstalled})
 	if n := starts(t, count); n != "2" {
@@ -60,14 +59,14 @@ func TestUnpackerDiesOnceIsRetried(t *testing.T) {
 func TestPoisonAfterThreeDeaths(t *testing.T) {
 	e := newEnv(t)
 	p := e.open(t)
-	count := dyingUnpacker(t, 9)
+	count := dyingUnpacker(t, p, 9)
 	e.dropPack(t, "a1.zip", spec{id: "pack-a", version: "1.0.0"})
 	sum := mustSync(t, p, map[string]api.Result{"a1.zip": api.ResultRejected})
 	if n := starts(t, count); n != "3" {
 		t.Fatalf("the unpacker started %s times; want 3", n)
 	}
 	r := rejectedReasons(sum, "a1.zip")
-	if len(r) != 1 || !strings.HasPrefix(r[0], installer.RuleUnpackerCrashed) || !strings.Contains(r[0], "3 times") {
+	if len(r) != 1 || !strings.HasPrefix(r[0], intake.RuleUnpackerCrashed) || !strings.Contains(r[0], "3 times") {
 		t.Fatalf("reasons = %q; want the crash rule, 3 times", r)
 	}
 }

@@ -14,8 +14,10 @@ import (
 	"testing"
 
 	"github.com/mjolnir-forge/forgesync/api"
-	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/intake"
 	"github.com/mjolnir-forge/forgesync/internal/toolcheck"
+	"github.com/mjolnir-forge/forgesync/place"
+	"github.com/mjolnir-forge/forgesync/store"
 )
 
 // rejectedReasons returns the reasons of the named archive's rejection.
@@ -44,8 +46,8 @@ func TestInstallFailureIsRejection(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	must(os.MkdirAll(filepath.Join(e.paks, installer.ContentRoot), 0o755))
-	must(os.WriteFile(filepath.Join(e.paks, installer.ContentRoot, "blocked-pack"), []byte("in the way"), 0o644))
+	must(os.MkdirAll(filepath.Join(e.paks, place.ContentRoot), 0o755))
+	must(os.WriteFile(filepath.Join(e.paks, place.ContentRoot, "blocked-pack"), []byte("in the way"), 0o644))
 	p := e.open(t)
 	sum := mustSync(t, p, map[string]api.Result{"blocked.zip": api.ResultRejected, "good.zip": api.ResultInstalled})
 	if r := rejectedReasons(sum, "blocked.zip"); len(r) != 1 || !strings.HasPrefix(r[0], RuleInstallFailed+": could not install the pack: ") {
@@ -54,10 +56,10 @@ func TestInstallFailureIsRejection(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(e.drop, RejectedDir, "blocked.zip")); err != nil {
 		t.Errorf("rejected archive not in drop/rejected: %v", err)
 	}
-	if got := listFiles(t, filepath.Join(e.state, installer.ProcessingDir)); len(got) != 0 {
+	if got := listFiles(t, filepath.Join(e.state, store.ProcessingDir)); len(got) != 0 {
 		t.Errorf("processing holds %v; want nothing", got)
 	}
-	if got := listFiles(t, filepath.Join(e.state, installer.ArchivesDir)); len(got) != 1 || !strings.HasPrefix(got[0], "good-pack-") {
+	if got := listFiles(t, filepath.Join(e.state, store.ArchivesDir)); len(got) != 1 || !strings.HasPrefix(got[0], "good-pack-") {
 		t.Errorf("kept archives = %v; want good-pack's only", got)
 	}
 	if !strings.Contains(e.inv("installed.json"), `"good-pack"`) || strings.Contains(e.inv("installed.json"), `"blocked-pack"`) {
@@ -177,8 +179,7 @@ func TestUnpackerLimitIsRejection(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector's shadow memory counts against the limit")
 	}
-	installer.Isolate(&installer.Isolation{Command: []string{os.Args[0]}, Env: []string{envUnpackChild + "=1"}, Memory: 128 << 20})
-	t.Cleanup(func() { installer.Isolate(testIsolation()) })
+	isolateFor(t, nil, &intake.Isolation{Command: []string{os.Args[0]}, Env: []string{envUnpackChild + "=1"}, Memory: 128 << 20})
 	e := newEnv(t)
 	e.dropPack(t, "good.zip", spec{id: "good-pack", version: "1.0.0"})
 	src := filepath.Join(t.TempDir(), "big.zip")
@@ -209,7 +210,7 @@ func TestUnpackerLimitIsRejection(t *testing.T) {
 	}
 	p := e.open(t)
 	sum := mustSync(t, p, map[string]api.Result{"big.7z": api.ResultRejected, "good.zip": api.ResultInstalled})
-	if r := rejectedReasons(sum, "big.7z"); len(r) != 1 || !strings.HasPrefix(r[0], installer.RuleUnpackMemory) {
+	if r := rejectedReasons(sum, "big.7z"); len(r) != 1 || !strings.HasPrefix(r[0], intake.RuleUnpackMemory) {
 		t.Errorf("reasons = %q; want the memory limit", r)
 	}
 }

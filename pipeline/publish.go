@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/mjolnir-forge/forgesync/installer"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
+	"github.com/mjolnir-forge/forgesync/store"
 
 	"github.com/mjolnir-forge/forgesync/inventory"
 	"github.com/mjolnir-forge/forgesync/inventory/publish"
@@ -49,7 +49,7 @@ const maxInventoryBytes = 256 << 20
 
 // inventoryCurrent reports whether the inventory files on disk are exactly
 // those last published from st, so that nothing needs rendering.
-func (p *Pipeline) inventoryCurrent(st *installer.State) bool {
+func (p *Pipeline) inventoryCurrent(st *store.State) bool {
 	names := render.Names()
 	if len(st.Inventory) != len(names) {
 		return false

@@ -14,13 +14,15 @@ import (
 	"strings"
 
 	"github.com/mjolnir-forge/forgesync/api"
-	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/intake"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/internal/errkind"
 	"github.com/mjolnir-forge/forgesync/internal/semver"
 	"github.com/mjolnir-forge/forgesync/inventory"
 	"github.com/mjolnir-forge/forgesync/inventory/render"
 	"github.com/mjolnir-forge/forgesync/packset"
+	"github.com/mjolnir-forge/forgesync/place"
+	"github.com/mjolnir-forge/forgesync/store"
 	"github.com/mjolnir-forge/forgesync/verdict"
 )
 
@@ -79,7 +81,7 @@ func newSetResult() *SetResult {
 
 // setChange is a set apply or a rollback in a transaction.
 type setChange struct {
-	installer.PendingSet
+	store.PendingSet
 	source ArchiveSource
 }
 
@@ -92,17 +94,17 @@ type setChange struct {
 // published; a refusal ([errkind.Refused], naming the packs) changes nothing. A
 // set the machine already has publishes nothing.
 func (p *Pipeline) ApplySet(ctx context.Context, pins []packset.Entry, opts SetOptions) (*Summary, error) {
-	packs := make([]installer.GenerationPack, 0, len(pins))
+	packs := make([]store.GenerationPack, 0, len(pins))
 	seen := map[string]bool{}
 	for _, e := range pins {
 		if seen[e.ID] {
 			return nil, fmt.Errorf("apply set: pack %s is pinned twice: %w", e.ID, errkind.Refused)
 		}
 		seen[e.ID] = true
-		packs = append(packs, installer.GenerationPack{ID: e.ID, Version: e.Version, SHA256: e.SHA256, Enabled: true})
+		packs = append(packs, store.GenerationPack{ID: e.ID, Version: e.Version, SHA256: e.SHA256, Enabled: true})
 	}
-	slices.SortFunc(packs, func(a, b installer.GenerationPack) int { return strings.Compare(a.ID, b.ID) })
-	sc := &setChange{PendingSet: installer.PendingSet{Cause: CauseSet, Prune: opts.Prune, Packs: packs}, source: opts.Source}
+	slices.SortFunc(packs, func(a, b store.GenerationPack) int { return strings.Compare(a.ID, b.ID) })
+	sc := &setChange{PendingSet: store.PendingSet{Cause: CauseSet, Prune: opts.Prune, Packs: packs}, source: opts.Source}
 	return p.transact(ctx, &change{set: sc}, false, nil, CauseSet)
 }
 
@@ -122,7 +124,7 @@ func (p *Pipeline) Rollback(ctx context.Context, n int) (*Summary, error) {
 		}
 		n = gens[len(gens)-2].N
 	}
-	i := slices.IndexFunc(gens, func(g installer.Generation) bool { return g.N == n })
+	i := slices.IndexFunc(gens, func(g store.Generation) bool { return g.N == n })
 	if i < 0 {
 		kept := "none"
 		switch {
@@ -133,7 +135,7 @@ func (p *Pipeline) Rollback(ctx context.Context, n int) (*Summary, error) {
 		}
 		return nil, sentence{fmt.Sprintf("generation %d is not kept (kept: %s; see `forgesync history`)", n, kept), ErrNoGeneration}
 	}
-	sc := &setChange{PendingSet: installer.PendingSet{Cause: CauseRollback, Prune: true, Packs: slices.Clone(gens[i].Packs)}}
+	sc := &setChange{PendingSet: store.PendingSet{Cause: CauseRollback, Prune: true, Packs: slices.Clone(gens[i].Packs)}}
 	sum, err := p.transact(ctx, &change{set: sc}, false, nil, CauseRollback)
 	if sum != nil {
 		sum.RolledBackTo = n
@@ -143,7 +145,7 @@ func (p *Pipeline) Rollback(ctx context.Context, n int) (*Summary, error) {
 
 // prepared is a pinned archive extracted and validated for a set apply.
 type prepared struct {
-	staged   *installer.Staged
+	staged   *intake.Staged
 	manifest *inventory.Manifest
 }
 
@@ -187,7 +189,7 @@ func (t *txn) applySet(ctx context.Context, sc *setChange) error {
 		if fresh {
 			fetched = append(fetched, path)
 		}
-		rep, staged, err := verdict.Archive(ctx, path, p.store.Path(installer.StagingDir), p.opts.Limits, nil)
+		rep, staged, err := verdict.Archive(ctx, p.opts.Extractor, path, p.store.Path(store.StagingDir), p.opts.Limits, nil)
 		if err != nil {
 			return fmt.Errorf("apply set: %s %s: %w", pin.ID, pin.Version, err)
 		}
@@ -233,12 +235,12 @@ func (t *txn) applySet(ctx context.Context, sc *setChange) error {
 // findArchive returns the path of pin's archive: kept in the store, left
 // in incoming/ by an interrupted apply, or copied there from source and
 // checked against the pin's SHA-256 (fresh).
-func (t *txn) findArchive(ctx context.Context, kept map[string]string, pin installer.GenerationPack, source ArchiveSource) (path string, fresh bool, err error) {
+func (t *txn) findArchive(ctx context.Context, kept map[string]string, pin store.GenerationPack, source ArchiveSource) (path string, fresh bool, err error) {
 	p := t.p
-	if name, ok := kept[installer.KeptKey(pin.ID, pin.Version, pin.SHA256)]; ok {
-		return p.store.Path(installer.ArchivesDir, name), false, nil
+	if name, ok := kept[store.KeptKey(pin.ID, pin.Version, pin.SHA256)]; ok {
+		return p.store.Path(store.ArchivesDir, name), false, nil
 	}
-	in := p.store.Path(installer.IncomingDir, pin.SHA256)
+	in := p.store.Path(store.IncomingDir, pin.SHA256)
 	if _, err := os.Stat(in); err == nil {
 		return in, false, nil
 	}
@@ -322,7 +324,7 @@ func linkVerified(src, dst, want string) error {
 
 // setPacks returns the installed set a set change makes, for the checks.
 func (t *txn) setPacks(sc *setChange, ready map[string]*prepared) []inventory.InstalledPack {
-	pins := map[string]installer.GenerationPack{}
+	pins := map[string]store.GenerationPack{}
 	for _, pin := range sc.Packs {
 		pins[pin.ID] = pin
 	}
@@ -349,7 +351,7 @@ func (t *txn) setPacks(sc *setChange, ready map[string]*prepared) []inventory.In
 
 // setChanges reports whether applying sc changes the installed state.
 func (t *txn) setChanges(sc *setChange) bool {
-	pins := map[string]installer.GenerationPack{}
+	pins := map[string]store.GenerationPack{}
 	for _, pin := range sc.Packs {
 		pins[pin.ID] = pin
 		rec := t.st.Find(pin.ID)
@@ -369,7 +371,7 @@ func (t *txn) setChanges(sc *setChange) bool {
 // archives/, content is placed, records change, and the journal is
 // cleared; the caller commits the state. It is also the recovery of a
 // journaled apply a crash interrupted: every step may be repeated.
-func (t *txn) rollForward(ctx context.Context, ps *installer.PendingSet, ready map[string]*prepared) error {
+func (t *txn) rollForward(ctx context.Context, ps *store.PendingSet, ready map[string]*prepared) error {
 	st := t.st
 	kept, err := t.keptIndex()
 	if err != nil {
@@ -400,7 +402,7 @@ func (t *txn) rollForward(ctx context.Context, ps *installer.PendingSet, ready m
 }
 
 // pinEnabled gives an installed pack the enabled flag the set pins.
-func (t *txn) pinEnabled(rec *installer.PackRecord, enabled bool, res *SetResult) {
+func (t *txn) pinEnabled(rec *store.PackRecord, enabled bool, res *SetResult) {
 	if rec.Enabled == enabled {
 		return
 	}
@@ -416,16 +418,16 @@ func (t *txn) pinEnabled(rec *installer.PackRecord, enabled bool, res *SetResult
 // installPin installs the pinned pack from its prepared archive (or, when
 // finishing an interrupted apply, from the journaled one, checked again),
 // keeping the archive, placing the content and recording it over rec.
-func (t *txn) installPin(ctx context.Context, pin installer.GenerationPack, rec *installer.PackRecord, pr *prepared, kept map[string]string, res *SetResult) error {
+func (t *txn) installPin(ctx context.Context, pin store.GenerationPack, rec *store.PackRecord, pr *prepared, kept map[string]string, res *SetResult) error {
 	p := t.p
-	key := installer.KeptKey(pin.ID, pin.Version, pin.SHA256)
+	key := store.KeptKey(pin.ID, pin.Version, pin.SHA256)
 	name, isKept := kept[key]
-	path := p.store.Path(installer.ArchivesDir, name)
+	path := p.store.Path(store.ArchivesDir, name)
 	if !isKept {
-		path = p.store.Path(installer.IncomingDir, pin.SHA256)
+		path = p.store.Path(store.IncomingDir, pin.SHA256)
 	}
 	if pr == nil {
-		rep, staged, err := verdict.Archive(ctx, path, p.store.Path(installer.StagingDir), p.opts.Limits, nil)
+		rep, staged, err := verdict.Archive(ctx, p.opts.Extractor, path, p.store.Path(store.StagingDir), p.opts.Limits, nil)
 		if err != nil {
 			return fmt.Errorf("apply set: %s %s: %w", pin.ID, pin.Version, err)
 		}
@@ -437,7 +439,7 @@ func (t *txn) installPin(ctx context.Context, pin installer.GenerationPack, rec 
 	}
 	if !isKept {
 		name = key + archiveExt("", pr.staged.Format)
-		if err := p.opts.Renamer.Replace(path, p.store.Path(installer.ArchivesDir, name)); err != nil {
+		if err := p.opts.Renamer.Replace(path, p.store.Path(store.ArchivesDir, name)); err != nil {
 			return fmt.Errorf("keep archive of %s: %w", pin.ID, err)
 		}
 		kept[key] = name
@@ -449,7 +451,7 @@ func (t *txn) installPin(ctx context.Context, pin installer.GenerationPack, rec 
 	if rec != nil {
 		owned = rec.Content
 	}
-	pl, err := installer.Place(t.r, pr.staged.Root, pr.staged.Files, p.opts.Paks, pin.ID, owned, p.step)
+	pl, err := place.Place(t.r, pr.staged.Root, pr.staged.Files, p.opts.Paks, pin.ID, owned, p.step)
 	if err != nil {
 		return fmt.Errorf("install %s: %w", pin.ID, err)
 	}
@@ -467,7 +469,7 @@ func (t *txn) installPin(ctx context.Context, pin installer.GenerationPack, rec 
 	if err != nil {
 		return fmt.Errorf("install %s: %w", pin.ID, err)
 	}
-	nr := installer.PackRecord{ID: pin.ID, Version: pin.Version, Enabled: pin.Enabled, ArchiveSHA256: pin.SHA256,
+	nr := store.PackRecord{ID: pin.ID, Version: pin.Version, Enabled: pin.Enabled, ArchiveSHA256: pin.SHA256,
 		Archive: name, InstalledAt: p.opts.Now().UTC(), Content: placed, Manifest: manifest}
 	if rec == nil {
 		t.st.Packs = append(t.st.Packs, nr)
@@ -495,7 +497,7 @@ func (t *txn) installPin(ctx context.Context, pin installer.GenerationPack, rec 
 // not pin.
 func (t *txn) unpinned(pinned map[string]bool, prune bool, res *SetResult) {
 	st := t.st
-	var keep []installer.PackRecord
+	var keep []store.PackRecord
 	for _, r := range st.Packs {
 		switch {
 		case pinned[r.ID]:
@@ -514,7 +516,7 @@ func (t *txn) unpinned(pinned map[string]bool, prune bool, res *SetResult) {
 		keep = append(keep, r)
 	}
 	st.Packs = keep
-	slices.SortFunc(st.Packs, func(a, b installer.PackRecord) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortFunc(st.Packs, func(a, b store.PackRecord) int { return strings.Compare(a.ID, b.ID) })
 }
 
 // setEnabled sets the enabled flag of pack id in t.packs (a copy the
@@ -525,17 +527,17 @@ func (t *txn) setEnabled(id string, on bool) {
 	}
 }
 
-// keptIndex maps the key of every kept archive (installer.KeptKey) to its
+// keptIndex maps the key of every kept archive (store.KeptKey) to its
 // file name under archives/.
 func (t *txn) keptIndex() (map[string]string, error) {
-	entries, err := os.ReadDir(t.p.store.Path(installer.ArchivesDir))
+	entries, err := os.ReadDir(t.p.store.Path(store.ArchivesDir))
 	if err != nil {
 		return nil, fmt.Errorf("read kept archives: %w", err)
 	}
 	out := make(map[string]string, len(entries))
 	for _, e := range entries {
 		if e.Type().IsRegular() && !strings.HasPrefix(e.Name(), atomicfile.TempPrefix) {
-			if k := installer.KeyOfKept(e.Name()); k != "" {
+			if k := store.KeyOfKept(e.Name()); k != "" {
 				out[k] = e.Name()
 			}
 		}

@@ -14,9 +14,9 @@ import (
 	"testing"
 
 	"github.com/mjolnir-forge/forgesync/api"
-	"github.com/mjolnir-forge/forgesync/installer"
 	"github.com/mjolnir-forge/forgesync/internal/errkind"
 	"github.com/mjolnir-forge/forgesync/packset"
+	"github.com/mjolnir-forge/forgesync/store"
 )
 
 // archiveSet is a folder of pack archives served by SHA-256, as a fetcher
@@ -174,7 +174,7 @@ func (e *env) storedManifestsNamed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var st installer.State
+	var st store.State
 	if err := json.Unmarshal(data, &st); err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +183,7 @@ func (e *env) storedManifestsNamed(t *testing.T) {
 		named = append(named, r.Manifest)
 	}
 	slices.Sort(named)
-	if got := listFiles(t, filepath.Join(e.state, installer.ManifestsDir)); !slices.Equal(got, named) {
+	if got := listFiles(t, filepath.Join(e.state, store.ManifestsDir)); !slices.Equal(got, named) {
 		t.Errorf("stored manifests = %v; want those the state names, %v", got, named)
 	}
 }
@@ -194,8 +194,8 @@ func TestApplySetRefusedWhole(t *testing.T) {
 	e.dropPack(t, "base.zip", spec{id: "base-pack", version: "1.0.0", doors: 1, content: map[string]string{"b.pak": "b"}})
 	mustSync(t, p, map[string]api.Result{"base.zip": api.ResultInstalled})
 	before := e.machine(t)
-	keptBefore := listFiles(t, filepath.Join(e.state, installer.ArchivesDir))
-	stateBefore, _ := os.ReadFile(filepath.Join(e.state, installer.StateFileName))
+	keptBefore := listFiles(t, filepath.Join(e.state, store.ArchivesDir))
+	stateBefore, _ := os.ReadFile(filepath.Join(e.state, store.StateFileName))
 
 	set := newArchiveSet(t)
 	big := []packset.Entry{
@@ -234,15 +234,15 @@ func TestApplySetRefusedWhole(t *testing.T) {
 			if got := e.machine(t); diffMachines(got, before) != "" {
 				t.Errorf("a refused set changed the machine: %s", diffMachines(got, before))
 			}
-			if got := listFiles(t, filepath.Join(e.state, installer.ArchivesDir)); !slices.Equal(got, keptBefore) {
+			if got := listFiles(t, filepath.Join(e.state, store.ArchivesDir)); !slices.Equal(got, keptBefore) {
 				t.Errorf("kept archives = %v; want %v", got, keptBefore)
 			}
-			for _, d := range []string{installer.IncomingDir, installer.StagingDir} {
+			for _, d := range []string{store.IncomingDir, store.StagingDir} {
 				if left := listFiles(t, filepath.Join(e.state, d)); len(left) != 0 {
 					t.Errorf("%s holds %v", d, left)
 				}
 			}
-			if st, _ := os.ReadFile(filepath.Join(e.state, installer.StateFileName)); string(st) != string(stateBefore) {
+			if st, _ := os.ReadFile(filepath.Join(e.state, store.StateFileName)); string(st) != string(stateBefore) {
 				t.Errorf("the state file changed")
 			}
 		})

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/mjolnir-forge/forgesync/api"
-	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/store"
 )
 
 // TestDamagedStateSafeStep walks the case of issue 11: after an upgrade,
@@ -27,31 +27,31 @@ func TestDamagedStateSafeStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	oldManifests := listFiles(t, filepath.Join(e.state, installer.ManifestsDir))
+	oldManifests := listFiles(t, filepath.Join(e.state, store.ManifestsDir))
 	e.dropPack(t, "v2.zip", spec{id: "abc-pack", version: "1.1.0", doors: 2})
 	mustSync(t, p, map[string]api.Result{"v2.zip": api.ResultUpgraded})
 	p.Close()
 
 	// The upgrade's transaction removed the manifest and archive of 1.0.0.
-	manifests := listFiles(t, filepath.Join(e.state, installer.ManifestsDir))
-	archives := listFiles(t, filepath.Join(e.state, installer.ArchivesDir))
+	manifests := listFiles(t, filepath.Join(e.state, store.ManifestsDir))
+	archives := listFiles(t, filepath.Join(e.state, store.ArchivesDir))
 	if len(manifests) != 1 || slices.Equal(manifests, oldManifests) || len(archives) != 1 || !strings.HasPrefix(archives[0], "abc-pack-1.1.0-") {
 		t.Fatalf("after the upgrade: manifests %v (1.0.0's were %v), archives %v; want only 1.1.0's", manifests, oldManifests, archives)
 	}
 	unchanged := func(when string) {
 		t.Helper()
-		if got := listFiles(t, filepath.Join(e.state, installer.ManifestsDir)); !slices.Equal(got, manifests) {
+		if got := listFiles(t, filepath.Join(e.state, store.ManifestsDir)); !slices.Equal(got, manifests) {
 			t.Fatalf("%s: manifests %v; want %v untouched", when, got, manifests)
 		}
-		if got := listFiles(t, filepath.Join(e.state, installer.ArchivesDir)); !slices.Equal(got, archives) {
+		if got := listFiles(t, filepath.Join(e.state, store.ArchivesDir)); !slices.Equal(got, archives) {
 			t.Fatalf("%s: kept archives %v; want %v untouched", when, got, archives)
 		}
-		if got := listFiles(t, filepath.Join(e.state, installer.ProcessingDir)); len(got) != 0 {
+		if got := listFiles(t, filepath.Join(e.state, store.ProcessingDir)); len(got) != 0 {
 			t.Fatalf("%s: processing holds %v; want nothing requeued", when, got)
 		}
 	}
 	step := "rename " + statePath + " to packs.json.damaged and start forgesync again: it installs every pack again from " +
-		filepath.Join(e.state, installer.ArchivesDir) + ", each one enabled"
+		filepath.Join(e.state, store.ArchivesDir) + ", each one enabled"
 
 	// Truncated.
 	good, err := os.ReadFile(statePath)
@@ -62,7 +62,7 @@ func TestDamagedStateSafeStep(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _, err = Open(t.Context(), e.options())
-	if !errors.Is(err, installer.ErrStateRefused) || !strings.Contains(err.Error(), "the file is damaged") || !strings.Contains(err.Error(), step) {
+	if !errors.Is(err, store.ErrStateRefused) || !strings.Contains(err.Error(), "the file is damaged") || !strings.Contains(err.Error(), step) {
 		t.Fatalf("Open with a truncated state = %v; want a refusal naming the step %q", err, step)
 	}
 	unchanged("truncated state")
@@ -74,7 +74,7 @@ func TestDamagedStateSafeStep(t *testing.T) {
 	}
 	for i := range 2 {
 		_, _, err = Open(t.Context(), e.options())
-		if !errors.Is(err, installer.ErrStateRefused) || !strings.Contains(err.Error(), "abc-pack 1.0.0") ||
+		if !errors.Is(err, store.ErrStateRefused) || !strings.Contains(err.Error(), "abc-pack 1.0.0") ||
 			!strings.Contains(err.Error(), "older than the state folder") || !strings.Contains(err.Error(), step) {
 			t.Fatalf("Open %d with an older copy of the state = %v; want a refusal naming it and the step", i+1, err)
 		}
@@ -116,7 +116,7 @@ func TestSafeStepWithKeptGenerations(t *testing.T) {
 	e.dropPack(t, "v110.zip", spec{id: "abc-pack", version: "1.10.0", doors: 2})
 	mustSync(t, p, map[string]api.Result{"v110.zip": api.ResultUpgraded})
 	p.Close()
-	if kept := listFiles(t, filepath.Join(e.state, installer.ArchivesDir)); len(kept) != 2 {
+	if kept := listFiles(t, filepath.Join(e.state, store.ArchivesDir)); len(kept) != 2 {
 		t.Fatalf("kept archives %v; want 1.9.0's (a kept generation needs it) and 1.10.0's", kept)
 	}
 	if err := os.Rename(statePath, statePath+".damaged"); err != nil {

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/mjolnir-forge/forgesync/api"
-	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/store"
 )
 
 // TestDamagedStateFiles damages, one at a time, every file of the state
@@ -49,9 +49,9 @@ func TestDamagedStateFiles(t *testing.T) {
 		// okDamage lists damages the file reads as valid content.
 		okDamage []string
 	}{
-		{name: "packs.json", path: func(e *env) string { return filepath.Join(e.state, installer.StateFileName) }, want: refused},
+		{name: "packs.json", path: func(e *env) string { return filepath.Join(e.state, store.StateFileName) }, want: refused},
 		{name: "manifest", path: func(e *env) string {
-			return filepath.Join(e.state, installer.ManifestsDir, listFiles(t, filepath.Join(e.state, installer.ManifestsDir))[0])
+			return filepath.Join(e.state, store.ManifestsDir, listFiles(t, filepath.Join(e.state, store.ManifestsDir))[0])
 		}, want: refused},
 		{name: "attempts.json", path: func(e *env) string { return filepath.Join(e.state, attemptsFile) }, want: tolerated,
 			okDamage: []string{"empty object"}},
@@ -111,12 +111,12 @@ func TestDamagedStateFiles(t *testing.T) {
 				}()
 				switch f.want {
 				case refused:
-					if !errors.Is(err, installer.ErrStateRefused) || !strings.Contains(err.Error(), path) && !strings.Contains(err.Error(), filepath.Base(path)) ||
-						!strings.Contains(err.Error(), "rename "+filepath.Join(e.state, installer.StateFileName)+" to packs.json.damaged") {
+					if !errors.Is(err, store.ErrStateRefused) || !strings.Contains(err.Error(), path) && !strings.Contains(err.Error(), filepath.Base(path)) ||
+						!strings.Contains(err.Error(), "rename "+filepath.Join(e.state, store.StateFileName)+" to packs.json.damaged") {
 						t.Fatalf("Open with %s %s = %v; want a refusal naming the file and the safe step", f.name, d.name, err)
 					}
 					// The step named brings the pack back.
-					statePath := filepath.Join(e.state, installer.StateFileName)
+					statePath := filepath.Join(e.state, store.StateFileName)
 					if err := os.Rename(statePath, statePath+".damaged"); err != nil {
 						t.Fatal(err)
 					}

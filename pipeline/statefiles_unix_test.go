@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/mjolnir-forge/forgesync/api"
-	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/store"
 )
 
 // TestStateFileFIFO: a FIFO in place of a file the pipeline reads whole
@@ -28,9 +28,9 @@ func TestStateFileFIFO(t *testing.T) {
 		// check looks at what Open and a sync returned.
 		check func(t *testing.T, e *env, path string, err error)
 	}{
-		{"packs.json", func(e *env) string { return filepath.Join(e.state, installer.StateFileName) }, refusedWithStep},
+		{"packs.json", func(e *env) string { return filepath.Join(e.state, store.StateFileName) }, refusedWithStep},
 		{"manifest", func(e *env) string {
-			return filepath.Join(e.state, installer.ManifestsDir, listFiles(t, filepath.Join(e.state, installer.ManifestsDir))[0])
+			return filepath.Join(e.state, store.ManifestsDir, listFiles(t, filepath.Join(e.state, store.ManifestsDir))[0])
 		}, refusedWithStep},
 		{"attempts.json", func(e *env) string { return filepath.Join(e.state, attemptsFile) }, func(t *testing.T, e *env, path string, err error) {
 			if err != nil {
@@ -111,7 +111,7 @@ func TestStateFileFIFO(t *testing.T) {
 
 func refusedWithStep(t *testing.T, e *env, path string, err error) {
 	t.Helper()
-	if !errors.Is(err, installer.ErrStateRefused) || !strings.Contains(err.Error(), path) ||
+	if !errors.Is(err, store.ErrStateRefused) || !strings.Contains(err.Error(), path) ||
 		!strings.Contains(err.Error(), "to packs.json.damaged and start forgesync again") {
 		t.Fatalf("Open with a FIFO as %s = %v; want a refusal naming it and the safe step", path, err)
 	}

@@ -12,13 +12,15 @@ import (
 	"unicode/utf8"
 
 	"github.com/mjolnir-forge/forgesync/api"
-	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/intake"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/internal/errkind"
 	"github.com/mjolnir-forge/forgesync/internal/semver"
 	"github.com/mjolnir-forge/forgesync/inventory"
 	"github.com/mjolnir-forge/forgesync/inventory/render"
+	"github.com/mjolnir-forge/forgesync/place"
 	"github.com/mjolnir-forge/forgesync/rejection"
+	"github.com/mjolnir-forge/forgesync/store"
 	"github.com/mjolnir-forge/forgesync/verdict"
 )
 
@@ -39,7 +41,7 @@ const (
 type txn struct {
 	p       *Pipeline
 	sum     *Summary
-	st      *installer.State
+	st      *store.State
 	packs   []inventory.InstalledPack
 	dirty   bool
 	dispose []func() error // run after publication: rejections, deletions
@@ -328,7 +330,7 @@ func (t *txn) commit() (*Summary, error) {
 // cannot be removed yet stays pending for the next pass.
 func (t *txn) removeReplaced() error {
 	p, st := t.p, t.st
-	leftover, err := installer.RemoveContentLeftover(t.r, p.opts.Paks, st.PendingRemovals)
+	leftover, err := place.RemoveContentLeftover(t.r, p.opts.Paks, st.PendingRemovals)
 	if err != nil {
 		p.log.Warn("could not remove old content; tried again at the next pass", "err", err)
 		t.sum.Warnings = append(t.sum.Warnings, err.Error())
@@ -352,7 +354,7 @@ func (t *txn) removeReplaced() error {
 // record names: an archive moved to archives/ by a transaction whose state
 // was never written (a crash, or a failure before the commit) is not
 // installed, so it is processed again.
-func (p *Pipeline) requeueOrphans(st *installer.State) error {
+func (p *Pipeline) requeueOrphans(st *store.State) error {
 	known := map[string]bool{}
 	for _, r := range st.Packs {
 		known[r.Archive] = true
@@ -361,15 +363,15 @@ func (p *Pipeline) requeueOrphans(st *installer.State) error {
 	for _, a := range st.PendingArchives {
 		known[a] = true // replaced: deleted after the next publication
 	}
-	archives, err := os.ReadDir(p.store.Path(installer.ArchivesDir))
+	archives, err := os.ReadDir(p.store.Path(store.ArchivesDir))
 	if err != nil {
 		return fmt.Errorf("read kept archives: %w", err)
 	}
 	for _, e := range archives {
-		if !e.Type().IsRegular() || known[e.Name()] || needed[installer.KeyOfKept(e.Name())] || strings.HasPrefix(e.Name(), atomicfile.TempPrefix) {
+		if !e.Type().IsRegular() || known[e.Name()] || needed[store.KeyOfKept(e.Name())] || strings.HasPrefix(e.Name(), atomicfile.TempPrefix) {
 			continue
 		}
-		if err := p.opts.Renamer.Replace(p.store.Path(installer.ArchivesDir, e.Name()), p.store.Path(installer.ProcessingDir, e.Name())); err != nil {
+		if err := p.opts.Renamer.Replace(p.store.Path(store.ArchivesDir, e.Name()), p.store.Path(store.ProcessingDir, e.Name())); err != nil {
 			return fmt.Errorf("requeue archive %s: %w", e.Name(), err)
 		}
 		p.log.Info("processing again an archive whose install was not committed", "archive", e.Name())
@@ -434,7 +436,7 @@ func (t *txn) finish() *Summary {
 // superseded by it (in name order 1.10.0 would come before 1.9.0, and 1.9.0
 // would then be rejected as a downgrade the player never dropped).
 func (t *txn) processing() ([]string, error) {
-	entries, err := os.ReadDir(t.p.store.Path(installer.ProcessingDir))
+	entries, err := os.ReadDir(t.p.store.Path(store.ProcessingDir))
 	if err != nil {
 		return nil, fmt.Errorf("read processing folder: %w", err)
 	}
@@ -473,7 +475,7 @@ func compareKept(a, b string) int {
 // keptOrder returns the sort key of an archive name: for a kept archive
 // its pack id and version, else the name itself.
 func keptOrder(name string) (string, semver.Version, bool) {
-	if id, version, ok := installer.SplitKeptKey(installer.KeyOfKept(name)); ok {
+	if id, version, ok := store.SplitKeptKey(store.KeyOfKept(name)); ok {
 		if v, err := semver.Parse(version); err == nil {
 			return id, v, true
 		}
@@ -514,7 +516,7 @@ func (t *txn) apply(ctx context.Context, ch *change) error {
 		t.st.PendingRemovals = append(t.st.PendingRemovals, rec.Content...)
 		t.st.PendingArchives = append(t.st.PendingArchives, rec.Archive)
 		t.st.PendingManifests = append(t.st.PendingManifests, rec.Manifest)
-		t.st.Packs = slices.DeleteFunc(t.st.Packs, func(r installer.PackRecord) bool { return r.ID == ch.id })
+		t.st.Packs = slices.DeleteFunc(t.st.Packs, func(r store.PackRecord) bool { return r.ID == ch.id })
 		t.packs = slices.Delete(t.packs, i, i+1)
 		t.dirty = true
 	}
@@ -524,8 +526,8 @@ func (t *txn) apply(ctx context.Context, ch *change) error {
 // archive processes one claimed archive.
 func (t *txn) archive(ctx context.Context, name string, force, fromInstall bool) error {
 	p := t.p
-	path := p.store.Path(installer.ProcessingDir, name)
-	rep, staged, err := verdict.Archive(ctx, path, p.store.Path(installer.StagingDir), p.opts.Limits, p.progress(name))
+	path := p.store.Path(store.ProcessingDir, name)
+	rep, staged, err := verdict.Archive(ctx, p.opts.Extractor, path, p.store.Path(store.StagingDir), p.opts.Limits, p.progress(name))
 	for deaths := 1; err == nil && unpackerDied(rep); deaths++ {
 		// A child that died once may have been killed by anything (the
 		// machine short of memory): poison is dying on the same bytes
@@ -537,7 +539,7 @@ func (t *txn) archive(ctx context.Context, name string, force, fromInstall bool)
 			break
 		}
 		p.log.Warn("the unpacker died; unpacking again", "archive", name, "deaths", deaths, "reasons", rep.Problems)
-		rep, staged, err = verdict.Archive(ctx, path, p.store.Path(installer.StagingDir), p.opts.Limits, p.progress(name))
+		rep, staged, err = verdict.Archive(ctx, p.opts.Extractor, path, p.store.Path(store.StagingDir), p.opts.Limits, p.progress(name))
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -599,7 +601,7 @@ func (t *txn) archive(ctx context.Context, name string, force, fromInstall bool)
 		t.reject(name, out, []rejection.Reason{{Rule: RuleInstallFailed, Message: "could not install the pack: " + err.Error()}}, fromInstall)
 		return nil
 	}
-	rec := installer.PackRecord{ID: m.ID, Version: m.Version, Enabled: cand.Enabled, ArchiveSHA256: staged.SHA256,
+	rec := store.PackRecord{ID: m.ID, Version: m.Version, Enabled: cand.Enabled, ArchiveSHA256: staged.SHA256,
 		Archive: kept, InstalledAt: p.opts.Now().UTC(), Content: placed, Manifest: manifest}
 	outcome, previous := t.record(rec, v.Outcome)
 	out.Result, out.Previous = wireResult(outcome), previous
@@ -615,7 +617,7 @@ func (t *txn) archive(ctx context.Context, name string, force, fromInstall bool)
 // isolated unpacker died on it, saying nothing of a limit.
 func unpackerDied(rep *verdict.Report) bool {
 	return !rep.Valid && len(rep.Problems) > 0 && !slices.ContainsFunc(rep.Problems, func(r rejection.Reason) bool {
-		return r.Rule != installer.RuleUnpackerCrashed
+		return r.Rule != intake.RuleUnpackerCrashed
 	})
 }
 
@@ -623,15 +625,15 @@ func unpackerDied(rep *verdict.Report) bool {
 // archive and stores its manifest. On failure it undoes what it did: the
 // previous version's files are back, and the archive is back in
 // processing.
-func (t *txn) place(name string, staged *installer.Staged, m *inventory.Manifest) (placed []string, kept, manifest string, err error) {
+func (t *txn) place(name string, staged *intake.Staged, m *inventory.Manifest) (placed []string, kept, manifest string, err error) {
 	p := t.p
-	path := p.store.Path(installer.ProcessingDir, name)
+	path := p.store.Path(store.ProcessingDir, name)
 	var owned []string
 	if prev := t.st.Find(m.ID); prev != nil {
 		owned = prev.Content
 	}
 	keptPath := ""
-	var pl *installer.Placement
+	var pl *place.Placement
 	defer func() {
 		if err == nil {
 			return
@@ -647,11 +649,11 @@ func (t *txn) place(name string, staged *installer.Staged, m *inventory.Manifest
 			}
 		}
 	}()
-	pl, err = installer.Place(t.r, staged.Root, staged.Files, p.opts.Paks, m.ID, owned, p.step)
+	pl, err = place.Place(t.r, staged.Root, staged.Files, p.opts.Paks, m.ID, owned, p.step)
 	if err != nil {
 		return nil, "", "", err
 	}
-	key := installer.KeptKey(m.ID, m.Version, staged.SHA256)
+	key := store.KeptKey(m.ID, m.Version, staged.SHA256)
 	index, err := t.keptIndex()
 	if err != nil {
 		return nil, "", "", err
@@ -663,10 +665,10 @@ func (t *txn) place(name string, staged *installer.Staged, m *inventory.Manifest
 		kept = twin
 	} else {
 		kept = key + archiveExt(name, staged.Format)
-		if err := p.opts.Renamer.Replace(path, p.store.Path(installer.ArchivesDir, kept)); err != nil {
+		if err := p.opts.Renamer.Replace(path, p.store.Path(store.ArchivesDir, kept)); err != nil {
 			return nil, "", "", fmt.Errorf("keep archive: %w", err)
 		}
-		keptPath = p.store.Path(installer.ArchivesDir, kept)
+		keptPath = p.store.Path(store.ArchivesDir, kept)
 	}
 	p.step("archive:" + name)
 	norm, err := render.Manifest(m)
@@ -717,7 +719,7 @@ func (t *txn) fault(name string, out Outcome, err error, fromInstall bool) {
 			p.log.Warn("could not update the attempt counts", "err", err)
 		}
 	}
-	src := p.store.Path(installer.ProcessingDir, name)
+	src := p.store.Path(store.ProcessingDir, name)
 	t.dispose = append(t.dispose, func() error {
 		if fromInstall {
 			return removeIfExists(src)
@@ -735,12 +737,12 @@ func (t *txn) fault(name string, out Outcome, err error, fromInstall bool) {
 
 // already records an archive whose pack is installed from the same bytes:
 // the copy goes, once the transaction is committed.
-func (t *txn) already(name string, out Outcome, rec *installer.PackRecord) {
+func (t *txn) already(name string, out Outcome, rec *store.PackRecord) {
 	p := t.p
 	out.Result = wireResult(inventory.OutcomeAlready)
 	t.sum.Outcomes = append(t.sum.Outcomes, out)
-	path := p.store.Path(installer.ProcessingDir, name)
-	kept := p.store.Path(installer.ArchivesDir, rec.Archive)
+	path := p.store.Path(store.ProcessingDir, name)
+	kept := p.store.Path(store.ArchivesDir, rec.Archive)
 	if _, err := os.Stat(kept); errors.Is(err, os.ErrNotExist) {
 		// The twin was lost (a crash between commit and its move):
 		// this copy becomes the kept one.
@@ -756,11 +758,11 @@ func (t *txn) already(name string, out Outcome, rec *installer.PackRecord) {
 // not share become pending removals), and returns the outcome (installed
 // when no version was, else what CheckInstall decided) and the version
 // replaced.
-func (t *txn) record(rec installer.PackRecord, outcome inventory.Outcome) (inventory.Outcome, string) {
+func (t *txn) record(rec store.PackRecord, outcome inventory.Outcome) (inventory.Outcome, string) {
 	prev := t.st.Find(rec.ID)
 	if prev == nil {
 		t.st.Packs = append(t.st.Packs, rec)
-		slices.SortFunc(t.st.Packs, func(a, b installer.PackRecord) int { return strings.Compare(a.ID, b.ID) })
+		slices.SortFunc(t.st.Packs, func(a, b store.PackRecord) int { return strings.Compare(a.ID, b.ID) })
 		return inventory.OutcomeInstalled, ""
 	}
 	previous := prev.Version
@@ -771,7 +773,7 @@ func (t *txn) record(rec installer.PackRecord, outcome inventory.Outcome) (inven
 // replace puts rec in place of prev; what prev had and rec does not
 // (content, kept archive, stored manifest) becomes a pending removal,
 // deleted once the new state is published.
-func (t *txn) replace(prev *installer.PackRecord, rec installer.PackRecord) {
+func (t *txn) replace(prev *store.PackRecord, rec store.PackRecord) {
 	for _, c := range prev.Content {
 		if !slices.Contains(rec.Content, c) {
 			t.st.PendingRemovals = append(t.st.PendingRemovals, c)
@@ -794,10 +796,10 @@ func (t *txn) removeKept(name string) error {
 			return nil
 		}
 	}
-	if neededKeys(t.st)[installer.KeyOfKept(name)] {
+	if neededKeys(t.st)[store.KeyOfKept(name)] {
 		return nil
 	}
-	return removeIfExists(t.p.store.Path(installer.ArchivesDir, name))
+	return removeIfExists(t.p.store.Path(store.ArchivesDir, name))
 }
 
 // removeManifest deletes a stored manifest no state record names any more.
@@ -827,7 +829,7 @@ func (t *txn) reject(name string, out Outcome, reasons []rejection.Reason, fromI
 	out.Result, out.Reasons = wireResult(inventory.OutcomeRejected), reasons
 	t.sum.Outcomes = append(t.sum.Outcomes, out)
 	p := t.p
-	src := p.store.Path(installer.ProcessingDir, name)
+	src := p.store.Path(store.ProcessingDir, name)
 	t.dispose = append(t.dispose, func() error {
 		if fromInstall {
 			return removeIfExists(src)

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/mjolnir-forge/forgesync/api"
-	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/deploy"
 	"github.com/mjolnir-forge/forgesync/inventory"
 	"github.com/mjolnir-forge/forgesync/rejection"
 )
@@ -45,7 +45,7 @@ func (r *Runner) Status() api.Status {
 	if s.Modules != nil {
 		st.Warnings = append(append([]string{}, st.Warnings...), s.Modules.Gates.Reasons...)
 		for _, f := range s.Modules.Deployed {
-			if f.Status == installer.DeployFailed {
+			if f.Status == api.DeployStatus(deploy.DeployFailed) {
 				st.Warnings = append(st.Warnings, f.Reason)
 			}
 		}

@@ -26,11 +26,11 @@ import (
 	"aead.dev/minisign"
 
 	"github.com/mjolnir-forge/forgesync/api"
-	"github.com/mjolnir-forge/forgesync/installer"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/internal/errkind"
 	"github.com/mjolnir-forge/forgesync/packset"
 	"github.com/mjolnir-forge/forgesync/pipeline"
+	"github.com/mjolnir-forge/forgesync/store"
 )
 
 // Names under the state folder.
@@ -293,7 +293,7 @@ func (s *Syncer) download(ctx context.Context, src packset.Source, l *packset.Lo
 	var lacking []packset.Pack
 	for _, p := range l.Packs {
 		byHash[p.SHA256] = p
-		if kept[installer.KeptKey(p.ID, p.Version, p.SHA256)] {
+		if kept[store.KeptKey(p.ID, p.Version, p.SHA256)] {
 			continue
 		}
 		// A cached archive is verified by the fetch, which downloads it
@@ -460,7 +460,7 @@ func (s *Syncer) fetch(ctx context.Context, base packset.Source, packs []packset
 	return f.Fetch(ctx, base, packs)
 }
 
-// keptSet is the keys (installer.KeptKey) of the archives kept under
+// keptSet is the keys (store.KeptKey) of the archives kept under
 // archives/.
 type keptSet map[string]bool
 
@@ -480,14 +480,14 @@ func (k keptSet) hasSHA(sha string) bool {
 }
 
 func (s *Syncer) keptKeys() (keptSet, error) {
-	entries, err := os.ReadDir(filepath.Join(s.opts.State, installer.ArchivesDir))
+	entries, err := os.ReadDir(filepath.Join(s.opts.State, store.ArchivesDir))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("read kept archives: %w", err)
 	}
 	out := keptSet{}
 	for _, e := range entries {
 		if e.Type().IsRegular() && !strings.HasPrefix(e.Name(), atomicfile.TempPrefix) {
-			if k := installer.KeyOfKept(e.Name()); k != "" {
+			if k := store.KeyOfKept(e.Name()); k != "" {
 				out[k] = true
 			}
 		}

@@ -7,15 +7,15 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/intake"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 )
 
 // Check gives the verdict on target, a pack folder or an archive; an
-// archive is extracted with every limit into a temp folder that is
+// archive is extracted by x with every limit into a temp folder that is
 // removed before Check returns.
 // The error is only for a target that cannot be read.
-func Check(ctx context.Context, target string, lim installer.Limits) (*Report, error) {
+func Check(ctx context.Context, x *intake.Extractor, target string, lim intake.Limits) (*Report, error) {
 	info, err := os.Stat(target)
 	if err != nil {
 		return nil, err
@@ -28,7 +28,7 @@ func Check(ctx context.Context, target string, lim installer.Limits) (*Report, e
 		return nil, fmt.Errorf("staging: %w", err)
 	}
 	defer atomicfile.RemoveAll(atomicfile.Renamer{}, staging) // retried where a scanner holds a file
-	rep, staged, err := Archive(ctx, target, staging, lim, nil)
+	rep, staged, err := Archive(ctx, x, target, staging, lim, nil)
 	if staged != nil {
 		staged.Remove()
 	}
@@ -38,10 +38,10 @@ func Check(ctx context.Context, target string, lim installer.Limits) (*Report, e
 // CheckAll gives the verdict on each target in turn (see [Check]) and
 // reports whether every one is valid; it stops at the first target that
 // cannot be read.
-func CheckAll(ctx context.Context, targets []string, lim installer.Limits) (reports []*Report, valid bool, err error) {
+func CheckAll(ctx context.Context, x *intake.Extractor, targets []string, lim intake.Limits) (reports []*Report, valid bool, err error) {
 	valid = true
 	for _, target := range targets {
-		rep, err := Check(ctx, target, lim)
+		rep, err := Check(ctx, x, target, lim)
 		if err != nil {
 			return nil, false, err
 		}

@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/intake"
 )
 
 // TestCheckAll: a folder and an archive are checked alike, an invalid
@@ -14,7 +14,7 @@ func TestCheckAll(t *testing.T) {
 	archive := filepath.Join(t.TempDir(), "gw.zip")
 	zipDir(t, "../examples/glass-works", archive)
 	bad, _, _ := badPack(t)
-	lim := installer.DefaultLimits()
+	lim := intake.DefaultLimits()
 	tests := []struct {
 		name    string
 		targets []string
@@ -27,7 +27,7 @@ func TestCheckAll(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			reports, valid, err := CheckAll(t.Context(), tt.targets, lim)
+			reports, valid, err := CheckAll(t.Context(), testExtractor, tt.targets, lim)
 			if valid != tt.valid || (err != nil) != tt.err || (err == nil && len(reports) != len(tt.targets)) {
 				t.Fatalf("CheckAll(%q) = %d reports, %v, %v; want valid %v, error %v", tt.targets, len(reports), valid, err, tt.valid, tt.err)
 			}

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/intake"
 )
 
 // TestDirFIFOManifest: a FIFO named forgepack.json in a folder checked
@@ -26,7 +26,7 @@ func TestDirFIFOManifest(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		rep, err := Dir(dir, installer.DefaultLimits())
+		rep, err := Dir(dir, intake.DefaultLimits())
 		done <- result{rep, err}
 	}()
 	select {
@@ -49,7 +49,7 @@ func TestDirFIFOForgeignore(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() {
-		_, err := Dir(dir, installer.DefaultLimits())
+		_, err := Dir(dir, intake.DefaultLimits())
 		done <- err
 	}()
 	select {

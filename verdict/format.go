@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/intake"
 	"github.com/mjolnir-forge/forgesync/internal/plural"
 	"github.com/mjolnir-forge/forgesync/rejection"
 )
@@ -241,7 +241,7 @@ func WriteSARIF(w io.Writer, reports []*Report, toolVersion string) error {
 			if !seen {
 				i = len(run.Tool.Driver.Rules)
 				index[id] = i
-				run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRule{ID: id, ShortDescription: sarifMessage{Text: rejection.Escape(installer.RuleText(p.Rule))}})
+				run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRule{ID: id, ShortDescription: sarifMessage{Text: rejection.Escape(intake.RuleText(p.Rule))}})
 			}
 			loc := sarifPhysical{ArtifactLocation: sarifArtifact{URI: (&url.URL{Path: r.ProblemFile(p)}).String()}}
 			if p.Line > 0 {

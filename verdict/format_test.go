@@ -12,7 +12,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/intake"
 	"github.com/mjolnir-forge/forgesync/internal/toolcheck"
 	"github.com/mjolnir-forge/forgesync/rejection"
 )
@@ -47,7 +47,7 @@ func badPack(t *testing.T) (dir string, line, col int) {
 
 func scanned(t *testing.T, dir string) *Report {
 	t.Helper()
-	rep, err := Dir(dir, installer.DefaultLimits())
+	rep, err := Dir(dir, intake.DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +196,7 @@ func TestWriteSARIF(t *testing.T) {
 func TestPackWritesOnlyAValidPack(t *testing.T) {
 	dir, _, _ := badPack(t)
 	out := filepath.Join(t.TempDir(), "p.zip")
-	rep, err := Pack(dir, out, installer.DefaultLimits())
+	rep, err := Pack(dir, out, intake.DefaultLimits())
 	if err != nil || rep.Valid {
 		t.Fatalf("Pack(invalid) = %+v, %v; want an invalid report", rep, err)
 	}
@@ -204,7 +204,7 @@ func TestPackWritesOnlyAValidPack(t *testing.T) {
 		t.Errorf("Pack(invalid) wrote %s (%v)", out, err)
 	}
 	missing := filepath.Join(t.TempDir(), "nope")
-	if _, err := Pack(missing, out, installer.DefaultLimits()); err == nil || err.Error() != missing+": no such folder" {
+	if _, err := Pack(missing, out, intake.DefaultLimits()); err == nil || err.Error() != missing+": no such folder" {
 		t.Errorf("Pack(missing) = %v; want the path named once", err)
 	}
 }
@@ -255,7 +255,7 @@ func TestFormatsEscapeControls(t *testing.T) {
 // TestFileRuleIDAndWords: a file rule reaches every output by its id, and
 // its words stay the message and the SARIF rule's description.
 func TestFileRuleIDAndWords(t *testing.T) {
-	r := fromInstaller(installer.Problem{Entry: `content\a.pak`, Rule: installer.RuleBackslash})
+	r := fromInstaller(intake.Problem{Entry: `content\a.pak`, Rule: intake.RuleBackslash})
 	if want := (rejection.Reason{File: `content\a.pak`, Path: `content\a.pak`, Rule: "backslash", Message: "backslash in name (use / between folders)"}); r != want {
 		t.Fatalf("fromInstaller = %+v; want %+v", r, want)
 	}

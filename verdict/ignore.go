@@ -9,7 +9,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 
-	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/intake"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 )
 
@@ -23,7 +23,7 @@ const IgnoreName = ".forgeignore"
 // if absent. They are gitignore patterns, matched before the folder's
 // .forgeignore, which may therefore re-include one with "!".
 // The files a Mac or Windows adds are the names an archive's unpacking
-// ignores too (installer.OSAdded).
+// ignores too (intake.OSAdded).
 var Ignored = append([]string{
 	".git", // a folder, or the file naming one in a worktree or submodule
 	".github/",
@@ -32,7 +32,7 @@ var Ignored = append([]string{
 	".vscode/",
 	".idea/",
 	IgnoreName,
-}, installer.OSAdded...)
+}, intake.OSAdded...)
 
 // ignorer matches the entries of one pack folder that scan and pack leave
 // out: [Ignored], the folder's .forgeignore, and the files named in also

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/intake"
 )
 
 // gitKeptPack is the example pack glass-works as it sits in an author's
@@ -41,7 +41,7 @@ func gitKeptPack(t *testing.T) string {
 
 func TestDirIgnoresMetadata(t *testing.T) {
 	dir := gitKeptPack(t)
-	rep, err := Dir(dir, installer.DefaultLimits())
+	rep, err := Dir(dir, intake.DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestDirIgnoresMetadata(t *testing.T) {
 func TestForgeignoreReincludes(t *testing.T) {
 	dir := gitKeptPack(t)
 	writeFiles(t, dir, map[string]string{".forgeignore": "drafts/\n*.psd\n!content/source.psd\n"})
-	rep, err := Dir(dir, installer.DefaultLimits())
+	rep, err := Dir(dir, intake.DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestPackLeavesOutIgnoredAndItself(t *testing.T) {
 	dir := gitKeptPack(t)
 	out := filepath.Join(dir, "glass-works-1.0.0.zip")
 	for range 2 {
-		rep, err := Pack(dir, out, installer.DefaultLimits())
+		rep, err := Pack(dir, out, intake.DefaultLimits())
 		if err != nil || !rep.Valid {
 			t.Fatalf("Pack = %+v, %v", rep, err)
 		}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/intake"
 )
 
 // examplePack returns the files of examples/ID under prefix.
@@ -34,7 +34,7 @@ func TestArchiveNotesMacWindowsFiles(t *testing.T) {
 	examplePack(t, "foundry-wide", "foundry-wide/", entries)
 	arch := filepath.Join(t.TempDir(), "foundry-wide.zip")
 	zipEntries(t, arch, entries)
-	r, staged, err := Archive(t.Context(), arch, t.TempDir(), installer.DefaultLimits(), nil)
+	r, staged, err := Archive(t.Context(), testExtractor, arch, t.TempDir(), intake.DefaultLimits(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func TestArchiveTwoTopFolders(t *testing.T) {
 	examplePack(t, "lockout-gates", "lockout-gates/", entries)
 	arch := filepath.Join(t.TempDir(), "both.zip")
 	zipEntries(t, arch, entries)
-	r, _, err := Archive(t.Context(), arch, t.TempDir(), installer.DefaultLimits(), nil)
+	r, _, err := Archive(t.Context(), testExtractor, arch, t.TempDir(), intake.DefaultLimits(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

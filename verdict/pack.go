@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/intake"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 )
 
@@ -17,7 +17,7 @@ import (
 // attributes), leaving out what [Dir] leaves out and out itself. An
 // invalid pack writes nothing: the report says why. The
 // error names dir once when it is missing or not a folder.
-func Pack(dir, out string, lim installer.Limits) (*Report, error) {
+func Pack(dir, out string, lim intake.Limits) (*Report, error) {
 	info, err := os.Stat(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -36,7 +36,7 @@ func Pack(dir, out string, lim installer.Limits) (*Report, error) {
 	}
 	rep.Archive = out
 	err = atomicfile.WriteWith(out, 0o644, func(f *os.File) error {
-		return installer.WritePackZip(f, os.DirFS(rep.Root), rep.Files)
+		return intake.WritePackZip(f, os.DirFS(rep.Root), rep.Files)
 	})
 	return rep, err
 }

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mjolnir-forge/forgesync/installer"
-	"github.com/mjolnir-forge/forgesync/installer/iostore"
+	"github.com/mjolnir-forge/forgesync/intake"
 	"github.com/mjolnir-forge/forgesync/internal/tocfixture"
+	"github.com/mjolnir-forge/forgesync/iostore"
 )
 
 // surfacePack is glass-works renamed to id, so its manifest asks for
@@ -33,7 +33,7 @@ func surfacePack(t *testing.T, id string, c *tocfixture.Container) string {
 
 func textOf(t *testing.T, dir string) string {
 	t.Helper()
-	rep, err := Dir(dir, installer.DefaultLimits())
+	rep, err := Dir(dir, intake.DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}

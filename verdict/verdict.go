@@ -17,14 +17,14 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mjolnir-forge/forgesync/installer"
-	"github.com/mjolnir-forge/forgesync/installer/iostore"
+	"github.com/mjolnir-forge/forgesync/intake"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/inventory"
+	"github.com/mjolnir-forge/forgesync/iostore"
 	"github.com/mjolnir-forge/forgesync/rejection"
 )
 
-// Rules this package adds to those of installer and inventory.
+// Rules this package adds to those of intake and inventory.
 const (
 	RuleMissingPackage = "missing-package" // a surface profile's cooked package is absent
 	RuleBadTOC         = "bad-toc"         // a .utoc under content/ cannot be read
@@ -44,11 +44,11 @@ type Report struct {
 	Manifest *inventory.Manifest `json:"-"` // set when the manifest is valid
 	Problems []rejection.Reason  `json:"errors"`
 	// Notes say what was left out without judging it: the files a Mac or
-	// Windows adds to an archive (see installer.OSAdded).
+	// Windows adds to an archive (see intake.OSAdded).
 	Notes []string `json:"notes,omitempty"`
 	// Files are the pack's files relative to its root, as they would be
 	// installed or packed; set when the file rules pass.
-	Files []installer.File `json:"-"`
+	Files []intake.File `json:"-"`
 	// Root is the pack root on disk (the folder holding forgepack.json).
 	Root string `json:"-"`
 	// Archive is the zip [Pack] wrote.
@@ -71,18 +71,18 @@ func (r *Report) finish() *Report {
 // Dir checks the pack folder dir, leaving out the files [Ignored] and
 // those dir's .forgeignore names. The error is only for a folder that
 // cannot be read; an invalid pack is a Report with Valid false.
-func Dir(dir string, lim installer.Limits) (*Report, error) {
+func Dir(dir string, lim intake.Limits) (*Report, error) {
 	return dirSkipping(dir, lim)
 }
 
 // dirSkipping is [Dir] leaving out the files named in also too (paths
 // on disk).
-func dirSkipping(dir string, lim installer.Limits, also ...string) (*Report, error) {
+func dirSkipping(dir string, lim intake.Limits, also ...string) (*Report, error) {
 	ig, err := newIgnorer(dir, also...)
 	if err != nil {
 		return nil, err
 	}
-	listing, err := installer.ListPackSkipping(dir, lim, ig.skip)
+	listing, err := intake.ListPackSkipping(dir, lim, ig.skip)
 	if err != nil {
 		return nil, err
 	}
@@ -103,25 +103,25 @@ func dirSkipping(dir string, lim installer.Limits, also ...string) (*Report, err
 	return r.finish(), nil
 }
 
-// Archive checks a pack archive by extracting it, with every limit, into a
-// private folder under stagingParent. When the pack is valid it returns the
+// Archive checks a pack archive by extracting it with x, with every limit,
+// into a private folder under stagingParent. When the pack is valid it returns the
 // staged pack too, for the caller to install and then Remove; otherwise the
 // staging folder is already gone. The error is only for an archive that
 // cannot be read (missing, unreadable, cancelled); a rejected archive is a
 // Report with Valid false.
-func Archive(ctx context.Context, archivePath, stagingParent string, lim installer.Limits, progress func(done, total int64)) (*Report, *installer.Staged, error) {
+func Archive(ctx context.Context, x *intake.Extractor, archivePath, stagingParent string, lim intake.Limits, progress func(done, total int64)) (*Report, *intake.Staged, error) {
 	r := &Report{Source: archivePath}
-	staged, err := installer.Extract(ctx, archivePath, stagingParent, lim, progress)
+	staged, err := x.Extract(ctx, archivePath, stagingParent, lim, progress)
 	if err != nil {
-		var re *installer.RejectError
+		var re *intake.RejectError
 		if !errors.As(err, &re) {
 			return nil, nil, err
 		}
-		r.note(installer.IgnoredNote(re.Ignored))
+		r.note(intake.IgnoredNote(re.Ignored))
 		bomb := false
 		for _, p := range re.Problems {
 			r.Problems = append(r.Problems, fromInstaller(p))
-			bomb = bomb || installer.SizeProblem(p)
+			bomb = bomb || intake.SizeProblem(p)
 		}
 		if !bomb {
 			// Rejected for its files alone: the manifest's faults are
@@ -133,7 +133,7 @@ func Archive(ctx context.Context, archivePath, stagingParent string, lim install
 		return r.finish(), nil, nil
 	}
 	r.Root, r.Files = staged.Root, staged.Files
-	r.note(installer.IgnoredNote(staged.Ignored))
+	r.note(intake.IgnoredNote(staged.Ignored))
 	if err := r.checkRoot(""); err != nil {
 		staged.Remove()
 		return nil, nil, err
@@ -234,10 +234,10 @@ func peek(data []byte) PackRef {
 // fromInstaller converts a file-rule problem: the rule's id is the
 // reason's rule, its words the message. Its Value explains the rule rather
 // than quoting a value found, so it joins the message.
-func fromInstaller(p installer.Problem) rejection.Reason {
-	msg := installer.RuleText(p.Rule)
+func fromInstaller(p intake.Problem) rejection.Reason {
+	msg := intake.RuleText(p.Rule)
 	switch {
-	case p.Rule == installer.RuleTopFolders:
+	case p.Rule == intake.RuleTopFolders:
 		msg = p.Value // the sentence names the folders
 	case p.Value != "":
 		msg += " (" + p.Value + ")"

@@ -8,14 +8,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/intake"
 	"github.com/mjolnir-forge/forgesync/inventory"
 )
 
 // zipDir packs a folder with the packer's writer.
 func zipDir(t *testing.T, dir, dst string) {
 	t.Helper()
-	l, err := installer.ListPack(dir, installer.DefaultLimits())
+	l, err := intake.ListPack(dir, intake.DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func zipDir(t *testing.T, dir, dst string) {
 			if err != nil {
 				return err
 			}
-			files = append(files, installer.File{Path: filepath.ToSlash(rel), Size: info.Size()})
+			files = append(files, intake.File{Path: filepath.ToSlash(rel), Size: info.Size()})
 			return nil
 		})
 		if err != nil {
@@ -42,7 +42,7 @@ func zipDir(t *testing.T, dir, dst string) {
 		}
 	}
 	var buf bytes.Buffer
-	if err := installer.WritePackZip(&buf, os.DirFS(dir), files); err != nil {
+	if err := intake.WritePackZip(&buf, os.DirFS(dir), files); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(dst, buf.Bytes(), 0o644); err != nil {
@@ -68,7 +68,7 @@ func TestArchiveValidKeepsStaging(t *testing.T) {
 	archive := filepath.Join(t.TempDir(), "gw.zip")
 	zipDir(t, "../examples/glass-works", archive)
 	staging := t.TempDir()
-	rep, staged, err := Archive(t.Context(), archive, staging, installer.DefaultLimits(), nil)
+	rep, staged, err := Archive(t.Context(), testExtractor, archive, staging, intake.DefaultLimits(), nil)
 	if err != nil || !rep.Valid || staged == nil {
 		t.Fatalf("Archive = %+v, %v, %v; want valid with a staged pack", rep, staged, err)
 	}
@@ -94,7 +94,7 @@ func TestArchiveMissingPackageRemovesStaging(t *testing.T) {
 	archive := filepath.Join(t.TempDir(), "gw.zip")
 	zipDir(t, dir, archive)
 	staging := t.TempDir()
-	rep, staged, err := Archive(t.Context(), archive, staging, installer.DefaultLimits(), nil)
+	rep, staged, err := Archive(t.Context(), testExtractor, archive, staging, intake.DefaultLimits(), nil)
 	if err != nil || rep.Valid || staged != nil {
 		t.Fatalf("Archive = %+v, %v, %v; want invalid, nothing staged", rep, staged, err)
 	}
@@ -107,7 +107,7 @@ func TestArchiveMissingPackageRemovesStaging(t *testing.T) {
 }
 
 func TestArchiveUnreadable(t *testing.T) {
-	_, _, err := Archive(t.Context(), filepath.Join(t.TempDir(), "none.zip"), t.TempDir(), installer.DefaultLimits(), nil)
+	_, _, err := Archive(t.Context(), testExtractor, filepath.Join(t.TempDir(), "none.zip"), t.TempDir(), intake.DefaultLimits(), nil)
 	if err == nil {
 		t.Fatal("Archive(missing file) = nil error; want the read failure")
 	}
@@ -126,7 +126,7 @@ func readDir(t *testing.T, dir string) []os.DirEntry {
 const badManifest = `{"schema":1,"id":"Bad Pack","version":"1.0.0","name":"B","authors":["a"],"pieces":[{"id":"deck","kind":"block","tag":"mjolnir\\forge\\bad-pack\\deck","class":"/Game/MJOLNIR/Forge/bad-pack/B/BP_D.BP_D_C","dimensions_m":[2,2,0.5]}]}`
 
 func TestDir(t *testing.T) {
-	rep, err := Dir("../examples/glass-works", installer.DefaultLimits())
+	rep, err := Dir("../examples/glass-works", intake.DefaultLimits())
 	if err != nil || !rep.Valid || rep.Manifest == nil || rep.Manifest.ID != "glass-works" || len(rep.Files) == 0 || len(rep.Problems) != 0 {
 		t.Fatalf("Dir(glass-works) = %+v, %v; want valid with its files", rep, err)
 	}
@@ -135,7 +135,7 @@ func TestDir(t *testing.T) {
 	// manifest fault: both reported, named from the folder given.
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"top/forgepack.json": badManifest, "top/content/x.dll": "MZ"})
-	rep, err = Dir(dir, installer.DefaultLimits())
+	rep, err = Dir(dir, intake.DefaultLimits())
 	if err != nil || rep.Valid || rep.Files != nil || rep.Root != filepath.Join(dir, "top") {
 		t.Fatalf("Dir(invalid) = %+v, %v; want invalid, no files, root top/", rep, err)
 	}
@@ -143,12 +143,12 @@ func TestDir(t *testing.T) {
 	for _, p := range rep.Problems {
 		got = append(got, p.Rule+" "+p.File+" "+p.Path)
 	}
-	want := []string{installer.RuleNotAllowed + " top/content/x.dll top/content/x.dll", inventory.RuleFormat + " top/forgepack.json id"}
+	want := []string{intake.RuleNotAllowed + " top/content/x.dll top/content/x.dll", inventory.RuleFormat + " top/forgepack.json id"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("Dir(invalid) problems = %q; want %q", got, want)
 	}
 
-	if _, err := Dir(filepath.Join(dir, "missing"), installer.DefaultLimits()); err == nil {
+	if _, err := Dir(filepath.Join(dir, "missing"), intake.DefaultLimits()); err == nil {
 		t.Errorf("Dir(missing folder) = nil error; want the read failure")
 	}
 }
@@ -188,13 +188,13 @@ func TestArchiveBombNotReadAgain(t *testing.T) {
 		want  []string
 		pack  string // the id read from the manifest
 	}{
-		{"not allowed", "content/x.dll", []byte("MZ"), []string{installer.RuleNotAllowed, inventory.RuleFormat}, "Bad Pack"},
-		{"ratio bomb", "content/bomb.pak", make([]byte, 4<<20), []string{installer.RuleRatio}, ""},
+		{"not allowed", "content/x.dll", []byte("MZ"), []string{intake.RuleNotAllowed, inventory.RuleFormat}, "Bad Pack"},
+		{"ratio bomb", "content/bomb.pak", make([]byte, 4<<20), []string{intake.RuleRatio}, ""},
 	} {
 		archive := filepath.Join(dir, tt.name+".zip")
 		zipEntries(t, archive, map[string][]byte{"forgepack.json": []byte(badManifest), tt.entry: tt.data})
 		staging := t.TempDir()
-		rep, staged, err := Archive(t.Context(), archive, staging, installer.DefaultLimits(), nil)
+		rep, staged, err := Archive(t.Context(), testExtractor, archive, staging, intake.DefaultLimits(), nil)
 		if err != nil || rep.Valid || staged != nil {
 			t.Fatalf("%s: Archive = %+v, %v, %v; want invalid, nothing staged", tt.name, rep, staged, err)
 		}

@@ -212,7 +212,7 @@ func TestPackageIDAndUTOC(t *testing.T) {
 	if code != cli.ExitOK || !strings.Contains(out, `"ExportBundleData"`) {
 		t.Fatalf("utoc --json = %d\n%s", code, out)
 	}
-	code, out, _ = runCLI(t, "utoc", "../../installer/iostore/testdata/ue5_8-minimal-uncompressed.utoc")
+	code, out, _ = runCLI(t, "utoc", "../../iostore/testdata/ue5_8-minimal-uncompressed.utoc")
 	if code != cli.ExitOK || !strings.Contains(out, "112 chunks") || !strings.Contains(out, "910BAD3EBD32CC77  0      ExportBundleData") {
 		t.Fatalf("utoc = %d\n%s", code, out)
 	}

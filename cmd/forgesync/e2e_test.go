@@ -18,8 +18,9 @@ import (
 
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/daemon"
-	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/intake"
 	"github.com/mjolnir-forge/forgesync/internal/cli"
+	"github.com/mjolnir-forge/forgesync/store"
 )
 
 // The end-to-end tests drive the real binary, built once in TestMain, on
@@ -28,6 +29,11 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
+	if len(os.Args) == 2 && os.Args[1] == intake.ChildCommand {
+		// The commands run in process (runCLI) unpack in this test
+		// binary, re-run as their child.
+		os.Exit(intake.RunChild(os.Stdin, os.Stdout))
+	}
 	dir, err := os.MkdirTemp("", "fsbin")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -218,7 +224,7 @@ func packZip(t testing.TB, id, version string, content int) []byte {
 	t.Helper()
 	dir := t.TempDir()
 	manifest := fmt.Sprintf(`{"schema":1,"id":%q,"version":%q,"name":"Pack %s","authors":["E2E"],"pieces":[{"id":"deck","kind":"block","tag":"mjolnir\\forge\\%s\\deck","class":"/Game/MJOLNIR/Forge/%s/Blocks/BP_Deck.BP_Deck_C","dimensions_m":[2,2,0.5]}]}`, id, version, id, id, id)
-	files := []installer.File{{Path: "forgepack.json", Size: int64(len(manifest))}}
+	files := []intake.File{{Path: "forgepack.json", Size: int64(len(manifest))}}
 	os.WriteFile(filepath.Join(dir, "forgepack.json"), []byte(manifest), 0o644)
 	if content > 0 {
 		os.MkdirAll(filepath.Join(dir, "content"), 0o755)
@@ -227,10 +233,10 @@ func packZip(t testing.TB, id, version string, content int) []byte {
 		rng := rand.NewChaCha8([32]byte{byte(len(id)), byte(content)})
 		rng.Read(data)
 		os.WriteFile(filepath.Join(dir, "content", "Big.pak"), data, 0o644)
-		files = append(files, installer.File{Path: "content/Big.pak", Size: int64(content)})
+		files = append(files, intake.File{Path: "content/Big.pak", Size: int64(content)})
 	}
 	var buf bytes.Buffer
-	if err := installer.WritePackZip(&buf, os.DirFS(dir), files); err != nil {
+	if err := intake.WritePackZip(&buf, os.DirFS(dir), files); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
@@ -341,7 +347,7 @@ func TestDaemon200ArchivesAtOnce(t *testing.T) {
 	}
 	// Every archive accounted for exactly once: kept (installed), in
 	// rejected/ with its reasons, or gone as already installed.
-	kept, _ := os.ReadDir(filepath.Join(g.state, installer.ArchivesDir))
+	kept, _ := os.ReadDir(filepath.Join(g.state, store.ArchivesDir))
 	rejected, _ := filepath.Glob(filepath.Join(g.drop, "rejected", "*.zip"))
 	reasons, _ := filepath.Glob(filepath.Join(g.drop, "rejected", "*.zip.txt"))
 	if len(kept) != 180 || len(rejected) != 10 || len(reasons) != 10 {
@@ -409,7 +415,7 @@ func TestDaemonKill9Converges(t *testing.T) {
 	}
 	st, err := c.Status(t.Context())
 	left, _ := pipelineReady(g.drop)
-	proc, _ := os.ReadDir(filepath.Join(g.state, installer.ProcessingDir))
+	proc, _ := os.ReadDir(filepath.Join(g.state, store.ProcessingDir))
 	if err != nil || len(left) != 0 || len(proc) != 0 || st.Counts.Packs != 2 {
 		t.Fatalf("no convergence: status %+v, %v; drop %v; processing %d", st, err, left, len(proc))
 	}

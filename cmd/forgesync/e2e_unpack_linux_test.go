@@ -13,8 +13,9 @@ import (
 
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/daemon"
-	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/intake"
 	"github.com/mjolnir-forge/forgesync/pipeline"
+	"github.com/mjolnir-forge/forgesync/store"
 )
 
 // unpackChildren returns the pids of the daemon's unpacking children.
@@ -26,7 +27,7 @@ func unpackChildren(daemonPid int) []int {
 		for _, s := range strings.Fields(string(data)) {
 			pid, _ := strconv.Atoi(s)
 			cmdline, _ := os.ReadFile(filepath.Join("/proc", s, "cmdline"))
-			if strings.Contains(string(cmdline), installer.ChildCommand) {
+			if strings.Contains(string(cmdline), intake.ChildCommand) {
 				out = append(out, pid)
 			}
 		}
@@ -94,14 +95,14 @@ func TestDaemonServesWhileUnpackerWorksOrDies(t *testing.T) {
 			rejected = string(e.Data)
 		}
 	}
-	if !strings.Contains(rejected, "big.zip") || !strings.Contains(rejected, installer.RuleUnpackerCrashed) {
+	if !strings.Contains(rejected, "big.zip") || !strings.Contains(rejected, intake.RuleUnpackerCrashed) {
 		t.Errorf("rejection = %s; want big.zip with the crash rule", rejected)
 	}
 	inst, _ := os.ReadFile(filepath.Join(g.inv, "installed.txt"))
 	if !strings.Contains(string(inst), "small-pack") {
 		t.Errorf("installed.txt lacks the good pack of the batch:\n%s", inst)
 	}
-	if left, _ := os.ReadDir(filepath.Join(g.state, installer.StagingDir)); len(left) != 0 {
+	if left, _ := os.ReadDir(filepath.Join(g.state, store.StagingDir)); len(left) != 0 {
 		t.Errorf("staging holds %d items after the killed child", len(left))
 	}
 }

@@ -10,15 +10,12 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/intake"
 )
 
 func main() {
-	if len(os.Args) == 2 && os.Args[1] == installer.ChildCommand {
-		os.Exit(installer.RunChild(os.Stdin, os.Stdout)) // unpacks one archive for its parent
-	}
-	if exe, err := os.Executable(); err == nil {
-		installer.Isolate(&installer.Isolation{Command: []string{exe, installer.ChildCommand}})
+	if len(os.Args) == 2 && os.Args[1] == intake.ChildCommand {
+		os.Exit(intake.RunChild(os.Stdin, os.Stdout)) // unpacks one archive for its parent
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)

@@ -24,7 +24,7 @@ import (
 	"github.com/getkin/kin-openapi/routers/legacy"
 
 	"github.com/mjolnir-forge/forgesync/api"
-	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/intake"
 )
 
 // The contract test: the real daemon, driven through a real flow over its
@@ -208,7 +208,7 @@ func doorPackZipHold(t *testing.T, id, version string, doors int, hold float64) 
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := installer.WritePackZip(&buf, os.DirFS(dir), []installer.File{{Path: "forgepack.json", Size: int64(len(manifest))}}); err != nil {
+	if err := intake.WritePackZip(&buf, os.DirFS(dir), []intake.File{{Path: "forgepack.json", Size: int64(len(manifest))}}); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
@@ -218,12 +218,12 @@ func doorPackZipHold(t *testing.T, id, version string, doors int, hold float64) 
 func exampleZip(t *testing.T, name string) []byte {
 	t.Helper()
 	dir := filepath.Join("..", "..", "examples", name)
-	l, err := installer.ListPack(dir, installer.DefaultLimits())
+	l, err := intake.ListPack(dir, intake.DefaultLimits())
 	if err != nil || len(l.Problems) > 0 {
 		t.Fatalf("list %s: %v %v", dir, err, l.Problems)
 	}
 	var buf bytes.Buffer
-	if err := installer.WritePackZip(&buf, os.DirFS(l.Root), l.Files); err != nil {
+	if err := intake.WritePackZip(&buf, os.DirFS(l.Root), l.Files); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()

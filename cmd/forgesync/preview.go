@@ -10,6 +10,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/internal/cli"
 	"github.com/mjolnir-forge/forgesync/lua/preview"
+	"github.com/mjolnir-forge/forgesync/machine"
 	"github.com/mjolnir-forge/forgesync/verdict"
 )
 
@@ -24,11 +25,11 @@ func liftPreviewCommand() *cli.Command {
 			"This previews the physics; verify trajectory and landing in your own layout.",
 		Flags: func(fs *flag.FlagSet) { fs.StringVar(&svg, "svg", "", "also draw the ride as an SVG `FILE`") },
 		Run: func(ctx context.Context, e *cli.Env, args []string) int {
-			lim, err := e.Config.ArchiveLimits()
+			lim, err := machine.ArchiveLimits(e.Config)
 			if err != nil {
 				return e.Fail(err)
 			}
-			rep, err := verdict.Check(ctx, args[0], lim)
+			rep, err := verdict.Check(ctx, newExtractor(), args[0], lim)
 			if err != nil {
 				return e.Fail(err)
 			}

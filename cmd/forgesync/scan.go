@@ -11,6 +11,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/internal/cli"
 	"github.com/mjolnir-forge/forgesync/internal/plural"
+	"github.com/mjolnir-forge/forgesync/machine"
 	"github.com/mjolnir-forge/forgesync/schema"
 	"github.com/mjolnir-forge/forgesync/verdict"
 )
@@ -34,11 +35,11 @@ func runScan(ctx context.Context, e *cli.Env, args []string, format string) int 
 	if err != nil {
 		return e.Fail(err)
 	}
-	lim, err := e.Config.ArchiveLimits()
+	lim, err := machine.ArchiveLimits(e.Config)
 	if err != nil {
 		return e.Fail(err)
 	}
-	reports, valid, err := verdict.CheckAll(ctx, args, lim)
+	reports, valid, err := verdict.CheckAll(ctx, newExtractor(), args, lim)
 	if err != nil {
 		return e.Fail(err)
 	}
@@ -82,7 +83,7 @@ func packCommand() *cli.Command {
 }
 
 func runPack(e *cli.Env, dir, out string) int {
-	lim, err := e.Config.ArchiveLimits()
+	lim, err := machine.ArchiveLimits(e.Config)
 	if err != nil {
 		return e.Fail(err)
 	}

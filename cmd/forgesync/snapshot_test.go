@@ -25,7 +25,7 @@ func TestSnapshotsDuringChanges(t *testing.T) {
 	}
 	t.Cleanup(func() { os.RemoveAll(root) })
 	opts := pipeline.Options{Drop: filepath.Join(root, "drop"), Mods: filepath.Join(root, "mods"),
-		Paks: filepath.Join(root, "paks"), State: filepath.Join(root, "state")}
+		Paks: filepath.Join(root, "paks"), State: filepath.Join(root, "state"), Extractor: newExtractor()}
 	p, _, err := pipeline.Open(t.Context(), opts)
 	if err != nil {
 		t.Fatal(err)

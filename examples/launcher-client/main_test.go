@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/mjolnir-forge/forgesync/examples/launcher-client/forgesyncapi"
-	"github.com/mjolnir-forge/forgesync/installer"
+	"github.com/mjolnir-forge/forgesync/intake"
 )
 
 // bin holds the forgesync binary and this example, built once.
@@ -128,12 +128,12 @@ func startDaemonWith(t *testing.T, extra string) *daemon {
 // download does.
 func (d *daemon) dropExample(t *testing.T, name string) {
 	t.Helper()
-	l, err := installer.ListPack(filepath.Join("..", name), installer.DefaultLimits())
+	l, err := intake.ListPack(filepath.Join("..", name), intake.DefaultLimits())
 	if err != nil || len(l.Problems) > 0 {
 		t.Fatalf("list %s: %v %v", name, err, l.Problems)
 	}
 	var buf bytes.Buffer
-	if err := installer.WritePackZip(&buf, os.DirFS(l.Root), l.Files); err != nil {
+	if err := intake.WritePackZip(&buf, os.DirFS(l.Root), l.Files); err != nil {
 		t.Fatal(err)
 	}
 	tmp := filepath.Join(d.drop, name+".zip.part")

@@ -56,31 +56,36 @@ func TestOnePackageComment(t *testing.T) {
 }
 
 // TestLayers holds the lines of DESIGN.md: the catalog and the renderers
-// know nothing of disks, sockets or the service; installer knows nothing of
-// the pipeline or HTTP; daemon knows nothing of validation, files or the
+// know nothing of disks, sockets or the service; the installing layers
+// rest on each other one way only (intake at the bottom; place on intake;
+// store and deploy on neither) and know nothing of the pipeline, HTTP, the
+// wire shapes (api: they store their own types) or the layers above them; daemon knows nothing of validation, files or the
 // watcher: it serves what the pipeline hands it; packset knows nothing of
-// the pipeline, the service or the installer (it hands its callers lock
+// the pipeline, the service or the installing layers (it hands its callers lock
 // values and verified archives); rejection and errkind are leaves every
 // layer may use; api (the wire shapes) rests on rejection alone, so the
 // pipeline, the daemon and the CLI can share its types; the watcher knows nothing of transactions
 // and the pipeline nothing of HTTP, the service or the watcher.
 func TestLayers(t *testing.T) {
 	forbidden := map[string][]string{
-		"inventory":         {"net", "net/http", "os", "github.com/fsnotify/fsnotify", "github.com/kardianos/service", "github.com/mjolnir-forge/forgesync/installer"},
-		"inventory/render":  {"net", "net/http", "os", "github.com/fsnotify/fsnotify", "github.com/kardianos/service", "github.com/mjolnir-forge/forgesync/installer", "github.com/mjolnir-forge/forgesync/inventory/publish"},
+		"inventory":         {"net", "net/http", "os", "github.com/fsnotify/fsnotify", "github.com/kardianos/service", "github.com/mjolnir-forge/forgesync/intake", "github.com/mjolnir-forge/forgesync/store", "github.com/mjolnir-forge/forgesync/place", "github.com/mjolnir-forge/forgesync/deploy"},
+		"inventory/render":  {"net", "net/http", "os", "github.com/fsnotify/fsnotify", "github.com/kardianos/service", "github.com/mjolnir-forge/forgesync/intake", "github.com/mjolnir-forge/forgesync/store", "github.com/mjolnir-forge/forgesync/place", "github.com/mjolnir-forge/forgesync/deploy", "github.com/mjolnir-forge/forgesync/inventory/publish"},
 		"inventory/publish": {"net/http", "github.com/fsnotify/fsnotify", "github.com/mjolnir-forge/forgesync/inventory", "github.com/mjolnir-forge/forgesync/inventory/render"},
-		"installer/iostore": {"net/http", "github.com/mjolnir-forge/forgesync/inventory"},
-		"installer":         {"net/http", "github.com/fsnotify/fsnotify", "github.com/mjolnir-forge/forgesync/pipeline", "github.com/mjolnir-forge/forgesync/daemon", "github.com/mjolnir-forge/forgesync/inventory"},
+		"iostore":           {"net/http", "github.com/mjolnir-forge/forgesync/inventory"},
+		"intake":            {"github.com/mjolnir-forge/forgesync/api", "net/http", "github.com/fsnotify/fsnotify", "github.com/mjolnir-forge/forgesync/pipeline", "github.com/mjolnir-forge/forgesync/daemon", "github.com/mjolnir-forge/forgesync/inventory", "github.com/mjolnir-forge/forgesync/config", "github.com/mjolnir-forge/forgesync/verdict", "github.com/mjolnir-forge/forgesync/setsync", "github.com/mjolnir-forge/forgesync/machine", "github.com/mjolnir-forge/forgesync/store", "github.com/mjolnir-forge/forgesync/place", "github.com/mjolnir-forge/forgesync/deploy", "github.com/mjolnir-forge/forgesync/iostore"},
+		"store":             {"github.com/mjolnir-forge/forgesync/api", "net/http", "github.com/fsnotify/fsnotify", "github.com/mjolnir-forge/forgesync/pipeline", "github.com/mjolnir-forge/forgesync/daemon", "github.com/mjolnir-forge/forgesync/inventory", "github.com/mjolnir-forge/forgesync/config", "github.com/mjolnir-forge/forgesync/verdict", "github.com/mjolnir-forge/forgesync/setsync", "github.com/mjolnir-forge/forgesync/machine", "github.com/mjolnir-forge/forgesync/intake", "github.com/mjolnir-forge/forgesync/place", "github.com/mjolnir-forge/forgesync/deploy"},
+		"place":             {"github.com/mjolnir-forge/forgesync/api", "net/http", "github.com/fsnotify/fsnotify", "github.com/mjolnir-forge/forgesync/pipeline", "github.com/mjolnir-forge/forgesync/daemon", "github.com/mjolnir-forge/forgesync/inventory", "github.com/mjolnir-forge/forgesync/config", "github.com/mjolnir-forge/forgesync/verdict", "github.com/mjolnir-forge/forgesync/setsync", "github.com/mjolnir-forge/forgesync/machine", "github.com/mjolnir-forge/forgesync/store", "github.com/mjolnir-forge/forgesync/deploy"},
+		"deploy":            {"github.com/mjolnir-forge/forgesync/api", "net/http", "github.com/fsnotify/fsnotify", "github.com/mjolnir-forge/forgesync/pipeline", "github.com/mjolnir-forge/forgesync/daemon", "github.com/mjolnir-forge/forgesync/inventory", "github.com/mjolnir-forge/forgesync/config", "github.com/mjolnir-forge/forgesync/verdict", "github.com/mjolnir-forge/forgesync/setsync", "github.com/mjolnir-forge/forgesync/machine", "github.com/mjolnir-forge/forgesync/intake", "github.com/mjolnir-forge/forgesync/store", "github.com/mjolnir-forge/forgesync/place"},
 		"config":            {"net/http", "github.com/mjolnir-forge/forgesync/pipeline"},
-		"packset":           {"github.com/fsnotify/fsnotify", "github.com/kardianos/service", "github.com/mjolnir-forge/forgesync/pipeline", "github.com/mjolnir-forge/forgesync/daemon", "github.com/mjolnir-forge/forgesync/installer", "github.com/mjolnir-forge/forgesync/config"},
-		"rejection":         {"os", "net", "net/http", "github.com/mjolnir-forge/forgesync/inventory", "github.com/mjolnir-forge/forgesync/installer", "github.com/mjolnir-forge/forgesync/verdict", "github.com/mjolnir-forge/forgesync/pipeline", "github.com/mjolnir-forge/forgesync/daemon"},
-		"api":               {"os", "net", "net/http", "github.com/mjolnir-forge/forgesync/inventory", "github.com/mjolnir-forge/forgesync/installer", "github.com/mjolnir-forge/forgesync/native", "github.com/mjolnir-forge/forgesync/pipeline", "github.com/mjolnir-forge/forgesync/daemon"},
-		"watch":             {"net/http", "github.com/mjolnir-forge/forgesync/pipeline", "github.com/mjolnir-forge/forgesync/installer", "github.com/mjolnir-forge/forgesync/inventory", "github.com/mjolnir-forge/forgesync/daemon"},
+		"packset":           {"github.com/fsnotify/fsnotify", "github.com/kardianos/service", "github.com/mjolnir-forge/forgesync/pipeline", "github.com/mjolnir-forge/forgesync/daemon", "github.com/mjolnir-forge/forgesync/intake", "github.com/mjolnir-forge/forgesync/store", "github.com/mjolnir-forge/forgesync/place", "github.com/mjolnir-forge/forgesync/deploy", "github.com/mjolnir-forge/forgesync/config"},
+		"rejection":         {"os", "net", "net/http", "github.com/mjolnir-forge/forgesync/inventory", "github.com/mjolnir-forge/forgesync/intake", "github.com/mjolnir-forge/forgesync/store", "github.com/mjolnir-forge/forgesync/place", "github.com/mjolnir-forge/forgesync/deploy", "github.com/mjolnir-forge/forgesync/verdict", "github.com/mjolnir-forge/forgesync/pipeline", "github.com/mjolnir-forge/forgesync/daemon"},
+		"api":               {"os", "net", "net/http", "github.com/mjolnir-forge/forgesync/inventory", "github.com/mjolnir-forge/forgesync/intake", "github.com/mjolnir-forge/forgesync/store", "github.com/mjolnir-forge/forgesync/place", "github.com/mjolnir-forge/forgesync/deploy", "github.com/mjolnir-forge/forgesync/native", "github.com/mjolnir-forge/forgesync/pipeline", "github.com/mjolnir-forge/forgesync/daemon"},
+		"watch":             {"net/http", "github.com/mjolnir-forge/forgesync/pipeline", "github.com/mjolnir-forge/forgesync/intake", "github.com/mjolnir-forge/forgesync/store", "github.com/mjolnir-forge/forgesync/place", "github.com/mjolnir-forge/forgesync/deploy", "github.com/mjolnir-forge/forgesync/inventory", "github.com/mjolnir-forge/forgesync/daemon"},
 		"pipeline":          {"net/http", "github.com/fsnotify/fsnotify", "github.com/kardianos/service", "github.com/mjolnir-forge/forgesync/daemon", "github.com/mjolnir-forge/forgesync/watch"},
 		"setsync":           {"github.com/fsnotify/fsnotify", "github.com/kardianos/service", "github.com/mjolnir-forge/forgesync/daemon"},
 		"internal/cli":      {"github.com/mjolnir-forge/forgesync/pipeline", "github.com/mjolnir-forge/forgesync/daemon", "github.com/mjolnir-forge/forgesync/machine", "github.com/mjolnir-forge/forgesync/setsync", "github.com/mjolnir-forge/forgesync/packset"},
-		"daemon":            {"github.com/fsnotify/fsnotify", "github.com/mjolnir-forge/forgesync/inventory", "github.com/mjolnir-forge/forgesync/installer", "github.com/mjolnir-forge/forgesync/pipeline"},
-		"internal/errkind":  {"os", "net/http", "github.com/mjolnir-forge/forgesync/api", "github.com/mjolnir-forge/forgesync/rejection", "github.com/mjolnir-forge/forgesync/installer", "github.com/mjolnir-forge/forgesync/pipeline", "github.com/mjolnir-forge/forgesync/daemon", "github.com/mjolnir-forge/forgesync/setsync", "github.com/mjolnir-forge/forgesync/machine"},
+		"daemon":            {"github.com/fsnotify/fsnotify", "github.com/mjolnir-forge/forgesync/inventory", "github.com/mjolnir-forge/forgesync/intake", "github.com/mjolnir-forge/forgesync/store", "github.com/mjolnir-forge/forgesync/place", "github.com/mjolnir-forge/forgesync/deploy", "github.com/mjolnir-forge/forgesync/pipeline"},
+		"internal/errkind":  {"os", "net/http", "github.com/mjolnir-forge/forgesync/api", "github.com/mjolnir-forge/forgesync/rejection", "github.com/mjolnir-forge/forgesync/intake", "github.com/mjolnir-forge/forgesync/store", "github.com/mjolnir-forge/forgesync/place", "github.com/mjolnir-forge/forgesync/deploy", "github.com/mjolnir-forge/forgesync/pipeline", "github.com/mjolnir-forge/forgesync/daemon", "github.com/mjolnir-forge/forgesync/setsync", "github.com/mjolnir-forge/forgesync/machine"},
 	}
 	for _, p := range listPackages(t) {
 		rel := strings.TrimPrefix(p.ImportPath, "github.com/mjolnir-forge/forgesync/")
@@ -132,6 +137,22 @@ func TestBinaryLeavesPackagingOut(t *testing.T) {
 	for _, d := range strings.Fields(string(out)) {
 		if strings.HasPrefix(d, "github.com/goreleaser/") || strings.HasPrefix(d, "github.com/mjolnir-forge/forgesync/internal/release") {
 			t.Errorf("cmd/forgesync depends on %s: the release packaging is no part of the binary", d)
+		}
+	}
+}
+
+// TestConfigKnowsNoDomain: config holds plain values; whoever builds the
+// domain's parts (machine, cmd) turns them into the domain's types. Of
+// this module it may use only internal/ leaves, nothing of the domain.
+func TestConfigKnowsNoDomain(t *testing.T) {
+	const mod = "github.com/mjolnir-forge/forgesync/"
+	out, err := exec.Command("go", "list", "-deps", mod+"config").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	for _, d := range strings.Fields(string(out)) {
+		if strings.HasPrefix(d, mod) && d != mod+"config" && !strings.HasPrefix(d, mod+"internal/") {
+			t.Errorf("config depends on %s: it holds plain values and knows nothing of the domain", d)
 		}
 	}
 }

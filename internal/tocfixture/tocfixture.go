@@ -6,7 +6,7 @@
 // The TOC is laid out section by section as the engine writes it (header,
 // chunk ids, offsets and lengths, perfect-hash seeds from version 4,
 // compressed blocks, compression method names, signatures when Signed,
-// chunk metadata), with every count consistent, so installer/iostore and
+// chunk metadata), with every count consistent, so iostore and
 // any other reader accept it. The .ucas holds one small placeholder block
 // per chunk and the hashes are zero: the containers are made for
 // forgesync's presence check and archive tests, and the engine would not
@@ -30,8 +30,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/mjolnir-forge/forgesync/installer/iostore"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
+	"github.com/mjolnir-forge/forgesync/iostore"
 )
 
 // Engine selects the TOC layout a fixture is written in.

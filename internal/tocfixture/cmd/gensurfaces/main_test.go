@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/mjolnir-forge/forgesync/installer/iostore"
 	"github.com/mjolnir-forge/forgesync/internal/tocfixture"
+	"github.com/mjolnir-forge/forgesync/iostore"
 )
 
 func TestRun(t *testing.T) {

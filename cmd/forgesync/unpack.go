@@ -1,0 +1,24 @@
+package main
+
+import (
+	"os"
+
+	"github.com/mjolnir-forge/forgesync/intake"
+)
+
+// newExtractor returns the Extractor of every command that unpacks an
+// archive: this program, re-run with intake.ChildCommand (main runs the
+// child). Should the program's path be unknown, its name as started is
+// tried; a child that cannot start is then this machine's fault, reported
+// as such, and no archive is unpacked without its child.
+func newExtractor() *intake.Extractor {
+	exe, err := os.Executable()
+	if err != nil {
+		exe = os.Args[0]
+	}
+	x, err := intake.NewExtractor(intake.Isolation{Command: []string{exe, intake.ChildCommand}})
+	if err != nil {
+		panic(err) // the command is never empty
+	}
+	return x
+}

@@ -1,7 +1,0 @@
-//go:build race
-
-package installer
-
-// raceEnabled reports whether the race detector runs, whose shadow memory
-// makes resident-memory measurements meaningless.
-const raceEnabled = true

@@ -1,8 +1,0 @@
-//go:build !linux
-
-package installer
-
-import "os"
-
-// startWriteback does nothing here: the fsync at the file's end writes it.
-func startWriteback(*os.File, int64, int64) {}

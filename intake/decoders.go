@@ -1,0 +1,311 @@
+package intake
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"slices"
+
+	"github.com/bodgit/sevenzip"
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zip"
+	"github.com/klauspost/compress/zstd"
+	"github.com/mholt/archives"
+	fastxz "github.com/mikelolasagasti/xz"
+	"github.com/mjolnir-forge/forgesync/internal/lzma2"
+)
+
+// This file bounds every decoder an archive can choose, by rule, before
+// it decodes a byte: which zip methods and 7z coders run at all, and how
+// much memory their properties may ask for. The registrations replace the
+// decoders that the zip and 7z readers would otherwise pick for the whole
+// process (mholt/archives registers unbounded zstd, xz and bzip2 ones).
+
+// maxLZMADict bounds the dictionary of a 7z LZMA or LZMA2 coder: 7-Zip's
+// Ultra preset (-mx9) uses 64 MiB, the default 16 MiB.
+const maxLZMADict = 64 << 20
+
+// lzmaDictLimit is the dictionary rule in force: maxLZMADict, raised only
+// by the tests that show the child's memory limit holds on its own.
+var lzmaDictLimit uint64 = maxLZMADict
+
+// Zip compression methods a pack may use.
+const (
+	zipStore   = 0
+	zipDeflate = 8
+	zipZstd    = 93
+)
+
+// zipMethodNames names the methods a zip may declare, for the rejection.
+var zipMethodNames = map[uint16]string{
+	1: "Shrink", 6: "Implode", 9: "Deflate64", 10: "PKWARE Implode", 12: "bzip2",
+	14: "LZMA", 18: "IBM TERSE", 19: "IBM LZ77", 94: "MP3", 95: "xz", 96: "JPEG",
+	97: "WavPack", 98: "PPMd", 99: "AES",
+}
+
+// zipMethodText names a zip method for a rejection.
+func zipMethodText(m uint16) string {
+	if n, ok := zipMethodNames[m]; ok {
+		return fmt.Sprintf("method %d (%s): use Store, Deflate or zstd", m, n)
+	}
+	return fmt.Sprintf("method %d: use Store, Deflate or zstd", m)
+}
+
+// coderError is a 7z coder or zip stream refused by rule before decoding.
+type coderError struct {
+	rule  string // RuleDecoderMemory, RuleEncrypted or RuleMethod
+	value string
+}
+
+func (e *coderError) Error() string { return RuleText(e.rule) + " (" + e.value + ")" }
+
+// openZip opens a zip with our decoders: zstd with its window bounded,
+// every other method than Store and Deflate refused by name. The zip
+// package's process-wide decoders (mholt/archives registers unbounded
+// zstd, xz and bzip2 ones) are never used.
+func openZip(r io.ReaderAt, size int64) (*zip.Reader, error) {
+	zr, err := zip.NewReader(r, size)
+	if err != nil {
+		return nil, err
+	}
+	zr.RegisterDecompressor(zipZstd, zipZstdReader)
+	for m := range zipMethodNames {
+		zr.RegisterDecompressor(m, func(io.Reader) io.ReadCloser {
+			return errReader{&coderError{RuleMethod, zipMethodText(m)}}
+		})
+	}
+	return zr, nil
+}
+
+// walkZip calls handle for every entry of zr in directory order, like
+// archives.Zip.Extract but on a reader opened by openZip.
+func walkZip(ctx context.Context, zr *zip.Reader, handle archives.FileHandler) error {
+	for _, f := range zr.File {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		info := f.FileInfo()
+		err := handle(ctx, archives.FileInfo{
+			FileInfo:      info,
+			Header:        f.FileHeader,
+			NameInArchive: f.Name,
+			Open: func() (fs.File, error) {
+				rc, err := f.Open()
+				if err != nil {
+					return nil, err
+				}
+				return zipEntry{rc, info}, nil
+			},
+		})
+		if err != nil {
+			return fmt.Errorf("%s: %w", f.Name, err)
+		}
+	}
+	return nil
+}
+
+// zipEntry is an open zip entry as an fs.File.
+type zipEntry struct {
+	io.ReadCloser
+	info fs.FileInfo
+}
+
+func (e zipEntry) Stat() (fs.FileInfo, error) { return e.info, nil }
+
+// The 7z reader's decoders for LZMA and LZMA2 are replaced by bounded
+// ones; every other coder's id is checked against the allowlist before
+// the reader builds one (check7zCoders).
+func init() {
+	sevenzip.RegisterDecompressor([]byte{0x03, 0x01, 0x01}, newLZMAReader)
+	sevenzip.RegisterDecompressor([]byte{0x21}, newLZMA2Reader)
+}
+
+// errReader fails every read with err.
+type errReader struct{ err error }
+
+func (r errReader) Read([]byte) (int, error) { return 0, r.err }
+func (r errReader) Close() error             { return nil }
+
+// zipZstdReader decodes a zip entry of method 93 with the window bounded:
+// the frame header is read first, so any window size gets the rule's
+// message, not a decoder error.
+func zipZstdReader(r io.Reader) io.ReadCloser {
+	br := bufio.NewReaderSize(r, 64)
+	head, _ := br.Peek(18)
+	if w, ok := zstdFrameWindow(head); ok && w > maxZstdWindow {
+		return errReader{&coderError{RuleDecoderMemory, zstdWindowText(w)}}
+	}
+	zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(maxZstdWindow), zstd.WithDecoderLowmem(true))
+	if err != nil {
+		return errReader{err}
+	}
+	return zr.IOReadCloser()
+}
+
+// zstdWindowText is the value of the decoder-memory rule for a zstd window.
+func zstdWindowText(w uint64) string {
+	return fmt.Sprintf("zstd window of %s, over %d MiB: compress without --long or --ultra", windowText(w), maxZstdWindow>>20)
+}
+
+// firstZstdWindow reads the first zstd frame header of f.
+func firstZstdWindow(f io.ReaderAt) (uint64, bool) {
+	head := make([]byte, 18)
+	n, _ := f.ReadAt(head, 0)
+	return zstdFrameWindow(head[:n])
+}
+
+// lzmaDictText is the value of the decoder-memory rule for a 7z coder.
+func lzmaDictText(coder string, dict uint64) string {
+	return fmt.Sprintf("7z %s dictionary of %s, over %d MiB: compress with -mx7 or a smaller -md", coder, windowText(dict), maxLZMADict>>20)
+}
+
+// newLZMAReader is the 7z LZMA coder, its dictionary checked first. The
+// raw LZMA stream is decoded by internal/lzma2, held to the size the
+// folder declares and checked at its end as 7z t checks it: the range
+// decoder finished, an end marker (which bsdtar writes and 7z does not)
+// sound, no bytes left in the pack stream.
+func newLZMAReader(p []byte, size uint64, readers []io.ReadCloser) (io.ReadCloser, error) {
+	if len(readers) != 1 || len(p) != 5 {
+		return nil, errors.New("lzma: bad coder properties")
+	}
+	if dict := uint64(binary.LittleEndian.Uint32(p[1:])); dict > lzmaDictLimit {
+		return nil, &coderError{RuleDecoderMemory, lzmaDictText("LZMA", dict)}
+	}
+	lr, err := lzma2.NewLZMAReader(readers[0], [5]byte(p), size)
+	if err != nil {
+		return nil, fmt.Errorf("lzma: bad coder properties: %w", err)
+	}
+	return readCloser{lr, readers[0]}, nil
+}
+
+// newLZMA2Reader is the 7z LZMA2 coder, its dictionary checked first. The
+// raw LZMA2 stream is decoded by internal/lzma2 (about 1.4 times the speed
+// of the xz decoder, itself four times the 7z reader's own), held to the
+// size the folder declares: a stream that ends early or decodes to another
+// size is an error, not a short file.
+func newLZMA2Reader(p []byte, size uint64, readers []io.ReadCloser) (io.ReadCloser, error) {
+	if len(readers) != 1 || len(p) != 1 || p[0] > 40 {
+		return nil, errors.New("lzma2: bad coder properties")
+	}
+	dict := uint64(2|(p[0]&1)) << (p[0]/2 + 11)
+	if p[0] == 40 {
+		dict = 1<<32 - 1
+	}
+	if dict > lzmaDictLimit {
+		return nil, &coderError{RuleDecoderMemory, lzmaDictText("LZMA2", dict)}
+	}
+	return readCloser{lzma2.NewReader(readers[0], int(dict), size), readers[0]}, nil
+}
+
+// readCloser reads from r and closes c.
+type readCloser struct {
+	r io.Reader
+	c io.Closer
+}
+
+func (rc readCloser) Read(p []byte) (int, error) { return rc.r.Read(p) }
+func (rc readCloser) Close() error               { return rc.c.Close() }
+
+// openStream returns the decoder of a streaming format's outer layer (the
+// reader itself for a plain tar or a rar), bounded by the rules.
+func openStream(kind archiveKind, r io.Reader, lim Limits) (io.Reader, func(), error) {
+	switch kind {
+	case kindTarGz:
+		g, err := newGzipMembers(r)
+		if err != nil {
+			return nil, nil, err
+		}
+		return g, func() { g.zr.Close() }, nil
+	case kindTarXz:
+		xr, err := fastxz.NewReader(r, maxDictBytes)
+		if err != nil {
+			return nil, nil, err
+		}
+		return xr, func() {}, nil
+	case kindTarZst:
+		zr, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(2), zstd.WithDecoderMaxWindow(maxZstdWindow), zstd.WithDecoderMaxMemory(uint64(lim.MaxTotalBytes)+1))
+		if err != nil {
+			return nil, nil, err
+		}
+		return zr, zr.Close, nil
+	}
+	return r, func() {}, nil
+}
+
+// gzipMembers reads every member of a gzip stream, each checked against
+// the CRC-32 and length of its trailer, and then, as gzip -t does, accepts
+// zero bytes to the end (tape padding); any other bytes after the last
+// member are damage.
+type gzipMembers struct {
+	br  *bufio.Reader // the stream; gzip reads a bufio.Reader byte-exact
+	zr  *gzip.Reader
+	err error // the end or the damage found after the last member, for every later Read
+}
+
+func newGzipMembers(r io.Reader) (*gzipMembers, error) {
+	br := bufio.NewReader(r)
+	zr, err := gzip.NewReader(br)
+	if err != nil {
+		return nil, err
+	}
+	zr.Multistream(false)
+	return &gzipMembers{br: br, zr: zr}, nil
+}
+
+func (g *gzipMembers) Read(p []byte) (int, error) {
+	for g.err == nil {
+		n, err := g.zr.Read(p)
+		if err != io.EOF {
+			return n, err
+		}
+		// A member ended, its trailer checked: another one follows,
+		// or zeros, or nothing.
+		next, err := g.br.Peek(2)
+		switch {
+		case len(next) == 0 && err == io.EOF:
+			g.err = io.EOF
+		case len(next) == 2 && next[0] == 0x1f && next[1] == 0x8b:
+			if err := g.zr.Reset(g.br); err != nil {
+				g.err = err
+			}
+			g.zr.Multistream(false)
+		default:
+			if g.err = zerosToEnd(g.br); g.err == nil {
+				g.err = io.EOF
+			}
+		}
+		if n > 0 {
+			return n, nil
+		}
+	}
+	return 0, g.err
+}
+
+// zerosToEnd reads r to its end and fails unless every byte is zero.
+func zerosToEnd(r io.Reader) error {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := r.Read(buf)
+		if slices.ContainsFunc(buf[:n], func(b byte) bool { return b != 0 }) {
+			return &damageError{"bytes other than zeros after the last gzip member"}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// countEntries wraps a handler to count the entries it is given.
+func (x *extraction) countEntries(h archives.FileHandler) archives.FileHandler {
+	return func(ctx context.Context, fi archives.FileInfo) error {
+		x.entries++
+		return h(ctx, fi)
+	}
+}

@@ -1,0 +1,578 @@
+package intake
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// ChildCommand is the hidden sub-command that runs [RunChild]: the program
+// re-runs itself with it to unpack one archive in a process of its own.
+const ChildCommand = "__unpack"
+
+// Defaults of an [Isolation].
+const (
+	// DefaultUnpackMemory is the memory an unpacking child may commit. The
+	// decoders' bounds keep a good pack far below it (measured: under
+	// 64 MiB for zip and tar, under 64 MiB plus the dictionary for 7z).
+	DefaultUnpackMemory = 256 << 20
+	// DefaultUnpackTime is the wall-clock budget of a small archive.
+	DefaultUnpackTime = 60 * time.Second
+	// DefaultUnpackRate is how many archive bytes a second of budget is
+	// added for: a slow disk unpacks a 4 GiB pack within it.
+	DefaultUnpackRate = 4 << 20
+)
+
+// Isolation says how an [Extractor] runs its child process: identification,
+// decoding, the file rules and the writes into staging. The child has hard
+// limits on memory (Linux: RLIMIT_DATA, the memory it may commit; Windows:
+// a Job Object's process memory limit) and processor time, and a
+// wall-clock budget scaled by the archive's size. A child that crashes,
+// hits a limit or runs out of time is a rejection of its archive with a
+// plain reason, never an error. The parent trusts nothing the child says:
+// it hashes the archive itself and checks the staging folder's every file
+// against the rules before handing it over.
+type Isolation struct {
+	// Command starts the child: this program and ChildCommand.
+	Command []string
+	// Env is added to the child's environment.
+	Env []string
+	// Memory, Time and Rate default to DefaultUnpackMemory,
+	// DefaultUnpackTime and DefaultUnpackRate.
+	Memory int64
+	Time   time.Duration
+	Rate   int64
+}
+
+// ErrNoUnpacker is returned by [NewExtractor] for an Isolation without a
+// command: there is no way to extract an archive but in a child.
+var ErrNoUnpacker = errors.New("intake: no unpacker command to extract archives with")
+
+// Extractor extracts pack archives, each in a child process under the
+// limits of its [Isolation]; it is the only way this package extracts an
+// archive. The decoders run in this process only inside [RunChild], the
+// child's entry point. An Extractor is safe for concurrent use.
+type Extractor struct {
+	iso Isolation
+}
+
+// NewExtractor returns the Extractor whose children iso starts, its zero
+// limits replaced by the defaults.
+func NewExtractor(iso Isolation) (*Extractor, error) {
+	if len(iso.Command) == 0 {
+		return nil, ErrNoUnpacker
+	}
+	iso.Command = slices.Clone(iso.Command)
+	iso.Env = slices.Clone(iso.Env)
+	if iso.Memory <= 0 {
+		iso.Memory = DefaultUnpackMemory
+	}
+	if iso.Time <= 0 {
+		iso.Time = DefaultUnpackTime
+	}
+	if iso.Rate <= 0 {
+		iso.Rate = DefaultUnpackRate
+	}
+	return &Extractor{iso: iso}, nil
+}
+
+// Extract checks the archive at archivePath against the rules of SPEC §2
+// and extracts it, in a child process, into a new private folder under
+// stagingParent, writing only through an os.Root opened on that folder.
+// Every limit in lim is enforced on the bytes the decompressor produces,
+// before they are written; sizes in headers are only used to reject early
+// and to estimate progress.
+//
+// A rejected archive returns a *RejectError listing every problem found
+// (errors.Is ErrRejected; ErrNotArchive when the format is not recognised).
+// Other errors (I/O, a cancelled ctx, an unpacker that cannot start) are
+// returned wrapped. On any error the staging folder is gone. progress,
+// when not nil, is called with the bytes extracted so far and the expected
+// total (0 when the format does not say up front).
+func (x *Extractor) Extract(ctx context.Context, archivePath, stagingParent string, lim Limits, progress func(done, total int64)) (*Staged, error) {
+	if err := lim.Validate(); err != nil {
+		return nil, fmt.Errorf("extract %s: %w", archivePath, err)
+	}
+	return x.iso.extract(ctx, archivePath, stagingParent, lim, progress)
+}
+
+// budget is the wall-clock time the child has for an archive of size
+// bytes.
+func (iso *Isolation) budget(size int64) time.Duration {
+	return iso.Time + time.Duration(size/iso.Rate)*time.Second
+}
+
+// childRequest is what the parent sends the child on its standard input.
+// The paths go as bytes (base64 in the JSON): a JSON string would replace
+// the bytes of a name that is not UTF-8 (a Latin-1 archive name, a folder
+// of the state path) and the child would open another path. Archive and
+// Staging carry the same paths as strings for a child of an older version
+// (the program replaced while a daemon runs); a child reads the bytes when
+// they are there.
+type childRequest struct {
+	ArchivePath []byte `json:"archive_path,omitempty"`
+	StagingPath []byte `json:"staging_path,omitempty"`
+	Archive     string `json:"archive"`
+	Staging     string `json:"staging"`
+	Limits      Limits `json:"limits"`
+	Memory      int64  `json:"memory"`
+}
+
+// newChildRequest is the request to unpack archive into staging.
+func newChildRequest(archive, staging string, lim Limits, memory int64) childRequest {
+	return childRequest{ArchivePath: []byte(archive), StagingPath: []byte(staging), Archive: archive, Staging: staging, Limits: lim, Memory: memory}
+}
+
+// paths returns the archive and the staging folder of the request, with
+// their every byte.
+func (r *childRequest) paths() (archive, staging string) {
+	archive, staging = r.Archive, r.Staging
+	if r.ArchivePath != nil {
+		archive = string(r.ArchivePath)
+	}
+	if r.StagingPath != nil {
+		staging = string(r.StagingPath)
+	}
+	return archive, staging
+}
+
+// childMessage is one line the child writes on its standard output:
+// progress, or (Final) the result.
+type childMessage struct {
+	Done     int64         `json:"done,omitempty"`
+	Total    int64         `json:"total,omitempty"`
+	Final    bool          `json:"final,omitempty"`
+	Root     string        `json:"root,omitempty"`
+	Files    []File        `json:"files,omitempty"`
+	Format   string        `json:"format,omitempty"`
+	Problems []wireProblem `json:"problems,omitempty"`
+	Manifest []byte        `json:"manifest,omitempty"`
+	Ignored  []string      `json:"ignored,omitempty"`
+	Failure  string        `json:"failure,omitempty"`
+}
+
+// progressEvery is how often the child reports progress.
+const progressEvery = 50 * time.Millisecond
+
+// wireProblem is a Problem on the pipe: names are bytes, because JSON
+// strings would replace invalid UTF-8, which a rule may need to quote.
+type wireProblem struct {
+	Entry, Rule, Value []byte
+}
+
+func toWire(ps []Problem) []wireProblem {
+	out := make([]wireProblem, len(ps))
+	for i, p := range ps {
+		out[i] = wireProblem{[]byte(p.Entry), []byte(p.Rule), []byte(p.Value)}
+	}
+	return out
+}
+
+func fromWire(ws []wireProblem) []Problem {
+	out := make([]Problem, len(ws))
+	for i, w := range ws {
+		out[i] = Problem{Entry: string(w.Entry), Rule: string(w.Rule), Value: string(w.Value)}
+	}
+	return out
+}
+
+// RunChild is the child process of an Isolation: it reads one request
+// from in, unpacks the archive into the staging folder the parent made,
+// and writes progress and the result to out. It returns the exit code.
+func RunChild(in io.Reader, out io.Writer) int {
+	var req childRequest
+	dec := json.NewDecoder(io.LimitReader(in, 1<<20))
+	if err := dec.Decode(&req); err != nil {
+		fmt.Fprintln(os.Stderr, "forgesync: the unpacker is started by forgesync itself:", err)
+		return 2
+	}
+	if req.Memory > 0 {
+		// Collect garbage harder before the hard limit is near.
+		debug.SetMemoryLimit(req.Memory / 2)
+	}
+	w := bufio.NewWriter(out)
+	enc := json.NewEncoder(w)
+	var last time.Time
+	var pending *childMessage // progress not sent yet
+	progress := func(done, total int64) {
+		pending = &childMessage{Done: done, Total: total}
+		if now := time.Now(); now.Sub(last) >= progressEvery {
+			last = now
+			enc.Encode(pending)
+			w.Flush()
+			pending = nil
+		}
+	}
+	archive, staging := req.paths()
+	st, err := extractAt(context.Background(), archive, staging, req.Limits, progress, false)
+	if pending != nil {
+		enc.Encode(pending)
+	}
+	msg := childMessage{Final: true}
+	var re *RejectError
+	switch {
+	case err == nil:
+		rel, _ := filepath.Rel(st.Dir, st.Root)
+		msg.Root, msg.Files, msg.Format, msg.Ignored = filepath.ToSlash(rel), st.Files, st.Format, st.Ignored
+	case errors.As(err, &re):
+		msg.Problems, msg.Manifest, msg.Ignored = toWire(re.Problems), re.Manifest, re.Ignored
+	default:
+		msg.Failure = err.Error()
+	}
+	enc.Encode(msg)
+	if err := w.Flush(); err != nil {
+		return 1
+	}
+	return 0
+}
+
+// stderrBuffer keeps the first and the last bytes the child writes on its
+// standard error: a Go runtime's fatal error comes first, then a long
+// dump of goroutines; a panic's line is near the end of its output.
+type stderrBuffer struct {
+	mu         sync.Mutex // guards head and tail
+	head, tail []byte
+}
+
+const stderrKeep = 8 << 10
+
+func (t *stderrBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := len(p)
+	if room := stderrKeep - len(t.head); room > 0 {
+		k := min(room, len(p))
+		t.head = append(t.head, p[:k]...)
+		p = p[k:]
+	}
+	t.tail = append(t.tail, p...)
+	if len(t.tail) > stderrKeep {
+		t.tail = append(t.tail[:0], t.tail[len(t.tail)-stderrKeep:]...)
+	}
+	return n, nil
+}
+
+func (t *stderrBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.head) + "\n" + string(t.tail)
+}
+
+// extract is Extractor.Extract: the archive unpacked in a child process;
+// see Isolation.
+func (iso *Isolation) extract(ctx context.Context, archivePath, stagingParent string, lim Limits, progress func(done, total int64)) (_ *Staged, err error) {
+	f, size, err := openArchive(archivePath)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	staging, err := newStaging(stagingParent)
+	if err != nil {
+		return nil, fmt.Errorf("extract %s: %w", archivePath, err)
+	}
+	defer func() {
+		if err != nil {
+			removeStaging(staging)
+		}
+	}()
+
+	// The parent's own hash of the archive, alongside the child.
+	hctx, stopHash := context.WithCancel(ctx)
+	defer stopHash()
+	hashed := hashAsync(hctx, f, size)
+
+	budget := iso.budget(size)
+	wctx, cancel := context.WithTimeout(ctx, budget)
+	defer cancel()
+	var stderr stderrBuffer
+	cmd, stdin, stdout, err := iso.command(wctx, &stderr)
+	if err != nil {
+		return nil, fmt.Errorf("extract %s: %w", archivePath, err)
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("extract %s: start the unpacker: %w", archivePath, err)
+	}
+	if hook := childStarted; hook != nil {
+		hook(cmd.Process.Pid)
+	}
+	// The limits are in force before the child reads its request: it
+	// does nothing before that.
+	release, lerr := limitChild(cmd.Process, iso.Memory, 2*budget)
+	defer release()
+	if lerr != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+		return nil, fmt.Errorf("extract %s: %w: %w", archivePath, ErrUnconfined, lerr)
+	}
+	stopWatch := watchData(cmd.Process.Pid)
+	abs, err := filepath.Abs(archivePath)
+	if err != nil {
+		abs = archivePath
+	}
+	req, _ := json.Marshal(newChildRequest(abs, staging, lim, iso.Memory))
+	stdin.Write(req)
+	stdin.Close()
+
+	final := readChild(stdout, progress)
+	werr := cmd.Wait()
+	peak := stopWatch()
+	reject := func(rule, value string) error {
+		return &RejectError{Archive: archivePath, Problems: []Problem{{Rule: rule, Value: value}}}
+	}
+	switch {
+	case ctx.Err() != nil:
+		return nil, fmt.Errorf("extract %s: %w", archivePath, ctx.Err())
+	case wctx.Err() != nil:
+		return nil, reject(RuleUnpackTime, "more than "+seconds(budget))
+	case werr != nil || final == nil:
+		return nil, reject(iso.death(stderr.String(), cmd.ProcessState, werr, peak, budget))
+	case final.Failure != "":
+		return nil, fmt.Errorf("extract %s: %s", archivePath, final.Failure)
+	case len(final.Problems) > 0:
+		return nil, &RejectError{Archive: archivePath, Problems: fromWire(final.Problems), Manifest: final.Manifest, Ignored: final.Ignored}
+	}
+	st := &Staged{Dir: staging, Root: filepath.Join(staging, filepath.FromSlash(final.Root)), Files: final.Files, Format: final.Format, Ignored: final.Ignored}
+	if err := verifyStaged(st, lim); err != nil {
+		return nil, reject(RuleUnpackerOutput, err.Error())
+	}
+	if st.SHA256 = <-hashed; st.SHA256 == "" {
+		return nil, fmt.Errorf("extract %s: could not hash the archive", archivePath)
+	}
+	return st, nil
+}
+
+// command returns the unpacker's command, ready to start, with its pipes:
+// stdin for the request, stdout for its messages; stderr is kept.
+func (iso *Isolation) command(ctx context.Context, stderr io.Writer) (*exec.Cmd, io.WriteCloser, io.ReadCloser, error) {
+	cmd := exec.CommandContext(ctx, iso.Command[0], iso.Command[1:]...)
+	cmd.Env = append(os.Environ(), iso.Env...)
+	cmd.Stderr = stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	prepareChild(cmd)
+	return cmd, stdin, stdout, nil
+}
+
+// hashBuffer is the read size of the archive's hash: large reads keep the
+// system calls few beside the hashing itself.
+const hashBuffer = 1 << 20
+
+// hashAsync hashes the size bytes of f, returning the hex SHA-256 on the
+// channel ("" when reading failed or ctx ended).
+func hashAsync(ctx context.Context, f *os.File, size int64) <-chan string {
+	hashed := make(chan string, 1)
+	go func() {
+		h := sha256.New()
+		if _, err := io.CopyBuffer(h, &ctxReader{ctx: ctx, r: io.NewSectionReader(f, 0, size)}, make([]byte, hashBuffer)); err != nil {
+			hashed <- ""
+			return
+		}
+		hashed <- hex.EncodeToString(h.Sum(nil))
+	}()
+	return hashed
+}
+
+// readChild reads the child's messages until it closes stdout: progress
+// goes to progress, and the final message is returned (nil when none
+// came).
+func readChild(stdout io.Reader, progress func(done, total int64)) *childMessage {
+	var final *childMessage
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 64<<10), 8<<20)
+	for sc.Scan() {
+		var m childMessage
+		if json.Unmarshal(sc.Bytes(), &m) != nil {
+			continue
+		}
+		if m.Final {
+			final = &m
+			continue
+		}
+		if progress != nil {
+			progress(m.Done, m.Total)
+		}
+	}
+	io.Copy(io.Discard, stdout)
+	return final
+}
+
+// death says why a child ended without its final message: out of memory,
+// out of processor time, or a crash; it returns the rule and the value.
+func (iso *Isolation) death(stderr string, ps *os.ProcessState, werr error, peak int64, budget time.Duration) (rule, value string) {
+	switch {
+	case strings.Contains(stderr, "out of memory"), strings.Contains(stderr, "cannot allocate memory"), outOfMemory(ps),
+		peak >= iso.Memory-arenaBytes, runtimeFault(stderr):
+		return RuleUnpackMemory, "more than " + sizeText(iso.Memory)
+	case cpuExceeded(ps, 2*budget):
+		return RuleUnpackTime, "more than " + seconds(2*budget) + " of processor time"
+	}
+	return RuleUnpackerCrashed, crashText(stderr, werr)
+}
+
+// runtimeFault reports whether the child died of a fault inside the Go
+// runtime itself: a signal the runtime caught while its own code ran (the
+// first frame of the first stack is in package runtime). Under the data
+// limit that is the runtime failing to map memory, which it does not always
+// report as "out of memory": it may fault in the collector instead. A fault
+// in the child's own code is a panic, and stays a crash.
+func runtimeFault(stderr string) bool {
+	if !strings.HasPrefix(stderr, "SIGSEGV") && !strings.HasPrefix(stderr, "unexpected fault address") &&
+		!strings.HasPrefix(stderr, "fatal error: unexpected signal") {
+		return false
+	}
+	_, trace, ok := strings.Cut(stderr, "\ngoroutine ")
+	if !ok {
+		return false
+	}
+	lines := strings.SplitN(trace, "\n", 3)
+	return len(lines) > 1 && strings.HasPrefix(lines[1], "runtime.")
+}
+
+// arenaBytes is how much memory the Go runtime maps at a time for its
+// heap: a child that died within one arena of its limit hit the limit.
+const arenaBytes = 64 << 20
+
+// ErrUnconfined is matched by the error of an extraction whose unpacker
+// could not be given its limits (on Windows: put in its Job Object, which
+// a launcher's own job may forbid). The unpacker is never run without
+// them; the archive gets no verdict, and the fault is this machine's.
+var ErrUnconfined = errors.New("installer: the unpacker could not be confined, so it was not run")
+
+// confine gives a child that was started suspended its limits, then lets
+// it run: assign puts it in its confinement and resume starts it. When
+// assign fails, resume is never called, so the child runs no instruction
+// unconfined; the caller ends it.
+func confine(assign, resume func() error) error {
+	if err := assign(); err != nil {
+		return fmt.Errorf("put it in its Job Object: %w", err)
+	}
+	if err := resume(); err != nil {
+		return fmt.Errorf("resume it once confined: %w", err)
+	}
+	return nil
+}
+
+// childStarted, when set (by tests), is told the pid of each child.
+var childStarted func(pid int)
+
+// seconds writes a duration in whole seconds.
+func seconds(d time.Duration) string {
+	return fmt.Sprintf("%d s", int64((d+time.Second-1)/time.Second))
+}
+
+// crashText is the value of the crash rule: the child's panic or fatal
+// error line when it wrote one, else how it ended.
+func crashText(stderr string, werr error) string {
+	for _, line := range strings.Split(stderr, "\n") {
+		if strings.HasPrefix(line, "panic: ") || strings.HasPrefix(line, "fatal error: ") {
+			return strings.TrimSpace(line)
+		}
+	}
+	if werr != nil {
+		return werr.Error()
+	}
+	return "it ended without a result"
+}
+
+// verifyStaged checks what a child left in staging: the pack root lies in
+// the staging folder; every item there is a folder or a regular file of
+// one link (no hard link); the regular files are exactly the listed ones,
+// with their sizes; and the list passes the file rules again. Nothing the child says is trusted.
+func verifyStaged(st *Staged, lim Limits) error {
+	rel, err := filepath.Rel(st.Dir, st.Root)
+	if err != nil || !filepath.IsLocal(rel) && rel != "." || strings.Contains(filepath.ToSlash(rel), "/") {
+		return fmt.Errorf("pack root %q outside staging", st.Root)
+	}
+	prefix := ""
+	if rel != "." {
+		prefix = filepath.ToSlash(rel) + "/"
+	}
+	check := newPackCheck(lim)
+	want := map[string]int64{}
+	for _, f := range st.Files {
+		if _, dup := want[f.Path]; dup {
+			return fmt.Errorf("%s listed twice", f.Path)
+		}
+		want[f.Path] = f.Size
+		_, _, _, idx, ok := check.admit(prefix+f.Path, typeFile, f.Size)
+		if !ok {
+			return fmt.Errorf("%s: over a limit", f.Path)
+		}
+		if idx < 0 {
+			return fmt.Errorf("%s is not a pack file", f.Path)
+		}
+		check.items[idx].size = f.Size
+	}
+	root, files, problems := check.finish()
+	switch {
+	case len(problems) > 0:
+		return fmt.Errorf("%s", problems[0])
+	case root != prefix:
+		return fmt.Errorf("pack root %q, the files say %q", prefix, root)
+	case len(files) != len(st.Files):
+		return fmt.Errorf("%d files listed, %d allowed", len(st.Files), len(files))
+	}
+	found := 0
+	err = filepath.WalkDir(st.Dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return fmt.Errorf("%s is not a regular file", p)
+		}
+		r, err := filepath.Rel(st.Root, p)
+		if err != nil {
+			return err
+		}
+		size, ok := want[filepath.ToSlash(r)]
+		if !ok {
+			return fmt.Errorf("%s was not listed", filepath.ToSlash(r))
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if info.Size() != size {
+			return fmt.Errorf("%s holds %d bytes, listed %d", filepath.ToSlash(r), info.Size(), size)
+		}
+		// A hard link is a regular file too: one the child made to a file
+		// outside staging would install (and expose) that file.
+		if n, err := linkCount(p, info); err != nil {
+			return err
+		} else if n != 1 {
+			return fmt.Errorf("%s has %d links (a hard link, which may be a file outside staging)", filepath.ToSlash(r), n)
+		}
+		found++
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if found != len(want) {
+		return fmt.Errorf("%d files listed, %d found", len(want), found)
+	}
+	return nil
+}

@@ -1,0 +1,84 @@
+package intake
+
+import (
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// prepareChild makes the child die with the thread that started it, so a
+// killed daemon leaves no unpacker behind.
+func prepareChild(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+}
+
+// limitChild sets the child's hard limits: RLIMIT_DATA bounds the memory
+// it may commit (the Go runtime reserves address space it never uses, so
+// RLIMIT_AS would stop it at start; reserved-but-unwritable mappings do
+// not count against RLIMIT_DATA), RLIMIT_CPU its processor time (the
+// kernel kills it at the hard limit).
+func limitChild(p *os.Process, mem int64, cpu time.Duration) (func(), error) {
+	if err := unix.Prlimit(p.Pid, unix.RLIMIT_DATA, &unix.Rlimit{Cur: uint64(mem), Max: uint64(mem)}, nil); err != nil {
+		return func() {}, err
+	}
+	secs := uint64((cpu + time.Second - 1) / time.Second)
+	if err := unix.Prlimit(p.Pid, unix.RLIMIT_CPU, &unix.Rlimit{Cur: secs, Max: secs}, nil); err != nil {
+		return func() {}, err
+	}
+	return func() {}, nil
+}
+
+// outOfMemory reports whether the system says the child ran out of memory
+// (the Go runtime says so itself on its standard error).
+func outOfMemory(*os.ProcessState) bool { return false }
+
+// cpuExceeded reports whether the child, given limit of processor time,
+// was killed for it: the kernel sends SIGKILL at the hard limit.
+func cpuExceeded(ps *os.ProcessState, limit time.Duration) bool {
+	ws, ok := ps.Sys().(syscall.WaitStatus)
+	if !ok || !ws.Signaled() {
+		return false
+	}
+	used := ps.UserTime() + ps.SystemTime()
+	return ws.Signal() == syscall.SIGXCPU || ws.Signal() == syscall.SIGKILL && used >= limit-time.Second
+}
+
+// watchData samples the child's committed data (VmData, what RLIMIT_DATA
+// counts) until stop is called, which returns the largest sample. The Go
+// runtime does not always say "out of memory" when a mapping is refused
+// (it may fault inside the collector instead); a child that died with its
+// data near the limit died of the limit.
+func watchData(pid int) (stop func() int64) {
+	path := "/proc/" + strconv.Itoa(pid) + "/status"
+	done := make(chan struct{})
+	peak := make(chan int64, 1)
+	go func() {
+		var max int64
+		t := time.NewTicker(5 * time.Millisecond)
+		defer t.Stop()
+		for {
+			if data, err := os.ReadFile(path); err == nil {
+				if _, rest, ok := strings.Cut(string(data), "VmData:"); ok {
+					f := strings.Fields(rest)
+					if len(f) > 0 {
+						if kb, err := strconv.ParseInt(f[0], 10, 64); err == nil && kb<<10 > max {
+							max = kb << 10
+						}
+					}
+				}
+			}
+			select {
+			case <-done:
+				peak <- max
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() int64 { close(done); return <-peak }
+}

@@ -1,0 +1,306 @@
+package place
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/mjolnir-forge/forgesync/intake"
+	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
+)
+
+// ContentRoot is the folder under the paks folder that holds every pack's
+// content, one folder per pack id.
+const ContentRoot = "MJOLNIRForge"
+
+// A placement's errors about one file are *fs.PathError with Op "place
+// content" and the file's slash path relative to paks, so that a caller can
+// name the file.
+
+// Placement is a pack's content put in place whose replaced files are
+// kept aside, beside their targets, until [Placement.Commit] drops them or
+// [Placement.Undo] puts them back.
+type Placement struct {
+	// Paths are the placed files, slash paths relative to paks, sorted.
+	Paths []string
+	r     atomicfile.Renamer
+	swaps []swap
+	dirs  []string
+}
+
+// swap is one target replaced: backup holds what was there ("" when
+// nothing was).
+type swap struct {
+	dst, backup string
+}
+
+// Place puts the pack's content/ files from a staged root into
+// <paks>/MJOLNIRForge/<packID>/, all or nothing, on every OS: each file is
+// first moved (or copied, across volumes) to a temp name beside its
+// target; then, one target after the other, the file there is renamed
+// aside to a backup and the new one renamed in. A target that cannot be
+// renamed aside (held by the game past r's wait: [atomicfile.ErrBusy]) ends
+// it: the targets already swapped get their backups back, and the old
+// version is whole again. Backups rather than a rename straight over the
+// target because only a backup can be put back once a later target fails.
+//
+// A read-only target (attrib +r) forgesync placed (its path, relative to
+// paks, is in owned: the installed version's content) is made writable
+// first; one it does not own fails the placement with
+// [atomicfile.ErrReadOnly] before anything is replaced. Temp files a crash
+// left in the pack's folders are removed first: the pack is placed anew.
+//
+// The staged files are already on stable storage (the extraction flushed
+// them); the folders are flushed once the temps are in and again once the
+// swaps are done. step, when not nil, is called after each swap
+// ("place:<path>").
+func Place(r atomicfile.Renamer, stagedRoot string, files []intake.File, paks, packID string, owned []string, step func(string)) (_ *Placement, err error) {
+	pl := &Placement{r: r}
+	type pending struct{ target, dst, tmp string }
+	var todo []pending
+	dirs := map[string]bool{}
+	cleaned := map[string]bool{}
+	defer func() {
+		if err == nil {
+			return
+		}
+		for _, p := range todo {
+			if p.tmp != "" {
+				os.Remove(p.tmp)
+			}
+		}
+		if uerr := pl.Undo(); uerr != nil {
+			err = fmt.Errorf("%w; and the old version could not be put back whole: %w", err, uerr)
+		}
+	}()
+	for _, f := range files {
+		rel, ok := strings.CutPrefix(f.Path, "content/")
+		if !ok {
+			continue
+		}
+		target := path.Join(ContentRoot, packID, rel)
+		dst := filepath.Join(paks, filepath.FromSlash(target))
+		// No link on the way: <paks>/MJOLNIRForge/<id> made a link to
+		// another folder would have content written through it.
+		if err := atomicfile.MkdirNoLinks(paks, filepath.FromSlash(path.Dir(target)), 0o755); err != nil {
+			return nil, &fs.PathError{Op: "place content", Path: target, Err: err}
+		}
+		if dir := filepath.Dir(dst); !cleaned[dir] {
+			cleaned[dir] = true
+			atomicfile.CleanTemps(dir)
+		}
+		if err := checkWritable(dst, target, owned); err != nil {
+			return nil, err
+		}
+		p := pending{target: target, dst: dst}
+		tmp, err := tempBeside(dst)
+		if err != nil {
+			return nil, &fs.PathError{Op: "place content", Path: target, Err: err}
+		}
+		src := filepath.Join(stagedRoot, filepath.FromSlash(f.Path))
+		if err := moveOrCopy(r, src, tmp); err != nil {
+			os.Remove(tmp)
+			return nil, &fs.PathError{Op: "place content", Path: target, Err: err}
+		}
+		p.tmp = tmp
+		todo = append(todo, p)
+		// The folder that holds it, and those MkdirNoLinks may have made.
+		for d := filepath.Dir(dst); len(d) > len(paks); d = filepath.Dir(d) {
+			dirs[d] = true
+		}
+	}
+	for d := range dirs {
+		pl.dirs = append(pl.dirs, d)
+	}
+	if err := pl.sync(); err != nil {
+		return nil, err
+	}
+	for i := range todo {
+		p := &todo[i]
+		s := swap{dst: p.dst}
+		if _, err := os.Lstat(p.dst); err == nil {
+			backup, err := tempBeside(p.dst)
+			if err != nil {
+				return nil, &fs.PathError{Op: "place content", Path: p.target, Err: err}
+			}
+			if err := r.Replace(p.dst, backup); err != nil {
+				return nil, &fs.PathError{Op: "place content", Path: p.target, Err: fmt.Errorf("set the old file aside: %w", err)}
+			}
+			s.backup = backup
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return nil, &fs.PathError{Op: "place content", Path: p.target, Err: err}
+		}
+		pl.swaps = append(pl.swaps, s)
+		if err := r.Replace(p.tmp, p.dst); err != nil {
+			return nil, &fs.PathError{Op: "place content", Path: p.target, Err: err}
+		}
+		p.tmp = ""
+		pl.Paths = append(pl.Paths, p.target)
+		if step != nil {
+			step("place:" + p.target)
+		}
+	}
+	if err := pl.sync(); err != nil {
+		return nil, err
+	}
+	slices.Sort(pl.Paths)
+	return pl, nil
+}
+
+// checkWritable makes a read-only target forgesync owns writable, and
+// refuses one it does not own.
+func checkWritable(dst, target string, owned []string) error {
+	fi, err := os.Lstat(dst)
+	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o200 != 0 {
+		return nil
+	}
+	if !slices.Contains(owned, target) {
+		return &fs.PathError{Op: "place content", Path: target, Err: fmt.Errorf("%s %w and forgesync did not place it: clear the attribute (attrib -r) or move it away", dst, atomicfile.ErrReadOnly)}
+	}
+	if err := os.Chmod(dst, 0o644); err != nil {
+		return &fs.PathError{Op: "place content", Path: target, Err: fmt.Errorf("clear read-only: %w", err)}
+	}
+	return nil
+}
+
+// tempBeside returns a free temp name in dst's folder.
+func tempBeside(dst string) (string, error) {
+	f, err := os.CreateTemp(filepath.Dir(dst), atomicfile.TempPrefix+filepath.Base(dst)+"-")
+	if err != nil {
+		return "", err
+	}
+	name := f.Name()
+	f.Close()
+	return name, os.Remove(name)
+}
+
+// sync flushes the folders that received files.
+func (pl *Placement) sync() error {
+	for _, d := range pl.dirs {
+		if err := atomicfile.SyncDir(d); err != nil {
+			return fmt.Errorf("place content: flush %s: %w", d, err)
+		}
+	}
+	return nil
+}
+
+// Commit drops the replaced files. One that cannot go yet (held) is left
+// as a temp file, removed when the pack is placed again.
+func (pl *Placement) Commit() error {
+	var errs []error
+	for _, s := range pl.swaps {
+		if s.backup == "" {
+			continue
+		}
+		if err := pl.r.Remove(s.backup); errors.Is(err, atomicfile.ErrReadOnly) {
+			if err = os.Chmod(s.backup, 0o644); err == nil {
+				err = pl.r.Remove(s.backup)
+			}
+			errs = append(errs, err)
+		} else {
+			errs = append(errs, err)
+		}
+	}
+	pl.swaps = nil
+	return errors.Join(errs...)
+}
+
+// Undo puts the replaced files back and removes the new ones that replaced
+// nothing, last swapped first. It waits out a file held for a moment (a
+// scanner reading a new .pak) whatever is left of the pass's Budget: the
+// old version must be whole again.
+func (pl *Placement) Undo() error {
+	var errs []error
+	r := pl.r
+	r.Budget = nil
+	for _, s := range slices.Backward(pl.swaps) {
+		if s.backup != "" {
+			if err := r.Replace(s.backup, s.dst); err != nil {
+				errs = append(errs, fmt.Errorf("put back %s: %w", s.dst, err))
+			}
+		} else if err := r.Remove(s.dst); err != nil {
+			errs = append(errs, fmt.Errorf("remove %s: %w", s.dst, err))
+		}
+	}
+	pl.swaps, pl.Paths = nil, nil
+	if err := pl.sync(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// moveOrCopy moves src over dst, or copies it where a move cannot work
+// (another volume: EXDEV here, ERROR_NOT_SAME_DEVICE on Windows). The
+// result is mode 0644 either way: staging is private (0600), but a game
+// running as another user must read what is installed.
+func moveOrCopy(r atomicfile.Renamer, src, dst string) error {
+	if err := atomicfile.Move(r, src, dst, 0o644); err != nil {
+		return err
+	}
+	if err := os.Chmod(dst, 0o644); err != nil {
+		return fmt.Errorf("make %s readable: %w", dst, err)
+	}
+	return nil
+}
+
+// RemoveContent deletes content files (slash paths relative to paks, as
+// [Place] returned them), then any pack folders left empty. It touches
+// nothing outside <paks>/MJOLNIRForge/, never deletes through a link, and
+// ignores files already gone.
+func RemoveContent(paks string, paths []string) error {
+	_, err := RemoveContentLeftover(atomicfile.Renamer{}, paks, paths)
+	return err
+}
+
+// RemoveContentLeftover is [RemoveContent] with r's retry policy (a pass's
+// [atomicfile.Budget] among them) that also returns the paths it could not
+// remove (held by a game or a scanner past the retry, or behind a link),
+// for the caller to try again at its next pass. The files are forgesync's:
+// a read-only one (attrib +r) is made writable and removed.
+func RemoveContentLeftover(r atomicfile.Renamer, paks string, paths []string) ([]string, error) {
+	var errs []error
+	var left []string
+	dirs := map[string]bool{}
+	for _, p := range paths {
+		if !strings.HasPrefix(p, ContentRoot+"/") || !fs.ValidPath(p) {
+			errs = append(errs, fmt.Errorf("remove content %q: not a pack content path", p))
+			continue
+		}
+		if err := atomicfile.NoLinks(paks, filepath.FromSlash(path.Dir(p))); err != nil {
+			errs = append(errs, fmt.Errorf("remove content %s: %w", p, err))
+			left = append(left, p)
+			continue
+		}
+		full := filepath.Join(paks, filepath.FromSlash(p))
+		err := r.Remove(full)
+		if errors.Is(err, atomicfile.ErrReadOnly) {
+			if err = os.Chmod(full, 0o644); err == nil {
+				err = r.Remove(full)
+			}
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("remove content: %w", err))
+			left = append(left, p)
+		}
+		for d := path.Dir(p); d != ContentRoot && d != "."; d = path.Dir(d) {
+			dirs[d] = true
+		}
+	}
+	// Deepest folders first; a folder still holding files stays.
+	order := make([]string, 0, len(dirs))
+	for d := range dirs {
+		order = append(order, d)
+	}
+	slices.SortFunc(order, func(a, b string) int { return strings.Count(b, "/") - strings.Count(a, "/") })
+	for _, d := range order {
+		if atomicfile.NoLinks(paks, filepath.FromSlash(d)) == nil {
+			os.Remove(filepath.Join(paks, filepath.FromSlash(d)))
+		}
+	}
+	return left, errors.Join(errs...)
+}
