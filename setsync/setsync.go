@@ -615,13 +615,9 @@ func (s *Syncer) Info(installed []packset.Installed) api.SetInfo {
 // Diff compares the machine with a lock given as TOML, or as the same in
 // JSON (POST /v1/set/diff).
 func Diff(installed []packset.Installed, body []byte) (api.SetComparison, error) {
-	data, err := LockText(body)
+	l, err := DecodeBody("request body", body, packset.DecodeOptions{Have: packset.HaveAll})
 	if err != nil {
 		return api.SetComparison{}, err
-	}
-	l, err := packset.Decode("request body", data, packset.DecodeOptions{Have: packset.HaveAll})
-	if err != nil {
-		return api.SetComparison{}, fmt.Errorf("%w: %w", err, api.ErrInvalid)
 	}
 	return packset.Compare(installed, l.Entries()), nil
 }
