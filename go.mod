@@ -8,7 +8,7 @@ require (
 	github.com/kardianos/service v1.3.0
 	github.com/klauspost/compress v1.20.1
 	github.com/mholt/archives v0.1.5
-	github.com/mikelolasagasti/xz v1.0.1
+	github.com/mikelolasagasti/xz v1.0.1 // indirect
 	github.com/nwaples/rardecode/v2 v2.2.0
 	github.com/ulikunitz/xz v0.5.17
 	golang.org/x/sync v0.25.0
