@@ -522,6 +522,7 @@ func (x *extraction) readErr(err error) error {
 func (x *extraction) corrupt(entry string, err error) error {
 	var ce *coderError
 	var de *damageError
+	var xf *lzma2.FilterError
 	switch {
 	case errors.As(err, &ce):
 		x.check.add(entry, ce.rule, ce.value)
@@ -533,6 +534,8 @@ func (x *extraction) corrupt(entry string, err error) error {
 		x.check.add(entry, RuleTotalTooLarge, "a zstd frame of more than the "+sizeText(x.check.lim.MaxTotalBytes)+" a pack may hold in all")
 	case errors.Is(err, zstd.ErrWindowSizeExceeded):
 		x.check.add(entry, RuleDecoderMemory, fmt.Sprintf("zstd window over %d MiB: compress without --long or --ultra", maxZstdWindow>>20))
+	case errors.As(err, &xf):
+		x.check.add(entry, RuleMethod, "xz filter "+xf.Name+": compress with xz and no filter option (LZMA2 alone)")
 	case errors.Is(err, lzma2.ErrDictTooLarge):
 		x.check.add(entry, RuleDecoderMemory, fmt.Sprintf("xz dictionary over %d MiB: compress with xz -6", maxDictBytes>>20))
 	case errors.Is(err, rardecode.ErrDictionaryTooLarge):

@@ -191,6 +191,8 @@ func toolCases() []toolCase {
 			wants: []want{{rule: RuleDecoderMemory, anyEntry: true}}},
 		{name: "txz xz -9 dictionary", tools: []string{"tar", "xz"}, tree: goodTree, sh: `tar -cf - pack | xz -9 > "$OUT"`,
 			wants: []want{{rule: RuleDecoderMemory, anyEntry: true}}},
+		{name: "txz x86 filter", tools: []string{"tar", "xz"}, tree: goodTree, sh: `tar -cf - pack | xz --x86 --lzma2=preset=6 > "$OUT"`,
+			wants: []want{{rule: RuleMethod, anyEntry: true}}},
 		{name: "tar.bz2 is not a pack format", tools: []string{"tar", "bzip2"}, tree: goodTree, cmd: "tar -cjf OUT PACK", wants: []want{{rule: RuleNotArchive}}},
 		{name: "zip encrypted", tools: []string{"zip"}, tree: goodTree, inDir: true, cmd: "zip -qr -P secret OUT PACK", wants: []want{{rule: RuleEncrypted, anyEntry: true}}},
 		{name: "7z encrypted", tools: []string{"7z"}, tree: goodTree, cmd: "7z a -bd -bso0 -psecret OUT PACK", wants: []want{{rule: RuleEncrypted, anyEntry: true}}},

@@ -18,13 +18,25 @@ import (
 // (CRC32, CRC64 or SHA-256) verified, each stream's index checked against
 // the blocks it read and its footer against its header, and stream padding
 // between and after streams. Its blocks may use LZMA2 alone, the filter
-// chain every xz preset writes; a filter before it (BCJ, delta) is refused
-// by name.
+// chain every xz preset writes; a filter before it (BCJ, delta) is a
+// *FilterError naming it.
 
 // ErrDictTooLarge is returned, wrapped, when an .xz block asks for a
 // dictionary over the limit given to NewXZReader, before any memory is
 // allocated for it.
 var ErrDictTooLarge = errors.New("xz: dictionary over the limit")
+
+// FilterError is returned when an .xz block uses a filter other than
+// LZMA2 alone (a BCJ or delta filter before it): a method this reader does
+// not run, not damage.
+type FilterError struct {
+	Name   string // the filter's name, or its id in hex
+	Offset int64  // where the block header starts in the file
+}
+
+func (e *FilterError) Error() string {
+	return fmt.Sprintf("xz: block at byte %d uses the %s filter; only LZMA2 alone is read", e.Offset, e.Name)
+}
 
 // xz format constants.
 var (
@@ -239,10 +251,11 @@ func (z *XZReader) blockHeader(start int64, size int) error {
 		rest = rest[n:]
 		last := i == int(flags&3)
 		if id != 0x21 || !last {
-			if name, ok := xzFilterNames[id]; ok {
-				return xzCorrupt("block at byte %d uses the %s filter; only LZMA2 alone is read", start, name)
+			name, ok := xzFilterNames[id]
+			if !ok {
+				name = fmt.Sprintf("%#x", id)
 			}
-			return xzCorrupt("block at byte %d uses filter %#x; only LZMA2 alone is read", start, id)
+			return &FilterError{Name: name, Offset: start}
 		}
 		if n != 1 || props[0] > 40 {
 			return xzCorrupt("block header at byte %d: bad LZMA2 properties", start)

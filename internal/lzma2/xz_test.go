@@ -83,8 +83,12 @@ func TestXZReaderRefuses(t *testing.T) {
 	if _, err := decodeXZ(xzTool(t, data, "-9"), testMaxDict); !errors.Is(err, ErrDictTooLarge) {
 		t.Errorf("decodeXZ(xz -9) = %v; want ErrDictTooLarge", err)
 	}
-	if _, err := decodeXZ(xzTool(t, data, "--x86", "--lzma2=preset=6"), testMaxDict); !errors.Is(err, ErrData) || !bytes.Contains([]byte(err.Error()), []byte("x86 BCJ")) {
-		t.Errorf("decodeXZ(xz --x86) = %v; want the filter named", err)
+	for args, name := range map[[2]string]string{{"--x86", "--lzma2=preset=6"}: "x86 BCJ", {"--delta=dist=2", "--lzma2=preset=6"}: "delta"} {
+		_, err := decodeXZ(xzTool(t, data, args[:]...), testMaxDict)
+		var fe *FilterError
+		if !errors.As(err, &fe) || fe.Name != name || fe.Offset != 12 {
+			t.Errorf("decodeXZ(xz %v) = %v; want a *FilterError naming %s at byte 12", args, err, name)
+		}
 	}
 }
 
