@@ -535,7 +535,7 @@ func (x *extraction) corrupt(entry string, err error) error {
 	case errors.Is(err, zstd.ErrWindowSizeExceeded):
 		x.check.add(entry, RuleDecoderMemory, fmt.Sprintf("zstd window over %d MiB: compress without --long or --ultra", maxZstdWindow>>20))
 	case errors.As(err, &xf):
-		x.check.add(entry, RuleMethod, "xz filter "+xf.Name+": compress with xz and no filter option (LZMA2 alone)")
+		x.check.add(entry, RuleMethod, "xz filter "+xf.Name+": use xz without a filter option, or with --x86 or --delta")
 	case errors.Is(err, lzma2.ErrDictTooLarge):
 		x.check.add(entry, RuleDecoderMemory, fmt.Sprintf("xz dictionary over %d MiB: compress with xz -6", maxDictBytes>>20))
 	case errors.Is(err, rardecode.ErrDictionaryTooLarge):

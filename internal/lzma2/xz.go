@@ -17,8 +17,8 @@ import (
 // LZMA2 streams: streams of blocks, each block's header, padding and check
 // (CRC32, CRC64 or SHA-256) verified, each stream's index checked against
 // the blocks it read and its footer against its header, and stream padding
-// between and after streams. Its blocks may use LZMA2 alone, the filter
-// chain every xz preset writes; a filter before it (BCJ, delta) is a
+// between and after streams. Its blocks may use LZMA2, the filter every
+// xz preset writes, after delta or x86 BCJ filters; any other filter is a
 // *FilterError naming it.
 
 // ErrDictTooLarge is returned, wrapped, when an .xz block asks for a
@@ -26,16 +26,16 @@ import (
 // allocated for it.
 var ErrDictTooLarge = errors.New("xz: dictionary over the limit")
 
-// FilterError is returned when an .xz block uses a filter other than
-// LZMA2 alone (a BCJ or delta filter before it): a method this reader does
-// not run, not damage.
+// FilterError is returned when an .xz block uses a filter this reader does
+// not run (a BCJ filter for another processor than x86): a method, not
+// damage.
 type FilterError struct {
 	Name   string // the filter's name, or its id in hex
 	Offset int64  // where the block header starts in the file
 }
 
 func (e *FilterError) Error() string {
-	return fmt.Sprintf("xz: block at byte %d uses the %s filter; only LZMA2 alone is read", e.Offset, e.Name)
+	return fmt.Sprintf("xz: block at byte %d uses the %s filter; only LZMA2, delta and x86 BCJ are read", e.Offset, e.Name)
 }
 
 // xz format constants.
@@ -62,7 +62,7 @@ type XZReader struct {
 	sumSize int       // bytes of the check
 	records []xzRecord
 
-	block      *Reader
+	block      io.Reader // the LZMA2 decoder, behind the block's other filters
 	blockStart int64  // offset of the current block's header
 	hdrSize    int64  // its header's size
 	packed     uint64 // declared compressed size, or UnknownSize
@@ -235,6 +235,7 @@ func (z *XZReader) blockHeader(start int64, size int) error {
 		z.unpacked = v
 	}
 	dict := 0
+	var wraps []func(io.Reader) io.Reader // the filters before LZMA2, in the header's order
 	for i := range int(flags&3) + 1 {
 		id, err := vli("filter id")
 		if err != nil {
@@ -250,6 +251,19 @@ func (z *XZReader) blockHeader(start int64, size int) error {
 		props := rest[:n]
 		rest = rest[n:]
 		last := i == int(flags&3)
+		switch {
+		case !last && id == 0x03 && n == 1:
+			dist := int(props[0]) + 1
+			wraps = append(wraps, func(r io.Reader) io.Reader { return &deltaReader{r: r, dist: dist} })
+			continue
+		case !last && id == 0x04 && (n == 0 || n == 4):
+			var start uint32
+			if n == 4 {
+				start = binary.LittleEndian.Uint32(props)
+			}
+			wraps = append(wraps, func(r io.Reader) io.Reader { return newX86Reader(r, start) })
+			continue
+		}
 		if id != 0x21 || !last {
 			name, ok := xzFilterNames[id]
 			if !ok {
@@ -279,6 +293,9 @@ func (z *XZReader) blockHeader(start int64, size int) error {
 		z.check.Reset()
 	}
 	z.block = NewReader(xzCounted{z}, dict, z.unpacked)
+	for i := len(wraps) - 1; i >= 0; i-- {
+		z.block = wraps[i](z.block)
+	}
 	return nil
 }
 

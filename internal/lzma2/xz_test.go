@@ -83,12 +83,47 @@ func TestXZReaderRefuses(t *testing.T) {
 	if _, err := decodeXZ(xzTool(t, data, "-9"), testMaxDict); !errors.Is(err, ErrDictTooLarge) {
 		t.Errorf("decodeXZ(xz -9) = %v; want ErrDictTooLarge", err)
 	}
-	for args, name := range map[[2]string]string{{"--x86", "--lzma2=preset=6"}: "x86 BCJ", {"--delta=dist=2", "--lzma2=preset=6"}: "delta"} {
+	for args, name := range map[[2]string]string{{"--arm", "--lzma2=preset=6"}: "ARM BCJ", {"--sparc", "--lzma2=preset=6"}: "SPARC BCJ"} {
 		_, err := decodeXZ(xzTool(t, data, args[:]...), testMaxDict)
 		var fe *FilterError
 		if !errors.As(err, &fe) || fe.Name != name || fe.Offset != 12 {
 			t.Errorf("decodeXZ(xz %v) = %v; want a *FilterError naming %s at byte 12", args, err, name)
 		}
+	}
+}
+
+// TestXZReaderFilters decodes what xz writes with the delta and x86 BCJ
+// filters before LZMA2, on data where they change bytes: x86 code-like
+// bytes (E8 and E9 followed by addresses) and samples.
+func TestXZReaderFilters(t *testing.T) {
+	code := randomBytes(200<<10, 10)
+	for i := 0; i+5 < len(code); i += 7 {
+		code[i] = 0xe8 + byte(i%2)
+		code[i+4] = byte(i%3) * 0x7f // 0x00, 0x7f or 0xfe
+		if i%3 == 2 {
+			code[i+4] = 0xff
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"x86", []string{"--x86", "--lzma2=preset=6"}},
+		{"x86 with a start offset", []string{"--x86=start=4096", "--lzma2=preset=6"}},
+		{"delta", []string{"--delta=dist=4", "--lzma2=preset=6"}},
+		{"delta 256", []string{"--delta=dist=256", "--lzma2=preset=1"}},
+		{"delta then x86", []string{"--delta=dist=2", "--x86", "--lzma2=preset=6"}},
+		{"x86 in blocks", []string{"--x86", "--lzma2=preset=6", "--block-size=65536"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, data := range [][]byte{code, textLike(100<<10, 11), code[:3], nil} {
+				x := xzTool(t, data, tc.args...)
+				got, err := decodeXZ(x, testMaxDict)
+				if err != nil || !bytes.Equal(got, data) {
+					t.Fatalf("decodeXZ(xz %v of %d bytes) = %d bytes, %v", tc.args, len(data), len(got), err)
+				}
+			}
+		})
 	}
 }
 
