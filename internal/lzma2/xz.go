@@ -63,11 +63,11 @@ type XZReader struct {
 	records []xzRecord
 
 	block      io.Reader // the LZMA2 decoder, behind the block's other filters
-	blockStart int64  // offset of the current block's header
-	hdrSize    int64  // its header's size
-	packed     uint64 // declared compressed size, or UnknownSize
-	unpacked   uint64 // declared uncompressed size, or UnknownSize
-	out        uint64 // bytes the current block decoded
+	blockStart int64     // offset of the current block's header
+	hdrSize    int64     // its header's size
+	packed     uint64    // declared compressed size, or UnknownSize
+	unpacked   uint64    // declared uncompressed size, or UnknownSize
+	out        uint64    // bytes the current block decoded
 	err        error
 }
 
