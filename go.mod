@@ -8,7 +8,7 @@ require (
 	github.com/kardianos/service v1.3.0
 	github.com/klauspost/compress v1.20.1
 	github.com/mholt/archives v0.1.5
-	github.com/mikelolasagasti/xz v1.0.1
+	github.com/mikelolasagasti/xz v1.0.1 // indirect
 	github.com/nwaples/rardecode/v2 v2.2.0
 	github.com/ulikunitz/xz v0.5.17
 	golang.org/x/sync v0.25.0
@@ -23,7 +23,6 @@ require (
 	github.com/go-git/go-git/v5 v5.19.3
 	github.com/goreleaser/nfpm/v2 v2.48.0
 	github.com/oapi-codegen/runtime v1.9.0
-	github.com/pelletier/go-toml/v2 v2.4.3
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	golang.org/x/term v0.47.0
 	gopkg.in/natefinch/lumberjack.v2 v2.2.1

@@ -15,7 +15,6 @@ import (
 	"github.com/klauspost/compress/zip"
 	"github.com/klauspost/compress/zstd"
 	"github.com/mholt/archives"
-	fastxz "github.com/mikelolasagasti/xz"
 	"github.com/mjolnir-forge/forgesync/internal/lzma2"
 )
 
@@ -221,7 +220,7 @@ func openStream(kind archiveKind, r io.Reader, lim Limits) (io.Reader, func(), e
 		}
 		return g, func() { g.zr.Close() }, nil
 	case kindTarXz:
-		xr, err := fastxz.NewReader(r, maxDictBytes)
+		xr, err := lzma2.NewXZReader(r, maxDictBytes)
 		if err != nil {
 			return nil, nil, err
 		}

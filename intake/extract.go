@@ -24,10 +24,10 @@ import (
 	"github.com/klauspost/compress/zip"
 	"github.com/klauspost/compress/zstd"
 	"github.com/mholt/archives"
-	fastxz "github.com/mikelolasagasti/xz"
 	"github.com/nwaples/rardecode/v2"
 
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
+	"github.com/mjolnir-forge/forgesync/internal/lzma2"
 )
 
 // Staged is a pack archive extracted into a private staging folder. Nothing
@@ -499,6 +499,7 @@ func (x *extraction) readErr(err error) error {
 func (x *extraction) corrupt(entry string, err error) error {
 	var ce *coderError
 	var de *damageError
+	var xf *lzma2.FilterError
 	switch {
 	case errors.As(err, &ce):
 		x.check.add(entry, ce.rule, ce.value)
@@ -510,7 +511,9 @@ func (x *extraction) corrupt(entry string, err error) error {
 		x.check.add(entry, RuleTotalTooLarge, "a zstd frame of more than the "+sizeText(x.check.lim.MaxTotalBytes)+" a pack may hold in all")
 	case errors.Is(err, zstd.ErrWindowSizeExceeded):
 		x.check.add(entry, RuleDecoderMemory, fmt.Sprintf("zstd window over %d MiB: compress without --long or --ultra", maxZstdWindow>>20))
-	case errors.Is(err, fastxz.ErrMemlimit):
+	case errors.As(err, &xf):
+		x.check.add(entry, RuleMethod, "xz filter "+xf.Name+": use xz without a filter option, or with --x86 or --delta")
+	case errors.Is(err, lzma2.ErrDictTooLarge):
 		x.check.add(entry, RuleDecoderMemory, fmt.Sprintf("xz dictionary over %d MiB: compress with xz -6", maxDictBytes>>20))
 	case errors.Is(err, rardecode.ErrDictionaryTooLarge):
 		x.check.add(entry, RuleDecoderMemory, fmt.Sprintf("rar dictionary over %d MiB: use a smaller dictionary", maxDictBytes>>20))

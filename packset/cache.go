@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
@@ -28,6 +29,9 @@ type Cache struct {
 	dir string
 	max int64
 	now func() time.Time
+
+	mu     sync.Mutex     // guards pinned
+	pinned map[string]int // SHA-256 → how many Pin calls hold it
 }
 
 // CacheEntry is one archive in the cache.
@@ -130,10 +134,44 @@ func (c *Cache) Entries() ([]CacheEntry, error) {
 	return out, nil
 }
 
+// Pin holds the archives with these SHA-256 out of [Cache.Evict] until the
+// returned release is called (once; later calls do nothing): a set apply
+// pins what it verified, so that no eviction takes it meanwhile. Pins
+// nest.
+func (c *Cache) Pin(shas ...string) (release func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.pinned == nil {
+		c.pinned = map[string]int{}
+	}
+	for _, sha := range shas {
+		c.pinned[sha]++
+	}
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			for _, sha := range shas {
+				if c.pinned[sha]--; c.pinned[sha] <= 0 {
+					delete(c.pinned, sha)
+				}
+			}
+		})
+	}
+}
+
+// isPinned reports whether a Pin holds the archive with this SHA-256.
+func (c *Cache) isPinned(sha string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.pinned[sha] > 0
+}
+
 // Evict removes the temp files of interrupted downloads, then the least
 // recently used archives until the cache is within its bound, skipping the
-// archives pinned reports as needed (the set being applied, a kept
-// generation). Pinned archives may keep the cache over its bound. It
+// archives pinned reports as needed (a kept generation) and those a
+// [Cache.Pin] holds (the set being applied). Pinned archives may keep the cache over its bound. It
 // returns the SHA-256 of each archive it removed. Call it when no Fetch is
 // writing into the folder: a download's temp file looks like a leftover.
 func (c *Cache) Evict(pinned func(sha string) bool) ([]string, error) {
@@ -156,7 +194,7 @@ func (c *Cache) Evict(pinned func(sha string) bool) ([]string, error) {
 		if total <= c.max {
 			break
 		}
-		if pinned != nil && pinned(e.SHA256) {
+		if c.isPinned(e.SHA256) || pinned != nil && pinned(e.SHA256) {
 			continue
 		}
 		if err := os.Remove(c.Path(e.SHA256)); err != nil && !errors.Is(err, fs.ErrNotExist) {

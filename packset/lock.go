@@ -11,7 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/pelletier/go-toml/v2"
+	"github.com/BurntSushi/toml"
 
 	"github.com/mjolnir-forge/forgesync/internal/semver"
 	"github.com/mjolnir-forge/forgesync/inventory"
@@ -169,6 +169,18 @@ type decoder struct {
 	opt      DecodeOptions
 	lines    *lineIndex
 	problems []Problem
+	// json is set for a lock in JSON, whose packs have no lines of their
+	// own: a pack is then named by its index.
+	json bool
+}
+
+// where names pack p, the lock's table i, for a message: its line, or in
+// JSON its index.
+func (d *decoder) where(p Pack, i int) string {
+	if d.json {
+		return fmt.Sprintf("pack[%d]", i)
+	}
+	return fmt.Sprintf("line %d", p.Line)
 }
 
 func (d *decoder) add(line int, key, format string, args ...any) {
@@ -190,17 +202,21 @@ func (d *decoder) decode() *Lock {
 		return nil
 	}
 	var root map[string]any
-	if err := toml.Unmarshal(d.data, &root); err != nil {
-		var de *toml.DecodeError
-		if errors.As(err, &de) {
-			line, _ := de.Position()
-			d.add(line, "", "%s", de.Error())
+	if _, err := toml.NewDecoder(bytes.NewReader(d.data)).Decode(&root); err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			d.add(pe.Position.Line, "", "%s", pe.Message)
 		} else {
 			d.add(0, "", "%v", err)
 		}
 		return nil
 	}
 	d.lines = indexLines(d.data)
+	return d.check(root)
+}
+
+// check holds a decoded lock document, TOML or JSON, to the lock's rules.
+func (d *decoder) check(root map[string]any) *Lock {
 	top := func(k string) int { return d.lines.top(k) }
 
 	for _, k := range sortedKeys(root) {
@@ -267,6 +283,7 @@ func (d *decoder) header(root map[string]any) string {
 func (d *decoder) packs(l *Lock, tables []map[string]any) {
 	ids := map[string]int{}
 	hashes := map[string]int{}
+	var tableOf []int // the table index of each pack of l
 	for i, t := range tables {
 		p, ok := d.pack(i, t)
 		if !ok {
@@ -274,17 +291,18 @@ func (d *decoder) packs(l *Lock, tables []map[string]any) {
 		}
 		key := fmt.Sprintf("pack[%d].id", i)
 		if first, dup := ids[p.ID]; dup {
-			d.add(d.lines.packKey(i, "id"), key, "%q is pinned twice (first at line %d)", p.ID, l.Packs[first].Line)
+			d.add(d.lines.packKey(i, "id"), key, "%q is pinned twice (first at %s)", p.ID, d.where(l.Packs[first], tableOf[first]))
 			continue
 		}
 		if first, dup := hashes[p.SHA256]; dup {
 			d.add(d.lines.packKey(i, "sha256"), fmt.Sprintf("pack[%d].sha256", i),
-				"the same archive is pinned as %q at line %d; one archive is one pack", l.Packs[first].ID, l.Packs[first].Line)
+				"the same archive is pinned as %q at %s; one archive is one pack", l.Packs[first].ID, d.where(l.Packs[first], tableOf[first]))
 			continue
 		}
 		ids[p.ID] = len(l.Packs)
 		hashes[p.SHA256] = len(l.Packs)
 		l.Packs = append(l.Packs, p)
+		tableOf = append(tableOf, i)
 	}
 }
 

@@ -12,33 +12,25 @@ import (
 
 const sha = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
-func TestLockTextJSON(t *testing.T) {
+func TestDecodeBodyJSON(t *testing.T) {
 	body := `{"format":"forgepacks-lock","version":1,"name":"league","pack":[{"id":"foundry-wide","version":"1.4.0","sha256":"` + sha + `","size":1788,"urls":["packs/a.zip"]}]}`
-	text, err := LockText([]byte(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := packset.Decode("json", text, packset.DecodeOptions{})
+	l, err := DecodeBody("json", []byte(body), packset.DecodeOptions{})
 	if err != nil || l.Name != "league" || len(l.Packs) != 1 || l.Packs[0].Size != 1788 || l.Packs[0].URLs[0] != "packs/a.zip" {
-		t.Fatalf("Decode(LockText(%s)) = %+v, %v\n%s", body, l, err, text)
+		t.Fatalf("DecodeBody(%s) = %+v, %v", body, l, err)
 	}
 	toml := []byte("format = \"forgepacks-lock\"\nversion = 1\n")
-	if got, err := LockText(toml); err != nil || string(got) != string(toml) {
-		t.Errorf("LockText(TOML) = %q, %v; want it as it is", got, err)
+	if l, err := DecodeBody("toml", toml, packset.DecodeOptions{}); err != nil || len(l.Packs) != 0 {
+		t.Errorf("DecodeBody(TOML) = %+v, %v; want the empty set", l, err)
 	}
 	for _, bad := range []string{"", "  ", `{"format":null}`, `{"a":1} {}`, `{"size":1.5e400}`} {
-		if _, err := LockText([]byte(bad)); !errors.Is(err, errkind.Invalid) {
-			t.Errorf("LockText(%q) = %v; want an invalid request", bad, err)
+		if _, err := DecodeBody("json", []byte(bad), packset.DecodeOptions{}); !errors.Is(err, errkind.Invalid) {
+			t.Errorf("DecodeBody(%q) = %v; want an invalid request", bad, err)
 		}
 	}
 	// A JSON lock is held to the lock's rules: an unknown key is refused
 	// with its name.
-	text, err = LockText([]byte(`{"format":"forgepacks-lock","version":1,"colour":"red"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := packset.Decode("json", text, packset.DecodeOptions{}); err == nil || !strings.Contains(err.Error(), "colour") {
-		t.Errorf("Decode(unknown key) = %v; want it named", err)
+	if _, err := DecodeBody("json", []byte(`{"format":"forgepacks-lock","version":1,"colour":"red"}`), packset.DecodeOptions{}); err == nil || !strings.Contains(err.Error(), "colour") {
+		t.Errorf("DecodeBody(unknown key) = %v; want it named", err)
 	}
 }
 
@@ -54,13 +46,13 @@ func TestDiffBody(t *testing.T) {
 	}
 }
 
-func TestLockTextDuplicateKeys(t *testing.T) {
+func TestDecodeBodyDuplicateKeys(t *testing.T) {
 	for _, body := range []string{
 		`{"format":"forgepacks-lock","version":1,"version":2}`,
 		`{"format":"forgepacks-lock","version":1,"pack":[{"id":"a","id":"b"}]}`,
 	} {
-		if _, err := LockText([]byte(body)); !errors.Is(err, errkind.Invalid) || !strings.Contains(err.Error(), "duplicate key") {
-			t.Errorf("LockText(%s) = %v; want an invalid request naming the duplicate key", body, err)
+		if _, err := DecodeBody("json", []byte(body), packset.DecodeOptions{}); !errors.Is(err, errkind.Invalid) || !strings.Contains(err.Error(), "duplicate key") {
+			t.Errorf("DecodeBody(%s) = %v; want an invalid request naming the duplicate key", body, err)
 		}
 	}
 }

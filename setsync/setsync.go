@@ -10,14 +10,18 @@
 package setsync
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -81,7 +85,11 @@ type Options struct {
 // Request is one sync: a lock's location, or a lock's text with its
 // signature (then relative URLs have nothing to resolve against).
 type Request struct {
-	Source    string // a path, folder, file: or http(s) URL
+	Source string // a path, folder, file: or http(s) URL
+	// From is Source as packset.LockSource read it, for a caller that
+	// did so already: the source is then not read a second time. When
+	// set, Source is ignored.
+	From      packset.Source
 	Lock      []byte
 	Signature []byte
 	Prune     bool
@@ -90,6 +98,9 @@ type Request struct {
 	// changes (SPEC §10.2).
 	follow bool
 }
+
+// remote reports whether the lock is read from a source, not given.
+func (r Request) remote() bool { return r.Source != "" || r.From != (packset.Source{}) }
 
 // Record is what state/set.json remembers of the last set read: the lock
 // itself (so that a 304 needs nothing more), the server's validators, and
@@ -156,11 +167,13 @@ func New(w Writer, opts Options) (*Syncer, error) {
 	case err != nil:
 		return nil, fmt.Errorf("read %s: %w", s.recordPath(), err)
 	default:
-		if err := json.Unmarshal(data, &v.rec); err != nil || v.rec.Format != recordFormat {
-			opts.Log.Warn("forgetting a damaged set record; the next check reads the set again", "path", s.recordPath(), "err", err)
-			v.rec = Record{}
+		rec, err := decodeRecord(data)
+		if err != nil {
+			opts.Log.Warn("forgetting a damaged set record; the next check reads the set again", "path", s.recordPath(),
+				"err", fmt.Errorf("%s: %w", s.recordPath(), err))
 			break
 		}
+		v.rec = rec
 		// A record of an older version may hold a password.
 		v.rec.Source = packset.Redact(v.rec.Source)
 		if l, err := packset.Decode(v.rec.Source, []byte(v.rec.Lock), packset.DecodeOptions{Have: packset.HaveAll}); err == nil {
@@ -169,6 +182,28 @@ func New(w Writer, opts Options) (*Syncer, error) {
 	}
 	s.view.Store(v)
 	return s, nil
+}
+
+// decodeRecord decodes set.json strictly, as the store reads packs.json:
+// an unknown field, data after the record, a key twice in one object or
+// another format is refused, saying which.
+func decodeRecord(data []byte) (Record, error) {
+	var rec Record
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rec); err != nil {
+		return Record{}, fmt.Errorf("the record is damaged (%w)", err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return Record{}, errors.New("the record is damaged (data after its end)")
+	}
+	if dup := api.DuplicateKey(data); dup != "" {
+		return Record{}, fmt.Errorf("the record is damaged (%s)", dup)
+	}
+	if rec.Format != recordFormat {
+		return Record{}, fmt.Errorf("format %q is not %q", rec.Format, recordFormat)
+	}
+	return rec, nil
 }
 
 func (s *Syncer) recordPath() string { return filepath.Join(s.opts.State, RecordName) }
@@ -211,6 +246,10 @@ var (
 	// ErrSyncRunning is returned, wrapped with [errkind.Busy], by a sync
 	// asked for while another runs (a download may take long).
 	ErrSyncRunning = errors.New("a pack set sync is already running")
+	// ErrArchiveGone is wrapped when an archive verified before a set
+	// apply, or kept, is not there when the apply takes it: the apply
+	// changes nothing and downloads nothing.
+	ErrArchiveGone = errors.New("an archive of the set went away during the apply")
 )
 
 // Sync makes the machine's enabled set exactly the lock's (SPEC §10.2,
@@ -263,33 +302,39 @@ func (s *Syncer) Sync(ctx context.Context, req Request) (*api.SetSyncResult, err
 	return res, err
 }
 
-// archiveSource gives the set apply each pinned archive from the cache,
-// fetched again when it was evicted meanwhile. An archive that this sync
-// did not check yet is verified first (fetching does), and fetched again
-// when its bytes changed; one it checked is not read a second time here,
-// as the pipeline checks every archive's SHA-256 as it takes it.
-func (s *Syncer) archiveSource(src packset.Source, byHash map[string]packset.Pack, checked map[string]bool) pipeline.ArchiveSource {
-	return func(ctx context.Context, pin packset.Entry) (string, error) {
+// archiveSource gives the set apply each pinned archive from the cache, as
+// verified before the apply began: it only opens local files and never
+// touches the network, as the single writer's transaction must not wait on
+// a mirror. An archive that is not in the cache as this sync verified it
+// (it was kept under archives/ and went, or left the cache meanwhile) fails
+// the apply, which then changes nothing; the pipeline checks every
+// archive's SHA-256 as it takes it, so bytes changed meanwhile fail it too.
+func (s *Syncer) archiveSource(byHash map[string]packset.Pack, verified map[string]bool) pipeline.ArchiveSource {
+	return func(_ context.Context, pin packset.Entry) (string, error) {
 		p, ok := byHash[pin.SHA256]
 		if !ok {
 			return "", fmt.Errorf("the set does not pin sha256 %s", pin.SHA256)
 		}
-		if !checked[p.SHA256] || !s.cache.Has(p.SHA256, p.Size) {
-			if _, err := s.fetch(ctx, src, []packset.Pack{p}); err != nil {
-				return "", err
-			}
+		if !verified[p.SHA256] {
+			return "", fmt.Errorf("%w: the archive of %s %s (sha256 %s) was kept under %s when the sync began and is gone; sync again to download it",
+				ErrArchiveGone, p.ID, p.Version, p.SHA256, store.ArchivesDir)
+		}
+		if !s.cache.Has(p.SHA256, p.Size) {
+			return "", fmt.Errorf("%w: the archive of %s %s left the cache as %s after it was verified; sync again to download it",
+				ErrArchiveGone, p.ID, p.Version, s.cache.Path(p.SHA256))
 		}
 		s.cache.Touch(p.SHA256)
 		return s.cache.Path(p.SHA256), nil
 	}
 }
 
-// download fetches the archives of l that are not kept (a cached one is
-// verified and fetched again only when its bytes changed), recording each
-// download in res. It returns l's packs by SHA-256, and the SHA-256 of
-// each archive it checked in the cache.
+// download fetches the archives of l that are not kept into the cache (a
+// cached one is verified and fetched again only when its bytes changed),
+// recording each download in res. It returns l's packs by SHA-256, and the
+// SHA-256 of each archive it verified in the cache: every byte the apply
+// may need from the cache.
 func (s *Syncer) download(ctx context.Context, src packset.Source, l *packset.Lock, kept keptSet, res *api.SetSyncResult) (map[string]packset.Pack, map[string]bool, error) {
-	byHash, checked := map[string]packset.Pack{}, map[string]bool{}
+	byHash, verified := map[string]packset.Pack{}, map[string]bool{}
 	var lacking []packset.Pack
 	for _, p := range l.Packs {
 		byHash[p.SHA256] = p
@@ -303,7 +348,7 @@ func (s *Syncer) download(ctx context.Context, src packset.Source, l *packset.Lo
 	if len(lacking) > 0 {
 		results, err := s.fetch(ctx, src, lacking)
 		for _, r := range results {
-			checked[r.Pack.SHA256] = true
+			verified[r.Pack.SHA256] = true
 			if r.From != "" {
 				res.Downloaded = append(res.Downloaded, api.Downloaded{Pack: r.Pack.ID, URL: r.From, Bytes: r.Pack.Size})
 			}
@@ -312,16 +357,18 @@ func (s *Syncer) download(ctx context.Context, src packset.Source, l *packset.Lo
 			return nil, nil, fmt.Errorf("%w: %w", ErrDownload, err)
 		}
 	}
-	return byHash, checked, nil
+	return byHash, verified, nil
 }
 
 // readLock returns the lock of req and its signature: fetched from its
 // source (or, when the source answers not modified, the copy kept in rec),
 // or as given in the request.
 func (s *Syncer) readLock(ctx context.Context, req Request, rec Record, check *api.SetCheck) (src packset.Source, data, sig []byte, val packset.Validators, err error) {
-	if req.Source != "" {
-		if src, err = packset.LockSource(req.Source); err != nil {
-			return src, nil, nil, val, fmt.Errorf("%w: %w", ErrLock, err)
+	if req.remote() {
+		if src = req.From; src == (packset.Source{}) {
+			if src, err = packset.LockSource(req.Source); err != nil {
+				return src, nil, nil, val, fmt.Errorf("%w: %w", ErrLock, err)
+			}
 		}
 		// The source is shown, stored and compared without its password.
 		check.Source = src.Redacted()
@@ -381,7 +428,7 @@ func (s *Syncer) sync(ctx context.Context, req Request, res *api.SetSyncResult) 
 	}
 	check.Fingerprint = l.Fingerprint()
 	pins := l.Entries()
-	if req.Source != "" {
+	if req.remote() {
 		nr := Record{Source: src.Redacted(), Name: l.Name, Fingerprint: check.Fingerprint, Lock: string(data), Signature: string(sig),
 			Validators: val, SignedBy: res.SignedBy}
 		if rec.Source == nr.Source {
@@ -399,14 +446,18 @@ func (s *Syncer) sync(ctx context.Context, req Request, res *api.SetSyncResult) 
 		return nil
 	}
 
-	// 2. Download what the machine lacks.
-	byHash, checked, err := s.download(ctx, src, l, kept, res)
+	// 2. Download what the machine lacks and verify what the cache holds:
+	// every byte the apply needs is local and checked before it begins.
+	byHash, verified, err := s.download(ctx, src, l, kept, res)
 	if err != nil {
 		return err
 	}
+	// No eviction may take them while the apply runs.
+	unpin := s.cache.Pin(slices.Collect(maps.Keys(verified))...)
+	defer unpin()
 
-	// 3. One transaction.
-	sum, err := s.w.ApplySet(ctx, pins, pipeline.SetOptions{Prune: req.Prune, Source: s.archiveSource(src, byHash, checked)})
+	// 3. One transaction, reading local files only.
+	sum, err := s.w.ApplySet(ctx, pins, pipeline.SetOptions{Prune: req.Prune, Source: s.archiveSource(byHash, verified)})
 	if err != nil {
 		if k := errkind.Of(err); k == errkind.Refused || k == errkind.Conflict {
 			check.Result = api.CheckRefused
@@ -419,7 +470,7 @@ func (s *Syncer) sync(ctx context.Context, req Request, res *api.SetSyncResult) 
 		// The pipeline reports set-applied with the transaction.
 		check.Result = api.CheckApplied
 	}
-	if req.Source != "" {
+	if req.remote() {
 		return s.recordApplied(check, sum.Generation, pins)
 	}
 	return nil
@@ -565,13 +616,9 @@ func (s *Syncer) Info(installed []packset.Installed) api.SetInfo {
 // Diff compares the machine with a lock given as TOML, or as the same in
 // JSON (POST /v1/set/diff).
 func Diff(installed []packset.Installed, body []byte) (api.SetComparison, error) {
-	data, err := LockText(body)
+	l, err := DecodeBody("request body", body, packset.DecodeOptions{Have: packset.HaveAll})
 	if err != nil {
 		return api.SetComparison{}, err
-	}
-	l, err := packset.Decode("request body", data, packset.DecodeOptions{Have: packset.HaveAll})
-	if err != nil {
-		return api.SetComparison{}, fmt.Errorf("%w: %w", err, errkind.Invalid)
 	}
 	return packset.Compare(installed, l.Entries()), nil
 }

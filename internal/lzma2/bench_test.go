@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	fastxz "github.com/mikelolasagasti/xz"
+	"github.com/ulikunitz/xz"
 	"github.com/ulikunitz/xz/lzma"
 )
 
@@ -66,6 +66,7 @@ func loadBench(b *testing.B) ([]byte, []byte, []byte) {
 func benchDecode(b *testing.B, open func() io.Reader) {
 	text, _, _ := loadBench(b)
 	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
 		n, err := io.Copy(io.Discard, open())
@@ -80,10 +81,20 @@ func BenchmarkDecode(b *testing.B) {
 		text, raw, _ := loadBench(b)
 		benchDecode(b, func() io.Reader { return NewReader(bytes.NewReader(raw), benchDict, uint64(len(text))) })
 	})
-	b.Run("mikelolasagasti", func(b *testing.B) {
+	b.Run("xz", func(b *testing.B) {
 		_, _, x := loadBench(b)
 		benchDecode(b, func() io.Reader {
-			r, err := fastxz.NewReader(bytes.NewReader(x), benchDict)
+			r, err := NewXZReader(bytes.NewReader(x), benchDict)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return r
+		})
+	})
+	b.Run("ulikunitz-xz", func(b *testing.B) {
+		_, _, x := loadBench(b)
+		benchDecode(b, func() io.Reader {
+			r, err := xz.ReaderConfig{DictCap: benchDict}.NewReader(bytes.NewReader(x))
 			if err != nil {
 				b.Fatal(err)
 			}

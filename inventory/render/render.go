@@ -1,10 +1,10 @@
 // Package render owns the bytes of the four inventory files of SPEC §6 —
 // installed.json, lifts.txt, doors.txt and installed.txt — computed from a
 // set of installed packs by pure functions, and of the normalized manifest
-// the pipeline stores for each installed pack, written by the same JSON
-// writer with the number rule of SPEC §6; and it refuses a set the files
-// cannot hold (a clash, the door limit of SPEC §4). It knows nothing of
-// where or how the files are written.
+// the pipeline stores for each installed pack, written like installed.json
+// (encoding/json, with the number rule of SPEC §6); and it refuses a set
+// the files cannot hold (a clash, the door limit of SPEC §4). It knows
+// nothing of where or how the files are written.
 package render
 
 import (
@@ -69,52 +69,16 @@ func Files(packs []inventory.InstalledPack) ([]File, error) {
 	if err != nil {
 		return nil, err
 	}
+	installedJSON, err := s.installedJSON()
+	if err != nil {
+		return nil, err
+	}
 	return []File{
-		{InstalledJSONName, s.installedJSON()},
+		{InstalledJSONName, installedJSON},
 		{LiftsName, s.lifts()},
 		{DoorsName, s.doors()},
 		{InstalledName, s.installed()},
 	}, nil
-}
-
-// InstalledJSON renders installed.json: every installed pack, enabled or
-// not, sorted by id, normalized.
-func InstalledJSON(packs []inventory.InstalledPack) ([]byte, error) {
-	s, err := newSet(packs)
-	if err != nil {
-		return nil, err
-	}
-	return s.installedJSON(), nil
-}
-
-// Lifts renders lifts.txt: one row per lift block of an enabled pack,
-// sorted by class path.
-func Lifts(packs []inventory.InstalledPack) ([]byte, error) {
-	s, err := newSet(packs)
-	if err != nil {
-		return nil, err
-	}
-	return s.lifts(), nil
-}
-
-// Doors renders doors.txt: one row per door panel of an enabled pack,
-// sorted by tag; only the header when there are none.
-func Doors(packs []inventory.InstalledPack) ([]byte, error) {
-	s, err := newSet(packs)
-	if err != nil {
-		return nil, err
-	}
-	return s.doors(), nil
-}
-
-// Installed renders installed.txt, the identity bindings: one row per piece
-// of an enabled pack, sorted by tag.
-func Installed(packs []inventory.InstalledPack) ([]byte, error) {
-	s, err := newSet(packs)
-	if err != nil {
-		return nil, err
-	}
-	return s.installed(), nil
 }
 
 // set is a checked set of packs, sorted by id, with every piece indexed in
