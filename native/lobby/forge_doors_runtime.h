@@ -605,9 +605,12 @@ const char *fd_status_text(fd_status status)
 
 /* ---- exact decimal conversion ------------------------------------------
  * value = digits * 10^exp10. Small cases take the exact fast path (both
- * operands exactly representable, one correctly rounded operation). Others
- * start from an estimate and correct it against the exact halfway points
- * with a small fixed-size big integer. */
+ * operands exactly representable, one correctly rounded operation). Up to
+ * 19 significant digits take the Eisel-Lemire path (a 64 x 128-bit product
+ * with a truncated power of ten; it proves its own rounding or declines).
+ * The rest, and what it declines (exact halfway points and the rare
+ * products too close to one to decide), start from an estimate and correct
+ * it against the exact halfway points with a small fixed-size big integer. */
 
 #define FD_BIG_LIMBS 40
 
@@ -729,6 +732,189 @@ static int fd_cmp_halfway(const fd_big *num, const fd_big *den, uint64_t m, int 
     return fd_big_cmp(&a, &b);
 }
 
+/* FD_POW10_MIN..FD_POW10_MAX covers every exponent a number of at most
+ * FD_MAX_NUMBER bytes can have (1e-38 to 1e39). */
+#define FD_POW10_MIN (-40)
+#define FD_POW10_MAX 40
+
+/* fd_pow10_128 holds 10^q as hi:lo / 2^128 * 2^exp2, the 128-bit mantissa
+ * (top bit set) rounded down: the same values as Go's strconv table
+ * (generated with math/big; native/pow10_table_test.go checks every row). */
+static const struct fd_pow10_row {
+    uint64_t hi, lo;
+    int exp2;
+} fd_pow10_128[FD_POW10_MAX - FD_POW10_MIN + 1] = {
+        {0x8B61313BBABCE2C6u, 0x2323AC4B3B3DA015u, -132}, /* 1e-40 */
+        {0xAE397D8AA96C1B77u, 0xABEC975E0A0D081Au, -129}, /* 1e-39 */
+        {0xD9C7DCED53C72255u, 0x96E7BD358C904A21u, -126}, /* 1e-38 */
+        {0x881CEA14545C7575u, 0x7E50D64177DA2E54u, -122}, /* 1e-37 */
+        {0xAA242499697392D2u, 0xDDE50BD1D5D0B9E9u, -119}, /* 1e-36 */
+        {0xD4AD2DBFC3D07787u, 0x955E4EC64B44E864u, -116}, /* 1e-35 */
+        {0x84EC3C97DA624AB4u, 0xBD5AF13BEF0B113Eu, -112}, /* 1e-34 */
+        {0xA6274BBDD0FADD61u, 0xECB1AD8AEACDD58Eu, -109}, /* 1e-33 */
+        {0xCFB11EAD453994BAu, 0x67DE18EDA5814AF2u, -106}, /* 1e-32 */
+        {0x81CEB32C4B43FCF4u, 0x80EACF948770CED7u, -102}, /* 1e-31 */
+        {0xA2425FF75E14FC31u, 0xA1258379A94D028Du, -99}, /* 1e-30 */
+        {0xCAD2F7F5359A3B3Eu, 0x096EE45813A04330u, -96}, /* 1e-29 */
+        {0xFD87B5F28300CA0Du, 0x8BCA9D6E188853FCu, -93}, /* 1e-28 */
+        {0x9E74D1B791E07E48u, 0x775EA264CF55347Du, -89}, /* 1e-27 */
+        {0xC612062576589DDAu, 0x95364AFE032A819Du, -86}, /* 1e-26 */
+        {0xF79687AED3EEC551u, 0x3A83DDBD83F52204u, -83}, /* 1e-25 */
+        {0x9ABE14CD44753B52u, 0xC4926A9672793542u, -79}, /* 1e-24 */
+        {0xC16D9A0095928A27u, 0x75B7053C0F178293u, -76}, /* 1e-23 */
+        {0xF1C90080BAF72CB1u, 0x5324C68B12DD6338u, -73}, /* 1e-22 */
+        {0x971DA05074DA7BEEu, 0xD3F6FC16EBCA5E03u, -69}, /* 1e-21 */
+        {0xBCE5086492111AEAu, 0x88F4BB1CA6BCF584u, -66}, /* 1e-20 */
+        {0xEC1E4A7DB69561A5u, 0x2B31E9E3D06C32E5u, -63}, /* 1e-19 */
+        {0x9392EE8E921D5D07u, 0x3AFF322E62439FCFu, -59}, /* 1e-18 */
+        {0xB877AA3236A4B449u, 0x09BEFEB9FAD487C2u, -56}, /* 1e-17 */
+        {0xE69594BEC44DE15Bu, 0x4C2EBE687989A9B3u, -53}, /* 1e-16 */
+        {0x901D7CF73AB0ACD9u, 0x0F9D37014BF60A10u, -49}, /* 1e-15 */
+        {0xB424DC35095CD80Fu, 0x538484C19EF38C94u, -46}, /* 1e-14 */
+        {0xE12E13424BB40E13u, 0x2865A5F206B06FB9u, -43}, /* 1e-13 */
+        {0x8CBCCC096F5088CBu, 0xF93F87B7442E45D3u, -39}, /* 1e-12 */
+        {0xAFEBFF0BCB24AAFEu, 0xF78F69A51539D748u, -36}, /* 1e-11 */
+        {0xDBE6FECEBDEDD5BEu, 0xB573440E5A884D1Bu, -33}, /* 1e-10 */
+        {0x89705F4136B4A597u, 0x31680A88F8953030u, -29}, /* 1e-9 */
+        {0xABCC77118461CEFCu, 0xFDC20D2B36BA7C3Du, -26}, /* 1e-8 */
+        {0xD6BF94D5E57A42BCu, 0x3D32907604691B4Cu, -23}, /* 1e-7 */
+        {0x8637BD05AF6C69B5u, 0xA63F9A49C2C1B10Fu, -19}, /* 1e-6 */
+        {0xA7C5AC471B478423u, 0x0FCF80DC33721D53u, -16}, /* 1e-5 */
+        {0xD1B71758E219652Bu, 0xD3C36113404EA4A8u, -13}, /* 1e-4 */
+        {0x83126E978D4FDF3Bu, 0x645A1CAC083126E9u, -9}, /* 1e-3 */
+        {0xA3D70A3D70A3D70Au, 0x3D70A3D70A3D70A3u, -6}, /* 1e-2 */
+        {0xCCCCCCCCCCCCCCCCu, 0xCCCCCCCCCCCCCCCCu, -3}, /* 1e-1 */
+        {0x8000000000000000u, 0x0000000000000000u, 1}, /* 1e0 */
+        {0xA000000000000000u, 0x0000000000000000u, 4}, /* 1e1 */
+        {0xC800000000000000u, 0x0000000000000000u, 7}, /* 1e2 */
+        {0xFA00000000000000u, 0x0000000000000000u, 10}, /* 1e3 */
+        {0x9C40000000000000u, 0x0000000000000000u, 14}, /* 1e4 */
+        {0xC350000000000000u, 0x0000000000000000u, 17}, /* 1e5 */
+        {0xF424000000000000u, 0x0000000000000000u, 20}, /* 1e6 */
+        {0x9896800000000000u, 0x0000000000000000u, 24}, /* 1e7 */
+        {0xBEBC200000000000u, 0x0000000000000000u, 27}, /* 1e8 */
+        {0xEE6B280000000000u, 0x0000000000000000u, 30}, /* 1e9 */
+        {0x9502F90000000000u, 0x0000000000000000u, 34}, /* 1e10 */
+        {0xBA43B74000000000u, 0x0000000000000000u, 37}, /* 1e11 */
+        {0xE8D4A51000000000u, 0x0000000000000000u, 40}, /* 1e12 */
+        {0x9184E72A00000000u, 0x0000000000000000u, 44}, /* 1e13 */
+        {0xB5E620F480000000u, 0x0000000000000000u, 47}, /* 1e14 */
+        {0xE35FA931A0000000u, 0x0000000000000000u, 50}, /* 1e15 */
+        {0x8E1BC9BF04000000u, 0x0000000000000000u, 54}, /* 1e16 */
+        {0xB1A2BC2EC5000000u, 0x0000000000000000u, 57}, /* 1e17 */
+        {0xDE0B6B3A76400000u, 0x0000000000000000u, 60}, /* 1e18 */
+        {0x8AC7230489E80000u, 0x0000000000000000u, 64}, /* 1e19 */
+        {0xAD78EBC5AC620000u, 0x0000000000000000u, 67}, /* 1e20 */
+        {0xD8D726B7177A8000u, 0x0000000000000000u, 70}, /* 1e21 */
+        {0x878678326EAC9000u, 0x0000000000000000u, 74}, /* 1e22 */
+        {0xA968163F0A57B400u, 0x0000000000000000u, 77}, /* 1e23 */
+        {0xD3C21BCECCEDA100u, 0x0000000000000000u, 80}, /* 1e24 */
+        {0x84595161401484A0u, 0x0000000000000000u, 84}, /* 1e25 */
+        {0xA56FA5B99019A5C8u, 0x0000000000000000u, 87}, /* 1e26 */
+        {0xCECB8F27F4200F3Au, 0x0000000000000000u, 90}, /* 1e27 */
+        {0x813F3978F8940984u, 0x4000000000000000u, 94}, /* 1e28 */
+        {0xA18F07D736B90BE5u, 0x5000000000000000u, 97}, /* 1e29 */
+        {0xC9F2C9CD04674EDEu, 0xA400000000000000u, 100}, /* 1e30 */
+        {0xFC6F7C4045812296u, 0x4D00000000000000u, 103}, /* 1e31 */
+        {0x9DC5ADA82B70B59Du, 0xF020000000000000u, 107}, /* 1e32 */
+        {0xC5371912364CE305u, 0x6C28000000000000u, 110}, /* 1e33 */
+        {0xF684DF56C3E01BC6u, 0xC732000000000000u, 113}, /* 1e34 */
+        {0x9A130B963A6C115Cu, 0x3C7F400000000000u, 117}, /* 1e35 */
+        {0xC097CE7BC90715B3u, 0x4B9F100000000000u, 120}, /* 1e36 */
+        {0xF0BDC21ABB48DB20u, 0x1E86D40000000000u, 123}, /* 1e37 */
+        {0x96769950B50D88F4u, 0x1314448000000000u, 127}, /* 1e38 */
+        {0xBC143FA4E250EB31u, 0x17D955A000000000u, 130}, /* 1e39 */
+        {0xEB194F8E1AE525FDu, 0x5DCFAB0800000000u, 133}  /* 1e40 */
+};
+
+/* fd_mul64 sets *hi:*lo to the 128-bit product a * b (portable C: MSVC has
+ * no 128-bit integer type). */
+static void fd_mul64(uint64_t a, uint64_t b, uint64_t *hi, uint64_t *lo)
+{
+    const uint64_t a0 = (uint32_t)a, a1 = a >> 32, b0 = (uint32_t)b, b1 = b >> 32;
+    const uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+    const uint64_t mid = (p00 >> 32) + (uint32_t)p01 + (uint32_t)p10;
+    *lo = (mid << 32) | (uint32_t)p00;
+    *hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+}
+
+/* fd_eisel_lemire sets *out to man * 10^exp10 correctly rounded (man > 0)
+ * and returns 1, or returns 0 when it cannot prove the rounding (the
+ * caller then takes the exact path). It follows Go's strconv eiselLemire64
+ * (https://nigeltao.github.io/blog/2020/eisel-lemire.html). */
+static int fd_eisel_lemire(uint64_t man, int exp10, double *out)
+{
+    const struct fd_pow10_row *pow;
+    uint64_t x_hi, x_lo, ret_mant, ret_exp2, bits;
+    int clz = 0;
+    if (man == 0 || exp10 < FD_POW10_MIN || exp10 > FD_POW10_MAX)
+        return 0;
+    pow = &fd_pow10_128[exp10 - FD_POW10_MIN];
+    /* normalization */
+    if (!(man >> 32)) {
+        man <<= 32;
+        clz += 32;
+    }
+    if (!(man >> 48)) {
+        man <<= 16;
+        clz += 16;
+    }
+    if (!(man >> 56)) {
+        man <<= 8;
+        clz += 8;
+    }
+    if (!(man >> 60)) {
+        man <<= 4;
+        clz += 4;
+    }
+    if (!(man >> 62)) {
+        man <<= 2;
+        clz += 2;
+    }
+    if (!(man >> 63)) {
+        man <<= 1;
+        clz += 1;
+    }
+    ret_exp2 = (uint64_t)(pow->exp2 + 63 + 1023) - (uint64_t)clz;
+    /* multiplication */
+    fd_mul64(man, pow->hi, &x_hi, &x_lo);
+    /* wider approximation */
+    if ((x_hi & 0x1FF) == 0x1FF && x_lo + man < man) {
+        uint64_t y_hi, y_lo, merged_hi = x_hi, merged_lo;
+        fd_mul64(man, pow->lo, &y_hi, &y_lo);
+        merged_lo = x_lo + y_hi;
+        if (merged_lo < x_lo)
+            merged_hi++;
+        if ((merged_hi & 0x1FF) == 0x1FF && merged_lo + 1 == 0 && y_lo + man < man)
+            return 0;
+        x_hi = merged_hi;
+        x_lo = merged_lo;
+    }
+    /* shifting to 54 bits */
+    {
+        const uint64_t msb = x_hi >> 63;
+        ret_mant = x_hi >> (msb + 9);
+        ret_exp2 -= 1 ^ msb;
+    }
+    /* half-way ambiguity */
+    if (x_lo == 0 && (x_hi & 0x1FF) == 0 && (ret_mant & 3) == 1)
+        return 0;
+    /* from 54 to 53 bits */
+    ret_mant += ret_mant & 1;
+    ret_mant >>= 1;
+    if (ret_mant >> 53) {
+        ret_mant >>= 1;
+        ret_exp2++;
+    }
+    /* subnormal or infinite: not reachable in FD_MAX_NUMBER bytes, but
+     * left to the exact path rather than assumed */
+    if (ret_exp2 - 1 >= 0x7FF - 1)
+        return 0;
+    bits = ret_exp2 << 52 | (ret_mant & (((uint64_t)1 << 52) - 1));
+    memcpy(out, &bits, sizeof *out);
+    return 1;
+}
+
 int fd_parse_decimal(const char *text, size_t len, double *out)
 {
     static const double fd_pow10_table[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
@@ -783,6 +969,8 @@ int fd_parse_decimal(const char *text, size_t len, double *out)
     if (nd <= 19 && m <= ((uint64_t)1 << 53) && exp10 >= -22 && exp10 <= 22) {
         /* both operands exact: one correctly rounded operation */
         v = exp10 >= 0 ? (double)m * fd_pow10_table[exp10] : (double)m / fd_pow10_table[-exp10];
+    } else if (nd <= 19 && fd_eisel_lemire(m, exp10, &v)) {
+        /* rounding proven by the 128-bit product */
     } else {
         /* Estimate, then step to the correctly rounded neighbour, comparing
          * exactly against the halfway points: num / den is the value. */

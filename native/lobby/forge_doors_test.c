@@ -266,6 +266,143 @@ static void test_decimal(void)
     }
 }
 
+/* fd_test_xorshift is the tests' deterministic random source. */
+static uint64_t fd_test_xorshift(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+/* fd_check_decimal_text compares fd_parse_decimal with strtod on one
+ * number; it returns 1 on a match and prints the first few mismatches. */
+static int fd_check_decimal_text(const char *buf, int *mismatches)
+{
+    double want = strtod(buf, NULL), got = 0.0;
+    if (fd_parse_decimal(buf, strlen(buf), &got) && memcmp(&got, &want, sizeof got) == 0)
+        return 1;
+    if (want == 0.0 && got == 0.0 && fd_parse_decimal(buf, strlen(buf), &got))
+        return 1; /* "-0..." reads as +0 on purpose (test_decimal) */
+    if ((*mismatches)++ < 5)
+        printf("fd_parse_decimal(%s) = %.17g; strtod says %.17g\n", buf, got, want);
+    return 0;
+}
+
+/* test_decimal_17_digits checks the 19-digit fast path (Eisel-Lemire) and
+ * its exact fallback against strtod: 17-digit renderings of random
+ * doubles over the whole reachable exponent range, random digit strings,
+ * the neighbours of 2^53, exact halfway points between doubles (which the
+ * fast path must decline), 17 and 19 nines, and the smallest and largest
+ * magnitudes a 40-byte number can hold. Subnormals and overflow are out
+ * of reach: without an exponent, 40 bytes span 1e-38 to 1e40. */
+static void test_decimal_17_digits(void)
+{
+    static const char *edge[] = {
+        "9007199254740991", "9007199254740992", "9007199254740993", "9007199254740994",
+        "9007199254740995", "18014398509481985", "18014398509481987", "99999999999999999",
+        "9999999999999999999", "10000000000000000000", "18446744073709551615",
+        "18446744073709551616", "0.99999999999999999", "0.30000000000000001",
+        "0.1000000000000000055511151231257827", "0.00000000000000000000000000000000000001",
+        "0.00000000000000000000000000000000000009", "9999999999999999999999999999999999999999",
+        "1000000000000000000000000000000000000000", "4.9406564584124654", "2.2250738585072014",
+        "1.7976931348623157", "63.999999999999993", "63.999999999999996", "0.010000000000000000",
+        "0.0099999999999999985", "15.999999999999998", "16.000000000000002", "1.0000000000000002",
+        "1.00000000000000011102230246251565", "1.00000000000000033306690738754696"};
+    uint64_t s = 0x243f6a8885a308d3u;
+    int k, mismatches = 0, declined = 0, fast = 0;
+    char buf[64];
+    double v;
+    size_t i;
+    for (i = 0; i < sizeof edge / sizeof edge[0]; i++)
+        fd_check_decimal_text(edge[i], &mismatches);
+    /* exact halfway points between neighbouring doubles in [2^53, 2^54)
+     * (spaced 2 apart, so every odd integer there): Eisel-Lemire cannot
+     * decide them and must leave them to the exact path */
+    for (k = 0; k < 2000; k++) {
+        uint64_t half = ((uint64_t)1 << 53) + (fd_test_xorshift(&s) >> 11) * 2 + 1;
+        if (half >= ((uint64_t)1 << 54))
+            continue;
+        sprintf(buf, "%llu", (unsigned long long)half);
+        if (!fd_eisel_lemire(half, 0, &v))
+            declined++;
+        fd_check_decimal_text(buf, &mismatches);
+        /* and the same digits scaled by 10^-3 */
+        sprintf(buf, "%llu.%03llu", (unsigned long long)(half / 1000),
+                (unsigned long long)(half % 1000));
+        fd_check_decimal_text(buf, &mismatches);
+    }
+    CHECK(declined > 0);
+    for (k = 0; k < 200000; k++) {
+        uint64_t r = fd_test_xorshift(&s);
+        double x;
+        int digits, point, j;
+        if (k % 2 == 0) {
+            /* a random double in [1e-38, 1e22) rendered with 17 digits */
+            uint64_t bits = ((uint64_t)(896 + r % 178) << 52) | (fd_test_xorshift(&s) >> 12);
+            memcpy(&x, &bits, sizeof x);
+            if (x >= 1e-4)
+                sprintf(buf, "%.17g", x); /* no exponent below 1e17 */
+            else
+                sprintf(buf, "%.*f", 16 - (int)floor(log10(x)), x);
+            if (strchr(buf, 'e') != NULL || strlen(buf) > FD_MAX_NUMBER)
+                continue;
+        } else {
+            /* 1-19 random significant digits, the point anywhere: before
+             * them (with up to 20 zeros), inside, or after */
+            int intlen, zeros;
+            digits = 1 + (int)(r % 19);
+            intlen = (int)((r >> 8) % (uint64_t)(digits + 1));
+            zeros = (int)((r >> 16) % 21);
+            j = 0;
+            if ((r >> 24) & 1)
+                buf[j++] = '-';
+            if (intlen == 0) {
+                buf[j++] = '0';
+                buf[j++] = '.';
+                for (point = 0; point < zeros; point++)
+                    buf[j++] = '0';
+            }
+            for (point = 0; point < digits; point++) {
+                if (point == intlen && intlen > 0)
+                    buf[j++] = '.';
+                buf[j++] = (char)('1' + fd_test_xorshift(&s) % 9);
+            }
+            buf[j] = '\0';
+            if (j > FD_MAX_NUMBER)
+                continue;
+            fast += fd_parse_decimal(buf, strlen(buf), &v) && digits > 15;
+        }
+        fd_check_decimal_text(buf, &mismatches);
+    }
+    CHECK(fast > 10000); /* the generator reached the long-digit paths */
+    /* the fast path itself, over its whole table: whenever it accepts, it
+     * agrees with strtod, and it accepts all but the rare undecidable */
+    {
+        int accepted = 0, tried = 0, wrong = 0;
+        for (k = 0; k < 100000; k++) {
+            uint64_t m = fd_test_xorshift(&s) % 10000000000000000000u;
+            int e = FD_POW10_MIN + (int)(fd_test_xorshift(&s) % (FD_POW10_MAX - FD_POW10_MIN + 1));
+            double want;
+            if (k % 4 == 0)
+                m %= 100000000000000000u; /* 17 digits */
+            if (m == 0)
+                continue;
+            sprintf(buf, "%llue%d", (unsigned long long)m, e);
+            want = strtod(buf, NULL);
+            tried++;
+            if (!fd_eisel_lemire(m, e, &v))
+                continue;
+            accepted++;
+            if (memcmp(&v, &want, sizeof v) != 0 && wrong++ < 5)
+                printf("fd_eisel_lemire(%s) = %.17g; strtod says %.17g\n", buf, v, want);
+        }
+        CHECK(wrong == 0);
+        CHECK(accepted > tried - tried / 100);
+    }
+    CHECK(mismatches == 0);
+}
+
 static void test_parse_companion(void)
 {
     fd_inventory *inv = &inv_storage;
@@ -1287,6 +1424,7 @@ static void test_gates(void)
 int main(void)
 {
     test_decimal();
+    test_decimal_17_digits();
     test_parse_companion();
     test_field_limits();
     test_rejected_row_isolation();
