@@ -1937,9 +1937,116 @@ typedef struct fd_scan {
  * per-pair loop sees only obstacles that count. */
 #define FD_CHUNK 64
 
-/* fd_scan_chunk folds a chunk of counted obstacles into a panel's scan. */
-static void fd_scan_chunk(const fd_door_def *def, const fd_panel *p, const fd_obstacle *obs,
-                          size_t count, fd_scan *s)
+/* fd_chunk holds a chunk of counted obstacles field by field (centre,
+ * squared radius, biped or not), sorted by world x, so that each panel
+ * visits only the obstacles in its x range. */
+typedef struct fd_chunk {
+    double x[FD_CHUNK], y[FD_CHUNK], z[FD_CHUNK], r2[FD_CHUNK];
+    unsigned char biped[FD_CHUNK];
+    double rmax; /* largest radius in the chunk */
+    size_t n;
+} fd_chunk;
+
+/* fd_chunk_fill filters obstacles[0..count) (count <= FD_CHUNK) into c,
+ * sorted by centre x. */
+static void fd_chunk_fill(fd_chunk *c, const fd_obstacle *obstacles, size_t count)
+{
+    const fd_obstacle *keep[FD_CHUNK];
+    size_t n = 0, i, j;
+    c->rmax = 0.0;
+    for (i = 0; i < count; i++) {
+        const fd_obstacle *ob = &obstacles[i];
+        if (!fd_obstacle_counts(ob))
+            continue;
+        /* insertion by x: chunks are small, and the order of the pairs
+         * does not change a scan (it ORs flags and takes a minimum) */
+        for (j = n; j > 0 && keep[j - 1]->centre.x > ob->centre.x; j--)
+            keep[j] = keep[j - 1];
+        keep[j] = ob;
+        n++;
+        if (ob->radius > c->rmax)
+            c->rmax = ob->radius;
+    }
+    for (i = 0; i < n; i++) {
+        c->x[i] = keep[i]->centre.x;
+        c->y[i] = keep[i]->centre.y;
+        c->z[i] = keep[i]->centre.z;
+        c->r2[i] = keep[i]->radius * keep[i]->radius;
+        c->biped[i] = (unsigned char)(keep[i]->kind == FD_OBSTACLE_BIPED);
+    }
+    c->n = n;
+}
+
+/* fd_reach is a world box around a panel: an obstacle whose centre lies
+ * outside it cannot change the panel's scan. */
+typedef struct fd_reach {
+    double xlo, xhi;   /* world x range */
+    double cy, cz;     /* world y and z centre */
+    double ry, rz;     /* world y and z half extents */
+} fd_reach;
+
+/* fd_panel_reach returns the reach of a panel for obstacles of radius at
+ * most rmax.
+ *
+ * Only an obstacle near the panel can change its scan: a biped whose
+ * centre is in the trigger (local |x| <= tx, |y| <= ty, -0.5 <= z <= tz),
+ * or a sphere within r of the panel's column (|x| < hx + r, |y| < hy + r)
+ * that reaches the closing sweep (z in (-r, top + r)) or caps the lift
+ * below the travel (z < travel + h + r; a cap at or above the travel
+ * changes nothing). All of that lies in the local box |x| <= bx,
+ * |y| <= by, z in [z0, z1]; the reach is that box's world bounding box,
+ * widened by a margin far above the rounding and the 1e-4 rotation
+ * tolerance (a 1e-4 error moves a point of a 100 m box by about 1 cm; the
+ * margin is 1 % of the box). Near the ends of the double range the reach
+ * is everything. */
+static fd_reach fd_panel_reach(const fd_door_def *def, const fd_panel *p, double rmax)
+{
+    const double hx = def->panel[0] * 0.5, hy = def->panel[1] * 0.5, h = def->panel[2];
+    const double tx = def->trigger[0] * 0.5, ty = def->trigger[1] * 0.5, tz = def->trigger[2];
+    const fd_vec3 o = p->closed.origin, ax = p->closed.axis_x, ay = p->closed.axis_y,
+                  az = p->closed.axis_z;
+    const double r = rmax;
+    const double bx = hx + r > tx ? hx + r : tx, by = hy + r > ty ? hy + r : ty;
+    const double z0 = -0.5 < -r ? -0.5 : -r;
+    const double z1 = def->travel + h + r > tz ? def->travel + h + r : tz;
+    const double zm = (z0 + z1) * 0.5, bz = (z1 - z0) * 0.5;
+    const double margin = 0.01 * (bx + by + fabs(z0) + fabs(z1)) +
+                          1e-12 * (fabs(o.x) + fabs(o.y) + fabs(o.z));
+    /* centre o + zm * az, half extents |axes| . (bx, by, bz) */
+    const double wx = o.x + zm * az.x, wy = o.y + zm * az.y, wz = o.z + zm * az.z;
+    const double ex = fabs(ax.x) * bx + fabs(ay.x) * by + fabs(az.x) * bz + margin;
+    const double ey = fabs(ax.y) * bx + fabs(ay.y) * by + fabs(az.y) * bz + margin;
+    const double ez = fabs(ax.z) * bx + fabs(ay.z) * by + fabs(az.z) * bz + margin;
+    fd_reach b;
+    b.xlo = wx - ex;
+    b.xhi = wx + ex;
+    b.cy = wy;
+    b.cz = wz;
+    b.ry = ey;
+    b.rz = ez;
+    if (!(isfinite(b.xlo) && isfinite(b.xhi) && isfinite(wy) && isfinite(wz) && isfinite(ey) &&
+          isfinite(ez))) {
+        b.xlo = -HUGE_VAL;
+        b.xhi = HUGE_VAL;
+        b.cy = b.cz = 0.0;
+        b.ry = b.rz = HUGE_VAL;
+    }
+    return b;
+}
+
+/* fd_in_reach reports whether a world point lies in a panel's reach. */
+static int fd_in_reach(const fd_reach *b, double x, double y, double z)
+{
+    return x >= b->xlo && x <= b->xhi && fabs(y - b->cy) <= b->ry && fabs(z - b->cz) <= b->rz;
+}
+
+/* fd_scan_chunk folds a chunk of counted obstacles into a panel's scan.
+ * It evaluates only the obstacles in the panel's reach (a binary search
+ * in the x-sorted chunk, then the y and z ranges); those pairs compute
+ * exactly what fd_local_hits_box and fd_in_trigger would, and every pair
+ * skipped is one that could not have changed the panel's motion. */
+static void fd_scan_chunk(const fd_door_def *def, const fd_panel *p, const fd_chunk *c,
+                          fd_scan *s)
 {
     const double hx = def->panel[0] * 0.5, hy = def->panel[1] * 0.5, h = def->panel[2];
     const double tx = def->trigger[0] * 0.5, ty = def->trigger[1] * 0.5, tz = def->trigger[2];
@@ -1947,19 +2054,32 @@ static void fd_scan_chunk(const fd_door_def *def, const fd_panel *p, const fd_ob
     const int raised = p->height > 0.0;
     const fd_vec3 o = p->closed.origin, ax = p->closed.axis_x, ay = p->closed.axis_y,
                   az = p->closed.axis_z;
+    const fd_reach b = fd_panel_reach(def, p, c->rmax);
     int occupied = s->occupied, blocked = s->close_blocked;
     double limit = s->open_limit;
-    size_t i;
-    for (i = 0; i < count; i++) {
-        const double cx = obs[i].centre.x - o.x, cy = obs[i].centre.y - o.y,
-                     cz = obs[i].centre.z - o.z, r = obs[i].radius, r2 = r * r;
-        const double lx = cx * ax.x + cy * ax.y + cz * ax.z;
-        const double ly = cx * ay.x + cy * ay.y + cz * ay.z;
-        const double lz = cx * az.x + cy * az.y + cz * az.z;
-        const double dx = fd_clamp_dist(lx, -hx, hx), dy = fd_clamp_dist(ly, -hy, hy);
-        const double dxy2 = dx * dx + dy * dy;
-        if (obs[i].kind == FD_OBSTACLE_BIPED && fabs(lx) <= tx && fabs(ly) <= ty && lz >= -0.5 &&
-            lz <= tz)
+    size_t i, lo = 0, hi = c->n;
+    while (lo < hi) { /* first obstacle with x >= b.xlo */
+        size_t mid = lo + (hi - lo) / 2;
+        if (c->x[mid] < b.xlo)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (i = lo; i < c->n && c->x[i] <= b.xhi; i++) {
+        double cx, cy, cz, r2, lx, ly, lz, dx, dy, dxy2;
+        if (!fd_in_reach(&b, c->x[i], c->y[i], c->z[i]))
+            continue;
+        cx = c->x[i] - o.x;
+        cy = c->y[i] - o.y;
+        cz = c->z[i] - o.z;
+        r2 = c->r2[i];
+        lx = cx * ax.x + cy * ax.y + cz * ax.z;
+        ly = cx * ay.x + cy * ay.y + cz * ay.z;
+        lz = cx * az.x + cy * az.y + cz * az.z;
+        dx = fd_clamp_dist(lx, -hx, hx);
+        dy = fd_clamp_dist(ly, -hy, hy);
+        dxy2 = dx * dx + dy * dy;
+        if (c->biped[i] && fabs(lx) <= tx && fabs(ly) <= ty && lz >= -0.5 && lz <= tz)
             occupied = 1;
         if (dxy2 >= r2)
             continue; /* clear of the panel's column: neither blocks */
@@ -2075,15 +2195,12 @@ fd_status fd_runtime_step(fd_runtime *rt, uint64_t tick, double tick_seconds,
         scans[i].open_limit = HUGE_VAL;
     }
     for (base = 0; base < count; base += FD_CHUNK) {
-        fd_obstacle chunk[FD_CHUNK];
-        size_t n = 0, j, end = count - base < FD_CHUNK ? count : base + FD_CHUNK;
-        for (j = base; j < end; j++)
-            if (fd_obstacle_counts(&obstacles[j]))
-                chunk[n++] = obstacles[j];
-        for (i = 0; n > 0 && i < rt->panel_count; i++) {
+        fd_chunk chunk;
+        fd_chunk_fill(&chunk, obstacles + base, count - base < FD_CHUNK ? count - base : FD_CHUNK);
+        for (i = 0; chunk.n > 0 && i < rt->panel_count; i++) {
             fd_panel *p = &rt->panels[i];
             if (fd_automated(rt, p))
-                fd_scan_chunk(&rt->inv.defs[p->def], p, chunk, n, &scans[i]);
+                fd_scan_chunk(&rt->inv.defs[p->def], p, &chunk, &scans[i]);
         }
     }
     for (i = 0; i < rt->panel_count; i++) {

@@ -971,6 +971,212 @@ static void test_time_steps(void)
     }
 }
 
+/* ref_scan is the step's scan as it was before obstacles were sorted and
+ * boxed per panel: every counted obstacle against every panel. */
+static void ref_scan(const fd_door_def *def, const fd_panel *p, const fd_obstacle *obs,
+                     size_t count, fd_scan *s)
+{
+    const double hx = def->panel[0] * 0.5, hy = def->panel[1] * 0.5, h = def->panel[2];
+    const double tx = def->trigger[0] * 0.5, ty = def->trigger[1] * 0.5, tz = def->trigger[2];
+    const double top = p->height + h;
+    const int raised = p->height > 0.0;
+    const fd_vec3 o = p->closed.origin, ax = p->closed.axis_x, ay = p->closed.axis_y,
+                  az = p->closed.axis_z;
+    size_t i;
+    for (i = 0; i < count; i++) {
+        double cx, cy, cz, r, r2, lx, ly, lz, dx, dy, dxy2;
+        if (!fd_obstacle_counts(&obs[i]))
+            continue;
+        cx = obs[i].centre.x - o.x;
+        cy = obs[i].centre.y - o.y;
+        cz = obs[i].centre.z - o.z;
+        r = obs[i].radius;
+        r2 = r * r;
+        lx = cx * ax.x + cy * ax.y + cz * ax.z;
+        ly = cx * ay.x + cy * ay.y + cz * ay.z;
+        lz = cx * az.x + cy * az.y + cz * az.z;
+        dx = fd_clamp_dist(lx, -hx, hx);
+        dy = fd_clamp_dist(ly, -hy, hy);
+        dxy2 = dx * dx + dy * dy;
+        if (obs[i].kind == FD_OBSTACLE_BIPED && fabs(lx) <= tx && fabs(ly) <= ty && lz >= -0.5 &&
+            lz <= tz)
+            s->occupied = 1;
+        if (dxy2 >= r2)
+            continue;
+        if (raised) {
+            const double dz = fd_clamp_dist(lz, 0.0, top);
+            if (dxy2 + dz * dz < r2)
+                s->close_blocked = 1;
+        }
+        if (lz >= top) {
+            const double lim = lz - sqrt(r2 - dxy2) - h;
+            if (lim < s->open_limit)
+                s->open_limit = lim;
+        }
+    }
+}
+
+/* fd_test_unit is a uniform random number in [0, 1). */
+static double fd_test_unit(uint64_t *s)
+{
+    return (double)(fd_test_xorshift(s) >> 11) / 9007199254740992.0;
+}
+
+/* test_step_matches_reference runs 128 panels (random sizes, rotations a
+ * little off orthonormal, a quarter of them a billion metres out) through
+ * many ticks of obstacles, half of them placed on the edges of a panel's
+ * trigger, column, sweep and lift cap, and checks that every panel ends
+ * each step bit for bit where the every-pair reference scan puts it. */
+static void test_step_matches_reference(void)
+{
+    static char doors[16 * 400], installed[16 * 400];
+    static fd_panel before[FD_MAX_ACTIVE_PANELS];
+    static fd_obstacle obs[160];
+    static fd_panel_observation po[FD_MAX_ACTIVE_PANELS];
+    fd_runtime *rt = &rt_storage;
+    uint64_t s = 0x13198a2e03707344u;
+    size_t dn = 0, in = 0, i, k;
+    int differ = 0, moved = 0, blocked_hits = 0, matter = 0, unreached = 0;
+    uint64_t t;
+    dn += (size_t)sprintf(doors + dn, "forge-doors 1\n");
+    in += (size_t)sprintf(installed + in, "forge-installed 1\n");
+    for (i = 0; i < 16; i++) {
+        dn += (size_t)sprintf(doors + dn,
+                              "mjolnir\\forge\\diff-pack\\door_%02u\t%.17g\t%.17g\t%.17g\t%.17g\t%.17g\t%.17g"
+                              "\t%.17g\t%.17g\t%.17g\n",
+                              (unsigned)i, 0.5 + 15.5 * fd_test_unit(&s), 0.5 + 7.5 * fd_test_unit(&s),
+                              0.2 + 12 * fd_test_unit(&s), 0.2 + 12 * fd_test_unit(&s),
+                              0.2 + 8 * fd_test_unit(&s), 0.5 * fd_test_unit(&s),
+                              0.01 + 8 * fd_test_unit(&s), 0.01 + 2 * fd_test_unit(&s),
+                              0.5 + 6 * fd_test_unit(&s));
+        in += (size_t)sprintf(installed + in,
+                              "mjolnir\\forge\\diff-pack\\door_%02u\tdiff-pack\t1.0.0\tdoor_%02u\tpanel\t"
+                              "/Game/MJOLNIR/Forge/diff-pack/P/BP_D.BP_D_C\n",
+                              (unsigned)i, (unsigned)i);
+    }
+    fd_runtime_init(rt);
+    fd_runtime_report_build(rt, "CU4");
+    fd_runtime_report_forge(rt, 1, FD_FORGE_NATIVE_API_MIN);
+    CHECK_STATUS(fd_runtime_load_inventory(rt, doors, dn, installed, in), FD_OK);
+    CHECK(rt->inv.bound_count == 16);
+    fd_runtime_begin_world(rt, 1, FD_ROLE_HOST);
+    for (i = 0; i < FD_MAX_ACTIVE_PANELS; i++) {
+        static char tags[FD_MAX_ACTIVE_PANELS][48];
+        double off = i % 4 == 3 ? 1e9 : 0.0, e = 1e-5;
+        double yaw = 6.3 * fd_test_unit(&s), pitch = i % 2 ? 0.0 : 3 * fd_test_unit(&s) - 1.5,
+               roll = i % 3 ? 0.0 : 3 * fd_test_unit(&s) - 1.5;
+        fd_pose pose;
+        if (i % 8 == 0) /* axis-aligned: the world box is as tight as it gets */
+            yaw = pitch = roll = 0.0;
+        pose = rotated(v3(off + 60 * fd_test_unit(&s), -off + 60 * fd_test_unit(&s),
+                          10 * fd_test_unit(&s)),
+                       yaw, pitch, roll);
+        if (i % 8 == 0) {
+            /* axes as far off unit length as fd_pose_valid lets them be */
+            pose.axis_x.x *= fd_test_xorshift(&s) & 1 ? 1 + 9e-5 : 1 - 9e-5;
+            pose.axis_y.y *= fd_test_xorshift(&s) & 1 ? 1 + 9e-5 : 1 - 9e-5;
+            pose.axis_z.z *= fd_test_xorshift(&s) & 1 ? 1 + 9e-5 : 1 - 9e-5;
+        }
+        pose.axis_x.x += e * (fd_test_unit(&s) - 0.5);
+        pose.axis_y.z += e * (fd_test_unit(&s) - 0.5);
+        pose.axis_z.y += e * (fd_test_unit(&s) - 0.5);
+        sprintf(tags[i], "mjolnir\\forge\\diff-pack\\door_%02u", (unsigned)(i % 16));
+        po[i] = panel_obs(0x00010000u | (uint32_t)i, (uint32_t)i, tags[i], pose);
+    }
+    for (t = 1; t <= 300; t++) {
+        size_t n = 64 + (size_t)(fd_test_xorshift(&s) % 97);
+        fd_runtime_begin_scan(rt);
+        for (i = 0; i < FD_MAX_ACTIVE_PANELS; i++) {
+            const fd_panel *p = fd_runtime_find_panel(rt, po[i].handle);
+            if (p)
+                po[i].pose = p->published;
+            CHECK_STATUS(fd_runtime_observe_panel(rt, &po[i], NULL), FD_OK);
+        }
+        for (k = 0; k < n; k++) {
+            fd_obstacle *o = &obs[k];
+            uint64_t r = fd_test_xorshift(&s);
+            memset(o, 0, sizeof *o);
+            o->kind = (uint8_t)(r % 4);
+            o->physics = (uint8_t)((r >> 2) % 3);
+            o->parented = (uint8_t)((r >> 4) & 1);
+            o->body = (uint8_t)((r >> 5) % 5);
+            o->radius = (r >> 8) % 500 == 0 ? 1e200 : 0.05 + 3 * fd_test_unit(&s);
+            if ((r >> 16) & 1) {
+                /* on an edge of a random panel's reach, give or take an ulp */
+                const fd_panel *p = &rt->panels[fd_test_xorshift(&s) % rt->panel_count];
+                const fd_door_def *d = &rt->inv.defs[p->def];
+                const double rr = o->radius, top = p->height + d->panel[2];
+                const double xs[] = {d->trigger[0] * 0.5, d->panel[0] * 0.5 + rr, d->panel[0] * 0.5, 0};
+                const double ys[] = {d->trigger[1] * 0.5, d->panel[1] * 0.5 + rr, d->panel[1] * 0.5, 0};
+                const double zs[] = {-0.5, d->trigger[2], -rr, top, top + rr,
+                                     d->travel + d->panel[2] + rr, top + 0.5 * rr, 0};
+                const double nudge[] = {0, 1e-12, -1e-12, 1e-5, -1e-5, 0.3, -0.3};
+                double lx = xs[fd_test_xorshift(&s) % 4], ly = ys[fd_test_xorshift(&s) % 4],
+                       lz = zs[fd_test_xorshift(&s) % 8];
+                if (fd_test_xorshift(&s) & 1)
+                    lx = -lx;
+                if (fd_test_xorshift(&s) & 1)
+                    ly = -ly;
+                lx += nudge[fd_test_xorshift(&s) % 7];
+                ly += nudge[fd_test_xorshift(&s) % 7];
+                lz += nudge[fd_test_xorshift(&s) % 7];
+                o->centre = to_world(&p->closed, lx, ly, lz);
+            } else {
+                const double off = (r >> 24) % 4 == 3 ? 1e9 : 0.0;
+                o->centre = v3(off - 5 + 70 * fd_test_unit(&s), -off - 5 + 70 * fd_test_unit(&s),
+                               -2 + 25 * fd_test_unit(&s));
+            }
+        }
+        /* every pair that can matter is in the panel's reach */
+        for (i = 0; i < rt->panel_count; i++) {
+            const fd_panel *p = &rt->panels[i];
+            const fd_door_def *d = &rt->inv.defs[p->def];
+            for (k = 0; k < n; k++) {
+                fd_scan one;
+                fd_reach b;
+                one.occupied = 0;
+                one.close_blocked = 0;
+                one.open_limit = HUGE_VAL;
+                ref_scan(d, p, &obs[k], 1, &one);
+                if (!(one.occupied || one.close_blocked || one.open_limit < d->travel))
+                    continue;
+                matter++;
+                b = fd_panel_reach(d, p, obs[k].radius);
+                if (!fd_in_reach(&b, obs[k].centre.x, obs[k].centre.y, obs[k].centre.z) &&
+                    unreached++ < 5)
+                    printf("tick %u panel %u: obstacle %u (r %.17g) matters but is out of reach\n",
+                           (unsigned)t, (unsigned)i, (unsigned)k, obs[k].radius);
+            }
+        }
+        memcpy(before, rt->panels, sizeof before);
+        for (i = 0; i < rt->panel_count; i++) {
+            fd_panel *p = &before[i];
+            if (fd_automated(rt, p)) {
+                fd_scan sc;
+                sc.occupied = 0;
+                sc.close_blocked = 0;
+                sc.open_limit = HUGE_VAL;
+                ref_scan(&rt->inv.defs[p->def], p, obs, n, &sc);
+                blocked_hits += sc.close_blocked;
+                fd_panel_advance(p, &rt->inv.defs[p->def], DT, sc);
+            }
+        }
+        CHECK_STATUS(fd_runtime_step(rt, t, DT, obs, n), FD_OK);
+        for (i = 0; i < rt->panel_count; i++) {
+            moved += rt->panels[i].height > 0.0;
+            if (memcmp(&rt->panels[i], &before[i], sizeof before[i]) != 0 && differ++ < 5)
+                printf("tick %u panel %u: height %.17g state %d; reference %.17g state %d\n",
+                       (unsigned)t, (unsigned)i, rt->panels[i].height, rt->panels[i].state,
+                       before[i].height, before[i].state);
+        }
+    }
+    CHECK(unreached == 0);
+    CHECK(matter > 1000);
+    CHECK(differ == 0);
+    CHECK(moved > 1000);       /* the doors did move */
+    CHECK(blocked_hits > 100); /* and closing was blocked now and then */
+}
+
 static void test_other_panels_and_rotation(void)
 {
     fd_runtime *rt = ready_runtime();
@@ -1441,6 +1647,7 @@ int main(void)
     test_opening_stopped_by_obstacle();
     test_time_steps();
     test_other_panels_and_rotation();
+    test_step_matches_reference();
     test_refusals();
     test_stale_and_replaced();
     test_active_limit();
