@@ -744,87 +744,87 @@ static const struct fd_pow10_row {
     uint64_t hi, lo;
     int exp2;
 } fd_pow10_128[FD_POW10_MAX - FD_POW10_MIN + 1] = {
-        {0x8B61313BBABCE2C6u, 0x2323AC4B3B3DA015u, -132}, /* 1e-40 */
-        {0xAE397D8AA96C1B77u, 0xABEC975E0A0D081Au, -129}, /* 1e-39 */
-        {0xD9C7DCED53C72255u, 0x96E7BD358C904A21u, -126}, /* 1e-38 */
-        {0x881CEA14545C7575u, 0x7E50D64177DA2E54u, -122}, /* 1e-37 */
-        {0xAA242499697392D2u, 0xDDE50BD1D5D0B9E9u, -119}, /* 1e-36 */
-        {0xD4AD2DBFC3D07787u, 0x955E4EC64B44E864u, -116}, /* 1e-35 */
-        {0x84EC3C97DA624AB4u, 0xBD5AF13BEF0B113Eu, -112}, /* 1e-34 */
-        {0xA6274BBDD0FADD61u, 0xECB1AD8AEACDD58Eu, -109}, /* 1e-33 */
-        {0xCFB11EAD453994BAu, 0x67DE18EDA5814AF2u, -106}, /* 1e-32 */
-        {0x81CEB32C4B43FCF4u, 0x80EACF948770CED7u, -102}, /* 1e-31 */
-        {0xA2425FF75E14FC31u, 0xA1258379A94D028Du, -99}, /* 1e-30 */
-        {0xCAD2F7F5359A3B3Eu, 0x096EE45813A04330u, -96}, /* 1e-29 */
-        {0xFD87B5F28300CA0Du, 0x8BCA9D6E188853FCu, -93}, /* 1e-28 */
-        {0x9E74D1B791E07E48u, 0x775EA264CF55347Du, -89}, /* 1e-27 */
-        {0xC612062576589DDAu, 0x95364AFE032A819Du, -86}, /* 1e-26 */
-        {0xF79687AED3EEC551u, 0x3A83DDBD83F52204u, -83}, /* 1e-25 */
-        {0x9ABE14CD44753B52u, 0xC4926A9672793542u, -79}, /* 1e-24 */
-        {0xC16D9A0095928A27u, 0x75B7053C0F178293u, -76}, /* 1e-23 */
-        {0xF1C90080BAF72CB1u, 0x5324C68B12DD6338u, -73}, /* 1e-22 */
-        {0x971DA05074DA7BEEu, 0xD3F6FC16EBCA5E03u, -69}, /* 1e-21 */
-        {0xBCE5086492111AEAu, 0x88F4BB1CA6BCF584u, -66}, /* 1e-20 */
-        {0xEC1E4A7DB69561A5u, 0x2B31E9E3D06C32E5u, -63}, /* 1e-19 */
-        {0x9392EE8E921D5D07u, 0x3AFF322E62439FCFu, -59}, /* 1e-18 */
-        {0xB877AA3236A4B449u, 0x09BEFEB9FAD487C2u, -56}, /* 1e-17 */
-        {0xE69594BEC44DE15Bu, 0x4C2EBE687989A9B3u, -53}, /* 1e-16 */
-        {0x901D7CF73AB0ACD9u, 0x0F9D37014BF60A10u, -49}, /* 1e-15 */
-        {0xB424DC35095CD80Fu, 0x538484C19EF38C94u, -46}, /* 1e-14 */
-        {0xE12E13424BB40E13u, 0x2865A5F206B06FB9u, -43}, /* 1e-13 */
-        {0x8CBCCC096F5088CBu, 0xF93F87B7442E45D3u, -39}, /* 1e-12 */
-        {0xAFEBFF0BCB24AAFEu, 0xF78F69A51539D748u, -36}, /* 1e-11 */
-        {0xDBE6FECEBDEDD5BEu, 0xB573440E5A884D1Bu, -33}, /* 1e-10 */
-        {0x89705F4136B4A597u, 0x31680A88F8953030u, -29}, /* 1e-9 */
-        {0xABCC77118461CEFCu, 0xFDC20D2B36BA7C3Du, -26}, /* 1e-8 */
-        {0xD6BF94D5E57A42BCu, 0x3D32907604691B4Cu, -23}, /* 1e-7 */
-        {0x8637BD05AF6C69B5u, 0xA63F9A49C2C1B10Fu, -19}, /* 1e-6 */
-        {0xA7C5AC471B478423u, 0x0FCF80DC33721D53u, -16}, /* 1e-5 */
-        {0xD1B71758E219652Bu, 0xD3C36113404EA4A8u, -13}, /* 1e-4 */
-        {0x83126E978D4FDF3Bu, 0x645A1CAC083126E9u, -9}, /* 1e-3 */
-        {0xA3D70A3D70A3D70Au, 0x3D70A3D70A3D70A3u, -6}, /* 1e-2 */
-        {0xCCCCCCCCCCCCCCCCu, 0xCCCCCCCCCCCCCCCCu, -3}, /* 1e-1 */
-        {0x8000000000000000u, 0x0000000000000000u, 1}, /* 1e0 */
-        {0xA000000000000000u, 0x0000000000000000u, 4}, /* 1e1 */
-        {0xC800000000000000u, 0x0000000000000000u, 7}, /* 1e2 */
-        {0xFA00000000000000u, 0x0000000000000000u, 10}, /* 1e3 */
-        {0x9C40000000000000u, 0x0000000000000000u, 14}, /* 1e4 */
-        {0xC350000000000000u, 0x0000000000000000u, 17}, /* 1e5 */
-        {0xF424000000000000u, 0x0000000000000000u, 20}, /* 1e6 */
-        {0x9896800000000000u, 0x0000000000000000u, 24}, /* 1e7 */
-        {0xBEBC200000000000u, 0x0000000000000000u, 27}, /* 1e8 */
-        {0xEE6B280000000000u, 0x0000000000000000u, 30}, /* 1e9 */
-        {0x9502F90000000000u, 0x0000000000000000u, 34}, /* 1e10 */
-        {0xBA43B74000000000u, 0x0000000000000000u, 37}, /* 1e11 */
-        {0xE8D4A51000000000u, 0x0000000000000000u, 40}, /* 1e12 */
-        {0x9184E72A00000000u, 0x0000000000000000u, 44}, /* 1e13 */
-        {0xB5E620F480000000u, 0x0000000000000000u, 47}, /* 1e14 */
-        {0xE35FA931A0000000u, 0x0000000000000000u, 50}, /* 1e15 */
-        {0x8E1BC9BF04000000u, 0x0000000000000000u, 54}, /* 1e16 */
-        {0xB1A2BC2EC5000000u, 0x0000000000000000u, 57}, /* 1e17 */
-        {0xDE0B6B3A76400000u, 0x0000000000000000u, 60}, /* 1e18 */
-        {0x8AC7230489E80000u, 0x0000000000000000u, 64}, /* 1e19 */
-        {0xAD78EBC5AC620000u, 0x0000000000000000u, 67}, /* 1e20 */
-        {0xD8D726B7177A8000u, 0x0000000000000000u, 70}, /* 1e21 */
-        {0x878678326EAC9000u, 0x0000000000000000u, 74}, /* 1e22 */
-        {0xA968163F0A57B400u, 0x0000000000000000u, 77}, /* 1e23 */
-        {0xD3C21BCECCEDA100u, 0x0000000000000000u, 80}, /* 1e24 */
-        {0x84595161401484A0u, 0x0000000000000000u, 84}, /* 1e25 */
-        {0xA56FA5B99019A5C8u, 0x0000000000000000u, 87}, /* 1e26 */
-        {0xCECB8F27F4200F3Au, 0x0000000000000000u, 90}, /* 1e27 */
-        {0x813F3978F8940984u, 0x4000000000000000u, 94}, /* 1e28 */
-        {0xA18F07D736B90BE5u, 0x5000000000000000u, 97}, /* 1e29 */
-        {0xC9F2C9CD04674EDEu, 0xA400000000000000u, 100}, /* 1e30 */
-        {0xFC6F7C4045812296u, 0x4D00000000000000u, 103}, /* 1e31 */
-        {0x9DC5ADA82B70B59Du, 0xF020000000000000u, 107}, /* 1e32 */
-        {0xC5371912364CE305u, 0x6C28000000000000u, 110}, /* 1e33 */
-        {0xF684DF56C3E01BC6u, 0xC732000000000000u, 113}, /* 1e34 */
-        {0x9A130B963A6C115Cu, 0x3C7F400000000000u, 117}, /* 1e35 */
-        {0xC097CE7BC90715B3u, 0x4B9F100000000000u, 120}, /* 1e36 */
-        {0xF0BDC21ABB48DB20u, 0x1E86D40000000000u, 123}, /* 1e37 */
-        {0x96769950B50D88F4u, 0x1314448000000000u, 127}, /* 1e38 */
-        {0xBC143FA4E250EB31u, 0x17D955A000000000u, 130}, /* 1e39 */
-        {0xEB194F8E1AE525FDu, 0x5DCFAB0800000000u, 133}  /* 1e40 */
+    {0x8B61313BBABCE2C6u, 0x2323AC4B3B3DA015u, -132}, /* 1e-40 */
+    {0xAE397D8AA96C1B77u, 0xABEC975E0A0D081Au, -129}, /* 1e-39 */
+    {0xD9C7DCED53C72255u, 0x96E7BD358C904A21u, -126}, /* 1e-38 */
+    {0x881CEA14545C7575u, 0x7E50D64177DA2E54u, -122}, /* 1e-37 */
+    {0xAA242499697392D2u, 0xDDE50BD1D5D0B9E9u, -119}, /* 1e-36 */
+    {0xD4AD2DBFC3D07787u, 0x955E4EC64B44E864u, -116}, /* 1e-35 */
+    {0x84EC3C97DA624AB4u, 0xBD5AF13BEF0B113Eu, -112}, /* 1e-34 */
+    {0xA6274BBDD0FADD61u, 0xECB1AD8AEACDD58Eu, -109}, /* 1e-33 */
+    {0xCFB11EAD453994BAu, 0x67DE18EDA5814AF2u, -106}, /* 1e-32 */
+    {0x81CEB32C4B43FCF4u, 0x80EACF948770CED7u, -102}, /* 1e-31 */
+    {0xA2425FF75E14FC31u, 0xA1258379A94D028Du, -99}, /* 1e-30 */
+    {0xCAD2F7F5359A3B3Eu, 0x096EE45813A04330u, -96}, /* 1e-29 */
+    {0xFD87B5F28300CA0Du, 0x8BCA9D6E188853FCu, -93}, /* 1e-28 */
+    {0x9E74D1B791E07E48u, 0x775EA264CF55347Du, -89}, /* 1e-27 */
+    {0xC612062576589DDAu, 0x95364AFE032A819Du, -86}, /* 1e-26 */
+    {0xF79687AED3EEC551u, 0x3A83DDBD83F52204u, -83}, /* 1e-25 */
+    {0x9ABE14CD44753B52u, 0xC4926A9672793542u, -79}, /* 1e-24 */
+    {0xC16D9A0095928A27u, 0x75B7053C0F178293u, -76}, /* 1e-23 */
+    {0xF1C90080BAF72CB1u, 0x5324C68B12DD6338u, -73}, /* 1e-22 */
+    {0x971DA05074DA7BEEu, 0xD3F6FC16EBCA5E03u, -69}, /* 1e-21 */
+    {0xBCE5086492111AEAu, 0x88F4BB1CA6BCF584u, -66}, /* 1e-20 */
+    {0xEC1E4A7DB69561A5u, 0x2B31E9E3D06C32E5u, -63}, /* 1e-19 */
+    {0x9392EE8E921D5D07u, 0x3AFF322E62439FCFu, -59}, /* 1e-18 */
+    {0xB877AA3236A4B449u, 0x09BEFEB9FAD487C2u, -56}, /* 1e-17 */
+    {0xE69594BEC44DE15Bu, 0x4C2EBE687989A9B3u, -53}, /* 1e-16 */
+    {0x901D7CF73AB0ACD9u, 0x0F9D37014BF60A10u, -49}, /* 1e-15 */
+    {0xB424DC35095CD80Fu, 0x538484C19EF38C94u, -46}, /* 1e-14 */
+    {0xE12E13424BB40E13u, 0x2865A5F206B06FB9u, -43}, /* 1e-13 */
+    {0x8CBCCC096F5088CBu, 0xF93F87B7442E45D3u, -39}, /* 1e-12 */
+    {0xAFEBFF0BCB24AAFEu, 0xF78F69A51539D748u, -36}, /* 1e-11 */
+    {0xDBE6FECEBDEDD5BEu, 0xB573440E5A884D1Bu, -33}, /* 1e-10 */
+    {0x89705F4136B4A597u, 0x31680A88F8953030u, -29}, /* 1e-9 */
+    {0xABCC77118461CEFCu, 0xFDC20D2B36BA7C3Du, -26}, /* 1e-8 */
+    {0xD6BF94D5E57A42BCu, 0x3D32907604691B4Cu, -23}, /* 1e-7 */
+    {0x8637BD05AF6C69B5u, 0xA63F9A49C2C1B10Fu, -19}, /* 1e-6 */
+    {0xA7C5AC471B478423u, 0x0FCF80DC33721D53u, -16}, /* 1e-5 */
+    {0xD1B71758E219652Bu, 0xD3C36113404EA4A8u, -13}, /* 1e-4 */
+    {0x83126E978D4FDF3Bu, 0x645A1CAC083126E9u, -9}, /* 1e-3 */
+    {0xA3D70A3D70A3D70Au, 0x3D70A3D70A3D70A3u, -6}, /* 1e-2 */
+    {0xCCCCCCCCCCCCCCCCu, 0xCCCCCCCCCCCCCCCCu, -3}, /* 1e-1 */
+    {0x8000000000000000u, 0x0000000000000000u, 1}, /* 1e0 */
+    {0xA000000000000000u, 0x0000000000000000u, 4}, /* 1e1 */
+    {0xC800000000000000u, 0x0000000000000000u, 7}, /* 1e2 */
+    {0xFA00000000000000u, 0x0000000000000000u, 10}, /* 1e3 */
+    {0x9C40000000000000u, 0x0000000000000000u, 14}, /* 1e4 */
+    {0xC350000000000000u, 0x0000000000000000u, 17}, /* 1e5 */
+    {0xF424000000000000u, 0x0000000000000000u, 20}, /* 1e6 */
+    {0x9896800000000000u, 0x0000000000000000u, 24}, /* 1e7 */
+    {0xBEBC200000000000u, 0x0000000000000000u, 27}, /* 1e8 */
+    {0xEE6B280000000000u, 0x0000000000000000u, 30}, /* 1e9 */
+    {0x9502F90000000000u, 0x0000000000000000u, 34}, /* 1e10 */
+    {0xBA43B74000000000u, 0x0000000000000000u, 37}, /* 1e11 */
+    {0xE8D4A51000000000u, 0x0000000000000000u, 40}, /* 1e12 */
+    {0x9184E72A00000000u, 0x0000000000000000u, 44}, /* 1e13 */
+    {0xB5E620F480000000u, 0x0000000000000000u, 47}, /* 1e14 */
+    {0xE35FA931A0000000u, 0x0000000000000000u, 50}, /* 1e15 */
+    {0x8E1BC9BF04000000u, 0x0000000000000000u, 54}, /* 1e16 */
+    {0xB1A2BC2EC5000000u, 0x0000000000000000u, 57}, /* 1e17 */
+    {0xDE0B6B3A76400000u, 0x0000000000000000u, 60}, /* 1e18 */
+    {0x8AC7230489E80000u, 0x0000000000000000u, 64}, /* 1e19 */
+    {0xAD78EBC5AC620000u, 0x0000000000000000u, 67}, /* 1e20 */
+    {0xD8D726B7177A8000u, 0x0000000000000000u, 70}, /* 1e21 */
+    {0x878678326EAC9000u, 0x0000000000000000u, 74}, /* 1e22 */
+    {0xA968163F0A57B400u, 0x0000000000000000u, 77}, /* 1e23 */
+    {0xD3C21BCECCEDA100u, 0x0000000000000000u, 80}, /* 1e24 */
+    {0x84595161401484A0u, 0x0000000000000000u, 84}, /* 1e25 */
+    {0xA56FA5B99019A5C8u, 0x0000000000000000u, 87}, /* 1e26 */
+    {0xCECB8F27F4200F3Au, 0x0000000000000000u, 90}, /* 1e27 */
+    {0x813F3978F8940984u, 0x4000000000000000u, 94}, /* 1e28 */
+    {0xA18F07D736B90BE5u, 0x5000000000000000u, 97}, /* 1e29 */
+    {0xC9F2C9CD04674EDEu, 0xA400000000000000u, 100}, /* 1e30 */
+    {0xFC6F7C4045812296u, 0x4D00000000000000u, 103}, /* 1e31 */
+    {0x9DC5ADA82B70B59Du, 0xF020000000000000u, 107}, /* 1e32 */
+    {0xC5371912364CE305u, 0x6C28000000000000u, 110}, /* 1e33 */
+    {0xF684DF56C3E01BC6u, 0xC732000000000000u, 113}, /* 1e34 */
+    {0x9A130B963A6C115Cu, 0x3C7F400000000000u, 117}, /* 1e35 */
+    {0xC097CE7BC90715B3u, 0x4B9F100000000000u, 120}, /* 1e36 */
+    {0xF0BDC21ABB48DB20u, 0x1E86D40000000000u, 123}, /* 1e37 */
+    {0x96769950B50D88F4u, 0x1314448000000000u, 127}, /* 1e38 */
+    {0xBC143FA4E250EB31u, 0x17D955A000000000u, 130}, /* 1e39 */
+    {0xEB194F8E1AE525FDu, 0x5DCFAB0800000000u, 133}  /* 1e40 */
 };
 
 /* fd_mul64 sets *hi:*lo to the 128-bit product a * b (portable C: MSVC has
@@ -921,9 +921,10 @@ int fd_parse_decimal(const char *text, size_t len, double *out)
                                    1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                    1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
     char digits[FD_MAX_NUMBER];
-    int nd = 0, exp10 = 0, neg = 0, seen_int = 0, seen_frac = 0, i;
-    size_t p = 0;
-    uint64_t m = 0;
+    int nd = 0, exp10 = 0, neg = 0, zeros = 0, i;
+    size_t p = 0, start;
+    uint64_t m = 0; /* the first 19 significant digits */
+    unsigned d;
     double v;
 
     if (!text || !out || len == 0 || len > FD_MAX_NUMBER)
@@ -932,37 +933,50 @@ int fd_parse_decimal(const char *text, size_t len, double *out)
         neg = 1;
         p = 1;
     }
-    for (; p < len && text[p] >= '0' && text[p] <= '9'; p++) {
-        seen_int = 1;
-        if (nd == 0 && text[p] == '0')
-            continue; /* leading zero */
+    /* one pass: leading zeros are skipped, significant digits kept (and
+     * the first 19 accumulated), the fraction's digits counted in exp10 */
+    start = p;
+    while (p < len && text[p] == '0')
+        p++;
+    for (; p < len && (d = (unsigned)((unsigned char)text[p] - '0')) < 10; p++) {
+        if (nd < 19)
+            m = m * 10 + d;
         digits[nd++] = text[p];
     }
-    if (!seen_int)
-        return 0;
+    if (p == start)
+        return 0; /* no integer digit */
     if (p < len && text[p] == '.') {
-        p++;
-        for (; p < len && text[p] >= '0' && text[p] <= '9'; p++) {
-            seen_frac = 1;
+        start = ++p;
+        if (nd == 0) {
+            while (p < len && text[p] == '0')
+                p++;
+            exp10 -= (int)(p - start);
+        }
+        for (; p < len && (d = (unsigned)((unsigned char)text[p] - '0')) < 10; p++) {
             exp10--;
-            if (nd == 0 && text[p] == '0')
-                continue;
+            if (nd < 19)
+                m = m * 10 + d;
             digits[nd++] = text[p];
         }
-        if (!seen_frac)
-            return 0;
+        if (p == start)
+            return 0; /* no fraction digit */
     }
     if (p != len)
         return 0;
     while (nd > 0 && digits[nd - 1] == '0') {
         nd--;
         exp10++;
+        zeros++;
     }
     if (nd == 0) {
         *out = 0.0; /* "-0" reads as 0, like the renderer writes it */
         return 1;
     }
-    if (nd <= 19) {
+    if (nd + zeros <= 19) {
+        for (i = 0; i < zeros; i++)
+            m /= 10; /* the trailing zeros were accumulated too */
+    } else if (nd <= 19) {
+        m = 0;
         for (i = 0; i < nd; i++)
             m = m * 10 + (uint64_t)(digits[i] - '0');
     }
