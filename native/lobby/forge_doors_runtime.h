@@ -915,6 +915,51 @@ static int fd_eisel_lemire(uint64_t man, int exp10, double *out)
     return 1;
 }
 
+/* fd_little_endian reports whether the first byte in memory is a word's
+ * lowest (compilers fold it to a constant). */
+static int fd_little_endian(void)
+{
+    const uint16_t probe = 1;
+    unsigned char first;
+    memcpy(&first, &probe, 1);
+    return first == 1;
+}
+
+/* fd_read_digits reads the run of decimal digits at text[p..len): it
+ * appends them to digits, accumulates the first 19 significant ones into
+ * *m and counts them in *nd. It returns the position after the run. On a
+ * little-endian machine 8 digits at a time are checked and converted in a
+ * word (the SWAR method of simdjson and fast_float). */
+static size_t fd_read_digits(const char *text, size_t p, size_t len, char *digits, int *nd,
+                             uint64_t *m)
+{
+    unsigned d;
+    if (fd_little_endian()) {
+        while (p + 8 <= len && *nd <= 11) {
+            uint64_t w;
+            memcpy(&w, text + p, sizeof w);
+            if (((w & 0xF0F0F0F0F0F0F0F0u) |
+                 (((w + 0x0606060606060606u) & 0xF0F0F0F0F0F0F0F0u) >> 4)) !=
+                0x3333333333333333u)
+                break; /* not 8 digits */
+            memcpy(digits + *nd, text + p, 8);
+            w -= 0x3030303030303030u;
+            w = w * 10 + (w >> 8);
+            w = ((w & 0x000000FF000000FFu) * 0x000F424000000064u +
+                 ((w >> 16) & 0x000000FF000000FFu) * 0x0000271000000001u) >> 32;
+            *m = *m * 100000000u + (uint32_t)w;
+            *nd += 8;
+            p += 8;
+        }
+    }
+    for (; p < len && (d = (unsigned)((unsigned char)text[p] - '0')) < 10; p++) {
+        if (*nd < 19)
+            *m = *m * 10 + d;
+        digits[(*nd)++] = text[p];
+    }
+    return p;
+}
+
 int fd_parse_decimal(const char *text, size_t len, double *out)
 {
     static const double fd_pow10_table[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
@@ -924,7 +969,6 @@ int fd_parse_decimal(const char *text, size_t len, double *out)
     int nd = 0, exp10 = 0, neg = 0, zeros = 0, i;
     size_t p = 0, start;
     uint64_t m = 0; /* the first 19 significant digits */
-    unsigned d;
     double v;
 
     if (!text || !out || len == 0 || len > FD_MAX_NUMBER)
@@ -938,11 +982,7 @@ int fd_parse_decimal(const char *text, size_t len, double *out)
     start = p;
     while (p < len && text[p] == '0')
         p++;
-    for (; p < len && (d = (unsigned)((unsigned char)text[p] - '0')) < 10; p++) {
-        if (nd < 19)
-            m = m * 10 + d;
-        digits[nd++] = text[p];
-    }
+    p = fd_read_digits(text, p, len, digits, &nd, &m);
     if (p == start)
         return 0; /* no integer digit */
     if (p < len && text[p] == '.') {
@@ -952,11 +992,10 @@ int fd_parse_decimal(const char *text, size_t len, double *out)
                 p++;
             exp10 -= (int)(p - start);
         }
-        for (; p < len && (d = (unsigned)((unsigned char)text[p] - '0')) < 10; p++) {
-            exp10--;
-            if (nd < 19)
-                m = m * 10 + d;
-            digits[nd++] = text[p];
+        {
+            const size_t first = p;
+            p = fd_read_digits(text, p, len, digits, &nd, &m);
+            exp10 -= (int)(p - first);
         }
         if (p == start)
             return 0; /* no fraction digit */
@@ -1055,34 +1094,72 @@ static int fd_next_line(fd_lines *ls, fd_span *out)
     return 1;
 }
 
-/* fd_split splits a row at tabs into at most max fields; it returns the
- * number of fields found (max + 1 when there are more). */
-static size_t fd_split(fd_span row, fd_span *fields, size_t max)
+/* fd_control_mask flags the control characters (below 0x20, tab
+ * included, or 0x7f) among the 8 bytes of w: the top bit of a flagged
+ * byte is set. The lowest flagged byte is always a control character, and
+ * there is one when any byte is flagged (the "has less than" and "has
+ * zero" tests of bit hacks; a borrow can flag bytes above a real one). */
+static uint64_t fd_control_mask(uint64_t w)
 {
-    size_t n = 0, start = 0, i;
-    for (i = 0; i <= row.len; i++) {
-        if (i == row.len || row.ptr[i] == '\t') {
-            if (n == max)
-                return max + 1;
-            fields[n].ptr = row.ptr + start;
-            fields[n].len = i - start;
-            n++;
-            start = i + 1;
-        }
-    }
-    return n;
+    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+    const uint64_t del = w ^ (ones * 0x7f);
+    return (((w - ones * 0x20) & ~w) | ((del - ones) & ~del)) & highs;
 }
 
-static int fd_has_control(fd_span s)
+/* FD_SPLIT_BYTE handles byte i of a row in fd_split. */
+#define FD_SPLIT_BYTE(i)                                                          \
+    do {                                                                          \
+        unsigned char c_ = (unsigned char)row.ptr[i];                             \
+        if (c_ == '\t') {                                                         \
+            if (n == max)                                                         \
+                return max + 1;                                                   \
+            fields[n].ptr = row.ptr + start;                                      \
+            fields[n].len = (i) - start;                                          \
+            n++;                                                                  \
+            start = (i) + 1;                                                      \
+        } else if ((c_ < 0x20 || c_ == 0x7f) && *control == 0) {                  \
+            *control = n + 1;                                                     \
+        }                                                                         \
+    } while (0)
+
+/* fd_split splits a row at tabs into at most max fields; it returns the
+ * number of fields found (max + 1 when there are more). *control is the
+ * 1-based first field holding a control character, 0 when none does.
+ * The row is read a word (8 bytes) at a time; on a little-endian machine
+ * the first tab or control character of a word is found without a byte
+ * loop (the flagged bytes below it are counted with one multiply). */
+static size_t fd_split(fd_span row, fd_span *fields, size_t max, size_t *control)
 {
-    size_t i;
-    for (i = 0; i < s.len; i++) {
-        unsigned char c = (unsigned char)s.ptr[i];
-        if (c < 0x20 || c == 0x7f)
-            return 1;
+    const int little = fd_little_endian();
+    size_t n = 0, start = 0, i = 0, end;
+    *control = 0;
+    while (i + 8 <= row.len) {
+        uint64_t w, mask;
+        memcpy(&w, row.ptr + i, sizeof w);
+        mask = fd_control_mask(w);
+        if (!mask) {
+            i += 8;
+        } else if (little) {
+            /* bytes before the lowest flagged one: each has its low bit
+             * set in (low - 1); the flagged byte adds one more */
+            const uint64_t below = ((mask & (~mask + 1)) - 1) & 0x0101010101010101u;
+            i += (size_t)((below * 0x0101010101010101u) >> 56) - 1;
+            FD_SPLIT_BYTE(i);
+            i++;
+        } else {
+            for (end = i + 8; i < end; i++)
+                FD_SPLIT_BYTE(i);
+        }
     }
-    return 0;
+    for (; i < row.len; i++)
+        FD_SPLIT_BYTE(i);
+    if (n == max)
+        return max + 1;
+    fields[n].ptr = row.ptr + start;
+    fields[n].len = row.len - start;
+    return n + 1;
 }
+#undef FD_SPLIT_BYTE
 
 static int fd_span_eq(fd_span s, const char *lit)
 {
@@ -1090,9 +1167,33 @@ static int fd_span_eq(fd_span s, const char *lit)
     return s.len == n && memcmp(s.ptr, lit, n) == 0;
 }
 
+/* fd_char_class sorts bytes for the text checks: FD_CH_SLUG [a-z0-9],
+ * FD_CH_TAG [a-z0-9_.-], FD_CH_CLASS [A-Za-z0-9_/.-]. */
+#define FD_CH_SLUG 1
+#define FD_CH_TAG 2
+#define FD_CH_CLASS 4
+static const unsigned char fd_char_class[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 6, 6, 4,
+    7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 0, 0, 0, 0, 0, 0,
+    0, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
+    4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 0, 0, 0, 0, 6,
+    0, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7,
+    7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+};
+
 static int fd_is_lower_digit(char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+    return fd_char_class[(unsigned char)c] & FD_CH_SLUG;
 }
 
 /* fd_valid_slug: 3-48 bytes of [a-z0-9] with single '-' between them. */
@@ -1137,10 +1238,8 @@ static int fd_valid_tag(fd_span tag, fd_span *pack)
             }
             comp++;
             start = i + 1;
-        } else {
-            char ch = tag.ptr[i];
-            if (!fd_is_lower_digit(ch) && ch != '_' && ch != '.' && ch != '-')
-                return 0;
+        } else if (!(fd_char_class[(unsigned char)tag.ptr[i]] & FD_CH_TAG)) {
+            return 0;
         }
     }
     return comp >= 4;
@@ -1175,6 +1274,30 @@ static size_t fd_find_index(const fd_inventory *inv, const char *tag, size_t len
             hi = mid;
     }
     return lo;
+}
+
+/* fd_find_index_near is fd_find_index for files written in tag order:
+ * it first tries position hint (where the previous row's tag was, plus
+ * one), which two comparisons confirm, and searches the whole index only
+ * when the tag is elsewhere. */
+static size_t fd_find_index_near(const fd_inventory *inv, const char *tag, size_t len,
+                                 size_t hint, int *found)
+{
+    int c = 1;
+    if (hint <= inv->def_count) {
+        if (hint < inv->def_count) {
+            const fd_door_def *d = &inv->defs[inv->by_tag[hint]];
+            c = fd_tag_cmp(d->tag, d->tag_len, tag, len);
+        }
+        if (c >= 0) {
+            const fd_door_def *before = hint > 0 ? &inv->defs[inv->by_tag[hint - 1]] : NULL;
+            if (!before || fd_tag_cmp(before->tag, before->tag_len, tag, len) < 0) {
+                *found = c == 0;
+                return hint;
+            }
+        }
+    }
+    return fd_find_index(inv, tag, len, found);
 }
 
 static void fd_reject(fd_rejection *list, size_t *count, uint32_t line, size_t field,
@@ -1250,6 +1373,7 @@ fd_status fd_inventory_parse_doors(fd_inventory *inv, const char *text, size_t l
 {
     fd_lines ls;
     fd_span row, f[10];
+    size_t hint = 0; /* where the next tag goes when rows are in tag order */
     if (!inv)
         return FD_ERR_ARGUMENT;
     inv->generation++;
@@ -1272,7 +1396,7 @@ fd_status fd_inventory_parse_doors(fd_inventory *inv, const char *text, size_t l
         return FD_FILE_BAD_HEADER;
     }
     while (fd_next_line(&ls, &row)) {
-        size_t n, i, field = 0, at;
+        size_t n, field = 0, at, control;
         int found;
         fd_status st = FD_OK;
         fd_door_def *def;
@@ -1280,17 +1404,15 @@ fd_status fd_inventory_parse_doors(fd_inventory *inv, const char *text, size_t l
             fd_reject(inv->doors_rejections, &inv->doors_rejected, ls.line, 0, FD_ROW_EMPTY);
             continue;
         }
-        n = fd_split(row, f, 10);
+        n = fd_split(row, f, 10, &control);
         if (n != 10) {
             fd_reject(inv->doors_rejections, &inv->doors_rejected, ls.line, 0,
                       FD_ROW_FIELD_COUNT);
             continue;
         }
-        for (i = 0; i < 10 && st == FD_OK; i++) {
-            if (fd_has_control(f[i])) {
-                st = FD_ROW_CONTROL_CHAR;
-                field = i + 1;
-            }
+        if (control) {
+            st = FD_ROW_CONTROL_CHAR;
+            field = control;
         }
         if (st == FD_OK && inv->def_count == FD_MAX_DEFINITIONS) {
             /* validate into a scratch copy: a bad row says what is wrong */
@@ -1304,7 +1426,8 @@ fd_status fd_inventory_parse_doors(fd_inventory *inv, const char *text, size_t l
             st = fd_check_door_row(f, &inv->defs[inv->def_count], &field);
         }
         if (st == FD_OK) {
-            at = fd_find_index(inv, f[0].ptr, f[0].len, &found);
+            at = fd_find_index_near(inv, f[0].ptr, f[0].len, hint, &found);
+            hint = at + 1;
             if (found) {
                 st = FD_ROW_DUPLICATE_TAG;
                 field = 1;
@@ -1404,19 +1527,22 @@ static int fd_valid_class(fd_span c, fd_span pack)
 {
     static const char prefix[] = "/Game/MJOLNIR/Forge/";
     size_t plen = sizeof prefix - 1, i, slash = 0, dot = 0, ndots = 0;
+    const char *first_dot;
     if (c.len > 200 || c.len < plen + pack.len + 2 || memcmp(c.ptr, prefix, plen) != 0)
         return 0;
-    for (i = 0; i < c.len; i++) {
-        char ch = c.ptr[i];
-        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-              ch == '_' || ch == '/' || ch == '.' || ch == '-'))
+    for (i = 0; i < c.len; i++)
+        if (!(fd_char_class[(unsigned char)c.ptr[i]] & FD_CH_CLASS))
             return 0;
-        if (ch == '/')
+    /* the last slash, and the one dot (ndots counts up to two) */
+    for (i = c.len; i-- > 0;)
+        if (c.ptr[i] == '/') {
             slash = i;
-        if (ch == '.') {
-            dot = i;
-            ndots++;
+            break;
         }
+    first_dot = (const char *)memchr(c.ptr, '.', c.len);
+    if (first_dot) {
+        dot = (size_t)(first_dot - c.ptr);
+        ndots = memchr(first_dot + 1, '.', c.len - dot - 1) ? 2 : 1;
     }
     /* asset name between last slash and the dot; object name is name + "_C" */
     if (ndots != 1 || dot < slash + 2) {
@@ -1442,7 +1568,7 @@ fd_status fd_inventory_bind_installed(fd_inventory *inv, const char *text, size_
 {
     fd_lines ls;
     fd_span row, f[6], prev = {NULL, 0};
-    size_t i;
+    size_t i, hint = 0; /* where the next tag is when rows are in tag order */
     if (!inv)
         return FD_ERR_ARGUMENT;
     inv->generation++;
@@ -1465,24 +1591,22 @@ fd_status fd_inventory_bind_installed(fd_inventory *inv, const char *text, size_
     }
     while (fd_next_line(&ls, &row)) {
         fd_status st = FD_OK;
-        size_t field = 0, n;
+        size_t field = 0, n, control;
         fd_span pack = {NULL, 0};
         if (row.len == 0) {
             fd_reject(inv->installed_rejections, &inv->installed_rejected, ls.line, 0,
                       FD_ROW_EMPTY);
             continue;
         }
-        n = fd_split(row, f, 6);
+        n = fd_split(row, f, 6, &control);
         if (n != 6) {
             fd_reject(inv->installed_rejections, &inv->installed_rejected, ls.line, 0,
                       FD_ROW_FIELD_COUNT);
             continue;
         }
-        for (i = 0; i < 6 && st == FD_OK; i++) {
-            if (fd_has_control(f[i])) {
-                st = FD_ROW_CONTROL_CHAR;
-                field = i + 1;
-            }
+        if (control) {
+            st = FD_ROW_CONTROL_CHAR;
+            field = control;
         }
         if (st == FD_OK && !fd_valid_tag(f[0], &pack)) {
             st = FD_ROW_BAD_TAG;
@@ -1522,7 +1646,8 @@ fd_status fd_inventory_bind_installed(fd_inventory *inv, const char *text, size_
         }
         if (st == FD_OK) {
             int found;
-            size_t at = fd_find_index(inv, f[0].ptr, f[0].len, &found);
+            size_t at = fd_find_index_near(inv, f[0].ptr, f[0].len, hint, &found);
+            hint = found ? at + 1 : at;
             if (found) {
                 fd_door_def *d = &inv->defs[inv->by_tag[at]];
                 if (d->binding != FD_UNBOUND) {
