@@ -366,7 +366,7 @@ static void test_decimal_17_digits(void)
             for (point = 0; point < digits; point++) {
                 if (point == intlen && intlen > 0)
                     buf[j++] = '.';
-                buf[j++] = (char)('1' + fd_test_xorshift(&s) % 9);
+                buf[j++] = (char)('0' + fd_test_xorshift(&s) % 10);
             }
             buf[j] = '\0';
             if (j > FD_MAX_NUMBER)
@@ -401,6 +401,175 @@ static void test_decimal_17_digits(void)
         CHECK(accepted > tried - tried / 100);
     }
     CHECK(mismatches == 0);
+}
+
+/* ref_split is fd_split as it was: a byte loop, then each field checked
+ * for control characters. */
+static size_t ref_split(fd_span row, fd_span *fields, size_t max, size_t *control)
+{
+    size_t n = 0, start = 0, i, j;
+    *control = 0;
+    for (i = 0; i <= row.len; i++) {
+        if (i == row.len || row.ptr[i] == '\t') {
+            if (n == max)
+                return max + 1;
+            fields[n].ptr = row.ptr + start;
+            fields[n].len = i - start;
+            n++;
+            start = i + 1;
+        }
+    }
+    for (i = 0; i < n && *control == 0; i++)
+        for (j = 0; j < fields[i].len; j++) {
+            unsigned char c = (unsigned char)fields[i].ptr[j];
+            if (c < 0x20 || c == 0x7f) {
+                *control = i + 1;
+                break;
+            }
+        }
+    return n;
+}
+
+/* ref_valid_class is fd_valid_class as it was, one byte at a time. */
+static int ref_valid_class(fd_span c, fd_span pack)
+{
+    static const char prefix[] = "/Game/MJOLNIR/Forge/";
+    size_t plen = sizeof prefix - 1, i, slash = 0, dot = 0, ndots = 0;
+    if (c.len > 200 || c.len < plen + pack.len + 2 || memcmp(c.ptr, prefix, plen) != 0)
+        return 0;
+    for (i = 0; i < c.len; i++) {
+        char ch = c.ptr[i];
+        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+              ch == '_' || ch == '/' || ch == '.' || ch == '-'))
+            return 0;
+        if (ch == '/')
+            slash = i;
+        if (ch == '.') {
+            dot = i;
+            ndots++;
+        }
+    }
+    if (ndots != 1 || dot < slash + 2)
+        return 0;
+    {
+        size_t an = dot - slash - 1;
+        if (c.len - dot - 1 != an + 2 || memcmp(c.ptr + slash + 1, c.ptr + dot + 1, an) != 0 ||
+            memcmp(c.ptr + c.len - 2, "_C", 2) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+/* test_row_scanning checks the word-at-a-time row reading against the
+ * byte loops it replaced: the control-character mask on every byte value
+ * in every position of a word, fd_split on random rows of tabs, control
+ * characters, DEL, high bytes and text (every alignment, lengths 0-99),
+ * fd_valid_class on random and near-valid class paths, and the tag lookup
+ * near a hint against the plain binary search for every hint. */
+static void test_row_scanning(void)
+{
+    static const char alphabet[] = "\t\t\t\x01\r\x1f\x7f\x80\xff a_Z0./-\\C";
+    static char text[128];
+    uint64_t s = 0xa4093822299f31d0u;
+    int k, bad = 0, valid = 0;
+    unsigned b, pos;
+    /* the mask: zero exactly when no byte is a control character, and its
+     * lowest flagged byte is the first control character */
+    for (b = 0; b < 256; b++)
+        for (pos = 0; pos < 8; pos++) {
+            unsigned char bytes[8];
+            uint64_t w, mask;
+            unsigned first = 8, i;
+            memset(bytes, 'a', sizeof bytes);
+            bytes[pos] = (unsigned char)b;
+            if (pos < 7)
+                bytes[7] = (unsigned char)(fd_test_xorshift(&s) & 0xff);
+            for (i = 0; i < 8 && first == 8; i++)
+                if (bytes[i] < 0x20 || bytes[i] == 0x7f)
+                    first = i;
+            memcpy(&w, bytes, sizeof w);
+            mask = fd_control_mask(w);
+            if ((mask == 0) != (first == 8))
+                bad++;
+            if (mask && fd_little_endian()) {
+                uint64_t low = mask & (~mask + 1);
+                unsigned at = 0;
+                while (low >>= 8)
+                    at++;
+                if (at != first)
+                    bad++;
+            }
+        }
+    CHECK(bad == 0);
+    for (k = 0; k < 200000; k++) {
+        fd_span row, got[11], want[11];
+        size_t len = (size_t)(fd_test_xorshift(&s) % 100), off = (size_t)(fd_test_xorshift(&s) % 8);
+        size_t max = k % 2 ? 10 : 6, gn, wn, gc, wc, i;
+        uint64_t r = fd_test_xorshift(&s);
+        for (i = 0; i < len; i++) {
+            /* mostly plain text, so that clean words occur */
+            r = fd_test_xorshift(&s);
+            text[off + i] = r % 4 ? (char)('a' + r % 26)
+                                  : alphabet[(r >> 8) % (sizeof alphabet - 1)];
+        }
+        row.ptr = text + off;
+        row.len = len;
+        gn = fd_split(row, got, max, &gc);
+        wn = ref_split(row, want, max, &wc);
+        if (gn != wn || (gn <= max && (gc != wc || memcmp(got, want, gn * sizeof got[0]) != 0))) {
+            if (bad++ < 5)
+                printf("fd_split (len %u, max %u): %u fields, control %u; want %u, %u\n",
+                       (unsigned)len, (unsigned)max, (unsigned)gn, (unsigned)gc, (unsigned)wn,
+                       (unsigned)wc);
+        }
+    }
+    CHECK(bad == 0);
+    for (k = 0; k < 100000; k++) {
+        static const char *parts[] = {"/Game/MJOLNIR/Forge/", "pk", "/", "BP_A", ".", "BP_A_C",
+                                      "_C", "a", "B", "..", "/x", "-", "$", "BP_A.BP_A_C"};
+        fd_span c, pack;
+        size_t len = 0;
+        int n = 1 + (int)(fd_test_xorshift(&s) % 8), i;
+        if (k % 3)
+            len += (size_t)sprintf(text, "/Game/MJOLNIR/Forge/pk/");
+        for (i = 0; i < n && len < 100; i++)
+            len += (size_t)sprintf(text + len, "%s",
+                                   parts[fd_test_xorshift(&s) % (sizeof parts / sizeof parts[0])]);
+        c.ptr = text;
+        c.len = len;
+        pack.ptr = "pk";
+        pack.len = 2;
+        valid += ref_valid_class(c, pack);
+        if (fd_valid_class(c, pack) != ref_valid_class(c, pack) && bad++ < 5)
+            printf("fd_valid_class(%.*s) = %d\n", (int)len, text, fd_valid_class(c, pack));
+    }
+    CHECK(valid > 100); /* valid paths were made too */
+    CHECK(bad == 0);
+    {
+        fd_inventory *inv = &inv_storage;
+        static char doors[64 * 80];
+        size_t dn = 0, i, hint;
+        dn += (size_t)sprintf(doors, "forge-doors 1\n");
+        for (i = 0; i < 40; i++) /* out of order, with gaps */
+            dn += (size_t)sprintf(doors + dn, "mjolnir\\forge\\p-k\\d%03u\t1\t1\t1\t1\t1\t1\t1\t1\t1\n",
+                                  (unsigned)((i * 37) % 100));
+        fd_inventory_init(inv);
+        CHECK_STATUS(fd_inventory_parse_doors(inv, doors, dn), FD_OK);
+        CHECK(inv->def_count == 40);
+        for (i = 1; i < inv->def_count; i++)
+            CHECK(fd_tag_cmp(inv->defs[inv->by_tag[i - 1]].tag, inv->defs[inv->by_tag[i - 1]].tag_len,
+                             inv->defs[inv->by_tag[i]].tag, inv->defs[inv->by_tag[i]].tag_len) < 0);
+        for (i = 0; i < 100; i++) {
+            char tag[40];
+            size_t len = (size_t)sprintf(tag, "mjolnir\\forge\\p-k\\d%03u", (unsigned)i);
+            int f1, f2;
+            size_t want = fd_find_index(inv, tag, len, &f1);
+            for (hint = 0; hint <= inv->def_count + 1; hint++)
+                if (fd_find_index_near(inv, tag, len, hint, &f2) != want || f2 != f1)
+                    bad++;
+        }
+        CHECK(bad == 0);
+    }
 }
 
 static void test_parse_companion(void)
@@ -1631,6 +1800,7 @@ int main(void)
 {
     test_decimal();
     test_decimal_17_digits();
+    test_row_scanning();
     test_parse_companion();
     test_field_limits();
     test_rejected_row_isolation();
