@@ -2,9 +2,8 @@
  * forge_doors_bench.c - timing of the door runtime's hot paths (`make
  * bench-native`, built -O2).
  *
- *   step:  one fd_runtime_step of 128 automated panels, each testing 64
- *          obstacle spheres (all panels and obstacles in one area, so no
- *          pair is skipped); target < 20 us.
+ *   step:  one fd_runtime_step of 128 automated panels and 64 obstacle
+ *          spheres, all in one 48 x 24 m area; target < 20 us.
  *   scan+step: the same, plus begin_scan and 128 panel observations;
  *          target < 50 us (the step's old budget: the scan must not eat
  *          the step's gain).
@@ -17,7 +16,8 @@
  *          installed.txt; target < 150 us.
  *
  * Prints the median and the best of many runs, in microseconds, and exits
- * 1 when a median misses its target.
+ * 1 when a median misses its target. bench-ab.sh compares two versions of
+ * the header in one run.
  */
 #define FORGE_DOORS_IMPLEMENTATION
 #include "forge_doors_runtime.h"
