@@ -2,18 +2,22 @@
  * forge_doors_bench.c - timing of the door runtime's hot paths (`make
  * bench-native`, built -O2).
  *
- *   step:  one fd_runtime_step of 128 automated panels, each testing 64
- *          obstacle spheres (all panels and obstacles in one area, so no
- *          pair is skipped); target < 50 us.
- *   scan+step: the same, plus begin_scan and 128 panel observations.
+ *   step:  one fd_runtime_step of 128 automated panels and 64 obstacle
+ *          spheres, all in one 48 x 24 m area; target < 20 us.
+ *   scan+step: the same, plus begin_scan and 128 panel observations;
+ *          target < 50 us (the step's old budget: the scan must not eat
+ *          the step's gain).
  *   parse: fd_inventory_parse_doors of a 256-row doors.txt with authored
  *          values in shortest form, as the renderer writes them; target < 100 us.
- *   parse-17dig: the same with every number 17 significant digits (the
- *          exact slow path of the decimal reader); no target.
- *   parse+bind: the same plus binding a 512-row installed.txt.
+ *   parse-17dig: the same with every number 17 significant digits (a
+ *          pathological but valid file: the slow path of the decimal
+ *          reader); target < 100 us, like any 256-row doors.txt.
+ *   parse+bind: the shortest-form parse plus binding a 512-row
+ *          installed.txt; target < 150 us.
  *
  * Prints the median and the best of many runs, in microseconds, and exits
- * 1 when a median misses its target.
+ * 1 when a median misses its target. bench-ab.sh compares two versions of
+ * the header in one run.
  */
 #define FORGE_DOORS_IMPLEMENTATION
 #include "forge_doors_runtime.h"
@@ -48,12 +52,14 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* report prints one figure with its target and says whether the median
+ * missed it. Every figure has a target. */
 static int report(const char *name, double target)
 {
     qsort(samples, RUNS, sizeof samples[0], cmp_double);
-    printf("%-12s median %8.2f us   best %8.2f us   target %s%.0f us\n", name, samples[RUNS / 2],
-           samples[0], target > 0 ? "< " : "(none) ", target > 0 ? target : 0.0);
-    return target > 0 && samples[RUNS / 2] >= target;
+    printf("%-12s median %8.2f us   best %8.2f us   target < %.0f us%s\n", name, samples[RUNS / 2],
+           samples[0], target, samples[RUNS / 2] >= target ? "   MISSED" : "");
+    return samples[RUNS / 2] >= target;
 }
 
 int main(void)
@@ -159,7 +165,7 @@ int main(void)
             samples[r - 200] = t2 - t1;
         (void)t0;
     }
-    miss |= report("step", 50);
+    miss |= report("step", 20);
     for (r = 0; r < RUNS; r++) {
         double t0, t2;
         for (i = 0; i < FD_MAX_ACTIVE_PANELS; i++)
@@ -172,7 +178,7 @@ int main(void)
         t2 = now_us();
         samples[r] = t2 - t0;
     }
-    miss |= report("scan+step", 0);
+    miss |= report("scan+step", 50);
 
     for (r = 0; r < RUNS; r++) {
         double t0 = now_us();
@@ -193,13 +199,13 @@ int main(void)
             return 2;
         }
     }
-    miss |= report("parse-17dig", 0);
+    miss |= report("parse-17dig", 100);
     for (r = 0; r < RUNS; r++) {
         double t0 = now_us();
         fd_inventory_parse_doors(&rt.inv, doors, dn);
         fd_inventory_bind_installed(&rt.inv, installed, in, NULL, NULL);
         samples[r] = now_us() - t0;
     }
-    miss |= report("parse+bind", 0);
+    miss |= report("parse+bind", 150);
     return miss;
 }

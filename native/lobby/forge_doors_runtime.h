@@ -605,9 +605,12 @@ const char *fd_status_text(fd_status status)
 
 /* ---- exact decimal conversion ------------------------------------------
  * value = digits * 10^exp10. Small cases take the exact fast path (both
- * operands exactly representable, one correctly rounded operation). Others
- * start from an estimate and correct it against the exact halfway points
- * with a small fixed-size big integer. */
+ * operands exactly representable, one correctly rounded operation). Up to
+ * 19 significant digits take the Eisel-Lemire path (a 64 x 128-bit product
+ * with a truncated power of ten; it proves its own rounding or declines).
+ * The rest, and what it declines (exact halfway points and the rare
+ * products too close to one to decide), start from an estimate and correct
+ * it against the exact halfway points with a small fixed-size big integer. */
 
 #define FD_BIG_LIMBS 40
 
@@ -729,15 +732,243 @@ static int fd_cmp_halfway(const fd_big *num, const fd_big *den, uint64_t m, int 
     return fd_big_cmp(&a, &b);
 }
 
+/* FD_POW10_MIN..FD_POW10_MAX covers every exponent a number of at most
+ * FD_MAX_NUMBER bytes can have (1e-38 to 1e39). */
+#define FD_POW10_MIN (-40)
+#define FD_POW10_MAX 40
+
+/* fd_pow10_128 holds 10^q as hi:lo / 2^128 * 2^exp2, the 128-bit mantissa
+ * (top bit set) rounded down: the same values as Go's strconv table
+ * (generated with math/big; native/pow10_table_test.go checks every row). */
+static const struct fd_pow10_row {
+    uint64_t hi, lo;
+    int exp2;
+} fd_pow10_128[FD_POW10_MAX - FD_POW10_MIN + 1] = {
+    {0x8B61313BBABCE2C6u, 0x2323AC4B3B3DA015u, -132}, /* 1e-40 */
+    {0xAE397D8AA96C1B77u, 0xABEC975E0A0D081Au, -129}, /* 1e-39 */
+    {0xD9C7DCED53C72255u, 0x96E7BD358C904A21u, -126}, /* 1e-38 */
+    {0x881CEA14545C7575u, 0x7E50D64177DA2E54u, -122}, /* 1e-37 */
+    {0xAA242499697392D2u, 0xDDE50BD1D5D0B9E9u, -119}, /* 1e-36 */
+    {0xD4AD2DBFC3D07787u, 0x955E4EC64B44E864u, -116}, /* 1e-35 */
+    {0x84EC3C97DA624AB4u, 0xBD5AF13BEF0B113Eu, -112}, /* 1e-34 */
+    {0xA6274BBDD0FADD61u, 0xECB1AD8AEACDD58Eu, -109}, /* 1e-33 */
+    {0xCFB11EAD453994BAu, 0x67DE18EDA5814AF2u, -106}, /* 1e-32 */
+    {0x81CEB32C4B43FCF4u, 0x80EACF948770CED7u, -102}, /* 1e-31 */
+    {0xA2425FF75E14FC31u, 0xA1258379A94D028Du, -99}, /* 1e-30 */
+    {0xCAD2F7F5359A3B3Eu, 0x096EE45813A04330u, -96}, /* 1e-29 */
+    {0xFD87B5F28300CA0Du, 0x8BCA9D6E188853FCu, -93}, /* 1e-28 */
+    {0x9E74D1B791E07E48u, 0x775EA264CF55347Du, -89}, /* 1e-27 */
+    {0xC612062576589DDAu, 0x95364AFE032A819Du, -86}, /* 1e-26 */
+    {0xF79687AED3EEC551u, 0x3A83DDBD83F52204u, -83}, /* 1e-25 */
+    {0x9ABE14CD44753B52u, 0xC4926A9672793542u, -79}, /* 1e-24 */
+    {0xC16D9A0095928A27u, 0x75B7053C0F178293u, -76}, /* 1e-23 */
+    {0xF1C90080BAF72CB1u, 0x5324C68B12DD6338u, -73}, /* 1e-22 */
+    {0x971DA05074DA7BEEu, 0xD3F6FC16EBCA5E03u, -69}, /* 1e-21 */
+    {0xBCE5086492111AEAu, 0x88F4BB1CA6BCF584u, -66}, /* 1e-20 */
+    {0xEC1E4A7DB69561A5u, 0x2B31E9E3D06C32E5u, -63}, /* 1e-19 */
+    {0x9392EE8E921D5D07u, 0x3AFF322E62439FCFu, -59}, /* 1e-18 */
+    {0xB877AA3236A4B449u, 0x09BEFEB9FAD487C2u, -56}, /* 1e-17 */
+    {0xE69594BEC44DE15Bu, 0x4C2EBE687989A9B3u, -53}, /* 1e-16 */
+    {0x901D7CF73AB0ACD9u, 0x0F9D37014BF60A10u, -49}, /* 1e-15 */
+    {0xB424DC35095CD80Fu, 0x538484C19EF38C94u, -46}, /* 1e-14 */
+    {0xE12E13424BB40E13u, 0x2865A5F206B06FB9u, -43}, /* 1e-13 */
+    {0x8CBCCC096F5088CBu, 0xF93F87B7442E45D3u, -39}, /* 1e-12 */
+    {0xAFEBFF0BCB24AAFEu, 0xF78F69A51539D748u, -36}, /* 1e-11 */
+    {0xDBE6FECEBDEDD5BEu, 0xB573440E5A884D1Bu, -33}, /* 1e-10 */
+    {0x89705F4136B4A597u, 0x31680A88F8953030u, -29}, /* 1e-9 */
+    {0xABCC77118461CEFCu, 0xFDC20D2B36BA7C3Du, -26}, /* 1e-8 */
+    {0xD6BF94D5E57A42BCu, 0x3D32907604691B4Cu, -23}, /* 1e-7 */
+    {0x8637BD05AF6C69B5u, 0xA63F9A49C2C1B10Fu, -19}, /* 1e-6 */
+    {0xA7C5AC471B478423u, 0x0FCF80DC33721D53u, -16}, /* 1e-5 */
+    {0xD1B71758E219652Bu, 0xD3C36113404EA4A8u, -13}, /* 1e-4 */
+    {0x83126E978D4FDF3Bu, 0x645A1CAC083126E9u, -9}, /* 1e-3 */
+    {0xA3D70A3D70A3D70Au, 0x3D70A3D70A3D70A3u, -6}, /* 1e-2 */
+    {0xCCCCCCCCCCCCCCCCu, 0xCCCCCCCCCCCCCCCCu, -3}, /* 1e-1 */
+    {0x8000000000000000u, 0x0000000000000000u, 1}, /* 1e0 */
+    {0xA000000000000000u, 0x0000000000000000u, 4}, /* 1e1 */
+    {0xC800000000000000u, 0x0000000000000000u, 7}, /* 1e2 */
+    {0xFA00000000000000u, 0x0000000000000000u, 10}, /* 1e3 */
+    {0x9C40000000000000u, 0x0000000000000000u, 14}, /* 1e4 */
+    {0xC350000000000000u, 0x0000000000000000u, 17}, /* 1e5 */
+    {0xF424000000000000u, 0x0000000000000000u, 20}, /* 1e6 */
+    {0x9896800000000000u, 0x0000000000000000u, 24}, /* 1e7 */
+    {0xBEBC200000000000u, 0x0000000000000000u, 27}, /* 1e8 */
+    {0xEE6B280000000000u, 0x0000000000000000u, 30}, /* 1e9 */
+    {0x9502F90000000000u, 0x0000000000000000u, 34}, /* 1e10 */
+    {0xBA43B74000000000u, 0x0000000000000000u, 37}, /* 1e11 */
+    {0xE8D4A51000000000u, 0x0000000000000000u, 40}, /* 1e12 */
+    {0x9184E72A00000000u, 0x0000000000000000u, 44}, /* 1e13 */
+    {0xB5E620F480000000u, 0x0000000000000000u, 47}, /* 1e14 */
+    {0xE35FA931A0000000u, 0x0000000000000000u, 50}, /* 1e15 */
+    {0x8E1BC9BF04000000u, 0x0000000000000000u, 54}, /* 1e16 */
+    {0xB1A2BC2EC5000000u, 0x0000000000000000u, 57}, /* 1e17 */
+    {0xDE0B6B3A76400000u, 0x0000000000000000u, 60}, /* 1e18 */
+    {0x8AC7230489E80000u, 0x0000000000000000u, 64}, /* 1e19 */
+    {0xAD78EBC5AC620000u, 0x0000000000000000u, 67}, /* 1e20 */
+    {0xD8D726B7177A8000u, 0x0000000000000000u, 70}, /* 1e21 */
+    {0x878678326EAC9000u, 0x0000000000000000u, 74}, /* 1e22 */
+    {0xA968163F0A57B400u, 0x0000000000000000u, 77}, /* 1e23 */
+    {0xD3C21BCECCEDA100u, 0x0000000000000000u, 80}, /* 1e24 */
+    {0x84595161401484A0u, 0x0000000000000000u, 84}, /* 1e25 */
+    {0xA56FA5B99019A5C8u, 0x0000000000000000u, 87}, /* 1e26 */
+    {0xCECB8F27F4200F3Au, 0x0000000000000000u, 90}, /* 1e27 */
+    {0x813F3978F8940984u, 0x4000000000000000u, 94}, /* 1e28 */
+    {0xA18F07D736B90BE5u, 0x5000000000000000u, 97}, /* 1e29 */
+    {0xC9F2C9CD04674EDEu, 0xA400000000000000u, 100}, /* 1e30 */
+    {0xFC6F7C4045812296u, 0x4D00000000000000u, 103}, /* 1e31 */
+    {0x9DC5ADA82B70B59Du, 0xF020000000000000u, 107}, /* 1e32 */
+    {0xC5371912364CE305u, 0x6C28000000000000u, 110}, /* 1e33 */
+    {0xF684DF56C3E01BC6u, 0xC732000000000000u, 113}, /* 1e34 */
+    {0x9A130B963A6C115Cu, 0x3C7F400000000000u, 117}, /* 1e35 */
+    {0xC097CE7BC90715B3u, 0x4B9F100000000000u, 120}, /* 1e36 */
+    {0xF0BDC21ABB48DB20u, 0x1E86D40000000000u, 123}, /* 1e37 */
+    {0x96769950B50D88F4u, 0x1314448000000000u, 127}, /* 1e38 */
+    {0xBC143FA4E250EB31u, 0x17D955A000000000u, 130}, /* 1e39 */
+    {0xEB194F8E1AE525FDu, 0x5DCFAB0800000000u, 133}  /* 1e40 */
+};
+
+/* fd_mul64 sets *hi:*lo to the 128-bit product a * b (portable C: MSVC has
+ * no 128-bit integer type). */
+static void fd_mul64(uint64_t a, uint64_t b, uint64_t *hi, uint64_t *lo)
+{
+    const uint64_t a0 = (uint32_t)a, a1 = a >> 32, b0 = (uint32_t)b, b1 = b >> 32;
+    const uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+    const uint64_t mid = (p00 >> 32) + (uint32_t)p01 + (uint32_t)p10;
+    *lo = (mid << 32) | (uint32_t)p00;
+    *hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+}
+
+/* fd_eisel_lemire sets *out to man * 10^exp10 correctly rounded (man > 0)
+ * and returns 1, or returns 0 when it cannot prove the rounding (the
+ * caller then takes the exact path). It follows Go's strconv eiselLemire64
+ * (https://nigeltao.github.io/blog/2020/eisel-lemire.html). */
+static int fd_eisel_lemire(uint64_t man, int exp10, double *out)
+{
+    const struct fd_pow10_row *pow;
+    uint64_t x_hi, x_lo, ret_mant, ret_exp2, bits;
+    int clz = 0;
+    if (man == 0 || exp10 < FD_POW10_MIN || exp10 > FD_POW10_MAX)
+        return 0;
+    pow = &fd_pow10_128[exp10 - FD_POW10_MIN];
+    /* normalization */
+    if (!(man >> 32)) {
+        man <<= 32;
+        clz += 32;
+    }
+    if (!(man >> 48)) {
+        man <<= 16;
+        clz += 16;
+    }
+    if (!(man >> 56)) {
+        man <<= 8;
+        clz += 8;
+    }
+    if (!(man >> 60)) {
+        man <<= 4;
+        clz += 4;
+    }
+    if (!(man >> 62)) {
+        man <<= 2;
+        clz += 2;
+    }
+    if (!(man >> 63)) {
+        man <<= 1;
+        clz += 1;
+    }
+    ret_exp2 = (uint64_t)(pow->exp2 + 63 + 1023) - (uint64_t)clz;
+    /* multiplication */
+    fd_mul64(man, pow->hi, &x_hi, &x_lo);
+    /* wider approximation */
+    if ((x_hi & 0x1FF) == 0x1FF && x_lo + man < man) {
+        uint64_t y_hi, y_lo, merged_hi = x_hi, merged_lo;
+        fd_mul64(man, pow->lo, &y_hi, &y_lo);
+        merged_lo = x_lo + y_hi;
+        if (merged_lo < x_lo)
+            merged_hi++;
+        if ((merged_hi & 0x1FF) == 0x1FF && merged_lo + 1 == 0 && y_lo + man < man)
+            return 0;
+        x_hi = merged_hi;
+        x_lo = merged_lo;
+    }
+    /* shifting to 54 bits */
+    {
+        const uint64_t msb = x_hi >> 63;
+        ret_mant = x_hi >> (msb + 9);
+        ret_exp2 -= 1 ^ msb;
+    }
+    /* half-way ambiguity */
+    if (x_lo == 0 && (x_hi & 0x1FF) == 0 && (ret_mant & 3) == 1)
+        return 0;
+    /* from 54 to 53 bits */
+    ret_mant += ret_mant & 1;
+    ret_mant >>= 1;
+    if (ret_mant >> 53) {
+        ret_mant >>= 1;
+        ret_exp2++;
+    }
+    /* subnormal or infinite: not reachable in FD_MAX_NUMBER bytes, but
+     * left to the exact path rather than assumed */
+    if (ret_exp2 - 1 >= 0x7FF - 1)
+        return 0;
+    bits = ret_exp2 << 52 | (ret_mant & (((uint64_t)1 << 52) - 1));
+    memcpy(out, &bits, sizeof *out);
+    return 1;
+}
+
+/* fd_little_endian reports whether the first byte in memory is a word's
+ * lowest (compilers fold it to a constant). */
+static int fd_little_endian(void)
+{
+    const uint16_t probe = 1;
+    unsigned char first;
+    memcpy(&first, &probe, 1);
+    return first == 1;
+}
+
+/* fd_read_digits reads the run of decimal digits at text[p..len): it
+ * appends them to digits, accumulates the first 19 significant ones into
+ * *m and counts them in *nd. It returns the position after the run. On a
+ * little-endian machine 8 digits at a time are checked and converted in a
+ * word (the SWAR method of simdjson and fast_float). */
+static size_t fd_read_digits(const char *text, size_t p, size_t len, char *digits, int *nd,
+                             uint64_t *m)
+{
+    unsigned d;
+    if (fd_little_endian()) {
+        while (p + 8 <= len && *nd <= 11) {
+            uint64_t w;
+            memcpy(&w, text + p, sizeof w);
+            if (((w & 0xF0F0F0F0F0F0F0F0u) |
+                 (((w + 0x0606060606060606u) & 0xF0F0F0F0F0F0F0F0u) >> 4)) !=
+                0x3333333333333333u)
+                break; /* not 8 digits */
+            memcpy(digits + *nd, text + p, 8);
+            w -= 0x3030303030303030u;
+            w = w * 10 + (w >> 8);
+            w = ((w & 0x000000FF000000FFu) * 0x000F424000000064u +
+                 ((w >> 16) & 0x000000FF000000FFu) * 0x0000271000000001u) >> 32;
+            *m = *m * 100000000u + (uint32_t)w;
+            *nd += 8;
+            p += 8;
+        }
+    }
+    for (; p < len && (d = (unsigned)((unsigned char)text[p] - '0')) < 10; p++) {
+        if (*nd < 19)
+            *m = *m * 10 + d;
+        digits[(*nd)++] = text[p];
+    }
+    return p;
+}
+
 int fd_parse_decimal(const char *text, size_t len, double *out)
 {
     static const double fd_pow10_table[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                    1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                    1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
     char digits[FD_MAX_NUMBER];
-    int nd = 0, exp10 = 0, neg = 0, seen_int = 0, seen_frac = 0, i;
-    size_t p = 0;
-    uint64_t m = 0;
+    int nd = 0, exp10 = 0, neg = 0, zeros = 0, i;
+    size_t p = 0, start;
+    uint64_t m = 0; /* the first 19 significant digits */
     double v;
 
     if (!text || !out || len == 0 || len > FD_MAX_NUMBER)
@@ -746,43 +977,53 @@ int fd_parse_decimal(const char *text, size_t len, double *out)
         neg = 1;
         p = 1;
     }
-    for (; p < len && text[p] >= '0' && text[p] <= '9'; p++) {
-        seen_int = 1;
-        if (nd == 0 && text[p] == '0')
-            continue; /* leading zero */
-        digits[nd++] = text[p];
-    }
-    if (!seen_int)
-        return 0;
-    if (p < len && text[p] == '.') {
+    /* one pass: leading zeros are skipped, significant digits kept (and
+     * the first 19 accumulated), the fraction's digits counted in exp10 */
+    start = p;
+    while (p < len && text[p] == '0')
         p++;
-        for (; p < len && text[p] >= '0' && text[p] <= '9'; p++) {
-            seen_frac = 1;
-            exp10--;
-            if (nd == 0 && text[p] == '0')
-                continue;
-            digits[nd++] = text[p];
+    p = fd_read_digits(text, p, len, digits, &nd, &m);
+    if (p == start)
+        return 0; /* no integer digit */
+    if (p < len && text[p] == '.') {
+        start = ++p;
+        if (nd == 0) {
+            while (p < len && text[p] == '0')
+                p++;
+            exp10 -= (int)(p - start);
         }
-        if (!seen_frac)
-            return 0;
+        {
+            const size_t first = p;
+            p = fd_read_digits(text, p, len, digits, &nd, &m);
+            exp10 -= (int)(p - first);
+        }
+        if (p == start)
+            return 0; /* no fraction digit */
     }
     if (p != len)
         return 0;
     while (nd > 0 && digits[nd - 1] == '0') {
         nd--;
         exp10++;
+        zeros++;
     }
     if (nd == 0) {
         *out = 0.0; /* "-0" reads as 0, like the renderer writes it */
         return 1;
     }
-    if (nd <= 19) {
+    if (nd + zeros <= 19) {
+        for (i = 0; i < zeros; i++)
+            m /= 10; /* the trailing zeros were accumulated too */
+    } else if (nd <= 19) {
+        m = 0;
         for (i = 0; i < nd; i++)
             m = m * 10 + (uint64_t)(digits[i] - '0');
     }
     if (nd <= 19 && m <= ((uint64_t)1 << 53) && exp10 >= -22 && exp10 <= 22) {
         /* both operands exact: one correctly rounded operation */
         v = exp10 >= 0 ? (double)m * fd_pow10_table[exp10] : (double)m / fd_pow10_table[-exp10];
+    } else if (nd <= 19 && fd_eisel_lemire(m, exp10, &v)) {
+        /* rounding proven by the 128-bit product */
     } else {
         /* Estimate, then step to the correctly rounded neighbour, comparing
          * exactly against the halfway points: num / den is the value. */
@@ -853,34 +1094,72 @@ static int fd_next_line(fd_lines *ls, fd_span *out)
     return 1;
 }
 
-/* fd_split splits a row at tabs into at most max fields; it returns the
- * number of fields found (max + 1 when there are more). */
-static size_t fd_split(fd_span row, fd_span *fields, size_t max)
+/* fd_control_mask flags the control characters (below 0x20, tab
+ * included, or 0x7f) among the 8 bytes of w: the top bit of a flagged
+ * byte is set. The lowest flagged byte is always a control character, and
+ * there is one when any byte is flagged (the "has less than" and "has
+ * zero" tests of bit hacks; a borrow can flag bytes above a real one). */
+static uint64_t fd_control_mask(uint64_t w)
 {
-    size_t n = 0, start = 0, i;
-    for (i = 0; i <= row.len; i++) {
-        if (i == row.len || row.ptr[i] == '\t') {
-            if (n == max)
-                return max + 1;
-            fields[n].ptr = row.ptr + start;
-            fields[n].len = i - start;
-            n++;
-            start = i + 1;
-        }
-    }
-    return n;
+    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+    const uint64_t del = w ^ (ones * 0x7f);
+    return (((w - ones * 0x20) & ~w) | ((del - ones) & ~del)) & highs;
 }
 
-static int fd_has_control(fd_span s)
+/* FD_SPLIT_BYTE handles byte i of a row in fd_split. */
+#define FD_SPLIT_BYTE(i)                                                          \
+    do {                                                                          \
+        unsigned char c_ = (unsigned char)row.ptr[i];                             \
+        if (c_ == '\t') {                                                         \
+            if (n == max)                                                         \
+                return max + 1;                                                   \
+            fields[n].ptr = row.ptr + start;                                      \
+            fields[n].len = (i) - start;                                          \
+            n++;                                                                  \
+            start = (i) + 1;                                                      \
+        } else if ((c_ < 0x20 || c_ == 0x7f) && *control == 0) {                  \
+            *control = n + 1;                                                     \
+        }                                                                         \
+    } while (0)
+
+/* fd_split splits a row at tabs into at most max fields; it returns the
+ * number of fields found (max + 1 when there are more). *control is the
+ * 1-based first field holding a control character, 0 when none does.
+ * The row is read a word (8 bytes) at a time; on a little-endian machine
+ * the first tab or control character of a word is found without a byte
+ * loop (the flagged bytes below it are counted with one multiply). */
+static size_t fd_split(fd_span row, fd_span *fields, size_t max, size_t *control)
 {
-    size_t i;
-    for (i = 0; i < s.len; i++) {
-        unsigned char c = (unsigned char)s.ptr[i];
-        if (c < 0x20 || c == 0x7f)
-            return 1;
+    const int little = fd_little_endian();
+    size_t n = 0, start = 0, i = 0, end;
+    *control = 0;
+    while (i + 8 <= row.len) {
+        uint64_t w, mask;
+        memcpy(&w, row.ptr + i, sizeof w);
+        mask = fd_control_mask(w);
+        if (!mask) {
+            i += 8;
+        } else if (little) {
+            /* bytes before the lowest flagged one: each has its low bit
+             * set in (low - 1); the flagged byte adds one more */
+            const uint64_t below = ((mask & (~mask + 1)) - 1) & 0x0101010101010101u;
+            i += (size_t)((below * 0x0101010101010101u) >> 56) - 1;
+            FD_SPLIT_BYTE(i);
+            i++;
+        } else {
+            for (end = i + 8; i < end; i++)
+                FD_SPLIT_BYTE(i);
+        }
     }
-    return 0;
+    for (; i < row.len; i++)
+        FD_SPLIT_BYTE(i);
+    if (n == max)
+        return max + 1;
+    fields[n].ptr = row.ptr + start;
+    fields[n].len = row.len - start;
+    return n + 1;
 }
+#undef FD_SPLIT_BYTE
 
 static int fd_span_eq(fd_span s, const char *lit)
 {
@@ -888,9 +1167,33 @@ static int fd_span_eq(fd_span s, const char *lit)
     return s.len == n && memcmp(s.ptr, lit, n) == 0;
 }
 
+/* fd_char_class sorts bytes for the text checks: FD_CH_SLUG [a-z0-9],
+ * FD_CH_TAG [a-z0-9_.-], FD_CH_CLASS [A-Za-z0-9_/.-]. */
+#define FD_CH_SLUG 1
+#define FD_CH_TAG 2
+#define FD_CH_CLASS 4
+static const unsigned char fd_char_class[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 6, 6, 4,
+    7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 0, 0, 0, 0, 0, 0,
+    0, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
+    4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 0, 0, 0, 0, 6,
+    0, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7,
+    7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+};
+
 static int fd_is_lower_digit(char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+    return fd_char_class[(unsigned char)c] & FD_CH_SLUG;
 }
 
 /* fd_valid_slug: 3-48 bytes of [a-z0-9] with single '-' between them. */
@@ -935,10 +1238,8 @@ static int fd_valid_tag(fd_span tag, fd_span *pack)
             }
             comp++;
             start = i + 1;
-        } else {
-            char ch = tag.ptr[i];
-            if (!fd_is_lower_digit(ch) && ch != '_' && ch != '.' && ch != '-')
-                return 0;
+        } else if (!(fd_char_class[(unsigned char)tag.ptr[i]] & FD_CH_TAG)) {
+            return 0;
         }
     }
     return comp >= 4;
@@ -973,6 +1274,30 @@ static size_t fd_find_index(const fd_inventory *inv, const char *tag, size_t len
             hi = mid;
     }
     return lo;
+}
+
+/* fd_find_index_near is fd_find_index for files written in tag order:
+ * it first tries position hint (where the previous row's tag was, plus
+ * one), which two comparisons confirm, and searches the whole index only
+ * when the tag is elsewhere. */
+static size_t fd_find_index_near(const fd_inventory *inv, const char *tag, size_t len,
+                                 size_t hint, int *found)
+{
+    int c = 1;
+    if (hint <= inv->def_count) {
+        if (hint < inv->def_count) {
+            const fd_door_def *d = &inv->defs[inv->by_tag[hint]];
+            c = fd_tag_cmp(d->tag, d->tag_len, tag, len);
+        }
+        if (c >= 0) {
+            const fd_door_def *before = hint > 0 ? &inv->defs[inv->by_tag[hint - 1]] : NULL;
+            if (!before || fd_tag_cmp(before->tag, before->tag_len, tag, len) < 0) {
+                *found = c == 0;
+                return hint;
+            }
+        }
+    }
+    return fd_find_index(inv, tag, len, found);
 }
 
 static void fd_reject(fd_rejection *list, size_t *count, uint32_t line, size_t field,
@@ -1048,6 +1373,7 @@ fd_status fd_inventory_parse_doors(fd_inventory *inv, const char *text, size_t l
 {
     fd_lines ls;
     fd_span row, f[10];
+    size_t hint = 0; /* where the next tag goes when rows are in tag order */
     if (!inv)
         return FD_ERR_ARGUMENT;
     inv->generation++;
@@ -1070,7 +1396,7 @@ fd_status fd_inventory_parse_doors(fd_inventory *inv, const char *text, size_t l
         return FD_FILE_BAD_HEADER;
     }
     while (fd_next_line(&ls, &row)) {
-        size_t n, i, field = 0, at;
+        size_t n, field = 0, at, control;
         int found;
         fd_status st = FD_OK;
         fd_door_def *def;
@@ -1078,17 +1404,15 @@ fd_status fd_inventory_parse_doors(fd_inventory *inv, const char *text, size_t l
             fd_reject(inv->doors_rejections, &inv->doors_rejected, ls.line, 0, FD_ROW_EMPTY);
             continue;
         }
-        n = fd_split(row, f, 10);
+        n = fd_split(row, f, 10, &control);
         if (n != 10) {
             fd_reject(inv->doors_rejections, &inv->doors_rejected, ls.line, 0,
                       FD_ROW_FIELD_COUNT);
             continue;
         }
-        for (i = 0; i < 10 && st == FD_OK; i++) {
-            if (fd_has_control(f[i])) {
-                st = FD_ROW_CONTROL_CHAR;
-                field = i + 1;
-            }
+        if (control) {
+            st = FD_ROW_CONTROL_CHAR;
+            field = control;
         }
         if (st == FD_OK && inv->def_count == FD_MAX_DEFINITIONS) {
             /* validate into a scratch copy: a bad row says what is wrong */
@@ -1102,7 +1426,8 @@ fd_status fd_inventory_parse_doors(fd_inventory *inv, const char *text, size_t l
             st = fd_check_door_row(f, &inv->defs[inv->def_count], &field);
         }
         if (st == FD_OK) {
-            at = fd_find_index(inv, f[0].ptr, f[0].len, &found);
+            at = fd_find_index_near(inv, f[0].ptr, f[0].len, hint, &found);
+            hint = at + 1;
             if (found) {
                 st = FD_ROW_DUPLICATE_TAG;
                 field = 1;
@@ -1202,19 +1527,22 @@ static int fd_valid_class(fd_span c, fd_span pack)
 {
     static const char prefix[] = "/Game/MJOLNIR/Forge/";
     size_t plen = sizeof prefix - 1, i, slash = 0, dot = 0, ndots = 0;
+    const char *first_dot;
     if (c.len > 200 || c.len < plen + pack.len + 2 || memcmp(c.ptr, prefix, plen) != 0)
         return 0;
-    for (i = 0; i < c.len; i++) {
-        char ch = c.ptr[i];
-        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-              ch == '_' || ch == '/' || ch == '.' || ch == '-'))
+    for (i = 0; i < c.len; i++)
+        if (!(fd_char_class[(unsigned char)c.ptr[i]] & FD_CH_CLASS))
             return 0;
-        if (ch == '/')
+    /* the last slash, and the one dot (ndots counts up to two) */
+    for (i = c.len; i-- > 0;)
+        if (c.ptr[i] == '/') {
             slash = i;
-        if (ch == '.') {
-            dot = i;
-            ndots++;
+            break;
         }
+    first_dot = (const char *)memchr(c.ptr, '.', c.len);
+    if (first_dot) {
+        dot = (size_t)(first_dot - c.ptr);
+        ndots = memchr(first_dot + 1, '.', c.len - dot - 1) ? 2 : 1;
     }
     /* asset name between last slash and the dot; object name is name + "_C" */
     if (ndots != 1 || dot < slash + 2) {
@@ -1240,7 +1568,7 @@ fd_status fd_inventory_bind_installed(fd_inventory *inv, const char *text, size_
 {
     fd_lines ls;
     fd_span row, f[6], prev = {NULL, 0};
-    size_t i;
+    size_t i, hint = 0; /* where the next tag is when rows are in tag order */
     if (!inv)
         return FD_ERR_ARGUMENT;
     inv->generation++;
@@ -1263,24 +1591,22 @@ fd_status fd_inventory_bind_installed(fd_inventory *inv, const char *text, size_
     }
     while (fd_next_line(&ls, &row)) {
         fd_status st = FD_OK;
-        size_t field = 0, n;
+        size_t field = 0, n, control;
         fd_span pack = {NULL, 0};
         if (row.len == 0) {
             fd_reject(inv->installed_rejections, &inv->installed_rejected, ls.line, 0,
                       FD_ROW_EMPTY);
             continue;
         }
-        n = fd_split(row, f, 6);
+        n = fd_split(row, f, 6, &control);
         if (n != 6) {
             fd_reject(inv->installed_rejections, &inv->installed_rejected, ls.line, 0,
                       FD_ROW_FIELD_COUNT);
             continue;
         }
-        for (i = 0; i < 6 && st == FD_OK; i++) {
-            if (fd_has_control(f[i])) {
-                st = FD_ROW_CONTROL_CHAR;
-                field = i + 1;
-            }
+        if (control) {
+            st = FD_ROW_CONTROL_CHAR;
+            field = control;
         }
         if (st == FD_OK && !fd_valid_tag(f[0], &pack)) {
             st = FD_ROW_BAD_TAG;
@@ -1320,7 +1646,8 @@ fd_status fd_inventory_bind_installed(fd_inventory *inv, const char *text, size_
         }
         if (st == FD_OK) {
             int found;
-            size_t at = fd_find_index(inv, f[0].ptr, f[0].len, &found);
+            size_t at = fd_find_index_near(inv, f[0].ptr, f[0].len, hint, &found);
+            hint = found ? at + 1 : at;
             if (found) {
                 fd_door_def *d = &inv->defs[inv->by_tag[at]];
                 if (d->binding != FD_UNBOUND) {
@@ -1749,9 +2076,116 @@ typedef struct fd_scan {
  * per-pair loop sees only obstacles that count. */
 #define FD_CHUNK 64
 
-/* fd_scan_chunk folds a chunk of counted obstacles into a panel's scan. */
-static void fd_scan_chunk(const fd_door_def *def, const fd_panel *p, const fd_obstacle *obs,
-                          size_t count, fd_scan *s)
+/* fd_chunk holds a chunk of counted obstacles field by field (centre,
+ * squared radius, biped or not), sorted by world x, so that each panel
+ * visits only the obstacles in its x range. */
+typedef struct fd_chunk {
+    double x[FD_CHUNK], y[FD_CHUNK], z[FD_CHUNK], r2[FD_CHUNK];
+    unsigned char biped[FD_CHUNK];
+    double rmax; /* largest radius in the chunk */
+    size_t n;
+} fd_chunk;
+
+/* fd_chunk_fill filters obstacles[0..count) (count <= FD_CHUNK) into c,
+ * sorted by centre x. */
+static void fd_chunk_fill(fd_chunk *c, const fd_obstacle *obstacles, size_t count)
+{
+    const fd_obstacle *keep[FD_CHUNK];
+    size_t n = 0, i, j;
+    c->rmax = 0.0;
+    for (i = 0; i < count; i++) {
+        const fd_obstacle *ob = &obstacles[i];
+        if (!fd_obstacle_counts(ob))
+            continue;
+        /* insertion by x: chunks are small, and the order of the pairs
+         * does not change a scan (it ORs flags and takes a minimum) */
+        for (j = n; j > 0 && keep[j - 1]->centre.x > ob->centre.x; j--)
+            keep[j] = keep[j - 1];
+        keep[j] = ob;
+        n++;
+        if (ob->radius > c->rmax)
+            c->rmax = ob->radius;
+    }
+    for (i = 0; i < n; i++) {
+        c->x[i] = keep[i]->centre.x;
+        c->y[i] = keep[i]->centre.y;
+        c->z[i] = keep[i]->centre.z;
+        c->r2[i] = keep[i]->radius * keep[i]->radius;
+        c->biped[i] = (unsigned char)(keep[i]->kind == FD_OBSTACLE_BIPED);
+    }
+    c->n = n;
+}
+
+/* fd_reach is a world box around a panel: an obstacle whose centre lies
+ * outside it cannot change the panel's scan. */
+typedef struct fd_reach {
+    double xlo, xhi;   /* world x range */
+    double cy, cz;     /* world y and z centre */
+    double ry, rz;     /* world y and z half extents */
+} fd_reach;
+
+/* fd_panel_reach returns the reach of a panel for obstacles of radius at
+ * most rmax.
+ *
+ * Only an obstacle near the panel can change its scan: a biped whose
+ * centre is in the trigger (local |x| <= tx, |y| <= ty, -0.5 <= z <= tz),
+ * or a sphere within r of the panel's column (|x| < hx + r, |y| < hy + r)
+ * that reaches the closing sweep (z in (-r, top + r)) or caps the lift
+ * below the travel (z < travel + h + r; a cap at or above the travel
+ * changes nothing). All of that lies in the local box |x| <= bx,
+ * |y| <= by, z in [z0, z1]; the reach is that box's world bounding box,
+ * widened by a margin far above the rounding and the 1e-4 rotation
+ * tolerance (a 1e-4 error moves a point of a 100 m box by about 1 cm; the
+ * margin is 1 % of the box). Near the ends of the double range the reach
+ * is everything. */
+static fd_reach fd_panel_reach(const fd_door_def *def, const fd_panel *p, double rmax)
+{
+    const double hx = def->panel[0] * 0.5, hy = def->panel[1] * 0.5, h = def->panel[2];
+    const double tx = def->trigger[0] * 0.5, ty = def->trigger[1] * 0.5, tz = def->trigger[2];
+    const fd_vec3 o = p->closed.origin, ax = p->closed.axis_x, ay = p->closed.axis_y,
+                  az = p->closed.axis_z;
+    const double r = rmax;
+    const double bx = hx + r > tx ? hx + r : tx, by = hy + r > ty ? hy + r : ty;
+    const double z0 = -0.5 < -r ? -0.5 : -r;
+    const double z1 = def->travel + h + r > tz ? def->travel + h + r : tz;
+    const double zm = (z0 + z1) * 0.5, bz = (z1 - z0) * 0.5;
+    const double margin = 0.01 * (bx + by + fabs(z0) + fabs(z1)) +
+                          1e-12 * (fabs(o.x) + fabs(o.y) + fabs(o.z));
+    /* centre o + zm * az, half extents |axes| . (bx, by, bz) */
+    const double wx = o.x + zm * az.x, wy = o.y + zm * az.y, wz = o.z + zm * az.z;
+    const double ex = fabs(ax.x) * bx + fabs(ay.x) * by + fabs(az.x) * bz + margin;
+    const double ey = fabs(ax.y) * bx + fabs(ay.y) * by + fabs(az.y) * bz + margin;
+    const double ez = fabs(ax.z) * bx + fabs(ay.z) * by + fabs(az.z) * bz + margin;
+    fd_reach b;
+    b.xlo = wx - ex;
+    b.xhi = wx + ex;
+    b.cy = wy;
+    b.cz = wz;
+    b.ry = ey;
+    b.rz = ez;
+    if (!(isfinite(b.xlo) && isfinite(b.xhi) && isfinite(wy) && isfinite(wz) && isfinite(ey) &&
+          isfinite(ez))) {
+        b.xlo = -HUGE_VAL;
+        b.xhi = HUGE_VAL;
+        b.cy = b.cz = 0.0;
+        b.ry = b.rz = HUGE_VAL;
+    }
+    return b;
+}
+
+/* fd_in_reach reports whether a world point lies in a panel's reach. */
+static int fd_in_reach(const fd_reach *b, double x, double y, double z)
+{
+    return x >= b->xlo && x <= b->xhi && fabs(y - b->cy) <= b->ry && fabs(z - b->cz) <= b->rz;
+}
+
+/* fd_scan_chunk folds a chunk of counted obstacles into a panel's scan.
+ * It evaluates only the obstacles in the panel's reach (a binary search
+ * in the x-sorted chunk, then the y and z ranges); those pairs compute
+ * exactly what fd_local_hits_box and fd_in_trigger would, and every pair
+ * skipped is one that could not have changed the panel's motion. */
+static void fd_scan_chunk(const fd_door_def *def, const fd_panel *p, const fd_chunk *c,
+                          fd_scan *s)
 {
     const double hx = def->panel[0] * 0.5, hy = def->panel[1] * 0.5, h = def->panel[2];
     const double tx = def->trigger[0] * 0.5, ty = def->trigger[1] * 0.5, tz = def->trigger[2];
@@ -1759,19 +2193,32 @@ static void fd_scan_chunk(const fd_door_def *def, const fd_panel *p, const fd_ob
     const int raised = p->height > 0.0;
     const fd_vec3 o = p->closed.origin, ax = p->closed.axis_x, ay = p->closed.axis_y,
                   az = p->closed.axis_z;
+    const fd_reach b = fd_panel_reach(def, p, c->rmax);
     int occupied = s->occupied, blocked = s->close_blocked;
     double limit = s->open_limit;
-    size_t i;
-    for (i = 0; i < count; i++) {
-        const double cx = obs[i].centre.x - o.x, cy = obs[i].centre.y - o.y,
-                     cz = obs[i].centre.z - o.z, r = obs[i].radius, r2 = r * r;
-        const double lx = cx * ax.x + cy * ax.y + cz * ax.z;
-        const double ly = cx * ay.x + cy * ay.y + cz * ay.z;
-        const double lz = cx * az.x + cy * az.y + cz * az.z;
-        const double dx = fd_clamp_dist(lx, -hx, hx), dy = fd_clamp_dist(ly, -hy, hy);
-        const double dxy2 = dx * dx + dy * dy;
-        if (obs[i].kind == FD_OBSTACLE_BIPED && fabs(lx) <= tx && fabs(ly) <= ty && lz >= -0.5 &&
-            lz <= tz)
+    size_t i, lo = 0, hi = c->n;
+    while (lo < hi) { /* first obstacle with x >= b.xlo */
+        size_t mid = lo + (hi - lo) / 2;
+        if (c->x[mid] < b.xlo)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (i = lo; i < c->n && c->x[i] <= b.xhi; i++) {
+        double cx, cy, cz, r2, lx, ly, lz, dx, dy, dxy2;
+        if (!fd_in_reach(&b, c->x[i], c->y[i], c->z[i]))
+            continue;
+        cx = c->x[i] - o.x;
+        cy = c->y[i] - o.y;
+        cz = c->z[i] - o.z;
+        r2 = c->r2[i];
+        lx = cx * ax.x + cy * ax.y + cz * ax.z;
+        ly = cx * ay.x + cy * ay.y + cz * ay.z;
+        lz = cx * az.x + cy * az.y + cz * az.z;
+        dx = fd_clamp_dist(lx, -hx, hx);
+        dy = fd_clamp_dist(ly, -hy, hy);
+        dxy2 = dx * dx + dy * dy;
+        if (c->biped[i] && fabs(lx) <= tx && fabs(ly) <= ty && lz >= -0.5 && lz <= tz)
             occupied = 1;
         if (dxy2 >= r2)
             continue; /* clear of the panel's column: neither blocks */
@@ -1887,15 +2334,12 @@ fd_status fd_runtime_step(fd_runtime *rt, uint64_t tick, double tick_seconds,
         scans[i].open_limit = HUGE_VAL;
     }
     for (base = 0; base < count; base += FD_CHUNK) {
-        fd_obstacle chunk[FD_CHUNK];
-        size_t n = 0, j, end = count - base < FD_CHUNK ? count : base + FD_CHUNK;
-        for (j = base; j < end; j++)
-            if (fd_obstacle_counts(&obstacles[j]))
-                chunk[n++] = obstacles[j];
-        for (i = 0; n > 0 && i < rt->panel_count; i++) {
+        fd_chunk chunk;
+        fd_chunk_fill(&chunk, obstacles + base, count - base < FD_CHUNK ? count - base : FD_CHUNK);
+        for (i = 0; chunk.n > 0 && i < rt->panel_count; i++) {
             fd_panel *p = &rt->panels[i];
             if (fd_automated(rt, p))
-                fd_scan_chunk(&rt->inv.defs[p->def], p, chunk, n, &scans[i]);
+                fd_scan_chunk(&rt->inv.defs[p->def], p, &chunk, &scans[i]);
         }
     }
     for (i = 0; i < rt->panel_count; i++) {

@@ -266,6 +266,312 @@ static void test_decimal(void)
     }
 }
 
+/* fd_test_xorshift is the tests' deterministic random source. */
+static uint64_t fd_test_xorshift(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+/* fd_check_decimal_text compares fd_parse_decimal with strtod on one
+ * number; it returns 1 on a match and prints the first few mismatches. */
+static int fd_check_decimal_text(const char *buf, int *mismatches)
+{
+    double want = strtod(buf, NULL), got = 0.0;
+    if (fd_parse_decimal(buf, strlen(buf), &got) && memcmp(&got, &want, sizeof got) == 0)
+        return 1;
+    if (want == 0.0 && got == 0.0 && fd_parse_decimal(buf, strlen(buf), &got))
+        return 1; /* "-0..." reads as +0 on purpose (test_decimal) */
+    if ((*mismatches)++ < 5)
+        printf("fd_parse_decimal(%s) = %.17g; strtod says %.17g\n", buf, got, want);
+    return 0;
+}
+
+/* test_decimal_17_digits checks the 19-digit fast path (Eisel-Lemire) and
+ * its exact fallback against strtod: 17-digit renderings of random
+ * doubles over the whole reachable exponent range, random digit strings,
+ * the neighbours of 2^53, exact halfway points between doubles (which the
+ * fast path must decline), 17 and 19 nines, and the smallest and largest
+ * magnitudes a 40-byte number can hold. Subnormals and overflow are out
+ * of reach: without an exponent, 40 bytes span 1e-38 to 1e40. */
+static void test_decimal_17_digits(void)
+{
+    static const char *edge[] = {
+        "9007199254740991", "9007199254740992", "9007199254740993", "9007199254740994",
+        "9007199254740995", "18014398509481985", "18014398509481987", "99999999999999999",
+        "9999999999999999999", "10000000000000000000", "18446744073709551615",
+        "18446744073709551616", "0.99999999999999999", "0.30000000000000001",
+        "0.1000000000000000055511151231257827", "0.00000000000000000000000000000000000001",
+        "0.00000000000000000000000000000000000009", "9999999999999999999999999999999999999999",
+        "1000000000000000000000000000000000000000", "4.9406564584124654", "2.2250738585072014",
+        "1.7976931348623157", "63.999999999999993", "63.999999999999996", "0.010000000000000000",
+        "0.0099999999999999985", "15.999999999999998", "16.000000000000002", "1.0000000000000002",
+        "1.00000000000000011102230246251565", "1.00000000000000033306690738754696"};
+    uint64_t s = 0x243f6a8885a308d3u;
+    int k, mismatches = 0, declined = 0, fast = 0;
+    char buf[64];
+    double v;
+    size_t i;
+    for (i = 0; i < sizeof edge / sizeof edge[0]; i++)
+        fd_check_decimal_text(edge[i], &mismatches);
+    /* exact halfway points between neighbouring doubles in [2^53, 2^54)
+     * (spaced 2 apart, so every odd integer there): Eisel-Lemire cannot
+     * decide them and must leave them to the exact path */
+    for (k = 0; k < 2000; k++) {
+        uint64_t half = ((uint64_t)1 << 53) + (fd_test_xorshift(&s) >> 11) * 2 + 1;
+        if (half >= ((uint64_t)1 << 54))
+            continue;
+        sprintf(buf, "%llu", (unsigned long long)half);
+        if (!fd_eisel_lemire(half, 0, &v))
+            declined++;
+        fd_check_decimal_text(buf, &mismatches);
+        /* and the same digits scaled by 10^-3 */
+        sprintf(buf, "%llu.%03llu", (unsigned long long)(half / 1000),
+                (unsigned long long)(half % 1000));
+        fd_check_decimal_text(buf, &mismatches);
+    }
+    CHECK(declined > 0);
+    for (k = 0; k < 200000; k++) {
+        uint64_t r = fd_test_xorshift(&s);
+        double x;
+        int digits, point, j;
+        if (k % 2 == 0) {
+            /* a random double in [1e-38, 1e22) rendered with 17 digits */
+            uint64_t bits = ((uint64_t)(896 + r % 178) << 52) | (fd_test_xorshift(&s) >> 12);
+            memcpy(&x, &bits, sizeof x);
+            if (x >= 1e-4)
+                sprintf(buf, "%.17g", x); /* no exponent below 1e17 */
+            else
+                sprintf(buf, "%.*f", 16 - (int)floor(log10(x)), x);
+            if (strchr(buf, 'e') != NULL || strlen(buf) > FD_MAX_NUMBER)
+                continue;
+        } else {
+            /* 1-19 random significant digits, the point anywhere: before
+             * them (with up to 20 zeros), inside, or after */
+            int intlen, zeros;
+            digits = 1 + (int)(r % 19);
+            intlen = (int)((r >> 8) % (uint64_t)(digits + 1));
+            zeros = (int)((r >> 16) % 21);
+            j = 0;
+            if ((r >> 24) & 1)
+                buf[j++] = '-';
+            if (intlen == 0) {
+                buf[j++] = '0';
+                buf[j++] = '.';
+                for (point = 0; point < zeros; point++)
+                    buf[j++] = '0';
+            }
+            for (point = 0; point < digits; point++) {
+                if (point == intlen && intlen > 0)
+                    buf[j++] = '.';
+                buf[j++] = (char)('0' + fd_test_xorshift(&s) % 10);
+            }
+            buf[j] = '\0';
+            if (j > FD_MAX_NUMBER)
+                continue;
+            fast += fd_parse_decimal(buf, strlen(buf), &v) && digits > 15;
+        }
+        fd_check_decimal_text(buf, &mismatches);
+    }
+    CHECK(fast > 10000); /* the generator reached the long-digit paths */
+    /* the fast path itself, over its whole table: whenever it accepts, it
+     * agrees with strtod, and it accepts all but the rare undecidable */
+    {
+        int accepted = 0, tried = 0, wrong = 0;
+        for (k = 0; k < 100000; k++) {
+            uint64_t m = fd_test_xorshift(&s) % 10000000000000000000u;
+            int e = FD_POW10_MIN + (int)(fd_test_xorshift(&s) % (FD_POW10_MAX - FD_POW10_MIN + 1));
+            double want;
+            if (k % 4 == 0)
+                m %= 100000000000000000u; /* 17 digits */
+            if (m == 0)
+                continue;
+            sprintf(buf, "%llue%d", (unsigned long long)m, e);
+            want = strtod(buf, NULL);
+            tried++;
+            if (!fd_eisel_lemire(m, e, &v))
+                continue;
+            accepted++;
+            if (memcmp(&v, &want, sizeof v) != 0 && wrong++ < 5)
+                printf("fd_eisel_lemire(%s) = %.17g; strtod says %.17g\n", buf, v, want);
+        }
+        CHECK(wrong == 0);
+        CHECK(accepted > tried - tried / 100);
+    }
+    CHECK(mismatches == 0);
+}
+
+/* ref_split is fd_split as it was: a byte loop, then each field checked
+ * for control characters. */
+static size_t ref_split(fd_span row, fd_span *fields, size_t max, size_t *control)
+{
+    size_t n = 0, start = 0, i, j;
+    *control = 0;
+    for (i = 0; i <= row.len; i++) {
+        if (i == row.len || row.ptr[i] == '\t') {
+            if (n == max)
+                return max + 1;
+            fields[n].ptr = row.ptr + start;
+            fields[n].len = i - start;
+            n++;
+            start = i + 1;
+        }
+    }
+    for (i = 0; i < n && *control == 0; i++)
+        for (j = 0; j < fields[i].len; j++) {
+            unsigned char c = (unsigned char)fields[i].ptr[j];
+            if (c < 0x20 || c == 0x7f) {
+                *control = i + 1;
+                break;
+            }
+        }
+    return n;
+}
+
+/* ref_valid_class is fd_valid_class as it was, one byte at a time. */
+static int ref_valid_class(fd_span c, fd_span pack)
+{
+    static const char prefix[] = "/Game/MJOLNIR/Forge/";
+    size_t plen = sizeof prefix - 1, i, slash = 0, dot = 0, ndots = 0;
+    if (c.len > 200 || c.len < plen + pack.len + 2 || memcmp(c.ptr, prefix, plen) != 0)
+        return 0;
+    for (i = 0; i < c.len; i++) {
+        char ch = c.ptr[i];
+        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+              ch == '_' || ch == '/' || ch == '.' || ch == '-'))
+            return 0;
+        if (ch == '/')
+            slash = i;
+        if (ch == '.') {
+            dot = i;
+            ndots++;
+        }
+    }
+    if (ndots != 1 || dot < slash + 2)
+        return 0;
+    {
+        size_t an = dot - slash - 1;
+        if (c.len - dot - 1 != an + 2 || memcmp(c.ptr + slash + 1, c.ptr + dot + 1, an) != 0 ||
+            memcmp(c.ptr + c.len - 2, "_C", 2) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+/* test_row_scanning checks the word-at-a-time row reading against the
+ * byte loops it replaced: the control-character mask on every byte value
+ * in every position of a word, fd_split on random rows of tabs, control
+ * characters, DEL, high bytes and text (every alignment, lengths 0-99),
+ * fd_valid_class on random and near-valid class paths, and the tag lookup
+ * near a hint against the plain binary search for every hint. */
+static void test_row_scanning(void)
+{
+    static const char alphabet[] = "\t\t\t\x01\r\x1f\x7f\x80\xff a_Z0./-\\C";
+    static char text[128];
+    uint64_t s = 0xa4093822299f31d0u;
+    int k, bad = 0, valid = 0;
+    unsigned b, pos;
+    /* the mask: zero exactly when no byte is a control character, and its
+     * lowest flagged byte is the first control character */
+    for (b = 0; b < 256; b++)
+        for (pos = 0; pos < 8; pos++) {
+            unsigned char bytes[8];
+            uint64_t w, mask;
+            unsigned first = 8, i;
+            memset(bytes, 'a', sizeof bytes);
+            bytes[pos] = (unsigned char)b;
+            if (pos < 7)
+                bytes[7] = (unsigned char)(fd_test_xorshift(&s) & 0xff);
+            for (i = 0; i < 8 && first == 8; i++)
+                if (bytes[i] < 0x20 || bytes[i] == 0x7f)
+                    first = i;
+            memcpy(&w, bytes, sizeof w);
+            mask = fd_control_mask(w);
+            if ((mask == 0) != (first == 8))
+                bad++;
+            if (mask && fd_little_endian()) {
+                uint64_t low = mask & (~mask + 1);
+                unsigned at = 0;
+                while (low >>= 8)
+                    at++;
+                if (at != first)
+                    bad++;
+            }
+        }
+    CHECK(bad == 0);
+    for (k = 0; k < 200000; k++) {
+        fd_span row, got[11], want[11];
+        size_t len = (size_t)(fd_test_xorshift(&s) % 100), off = (size_t)(fd_test_xorshift(&s) % 8);
+        size_t max = k % 2 ? 10 : 6, gn, wn, gc, wc, i;
+        uint64_t r = fd_test_xorshift(&s);
+        for (i = 0; i < len; i++) {
+            /* mostly plain text, so that clean words occur */
+            r = fd_test_xorshift(&s);
+            text[off + i] = r % 4 ? (char)('a' + r % 26)
+                                  : alphabet[(r >> 8) % (sizeof alphabet - 1)];
+        }
+        row.ptr = text + off;
+        row.len = len;
+        gn = fd_split(row, got, max, &gc);
+        wn = ref_split(row, want, max, &wc);
+        if (gn != wn || (gn <= max && (gc != wc || memcmp(got, want, gn * sizeof got[0]) != 0))) {
+            if (bad++ < 5)
+                printf("fd_split (len %u, max %u): %u fields, control %u; want %u, %u\n",
+                       (unsigned)len, (unsigned)max, (unsigned)gn, (unsigned)gc, (unsigned)wn,
+                       (unsigned)wc);
+        }
+    }
+    CHECK(bad == 0);
+    for (k = 0; k < 100000; k++) {
+        static const char *parts[] = {"/Game/MJOLNIR/Forge/", "pk", "/", "BP_A", ".", "BP_A_C",
+                                      "_C", "a", "B", "..", "/x", "-", "$", "BP_A.BP_A_C"};
+        fd_span c, pack;
+        size_t len = 0;
+        int n = 1 + (int)(fd_test_xorshift(&s) % 8), i;
+        if (k % 3)
+            len += (size_t)sprintf(text, "/Game/MJOLNIR/Forge/pk/");
+        for (i = 0; i < n && len < 100; i++)
+            len += (size_t)sprintf(text + len, "%s",
+                                   parts[fd_test_xorshift(&s) % (sizeof parts / sizeof parts[0])]);
+        c.ptr = text;
+        c.len = len;
+        pack.ptr = "pk";
+        pack.len = 2;
+        valid += ref_valid_class(c, pack);
+        if (fd_valid_class(c, pack) != ref_valid_class(c, pack) && bad++ < 5)
+            printf("fd_valid_class(%.*s) = %d\n", (int)len, text, fd_valid_class(c, pack));
+    }
+    CHECK(valid > 100); /* valid paths were made too */
+    CHECK(bad == 0);
+    {
+        fd_inventory *inv = &inv_storage;
+        static char doors[64 * 80];
+        size_t dn = 0, i, hint;
+        dn += (size_t)sprintf(doors, "forge-doors 1\n");
+        for (i = 0; i < 40; i++) /* out of order, with gaps */
+            dn += (size_t)sprintf(doors + dn, "mjolnir\\forge\\p-k\\d%03u\t1\t1\t1\t1\t1\t1\t1\t1\t1\n",
+                                  (unsigned)((i * 37) % 100));
+        fd_inventory_init(inv);
+        CHECK_STATUS(fd_inventory_parse_doors(inv, doors, dn), FD_OK);
+        CHECK(inv->def_count == 40);
+        for (i = 1; i < inv->def_count; i++)
+            CHECK(fd_tag_cmp(inv->defs[inv->by_tag[i - 1]].tag, inv->defs[inv->by_tag[i - 1]].tag_len,
+                             inv->defs[inv->by_tag[i]].tag, inv->defs[inv->by_tag[i]].tag_len) < 0);
+        for (i = 0; i < 100; i++) {
+            char tag[40];
+            size_t len = (size_t)sprintf(tag, "mjolnir\\forge\\p-k\\d%03u", (unsigned)i);
+            int f1, f2;
+            size_t want = fd_find_index(inv, tag, len, &f1);
+            for (hint = 0; hint <= inv->def_count + 1; hint++)
+                if (fd_find_index_near(inv, tag, len, hint, &f2) != want || f2 != f1)
+                    bad++;
+        }
+        CHECK(bad == 0);
+    }
+}
+
 static void test_parse_companion(void)
 {
     fd_inventory *inv = &inv_storage;
@@ -834,6 +1140,212 @@ static void test_time_steps(void)
     }
 }
 
+/* ref_scan is the step's scan as it was before obstacles were sorted and
+ * boxed per panel: every counted obstacle against every panel. */
+static void ref_scan(const fd_door_def *def, const fd_panel *p, const fd_obstacle *obs,
+                     size_t count, fd_scan *s)
+{
+    const double hx = def->panel[0] * 0.5, hy = def->panel[1] * 0.5, h = def->panel[2];
+    const double tx = def->trigger[0] * 0.5, ty = def->trigger[1] * 0.5, tz = def->trigger[2];
+    const double top = p->height + h;
+    const int raised = p->height > 0.0;
+    const fd_vec3 o = p->closed.origin, ax = p->closed.axis_x, ay = p->closed.axis_y,
+                  az = p->closed.axis_z;
+    size_t i;
+    for (i = 0; i < count; i++) {
+        double cx, cy, cz, r, r2, lx, ly, lz, dx, dy, dxy2;
+        if (!fd_obstacle_counts(&obs[i]))
+            continue;
+        cx = obs[i].centre.x - o.x;
+        cy = obs[i].centre.y - o.y;
+        cz = obs[i].centre.z - o.z;
+        r = obs[i].radius;
+        r2 = r * r;
+        lx = cx * ax.x + cy * ax.y + cz * ax.z;
+        ly = cx * ay.x + cy * ay.y + cz * ay.z;
+        lz = cx * az.x + cy * az.y + cz * az.z;
+        dx = fd_clamp_dist(lx, -hx, hx);
+        dy = fd_clamp_dist(ly, -hy, hy);
+        dxy2 = dx * dx + dy * dy;
+        if (obs[i].kind == FD_OBSTACLE_BIPED && fabs(lx) <= tx && fabs(ly) <= ty && lz >= -0.5 &&
+            lz <= tz)
+            s->occupied = 1;
+        if (dxy2 >= r2)
+            continue;
+        if (raised) {
+            const double dz = fd_clamp_dist(lz, 0.0, top);
+            if (dxy2 + dz * dz < r2)
+                s->close_blocked = 1;
+        }
+        if (lz >= top) {
+            const double lim = lz - sqrt(r2 - dxy2) - h;
+            if (lim < s->open_limit)
+                s->open_limit = lim;
+        }
+    }
+}
+
+/* fd_test_unit is a uniform random number in [0, 1). */
+static double fd_test_unit(uint64_t *s)
+{
+    return (double)(fd_test_xorshift(s) >> 11) / 9007199254740992.0;
+}
+
+/* test_step_matches_reference runs 128 panels (random sizes, rotations a
+ * little off orthonormal, a quarter of them a billion metres out) through
+ * many ticks of obstacles, half of them placed on the edges of a panel's
+ * trigger, column, sweep and lift cap, and checks that every panel ends
+ * each step bit for bit where the every-pair reference scan puts it. */
+static void test_step_matches_reference(void)
+{
+    static char doors[16 * 400], installed[16 * 400];
+    static fd_panel before[FD_MAX_ACTIVE_PANELS];
+    static fd_obstacle obs[160];
+    static fd_panel_observation po[FD_MAX_ACTIVE_PANELS];
+    fd_runtime *rt = &rt_storage;
+    uint64_t s = 0x13198a2e03707344u;
+    size_t dn = 0, in = 0, i, k;
+    int differ = 0, moved = 0, blocked_hits = 0, matter = 0, unreached = 0;
+    uint64_t t;
+    dn += (size_t)sprintf(doors + dn, "forge-doors 1\n");
+    in += (size_t)sprintf(installed + in, "forge-installed 1\n");
+    for (i = 0; i < 16; i++) {
+        dn += (size_t)sprintf(doors + dn,
+                              "mjolnir\\forge\\diff-pack\\door_%02u\t%.17g\t%.17g\t%.17g\t%.17g\t%.17g\t%.17g"
+                              "\t%.17g\t%.17g\t%.17g\n",
+                              (unsigned)i, 0.5 + 15.5 * fd_test_unit(&s), 0.5 + 7.5 * fd_test_unit(&s),
+                              0.2 + 12 * fd_test_unit(&s), 0.2 + 12 * fd_test_unit(&s),
+                              0.2 + 8 * fd_test_unit(&s), 0.5 * fd_test_unit(&s),
+                              0.01 + 8 * fd_test_unit(&s), 0.01 + 2 * fd_test_unit(&s),
+                              0.5 + 6 * fd_test_unit(&s));
+        in += (size_t)sprintf(installed + in,
+                              "mjolnir\\forge\\diff-pack\\door_%02u\tdiff-pack\t1.0.0\tdoor_%02u\tpanel\t"
+                              "/Game/MJOLNIR/Forge/diff-pack/P/BP_D.BP_D_C\n",
+                              (unsigned)i, (unsigned)i);
+    }
+    fd_runtime_init(rt);
+    fd_runtime_report_build(rt, "CU4");
+    fd_runtime_report_forge(rt, 1, FD_FORGE_NATIVE_API_MIN);
+    CHECK_STATUS(fd_runtime_load_inventory(rt, doors, dn, installed, in), FD_OK);
+    CHECK(rt->inv.bound_count == 16);
+    fd_runtime_begin_world(rt, 1, FD_ROLE_HOST);
+    for (i = 0; i < FD_MAX_ACTIVE_PANELS; i++) {
+        static char tags[FD_MAX_ACTIVE_PANELS][48];
+        double off = i % 4 == 3 ? 1e9 : 0.0, e = 1e-5;
+        double yaw = 6.3 * fd_test_unit(&s), pitch = i % 2 ? 0.0 : 3 * fd_test_unit(&s) - 1.5,
+               roll = i % 3 ? 0.0 : 3 * fd_test_unit(&s) - 1.5;
+        fd_pose pose;
+        if (i % 8 == 0) /* axis-aligned: the world box is as tight as it gets */
+            yaw = pitch = roll = 0.0;
+        pose = rotated(v3(off + 60 * fd_test_unit(&s), -off + 60 * fd_test_unit(&s),
+                          10 * fd_test_unit(&s)),
+                       yaw, pitch, roll);
+        if (i % 8 == 0) {
+            /* axes as far off unit length as fd_pose_valid lets them be */
+            pose.axis_x.x *= fd_test_xorshift(&s) & 1 ? 1 + 9e-5 : 1 - 9e-5;
+            pose.axis_y.y *= fd_test_xorshift(&s) & 1 ? 1 + 9e-5 : 1 - 9e-5;
+            pose.axis_z.z *= fd_test_xorshift(&s) & 1 ? 1 + 9e-5 : 1 - 9e-5;
+        }
+        pose.axis_x.x += e * (fd_test_unit(&s) - 0.5);
+        pose.axis_y.z += e * (fd_test_unit(&s) - 0.5);
+        pose.axis_z.y += e * (fd_test_unit(&s) - 0.5);
+        sprintf(tags[i], "mjolnir\\forge\\diff-pack\\door_%02u", (unsigned)(i % 16));
+        po[i] = panel_obs(0x00010000u | (uint32_t)i, (uint32_t)i, tags[i], pose);
+    }
+    for (t = 1; t <= 300; t++) {
+        size_t n = 64 + (size_t)(fd_test_xorshift(&s) % 97);
+        fd_runtime_begin_scan(rt);
+        for (i = 0; i < FD_MAX_ACTIVE_PANELS; i++) {
+            const fd_panel *p = fd_runtime_find_panel(rt, po[i].handle);
+            if (p)
+                po[i].pose = p->published;
+            CHECK_STATUS(fd_runtime_observe_panel(rt, &po[i], NULL), FD_OK);
+        }
+        for (k = 0; k < n; k++) {
+            fd_obstacle *o = &obs[k];
+            uint64_t r = fd_test_xorshift(&s);
+            memset(o, 0, sizeof *o);
+            o->kind = (uint8_t)(r % 4);
+            o->physics = (uint8_t)((r >> 2) % 3);
+            o->parented = (uint8_t)((r >> 4) & 1);
+            o->body = (uint8_t)((r >> 5) % 5);
+            o->radius = (r >> 8) % 500 == 0 ? 1e200 : 0.05 + 3 * fd_test_unit(&s);
+            if ((r >> 16) & 1) {
+                /* on an edge of a random panel's reach, give or take an ulp */
+                const fd_panel *p = &rt->panels[fd_test_xorshift(&s) % rt->panel_count];
+                const fd_door_def *d = &rt->inv.defs[p->def];
+                const double rr = o->radius, top = p->height + d->panel[2];
+                const double xs[] = {d->trigger[0] * 0.5, d->panel[0] * 0.5 + rr, d->panel[0] * 0.5, 0};
+                const double ys[] = {d->trigger[1] * 0.5, d->panel[1] * 0.5 + rr, d->panel[1] * 0.5, 0};
+                const double zs[] = {-0.5, d->trigger[2], -rr, top, top + rr,
+                                     d->travel + d->panel[2] + rr, top + 0.5 * rr, 0};
+                const double nudge[] = {0, 1e-12, -1e-12, 1e-5, -1e-5, 0.3, -0.3};
+                double lx = xs[fd_test_xorshift(&s) % 4], ly = ys[fd_test_xorshift(&s) % 4],
+                       lz = zs[fd_test_xorshift(&s) % 8];
+                if (fd_test_xorshift(&s) & 1)
+                    lx = -lx;
+                if (fd_test_xorshift(&s) & 1)
+                    ly = -ly;
+                lx += nudge[fd_test_xorshift(&s) % 7];
+                ly += nudge[fd_test_xorshift(&s) % 7];
+                lz += nudge[fd_test_xorshift(&s) % 7];
+                o->centre = to_world(&p->closed, lx, ly, lz);
+            } else {
+                const double off = (r >> 24) % 4 == 3 ? 1e9 : 0.0;
+                o->centre = v3(off - 5 + 70 * fd_test_unit(&s), -off - 5 + 70 * fd_test_unit(&s),
+                               -2 + 25 * fd_test_unit(&s));
+            }
+        }
+        /* every pair that can matter is in the panel's reach */
+        for (i = 0; i < rt->panel_count; i++) {
+            const fd_panel *p = &rt->panels[i];
+            const fd_door_def *d = &rt->inv.defs[p->def];
+            for (k = 0; k < n; k++) {
+                fd_scan one;
+                fd_reach b;
+                one.occupied = 0;
+                one.close_blocked = 0;
+                one.open_limit = HUGE_VAL;
+                ref_scan(d, p, &obs[k], 1, &one);
+                if (!(one.occupied || one.close_blocked || one.open_limit < d->travel))
+                    continue;
+                matter++;
+                b = fd_panel_reach(d, p, obs[k].radius);
+                if (!fd_in_reach(&b, obs[k].centre.x, obs[k].centre.y, obs[k].centre.z) &&
+                    unreached++ < 5)
+                    printf("tick %u panel %u: obstacle %u (r %.17g) matters but is out of reach\n",
+                           (unsigned)t, (unsigned)i, (unsigned)k, obs[k].radius);
+            }
+        }
+        memcpy(before, rt->panels, sizeof before);
+        for (i = 0; i < rt->panel_count; i++) {
+            fd_panel *p = &before[i];
+            if (fd_automated(rt, p)) {
+                fd_scan sc;
+                sc.occupied = 0;
+                sc.close_blocked = 0;
+                sc.open_limit = HUGE_VAL;
+                ref_scan(&rt->inv.defs[p->def], p, obs, n, &sc);
+                blocked_hits += sc.close_blocked;
+                fd_panel_advance(p, &rt->inv.defs[p->def], DT, sc);
+            }
+        }
+        CHECK_STATUS(fd_runtime_step(rt, t, DT, obs, n), FD_OK);
+        for (i = 0; i < rt->panel_count; i++) {
+            moved += rt->panels[i].height > 0.0;
+            if (memcmp(&rt->panels[i], &before[i], sizeof before[i]) != 0 && differ++ < 5)
+                printf("tick %u panel %u: height %.17g state %d; reference %.17g state %d\n",
+                       (unsigned)t, (unsigned)i, rt->panels[i].height, rt->panels[i].state,
+                       before[i].height, before[i].state);
+        }
+    }
+    CHECK(unreached == 0);
+    CHECK(matter > 1000);
+    CHECK(differ == 0);
+    CHECK(moved > 1000);       /* the doors did move */
+    CHECK(blocked_hits > 100); /* and closing was blocked now and then */
+}
+
 static void test_other_panels_and_rotation(void)
 {
     fd_runtime *rt = ready_runtime();
@@ -1287,6 +1799,8 @@ static void test_gates(void)
 int main(void)
 {
     test_decimal();
+    test_decimal_17_digits();
+    test_row_scanning();
     test_parse_companion();
     test_field_limits();
     test_rejected_row_isolation();
@@ -1303,6 +1817,7 @@ int main(void)
     test_opening_stopped_by_obstacle();
     test_time_steps();
     test_other_panels_and_rotation();
+    test_step_matches_reference();
     test_refusals();
     test_stale_and_replaced();
     test_active_limit();
