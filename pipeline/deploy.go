@@ -12,6 +12,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/deploy"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
+	"github.com/mjolnir-forge/forgesync/internal/wire"
 	"github.com/mjolnir-forge/forgesync/native"
 )
 
@@ -54,7 +55,7 @@ func (p *Pipeline) Deploy(ctx context.Context) ([]deploy.FileReport, error) {
 // and the warnings a user must hear of.
 func (p *Pipeline) DeployModules(ctx context.Context) (*api.Modules, []string) {
 	reports, err := p.Deploy(ctx)
-	m := &api.Modules{Gates: native.CheckGatesDir(p.opts.Mods), Deployed: apiFileReports(reports), SupportedBuilds: native.SupportedBuilds()}
+	m := &api.Modules{Gates: wire.Gates(native.CheckGatesDir(p.opts.Mods)), Deployed: apiFileReports(reports), SupportedBuilds: native.SupportedBuilds()}
 	m.DoorAutomation = m.Gates.DoorAutomation && !slices.ContainsFunc(reports, func(r deploy.FileReport) bool {
 		return r.Component == "native" && r.Status == deploy.DeployFailed
 	})
