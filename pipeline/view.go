@@ -6,6 +6,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/deploy"
 	"github.com/mjolnir-forge/forgesync/inventory"
+	"github.com/mjolnir-forge/forgesync/packset"
 	"github.com/mjolnir-forge/forgesync/rejection"
 )
 
@@ -84,16 +85,16 @@ func (r *Runner) Rejections() []rejection.Record {
 
 // SetPacks returns installed packs as a pack set sees them (SPEC §10): id,
 // version, archive SHA-256 and whether enabled.
-func SetPacks(packs []inventory.InstalledPack) []api.SetPack {
-	out := make([]api.SetPack, 0, len(packs))
+func SetPacks(packs []inventory.InstalledPack) []packset.Installed {
+	out := make([]packset.Installed, 0, len(packs))
 	for _, p := range packs {
-		out = append(out, api.SetPack{ID: p.Manifest.ID, Version: p.Manifest.Version, SHA256: p.ArchiveSHA256, Enabled: p.Enabled})
+		out = append(out, packset.Installed{ID: p.Manifest.ID, Version: p.Manifest.Version, SHA256: p.ArchiveSHA256, Enabled: p.Enabled})
 	}
 	return out
 }
 
 // Installed returns the installed packs as a pack set sees them.
-func (p *Pipeline) Installed() ([]api.SetPack, error) {
+func (p *Pipeline) Installed() ([]packset.Installed, error) {
 	packs, err := p.Packs()
 	if err != nil {
 		return nil, err

@@ -28,6 +28,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/internal/errkind"
+	"github.com/mjolnir-forge/forgesync/internal/wire"
 	"github.com/mjolnir-forge/forgesync/packset"
 	"github.com/mjolnir-forge/forgesync/pipeline"
 	"github.com/mjolnir-forge/forgesync/store"
@@ -453,7 +454,7 @@ func (s *Syncer) fetch(ctx context.Context, base packset.Source, packs []packset
 			}
 			mu.Unlock()
 			if due {
-				s.emit(p)
+				s.emit(wire.Download(p))
 			}
 		}
 	}
@@ -545,17 +546,14 @@ func (s *Syncer) Status(installed []packset.Installed) *api.SetStatus {
 	}
 	if v.rec.Lock != "" {
 		c := packset.Compare(installed, v.pins)
-		st.Equal, st.Differences = c.Equal, c.Differences
+		st.Equal, st.Differences = c.Equal, wire.SetDifferences(c.Differences)
 	}
 	return st
 }
 
 // Info is the answer of GET /v1/set.
 func (s *Syncer) Info(installed []packset.Installed) api.SetInfo {
-	info := api.SetInfo{Fingerprint: packset.MachineFingerprint(installed), Packs: installed, Set: s.Status(installed)}
-	if info.Packs == nil {
-		info.Packs = []api.SetPack{}
-	}
+	info := api.SetInfo{Fingerprint: packset.MachineFingerprint(installed), Packs: wire.SetPacks(installed), Set: s.Status(installed)}
 	if info.Set != nil {
 		info.Source, info.SignedBy, info.LastCheck, info.LastApply = info.Set.Source, info.Set.SignedBy, info.Set.LastCheck, info.Set.LastApply
 	}
@@ -573,7 +571,7 @@ func Diff(installed []packset.Installed, body []byte) (api.SetComparison, error)
 	if err != nil {
 		return api.SetComparison{}, fmt.Errorf("%w: %w", err, errkind.Invalid)
 	}
-	return packset.Compare(installed, l.Entries()), nil
+	return wire.SetComparison(packset.Compare(installed, l.Entries())), nil
 }
 
 var (

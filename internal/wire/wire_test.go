@@ -2,11 +2,14 @@ package wire_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"testing/fstest"
 
+	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/internal/wire"
 	"github.com/mjolnir-forge/forgesync/native"
+	"github.com/mjolnir-forge/forgesync/packset"
 )
 
 // modsFS is a Mods folder with each gating mod's version.txt ("-": none).
@@ -39,5 +42,49 @@ func TestGatesJSON(t *testing.T) {
 	first := mods[0].(map[string]any)
 	if first["mod"] != "MJOLNIRForge" || first["version"] != "0.3.0" || first["minimum"] != "0.4.0" || first["state"] != "old" {
 		t.Errorf("status JSON mods[0] = %v", first)
+	}
+}
+
+// TestSetComparisonSameJSON: `forgesync diff --json` prints packset's
+// comparison and POST /v1/set/diff answers api's; the two must be the same
+// bytes, every kind of difference, both sides.
+func TestSetComparisonSameJSON(t *testing.T) {
+	installed := []packset.Installed{
+		{ID: "a", Version: "1.0.0", SHA256: "aa", Enabled: true},
+		{ID: "b", Version: "2.0.0", SHA256: "bb", Enabled: true},
+		{ID: "c", Version: "1.0.0", SHA256: "cc", Enabled: false},
+		{ID: "d", Version: "1.0.0", SHA256: "dd", Enabled: true},
+	}
+	set := []packset.Entry{{ID: "a", Version: "1.1.0", SHA256: "a2"}, {ID: "b", Version: "2.0.0", SHA256: "b2"},
+		{ID: "c", Version: "1.0.0", SHA256: "cc"}, {ID: "e", Version: "0.1.0", SHA256: "ee"}}
+	c := packset.Compare(installed, set)
+	if len(c.Differences) != 5 {
+		t.Fatalf("Compare = %+v; want 5 differences", c)
+	}
+	dom, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := json.Marshal(wire.SetComparison(c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(dom) != string(w) {
+		t.Errorf("wire JSON\n%s\nwant packset's\n%s", w, dom)
+	}
+	for i, d := range wire.SetComparison(c).Differences {
+		if d.String() != c.Differences[i].String() {
+			t.Errorf("difference %d says %q on the wire, %q in packset", i, d.String(), c.Differences[i].String())
+		}
+	}
+	if got, err := json.Marshal(wire.SetComparison(packset.Compare(nil, nil))); err != nil || !strings.Contains(string(got), `"differences":[]`) {
+		t.Errorf("an equal comparison = %s, %v; want an empty differences list", got, err)
+	}
+}
+
+func TestDownload(t *testing.T) {
+	p := packset.Progress{Pack: "p", URL: "https://m/p.zip", Done: 3, Total: 9}
+	if got := wire.Download(p); got != (api.Download{Pack: "p", URL: "https://m/p.zip", Done: 3, Total: 9}) {
+		t.Errorf("Download(%+v) = %+v", p, got)
 	}
 }
