@@ -120,7 +120,7 @@ type Warning struct {
 // GenerationRecorded is the data of [EventGeneration].
 type GenerationRecorded struct {
 	N           int    `json:"n"`
-	Cause       string `json:"cause"`
+	Cause       Cause  `json:"cause"`
 	Fingerprint string `json:"fingerprint"`
 	Packs       int    `json:"packs"` // installed packs in the generation
 }

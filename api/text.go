@@ -73,7 +73,7 @@ func WriteStatus(w io.Writer, st Status, rejected []rejection.Record) error {
 		} else {
 			printf(&b, "last sync: %s, %s in %s\n", at, ls.Result, seconds(ls.DurationSeconds))
 		}
-		if ls.Error != "" && ls.Result == "waiting" {
+		if ls.Error != "" && ls.Result == SyncWaiting {
 			printf(&b, "  waiting: %s\n", ls.Error)
 		} else if ls.Error != "" {
 			printf(&b, "  error: %s\n", ls.Error)

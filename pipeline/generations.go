@@ -18,13 +18,13 @@ import (
 
 // The causes of a generation (SPEC §11).
 const (
-	CauseDrop     = "drop"
-	CauseInstall  = "install"
-	CauseEnable   = "enable"
-	CauseDisable  = "disable"
-	CauseRemove   = "remove"
-	CauseSet      = "set"
-	CauseRollback = "rollback"
+	CauseDrop     store.Cause = "drop" // a pass over the drop folder
+	CauseInstall  store.Cause = "install"
+	CauseEnable   store.Cause = "enable"
+	CauseDisable  store.Cause = "disable"
+	CauseRemove   store.Cause = "remove"
+	CauseSet      store.Cause = "set" // a set apply
+	CauseRollback store.Cause = "rollback"
 )
 
 // DefaultKeepGenerations is how many generations the state keeps when

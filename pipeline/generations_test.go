@@ -24,14 +24,14 @@ func TestRollbackToEveryGeneration(t *testing.T) {
 	e := newEnv(t)
 	p := e.open(t)
 	published := map[int]map[string]string{}
-	record := func(sum *Summary, cause string) {
+	record := func(sum *Summary, cause store.Cause) {
 		t.Helper()
 		h, err := p.History()
 		if err != nil {
 			t.Fatal(err)
 		}
 		g := h.Generations[0]
-		if sum.Generation != g.N || g.Cause != cause || h.Current != g.N {
+		if sum.Generation != g.N || g.Cause != api.Cause(cause) || h.Current != g.N {
 			t.Fatalf("generation %d (summary %d), cause %s; want cause %s", g.N, sum.Generation, g.Cause, cause)
 		}
 		published[g.N] = e.machine(t)
@@ -73,7 +73,7 @@ func TestRollbackToEveryGeneration(t *testing.T) {
 			t.Fatalf("after Rollback(%d) the machine differs from generation %d:\n%s", n, n, d)
 		}
 		h, _ := p.History()
-		if g := h.Generations[0]; g.Cause != CauseRollback || sum.Generation != g.N || sum.Set == nil {
+		if g := h.Generations[0]; g.Cause != api.CauseRollback || sum.Generation != g.N || sum.Set == nil {
 			t.Fatalf("Rollback(%d) recorded %+v (summary %+v); want a rollback generation", n, g.Generation, sum)
 		}
 	}

@@ -56,7 +56,7 @@ type RunnerOptions struct {
 // Snapshot is the state as of the last finished transaction. A snapshot
 // shares nothing with the writer: readers may keep it.
 type Snapshot struct {
-	State      string // api.StateIdle, StateSyncing or StateError
+	State      api.State
 	Started    time.Time
 	LastSync   *api.LastSync
 	Packs      []inventory.InstalledPack
@@ -261,20 +261,20 @@ func cutShort(ctx context.Context, err error) error {
 	return errkind.Wrap(errkind.Busy, err)
 }
 
-func (r *Runner) setState(state string) {
+func (r *Runner) setState(state api.State) {
 	s := *r.snap.Load()
 	s.State = state
 	r.snap.Store(&s)
 }
 
 func (r *Runner) report(sum *Summary, err error, start time.Time) {
-	info := &api.LastSync{Time: start.UTC(), DurationSeconds: time.Since(start).Seconds(), Result: "ok"}
+	info := &api.LastSync{Time: start.UTC(), DurationSeconds: time.Since(start).Seconds(), Result: api.SyncOK}
 	state := api.StateIdle
 	switch {
 	case err != nil && (errors.Is(err, errkind.Refused) || errors.Is(err, errkind.NotFound)):
-		info.Result, info.Error = "refused", err.Error()
+		info.Result, info.Error = api.SyncRefused, err.Error()
 	case err != nil:
-		info.Result, info.Error, state = "error", err.Error(), api.StateError
+		info.Result, info.Error, state = api.SyncError, err.Error(), api.StateError
 		r.p.emit(api.Warning{Message: err.Error()})
 	case sum.Waiting():
 		// The machine's condition, not an archive: status says which
@@ -287,9 +287,9 @@ func (r *Runner) report(sum *Summary, err error, start time.Time) {
 				}
 			}
 		}
-		info.Result, info.Error = "waiting", strings.Join(why, "; ")
+		info.Result, info.Error = api.SyncWaiting, strings.Join(why, "; ")
 	case sum.Rejected():
-		info.Result = "rejected"
+		info.Result = api.SyncRejected
 	}
 	if err == nil && sum != nil {
 		for _, o := range sum.Outcomes {
@@ -303,7 +303,7 @@ func (r *Runner) report(sum *Summary, err error, start time.Time) {
 }
 
 // refresh builds a new snapshot on the writer goroutine.
-func (r *Runner) refresh(state string, info *api.LastSync) {
+func (r *Runner) refresh(state api.State, info *api.LastSync) {
 	s := &Snapshot{State: state, Started: r.started, Warnings: []string{}}
 	if old := r.snap.Load(); old != nil {
 		s.Modules = old.Modules

@@ -47,7 +47,7 @@ type txn struct {
 	dispose []func() error // run after publication: rejections, deletions
 	// attempts counts the tries of each archive in processing; see begin.
 	attempts attempts
-	cause    string // of the generation a committed change records
+	cause    store.Cause // of the generation a committed change records
 	// r is the pipeline's Renamer with this transaction's Budget: all the
 	// files held in one pass share one wait, then fail at once as held.
 	r atomicfile.Renamer
@@ -63,7 +63,7 @@ type txn struct {
 // archive leaves processing only after the state that installs it is
 // written or its rejection is on disk, and content is deleted only after
 // the inventory that no longer names it is published.
-func (p *Pipeline) transact(ctx context.Context, ch *change, force bool, fromInstall map[string]bool, cause string) (*Summary, error) {
+func (p *Pipeline) transact(ctx context.Context, ch *change, force bool, fromInstall map[string]bool, cause store.Cause) (*Summary, error) {
 	start := time.Now()
 	trigger := p.trigger // set by startPass, whose sync-started went out
 	p.trigger = ""
@@ -169,7 +169,7 @@ func (p *Pipeline) report(sum *Summary, changes []api.EventData) {
 	}
 	if sum.Generation > 0 && p.st != nil && len(p.st.Generations) > 0 {
 		g := p.st.Generations[len(p.st.Generations)-1]
-		p.emit(api.GenerationRecorded{N: g.N, Cause: g.Cause, Fingerprint: g.Fingerprint, Packs: len(g.Packs)})
+		p.emit(api.GenerationRecorded{N: g.N, Cause: apiCause(g.Cause), Fingerprint: g.Fingerprint, Packs: len(g.Packs)})
 	}
 	for _, w := range sum.Warnings {
 		p.emit(api.Warning{Message: w})
@@ -194,7 +194,7 @@ func (p *Pipeline) progress(name string) func(done, total int64) {
 	}
 }
 
-func (p *Pipeline) run(ctx context.Context, ch *change, force bool, fromInstall map[string]bool, cause string) (*Summary, []api.EventData, error) {
+func (p *Pipeline) run(ctx context.Context, ch *change, force bool, fromInstall map[string]bool, cause store.Cause) (*Summary, []api.EventData, error) {
 	t, err := p.newTxn(ctx, ch, cause)
 	if err != nil {
 		return nil, nil, err
@@ -211,7 +211,7 @@ func (p *Pipeline) run(ctx context.Context, ch *change, force bool, fromInstall 
 
 // newTxn starts a transaction: it finishes an interrupted set apply first,
 // then applies the change, if any.
-func (p *Pipeline) newTxn(ctx context.Context, ch *change, cause string) (*txn, error) {
+func (p *Pipeline) newTxn(ctx context.Context, ch *change, cause store.Cause) (*txn, error) {
 	st, err := p.state()
 	if err != nil {
 		return nil, err

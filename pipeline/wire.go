@@ -16,7 +16,7 @@ func apiGeneration(g store.Generation) api.Generation {
 	for i, p := range g.Packs {
 		packs[i] = api.GenerationPack{ID: p.ID, Version: p.Version, SHA256: p.SHA256, Enabled: p.Enabled}
 	}
-	return api.Generation{N: g.N, Time: g.Time, Cause: g.Cause, Fingerprint: g.Fingerprint, Packs: packs}
+	return api.Generation{N: g.N, Time: g.Time, Cause: apiCause(g.Cause), Fingerprint: g.Fingerprint, Packs: packs}
 }
 
 // apiFileReports are a deploy's reports in their wire shape; never nil.
@@ -28,3 +28,6 @@ func apiFileReports(reports []deploy.FileReport) []api.FileReport {
 	}
 	return out
 }
+
+// apiCause is a generation's cause in its wire shape: the same words.
+func apiCause(c store.Cause) api.Cause { return api.Cause(c) }

@@ -18,7 +18,7 @@ import (
 func TestWireConversions(t *testing.T) {
 	g := store.Generation{N: 3, Time: time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC), Cause: CauseDrop, Fingerprint: "sha256:ab",
 		Packs: []store.GenerationPack{{ID: "a", Version: "1.0.0", SHA256: "cd", Enabled: true}, {ID: "b", Version: "2.0.0", SHA256: "ef"}}}
-	want := api.Generation{N: 3, Time: g.Time, Cause: CauseDrop, Fingerprint: "sha256:ab",
+	want := api.Generation{N: 3, Time: g.Time, Cause: api.CauseDrop, Fingerprint: "sha256:ab",
 		Packs: []api.GenerationPack{{ID: "a", Version: "1.0.0", SHA256: "cd", Enabled: true}, {ID: "b", Version: "2.0.0", SHA256: "ef"}}}
 	if got := apiGeneration(g); !reflect.DeepEqual(got, want) {
 		t.Errorf("apiGeneration = %+v; want %+v", got, want)
