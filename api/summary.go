@@ -74,11 +74,6 @@ type SetChange struct {
 	Previous string `json:"previous,omitempty"`
 }
 
-// Changed reports whether the apply changed anything.
-func (r *SetResult) Changed() bool {
-	return len(r.Installed)+len(r.Upgraded)+len(r.Downgraded)+len(r.Reinstalled)+len(r.Enabled)+len(r.Disabled)+len(r.Removed) > 0
-}
-
 // Rejected reports whether any archive in the summary was rejected.
 func (s *Summary) Rejected() bool {
 	return slices.ContainsFunc(s.Outcomes, func(o Outcome) bool { return o.Result == ResultRejected })

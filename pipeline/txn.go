@@ -165,7 +165,7 @@ func (p *Pipeline) report(sum *Summary, changes []api.EventData) {
 		p.emit(api.InventoryPublished{Files: sum.Published, Packs: enabled})
 	}
 	if sum.Set != nil && sum.Set.Changed() {
-		p.emit(*sum.Set)
+		p.emit(*apiSetResult(sum.Set))
 	}
 	if sum.Generation > 0 && p.st != nil && len(p.st.Generations) > 0 {
 		g := p.st.Generations[len(p.st.Generations)-1]

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/deploy"
+	"github.com/mjolnir-forge/forgesync/rejection"
 	"github.com/mjolnir-forge/forgesync/store"
 )
 
@@ -42,5 +43,56 @@ func TestWireConversions(t *testing.T) {
 	}
 	if got := apiFileReports(nil); got == nil || len(got) != 0 {
 		t.Errorf("apiFileReports(nil) = %#v; want an empty list (status shows [])", got)
+	}
+}
+
+// nonZero names the fields of v (a struct, followed through pointers and
+// into the elements of slices) left at their zero value.
+func nonZero(where string, v reflect.Value) []string {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() {
+			return []string{where}
+		}
+		return nonZero(where, v.Elem())
+	case reflect.Slice:
+		if v.Len() == 0 {
+			return []string{where}
+		}
+		return nonZero(where+"[0]", v.Index(0))
+	case reflect.Struct:
+		var out []string
+		for i := range v.NumField() {
+			out = append(out, nonZero(where+"."+v.Type().Field(i).Name, v.Field(i))...)
+		}
+		return out
+	}
+	if v.IsZero() {
+		return []string{where}
+	}
+	return nil
+}
+
+// TestWireSummaryWhole: a summary with every field set keeps every field
+// on the wire, and its lists keep being nil or empty as they were.
+func TestWireSummaryWhole(t *testing.T) {
+	ch := []SetChange{{ID: "p", Version: "2", Previous: "1"}}
+	sum := &Summary{Outcomes: []Outcome{{Archive: "a.zip", Result: api.ResultUpgraded, Pack: "p", Version: "2", Previous: "1",
+		Reasons: []rejection.Reason{{Rule: "r", File: "f", Path: "p", Message: "m", Value: "v", Line: 1, Column: 2}}}},
+		Published: []string{"x.json"}, Warnings: []string{"w"}, Duration: time.Second, Generation: 4, RolledBackTo: 2,
+		Set: &SetResult{Fingerprint: "sha256:f", Generation: 4, Installed: ch, Upgraded: ch, Downgraded: ch, Reinstalled: ch,
+			Enabled: []string{"e"}, Disabled: []string{"d"}, Removed: []string{"r"}}}
+	if zero := nonZero("Summary", reflect.ValueOf(sum)); len(zero) > 0 {
+		t.Fatalf("the test's summary leaves %v unset", zero)
+	}
+	if zero := nonZero("api.Summary", reflect.ValueOf(WireSummary(sum))); len(zero) > 0 {
+		t.Errorf("WireSummary leaves %v unset", zero)
+	}
+	if WireSummary(nil) != nil {
+		t.Error("WireSummary(nil) is not nil")
+	}
+	empty, err := json.Marshal(WireSummary(&Summary{Outcomes: []Outcome{}, Published: []string{}, Set: &SetResult{Installed: []SetChange{}}}))
+	if want := `{"outcomes":[],"published":[],"warnings":null,"duration_ns":0,"set":{"fingerprint":"","installed":[],"upgraded":null,"downgraded":null,"disabled":null,"removed":null}}`; err != nil || string(empty) != want {
+		t.Errorf("WireSummary of empty and nil lists = %s, %v; want %s", empty, err, want)
 	}
 }

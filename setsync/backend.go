@@ -107,7 +107,7 @@ func tomlValue(v any) (any, error) {
 // the Runner's answers, the set in status, and the endpoints of SPEC
 // §10.3.
 type Backend struct {
-	*pipeline.Runner
+	pipeline.WireBackend
 	Sets *Syncer
 }
 

@@ -53,7 +53,7 @@ const downloadEvery = 100 * time.Millisecond
 // installed: a [pipeline.Pipeline] in a command that holds the state, the
 // [pipeline.Runner] in the daemon.
 type Writer interface {
-	ApplySet(ctx context.Context, pins []packset.Entry, opts pipeline.SetOptions) (*api.Summary, error)
+	ApplySet(ctx context.Context, pins []packset.Entry, opts pipeline.SetOptions) (*pipeline.Summary, error)
 	Installed() ([]packset.Installed, error)
 }
 
@@ -414,7 +414,7 @@ func (s *Syncer) sync(ctx context.Context, req Request, res *api.SetSyncResult) 
 		}
 		return err
 	}
-	res.Summary = sum
+	res.Summary = pipeline.WireSummary(sum)
 	check.Result = api.CheckEqual
 	if sum.Set != nil && sum.Set.Changed() {
 		// The pipeline reports set-applied with the transaction.
