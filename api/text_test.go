@@ -9,8 +9,6 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/mjolnir-forge/forgesync/rejection"
 )
 
 func TestWriteSetSync(t *testing.T) {
@@ -91,7 +89,7 @@ func checkEscaped(t *testing.T, what, out string) {
 
 func TestTextWritersEscape(t *testing.T) {
 	h := hostile
-	reasons := []rejection.Reason{{File: h, Path: h, Message: h, Value: h}}
+	reasons := []Reason{{File: h, Path: h, Message: h, Value: h}}
 	set := &SetResult{Fingerprint: h, Installed: []SetChange{{ID: h, Version: h}}, Upgraded: []SetChange{{ID: h, Version: h, Previous: h}},
 		Downgraded: []SetChange{{ID: h, Version: h, Previous: h}}, Reinstalled: []SetChange{{ID: h, Version: h}},
 		Enabled: []string{h}, Disabled: []string{h}, Removed: []string{h}}
@@ -102,7 +100,7 @@ func TestTextWritersEscape(t *testing.T) {
 		Set: &SetStatus{Source: h, Name: h, Fingerprint: h, SignedBy: h, Machine: h, LastCheck: &check,
 			Differences: []SetDifference{{Kind: DiffMissing, ID: h, Want: &SetEntry{Version: h}}}}}
 	var b strings.Builder
-	WriteStatus(&b, st, []rejection.Record{{Archive: h, Reasons: reasons}})
+	WriteStatus(&b, st, []Rejection{{Archive: h, Reasons: reasons}})
 	checkEscaped(t, "WriteStatus", b.String())
 	b.Reset()
 	WriteSummary(&b, sum)

@@ -18,7 +18,6 @@ import (
 
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/internal/errkind"
-	"github.com/mjolnir-forge/forgesync/rejection"
 )
 
 // Defaults of [ServerOptions].
@@ -337,7 +336,7 @@ type packsBody struct {
 
 // rejectionsBody is the answer of GET /v1/rejections.
 type rejectionsBody struct {
-	Rejections []rejection.Record `json:"rejections"`
+	Rejections []api.Rejection `json:"rejections"`
 }
 
 func (s *server) getPacks(w http.ResponseWriter, r *http.Request) error {
@@ -363,7 +362,7 @@ func (s *server) getPack(w http.ResponseWriter, r *http.Request) error {
 func (s *server) getRejections(w http.ResponseWriter, r *http.Request) error {
 	rej := s.b.Rejections()
 	if rej == nil {
-		rej = []rejection.Record{}
+		rej = []api.Rejection{}
 	}
 	s.writeJSON(w, http.StatusOK, rejectionsBody{Rejections: rej})
 	return nil

@@ -16,6 +16,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/internal/errkind"
 	"github.com/mjolnir-forge/forgesync/internal/semver"
+	"github.com/mjolnir-forge/forgesync/internal/wire"
 	"github.com/mjolnir-forge/forgesync/inventory"
 	"github.com/mjolnir-forge/forgesync/inventory/render"
 	"github.com/mjolnir-forge/forgesync/place"
@@ -150,7 +151,7 @@ func (p *Pipeline) report(sum *Summary, changes []api.EventData) {
 				p.emit(api.Warning{Message: o.Archive + ": " + r.Message})
 			}
 		} else if o.Result == api.ResultRejected {
-			p.emit(api.PackRejected{Archive: o.Archive, Pack: o.Pack, Version: o.Version, Reasons: o.Reasons})
+			p.emit(api.PackRejected{Archive: o.Archive, Pack: o.Pack, Version: o.Version, Reasons: wire.Reasons(o.Reasons)})
 		} else {
 			p.emit(api.PackInstalled{Archive: o.Archive, Pack: o.Pack, Version: o.Version, Result: o.Result, Previous: o.Previous})
 		}

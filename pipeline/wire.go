@@ -5,6 +5,7 @@ import (
 
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/deploy"
+	"github.com/mjolnir-forge/forgesync/internal/wire"
 	"github.com/mjolnir-forge/forgesync/store"
 )
 
@@ -54,7 +55,7 @@ func WireSummary(s *Summary) *api.Summary {
 
 // apiOutcome is an archive's outcome in its wire shape.
 func apiOutcome(o Outcome) api.Outcome {
-	return api.Outcome{Archive: o.Archive, Result: o.Result, Pack: o.Pack, Version: o.Version, Previous: o.Previous, Reasons: o.Reasons}
+	return api.Outcome{Archive: o.Archive, Result: o.Result, Pack: o.Pack, Version: o.Version, Previous: o.Previous, Reasons: wire.Reasons(o.Reasons)}
 }
 
 // apiSetResult is what a set apply or a rollback changed in its wire
@@ -81,7 +82,7 @@ func apiSetChanges(cs []SetChange) []api.SetChange {
 }
 
 // WireBackend is a Runner as the status socket serves it: its mutations
-// answer with their summaries in wire shape, so that it is a
+// answer with their summaries in wire shape, its rejections are api's, so that it is a
 // daemon.Backend, daemon.Retrier and daemon.Installer; everything else is
 // the Runner's.
 type WireBackend struct {
@@ -121,6 +122,11 @@ func (b WireBackend) Retry(ctx context.Context, archives []string, all bool) (*a
 // InstallHanded installs an archive a command copied into drop/.install/.
 func (b WireBackend) InstallHanded(ctx context.Context, archive string, force bool) (*api.Summary, error) {
 	return wired(b.Runner.InstallHanded(ctx, archive, force))
+}
+
+// Rejections are the rejected archives in their wire shape.
+func (b WireBackend) Rejections() []api.Rejection {
+	return wire.Rejections(b.Runner.Rejections())
 }
 
 // wired passes a transaction's result on with its summary in wire shape.

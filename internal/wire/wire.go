@@ -12,6 +12,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/native"
 	"github.com/mjolnir-forge/forgesync/packset"
+	"github.com/mjolnir-forge/forgesync/rejection"
 )
 
 // Gates is a version gate in its wire shape; Mods is never nil.
@@ -69,4 +70,28 @@ func SetDifferences(ds []packset.Difference) []api.SetDifference {
 // SetComparison is a machine compared with a set in its wire shape.
 func SetComparison(c packset.Comparison) api.SetComparison {
 	return api.SetComparison{Set: c.Set, Machine: c.Machine, Equal: c.Equal, Differences: SetDifferences(c.Differences)}
+}
+
+// Reasons are rejection reasons in their wire shape; nil stays nil.
+func Reasons(rs []rejection.Reason) []api.Reason {
+	if rs == nil {
+		return nil
+	}
+	out := make([]api.Reason, len(rs))
+	for i, r := range rs {
+		out[i] = api.Reason{File: r.File, Path: r.Path, Line: r.Line, Column: r.Column, Rule: r.Rule, Value: r.Value, Message: r.Message}
+	}
+	return out
+}
+
+// Rejections are rejected archives in their wire shape; nil stays nil.
+func Rejections(recs []rejection.Record) []api.Rejection {
+	if recs == nil {
+		return nil
+	}
+	out := make([]api.Rejection, len(recs))
+	for i, r := range recs {
+		out[i] = api.Rejection{Archive: r.Archive, Time: r.Time, Pack: r.Pack, Version: r.Version, Reasons: Reasons(r.Reasons)}
+	}
+	return out
 }

@@ -5,11 +5,13 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/internal/wire"
 	"github.com/mjolnir-forge/forgesync/native"
 	"github.com/mjolnir-forge/forgesync/packset"
+	"github.com/mjolnir-forge/forgesync/rejection"
 )
 
 // modsFS is a Mods folder with each gating mod's version.txt ("-": none).
@@ -86,5 +88,31 @@ func TestDownload(t *testing.T) {
 	p := packset.Progress{Pack: "p", URL: "https://m/p.zip", Done: 3, Total: 9}
 	if got := wire.Download(p); got != (api.Download{Pack: "p", URL: "https://m/p.zip", Done: 3, Total: 9}) {
 		t.Errorf("Download(%+v) = %+v", p, got)
+	}
+}
+
+// TestRejectionsSameJSON: GET /v1/rejections answered rejection.Record
+// itself before api had its own shape; the wire's JSON is the same bytes,
+// every field set, and nil lists stay null.
+func TestRejectionsSameJSON(t *testing.T) {
+	recs := []rejection.Record{{Archive: "bad.zip", Time: time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC), Pack: "bad-pack", Version: "1.0.0",
+		Reasons: []rejection.Reason{{File: "forgepack.json", Path: "id", Line: 2, Column: 9, Rule: "pattern", Value: `"A"`, Message: "must be a pack slug"}}},
+		{Archive: "empty.zip"}}
+	dom, err := json.Marshal(recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := json.Marshal(wire.Rejections(recs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(dom) != string(w) {
+		t.Errorf("wire JSON\n%s\nwant rejection's\n%s", w, dom)
+	}
+	if got, want := wire.Reasons(recs[0].Reasons)[0].String(), recs[0].Reasons[0].String(); got != want {
+		t.Errorf("the wire's reason says %q, rejection's %q", got, want)
+	}
+	if wire.Rejections(nil) != nil || wire.Reasons(nil) != nil {
+		t.Error("nil is not kept nil")
 	}
 }
