@@ -106,9 +106,9 @@ type Record struct {
 	SignedBy    string             `json:"signed_by,omitempty"`
 	// Applied is the fingerprint of the set last applied whole from
 	// Source.
-	Applied   string        `json:"applied,omitempty"`
-	LastCheck *api.SetCheck `json:"last_check,omitempty"`
-	LastApply *api.SetApply `json:"last_apply,omitempty"`
+	Applied   string       `json:"applied,omitempty"`
+	LastCheck *StoredCheck `json:"last_check,omitempty"`
+	LastApply *StoredApply `json:"last_apply,omitempty"`
 }
 
 // view is the record and its decoded pins, for readers.
@@ -254,8 +254,7 @@ func (s *Syncer) Sync(ctx context.Context, req Request) (*api.SetSyncResult, err
 	v := s.view.Load()
 	rec := v.rec
 	if check.Source == rec.Source || rec.Source == "" {
-		c := *check
-		rec.LastCheck = &c
+		rec.LastCheck = storedCheck(*check)
 		if serr := s.save(rec, v.pins); serr != nil && err == nil {
 			err = serr
 		}
@@ -432,7 +431,7 @@ func (s *Syncer) recordApplied(check *api.SetCheck, gen int, pins []packset.Entr
 	rec := s.view.Load().rec
 	rec.Applied = check.Fingerprint
 	if check.Result == api.CheckApplied {
-		rec.LastApply = &api.SetApply{Time: check.Time, Fingerprint: check.Fingerprint, Generation: gen}
+		rec.LastApply = &StoredApply{Time: check.Time, Fingerprint: check.Fingerprint, Generation: gen}
 	}
 	return s.save(rec, pins)
 }
@@ -539,7 +538,7 @@ func (s *Syncer) Status(installed []packset.Installed) *api.SetStatus {
 		return nil
 	}
 	st := &api.SetStatus{Source: v.rec.Source, Name: v.rec.Name, Fingerprint: v.rec.Fingerprint, SignedBy: v.rec.SignedBy,
-		Following: s.opts.Follow != "", LastCheck: v.rec.LastCheck, LastApply: v.rec.LastApply,
+		Following: s.opts.Follow != "", LastCheck: wireCheck(v.rec.LastCheck), LastApply: wireApply(v.rec.LastApply),
 		Machine: packset.MachineFingerprint(installed), Differences: []api.SetDifference{}}
 	if st.Source == "" {
 		st.Source = packset.Redact(s.opts.Follow)
