@@ -31,7 +31,7 @@ func TestRollbackToEveryGeneration(t *testing.T) {
 			t.Fatal(err)
 		}
 		g := h.Generations[0]
-		if sum.Generation != g.N || g.Cause != api.Cause(cause) || h.Current != g.N {
+		if sum.Generation != g.N || g.Cause != cause || h.Current != g.N {
 			t.Fatalf("generation %d (summary %d), cause %s; want cause %s", g.N, sum.Generation, g.Cause, cause)
 		}
 		published[g.N] = e.machine(t)
@@ -54,7 +54,7 @@ func TestRollbackToEveryGeneration(t *testing.T) {
 		t.Fatal(err)
 	}
 	var lines []string
-	for _, g := range h.Generations {
+	for _, g := range WireHistory(h).Generations {
 		for _, c := range g.Changes {
 			lines = append(lines, c.String())
 		}
@@ -73,7 +73,7 @@ func TestRollbackToEveryGeneration(t *testing.T) {
 			t.Fatalf("after Rollback(%d) the machine differs from generation %d:\n%s", n, n, d)
 		}
 		h, _ := p.History()
-		if g := h.Generations[0]; g.Cause != api.CauseRollback || sum.Generation != g.N || sum.Set == nil {
+		if g := h.Generations[0]; g.Cause != CauseRollback || sum.Generation != g.N || sum.Set == nil {
 			t.Fatalf("Rollback(%d) recorded %+v (summary %+v); want a rollback generation", n, g.Generation, sum)
 		}
 	}

@@ -66,7 +66,7 @@ type Snapshot struct {
 	Modules    *api.Modules // nil before the first deploy
 	// History is the kept generations, newest first, and the disk their
 	// archives take; nil when it could not be read.
-	History *api.History
+	History *History
 }
 
 type request struct {

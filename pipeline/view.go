@@ -55,7 +55,7 @@ func (r *Runner) Status() api.Status {
 }
 
 // History returns the kept generations from the latest snapshot.
-func (r *Runner) History() *api.History {
+func (r *Runner) History() *History {
 	if h := r.Snapshot().History; h != nil {
 		return h
 	}

@@ -32,6 +32,29 @@ func apiFileReports(reports []deploy.FileReport) []api.FileReport {
 	return out
 }
 
+// WireHistory is the kept generations in their wire shape, as GET
+// /v1/history answers and `forgesync history` prints; nil stays nil, and
+// each list stays nil or empty as it was.
+func WireHistory(h *History) *api.History {
+	if h == nil {
+		return nil
+	}
+	out := &api.History{Current: h.Current, KeptBytes: h.KeptBytes}
+	if h.Generations != nil {
+		out.Generations = make([]api.HistoryGeneration, len(h.Generations))
+	}
+	for i, g := range h.Generations {
+		out.Generations[i] = api.HistoryGeneration{Generation: apiGeneration(g.Generation)}
+		if g.Changes != nil {
+			out.Generations[i].Changes = make([]api.GenerationChange, len(g.Changes))
+		}
+		for j, c := range g.Changes {
+			out.Generations[i].Changes[j] = api.GenerationChange{Kind: api.ChangeKind(c.Kind), ID: c.ID, Version: c.Version, Previous: c.Previous}
+		}
+	}
+	return out
+}
+
 // apiCause is a generation's cause in its wire shape: the same words.
 func apiCause(c store.Cause) api.Cause { return api.Cause(c) }
 
@@ -122,6 +145,11 @@ func (b WireBackend) Retry(ctx context.Context, archives []string, all bool) (*a
 // InstallHanded installs an archive a command copied into drop/.install/.
 func (b WireBackend) InstallHanded(ctx context.Context, archive string, force bool) (*api.Summary, error) {
 	return wired(b.Runner.InstallHanded(ctx, archive, force))
+}
+
+// History is the kept generations in their wire shape.
+func (b WireBackend) History() *api.History {
+	return WireHistory(b.Runner.History())
 }
 
 // Rejections are the rejected archives in their wire shape.

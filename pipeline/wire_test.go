@@ -61,6 +61,9 @@ func nonZero(where string, v reflect.Value) []string {
 		}
 		return nonZero(where+"[0]", v.Index(0))
 	case reflect.Struct:
+		if v.Type() == reflect.TypeFor[time.Time]() {
+			break
+		}
 		var out []string
 		for i := range v.NumField() {
 			out = append(out, nonZero(where+"."+v.Type().Field(i).Name, v.Field(i))...)
@@ -94,5 +97,30 @@ func TestWireSummaryWhole(t *testing.T) {
 	empty, err := json.Marshal(WireSummary(&Summary{Outcomes: []Outcome{}, Published: []string{}, Set: &SetResult{Installed: []SetChange{}}}))
 	if want := `{"outcomes":[],"published":[],"warnings":null,"duration_ns":0,"set":{"fingerprint":"","installed":[],"upgraded":null,"downgraded":null,"disabled":null,"removed":null}}`; err != nil || string(empty) != want {
 		t.Errorf("WireSummary of empty and nil lists = %s, %v; want %s", empty, err, want)
+	}
+}
+
+// TestWireHistoryWhole: a history with every field set keeps every field on
+// the wire, and one with no generations answers an empty list, as GET
+// /v1/history always has.
+func TestWireHistoryWhole(t *testing.T) {
+	at := time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)
+	gens := []store.Generation{
+		{N: 1, Time: at, Cause: CauseDrop, Fingerprint: "sha256:1", Packs: []store.GenerationPack{{ID: "a", Version: "1", SHA256: "s1", Enabled: true}}},
+		{N: 2, Time: at, Cause: CauseSet, Fingerprint: "sha256:2", Packs: []store.GenerationPack{{ID: "a", Version: "2", SHA256: "s2", Enabled: true}}},
+	}
+	h := HistoryOf(gens, 99)
+	if zero := nonZero("api.History", reflect.ValueOf(WireHistory(h).Generations[0])); len(zero) > 0 {
+		t.Errorf("WireHistory leaves %v unset", zero)
+	}
+	if w := WireHistory(h); w.Current != 2 || w.KeptBytes != 99 || w.Generations[0].Cause != api.CauseSet || w.Generations[0].Changes[0].Kind != api.ChangeUpdated {
+		t.Errorf("WireHistory = %+v", w)
+	}
+	empty, err := json.Marshal(WireHistory(HistoryOf(nil, 0)))
+	if want := `{"current":0,"kept_bytes":0,"generations":[]}`; err != nil || string(empty) != want {
+		t.Errorf("an empty history = %s, %v; want %s", empty, err, want)
+	}
+	if WireHistory(nil) != nil {
+		t.Error("WireHistory(nil) is not nil")
 	}
 }
