@@ -27,7 +27,7 @@ func PackView(p inventory.InstalledPack) api.Pack {
 // adds its version and pid).
 func (r *Runner) Status() api.Status {
 	s := r.Snapshot()
-	st := api.Status{State: s.State, StartedAt: s.Started, LastSync: s.LastSync, Modules: s.Modules,
+	st := api.Status{State: s.State, StartedAt: s.Started, LastSync: apiLastSync(s.LastSync), Modules: s.Modules,
 		Warnings: s.Warnings, Queue: s.Queue}
 	for _, p := range s.Packs {
 		st.Counts.Packs++

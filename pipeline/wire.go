@@ -55,6 +55,15 @@ func WireHistory(h *History) *api.History {
 	return out
 }
 
+// apiLastSync is the last sync in its wire shape; nil (before the first)
+// stays nil.
+func apiLastSync(l *LastSync) *api.LastSync {
+	if l == nil {
+		return nil
+	}
+	return &api.LastSync{Time: l.Time, Result: api.SyncResult(l.Result), DurationSeconds: l.DurationSeconds, Error: l.Error, Results: l.Results}
+}
+
 // apiCause is a generation's cause in its wire shape: the same words.
 func apiCause(c store.Cause) api.Cause { return api.Cause(c) }
 

@@ -124,3 +124,25 @@ func TestWireHistoryWhole(t *testing.T) {
 		t.Error("WireHistory(nil) is not nil")
 	}
 }
+
+// TestWireEnumsSameWords: the pipeline's enums reach the wire by their
+// words, so each constant must be the wire's constant of the same name.
+func TestWireEnumsSameWords(t *testing.T) {
+	pairs := [][2]string{
+		{string(SyncOK), string(api.SyncOK)}, {string(SyncRejected), string(api.SyncRejected)}, {string(SyncWaiting), string(api.SyncWaiting)},
+		{string(SyncRefused), string(api.SyncRefused)}, {string(SyncError), string(api.SyncError)},
+		{string(ChangeAdded), string(api.ChangeAdded)}, {string(ChangeUpdated), string(api.ChangeUpdated)}, {string(ChangeRemoved), string(api.ChangeRemoved)},
+		{string(ChangeEnabled), string(api.ChangeEnabled)}, {string(ChangeDisabled), string(api.ChangeDisabled)},
+		{string(CauseDrop), string(api.CauseDrop)}, {string(CauseInstall), string(api.CauseInstall)}, {string(CauseEnable), string(api.CauseEnable)},
+		{string(CauseDisable), string(api.CauseDisable)}, {string(CauseRemove), string(api.CauseRemove)}, {string(CauseSet), string(api.CauseSet)},
+		{string(CauseRollback), string(api.CauseRollback)},
+	}
+	for _, p := range pairs {
+		if p[0] != p[1] {
+			t.Errorf("the pipeline says %q where the wire says %q", p[0], p[1])
+		}
+	}
+	if got := apiLastSync(&LastSync{Result: SyncWaiting, Error: "e"}); got.Result != api.SyncWaiting || got.Error != "e" || apiLastSync(nil) != nil {
+		t.Errorf("apiLastSync = %+v", got)
+	}
+}
