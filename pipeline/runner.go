@@ -87,8 +87,8 @@ type Snapshot struct {
 	Packs      []inventory.InstalledPack
 	Rejections []rejection.Record
 	Warnings   []string
-	Queue      []string     // archives waiting for or in the writer
-	Modules    *api.Modules // nil before the first deploy
+	Queue      []string // archives waiting for or in the writer
+	Modules    *Modules // nil before the first deploy
 	// History is the kept generations, newest first, and the disk their
 	// archives take; nil when it could not be read.
 	History *History

@@ -27,7 +27,7 @@ func PackView(p inventory.InstalledPack) api.Pack {
 // adds its version and pid).
 func (r *Runner) Status() api.Status {
 	s := r.Snapshot()
-	st := api.Status{State: s.State, StartedAt: s.Started, LastSync: apiLastSync(s.LastSync), Modules: s.Modules,
+	st := api.Status{State: s.State, StartedAt: s.Started, LastSync: apiLastSync(s.LastSync), Modules: apiModules(s.Modules),
 		Warnings: s.Warnings, Queue: s.Queue}
 	for _, p := range s.Packs {
 		st.Counts.Packs++
@@ -46,7 +46,7 @@ func (r *Runner) Status() api.Status {
 	if s.Modules != nil {
 		st.Warnings = append(append([]string{}, st.Warnings...), s.Modules.Gates.Reasons...)
 		for _, f := range s.Modules.Deployed {
-			if f.Status == api.DeployStatus(deploy.DeployFailed) {
+			if f.Status == deploy.DeployFailed {
 				st.Warnings = append(st.Warnings, f.Reason)
 			}
 		}

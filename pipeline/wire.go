@@ -64,6 +64,16 @@ func apiLastSync(l *LastSync) *api.LastSync {
 	return &api.LastSync{Time: l.Time, Result: api.SyncResult(l.Result), DurationSeconds: l.DurationSeconds, Error: l.Error, Results: l.Results}
 }
 
+// apiModules is what status shows of the deployed modules in its wire
+// shape; nil (before the first deploy) stays nil.
+func apiModules(m *Modules) *api.Modules {
+	if m == nil {
+		return nil
+	}
+	return &api.Modules{Gates: wire.Gates(m.Gates), Deployed: apiFileReports(m.Deployed), DoorAutomation: m.DoorAutomation,
+		SupportedBuilds: m.SupportedBuilds}
+}
+
 // apiCause is a generation's cause in its wire shape: the same words.
 func apiCause(c store.Cause) api.Cause { return api.Cause(c) }
 

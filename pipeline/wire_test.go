@@ -8,6 +8,7 @@ import (
 
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/deploy"
+	"github.com/mjolnir-forge/forgesync/native"
 	"github.com/mjolnir-forge/forgesync/rejection"
 	"github.com/mjolnir-forge/forgesync/store"
 )
@@ -144,5 +145,20 @@ func TestWireEnumsSameWords(t *testing.T) {
 	}
 	if got := apiLastSync(&LastSync{Result: SyncWaiting, Error: "e"}); got.Result != api.SyncWaiting || got.Error != "e" || apiLastSync(nil) != nil {
 		t.Errorf("apiLastSync = %+v", got)
+	}
+}
+
+// TestWireModulesWhole: what status shows of the modules keeps every field
+// on the wire.
+func TestWireModulesWhole(t *testing.T) {
+	m := &Modules{Gates: native.Gates{Mods: []native.ModVersion{{Mod: "m", Version: "1", Minimum: "1", State: native.ModOld, Reason: "r"}},
+		DoorAutomation: true, PackLifts: true, Reasons: []string{"r"}},
+		Deployed:       []deploy.FileReport{{Component: "native", Name: "n", Path: "/p", Status: deploy.StagedLocked, SHA256: "ab", Staged: "/p.pending", Reason: "held"}},
+		DoorAutomation: true, SupportedBuilds: []string{"CU4"}}
+	if zero := nonZero("api.Modules", reflect.ValueOf(apiModules(m))); len(zero) > 0 {
+		t.Errorf("apiModules leaves %v unset", zero)
+	}
+	if apiModules(nil) != nil {
+		t.Error("apiModules(nil) is not nil")
 	}
 }
