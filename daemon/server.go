@@ -18,6 +18,7 @@ import (
 
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/internal/errkind"
+	"github.com/mjolnir-forge/forgesync/internal/strictjson"
 )
 
 // Defaults of [ServerOptions].
@@ -396,7 +397,7 @@ func (s *server) readEmptyBody(w http.ResponseWriter, r *http.Request) error {
 }
 
 // readBody decodes a JSON body into v strictly: unknown keys, duplicate
-// keys (api.DuplicateKey) and data after the object are refused (hint says
+// keys (strictjson.DuplicateKey) and data after the object are refused (hint says
 // what to send); no body leaves v as it is.
 func (s *server) readBody(w http.ResponseWriter, r *http.Request, v any, hint string) error {
 	rc := http.NewResponseController(w)
@@ -425,7 +426,7 @@ func (s *server) readBody(w http.ResponseWriter, r *http.Request, v any, hint st
 	}
 	// encoding/json keeps the last of two equal keys: which one the
 	// client meant is unknown.
-	if dup := api.DuplicateKey(b); dup != "" {
+	if dup := strictjson.DuplicateKey(b); dup != "" {
 		return errkind.New(errkind.Invalid, "request body: "+dup+"; "+hint)
 	}
 	return nil

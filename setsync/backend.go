@@ -12,6 +12,7 @@ import (
 
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/internal/errkind"
+	"github.com/mjolnir-forge/forgesync/internal/strictjson"
 	"github.com/mjolnir-forge/forgesync/pipeline"
 )
 
@@ -36,7 +37,7 @@ func LockText(body []byte) ([]byte, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, fmt.Errorf("lock in JSON: data after the object: %w", errkind.Invalid)
 	}
-	if dup := api.DuplicateKey(trimmed); dup != "" {
+	if dup := strictjson.DuplicateKey(trimmed); dup != "" {
 		return nil, fmt.Errorf("lock in JSON: %s: %w", dup, errkind.Invalid)
 	}
 	conv, err := tomlValue(v)
