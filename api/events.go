@@ -1,20 +1,20 @@
-// Package api owns the shapes forgesync shows the outside (SPEC §8): the
-// event vocabulary (each event type and the Go type of its data), the
-// status, pack and rejection answers of the status socket, the summary a
-// transaction returns, and the errors a mutation wraps. Each shape is one
-// Go type here: the pipeline fills it in, the daemon serves it, the CLI
-// decodes and prints it, and nobody converts between copies. Beyond the
-// data it only decodes an event's data by its type and writes the
-// plain-text views the CLI prints; it imports only the rejection leaf, so
-// every layer may use it.
+// Package api owns the wire shapes forgesync shows the outside (SPEC §8):
+// the event vocabulary (each event type and the Go type of its data), the
+// status, pack, set, history and rejection answers of the status socket,
+// the summary a transaction returns, and the OpenAPI document that
+// describes them. The shapes are the wire's alone: the domain packages
+// keep their own types, converted at the edges (internal/wire for
+// packset's, native's and rejection's, the pipeline's wire.go for the
+// pipeline's), so a change here changes no file on disk and no domain
+// code. Beyond the data it only decodes an event's data by its type and
+// writes the plain-text views the CLI prints; it imports only internal
+// leaves (plural, plaintext, difftext) and nothing of the domain.
 package api
 
 import (
 	"encoding/json"
 	"fmt"
 	"time"
-
-	"github.com/mjolnir-forge/forgesync/rejection"
 )
 
 // EventType says what an [Event] reports.
@@ -89,10 +89,10 @@ type PackInstalled struct {
 
 // PackRejected is the data of [EventPackRejected].
 type PackRejected struct {
-	Archive string             `json:"archive"`
-	Pack    string             `json:"pack,omitempty"`    // as far as it could be read
-	Version string             `json:"version,omitempty"` // likewise
-	Reasons []rejection.Reason `json:"reasons"`
+	Archive string   `json:"archive"`
+	Pack    string   `json:"pack,omitempty"`    // as far as it could be read
+	Version string   `json:"version,omitempty"` // likewise
+	Reasons []Reason `json:"reasons"`
 }
 
 // InventoryPublished is the data of [EventInventoryPublished].
@@ -120,7 +120,7 @@ type Warning struct {
 // GenerationRecorded is the data of [EventGeneration].
 type GenerationRecorded struct {
 	N           int    `json:"n"`
-	Cause       string `json:"cause"`
+	Cause       Cause  `json:"cause"`
 	Fingerprint string `json:"fingerprint"`
 	Packs       int    `json:"packs"` // installed packs in the generation
 }

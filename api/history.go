@@ -10,10 +10,24 @@ import (
 type Generation struct {
 	N           int              `json:"n"`
 	Time        time.Time        `json:"time"`
-	Cause       string           `json:"cause"` // drop, install, enable, disable, remove, set or rollback
+	Cause       Cause            `json:"cause"`
 	Fingerprint string           `json:"fingerprint"`
 	Packs       []GenerationPack `json:"packs"` // sorted by id
 }
+
+// Cause is what recorded a generation.
+type Cause string
+
+// The causes of a generation (SPEC §11).
+const (
+	CauseDrop     Cause = "drop" // a pass over the drop folder
+	CauseInstall  Cause = "install"
+	CauseEnable   Cause = "enable"
+	CauseDisable  Cause = "disable"
+	CauseRemove   Cause = "remove"
+	CauseSet      Cause = "set" // a set apply
+	CauseRollback Cause = "rollback"
+)
 
 // GenerationPack is one installed pack of a generation.
 type GenerationPack struct {
@@ -41,19 +55,22 @@ type HistoryGeneration struct {
 // GenerationChange is one difference between a generation and the one
 // before it.
 type GenerationChange struct {
-	Kind     string `json:"kind"` // one of the Change constants
-	ID       string `json:"id"`
-	Version  string `json:"version,omitempty"`
-	Previous string `json:"previous,omitempty"` // the version before, for ChangeUpdated
+	Kind     ChangeKind `json:"kind"`
+	ID       string     `json:"id"`
+	Version  string     `json:"version,omitempty"`
+	Previous string     `json:"previous,omitempty"` // the version before, for ChangeUpdated
 }
+
+// ChangeKind says how a pack changed from one generation to the next.
+type ChangeKind string
 
 // The kinds of GenerationChange.
 const (
-	ChangeAdded    = "added"
-	ChangeUpdated  = "updated"
-	ChangeRemoved  = "removed"
-	ChangeEnabled  = "enabled"
-	ChangeDisabled = "disabled"
+	ChangeAdded    ChangeKind = "added"
+	ChangeUpdated  ChangeKind = "updated" // another version, or the same from other bytes
+	ChangeRemoved  ChangeKind = "removed"
+	ChangeEnabled  ChangeKind = "enabled"
+	ChangeDisabled ChangeKind = "disabled"
 )
 
 // String says the change in one line: "+ id 1.4.0", "~ id 0.3.1 → 0.4.0",
@@ -70,7 +87,7 @@ func (c GenerationChange) String() string {
 	case ChangeRemoved:
 		return "- " + c.ID
 	}
-	return c.Kind + " " + c.ID
+	return string(c.Kind) + " " + c.ID
 }
 
 // Rollback is the body of POST /v1/rollback: the generation to return to;

@@ -1,8 +1,9 @@
 package api
 
 import (
-	"fmt"
 	"time"
+
+	"github.com/mjolnir-forge/forgesync/internal/difftext"
 )
 
 // The event types of pack sets (SPEC §10.3).
@@ -63,23 +64,14 @@ type SetDifference struct {
 
 // String says the difference in one line of words.
 func (d SetDifference) String() string {
-	switch {
-	case d.Kind == DiffMissing && d.Want != nil:
-		return fmt.Sprintf("%s: missing (the set pins %s)", d.ID, d.Want.Version)
-	case d.Kind == DiffOtherVersion && d.Want != nil && d.Have != nil:
-		state := "enabled"
-		if !d.Have.Enabled {
-			state = "disabled"
-		}
-		return fmt.Sprintf("%s: other version (%s installed, %s; the set pins %s)", d.ID, d.Have.Version, state, d.Want.Version)
-	case d.Kind == DiffOtherBytes && d.Want != nil && d.Have != nil:
-		return fmt.Sprintf("%s: same version %s with other bytes (installed %.12s…, the set pins %.12s…)", d.ID, d.Want.Version, d.Have.SHA256, d.Want.SHA256)
-	case d.Kind == DiffDisabled && d.Have != nil:
-		return fmt.Sprintf("%s: installed but disabled (%s)", d.ID, d.Have.Version)
-	case d.Kind == DiffNotInSet && d.Have != nil:
-		return fmt.Sprintf("%s: enabled but not in the set (%s)", d.ID, d.Have.Version)
+	var want, have *difftext.Pack
+	if d.Want != nil {
+		want = &difftext.Pack{Version: d.Want.Version, SHA256: d.Want.SHA256}
 	}
-	return fmt.Sprintf("%s: %s", d.ID, d.Kind)
+	if d.Have != nil {
+		have = &difftext.Pack{Version: d.Have.Version, SHA256: d.Have.SHA256, Enabled: d.Have.Enabled}
+	}
+	return difftext.Line(string(d.Kind), d.ID, want, have)
 }
 
 // SetComparison is a machine compared with a set: what `forgesync diff`

@@ -5,17 +5,19 @@ import (
 	"time"
 )
 
-// Daemon states reported in [Status.State].
+// State is what the daemon is doing, in [Status.State].
+type State string
+
+// The daemon's states.
 const (
-	StateIdle    = "idle"
-	StateSyncing = "syncing"
-	StateError   = "error"
+	StateIdle    State = "idle"
+	StateSyncing State = "syncing" // a transaction runs
+	StateError   State = "error"   // the last sync failed: LastSync.Error says why
 )
 
 // Status is the answer of GET /v1/status.
 type Status struct {
-	// State is StateIdle, StateSyncing or StateError.
-	State string `json:"state"`
+	State State `json:"state"`
 	// Version is the daemon's version; the server fills it in.
 	Version string `json:"version"`
 	// Commit and BuildDate are the commit the daemon was built from and
@@ -55,12 +57,9 @@ type Status struct {
 
 // LastSync describes the last finished sync.
 type LastSync struct {
-	Time time.Time `json:"time"`
-	// Result is "ok", "rejected", "waiting" (an archive waits for the
-	// machine's condition to pass: Error says which and why), "refused" or
-	// "error".
-	Result          string  `json:"result"`
-	DurationSeconds float64 `json:"duration_s"`
+	Time            time.Time  `json:"time"`
+	Result          SyncResult `json:"result"`
+	DurationSeconds float64    `json:"duration_s"`
 	// Error is the failure in plain words, when Result says it failed or
 	// waits.
 	Error string `json:"error,omitempty"`
@@ -68,6 +67,20 @@ type LastSync struct {
 	// does); empty for a change to one pack and for a failed pass.
 	Results map[Result]int `json:"results,omitempty"`
 }
+
+// SyncResult is how the last sync ended, in [LastSync.Result].
+type SyncResult string
+
+// The ends of a sync.
+const (
+	SyncOK       SyncResult = "ok"
+	SyncRejected SyncResult = "rejected" // an archive was rejected
+	// SyncWaiting: an archive waits for the machine's condition to pass;
+	// Error says which and why.
+	SyncWaiting SyncResult = "waiting"
+	SyncRefused SyncResult = "refused" // the install rules refused a request
+	SyncError   SyncResult = "error"   // it failed: Error says why
+)
 
 // DoorLimit is the most doors the enabled packs may have together
 // (inventory.MaxDoorsInstalled, which this package may not import; a test

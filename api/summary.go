@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"slices"
 	"time"
-
-	"github.com/mjolnir-forge/forgesync/rejection"
 )
 
 // Result is what happened to one archive.
@@ -28,12 +26,12 @@ const (
 
 // Outcome is the fate of one archive in a transaction.
 type Outcome struct {
-	Archive  string             `json:"archive"` // the file name as dropped
-	Result   Result             `json:"result"`
-	Pack     string             `json:"pack,omitempty"`
-	Version  string             `json:"version,omitempty"`
-	Previous string             `json:"previous,omitempty"` // the version replaced
-	Reasons  []rejection.Reason `json:"reasons,omitempty"`  // why it was rejected, or waits
+	Archive  string   `json:"archive"` // the file name as dropped
+	Result   Result   `json:"result"`
+	Pack     string   `json:"pack,omitempty"`
+	Version  string   `json:"version,omitempty"`
+	Previous string   `json:"previous,omitempty"` // the version replaced
+	Reasons  []Reason `json:"reasons,omitempty"`  // why it was rejected, or waits
 }
 
 // Summary is the result of one transaction: what the CLI prints and what
@@ -72,11 +70,6 @@ type SetChange struct {
 	ID       string `json:"id"`
 	Version  string `json:"version"`
 	Previous string `json:"previous,omitempty"`
-}
-
-// Changed reports whether the apply changed anything.
-func (r *SetResult) Changed() bool {
-	return len(r.Installed)+len(r.Upgraded)+len(r.Downgraded)+len(r.Reinstalled)+len(r.Enabled)+len(r.Disabled)+len(r.Removed) > 0
 }
 
 // Rejected reports whether any archive in the summary was rejected.

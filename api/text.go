@@ -10,8 +10,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/mjolnir-forge/forgesync/internal/plaintext"
 	"github.com/mjolnir-forge/forgesync/internal/plural"
-	"github.com/mjolnir-forge/forgesync/rejection"
 )
 
 // The plain-text views of the shapes, as the CLI prints them for people.
@@ -32,25 +32,25 @@ func sprintf(format string, args ...any) string {
 
 // escapeArgs passes every argument that is text (a string or a type of
 // string, a byte slice, an error, a fmt.Stringer) through
-// rejection.Escape; numbers and the like are left as they are.
+// plaintext.Escape; numbers and the like are left as they are.
 func escapeArgs(args []any) []any {
 	out := make([]any, len(args))
 	for i, a := range args {
 		switch v := a.(type) {
 		case string:
-			out[i] = rejection.Escape(v)
+			out[i] = plaintext.Escape(v)
 		case []byte:
-			out[i] = rejection.Escape(string(v))
+			out[i] = plaintext.Escape(string(v))
 		case error:
-			out[i] = rejection.Escape(v.Error())
+			out[i] = plaintext.Escape(v.Error())
 		case fmt.Stringer:
-			out[i] = rejection.Escape(v.String())
+			out[i] = plaintext.Escape(v.String())
 		default:
 			switch rv := reflect.ValueOf(a); {
 			case rv.Kind() == reflect.String:
-				out[i] = rejection.Escape(rv.String())
+				out[i] = plaintext.Escape(rv.String())
 			case rv.Kind() == reflect.Slice && rv.Type().Elem().Kind() == reflect.Uint8:
-				out[i] = rejection.Escape(string(rv.Bytes()))
+				out[i] = plaintext.Escape(string(rv.Bytes()))
 			default:
 				out[i] = a
 			}
@@ -60,7 +60,7 @@ func escapeArgs(args []any) []any {
 }
 
 // WriteStatus writes the daemon's status and the rejected archives.
-func WriteStatus(w io.Writer, st Status, rejected []rejection.Record) error {
+func WriteStatus(w io.Writer, st Status, rejected []Rejection) error {
 	var b strings.Builder
 	printf(&b, "forgesync %s (pid %d): %s, up %s\n", st.Version, st.PID, st.State, seconds(st.UptimeSeconds))
 	if st.Commit != "" || st.BuildDate != "" {
@@ -73,7 +73,7 @@ func WriteStatus(w io.Writer, st Status, rejected []rejection.Record) error {
 		} else {
 			printf(&b, "last sync: %s, %s in %s\n", at, ls.Result, seconds(ls.DurationSeconds))
 		}
-		if ls.Error != "" && ls.Result == "waiting" {
+		if ls.Error != "" && ls.Result == SyncWaiting {
 			printf(&b, "  waiting: %s\n", ls.Error)
 		} else if ls.Error != "" {
 			printf(&b, "  error: %s\n", ls.Error)
@@ -250,11 +250,11 @@ func Describe(d EventData) string {
 	case PackInstalled:
 		s := sprintf("%s %s %s from %s", d.Result, d.Pack, d.Version, d.Archive)
 		if d.Previous != "" {
-			s += " (was " + rejection.Escape(d.Previous) + ")"
+			s += " (was " + plaintext.Escape(d.Previous) + ")"
 		}
 		return s
 	case PackRejected:
-		s := "rejected " + rejection.Escape(d.Archive)
+		s := "rejected " + plaintext.Escape(d.Archive)
 		for _, r := range d.Reasons {
 			s += "\n    - " + r.String()
 		}
@@ -267,7 +267,7 @@ func Describe(d EventData) string {
 		}
 		return sprintf("deployed %s %s", d.Component, d.Path)
 	case Warning:
-		return "warning: " + rejection.Escape(d.Message)
+		return "warning: " + plaintext.Escape(d.Message)
 	case SetResult:
 		return sprintf("set applied: %s (%d installed, %d upgraded, %d downgraded, %d disabled, %d removed)", d.Fingerprint,
 			len(d.Installed), len(d.Upgraded), len(d.Downgraded), len(d.Disabled), len(d.Removed))
@@ -279,7 +279,7 @@ func Describe(d EventData) string {
 			s += " (not modified)"
 		}
 		if d.Error != "" {
-			s += ": " + rejection.Escape(d.Error)
+			s += ": " + plaintext.Escape(d.Error)
 		}
 		return s
 	case Download:
@@ -307,7 +307,7 @@ func Describe(d EventData) string {
 		}
 		return s + sprintf(" %s", d.Fingerprint)
 	}
-	return rejection.Escape(fmt.Sprintf("%s %+v", d.EventType(), d))
+	return plaintext.Escape(fmt.Sprintf("%s %+v", d.EventType(), d))
 }
 
 // resultCounts says a pass's results counted, in resultOrder, then those
@@ -440,7 +440,7 @@ func writeSetStatus(b *strings.Builder, set *SetStatus) {
 			line += " (not modified)"
 		}
 		if c.Error != "" {
-			line += ": " + rejection.Escape(c.Error)
+			line += ": " + plaintext.Escape(c.Error)
 		}
 		fmt.Fprintln(b, line)
 	}

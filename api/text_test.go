@@ -9,8 +9,6 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/mjolnir-forge/forgesync/rejection"
 )
 
 func TestWriteSetSync(t *testing.T) {
@@ -91,18 +89,18 @@ func checkEscaped(t *testing.T, what, out string) {
 
 func TestTextWritersEscape(t *testing.T) {
 	h := hostile
-	reasons := []rejection.Reason{{File: h, Path: h, Message: h, Value: h}}
+	reasons := []Reason{{File: h, Path: h, Message: h, Value: h}}
 	set := &SetResult{Fingerprint: h, Installed: []SetChange{{ID: h, Version: h}}, Upgraded: []SetChange{{ID: h, Version: h, Previous: h}},
 		Downgraded: []SetChange{{ID: h, Version: h, Previous: h}}, Reinstalled: []SetChange{{ID: h, Version: h}},
 		Enabled: []string{h}, Disabled: []string{h}, Removed: []string{h}}
 	sum := &Summary{Outcomes: []Outcome{{Archive: h, Result: ResultRejected, Reasons: reasons}, {Archive: h, Result: ResultUpgraded, Pack: h, Version: h, Previous: h},
 		{Archive: h, Result: ResultInstalled, Pack: h, Version: h}, {Archive: h, Result: ResultWaiting, Reasons: reasons}}, Warnings: []string{h}, Published: []string{h}, Set: set}
 	check := SetCheck{Source: h, Result: CheckFailed, Fingerprint: h, Error: h}
-	st := Status{Version: h, State: h, LastSync: &LastSync{Error: h}, Queue: []string{h}, Warnings: []string{h}, LogFile: h,
+	st := Status{Version: h, State: State(h), LastSync: &LastSync{Error: h}, Queue: []string{h}, Warnings: []string{h}, LogFile: h,
 		Set: &SetStatus{Source: h, Name: h, Fingerprint: h, SignedBy: h, Machine: h, LastCheck: &check,
 			Differences: []SetDifference{{Kind: DiffMissing, ID: h, Want: &SetEntry{Version: h}}}}}
 	var b strings.Builder
-	WriteStatus(&b, st, []rejection.Record{{Archive: h, Reasons: reasons}})
+	WriteStatus(&b, st, []Rejection{{Archive: h, Reasons: reasons}})
 	checkEscaped(t, "WriteStatus", b.String())
 	b.Reset()
 	WriteSummary(&b, sum)
@@ -114,12 +112,12 @@ func TestTextWritersEscape(t *testing.T) {
 	WriteSetSync(&b, &SetSyncResult{Check: check, SignedBy: h, Downloaded: []Downloaded{{Pack: h, URL: h}}, Summary: sum})
 	checkEscaped(t, "WriteSetSync", b.String())
 	b.Reset()
-	WriteHistory(&b, &History{Generations: []HistoryGeneration{{Generation: Generation{Cause: h, Fingerprint: h},
-		Changes: []GenerationChange{{Kind: ChangeUpdated, ID: h, Version: h, Previous: h}, {Kind: h, ID: h}}}}})
+	WriteHistory(&b, &History{Generations: []HistoryGeneration{{Generation: Generation{Cause: Cause(h), Fingerprint: h},
+		Changes: []GenerationChange{{Kind: ChangeUpdated, ID: h, Version: h, Previous: h}, {Kind: ChangeKind(h), ID: h}}}}})
 	checkEscaped(t, "WriteHistory", b.String())
 	for _, d := range []EventData{ArchiveSeen{Archive: h}, PackInstalled{Result: ResultInstalled, Pack: h, Version: h, Archive: h, Previous: h},
 		PackRejected{Archive: h, Reasons: reasons}, InventoryPublished{Files: []string{h}}, ModuleDeployed{Component: h, Path: h},
-		Warning{Message: h}, *set, GenerationRecorded{Cause: h, Fingerprint: h}, check, Download{Pack: h, URL: h},
+		Warning{Message: h}, *set, GenerationRecorded{Cause: Cause(h), Fingerprint: h}, check, Download{Pack: h, URL: h},
 		PackEnabled{Pack: h, Version: h}, PackDisabled{Pack: h, Version: h}, PackRemoved{Pack: h, Version: h},
 		SyncStarted{Trigger: h, Archives: []string{h}}, SyncFinished{Trigger: h, Archives: []string{h}, Results: map[Result]int{Result(h): 1}, Fingerprint: h, Error: h}} {
 		checkEscaped(t, fmt.Sprintf("Describe(%T)", d), Describe(d))

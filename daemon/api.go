@@ -7,7 +7,6 @@ import (
 
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/internal/errkind"
-	"github.com/mjolnir-forge/forgesync/rejection"
 )
 
 // Backend is what the status socket serves. The pipeline's Runner
@@ -23,7 +22,7 @@ import (
 type Backend interface {
 	Status() api.Status
 	Packs() []api.Pack
-	Rejections() []rejection.Record
+	Rejections() []api.Rejection
 	Enable(ctx context.Context, id string) (*api.Summary, error)
 	Disable(ctx context.Context, id string) (*api.Summary, error)
 	Remove(ctx context.Context, id string) (*api.Summary, error)

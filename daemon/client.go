@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/mjolnir-forge/forgesync/api"
-	"github.com/mjolnir-forge/forgesync/rejection"
 )
 
 // maxAnswerBytes bounds an answer the client reads (one event line, or a
@@ -91,7 +90,7 @@ func (c *Client) Pack(ctx context.Context, id string) (api.Pack, error) {
 }
 
 // Rejections returns GET /v1/rejections.
-func (c *Client) Rejections(ctx context.Context) ([]rejection.Record, error) {
+func (c *Client) Rejections(ctx context.Context) ([]api.Rejection, error) {
 	var body rejectionsBody
 	err := c.do(ctx, http.MethodGet, "/v1/rejections", &body)
 	return body.Rejections, err

@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/mjolnir-forge/forgesync/api"
-	"github.com/mjolnir-forge/forgesync/rejection"
 )
 
 // fakeBackend is an in-memory Backend. Mutations record their call, signal
@@ -25,7 +24,7 @@ type fakeBackend struct {
 	mu         sync.Mutex // guards the fields below
 	status     api.Status
 	packs      []api.Pack
-	rejections []rejection.Record
+	rejections []api.Rejection
 	err        error
 	result     *api.Summary
 	nilResult  bool // the backend answers with no summary and no error
@@ -39,8 +38,8 @@ func newFakeBackend() *fakeBackend {
 			{ID: "foundry-wide", Version: "1.4.0", Name: "Foundry Wide", Enabled: true, ArchiveSHA256: strings.Repeat("a", 64), Pieces: json.RawMessage(`[{"id":"lift_pad_4x4","kind":"block"}]`)},
 			{ID: "gates", Version: "0.1.0", Name: "Gates", ArchiveSHA256: strings.Repeat("b", 64), Pieces: json.RawMessage(`[]`)},
 		},
-		rejections: []rejection.Record{{Archive: "bad.zip", Time: fixedTime, Pack: "bad-pack", Version: "1.0.0",
-			Reasons: []rejection.Reason{{File: "forgepack.json", Path: "id", Line: 2, Column: 9, Rule: "pattern", Value: `"A"`, Message: "must be a pack slug"}}}},
+		rejections: []api.Rejection{{Archive: "bad.zip", Time: fixedTime, Pack: "bad-pack", Version: "1.0.0",
+			Reasons: []api.Reason{{File: "forgepack.json", Path: "id", Line: 2, Column: 9, Rule: "pattern", Value: `"A"`, Message: "must be a pack slug"}}}},
 	}
 }
 
@@ -56,10 +55,10 @@ func (f *fakeBackend) Packs() []api.Pack {
 	return append([]api.Pack(nil), f.packs...)
 }
 
-func (f *fakeBackend) Rejections() []rejection.Record {
+func (f *fakeBackend) Rejections() []api.Rejection {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]rejection.Record(nil), f.rejections...)
+	return append([]api.Rejection(nil), f.rejections...)
 }
 
 func (f *fakeBackend) setErr(err error) {

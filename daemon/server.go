@@ -18,7 +18,7 @@ import (
 
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/internal/errkind"
-	"github.com/mjolnir-forge/forgesync/rejection"
+	"github.com/mjolnir-forge/forgesync/internal/strictjson"
 )
 
 // Defaults of [ServerOptions].
@@ -337,7 +337,7 @@ type packsBody struct {
 
 // rejectionsBody is the answer of GET /v1/rejections.
 type rejectionsBody struct {
-	Rejections []rejection.Record `json:"rejections"`
+	Rejections []api.Rejection `json:"rejections"`
 }
 
 func (s *server) getPacks(w http.ResponseWriter, r *http.Request) error {
@@ -363,7 +363,7 @@ func (s *server) getPack(w http.ResponseWriter, r *http.Request) error {
 func (s *server) getRejections(w http.ResponseWriter, r *http.Request) error {
 	rej := s.b.Rejections()
 	if rej == nil {
-		rej = []rejection.Record{}
+		rej = []api.Rejection{}
 	}
 	s.writeJSON(w, http.StatusOK, rejectionsBody{Rejections: rej})
 	return nil
@@ -397,7 +397,7 @@ func (s *server) readEmptyBody(w http.ResponseWriter, r *http.Request) error {
 }
 
 // readBody decodes a JSON body into v strictly: unknown keys, duplicate
-// keys (api.DuplicateKey) and data after the object are refused (hint says
+// keys (strictjson.DuplicateKey) and data after the object are refused (hint says
 // what to send); no body leaves v as it is.
 func (s *server) readBody(w http.ResponseWriter, r *http.Request, v any, hint string) error {
 	rc := http.NewResponseController(w)
@@ -426,7 +426,7 @@ func (s *server) readBody(w http.ResponseWriter, r *http.Request, v any, hint st
 	}
 	// encoding/json keeps the last of two equal keys: which one the
 	// client meant is unknown.
-	if dup := api.DuplicateKey(b); dup != "" {
+	if dup := strictjson.DuplicateKey(b); dup != "" {
 		return errkind.New(errkind.Invalid, "request body: "+dup+"; "+hint)
 	}
 	return nil

@@ -64,7 +64,7 @@ type Machine struct {
 	probed bool
 	client *daemon.Client     // nil: no daemon answers
 	p      *pipeline.Pipeline // opened locally
-	rec    *pipeline.Summary  // what opening the state recovered
+	rec    *api.Summary       // what opening the state recovered
 }
 
 // New returns the machine of opts.Config; it opens nothing yet.
@@ -123,7 +123,9 @@ func (m *Machine) local(ctx context.Context) (*pipeline.Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	m.p, m.rec, err = pipeline.Open(ctx, pipelineOptions(cfg, lim, m.opts.Extractor, m.opts.Log, m.opts.LockWait))
+	var rec *pipeline.Summary
+	m.p, rec, err = pipeline.Open(ctx, pipelineOptions(cfg, lim, m.opts.Extractor, m.opts.Log, m.opts.LockWait))
+	m.rec = pipeline.WireSummary(rec)
 	return m.p, err
 }
 
@@ -140,7 +142,7 @@ func pipelineOptions(cfg *config.Config, lim intake.Limits, x *intake.Extractor,
 // mutate runs one change of the installed state: remote through the
 // daemon when one answers, else local on the state opened under its lock.
 func (m *Machine) mutate(ctx context.Context, remote func(*daemon.Client) (*api.Summary, error),
-	local func(*pipeline.Pipeline) (*api.Summary, error)) (*api.Summary, error) {
+	local func(*pipeline.Pipeline) (*pipeline.Summary, error)) (*api.Summary, error) {
 	if c := m.Daemon(ctx); c != nil {
 		return remote(c)
 	}
@@ -148,7 +150,13 @@ func (m *Machine) mutate(ctx context.Context, remote func(*daemon.Client) (*api.
 	if err != nil {
 		return nil, err
 	}
-	return local(p)
+	return wired(local(p))
+}
+
+// wired passes a local transaction's result on with its summary in the
+// wire shape a daemon would have answered with.
+func wired(sum *pipeline.Summary, err error) (*api.Summary, error) {
+	return pipeline.WireSummary(sum), err
 }
 
 // deploy deploys the scripts and the module after a local run, as the
@@ -178,7 +186,7 @@ func (m *Machine) Sync(ctx context.Context) (*api.Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	sum, err := p.Sync(ctx)
+	sum, err := wired(p.Sync(ctx))
 	if err != nil {
 		return nil, err
 	}
@@ -198,7 +206,7 @@ func (m *Machine) Install(ctx context.Context, archive string, force bool) (*api
 	if err != nil {
 		return nil, err
 	}
-	return p.Install(ctx, archive, force)
+	return wired(p.Install(ctx, archive, force))
 }
 
 // installHanded hands archive to the daemon through drop/.install/.
@@ -246,7 +254,7 @@ func (m *Machine) Retry(ctx context.Context, archives []string, all bool) (*api.
 	if err != nil {
 		return nil, err
 	}
-	sum, err := p.RetrySync(ctx, archives, all)
+	sum, err := wired(p.RetrySync(ctx, archives, all))
 	if err != nil {
 		return nil, err
 	}
@@ -272,9 +280,9 @@ func (m *Machine) Remove(ctx context.Context, id string) (*api.Summary, error) {
 // change runs enable, disable or remove of one pack.
 func (m *Machine) change(ctx context.Context, id string,
 	remote func(*daemon.Client, context.Context, string) (*api.Summary, error),
-	local func(*pipeline.Pipeline, context.Context, string) (*api.Summary, error)) (*api.Summary, error) {
+	local func(*pipeline.Pipeline, context.Context, string) (*pipeline.Summary, error)) (*api.Summary, error) {
 	return m.mutate(ctx, func(c *daemon.Client) (*api.Summary, error) { return remote(c, ctx, id) },
-		func(p *pipeline.Pipeline) (*api.Summary, error) { return local(p, ctx, id) })
+		func(p *pipeline.Pipeline) (*pipeline.Summary, error) { return local(p, ctx, id) })
 }
 
 // Rollback makes the installed set equal to generation n (0: the one
@@ -282,7 +290,7 @@ func (m *Machine) change(ctx context.Context, id string,
 // kept, is a refusal, as the daemon answers it.
 func (m *Machine) Rollback(ctx context.Context, n int) (*api.Summary, error) {
 	return m.mutate(ctx, func(c *daemon.Client) (*api.Summary, error) { return c.Rollback(ctx, n) },
-		func(p *pipeline.Pipeline) (*api.Summary, error) { return p.Rollback(ctx, n) })
+		func(p *pipeline.Pipeline) (*pipeline.Summary, error) { return p.Rollback(ctx, n) })
 }
 
 // Packs returns the installed packs, from the daemon or the state.

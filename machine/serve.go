@@ -88,7 +88,7 @@ func (m *Machine) Serve(ctx context.Context, so ServeOptions) error {
 		eps.Close()
 		return err
 	}
-	backend := setsync.Backend{Runner: r, Sets: sets}
+	backend := setsync.Backend{WireBackend: pipeline.WireBackend{Runner: r}, Sets: sets}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return r.Run(gctx) })
 	g.Go(func() error { return w.Run(gctx) })

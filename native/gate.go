@@ -10,7 +10,6 @@ import (
 	"path"
 	"strings"
 
-	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/internal/semver"
 )
 
@@ -34,9 +33,8 @@ const ModVersionFile = "version.txt"
 // maxVersionFile bounds how much of a version.txt is read.
 const maxVersionFile = 4096
 
-// ModState says what was found for one mod; the shape is the status
-// socket's.
-type ModState = api.ModState
+// ModState says what was found for one mod.
+type ModState string
 
 // The states of a mod's version.
 const (
@@ -47,11 +45,29 @@ const (
 	ModInvalid    ModState = "invalid"    // version.txt is not one SemVer line
 )
 
-// ModVersion is the gate's finding for one mod.
-type ModVersion = api.ModVersion
+// ModVersion is the gate's finding for one mod: its version (empty when
+// none could be read), the minimum it needs, the state found and, unless
+// the state is ModOK, why in words.
+type ModVersion struct {
+	Mod     string
+	Version string
+	Minimum string
+	State   ModState
+	Reason  string
+}
 
-// Gates is the SPEC §7 version gate, as status reports it.
-type Gates = api.Gates
+// Gates is the SPEC §7 version gate.
+type Gates struct {
+	Mods []ModVersion
+	// DoorAutomation reports whether the mods' versions let the native
+	// door module animate doors: MJOLNIRForge, MJOLNIRLobby and
+	// MJOLNIRLevelLoader at their minimum versions or newer, together.
+	DoorAutomation bool
+	// PackLifts reports whether pack lifts can work (MJOLNIRLevelLoader).
+	PackLifts bool
+	// Reasons says in words why something cannot work, and what to do.
+	Reasons []string
+}
 
 // CheckGatesDir computes the gates for the UE4SS Mods folder at dir.
 func CheckGatesDir(dir string) Gates { return CheckGates(os.DirFS(dir)) }

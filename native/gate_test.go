@@ -1,7 +1,6 @@
 package native
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -93,28 +92,6 @@ func TestCheckGatesDir(t *testing.T) {
 	g := CheckGatesDir(dir)
 	if g.DoorAutomation || g.PackLifts || g.Mods[2].State != ModMissing {
 		t.Errorf("CheckGatesDir(empty) = %+v; want nothing working", g)
-	}
-}
-
-func TestGatesJSON(t *testing.T) {
-	g := CheckGates(modsFS("0.3.0\n", "0.19.2\n", "0.9.8\n"))
-	b, err := json.Marshal(g)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var back map[string]any
-	if err := json.Unmarshal(b, &back); err != nil {
-		t.Fatal(err)
-	}
-	for _, k := range []string{"mods", "door_automation", "pack_lifts", "reasons"} {
-		if _, ok := back[k]; !ok {
-			t.Errorf("status JSON %s lacks %q", b, k)
-		}
-	}
-	mods := back["mods"].([]any)
-	first := mods[0].(map[string]any)
-	if first["mod"] != "MJOLNIRForge" || first["version"] != "0.3.0" || first["minimum"] != "0.4.0" || first["state"] != "old" {
-		t.Errorf("status JSON mods[0] = %v", first)
 	}
 }
 

@@ -4,34 +4,62 @@ import (
 	"cmp"
 	"slices"
 
-	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/internal/difftext"
 )
 
-// Installed is one pack installed on a machine, as a diff needs it; Kind
-// says how a machine differs from a set for one pack; Difference is how it
-// differs for one pack id. They are the status socket's shapes (SPEC
-// §10.3).
-type (
-	Installed  = api.SetPack
-	Kind       = api.DifferenceKind
-	Difference = api.SetDifference
-)
+// Installed is one pack installed on a machine, as a set sees it: what a
+// diff needs of it.
+type Installed struct {
+	ID      string `json:"id"`
+	Version string `json:"version"`
+	SHA256  string `json:"sha256"` // of the archive it was installed from
+	Enabled bool   `json:"enabled"`
+}
+
+// Entry returns the installed pack's identity.
+func (p Installed) Entry() Entry { return Entry{ID: p.ID, Version: p.Version, SHA256: p.SHA256} }
+
+// Kind says how a machine differs from a set for one pack.
+type Kind string
 
 // The kinds of difference, in the words of SPEC §10.2.
 const (
 	// Missing: the set pins a pack the machine does not have.
-	Missing = api.DiffMissing
+	Missing Kind = "missing"
 	// OtherVersion: the machine has the pack at another version (enabled
 	// or not).
-	OtherVersion = api.DiffOtherVersion
+	OtherVersion Kind = "other-version"
 	// OtherBytes: the machine has the pinned version from an archive with
 	// other bytes.
-	OtherBytes = api.DiffOtherBytes
+	OtherBytes Kind = "other-bytes"
 	// Disabled: the machine has exactly the pinned pack, disabled.
-	Disabled = api.DiffDisabled
+	Disabled Kind = "disabled"
 	// NotInSet: the machine has a pack enabled that the set does not pin.
-	NotInSet = api.DiffNotInSet
+	NotInSet Kind = "not-in-set"
 )
+
+// Difference is how a machine differs from a set for one pack id. Its
+// JSON is that of `forgesync diff --json`, which prints a [DiffReport].
+type Difference struct {
+	Kind Kind   `json:"kind"`
+	ID   string `json:"id"`
+	// Want is what the set pins; nil for NotInSet.
+	Want *Entry `json:"want,omitempty"`
+	// Have is what the machine has; nil for Missing.
+	Have *Installed `json:"have,omitempty"`
+}
+
+// String says the difference in one line of words.
+func (d Difference) String() string {
+	var want, have *difftext.Pack
+	if d.Want != nil {
+		want = &difftext.Pack{Version: d.Want.Version, SHA256: d.Want.SHA256}
+	}
+	if d.Have != nil {
+		have = &difftext.Pack{Version: d.Have.Version, SHA256: d.Have.SHA256, Enabled: d.Have.Enabled}
+	}
+	return difftext.Line(string(d.Kind), d.ID, want, have)
+}
 
 // Diff returns how a machine's installed packs differ from a set, one
 // difference per pack id that differs, sorted by id in byte order. A

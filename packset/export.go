@@ -15,7 +15,6 @@ import (
 
 	"aead.dev/minisign"
 
-	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 )
 
@@ -215,8 +214,14 @@ func copyChecked(src, dst, sum string) error {
 }
 
 // Comparison is a machine compared with a set: what `forgesync diff`
-// prints and POST /v1/set/diff answers.
-type Comparison = api.SetComparison
+// prints (its JSON is part of a [DiffReport]'s) and POST /v1/set/diff
+// answers.
+type Comparison struct {
+	Set         string       `json:"set_fingerprint"`
+	Machine     string       `json:"machine_fingerprint"`
+	Equal       bool         `json:"equal"`
+	Differences []Difference `json:"differences"`
+}
 
 // Compare returns the comparison of a machine's installed packs with a set.
 func Compare(installed []Installed, set []Entry) Comparison {

@@ -21,7 +21,6 @@ import (
 	"github.com/cenkalti/backoff/v5"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/rejection"
 )
@@ -74,9 +73,15 @@ var (
 	ErrTooSlow = errors.New("too slow")
 )
 
-// Progress is one report of a download: the `download` event of SPEC
-// §10.3.
-type Progress = api.Download
+// Progress is one report of a download: how many of an archive's bytes
+// came from which mirror so far (the `download` event of SPEC §10.3).
+// Total is the size the lock names.
+type Progress struct {
+	Pack  string
+	URL   string
+	Done  int64
+	Total int64
+}
 
 // Fetcher downloads archives from the mirrors a lock names, into a folder
 // by content: each archive lands as Dir/<sha256> only after its size and

@@ -5,14 +5,16 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"slices"
-
-	"github.com/mjolnir-forge/forgesync/api"
 )
 
 // Entry is what identifies a pack in a set: its id, version and the SHA-256
 // of its archive. Names, sizes and URLs are not part of it, so mirrors never
 // change a set's identity.
-type Entry = api.SetEntry
+type Entry struct {
+	ID      string `json:"id"`
+	Version string `json:"version"`
+	SHA256  string `json:"sha256"`
+}
 
 // Fingerprint returns "sha256:" and the hex SHA-256 of the canonical text of
 // entries: one line per entry, sorted by id in byte order, of id, a space,

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/internal/strictjson"
 )
 
 // DecodeJSON reads a lock written in JSON (SPEC §10.3's POST /v1/set/diff):
@@ -60,7 +60,7 @@ func (d *decoder) decodeJSON() map[string]any {
 		d.add(1, "", "not a lock in JSON: data after the object")
 		return nil
 	}
-	if dup := api.DuplicateKey(d.data); dup != "" {
+	if dup := strictjson.DuplicateKey(d.data); dup != "" {
 		d.add(1, "", "%s", dup)
 		return nil
 	}

@@ -48,13 +48,23 @@ func (p *Pipeline) Deploy(ctx context.Context) ([]deploy.FileReport, error) {
 	return reports, errors.Join(errs...)
 }
 
-// DeployModules deploys (see Deploy) and returns what status shows of it:
-// the version gates, what was done with each file, whether doors can be
-// automated at all (the gates allow it and the native module is in place),
+// Modules is what status shows of the deployed modules: the version
+// gates, what the last deploy did with each file, whether doors can be
+// automated at all (the gates allow it and the native module was not
+// missing or failed), and the game builds the release's native module
+// accepts. Status shows it as an api.Modules.
+type Modules struct {
+	Gates           native.Gates
+	Deployed        []deploy.FileReport
+	DoorAutomation  bool
+	SupportedBuilds []string
+}
+
+// DeployModules deploys (see Deploy) and returns what status shows of it,
 // and the warnings a user must hear of.
-func (p *Pipeline) DeployModules(ctx context.Context) (*api.Modules, []string) {
+func (p *Pipeline) DeployModules(ctx context.Context) (*Modules, []string) {
 	reports, err := p.Deploy(ctx)
-	m := &api.Modules{Gates: native.CheckGatesDir(p.opts.Mods), Deployed: apiFileReports(reports), SupportedBuilds: native.SupportedBuilds()}
+	m := &Modules{Gates: native.CheckGatesDir(p.opts.Mods), Deployed: reports, SupportedBuilds: native.SupportedBuilds()}
 	m.DoorAutomation = m.Gates.DoorAutomation && !slices.ContainsFunc(reports, func(r deploy.FileReport) bool {
 		return r.Component == "native" && r.Status == deploy.DeployFailed
 	})

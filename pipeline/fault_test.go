@@ -248,7 +248,7 @@ func TestFaultMessage(t *testing.T) {
 		t.Fatalf("reason = %s %s %q; want rule %s, file %s, message starting %q", r.Rule, r.File, r.Message, RuleHeld, file, want)
 	}
 	var b strings.Builder
-	api.WriteSummary(&b, sum)
+	api.WriteSummary(&b, WireSummary(sum))
 	if !strings.Contains(b.String(), "a2.zip: waiting\n  - "+want) {
 		t.Fatalf("WriteSummary = %q; want a2.zip waiting with the reason", b.String())
 	}

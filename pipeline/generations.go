@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/packset"
 	"github.com/mjolnir-forge/forgesync/store"
@@ -18,13 +17,13 @@ import (
 
 // The causes of a generation (SPEC §11).
 const (
-	CauseDrop     = "drop"
-	CauseInstall  = "install"
-	CauseEnable   = "enable"
-	CauseDisable  = "disable"
-	CauseRemove   = "remove"
-	CauseSet      = "set"
-	CauseRollback = "rollback"
+	CauseDrop     store.Cause = "drop" // a pass over the drop folder
+	CauseInstall  store.Cause = "install"
+	CauseEnable   store.Cause = "enable"
+	CauseDisable  store.Cause = "disable"
+	CauseRemove   store.Cause = "remove"
+	CauseSet      store.Cause = "set" // a set apply
+	CauseRollback store.Cause = "rollback"
 )
 
 // DefaultKeepGenerations is how many generations the state keeps when
@@ -121,10 +120,48 @@ func neededKeys(st *store.State) map[string]bool {
 	return out
 }
 
+// History is the kept generations, newest first, each with what changed
+// from the one before, the newest generation's number (0 when none) and
+// the disk the kept archives take. GET /v1/history and `forgesync
+// history` show it as an api.History (see [WireHistory]).
+type History struct {
+	Current     int
+	KeptBytes   int64
+	Generations []HistoryGeneration
+}
+
+// HistoryGeneration is a generation and what changed from the one before.
+type HistoryGeneration struct {
+	store.Generation
+	Changes []GenerationChange
+}
+
+// ChangeKind says how a pack changed from one generation to the next.
+type ChangeKind string
+
+// The kinds of GenerationChange.
+const (
+	ChangeAdded    ChangeKind = "added"
+	ChangeUpdated  ChangeKind = "updated" // another version, or the same from other bytes
+	ChangeRemoved  ChangeKind = "removed"
+	ChangeEnabled  ChangeKind = "enabled"
+	ChangeDisabled ChangeKind = "disabled"
+)
+
+// GenerationChange is one difference between a generation and the one
+// before it: the pack, its version (for an added, updated or removed
+// pack) and, for an updated one, the version before.
+type GenerationChange struct {
+	Kind     ChangeKind
+	ID       string
+	Version  string
+	Previous string
+}
+
 // GenerationChanges returns what changed from prev (nil: nothing installed)
 // to g, sorted by id.
-func GenerationChanges(prev, g []store.GenerationPack) []api.GenerationChange {
-	out := []api.GenerationChange{}
+func GenerationChanges(prev, g []store.GenerationPack) []GenerationChange {
+	out := []GenerationChange{}
 	old := make(map[string]store.GenerationPack, len(prev))
 	for _, p := range prev {
 		old[p.ID] = p
@@ -135,41 +172,41 @@ func GenerationChanges(prev, g []store.GenerationPack) []api.GenerationChange {
 		o, ok := old[p.ID]
 		switch {
 		case !ok:
-			out = append(out, api.GenerationChange{Kind: api.ChangeAdded, ID: p.ID, Version: p.Version})
+			out = append(out, GenerationChange{Kind: ChangeAdded, ID: p.ID, Version: p.Version})
 			if !p.Enabled {
-				out = append(out, api.GenerationChange{Kind: api.ChangeDisabled, ID: p.ID})
+				out = append(out, GenerationChange{Kind: ChangeDisabled, ID: p.ID})
 			}
 			continue
 		case o.SHA256 != p.SHA256 || o.Version != p.Version:
-			out = append(out, api.GenerationChange{Kind: api.ChangeUpdated, ID: p.ID, Version: p.Version, Previous: o.Version})
+			out = append(out, GenerationChange{Kind: ChangeUpdated, ID: p.ID, Version: p.Version, Previous: o.Version})
 		}
 		if o.Enabled != p.Enabled {
-			kind := api.ChangeDisabled
+			kind := ChangeDisabled
 			if p.Enabled {
-				kind = api.ChangeEnabled
+				kind = ChangeEnabled
 			}
-			out = append(out, api.GenerationChange{Kind: kind, ID: p.ID})
+			out = append(out, GenerationChange{Kind: kind, ID: p.ID})
 		}
 	}
 	for _, p := range prev {
 		if !seen[p.ID] {
-			out = append(out, api.GenerationChange{Kind: api.ChangeRemoved, ID: p.ID, Version: p.Version})
+			out = append(out, GenerationChange{Kind: ChangeRemoved, ID: p.ID, Version: p.Version})
 		}
 	}
-	slices.SortStableFunc(out, func(a, b api.GenerationChange) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortStableFunc(out, func(a, b GenerationChange) int { return strings.Compare(a.ID, b.ID) })
 	return out
 }
 
 // HistoryOf returns the history of generations (oldest first, as the state
 // keeps them), newest first.
-func HistoryOf(gens []store.Generation, keptBytes int64) *api.History {
-	h := &api.History{KeptBytes: keptBytes, Generations: make([]api.HistoryGeneration, 0, len(gens))}
+func HistoryOf(gens []store.Generation, keptBytes int64) *History {
+	h := &History{KeptBytes: keptBytes, Generations: make([]HistoryGeneration, 0, len(gens))}
 	for i := len(gens) - 1; i >= 0; i-- {
 		var prev []store.GenerationPack
 		if i > 0 {
 			prev = gens[i-1].Packs
 		}
-		h.Generations = append(h.Generations, api.HistoryGeneration{Generation: apiGeneration(gens[i]), Changes: GenerationChanges(prev, gens[i].Packs)})
+		h.Generations = append(h.Generations, HistoryGeneration{Generation: gens[i], Changes: GenerationChanges(prev, gens[i].Packs)})
 	}
 	if len(gens) > 0 {
 		h.Current = gens[len(gens)-1].N
@@ -179,7 +216,7 @@ func HistoryOf(gens []store.Generation, keptBytes int64) *api.History {
 
 // History returns the kept generations, newest first, and the size of the
 // kept archives.
-func (p *Pipeline) History() (*api.History, error) {
+func (p *Pipeline) History() (*History, error) {
 	st, err := p.state()
 	if err != nil {
 		return nil, err
@@ -218,7 +255,7 @@ type stateHistory struct {
 // ReadHistory reads the history from the state folder without taking the
 // state lock (the state file is replaced atomically, so a read sees one
 // committed state): `forgesync history` works beside a running daemon.
-func ReadHistory(state string) (*api.History, error) {
+func ReadHistory(state string) (*History, error) {
 	data, err := atomicfile.ReadFile(filepath.Join(state, store.StateFileName), store.MaxStateBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return HistoryOf(nil, 0), nil

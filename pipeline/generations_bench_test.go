@@ -51,7 +51,7 @@ func BenchmarkHistory(b *testing.B) {
 		if err != nil || len(h.Generations) != 10 {
 			b.Fatalf("ReadHistory = %d generations, %v", len(h.Generations), err)
 		}
-		if err := api.WriteHistory(io.Discard, h); err != nil {
+		if err := api.WriteHistory(io.Discard, WireHistory(h)); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -24,7 +24,7 @@ func TestRollbackToEveryGeneration(t *testing.T) {
 	e := newEnv(t)
 	p := e.open(t)
 	published := map[int]map[string]string{}
-	record := func(sum *Summary, cause string) {
+	record := func(sum *Summary, cause store.Cause) {
 		t.Helper()
 		h, err := p.History()
 		if err != nil {
@@ -54,7 +54,7 @@ func TestRollbackToEveryGeneration(t *testing.T) {
 		t.Fatal(err)
 	}
 	var lines []string
-	for _, g := range h.Generations {
+	for _, g := range WireHistory(h).Generations {
 		for _, c := range g.Changes {
 			lines = append(lines, c.String())
 		}

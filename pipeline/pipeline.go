@@ -72,12 +72,44 @@ type Options struct {
 // InventoryDir returns the folder of the inventory files under mods.
 func InventoryDir(mods string) string { return filepath.Join(mods, "MJOLNIRForgePacks") }
 
-// Outcome is the fate of one archive in a transaction; Summary is the
-// result of one transaction. Both are the status socket's shapes.
-type (
-	Outcome = api.Outcome
-	Summary = api.Summary
-)
+// Outcome is the fate of one archive in a transaction: its result, the
+// pack and version it held as far as they could be read, the version it
+// replaced, and why it was rejected or waits.
+type Outcome struct {
+	Archive  string // the file name as dropped
+	Result   api.Result
+	Pack     string
+	Version  string
+	Previous string // the version replaced
+	Reasons  []rejection.Reason
+}
+
+// Summary is the result of one transaction: each archive's outcome, the
+// inventory files rewritten (unchanged ones are not), the warnings, how
+// long it took, the generation it recorded (0 when the installed set did
+// not change), what a set apply or a rollback changed, and the generation
+// a rollback went back to (0 for every other transaction). The daemon and
+// the CLI see it as an api.Summary (see [WireSummary]).
+type Summary struct {
+	Outcomes     []Outcome
+	Published    []string
+	Warnings     []string
+	Duration     time.Duration
+	Generation   int
+	Set          *SetResult
+	RolledBackTo int
+}
+
+// Rejected reports whether any archive in the summary was rejected.
+func (s *Summary) Rejected() bool {
+	return slices.ContainsFunc(s.Outcomes, func(o Outcome) bool { return o.Result == api.ResultRejected })
+}
+
+// Waiting reports whether any archive in the summary waits for a fault of
+// the machine to pass.
+func (s *Summary) Waiting() bool {
+	return slices.ContainsFunc(s.Outcomes, func(o Outcome) bool { return o.Result == api.ResultWaiting })
+}
 
 // Pipeline is the single writer of the installed state. Its methods must
 // not be called concurrently; the daemon serialises them.

@@ -53,20 +53,45 @@ type RunnerOptions struct {
 	Redeploy time.Duration
 }
 
+// LastSync is how the last finished sync went: when it started, how it
+// ended, how long it took, the failure or what waits in plain words (when
+// Result says it failed or waits), and a pass's archives counted by
+// outcome (empty for a change to one pack and for a failed pass). Status
+// shows it as an api.LastSync.
+type LastSync struct {
+	Time            time.Time
+	Result          SyncResult
+	DurationSeconds float64
+	Error           string
+	Results         map[api.Result]int
+}
+
+// SyncResult is how a sync ended.
+type SyncResult string
+
+// The ends of a sync.
+const (
+	SyncOK       SyncResult = "ok"
+	SyncRejected SyncResult = "rejected" // an archive was rejected
+	SyncWaiting  SyncResult = "waiting"  // an archive waits for the machine's condition to pass
+	SyncRefused  SyncResult = "refused"  // the install rules refused a request
+	SyncError    SyncResult = "error"    // it failed
+)
+
 // Snapshot is the state as of the last finished transaction. A snapshot
 // shares nothing with the writer: readers may keep it.
 type Snapshot struct {
-	State      string // api.StateIdle, StateSyncing or StateError
+	State      api.State
 	Started    time.Time
-	LastSync   *api.LastSync
+	LastSync   *LastSync
 	Packs      []inventory.InstalledPack
 	Rejections []rejection.Record
 	Warnings   []string
-	Queue      []string     // archives waiting for or in the writer
-	Modules    *api.Modules // nil before the first deploy
+	Queue      []string // archives waiting for or in the writer
+	Modules    *Modules // nil before the first deploy
 	// History is the kept generations, newest first, and the disk their
 	// archives take; nil when it could not be read.
-	History *api.History
+	History *History
 }
 
 type request struct {
@@ -261,20 +286,20 @@ func cutShort(ctx context.Context, err error) error {
 	return errkind.Wrap(errkind.Busy, err)
 }
 
-func (r *Runner) setState(state string) {
+func (r *Runner) setState(state api.State) {
 	s := *r.snap.Load()
 	s.State = state
 	r.snap.Store(&s)
 }
 
 func (r *Runner) report(sum *Summary, err error, start time.Time) {
-	info := &api.LastSync{Time: start.UTC(), DurationSeconds: time.Since(start).Seconds(), Result: "ok"}
+	info := &LastSync{Time: start.UTC(), DurationSeconds: time.Since(start).Seconds(), Result: SyncOK}
 	state := api.StateIdle
 	switch {
 	case err != nil && (errors.Is(err, errkind.Refused) || errors.Is(err, errkind.NotFound)):
-		info.Result, info.Error = "refused", err.Error()
+		info.Result, info.Error = SyncRefused, err.Error()
 	case err != nil:
-		info.Result, info.Error, state = "error", err.Error(), api.StateError
+		info.Result, info.Error, state = SyncError, err.Error(), api.StateError
 		r.p.emit(api.Warning{Message: err.Error()})
 	case sum.Waiting():
 		// The machine's condition, not an archive: status says which
@@ -287,9 +312,9 @@ func (r *Runner) report(sum *Summary, err error, start time.Time) {
 				}
 			}
 		}
-		info.Result, info.Error = "waiting", strings.Join(why, "; ")
+		info.Result, info.Error = SyncWaiting, strings.Join(why, "; ")
 	case sum.Rejected():
-		info.Result = "rejected"
+		info.Result = SyncRejected
 	}
 	if err == nil && sum != nil {
 		for _, o := range sum.Outcomes {
@@ -303,7 +328,7 @@ func (r *Runner) report(sum *Summary, err error, start time.Time) {
 }
 
 // refresh builds a new snapshot on the writer goroutine.
-func (r *Runner) refresh(state string, info *api.LastSync) {
+func (r *Runner) refresh(state api.State, info *LastSync) {
 	s := &Snapshot{State: state, Started: r.started, Warnings: []string{}}
 	if old := r.snap.Load(); old != nil {
 		s.Modules = old.Modules

@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/intake"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/internal/errkind"
@@ -67,13 +66,34 @@ type SetOptions struct {
 	Source ArchiveSource
 }
 
-// SetResult is what a set apply or a rollback changed; SetChange is one
-// pack it installed at another version. Both are the status socket's
-// shapes (SPEC §10.3).
-type (
-	SetResult = api.SetResult
-	SetChange = api.SetChange
-)
+// SetResult is what a set apply or a rollback changed (SPEC §10.3): the
+// fingerprint of the enabled packs afterwards, the generation recorded (0
+// when nothing changed), and the packs installed, upgraded, downgraded,
+// reinstalled from other bytes, enabled, disabled and removed. The event
+// and the socket carry it as an api.SetResult.
+type SetResult struct {
+	Fingerprint string
+	Generation  int
+	Installed   []SetChange
+	Upgraded    []SetChange
+	Downgraded  []SetChange
+	Reinstalled []SetChange
+	Enabled     []string
+	Disabled    []string
+	Removed     []string
+}
+
+// SetChange is one pack a set apply installed at another version.
+type SetChange struct {
+	ID       string
+	Version  string
+	Previous string
+}
+
+// Changed reports whether the apply changed anything.
+func (r *SetResult) Changed() bool {
+	return len(r.Installed)+len(r.Upgraded)+len(r.Downgraded)+len(r.Reinstalled)+len(r.Enabled)+len(r.Disabled)+len(r.Removed) > 0
+}
 
 func newSetResult() *SetResult {
 	return &SetResult{Installed: []SetChange{}, Upgraded: []SetChange{}, Downgraded: []SetChange{}, Disabled: []string{}, Removed: []string{}}

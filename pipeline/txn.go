@@ -16,6 +16,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/internal/errkind"
 	"github.com/mjolnir-forge/forgesync/internal/semver"
+	"github.com/mjolnir-forge/forgesync/internal/wire"
 	"github.com/mjolnir-forge/forgesync/inventory"
 	"github.com/mjolnir-forge/forgesync/inventory/render"
 	"github.com/mjolnir-forge/forgesync/place"
@@ -47,7 +48,7 @@ type txn struct {
 	dispose []func() error // run after publication: rejections, deletions
 	// attempts counts the tries of each archive in processing; see begin.
 	attempts attempts
-	cause    string // of the generation a committed change records
+	cause    store.Cause // of the generation a committed change records
 	// r is the pipeline's Renamer with this transaction's Budget: all the
 	// files held in one pass share one wait, then fail at once as held.
 	r atomicfile.Renamer
@@ -63,7 +64,7 @@ type txn struct {
 // archive leaves processing only after the state that installs it is
 // written or its rejection is on disk, and content is deleted only after
 // the inventory that no longer names it is published.
-func (p *Pipeline) transact(ctx context.Context, ch *change, force bool, fromInstall map[string]bool, cause string) (*Summary, error) {
+func (p *Pipeline) transact(ctx context.Context, ch *change, force bool, fromInstall map[string]bool, cause store.Cause) (*Summary, error) {
 	start := time.Now()
 	trigger := p.trigger // set by startPass, whose sync-started went out
 	p.trigger = ""
@@ -150,7 +151,7 @@ func (p *Pipeline) report(sum *Summary, changes []api.EventData) {
 				p.emit(api.Warning{Message: o.Archive + ": " + r.Message})
 			}
 		} else if o.Result == api.ResultRejected {
-			p.emit(api.PackRejected{Archive: o.Archive, Pack: o.Pack, Version: o.Version, Reasons: o.Reasons})
+			p.emit(api.PackRejected{Archive: o.Archive, Pack: o.Pack, Version: o.Version, Reasons: wire.Reasons(o.Reasons)})
 		} else {
 			p.emit(api.PackInstalled{Archive: o.Archive, Pack: o.Pack, Version: o.Version, Result: o.Result, Previous: o.Previous})
 		}
@@ -165,11 +166,11 @@ func (p *Pipeline) report(sum *Summary, changes []api.EventData) {
 		p.emit(api.InventoryPublished{Files: sum.Published, Packs: enabled})
 	}
 	if sum.Set != nil && sum.Set.Changed() {
-		p.emit(*sum.Set)
+		p.emit(*apiSetResult(sum.Set))
 	}
 	if sum.Generation > 0 && p.st != nil && len(p.st.Generations) > 0 {
 		g := p.st.Generations[len(p.st.Generations)-1]
-		p.emit(api.GenerationRecorded{N: g.N, Cause: g.Cause, Fingerprint: g.Fingerprint, Packs: len(g.Packs)})
+		p.emit(api.GenerationRecorded{N: g.N, Cause: apiCause(g.Cause), Fingerprint: g.Fingerprint, Packs: len(g.Packs)})
 	}
 	for _, w := range sum.Warnings {
 		p.emit(api.Warning{Message: w})
@@ -194,7 +195,7 @@ func (p *Pipeline) progress(name string) func(done, total int64) {
 	}
 }
 
-func (p *Pipeline) run(ctx context.Context, ch *change, force bool, fromInstall map[string]bool, cause string) (*Summary, []api.EventData, error) {
+func (p *Pipeline) run(ctx context.Context, ch *change, force bool, fromInstall map[string]bool, cause store.Cause) (*Summary, []api.EventData, error) {
 	t, err := p.newTxn(ctx, ch, cause)
 	if err != nil {
 		return nil, nil, err
@@ -211,7 +212,7 @@ func (p *Pipeline) run(ctx context.Context, ch *change, force bool, fromInstall 
 
 // newTxn starts a transaction: it finishes an interrupted set apply first,
 // then applies the change, if any.
-func (p *Pipeline) newTxn(ctx context.Context, ch *change, cause string) (*txn, error) {
+func (p *Pipeline) newTxn(ctx context.Context, ch *change, cause store.Cause) (*txn, error) {
 	st, err := p.state()
 	if err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/deploy"
 	"github.com/mjolnir-forge/forgesync/inventory"
+	"github.com/mjolnir-forge/forgesync/packset"
 	"github.com/mjolnir-forge/forgesync/rejection"
 )
 
@@ -26,7 +27,7 @@ func PackView(p inventory.InstalledPack) api.Pack {
 // adds its version and pid).
 func (r *Runner) Status() api.Status {
 	s := r.Snapshot()
-	st := api.Status{State: s.State, StartedAt: s.Started, LastSync: s.LastSync, Modules: s.Modules,
+	st := api.Status{State: s.State, StartedAt: s.Started, LastSync: apiLastSync(s.LastSync), Modules: apiModules(s.Modules),
 		Warnings: s.Warnings, Queue: s.Queue}
 	for _, p := range s.Packs {
 		st.Counts.Packs++
@@ -45,7 +46,7 @@ func (r *Runner) Status() api.Status {
 	if s.Modules != nil {
 		st.Warnings = append(append([]string{}, st.Warnings...), s.Modules.Gates.Reasons...)
 		for _, f := range s.Modules.Deployed {
-			if f.Status == api.DeployStatus(deploy.DeployFailed) {
+			if f.Status == deploy.DeployFailed {
 				st.Warnings = append(st.Warnings, f.Reason)
 			}
 		}
@@ -54,7 +55,7 @@ func (r *Runner) Status() api.Status {
 }
 
 // History returns the kept generations from the latest snapshot.
-func (r *Runner) History() *api.History {
+func (r *Runner) History() *History {
 	if h := r.Snapshot().History; h != nil {
 		return h
 	}
@@ -84,16 +85,16 @@ func (r *Runner) Rejections() []rejection.Record {
 
 // SetPacks returns installed packs as a pack set sees them (SPEC §10): id,
 // version, archive SHA-256 and whether enabled.
-func SetPacks(packs []inventory.InstalledPack) []api.SetPack {
-	out := make([]api.SetPack, 0, len(packs))
+func SetPacks(packs []inventory.InstalledPack) []packset.Installed {
+	out := make([]packset.Installed, 0, len(packs))
 	for _, p := range packs {
-		out = append(out, api.SetPack{ID: p.Manifest.ID, Version: p.Manifest.Version, SHA256: p.ArchiveSHA256, Enabled: p.Enabled})
+		out = append(out, packset.Installed{ID: p.Manifest.ID, Version: p.Manifest.Version, SHA256: p.ArchiveSHA256, Enabled: p.Enabled})
 	}
 	return out
 }
 
 // Installed returns the installed packs as a pack set sees them.
-func (p *Pipeline) Installed() ([]api.SetPack, error) {
+func (p *Pipeline) Installed() ([]packset.Installed, error) {
 	packs, err := p.Packs()
 	if err != nil {
 		return nil, err

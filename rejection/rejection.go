@@ -5,84 +5,22 @@
 // rejected archive, rendered from the reasons; and Escape, the one function
 // every text writer passes outside text through, so that names and
 // messages from archives and servers cannot drive a terminal or forge a
-// line. It imports nothing of the project, so every layer can use it.
+// line. It imports nothing of the project but the internal/plaintext leaf,
+// so every layer can use it.
 package rejection
 
 import (
 	"slices"
-	"strconv"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
+
+	"github.com/mjolnir-forge/forgesync/internal/plaintext"
 )
 
 // Escape returns s with every character that could drive a terminal, start
-// a line or reorder what a reader sees written as an escape: the C0
-// controls (\n, \r and \t by name, the others as \xNN), DEL, the C1
-// controls, Unicode's format characters (bidi overrides and isolates like
-// U+202E, zero-width characters, the BOM) and line and paragraph
-// separators as \uNNNN, and bytes that are not UTF-8 as \xNN. Backslashes
-// stay as they are (Windows paths read as written), so the escape is for
-// reading, not for parsing back. Text without such characters is returned
-// as it is. JSON output needs none of this: its encoder escapes.
-func Escape(s string) string {
-	i := 0
-	for i < len(s) {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if mustEscape(r, n) {
-			break
-		}
-		i += n
-	}
-	if i == len(s) {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s) + 8)
-	b.WriteString(s[:i])
-	for i < len(s) {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case !mustEscape(r, n):
-			b.WriteString(s[i : i+n])
-		case r == utf8.RuneError:
-			b.WriteString(`\x` + hex2(s[i]))
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r < 0x80:
-			b.WriteString(`\x` + hex2(byte(r)))
-		default:
-			h := strconv.FormatInt(int64(r), 16)
-			b.WriteString(`\u` + strings.Repeat("0", max(0, 4-len(h))) + h)
-		}
-		i += n
-	}
-	return b.String()
-}
-
-// mustEscape reports whether the rune r, n bytes long, is one Escape
-// writes as an escape.
-func mustEscape(r rune, n int) bool {
-	switch {
-	case r == utf8.RuneError && n <= 1:
-		return true
-	case r < 0x20, r >= 0x7f && r <= 0x9f:
-		return true
-	case r < 0x7f:
-		return false
-	}
-	return unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
-}
-
-func hex2(c byte) string {
-	const digits = "0123456789abcdef"
-	return string([]byte{digits[c>>4], digits[c&15]})
-}
+// a line or reorder what a reader sees written as an escape (see
+// plaintext.Escape, which api's text writers use too).
+func Escape(s string) string { return plaintext.Escape(s) }
 
 // Reason is one reason a pack is refused: a broken file rule of SPEC §2, a
 // manifest rule of SPEC §3, a missing surface package of SPEC §5, or an
@@ -109,23 +47,7 @@ type Reason struct {
 // must be > 0 and ≤ 16, got 17`, or `content/x.dll: not allowed in a pack`.
 // Every part is passed through Escape.
 func (r Reason) String() string {
-	r.File, r.Path, r.Value, r.Message = Escape(r.File), Escape(r.Path), Escape(r.Value), Escape(r.Message)
-	var b strings.Builder
-	b.WriteString(r.File)
-	if r.Line > 0 {
-		b.WriteString(":" + strconv.Itoa(r.Line) + ":" + strconv.Itoa(r.Column))
-	}
-	if r.File != "" {
-		b.WriteString(": ")
-	}
-	if r.Path != "" && r.Path != r.File {
-		b.WriteString(r.Path + ": ")
-	}
-	b.WriteString(r.Message)
-	if r.Value != "" {
-		b.WriteString(", got " + r.Value)
-	}
-	return b.String()
+	return plaintext.ReasonLine(r.File, r.Path, r.Line, r.Column, r.Value, r.Message)
 }
 
 // Record is one rejected archive, kept in drop/rejected/ beside its note.

@@ -36,7 +36,7 @@ func DecodeBody(name string, body []byte, opt packset.DecodeOptions) (*packset.L
 // the Runner's answers, the set in status, and the endpoints of SPEC
 // §10.3.
 type Backend struct {
-	*pipeline.Runner
+	pipeline.WireBackend
 	Sets *Syncer
 }
 

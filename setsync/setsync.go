@@ -32,6 +32,8 @@ import (
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/internal/errkind"
+	"github.com/mjolnir-forge/forgesync/internal/strictjson"
+	"github.com/mjolnir-forge/forgesync/internal/wire"
 	"github.com/mjolnir-forge/forgesync/packset"
 	"github.com/mjolnir-forge/forgesync/pipeline"
 	"github.com/mjolnir-forge/forgesync/store"
@@ -56,7 +58,7 @@ const downloadEvery = 100 * time.Millisecond
 // installed: a [pipeline.Pipeline] in a command that holds the state, the
 // [pipeline.Runner] in the daemon.
 type Writer interface {
-	ApplySet(ctx context.Context, pins []packset.Entry, opts pipeline.SetOptions) (*api.Summary, error)
+	ApplySet(ctx context.Context, pins []packset.Entry, opts pipeline.SetOptions) (*pipeline.Summary, error)
 	Installed() ([]packset.Installed, error)
 }
 
@@ -116,9 +118,9 @@ type Record struct {
 	SignedBy    string             `json:"signed_by,omitempty"`
 	// Applied is the fingerprint of the set last applied whole from
 	// Source.
-	Applied   string        `json:"applied,omitempty"`
-	LastCheck *api.SetCheck `json:"last_check,omitempty"`
-	LastApply *api.SetApply `json:"last_apply,omitempty"`
+	Applied   string       `json:"applied,omitempty"`
+	LastCheck *StoredCheck `json:"last_check,omitempty"`
+	LastApply *StoredApply `json:"last_apply,omitempty"`
 }
 
 // view is the record and its decoded pins, for readers.
@@ -197,7 +199,7 @@ func decodeRecord(data []byte) (Record, error) {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return Record{}, errors.New("the record is damaged (data after its end)")
 	}
-	if dup := api.DuplicateKey(data); dup != "" {
+	if dup := strictjson.DuplicateKey(data); dup != "" {
 		return Record{}, fmt.Errorf("the record is damaged (%s)", dup)
 	}
 	if rec.Format != recordFormat {
@@ -292,8 +294,7 @@ func (s *Syncer) Sync(ctx context.Context, req Request) (*api.SetSyncResult, err
 	v := s.view.Load()
 	rec := v.rec
 	if check.Source == rec.Source || rec.Source == "" {
-		c := *check
-		rec.LastCheck = &c
+		rec.LastCheck = storedCheck(*check)
 		if serr := s.save(rec, v.pins); serr != nil && err == nil {
 			err = serr
 		}
@@ -464,7 +465,7 @@ func (s *Syncer) sync(ctx context.Context, req Request, res *api.SetSyncResult) 
 		}
 		return err
 	}
-	res.Summary = sum
+	res.Summary = pipeline.WireSummary(sum)
 	check.Result = api.CheckEqual
 	if sum.Set != nil && sum.Set.Changed() {
 		// The pipeline reports set-applied with the transaction.
@@ -482,7 +483,7 @@ func (s *Syncer) recordApplied(check *api.SetCheck, gen int, pins []packset.Entr
 	rec := s.view.Load().rec
 	rec.Applied = check.Fingerprint
 	if check.Result == api.CheckApplied {
-		rec.LastApply = &api.SetApply{Time: check.Time, Fingerprint: check.Fingerprint, Generation: gen}
+		rec.LastApply = &StoredApply{Time: check.Time, Fingerprint: check.Fingerprint, Generation: gen}
 	}
 	return s.save(rec, pins)
 }
@@ -504,7 +505,7 @@ func (s *Syncer) fetch(ctx context.Context, base packset.Source, packs []packset
 			}
 			mu.Unlock()
 			if due {
-				s.emit(p)
+				s.emit(wire.Download(p))
 			}
 		}
 	}
@@ -589,24 +590,21 @@ func (s *Syncer) Status(installed []packset.Installed) *api.SetStatus {
 		return nil
 	}
 	st := &api.SetStatus{Source: v.rec.Source, Name: v.rec.Name, Fingerprint: v.rec.Fingerprint, SignedBy: v.rec.SignedBy,
-		Following: s.opts.Follow != "", LastCheck: v.rec.LastCheck, LastApply: v.rec.LastApply,
+		Following: s.opts.Follow != "", LastCheck: wireCheck(v.rec.LastCheck), LastApply: wireApply(v.rec.LastApply),
 		Machine: packset.MachineFingerprint(installed), Differences: []api.SetDifference{}}
 	if st.Source == "" {
 		st.Source = packset.Redact(s.opts.Follow)
 	}
 	if v.rec.Lock != "" {
 		c := packset.Compare(installed, v.pins)
-		st.Equal, st.Differences = c.Equal, c.Differences
+		st.Equal, st.Differences = c.Equal, wire.SetDifferences(c.Differences)
 	}
 	return st
 }
 
 // Info is the answer of GET /v1/set.
 func (s *Syncer) Info(installed []packset.Installed) api.SetInfo {
-	info := api.SetInfo{Fingerprint: packset.MachineFingerprint(installed), Packs: installed, Set: s.Status(installed)}
-	if info.Packs == nil {
-		info.Packs = []api.SetPack{}
-	}
+	info := api.SetInfo{Fingerprint: packset.MachineFingerprint(installed), Packs: wire.SetPacks(installed), Set: s.Status(installed)}
 	if info.Set != nil {
 		info.Source, info.SignedBy, info.LastCheck, info.LastApply = info.Set.Source, info.Set.SignedBy, info.Set.LastCheck, info.Set.LastApply
 	}
@@ -620,7 +618,7 @@ func Diff(installed []packset.Installed, body []byte) (api.SetComparison, error)
 	if err != nil {
 		return api.SetComparison{}, err
 	}
-	return packset.Compare(installed, l.Entries()), nil
+	return wire.SetComparison(packset.Compare(installed, l.Entries())), nil
 }
 
 var (

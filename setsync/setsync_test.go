@@ -28,7 +28,7 @@ type fakeWriter struct {
 	before func(pin packset.Entry)
 }
 
-func (w *fakeWriter) ApplySet(ctx context.Context, pins []packset.Entry, opts pipeline.SetOptions) (*api.Summary, error) {
+func (w *fakeWriter) ApplySet(ctx context.Context, pins []packset.Entry, opts pipeline.SetOptions) (*pipeline.Summary, error) {
 	for _, p := range pins {
 		if w.before != nil {
 			w.before(p)
@@ -50,7 +50,7 @@ func (w *fakeWriter) ApplySet(ctx context.Context, pins []packset.Entry, opts pi
 	for _, p := range pins {
 		w.installed = append(w.installed, packset.Installed{ID: p.ID, Version: p.Version, SHA256: p.SHA256, Enabled: true})
 	}
-	return &api.Summary{}, nil
+	return &pipeline.Summary{}, nil
 }
 
 func (w *fakeWriter) Installed() ([]packset.Installed, error) { return w.installed, nil }

@@ -21,10 +21,14 @@ const IncomingDir = "incoming"
 type Generation struct {
 	N           int              `json:"n"`
 	Time        time.Time        `json:"time"`
-	Cause       string           `json:"cause"` // drop, install, enable, disable, remove, set or rollback
+	Cause       Cause            `json:"cause"`
 	Fingerprint string           `json:"fingerprint"`
 	Packs       []GenerationPack `json:"packs"` // sorted by id
 }
+
+// Cause is what recorded a generation: its owner names the causes (the
+// pipeline, SPEC §11); the store keeps it as written.
+type Cause string
 
 // GenerationPack is one installed pack of a generation, as a pending set
 // in the state file stores it too.
@@ -39,7 +43,7 @@ type GenerationPack struct {
 // it makes (every pack with its enabled flag), whether packs outside it are
 // removed rather than disabled, and the generation cause it records.
 type PendingSet struct {
-	Cause string           `json:"cause"`
+	Cause Cause            `json:"cause"`
 	Prune bool             `json:"prune"`
 	Packs []GenerationPack `json:"packs"`
 }
@@ -111,7 +115,7 @@ func packString(p GenerationPack) string {
 func (gs Generations) MarshalJSON() ([]byte, error) {
 	out := make([]storedGeneration, len(gs))
 	for i, g := range gs {
-		sg := storedGeneration{N: g.N, Time: g.Time, Cause: g.Cause, Fingerprint: g.Fingerprint}
+		sg := storedGeneration{N: g.N, Time: g.Time, Cause: string(g.Cause), Fingerprint: g.Fingerprint}
 		if i == 0 {
 			sg.Packs = make([]string, len(g.Packs))
 			for j, p := range g.Packs {
@@ -196,7 +200,7 @@ func (gs *Generations) UnmarshalJSON(data []byte) error {
 			}
 		}
 		slices.SortFunc(packs, func(a, b GenerationPack) int { return strings.Compare(a.ID, b.ID) })
-		out[i] = Generation{N: g.N, Time: g.Time, Cause: g.Cause, Fingerprint: g.Fingerprint, Packs: packs}
+		out[i] = Generation{N: g.N, Time: g.Time, Cause: Cause(g.Cause), Fingerprint: g.Fingerprint, Packs: packs}
 		prev = packs
 	}
 	*gs = out

@@ -68,7 +68,7 @@ func TestReleaseState(t *testing.T) {
 		for _, p := range g.Packs {
 			ps = append(ps, p.ID+" "+p.Version+" "+p.SHA256+" "+map[bool]string{true: "1", false: "0"}[p.Enabled])
 		}
-		gens = append(gens, strings.Join([]string{strconv.Itoa(g.N), g.Time.Format(time.RFC3339Nano), g.Cause, g.Fingerprint, "[" + strings.Join(ps, ", ") + "]"}, " "))
+		gens = append(gens, strings.Join([]string{strconv.Itoa(g.N), g.Time.Format(time.RFC3339Nano), string(g.Cause), g.Fingerprint, "[" + strings.Join(ps, ", ") + "]"}, " "))
 	}
 	if strings.Join(gens, "\n") != strings.Join(wantGens, "\n") {
 		t.Errorf("generations:\n%s\nwant:\n%s", strings.Join(gens, "\n"), strings.Join(wantGens, "\n"))

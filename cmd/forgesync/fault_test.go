@@ -6,16 +6,15 @@ import (
 
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/internal/cli"
-	"github.com/mjolnir-forge/forgesync/rejection"
 )
 
 // TestSummaryExitStatus: an archive waiting for the machine (a held file,
 // a full disk) makes sync and install exit 2, printing why; a rejection
 // alone exits 1, as before.
 func TestSummaryExitStatus(t *testing.T) {
-	waiting := api.Outcome{Archive: "a2.zip", Result: api.ResultWaiting, Reasons: []rejection.Reason{{Rule: "held",
+	waiting := api.Outcome{Archive: "a2.zip", Result: api.ResultWaiting, Reasons: []api.Reason{{Rule: "held",
 		Message: "paks/x.pak is held by another program (the game?); close it — the archive waits in drop and is retried at the next pass"}}}
-	rejected := api.Outcome{Archive: "bad.zip", Result: api.ResultRejected, Reasons: []rejection.Reason{{Rule: "x", Message: "bad"}}}
+	rejected := api.Outcome{Archive: "bad.zip", Result: api.ResultRejected, Reasons: []api.Reason{{Rule: "x", Message: "bad"}}}
 	for _, tt := range []struct {
 		name     string
 		outcomes []api.Outcome

@@ -20,7 +20,7 @@ func historyCommand() *cli.Command {
 			if err != nil {
 				return e.Fail(err)
 			}
-			return cli.Show(e, h, api.WriteHistory)
+			return cli.Show(e, pipeline.WireHistory(h), api.WriteHistory)
 		},
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/daemon"
 	"github.com/mjolnir-forge/forgesync/internal/cli"
+	"github.com/mjolnir-forge/forgesync/internal/wire"
 	"github.com/mjolnir-forge/forgesync/machine"
 	"github.com/mjolnir-forge/forgesync/native"
 )
@@ -27,7 +28,7 @@ func statusCommand() *cli.Command {
 			if c == nil {
 				gates := native.CheckGatesDir(e.Config.Paths.Mods)
 				if e.JSON {
-					cli.WriteJSON(e.Stdout, map[string]any{"running": false, "socket": e.Config.Paths.Socket, "gates": gates})
+					cli.WriteJSON(e.Stdout, map[string]any{"running": false, "socket": e.Config.Paths.Socket, "gates": wire.Gates(gates)})
 				} else {
 					fmt.Fprintf(e.Stdout, "no forgesync daemon is answering on %s\n", e.Config.Paths.Socket)
 					fmt.Fprintln(e.Stdout, "start one with `forgesync daemon`, or use `forgesync sync` and `forgesync packs` directly")

@@ -63,8 +63,9 @@ func TestOnePackageComment(t *testing.T) {
 // watcher: it serves what the pipeline hands it; packset knows nothing of
 // the pipeline, the service or the installing layers (it hands its callers lock
 // values and verified archives); rejection and errkind are leaves every
-// layer may use; api (the wire shapes) rests on rejection alone, so the
-// pipeline, the daemon and the CLI can share its types; the watcher knows nothing of transactions
+// layer may use; api (the wire shapes) rests on internal leaves alone
+// (TestAPIKnowsNoDomain), so the pipeline, the daemon and the CLI can
+// share its types; the watcher knows nothing of transactions
 // and the pipeline nothing of HTTP, the service or the watcher.
 func TestLayers(t *testing.T) {
 	forbidden := map[string][]string{
@@ -77,7 +78,8 @@ func TestLayers(t *testing.T) {
 		"place":             {"github.com/mjolnir-forge/forgesync/api", "net/http", "github.com/fsnotify/fsnotify", "github.com/mjolnir-forge/forgesync/pipeline", "github.com/mjolnir-forge/forgesync/daemon", "github.com/mjolnir-forge/forgesync/inventory", "github.com/mjolnir-forge/forgesync/config", "github.com/mjolnir-forge/forgesync/verdict", "github.com/mjolnir-forge/forgesync/setsync", "github.com/mjolnir-forge/forgesync/machine", "github.com/mjolnir-forge/forgesync/store", "github.com/mjolnir-forge/forgesync/deploy"},
 		"deploy":            {"github.com/mjolnir-forge/forgesync/api", "net/http", "github.com/fsnotify/fsnotify", "github.com/mjolnir-forge/forgesync/pipeline", "github.com/mjolnir-forge/forgesync/daemon", "github.com/mjolnir-forge/forgesync/inventory", "github.com/mjolnir-forge/forgesync/config", "github.com/mjolnir-forge/forgesync/verdict", "github.com/mjolnir-forge/forgesync/setsync", "github.com/mjolnir-forge/forgesync/machine", "github.com/mjolnir-forge/forgesync/intake", "github.com/mjolnir-forge/forgesync/store", "github.com/mjolnir-forge/forgesync/place"},
 		"config":            {"net/http", "github.com/mjolnir-forge/forgesync/pipeline"},
-		"packset":           {"github.com/fsnotify/fsnotify", "github.com/kardianos/service", "github.com/mjolnir-forge/forgesync/pipeline", "github.com/mjolnir-forge/forgesync/daemon", "github.com/mjolnir-forge/forgesync/intake", "github.com/mjolnir-forge/forgesync/store", "github.com/mjolnir-forge/forgesync/place", "github.com/mjolnir-forge/forgesync/deploy", "github.com/mjolnir-forge/forgesync/config"},
+		"packset":           {"github.com/mjolnir-forge/forgesync/api", "github.com/fsnotify/fsnotify", "github.com/kardianos/service", "github.com/mjolnir-forge/forgesync/pipeline", "github.com/mjolnir-forge/forgesync/daemon", "github.com/mjolnir-forge/forgesync/intake", "github.com/mjolnir-forge/forgesync/store", "github.com/mjolnir-forge/forgesync/place", "github.com/mjolnir-forge/forgesync/deploy", "github.com/mjolnir-forge/forgesync/config"},
+		"native":            {"github.com/mjolnir-forge/forgesync/api", "net/http", "github.com/mjolnir-forge/forgesync/pipeline", "github.com/mjolnir-forge/forgesync/daemon"},
 		"rejection":         {"os", "net", "net/http", "github.com/mjolnir-forge/forgesync/inventory", "github.com/mjolnir-forge/forgesync/intake", "github.com/mjolnir-forge/forgesync/store", "github.com/mjolnir-forge/forgesync/place", "github.com/mjolnir-forge/forgesync/deploy", "github.com/mjolnir-forge/forgesync/verdict", "github.com/mjolnir-forge/forgesync/pipeline", "github.com/mjolnir-forge/forgesync/daemon"},
 		"api":               {"os", "net", "net/http", "github.com/mjolnir-forge/forgesync/inventory", "github.com/mjolnir-forge/forgesync/intake", "github.com/mjolnir-forge/forgesync/store", "github.com/mjolnir-forge/forgesync/place", "github.com/mjolnir-forge/forgesync/deploy", "github.com/mjolnir-forge/forgesync/native", "github.com/mjolnir-forge/forgesync/pipeline", "github.com/mjolnir-forge/forgesync/daemon"},
 		"watch":             {"net/http", "github.com/mjolnir-forge/forgesync/pipeline", "github.com/mjolnir-forge/forgesync/intake", "github.com/mjolnir-forge/forgesync/store", "github.com/mjolnir-forge/forgesync/place", "github.com/mjolnir-forge/forgesync/deploy", "github.com/mjolnir-forge/forgesync/inventory", "github.com/mjolnir-forge/forgesync/daemon"},
@@ -153,6 +155,23 @@ func TestConfigKnowsNoDomain(t *testing.T) {
 	for _, d := range strings.Fields(string(out)) {
 		if strings.HasPrefix(d, mod) && d != mod+"config" && !strings.HasPrefix(d, mod+"internal/") {
 			t.Errorf("config depends on %s: it holds plain values and knows nothing of the domain", d)
+		}
+	}
+}
+
+// TestAPIKnowsNoDomain: api holds the wire shapes alone; the domain's
+// types are converted to them at the edges. Of this module it may use
+// only internal/ leaves, nothing of the domain, so a domain type can never
+// become a wire shape by import.
+func TestAPIKnowsNoDomain(t *testing.T) {
+	const mod = "github.com/mjolnir-forge/forgesync/"
+	out, err := exec.Command("go", "list", "-deps", mod+"api").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	for _, d := range strings.Fields(string(out)) {
+		if strings.HasPrefix(d, mod) && d != mod+"api" && !strings.HasPrefix(d, mod+"internal/") {
+			t.Errorf("api depends on %s: it holds the wire shapes and knows nothing of the domain", d)
 		}
 	}
 }

@@ -1,4 +1,8 @@
-package api
+// Package strictjson owns the check strict JSON decoding adds to
+// encoding/json: DuplicateKey, which finds a key given twice in one object
+// (the decoder would keep the last silently). The daemon's request bodies
+// and the JSON form of a lock are held to it. It is a leaf.
+package strictjson
 
 import (
 	"bytes"

@@ -1,0 +1,105 @@
+// Package plaintext owns how outside text is made safe to print: Escape,
+// the one function every text writer passes names and messages from
+// archives and servers through, so that they cannot drive a terminal or
+// forge a line, and ReasonLine, the compiler-style line of a rejection
+// reason. It is a leaf: the domain's reasons (rejection) and their wire
+// shape (api) print through it alike.
+package plaintext
+
+import (
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Escape returns s with every character that could drive a terminal, start
+// a line or reorder what a reader sees written as an escape: the C0
+// controls (\n, \r and \t by name, the others as \xNN), DEL, the C1
+// controls, Unicode's format characters (bidi overrides and isolates like
+// U+202E, zero-width characters, the BOM) and line and paragraph
+// separators as \uNNNN, and bytes that are not UTF-8 as \xNN. Backslashes
+// stay as they are (Windows paths read as written), so the escape is for
+// reading, not for parsing back. Text without such characters is returned
+// as it is. JSON output needs none of this: its encoder escapes.
+func Escape(s string) string {
+	i := 0
+	for i < len(s) {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if mustEscape(r, n) {
+			break
+		}
+		i += n
+	}
+	if i == len(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	b.WriteString(s[:i])
+	for i < len(s) {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case !mustEscape(r, n):
+			b.WriteString(s[i : i+n])
+		case r == utf8.RuneError:
+			b.WriteString(`\x` + hex2(s[i]))
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x80:
+			b.WriteString(`\x` + hex2(byte(r)))
+		default:
+			h := strconv.FormatInt(int64(r), 16)
+			b.WriteString(`\u` + strings.Repeat("0", max(0, 4-len(h))) + h)
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// mustEscape reports whether the rune r, n bytes long, is one Escape
+// writes as an escape.
+func mustEscape(r rune, n int) bool {
+	switch {
+	case r == utf8.RuneError && n <= 1:
+		return true
+	case r < 0x20, r >= 0x7f && r <= 0x9f:
+		return true
+	case r < 0x7f:
+		return false
+	}
+	return unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
+}
+
+func hex2(c byte) string {
+	const digits = "0123456789abcdef"
+	return string([]byte{digits[c>>4], digits[c&15]})
+}
+
+// ReasonLine says a rejection reason in one line, compiler style:
+// `forgepack.json:12:7: pieces[1].door.travel_m: must be > 0 and ≤ 16, got
+// 17`, or `content/x.dll: not allowed in a pack`. Every part is passed
+// through Escape.
+func ReasonLine(file, path string, line, column int, value, message string) string {
+	file, path, value, message = Escape(file), Escape(path), Escape(value), Escape(message)
+	var b strings.Builder
+	b.WriteString(file)
+	if line > 0 {
+		b.WriteString(":" + strconv.Itoa(line) + ":" + strconv.Itoa(column))
+	}
+	if file != "" {
+		b.WriteString(": ")
+	}
+	if path != "" && path != file {
+		b.WriteString(path + ": ")
+	}
+	b.WriteString(message)
+	if value != "" {
+		b.WriteString(", got " + value)
+	}
+	return b.String()
+}
