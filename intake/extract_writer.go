@@ -64,7 +64,7 @@ func (l *syncList) flush(root *os.Root) error {
 			return err
 		})
 		if err == nil {
-			err = f.Sync()
+			err = atomicfile.Fsync(f)
 			if cerr := f.Close(); err == nil {
 				err = cerr
 			}

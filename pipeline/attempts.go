@@ -144,7 +144,11 @@ func (p *Pipeline) saveAttempts(a attempts) error {
 	if err != nil {
 		return fmt.Errorf("save attempt counts: %w", err)
 	}
-	if err := atomicfile.WriteFile(p.store.Path(attemptsFile), append(data, '\n'), 0o600); err != nil {
+	// Not flushed: the counts are advisory, and they must survive this
+	// process dying, which the page cache does. A power loss may lose a
+	// count, or damage the file, which loadAttempts sets aside; a flush
+	// here would cost every archive a journal commit of its own.
+	if err := atomicfile.WriteFlushed(p.store.Path(attemptsFile), append(data, '\n'), 0o600, atomicfile.FlushNone); err != nil {
 		return fmt.Errorf("save attempt counts: %w", err)
 	}
 	return nil

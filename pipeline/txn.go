@@ -320,7 +320,9 @@ func (t *txn) commit() (*Summary, error) {
 		}
 	}
 	st.Inventory = hashes
-	if err := p.store.Save(st); err != nil {
+	// The commit above is on disk: this records what followed it, which a
+	// power loss may lose, and the next pass then does again.
+	if err := p.store.SaveLazily(st); err != nil {
 		return nil, err
 	}
 	return t.done()

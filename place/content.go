@@ -56,8 +56,8 @@ type swap struct {
 // left in the pack's folders are removed first: the pack is placed anew.
 //
 // The staged files are already on stable storage (the extraction flushed
-// them); the folders are flushed once the temps are in and again once the
-// swaps are done. step, when not nil, is called after each swap
+// them; a copy across volumes flushes its own); the folders are flushed
+// once the swaps are done, before Place returns. step, when not nil, is called after each swap
 // ("place:<path>").
 func Place(r atomicfile.Renamer, stagedRoot string, files []intake.File, paks, packID string, owned []string, step func(string)) (_ *Placement, err error) {
 	pl := &Placement{r: r}
@@ -117,9 +117,11 @@ func Place(r atomicfile.Renamer, stagedRoot string, files []intake.File, paks, p
 	for d := range dirs {
 		pl.dirs = append(pl.dirs, d)
 	}
-	if err := pl.sync(); err != nil {
-		return nil, err
-	}
+	// The folders are not flushed here, with the temps in, but once, after
+	// the swaps: what a power loss before that flush leaves is the same
+	// either way (temps, swaps done or not, all to be placed again, as
+	// nothing committed the install), and every flush may cost a journal
+	// commit that waits for the disk.
 	for i := range todo {
 		p := &todo[i]
 		s := swap{dst: p.dst}

@@ -7,16 +7,32 @@
 # forgesync's side is the whole intake (claim, unpack in its child, hash,
 # validate, flush the files, place, flush the folders, publish) followed by
 # the same `sync -f` of the paks folder, so both sides end with the bytes
-# on disk. Each cell is the best of N runs
-# (default 3); ratio is forgesync's time over the tool's (targets: zip
-# <= 0.9, tar.zst <= 1.0, 7z <= 1.5); peak RSS is the largest resident
-# size of forgesync's processes (the daemon side and its unpacking child).
+# on disk. The runs of the two sides alternate, and each cell is the
+# median of N runs (default 5):
+#   wall   the elapsed seconds; wall ratio is forgesync's over the tool's
+#          (targets: zip <= 0.8, tar.zst <= 1.0, 7z <= 1.2);
+#   CPU    user + system seconds of the whole process tree (GNU time's
+#          figures, which hold every waited-for descendant: forgesync and
+#          its unpacking child; the tool; the sync), and the CPU ratio
+#          (target <= 1.3 for every format);
+#   peak   the largest resident size of any of forgesync's processes over
+#          all runs (target < 64 MiB, plus the dictionary for 7z).
 #
 # Usage: scripts/bench-extract.sh [runs]
+#   FORGESYNC_BENCH_MIB=64 scripts/bench-extract.sh   # a smaller pack (16 files)
+#   FORGESYNC_BENCH_PROFILE=DIR scripts/bench-extract.sh 1
+#       also writes CPU profiles of one more run per format into DIR:
+#       FORMAT.parent.pprof (forgesync, from FORGESYNC_CPUPROFILE) and
+#       FORMAT.child.pprof (its unpacking child, from
+#       FORGESYNC_UNPACK_CPUPROFILE, which only the child reads); read
+#       them with `go tool pprof -top DIR/FORMAT.child.pprof`.
 # Needs: go, bsdtar, zstd, 7z, GNU time (/usr/bin/time).
 set -eu
 cd "$(dirname "$0")/.."
-runs="${1:-3}"
+runs="${1:-5}"
+mib="${FORGESYNC_BENCH_MIB:-256}"
+prof="${FORGESYNC_BENCH_PROFILE:-}"
+file=$((mib << 20 >> 4))
 for t in bsdtar zstd 7z /usr/bin/time; do
 	command -v "$t" >/dev/null || { echo "bench-extract: needs $t" >&2; exit 2; }
 done
@@ -24,7 +40,7 @@ work=$(mktemp -d "${TMPDIR:-/var/tmp}/fsbench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 go build -o "$work/forgesync" ./cmd/forgesync
 
-# The pack: 8 files of random bytes and 8 of text, 16 MiB each.
+# The pack: 8 files of random bytes and 8 of text, 16 MiB each (at 256).
 pack="$work/pack"
 mkdir -p "$pack/content"
 cat > "$pack/forgepack.json" <<'EOF'
@@ -32,11 +48,11 @@ cat > "$pack/forgepack.json" <<'EOF'
 EOF
 i=0
 while [ $i -lt 8 ]; do
-	head -c $((16 << 20)) /dev/urandom > "$pack/content/random$i.pak"
+	head -c $file /dev/urandom > "$pack/content/random$i.pak"
 	# Text: words and numbers, compressible about 5:1, different in every
 	# file (a solid archive would otherwise store a repeat in nothing,
 	# which the ratio rule rightly calls a bomb).
-	awk -v seed=$((i * 7919 + 13)) -v file=$i 'BEGIN { srand(seed); while (n < 16777216) { l = sprintf("file%d row %d lift door panel %06d gravity %.4f\n", file, int(rand()*1e6), k++, rand()); printf "%s", l; n += length(l) } }' | head -c $((16 << 20)) > "$pack/content/text$i.pak"
+	awk -v seed=$((i * 7919 + 13)) -v file=$i 'BEGIN { srand(seed); while (n < '"$file"') { l = sprintf("file%d row %d lift door panel %06d gravity %.4f\n", file, int(rand()*1e6), k++, rand()); printf "%s", l; n += length(l) } }' | head -c $file > "$pack/content/text$i.pak"
 	i=$((i + 1))
 done
 
@@ -44,64 +60,75 @@ done
 tar -C "$pack" -cf - . | zstd -q -3 -T0 -o "$work/bench.tar.zst"
 (cd "$pack" && 7z a -bd -bso0 "$work/bench.7z" . >/dev/null)
 
-# best prints the smallest of the numbers on its input.
-best() { sort -g | head -n 1; }
+# median prints the middle of the numbers on its input (the lower middle
+# of an even count).
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
-# ours FORMAT: the best wall time of `forgesync sync` and its peak RSS in KiB.
-ours() {
-	: > "$work/ours.times"
-	r=0
-	while [ $r -lt "$runs" ]; do
-		g="$work/game"
-		rm -rf "$g"
-		mkdir -p "$g/mods/MJOLNIRForgePacks/drop" "$g/paks"
-		printf '[paths]\nmods = "%s"\npaks = "%s"\nstate = "%s"\n[deploy]\nlua = false\nnative = false\n' \
-			"$g/mods" "$g/paks" "$g/state" > "$g/f.toml"
-		cp "$work/bench.$1" "$g/mods/MJOLNIRForgePacks/drop/"
-		sync
-		/usr/bin/time -f '%e %M' -o "$work/t" sh -c "'$work/forgesync' sync --config '$g/f.toml' >/dev/null; sync -f '$g/paks'"
-		if [ ! -f "$g/paks/MJOLNIRForge/bench-pack/random0.pak" ]; then
-			echo "bench-extract: forgesync did not install the $1 pack:" >&2
-			cat "$g"/mods/MJOLNIRForgePacks/drop/rejected/*.txt >&2 || true
-			exit 1
-		fi
-		tail -n 1 "$work/t" >> "$work/ours.times"
-		r=$((r + 1))
-	done
-	t=$(cut -d' ' -f1 "$work/ours.times" | best)
-	m=$(cut -d' ' -f2 "$work/ours.times" | sort -g | tail -n 1)
-	echo "$t $m"
+# game makes a fresh game folder with the FORMAT pack in its drop folder.
+game() {
+	g="$work/game"
+	rm -rf "$g"
+	mkdir -p "$g/mods/MJOLNIRForgePacks/drop" "$g/paks"
+	printf '[paths]\nmods = "%s"\npaks = "%s"\nstate = "%s"\n[deploy]\nlua = false\nnative = false\n' \
+		"$g/mods" "$g/paks" "$g/state" > "$g/f.toml"
+	cp "$work/bench.$1" "$g/mods/MJOLNIRForgePacks/drop/"
+	sync
 }
 
-# tool FORMAT: the best wall time of the reference extractor, made durable.
+# ours FORMAT: one run of `forgesync sync`; appends "wall cpu rss(KiB)".
+ours() {
+	game "$1"
+	/usr/bin/time -f '%e %U %S %M' -o "$work/t" sh -c "'$work/forgesync' sync --config '$g/f.toml' >/dev/null; sync -f '$g/paks'"
+	if [ ! -f "$g/paks/MJOLNIRForge/bench-pack/random0.pak" ]; then
+		echo "bench-extract: forgesync did not install the $1 pack:" >&2
+		cat "$g"/mods/MJOLNIRForgePacks/drop/rejected/*.txt >&2 || true
+		exit 1
+	fi
+	tail -n 1 "$work/t" | awk '{ printf "%s %.2f %s\n", $1, $2 + $3, $4 }' >> "$work/ours.times"
+}
+
+# tool FORMAT: one run of the reference extractor, made durable; appends
+# "wall cpu".
 tool() {
+	d="$work/out"
+	rm -rf "$d"
+	mkdir -p "$d"
+	sync
+	if [ "$1" = 7z ]; then
+		/usr/bin/time -f '%e %U %S' -o "$work/t" sh -c "7z x -bd -bso0 -o'$d' '$work/bench.7z' && sync -f '$d'"
+	else
+		/usr/bin/time -f '%e %U %S' -o "$work/t" sh -c "bsdtar -xf '$work/bench.$1' -C '$d' && sync -f '$d'"
+	fi
+	tail -n 1 "$work/t" | awk '{ printf "%s %.2f\n", $1, $2 + $3 }' >> "$work/tool.times"
+}
+
+ratio() { echo "$1 $2" | awk '{ printf "%.2f", $1 / $2 }'; }
+
+echo "pack: $mib MiB in 16 files; median of $runs runs each"
+printf '%-8s %8s | %8s %8s %6s | %7s %7s %6s | %8s\n' format archive "fs wall" "tool" ratio "fs CPU" "tool" ratio "peak RSS"
+for f in zip tar.zst 7z; do
+	size=$(wc -c < "$work/bench.$f")
+	: > "$work/ours.times"
 	: > "$work/tool.times"
 	r=0
 	while [ $r -lt "$runs" ]; do
-		d="$work/out"
-		rm -rf "$d"
-		mkdir -p "$d"
-		sync
-		if [ "$1" = 7z ]; then
-			/usr/bin/time -f '%e' -o "$work/t" sh -c "7z x -bd -bso0 -o'$d' '$work/bench.7z' && sync -f '$d'"
-		else
-			/usr/bin/time -f '%e' -o "$work/t" sh -c "bsdtar -xf '$work/bench.$1' -C '$d' && sync -f '$d'"
-		fi
-		cat "$work/t" >> "$work/tool.times"
+		ours "$f"
+		tool "$f"
 		r=$((r + 1))
 	done
-	best < "$work/tool.times"
-}
-
-printf '%-8s %10s %12s %8s %16s %10s\n' format archive forgesync tool ratio "peak RSS"
-for f in zip tar.zst 7z; do
-	size=$(wc -c < "$work/bench.$f")
-	set -- $(ours "$f")
-	o=$1
-	rss=$2
-	t=$(tool "$f")
+	ow=$(cut -d' ' -f1 "$work/ours.times" | median)
+	oc=$(cut -d' ' -f2 "$work/ours.times" | median)
+	rss=$(cut -d' ' -f3 "$work/ours.times" | sort -g | tail -n 1)
+	tw=$(cut -d' ' -f1 "$work/tool.times" | median)
+	tc=$(cut -d' ' -f2 "$work/tool.times" | median)
 	ref=bsdtar
 	[ "$f" = 7z ] && ref="7z x"
-	printf '%-8s %7d MiB %10.2f s %6.2f s %6.2f (%s) %6d MiB\n' "$f" $((size >> 20)) "$o" "$t" \
-		"$(echo "$o $t" | awk '{ printf "%.2f", $1 / $2 }')" "$ref" $((rss >> 10))
+	printf '%-8s %4d MiB | %6.2f s %6.2f s %6s | %5.2f s %5.2f s %6s | %4d MiB  (%s)\n' "$f" $((size >> 20)) \
+		"$ow" "$tw" "$(ratio "$ow" "$tw")" "$oc" "$tc" "$(ratio "$oc" "$tc")" $((rss >> 10)) "$ref"
+	if [ -n "$prof" ]; then
+		mkdir -p "$prof"
+		game "$f"
+		FORGESYNC_CPUPROFILE="$prof/$f.parent.pprof" FORGESYNC_UNPACK_CPUPROFILE="$prof/$f.child.pprof" \
+			"$work/forgesync" sync --config "$g/f.toml" >/dev/null
+	fi
 done

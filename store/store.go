@@ -415,7 +415,16 @@ func (s *Store) checkFiles(st *State) (string, error) {
 }
 
 // Save replaces the state atomically.
-func (s *Store) Save(st *State) error {
+func (s *Store) Save(st *State) error { return s.save(st, atomicfile.FlushAll) }
+
+// SaveLazily writes the state as Save does, flushing the file but not its
+// folder: after a power loss the state may be the one saved before it,
+// whole. It is for a state that only records what was done after the
+// last Save (the inventory published, replaced files removed), which the
+// state before it makes the next pass do again.
+func (s *Store) SaveLazily(st *State) error { return s.save(st, atomicfile.FlushFile) }
+
+func (s *Store) save(st *State, flush atomicfile.Flush) error {
 	st.Format, st.Version = StateFormat, StateVersion
 	if st.Packs == nil {
 		st.Packs = []PackRecord{} // Load refuses null packs
@@ -424,7 +433,7 @@ func (s *Store) Save(st *State) error {
 	if err != nil {
 		return fmt.Errorf("save state: %w", err)
 	}
-	if err := atomicfile.WriteFile(s.Path(stateFile), append(data, '\n'), 0o600); err != nil {
+	if err := atomicfile.WriteFlushed(s.Path(stateFile), append(data, '\n'), 0o600, flush); err != nil {
 		return fmt.Errorf("save state: %w", err)
 	}
 	return nil

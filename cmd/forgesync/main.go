@@ -15,10 +15,15 @@ import (
 
 func main() {
 	if len(os.Args) == 2 && os.Args[1] == intake.ChildCommand {
-		os.Exit(intake.RunChild(os.Stdin, os.Stdout)) // unpacks one archive for its parent
+		stopProfile := startProfile(childProfileEnv)
+		code := intake.RunChild(os.Stdin, os.Stdout) // unpacks one archive for its parent
+		stopProfile()
+		os.Exit(code)
 	}
+	stopProfile := startProfile(profileEnv)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
+	stopProfile()
 	os.Exit(code)
 }

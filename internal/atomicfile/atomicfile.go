@@ -20,6 +20,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -93,7 +94,7 @@ func (p *Pending) Prepare() error {
 	if p.closed {
 		return nil
 	}
-	if err := p.f.Sync(); err != nil {
+	if err := Fsync(p.f); err != nil {
 		p.f.Close()
 		p.closed = true
 		return fmt.Errorf("sync %s: %w", p.tmp, err)
@@ -312,6 +313,21 @@ func (r Renamer) Remove(path string) error {
 	return err
 }
 
+// fsyncs counts the flushes this process asked for; see [Fsyncs].
+var fsyncs atomic.Int64
+
+// Fsync flushes f (a file or a folder) to stable storage. Every flush of
+// this program goes through it, so that [Fsyncs] can count them.
+func Fsync(f *os.File) error {
+	fsyncs.Add(1)
+	return f.Sync()
+}
+
+// Fsyncs returns how many flushes ([Fsync], and so [SyncDir] on the
+// systems where it flushes) this process has asked for since it started:
+// each may cost a journal commit, which a benchmark or a test counts.
+func Fsyncs() int64 { return fsyncs.Load() }
+
 // SyncDir flushes a folder's entries (the renames in it) to stable storage.
 // It is a no-op on Windows, where folders cannot be opened for syncing and
 // NTFS journals renames itself.
@@ -329,6 +345,39 @@ func WriteFile(path string, data []byte, perm fs.FileMode) error {
 // WriteWith atomically replaces path with what write streams into the temp
 // file; when write fails the target is untouched and the temp file removed.
 func WriteWith(path string, perm fs.FileMode, write func(f *os.File) error) error {
+	return writeWith(path, perm, FlushAll, write)
+}
+
+// Flush says what [WriteFlushed] flushes to stable storage. Each flush
+// may cost a journal commit that waits for the disk, so a file whose loss
+// in a power cut is harmless is flushed less.
+type Flush int
+
+const (
+	// FlushAll flushes the new file, then its folder: once written, the
+	// new file survives a power loss (as [WriteFile]).
+	FlushAll Flush = iota
+	// FlushFile flushes the new file but not its folder: a power loss
+	// may leave the old file or the new one, each of them whole. For a
+	// record whose older version is still true, only less up to date.
+	FlushFile
+	// FlushNone flushes nothing: a crash of this process leaves the old
+	// file or the new one whole, but a power loss may leave the old one,
+	// or the new one empty or damaged. For an advisory file whose reader
+	// sets a damaged one aside.
+	FlushNone
+)
+
+// WriteFlushed atomically replaces path with data, as [WriteFile] does,
+// flushing what flush says.
+func WriteFlushed(path string, data []byte, perm fs.FileMode, flush Flush) error {
+	return writeWith(path, perm, flush, func(f *os.File) error {
+		_, err := f.Write(data)
+		return err
+	})
+}
+
+func writeWith(path string, perm fs.FileMode, flush Flush, write func(f *os.File) error) error {
 	p, err := Create(path, perm)
 	if err != nil {
 		return err
@@ -337,8 +386,17 @@ func WriteWith(path string, perm fs.FileMode, write func(f *os.File) error) erro
 	if err := write(p.f); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
+	if flush == FlushNone {
+		p.closed = true
+		if err := p.f.Close(); err != nil {
+			return fmt.Errorf("close %s: %w", p.tmp, err)
+		}
+	}
 	if err := p.Commit(Renamer{}); err != nil {
 		return err
+	}
+	if flush != FlushAll {
+		return nil
 	}
 	return SyncDir(filepath.Dir(path))
 }

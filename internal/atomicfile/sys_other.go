@@ -17,7 +17,7 @@ func syncDir(dir string) error {
 		return fmt.Errorf("sync folder %s: %w", dir, err)
 	}
 	defer d.Close()
-	if err := d.Sync(); err != nil {
+	if err := Fsync(d); err != nil {
 		return fmt.Errorf("sync folder %s: %w", dir, err)
 	}
 	return nil
