@@ -727,7 +727,7 @@ func crcMismatch(stored, got uint32) error {
 func entryTypeOf(fi archives.FileInfo) entryType {
 	if h, ok := fi.Header.(*tar.Header); ok {
 		switch h.Typeflag {
-		case tar.TypeReg, tar.TypeRegA:
+		case tar.TypeReg: // archive/tar reads the old TypeRegA as TypeReg (or TypeDir)
 			return typeFile
 		case tar.TypeDir:
 			return typeDir
