@@ -82,14 +82,6 @@ func (c *Client) Packs(ctx context.Context) ([]api.Pack, error) {
 	return body.Packs, err
 }
 
-// Pack returns GET /v1/packs/{id}; an id that is not installed gives an
-// error matching [errkind.NotFound].
-func (c *Client) Pack(ctx context.Context, id string) (api.Pack, error) {
-	var p api.Pack
-	err := c.do(ctx, http.MethodGet, "/v1/packs/"+url.PathEscape(id), &p)
-	return p, err
-}
-
 // Rejections returns GET /v1/rejections.
 func (c *Client) Rejections(ctx context.Context) ([]rejection.Record, error) {
 	var body rejectionsBody
@@ -115,15 +107,6 @@ func (c *Client) Remove(ctx context.Context, id string) (*api.Summary, error) {
 // Sync asks the daemon to rescan drop now and waits for the result.
 func (c *Client) Sync(ctx context.Context) (*api.Summary, error) {
 	return c.mutate(ctx, http.MethodPost, "/v1/sync")
-}
-
-// History returns GET /v1/history.
-func (c *Client) History(ctx context.Context) (*api.History, error) {
-	var h api.History
-	if err := c.do(ctx, http.MethodGet, "/v1/history", &h); err != nil {
-		return nil, err
-	}
-	return &h, nil
 }
 
 // Rollback asks the daemon to return to generation n (0: the one before

@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -156,14 +155,4 @@ func statusPID(conn net.Conn) int {
 		return 0
 	}
 	return st.PID
-}
-
-// ListenAndServe opens the status socket at path with [Listen] and serves
-// it with [Serve] until ctx is cancelled (then it returns nil).
-func ListenAndServe(ctx context.Context, path string, b Backend, ev *Events, opts ServerOptions) error {
-	ln, err := Listen(path)
-	if err != nil {
-		return err
-	}
-	return Serve(ctx, ln, b, ev, opts)
 }

@@ -82,7 +82,7 @@ func dirSkipping(dir string, lim intake.Limits, also ...string) (*Report, error)
 	if err != nil {
 		return nil, err
 	}
-	listing, err := intake.ListPackSkipping(dir, lim, ig.skip)
+	listing, err := intake.ListPack(dir, lim, ig.skip)
 	if err != nil {
 		return nil, err
 	}

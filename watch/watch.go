@@ -203,9 +203,6 @@ func New(opts Options) (*Watcher, error) {
 	return w, nil
 }
 
-// Drop returns the absolute path of the watched folder.
-func (w *Watcher) Drop() string { return w.drop }
-
 // openForReading opens the file at path for reading and closes it again.
 func openForReading(path string) error {
 	f, err := os.Open(path)

@@ -218,7 +218,7 @@ func doorPackZipHold(t *testing.T, id, version string, doors int, hold float64) 
 func exampleZip(t *testing.T, name string) []byte {
 	t.Helper()
 	dir := filepath.Join("..", "..", "examples", name)
-	l, err := intake.ListPack(dir, intake.DefaultLimits())
+	l, err := intake.ListPack(dir, intake.DefaultLimits(), nil)
 	if err != nil || len(l.Problems) > 0 {
 		t.Fatalf("list %s: %v %v", dir, err, l.Problems)
 	}
