@@ -27,7 +27,7 @@ type Backend interface {
 	Enable(ctx context.Context, id string) (*api.Summary, error)
 	Disable(ctx context.Context, id string) (*api.Summary, error)
 	Remove(ctx context.Context, id string) (*api.Summary, error)
-	Sync(ctx context.Context) (*api.Summary, error)
+	SyncDrop(ctx context.Context) (*api.Summary, error)
 	// History is the kept generations (SPEC §11), a snapshot like Status.
 	History() *api.History
 	// Rollback returns to generation n (0: the one before the current

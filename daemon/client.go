@@ -104,8 +104,8 @@ func (c *Client) Remove(ctx context.Context, id string) (*api.Summary, error) {
 	return c.mutate(ctx, http.MethodDelete, "/v1/packs/"+url.PathEscape(id))
 }
 
-// Sync asks the daemon to rescan drop now and waits for the result.
-func (c *Client) Sync(ctx context.Context) (*api.Summary, error) {
+// SyncDrop asks the daemon to rescan drop now and waits for the result.
+func (c *Client) SyncDrop(ctx context.Context) (*api.Summary, error) {
 	return c.mutate(ctx, http.MethodPost, "/v1/sync")
 }
 

@@ -197,7 +197,7 @@ func (s *server) routes() http.Handler {
 	}))
 	mux.Handle("/v1/rejections", s.handle(map[string]handlerFunc{http.MethodGet: s.getRejections}))
 	mux.Handle("/v1/sync", s.handle(map[string]handlerFunc{
-		http.MethodPost: s.mutate(func(ctx context.Context, _ *http.Request) (*api.Summary, error) { return s.b.Sync(ctx) }),
+		http.MethodPost: s.mutate(func(ctx context.Context, _ *http.Request) (*api.Summary, error) { return s.b.SyncDrop(ctx) }),
 	}))
 	mux.Handle("/v1/events", s.handle(map[string]handlerFunc{http.MethodGet: s.getEvents}))
 	mux.Handle("/v1/history", s.handle(map[string]handlerFunc{http.MethodGet: s.getHistory}))

@@ -166,19 +166,19 @@ func (m *Machine) deploy(ctx context.Context, sum *api.Summary) error {
 	return nil
 }
 
-// Sync processes every archive in the drop folder once: the daemon rescans
+// SyncDrop processes every archive in the drop folder once: the daemon rescans
 // now, or else the state is synced locally, what opening it recovered
 // counted with the run, and the scripts and module deployed. With
 // [ErrDeploy] the summary is complete.
-func (m *Machine) Sync(ctx context.Context) (*api.Summary, error) {
+func (m *Machine) SyncDrop(ctx context.Context) (*api.Summary, error) {
 	if c := m.Daemon(ctx); c != nil {
-		return c.Sync(ctx)
+		return c.SyncDrop(ctx)
 	}
 	p, err := m.local(ctx)
 	if err != nil {
 		return nil, err
 	}
-	sum, err := p.Sync(ctx)
+	sum, err := p.SyncDrop(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -75,7 +75,7 @@ func TestLocal(t *testing.T) {
 	if c := m.Daemon(ctx); c != nil {
 		t.Fatal("Daemon = a client; want none")
 	}
-	sum, err := m.Sync(ctx)
+	sum, err := m.SyncDrop(ctx)
 	if err != nil || len(sum.Outcomes) != 0 {
 		t.Fatalf("Sync = %+v, %v; want an empty run", sum, err)
 	}

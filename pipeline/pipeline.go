@@ -248,10 +248,10 @@ func (p *Pipeline) recover(ctx context.Context) (*Summary, error) {
 	return p.transact(ctx, nil, false, nil, CauseDrop)
 }
 
-// Sync claims every ready archive in the drop folder and processes them as
+// SyncDrop claims every ready archive in the drop folder and processes them as
 // one transaction with one publication. It is an explicit request: the
 // archives waiting for the machine's condition are tried at once.
-func (p *Pipeline) Sync(ctx context.Context) (*Summary, error) {
+func (p *Pipeline) SyncDrop(ctx context.Context) (*Summary, error) {
 	names, err := ReadyArchives(p.opts.Drop)
 	if err != nil {
 		return nil, err

@@ -76,7 +76,7 @@ func (p *Pipeline) RetrySync(ctx context.Context, names []string, all bool) (*Su
 	if _, err := p.Retry(names, all); err != nil {
 		return nil, err
 	}
-	return p.Sync(ctx)
+	return p.SyncDrop(ctx)
 }
 
 // Retry moves rejected archives back into drop and processes the drop

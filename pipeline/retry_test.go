@@ -17,12 +17,12 @@ func TestRetry(t *testing.T) {
 	e := newEnv(t)
 	p := e.open(t)
 	e.dropPack(t, "a.zip", spec{id: "pack-a", version: "1.1.0"})
-	if _, err := p.Sync(t.Context()); err != nil {
+	if _, err := p.SyncDrop(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	e.dropPack(t, "old.zip", spec{id: "pack-a", version: "1.0.0"}) // a downgrade
 	e.dropPack(t, "bad.zip", spec{id: "pack-b", version: "1.0.0", doors: 1, bad: true})
-	if _, err := p.Sync(t.Context()); err != nil {
+	if _, err := p.SyncDrop(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	rejected := filepath.Join(e.drop, RejectedDir)
@@ -65,13 +65,13 @@ func TestStaleNotesGoAtTheNextPass(t *testing.T) {
 	e := newEnv(t)
 	p := e.open(t)
 	e.dropPack(t, "a.zip", spec{id: "pack-a", version: "1.1.0"})
-	if _, err := p.Sync(t.Context()); err != nil {
+	if _, err := p.SyncDrop(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	e.dropPack(t, "old.zip", spec{id: "pack-a", version: "1.0.0"})
 	e.dropPack(t, "gone.zip", spec{id: "pack-g", version: "1.0.0", doors: 1, bad: true})
 	e.dropPack(t, "bad.zip", spec{id: "pack-b", version: "1.0.0", doors: 1, bad: true})
-	if _, err := p.Sync(t.Context()); err != nil {
+	if _, err := p.SyncDrop(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	rejected := filepath.Join(e.drop, RejectedDir)
@@ -79,7 +79,7 @@ func TestStaleNotesGoAtTheNextPass(t *testing.T) {
 	if _, err := p.Install(t.Context(), filepath.Join(rejected, "old.zip"), true); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.Sync(t.Context()); err != nil {
+	if _, err := p.SyncDrop(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	for name, want := range map[string]bool{"gone.zip.txt": false, "old.zip.txt": false, "bad.zip.txt": true} {
@@ -99,7 +99,7 @@ func TestRunnerRejectionsAreFresh(t *testing.T) {
 	e := newEnv(t)
 	r := startRunner(t, e.options(), RunnerOptions{})
 	e.dropPack(t, "bad.zip", spec{id: "pack-b", version: "1.0.0", doors: 1, bad: true})
-	if _, err := r.Sync(t.Context()); err != nil {
+	if _, err := r.SyncDrop(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(r.Rejections()); n != 1 || r.Status().Counts.Rejected != 1 {

@@ -283,7 +283,7 @@ func TestDaemonSlowDownloadInstalledOnce(t *testing.T) {
 	})
 	c := daemon.NewClient(g.sock)
 	defer c.Close()
-	if sum, err := c.Sync(t.Context()); err != nil || len(sum.Outcomes) != 0 {
+	if sum, err := c.SyncDrop(t.Context()); err != nil || len(sum.Outcomes) != 0 {
 		t.Fatalf("sync after the install = %+v, %v; want nothing left to do", sum, err)
 	}
 	all := ev.snapshot()
@@ -410,7 +410,7 @@ func TestDaemonKill9Converges(t *testing.T) {
 	g.start(t)
 	c := daemon.NewClient(g.sock)
 	defer c.Close()
-	if _, err := c.Sync(t.Context()); err != nil {
+	if _, err := c.SyncDrop(t.Context()); err != nil {
 		t.Fatalf("sync after the restart: %v", err)
 	}
 	st, err := c.Status(t.Context())

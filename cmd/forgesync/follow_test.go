@@ -68,7 +68,7 @@ func TestDaemonFollowsSet(t *testing.T) {
 	})
 	// The event comes from inside the transaction; a request through the
 	// writer returns once its snapshot is out.
-	if _, err := cl.Sync(t.Context()); err != nil {
+	if _, err := cl.SyncDrop(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	st, err := cl.Status(t.Context())

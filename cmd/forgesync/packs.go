@@ -61,7 +61,7 @@ func syncCommand() *cli.Command {
 			}
 			m := openMachine(e)
 			defer m.Close()
-			sum, err := m.Sync(ctx)
+			sum, err := m.SyncDrop(ctx)
 			if err != nil && !errors.Is(err, machine.ErrDeploy) {
 				return e.Fail(err)
 			}
