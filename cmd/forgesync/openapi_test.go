@@ -316,6 +316,9 @@ func untilPacks(t *testing.T, c *http.Client, ids ...string) {
 }
 
 func TestOpenAPIContract(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (a daemon end to end against the whole OpenAPI document); run without -short")
+	}
 	con := loadContract(t)
 	g := newGame(t)
 	g.start(t)
