@@ -125,6 +125,8 @@ func extractAt(ctx context.Context, archivePath, staging string, lim Limits, pro
 	defer func() {
 		var re *RejectError
 		if errors.As(err, &re) && !slices.ContainsFunc(re.Problems, SizeProblem) {
+			// Only to name the pack in the rejection: an archive whose
+			// manifest cannot be read is rejected all the same.
 			re.Manifest, _ = readManifest(ctx, archivePath)
 		}
 	}()

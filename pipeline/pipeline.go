@@ -163,7 +163,11 @@ func Open(ctx context.Context, opts Options) (*Pipeline, *Summary, error) {
 	p := &Pipeline{opts: opts, store: ps, log: opts.Log}
 	sum, err := p.recover(ctx)
 	if err != nil {
-		ps.Close()
+		// The recovery's error is the answer; a lock that will not close
+		// besides is this machine's, worth a line in the log.
+		if cerr := ps.Close(); cerr != nil {
+			p.log.Warn("could not release the state's lock after a failed start", "state", opts.State, "err", cerr)
+		}
 		return nil, nil, err
 	}
 	return p, sum, nil

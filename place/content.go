@@ -92,6 +92,8 @@ func Place(r atomicfile.Renamer, stagedRoot string, files []intake.File, paks, p
 		}
 		if dir := filepath.Dir(dst); !cleaned[dir] {
 			cleaned[dir] = true
+			// What a crash left here is litter, not this pack's: one that
+			// will not go now (held by a scanner) goes at a later placement.
 			atomicfile.CleanTemps(dir)
 		}
 		if err := checkWritable(dst, target, owned); err != nil {

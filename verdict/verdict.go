@@ -166,7 +166,7 @@ func (r *Report) checkRoot(prefix string) error {
 		return fmt.Errorf("read manifest: %w", err)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, inventory.MaxManifestBytes+1))
-	f.Close()
+	f.Close() // read only: what was read is whole, a close error loses nothing
 	if err != nil {
 		return fmt.Errorf("read manifest %s: %w", manifestPath, err)
 	}
