@@ -303,7 +303,7 @@ func (s *server) writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 func (s *server) writeBody(w http.ResponseWriter, status int, b []byte) {
-	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.opts.WriteTimeout))
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.opts.WriteTimeout)) // see readBody
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("Content-Length", strconv.Itoa(len(b)))
@@ -401,7 +401,7 @@ func (s *server) readEmptyBody(w http.ResponseWriter, r *http.Request) error {
 // what to send); no body leaves v as it is.
 func (s *server) readBody(w http.ResponseWriter, r *http.Request, v any, hint string) error {
 	rc := http.NewResponseController(w)
-	_ = rc.SetReadDeadline(time.Now().Add(s.opts.BodyTimeout))
+	_ = rc.SetReadDeadline(time.Now().Add(s.opts.BodyTimeout)) // net/http's own writer always takes a deadline (no ErrNotSupported)
 	b, err := io.ReadAll(r.Body)
 	// Clear the deadline: net/http keeps reading in the background to see
 	// the client go, and a deadline there would end the request's context
@@ -555,7 +555,7 @@ func (s *server) getEvents(w http.ResponseWriter, r *http.Request) error {
 // writeEvent writes one line of the event stream and flushes it; it reports
 // whether the client took it.
 func (s *server) writeEvent(rc *http.ResponseController, enc *json.Encoder, ev api.Event) bool {
-	_ = rc.SetWriteDeadline(time.Now().Add(s.opts.WriteTimeout))
+	_ = rc.SetWriteDeadline(time.Now().Add(s.opts.WriteTimeout)) // see readBody
 	if err := enc.Encode(ev); err != nil {
 		return false
 	}

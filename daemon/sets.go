@@ -57,7 +57,7 @@ func (s *server) getSet(sb SetBackend, w http.ResponseWriter, r *http.Request) e
 // readRaw reads a whole request body within the body timeout.
 func (s *server) readRaw(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	rc := http.NewResponseController(w)
-	_ = rc.SetReadDeadline(time.Now().Add(s.opts.BodyTimeout))
+	_ = rc.SetReadDeadline(time.Now().Add(s.opts.BodyTimeout)) // see readBody
 	b, err := io.ReadAll(r.Body)
 	_ = rc.SetReadDeadline(time.Time{}) // see readBody
 	if err != nil {
