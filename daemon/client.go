@@ -126,9 +126,10 @@ func (c *Client) Rollback(ctx context.Context, n int) (*api.Summary, error) {
 }
 
 // Install asks the daemon to install the archive a command copied to
-// drop/.install/FOLDER/NAME, named "FOLDER/NAME", and waits for the result.
-func (c *Client) Install(ctx context.Context, archive string, force bool) (*api.Summary, error) {
-	body, _ := json.Marshal(api.Install{Archive: archive, Force: force})
+// drop/.install/FOLDER/NAME, named "FOLDER/NAME" in req, and waits for the
+// result.
+func (c *Client) Install(ctx context.Context, req api.Install) (*api.Summary, error) {
+	body, _ := json.Marshal(req)
 	resp, err := c.sendBody(ctx, http.MethodPost, "/v1/install", body)
 	if err != nil {
 		return nil, err
@@ -141,11 +142,12 @@ func (c *Client) Install(ctx context.Context, archive string, force bool) (*api.
 	return &res, nil
 }
 
-// Retry asks the daemon to move rejected archives back into drop (all of
-// them with all) and process them, and waits for the result; a name not
-// in drop/rejected/ gives an error matching [errkind.NotFound].
-func (c *Client) Retry(ctx context.Context, archives []string, all bool) (*api.Summary, error) {
-	body, _ := json.Marshal(api.Retry{Archives: archives, All: all})
+// Retry asks the daemon to move the rejected archives req names (all of
+// them with req.All) back into drop and process them, and waits for the
+// result; a name not in drop/rejected/ gives an error matching
+// [errkind.NotFound].
+func (c *Client) Retry(ctx context.Context, req api.Retry) (*api.Summary, error) {
+	body, _ := json.Marshal(req)
 	resp, err := c.sendBody(ctx, http.MethodPost, "/v1/rejections/retry", body)
 	if err != nil {
 		return nil, err

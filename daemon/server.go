@@ -469,7 +469,7 @@ func (s *server) postInstall(w http.ResponseWriter, r *http.Request) error {
 	if body.Archive == "" {
 		return errkind.New(errkind.Invalid, "request body: no archive; "+hint)
 	}
-	res, err := in.InstallHanded(r.Context(), body.Archive, body.Force)
+	res, err := in.InstallHanded(r.Context(), body)
 	if err != nil {
 		return err
 	}
@@ -492,7 +492,7 @@ func (s *server) postRetry(w http.ResponseWriter, r *http.Request) error {
 	if body.All == (len(body.Archives) > 0) {
 		return errkind.New(errkind.Invalid, "request body: name the archives or say all, not both or neither; "+hint)
 	}
-	res, err := rt.Retry(r.Context(), body.Archives, body.All)
+	res, err := rt.Retry(r.Context(), body)
 	if err != nil {
 		return err
 	}

@@ -190,19 +190,19 @@ func (m *Machine) SyncDrop(ctx context.Context) (*api.Summary, error) {
 // it: the archive is copied into a new folder under drop/.install/ (the
 // daemon reads nothing outside drop on a client's word), installed by the
 // daemon, and the copy removed; else it is installed locally.
-func (m *Machine) Install(ctx context.Context, archive string, force bool) (*api.Summary, error) {
+func (m *Machine) Install(ctx context.Context, archive string, o pipeline.InstallOptions) (*api.Summary, error) {
 	if c := m.Daemon(ctx); c != nil {
-		return m.installHanded(ctx, c, archive, force)
+		return m.installHanded(ctx, c, archive, o)
 	}
 	p, err := m.local(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return p.Install(ctx, archive, force)
+	return p.Install(ctx, archive, o)
 }
 
 // installHanded hands archive to the daemon through drop/.install/.
-func (m *Machine) installHanded(ctx context.Context, c *daemon.Client, archive string, force bool) (*api.Summary, error) {
+func (m *Machine) installHanded(ctx context.Context, c *daemon.Client, archive string, o pipeline.InstallOptions) (*api.Summary, error) {
 	in, err := os.Open(archive)
 	if err != nil {
 		return nil, fmt.Errorf("install: %w", err)
@@ -231,22 +231,21 @@ func (m *Machine) installHanded(ctx context.Context, c *daemon.Client, archive s
 	}
 	// The daemon may have made the folder its own (a service): let it read.
 	_ = os.Chmod(dir, 0o755)
-	return c.Install(ctx, filepath.Base(dir)+"/"+name, force)
+	return c.Install(ctx, api.Install{Archive: filepath.Base(dir) + "/" + name, Force: o.Force})
 }
 
-// Retry moves rejected archives back from drop/rejected/ into drop (all
-// of them with all) and processes drop: through the daemon, or else
-// locally under the lock, like Sync. A name not in drop/rejected/ is a
-// refusal.
-func (m *Machine) Retry(ctx context.Context, archives []string, all bool) (*api.Summary, error) {
+// Retry moves the rejected archives o names back from drop/rejected/
+// into drop and processes drop: through the daemon, or else locally under
+// the lock, like SyncDrop. A name not in drop/rejected/ is a refusal.
+func (m *Machine) Retry(ctx context.Context, o pipeline.RetryOptions) (*api.Summary, error) {
 	if c := m.Daemon(ctx); c != nil {
-		return c.Retry(ctx, archives, all)
+		return c.Retry(ctx, api.Retry{Archives: o.Archives, All: o.All})
 	}
 	p, err := m.local(ctx)
 	if err != nil {
 		return nil, err
 	}
-	sum, err := p.RetrySync(ctx, archives, all)
+	sum, err := p.RetrySync(ctx, o)
 	if err != nil {
 		return nil, err
 	}

@@ -478,7 +478,7 @@ func TestInstallFaultKeepsTheOriginal(t *testing.T) {
 	fe.set(syscall.ENOSPC)
 	src := filepath.Join(fe.root, "elsewhere", "a1.zip")
 	spec{id: "pack-a", version: "1.0.0", content: map[string]string{"a.pak": "a1"}}.zip(t, src)
-	sum, err := fe.p.Install(t.Context(), src, false)
+	sum, err := fe.p.Install(t.Context(), src, InstallOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -318,10 +318,16 @@ func (p *Pipeline) claim(ctx context.Context, names []string, trigger string) (*
 	return p.transact(ctx, txnOptions{cause: CauseDrop})
 }
 
+// InstallOptions says how Install holds its archive to the version rules.
+type InstallOptions struct {
+	// Force allows a same-version reinstall with other bytes and a
+	// downgrade.
+	Force bool
+}
+
 // Install processes one archive from anywhere (it is copied, the original
-// stays where it is) as its own transaction; force allows a same-version
-// reinstall with other bytes and a downgrade.
-func (p *Pipeline) Install(ctx context.Context, archive string, force bool) (*Summary, error) {
+// stays where it is) as its own transaction.
+func (p *Pipeline) Install(ctx context.Context, archive string, o InstallOptions) (*Summary, error) {
 	name := filepath.Base(archive)
 	dst := p.store.Path(store.ProcessingDir, name)
 	in, err := os.Open(archive)
@@ -338,7 +344,7 @@ func (p *Pipeline) Install(ctx context.Context, archive string, force bool) (*Su
 	}
 	p.startPass(api.TriggerInstall, []string{name})
 	p.claimed(name)
-	return p.transact(ctx, txnOptions{cause: CauseInstall, install: name, force: force})
+	return p.transact(ctx, txnOptions{cause: CauseInstall, install: name, force: o.Force})
 }
 
 // Enable enables an installed pack (refused when it would pass the door

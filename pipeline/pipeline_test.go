@@ -97,7 +97,7 @@ func TestVersionRules(t *testing.T) {
 	other.salt = "different bytes"
 	e.dropPack(t, "other.zip", other)
 	mustSync(t, p, map[string]api.Result{"other.zip": api.ResultRejected})
-	sum, err := p.Install(t.Context(), filepath.Join(e.drop, RejectedDir, "other.zip"), true)
+	sum, err := p.Install(t.Context(), filepath.Join(e.drop, RejectedDir, "other.zip"), InstallOptions{Force: true})
 	if err != nil || results(sum)["other.zip"] != api.ResultReinstalled {
 		t.Fatalf("Install --force = %+v, %v; want reinstalled", sum, err)
 	}
@@ -121,11 +121,11 @@ func TestVersionRules(t *testing.T) {
 		t.Errorf("downgrade reason = %v", sum.Outcomes[0].Reasons)
 	}
 	// An explicit install is held to the same rule without --force.
-	sum, err = p.Install(t.Context(), filepath.Join(e.drop, RejectedDir, "v1-again.zip"), false)
+	sum, err = p.Install(t.Context(), filepath.Join(e.drop, RejectedDir, "v1-again.zip"), InstallOptions{})
 	if err != nil || results(sum)["v1-again.zip"] != api.ResultRejected {
 		t.Fatalf("Install downgrade without --force = %+v, %v; want rejected", sum, err)
 	}
-	sum, err = p.Install(t.Context(), filepath.Join(e.drop, RejectedDir, "v1-again.zip"), true)
+	sum, err = p.Install(t.Context(), filepath.Join(e.drop, RejectedDir, "v1-again.zip"), InstallOptions{Force: true})
 	if err != nil || results(sum)["v1-again.zip"] != api.ResultDowngraded {
 		t.Fatalf("Install --force downgrade = %+v, %v", sum, err)
 	}

@@ -412,7 +412,7 @@ func TestPackAndPassEvents(t *testing.T) {
 	}
 	src := filepath.Join(t.TempDir(), "b.zip")
 	spec{id: "pack-b", version: "2.0.0"}.zip(t, src)
-	if _, err := p.Install(t.Context(), src, false); err != nil {
+	if _, err := p.Install(t.Context(), src, InstallOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, step := range []func() (*Summary, error){
