@@ -265,14 +265,10 @@ func readConfig(path string) ([]byte, error) {
 	return data, nil
 }
 
-// Parse parses configuration text; path is the file it came from, used to
-// resolve relative paths and in errors.
-func Parse(path string, data []byte) (*Config, error) {
-	return ParseEnv(path, data, Process(false))
-}
-
-// ParseEnv is [Parse] for the account and role env describes: what `~`,
-// %LOCALAPPDATA% and a machine service's default state resolve to.
+// ParseEnv parses configuration text; path is the file it came from, used
+// to resolve relative paths and in errors, and env the account and role
+// that `~`, %LOCALAPPDATA% and a machine service's default state resolve
+// to.
 func ParseEnv(path string, data []byte, env Env) (*Config, error) {
 	// Notepad writes a BOM; TOML does not allow one.
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))

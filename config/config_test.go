@@ -10,6 +10,11 @@ import (
 	"time"
 )
 
+// parse is [ParseEnv] for this process's account and role.
+func parse(path string, data []byte) (*Config, error) {
+	return ParseEnv(path, data, Process(false))
+}
+
 func TestParseFull(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "forgesync.toml")
@@ -36,7 +41,7 @@ lua = false
 level = "debug"
 format = "json"
 `
-	c, err := Parse(path, []byte(text))
+	c, err := parse(path, []byte(text))
 	if err != nil {
 		t.Fatalf("Parse = %v", err)
 	}
@@ -83,9 +88,9 @@ func TestParseErrorsNameKeyAndLine(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Parse("f.toml", []byte(tt.text))
+			_, err := parse("f.toml", []byte(tt.text))
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("Parse(%q) = %v; want error containing %q", tt.text, err, tt.want)
+				t.Fatalf("parse(%q) = %v; want error containing %q", tt.text, err, tt.want)
 			}
 			if !errors.Is(err, ErrInvalid) {
 				t.Errorf("error is not ErrInvalid: %v", err)
@@ -95,7 +100,7 @@ func TestParseErrorsNameKeyAndLine(t *testing.T) {
 }
 
 func TestRequireGame(t *testing.T) {
-	c, err := Parse("/x/f.toml", []byte("[paths]\nmods = \"m\"\n"))
+	c, err := parse("/x/f.toml", []byte("[paths]\nmods = \"m\"\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +136,7 @@ func TestParseSize(t *testing.T) {
 
 func TestParseSets(t *testing.T) {
 	dir := t.TempDir()
-	c, err := Parse(filepath.Join(dir, "f.toml"), nil)
+	c, err := parse(filepath.Join(dir, "f.toml"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +146,7 @@ func TestParseSets(t *testing.T) {
 	}
 	key := "RWQAAQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyAhIiMkJSYn"
 	text := "[sets]\nsource = \"sets/forgepacks.lock\"\ninterval = \"90s\"\ntrusted_keys = [\"" + key + "\"]\ncache_max = \"1GiB\"\nkeep_generations = 3\n"
-	c, err = Parse(filepath.Join(dir, "f.toml"), []byte(text))
+	c, err = parse(filepath.Join(dir, "f.toml"), []byte(text))
 	if err != nil {
 		t.Fatalf("Parse = %v", err)
 	}
@@ -154,13 +159,13 @@ func TestParseSets(t *testing.T) {
 	if c.Sets.AllowPrivateMirrors {
 		t.Errorf("Sets.AllowPrivateMirrors = true by default; want false")
 	}
-	c, err = Parse(filepath.Join(dir, "f.toml"), []byte("[sets]\nallow_private_mirrors = true\n"))
+	c, err = parse(filepath.Join(dir, "f.toml"), []byte("[sets]\nallow_private_mirrors = true\n"))
 	if err != nil || !c.Sets.AllowPrivateMirrors {
-		t.Errorf("Parse(allow_private_mirrors = true) = %+v, %v; want it set", c, err)
+		t.Errorf("parse(allow_private_mirrors = true) = %+v, %v; want it set", c, err)
 	}
-	c, err = Parse(filepath.Join(dir, "f.toml"), []byte("[sets]\nsource = \"https://cdn.example.org/forgepacks.lock\"\n"))
+	c, err = parse(filepath.Join(dir, "f.toml"), []byte("[sets]\nsource = \"https://cdn.example.org/forgepacks.lock\"\n"))
 	if err != nil || c.Sets.Source != "https://cdn.example.org/forgepacks.lock" {
-		t.Errorf("Parse(https source) = %+v, %v; want the URL kept as written", c, err)
+		t.Errorf("parse(https source) = %+v, %v; want the URL kept as written", c, err)
 	}
 
 	tests := []struct{ name, text, want string }{
@@ -175,12 +180,12 @@ func TestParseSets(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Parse("f.toml", []byte(tt.text))
+			_, err := parse("f.toml", []byte(tt.text))
 			if err == nil || !strings.Contains(err.Error(), tt.want) || !errors.Is(err, ErrInvalid) {
-				t.Fatalf("Parse(%q) = %v; want ErrInvalid containing %q", tt.text, err, tt.want)
+				t.Fatalf("parse(%q) = %v; want ErrInvalid containing %q", tt.text, err, tt.want)
 			}
 			if strings.Contains(err.Error(), "hunter2") {
-				t.Fatalf("Parse(%q) = %v; the password is printed", tt.text, err)
+				t.Fatalf("parse(%q) = %v; the password is printed", tt.text, err)
 			}
 		})
 	}
@@ -215,7 +220,7 @@ f.toml:8: limits.max_entry_bytes: 3221225472 is above the default "2GiB"; limits
 f.toml:9: limits.max_ratio: 1000 is above the default 200; limits may only be lowered
 f.toml:12: log.level: want debug, info, warn or error, got "loud"
 f.toml:15: extras.x: unknown key: there is no table [extras] (the tables are [paths], [watch], [limits], [deploy], [log], [api] and [sets])`
-	_, err := Parse("f.toml", []byte(text))
+	_, err := parse("f.toml", []byte(text))
 	if err == nil || err.Error() != want || !errors.Is(err, ErrInvalid) {
 		t.Fatalf("Parse =\n%v\nwant\n%s", err, want)
 	}
@@ -229,14 +234,14 @@ f.toml:15: extras.x: unknown key: there is no table [extras] (the tables are [pa
 		{"bad size", "[limits]\nmax_total_bytes = \"4 parsecs\"\n", `f.toml:2: limits.max_total_bytes: size "4 parsecs": unknown unit "parsecs" (use B, KB, MB, GB, KiB, MiB, GiB)`},
 		{"syntax", "[paths\n", "f.toml:2: expected '.' or ']' to end table name, but got '\\n' instead"},
 	} {
-		_, err := Parse("f.toml", []byte(tt.text))
+		_, err := parse("f.toml", []byte(tt.text))
 		if err == nil || err.Error() != tt.want || !errors.Is(err, ErrInvalid) {
-			t.Errorf("%s: Parse(%q) =\n%v\nwant\n%s", tt.name, tt.text, err, tt.want)
+			t.Errorf("%s: parse(%q) =\n%v\nwant\n%s", tt.name, tt.text, err, tt.want)
 		}
 	}
-	c, err := Parse("f.toml", []byte("[limits]\nmax_total_bytes = \"1GiB\"\nmax_entries = 10\n"))
+	c, err := parse("f.toml", []byte("[limits]\nmax_total_bytes = \"1GiB\"\nmax_entries = 10\n"))
 	if err != nil || c.Limits != (Limits{MaxEntries: 10, MaxTotalBytes: 1 << 30}) {
-		t.Errorf("Parse(lowered limits) = %+v, %v", c, err)
+		t.Errorf("parse(lowered limits) = %+v, %v", c, err)
 	}
 	err = (&Config{File: "/x/f.toml"}).RequireGame()
 	if want := "/x/f.toml: paths.mods (the game's UE4SS Mods folder) and paths.paks (where pack content is installed) required; set them in the config file, or try `forgesync demo`"; err == nil || err.Error() != want || !errors.Is(err, ErrInvalid) {

@@ -110,20 +110,20 @@ func TestMachineServiceState(t *testing.T) {
 }
 
 func TestWindowsPathHint(t *testing.T) {
-	_, err := Parse("/x/forgesync.toml", []byte("[paths]\nmods = \"C:\\Games\\Mods\"\n"))
+	_, err := parse("/x/forgesync.toml", []byte("[paths]\nmods = \"C:\\Games\\Mods\"\n"))
 	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "single quotes") || !strings.Contains(err.Error(), "forward slashes") || !strings.Contains(err.Error(), ":2:") {
-		t.Fatalf("Parse(double-quoted backslashes) = %v; want the hint of SPEC §1 on line 2", err)
+		t.Fatalf("parse(double-quoted backslashes) = %v; want the hint of SPEC §1 on line 2", err)
 	}
 }
 
 func TestBOMAndCRLF(t *testing.T) {
 	text := "\ufeff[paths]\r\nmods = 'C:/Games/Mods'\r\npaks = \"/games/Paks\"\r\n[log]\r\nlevel = \"debug\"\r\n"
-	c, err := Parse(filepath.Join(t.TempDir(), "forgesync.toml"), []byte(text))
+	c, err := parse(filepath.Join(t.TempDir(), "forgesync.toml"), []byte(text))
 	if err != nil {
-		t.Fatalf("Parse(BOM, CRLF) = %v", err)
+		t.Fatalf("parse(BOM, CRLF) = %v", err)
 	}
 	if c.Paths.Paks != "/games/Paks" || c.Log.Level.String() != "DEBUG" {
-		t.Fatalf("Parse(BOM, CRLF) = %+v", c)
+		t.Fatalf("parse(BOM, CRLF) = %+v", c)
 	}
 }
 
@@ -132,22 +132,22 @@ func TestAPIListenLoopbackOnly(t *testing.T) {
 		"127.0.0.1:8384": true, "[::1]:8384": true, "localhost:8384": true,
 		"0.0.0.0:8384": false, ":8384": false, "192.168.1.2:8384": false, "example.org:80": false, "127.0.0.1": false,
 	} {
-		_, err := Parse("/x/f.toml", []byte("[api]\nlisten = \""+addr+"\"\n"))
+		_, err := parse("/x/f.toml", []byte("[api]\nlisten = \""+addr+"\"\n"))
 		if (err == nil) != ok {
-			t.Errorf("Parse(api.listen = %q) = %v; want ok %v", addr, err, ok)
+			t.Errorf("parse(api.listen = %q) = %v; want ok %v", addr, err, ok)
 		}
 	}
 }
 
 func TestLogFileDefault(t *testing.T) {
-	c, err := Parse("/x/f.toml", []byte("[paths]\nstate = '/srv/fs'\n"))
+	c, err := parse("/x/f.toml", []byte("[paths]\nstate = '/srv/fs'\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.Log.File != filepath.Join("/srv/fs", "logs", "forgesync.log") {
 		t.Fatalf("log.file = %q; want <state>/logs/forgesync.log", c.Log.File)
 	}
-	c, _ = Parse("/x/f.toml", []byte("[log]\nfile = 'l/f.log'\n"))
+	c, _ = parse("/x/f.toml", []byte("[log]\nfile = 'l/f.log'\n"))
 	if c.Log.File != "/x/l/f.log" {
 		t.Fatalf("log.file = %q; want it resolved against the config folder", c.Log.File)
 	}

@@ -39,7 +39,7 @@ func readmeSample(t *testing.T) string {
 
 func TestReadmeSampleConfigParses(t *testing.T) {
 	sample := readmeSample(t)
-	cfg, err := Parse("/games/forgesync.toml", []byte(sample))
+	cfg, err := parse("/games/forgesync.toml", []byte(sample))
 	if err != nil {
 		t.Fatalf("the README's sample config: %v", err)
 	}

@@ -26,7 +26,7 @@ type Backend interface {
 	Enable(ctx context.Context, id string) (*api.Summary, error)
 	Disable(ctx context.Context, id string) (*api.Summary, error)
 	Remove(ctx context.Context, id string) (*api.Summary, error)
-	Sync(ctx context.Context) (*api.Summary, error)
+	SyncDrop(ctx context.Context) (*api.Summary, error)
 	// History is the kept generations (SPEC §11), a snapshot like Status.
 	History() *api.History
 	// Rollback returns to generation n (0: the one before the current
@@ -38,14 +38,14 @@ type Backend interface {
 // and process them (POST /v1/rejections/retry); a Backend without it
 // answers that endpoint 404.
 type Retrier interface {
-	Retry(ctx context.Context, archives []string, all bool) (*api.Summary, error)
+	Retry(ctx context.Context, req api.Retry) (*api.Summary, error)
 }
 
 // Installer is a [Backend] that installs an archive a command copied into
 // drop/.install/ (POST /v1/install); a Backend without it answers that
 // endpoint 404.
 type Installer interface {
-	InstallHanded(ctx context.Context, archive string, force bool) (*api.Summary, error)
+	InstallHanded(ctx context.Context, req api.Install) (*api.Summary, error)
 }
 
 // Error codes of the JSON error body {"error":{"code":…,"message":…}}.

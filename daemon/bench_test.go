@@ -45,7 +45,7 @@ func benchStatus(b *testing.B, busy, nice bool) {
 
 	syncDone := make(chan error, 1)
 	go func() {
-		_, err := s.client.Sync(ctx)
+		_, err := s.client.SyncDrop(ctx)
 		syncDone <- err
 	}()
 	<-be.entered

@@ -81,14 +81,6 @@ func (c *Client) Packs(ctx context.Context) ([]api.Pack, error) {
 	return body.Packs, err
 }
 
-// Pack returns GET /v1/packs/{id}; an id that is not installed gives an
-// error matching [errkind.NotFound].
-func (c *Client) Pack(ctx context.Context, id string) (api.Pack, error) {
-	var p api.Pack
-	err := c.do(ctx, http.MethodGet, "/v1/packs/"+url.PathEscape(id), &p)
-	return p, err
-}
-
 // Rejections returns GET /v1/rejections.
 func (c *Client) Rejections(ctx context.Context) ([]api.Rejection, error) {
 	var body rejectionsBody
@@ -111,18 +103,9 @@ func (c *Client) Remove(ctx context.Context, id string) (*api.Summary, error) {
 	return c.mutate(ctx, http.MethodDelete, "/v1/packs/"+url.PathEscape(id))
 }
 
-// Sync asks the daemon to rescan drop now and waits for the result.
-func (c *Client) Sync(ctx context.Context) (*api.Summary, error) {
+// SyncDrop asks the daemon to rescan drop now and waits for the result.
+func (c *Client) SyncDrop(ctx context.Context) (*api.Summary, error) {
 	return c.mutate(ctx, http.MethodPost, "/v1/sync")
-}
-
-// History returns GET /v1/history.
-func (c *Client) History(ctx context.Context) (*api.History, error) {
-	var h api.History
-	if err := c.do(ctx, http.MethodGet, "/v1/history", &h); err != nil {
-		return nil, err
-	}
-	return &h, nil
 }
 
 // Rollback asks the daemon to return to generation n (0: the one before
@@ -142,9 +125,10 @@ func (c *Client) Rollback(ctx context.Context, n int) (*api.Summary, error) {
 }
 
 // Install asks the daemon to install the archive a command copied to
-// drop/.install/FOLDER/NAME, named "FOLDER/NAME", and waits for the result.
-func (c *Client) Install(ctx context.Context, archive string, force bool) (*api.Summary, error) {
-	body, _ := json.Marshal(api.Install{Archive: archive, Force: force})
+// drop/.install/FOLDER/NAME, named "FOLDER/NAME" in req, and waits for the
+// result.
+func (c *Client) Install(ctx context.Context, req api.Install) (*api.Summary, error) {
+	body, _ := json.Marshal(req)
 	resp, err := c.sendBody(ctx, http.MethodPost, "/v1/install", body)
 	if err != nil {
 		return nil, err
@@ -157,11 +141,12 @@ func (c *Client) Install(ctx context.Context, archive string, force bool) (*api.
 	return &res, nil
 }
 
-// Retry asks the daemon to move rejected archives back into drop (all of
-// them with all) and process them, and waits for the result; a name not
-// in drop/rejected/ gives an error matching [errkind.NotFound].
-func (c *Client) Retry(ctx context.Context, archives []string, all bool) (*api.Summary, error) {
-	body, _ := json.Marshal(api.Retry{Archives: archives, All: all})
+// Retry asks the daemon to move the rejected archives req names (all of
+// them with req.All) back into drop and process them, and waits for the
+// result; a name not in drop/rejected/ gives an error matching
+// [errkind.NotFound].
+func (c *Client) Retry(ctx context.Context, req api.Retry) (*api.Summary, error) {
+	body, _ := json.Marshal(req)
 	resp, err := c.sendBody(ctx, http.MethodPost, "/v1/rejections/retry", body)
 	if err != nil {
 		return nil, err

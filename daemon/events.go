@@ -113,13 +113,6 @@ func (e *Events) Publish(d api.EventData) (api.Event, error) {
 	return ev, nil
 }
 
-// LastID returns the id of the latest event, 0 before the first.
-func (e *Events) LastID() uint64 {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.lastID
-}
-
 // Subscribe returns a subscription that first replays the held events whose
 // id is greater than since, oldest first, then follows live events. When
 // the ring no longer holds since+1 the first event has a greater id: that is

@@ -117,7 +117,7 @@ func (f *fakeBackend) Remove(ctx context.Context, id string) (*api.Summary, erro
 	return f.mutate(ctx, "remove", id)
 }
 
-func (f *fakeBackend) Sync(ctx context.Context) (*api.Summary, error) {
+func (f *fakeBackend) SyncDrop(ctx context.Context) (*api.Summary, error) {
 	return f.mutate(ctx, "sync", "")
 }
 

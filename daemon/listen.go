@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -135,7 +134,7 @@ func runningPID(conn net.Conn) int {
 // statusPID asks the daemon at the other end of conn for its /v1/status and
 // returns the pid in it, 0 when that fails.
 func statusPID(conn net.Conn) int {
-	_ = conn.SetDeadline(time.Now().Add(probeTimeout))
+	_ = conn.SetDeadline(time.Now().Add(probeTimeout)) // fails only on a closed conn, which the request then reports
 	req, err := http.NewRequest(http.MethodGet, "http://forgesync/v1/status", nil)
 	if err != nil {
 		return 0
@@ -156,14 +155,4 @@ func statusPID(conn net.Conn) int {
 		return 0
 	}
 	return st.PID
-}
-
-// ListenAndServe opens the status socket at path with [Listen] and serves
-// it with [Serve] until ctx is cancelled (then it returns nil).
-func ListenAndServe(ctx context.Context, path string, b Backend, ev *Events, opts ServerOptions) error {
-	ln, err := Listen(path)
-	if err != nil {
-		return err
-	}
-	return Serve(ctx, ln, b, ev, opts)
 }

@@ -106,6 +106,8 @@ func (r *rotatingLog) Write(p []byte) (int, error) {
 		return r.held.Write(p)
 	}
 	if r.held != nil {
+		// Each write to it was answered when made; a close error could be
+		// told only to this log, which is what is failing.
 		r.held.Close()
 		r.held = nil
 	}

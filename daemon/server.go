@@ -197,7 +197,7 @@ func (s *server) routes() http.Handler {
 	}))
 	mux.Handle("/v1/rejections", s.handle(map[string]handlerFunc{http.MethodGet: s.getRejections}))
 	mux.Handle("/v1/sync", s.handle(map[string]handlerFunc{
-		http.MethodPost: s.mutate(func(ctx context.Context, _ *http.Request) (*api.Summary, error) { return s.b.Sync(ctx) }),
+		http.MethodPost: s.mutate(func(ctx context.Context, _ *http.Request) (*api.Summary, error) { return s.b.SyncDrop(ctx) }),
 	}))
 	mux.Handle("/v1/events", s.handle(map[string]handlerFunc{http.MethodGet: s.getEvents}))
 	mux.Handle("/v1/history", s.handle(map[string]handlerFunc{http.MethodGet: s.getHistory}))
@@ -303,7 +303,7 @@ func (s *server) writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 func (s *server) writeBody(w http.ResponseWriter, status int, b []byte) {
-	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.opts.WriteTimeout))
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.opts.WriteTimeout)) // see readBody
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("Content-Length", strconv.Itoa(len(b)))
@@ -401,7 +401,7 @@ func (s *server) readEmptyBody(w http.ResponseWriter, r *http.Request) error {
 // what to send); no body leaves v as it is.
 func (s *server) readBody(w http.ResponseWriter, r *http.Request, v any, hint string) error {
 	rc := http.NewResponseController(w)
-	_ = rc.SetReadDeadline(time.Now().Add(s.opts.BodyTimeout))
+	_ = rc.SetReadDeadline(time.Now().Add(s.opts.BodyTimeout)) // net/http's own writer always takes a deadline (no ErrNotSupported)
 	b, err := io.ReadAll(r.Body)
 	// Clear the deadline: net/http keeps reading in the background to see
 	// the client go, and a deadline there would end the request's context
@@ -469,7 +469,7 @@ func (s *server) postInstall(w http.ResponseWriter, r *http.Request) error {
 	if body.Archive == "" {
 		return errkind.New(errkind.Invalid, "request body: no archive; "+hint)
 	}
-	res, err := in.InstallHanded(r.Context(), body.Archive, body.Force)
+	res, err := in.InstallHanded(r.Context(), body)
 	if err != nil {
 		return err
 	}
@@ -492,7 +492,7 @@ func (s *server) postRetry(w http.ResponseWriter, r *http.Request) error {
 	if body.All == (len(body.Archives) > 0) {
 		return errkind.New(errkind.Invalid, "request body: name the archives or say all, not both or neither; "+hint)
 	}
-	res, err := rt.Retry(r.Context(), body.Archives, body.All)
+	res, err := rt.Retry(r.Context(), body)
 	if err != nil {
 		return err
 	}
@@ -555,7 +555,7 @@ func (s *server) getEvents(w http.ResponseWriter, r *http.Request) error {
 // writeEvent writes one line of the event stream and flushes it; it reports
 // whether the client took it.
 func (s *server) writeEvent(rc *http.ResponseController, enc *json.Encoder, ev api.Event) bool {
-	_ = rc.SetWriteDeadline(time.Now().Add(s.opts.WriteTimeout))
+	_ = rc.SetWriteDeadline(time.Now().Add(s.opts.WriteTimeout)) // see readBody
 	if err := enc.Encode(ev); err != nil {
 		return false
 	}

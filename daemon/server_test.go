@@ -86,7 +86,7 @@ func TestMutations(t *testing.T) {
 		{"enable", func() (*api.Summary, error) { return s.client.Enable(ctx, "gates") }, "enable gates"},
 		{"disable", func() (*api.Summary, error) { return s.client.Disable(ctx, "foundry-wide") }, "disable foundry-wide"},
 		{"remove", func() (*api.Summary, error) { return s.client.Remove(ctx, "gates") }, "remove gates"},
-		{"sync", func() (*api.Summary, error) { return s.client.Sync(ctx) }, "sync"},
+		{"sync", func() (*api.Summary, error) { return s.client.SyncDrop(ctx) }, "sync"},
 		{"escaped id", func() (*api.Summary, error) { return s.client.Enable(ctx, "a/b c") }, "enable a/b c"},
 	}
 	for _, tc := range tests {
@@ -141,7 +141,7 @@ func TestMutationWithoutSummary(t *testing.T) {
 	b.nilResult = true
 	b.mu.Unlock()
 	var ae *APIError
-	if _, err := s.client.Sync(waitCtx(t)); !errors.As(err, &ae) || ae.Status != http.StatusInternalServerError {
+	if _, err := s.client.SyncDrop(waitCtx(t)); !errors.As(err, &ae) || ae.Status != http.StatusInternalServerError {
 		t.Errorf("Sync() with no summary from the backend = %v; want 500", err)
 	}
 }
@@ -527,7 +527,7 @@ func TestShutdown(t *testing.T) {
 	receive(t, events, 1)
 	syncDone := make(chan error, 1)
 	go func() {
-		_, err := s.client.Sync(ctx)
+		_, err := s.client.SyncDrop(ctx)
 		syncDone <- err
 	}()
 	<-b.entered
@@ -588,7 +588,7 @@ func TestSlowMutationOutlivesBodyTimeout(t *testing.T) {
 	ctx := waitCtx(t)
 	done := make(chan error, 1)
 	go func() {
-		_, err := s.client.Sync(ctx)
+		_, err := s.client.SyncDrop(ctx)
 		done <- err
 	}()
 	<-b.entered

@@ -57,7 +57,7 @@ func (s *server) getSet(sb SetBackend, w http.ResponseWriter, r *http.Request) e
 // readRaw reads a whole request body within the body timeout.
 func (s *server) readRaw(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	rc := http.NewResponseController(w)
-	_ = rc.SetReadDeadline(time.Now().Add(s.opts.BodyTimeout))
+	_ = rc.SetReadDeadline(time.Now().Add(s.opts.BodyTimeout)) // see readBody
 	b, err := io.ReadAll(r.Body)
 	_ = rc.SetReadDeadline(time.Time{}) // see readBody
 	if err != nil {
@@ -144,20 +144,6 @@ func (s *server) postSetCheck(sb SetBackend, w http.ResponseWriter, r *http.Requ
 	return nil
 }
 
-// Set returns GET /v1/set.
-func (c *Client) Set(ctx context.Context) (api.SetInfo, error) {
-	var info api.SetInfo
-	err := c.do(ctx, http.MethodGet, "/v1/set", &info)
-	return info, err
-}
-
-// SetDiff returns POST /v1/set/diff of a lock (TOML, or the same in JSON).
-func (c *Client) SetDiff(ctx context.Context, lock []byte) (api.SetComparison, error) {
-	var out api.SetComparison
-	err := c.post(ctx, "/v1/set/diff", lock, &out)
-	return out, err
-}
-
 // SetApply asks the daemon to apply a set (POST /v1/set/apply) and waits
 // for the result.
 func (c *Client) SetApply(ctx context.Context, req api.SetApplyRequest) (*api.SetSyncResult, error) {
@@ -167,15 +153,6 @@ func (c *Client) SetApply(ctx context.Context, req api.SetApplyRequest) (*api.Se
 	}
 	var out api.SetSyncResult
 	if err := c.post(ctx, "/v1/set/apply", body, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
-}
-
-// SetCheck asks the daemon to check its followed set now.
-func (c *Client) SetCheck(ctx context.Context) (*api.SetSyncResult, error) {
-	var out api.SetSyncResult
-	if err := c.do(ctx, http.MethodPost, "/v1/set/check", &out); err != nil {
 		return nil, err
 	}
 	return &out, nil

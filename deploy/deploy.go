@@ -170,16 +170,6 @@ func (d *Deployer) DeployLua(ctx context.Context, mods string) ([]FileReport, er
 	return d.Deploy(ctx, LuaScripts(mods))
 }
 
-// ReadLedger returns what the ledger in stateDir records, sorted by path;
-// no ledger yet is an empty record.
-func ReadLedger(stateDir string) ([]LedgerEntry, error) {
-	m, err := readLedger(filepath.Join(stateDir, LedgerName))
-	if err != nil {
-		return nil, err
-	}
-	return sortedEntries(m), nil
-}
-
 // Deploy brings every file of dep up to date and returns one report per
 // name, in order, followed by one per file of the same component under the
 // same target that dep no longer names and forgesync removed (see

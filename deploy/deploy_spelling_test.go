@@ -69,7 +69,7 @@ func TestDeployOneFolderManySpellings(t *testing.T) {
 				t.Fatalf("after Deploy(%s): %s = %q, %v; want %q", sp, n, b, err, want)
 			}
 		}
-		es, err := ReadLedger(d.StateDir)
+		es, err := ledgerEntries(d.StateDir)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -29,6 +29,16 @@ type locks struct {
 	renames map[string]int
 }
 
+// ledgerEntries returns what the ledger in stateDir records, sorted by
+// path; no ledger yet is an empty record.
+func ledgerEntries(stateDir string) ([]LedgerEntry, error) {
+	m, err := readLedger(filepath.Join(stateDir, LedgerName))
+	if err != nil {
+		return nil, err
+	}
+	return sortedEntries(m), nil
+}
+
 func newLocks() *locks { return &locks{locked: map[string]bool{}, renames: map[string]int{}} }
 
 func (l *locks) set(p string, on bool) {
@@ -102,7 +112,7 @@ func (f *fixture) read(name string) string {
 
 func (f *fixture) ledger() map[string]LedgerEntry {
 	f.t.Helper()
-	es, err := ReadLedger(f.state)
+	es, err := ledgerEntries(f.state)
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -378,9 +388,9 @@ func TestLedgerDecoding(t *testing.T) {
 			if err := os.WriteFile(p, []byte(c.body), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			_, err := ReadLedger(dir)
+			_, err := ledgerEntries(dir)
 			if !errors.Is(err, ErrLedger) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), p) {
-				t.Errorf("ReadLedger(%s) = %v; want ErrLedger naming %s and %q", c.name, err, p, c.want)
+				t.Errorf("ledgerEntries(%s) = %v; want ErrLedger naming %s and %q", c.name, err, p, c.want)
 			}
 			d := &Deployer{StateDir: dir}
 			if _, err := d.Deploy(t.Context(), Deployment{Component: "lua", Source: src(map[string]string{"a": "a"}), Names: []string{"a"}, Target: filepath.Join(dir, "t")}); !errors.Is(err, ErrLedger) {
@@ -391,8 +401,8 @@ func TestLedgerDecoding(t *testing.T) {
 			}
 		})
 	}
-	if es, err := ReadLedger(t.TempDir()); err != nil || len(es) != 0 {
-		t.Errorf("ReadLedger(no ledger) = %v, %v; want empty", es, err)
+	if es, err := ledgerEntries(t.TempDir()); err != nil || len(es) != 0 {
+		t.Errorf("ledgerEntries(no ledger) = %v, %v; want empty", es, err)
 	}
 }
 
@@ -435,7 +445,7 @@ func TestDeployLuaAndNativeShareTheLedger(t *testing.T) {
 	if _, err := d.Deploy(t.Context(), Deployment{Component: "native", Source: os.DirFS(modules), Names: []string{"forge_doors.dll"}, Target: filepath.Join(mods, "MJOLNIRLobby", "dlls")}); err != nil {
 		t.Fatal(err)
 	}
-	es, err := ReadLedger(d.StateDir)
+	es, err := ledgerEntries(d.StateDir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,7 +27,7 @@ func TestDeployMixedCaseKeepsFiles(t *testing.T) {
 				t.Fatalf("after Deploy(%s): %s: %v; want it kept", sp, n, err)
 			}
 		}
-		if es, _ := ReadLedger(d.StateDir); len(es) != len(files) {
+		if es, _ := ledgerEntries(d.StateDir); len(es) != len(files) {
 			t.Fatalf("after Deploy(%s) the ledger holds %+v; want one entry per file", sp, es)
 		}
 	}

@@ -414,6 +414,9 @@ func sameFiles(a, b map[string][]byte) bool {
 // TestCorruptDifferential is the differential corruption test of issue
 // 20: over 500 damaged archives, no silent install.
 func TestCorruptDifferential(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (every damage of every format against the tools); run without -short")
+	}
 	pack := diffPack()
 	src := t.TempDir()
 	for name, body := range pack {

@@ -125,6 +125,8 @@ func extractAt(ctx context.Context, archivePath, staging string, lim Limits, pro
 	defer func() {
 		var re *RejectError
 		if errors.As(err, &re) && !slices.ContainsFunc(re.Problems, SizeProblem) {
+			// Only to name the pack in the rejection: an archive whose
+			// manifest cannot be read is rejected all the same.
 			re.Manifest, _ = readManifest(ctx, archivePath)
 		}
 	}()
@@ -730,7 +732,7 @@ func crcMismatch(stored, got uint32) error {
 func entryTypeOf(fi archives.FileInfo) entryType {
 	if h, ok := fi.Header.(*tar.Header); ok {
 		switch h.Typeflag {
-		case tar.TypeReg, tar.TypeRegA:
+		case tar.TypeReg: // archive/tar reads the old TypeRegA as TypeReg (or TypeDir)
 			return typeFile
 		case tar.TypeDir:
 			return typeDir

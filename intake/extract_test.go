@@ -28,8 +28,6 @@ type hostileCase struct {
 	wants []want
 }
 
-const codeWhy = "packs carry data, never code"
-
 func zipOf(es ...entry) func(*testing.T) []byte {
 	return func(t *testing.T) []byte { return zipBytes(t, es) }
 }

@@ -160,7 +160,7 @@ func (w *stagingWriter) run() {
 		}
 	}
 	if out != nil {
-		out.Close()
+		out.Close() // left open only when the extraction stopped mid-file: that file is not among the written
 	}
 }
 

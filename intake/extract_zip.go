@@ -79,7 +79,7 @@ func (x *extraction) zipEntry(ctx context.Context, mu *sync.Mutex, root *os.Root
 	}
 	keep := true
 	defer func() {
-		out.Close()
+		out.Close() // closed and checked at the end; here only on the way out of a failure
 		if !keep {
 			root.Remove(filepath.FromSlash(name))
 		}

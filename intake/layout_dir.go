@@ -16,18 +16,13 @@ type Listing struct {
 // ListPack applies the rules of SPEC §2 that Extract applies to an archive
 // to the pack folder dir: names, entry types (symlinks and other
 // non-regular files are rejected, never followed), sizes, counts and
-// layout. It returns every problem in the Listing; the error is only for a
-// folder that cannot be read.
-func ListPack(dir string, lim Limits) (*Listing, error) {
-	return ListPackSkipping(dir, lim, nil)
-}
-
-// ListPackSkipping is [ListPack] leaving out every entry for which skip,
-// given its slash-separated name relative to dir and whether it is a
-// folder, is true: a skipped folder is not walked, and a skipped entry
-// counts for no rule and is not among the Files. A nil skip leaves out
-// nothing.
-func ListPackSkipping(dir string, lim Limits, skip func(name string, isDir bool) bool) (*Listing, error) {
+// layout. It leaves out every entry for which skip, given its
+// slash-separated name relative to dir and whether it is a folder, is
+// true: a skipped folder is not walked, and a skipped entry counts for no
+// rule and is not among the Files; a nil skip leaves out nothing. It
+// returns every problem in the Listing; the error is only for a folder
+// that cannot be read.
+func ListPack(dir string, lim Limits, skip func(name string, isDir bool) bool) (*Listing, error) {
 	if err := lim.Validate(); err != nil {
 		return nil, fmt.Errorf("list pack %s: %w", dir, err)
 	}
@@ -79,14 +74,4 @@ func ListPackSkipping(dir string, lim Limits, skip func(name string, isDir bool)
 	}
 	root, files, problems := c.finish()
 	return &Listing{Root: filepath.Join(dir, filepath.FromSlash(root)), Files: files, Problems: problems}, nil
-}
-
-// CheckDir returns every rule of SPEC §2 the pack folder dir breaks, as
-// ListPack does; the error is only for a folder that cannot be read.
-func CheckDir(dir string, lim Limits) ([]Problem, error) {
-	l, err := ListPack(dir, lim)
-	if err != nil {
-		return nil, err
-	}
-	return l.Problems, nil
 }

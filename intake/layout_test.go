@@ -9,6 +9,16 @@ import (
 )
 
 // writePackDir writes entries (files and folders) below root.
+// checkDir returns every rule of SPEC §2 the pack folder dir breaks, as
+// ListPack does; the error is only for a folder that cannot be read.
+func checkDir(dir string, lim Limits) ([]Problem, error) {
+	l, err := ListPack(dir, lim, nil)
+	if err != nil {
+		return nil, err
+	}
+	return l.Problems, nil
+}
+
 func writePackDir(t *testing.T, root string, es []entry) {
 	t.Helper()
 	for _, e := range es {
@@ -32,7 +42,7 @@ func TestListPackGood(t *testing.T) {
 	for _, prefix := range []string{"", "foundry-wide/"} {
 		dir := t.TempDir()
 		writePackDir(t, dir, goodPack(prefix))
-		l, err := ListPack(dir, DefaultLimits())
+		l, err := ListPack(dir, DefaultLimits(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -76,7 +86,7 @@ func TestCheckDirProblems(t *testing.T) {
 			if tc.lim != nil {
 				tc.lim(&lim)
 			}
-			ps, err := CheckDir(dir, lim)
+			ps, err := checkDir(dir, lim)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -95,7 +105,7 @@ func TestCheckDirMatchesExtract(t *testing.T) {
 	es := with(file("content/x.dll", "MZ"), file("content/COM1.pak", "x"), file("loose.pak", "x"), file("content/a.ucas", "x"))
 	dir := t.TempDir()
 	writePackDir(t, dir, es)
-	fromDir, err := CheckDir(dir, DefaultLimits())
+	fromDir, err := checkDir(dir, DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,14 +124,14 @@ func TestCheckDirMatchesExtract(t *testing.T) {
 }
 
 func TestListPackUnreadable(t *testing.T) {
-	if _, err := ListPack(filepath.Join(t.TempDir(), "missing"), DefaultLimits()); err == nil {
+	if _, err := ListPack(filepath.Join(t.TempDir(), "missing"), DefaultLimits(), nil); err == nil {
 		t.Errorf("ListPack(missing) = nil error; want one")
 	}
 	f := filepath.Join(t.TempDir(), "file")
 	if err := os.WriteFile(f, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ListPack(f, DefaultLimits()); err == nil {
+	if _, err := ListPack(f, DefaultLimits(), nil); err == nil {
 		t.Errorf("ListPack(file) = nil error; want one")
 	}
 }

@@ -107,7 +107,7 @@ func TestTwoTopLevelFoldersInAFolder(t *testing.T) {
 		os.MkdirAll(filepath.Dir(p), 0o755)
 		os.WriteFile(p, e.body, 0o644)
 	}
-	l, err := ListPack(dir, DefaultLimits())
+	l, err := ListPack(dir, DefaultLimits(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,8 +3,6 @@ package intake
 import (
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -129,11 +127,6 @@ func RuleText(rule string) string {
 		return text
 	}
 	return rule
-}
-
-// Rules returns the id of every file rule, sorted.
-func Rules() []string {
-	return slices.Sorted(maps.Keys(ruleTexts))
 }
 
 // Problem is one broken rule: the entry it concerns (slash path as stored

@@ -15,11 +15,6 @@ type Missing struct {
 	ID   ChunkID `json:"id"`   // PackageID(Name), the chunk id looked for
 }
 
-// String returns the name and the id looked for, for a rejection reason.
-func (m Missing) String() string {
-	return fmt.Sprintf("%s (package id %s)", m.Name, m.ID)
-}
-
 // Require reports which of the long package names are not present in the
 // IoStore containers under contentDir in fsys (SPEC §5).
 //

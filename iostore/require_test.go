@@ -289,7 +289,4 @@ func TestMissingJSON(t *testing.T) {
 	if want := `{"name":"` + glass + `","id":"36E43942D3E60A95"}`; string(b) != want {
 		t.Errorf("json.Marshal(Missing) = %s; want %s", b, want)
 	}
-	if got, want := m.String(), glass+" (package id 36E43942D3E60A95)"; got != want {
-		t.Errorf("Missing.String() = %q; want %q", got, want)
-	}
 }

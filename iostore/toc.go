@@ -268,12 +268,6 @@ func readFile(f fs.File, path string) (*TOC, error) {
 	return read(f, fi.Size(), path)
 }
 
-// Read reads a TOC of size bytes from r. Path names the file in errors.
-// Only the header and the chunk-id array are read.
-func Read(r io.ReaderAt, size int64, path string) (*TOC, error) {
-	return read(io.NewSectionReader(r, 0, size), size, path)
-}
-
 func read(r io.Reader, size int64, path string) (*TOC, error) {
 	t := &TOC{Path: path}
 	var layout layoutFinder

@@ -174,19 +174,19 @@ func (m *Machine) deploy(ctx context.Context, sum *api.Summary) error {
 	return nil
 }
 
-// Sync processes every archive in the drop folder once: the daemon rescans
+// SyncDrop processes every archive in the drop folder once: the daemon rescans
 // now, or else the state is synced locally, what opening it recovered
 // counted with the run, and the scripts and module deployed. With
 // [ErrDeploy] the summary is complete.
-func (m *Machine) Sync(ctx context.Context) (*api.Summary, error) {
+func (m *Machine) SyncDrop(ctx context.Context) (*api.Summary, error) {
 	if c := m.Daemon(ctx); c != nil {
-		return c.Sync(ctx)
+		return c.SyncDrop(ctx)
 	}
 	p, err := m.local(ctx)
 	if err != nil {
 		return nil, err
 	}
-	sum, err := wired(p.Sync(ctx))
+	sum, err := wired(p.SyncDrop(ctx))
 	if err != nil {
 		return nil, err
 	}
@@ -198,19 +198,19 @@ func (m *Machine) Sync(ctx context.Context) (*api.Summary, error) {
 // it: the archive is copied into a new folder under drop/.install/ (the
 // daemon reads nothing outside drop on a client's word), installed by the
 // daemon, and the copy removed; else it is installed locally.
-func (m *Machine) Install(ctx context.Context, archive string, force bool) (*api.Summary, error) {
+func (m *Machine) Install(ctx context.Context, archive string, o pipeline.InstallOptions) (*api.Summary, error) {
 	if c := m.Daemon(ctx); c != nil {
-		return m.installHanded(ctx, c, archive, force)
+		return m.installHanded(ctx, c, archive, o)
 	}
 	p, err := m.local(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return wired(p.Install(ctx, archive, force))
+	return wired(p.Install(ctx, archive, o))
 }
 
 // installHanded hands archive to the daemon through drop/.install/.
-func (m *Machine) installHanded(ctx context.Context, c *daemon.Client, archive string, force bool) (*api.Summary, error) {
+func (m *Machine) installHanded(ctx context.Context, c *daemon.Client, archive string, o pipeline.InstallOptions) (*api.Summary, error) {
 	in, err := os.Open(archive)
 	if err != nil {
 		return nil, fmt.Errorf("install: %w", err)
@@ -239,22 +239,21 @@ func (m *Machine) installHanded(ctx context.Context, c *daemon.Client, archive s
 	}
 	// The daemon may have made the folder its own (a service): let it read.
 	_ = os.Chmod(dir, 0o755)
-	return c.Install(ctx, filepath.Base(dir)+"/"+name, force)
+	return c.Install(ctx, api.Install{Archive: filepath.Base(dir) + "/" + name, Force: o.Force})
 }
 
-// Retry moves rejected archives back from drop/rejected/ into drop (all
-// of them with all) and processes drop: through the daemon, or else
-// locally under the lock, like Sync. A name not in drop/rejected/ is a
-// refusal.
-func (m *Machine) Retry(ctx context.Context, archives []string, all bool) (*api.Summary, error) {
+// Retry moves the rejected archives o names back from drop/rejected/
+// into drop and processes drop: through the daemon, or else locally under
+// the lock, like SyncDrop. A name not in drop/rejected/ is a refusal.
+func (m *Machine) Retry(ctx context.Context, o pipeline.RetryOptions) (*api.Summary, error) {
 	if c := m.Daemon(ctx); c != nil {
-		return c.Retry(ctx, archives, all)
+		return c.Retry(ctx, api.Retry{Archives: o.Archives, All: o.All})
 	}
 	p, err := m.local(ctx)
 	if err != nil {
 		return nil, err
 	}
-	sum, err := wired(p.RetrySync(ctx, archives, all))
+	sum, err := wired(p.RetrySync(ctx, o))
 	if err != nil {
 		return nil, err
 	}

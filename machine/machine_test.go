@@ -75,7 +75,7 @@ func TestLocal(t *testing.T) {
 	if c := m.Daemon(ctx); c != nil {
 		t.Fatal("Daemon = a client; want none")
 	}
-	sum, err := m.Sync(ctx)
+	sum, err := m.SyncDrop(ctx)
 	if err != nil || len(sum.Outcomes) != 0 {
 		t.Fatalf("Sync = %+v, %v; want an empty run", sum, err)
 	}
@@ -133,14 +133,14 @@ func TestThroughDaemon(t *testing.T) {
 	// that it removes afterwards.
 	junk := filepath.Join(t.TempDir(), "x.zip")
 	os.WriteFile(junk, []byte("not an archive"), 0o644)
-	sum, err := m.Install(t.Context(), junk, true)
+	sum, err := m.Install(t.Context(), junk, pipeline.InstallOptions{Force: true})
 	if err != nil || len(sum.Outcomes) != 1 || sum.Outcomes[0].Archive != "x.zip" || sum.Outcomes[0].Result != api.ResultRejected {
 		t.Errorf("Install(junk) through the daemon = %+v, %v; want x.zip rejected", sum, err)
 	}
 	if left, _ := os.ReadDir(filepath.Join(opts.Config.Paths.Drop, ".install")); len(left) != 0 {
 		t.Errorf("drop/.install holds %v after the install; want nothing", left)
 	}
-	if _, err := m.Install(t.Context(), filepath.Join(t.TempDir(), "gone.zip"), false); err == nil || !strings.Contains(err.Error(), "gone.zip") {
+	if _, err := m.Install(t.Context(), filepath.Join(t.TempDir(), "gone.zip"), pipeline.InstallOptions{}); err == nil || !strings.Contains(err.Error(), "gone.zip") {
 		t.Errorf("Install(a missing file) through the daemon = %v; want an error naming it", err)
 	}
 	m.Close()

@@ -39,7 +39,7 @@ func TestRollbackNotKeptIsRefused(t *testing.T) {
 	defer m.Close()
 	for _, v := range []string{"1.0.0", "1.1.0"} {
 		dropPack(t, opts, "rb-"+v+".zip", v)
-		if sum, err := m.Sync(ctx); err != nil || len(sum.Outcomes) != 1 {
+		if sum, err := m.SyncDrop(ctx); err != nil || len(sum.Outcomes) != 1 {
 			t.Fatalf("Sync of %s = %+v, %v", v, sum, err)
 		}
 	}

@@ -81,8 +81,14 @@ func ControlService(cfg *config.Config, action string, opts ServiceOptions, log 
 	if opts.Root == "" {
 		opts.Root = string(filepath.Separator)
 	}
-	if opts.Home == "" {
-		opts.Home, _ = os.UserHomeDir()
+	if opts.Home == "" && opts.User {
+		// A user service's file lies there: without it the file would be
+		// named relative to wherever the command runs.
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return fmt.Errorf("service %s: a user service's file lies in the home folder: %w", action, err)
+		}
+		opts.Home = home
 	}
 	if opts.Control == nil {
 		opts.Control = func(sc daemon.ServiceConfig, action string, out io.Writer) error {

@@ -177,3 +177,26 @@ func TestSetupService(t *testing.T) {
 		}
 	}
 }
+
+// TestControlServiceUserNeedsAHome: a user service's file lies in the home
+// folder; without one, nothing is done, rather than a file named relative
+// to wherever the command runs.
+func TestControlServiceUserNeedsAHome(t *testing.T) {
+	o := game(t)
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "run", "systemd", "system"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", "")
+	t.Setenv("USERPROFILE", "")
+	fake := &fakeControl{}
+	opts := ServiceOptions{GOOS: "linux", Root: root, User: true, Control: fake.control}
+	var out strings.Builder
+	err := ControlService(o.Config, "install", opts, o.Log, &out)
+	if err == nil || !strings.Contains(err.Error(), "home folder") {
+		t.Errorf("install of a user service without a home = %v (wrote %q); want an error naming the home folder", err, out.String())
+	}
+	if len(fake.actions) != 0 {
+		t.Errorf("actions = %q; want none", fake.actions)
+	}
+}

@@ -59,7 +59,7 @@ func (m *Machine) SyncSet(ctx context.Context, arg string, prune bool) (*api.Set
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.Sync(ctx, setsync.Request{From: src, Prune: prune})
+	res, err := s.SyncSet(ctx, setsync.Request{From: src, Prune: prune})
 	if err != nil {
 		return res, err
 	}

@@ -263,7 +263,7 @@ func TestSetupConfigQuotesPaths(t *testing.T) {
 	base := t.TempDir()
 	for _, p := range []string{filepath.Join(base, "Mods"), filepath.Join(base, "o'neil", "Mods"), filepath.Join(base, `a "b" \c`, "Mods")} {
 		text := SetupConfig(p, p+"x", p+"y")
-		cfg, err := config.Parse(filepath.Join(base, "f.toml"), text)
+		cfg, err := config.ParseEnv(filepath.Join(base, "f.toml"), text, config.Process(false))
 		if err != nil {
 			t.Errorf("%s: %v\n%s", p, err, text)
 			continue

@@ -610,9 +610,8 @@ func (d *download) attempt(ctx context.Context) error {
 		return permanent(fmt.Errorf("unexpected answer %s", rejection.Escape(resp.Status)))
 	}
 	if resp.ContentLength >= 0 && resp.ContentLength != d.pack.Size-d.have {
-		if !ranged || resp.StatusCode == http.StatusOK {
-			d.restart()
-		}
+		// Nothing to throw away: a permanent error ends this mirror, and
+		// fetchFrom removes its file, whatever it holds.
 		return permanent(fmt.Errorf("%w: the server sends %d bytes, the lock pins %d", ErrWrongBytes, resp.ContentLength+d.have, d.pack.Size))
 	}
 	if d.have == 0 {

@@ -92,7 +92,7 @@ func (f *Fetcher) FetchLock(ctx context.Context, src Source, prev Validators) (*
 	}
 	out.Data = data
 	sigURL := SignatureSource(src).URL
-	sig, _, status, err := f.get(ctx, sigURL, Validators{}, maxSignatureBytes, nil, nil)
+	sig, _, _, err := f.get(ctx, sigURL, Validators{}, maxSignatureBytes, nil, nil)
 	var se *StatusError
 	switch {
 	case errors.As(err, &se) && (se.Code == http.StatusNotFound || se.Code == http.StatusGone):

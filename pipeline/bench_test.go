@@ -68,7 +68,7 @@ func BenchmarkSyncIdle(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if _, err := p.Sync(b.Context()); err != nil {
+			if _, err := p.SyncDrop(b.Context()); err != nil {
 				b.Fatal(err)
 			}
 			p.Close()
@@ -104,7 +104,7 @@ func BenchmarkSyncInstall(b *testing.B) {
 		e.dropPack(b, "new.zip", spec{id: "bench-new", version: fmt.Sprintf("1.0.%d", i), lifts: 3})
 		i++
 		b.StartTimer()
-		if _, err := p.Sync(b.Context()); err != nil {
+		if _, err := p.SyncDrop(b.Context()); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -21,7 +21,7 @@ import (
 func childOp(t *testing.T, p *Pipeline, root, op string) error {
 	switch {
 	case op == "":
-		_, err := p.Sync(t.Context())
+		_, err := p.SyncDrop(t.Context())
 		return err
 	case op == "open":
 		return nil

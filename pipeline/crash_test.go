@@ -110,7 +110,7 @@ func crashScenario(t *testing.T) (root string, old map[string]string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.Sync(t.Context()); err != nil {
+	if _, err := p.SyncDrop(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	p.Close()

@@ -31,7 +31,7 @@ const (
 // FaultRetry is how long an archive that waits for the machine's condition
 // is not claimed again by [Pipeline.Claim] (the watcher's batches, which
 // see it back in drop at once): while a game holds a file, each try would
-// cost the writer a wait. [Pipeline.Sync], an explicit request, tries it
+// cost the writer a wait. [Pipeline.SyncDrop], an explicit request, tries it
 // at once.
 const FaultRetry = 30 * time.Second
 

@@ -115,7 +115,7 @@ func TestUpgradeHeldFileIsFault(t *testing.T) {
 	fe.set(syscall.EBUSY)
 	for i := range MaxAttempts + 1 {
 		fe.dropPack(t, "a2.zip", spec{id: "pack-a", version: "2.0.0", content: map[string]string{"a.pak": "a2", "b.pak": "b2"}})
-		sum, err := fe.p.Sync(t.Context())
+		sum, err := fe.p.SyncDrop(t.Context())
 		if err != nil {
 			t.Fatalf("Sync #%d with b.pak held = %v", i, err)
 		}
@@ -164,7 +164,7 @@ func TestFullDiskIsFault(t *testing.T) {
 	fe := newFaultEnv(t, func(e *env, p string) bool { return strings.HasPrefix(p, e.paks) })
 	fe.set(syscall.ENOSPC)
 	fe.dropPack(t, "a1.zip", spec{id: "pack-a", version: "1.0.0", content: map[string]string{"a.pak": "a1"}})
-	sum, err := fe.p.Sync(t.Context())
+	sum, err := fe.p.SyncDrop(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +216,7 @@ func TestUnclaimedArchiveIsFault(t *testing.T) {
 	fe := newFaultEnv(t, func(e *env, p string) bool { return filepath.Base(p) == "a1.zip" && strings.HasPrefix(p, e.drop) })
 	fe.dropPack(t, "a1.zip", spec{id: "pack-a", version: "1.0.0"})
 	fe.set(syscall.EBUSY)
-	sum, err := fe.p.Sync(t.Context())
+	sum, err := fe.p.SyncDrop(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +237,7 @@ func TestFaultMessage(t *testing.T) {
 	mustSync(t, fe.p, map[string]api.Result{"a1.zip": api.ResultInstalled})
 	fe.set(syscall.EBUSY)
 	fe.dropPack(t, "a2.zip", spec{id: "pack-a", version: "2.0.0", content: map[string]string{"a.pak": "a2", "b.pak": "b2"}})
-	sum, err := fe.p.Sync(t.Context())
+	sum, err := fe.p.SyncDrop(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +261,7 @@ func TestRunnerStatusSaysWaiting(t *testing.T) {
 	fe.set(syscall.ENOSPC)
 	fe.dropPack(t, "a1.zip", spec{id: "pack-a", version: "1.0.0", content: map[string]string{"a.pak": "a1"}})
 	r := runRunner(t, fe.p, RunnerOptions{})
-	if _, err := r.Sync(t.Context()); err != nil {
+	if _, err := r.SyncDrop(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	ls := r.Snapshot().LastSync
@@ -278,7 +278,7 @@ func TestUnpackerNotStartedIsFault(t *testing.T) {
 	p := e.open(t)
 	isolateFor(t, p, &intake.Isolation{Command: []string{filepath.Join(t.TempDir(), "no-such-unpacker")}})
 	e.dropPack(t, "a1.zip", spec{id: "pack-a", version: "1.0.0"})
-	sum, err := p.Sync(t.Context())
+	sum, err := p.SyncDrop(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,7 +342,7 @@ func TestReadOnlyTargets(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.dropPack(t, "a3.zip", spec{id: "pack-a", version: "3.0.0", content: map[string]string{"a.pak": "a3", "b.pak": "b3"}})
-	sum, err := p.Sync(t.Context())
+	sum, err := p.SyncDrop(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -363,7 +363,7 @@ func TestClaimHeldArchivesOneWait(t *testing.T) {
 		fe.dropPack(t, n, spec{id: "pack-" + n[:1], version: "1.0.0"})
 	}
 	fe.set(syscall.EBUSY)
-	sum, err := fe.p.Sync(t.Context())
+	sum, err := fe.p.SyncDrop(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -439,7 +439,7 @@ func TestRunnerSyncRetriesAtOnce(t *testing.T) {
 	if sum, err := r.Claim(t.Context(), []string{"a1.zip"}); err != nil || !sum.Waiting() {
 		t.Fatalf("the watcher's next batch = %+v, %v; want a1.zip still waiting until FaultRetry", sum, err)
 	}
-	sum, err := r.Sync(t.Context())
+	sum, err := r.SyncDrop(t.Context())
 	if err != nil || len(sum.Outcomes) != 1 || sum.Outcomes[0].Result != api.ResultInstalled {
 		t.Fatalf("Sync = %+v, %v; want a1.zip installed at once", sum, err)
 	}
@@ -478,7 +478,7 @@ func TestInstallFaultKeepsTheOriginal(t *testing.T) {
 	fe.set(syscall.ENOSPC)
 	src := filepath.Join(fe.root, "elsewhere", "a1.zip")
 	spec{id: "pack-a", version: "1.0.0", content: map[string]string{"a.pak": "a1"}}.zip(t, src)
-	sum, err := fe.p.Install(t.Context(), src, false)
+	sum, err := fe.p.Install(t.Context(), src, InstallOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

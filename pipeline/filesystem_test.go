@@ -42,7 +42,7 @@ func TestClaimAcrossDrives(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(e.drop, "notes.zip"), []byte("not an archive"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sum, err := p.Sync(t.Context())
+	sum, err := p.SyncDrop(t.Context())
 	if err != nil {
 		t.Fatalf("Sync across drives = %v", err)
 	}
@@ -76,7 +76,7 @@ func TestRejectedLinkIsRefused(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(e.drop, "evil.zip"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := p.Sync(t.Context())
+	_, err := p.SyncDrop(t.Context())
 	if !errors.Is(err, atomicfile.ErrLink) || !strings.Contains(err.Error(), link) {
 		t.Fatalf("Sync with drop/rejected a link = %v; want ErrLink naming %s", err, link)
 	}
@@ -106,7 +106,7 @@ func TestContentLinkIsRefused(t *testing.T) {
 		t.Skip(err)
 	}
 	e.dropPack(t, "a.zip", spec{id: "pack-a", version: "1.0.0", doors: 1, content: map[string]string{"Paks/a.pak": "pak"}})
-	_, err := p.Sync(t.Context())
+	_, err := p.SyncDrop(t.Context())
 	if !errors.Is(err, atomicfile.ErrLink) || !strings.Contains(err.Error(), link) {
 		t.Fatalf("Sync with a content folder a link = %v; want ErrLink naming %s", err, link)
 	}
@@ -160,7 +160,7 @@ func TestInstalledContentIsReadable(t *testing.T) {
 	e := newEnv(t)
 	p := e.open(t)
 	e.dropPack(t, "a.zip", spec{id: "pack-a", version: "1.0.0", doors: 1, content: map[string]string{"Paks/a.pak": "pak"}})
-	if _, err := p.Sync(t.Context()); err != nil {
+	if _, err := p.SyncDrop(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	n := 0
@@ -219,7 +219,7 @@ func TestStagingLeftoverRetriedNextPass(t *testing.T) {
 		t.Fatalf("held leftover: %v; want it still there", err)
 	}
 	held = false
-	if _, err := p.Sync(t.Context()); err != nil {
+	if _, err := p.SyncDrop(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	if got := listFiles(t, filepath.Join(e.state, store.StagingDir)); len(got) != 0 {

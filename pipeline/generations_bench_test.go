@@ -137,7 +137,7 @@ func BenchmarkRollback10of1000(b *testing.B) {
 
 func mustSyncB(b *testing.B, p *Pipeline) *Summary {
 	b.Helper()
-	sum, err := p.Sync(b.Context())
+	sum, err := p.SyncDrop(b.Context())
 	if err != nil {
 		b.Fatal(err)
 	}

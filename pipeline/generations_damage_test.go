@@ -64,7 +64,7 @@ func TestDamagedGenerations(t *testing.T) {
 				}()
 				p, _, err := Open(t.Context(), e.options())
 				if err == nil {
-					_, err = p.Sync(t.Context())
+					_, err = p.SyncDrop(t.Context())
 					p.Close()
 				}
 				if err != nil && (!errors.Is(err, store.ErrStateRefused) || !strings.Contains(err.Error(), path)) {

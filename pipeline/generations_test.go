@@ -113,7 +113,7 @@ func TestKeepGenerationsBoundsArchives(t *testing.T) {
 	for i := range 20 {
 		big[0], big[1] = byte(i), byte(i>>8) // another archive each time
 		storedZip(t, filepath.Join(e.drop, "big.zip"), spec{id: "big-pack", version: fmt.Sprintf("1.%d.0", i)}, "content/big.pak", big)
-		if _, err := p.Sync(t.Context()); err != nil {
+		if _, err := p.SyncDrop(t.Context()); err != nil {
 			t.Fatal(err)
 		}
 	}

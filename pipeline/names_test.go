@@ -30,7 +30,7 @@ func TestNonUTF8Paths(t *testing.T) {
 	const bad = "B\xe4d.zip"
 	e.dropPack(t, name, spec{id: "latin-pack", version: "1.0.0", doors: 1})
 	e.dropPack(t, bad, spec{id: "bad-pack", version: "1.0.0", doors: 1, bad: true})
-	sum, err := p.Sync(t.Context())
+	sum, err := p.SyncDrop(t.Context())
 	if err != nil {
 		t.Fatalf("Sync = %v", err)
 	}

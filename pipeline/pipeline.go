@@ -195,7 +195,11 @@ func Open(ctx context.Context, opts Options) (*Pipeline, *Summary, error) {
 	p := &Pipeline{opts: opts, store: ps, log: opts.Log}
 	sum, err := p.recover(ctx)
 	if err != nil {
-		ps.Close()
+		// The recovery's error is the answer; a lock that will not close
+		// besides is this machine's, worth a line in the log.
+		if cerr := ps.Close(); cerr != nil {
+			p.log.Warn("could not release the state's lock after a failed start", "state", opts.State, "err", cerr)
+		}
 		return nil, nil, err
 	}
 	return p, sum, nil
@@ -277,13 +281,13 @@ func (p *Pipeline) recover(ctx context.Context) (*Summary, error) {
 		return nil, err
 	}
 	p.startPass(api.TriggerStart, nil)
-	return p.transact(ctx, nil, false, nil, CauseDrop)
+	return p.transact(ctx, txnOptions{cause: CauseDrop})
 }
 
-// Sync claims every ready archive in the drop folder and processes them as
+// SyncDrop claims every ready archive in the drop folder and processes them as
 // one transaction with one publication. It is an explicit request: the
 // archives waiting for the machine's condition are tried at once.
-func (p *Pipeline) Sync(ctx context.Context) (*Summary, error) {
+func (p *Pipeline) SyncDrop(ctx context.Context) (*Summary, error) {
 	names, err := ReadyArchives(p.opts.Drop)
 	if err != nil {
 		return nil, err
@@ -343,13 +347,19 @@ func (p *Pipeline) claim(ctx context.Context, names []string, trigger string) (*
 		p.step("claim:" + n)
 		p.claimed(n)
 	}
-	return p.transact(ctx, nil, false, nil, CauseDrop)
+	return p.transact(ctx, txnOptions{cause: CauseDrop})
+}
+
+// InstallOptions says how Install holds its archive to the version rules.
+type InstallOptions struct {
+	// Force allows a same-version reinstall with other bytes and a
+	// downgrade.
+	Force bool
 }
 
 // Install processes one archive from anywhere (it is copied, the original
-// stays where it is) as its own transaction; force allows a same-version
-// reinstall with other bytes and a downgrade.
-func (p *Pipeline) Install(ctx context.Context, archive string, force bool) (*Summary, error) {
+// stays where it is) as its own transaction.
+func (p *Pipeline) Install(ctx context.Context, archive string, o InstallOptions) (*Summary, error) {
 	name := filepath.Base(archive)
 	dst := p.store.Path(store.ProcessingDir, name)
 	in, err := os.Open(archive)
@@ -366,23 +376,23 @@ func (p *Pipeline) Install(ctx context.Context, archive string, force bool) (*Su
 	}
 	p.startPass(api.TriggerInstall, []string{name})
 	p.claimed(name)
-	return p.transact(ctx, nil, force, map[string]bool{name: true}, CauseInstall)
+	return p.transact(ctx, txnOptions{cause: CauseInstall, install: name, force: o.Force})
 }
 
 // Enable enables an installed pack (refused when it would pass the door
 // limit), publishing the new inventory.
 func (p *Pipeline) Enable(ctx context.Context, id string) (*Summary, error) {
-	return p.transact(ctx, &change{id: id, enable: true}, false, nil, CauseEnable)
+	return p.transact(ctx, txnOptions{cause: CauseEnable, change: &change{kind: changeEnable, id: id}})
 }
 
 // Disable keeps a pack installed but drops it from the text files.
 func (p *Pipeline) Disable(ctx context.Context, id string) (*Summary, error) {
-	return p.transact(ctx, &change{id: id, disable: true}, false, nil, CauseDisable)
+	return p.transact(ctx, txnOptions{cause: CauseDisable, change: &change{kind: changeDisable, id: id}})
 }
 
 // Remove uninstalls a pack: its entry, content and kept archive go.
 func (p *Pipeline) Remove(ctx context.Context, id string) (*Summary, error) {
-	return p.transact(ctx, &change{id: id, remove: true}, false, nil, CauseRemove)
+	return p.transact(ctx, txnOptions{cause: CauseRemove, change: &change{kind: changeRemove, id: id}})
 }
 
 // Packs returns the installed packs, sorted by id.
@@ -436,11 +446,59 @@ func sortPacks(packs []inventory.InstalledPack) {
 	slices.SortFunc(packs, func(a, b inventory.InstalledPack) int { return strings.Compare(a.Manifest.ID, b.Manifest.ID) })
 }
 
-// change is an enable, disable or remove in a transaction, or a set.
+// txnOptions says what one transaction does besides processing the
+// archives in processing (all a pass over drop does).
+type txnOptions struct {
+	cause store.Cause // the generation's cause: one of the Cause constants
+	// change, when set, is applied first; a set is applied alone, the
+	// archives in processing waiting for the next pass.
+	change *change
+	// install is the archive Install copied into processing (its name
+	// there): its rejection or fault is the install's, not the drop
+	// folder's (see origin).
+	install string
+	// force lets the install's archive replace the installed version with
+	// other bytes or a downgrade; no other archive of the pass.
+	force bool
+}
+
+// origin says where the archive name in processing came from.
+func (o txnOptions) origin(name string) origin {
+	if o.install != "" && name == o.install {
+		return fromInstall
+	}
+	return fromDrop
+}
+
+// origin is where an archive in processing came from, which decides where
+// it goes when it is rejected or the machine fails it.
+type origin int
+
+const (
+	// fromDrop: a pass claimed it from the drop folder; a rejection moves
+	// it to drop/rejected/, a fault puts it back in drop.
+	fromDrop origin = iota
+	// fromInstall: Install copied it in; it is not the drop folder's, so
+	// only the copy is removed.
+	fromInstall
+)
+
+// changeKind is what a transaction's change does.
+type changeKind int
+
+const (
+	changeEnable changeKind = iota + 1
+	changeDisable
+	changeRemove
+	changeSet // a set apply or a rollback
+)
+
+// change is an enable, disable or remove of one pack in a transaction, or
+// a set.
 type change struct {
-	id                      string
-	enable, disable, remove bool
-	set                     *setChange
+	kind changeKind
+	id   string    // the pack enabled, disabled or removed
+	set  *setApply // with changeSet
 }
 
 // cleanIncoming removes the archives in incoming/ that no journaled set

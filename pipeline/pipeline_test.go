@@ -30,7 +30,7 @@ func TestSyncInstallsAndPublishes(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := e.open(t)
-	sum, err := p.Sync(t.Context())
+	sum, err := p.SyncDrop(t.Context())
 	if err != nil {
 		t.Fatalf("Sync = %v", err)
 	}
@@ -59,7 +59,7 @@ func TestSyncInstallsAndPublishes(t *testing.T) {
 		t.Fatalf("processing still holds %v", left)
 	}
 	// A second pass with nothing new rewrites nothing.
-	sum, err = p.Sync(t.Context())
+	sum, err = p.SyncDrop(t.Context())
 	if err != nil || len(sum.Outcomes) != 0 || len(sum.Published) != 0 {
 		t.Fatalf("idle Sync = %+v, %v; want nothing done", sum, err)
 	}
@@ -97,7 +97,7 @@ func TestVersionRules(t *testing.T) {
 	other.salt = "different bytes"
 	e.dropPack(t, "other.zip", other)
 	mustSync(t, p, map[string]api.Result{"other.zip": api.ResultRejected})
-	sum, err := p.Install(t.Context(), filepath.Join(e.drop, RejectedDir, "other.zip"), true)
+	sum, err := p.Install(t.Context(), filepath.Join(e.drop, RejectedDir, "other.zip"), InstallOptions{Force: true})
 	if err != nil || results(sum)["other.zip"] != api.ResultReinstalled {
 		t.Fatalf("Install --force = %+v, %v; want reinstalled", sum, err)
 	}
@@ -121,11 +121,11 @@ func TestVersionRules(t *testing.T) {
 		t.Errorf("downgrade reason = %v", sum.Outcomes[0].Reasons)
 	}
 	// An explicit install is held to the same rule without --force.
-	sum, err = p.Install(t.Context(), filepath.Join(e.drop, RejectedDir, "v1-again.zip"), false)
+	sum, err = p.Install(t.Context(), filepath.Join(e.drop, RejectedDir, "v1-again.zip"), InstallOptions{})
 	if err != nil || results(sum)["v1-again.zip"] != api.ResultRejected {
 		t.Fatalf("Install downgrade without --force = %+v, %v; want rejected", sum, err)
 	}
-	sum, err = p.Install(t.Context(), filepath.Join(e.drop, RejectedDir, "v1-again.zip"), true)
+	sum, err = p.Install(t.Context(), filepath.Join(e.drop, RejectedDir, "v1-again.zip"), InstallOptions{Force: true})
 	if err != nil || results(sum)["v1-again.zip"] != api.ResultDowngraded {
 		t.Fatalf("Install --force downgrade = %+v, %v", sum, err)
 	}
@@ -133,7 +133,7 @@ func TestVersionRules(t *testing.T) {
 
 func mustSync(t *testing.T, p *Pipeline, want map[string]api.Result) *Summary {
 	t.Helper()
-	sum, err := p.Sync(t.Context())
+	sum, err := p.SyncDrop(t.Context())
 	if err != nil {
 		t.Fatalf("Sync = %v", err)
 	}
@@ -238,7 +238,7 @@ func TestFailedPublishLosesNothing(t *testing.T) {
 	defer p.Close()
 	locked = true
 	e.dropPack(t, "a.zip", spec{id: "pack-a", version: "1.0.0", doors: 1})
-	sum, err := p.Sync(t.Context())
+	sum, err := p.SyncDrop(t.Context())
 	if err != nil || results(sum)["a.zip"] != api.ResultInstalled || !slices.ContainsFunc(sum.Warnings, func(w string) bool {
 		return strings.Contains(w, "installed.txt") && strings.Contains(w, "next pass")
 	}) {
@@ -250,7 +250,7 @@ func TestFailedPublishLosesNothing(t *testing.T) {
 		t.Fatalf("after the failed rename: installed.txt must be old and doors.txt new:\n%s\n%s", e.inv("installed.txt"), e.inv("doors.txt"))
 	}
 	locked = false
-	sum, err = p.Sync(t.Context())
+	sum, err = p.SyncDrop(t.Context())
 	if err != nil || !slices.Contains(sum.Published, "installed.txt") {
 		t.Fatalf("Sync after the lock went = %+v, %v; want installed.txt published", sum, err)
 	}
@@ -272,7 +272,7 @@ func TestUncommittedArchiveRequeued(t *testing.T) {
 	e := newEnv(t)
 	p := e.open(t)
 	spec{id: "pack-b", version: "1.0.0", lifts: 1}.zip(t, filepath.Join(e.state, store.ArchivesDir, "pack-b-1.0.0-0123456789ab.zip"))
-	sum, err := p.Sync(t.Context())
+	sum, err := p.SyncDrop(t.Context())
 	if err != nil || results(sum)["pack-b-1.0.0-0123456789ab.zip"] != api.ResultInstalled {
 		t.Fatalf("Sync = %+v, %v; want the stranded archive installed", sum, err)
 	}
@@ -309,7 +309,7 @@ func TestStartWithAHeldInventoryFile(t *testing.T) {
 	e := newEnv(t)
 	p := e.open(t)
 	e.dropPack(t, "a.zip", spec{id: "pack-a", version: "1.0.0", doors: 1})
-	if _, err := p.Sync(t.Context()); err != nil {
+	if _, err := p.SyncDrop(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	p.Close()
@@ -346,7 +346,7 @@ func TestStartWithAHeldInventoryFile(t *testing.T) {
 		t.Fatalf("start-up warnings = %q; want one naming installed.txt", rec.Warnings)
 	}
 	holding = false
-	sum, err := p.Sync(t.Context())
+	sum, err := p.SyncDrop(t.Context())
 	if err != nil || !slices.Contains(sum.Published, "installed.txt") || !strings.Contains(e.inv("installed.txt"), "pack-a") {
 		t.Fatalf("Sync after release = %+v, %v; want installed.txt republished with pack-a", sum, err)
 	}

@@ -125,7 +125,7 @@ func TestChildPoison(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Open = %v", err)
 	}
-	p.Sync(t.Context())
+	p.SyncDrop(t.Context())
 	p.Close()
 }
 

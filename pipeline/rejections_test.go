@@ -24,7 +24,7 @@ func TestRejectionReasonsAreData(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.dropPack(t, "bad.zip", spec{id: "bad-pack", version: "1.0.0", doors: 1, bad: true})
-	sum, err := p.Sync(t.Context())
+	sum, err := p.SyncDrop(t.Context())
 	if err != nil || len(sum.Outcomes) != 1 {
 		t.Fatalf("Sync = %+v, %v", sum, err)
 	}
@@ -61,7 +61,7 @@ func TestRejectionReasonsAreData(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(e.drop, "junk.zip"), []byte("not an archive"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.Sync(t.Context()); err != nil {
+	if _, err := p.SyncDrop(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	recs, err := loadRejections(e.state)
@@ -85,11 +85,11 @@ func TestNoteOfAnInstallRuleRejection(t *testing.T) {
 	}
 	defer p.Close()
 	e.dropPack(t, "a.zip", spec{id: "pack-a", version: "1.0.0"})
-	if _, err := p.Sync(t.Context()); err != nil {
+	if _, err := p.SyncDrop(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	e.dropPack(t, "a.zip", spec{id: "pack-a", version: "1.0.0", salt: "other bytes"})
-	if _, err := p.Sync(t.Context()); err != nil {
+	if _, err := p.SyncDrop(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	note, err := os.ReadFile(filepath.Join(e.drop, RejectedDir, "a.zip.txt"))

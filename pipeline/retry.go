@@ -17,15 +17,24 @@ import (
 // rejected archive in drop/rejected/.
 var ErrNotRejected = errkind.New(errkind.NotFound, "not a rejected archive")
 
-// Retry moves rejected archives from drop/rejected/ back into the drop
-// folder, removing their notes and records, and returns the names they
-// have in drop (a -2 is added when drop holds one of the same name). A
-// name may be given as a path: its last element counts. With all, every
-// archive listed in drop/rejected/ goes back. A name that is not there
-// refuses the whole call (ErrNotRejected) before anything moves.
-func (p *Pipeline) Retry(names []string, all bool) ([]string, error) {
+// RetryOptions names the rejected archives a retry moves back into drop.
+type RetryOptions struct {
+	// Archives are names in drop/rejected/; a name may be given as a path:
+	// its last element counts.
+	Archives []string
+	// All takes every archive listed in drop/rejected/ instead.
+	All bool
+}
+
+// Retry moves the rejected archives o names from drop/rejected/ back into
+// the drop folder, removing their notes and records, and returns the names
+// they have in drop (a -2 is added when drop holds one of the same name).
+// A name that is not there refuses the whole call (ErrNotRejected) before
+// anything moves.
+func (p *Pipeline) Retry(o RetryOptions) ([]string, error) {
 	dir := filepath.Join(p.opts.Drop, RejectedDir)
-	if all {
+	names := slices.Clone(o.Archives)
+	if o.All {
 		recs, err := Rejections(p.opts.Drop, p.store.Dir)
 		if err != nil {
 			p.log.Warn("retry: the reasons of the rejected archives are not readable", "err", err)
@@ -72,18 +81,18 @@ func (p *Pipeline) forgetRejections(names []string) error {
 
 // RetrySync moves rejected archives back into drop (see Retry) and
 // processes the drop folder at once, as Sync does.
-func (p *Pipeline) RetrySync(ctx context.Context, names []string, all bool) (*Summary, error) {
-	if _, err := p.Retry(names, all); err != nil {
+func (p *Pipeline) RetrySync(ctx context.Context, o RetryOptions) (*Summary, error) {
+	if _, err := p.Retry(o); err != nil {
 		return nil, err
 	}
-	return p.Sync(ctx)
+	return p.SyncDrop(ctx)
 }
 
-// Retry moves rejected archives back into drop and processes the drop
-// folder, through the writer; see Pipeline.Retry.
-func (r *Runner) Retry(ctx context.Context, names []string, all bool) (*Summary, error) {
+// Retry moves the rejected archives req names back into drop and
+// processes the drop folder, through the writer; see Pipeline.Retry.
+func (r *Runner) Retry(ctx context.Context, req api.Retry) (*Summary, error) {
 	return r.submit(ctx, func(ctx context.Context) (*Summary, error) {
-		if _, err := r.p.Retry(names, all); err != nil {
+		if _, err := r.p.Retry(RetryOptions{Archives: req.Archives, All: req.All}); err != nil {
 			return nil, err
 		}
 		ready, err := ReadyArchives(r.p.opts.Drop)
@@ -104,9 +113,10 @@ func (r *Runner) Retry(ctx context.Context, names []string, all bool) (*Summary,
 const InstallDir = ".install"
 
 // InstallHanded installs the archive a command copied to
-// drop/.install/FOLDER/NAME, named "FOLDER/NAME", through the writer; see
-// Pipeline.Install. Any other name is refused.
-func (r *Runner) InstallHanded(ctx context.Context, archive string, force bool) (*Summary, error) {
+// drop/.install/FOLDER/NAME, named "FOLDER/NAME" in req, through the
+// writer; see Pipeline.Install. Any other name is refused.
+func (r *Runner) InstallHanded(ctx context.Context, req api.Install) (*Summary, error) {
+	archive := req.Archive
 	folder, name, ok := strings.Cut(archive, "/")
 	for _, part := range []string{folder, name} {
 		if !ok || part == "" || part == "." || part == ".." || strings.ContainsAny(part, `/\`) {
@@ -115,5 +125,7 @@ func (r *Runner) InstallHanded(ctx context.Context, archive string, force bool) 
 		}
 	}
 	path := filepath.Join(r.p.opts.Drop, InstallDir, folder, name)
-	return r.submit(ctx, func(ctx context.Context) (*Summary, error) { return r.p.Install(ctx, path, force) })
+	return r.submit(ctx, func(ctx context.Context) (*Summary, error) {
+		return r.p.Install(ctx, path, InstallOptions{Force: req.Force})
+	})
 }

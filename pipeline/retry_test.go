@@ -17,16 +17,16 @@ func TestRetry(t *testing.T) {
 	e := newEnv(t)
 	p := e.open(t)
 	e.dropPack(t, "a.zip", spec{id: "pack-a", version: "1.1.0"})
-	if _, err := p.Sync(t.Context()); err != nil {
+	if _, err := p.SyncDrop(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	e.dropPack(t, "old.zip", spec{id: "pack-a", version: "1.0.0"}) // a downgrade
 	e.dropPack(t, "bad.zip", spec{id: "pack-b", version: "1.0.0", doors: 1, bad: true})
-	if _, err := p.Sync(t.Context()); err != nil {
+	if _, err := p.SyncDrop(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	rejected := filepath.Join(e.drop, RejectedDir)
-	if _, err := p.Retry([]string{"old.zip", "nope.zip"}, false); !errors.Is(err, ErrNotRejected) {
+	if _, err := p.Retry(RetryOptions{Archives: []string{"old.zip", "nope.zip"}}); !errors.Is(err, ErrNotRejected) {
 		t.Fatalf("Retry(old.zip, nope.zip) = %v; want ErrNotRejected", err)
 	}
 	if _, err := os.Stat(filepath.Join(rejected, "old.zip")); err != nil {
@@ -35,7 +35,7 @@ func TestRetry(t *testing.T) {
 	if _, err := p.Remove(t.Context(), "pack-a"); err != nil {
 		t.Fatal(err)
 	}
-	sum, err := p.RetrySync(t.Context(), []string{filepath.Join("drop", "rejected", "old.zip")}, false)
+	sum, err := p.RetrySync(t.Context(), RetryOptions{Archives: []string{filepath.Join("drop", "rejected", "old.zip")}})
 	if err != nil || len(sum.Outcomes) != 1 || sum.Outcomes[0].Result != api.ResultInstalled || sum.Outcomes[0].Archive != "old.zip" {
 		t.Fatalf("RetrySync(old.zip) = %+v, %v; want old.zip installed", sum, err)
 	}
@@ -48,7 +48,7 @@ func TestRetry(t *testing.T) {
 	if err != nil || len(recs) != 1 || recs[0].Archive != "bad.zip" {
 		t.Fatalf("Rejections = %+v, %v; want bad.zip alone", recs, err)
 	}
-	moved, err := p.Retry(nil, true)
+	moved, err := p.Retry(RetryOptions{All: true})
 	if err != nil || len(moved) != 1 || moved[0] != "bad.zip" {
 		t.Fatalf("Retry(all) = %v, %v; want bad.zip", moved, err)
 	}
@@ -65,21 +65,21 @@ func TestStaleNotesGoAtTheNextPass(t *testing.T) {
 	e := newEnv(t)
 	p := e.open(t)
 	e.dropPack(t, "a.zip", spec{id: "pack-a", version: "1.1.0"})
-	if _, err := p.Sync(t.Context()); err != nil {
+	if _, err := p.SyncDrop(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	e.dropPack(t, "old.zip", spec{id: "pack-a", version: "1.0.0"})
 	e.dropPack(t, "gone.zip", spec{id: "pack-g", version: "1.0.0", doors: 1, bad: true})
 	e.dropPack(t, "bad.zip", spec{id: "pack-b", version: "1.0.0", doors: 1, bad: true})
-	if _, err := p.Sync(t.Context()); err != nil {
+	if _, err := p.SyncDrop(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	rejected := filepath.Join(e.drop, RejectedDir)
 	os.Remove(filepath.Join(rejected, "gone.zip"))
-	if _, err := p.Install(t.Context(), filepath.Join(rejected, "old.zip"), true); err != nil {
+	if _, err := p.Install(t.Context(), filepath.Join(rejected, "old.zip"), InstallOptions{Force: true}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.Sync(t.Context()); err != nil {
+	if _, err := p.SyncDrop(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	for name, want := range map[string]bool{"gone.zip.txt": false, "old.zip.txt": false, "bad.zip.txt": true} {
@@ -99,7 +99,7 @@ func TestRunnerRejectionsAreFresh(t *testing.T) {
 	e := newEnv(t)
 	r := startRunner(t, e.options(), RunnerOptions{})
 	e.dropPack(t, "bad.zip", spec{id: "pack-b", version: "1.0.0", doors: 1, bad: true})
-	if _, err := r.Sync(t.Context()); err != nil {
+	if _, err := r.SyncDrop(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(r.Rejections()); n != 1 || r.Status().Counts.Rejected != 1 {

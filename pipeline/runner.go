@@ -224,9 +224,9 @@ func (r *Runner) Claim(ctx context.Context, names []string) (*Summary, error) {
 	return r.submit(ctx, func(ctx context.Context) (*Summary, error) { return r.p.Claim(ctx, names) })
 }
 
-// Sync rescans the drop folder now and waits for the result; archives
+// SyncDrop rescans the drop folder now and waits for the result; archives
 // waiting for the machine's condition are tried at once (see FaultRetry).
-func (r *Runner) Sync(ctx context.Context) (*Summary, error) {
+func (r *Runner) SyncDrop(ctx context.Context) (*Summary, error) {
 	return r.submit(ctx, func(ctx context.Context) (*Summary, error) {
 		names, err := ReadyArchives(r.p.opts.Drop)
 		if err != nil {

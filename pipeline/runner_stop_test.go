@@ -19,7 +19,7 @@ func TestRunnerStoppedAnswersAtOnce(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() { done <- r.Run(ctx) }()
-	if _, err := r.Sync(t.Context()); err != nil {
+	if _, err := r.SyncDrop(t.Context()); err != nil {
 		t.Fatalf("Sync while running = %v", err)
 	}
 	cancel()
@@ -36,7 +36,7 @@ func TestRunnerStoppedAnswersAtOnce(t *testing.T) {
 		call func() error
 	}{
 		{"Enable", func() error { _, err := r.Enable(reqCtx, "pack-a"); return err }},
-		{"Sync", func() error { _, err := r.Sync(reqCtx); return err }},
+		{"Sync", func() error { _, err := r.SyncDrop(reqCtx); return err }},
 		{"Claim", func() error { _, err := r.Claim(reqCtx, []string{"a.zip"}); return err }},
 		{"Do", func() error { return r.Do(reqCtx, func(context.Context, *Pipeline) error { return nil }) }},
 	}

@@ -118,12 +118,12 @@ func TestEventsCarryTrueData(t *testing.T) {
 	for _, n := range []string{"a.zip", "b.zip", "c.zip"} {
 		sizes[n] = fileSize(t, filepath.Join(e.drop, n))
 	}
-	if _, err := r.Sync(t.Context()); err != nil {
+	if _, err := r.SyncDrop(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	e.dropPack(t, "c2.zip", spec{id: "pack-c", version: "1.1.0", doors: 2})
 	sizes["c2.zip"] = fileSize(t, filepath.Join(e.drop, "c2.zip"))
-	if _, err := r.Sync(t.Context()); err != nil {
+	if _, err := r.SyncDrop(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := r.Disable(t.Context(), "pack-a"); err != nil {
@@ -268,7 +268,7 @@ func TestRunnerSerialisesAndSnapshotsNeverWait(t *testing.T) {
 	r := startRunner(t, e.options(), RunnerOptions{})
 	e.dropPack(t, "a.zip", spec{id: "pack-a", version: "1.0.0", doors: 1})
 	e.dropPack(t, "b.zip", spec{id: "pack-b", version: "1.0.0", doors: 1, bad: true})
-	sum, err := r.Sync(t.Context())
+	sum, err := r.SyncDrop(t.Context())
 	if err != nil || len(sum.Outcomes) != 2 {
 		t.Fatalf("Sync = %+v, %v", sum, err)
 	}
@@ -375,7 +375,7 @@ func TestDeployProblemLoggedOnce(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- r.Run(ctx) }()
 	for range 3 { // each request redeploys after it
-		if _, err := r.Sync(t.Context()); err != nil {
+		if _, err := r.SyncDrop(t.Context()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -412,7 +412,7 @@ func TestPackAndPassEvents(t *testing.T) {
 	}
 	src := filepath.Join(t.TempDir(), "b.zip")
 	spec{id: "pack-b", version: "2.0.0"}.zip(t, src)
-	if _, err := p.Install(t.Context(), src, false); err != nil {
+	if _, err := p.Install(t.Context(), src, InstallOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, step := range []func() (*Summary, error){
@@ -421,7 +421,7 @@ func TestPackAndPassEvents(t *testing.T) {
 		func() (*Summary, error) { return p.Enable(t.Context(), "pack-a") },
 		func() (*Summary, error) { return p.Enable(t.Context(), "pack-a") }, // already: no event
 		func() (*Summary, error) { return p.Remove(t.Context(), "pack-b") },
-		func() (*Summary, error) { return p.Sync(t.Context()) },
+		func() (*Summary, error) { return p.SyncDrop(t.Context()) },
 	} {
 		if _, err := step(); err != nil {
 			t.Fatal(err)
@@ -435,7 +435,7 @@ func TestPackAndPassEvents(t *testing.T) {
 	if err := os.WriteFile(processing, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.Sync(t.Context()); err == nil {
+	if _, err := p.SyncDrop(t.Context()); err == nil {
 		t.Fatal("Sync with processing a file = nil; want an error")
 	}
 	if rec.err != nil {
@@ -483,7 +483,7 @@ func TestStatusDoorsOfEnabledPacks(t *testing.T) {
 	r := startRunner(t, e.options(), RunnerOptions{})
 	e.dropPack(t, "a.zip", spec{id: "pack-a", version: "1.0.0", doors: 3})
 	e.dropPack(t, "b.zip", spec{id: "pack-b", version: "1.0.0", doors: 2})
-	if _, err := r.Sync(t.Context()); err != nil {
+	if _, err := r.SyncDrop(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := r.Disable(t.Context(), "pack-a"); err != nil {
@@ -500,7 +500,7 @@ func TestLiftClassWarningOneText(t *testing.T) {
 	e := newEnv(t)
 	r := startRunner(t, e.options(), RunnerOptions{})
 	e.dropPack(t, "lifts.zip", spec{id: "many-lifts", version: "1.0.0", lifts: 17})
-	sum, err := r.Sync(t.Context())
+	sum, err := r.SyncDrop(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -99,8 +99,9 @@ func newSetResult() *SetResult {
 	return &SetResult{Installed: []SetChange{}, Upgraded: []SetChange{}, Downgraded: []SetChange{}, Disabled: []string{}, Removed: []string{}}
 }
 
-// setChange is a set apply or a rollback in a transaction.
-type setChange struct {
+// setApply is a set apply or a rollback in a transaction (not a
+// [SetChange], one pack of its result).
+type setApply struct {
 	store.PendingSet
 	source ArchiveSource
 }
@@ -124,8 +125,8 @@ func (p *Pipeline) ApplySet(ctx context.Context, pins []packset.Entry, opts SetO
 		packs = append(packs, store.GenerationPack{ID: e.ID, Version: e.Version, SHA256: e.SHA256, Enabled: true})
 	}
 	slices.SortFunc(packs, func(a, b store.GenerationPack) int { return strings.Compare(a.ID, b.ID) })
-	sc := &setChange{PendingSet: store.PendingSet{Cause: CauseSet, Prune: opts.Prune, Packs: packs}, source: opts.Source}
-	return p.transact(ctx, &change{set: sc}, false, nil, CauseSet)
+	sc := &setApply{PendingSet: store.PendingSet{Cause: CauseSet, Prune: opts.Prune, Packs: packs}, source: opts.Source}
+	return p.transact(ctx, txnOptions{cause: CauseSet, change: &change{kind: changeSet, set: sc}})
 }
 
 // Rollback makes the installed set equal to generation n (0: the one before
@@ -155,8 +156,8 @@ func (p *Pipeline) Rollback(ctx context.Context, n int) (*Summary, error) {
 		}
 		return nil, sentence{fmt.Sprintf("generation %d is not kept (kept: %s; see `forgesync history`)", n, kept), ErrNoGeneration}
 	}
-	sc := &setChange{PendingSet: store.PendingSet{Cause: CauseRollback, Prune: true, Packs: slices.Clone(gens[i].Packs)}}
-	sum, err := p.transact(ctx, &change{set: sc}, false, nil, CauseRollback)
+	sc := &setApply{PendingSet: store.PendingSet{Cause: CauseRollback, Prune: true, Packs: slices.Clone(gens[i].Packs)}}
+	sum, err := p.transact(ctx, txnOptions{cause: CauseRollback, change: &change{kind: changeSet, set: sc}})
 	if sum != nil {
 		sum.RolledBackTo = n
 	}
@@ -172,7 +173,7 @@ type prepared struct {
 // applySet checks a set apply whole, then journals it and rolls it forward.
 // Until the journal is written nothing visible has changed: verified
 // archives wait in incoming/, extractions in staging/.
-func (t *txn) applySet(ctx context.Context, sc *setChange) error {
+func (t *txn) applySet(ctx context.Context, sc *setApply) error {
 	p, st := t.p, t.st
 	kept, err := t.keptIndex()
 	if err != nil {
@@ -343,7 +344,7 @@ func linkVerified(src, dst, want string) error {
 }
 
 // setPacks returns the installed set a set change makes, for the checks.
-func (t *txn) setPacks(sc *setChange, ready map[string]*prepared) []inventory.InstalledPack {
+func (t *txn) setPacks(sc *setApply, ready map[string]*prepared) []inventory.InstalledPack {
 	pins := map[string]store.GenerationPack{}
 	for _, pin := range sc.Packs {
 		pins[pin.ID] = pin
@@ -370,7 +371,7 @@ func (t *txn) setPacks(sc *setChange, ready map[string]*prepared) []inventory.In
 }
 
 // setChanges reports whether applying sc changes the installed state.
-func (t *txn) setChanges(sc *setChange) bool {
+func (t *txn) setChanges(sc *setApply) bool {
 	pins := map[string]store.GenerationPack{}
 	for _, pin := range sc.Packs {
 		pins[pin.ID] = pin

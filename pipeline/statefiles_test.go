@@ -106,7 +106,7 @@ func TestDamagedStateFiles(t *testing.T) {
 					p, _, err = Open(t.Context(), opts)
 					if err == nil {
 						defer p.Close()
-						sum, err = p.Sync(t.Context())
+						sum, err = p.SyncDrop(t.Context())
 					}
 				}()
 				switch f.want {
@@ -121,7 +121,7 @@ func TestDamagedStateFiles(t *testing.T) {
 						t.Fatal(err)
 					}
 					p := e.open(t)
-					if _, err := p.Sync(t.Context()); err != nil {
+					if _, err := p.SyncDrop(t.Context()); err != nil {
 						t.Fatalf("Sync after the safe step = %v", err)
 					}
 					if inv := e.inv("installed.txt"); !strings.Contains(inv, "good-pack") || !strings.Contains(inv, "next-pack") {

@@ -82,7 +82,7 @@ func TestStateFileFIFO(t *testing.T) {
 			go func() {
 				p, _, err := Open(t.Context(), opts)
 				if err == nil {
-					_, err = p.Sync(t.Context())
+					_, err = p.SyncDrop(t.Context())
 					p.Close()
 				}
 				done <- err

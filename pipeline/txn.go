@@ -64,11 +64,11 @@ type txn struct {
 // archive leaves processing only after the state that installs it is
 // written or its rejection is on disk, and content is deleted only after
 // the inventory that no longer names it is published.
-func (p *Pipeline) transact(ctx context.Context, ch *change, force bool, fromInstall map[string]bool, cause store.Cause) (*Summary, error) {
+func (p *Pipeline) transact(ctx context.Context, o txnOptions) (*Summary, error) {
 	start := time.Now()
 	trigger := p.trigger // set by startPass, whose sync-started went out
 	p.trigger = ""
-	sum, changes, err := p.run(ctx, ch, force, fromInstall, cause)
+	sum, changes, err := p.run(ctx, o)
 	if err != nil {
 		// Nothing of a failed transaction was committed that the state on
 		// disk does not say: forget the cache and read it again next time.
@@ -195,14 +195,14 @@ func (p *Pipeline) progress(name string) func(done, total int64) {
 	}
 }
 
-func (p *Pipeline) run(ctx context.Context, ch *change, force bool, fromInstall map[string]bool, cause store.Cause) (*Summary, []api.EventData, error) {
-	t, err := p.newTxn(ctx, ch, cause)
+func (p *Pipeline) run(ctx context.Context, o txnOptions) (*Summary, []api.EventData, error) {
+	t, err := p.newTxn(ctx, o.change, o.cause)
 	if err != nil {
 		return nil, nil, err
 	}
-	if ch == nil || ch.set == nil {
+	if o.change == nil || o.change.kind != changeSet {
 		// A set is applied alone: dropped archives wait for the next pass.
-		if err := t.processAll(ctx, force, fromInstall); err != nil {
+		if err := t.processAll(ctx, o); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -251,7 +251,7 @@ func (p *Pipeline) newTxn(ctx context.Context, ch *change, cause store.Cause) (*
 
 // processAll processes every archive waiting in processing, in name order,
 // until ctx ends (the rest then stays for the next pass).
-func (t *txn) processAll(ctx context.Context, force bool, fromInstall map[string]bool) error {
+func (t *txn) processAll(ctx context.Context, o txnOptions) error {
 	names, err := t.processing()
 	if err != nil {
 		return err
@@ -268,10 +268,10 @@ func (t *txn) processAll(ctx context.Context, force bool, fromInstall map[string
 			return err
 		}
 		if !try {
-			t.reject(name, Outcome{Archive: name}, []rejection.Reason{{Rule: RuleFailedRepeatedly, Message: failedRepeatedly(t.attempts[name])}}, fromInstall[name])
+			t.reject(name, Outcome{Archive: name}, []rejection.Reason{{Rule: RuleFailedRepeatedly, Message: failedRepeatedly(t.attempts[name])}}, o.origin(name))
 			continue
 		}
-		if err := t.archive(ctx, name, force && fromInstall[name], fromInstall[name]); err != nil {
+		if err := t.archive(ctx, name, o); err != nil {
 			return err
 		}
 	}
@@ -487,7 +487,7 @@ func keptOrder(name string) (string, semver.Version, bool) {
 }
 
 func (t *txn) apply(ctx context.Context, ch *change) error {
-	if ch.set != nil {
+	if ch.kind == changeSet {
 		return t.applySet(ctx, ch.set)
 	}
 	rec := t.st.Find(ch.id)
@@ -498,8 +498,8 @@ func (t *txn) apply(ctx context.Context, ch *change) error {
 	// snapshots, which readers hold while this runs.
 	t.packs = slices.Clone(t.packs)
 	i := slices.IndexFunc(t.packs, func(p inventory.InstalledPack) bool { return p.Manifest.ID == ch.id })
-	switch {
-	case ch.enable:
+	switch ch.kind {
+	case changeEnable:
 		if v := inventory.CheckEnable(t.packs, ch.id); v.Refused() {
 			return fmt.Errorf("enable %s: %s: %w", ch.id, reasonMessages(v.Reasons), errkind.Refused)
 		}
@@ -508,13 +508,13 @@ func (t *txn) apply(ctx context.Context, ch *change) error {
 		}
 		t.dirty = t.dirty || !rec.Enabled
 		rec.Enabled, t.packs[i].Enabled = true, true
-	case ch.disable:
+	case changeDisable:
 		if rec.Enabled {
 			t.changes = append(t.changes, api.PackDisabled{Pack: rec.ID, Version: rec.Version})
 		}
 		t.dirty = t.dirty || rec.Enabled
 		rec.Enabled, t.packs[i].Enabled = false, false
-	case ch.remove:
+	case changeRemove:
 		t.changes = append(t.changes, api.PackRemoved{Pack: rec.ID, Version: rec.Version})
 		t.st.PendingRemovals = append(t.st.PendingRemovals, rec.Content...)
 		t.st.PendingArchives = append(t.st.PendingArchives, rec.Archive)
@@ -522,13 +522,18 @@ func (t *txn) apply(ctx context.Context, ch *change) error {
 		t.st.Packs = slices.DeleteFunc(t.st.Packs, func(r store.PackRecord) bool { return r.ID == ch.id })
 		t.packs = slices.Delete(t.packs, i, i+1)
 		t.dirty = true
+	default:
+		return fmt.Errorf("pipeline: a change of unknown kind %d to %s", ch.kind, ch.id)
 	}
 	return nil
 }
 
-// archive processes one claimed archive.
-func (t *txn) archive(ctx context.Context, name string, force, fromInstall bool) error {
+// archive processes one claimed archive; o says whether an install named
+// it, and whether that install was forced.
+func (t *txn) archive(ctx context.Context, name string, o txnOptions) error {
 	p := t.p
+	from := o.origin(name)
+	force := o.force && from == fromInstall
 	path := p.store.Path(store.ProcessingDir, name)
 	rep, staged, err := verdict.Archive(ctx, p.opts.Extractor, path, p.store.Path(store.StagingDir), p.opts.Limits, p.progress(name))
 	for deaths := 1; err == nil && unpackerDied(rep); deaths++ {
@@ -550,7 +555,7 @@ func (t *txn) archive(ctx context.Context, name string, force, fromInstall bool)
 		}
 		if isFault(err) {
 			// Staging full, the unpacker not started: the machine's.
-			t.fault(name, Outcome{Archive: name}, err, fromInstall)
+			t.fault(name, Outcome{Archive: name}, err, from)
 			return nil
 		}
 		rep = &verdict.Report{Problems: []rejection.Reason{{Rule: RuleUnreadable, Message: "could not read the archive: " + err.Error()}}}
@@ -562,7 +567,7 @@ func (t *txn) archive(ctx context.Context, name string, force, fromInstall bool)
 		t.sum.Warnings = append(t.sum.Warnings, name+": "+n)
 	}
 	if !rep.Valid {
-		t.reject(name, out, rep.Problems, fromInstall)
+		t.reject(name, out, rep.Problems, from)
 		return nil
 	}
 	defer func() {
@@ -577,7 +582,7 @@ func (t *txn) archive(ctx context.Context, name string, force, fromInstall bool)
 	}
 	v := inventory.CheckInstall(t.packs, cand, force)
 	if v.Refused() {
-		t.reject(name, out, v.Reasons, fromInstall)
+		t.reject(name, out, v.Reasons, from)
 		return nil
 	}
 	if v.Outcome == inventory.OutcomeAlready {
@@ -591,7 +596,7 @@ func (t *txn) archive(ctx context.Context, name string, force, fromInstall bool)
 	if err != nil && isFault(err) {
 		// The machine's condition (a file the game holds, a full disk):
 		// the archive waits for it to pass; the old version is whole.
-		t.fault(name, out, err, fromInstall)
+		t.fault(name, out, err, from)
 		return nil
 	}
 	if err != nil {
@@ -601,7 +606,7 @@ func (t *txn) archive(ctx context.Context, name string, force, fromInstall bool)
 		a := t.attempts[name]
 		a.Last = err.Error()
 		t.attempts[name] = a
-		t.reject(name, out, []rejection.Reason{{Rule: RuleInstallFailed, Message: "could not install the pack: " + err.Error()}}, fromInstall)
+		t.reject(name, out, []rejection.Reason{{Rule: RuleInstallFailed, Message: "could not install the pack: " + err.Error()}}, from)
 		return nil
 	}
 	rec := store.PackRecord{ID: m.ID, Version: m.Version, Enabled: cand.Enabled, ArchiveSHA256: staged.SHA256,
@@ -698,16 +703,16 @@ func (t *txn) place(name string, staged *intake.Staged, m *inventory.Manifest) (
 // transaction is committed it goes back to the drop folder, to be tried
 // again at the next pass; an archive given to Install is not the drop
 // folder's, so only its copy is removed. Nothing of it was installed.
-func (t *txn) fault(name string, out Outcome, err error, fromInstall bool) {
+func (t *txn) fault(name string, out Outcome, err error, from origin) {
 	p := t.p
 	retry := "the archive waits in drop and is retried at the next pass"
-	if fromInstall {
+	if from == fromInstall {
 		retry = "install it again once that is done"
 	}
 	reason := faultReason(err, placedFile(err, p.opts.Paks), retry)
 	out.Result, out.Reasons = api.ResultWaiting, []rejection.Reason{reason}
 	t.sum.Outcomes = append(t.sum.Outcomes, out)
-	if !fromInstall {
+	if from == fromDrop {
 		if p.faulted == nil {
 			p.faulted = map[string]faulted{}
 		}
@@ -724,7 +729,7 @@ func (t *txn) fault(name string, out Outcome, err error, fromInstall bool) {
 	}
 	src := p.store.Path(store.ProcessingDir, name)
 	t.dispose = append(t.dispose, func() error {
-		if fromInstall {
+		if from == fromInstall {
 			return removeIfExists(src)
 		}
 		dst := filepath.Join(p.opts.Drop, name)
@@ -828,13 +833,13 @@ func reasonMessages(reasons []rejection.Reason) string {
 // reject records a rejection. The archive moves to drop/rejected/ with its
 // reasons beside it, after publication; an archive given to Install is
 // not the drop folder's, so only its copy is removed.
-func (t *txn) reject(name string, out Outcome, reasons []rejection.Reason, fromInstall bool) {
+func (t *txn) reject(name string, out Outcome, reasons []rejection.Reason, from origin) {
 	out.Result, out.Reasons = wireResult(inventory.OutcomeRejected), reasons
 	t.sum.Outcomes = append(t.sum.Outcomes, out)
 	p := t.p
 	src := p.store.Path(store.ProcessingDir, name)
 	t.dispose = append(t.dispose, func() error {
-		if fromInstall {
+		if from == fromInstall {
 			return removeIfExists(src)
 		}
 		dir := filepath.Join(p.opts.Drop, RejectedDir)

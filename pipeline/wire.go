@@ -146,9 +146,9 @@ func (b WireBackend) Remove(ctx context.Context, id string) (*api.Summary, error
 	return wired(b.Runner.Remove(ctx, id))
 }
 
-// Sync processes the drop folder through the writer.
-func (b WireBackend) Sync(ctx context.Context) (*api.Summary, error) {
-	return wired(b.Runner.Sync(ctx))
+// SyncDrop processes the drop folder through the writer.
+func (b WireBackend) SyncDrop(ctx context.Context) (*api.Summary, error) {
+	return wired(b.Runner.SyncDrop(ctx))
 }
 
 // Rollback returns to generation n through the writer.
@@ -157,13 +157,13 @@ func (b WireBackend) Rollback(ctx context.Context, n int) (*api.Summary, error) 
 }
 
 // Retry moves rejected archives back into drop and processes them.
-func (b WireBackend) Retry(ctx context.Context, archives []string, all bool) (*api.Summary, error) {
-	return wired(b.Runner.Retry(ctx, archives, all))
+func (b WireBackend) Retry(ctx context.Context, req api.Retry) (*api.Summary, error) {
+	return wired(b.Runner.Retry(ctx, req))
 }
 
 // InstallHanded installs an archive a command copied into drop/.install/.
-func (b WireBackend) InstallHanded(ctx context.Context, archive string, force bool) (*api.Summary, error) {
-	return wired(b.Runner.InstallHanded(ctx, archive, force))
+func (b WireBackend) InstallHanded(ctx context.Context, req api.Install) (*api.Summary, error) {
+	return wired(b.Runner.InstallHanded(ctx, req))
 }
 
 // History is the kept generations in their wire shape.

@@ -92,6 +92,8 @@ func Place(r atomicfile.Renamer, stagedRoot string, files []intake.File, paks, p
 		}
 		if dir := filepath.Dir(dst); !cleaned[dir] {
 			cleaned[dir] = true
+			// What a crash left here is litter, not this pack's: one that
+			// will not go now (held by a scanner) goes at a later placement.
 			atomicfile.CleanTemps(dir)
 		}
 		if err := checkWritable(dst, target, owned); err != nil {
@@ -250,20 +252,14 @@ func moveOrCopy(r atomicfile.Renamer, src, dst string) error {
 	return nil
 }
 
-// RemoveContent deletes content files (slash paths relative to paks, as
-// [Place] returned them), then any pack folders left empty. It touches
-// nothing outside <paks>/MJOLNIRForge/, never deletes through a link, and
-// ignores files already gone.
-func RemoveContent(paks string, paths []string) error {
-	_, err := RemoveContentLeftover(atomicfile.Renamer{}, paks, paths)
-	return err
-}
-
-// RemoveContentLeftover is [RemoveContent] with r's retry policy (a pass's
-// [atomicfile.Budget] among them) that also returns the paths it could not
-// remove (held by a game or a scanner past the retry, or behind a link),
-// for the caller to try again at its next pass. The files are forgesync's:
-// a read-only one (attrib +r) is made writable and removed.
+// RemoveContentLeftover deletes content files (slash paths relative to
+// paks, as [Place] returned them), then any pack folders left empty, with
+// r's retry policy (a pass's [atomicfile.Budget] among them), and returns
+// the paths it could not remove (held by a game or a scanner past the
+// retry, or behind a link), for the caller to try again at its next pass.
+// It touches nothing outside <paks>/MJOLNIRForge/, never deletes through a
+// link, and ignores files already gone. The files are forgesync's: a
+// read-only one (attrib +r) is made writable and removed.
 func RemoveContentLeftover(r atomicfile.Renamer, paks string, paths []string) ([]string, error) {
 	var errs []error
 	var left []string

@@ -217,10 +217,7 @@ func corpus(t *testing.T) []manifestCase {
 		}
 		out = append(out, manifestCase{m.name, data})
 	}
-	for _, r := range rawCases() {
-		out = append(out, r)
-	}
-	return out
+	return append(out, rawCases()...)
 }
 
 type obj = map[string]any

@@ -40,7 +40,7 @@ func TestApplyNeverDownloads(t *testing.T) {
 		atApply = requests.Load()
 		os.Remove(s.Cache().Path(pin.SHA256))
 	}
-	_, err = s.Sync(t.Context(), Request{Lock: []byte(lock)})
+	_, err = s.SyncSet(t.Context(), Request{Lock: []byte(lock)})
 	if !errors.Is(err, ErrArchiveGone) {
 		t.Errorf("Sync(archive gone during the apply) = %v; want %v", err, ErrArchiveGone)
 	}
@@ -71,7 +71,7 @@ func TestApplyPinsItsArchives(t *testing.T) {
 			t.Errorf("Evict during the apply = %v, %v; want nothing removed", removed, err)
 		}
 	}
-	if _, err := s.Sync(t.Context(), Request{Lock: []byte(lock)}); err != nil {
+	if _, err := s.SyncSet(t.Context(), Request{Lock: []byte(lock)}); err != nil {
 		t.Fatalf("Sync(eviction during the apply) = %v", err)
 	}
 	if got := requests.Load(); got != atApply {
@@ -105,7 +105,7 @@ func TestSyncFromParsedSource(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := s.Sync(t.Context(), Request{Source: "not a source: ignored", From: src})
+	res, err := s.SyncSet(t.Context(), Request{Source: "not a source: ignored", From: src})
 	if err != nil || res.Check.Source != src.URL || len(w.installed) != 1 {
 		t.Fatalf("Sync(From: %v) = %+v, %v; want the set at %s applied", src, res, err, src.URL)
 	}

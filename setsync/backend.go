@@ -76,7 +76,7 @@ func (b Backend) SetApply(ctx context.Context, req api.SetApplyRequest) (*api.Se
 			r.Signature = []byte(req.Signature)
 		}
 	}
-	return b.Sets.Sync(ctx, r)
+	return b.Sets.SyncSet(ctx, r)
 }
 
 // SetCheck answers POST /v1/set/check.

@@ -254,7 +254,7 @@ var (
 	ErrArchiveGone = errors.New("an archive of the set went away during the apply")
 )
 
-// Sync makes the machine's enabled set exactly the lock's (SPEC §10.2,
+// SyncSet makes the machine's enabled set exactly the lock's (SPEC §10.2,
 // `forgesync sync --set`): fetch the lock (conditionally, with the
 // validators of the last read of the same source) and its signature,
 // verify, download what the machine lacks into the cache, and apply the
@@ -263,7 +263,7 @@ var (
 // [errkind.Refused] or [errkind.Conflict]. A run with
 // nothing to do downloads nothing and publishes nothing. The result is
 // returned with the error too, saying what was checked.
-func (s *Syncer) Sync(ctx context.Context, req Request) (*api.SetSyncResult, error) {
+func (s *Syncer) SyncSet(ctx context.Context, req Request) (*api.SetSyncResult, error) {
 	if !s.mu.TryLock() {
 		msg := "try again when it ends"
 		if since := s.since.Load(); since != 0 {
@@ -553,7 +553,7 @@ func (s *Syncer) Check(ctx context.Context) (*api.SetSyncResult, error) {
 	if s.opts.Follow == "" {
 		return nil, fmt.Errorf("%w: set one to follow a pack set: %w", ErrNoSource, errkind.Invalid)
 	}
-	return s.Sync(ctx, Request{Source: s.opts.Follow, follow: true})
+	return s.SyncSet(ctx, Request{Source: s.opts.Follow, follow: true})
 }
 
 // Run follows [sets] source until ctx ends: a check at once, then every

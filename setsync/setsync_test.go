@@ -90,7 +90,7 @@ func TestCheckDuringDownloadAnswersAtOnce(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() {
-		_, err := s.Sync(t.Context(), Request{Lock: []byte(lock)})
+		_, err := s.SyncSet(t.Context(), Request{Lock: []byte(lock)})
 		done <- err
 	}()
 	<-arrived
@@ -131,7 +131,7 @@ func TestSyncCachedArchiveEditedInPlace(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(state, CacheDir, e.SHA256), edited, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res, err := s.Sync(t.Context(), Request{Lock: []byte(lock)})
+	res, err := s.SyncSet(t.Context(), Request{Lock: []byte(lock)})
 	if err != nil || len(res.Downloaded) != 1 {
 		t.Fatalf("Sync(cached archive edited in place) = %+v, %v; want it downloaded again and applied", res, err)
 	}
@@ -180,7 +180,7 @@ func TestCredentialsRedacted(t *testing.T) {
 	}
 	// A mirror that fails names its URL without the password.
 	lock, _ = lockOf([]byte("other bytes"), authed+"/gone.zip")
-	_, err = s.Sync(t.Context(), Request{Source: authed + "/set/"})
+	_, err = s.SyncSet(t.Context(), Request{Source: authed + "/set/"})
 	if err == nil || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "gone.zip") {
 		t.Errorf("Sync(a mirror gone) = %v; want the URL named without its password", err)
 	}
@@ -206,10 +206,10 @@ func TestSyncHealsAnArchiveEditedDuringTheApply(t *testing.T) {
 		os.Chmod(path, 0o644)
 		os.WriteFile(path, []byte(strings.ToUpper(string(data))), 0o644)
 	}
-	if _, err := s.Sync(t.Context(), Request{Lock: []byte(lock)}); err == nil {
+	if _, err := s.SyncSet(t.Context(), Request{Lock: []byte(lock)}); err == nil {
 		t.Fatalf("Sync(archive edited during the apply) = nil; want the apply's check to refuse it")
 	}
-	res, err := s.Sync(t.Context(), Request{Lock: []byte(lock)})
+	res, err := s.SyncSet(t.Context(), Request{Lock: []byte(lock)})
 	if err != nil || len(res.Downloaded) != 1 {
 		t.Errorf("Sync again = %+v, %v; want the archive downloaded again and applied", res, err)
 	}

@@ -82,7 +82,7 @@ func dirSkipping(dir string, lim intake.Limits, also ...string) (*Report, error)
 	if err != nil {
 		return nil, err
 	}
-	listing, err := intake.ListPackSkipping(dir, lim, ig.skip)
+	listing, err := intake.ListPack(dir, lim, ig.skip)
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +166,7 @@ func (r *Report) checkRoot(prefix string) error {
 		return fmt.Errorf("read manifest: %w", err)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, inventory.MaxManifestBytes+1))
-	f.Close()
+	f.Close() // read only: what was read is whole, a close error loses nothing
 	if err != nil {
 		return fmt.Errorf("read manifest %s: %w", manifestPath, err)
 	}

@@ -15,7 +15,7 @@ import (
 // zipDir packs a folder with the packer's writer.
 func zipDir(t *testing.T, dir, dst string) {
 	t.Helper()
-	l, err := intake.ListPack(dir, intake.DefaultLimits())
+	l, err := intake.ListPack(dir, intake.DefaultLimits(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

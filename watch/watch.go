@@ -138,12 +138,15 @@ type Watcher struct {
 func New(opts Options) (*Watcher, error) {
 	var errs []error
 	if opts.Drop == "" {
+		//lint:ignore ST1005 the error starts with the Options field it is about, spelled as in Go
 		errs = append(errs, errors.New("Drop is empty"))
 	}
 	if opts.Settle <= 0 {
+		//lint:ignore ST1005 the error starts with the Options field it is about, spelled as in Go
 		errs = append(errs, fmt.Errorf("Settle = %v: must be positive", opts.Settle))
 	}
 	if opts.Rescan <= 0 {
+		//lint:ignore ST1005 the error starts with the Options field it is about, spelled as in Go
 		errs = append(errs, fmt.Errorf("Rescan = %v: must be positive", opts.Rescan))
 	}
 	if opts.BatchQuiet < 0 {
@@ -153,6 +156,7 @@ func New(opts Options) (*Watcher, error) {
 		errs = append(errs, fmt.Errorf("BatchMaxWait = %v: must not be negative", opts.BatchMaxWait))
 	}
 	if opts.Ignore == nil {
+		//lint:ignore ST1005 the error starts with the Options field it is about, spelled as in Go
 		errs = append(errs, errors.New("Ignore is nil"))
 	}
 	if opts.OnBatch == nil {
@@ -198,9 +202,6 @@ func New(opts Options) (*Watcher, error) {
 	}
 	return w, nil
 }
-
-// Drop returns the absolute path of the watched folder.
-func (w *Watcher) Drop() string { return w.drop }
 
 // openForReading opens the file at path for reading and closes it again.
 func openForReading(path string) error {

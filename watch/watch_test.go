@@ -56,8 +56,8 @@ func TestNewWatcherRejectsBadOptions(t *testing.T) {
 				if err != nil {
 					t.Fatalf("New(%+v) = %v; want nil", o, err)
 				}
-				if !filepath.IsAbs(w.Drop()) {
-					t.Errorf("Drop() = %q; want an absolute path", w.Drop())
+				if !filepath.IsAbs(w.drop) {
+					t.Errorf("Drop() = %q; want an absolute path", w.drop)
 				}
 				return
 			}

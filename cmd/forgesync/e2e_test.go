@@ -271,7 +271,7 @@ func TestDaemonSlowDownloadInstalledOnce(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(g.drop, "marker.zip"), packZip(t, "marker-pack", "1.0.0", 0), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	all := ev.wait(t, 30*time.Second, "the marker installed", func(all []api.Event) bool {
+	ev.wait(t, 30*time.Second, "the marker installed", func(all []api.Event) bool {
 		for _, e := range all {
 			if d, err := e.Decode(); err == nil {
 				if pi, ok := d.(api.PackInstalled); ok && pi.Pack == "marker-pack" {
@@ -283,10 +283,10 @@ func TestDaemonSlowDownloadInstalledOnce(t *testing.T) {
 	})
 	c := daemon.NewClient(g.sock)
 	defer c.Close()
-	if sum, err := c.Sync(t.Context()); err != nil || len(sum.Outcomes) != 0 {
+	if sum, err := c.SyncDrop(t.Context()); err != nil || len(sum.Outcomes) != 0 {
 		t.Fatalf("sync after the install = %+v, %v; want nothing left to do", sum, err)
 	}
-	all = ev.snapshot()
+	all := ev.snapshot()
 	if n := count(all, api.EventArchiveSeen); n != 2 {
 		t.Fatalf("%d archive-seen events; want the download and the marker, once each:\n%s", n, describe(all))
 	}
@@ -410,7 +410,7 @@ func TestDaemonKill9Converges(t *testing.T) {
 	g.start(t)
 	c := daemon.NewClient(g.sock)
 	defer c.Close()
-	if _, err := c.Sync(t.Context()); err != nil {
+	if _, err := c.SyncDrop(t.Context()); err != nil {
 		t.Fatalf("sync after the restart: %v", err)
 	}
 	st, err := c.Status(t.Context())

@@ -49,7 +49,9 @@ func TestDaemonFollowsSet(t *testing.T) {
 	}
 	cl := daemon.NewClient(g.sock)
 	defer cl.Close()
-	info, err := cl.Set(t.Context())
+	hc, _ := socketClient(g.sock)
+	var info api.SetInfo
+	err := json.Unmarshal(expect(t, hc, http.MethodGet, "/v1/set", "", http.StatusOK), &info)
 	if err != nil || info.Fingerprint != want || len(info.Packs) != 2 || info.Source != srv.URL+"/"+packset.LockName || info.LastCheck == nil || info.LastApply == nil {
 		t.Fatalf("GET /v1/set = %+v, %v", info, err)
 	}
@@ -66,7 +68,7 @@ func TestDaemonFollowsSet(t *testing.T) {
 	})
 	// The event comes from inside the transaction; a request through the
 	// writer returns once its snapshot is out.
-	if _, err := cl.Sync(t.Context()); err != nil {
+	if _, err := cl.SyncDrop(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	st, err := cl.Status(t.Context())
@@ -80,7 +82,8 @@ func TestDaemonFollowsSet(t *testing.T) {
 
 	// A check with nothing new: one conditional request, nothing changed.
 	c.take()
-	res, err := cl.SetCheck(t.Context())
+	var res api.SetSyncResult
+	err = json.Unmarshal(expect(t, hc, http.MethodPost, "/v1/set/check", "", http.StatusOK), &res)
 	if err != nil || !res.Check.NotModified || res.Check.Result != api.CheckEqual {
 		t.Fatalf("POST /v1/set/check = %+v, %v; want not modified, equal", res, err)
 	}
@@ -96,13 +99,14 @@ func TestDaemonFollowsSet(t *testing.T) {
 	l, _ := packset.Decode("lock", lock, packset.DecodeOptions{})
 	asJSON, _ := json.Marshal(map[string]any{"format": packset.LockFormat, "version": 1, "pack": l.Packs})
 	for _, body := range [][]byte{lock, asJSON} {
-		cmp, err := cl.SetDiff(t.Context(), body)
+		var cmp api.SetComparison
+		err := json.Unmarshal(expect(t, hc, http.MethodPost, "/v1/set/diff", string(body), http.StatusOK), &cmp)
 		if err != nil || cmp.Equal || cmp.Set != want || len(cmp.Differences) != 1 || cmp.Differences[0].ID != "hand-pack" {
 			t.Errorf("POST /v1/set/diff(%.20q) = %+v, %v", body, cmp, err)
 		}
 	}
-	if _, err := cl.SetDiff(t.Context(), []byte("format = \"forgepacks-lock\"\nversion = 9\n")); !errors.Is(err, errkind.Invalid) {
-		t.Errorf("POST /v1/set/diff(bad lock) = %v; want invalid_request", err)
+	if code, b := call(t, hc, http.MethodPost, "/v1/set/diff", "format = \"forgepacks-lock\"\nversion = 9\n"); code != http.StatusBadRequest || !strings.Contains(string(b), `"invalid_request"`) {
+		t.Errorf("POST /v1/set/diff(bad lock) = %d %s; want invalid_request", code, b)
 	}
 
 	// sync --set through the daemon makes the machine exact again.
@@ -117,9 +121,9 @@ func TestDaemonFollowsSet(t *testing.T) {
 	// POST /v1/set/apply with the lock in the body: the store has every
 	// archive, so nothing is fetched and nothing changes.
 	c.take()
-	res, err = cl.SetApply(t.Context(), api.SetApplyRequest{Lock: string(lock)})
-	if err != nil || res.Check.Result != api.CheckEqual || res.Check.Fingerprint != want || len(res.Downloaded) != 0 {
-		t.Errorf("POST /v1/set/apply {lock} = %+v, %v; want equal", res, err)
+	applied, err := cl.SetApply(t.Context(), api.SetApplyRequest{Lock: string(lock)})
+	if err != nil || applied.Check.Result != api.CheckEqual || applied.Check.Fingerprint != want || len(applied.Downloaded) != 0 {
+		t.Errorf("POST /v1/set/apply {lock} = %+v, %v; want equal", applied, err)
 	}
 	if reqs := c.take(); len(reqs) != 0 {
 		t.Errorf("apply of a lock in the body made requests %q", reqs)

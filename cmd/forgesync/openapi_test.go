@@ -218,7 +218,7 @@ func doorPackZipHold(t *testing.T, id, version string, doors int, hold float64) 
 func exampleZip(t *testing.T, name string) []byte {
 	t.Helper()
 	dir := filepath.Join("..", "..", "examples", name)
-	l, err := intake.ListPack(dir, intake.DefaultLimits())
+	l, err := intake.ListPack(dir, intake.DefaultLimits(), nil)
 	if err != nil || len(l.Problems) > 0 {
 		t.Fatalf("list %s: %v %v", dir, err, l.Problems)
 	}
@@ -316,6 +316,9 @@ func untilPacks(t *testing.T, c *http.Client, ids ...string) {
 }
 
 func TestOpenAPIContract(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (a daemon end to end against the whole OpenAPI document); run without -short")
+	}
 	con := loadContract(t)
 	g := newGame(t)
 	g.start(t)

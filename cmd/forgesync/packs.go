@@ -12,6 +12,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/internal/cli"
 	"github.com/mjolnir-forge/forgesync/machine"
 	"github.com/mjolnir-forge/forgesync/packset"
+	"github.com/mjolnir-forge/forgesync/pipeline"
 	"github.com/mjolnir-forge/forgesync/rejection"
 )
 
@@ -61,7 +62,7 @@ func syncCommand() *cli.Command {
 			}
 			m := openMachine(e)
 			defer m.Close()
-			sum, err := m.Sync(ctx)
+			sum, err := m.SyncDrop(ctx)
 			if err != nil && !errors.Is(err, machine.ErrDeploy) {
 				return e.Fail(err)
 			}
@@ -102,7 +103,7 @@ func installCommand() *cli.Command {
 		Run: func(ctx context.Context, e *cli.Env, args []string) int {
 			m := openMachine(e)
 			defer m.Close()
-			sum, err := m.Install(ctx, args[0], force)
+			sum, err := m.Install(ctx, args[0], pipeline.InstallOptions{Force: force})
 			if err != nil {
 				return e.Fail(err)
 			}

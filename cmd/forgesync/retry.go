@@ -9,6 +9,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/internal/cli"
 	"github.com/mjolnir-forge/forgesync/machine"
+	"github.com/mjolnir-forge/forgesync/pipeline"
 )
 
 func retryCommand() *cli.Command {
@@ -28,7 +29,7 @@ func retryCommand() *cli.Command {
 			}
 			m := openMachine(e)
 			defer m.Close()
-			sum, err := m.Retry(ctx, args, all)
+			sum, err := m.Retry(ctx, pipeline.RetryOptions{Archives: args, All: all})
 			if err != nil && !errors.Is(err, machine.ErrDeploy) {
 				return e.Fail(err)
 			}

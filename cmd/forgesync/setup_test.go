@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -38,7 +39,7 @@ func newPlayer(t *testing.T) *player {
 	files := map[string][]byte{
 		p.exe: exe,
 		filepath.Join(root, "forgesync", "modules", filepath.FromSlash(native.ModulePath())):  []byte("MZ not a real DLL"),
-		filepath.Join(root, "forgesync", "modules", filepath.FromSlash(native.VersionPath())): native.VersionFileContents(),
+		filepath.Join(root, "forgesync", "modules", filepath.FromSlash(native.VersionPath())): fmt.Appendf(nil, "forge_doors %s api %d\n", native.ModuleVersion, native.APIVersion),
 		filepath.Join(p.mods, "MJOLNIRForge", "version.txt"):                                  []byte("0.5.0\n"),
 	}
 	for name, data := range files {

@@ -128,7 +128,7 @@ func startDaemonWith(t *testing.T, extra string) *daemon {
 // download does.
 func (d *daemon) dropExample(t *testing.T, name string) {
 	t.Helper()
-	l, err := intake.ListPack(filepath.Join("..", name), intake.DefaultLimits())
+	l, err := intake.ListPack(filepath.Join("..", name), intake.DefaultLimits(), nil)
 	if err != nil || len(l.Problems) > 0 {
 		t.Fatalf("list %s: %v %v", name, err, l.Problems)
 	}

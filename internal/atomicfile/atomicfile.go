@@ -209,11 +209,6 @@ var ErrBusy = errors.New("target held open by another process")
 // not retried: only clearing the attribute helps.
 var ErrReadOnly = errors.New("is read-only")
 
-// IsBusy reports whether err means a file is held by another process for
-// now, by the platform's rule (sharing and lock violations on Windows).
-// Errors wrapping [ErrBusy] are busy everywhere.
-func IsBusy(err error) bool { return errors.Is(err, ErrBusy) || isBusy(err) }
-
 // readOnly reports whether path is a regular file whose write bit is
 // clear: on Windows, FILE_ATTRIBUTE_READONLY, which makes a rename over it
 // or its removal fail with ERROR_ACCESS_DENIED, as a held file may.

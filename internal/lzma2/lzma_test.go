@@ -114,6 +114,9 @@ func lzmaInputs() map[string][]byte {
 }
 
 func TestLZMAAgainstUlikunitz(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (the reference comparison over many streams); run without -short")
+	}
 	const dict = 64 << 10
 	variants := []lzmaProps{{0, 0, 0}, {8, 0, 0}, {0, 4, 4}, {1, 3, 1}, {8, 4, 4}, {4, 0, 2}}
 	for name, data := range lzmaInputs() {
@@ -163,6 +166,9 @@ func TestLZMAAgainstUlikunitz(t *testing.T) {
 // TestLZMAXZ decodes .lzma files made by xz, their 13-byte header
 // stripped: xz writes no size and an end marker.
 func TestLZMAXZ(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (xz streams against the reference); run without -short")
+	}
 	xz := toolcheck.Need(t, "xz")[0]
 	data := append(textLike(640<<10, 23), randomBytes(128<<10, 24)...)
 	data = append(data, textLike(256<<10, 25)...)
@@ -222,6 +228,9 @@ func checkDamagedEnd(t *testing.T, packed []byte, props [5]byte, data []byte) {
 }
 
 func TestLZMADamagedEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (every damage of the end against the reference); run without -short")
+	}
 	data := textLike(200<<10, 26)
 	for _, marker := range []bool{false, true} {
 		t.Run(fmt.Sprintf("end marker %v", marker), func(t *testing.T) {
@@ -485,6 +494,9 @@ var sevenZipMakers = []struct {
 // Test7zLZMA decodes the LZMA packed stream of 7z archives made by 7z and
 // by bsdtar, with the properties and size the archive declares.
 func Test7zLZMA(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (7z archives against the reference); run without -short")
+	}
 	toolcheck.Need(t, "7z", "bsdtar")
 	data := append(textLike(1<<20, 28), randomBytes(1<<18, 29)...)
 	for _, m := range sevenZipMakers {
@@ -525,6 +537,9 @@ func sevenZipTest(t *testing.T, dir string, b []byte) bool {
 // the reader's verdict with `7z t`'s: the reader accepts exactly what 7z
 // accepts (decodes without error to the archived bytes).
 func Test7zLZMADamagedEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (every damage of the end against 7z and bsdtar); run without -short")
+	}
 	toolcheck.Need(t, "7z", "bsdtar")
 	data := append(textLike(40<<10, 30), randomBytes(8<<10, 31)...)
 	dir := t.TempDir()

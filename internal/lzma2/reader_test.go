@@ -120,6 +120,9 @@ func inputs() map[string][]byte {
 }
 
 func TestAgainstUlikunitz(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (the reference comparison over many streams); run without -short")
+	}
 	in := inputs()
 	for name, data := range in {
 		dicts := []int{1 << 20}
@@ -149,6 +152,9 @@ func TestAgainstUlikunitz(t *testing.T) {
 // TestXZRaw decodes raw LZMA2 made by xz itself, with several presets,
 // dictionary sizes and lc/lp/pb settings.
 func TestXZRaw(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (xz streams of every preset against the reference); run without -short")
+	}
 	xz := toolcheck.Need(t, "xz")[0]
 	data := append(textLike(3<<19, 3), randomBytes(1<<19, 4)...)
 	data = append(data, textLike(1<<19, 5)...)
@@ -178,6 +184,9 @@ func TestXZRaw(t *testing.T) {
 // Test7z decodes the LZMA2 packed stream of a .7z made by 7z. The packed
 // stream of a one-file, non-solid, unfiltered archive starts at byte 32.
 func Test7z(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (7z archives of every level against the reference); run without -short")
+	}
 	sz := toolcheck.Need(t, "7z")[0]
 	dir := t.TempDir()
 	data := append(textLike(3<<20, 6), randomBytes(1<<19, 7)...)

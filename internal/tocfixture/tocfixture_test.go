@@ -1,11 +1,11 @@
 package tocfixture_test
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/mjolnir-forge/forgesync/internal/tocfixture"
 	"github.com/mjolnir-forge/forgesync/iostore"
@@ -33,7 +33,7 @@ func TestContainerRoundTrip(t *testing.T) {
 				{ID: 77, Index: 513, Kind: iostore.KindMemoryMappedBulkData},
 			}
 			b := c.UTOC()
-			toc, err := iostore.Read(bytes.NewReader(b), int64(len(b)), "x.utoc")
+			toc, err := iostore.ReadFS(fstest.MapFS{"x.utoc": {Data: b}}, "x.utoc")
 			if err != nil {
 				t.Fatalf("Read = %v", err)
 			}

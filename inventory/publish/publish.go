@@ -265,13 +265,3 @@ func checkNames(files []File) error {
 	}
 	return nil
 }
-
-// Clean removes the temp files a crash left in dir, and returns their
-// names. Call it before publishing after a start.
-func Clean(dir string) ([]string, error) {
-	removed, err := atomicfile.CleanTemps(dir)
-	if err != nil {
-		return removed, fmt.Errorf("publish: clean %s: %w", dir, err)
-	}
-	return removed, nil
-}

@@ -413,6 +413,8 @@ func TestTargetIsAFolder(t *testing.T) {
 	}
 }
 
+// TestClean: what a crash leaves in the folder is what the pipeline's
+// start removes with atomicfile.CleanTemps, and only that.
 func TestClean(t *testing.T) {
 	dir := t.TempDir()
 	publish(t, dir, generation("old"), Options{})
@@ -423,7 +425,7 @@ func TestClean(t *testing.T) {
 	}
 	p.Write([]byte("half"))
 	p.Prepare()
-	removed, err := Clean(dir)
+	removed, err := atomicfile.CleanTemps(dir)
 	if err != nil || len(removed) != 1 || removed[0] != filepath.Base(p.Name()) {
 		t.Fatalf("Clean = %v, %v; want [%s]", removed, err, filepath.Base(p.Name()))
 	}
