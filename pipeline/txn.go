@@ -65,7 +65,7 @@ type txn struct {
 // written or its rejection is on disk, and content is deleted only after
 // the inventory that no longer names it is published.
 func (p *Pipeline) transact(ctx context.Context, o txnOptions) (*Summary, error) {
-	start := time.Now()
+	start, flushes := time.Now(), atomicfile.Fsyncs()
 	trigger := p.trigger // set by startPass, whose sync-started went out
 	p.trigger = ""
 	sum, changes, err := p.run(ctx, o)
@@ -80,6 +80,9 @@ func (p *Pipeline) transact(ctx context.Context, o txnOptions) (*Summary, error)
 		return nil, err
 	}
 	sum.Duration = time.Since(start)
+	// What the transaction cost the disk: each flush may be a journal
+	// commit, the figure to watch when installs slow a running game.
+	p.log.Debug("transaction done", "cause", o.cause, "duration", sum.Duration, "flushes", atomicfile.Fsyncs()-flushes)
 	p.report(sum, changes)
 	if trigger != "" {
 		p.passFinished(trigger, sum)

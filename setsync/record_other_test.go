@@ -1,7 +1,0 @@
-//go:build !unix
-
-package setsync
-
-import "errors"
-
-func syscallMkfifo(string) error { return errors.ErrUnsupported }
