@@ -97,7 +97,7 @@ func (m *Machine) Serve(ctx context.Context, so ServeOptions) error {
 	g.Go(func() error { return sets.Run(gctx, cfg.Sets.Interval) })
 	g.Go(func() error {
 		return eps.Serve(gctx, backend, ev, daemon.ServerOptions{Logger: log, Version: so.Version, LogFile: so.LogFile,
-			Commit: so.Commit, BuildDate: so.BuildDate})
+			Commit: so.Commit, BuildDate: so.BuildDate, Priority: cfg.Performance.Priority})
 	})
 	log.Info("daemon started", "socket", cfg.Paths.Socket, "drop", cfg.Paths.Drop, "state", cfg.Paths.State)
 	if so.Started != nil {
