@@ -53,6 +53,13 @@ func (m *Machine) Serve(ctx context.Context, so ServeOptions) error {
 	if err != nil {
 		return err
 	}
+	lowerPriority(cfg, log)
+	// The daemon keeps an unpacker started ahead of the next archive, and
+	// ends it when it stops.
+	if x := m.opts.Extractor; x != nil {
+		x.Warm()
+		defer x.Close()
+	}
 	ev := daemon.NewEvents(daemon.EventsOptions{})
 	defer ev.Close()
 	if err := SecureFolders(cfg, so.Owner, log); err != nil {
