@@ -74,7 +74,9 @@ func (c *child) release() { c.conf.release() }
 // killed when ctx ends (the wall-clock budget, or the caller's). A warm
 // child that died while it waited (nothing but an outside hand kills a
 // child that reads its standard input) cannot take the request: it is
-// replaced by a new one, and the archive does not pay for it.
+// replaced by a new one, and the archive does not pay for it. A child
+// started for the archive is never replaced: its death is the archive's
+// (see [Isolation.death]), as it always was.
 func (x *Extractor) send(ctx context.Context, req []byte, cpu time.Duration) (*child, error) {
 	c, warm := x.take()
 	for {
@@ -90,14 +92,14 @@ func (x *Extractor) send(ctx context.Context, req []byte, cpu time.Duration) (*c
 			return nil, fmt.Errorf("%w: limit its processor time: %w", ErrUnconfined, err)
 		}
 		_, err := c.stdin.Write(req)
-		if err == nil {
+		if err == nil || !warm {
+			// A child started for this archive that cannot take it died
+			// at its start: it is waited for, and its death judged, as
+			// any other.
 			c.stdin.Close()
 			break
 		}
 		c.kill()
-		if !warm {
-			return nil, fmt.Errorf("send the unpacker its request: %w", err)
-		}
 		c = nil
 	}
 	p := c.cmd.Process
