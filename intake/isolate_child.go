@@ -48,7 +48,7 @@ func (iso *Isolation) start() (*child, error) {
 		hook(cmd.Process.Pid)
 	}
 	c.cmd, c.stdin, c.stdout = cmd, stdin, stdout
-	conf, err := limitChild(cmd.Process, iso.Memory)
+	conf, err := limitChild(cmd.Process, iso.Memory, iso.Background)
 	c.conf = conf
 	if err != nil {
 		c.kill()

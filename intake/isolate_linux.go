@@ -25,7 +25,7 @@ func prepareChild(cmd *exec.Cmd, _ bool) {
 // not count against RLIMIT_DATA). The processor time limit, which depends
 // on the archive, is set by the returned confinement's cpu with the
 // request.
-func limitChild(p *os.Process, mem int64) (confinement, error) {
+func limitChild(p *os.Process, mem int64, _ bool) (confinement, error) {
 	if err := unix.Prlimit(p.Pid, unix.RLIMIT_DATA, &unix.Rlimit{Cur: uint64(mem), Max: uint64(mem)}, nil); err != nil {
 		return confinement{release: func() {}}, err
 	}

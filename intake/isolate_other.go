@@ -13,7 +13,7 @@ func prepareChild(*exec.Cmd, bool) {}
 
 // limitChild cannot limit another process here: the child still runs
 // apart, with its wall-clock budget, but without memory or time limits.
-func limitChild(*os.Process, int64) (confinement, error) {
+func limitChild(*os.Process, int64, bool) (confinement, error) {
 	return confinement{release: func() {}, cpu: func(time.Duration) error { return nil }}, nil
 }
 

@@ -1,6 +1,7 @@
 package intake
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -36,8 +37,9 @@ func childFlags(background bool) uint32 {
 // forbid it) the child is never resumed: the caller ends it, and it has
 // run nothing outside its limits. The processor time limit, which depends
 // on the archive, is added to the job by the confinement's cpu with the
-// request.
-func limitChild(p *os.Process, mem int64) (confinement, error) {
+// request. A background child's priority class is set again here, while
+// it is suspended: wine ignores the class among the creation flags.
+func limitChild(p *os.Process, mem int64, background bool) (confinement, error) {
 	none := confinement{release: func() {}}
 	job, err := windows.CreateJobObject(nil, nil)
 	if err != nil {
@@ -48,12 +50,18 @@ func limitChild(p *os.Process, mem int64) (confinement, error) {
 		release()
 		return none, err
 	}
-	h, err := windows.OpenProcess(windows.PROCESS_SET_QUOTA|windows.PROCESS_TERMINATE|windows.PROCESS_SUSPEND_RESUME, false, uint32(p.Pid))
+	h, err := windows.OpenProcess(windows.PROCESS_SET_QUOTA|windows.PROCESS_TERMINATE|windows.PROCESS_SUSPEND_RESUME|windows.PROCESS_SET_INFORMATION, false, uint32(p.Pid))
 	if err != nil {
 		release()
 		return none, err
 	}
 	defer windows.CloseHandle(h)
+	if background {
+		if err := windows.SetPriorityClass(h, windows.BELOW_NORMAL_PRIORITY_CLASS); err != nil {
+			release()
+			return none, fmt.Errorf("set its priority class: %w", err)
+		}
+	}
 	if err := confine(func() error { return assignProcess(job, h) }, func() error { return resumeProcess(h) }); err != nil {
 		release()
 		return none, err
