@@ -6,7 +6,7 @@
 # by default), in each format, with [performance] priority = "background"
 # and then "normal". Each row is one run: the game's frame times (p50, p99,
 # max, in ms; late = frames whose work overran 16.7 ms) and, for an
-# install, its wall time and the p99 over the p99 of the "alone" row run
+# install, its wall and CPU seconds (forgesync and its child) and the p99 over the p99 of the "alone" row run
 # just before it (goal with background: <= 1.10). The machine's other load
 # counts as much as the install: compare rows of one run.
 #
@@ -38,7 +38,7 @@ row() {
 		"$(field max "$4")" "$(field late "$4")" "$ratio"
 }
 
-printf '%-8s %-10s %8s %7s %7s %7s %6s %6s\n' format priority install p50 p99 max late p99/alone
+printf '%-8s %-10s %8s %7s %7s %7s %6s %6s\n' format priority "wall/cpu" p50 p99 max late p99/alone
 for f in zip tar.zst 7z; do
 	alone=$("$work/framegame" -iters "$iters" -for 5s)
 	row "$f" alone - "$alone"
@@ -52,7 +52,7 @@ for f in zip tar.zst 7z; do
 		sync
 		"$work/framegame" -iters "$iters" > "$work/frames" &
 		game=$!
-		/usr/bin/time -f '%e' -o "$work/t" sh -c "'$work/forgesync' sync --config '$g/f.toml' >/dev/null; sync -f '$g/paks'"
+		/usr/bin/time -f '%e %U %S' -o "$work/t" sh -c "'$work/forgesync' sync --config '$g/f.toml' >/dev/null; sync -f '$g/paks'"
 		kill -INT "$game"
 		wait "$game" || true
 		game=
@@ -61,6 +61,6 @@ for f in zip tar.zst 7z; do
 			cat "$g"/mods/MJOLNIRForgePacks/drop/rejected/*.txt >&2 || true
 			exit 1
 		fi
-		row "$f" "$p" "$(cat "$work/t")s" "$(cat "$work/frames")" "$(field p99 "$alone")"
+		row "$f" "$p" "$(awk '{ printf "%.1f/%.1f", $1, $2 + $3 }' "$work/t")" "$(cat "$work/frames")" "$(field p99 "$alone")"
 	done
 done
