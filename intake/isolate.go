@@ -341,6 +341,7 @@ func (x *Extractor) extract(ctx context.Context, archivePath, stagingParent stri
 	defer c.release()
 	final := readChild(c.stdout, progress)
 	werr := c.cmd.Wait()
+	x.prewarm()
 	c.stopKill()
 	peak := c.stopWatch()
 	cmd, stderr := c.cmd, c.stderr

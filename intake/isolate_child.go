@@ -108,13 +108,14 @@ func (x *Extractor) send(ctx context.Context, req []byte, cpu time.Duration) (*c
 	return c, nil
 }
 
-// take returns the warm child (warm true), or nil when there is none;
-// either way the next warm child starts.
+// take returns the warm child (warm true), or nil when there is none.
+// The next warm child is started once this one has ended ([Extractor.prewarm]
+// after its Wait), so that its start does not take the processor from
+// this extraction.
 func (x *Extractor) take() (c *child, warm bool) {
 	x.mu.Lock()
 	c, x.warm = x.warm, nil
 	x.mu.Unlock()
-	x.prewarm()
 	return c, c != nil
 }
 
