@@ -53,6 +53,10 @@ type Status struct {
 	// the set's fingerprint and source, and whether the machine equals
 	// it; nil when the machine has no set.
 	Set *SetStatus `json:"set,omitempty"`
+	// Priority is the install work's priority, the configuration's
+	// [performance] priority: "background" or "normal". The server fills
+	// it in.
+	Priority string `json:"priority,omitempty"`
 }
 
 // LastSync describes the last finished sync.

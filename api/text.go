@@ -102,6 +102,9 @@ func WriteStatus(w io.Writer, st Status, rejected []Rejection) error {
 	for _, w := range st.Warnings {
 		printf(&b, "warning: %s\n", w)
 	}
+	if st.Priority != "" {
+		printf(&b, "install priority: %s\n", st.Priority)
+	}
 	if st.LogFile != "" {
 		printf(&b, "log: %s\n", st.LogFile)
 	}

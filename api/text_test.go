@@ -259,3 +259,18 @@ func TestCountsInWords(t *testing.T) {
 		t.Errorf("WriteHistory =\n%s\nwant\n%s", b.String(), want)
 	}
 }
+
+func TestWriteStatusPriority(t *testing.T) {
+	var b strings.Builder
+	if err := WriteStatus(&b, Status{Version: "1", State: StateIdle, Priority: "background"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "\ninstall priority: background\n") {
+		t.Errorf("status text has no install priority line:\n%s", b.String())
+	}
+	b.Reset()
+	WriteStatus(&b, Status{Version: "1", State: StateIdle}, nil)
+	if strings.Contains(b.String(), "priority") {
+		t.Errorf("a status without a priority (an older daemon) names one:\n%s", b.String())
+	}
+}

@@ -39,7 +39,24 @@ type Config struct {
 	Log    Log
 	API    API
 	Sets   Sets
+	// Performance says how install work shares the machine with the game.
+	Performance Performance
 }
+
+// Performance says how install work shares the machine with a game that
+// runs beside it.
+type Performance struct {
+	// Priority is PriorityBackground (the default: the unpacker and the
+	// install's writes run at a low processor and I/O priority) or
+	// PriorityNormal.
+	Priority string
+}
+
+// The values of performance.priority.
+const (
+	PriorityBackground = "background"
+	PriorityNormal     = "normal"
+)
 
 // API configures the optional loopback TCP API (SPEC §8).
 type API struct {
@@ -164,6 +181,9 @@ type file struct {
 		KeepGenerations *int     `toml:"keep_generations"`
 		AllowPrivate    bool     `toml:"allow_private_mirrors"`
 	} `toml:"sets"`
+	Performance struct {
+		Priority string `toml:"priority"`
+	} `toml:"performance"`
 }
 
 // ParseSize parses a byte count with an optional unit: B, KB, MB, GB, TB
@@ -199,6 +219,8 @@ func Default() *Config {
 		Deploy: Deploy{Lua: true, Native: true},
 		Log:    Log{Level: slog.LevelInfo, Format: "text"},
 		Sets:   Sets{Interval: DefaultSetInterval, CacheMax: DefaultCacheMax, KeepGenerations: DefaultKeepGenerations},
+
+		Performance: Performance{Priority: PriorityBackground},
 	}
 	c.Paths.State = Process(false).defaultState("")
 	c.fillDerived()
@@ -339,7 +361,8 @@ func ParseEnv(path string, data []byte, env Env) (*Config, error) {
 	return c, nil
 }
 
-// parseWatchLog validates the [watch] and [log] tables into c.
+// parseWatchLog validates the [watch], [log] and [performance] tables
+// into c.
 func parseWatchLog(c *Config, f *file, bad func(key, format string, args ...any)) {
 	if f.Watch.Settle != "" {
 		d, err := time.ParseDuration(f.Watch.Settle)
@@ -366,6 +389,13 @@ func parseWatchLog(c *Config, f *file, bad func(key, format string, args ...any)
 		c.Log.Format = f.Log.Format
 	default:
 		bad("log.format", "want text or json, got %q", f.Log.Format)
+	}
+	switch f.Performance.Priority {
+	case "":
+	case PriorityBackground, PriorityNormal:
+		c.Performance.Priority = f.Performance.Priority
+	default:
+		bad("performance.priority", "want %q or %q, got %q", PriorityBackground, PriorityNormal, f.Performance.Priority)
 	}
 }
 

@@ -84,6 +84,7 @@ func TestParseErrorsNameKeyAndLine(t *testing.T) {
 		{"bad size", "[limits]\nmax_total_bytes = \"4 parsecs\"\n", `f.toml:2`},
 		{"bad level", "\n[log]\nlevel = \"loud\"\n", `f.toml:3: log.level: want debug, info, warn or error, got "loud"`},
 		{"bad format", "[log]\nformat = \"xml\"\n", `f.toml:2: log.format: want text or json`},
+		{"bad priority", "[performance]\npriority = \"low\"\n", `f.toml:2: performance.priority: want "background" or "normal", got "low"`},
 		{"syntax", "[paths\n", "to end table name"},
 	}
 	for _, tt := range tests {
@@ -96,6 +97,18 @@ func TestParseErrorsNameKeyAndLine(t *testing.T) {
 				t.Errorf("error is not ErrInvalid: %v", err)
 			}
 		})
+	}
+}
+
+func TestPerformancePriority(t *testing.T) {
+	if p := Default().Performance.Priority; p != PriorityBackground {
+		t.Errorf("default priority = %q; want %q", p, PriorityBackground)
+	}
+	for _, v := range []string{PriorityBackground, PriorityNormal} {
+		c, err := parse("f.toml", []byte("[performance]\npriority = \""+v+"\"\n"))
+		if err != nil || c.Performance.Priority != v {
+			t.Errorf("priority = %q: got %+v, %v", v, c, err)
+		}
 	}
 }
 
@@ -219,13 +232,13 @@ f.toml:7: limits.max_total_bytes: "8GiB" is above the default "4GiB"; limits may
 f.toml:8: limits.max_entry_bytes: 3221225472 is above the default "2GiB"; limits may only be lowered
 f.toml:9: limits.max_ratio: 1000 is above the default 200; limits may only be lowered
 f.toml:12: log.level: want debug, info, warn or error, got "loud"
-f.toml:15: extras.x: unknown key: there is no table [extras] (the tables are [paths], [watch], [limits], [deploy], [log], [api] and [sets])`
+f.toml:15: extras.x: unknown key: there is no table [extras] (the tables are [paths], [watch], [limits], [deploy], [log], [api], [sets] and [performance])`
 	_, err := parse("f.toml", []byte(text))
 	if err == nil || err.Error() != want || !errors.Is(err, ErrInvalid) {
 		t.Fatalf("Parse =\n%v\nwant\n%s", err, want)
 	}
 	for _, tt := range []struct{ name, text, want string }{
-		{"top-level key", "mods = \"x\"\n", "f.toml:1: mods: unknown key: every key belongs in a table ([paths], [watch], [limits], [deploy], [log], [api] and [sets])"},
+		{"top-level key", "mods = \"x\"\n", "f.toml:1: mods: unknown key: every key belongs in a table ([paths], [watch], [limits], [deploy], [log], [api], [sets] and [performance])"},
 		{"table as value", "paths = 3\n", "f.toml:1: paths: want the table [paths], got 3 (a number)"},
 		{"array of tables", "[[paths]]\nmods = \"x\"\n", "f.toml:1: paths: want the table [paths], got a list of tables"},
 		{"bool", "[deploy]\nlua = \"yes\"\n", `f.toml:2: deploy.lua: want true or false, got "yes" (a string)`},

@@ -48,14 +48,15 @@ func TestReadmeSampleConfigParses(t *testing.T) {
 	if cfg.Watch != def.Watch || cfg.Deploy.Lua != def.Deploy.Lua || cfg.Deploy.Native != def.Deploy.Native ||
 		cfg.Log.Level != def.Log.Level || cfg.Log.Format != def.Log.Format ||
 		cfg.Sets.Interval != def.Sets.Interval || cfg.Sets.CacheMax != def.Sets.CacheMax ||
-		cfg.Sets.KeepGenerations != def.Sets.KeepGenerations || cfg.Sets.AllowPrivateMirrors || cfg.API.Listen != "" {
+		cfg.Sets.KeepGenerations != def.Sets.KeepGenerations || cfg.Sets.AllowPrivateMirrors || cfg.API.Listen != "" ||
+		cfg.Performance != def.Performance {
 		t.Errorf("the sample says other values than the defaults: %+v", cfg)
 	}
 	if cfg.Limits.MaxEntries != packlimits.MaxEntries || cfg.Limits.MaxTotalBytes != packlimits.MaxTotalBytes ||
 		cfg.Limits.MaxEntryBytes != packlimits.MaxEntryBytes || cfg.Limits.MaxRatio != packlimits.MaxRatio {
 		t.Errorf("the sample's limits %+v are not the defaults of internal/packlimits", cfg.Limits)
 	}
-	for _, table := range []string{"[paths]", "[watch]", "[limits]", "[deploy]", "[log]", "[api]", "[sets]"} {
+	for _, table := range []string{"[paths]", "[watch]", "[limits]", "[deploy]", "[log]", "[api]", "[sets]", "[performance]"} {
 		if !strings.Contains(sample, "\n"+table) && !strings.HasPrefix(sample, table) {
 			t.Errorf("the sample has no %s", table)
 		}

@@ -66,6 +66,9 @@ type ServerOptions struct {
 	// Commit and BuildDate are the daemon's commit and build date, for
 	// GET /v1/status ("": unknown).
 	Commit, BuildDate string
+	// Priority is the install work's priority ([performance] priority),
+	// for GET /v1/status.
+	Priority string
 	// readsPathsOf reports whether the daemon reads a local lock path for
 	// a socket peer with this uid (POST /v1/set/apply); by default its own
 	// effective uid and root, like AllowUID. Tests change it.
@@ -316,7 +319,7 @@ func (s *server) writeBody(w http.ResponseWriter, status int, b []byte) {
 func (s *server) getStatus(w http.ResponseWriter, r *http.Request) error {
 	st := s.b.Status()
 	st.PID, st.Version, st.LogFile = s.pid, s.opts.Version, s.opts.LogFile
-	st.Commit, st.BuildDate = s.opts.Commit, s.opts.BuildDate
+	st.Commit, st.BuildDate, st.Priority = s.opts.Commit, s.opts.BuildDate, s.opts.Priority
 	if st.UptimeSeconds == 0 && !st.StartedAt.IsZero() {
 		st.UptimeSeconds = s.opts.Now().Sub(st.StartedAt).Seconds()
 	}

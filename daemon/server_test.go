@@ -21,7 +21,7 @@ import (
 
 func TestStatusPacksRejections(t *testing.T) {
 	b := newFakeBackend()
-	s := startServer(t, b, nil, ServerOptions{Version: "1.2.3", Now: func() time.Time { return fixedTime.Add(90 * time.Second) }})
+	s := startServer(t, b, nil, ServerOptions{Version: "1.2.3", Priority: "background", Now: func() time.Time { return fixedTime.Add(90 * time.Second) }})
 	ctx := waitCtx(t)
 
 	st, err := s.client.Status(ctx)
@@ -30,6 +30,7 @@ func TestStatusPacksRejections(t *testing.T) {
 	}
 	want := b.status
 	want.PID, want.UptimeSeconds, want.Warnings, want.Queue, want.Version = os.Getpid(), 90, []string{}, []string{}, "1.2.3"
+	want.Priority = "background"
 	if !reflect.DeepEqual(st, want) {
 		t.Errorf("Status() = %+v; want %+v", st, want)
 	}

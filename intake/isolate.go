@@ -18,11 +18,17 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mjolnir-forge/forgesync/internal/prio"
 )
 
 // ChildCommand is the hidden sub-command that runs [RunChild]: the program
 // re-runs itself with it to unpack one archive in a process of its own.
 const ChildCommand = "__unpack"
+
+// envBackground tells a child to lower its priority ("1") or not ("0"):
+// see [Isolation.Background].
+const envBackground = "FORGESYNC_UNPACK_BACKGROUND"
 
 // Defaults of an [Isolation].
 const (
@@ -56,6 +62,13 @@ type Isolation struct {
 	Memory int64
 	Time   time.Duration
 	Rate   int64
+	// Background runs the child at the lowest priority, so that a game
+	// running beside it keeps its frames: the child lowers itself before
+	// it reads its request (Linux: nice 19 and the idle I/O class on
+	// every thread; Windows: background mode, for low I/O and memory
+	// priority), and on Windows it is created in
+	// BELOW_NORMAL_PRIORITY_CLASS.
+	Background bool
 }
 
 // ErrNoUnpacker is returned by [NewExtractor] for an Isolation without a
@@ -65,9 +78,18 @@ var ErrNoUnpacker = errors.New("intake: no unpacker command to extract archives 
 // Extractor extracts pack archives, each in a child process under the
 // limits of its [Isolation]; it is the only way this package extracts an
 // archive. The decoders run in this process only inside [RunChild], the
-// child's entry point. An Extractor is safe for concurrent use.
+// child's entry point. An Extractor is safe for concurrent use. After
+// [Extractor.Warm] it keeps a child started ahead of need until
+// [Extractor.Close].
 type Extractor struct {
 	iso Isolation
+
+	mu       sync.Mutex
+	warm     *child         // started and confined, waiting for its request; nil: none
+	keep     bool           // Warm was called: replace the warm child after each use
+	starting bool           // the next warm child is being started
+	closed   bool           // Close was called: no more warm children
+	starter  sync.WaitGroup // the goroutine starting the next warm child
 }
 
 // NewExtractor returns the Extractor whose children iso starts, its zero
@@ -107,7 +129,7 @@ func (x *Extractor) Extract(ctx context.Context, archivePath, stagingParent stri
 	if err := lim.Validate(); err != nil {
 		return nil, fmt.Errorf("extract %s: %w", archivePath, err)
 	}
-	return x.iso.extract(ctx, archivePath, stagingParent, lim, progress)
+	return x.extract(ctx, archivePath, stagingParent, lim, progress)
 }
 
 // budget is the wall-clock time the child has for an archive of size
@@ -194,6 +216,13 @@ func fromWire(ws []wireProblem) []Problem {
 // from in, unpacks the archive into the staging folder the parent made,
 // and writes progress and the result to out. It returns the exit code.
 func RunChild(in io.Reader, out io.Writer) int {
+	// First of all, before the request comes (a warm child waits for it
+	// at this priority).
+	if os.Getenv(envBackground) == "1" {
+		if err := prio.Unpacker(); err != nil {
+			fmt.Fprintln(os.Stderr, "forgesync: unpacker:", err) // it unpacks all the same, at the priority it has
+		}
+	}
 	var req childRequest
 	dec := json.NewDecoder(io.LimitReader(in, 1<<20))
 	if err := dec.Decode(&req); err != nil {
@@ -274,7 +303,8 @@ func (t *stderrBuffer) String() string {
 
 // extract is Extractor.Extract: the archive unpacked in a child process;
 // see Isolation.
-func (iso *Isolation) extract(ctx context.Context, archivePath, stagingParent string, lim Limits, progress func(done, total int64)) (_ *Staged, err error) {
+func (x *Extractor) extract(ctx context.Context, archivePath, stagingParent string, lim Limits, progress func(done, total int64)) (_ *Staged, err error) {
+	iso := &x.iso
 	f, size, err := openArchive(archivePath)
 	if err != nil {
 		return nil, err
@@ -295,41 +325,26 @@ func (iso *Isolation) extract(ctx context.Context, archivePath, stagingParent st
 	defer stopHash()
 	hashed := hashAsync(hctx, f, size)
 
-	budget := iso.budget(size)
-	wctx, cancel := context.WithTimeout(ctx, budget)
-	defer cancel()
-	var stderr stderrBuffer
-	cmd, stdin, stdout, err := iso.command(wctx, &stderr)
-	if err != nil {
-		return nil, fmt.Errorf("extract %s: %w", archivePath, err)
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("extract %s: start the unpacker: %w", archivePath, err)
-	}
-	if hook := childStarted; hook != nil {
-		hook(cmd.Process.Pid)
-	}
-	// The limits are in force before the child reads its request: it
-	// does nothing before that.
-	release, lerr := limitChild(cmd.Process, iso.Memory, 2*budget)
-	defer release()
-	if lerr != nil {
-		cmd.Process.Kill()
-		cmd.Wait()
-		return nil, fmt.Errorf("extract %s: %w: %w", archivePath, ErrUnconfined, lerr)
-	}
-	stopWatch := watchData(cmd.Process.Pid)
 	abs, err := filepath.Abs(archivePath)
 	if err != nil {
 		abs = archivePath
 	}
 	req, _ := json.Marshal(newChildRequest(abs, staging, lim, iso.Memory))
-	stdin.Write(req)
-	stdin.Close()
-
-	final := readChild(stdout, progress)
-	werr := cmd.Wait()
-	peak := stopWatch()
+	// The budget starts with the request: a warm child has waited for it.
+	budget := iso.budget(size)
+	wctx, cancel := context.WithTimeout(ctx, budget)
+	defer cancel()
+	c, err := x.send(wctx, req, 2*budget)
+	if err != nil {
+		return nil, fmt.Errorf("extract %s: %w", archivePath, err)
+	}
+	defer c.release()
+	final := readChild(c.stdout, progress)
+	werr := c.cmd.Wait()
+	x.prewarm()
+	c.stopKill()
+	peak := c.stopWatch()
+	cmd, stderr := c.cmd, c.stderr
 	reject := func(rule, value string) error {
 		return &RejectError{Archive: archivePath, Problems: []Problem{{Rule: rule, Value: value}}}
 	}
@@ -356,10 +371,16 @@ func (iso *Isolation) extract(ctx context.Context, archivePath, stagingParent st
 }
 
 // command returns the unpacker's command, ready to start, with its pipes:
-// stdin for the request, stdout for its messages; stderr is kept.
-func (iso *Isolation) command(ctx context.Context, stderr io.Writer) (*exec.Cmd, io.WriteCloser, io.ReadCloser, error) {
-	cmd := exec.CommandContext(ctx, iso.Command[0], iso.Command[1:]...)
-	cmd.Env = append(os.Environ(), iso.Env...)
+// stdin for the request, stdout for its messages; stderr is kept. Whoever
+// starts it ends it: it is not bound to a context, since a warm child
+// waits for a request that has no context yet.
+func (iso *Isolation) command(stderr io.Writer) (*exec.Cmd, io.WriteCloser, io.ReadCloser, error) {
+	cmd := exec.Command(iso.Command[0], iso.Command[1:]...)
+	background := "0"
+	if iso.Background {
+		background = "1"
+	}
+	cmd.Env = append(append(os.Environ(), iso.Env...), envBackground+"="+background)
 	cmd.Stderr = stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -369,7 +390,7 @@ func (iso *Isolation) command(ctx context.Context, stderr io.Writer) (*exec.Cmd,
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	prepareChild(cmd)
+	prepareChild(cmd, iso.Background)
 	return cmd, stdin, stdout, nil
 }
 

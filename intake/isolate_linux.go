@@ -13,25 +13,33 @@ import (
 )
 
 // prepareChild makes the child die with the thread that started it, so a
-// killed daemon leaves no unpacker behind.
-func prepareChild(cmd *exec.Cmd) {
+// killed daemon leaves no unpacker behind. Its priority it lowers itself
+// (see [RunChild]): Linux keeps it per thread, and only the child sees all
+// of its threads before it reads a byte of its request.
+func prepareChild(cmd *exec.Cmd, _ bool) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 }
 
-// limitChild sets the child's hard limits: RLIMIT_DATA bounds the memory
+// limitChild sets the child's memory limit: RLIMIT_DATA bounds the memory
 // it may commit (the Go runtime reserves address space it never uses, so
 // RLIMIT_AS would stop it at start; reserved-but-unwritable mappings do
-// not count against RLIMIT_DATA), RLIMIT_CPU its processor time (the
-// kernel kills it at the hard limit).
-func limitChild(p *os.Process, mem int64, cpu time.Duration) (func(), error) {
+// not count against RLIMIT_DATA). The processor time limit, which depends
+// on the archive, is set by the returned confinement's cpu with the
+// request.
+func limitChild(p *os.Process, mem int64, _ bool) (confinement, error) {
 	if err := unix.Prlimit(p.Pid, unix.RLIMIT_DATA, &unix.Rlimit{Cur: uint64(mem), Max: uint64(mem)}, nil); err != nil {
-		return func() {}, err
+		return confinement{release: func() {}}, err
 	}
+	return confinement{release: func() {}, cpu: func(cpu time.Duration) error { return limitCPU(p.Pid, cpu) }}, nil
+}
+
+// limitCPU sets RLIMIT_CPU, the child's processor time (the kernel kills
+// it at the hard limit). A child waiting for its request has the limit
+// it inherited (none), and only lowers it here: an unprivileged parent
+// cannot raise a hard limit again, so it is set once, with the request.
+func limitCPU(pid int, cpu time.Duration) error {
 	secs := uint64((cpu + time.Second - 1) / time.Second)
-	if err := unix.Prlimit(p.Pid, unix.RLIMIT_CPU, &unix.Rlimit{Cur: secs, Max: secs}, nil); err != nil {
-		return func() {}, err
-	}
-	return func() {}, nil
+	return unix.Prlimit(pid, unix.RLIMIT_CPU, &unix.Rlimit{Cur: secs, Max: secs}, nil)
 }
 
 // outOfMemory reports whether the system says the child ran out of memory

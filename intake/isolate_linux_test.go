@@ -4,12 +4,19 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
+	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/mjolnir-forge/forgesync/internal/prio"
 )
 
 // lzmaCoder returns the offset of the first LZMA coder in a 7z's plain
@@ -39,11 +46,13 @@ func mustRejectFor(t *testing.T, archive, rule string) Problem {
 // TestIsolationMemoryLimit: an archive built to need a 1 GiB dictionary,
 // with the dictionary rule lifted in the child, is stopped by the child's
 // memory limit (the allocation past it fails) and reported as such.
-func TestIsolationMemoryLimit(t *testing.T) {
+func TestIsolationMemoryLimit(t *testing.T) { forColdAndWarm(t, testIsolationMemoryLimit) }
+
+func testIsolationMemoryLimit(t *testing.T, warm bool) {
 	if raceEnabled {
 		t.Skip("the race detector's shadow memory counts against the limit")
 	}
-	isolateFor(t, &Isolation{Env: []string{envLZMADict + "=" + strconv.Itoa(4<<30)}})
+	isolateWarmFor(t, warm, &Isolation{Env: []string{envLZMADict + "=" + strconv.Itoa(4<<30)}})
 	b := sevenZip(t, nil, "-mhc=off", "-m0=lzma2")
 	hdr := b[32+binary.LittleEndian.Uint64(b[12:]):]
 	i := bytes.Index(hdr, []byte{0x21, 0x21, 0x01}) // LZMA2: one property byte
@@ -60,8 +69,10 @@ func TestIsolationMemoryLimit(t *testing.T) {
 // TestIsolationWallBudget: an archive whose coder never ends (a stand-in,
 // known only to the test child, for the 2^62 AES rounds that the coder
 // rules now refuse before they start) is stopped at its budget.
-func TestIsolationWallBudget(t *testing.T) {
-	isolateFor(t, &Isolation{Time: time.Second})
+func TestIsolationWallBudget(t *testing.T) { forColdAndWarm(t, testIsolationWallBudget) }
+
+func testIsolationWallBudget(t *testing.T, warm bool) {
+	isolateWarmFor(t, warm, &Isolation{Time: time.Second})
 	b := sevenZip(t, nil, "-mhc=off", "-m0=lzma")
 	hdr, i := lzmaCoder(t, b)
 	b = patch7z(t, b, hdr[i:i+10], []byte{0x23, 0x03, 0x01, 0x7f, 0x05, 1, 0, 0, 0, 0})
@@ -73,8 +84,10 @@ func TestIsolationWallBudget(t *testing.T) {
 
 // TestIsolationCrash: a decoder that panics (as lzip-go did) rejects its
 // archive with the panic named; the caller goes on.
-func TestIsolationCrash(t *testing.T) {
-	isolateFor(t, &Isolation{})
+func TestIsolationCrash(t *testing.T) { forColdAndWarm(t, testIsolationCrash) }
+
+func testIsolationCrash(t *testing.T, warm bool) {
+	isolateWarmFor(t, warm, &Isolation{})
 	b := sevenZip(t, nil, "-mhc=off", "-m0=lzma")
 	hdr, i := lzmaCoder(t, b)
 	b = patch7z(t, b, hdr[i:i+10], []byte{0x23, 0x03, 0x01, 0x7f, 0x05, 2, 9, 0, 0, 0})
@@ -108,4 +121,61 @@ func TestIsolationKilledChild(t *testing.T) {
 		t.Fatalf("Extract with the child killed = %v; want the crash rule", err)
 	}
 	iso.verify(t, true)
+}
+
+// processGone reports whether no process pid exists (it was reaped).
+func processGone(pid int) bool { return syscall.Kill(pid, 0) == syscall.ESRCH }
+
+// killAndAwait kills process pid and waits until it has exited, without
+// reaping it: its owner still waits for it.
+func killAndAwait(t *testing.T, pid int) {
+	t.Helper()
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	var info unix.Siginfo
+	if err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil); err != nil {
+		t.Fatalf("waitid(%d): %v", pid, err)
+	}
+}
+
+// TestChildPriority: a background child runs, while it waits for its
+// request and so while it works, with every thread at nice 19 and in the
+// idle I/O class, as /proc/<pid>/task/*/stat and ioprio_get read them
+// from outside; a normal one at this process's priority. Its memory limit
+// is in force while it waits.
+func TestChildPriority(t *testing.T) {
+	self, err := prio.Read(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent := self[os.Getpid()]
+	for _, background := range []bool{true, false} {
+		t.Run(fmt.Sprint("background=", background), func(t *testing.T) {
+			x, _ := warmExtractor(t, Isolation{Background: background, Memory: 200 << 20, Env: []string{envSayReady + "=1"}})
+			c := waitingChild(t, x)
+			readyChild(t, c)
+			pid := c.cmd.Process.Pid
+			got, err := prio.Read(pid)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := prio.Priority{Nice: prio.UnpackerNice, IOClass: prio.IOClassIdle}
+			if !background {
+				want = parent
+			}
+			for tid, p := range got {
+				if p != want {
+					t.Errorf("child %d, thread %d: %+v; want %+v", pid, tid, p, want)
+				}
+			}
+			limits, err := os.ReadFile(fmt.Sprintf("/proc/%d/limits", pid))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !raceEnabled && !regexp.MustCompile(`Max data size +209715200 +209715200 `).Match(limits) {
+				t.Errorf("the waiting child's limits:\n%s\nwant its data size limited to 200 MiB", limits)
+			}
+		})
+	}
 }

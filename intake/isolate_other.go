@@ -9,11 +9,13 @@ import (
 )
 
 // prepareChild has nothing to do on this system.
-func prepareChild(*exec.Cmd) {}
+func prepareChild(*exec.Cmd, bool) {}
 
 // limitChild cannot limit another process here: the child still runs
 // apart, with its wall-clock budget, but without memory or time limits.
-func limitChild(*os.Process, int64, time.Duration) (func(), error) { return func() {}, nil }
+func limitChild(*os.Process, int64, bool) (confinement, error) {
+	return confinement{release: func() {}, cpu: func(time.Duration) error { return nil }}, nil
+}
 
 func outOfMemory(*os.ProcessState) bool { return false }
 

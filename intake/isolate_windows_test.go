@@ -102,3 +102,75 @@ func TestRejectedStagingRemoved(t *testing.T) {
 		}
 	}
 }
+
+// processGone reports whether process pid has ended.
+func processGone(pid int) bool {
+	h, err := windows.OpenProcess(windows.SYNCHRONIZE, false, uint32(pid))
+	if err != nil {
+		return true
+	}
+	defer windows.CloseHandle(h)
+	ev, _ := windows.WaitForSingleObject(h, 0)
+	return ev == windows.WAIT_OBJECT_0
+}
+
+// killAndAwait ends process pid and waits until it has.
+func killAndAwait(t *testing.T, pid int) {
+	t.Helper()
+	h, err := windows.OpenProcess(windows.SYNCHRONIZE|windows.PROCESS_TERMINATE, false, uint32(pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer windows.CloseHandle(h)
+	if err := windows.TerminateProcess(h, 1); err != nil {
+		t.Fatal(err)
+	}
+	windows.WaitForSingleObject(h, windows.INFINITE)
+}
+
+// TestChildCreationFlags: a background child is created suspended in
+// BELOW_NORMAL_PRIORITY_CLASS, a normal one suspended only.
+func TestChildCreationFlags(t *testing.T) {
+	for background, want := range map[bool]uint32{true: windows.CREATE_SUSPENDED | windows.BELOW_NORMAL_PRIORITY_CLASS, false: windows.CREATE_SUSPENDED} {
+		iso := Isolation{Command: []string{os.Args[0]}, Background: background}
+		cmd, _, _, err := iso.command(&stderrBuffer{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cmd.SysProcAttr.CreationFlags; got != want {
+			t.Errorf("background %v: creation flags %#x; want %#x", background, got, want)
+		}
+	}
+}
+
+// TestChildPriority: a background child, waiting for its request, runs in
+// BELOW_NORMAL_PRIORITY_CLASS (GetPriorityClass from outside); a normal
+// one in NORMAL_PRIORITY_CLASS.
+func TestChildPriority(t *testing.T) {
+	for background, want := range map[bool]uint32{true: windows.BELOW_NORMAL_PRIORITY_CLASS, false: windows.NORMAL_PRIORITY_CLASS} {
+		x, _ := warmExtractor(t, Isolation{Background: background, Env: []string{envSayReady + "=1"}})
+		c := waitingChild(t, x)
+		readyChild(t, c)
+		h, err := windows.OpenProcess(windows.PROCESS_QUERY_LIMITED_INFORMATION, false, uint32(c.cmd.Process.Pid))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := getPriorityClass(h)
+		windows.CloseHandle(h)
+		if err != nil || got != want {
+			t.Errorf("background %v: priority class %#x, %v; want %#x", background, got, err, want)
+		}
+		x.Close()
+	}
+}
+
+var procGetPriorityClass = windows.NewLazySystemDLL("kernel32.dll").NewProc("GetPriorityClass")
+
+// getPriorityClass is GetPriorityClass, which x/sys/windows lacks.
+func getPriorityClass(h windows.Handle) (uint32, error) {
+	r, _, err := procGetPriorityClass.Call(uintptr(h))
+	if r == 0 {
+		return 0, err
+	}
+	return uint32(r), nil
+}

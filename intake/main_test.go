@@ -28,6 +28,10 @@ const (
 	// staging for the lies that point there.
 	envLie       = "FORGESYNC_TEST_LIE"
 	envLieTarget = "FORGESYNC_TEST_LIE_TARGET"
+	// envSayReady makes the child write "ready" on its standard output
+	// when RunChild first reads its request: after everything it does
+	// before (lowering its priority), while it waits.
+	envSayReady = "FORGESYNC_TEST_SAY_READY"
 )
 
 // testCoder is a 7z coder id that only the test child knows: an archive
@@ -58,6 +62,9 @@ func TestMain(m *testing.M) {
 		if mode := os.Getenv(envLie); mode != "" {
 			os.Exit(lyingChild(mode, os.Getenv(envLieTarget)))
 		}
+		if os.Getenv(envSayReady) != "" {
+			os.Exit(RunChild(&readyReader{r: os.Stdin}, os.Stdout))
+		}
 		os.Exit(RunChild(os.Stdin, os.Stdout))
 	}
 	if os.Getenv(envInProcess) == "" && !raceEnabled {
@@ -79,6 +86,40 @@ func isolateFor(t *testing.T, iso *Isolation) {
 	}
 	testIsolate(iso)
 	t.Cleanup(func() { testExtractor.Store(old) })
+}
+
+// isolateWarmFor is isolateFor, with a warm child kept when warm is set:
+// the waiting child must hold every limit a child started for the archive
+// does.
+func isolateWarmFor(t *testing.T, warm bool, iso *Isolation) {
+	t.Helper()
+	isolateFor(t, iso)
+	if warm {
+		x := testExtractor.Load()
+		x.Warm()
+		t.Cleanup(func() { x.Close() })
+		waitingChild(t, x) // the archive goes to the waiting child
+	}
+}
+
+// waitingChild returns the Extractor's warm child once it is started.
+func waitingChild(t *testing.T, x *Extractor) *child {
+	t.Helper()
+	x.starter.Wait()
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.warm == nil {
+		t.Fatal("no warm child was started")
+	}
+	return x.warm
+}
+
+// forColdAndWarm runs test with a child started for the archive, then
+// with a warm one.
+func forColdAndWarm(t *testing.T, test func(t *testing.T, warm bool)) {
+	for _, warm := range []bool{false, true} {
+		t.Run(fmt.Sprint("warm=", warm), func(t *testing.T) { test(t, warm) })
+	}
 }
 
 // raceMemory lifts the child's memory limit under the race detector, whose
@@ -133,4 +174,19 @@ func extractInProcess(ctx context.Context, archivePath, stagingParent string, li
 		removeStaging(staging)
 	}
 	return st, err
+}
+
+// readyReader says "ready" on the standard output at its first Read, then
+// reads r.
+type readyReader struct {
+	r    io.Reader
+	said bool
+}
+
+func (rr *readyReader) Read(p []byte) (int, error) {
+	if !rr.said {
+		rr.said = true
+		os.Stdout.WriteString("ready\n")
+	}
+	return rr.r.Read(p)
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/config"
 	"github.com/mjolnir-forge/forgesync/daemon"
 	"github.com/mjolnir-forge/forgesync/intake"
+	"github.com/mjolnir-forge/forgesync/internal/prio"
 	"github.com/mjolnir-forge/forgesync/packset"
 	"github.com/mjolnir-forge/forgesync/pipeline"
 	"github.com/mjolnir-forge/forgesync/store"
@@ -123,10 +124,27 @@ func (m *Machine) local(ctx context.Context) (*pipeline.Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
+	lowerPriority(cfg, m.opts.Log)
 	var rec *pipeline.Summary
 	m.p, rec, err = pipeline.Open(ctx, pipelineOptions(cfg, lim, m.opts.Extractor, m.opts.Log, m.opts.LockWait))
 	m.rec = pipeline.WireSummary(rec)
 	return m.p, err
+}
+
+// lowerPriority lowers this process, which is about to install, to the
+// installer's priority when cfg's [performance] priority is background
+// (see prio.Installer): the daemon is a background service, and a command
+// that installs does the same work. Processor and I/O priorities are kept
+// per thread by Linux and goroutines move between threads, so the whole
+// process is lowered, for good: it does nothing else. A priority that
+// cannot be lowered is logged, and the install goes on at the one it has.
+func lowerPriority(cfg *config.Config, log *slog.Logger) {
+	if cfg.Performance.Priority == config.PriorityNormal {
+		return
+	}
+	if err := prio.Installer(); err != nil && log != nil {
+		log.Warn("could not lower the install's priority", "err", err)
+	}
 }
 
 // pipelineOptions are the pipeline's options from the configuration.

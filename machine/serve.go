@@ -53,6 +53,13 @@ func (m *Machine) Serve(ctx context.Context, so ServeOptions) error {
 	if err != nil {
 		return err
 	}
+	lowerPriority(cfg, log)
+	// The daemon keeps an unpacker started ahead of the next archive, and
+	// ends it when it stops.
+	if x := m.opts.Extractor; x != nil {
+		x.Warm()
+		defer x.Close()
+	}
 	ev := daemon.NewEvents(daemon.EventsOptions{})
 	defer ev.Close()
 	if err := SecureFolders(cfg, so.Owner, log); err != nil {
@@ -97,7 +104,7 @@ func (m *Machine) Serve(ctx context.Context, so ServeOptions) error {
 	g.Go(func() error { return sets.Run(gctx, cfg.Sets.Interval) })
 	g.Go(func() error {
 		return eps.Serve(gctx, backend, ev, daemon.ServerOptions{Logger: log, Version: so.Version, LogFile: so.LogFile,
-			Commit: so.Commit, BuildDate: so.BuildDate})
+			Commit: so.Commit, BuildDate: so.BuildDate, Priority: cfg.Performance.Priority})
 	})
 	log.Info("daemon started", "socket", cfg.Paths.Socket, "drop", cfg.Paths.Drop, "state", cfg.Paths.State)
 	if so.Started != nil {

@@ -5,6 +5,7 @@
 # metrics; nothing about time is asserted.
 #   scripts/bench-daemon.sh            # all three (the idle one takes 60 s)
 #   FORGESYNC_IDLE_SECONDS=20 scripts/bench-daemon.sh
+#   FORGESYNC_BENCH_PRIORITY=normal scripts/bench-daemon.sh   # [performance] priority
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bench() { go test ./cmd/forgesync -count=1 -run '^$' -bench "$1" -benchtime "$2" -timeout 20m | grep -E '^(Benchmark|\s+measure_test.go)'; }

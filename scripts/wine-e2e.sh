@@ -361,7 +361,7 @@ wait "$odaemon" 2>/dev/null || true
 step "the Windows-only tests of issue 20 §3 and §4 that make their own folders"
 # They avoid t.TempDir, whose cleanup wine cannot run (see the top).
 for t in "daemon:TestSecureFolderNoACL|TestSecureFolderLeavesOthers|TestServiceLogHeldByViewer" \
-         "intake:TestIsolationUnconfinedChildNeverRuns|TestConfine" "watch:TestWatcherLongDropPath"; do
+         "intake:TestIsolationUnconfinedChildNeverRuns|TestConfine|TestChildCreationFlags|TestChildPriority|TestWarmChildClosed" "watch:TestWatcherLongDropPath"; do
   pkg=${t%%:*}
   GOOS=windows GOARCH=amd64 go test -c -o "$bin/$pkg.test.exe" "./$pkg"
   $WINE "$bin/$pkg.test.exe" -test.v -test.run "^(${t#*:})\$" > "$work/$pkg.test.out" 2>&1 ||

@@ -27,7 +27,7 @@ var setFetcher packset.Fetcher
 // openMachine returns the machine of the command's configuration: its
 // running daemon, or else its state opened under the lock at first use.
 func openMachine(e *cli.Env) *machine.Machine {
-	opts := machine.Options{Config: e.Config, Log: e.Log, LockWait: lockWait, Fetcher: setFetcher, Extractor: newExtractor()}
+	opts := machine.Options{Config: e.Config, Log: e.Log, LockWait: lockWait, Fetcher: setFetcher, Extractor: newExtractor(e.Config)}
 	if !e.JSON {
 		opts.Progress = e.Stderr // a headless host sees each download start
 	}

@@ -29,7 +29,7 @@ func liftPreviewCommand() *cli.Command {
 			if err != nil {
 				return e.Fail(err)
 			}
-			rep, err := verdict.Check(ctx, newExtractor(), args[0], lim)
+			rep, err := verdict.Check(ctx, newExtractor(e.Config), args[0], lim)
 			if err != nil {
 				return e.Fail(err)
 			}

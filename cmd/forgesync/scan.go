@@ -39,7 +39,7 @@ func runScan(ctx context.Context, e *cli.Env, args []string, format string) int 
 	if err != nil {
 		return e.Fail(err)
 	}
-	reports, valid, err := verdict.CheckAll(ctx, newExtractor(), args, lim)
+	reports, valid, err := verdict.CheckAll(ctx, newExtractor(e.Config), args, lim)
 	if err != nil {
 		return e.Fail(err)
 	}

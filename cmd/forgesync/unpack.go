@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 
+	"github.com/mjolnir-forge/forgesync/config"
 	"github.com/mjolnir-forge/forgesync/intake"
 )
 
@@ -10,13 +11,15 @@ import (
 // archive: this program, re-run with intake.ChildCommand (main runs the
 // child). Should the program's path be unknown, its name as started is
 // tried; a child that cannot start is then this machine's fault, reported
-// as such, and no archive is unpacked without its child.
-func newExtractor() *intake.Extractor {
+// as such, and no archive is unpacked without its child. The child runs
+// in the background unless cfg's [performance] priority is "normal".
+func newExtractor(cfg *config.Config) *intake.Extractor {
 	exe, err := os.Executable()
 	if err != nil {
 		exe = os.Args[0]
 	}
-	x, err := intake.NewExtractor(intake.Isolation{Command: []string{exe, intake.ChildCommand}})
+	x, err := intake.NewExtractor(intake.Isolation{Command: []string{exe, intake.ChildCommand},
+		Background: cfg.Performance.Priority != config.PriorityNormal})
 	if err != nil {
 		panic(err) // the command is never empty
 	}

@@ -684,6 +684,24 @@ func (e SetDifferenceKind) Valid() bool {
 	}
 }
 
+// Defines values for StatusPriority.
+const (
+	Background StatusPriority = "background"
+	Normal     StatusPriority = "normal"
+)
+
+// Valid indicates whether the value is a known member of the StatusPriority enum.
+func (e StatusPriority) Valid() bool {
+	switch e {
+	case Background:
+		return true
+	case Normal:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for StatusState.
 const (
 	StatusStateError   StatusState = "error"
@@ -1837,6 +1855,9 @@ type Status struct {
 	// Pid The daemon's process id.
 	Pid int `json:"pid"`
 
+	// Priority The priority of install work ([performance] priority): background (the unpacker and the install's writes at a low processor and I/O priority, the default) or normal.
+	Priority *StatusPriority `json:"priority,omitempty"`
+
 	// Queue Archive names waiting in drop or being processed.
 	Queue []string `json:"queue"`
 
@@ -1858,6 +1879,9 @@ type Status struct {
 	// Warnings Things a user should act on, in plain words.
 	Warnings []string `json:"warnings"`
 }
+
+// StatusPriority The priority of install work ([performance] priority): background (the unpacker and the install's writes at a low processor and I/O priority, the default) or normal.
+type StatusPriority string
 
 // StatusState idle, syncing (a transaction runs) or error (the last sync failed: last_sync.error says why).
 type StatusState string

@@ -1,0 +1,147 @@
+package prio
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// ioprioWhoProcess makes ioprio_set and ioprio_get act on one thread
+// (Linux keeps the I/O priority per thread, as the nice value).
+const ioprioWhoProcess = 1
+
+// ioprio is the I/O priority value of class and level.
+func ioprio(class, level int) int { return class<<13 | level }
+
+// Unpacker lowers this process to the unpacker's priority: nice 19 and
+// the idle I/O class, which gets the disk only when nobody else wants it.
+func Unpacker() error { return lower(UnpackerNice, ioprio(IOClassIdle, 0)) }
+
+// Installer lowers this process to the installer's priority: nice 10 and
+// the lowest best-effort I/O level.
+func Installer() error {
+	return lower(InstallerNice, ioprio(IOClassBestEffort, IOLevelLowest))
+}
+
+// lower sets nice and the I/O priority io on every thread of this
+// process. Linux keeps both per thread, and a new thread takes them from
+// the thread that starts it: once every thread is lowered, every later one
+// is too. A thread started while the list is read is caught by the next
+// pass; the passes end when one finds no thread it had not lowered. A nice
+// value already above nice is kept (nobody is raised).
+func lower(nice, io int) error {
+	done := map[int]bool{}
+	for pass := 0; pass < 100; pass++ {
+		tids, err := threads()
+		if err != nil {
+			return fmt.Errorf("lower the priority: %w", err)
+		}
+		fresh := 0
+		for _, tid := range tids {
+			if done[tid] {
+				continue
+			}
+			fresh++
+			if err := lowerThread(tid, nice, io); err != nil && !errors.Is(err, unix.ESRCH) {
+				return fmt.Errorf("lower the priority of thread %d: %w", tid, err)
+			}
+			done[tid] = true
+		}
+		if fresh == 0 {
+			return nil
+		}
+	}
+	return errors.New("lower the priority: threads keep starting")
+}
+
+// lowerThread sets the nice value (unless it is already higher) and the
+// I/O priority of thread tid.
+func lowerThread(tid, nice, io int) error {
+	// getpriority returns 20 - nice, so that it is never negative.
+	cur, err := unix.Getpriority(unix.PRIO_PROCESS, tid)
+	if err != nil {
+		return err
+	}
+	if 20-cur < nice {
+		if err := unix.Setpriority(unix.PRIO_PROCESS, tid, nice); err != nil {
+			return err
+		}
+	}
+	if _, _, e := unix.Syscall(unix.SYS_IOPRIO_SET, ioprioWhoProcess, uintptr(tid), uintptr(io)); e != 0 {
+		return e
+	}
+	return nil
+}
+
+// threads lists the ids of this process's threads.
+func threads() ([]int, error) {
+	ents, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return nil, err
+	}
+	tids := make([]int, 0, len(ents))
+	for _, e := range ents {
+		if tid, err := strconv.Atoi(e.Name()); err == nil {
+			tids = append(tids, tid)
+		}
+	}
+	return tids, nil
+}
+
+// Priority is one thread's priority as the system reports it.
+type Priority struct {
+	Nice    int // the nice value, from /proc/<pid>/task/<tid>/stat
+	IOClass int // the I/O class (IOClassNone: derived from the nice value)
+	IOLevel int // the level within the class
+}
+
+// Read returns the priority of every thread of process pid, by thread
+// id: the nice value in its stat file and ioprio_get's answer.
+func Read(pid int) (map[int]Priority, error) {
+	dir := "/proc/" + strconv.Itoa(pid) + "/task"
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("read the priority of %d: %w", pid, err)
+	}
+	out := map[int]Priority{}
+	for _, e := range ents {
+		tid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(dir + "/" + e.Name() + "/stat")
+		if err != nil {
+			return nil, fmt.Errorf("read the priority of %d: %w", pid, err)
+		}
+		nice, err := statNice(string(stat))
+		if err != nil {
+			return nil, fmt.Errorf("read the priority of %d: %s: %w", pid, dir+"/"+e.Name()+"/stat", err)
+		}
+		v, _, errno := unix.Syscall(unix.SYS_IOPRIO_GET, ioprioWhoProcess, uintptr(tid), 0)
+		if errno != 0 {
+			return nil, fmt.Errorf("read the priority of %d: ioprio_get(%d): %w", pid, tid, errno)
+		}
+		out[tid] = Priority{Nice: nice, IOClass: int(v) >> 13, IOLevel: int(v) & 0x1fff}
+	}
+	return out, nil
+}
+
+// statNice is the nice field of a stat file: the 19th, counted from the
+// process name in parentheses, which may itself hold spaces and
+// parentheses (hence the last ")").
+func statNice(stat string) (int, error) {
+	i := strings.LastIndexByte(stat, ')')
+	if i < 0 {
+		return 0, errors.New("no process name")
+	}
+	f := strings.Fields(stat[i+1:])
+	// After the name: state (3), ppid (4) ... priority (18), nice (19).
+	if len(f) < 17 {
+		return 0, errors.New("too few fields")
+	}
+	return strconv.Atoi(f[16])
+}

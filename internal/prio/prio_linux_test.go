@@ -1,0 +1,94 @@
+package prio
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"testing"
+)
+
+// envLower makes this test binary a child that lowers itself as its value
+// says ("unpacker" or "installer"), says "ready" and waits for its
+// standard input to close.
+const envLower = "FORGESYNC_TEST_PRIO_LOWER"
+
+func TestMain(m *testing.M) {
+	switch os.Getenv(envLower) {
+	case "":
+		os.Exit(m.Run())
+	case "unpacker":
+		if err := Unpacker(); err != nil {
+			os.Exit(3)
+		}
+	case "installer":
+		if err := Installer(); err != nil {
+			os.Exit(3)
+		}
+	}
+	os.Stdout.WriteString("ready\n")
+	bufio.NewReader(os.Stdin).ReadString('\n')
+	os.Exit(0)
+}
+
+// TestLowerEveryThread: a process that lowers itself has every thread at
+// the role's nice value and I/O priority, as /proc and ioprio_get report
+// them from outside.
+func TestLowerEveryThread(t *testing.T) {
+	for _, tt := range []struct {
+		role string
+		want Priority
+	}{
+		{"unpacker", Priority{Nice: UnpackerNice, IOClass: IOClassIdle}},
+		{"installer", Priority{Nice: InstallerNice, IOClass: IOClassBestEffort, IOLevel: IOLevelLowest}},
+	} {
+		t.Run(tt.role, func(t *testing.T) {
+			cmd := exec.Command(os.Args[0])
+			cmd.Env = append(os.Environ(), envLower+"="+tt.role)
+			stdin, _ := cmd.StdinPipe()
+			stdout, _ := cmd.StdoutPipe()
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Wait()
+			defer stdin.Close()
+			if line, err := bufio.NewReader(stdout).ReadString('\n'); line != "ready\n" {
+				t.Fatalf("the child said %q, %v; want ready", line, err)
+			}
+			got, err := Read(cmd.Process.Pid)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) < 2 {
+				t.Errorf("the child has %d threads; a Go program has several", len(got))
+			}
+			for tid, p := range got {
+				if p != tt.want {
+					t.Errorf("thread %d: %+v; want %+v", tid, p, tt.want)
+				}
+			}
+		})
+	}
+}
+
+// TestReadSelf: this test process, not lowered, reads back as it runs.
+func TestReadSelf(t *testing.T) {
+	got, err := Read(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for tid, p := range got {
+		if p.IOClass == IOClassIdle {
+			t.Errorf("thread %d of the test is in the idle class: %+v", tid, p)
+		}
+	}
+}
+
+func TestStatNice(t *testing.T) {
+	stat := "4242 (a) b) (c) S 1 4242 4242 0 -1 4194560 100 0 0 0 1 2 0 0 39 19 7 0 12345 1000 100 18446744073709551615"
+	if n, err := statNice(stat); err != nil || n != 19 {
+		t.Errorf("statNice = %d, %v; want 19", n, err)
+	}
+	if _, err := statNice("4242 (x"); err == nil {
+		t.Error("statNice of a cut line: no error")
+	}
+}
