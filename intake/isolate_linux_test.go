@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/mjolnir-forge/forgesync/internal/prio"
+	"github.com/mjolnir-forge/forgesync/internal/prio/priotest"
 )
 
 // lzmaCoder returns the offset of the first LZMA coder in a 7z's plain
@@ -145,7 +146,7 @@ func killAndAwait(t *testing.T, pid int) {
 // from outside; a normal one at this process's priority. Its memory limit
 // is in force while it waits.
 func TestChildPriority(t *testing.T) {
-	self, err := prio.Read(os.Getpid())
+	self, err := priotest.Read(os.Getpid())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,11 +157,11 @@ func TestChildPriority(t *testing.T) {
 			c := waitingChild(t, x)
 			readyChild(t, c)
 			pid := c.cmd.Process.Pid
-			got, err := prio.Read(pid)
+			got, err := priotest.Read(pid)
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := prio.Priority{Nice: prio.UnpackerNice, IOClass: prio.IOClassIdle}
+			want := priotest.Priority{Nice: prio.UnpackerNice, IOClass: prio.IOClassIdle}
 			if !background {
 				want = parent
 			}
@@ -177,5 +178,27 @@ func TestChildPriority(t *testing.T) {
 				t.Errorf("the waiting child's limits:\n%s\nwant its data size limited to 200 MiB", limits)
 			}
 		})
+	}
+}
+
+// isolateWarmFor is isolateFor, with a warm child kept when warm is set:
+// the waiting child must hold every limit a child started for the archive
+// does.
+func isolateWarmFor(t *testing.T, warm bool, iso *Isolation) {
+	t.Helper()
+	isolateFor(t, iso)
+	if warm {
+		x := testExtractor.Load()
+		x.Warm()
+		t.Cleanup(func() { x.Close() })
+		waitingChild(t, x) // the archive goes to the waiting child
+	}
+}
+
+// forColdAndWarm runs test with a child started for the archive, then
+// with a warm one.
+func forColdAndWarm(t *testing.T, test func(t *testing.T, warm bool)) {
+	for _, warm := range []bool{false, true} {
+		t.Run(fmt.Sprint("warm=", warm), func(t *testing.T) { test(t, warm) })
 	}
 }

@@ -88,20 +88,6 @@ func isolateFor(t *testing.T, iso *Isolation) {
 	t.Cleanup(func() { testExtractor.Store(old) })
 }
 
-// isolateWarmFor is isolateFor, with a warm child kept when warm is set:
-// the waiting child must hold every limit a child started for the archive
-// does.
-func isolateWarmFor(t *testing.T, warm bool, iso *Isolation) {
-	t.Helper()
-	isolateFor(t, iso)
-	if warm {
-		x := testExtractor.Load()
-		x.Warm()
-		t.Cleanup(func() { x.Close() })
-		waitingChild(t, x) // the archive goes to the waiting child
-	}
-}
-
 // waitingChild returns the Extractor's warm child once it is started.
 func waitingChild(t *testing.T, x *Extractor) *child {
 	t.Helper()
@@ -112,14 +98,6 @@ func waitingChild(t *testing.T, x *Extractor) *child {
 		t.Fatal("no warm child was started")
 	}
 	return x.warm
-}
-
-// forColdAndWarm runs test with a child started for the archive, then
-// with a warm one.
-func forColdAndWarm(t *testing.T, test func(t *testing.T, warm bool)) {
-	for _, warm := range []bool{false, true} {
-		t.Run(fmt.Sprint("warm=", warm), func(t *testing.T) { test(t, warm) })
-	}
 }
 
 // raceMemory lifts the child's memory limit under the race detector, whose

@@ -1,7 +1,7 @@
 // Package prio owns this process's processor and I/O priority: lowering
 // the whole process (every thread it runs now and every one it starts
-// later) for install work that runs beside a game, and reading another
-// process's priority back for the tests that check it.
+// later) for install work that runs beside a game. Reading a process's
+// priority back, for the tests that check it, is package priotest's.
 package prio
 
 // Nice values of the two roles that lower themselves. The unpacker is

@@ -5,6 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"testing"
+
+	"github.com/mjolnir-forge/forgesync/internal/prio/priotest"
 )
 
 // envLower makes this test binary a child that lowers itself as its value
@@ -36,10 +38,10 @@ func TestMain(m *testing.M) {
 func TestLowerEveryThread(t *testing.T) {
 	for _, tt := range []struct {
 		role string
-		want Priority
+		want priotest.Priority
 	}{
-		{"unpacker", Priority{Nice: UnpackerNice, IOClass: IOClassIdle}},
-		{"installer", Priority{Nice: InstallerNice, IOClass: IOClassBestEffort, IOLevel: IOLevelLowest}},
+		{"unpacker", priotest.Priority{Nice: UnpackerNice, IOClass: IOClassIdle}},
+		{"installer", priotest.Priority{Nice: InstallerNice, IOClass: IOClassBestEffort, IOLevel: IOLevelLowest}},
 	} {
 		t.Run(tt.role, func(t *testing.T) {
 			cmd := exec.Command(os.Args[0])
@@ -54,7 +56,7 @@ func TestLowerEveryThread(t *testing.T) {
 			if line, err := bufio.NewReader(stdout).ReadString('\n'); line != "ready\n" {
 				t.Fatalf("the child said %q, %v; want ready", line, err)
 			}
-			got, err := Read(cmd.Process.Pid)
+			got, err := priotest.Read(cmd.Process.Pid)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -72,7 +74,7 @@ func TestLowerEveryThread(t *testing.T) {
 
 // TestReadSelf: this test process, not lowered, reads back as it runs.
 func TestReadSelf(t *testing.T) {
-	got, err := Read(os.Getpid())
+	got, err := priotest.Read(os.Getpid())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,15 +82,5 @@ func TestReadSelf(t *testing.T) {
 		if p.IOClass == IOClassIdle {
 			t.Errorf("thread %d of the test is in the idle class: %+v", tid, p)
 		}
-	}
-}
-
-func TestStatNice(t *testing.T) {
-	stat := "4242 (a) b) (c) S 1 4242 4242 0 -1 4194560 100 0 0 0 1 2 0 0 39 19 7 0 12345 1000 100 18446744073709551615"
-	if n, err := statNice(stat); err != nil || n != 19 {
-		t.Errorf("statNice = %d, %v; want 19", n, err)
-	}
-	if _, err := statNice("4242 (x"); err == nil {
-		t.Error("statNice of a cut line: no error")
 	}
 }
