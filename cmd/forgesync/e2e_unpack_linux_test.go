@@ -18,8 +18,11 @@ import (
 	"github.com/mjolnir-forge/forgesync/store"
 )
 
-// unpackChildren returns the pids of the daemon's unpacking children.
-func unpackChildren(daemonPid int) []int {
+// unpackChildrenOf returns the pids of the daemon's unpacking children that
+// hold archive open: the daemon keeps a warm child waiting for its next
+// request, and killing that one is no death of the archive's (it is
+// replaced without counting).
+func unpackChildrenOf(daemonPid int, archive string) []int {
 	var out []int
 	tasks, _ := filepath.Glob(filepath.Join("/proc", strconv.Itoa(daemonPid), "task", "*", "children"))
 	for _, f := range tasks {
@@ -27,12 +30,23 @@ func unpackChildren(daemonPid int) []int {
 		for _, s := range strings.Fields(string(data)) {
 			pid, _ := strconv.Atoi(s)
 			cmdline, _ := os.ReadFile(filepath.Join("/proc", s, "cmdline"))
-			if strings.Contains(string(cmdline), intake.ChildCommand) {
+			if strings.Contains(string(cmdline), intake.ChildCommand) && holds(pid, archive) {
 				out = append(out, pid)
 			}
 		}
 	}
 	return out
+}
+
+// holds reports whether process pid has a file named name open.
+func holds(pid int, name string) bool {
+	fds, _ := filepath.Glob(filepath.Join("/proc", strconv.Itoa(pid), "fd", "*"))
+	for _, fd := range fds {
+		if target, err := os.Readlink(fd); err == nil && filepath.Base(target) == name {
+			return true
+		}
+	}
+	return false
 }
 
 // TestDaemonServesWhileUnpackerWorksOrDies: the daemon answers
@@ -70,7 +84,7 @@ func TestDaemonServesWhileUnpackerWorksOrDies(t *testing.T) {
 		var kids []int
 		deadline := time.Now().Add(10 * time.Second)
 		for {
-			kids = slices.DeleteFunc(unpackChildren(cmd.cmd.Process.Pid), func(pid int) bool { return killed[pid] })
+			kids = slices.DeleteFunc(unpackChildrenOf(cmd.cmd.Process.Pid, "big.zip"), func(pid int) bool { return killed[pid] })
 			if len(kids) > 0 {
 				break
 			}
