@@ -153,7 +153,11 @@ func TestChildPriority(t *testing.T) {
 	parent := self[os.Getpid()]
 	for _, background := range []bool{true, false} {
 		t.Run(fmt.Sprint("background=", background), func(t *testing.T) {
-			x, _ := warmExtractor(t, Isolation{Background: background, Memory: 200 << 20, Env: []string{envSayReady + "=1"}})
+			mem := int64(200 << 20)
+			if raceEnabled {
+				mem = raceMemory() // the detector's shadow memory counts against the limit
+			}
+			x, _ := warmExtractor(t, Isolation{Background: background, Memory: mem, Env: []string{envSayReady + "=1"}})
 			c := waitingChild(t, x)
 			readyChild(t, c)
 			pid := c.cmd.Process.Pid
