@@ -6,17 +6,13 @@ import (
 	"testing"
 
 	"github.com/mjolnir-forge/forgesync/intake"
+	"github.com/mjolnir-forge/forgesync/intake/intaketest"
 )
 
-// envUnpackChild makes this test binary the unpacking child of
-// intake.Isolation: every archive of these tests is unpacked in a
-// process of its own, as the program does.
-const envUnpackChild = "FORGESYNC_TEST_UNPACK_CHILD"
-
+// Every archive of these tests is unpacked in a process of its own, as
+// the program does: this test binary, re-run as the child.
 func TestMain(m *testing.M) {
-	if os.Getenv(envUnpackChild) != "" {
-		os.Exit(intake.RunChild(os.Stdin, os.Stdout))
-	}
+	intaketest.RunChildIfAsked()
 	useIsolation(testIsolation())
 	os.Exit(m.Run())
 }
@@ -56,7 +52,7 @@ func isolateFor(t *testing.T, p *Pipeline, iso *intake.Isolation) {
 // testIsolation runs this test binary as the child; under the race
 // detector, whose shadow memory counts against it, without a memory limit.
 func testIsolation() *intake.Isolation {
-	iso := &intake.Isolation{Command: []string{os.Args[0]}, Env: []string{envUnpackChild + "=1"}}
+	iso := new(intaketest.Isolation(intake.Isolation{}))
 	if raceEnabled {
 		iso.Memory = 1 << 40
 	}

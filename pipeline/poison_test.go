@@ -15,6 +15,7 @@ import (
 
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/intake"
+	"github.com/mjolnir-forge/forgesync/intake/intaketest"
 	"github.com/mjolnir-forge/forgesync/internal/toolcheck"
 	"github.com/mjolnir-forge/forgesync/place"
 	"github.com/mjolnir-forge/forgesync/store"
@@ -179,7 +180,7 @@ func TestUnpackerLimitIsRejection(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector's shadow memory counts against the limit")
 	}
-	isolateFor(t, nil, &intake.Isolation{Command: []string{os.Args[0]}, Env: []string{envUnpackChild + "=1"}, Memory: 128 << 20})
+	isolateFor(t, nil, new(intaketest.Isolation(intake.Isolation{Memory: 128 << 20})))
 	e := newEnv(t)
 	e.dropPack(t, "good.zip", spec{id: "good-pack", version: "1.0.0"})
 	src := filepath.Join(t.TempDir(), "big.zip")
