@@ -199,6 +199,9 @@ func packStored(zw *zip.Writer, fsys fs.FS, f File) error {
 		UncompressedSize64: uint64(n),
 		Extra:              packTimeExtra(),
 	}
+	// CreateRaw writes the MS-DOS fields as they are (only CreateHeader
+	// derives them from Modified), so they are set here.
+	//lint:ignore SA1019 CreateRaw reads these fields, not Modified
 	hdr.ModifiedDate, hdr.ModifiedTime = packDOSTime()
 	// What CreateHeader sets and CreateRaw leaves to its caller: version
 	// 2.0 made by and needed, and the UTF-8 flag for a name that is not
