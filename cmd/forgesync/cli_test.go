@@ -1,8 +1,12 @@
 package main
 
 import (
+	"archive/zip"
 	"bytes"
 	"encoding/json"
+	"io"
+	"maps"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -156,6 +160,59 @@ func TestPackReproducibleAndScannable(t *testing.T) {
 	}
 	if got := strings.Fields(string(list)); strings.Join(got, " ") != "README.md content/Surfaces.ucas content/Surfaces.utoc forgepack.json" {
 		t.Errorf("unzip -Z1 = %v", got)
+	}
+}
+
+func TestPackStoresContainersAndTheUncompressible(t *testing.T) {
+	dir := copyDir(t, "../../examples/lockout-gates")
+	os.MkdirAll(filepath.Join(dir, "content"), 0o755)
+	pak := make([]byte, 4<<20) // cooked containers: their blocks are compressed already
+	rand.NewChaCha8([32]byte{25}).Read(pak)
+	os.WriteFile(filepath.Join(dir, "content", "Big.pak"), pak, 0o644)
+	png := make([]byte, 200<<10) // a PNG is Deflate inside: the 5% rule stores it
+	rand.NewChaCha8([32]byte{26}).Read(png)
+	os.WriteFile(filepath.Join(dir, "preview.png"), png, 0o644)
+	out := filepath.Join(t.TempDir(), "lockout-gates.zip")
+	if code, o, e := runCLI(t, "pack", dir, "-o", out); code != cli.ExitOK {
+		t.Fatalf("pack = %d\n%s%s", code, o, e)
+	}
+	zr, err := zip.OpenReader(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	methods := map[string]uint16{}
+	for _, f := range zr.File {
+		methods[f.Name] = f.Method
+	}
+	want := map[string]uint16{"README.md": zip.Deflate, "content/Big.pak": zip.Store, "forgepack.json": zip.Deflate, "preview.png": zip.Store}
+	if !maps.Equal(methods, want) {
+		t.Errorf("entry methods = %v, want %v (0 stored, 8 deflated)", methods, want)
+	}
+	if code, o, _ := runCLI(t, "scan", out); code != cli.ExitOK || !strings.Contains(o, ": valid") {
+		t.Fatalf("scan of the packed zip = %d\n%s", code, o)
+	}
+	// Real tools read it: Info-ZIP tests every CRC, and bsdtar reads it as
+	// a stream from its first byte, without the central directory.
+	paths := toolcheck.Need(t, "unzip", "bsdtar")
+	if o, err := exec.Command(paths[0], "-t", out).CombinedOutput(); err != nil || !strings.Contains(string(o), "No errors detected") {
+		t.Errorf("unzip -t = %v\n%s", err, o)
+	}
+	into := t.TempDir()
+	cmd := exec.Command(paths[1], "-xf", "-", "-C", into)
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cmd.Stdin = struct{ io.Reader }{f} // a pipe, not a file it could seek in
+	if o, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("bsdtar -xf - = %v\n%s", err, o)
+	}
+	for name, b := range map[string][]byte{"content/Big.pak": pak, "preview.png": png} {
+		if got, err := os.ReadFile(filepath.Join(into, name)); err != nil || !bytes.Equal(got, b) {
+			t.Errorf("bsdtar streamed %s: %d bytes (%v), want its %d", name, len(got), err, len(b))
+		}
 	}
 }
 

@@ -18,6 +18,11 @@
  * Prints the median and the best of many runs, in microseconds, and exits
  * 1 when a median misses its target. bench-ab.sh compares two versions of
  * the header in one run.
+ *
+ * `forge_doors_bench FIGURE N` (FIGURE one of parse, parse-17dig,
+ * parse+bind, scan+step) times nothing: it builds the same inputs and runs
+ * that figure's work N times, for an instruction count under valgrind
+ * (callgrind-ab.sh), which a loaded machine does not disturb.
  */
 #define FORGE_DOORS_IMPLEMENTATION
 #include "forge_doors_runtime.h"
@@ -62,7 +67,7 @@ static int report(const char *name, double target)
     return samples[RUNS / 2] >= target;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     size_t dn = 0, in = 0, wn = 0, i;
     int miss = 0, r;
@@ -137,6 +142,29 @@ int main(void)
         o->centre.z = (double)(i % 5) * 0.7 + 0.5;
     }
 
+    if (argc == 3) {
+        const char *what = argv[1];
+        long n = atol(argv[2]);
+        for (r = 0; r < n; r++) {
+            if (!strcmp(what, "parse")) {
+                fd_inventory_parse_doors(&rt.inv, doors, dn);
+            } else if (!strcmp(what, "parse-17dig")) {
+                fd_inventory_parse_doors(&rt.inv, worst, wn);
+            } else if (!strcmp(what, "parse+bind")) {
+                fd_inventory_parse_doors(&rt.inv, doors, dn);
+                fd_inventory_bind_installed(&rt.inv, installed, in, NULL, NULL);
+            } else if (!strcmp(what, "scan+step")) {
+                fd_runtime_begin_scan(&rt);
+                for (i = 0; i < FD_MAX_ACTIVE_PANELS; i++)
+                    fd_runtime_observe_panel(&rt, &obs[i], NULL);
+                fd_runtime_step(&rt, tick++, 1.0 / 60.0, obstacles, 64);
+            } else {
+                fprintf(stderr, "bench: no figure %s (parse, parse-17dig, parse+bind, scan+step)\n", what);
+                return 2;
+            }
+        }
+        return 0;
+    }
     for (r = 0; r < RUNS + 200; r++) {
         double t0, t1, t2;
         fd_runtime_begin_scan(&rt);

@@ -827,15 +827,23 @@ static const struct fd_pow10_row {
     {0xEB194F8E1AE525FDu, 0x5DCFAB0800000000u, 133}  /* 1e40 */
 };
 
-/* fd_mul64 sets *hi:*lo to the 128-bit product a * b (portable C: MSVC has
- * no 128-bit integer type). */
+/* fd_mul64 sets *hi:*lo to the 128-bit product a * b (portable C where
+ * the compiler has no 128-bit integer type, as MSVC has not). */
 static void fd_mul64(uint64_t a, uint64_t b, uint64_t *hi, uint64_t *lo)
 {
+#if defined(__SIZEOF_INT128__)
+    /* gcc and clang on 64-bit targets: one multiply instruction */
+    __extension__ typedef unsigned __int128 fd_u128;
+    const fd_u128 p = (fd_u128)a * b;
+    *hi = (uint64_t)(p >> 64);
+    *lo = (uint64_t)p;
+#else
     const uint64_t a0 = (uint32_t)a, a1 = a >> 32, b0 = (uint32_t)b, b1 = b >> 32;
     const uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
     const uint64_t mid = (p00 >> 32) + (uint32_t)p01 + (uint32_t)p10;
     *lo = (mid << 32) | (uint32_t)p00;
     *hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+#endif
 }
 
 /* fd_eisel_lemire sets *out to man * 10^exp10 correctly rounded (man > 0)
@@ -851,6 +859,10 @@ static int fd_eisel_lemire(uint64_t man, int exp10, double *out)
         return 0;
     pow = &fd_pow10_128[exp10 - FD_POW10_MIN];
     /* normalization */
+#if defined(__GNUC__) || defined(__clang__)
+    clz = __builtin_clzll(man); /* man > 0 */
+    man <<= clz;
+#else
     if (!(man >> 32)) {
         man <<= 32;
         clz += 32;
@@ -875,6 +887,7 @@ static int fd_eisel_lemire(uint64_t man, int exp10, double *out)
         man <<= 1;
         clz += 1;
     }
+#endif
     ret_exp2 = (uint64_t)(pow->exp2 + 63 + 1023) - (uint64_t)clz;
     /* multiplication */
     fd_mul64(man, pow->hi, &x_hi, &x_lo);
@@ -960,7 +973,9 @@ static size_t fd_read_digits(const char *text, size_t p, size_t len, char *digit
     return p;
 }
 
-int fd_parse_decimal(const char *text, size_t len, double *out)
+/* fd_parse_decimal_exact is the general reader behind fd_parse_decimal:
+ * any number of digits, trailing zeros dropped, the exact fallback. */
+static int fd_parse_decimal_exact(const char *text, size_t len, double *out)
 {
     static const double fd_pow10_table[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                    1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
@@ -1068,6 +1083,87 @@ int fd_parse_decimal(const char *text, size_t len, double *out)
     return 1;
 }
 
+/* fd_parse_decimal reads in one pass, without copying, the numbers that
+ * have at most 19 significant digits (every doors.txt number the renderer
+ * writes, 17-digit ones included): the integer part digit by digit (it is
+ * short), the fraction 8 digits at a time on a little-endian machine (the
+ * SWAR method of simdjson and fast_float), then the exact fast path or
+ * Eisel-Lemire. Longer numbers, and the rare ones Eisel-Lemire declines,
+ * go to fd_parse_decimal_exact, which reads the text again. Trailing zeros
+ * stay in the mantissa here: m * 10^exp10 is the same number either way,
+ * and each path rounds it correctly. */
+int fd_parse_decimal(const char *text, size_t len, double *out)
+{
+    static const double fd_pow10_neg[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                          1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                          1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    const unsigned char *s, *end, *sig, *frac;
+    uint64_t m = 0;
+    size_t nd;
+    unsigned d;
+    int exp10 = 0;
+    double v;
+
+    if (!text || !out || len == 0 || len > FD_MAX_NUMBER)
+        return 0;
+    s = (const unsigned char *)text;
+    end = s + len;
+    s += *s == '-';
+    if (s == end || (unsigned)(*s - '0') >= 10)
+        return 0; /* no integer digit */
+    while (s < end && *s == '0')
+        s++;
+    sig = s;
+    for (; s < end && (d = (unsigned)(*s - '0')) < 10; s++)
+        m = m * 10 + d;
+    nd = (size_t)(s - sig);
+    if (s < end && *s == '.') {
+        frac = ++s;
+        if (nd == 0) /* 0.000ddd: the zeros are not significant */
+            while (s < end && *s == '0')
+                s++;
+        sig = s;
+        if (fd_little_endian()) {
+            while (end - s >= 8) {
+                uint64_t w;
+                memcpy(&w, s, sizeof w);
+                if (((w & 0xF0F0F0F0F0F0F0F0u) |
+                     (((w + 0x0606060606060606u) & 0xF0F0F0F0F0F0F0F0u) >> 4)) !=
+                    0x3333333333333333u)
+                    break; /* not 8 digits */
+                w -= 0x3030303030303030u;
+                w = w * 10 + (w >> 8);
+                w = ((w & 0x000000FF000000FFu) * 0x000F424000000064u +
+                     ((w >> 16) & 0x000000FF000000FFu) * 0x0000271000000001u) >> 32;
+                m = m * 100000000u + (uint32_t)w;
+                s += 8;
+            }
+        }
+        for (; s < end && (d = (unsigned)(*s - '0')) < 10; s++)
+            m = m * 10 + d;
+        if (s == frac)
+            return 0; /* no fraction digit */
+        exp10 = -(int)(s - frac);
+        nd += (size_t)(s - sig);
+    }
+    if (s != end)
+        return 0;
+    if (nd > 19)
+        return fd_parse_decimal_exact(text, len, out); /* m overflowed */
+    if (m == 0) {
+        *out = 0.0; /* "-0" reads as 0, like the renderer writes it */
+        return 1;
+    }
+    if (m <= ((uint64_t)1 << 53) && exp10 >= -22) {
+        /* both operands exact: one correctly rounded operation */
+        v = (double)m / fd_pow10_neg[-exp10];
+    } else if (!fd_eisel_lemire(m, exp10, &v)) {
+        return fd_parse_decimal_exact(text, len, out);
+    }
+    *out = text[0] == '-' ? -v : v;
+    return 1;
+}
+
 /* ---- row reading -------------------------------------------------------- */
 
 typedef struct fd_lines {
@@ -1140,12 +1236,23 @@ static size_t fd_split(fd_span row, fd_span *fields, size_t max, size_t *control
         if (!mask) {
             i += 8;
         } else if (little) {
-            /* bytes before the lowest flagged one: each has its low bit
-             * set in (low - 1); the flagged byte adds one more */
-            const uint64_t below = ((mask & (~mask + 1)) - 1) & 0x0101010101010101u;
-            i += (size_t)((below * 0x0101010101010101u) >> 56) - 1;
-            FD_SPLIT_BYTE(i);
-            i++;
+            /* every flagged byte of the word, lowest first, without
+             * reading the word again; a byte flagged by a borrow is one
+             * FD_SPLIT_BYTE passes over */
+            const size_t base = i;
+            do {
+                const uint64_t low = mask & (~mask + 1);
+#if defined(__GNUC__) || defined(__clang__)
+                i = base + (size_t)(__builtin_ctzll(low) >> 3);
+#else
+                /* bytes before the flagged one: each has its low bit set
+                 * in (low - 1); the flagged byte adds one more */
+                i = base + (size_t)((((low - 1) & 0x0101010101010101u) * 0x0101010101010101u) >> 56) - 1;
+#endif
+                FD_SPLIT_BYTE(i);
+                mask ^= low;
+            } while (mask);
+            i = base + 8;
         } else {
             for (end = i + 8; i < end; i++)
                 FD_SPLIT_BYTE(i);
@@ -1220,29 +1327,32 @@ static int fd_valid_slug(const char *s, size_t n)
 static int fd_valid_tag(fd_span tag, fd_span *pack)
 {
     static const char prefix[] = "mjolnir\\forge\\";
-    size_t plen = sizeof prefix - 1, i, start, comp = 0;
+    const size_t plen = sizeof prefix - 1;
+    const unsigned char *p, *end, *c;
+    size_t n, comp = 2; /* the prefix holds the first two */
     if (tag.len > FD_MAX_TAG || tag.len <= plen || memcmp(tag.ptr, prefix, plen) != 0)
         return 0;
-    start = 0;
-    for (i = 0; i <= tag.len; i++) {
-        if (i == tag.len || tag.ptr[i] == '\\') {
-            size_t n = i - start;
-            const char *c = tag.ptr + start;
-            if (n == 0 || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
-                return 0;
-            if (comp == 2) {
-                if (!fd_valid_slug(c, n))
-                    return 0;
-                pack->ptr = c;
-                pack->len = n;
-            }
-            comp++;
-            start = i + 1;
-        } else if (!(fd_char_class[(unsigned char)tag.ptr[i]] & FD_CH_TAG)) {
-            return 0;
+    p = (const unsigned char *)tag.ptr + plen;
+    end = (const unsigned char *)tag.ptr + tag.len;
+    for (;;) {
+        /* one component: a run of [a-z0-9_.-], then '\\' or the end */
+        for (c = p; p < end && (fd_char_class[*p] & FD_CH_TAG); p++) {
         }
+        n = (size_t)(p - c);
+        if (n == 0 || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+            return 0;
+        if (comp == 2) {
+            if (!fd_valid_slug((const char *)c, n))
+                return 0;
+            pack->ptr = (const char *)c;
+            pack->len = n;
+        }
+        comp++;
+        if (p == end)
+            return comp >= 4;
+        if (*p++ != '\\')
+            return 0; /* a byte no component may hold */
     }
-    return comp >= 4;
 }
 
 static int fd_tag_cmp(const char *a, size_t an, const char *b, size_t bn)
@@ -1530,7 +1640,7 @@ static int fd_valid_class(fd_span c, fd_span pack)
     const char *first_dot;
     if (c.len > 200 || c.len < plen + pack.len + 2 || memcmp(c.ptr, prefix, plen) != 0)
         return 0;
-    for (i = 0; i < c.len; i++)
+    for (i = plen; i < c.len; i++) /* the prefix's bytes are all of the class */
         if (!(fd_char_class[(unsigned char)c.ptr[i]] & FD_CH_CLASS))
             return 0;
     /* the last slash, and the one dot (ndots counts up to two) */
@@ -1612,13 +1722,16 @@ fd_status fd_inventory_bind_installed(fd_inventory *inv, const char *text, size_
             st = FD_ROW_BAD_TAG;
             field = 1;
         }
-        if (st == FD_OK && !fd_valid_slug(f[1].ptr, f[1].len)) {
-            st = FD_ROW_BAD_PACK_ID;
-            field = 2;
-        }
+        /* a pack field equal to the tag's pack component is a valid slug:
+         * fd_valid_tag checked it; any other is checked on its own */
         if (st == FD_OK && !(pack.len == f[1].len && memcmp(pack.ptr, f[1].ptr, pack.len) == 0)) {
-            st = FD_ROW_PACK_MISMATCH;
-            field = 1;
+            if (!fd_valid_slug(f[1].ptr, f[1].len)) {
+                st = FD_ROW_BAD_PACK_ID;
+                field = 2;
+            } else {
+                st = FD_ROW_PACK_MISMATCH;
+                field = 1;
+            }
         }
         if (st == FD_OK && !fd_valid_semver(f[2])) {
             st = FD_ROW_BAD_VERSION;

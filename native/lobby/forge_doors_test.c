@@ -403,6 +403,82 @@ static void test_decimal_17_digits(void)
     CHECK(mismatches == 0);
 }
 
+/* test_decimal_fast_exact checks fd_parse_decimal's one-pass reader
+ * against the general one it falls back to (fd_parse_decimal_exact) and
+ * against strtod, bit for bit: random numbers of 1 to 40 bytes whose
+ * fraction has every length across the 8-digit steps, with leading and
+ * trailing zeros (so more than 19 digits that are fewer after trimming),
+ * signs, and 17-digit renderings; then the same texts with one byte
+ * changed, inserted or dropped, which both readers must accept or refuse
+ * alike. */
+static void test_decimal_fast_exact(void)
+{
+    static const char alphabet[] = "0123456789.-+e x\t";
+    uint64_t s = 0x13198a2e03707344u;
+    int k, mismatches = 0, differ = 0, long_digits = 0;
+    char buf[128]; /* up to 1 + 6 + 1 + 9 + 32 + 23 bytes before the length check */
+    for (k = 0; k < 300000; k++) {
+        uint64_t r = fd_test_xorshift(&s);
+        int intlen = (int)(r % 6), fraclen = (int)((r >> 8) % 33), lead = (int)((r >> 16) % 4);
+        int trail = (int)((r >> 24) % 24), j = 0, i, ok_fast, ok_exact;
+        double fast = 0.0, exact = 0.0;
+        if ((r >> 32) & 1)
+            buf[j++] = '-';
+        if (intlen == 0 || lead == 3)
+            buf[j++] = '0';
+        for (i = 0; i < intlen; i++)
+            buf[j++] = (char)('0' + (i == 0 ? 1 + fd_test_xorshift(&s) % 9 : fd_test_xorshift(&s) % 10));
+        if (fraclen > 0 || trail > 0) {
+            buf[j++] = '.';
+            if (intlen == 0)
+                for (i = 0; i < lead * 3; i++)
+                    buf[j++] = '0';
+            for (i = 0; i < fraclen; i++)
+                buf[j++] = (char)('0' + fd_test_xorshift(&s) % 10);
+            for (i = 0; i < trail; i++)
+                buf[j++] = '0';
+        }
+        buf[j] = '\0';
+        if (j > FD_MAX_NUMBER)
+            continue;
+        long_digits += intlen + fraclen > 19;
+        fd_check_decimal_text(buf, &mismatches);
+        ok_fast = fd_parse_decimal(buf, (size_t)j, &fast);
+        ok_exact = fd_parse_decimal_exact(buf, (size_t)j, &exact);
+        if (ok_fast != ok_exact || memcmp(&fast, &exact, sizeof fast) != 0) {
+            if (differ++ < 5)
+                printf("fd_parse_decimal(%s) = %d %.17g; exact reader %d %.17g\n", buf, ok_fast, fast,
+                       ok_exact, exact);
+        }
+        /* one byte changed, inserted or dropped: both readers agree */
+        {
+            int at = (int)(fd_test_xorshift(&s) % (uint64_t)(j + 1)), op = (int)(fd_test_xorshift(&s) % 3);
+            char c = alphabet[fd_test_xorshift(&s) % (sizeof alphabet - 1)];
+            if (op == 0 && at < j)
+                buf[at] = c;
+            else if (op == 1 && j < FD_MAX_NUMBER) {
+                memmove(buf + at + 1, buf + at, (size_t)(j - at + 1));
+                buf[at] = c;
+                j++;
+            } else if (j > 0 && at < j) {
+                memmove(buf + at, buf + at + 1, (size_t)(j - at));
+                j--;
+            }
+            fast = exact = 0.0;
+            ok_fast = fd_parse_decimal(buf, (size_t)j, &fast);
+            ok_exact = fd_parse_decimal_exact(buf, (size_t)j, &exact);
+            if (ok_fast != ok_exact || (ok_fast && memcmp(&fast, &exact, sizeof fast) != 0)) {
+                if (differ++ < 5)
+                    printf("fd_parse_decimal(%s) = %d %.17g; exact reader %d %.17g\n", buf, ok_fast,
+                           fast, ok_exact, exact);
+            }
+        }
+    }
+    CHECK(long_digits > 10000); /* the fallback for over 19 digits was reached */
+    CHECK(mismatches == 0);
+    CHECK(differ == 0);
+}
+
 /* ref_split is fd_split as it was: a byte loop, then each field checked
  * for control characters. */
 static size_t ref_split(fd_span row, fd_span *fields, size_t max, size_t *control)
@@ -1800,6 +1876,7 @@ int main(void)
 {
     test_decimal();
     test_decimal_17_digits();
+    test_decimal_fast_exact();
     test_row_scanning();
     test_parse_companion();
     test_field_limits();
