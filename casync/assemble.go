@@ -176,6 +176,9 @@ func getChunk(ctx context.Context, c Chunk, have map[ChunkID]seedRef, store Stor
 		return nil, false, mismatch, fmt.Errorf("no seed has it and there is no store: %w", ErrChunkMissing)
 	}
 	data, err = store.GetChunk(ctx, c.ID, c.Size)
+	if err != nil && mismatch {
+		err = fmt.Errorf("the seed %s has other bytes where its index puts it, and from the store: %w", have[c.ID].path, err)
+	}
 	if err != nil {
 		return nil, false, mismatch, err
 	}
