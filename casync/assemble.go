@@ -37,11 +37,15 @@ type Stats struct {
 // DefaultParallel is how many chunks Assemble works on at once by default.
 const DefaultParallel = 4
 
+// maxParallel bounds AssembleOptions.Parallel.
+const maxParallel = 64
+
 // AssembleOptions tune Assemble.
 type AssembleOptions struct {
 	// Parallel is how many chunks are read, fetched and checked at once
-	// (default DefaultParallel): store fetches and seed checks run in
-	// that many workers while one writer writes the checked chunks.
+	// (default DefaultParallel, at most 64): store fetches and seed
+	// checks run in that many workers while one writer writes the checked
+	// chunks.
 	Parallel int
 }
 
@@ -79,6 +83,9 @@ func Assemble(ctx context.Context, dst io.WriterAt, ix *Index, seeds []Seed, sto
 	if par <= 0 {
 		par = DefaultParallel
 	}
+	// Each worker's chunk has a buffer of Max bytes: no more workers than
+	// chunks, nor than maxParallel.
+	par = max(1, min(par, maxParallel, len(ix.Chunks)))
 
 	// Index what the seeds hold; the first seed with an id wins.
 	have := make(map[ChunkID]seedRef)

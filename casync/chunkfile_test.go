@@ -44,6 +44,7 @@ func TestDecodeChunkRefuses(t *testing.T) {
 		{"not zstd", id, []byte("plain bytes, not a zstd frame"), 1 << 20, "decode chunk " + id.String()},
 		{"truncated frame", id, enc[:len(enc)/2], 1 << 20, "decode chunk " + id.String()},
 		{"empty", id, nil, 1 << 20, "decode chunk " + id.String()},
+		{"limit too large", id, enc, 1 << 63, "a limit of 9223372036854775808 bytes is over the largest chunk size 4194304"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

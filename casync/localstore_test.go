@@ -82,6 +82,9 @@ func TestLocalStoreGetRefuses(t *testing.T) {
 	if _, err := s.GetChunk(t.Context(), id, uint64(len(data))-1); !errors.Is(err, ErrChunkInvalid) || !strings.Contains(err.Error(), "more than 9999 bytes") {
 		t.Fatalf("GetChunk(a size too small) = %v; want the size refused", err)
 	}
+	if _, err := s.GetChunk(t.Context(), id, 1<<62); !errors.Is(err, ErrChunkInvalid) || !strings.Contains(err.Error(), "size 4611686018427387904 is over the largest chunk size") {
+		t.Fatalf("GetChunk(a size of 2^62) = %v; want the size refused", err)
+	}
 	write(make([]byte, 1<<20))
 	if _, err := s.GetChunk(t.Context(), id, uint64(len(data))); !errors.Is(err, ErrChunkInvalid) || !strings.Contains(err.Error(), "more than a 10000-byte chunk needs") {
 		t.Fatalf("GetChunk(a 1 MiB file) = %v; want it refused for its size", err)
