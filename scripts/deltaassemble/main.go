@@ -144,6 +144,13 @@ func assemble(dir, out string, par int) error {
 	st, err := casync.Assemble(context.Background(), f, ix2,
 		[]casync.Seed{{Path: filepath.Join(dir, "v1"), Index: ix1}},
 		casync.LocalStore{Dir: filepath.Join(dir, "store")}, casync.AssembleOptions{Parallel: par})
+	if err == nil {
+		// Assemble writes every chunk; the file is as long as the index says.
+		var fi os.FileInfo
+		if fi, err = f.Stat(); err == nil && uint64(fi.Size()) != ix2.Length() {
+			err = fmt.Errorf("assembled %d bytes; the index describes %d", fi.Size(), ix2.Length())
+		}
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
