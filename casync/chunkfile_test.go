@@ -93,3 +93,30 @@ func TestDecodeChunkStopsABomb(t *testing.T) {
 		})
 	}
 }
+
+// FuzzDecodeChunk checks that DecodeChunk never panics, never returns more
+// than the limit, and returns only bytes with the asked-for digest.
+func FuzzDecodeChunk(f *testing.F) {
+	f.Add(EncodeChunk([]byte("seed chunk")), uint16(100))
+	f.Add(EncodeChunk(make([]byte, 5000)), uint16(4000))
+	f.Add([]byte("not zstd"), uint16(10))
+	f.Fuzz(func(t *testing.T, b []byte, max uint16) {
+		// Half the time ask for the frame's own bytes, so the digest can match.
+		id := Sum([]byte("seed chunk"))
+		if len(b) > 0 && b[len(b)-1]%2 == 0 {
+			if d, err := zstd.NewReader(nil, zstd.WithDecoderMaxMemory(1<<16)); err == nil {
+				if plain, err := d.DecodeAll(b, nil); err == nil && len(plain) <= 1<<16 {
+					id = Sum(plain)
+				}
+				d.Close()
+			}
+		}
+		got, err := DecodeChunk(id, b, uint64(max))
+		if err != nil {
+			return
+		}
+		if len(got) > int(max) || Sum(got) != id {
+			t.Fatalf("DecodeChunk = %d bytes (limit %d), digest %s; want %s", len(got), max, Sum(got), id)
+		}
+	})
+}
