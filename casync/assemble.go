@@ -67,9 +67,11 @@ type seedRef struct {
 //
 // opt.Parallel workers read, fetch and check chunks at once, while one
 // writer writes the checked chunks into dst in the file's order (dst is
-// written from one goroutine, front to back). At most Parallel chunks are
-// being read or fetched, or wait for the writer, plus the one being written:
-// with chunks of at most ix.Max bytes, memory stays about (Parallel+1)×Max.
+// written from one goroutine, front to back). At most Parallel+1 chunks are
+// in flight (being read, fetched or checked, waiting for the writer, or
+// being written), each in one buffer of ix.Max bytes or in the bytes the
+// store returned: memory stays within a small multiple of (Parallel+1)×Max,
+// whatever the file's length (under 3 MiB with the defaults).
 // Assemble stops at the first error that no fallback covers (a chunk the
 // store cannot give, a write that fails, ctx done): every goroutine it
 // started has ended when it returns, and dst holds a part of the file, which
