@@ -32,6 +32,12 @@ type Stats struct {
 	// the seed file did not match (the file changed after it was indexed,
 	// or cannot be read): they were taken from the Store instead.
 	SeedMismatches int
+	// ReusedChunks and ReusedBytes count chunks that repeat one taken from
+	// the store earlier in the same file: they are read back from dst
+	// (when it is also an io.ReaderAt, as an *os.File is) instead of being
+	// fetched again.
+	ReusedChunks int
+	ReusedBytes  int64
 }
 
 // DefaultParallel is how many chunks Assemble works on at once by default.
@@ -62,8 +68,10 @@ type seedRef struct {
 // bytes do not match (the seed changed on disk after it was indexed), and a
 // seed file that cannot be opened, count as missing: the chunk is taken from
 // store (Stats.SeedMismatches counts the former). Every other chunk comes
-// from store. No chunk is written before its bytes are checked against its
-// id and size, whatever the store says about them.
+// from store, once: when dst is also an io.ReaderAt, a repeat of a chunk
+// taken from the store earlier in the file is read back from dst. No chunk
+// is written before its bytes are checked against its id and size, whatever
+// the store says about them.
 //
 // opt.Parallel workers read, fetch and check chunks at once, while one
 // writer writes the checked chunks into dst in the file's order (dst is
@@ -125,7 +133,16 @@ func Assemble(ctx context.Context, dst io.WriterAt, ix *Index, seeds []Seed, sto
 		c   Chunk
 		buf []byte      // for a seed chunk; back to free once written
 		res chan result // one result, never blocks the worker
+		// reuse is set for a repeat of a chunk the store gave earlier in
+		// the file: the writer reads it back from dst at from.
+		reuse bool
+		from  uint64
 	}
+	// A chunk no seed has and that the file repeats is fetched once; its
+	// repeats are read back from dst, which the writer has written up to
+	// them by then.
+	reread, _ := dst.(io.ReaderAt)
+	fetched := make(map[ChunkID]uint64) // the first start of each chunk taken from the store
 	// free holds the seed buffers: taking one before a chunk starts bounds
 	// the chunks in flight to par, plus the one the writer holds.
 	free := make(chan []byte, par+1)
@@ -146,10 +163,19 @@ func Assemble(ctx context.Context, dst io.WriterAt, ix *Index, seeds []Seed, sto
 				return nil
 			}
 			j := job{n: n, c: c, buf: buf, res: make(chan result, 1)}
+			if _, seeded := have[c.ID]; !seeded && reread != nil {
+				j.from, j.reuse = fetched[c.ID]
+				if !j.reuse {
+					fetched[c.ID] = c.Start
+				}
+			}
 			select {
 			case order <- j:
 			case <-gctx.Done():
 				return nil
+			}
+			if j.reuse {
+				continue // the writer does it
 			}
 			select {
 			case jobs <- j:
@@ -172,6 +198,22 @@ func Assemble(ctx context.Context, dst io.WriterAt, ix *Index, seeds []Seed, sto
 	}
 	g.Go(func() error { // the writer
 		for j := range order {
+			if j.reuse {
+				b := j.buf[:j.c.Size]
+				if _, err := reread.ReadAt(b, int64(j.from)); err != nil {
+					return fmt.Errorf("assemble: chunk %d (%s): read back its copy at %d: %w", j.n, j.c.ID, j.from, err)
+				}
+				if Sum(b) != j.c.ID {
+					return fmt.Errorf("assemble: chunk %d (%s): its copy at %d changed after it was written: %w", j.n, j.c.ID, j.from, ErrChunkInvalid)
+				}
+				if _, err := dst.WriteAt(b, int64(j.c.Start)); err != nil {
+					return fmt.Errorf("assemble: write chunk %d at %d: %w", j.n, j.c.Start, err)
+				}
+				free <- j.buf
+				st.ReusedChunks++
+				st.ReusedBytes += int64(j.c.Size)
+				continue
+			}
 			r := <-j.res
 			if r.err != nil {
 				return fmt.Errorf("assemble: chunk %d (%s, %d bytes at %d): %w", j.n, j.c.ID, j.c.Size, j.c.Start, r.err)
@@ -194,7 +236,7 @@ func Assemble(ctx context.Context, dst io.WriterAt, ix *Index, seeds []Seed, sto
 		return nil
 	})
 	err := g.Wait()
-	st.Chunks = st.SeedChunks + st.FetchedChunks
+	st.Chunks = st.SeedChunks + st.FetchedChunks + st.ReusedChunks
 	if err == nil {
 		err = ctx.Err()
 	}

@@ -319,3 +319,52 @@ func TestAssembleStopsAtAWriteError(t *testing.T) {
 		t.Fatalf("Assemble(a writer that fails) = %v; want its error", err)
 	}
 }
+
+// TestAssembleFetchesARepeatedChunkOnce rebuilds a v2 that appends 2 MiB of
+// zeros (eight copies of one Max-sized chunk that v1 lacks): the store is
+// asked once for it, and the copies are read back from what was written.
+func TestAssembleFetchesARepeatedChunkOnce(t *testing.T) {
+	dir := t.TempDir()
+	v1 := randomBytes(11, 2<<20)
+	v2 := append(bytes.Clone(v1), make([]byte, 2<<20)...)
+	v2 = append(v2, randomBytes(12, 100<<10)...)
+	seedPath := filepath.Join(dir, "v1")
+	os.WriteFile(seedPath, v1, 0o644)
+	ix1, _ := Make(t.Context(), bytes.NewReader(v1), nil)
+	store := LocalStore{Dir: filepath.Join(dir, "store")}
+	ix2, err := Make(t.Context(), bytes.NewReader(v2), onlyNew{skip: indexIDs(ix1), w: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := indexIDs(ix1)
+	unique := map[ChunkID]bool{}
+	var occurrences int
+	for _, c := range ix2.Chunks {
+		if !old[c.ID] {
+			unique[c.ID] = true
+			occurrences++
+		}
+	}
+	if occurrences-len(unique) < 6 {
+		t.Fatalf("v2 repeats only %d new chunks; the fixture wants the zeros to repeat", occurrences-len(unique))
+	}
+	out, err := os.Create(filepath.Join(dir, "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	cs := &countingStore{Store: store}
+	st, err := Assemble(t.Context(), out, ix2, []Seed{{Path: seedPath, Index: ix1}}, cs, AssembleOptions{})
+	if err != nil {
+		t.Fatalf("Assemble = %v", err)
+	}
+	if got, _ := os.ReadFile(out.Name()); !bytes.Equal(got, v2) {
+		t.Fatal("Assemble did not write v2")
+	}
+	if cs.gets != len(unique) {
+		t.Fatalf("the store was asked %d times for %d distinct new chunks (%d in all)", cs.gets, len(unique), occurrences)
+	}
+	if st.FetchedChunks != len(unique) || st.ReusedChunks != occurrences-len(unique) || st.Chunks != len(ix2.Chunks) {
+		t.Fatalf("Assemble stats = %+v; want %d fetched, %d reused, %d in all", st, len(unique), occurrences-len(unique), len(ix2.Chunks))
+	}
+}
