@@ -367,4 +367,22 @@ func TestAssembleFetchesARepeatedChunkOnce(t *testing.T) {
 	if st.FetchedChunks != len(unique) || st.ReusedChunks != occurrences-len(unique) || st.Chunks != len(ix2.Chunks) {
 		t.Fatalf("Assemble stats = %+v; want %d fetched, %d reused, %d in all", st, len(unique), occurrences-len(unique), len(ix2.Chunks))
 	}
+	// A copy that reads back other bytes is refused, not written again.
+	_, err = Assemble(t.Context(), forgetful{}, ix2, []Seed{{Path: seedPath, Index: ix1}}, store, AssembleOptions{})
+	if !errors.Is(err, ErrChunkInvalid) || !strings.Contains(err.Error(), "changed after it was written") {
+		t.Fatalf("Assemble(a dst that reads back other bytes) = %v; want the copy refused", err)
+	}
+}
+
+// forgetful is a WriterAt and ReaderAt that reads back 0xFF, whatever was
+// written.
+type forgetful struct{}
+
+func (forgetful) WriteAt(p []byte, off int64) (int, error) { return len(p), nil }
+
+func (forgetful) ReadAt(p []byte, off int64) (int, error) {
+	for i := range p {
+		p[i] = 0xFF
+	}
+	return len(p), nil
 }
