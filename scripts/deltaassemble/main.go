@@ -157,7 +157,7 @@ func assemble(dir, out string, par int) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("chunks=%d seed_chunks=%d fetched_chunks=%d seed_bytes=%d fetched_bytes=%d\n",
-		st.Chunks, st.SeedChunks, st.FetchedChunks, st.SeedBytes, st.FetchedBytes)
+	fmt.Printf("chunks=%d seed_chunks=%d fetched_chunks=%d reused_chunks=%d seed_bytes=%d fetched_bytes=%d\n",
+		st.Chunks, st.SeedChunks, st.FetchedChunks, st.ReusedChunks, st.SeedBytes, st.FetchedBytes)
 	return nil
 }
