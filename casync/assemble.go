@@ -1,0 +1,298 @@
+package casync
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// Store gives chunks by id. GetChunk returns the chunk's verified
+// uncompressed bytes, exactly size of them; a chunk it does not have wraps
+// ErrChunkMissing. It must be safe for concurrent use.
+type Store interface {
+	GetChunk(ctx context.Context, id ChunkID, size uint64) ([]byte, error)
+}
+
+// Seed is a local file that may hold some of the chunks a new file needs
+// (an older version of it) and its index.
+type Seed struct {
+	Path  string
+	Index *Index
+}
+
+// Stats say where an assembled file's chunks came from.
+type Stats struct {
+	Chunks, SeedChunks, FetchedChunks int
+	SeedBytes, FetchedBytes           int64 // FetchedBytes: uncompressed bytes taken from the Store
+	// SeedMismatches counts chunks a seed's index promised whose bytes in
+	// the seed file did not match (the file changed after it was indexed,
+	// or cannot be read): they were taken from the Store instead.
+	SeedMismatches int
+	// ReusedChunks and ReusedBytes count chunks that repeat one taken from
+	// the store earlier in the same file: they are read back from dst
+	// (when it is also an io.ReaderAt, as an *os.File is) instead of being
+	// fetched again.
+	ReusedChunks int
+	ReusedBytes  int64
+}
+
+// DefaultParallel is how many chunks Assemble works on at once by default.
+const DefaultParallel = 4
+
+// maxParallel bounds AssembleOptions.Parallel.
+const maxParallel = 64
+
+// AssembleOptions tune Assemble.
+type AssembleOptions struct {
+	// Parallel is how many chunks are read, fetched and checked at once
+	// (default DefaultParallel, at most 64): store fetches and seed
+	// checks run in that many workers while one writer writes the checked
+	// chunks.
+	Parallel int
+}
+
+// seedRef says where a seed holds a chunk.
+type seedRef struct {
+	f     *os.File
+	path  string
+	start uint64
+}
+
+// Assemble writes the file ix describes into dst. Each chunk comes from a
+// seed when any seed's index has its id: it is read from the seed file at
+// that seed chunk's offset and checked against the id. A seed chunk whose
+// bytes do not match (the seed changed on disk after it was indexed), and a
+// seed file that cannot be opened, count as missing: the chunk is taken from
+// store (Stats.SeedMismatches counts the former). Every other chunk comes
+// from store, once: when dst is also an io.ReaderAt, a repeat of a chunk
+// taken from the store earlier in the file is read back from dst. No chunk
+// is written before its bytes are checked against its id and size, whatever
+// the store says about them.
+//
+// opt.Parallel workers read, fetch and check chunks at once, while one
+// writer writes the checked chunks into dst in the file's order (dst is
+// written from one goroutine, front to back). At most Parallel+1 chunks are
+// in flight (being read, fetched or checked, waiting for the writer, or
+// being written), each in one buffer of ix.Max bytes or in the bytes the
+// store returned: memory stays within a small multiple of (Parallel+1)×Max,
+// whatever the file's length (under 3 MiB with the defaults).
+// Assemble stops at the first error that no fallback covers (a chunk the
+// store cannot give, a write that fails, ctx done): every goroutine it
+// started has ended when it returns, and dst holds a part of the file, which
+// the caller discards. It does not truncate or sync dst.
+func Assemble(ctx context.Context, dst io.WriterAt, ix *Index, seeds []Seed, store Store, opt AssembleOptions) (Stats, error) {
+	var st Stats
+	if err := checkChunks(ix); err != nil {
+		return st, fmt.Errorf("assemble: %w", err)
+	}
+	par := opt.Parallel
+	if par <= 0 {
+		par = DefaultParallel
+	}
+	// Each worker's chunk has a buffer of Max bytes: no more workers than
+	// chunks, nor than maxParallel.
+	par = max(1, min(par, maxParallel, len(ix.Chunks)))
+
+	// Index what the seeds hold; the first seed with an id wins.
+	have := make(map[ChunkID]seedRef)
+	var files []*os.File
+	defer func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}()
+	for _, s := range seeds {
+		if s.Index == nil {
+			continue
+		}
+		f, err := os.Open(s.Path)
+		if err != nil {
+			// A seed that cannot be opened holds nothing: its chunks come
+			// from the store.
+			continue
+		}
+		files = append(files, f)
+		for _, c := range s.Index.Chunks {
+			if _, ok := have[c.ID]; !ok && c.Size <= ix.Max {
+				have[c.ID] = seedRef{f: f, path: s.Path, start: c.Start}
+			}
+		}
+	}
+
+	type result struct {
+		data               []byte
+		fromSeed, mismatch bool
+		err                error
+	}
+	type job struct {
+		n   int
+		c   Chunk
+		buf []byte      // for a seed chunk; back to free once written
+		res chan result // one result, never blocks the worker
+		// reuse is set for a repeat of a chunk the store gave earlier in
+		// the file: the writer reads it back from dst at from.
+		reuse bool
+		from  uint64
+	}
+	// A chunk no seed has and that the file repeats is fetched once; its
+	// repeats are read back from dst, which the writer has written up to
+	// them by then.
+	reread, _ := dst.(io.ReaderAt)
+	fetched := make(map[ChunkID]uint64) // the first start of each chunk taken from the store
+	// free holds the seed buffers: taking one before a chunk starts bounds
+	// the chunks in flight to par, plus the one the writer holds.
+	free := make(chan []byte, par+1)
+	for range par + 1 {
+		free <- make([]byte, ix.Max)
+	}
+	jobs := make(chan job)
+	order := make(chan job, par) // the chunks in flight, in the file's order
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { // the dispatcher
+		defer close(jobs)
+		defer close(order)
+		for n, c := range ix.Chunks {
+			var buf []byte
+			select {
+			case buf = <-free:
+			case <-gctx.Done():
+				return nil
+			}
+			j := job{n: n, c: c, buf: buf, res: make(chan result, 1)}
+			if _, seeded := have[c.ID]; !seeded && reread != nil {
+				j.from, j.reuse = fetched[c.ID]
+				if !j.reuse {
+					fetched[c.ID] = c.Start
+				}
+			}
+			select {
+			case order <- j:
+			case <-gctx.Done():
+				return nil
+			}
+			if j.reuse {
+				continue // the writer does it
+			}
+			select {
+			case jobs <- j:
+			case <-gctx.Done():
+				// The writer may wait for this job's result.
+				j.res <- result{err: gctx.Err()}
+				return nil
+			}
+		}
+		return nil
+	})
+	for range par { // the workers
+		g.Go(func() error {
+			for j := range jobs {
+				data, fromSeed, mismatch, err := getChunk(gctx, j.c, have, store, j.buf)
+				j.res <- result{data, fromSeed, mismatch, err}
+			}
+			return nil
+		})
+	}
+	g.Go(func() error { // the writer
+		for j := range order {
+			if j.reuse {
+				b := j.buf[:j.c.Size]
+				if _, err := reread.ReadAt(b, int64(j.from)); err != nil {
+					return fmt.Errorf("assemble: chunk %d (%s): read back its copy at %d: %w", j.n, j.c.ID, j.from, err)
+				}
+				if Sum(b) != j.c.ID {
+					return fmt.Errorf("assemble: chunk %d (%s): its copy at %d changed after it was written: %w", j.n, j.c.ID, j.from, ErrChunkInvalid)
+				}
+				if _, err := dst.WriteAt(b, int64(j.c.Start)); err != nil {
+					return fmt.Errorf("assemble: write chunk %d at %d: %w", j.n, j.c.Start, err)
+				}
+				free <- j.buf
+				st.ReusedChunks++
+				st.ReusedBytes += int64(j.c.Size)
+				continue
+			}
+			r := <-j.res
+			if r.err != nil {
+				return fmt.Errorf("assemble: chunk %d (%s, %d bytes at %d): %w", j.n, j.c.ID, j.c.Size, j.c.Start, r.err)
+			}
+			if _, err := dst.WriteAt(r.data, int64(j.c.Start)); err != nil {
+				return fmt.Errorf("assemble: write chunk %d at %d: %w", j.n, j.c.Start, err)
+			}
+			free <- j.buf // never blocks: the buffer came from free
+			if r.mismatch {
+				st.SeedMismatches++
+			}
+			if r.fromSeed {
+				st.SeedChunks++
+				st.SeedBytes += int64(j.c.Size)
+			} else {
+				st.FetchedChunks++
+				st.FetchedBytes += int64(j.c.Size)
+			}
+		}
+		return nil
+	})
+	err := g.Wait()
+	st.Chunks = st.SeedChunks + st.FetchedChunks + st.ReusedChunks
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		return st, err
+	}
+	return st, nil
+}
+
+// getChunk returns chunk c's checked bytes, from its seed when one has it
+// and the bytes there match, else from the store. buf (ix.Max bytes) holds a
+// seed chunk.
+func getChunk(ctx context.Context, c Chunk, have map[ChunkID]seedRef, store Store, buf []byte) (data []byte, fromSeed, mismatch bool, err error) {
+	if ref, ok := have[c.ID]; ok {
+		b := buf[:c.Size]
+		_, rerr := ref.f.ReadAt(b, int64(ref.start))
+		if rerr == nil && Sum(b) == c.ID {
+			return b, true, false, nil
+		}
+		mismatch = true
+	}
+	if store == nil {
+		return nil, false, mismatch, fmt.Errorf("no seed has it and there is no store: %w", ErrChunkMissing)
+	}
+	data, err = store.GetChunk(ctx, c.ID, c.Size)
+	if err != nil && mismatch {
+		err = fmt.Errorf("the seed %s has other bytes where its index puts it, and from the store: %w", have[c.ID].path, err)
+	}
+	if err != nil {
+		return nil, false, mismatch, err
+	}
+	if uint64(len(data)) != c.Size {
+		return nil, false, mismatch, fmt.Errorf("the store gave %d bytes, want %d: %w", len(data), c.Size, ErrChunkInvalid)
+	}
+	if got := Sum(data); got != c.ID {
+		return nil, false, mismatch, fmt.Errorf("the store gave bytes with the digest %s: %w", got, ErrChunkInvalid)
+	}
+	return data, false, mismatch, nil
+}
+
+// checkChunks checks an index that did not come from ReadIndex: its chunks
+// follow each other, none is empty or over Max, and Max is within
+// DefaultMaxChunkSize (a worker holds a chunk of Max bytes).
+func checkChunks(ix *Index) error {
+	if ix == nil {
+		return errors.New("no index")
+	}
+	if ix.Max > DefaultMaxChunkSize || (len(ix.Chunks) > 0 && ix.Max == 0) {
+		return fmt.Errorf("index maximum chunk size %d is outside 1..%d: %w", ix.Max, DefaultMaxChunkSize, ErrIndexLimit)
+	}
+	var end uint64
+	for n, c := range ix.Chunks {
+		if c.Start != end || c.Size == 0 || c.Size > ix.Max {
+			return fmt.Errorf("index chunk %d: start %d, size %d: want start %d and size 1..%d: %w", n, c.Start, c.Size, end, ix.Max, ErrIndexInvalid)
+		}
+		end += c.Size
+	}
+	return nil
+}
