@@ -292,11 +292,15 @@ func explain(what string, err error) error {
 	var er *errcode.ErrorResponse
 	switch {
 	case errors.As(err, &er) && er.StatusCode == http.StatusTooManyRequests:
-		return fmt.Errorf("%s: %w even after waiting as it asked: wait and try again, or log in (Docker Hub allows anonymous pulls of 10 per hour per IP address; docker login or %s/%s raise it): %w",
+		return fmt.Errorf("%s: %w: it kept refusing through the retries, or asked to wait past the bound: try again later, or log in (Docker Hub allows anonymous pulls of 10 per hour per IP address; docker login or %s/%s raise it): %w",
 			what, ErrRateLimited, EnvUsername, EnvPassword, err)
 	case errors.As(err, &er) && (er.StatusCode == http.StatusUnauthorized || er.StatusCode == http.StatusForbidden):
+		host := "HOST"
+		if er.URL != nil {
+			host = er.URL.Host
+		}
 		return fmt.Errorf("%s: %w (HTTP %d): log in with `docker login %s` (or oras login), or set %s and %s: %w",
-			what, ErrUnauthorized, er.StatusCode, er.URL.Host, EnvUsername, EnvPassword, err)
+			what, ErrUnauthorized, er.StatusCode, host, EnvUsername, EnvPassword, err)
 	case errors.Is(err, errdef.ErrNotFound) || errors.As(err, &er) && er.StatusCode == http.StatusNotFound:
 		return fmt.Errorf("%s: %w: %w", what, ErrNotFound, err)
 	}
