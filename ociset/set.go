@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sync/errgroup"
 	"oras.land/oras-go/v2"
 	"oras.land/oras-go/v2/content"
+	"oras.land/oras-go/v2/registry/remote"
 )
 
 // The media types of a set in a registry.
@@ -130,6 +131,13 @@ func (r *Registry) Push(ctx context.Context, ref Reference, files []File, ann An
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
+	if old, ok := sameSet(ctx, repo, ref, layers, ann); ok {
+		// The tag names this set already: its manifest (and its created
+		// time) stays, so that the digest that pins a set never changes
+		// for a push that changes nothing.
+		return &Pushed{Reference: ref.Pinned(old), Tagged: ref, Uploaded: int(uploaded.Load()),
+			UploadedBytes: bytesUp.Load(), Skipped: int(skipped.Load())}, nil
+	}
 	annotations := map[string]string{ocispec.AnnotationCreated: ann.Created.UTC().Format(time.RFC3339)}
 	if ann.Title != "" {
 		annotations[ocispec.AnnotationTitle] = ann.Title
@@ -147,6 +155,36 @@ func (r *Registry) Push(ctx context.Context, ref Reference, files []File, ann An
 	}
 	return &Pushed{Reference: ref.Pinned(desc.Digest.String()), Tagged: ref, Uploaded: int(uploaded.Load()),
 		UploadedBytes: bytesUp.Load(), Skipped: int(skipped.Load())}, nil
+}
+
+// sameSet returns the digest of the manifest ref's tag names when it is a
+// set of exactly these layers (digests, sizes, media types and titles) and
+// annotations but for its created time; any failure to tell is "no".
+func sameSet(ctx context.Context, repo *remote.Repository, ref Reference, layers []ocispec.Descriptor, ann Annotations) (string, bool) {
+	desc, rc, err := repo.FetchReference(ctx, ref.Tag)
+	if err != nil {
+		return "", false
+	}
+	defer rc.Close()
+	if desc.MediaType != ocispec.MediaTypeImageManifest || desc.Size > MaxManifestBytes {
+		return "", false
+	}
+	data, err := content.ReadAll(rc, desc)
+	if err != nil {
+		return "", false
+	}
+	var m ocispec.Manifest
+	if json.Unmarshal(data, &m) != nil || m.ArtifactType != ArtifactType || len(m.Layers) != len(layers) ||
+		m.Annotations[ocispec.AnnotationTitle] != ann.Title || m.Annotations[ocispec.AnnotationVersion] != ann.Version {
+		return "", false
+	}
+	for i, l := range m.Layers {
+		w := layers[i]
+		if l.Digest != w.Digest || l.Size != w.Size || l.MediaType != w.MediaType || l.Annotations[ocispec.AnnotationTitle] != w.Annotations[ocispec.AnnotationTitle] {
+			return "", false
+		}
+	}
+	return desc.Digest.String(), true
 }
 
 // Set is a set's manifest as Pull read it.
