@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"aead.dev/minisign"
 
@@ -229,5 +230,64 @@ func TestOCIOrasInterop(t *testing.T) {
 	other, _, _ := gameEnv(t)
 	if code, out, errs := runCLI(t, "sync", "--set", "oci://"+reg.Ref("hand/packs", "v1"), "--config", other); code != cli.ExitOK || machineFingerprint(t, other) != want {
 		t.Fatalf("sync --set (oras push) = %d\n%s%s", code, out, errs)
+	}
+}
+
+// TestDaemonFollowsOCI: a daemon with [sets] source = oci://…:live reaches
+// the set at start through the token flow, checks an unchanged tag with
+// one request (it keeps its token), follows the tag when it moves, and
+// never shows the registry password in its log, events or status.
+func TestDaemonFollowsOCI(t *testing.T) {
+	reg := registrytest.Start(t, registrytest.Options{Auth: registrytest.AuthToken})
+	proxy := registrytest.NewProxy(t, reg)
+	registryEnv(t, reg) // the daemon inherits the environment
+	tag := "oci://" + proxy.Ref("league/packs", "live")
+
+	host, drop, _ := gameEnv(t)
+	doorPack(t, drop, "alpha-gates", "1.0.0", 2)
+	if code, out, errs := runCLI(t, "sync", "--config", host); code != cli.ExitOK {
+		t.Fatalf("host sync = %d\n%s%s", code, out, errs)
+	}
+	want := machineFingerprint(t, host)
+	if code, out, errs := runCLI(t, "export", tag, "--config", host); code != cli.ExitOK {
+		t.Fatalf("export = %d\n%s%s", code, out, errs)
+	}
+
+	g := newGame(t)
+	appendConfig(t, g.config, "[sets]\nsource = \""+tag+"\"\ninterval = \"1h\"\n")
+	p := g.start(t)
+	ev := g.follow(t)
+	all := ev.wait(t, 30*time.Second, "the set applied", func(all []api.Event) bool { return count(all, api.EventSetChecked) >= 1 })
+	hc, _ := socketClient(g.sock)
+	var info api.SetInfo
+	if err := json.Unmarshal(expect(t, hc, http.MethodGet, "/v1/set", "", http.StatusOK), &info); err != nil || info.Fingerprint != want || info.Source != tag {
+		t.Fatalf("GET /v1/set = %+v, %v; want %s from %s\n%s", info, err, want, tag, describe(all))
+	}
+
+	proxy.ResetRequests()
+	var res api.SetSyncResult
+	if err := json.Unmarshal(expect(t, hc, http.MethodPost, "/v1/set/check", "", http.StatusOK), &res); err != nil || !res.Check.NotModified {
+		t.Fatalf("POST /v1/set/check = %+v, %v; want not modified", res, err)
+	}
+	if reqs := proxy.Requests(); len(reqs) != 1 || reqs[0].Method != http.MethodHead {
+		t.Errorf("the daemon's unchanged check made %+v; want one HEAD of the manifest", reqs)
+	}
+
+	doorPack(t, drop, "beta-gates", "1.0.0", 1)
+	if code, out, errs := runCLI(t, "sync", "--config", host); code != cli.ExitOK {
+		t.Fatalf("host sync = %d\n%s%s", code, out, errs)
+	}
+	next := machineFingerprint(t, host)
+	if code, out, errs := runCLI(t, "export", tag, "--config", host); code != cli.ExitOK {
+		t.Fatalf("export (moved) = %d\n%s%s", code, out, errs)
+	}
+	if err := json.Unmarshal(expect(t, hc, http.MethodPost, "/v1/set/check", "", http.StatusOK), &res); err != nil || res.Check.Result != api.CheckApplied || res.Check.Fingerprint != next {
+		t.Fatalf("POST /v1/set/check (moved tag) = %+v, %v; want %s applied", res, err, next)
+	}
+	status := expect(t, hc, http.MethodGet, "/v1/status", "", http.StatusOK)
+	for what, text := range map[string]string{"log": p.logs.String(), "events": describe(ev.snapshot()), "status": string(status)} {
+		if strings.Contains(text, reg.Password) {
+			t.Errorf("the daemon's %s holds the registry password", what)
+		}
 	}
 }
