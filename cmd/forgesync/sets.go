@@ -190,7 +190,7 @@ func printSetWritten(e *cli.Env, path string, l *packset.Lock, key *minisign.Pri
 
 func diffCommand() *cli.Command {
 	return &cli.Command{
-		Name: "diff", Args: "LOCK|URL", Nargs: cli.Args{Min: 1, Max: 1, Want: "one lock file, folder or URL"},
+		Name: "diff", Args: "LOCK|URL|oci://REF", Nargs: cli.Args{Min: 1, Max: 1, Want: "one lock file, folder, URL or oci:// reference"},
 		Summary: "compare the machine's packs with a pack set, one line per difference\n" +
 			"Exit status: 0 equal, 1 different, 2 could not tell.",
 		Run: func(ctx context.Context, e *cli.Env, args []string) int {
