@@ -45,7 +45,7 @@ func syncCommand() *cli.Command {
 			"--set makes the enabled packs exactly a pack set's (SPEC §10): fetch and verify the lock,\n" +
 			"download what the machine lacks, apply it all as one transaction (exit 1: the set was refused).",
 		Flags: func(fs *flag.FlagSet) {
-			fs.Var(&set, "set", "make the enabled packs exactly the pack set of this lock `FILE|DIR|URL` (none: [sets] source)")
+			fs.Var(&set, "set", "make the enabled packs exactly the pack set of this lock `FILE|DIR|URL|oci://REF` (none: [sets] source)")
 			fs.BoolVar(&prune, "prune", false, "with --set: remove the installed packs the set does not pin, instead of disabling them")
 		},
 		Run: func(ctx context.Context, e *cli.Env, args []string) int {
