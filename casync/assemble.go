@@ -1,0 +1,209 @@
+package casync
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// Store gives chunks by id. GetChunk returns the chunk's verified
+// uncompressed bytes, exactly size of them; a chunk it does not have wraps
+// ErrChunkMissing. It must be safe for concurrent use.
+type Store interface {
+	GetChunk(ctx context.Context, id ChunkID, size uint64) ([]byte, error)
+}
+
+// Seed is a local file that may hold some of the chunks a new file needs
+// (an older version of it) and its index.
+type Seed struct {
+	Path  string
+	Index *Index
+}
+
+// Stats say where an assembled file's chunks came from.
+type Stats struct {
+	Chunks, SeedChunks, FetchedChunks int
+	SeedBytes, FetchedBytes           int64 // FetchedBytes: uncompressed bytes taken from the Store
+	// SeedMismatches counts chunks a seed's index promised whose bytes in
+	// the seed file did not match (the file changed after it was indexed,
+	// or cannot be read): they were taken from the Store instead.
+	SeedMismatches int
+}
+
+// DefaultParallel is how many chunks Assemble works on at once by default.
+const DefaultParallel = 4
+
+// AssembleOptions tune Assemble.
+type AssembleOptions struct {
+	// Parallel is how many chunks are read, fetched and checked at once
+	// (default DefaultParallel): store fetches and seed checks run in
+	// that many workers, each holding one chunk.
+	Parallel int
+}
+
+// seedRef says where a seed holds a chunk.
+type seedRef struct {
+	f     *os.File
+	path  string
+	start uint64
+}
+
+// Assemble writes the file ix describes into dst. Each chunk comes from a
+// seed when any seed's index has its id: it is read from the seed file at
+// that seed chunk's offset and checked against the id. A seed chunk whose
+// bytes do not match (the seed changed on disk after it was indexed), and a
+// seed file that cannot be opened, count as missing: the chunk is taken from
+// store (Stats.SeedMismatches counts the former). Every other chunk comes
+// from store. No chunk is written before its bytes are checked against its
+// id and size, whatever the store says about them.
+//
+// Chunks are worked on by opt.Parallel workers, each holding one chunk, and
+// written with WriteAt in whatever order they finish; with chunks of at
+// most ix.Max bytes, memory stays about Parallel×Max. Assemble stops at the
+// first error that no fallback covers (a chunk the store cannot give, a
+// write that fails, ctx done): the workers stop and dst holds a part of the
+// file, which the caller discards. It does not truncate or sync dst.
+func Assemble(ctx context.Context, dst io.WriterAt, ix *Index, seeds []Seed, store Store, opt AssembleOptions) (Stats, error) {
+	var st Stats
+	if err := checkChunks(ix); err != nil {
+		return st, fmt.Errorf("assemble: %w", err)
+	}
+	par := opt.Parallel
+	if par <= 0 {
+		par = DefaultParallel
+	}
+
+	// Index what the seeds hold; the first seed with an id wins.
+	have := make(map[ChunkID]seedRef)
+	var files []*os.File
+	defer func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}()
+	for _, s := range seeds {
+		if s.Index == nil {
+			continue
+		}
+		f, err := os.Open(s.Path)
+		if err != nil {
+			// A seed that cannot be opened holds nothing: its chunks come
+			// from the store.
+			continue
+		}
+		files = append(files, f)
+		for _, c := range s.Index.Chunks {
+			if _, ok := have[c.ID]; !ok && c.Size <= ix.Max {
+				have[c.ID] = seedRef{f: f, path: s.Path, start: c.Start}
+			}
+		}
+	}
+
+	type job struct {
+		n int
+		c Chunk
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	jobs := make(chan job)
+	var mu sync.Mutex // guards st below
+	g.Go(func() error {
+		defer close(jobs)
+		for n, c := range ix.Chunks {
+			select {
+			case jobs <- job{n, c}:
+			case <-gctx.Done():
+				return nil
+			}
+		}
+		return nil
+	})
+	for range par {
+		g.Go(func() error {
+			buf := make([]byte, ix.Max)
+			for j := range jobs {
+				data, fromSeed, mismatch, err := getChunk(gctx, j.c, have, store, buf)
+				if err != nil {
+					return fmt.Errorf("assemble: chunk %d (%s, %d bytes at %d): %w", j.n, j.c.ID, j.c.Size, j.c.Start, err)
+				}
+				if _, err := dst.WriteAt(data, int64(j.c.Start)); err != nil {
+					return fmt.Errorf("assemble: write chunk %d at %d: %w", j.n, j.c.Start, err)
+				}
+				mu.Lock()
+				if mismatch {
+					st.SeedMismatches++
+				}
+				if fromSeed {
+					st.SeedChunks++
+					st.SeedBytes += int64(j.c.Size)
+				} else {
+					st.FetchedChunks++
+					st.FetchedBytes += int64(j.c.Size)
+				}
+				mu.Unlock()
+			}
+			return nil
+		})
+	}
+	err := g.Wait()
+	st.Chunks = st.SeedChunks + st.FetchedChunks
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		return st, err
+	}
+	return st, nil
+}
+
+// getChunk returns chunk c's checked bytes, from its seed when one has it
+// and the bytes there match, else from the store. buf (ix.Max bytes) holds a
+// seed chunk.
+func getChunk(ctx context.Context, c Chunk, have map[ChunkID]seedRef, store Store, buf []byte) (data []byte, fromSeed, mismatch bool, err error) {
+	if ref, ok := have[c.ID]; ok {
+		b := buf[:c.Size]
+		_, rerr := ref.f.ReadAt(b, int64(ref.start))
+		if rerr == nil && Sum(b) == c.ID {
+			return b, true, false, nil
+		}
+		mismatch = true
+	}
+	if store == nil {
+		return nil, false, mismatch, fmt.Errorf("no seed has it and there is no store: %w", ErrChunkMissing)
+	}
+	data, err = store.GetChunk(ctx, c.ID, c.Size)
+	if err != nil {
+		return nil, false, mismatch, err
+	}
+	if uint64(len(data)) != c.Size {
+		return nil, false, mismatch, fmt.Errorf("the store gave %d bytes, want %d: %w", len(data), c.Size, ErrChunkInvalid)
+	}
+	if got := Sum(data); got != c.ID {
+		return nil, false, mismatch, fmt.Errorf("the store gave bytes with the digest %s: %w", got, ErrChunkInvalid)
+	}
+	return data, false, mismatch, nil
+}
+
+// checkChunks checks an index that did not come from ReadIndex: its chunks
+// follow each other, none is empty or over Max, and Max is within
+// DefaultMaxChunkSize (a worker holds a chunk of Max bytes).
+func checkChunks(ix *Index) error {
+	if ix == nil {
+		return errors.New("no index")
+	}
+	if ix.Max > DefaultMaxChunkSize || (len(ix.Chunks) > 0 && ix.Max == 0) {
+		return fmt.Errorf("index maximum chunk size %d is outside 1..%d: %w", ix.Max, DefaultMaxChunkSize, ErrIndexLimit)
+	}
+	var end uint64
+	for n, c := range ix.Chunks {
+		if c.Start != end || c.Size == 0 || c.Size > ix.Max {
+			return fmt.Errorf("index chunk %d: start %d, size %d: want start %d and size 1..%d: %w", n, c.Start, c.Size, end, ix.Max, ErrIndexInvalid)
+		}
+		end += c.Size
+	}
+	return nil
+}
