@@ -92,6 +92,13 @@ type Written struct {
 	// Removed are the archives `export --prune` removed from the folder's
 	// packs/: the set no longer pins them.
 	Removed []string `json:"removed,omitempty"`
+	// Indexed, ChunksWritten and ChunksPruned count the chunk indexes
+	// `export` made, the chunks it added to the store, and those
+	// `export --prune` removed from it: in JSON only, the text stays as it
+	// was before chunk stores.
+	Indexed       int `json:"indexed,omitempty"`
+	ChunksWritten int `json:"chunks_written,omitempty"`
+	ChunksPruned  int `json:"chunks_pruned,omitempty"`
 }
 
 // WriteWritten writes what was written as text: the lock, and its

@@ -93,15 +93,19 @@ func lockCommand() *cli.Command {
 
 func exportCommand() *cli.Command {
 	var sf setFlags
-	var prune bool
+	var prune, noIndex bool
+	var chunksURL string
 	return &cli.Command{
 		Name: "export", Args: "DIR [--prune]", Nargs: cli.Args{Min: 1, Max: 1, Want: "one DIR"},
 		Summary: "write the machine's enabled packs as a folder to publish: DIR/forgepacks.lock\n" +
-			"(+ .minisig with --sign) and DIR/packs/<sha256><ext>. Any static web server, bucket or\n" +
-			"CDN serves it as it is; names by content never change.",
+			"(+ .minisig with --sign) and DIR/packs/<sha256><ext>, each with its chunk index\n" +
+			"DIR/packs/<sha256>.caibx and one shared chunk store DIR/chunks/ for delta updates.\n" +
+			"Any static web server, bucket or CDN serves it as it is; names by content never change.",
 		Flags: func(fs *flag.FlagSet) {
 			sf.register(fs)
-			fs.BoolVar(&prune, "prune", false, "after the new lock is written, remove from DIR/packs the archives it no longer pins")
+			fs.BoolVar(&prune, "prune", false, "after the new lock is written, remove from DIR/packs the archives it no longer pins, and from DIR/chunks the chunks no kept index uses")
+			fs.BoolVar(&noIndex, "no-index", false, "write no chunk indexes and no chunk store (no delta updates)")
+			fs.StringVar(&chunksURL, "chunks", packset.DefaultChunksURL, "the chunk store's `URL` as the lock names it (relative: beside the lock)")
 		},
 		Run: func(ctx context.Context, e *cli.Env, args []string) int {
 			key, err := sf.key()
@@ -114,28 +118,40 @@ func exportCommand() *cli.Command {
 			if err != nil {
 				return e.Fail(err)
 			}
-			l, err := packset.Export(ctx, args[0], sf.name, kept, sf.urls, key)
+			var st packset.ExportStats
+			l, err := packset.ExportWith(ctx, args[0], kept, packset.ExportOptions{Name: sf.name, Template: sf.urls, Key: key,
+				NoIndex: noIndex, ChunksURL: chunksURL, Stats: &st})
 			if err != nil {
 				return e.Fail(err)
 			}
 			var removed []string
+			pruned := 0
 			if prune {
 				if removed, err = packset.PruneExport(args[0], l); err != nil {
 					return e.Fail(err)
 				}
+				if pruned, err = packset.PruneChunks(args[0], l); err != nil {
+					return e.Fail(err)
+				}
 			}
-			printSetWritten(e, filepath.Join(args[0], packset.LockName), l, key, removed...)
+			w := written(filepath.Join(args[0], packset.LockName), l, key, removed...)
+			w.Indexed, w.ChunksWritten, w.ChunksPruned = st.Indexed, st.ChunksWritten, pruned
+			cli.Show(e, w, packset.WriteWritten)
 			return cli.ExitOK
 		},
 	}
 }
 
 func printSetWritten(e *cli.Env, path string, l *packset.Lock, key *minisign.PrivateKey, removed ...string) {
+	cli.Show(e, written(path, l, key, removed...), packset.WriteWritten)
+}
+
+func written(path string, l *packset.Lock, key *minisign.PrivateKey, removed ...string) packset.Written {
 	w := packset.Written{Lock: path, Fingerprint: l.Fingerprint(), Packs: len(l.Packs), Removed: removed}
 	if key != nil {
 		w.SignedBy = packset.KeyID(key.ID())
 	}
-	cli.Show(e, w, packset.WriteWritten)
+	return w
 }
 
 func diffCommand() *cli.Command {
