@@ -328,7 +328,11 @@ func (f *Fetcher) fetchPack(ctx context.Context, base Source, p Pack) (*Result, 
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)
 		}
-		fallback = err.Error()
+		// No seed is the first download of a pack, not a fault: it is
+		// logged, and results and events name only real faults.
+		if !errors.Is(err, ErrNoSeed) {
+			fallback = err.Error()
+		}
 		f.deltaLog().Info("downloading the whole archive: the delta update could not be used", "pack", p.ID, "version", p.Version, "err", err)
 	}
 	fe := &FetchError{Pack: p}
