@@ -2,6 +2,7 @@ package packset
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -424,4 +425,47 @@ func TestFetchDeltaMends(t *testing.T) {
 		}
 		checkLanded(t, f.Dir, map[string][]byte{s.l.Packs[0].SHA256: s.v2})
 	})
+}
+
+// TestDiffEstimatesTransfer: diff fetches the new index, compares it with
+// the installed archive's kept index, and fetches no chunk.
+func TestDiffEstimatesTransfer(t *testing.T) {
+	s := newDeltaSite(t)
+	if _, err := seedIndex(t.Context(), Seed{Path: s.seed, Index: s.seedIdx}); err != nil {
+		t.Fatal(err)
+	}
+	v1sum := sha256.Sum256(s.v1)
+	installed := func(context.Context) ([]Installed, error) {
+		return []Installed{{ID: "alpha-pack", Version: "1.0.0", SHA256: hex.EncodeToString(v1sum[:]), Enabled: true}}, nil
+	}
+	rep, err := DiffLock(t.Context(), s.m.url("/"+LockName), nil, installed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, _ := s.fetcher(t)
+	if err := rep.EstimateTransfers(t.Context(), f, func(sha string) string { return filepath.Join(s.indexDir, sha+IndexExt) }); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Transfers) != 1 {
+		t.Fatalf("Transfers = %+v; want one", rep.Transfers)
+	}
+	tr := rep.Transfers[0]
+	if tr.ID != "alpha-pack" || tr.Size != int64(len(s.v2)) || tr.Fetch <= 0 || tr.Fetch > tr.Size/4 || tr.FetchChunks == 0 || tr.FetchChunks >= tr.Chunks {
+		t.Errorf("Transfer = %+v", tr)
+	}
+	for _, q := range s.m.requests() {
+		if strings.HasPrefix(q.Path, "/chunks/") || strings.HasSuffix(q.Path, ".zip") {
+			t.Errorf("diff fetched %s", q.Path)
+		}
+	}
+	var b strings.Builder
+	WriteDiff(&b, rep)
+	if !strings.Contains(b.String(), "alpha-pack: ~0.") || !strings.Contains(b.String(), "MiB to fetch via chunks") {
+		t.Errorf("WriteDiff =\n%s", b.String())
+	}
+	// Without a kept index of the installed archive: no estimate.
+	rep, _ = DiffLock(t.Context(), s.m.url("/"+LockName), nil, installed)
+	if err := rep.EstimateTransfers(t.Context(), f, func(sha string) string { return filepath.Join(t.TempDir(), sha+IndexExt) }); err != nil || len(rep.Transfers) != 0 {
+		t.Errorf("EstimateTransfers(no kept index) = %v, %+v", err, rep.Transfers)
+	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/internal/cli"
 	"github.com/mjolnir-forge/forgesync/machine"
 	"github.com/mjolnir-forge/forgesync/packset"
+	"github.com/mjolnir-forge/forgesync/setsync"
 )
 
 // signPasswordEnv names the environment variable that holds the password
@@ -165,6 +166,15 @@ func diffCommand() *cli.Command {
 			rep, err := packset.DiffLock(ctx, args[0], e.Config.Sets.TrustedKeys, m.Installed)
 			if err != nil {
 				return e.Fail(err)
+			}
+			// The expected delta updates: the new indexes are fetched, never
+			// a chunk; a seed without a kept index is not chunked.
+			f := setFetcher
+			f.AllowPrivate = f.AllowPrivate || e.Config.Sets.AllowPrivateMirrors
+			if err := rep.EstimateTransfers(ctx, &f, func(sha string) string {
+				return filepath.Join(e.Config.Paths.State, setsync.CacheDir, sha+packset.IndexExt)
+			}); err != nil {
+				fmt.Fprintf(e.Stderr, "forgesync diff: no estimate of the transfer: %v\n", err)
 			}
 			cli.Show(e, rep, packset.WriteDiff)
 			if !rep.Equal {
