@@ -31,7 +31,7 @@ func bigPak(seed byte, n int) []byte {
 
 // storedPackZip writes a pack whose content/Big.pak is stored, not
 // deflated, as a delta-friendly packer writes it.
-func storedPackZip(t *testing.T, path, id, version string, pak []byte) {
+func storedPackZip(t testing.TB, path, id, version string, pak []byte) {
 	t.Helper()
 	manifest := fmt.Sprintf(`{"schema":1,"id":%q,"version":%q,"name":"Pack %s","authors":["E2E"],"pieces":[{"id":"deck","kind":"block","tag":"mjolnir\\forge\\%s\\deck","class":"/Game/MJOLNIR/Forge/%s/Blocks/BP_Deck.BP_Deck_C","dimensions_m":[2,2,0.5]}]}`, id, version, id, id, id)
 	var buf bytes.Buffer
