@@ -17,6 +17,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mjolnir-forge/forgesync/casync"
 	"github.com/mjolnir-forge/forgesync/internal/cli"
 	"github.com/mjolnir-forge/forgesync/packset"
 )
@@ -125,8 +126,11 @@ func TestSyncSetDelta(t *testing.T) {
 	defer srv.Close()
 
 	machine, _, _ := gameEnv(t)
-	if code, out, errs := runCLI(t, "sync", "--set", srv.URL+"/", "--config", machine); code != cli.ExitOK || !strings.Contains(out, "installed delta-pack 1.0.0") {
-		t.Fatalf("sync --set v1 = %d\n%s%s", code, out, errs)
+	faulty, _, _ := gameEnv(t) // its update meets a corrupt chunk
+	for _, m := range []string{machine, faulty} {
+		if code, out, errs := runCLI(t, "sync", "--set", srv.URL+"/", "--config", m); code != cli.ExitOK || !strings.Contains(out, "installed delta-pack 1.0.0") {
+			t.Fatalf("sync --set v1 = %d\n%s%s", code, out, errs)
+		}
 	}
 	c.take()
 
@@ -187,4 +191,25 @@ func TestSyncSetDelta(t *testing.T) {
 			t.Errorf("%s: %s; the whole install has %s", p, got[p], sum)
 		}
 	}
+
+	// Chunks of other bytes in the store: the update falls back to the
+	// whole archive, says why, and installs the same bytes.
+	filepath.WalkDir(filepath.Join(site, "chunks"), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			good, _ := os.ReadFile(p)
+			os.WriteFile(p, casync.EncodeChunk([]byte("other bytes")), 0o644)
+			t.Cleanup(func() { os.WriteFile(p, good, 0o644) })
+		}
+		return nil
+	})
+	code, out, errs = runCLI(t, "sync", "--set", srv.URL+"/", "--config", faulty)
+	if code != cli.ExitOK || !strings.Contains(out, "whole, as the delta update failed: ") || !strings.Contains(out, "wrong bytes: decode chunk ") {
+		t.Fatalf("sync --set v2 with corrupt chunks = %d\n%s%s; want the whole archive and the chunk named", code, out, errs)
+	}
+	for p, sum := range want {
+		if got := gameTree(t, faulty); got[p] != sum {
+			t.Errorf("after the fallback %s: %s; the whole install has %s", p, got[p], sum)
+		}
+	}
 }
+
