@@ -212,4 +212,3 @@ func TestSyncSetDelta(t *testing.T) {
 		}
 	}
 }
-
