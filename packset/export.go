@@ -140,13 +140,6 @@ type ExportStats struct {
 	Copied, Indexed, ChunksWritten int
 }
 
-// Export writes a folder that any static web server serves as it is (SPEC
-// §10.2, §10.2a) with the default options and the given name, template and
-// key; see [ExportWith].
-func Export(ctx context.Context, dir, name string, packs []Kept, template string, key *minisign.PrivateKey) (*Lock, error) {
-	return ExportWith(ctx, dir, packs, ExportOptions{Name: name, Template: template, Key: key})
-}
-
 // ExportWith writes a folder that any static web server serves as it is:
 // dir/packs/<sha256><ext> for each pack (copied from its kept archive, its
 // SHA-256 checked while it copies), beside it its chunk index
