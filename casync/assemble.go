@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sync"
 
 	"golang.org/x/sync/errgroup"
 )
@@ -38,11 +37,15 @@ type Stats struct {
 // DefaultParallel is how many chunks Assemble works on at once by default.
 const DefaultParallel = 4
 
+// maxParallel bounds AssembleOptions.Parallel.
+const maxParallel = 64
+
 // AssembleOptions tune Assemble.
 type AssembleOptions struct {
 	// Parallel is how many chunks are read, fetched and checked at once
-	// (default DefaultParallel): store fetches and seed checks run in
-	// that many workers, each holding one chunk.
+	// (default DefaultParallel, at most 64): store fetches and seed
+	// checks run in that many workers while one writer writes the checked
+	// chunks.
 	Parallel int
 }
 
@@ -62,12 +65,15 @@ type seedRef struct {
 // from store. No chunk is written before its bytes are checked against its
 // id and size, whatever the store says about them.
 //
-// Chunks are worked on by opt.Parallel workers, each holding one chunk, and
-// written with WriteAt in whatever order they finish; with chunks of at
-// most ix.Max bytes, memory stays about Parallel×Max. Assemble stops at the
-// first error that no fallback covers (a chunk the store cannot give, a
-// write that fails, ctx done): the workers stop and dst holds a part of the
-// file, which the caller discards. It does not truncate or sync dst.
+// opt.Parallel workers read, fetch and check chunks at once, while one
+// writer writes the checked chunks into dst in the file's order (dst is
+// written from one goroutine, front to back). At most Parallel chunks are
+// being read or fetched, or wait for the writer, plus the one being written:
+// with chunks of at most ix.Max bytes, memory stays about (Parallel+1)×Max.
+// Assemble stops at the first error that no fallback covers (a chunk the
+// store cannot give, a write that fails, ctx done): every goroutine it
+// started has ended when it returns, and dst holds a part of the file, which
+// the caller discards. It does not truncate or sync dst.
 func Assemble(ctx context.Context, dst io.WriterAt, ix *Index, seeds []Seed, store Store, opt AssembleOptions) (Stats, error) {
 	var st Stats
 	if err := checkChunks(ix); err != nil {
@@ -77,6 +83,9 @@ func Assemble(ctx context.Context, dst io.WriterAt, ix *Index, seeds []Seed, sto
 	if par <= 0 {
 		par = DefaultParallel
 	}
+	// Each worker's chunk has a buffer of Max bytes: no more workers than
+	// chunks, nor than maxParallel.
+	par = max(1, min(par, maxParallel, len(ix.Chunks)))
 
 	// Index what the seeds hold; the first seed with an id wins.
 	have := make(map[ChunkID]seedRef)
@@ -104,51 +113,84 @@ func Assemble(ctx context.Context, dst io.WriterAt, ix *Index, seeds []Seed, sto
 		}
 	}
 
-	type job struct {
-		n int
-		c Chunk
+	type result struct {
+		data               []byte
+		fromSeed, mismatch bool
+		err                error
 	}
-	g, gctx := errgroup.WithContext(ctx)
+	type job struct {
+		n   int
+		c   Chunk
+		buf []byte      // for a seed chunk; back to free once written
+		res chan result // one result, never blocks the worker
+	}
+	// free holds the seed buffers: taking one before a chunk starts bounds
+	// the chunks in flight to par, plus the one the writer holds.
+	free := make(chan []byte, par+1)
+	for range par + 1 {
+		free <- make([]byte, ix.Max)
+	}
 	jobs := make(chan job)
-	var mu sync.Mutex // guards st below
-	g.Go(func() error {
+	order := make(chan job, par) // the chunks in flight, in the file's order
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { // the dispatcher
 		defer close(jobs)
+		defer close(order)
 		for n, c := range ix.Chunks {
+			var buf []byte
 			select {
-			case jobs <- job{n, c}:
+			case buf = <-free:
 			case <-gctx.Done():
+				return nil
+			}
+			j := job{n: n, c: c, buf: buf, res: make(chan result, 1)}
+			select {
+			case order <- j:
+			case <-gctx.Done():
+				return nil
+			}
+			select {
+			case jobs <- j:
+			case <-gctx.Done():
+				// The writer may wait for this job's result.
+				j.res <- result{err: gctx.Err()}
 				return nil
 			}
 		}
 		return nil
 	})
-	for range par {
+	for range par { // the workers
 		g.Go(func() error {
-			buf := make([]byte, ix.Max)
 			for j := range jobs {
-				data, fromSeed, mismatch, err := getChunk(gctx, j.c, have, store, buf)
-				if err != nil {
-					return fmt.Errorf("assemble: chunk %d (%s, %d bytes at %d): %w", j.n, j.c.ID, j.c.Size, j.c.Start, err)
-				}
-				if _, err := dst.WriteAt(data, int64(j.c.Start)); err != nil {
-					return fmt.Errorf("assemble: write chunk %d at %d: %w", j.n, j.c.Start, err)
-				}
-				mu.Lock()
-				if mismatch {
-					st.SeedMismatches++
-				}
-				if fromSeed {
-					st.SeedChunks++
-					st.SeedBytes += int64(j.c.Size)
-				} else {
-					st.FetchedChunks++
-					st.FetchedBytes += int64(j.c.Size)
-				}
-				mu.Unlock()
+				data, fromSeed, mismatch, err := getChunk(gctx, j.c, have, store, j.buf)
+				j.res <- result{data, fromSeed, mismatch, err}
 			}
 			return nil
 		})
 	}
+	g.Go(func() error { // the writer
+		for j := range order {
+			r := <-j.res
+			if r.err != nil {
+				return fmt.Errorf("assemble: chunk %d (%s, %d bytes at %d): %w", j.n, j.c.ID, j.c.Size, j.c.Start, r.err)
+			}
+			if _, err := dst.WriteAt(r.data, int64(j.c.Start)); err != nil {
+				return fmt.Errorf("assemble: write chunk %d at %d: %w", j.n, j.c.Start, err)
+			}
+			free <- j.buf // never blocks: the buffer came from free
+			if r.mismatch {
+				st.SeedMismatches++
+			}
+			if r.fromSeed {
+				st.SeedChunks++
+				st.SeedBytes += int64(j.c.Size)
+			} else {
+				st.FetchedChunks++
+				st.FetchedBytes += int64(j.c.Size)
+			}
+		}
+		return nil
+	})
 	err := g.Wait()
 	st.Chunks = st.SeedChunks + st.FetchedChunks
 	if err == nil {
@@ -176,6 +218,9 @@ func getChunk(ctx context.Context, c Chunk, have map[ChunkID]seedRef, store Stor
 		return nil, false, mismatch, fmt.Errorf("no seed has it and there is no store: %w", ErrChunkMissing)
 	}
 	data, err = store.GetChunk(ctx, c.ID, c.Size)
+	if err != nil && mismatch {
+		err = fmt.Errorf("the seed %s has other bytes where its index puts it, and from the store: %w", have[c.ID].path, err)
+	}
 	if err != nil {
 		return nil, false, mismatch, err
 	}

@@ -51,8 +51,12 @@ func EncodeChunk(data []byte) []byte {
 // It decompresses at most maxSize+1 bytes: a frame that would give more (a
 // zstd bomb) is refused once that many have come out, so a hostile chunk
 // costs at most maxSize+1 bytes of memory. Errors name the chunk id and what
-// was wrong, and wrap ErrChunkInvalid.
+// was wrong, and wrap ErrChunkInvalid. maxSize may be at most
+// DefaultMaxChunkSize.
 func DecodeChunk(id ChunkID, compressed []byte, maxSize uint64) ([]byte, error) {
+	if maxSize > DefaultMaxChunkSize {
+		return nil, fmt.Errorf("decode chunk %s: a limit of %d bytes is over the largest chunk size %d: %w", id, maxSize, DefaultMaxChunkSize, ErrChunkInvalid)
+	}
 	d := decoders.Get().(*zstd.Decoder)
 	defer decoders.Put(d)
 	if err := d.Reset(bytes.NewReader(compressed)); err != nil {

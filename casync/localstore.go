@@ -64,6 +64,9 @@ func (s LocalStore) GetChunk(ctx context.Context, id ChunkID, size uint64) ([]by
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("get chunk %s: %w", id, err)
 	}
+	if size > DefaultMaxChunkSize {
+		return nil, fmt.Errorf("get chunk %s: size %d is over the largest chunk size %d: %w", id, size, DefaultMaxChunkSize, ErrChunkInvalid)
+	}
 	p := s.Path(id)
 	f, err := os.Open(p)
 	if errors.Is(err, fs.ErrNotExist) {

@@ -1,0 +1,294 @@
+package casync
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	mrand "math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/mjolnir-forge/forgesync/internal/toolcheck"
+)
+
+// desyncVersion is the desync the interop tests build and run. The module
+// proxy serves it only at this exact version.
+const desyncVersion = "v1.0.4"
+
+var (
+	desyncOnce sync.Once
+	desyncPath string
+	desyncErr  error
+)
+
+// needDesync returns the path of a desync binary built from its module at
+// desyncVersion, built once per test binary and kept under the user's cache
+// folder (forgesync-test/desync-v1.0.4) so later runs reuse it. When the
+// build fails it skips the test on a developer's machine and fails it in CI.
+func needDesync(t testing.TB) string {
+	t.Helper()
+	desyncOnce.Do(func() { desyncPath, desyncErr = buildDesync() })
+	if desyncErr != nil {
+		toolcheck.Missing(t, "desync %s (built from its Go module): %v", desyncVersion, desyncErr)
+	}
+	return desyncPath
+}
+
+func buildDesync() (string, error) {
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Join(cache, "forgesync-test", "desync-"+desyncVersion)
+	bin := filepath.Join(dir, "desync")
+	if _, err := os.Stat(bin); err == nil {
+		return bin, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	// `go install module@version` asks the proxy for the module's version
+	// list, which it does not serve for desync; downloading the exact
+	// version and building inside it needs only that version.
+	dl := exec.Command("go", "mod", "download", "-json", "github.com/folbricht/desync@"+desyncVersion)
+	dl.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
+	dl.Dir = dir
+	out, err := dl.Output()
+	if err != nil {
+		return "", fmt.Errorf("go mod download desync: %w", err)
+	}
+	var mod struct{ Dir string }
+	if err := json.Unmarshal(out, &mod); err != nil || mod.Dir == "" {
+		return "", fmt.Errorf("go mod download desync: no folder in %q: %v", out, err)
+	}
+	tmp := bin + ".tmp"
+	build := exec.Command("go", "build", "-o", tmp, "./cmd/desync")
+	build.Dir = mod.Dir
+	build.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod -buildvcs=false", "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build desync: %w: %s", err, out)
+	}
+	return bin, os.Rename(tmp, bin)
+}
+
+// runDesync runs desync with args and fails the test when it fails. It
+// gives desync an empty home folder, so a developer's own config
+// ($HOME/.config/desync/config.json) does not change what it does.
+func runDesync(t *testing.T, args ...string) string {
+	t.Helper()
+	bin := needDesync(t)
+	cmd := exec.CommandContext(t.Context(), bin, args...)
+	home := t.TempDir()
+	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+home)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("desync %s: %v\nstderr: %s", strings.Join(args, " "), err, stderr.String())
+	}
+	return stdout.String() + stderr.String()
+}
+
+// interopInputs are the files the interop tests chunk both ways.
+func interopInputs(t *testing.T) map[string][]byte {
+	t.Helper()
+	random := make([]byte, 3<<20)
+	rand.Read(random)
+	var text bytes.Buffer
+	r := mrand.New(mrand.NewPCG(1, 2))
+	words := strings.Fields("the quick brown fox jumps over a lazy dog while pack sets sync mods across hosts and chunks repeat")
+	for text.Len() < 2<<20 {
+		text.WriteString(words[r.IntN(len(words))])
+		if r.IntN(12) == 0 {
+			text.WriteString(".\n")
+		} else {
+			text.WriteByte(' ')
+		}
+	}
+	// Long runs of zeros between random stretches: a chunk of zeros is cut
+	// at Max, and where a run ends the boundary depends on the bytes after.
+	zeros := make([]byte, 0, 5<<20)
+	for i := range 5 {
+		zeros = append(zeros, make([]byte, (600+i*137)<<10)...)
+		b := make([]byte, (40+i*23)<<10)
+		rand.Read(b)
+		zeros = append(zeros, b...)
+	}
+	small := make([]byte, DefaultMin-100)
+	rand.Read(small)
+	exactMin := make([]byte, DefaultMin+1)
+	rand.Read(exactMin)
+	return map[string][]byte{
+		"random-3MiB": random,
+		"text":        text.Bytes(),
+		"zero-runs":   zeros,
+		"empty":       nil,
+		"under-min":   small,
+		"min-plus-1":  exactMin,
+	}
+}
+
+// storeIDs lists the chunk ids a local store folder holds.
+func storeIDs(t *testing.T, dir string) []string {
+	t.Helper()
+	var ids []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if strings.HasSuffix(p, chunkExt) {
+			ids = append(ids, strings.TrimSuffix(d.Name(), chunkExt))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// TestDesyncMakeMatches checks that for each input `desync make` writes an
+// index byte for byte the same as Make and WriteTo, and a store with the
+// same chunks.
+func TestDesyncMakeMatches(t *testing.T) {
+	needDesync(t)
+	for name, data := range interopInputs(t) {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			in := filepath.Join(dir, "input")
+			if err := os.WriteFile(in, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			theirStore := filepath.Join(dir, "their-store")
+			os.Mkdir(theirStore, 0o755)
+			theirIdx := filepath.Join(dir, "their.caibx")
+			runDesync(t, "make", "-s", theirStore, theirIdx, in)
+
+			ourStore := LocalStore{Dir: filepath.Join(dir, "our-store")}
+			os.Mkdir(ourStore.Dir, 0o755)
+			ix, err := Make(t.Context(), bytes.NewReader(data), ourStore)
+			if err != nil {
+				t.Fatalf("Make: %v", err)
+			}
+			var ours bytes.Buffer
+			if _, err := ix.WriteTo(&ours); err != nil {
+				t.Fatal(err)
+			}
+			theirs, err := os.ReadFile(theirIdx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(ours.Bytes(), theirs) {
+				tix, err := ReadIndex(bytes.NewReader(theirs), Limits{})
+				if err != nil {
+					t.Fatalf("index differs, and ReadIndex(desync's) = %v", err)
+				}
+				t.Fatalf("index differs: ours has %d chunks (%s), desync's %d (%s)", len(ix.Chunks), sizes(ix), len(tix.Chunks), sizes(tix))
+			}
+			if got, want := storeIDs(t, ourStore.Dir), storeIDs(t, theirStore); strings.Join(got, ",") != strings.Join(want, ",") {
+				t.Fatalf("store chunks differ: ours %d, desync's %d", len(got), len(want))
+			}
+		})
+	}
+}
+
+// sizes lists the first chunk sizes of an index, for a failure message.
+func sizes(ix *Index) string {
+	var b strings.Builder
+	for i, c := range ix.Chunks {
+		if i == 12 {
+			b.WriteString("…")
+			break
+		}
+		fmt.Fprintf(&b, "%d ", c.Size)
+	}
+	return b.String()
+}
+
+// TestDesyncReadsOurStore checks that desync verifies the store we wrote and
+// extracts our index from it to the original bytes.
+func TestDesyncReadsOurStore(t *testing.T) {
+	needDesync(t)
+	for name, data := range interopInputs(t) {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			store := LocalStore{Dir: filepath.Join(dir, "store")}
+			os.Mkdir(store.Dir, 0o755)
+			ix, err := Make(t.Context(), bytes.NewReader(data), store)
+			if err != nil {
+				t.Fatal(err)
+			}
+			idx := filepath.Join(dir, "ours.caibx")
+			f, err := os.Create(idx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := ix.WriteTo(f); err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+			if out := runDesync(t, "verify", "-s", store.Dir); strings.TrimSpace(out) != "" {
+				t.Fatalf("desync verify reported: %s", out)
+			}
+			out := filepath.Join(dir, "out")
+			runDesync(t, "extract", "-s", store.Dir, idx, out)
+			got, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, data) {
+				t.Fatalf("desync extract wrote %d bytes that differ from the %d of the input", len(got), len(data))
+			}
+		})
+	}
+}
+
+// TestAssembleFromDesyncStore checks that ReadIndex and Assemble rebuild a
+// file from an index and store desync made, with and without a seed.
+func TestAssembleFromDesyncStore(t *testing.T) {
+	needDesync(t)
+	for name, data := range interopInputs(t) {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			in := filepath.Join(dir, "input")
+			os.WriteFile(in, data, 0o644)
+			store := filepath.Join(dir, "store")
+			os.Mkdir(store, 0o755)
+			idx := filepath.Join(dir, "in.caibx")
+			runDesync(t, "make", "-s", store, idx, in)
+			f, err := os.Open(idx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ix, err := ReadIndex(f, Limits{})
+			f.Close()
+			if err != nil {
+				t.Fatalf("ReadIndex(desync's index) = %v", err)
+			}
+			out, err := os.Create(filepath.Join(dir, "out"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer out.Close()
+			st, err := Assemble(context.Background(), out, ix, nil, LocalStore{Dir: store}, AssembleOptions{})
+			if err != nil {
+				t.Fatalf("Assemble = %v", err)
+			}
+			got, _ := os.ReadFile(out.Name())
+			if !bytes.Equal(got, data) {
+				t.Fatalf("assembled %d bytes that differ from the %d of the input", len(got), len(data))
+			}
+			if st.FetchedChunks != len(ix.Chunks) || st.FetchedBytes != int64(len(data)) {
+				t.Fatalf("Assemble stats = %+v; want all %d chunks (%d bytes) fetched", st, len(ix.Chunks), len(data))
+			}
+		})
+	}
+}
