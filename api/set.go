@@ -138,6 +138,12 @@ type SetCheck struct {
 	// request.
 	NotModified bool   `json:"not_modified,omitempty"`
 	Error       string `json:"error,omitempty"`
+	// Delta sums the check's archives rebuilt from chunks (SPEC §10.2a);
+	// nil when none was.
+	Delta *DeltaStats `json:"delta,omitempty"`
+	// Fallbacks name each archive downloaded whole though its pack names a
+	// chunk index, and why: "PACK: CAUSE".
+	Fallbacks []string `json:"fallbacks,omitempty"`
 }
 
 // The results of a SetCheck.

@@ -446,6 +446,12 @@ func writeSetStatus(b *strings.Builder, set *SetStatus) {
 			line += ": " + plaintext.Escape(c.Error)
 		}
 		fmt.Fprintln(b, line)
+		if d := c.Delta; d != nil {
+			printf(b, "    delta updates: %s from earlier archives, %s fetched as chunks (%s on the wire)\n", Bytes(d.SeedBytes), Bytes(d.FetchedBytes), Bytes(d.WireBytes))
+		}
+		for _, f := range c.Fallbacks {
+			printf(b, "    whole, as the delta update failed: %s\n", f)
+		}
 	}
 	if a := set.LastApply; a != nil {
 		printf(b, "  last apply: %s, %s\n", a.Time.Local().Format("2006-01-02 15:04:05"), a.Fingerprint)

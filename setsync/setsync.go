@@ -355,12 +355,34 @@ func (s *Syncer) download(ctx context.Context, src packset.Source, l *packset.Lo
 				res.Downloaded = append(res.Downloaded, api.Downloaded{Pack: r.Pack.ID, URL: r.From, Bytes: r.Pack.Size,
 					Delta: wire.DeltaStats(r.Delta), Fallback: r.Fallback})
 			}
+			addDelta(&res.Check, r)
 		}
 		if err != nil {
 			return nil, nil, fmt.Errorf("%w: %w", ErrDownload, err)
 		}
 	}
 	return byHash, verified, nil
+}
+
+// addDelta counts a fetch's delta update, or its fallback, into the
+// check, for status.
+func addDelta(c *api.SetCheck, r packset.Result) {
+	if r.Fallback != "" {
+		c.Fallbacks = append(c.Fallbacks, r.Pack.ID+": "+r.Fallback)
+	}
+	d := wire.DeltaStats(r.Delta)
+	if d == nil {
+		return
+	}
+	if c.Delta == nil {
+		c.Delta = &api.DeltaStats{}
+	}
+	c.Delta.SeedBytes += d.SeedBytes
+	c.Delta.FetchedBytes += d.FetchedBytes
+	c.Delta.SeedChunks += d.SeedChunks
+	c.Delta.FetchedChunks += d.FetchedChunks
+	c.Delta.Requests += d.Requests
+	c.Delta.WireBytes += d.WireBytes
 }
 
 // readLock returns the lock of req and its signature: fetched from its

@@ -171,8 +171,12 @@ func TestSyncSetDelta(t *testing.T) {
 	if served > 3*changed || served > pin.Size/4 {
 		t.Errorf("served %d bytes for %d changed bytes of a %d-byte archive; want at most 3× the change", served, changed, pin.Size)
 	}
-	// The archive in the cache is the one the lock pins.
+	// The archive in the cache is the one the lock pins, and status keeps
+	// the update's figures with the last check.
 	state := filepath.Join(filepath.Dir(machine), "state")
+	if rec, _ := os.ReadFile(filepath.Join(state, "set.json")); !strings.Contains(string(rec), `"delta": {`) || !strings.Contains(string(rec), `"seed_bytes": `) {
+		t.Errorf("set.json keeps no delta figures:\n%s", rec)
+	}
 	if err := packset.VerifyFile(filepath.Join(state, "cache", pin.SHA256), pin.Size, pin.SHA256); err != nil {
 		t.Errorf("cached archive: %v", err)
 	}
@@ -205,6 +209,9 @@ func TestSyncSetDelta(t *testing.T) {
 	code, out, errs = runCLI(t, "sync", "--set", srv.URL+"/", "--config", faulty)
 	if code != cli.ExitOK || !strings.Contains(out, "whole, as the delta update failed: ") || !strings.Contains(out, "wrong bytes: decode chunk ") {
 		t.Fatalf("sync --set v2 with corrupt chunks = %d\n%s%s; want the whole archive and the chunk named", code, out, errs)
+	}
+	if rec, _ := os.ReadFile(filepath.Join(filepath.Dir(faulty), "state", "set.json")); !strings.Contains(string(rec), `"fallbacks": [`) {
+		t.Errorf("set.json keeps no fallback:\n%s", rec)
 	}
 	for p, sum := range want {
 		if got := gameTree(t, faulty); got[p] != sum {

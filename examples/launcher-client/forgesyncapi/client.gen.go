@@ -1657,8 +1657,14 @@ type SetChange struct {
 
 // SetCheck One check of the followed set's source.
 type SetCheck struct {
+	// Delta How an archive was rebuilt from chunks (SPEC §10.2a).
+	Delta *DeltaStats `json:"delta,omitempty"`
+
 	// Error Why the check failed or was refused.
 	Error *string `json:"error,omitempty"`
+
+	// Fallbacks Each archive downloaded whole though its pack names a chunk index, and why: "PACK: CAUSE" (SPEC §10.2a).
+	Fallbacks *[]string `json:"fallbacks,omitempty"`
 
 	// Fingerprint sha256: and the hex SHA-256 of the canonical text of the enabled packs (SPEC §10.1).
 	Fingerprint *Fingerprint `json:"fingerprint,omitempty"`
