@@ -132,6 +132,17 @@ func TestExportIndexes(t *testing.T) {
 	if st.Copied != 1 || st.Indexed != 1 || st.ChunksWritten == 0 || st.ChunksWritten > 6 {
 		t.Errorf("export with one pack changed: %+v; want 1 copied, 1 indexed, a few chunks", st)
 	}
+	// An exported archive that lost its bytes (same size) is copied again
+	// when its index is made.
+	dst := filepath.Join(out, "packs", kept[2].SHA256+".zip")
+	os.Remove(filepath.Join(out, "packs", kept[2].SHA256+IndexExt))
+	os.WriteFile(dst, make([]byte, 300<<10), 0o644)
+	if _, err := ExportWith(t.Context(), out, kept, ExportOptions{Stats: &st}); err != nil || st.Copied != 1 || st.Indexed != 1 {
+		t.Errorf("export over a damaged copy: %+v, %v; want it copied again and indexed", st, err)
+	}
+	if err := VerifyFile(dst, 300<<10, kept[2].SHA256); err != nil {
+		t.Errorf("damaged copy: %v", err)
+	}
 	// A damaged index in place is made again.
 	ipath := filepath.Join(out, "packs", kept[1].SHA256+IndexExt)
 	os.WriteFile(ipath, []byte("not an index"), 0o644)

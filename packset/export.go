@@ -182,7 +182,15 @@ func ExportWith(ctx context.Context, dir string, packs []Kept, opt ExportOptions
 		store := &countingStore{dir: filepath.Join(dir, ChunksDir)}
 		for i, k := range packs {
 			p := &l.Packs[i]
-			ref, made, err := exportIndex(ctx, pdir, filepath.Join(pdir, k.SHA256+k.Ext), *p, template, store)
+			dst := filepath.Join(pdir, k.SHA256+k.Ext)
+			ref, made, err := exportIndex(ctx, pdir, dst, *p, template, store)
+			if errors.Is(err, ErrWrongBytes) {
+				// A copy left in place that lost its bytes: copy it again.
+				if err = copyChecked(k.Path, dst, k.SHA256); err == nil {
+					st.Copied++
+					ref, made, err = exportIndex(ctx, pdir, dst, *p, template, store)
+				}
+			}
 			if err != nil {
 				return nil, fmt.Errorf("export %s %s: %w", k.ID, k.Version, err)
 			}
