@@ -138,6 +138,12 @@ type SetCheck struct {
 	// request.
 	NotModified bool   `json:"not_modified,omitempty"`
 	Error       string `json:"error,omitempty"`
+	// Delta sums the check's archives rebuilt from chunks (SPEC §10.2a);
+	// nil when none was.
+	Delta *DeltaStats `json:"delta,omitempty"`
+	// Fallbacks name each archive downloaded whole though its pack names a
+	// chunk index, and why: "PACK: CAUSE".
+	Fallbacks []string `json:"fallbacks,omitempty"`
 }
 
 // The results of a SetCheck.
@@ -162,6 +168,26 @@ type Download struct {
 	URL   string `json:"url"`
 	Done  int64  `json:"done"`
 	Total int64  `json:"total"`
+	// Delta, in the last event of an archive rebuilt from chunks (SPEC
+	// §10.2a), says where its bytes came from.
+	Delta *DeltaStats `json:"delta,omitempty"`
+	// Fallback says why an archive whose pack names a chunk index is
+	// downloaded whole.
+	Fallback string `json:"fallback,omitempty"`
+}
+
+// DeltaStats say how an archive was rebuilt from chunks (SPEC §10.2a):
+// its bytes copied from earlier archives the machine keeps (seeds), those
+// fetched from the chunk store, and what that cost on the wire.
+type DeltaStats struct {
+	SeedBytes     int64 `json:"seed_bytes"`
+	FetchedBytes  int64 `json:"fetched_bytes"`
+	SeedChunks    int   `json:"seed_chunks"`
+	FetchedChunks int   `json:"fetched_chunks"`
+	// Requests and WireBytes count the HTTP requests for the index and
+	// the chunks, and the (compressed) bytes they brought.
+	Requests  int64 `json:"requests"`
+	WireBytes int64 `json:"wire_bytes"`
 }
 
 // SetApplyRequest is the body of POST /v1/set/apply: a URL (or a path the
@@ -195,6 +221,12 @@ type Downloaded struct {
 	Pack  string `json:"pack"`
 	URL   string `json:"url"`
 	Bytes int64  `json:"bytes"`
+	// Delta is set for an archive rebuilt from chunks; URL is then the
+	// chunk store.
+	Delta *DeltaStats `json:"delta,omitempty"`
+	// Fallback says why an archive whose pack names a chunk index was
+	// downloaded whole.
+	Fallback string `json:"fallback,omitempty"`
 }
 
 // EventType returns [EventSetChecked].

@@ -446,6 +446,12 @@ func writeSetStatus(b *strings.Builder, set *SetStatus) {
 			line += ": " + plaintext.Escape(c.Error)
 		}
 		fmt.Fprintln(b, line)
+		if d := c.Delta; d != nil {
+			printf(b, "    delta updates: %s from earlier archives, %s fetched as chunks (%s on the wire)\n", Bytes(d.SeedBytes), Bytes(d.FetchedBytes), Bytes(d.WireBytes))
+		}
+		for _, f := range c.Fallbacks {
+			printf(b, "    whole, as the delta update failed: %s\n", f)
+		}
 	}
 	if a := set.LastApply; a != nil {
 		printf(b, "  last apply: %s, %s\n", a.Time.Local().Format("2006-01-02 15:04:05"), a.Fingerprint)
@@ -463,7 +469,16 @@ func WriteSetSync(w io.Writer, res *SetSyncResult) error {
 	}
 	printf(&b, "set %s (%s)\n", res.Check.Fingerprint, signed)
 	for _, d := range res.Downloaded {
+		if x := d.Delta; x != nil {
+			printf(&b, "rebuilt %s from chunks (%s): %s from earlier archives, %s fetched from %s in %s (%s on the wire)\n",
+				d.Pack, plural.Count64(d.Bytes, "byte"), plural.Count64(x.SeedBytes, "byte"), plural.Count64(x.FetchedBytes, "byte"),
+				d.URL, plural.Count64(x.Requests, "request"), plural.Count64(x.WireBytes, "byte"))
+			continue
+		}
 		printf(&b, "downloaded %s from %s (%s)\n", d.Pack, d.URL, plural.Count64(d.Bytes, "byte"))
+		if d.Fallback != "" {
+			printf(&b, "  whole, as the delta update failed: %s\n", d.Fallback)
+		}
 	}
 	if sum := res.Summary; sum != nil {
 		if r := sum.Set; r != nil {

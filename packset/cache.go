@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -204,4 +205,27 @@ func (c *Cache) Evict(pinned func(sha string) bool) ([]string, error) {
 		removed = append(removed, e.SHA256)
 	}
 	return removed, nil
+}
+
+// PruneIndexes removes the chunk indexes kept in the cache as
+// <sha256>.caibx (SPEC §10.2a) whose archive is not in the cache and that
+// keep does not name (an installed archive kept elsewhere), and returns
+// how many it removed.
+func (c *Cache) PruneIndexes(keep func(sha string) bool) (int, error) {
+	es, err := os.ReadDir(c.dir)
+	if err != nil {
+		return 0, fmt.Errorf("cache: %w", err)
+	}
+	n := 0
+	for _, e := range es {
+		sha, ok := strings.CutSuffix(e.Name(), IndexExt)
+		if !ok || !isHex64(sha) || !e.Type().IsRegular() || c.Has(sha, 0) || keep != nil && keep(sha) {
+			continue
+		}
+		if err := os.Remove(filepath.Join(c.dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return n, fmt.Errorf("cache: %w", err)
+		}
+		n++
+	}
+	return n, nil
 }

@@ -4,8 +4,11 @@
 // between a machine and a set, minisign signatures of a lock, resolving the
 // mirrors a lock names, fetching archives from them (retries with back-off
 // and jitter, Range resume, size and SHA-256 checked before a file enters
-// the destination), the conditional fetch of a lock, and the bounded cache
-// of downloaded archives.
+// the destination), the conditional fetch of a lock, the bounded cache
+// of downloaded archives, and delta updates (SPEC §10.2a): the export of
+// each archive's chunk index and one shared chunk store, the HTTP chunk
+// store, and rebuilding an archive from an earlier one plus chunks before
+// it is checked as any download is (the formats are package casync's).
 //
 // It knows nothing of the pipeline: it reads and writes lock files, bytes
 // and a cache folder, and hands its callers values. Which packs a machine

@@ -9,8 +9,9 @@ import (
 )
 
 // Encode returns the canonical text of l: format, version, the name when
-// set, the fingerprint, then one [[pack]] table per pack sorted by id, each
-// with id, version, sha256, size and urls. The same set always gives the
+// set, the fingerprint, the chunk stores when set, then one [[pack]] table
+// per pack sorted by id, each with id, version, sha256, size, urls and its
+// index when set. The same set always gives the
 // same bytes, and Decode reads them back. It refuses a lock that Decode
 // would refuse (checked with the default archive limit and HaveAll, so
 // packs without URLs are allowed).
@@ -24,26 +25,39 @@ func Encode(l *Lock) ([]byte, error) {
 		b.WriteString("name = " + quote(l.Name) + "\n")
 	}
 	b.WriteString("fingerprint = " + quote(l.Fingerprint()) + "\n")
+	if len(l.Chunks) > 0 {
+		b.WriteString("chunks = " + quoteList(l.Chunks) + "\n")
+	}
 	for _, p := range packs {
 		b.WriteString("\n[[pack]]\n")
 		b.WriteString("id = " + quote(p.ID) + "\n")
 		b.WriteString("version = " + quote(p.Version) + "\n")
 		b.WriteString("sha256 = " + quote(p.SHA256) + "\n")
 		b.WriteString("size = " + strconv.FormatInt(p.Size, 10) + "\n")
-		b.WriteString("urls = [")
-		for i, u := range p.URLs {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(quote(u))
+		b.WriteString("urls = " + quoteList(p.URLs) + "\n")
+		if p.Index != nil {
+			b.WriteString("index = {url = " + quote(p.Index.URL) + ", sha256 = " + quote(p.Index.SHA256) + "}\n")
 		}
-		b.WriteString("]\n")
 	}
 	out := []byte(b.String())
 	if _, err := Decode(LockName, out, DecodeOptions{Have: HaveAll}); err != nil {
 		return nil, fmt.Errorf("encode lock: %w", err)
 	}
 	return out, nil
+}
+
+// quoteList writes ss as a TOML array of basic strings on one line.
+func quoteList(ss []string) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, s := range ss {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(quote(s))
+	}
+	b.WriteByte(']')
+	return b.String()
 }
 
 // quote writes s as a TOML basic string.

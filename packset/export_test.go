@@ -1,6 +1,7 @@
 package packset
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +12,12 @@ import (
 
 	"aead.dev/minisign"
 )
+
+// Export is ExportWith with the default options and the given name,
+// template and key, as the tests written before ExportWith call it.
+func Export(ctx context.Context, dir, name string, packs []Kept, template string, key *minisign.PrivateKey) (*Lock, error) {
+	return ExportWith(ctx, dir, packs, ExportOptions{Name: name, Template: template, Key: key})
+}
 
 // keptPacks writes archives into a folder as a machine keeps them.
 func keptPacks(t *testing.T) ([]Kept, map[string][]byte) {

@@ -82,6 +82,12 @@ type Progress struct {
 	URL   string
 	Done  int64
 	Total int64
+	// Delta, in the last report of an archive rebuilt from chunks, says
+	// how many bytes came from seeds and how many were fetched.
+	Delta *DeltaStats
+	// Fallback says why an archive whose pack names a chunk index is
+	// downloaded whole.
+	Fallback string
 }
 
 // Fetcher downloads archives from the mirrors a lock names, into a folder
@@ -124,6 +130,10 @@ type Fetcher struct {
 	// Registry reads sets in OCI registries (a Source's OCI); nil means
 	// one with the Docker config of the user forgesync runs as.
 	Registry *ociset.Registry
+	// Delta, when set, rebuilds the archives of packs that name a chunk
+	// index from earlier archives plus chunks (SPEC §10.2a) before their
+	// mirrors are tried.
+	Delta *Delta
 }
 
 // Result is a pack whose archive is in the destination folder.
@@ -132,8 +142,15 @@ type Result struct {
 	// Path is the archive's file: Dir/<sha256>.
 	Path string
 	// From is the mirror that served it, its password redacted (see
-	// Redact); empty when the archive was in the folder already.
+	// Redact); empty when the archive was in the folder already. For an
+	// archive rebuilt from chunks, the first chunk store.
 	From string
+	// Delta says how an archive rebuilt from chunks was made; nil for a
+	// whole download.
+	Delta *DeltaStats
+	// Fallback says why an archive whose pack names a chunk index was
+	// downloaded whole.
+	Fallback string
 }
 
 // Attempt is one mirror's failure for one pack; URL is redacted (see
@@ -306,6 +323,23 @@ func (f *Fetcher) fetchPack(ctx context.Context, base Source, p Pack) (*Result, 
 			return nil, fmt.Errorf("remove %s, which lost its bytes (%w): %w", dst, err, rerr)
 		}
 	}
+	var fallback string
+	// A set in a registry has no chunk store: its archives are blobs.
+	if f.Delta != nil && p.Index != nil && base.OCI == "" {
+		r, err := f.fetchDelta(ctx, base, p, dst)
+		if err == nil {
+			return r, nil
+		}
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
+		// No seed is the first download of a pack, not a fault: it is
+		// logged, and results and events name only real faults.
+		if !errors.Is(err, ErrNoSeed) {
+			fallback = err.Error()
+		}
+		f.deltaLog().Info("downloading the whole archive: the delta update could not be used", "pack", p.ID, "version", p.Version, "err", err)
+	}
 	fe := &FetchError{Pack: p}
 	if base.OCI != "" {
 		// A set in a registry: the archive is the blob by its SHA-256,
@@ -315,7 +349,7 @@ func (f *Fetcher) fetchPack(ctx context.Context, base Source, p Pack) (*Result, 
 			return nil, err
 		}
 		src := Source{OCI: ref.Blob(p.SHA256)}
-		tries, err := f.fetchFrom(ctx, nil, p, src, dst, &blobSource{reg: f.registry(), ref: ref})
+		tries, err := f.fetchFrom(ctx, nil, p, src, dst, "", &blobSource{reg: f.registry(), ref: ref})
 		if err == nil {
 			return &Result{Pack: p, Path: dst, From: src.OCI}, nil
 		}
@@ -335,9 +369,9 @@ func (f *Fetcher) fetchPack(ctx context.Context, base Source, p Pack) (*Result, 
 			fe.Attempts = append(fe.Attempts, Attempt{URL: Redact(ref), Tries: 0, Err: err, Reason: err.Error()})
 			continue
 		}
-		tries, err := f.fetchFrom(ctx, client, p, src, dst, nil)
+		tries, err := f.fetchFrom(ctx, client, p, src, dst, fallback, nil)
 		if err == nil {
-			return &Result{Pack: p, Path: dst, From: src.Redacted()}, nil
+			return &Result{Pack: p, Path: dst, From: src.Redacted(), Fallback: fallback}, nil
 		}
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)
@@ -363,6 +397,9 @@ type download struct {
 	// sent as If-Range so that a resumed transfer continues the same file.
 	validator string
 	reported  int64
+	// fallback is why the archive is downloaded whole though its pack
+	// names a chunk index, for progress reports.
+	fallback string
 	// pace, during a request, holds the transfer to the minimum rate and
 	// the attempt's deadline; nil for a local copy.
 	pace *pace
@@ -411,13 +448,13 @@ func (p *pace) check(have, size int64) error {
 // fetchFrom brings the archive from one mirror into dst and returns how
 // many tries it took. Failures that may pass are retried with back-off;
 // a 4xx or wrong bytes end this mirror at once.
-func (f *Fetcher) fetchFrom(ctx context.Context, client *http.Client, p Pack, src Source, dst string, blob *blobSource) (int, error) {
+func (f *Fetcher) fetchFrom(ctx context.Context, client *http.Client, p Pack, src Source, dst, fallback string, blob *blobSource) (int, error) {
 	pending, err := atomicfile.Create(dst, 0o644)
 	if err != nil {
 		return 0, err
 	}
 	defer pending.Cleanup()
-	d := &download{f: f, client: client, ctx: ctx, pack: p, url: src.String(), shown: src.Redacted(), file: pending.File(), hash: sha256.New(), blob: blob}
+	d := &download{f: f, client: client, ctx: ctx, pack: p, url: src.String(), shown: src.Redacted(), file: pending.File(), hash: sha256.New(), blob: blob, fallback: fallback}
 	tries := 0
 	if src.Path != "" {
 		tries = 1
@@ -546,7 +583,7 @@ func (d *download) copy(r io.Reader) error {
 func (d *download) report() {
 	d.reported = d.have
 	if d.f.Progress != nil {
-		d.f.Progress(Progress{Pack: d.pack.ID, URL: d.shown, Done: d.have, Total: d.pack.Size})
+		d.f.Progress(Progress{Pack: d.pack.ID, URL: d.shown, Done: d.have, Total: d.pack.Size, Fallback: d.fallback})
 	}
 }
 

@@ -45,6 +45,8 @@ const (
 	maxURLBytes = 2048
 	// maxURLsPerPack is the most mirrors one pack may list.
 	maxURLsPerPack = 16
+	// maxChunkStores is the most chunk store mirrors a lock may list.
+	maxChunkStores = 16
 )
 
 // ErrInvalidLock is matched (with errors.Is) by every *LockError.
@@ -54,6 +56,10 @@ var ErrInvalidLock = errors.New("invalid lock file")
 type Lock struct {
 	// Name is the optional free text naming the set.
 	Name string
+	// Chunks are the base URLs of the set's chunk store (SPEC §10.2a),
+	// mirrors tried in order; a relative one resolves against the lock's
+	// location. Empty for a lock without delta updates.
+	Chunks []string
 	// Packs are the pinned packs in the order the file lists them.
 	Packs []Pack
 }
@@ -65,9 +71,19 @@ type Pack struct {
 	SHA256  string   `json:"sha256"` // 64 lowercase hex digits
 	Size    int64    `json:"size"`   // bytes of the archive
 	URLs    []string `json:"urls,omitempty"`
+	// Index, when set, names the archive's chunk index (SPEC §10.2a).
+	Index *IndexRef `json:"index,omitempty"`
 	// Line is where the pack's table starts in the file (0 for a lock
 	// built in memory).
 	Line int `json:"-"`
+}
+
+// IndexRef names a pack archive's chunk index (casync's .caibx format):
+// where it is, and the SHA-256 of its bytes.
+type IndexRef struct {
+	// URL is resolved like the pack's urls: relative to the lock.
+	URL    string `json:"url"`
+	SHA256 string `json:"sha256"` // 64 lowercase hex digits
 }
 
 // Entry returns the pack's identity: what enters the fingerprint.
@@ -188,8 +204,8 @@ func (d *decoder) add(line int, key, format string, args ...any) {
 }
 
 var (
-	topKeys  = []string{"format", "version", "name", "fingerprint", "pack"}
-	packKeys = []string{"id", "version", "sha256", "size", "urls"}
+	topKeys  = []string{"format", "version", "name", "fingerprint", "chunks", "pack"}
+	packKeys = []string{"id", "version", "sha256", "size", "urls", "index"}
 )
 
 func (d *decoder) decode() *Lock {
@@ -221,10 +237,11 @@ func (d *decoder) check(root map[string]any) *Lock {
 
 	for _, k := range sortedKeys(root) {
 		if !slices.Contains(topKeys, k) {
-			d.add(top(k), k, "unknown key (a lock has format, version, name, fingerprint and [[pack]] tables)")
+			d.add(top(k), k, "unknown key (a lock has format, version, name, fingerprint, chunks and [[pack]] tables)")
 		}
 	}
 	l := &Lock{Name: d.header(root)}
+	l.Chunks = d.chunks(root)
 	tables, ok := packTables(root["pack"])
 	if !ok {
 		d.add(top("pack"), "pack", "must be [[pack]] tables, found %s", show(root["pack"]))
@@ -335,7 +352,7 @@ func (d *decoder) pack(i int, t map[string]any) (Pack, bool) {
 	line := func(k string) int { return d.lines.packKey(i, k) }
 	for _, k := range sortedKeys(t) {
 		if !slices.Contains(packKeys, k) {
-			d.add(line(k), key(k), "unknown key (a pack has id, version, sha256, size and urls)")
+			d.add(line(k), key(k), "unknown key (a pack has id, version, sha256, size, urls and index)")
 		}
 	}
 	str := func(k string) (string, bool) {
@@ -398,6 +415,9 @@ func (d *decoder) pack(i int, t map[string]any) (Pack, bool) {
 			}
 		}
 	}
+	if v, ok := t["index"]; ok {
+		p.Index = d.index(i, v)
+	}
 	if len(d.problems) > n {
 		return p, false
 	}
@@ -406,6 +426,73 @@ func (d *decoder) pack(i int, t map[string]any) (Pack, bool) {
 		return p, false
 	}
 	return p, true
+}
+
+// chunks checks the lock's chunk store mirrors, a list of URLs.
+func (d *decoder) chunks(root map[string]any) []string {
+	v, ok := root["chunks"]
+	if !ok {
+		return nil
+	}
+	line := d.lines.top("chunks")
+	list, ok := v.([]any)
+	if !ok {
+		d.add(line, "chunks", "must be a list of chunk store URLs, found %s", show(v))
+		return nil
+	}
+	if len(list) > maxChunkStores {
+		d.add(line, "chunks", "%d chunk stores, over the limit of %d", len(list), maxChunkStores)
+		return nil
+	}
+	var out []string
+	for j, e := range list {
+		key := fmt.Sprintf("chunks[%d]", j)
+		s, ok := e.(string)
+		if !ok {
+			d.add(line, key, "must be a string, found %s", show(e))
+			continue
+		}
+		if why := checkURL(s); why != "" {
+			d.add(line, key, "%q %s", s, why)
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// index checks a pack's index = {url = "…", sha256 = "…"}.
+func (d *decoder) index(i int, v any) *IndexRef {
+	line := d.lines.packKey(i, "index")
+	key := func(k string) string { return fmt.Sprintf("pack[%d].index%s", i, k) }
+	t, ok := v.(map[string]any)
+	if !ok {
+		d.add(line, key(""), "must be a table {url = \"…\", sha256 = \"…\"}, found %s", show(v))
+		return nil
+	}
+	for _, k := range sortedKeys(t) {
+		if k != "url" && k != "sha256" {
+			d.add(line, key("."+k), "unknown key (an index has url and sha256)")
+		}
+	}
+	ref := &IndexRef{}
+	if u, ok := t["url"]; !ok {
+		d.add(line, key(".url"), "missing")
+	} else if s, ok := u.(string); !ok {
+		d.add(line, key(".url"), "must be a string, found %s", show(u))
+	} else if why := checkURL(s); why != "" {
+		d.add(line, key(".url"), "%q %s", s, why)
+	} else {
+		ref.URL = s
+	}
+	if h, ok := t["sha256"]; !ok {
+		d.add(line, key(".sha256"), "missing")
+	} else if s, ok := h.(string); !ok || !isHex64(s) {
+		d.add(line, key(".sha256"), "must be 64 lowercase hex digits (the SHA-256 of the index file), found %s", show(h))
+	} else {
+		ref.SHA256 = s
+	}
+	return ref
 }
 
 // checkURL returns why s cannot be a mirror of a lock, or "".

@@ -39,7 +39,7 @@ func TestPruneExport(t *testing.T) {
 		t.Fatalf("PruneExport = %v, %v; want [%s]", removed, err, gone)
 	}
 	names := dirNames(t, pdir)
-	want := append([]string{kept[0].SHA256 + kept[0].Ext, strings.Repeat("d", 64) + ".zip"}, others...)
+	want := append([]string{kept[0].SHA256 + kept[0].Ext, kept[0].SHA256 + IndexExt, strings.Repeat("d", 64) + ".zip"}, others...)
 	slices.Sort(names)
 	slices.Sort(want)
 	if !slices.Equal(names, want) {

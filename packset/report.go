@@ -1,10 +1,16 @@
 package packset
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+
+	"github.com/mjolnir-forge/forgesync/casync"
+	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 )
 
 // DiffReport is a machine compared with the set of a lock fetched from its
@@ -16,7 +22,84 @@ type DiffReport struct {
 	Comparison
 	// Pinned is how many packs the set pins.
 	Pinned int `json:"-"`
+	// Transfers are the expected delta updates, filled in by
+	// [DiffReport.EstimateTransfers]; empty when none was estimated.
+	Transfers []Transfer `json:"transfers,omitempty"`
+
+	lock *Lock
+	src  Source
 }
+
+// Transfer is the expected cost of bringing one pack to the set's pin by a
+// delta update (SPEC §10.2a): of the archive's Size bytes in Chunks chunks,
+// the Fetch bytes in FetchChunks chunks that the machine's earlier archive
+// does not hold (uncompressed; the store's zstd files may be smaller).
+type Transfer struct {
+	ID          string `json:"id"`
+	Size        int64  `json:"size"`
+	Fetch       int64  `json:"fetch"`
+	Chunks      int    `json:"chunks"`
+	FetchChunks int    `json:"fetch_chunks"`
+}
+
+// EstimateTransfers fills in rep.Transfers for each pack of the set that
+// the machine must download, whose lock names a chunk index, and whose
+// installed version's archive has its index kept where seedIndex says
+// (empty: none): it fetches the pack's index (bounded, checked against the
+// lock) and compares the two, and never fetches a chunk or reads an
+// archive, so a diff stays cheap. A pack it cannot estimate is left out;
+// the first error is returned with what was estimated.
+func (rep *DiffReport) EstimateTransfers(ctx context.Context, f *Fetcher, seedIndex func(sha string) string) error {
+	// A set in a registry has no chunk store: its archives are blobs.
+	if rep.lock == nil || seedIndex == nil || rep.src.OCI != "" {
+		return nil
+	}
+	byID := map[string]Pack{}
+	for _, p := range rep.lock.Packs {
+		byID[p.ID] = p
+	}
+	var first error
+	for _, d := range rep.Differences {
+		p, ok := byID[d.ID]
+		if !ok || p.Index == nil || d.Have == nil || d.Have.SHA256 == p.SHA256 {
+			continue
+		}
+		path := seedIndex(d.Have.SHA256)
+		if path == "" {
+			continue
+		}
+		raw, err := atomicfile.ReadFile(path, int64(indexOverhead+indexEntryBytes*(DefaultMaxArchiveBytes/minChunkFloor+2)))
+		if err != nil {
+			continue // no kept index: chunking the archive is not a diff's work
+		}
+		old, err := casync.ReadIndex(bytes.NewReader(raw), casync.Limits{})
+		if err != nil {
+			continue
+		}
+		_, ix, err := f.fetchIndex(ctx, f.mirrorClient(rep.src), rep.src, p, nil, nil)
+		if err != nil {
+			first = cmp.Or(first, fmt.Errorf("%s: %w", p.ID, err))
+			continue
+		}
+		have := make(map[casync.ChunkID]bool, len(old.Chunks))
+		for _, c := range old.Chunks {
+			have[c.ID] = true
+		}
+		t := Transfer{ID: p.ID, Size: p.Size, Chunks: len(ix.Chunks)}
+		for _, c := range ix.Chunks {
+			if !have[c.ID] {
+				have[c.ID] = true // a chunk twice is fetched once
+				t.Fetch += int64(c.Size)
+				t.FetchChunks++
+			}
+		}
+		rep.Transfers = append(rep.Transfers, t)
+	}
+	return first
+}
+
+// mib says a byte count in MiB with one decimal.
+func mib(n int64) string { return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MiB" }
 
 // DiffLock fetches the lock at arg (a file, a folder, a URL or an oci://
 // reference, as [LockSource] reads it) with f (nil: a Fetcher's
@@ -58,7 +141,8 @@ func DiffLock(ctx context.Context, f *Fetcher, arg string, trusted []string, ins
 	if err != nil {
 		return nil, err
 	}
-	return &DiffReport{Source: src.String(), Name: l.Name, Signature: v, Comparison: Compare(have, l.Entries()), Pinned: len(l.Packs)}, nil
+	return &DiffReport{Source: src.String(), Name: l.Name, Signature: v, Comparison: Compare(have, l.Entries()), Pinned: len(l.Packs),
+		lock: l, src: lf.Source}, nil
 }
 
 // WriteDiff writes a report as text: one line per difference, then who
@@ -66,6 +150,10 @@ func DiffLock(ctx context.Context, f *Fetcher, arg string, trusted []string, ins
 func WriteDiff(w io.Writer, rep *DiffReport) error {
 	for _, d := range rep.Differences {
 		fmt.Fprintln(w, d.String())
+	}
+	for _, t := range rep.Transfers {
+		fmt.Fprintf(w, "%s: ~%s of %s to fetch via chunks (%d of %d chunks; the rest from the installed archive)\n",
+			t.ID, mib(t.Fetch), mib(t.Size), t.FetchChunks, t.Chunks)
 	}
 	switch v := rep.Signature; v.State {
 	case Verified:
@@ -101,6 +189,13 @@ type Written struct {
 	// Removed are the archives `export --prune` removed from the folder's
 	// packs/: the set no longer pins them.
 	Removed []string `json:"removed,omitempty"`
+	// Indexed, ChunksWritten and ChunksPruned count the chunk indexes
+	// `export` made, the chunks it added to the store, and those
+	// `export --prune` removed from it: in JSON only, the text stays as it
+	// was before chunk stores.
+	Indexed       int `json:"indexed,omitempty"`
+	ChunksWritten int `json:"chunks_written,omitempty"`
+	ChunksPruned  int `json:"chunks_pruned,omitempty"`
 }
 
 // WriteWritten writes what was written as text: the lock, and its

@@ -17,6 +17,9 @@ type StoredCheck struct {
 	Fingerprint string    `json:"fingerprint,omitempty"`
 	NotModified bool      `json:"not_modified,omitempty"`
 	Error       string    `json:"error,omitempty"`
+	// Delta and Fallbacks are the check's delta updates (api.SetCheck).
+	Delta     *api.DeltaStats `json:"delta,omitempty"`
+	Fallbacks []string        `json:"fallbacks,omitempty"`
 }
 
 // StoredApply is the last apply that changed the machine, as set.json
@@ -29,7 +32,8 @@ type StoredApply struct {
 
 // storedCheck is a check as the record keeps it.
 func storedCheck(c api.SetCheck) *StoredCheck {
-	return &StoredCheck{Time: c.Time, Source: c.Source, Result: c.Result, Fingerprint: c.Fingerprint, NotModified: c.NotModified, Error: c.Error}
+	return &StoredCheck{Time: c.Time, Source: c.Source, Result: c.Result, Fingerprint: c.Fingerprint, NotModified: c.NotModified, Error: c.Error,
+		Delta: c.Delta, Fallbacks: c.Fallbacks}
 }
 
 // wireCheck is a kept check in its wire shape; nil stays nil.
@@ -37,7 +41,8 @@ func wireCheck(c *StoredCheck) *api.SetCheck {
 	if c == nil {
 		return nil
 	}
-	return &api.SetCheck{Time: c.Time, Source: c.Source, Result: c.Result, Fingerprint: c.Fingerprint, NotModified: c.NotModified, Error: c.Error}
+	return &api.SetCheck{Time: c.Time, Source: c.Source, Result: c.Result, Fingerprint: c.Fingerprint, NotModified: c.NotModified, Error: c.Error,
+		Delta: c.Delta, Fallbacks: c.Fallbacks}
 }
 
 // wireApply is a kept apply in its wire shape; nil stays nil.

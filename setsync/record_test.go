@@ -2,6 +2,7 @@ package setsync
 
 import (
 	"encoding/json"
+	"reflect"
 	"testing"
 	"time"
 
@@ -17,13 +18,15 @@ func TestRecordKeepsItsBytes(t *testing.T) {
 	for _, c := range []api.SetCheck{
 		{Time: at, Source: "https://h/set/", Result: api.CheckFailed, Fingerprint: "sha256:ab", NotModified: true, Error: "gone"},
 		{Time: at, Source: "/p", Result: api.CheckEqual},
+		{Time: at, Source: "/p", Result: api.CheckApplied, Delta: &api.DeltaStats{SeedBytes: 1, FetchedBytes: 2, SeedChunks: 3, FetchedChunks: 4, Requests: 5, WireBytes: 6},
+			Fallbacks: []string{"alpha-pack: chunk store down"}},
 	} {
 		want, _ := json.Marshal(c)
 		got, err := json.Marshal(storedCheck(c))
 		if err != nil || string(got) != string(want) {
 			t.Errorf("stored check = %s, %v; want %s", got, err, want)
 		}
-		if back := wireCheck(storedCheck(c)); *back != c {
+		if back := wireCheck(storedCheck(c)); !reflect.DeepEqual(*back, c) {
 			t.Errorf("wireCheck(storedCheck(%+v)) = %+v", c, *back)
 		}
 	}

@@ -291,6 +291,7 @@ func (s *Syncer) SyncSet(ctx context.Context, req Request) (*api.SetSyncResult, 
 	} else if len(removed) > 0 {
 		s.opts.Log.Info("evicted archives from the cache", "archives", len(removed))
 	}
+	s.pruneIndexes()
 	v := s.view.Load()
 	rec := v.rec
 	if check.Source == rec.Source || rec.Source == "" {
@@ -347,18 +348,41 @@ func (s *Syncer) download(ctx context.Context, src packset.Source, l *packset.Lo
 		lacking = append(lacking, p)
 	}
 	if len(lacking) > 0 {
-		results, err := s.fetch(ctx, src, lacking)
+		results, err := s.fetch(ctx, src, l, lacking)
 		for _, r := range results {
 			verified[r.Pack.SHA256] = true
 			if r.From != "" {
-				res.Downloaded = append(res.Downloaded, api.Downloaded{Pack: r.Pack.ID, URL: r.From, Bytes: r.Pack.Size})
+				res.Downloaded = append(res.Downloaded, api.Downloaded{Pack: r.Pack.ID, URL: r.From, Bytes: r.Pack.Size,
+					Delta: wire.DeltaStats(r.Delta), Fallback: r.Fallback})
 			}
+			addDelta(&res.Check, r)
 		}
 		if err != nil {
 			return nil, nil, fmt.Errorf("%w: %w", ErrDownload, err)
 		}
 	}
 	return byHash, verified, nil
+}
+
+// addDelta counts a fetch's delta update, or its fallback, into the
+// check, for status.
+func addDelta(c *api.SetCheck, r packset.Result) {
+	if r.Fallback != "" {
+		c.Fallbacks = append(c.Fallbacks, r.Pack.ID+": "+r.Fallback)
+	}
+	d := wire.DeltaStats(r.Delta)
+	if d == nil {
+		return
+	}
+	if c.Delta == nil {
+		c.Delta = &api.DeltaStats{}
+	}
+	c.Delta.SeedBytes += d.SeedBytes
+	c.Delta.FetchedBytes += d.FetchedBytes
+	c.Delta.SeedChunks += d.SeedChunks
+	c.Delta.FetchedChunks += d.FetchedChunks
+	c.Delta.Requests += d.Requests
+	c.Delta.WireBytes += d.WireBytes
 }
 
 // readLock returns the lock of req and its signature: fetched from its
@@ -500,11 +524,23 @@ func (s *Syncer) recordApplied(check *api.SetCheck, gen int, pins []packset.Entr
 	return s.save(rec, pins)
 }
 
-// fetch downloads packs into the cache, reporting progress as download
-// events (at most one per archive every downloadEvery, and the last).
-func (s *Syncer) fetch(ctx context.Context, base packset.Source, packs []packset.Pack) ([]packset.Result, error) {
+// fetch downloads packs of l into the cache, reporting progress as
+// download events (at most one per archive every downloadEvery, and the
+// last). A pack that names a chunk index is rebuilt from the archive of
+// the version installed, when the machine keeps it, plus chunks (SPEC
+// §10.2a); see [Syncer.seeds].
+func (s *Syncer) fetch(ctx context.Context, base packset.Source, l *packset.Lock, packs []packset.Pack) ([]packset.Result, error) {
 	f := s.opts.Fetcher
 	f.Dir = s.cache.Dir()
+	if slices.ContainsFunc(packs, func(p packset.Pack) bool { return p.Index != nil }) {
+		seeds, err := s.seeds()
+		if err != nil {
+			// Without seeds every archive comes whole: a slower sync, not
+			// a failed one.
+			s.opts.Log.Warn("no seeds for delta updates", "err", err)
+		}
+		f.Delta = &packset.Delta{Chunks: l.Chunks, Seeds: seeds, IndexPath: s.indexPath, Log: s.opts.Log}
+	}
 	if s.opts.Events != nil {
 		var mu sync.Mutex
 		last := map[string]time.Time{}
@@ -522,6 +558,80 @@ func (s *Syncer) fetch(ctx context.Context, base packset.Source, packs []packset
 		}
 	}
 	return f.Fetch(ctx, base, packs)
+}
+
+// indexPath is where the chunk index of the archive with this SHA-256 is
+// kept: beside the archives of the cache, as <sha256>.caibx.
+func (s *Syncer) indexPath(sha string) string { return s.cache.Path(sha) + packset.IndexExt }
+
+// seeds returns, for a pack of a set, the archive of the version of the
+// same pack id that the machine has installed (enabled or not; SPEC
+// §10.2a's "earlier archive of the same pack"), when the machine still
+// keeps it: under archives/ (which holds every archive the installed state
+// and kept generations need) or in the cache. The cache knows no pack ids,
+// so the installed state names the archive by its SHA-256. The seed's
+// index is kept in the cache as <sha256>.caibx.
+func (s *Syncer) seeds() (func(packset.Pack) []packset.Seed, error) {
+	installed, err := s.w.Installed()
+	if err != nil {
+		return nil, fmt.Errorf("installed packs: %w", err)
+	}
+	names, err := s.keptNames()
+	if err != nil {
+		return nil, err
+	}
+	return func(p packset.Pack) []packset.Seed {
+		var out []packset.Seed
+		for _, in := range installed {
+			if in.ID != p.ID || in.SHA256 == p.SHA256 {
+				continue
+			}
+			path := ""
+			if name, ok := names[store.KeptKey(in.ID, in.Version, in.SHA256)]; ok {
+				path = filepath.Join(s.opts.State, store.ArchivesDir, name)
+			} else if s.cache.Has(in.SHA256, 0) {
+				path = s.cache.Path(in.SHA256)
+			}
+			if path != "" {
+				out = append(out, packset.Seed{Path: path, Index: s.indexPath(in.SHA256)})
+			}
+		}
+		return out
+	}, nil
+}
+
+// pruneIndexes removes the chunk indexes kept in the cache for archives
+// that are neither in the cache nor installed: they seed nothing any more.
+func (s *Syncer) pruneIndexes() {
+	installed, err := s.w.Installed()
+	if err != nil {
+		return
+	}
+	keep := map[string]bool{}
+	for _, in := range installed {
+		keep[in.SHA256] = true
+	}
+	if _, err := s.cache.PruneIndexes(func(sha string) bool { return keep[sha] }); err != nil {
+		s.opts.Log.Warn("could not prune chunk indexes from the cache", "err", err)
+	}
+}
+
+// keptNames returns the file names of the archives kept under archives/
+// by their keys (store.KeptKey).
+func (s *Syncer) keptNames() (map[string]string, error) {
+	entries, err := os.ReadDir(filepath.Join(s.opts.State, store.ArchivesDir))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("read kept archives: %w", err)
+	}
+	out := map[string]string{}
+	for _, e := range entries {
+		if e.Type().IsRegular() && !strings.HasPrefix(e.Name(), atomicfile.TempPrefix) {
+			if k := store.KeyOfKept(e.Name()); k != "" {
+				out[k] = e.Name()
+			}
+		}
+	}
+	return out, nil
 }
 
 // keptSet is the keys (store.KeptKey) of the archives kept under
@@ -544,17 +654,13 @@ func (k keptSet) hasSHA(sha string) bool {
 }
 
 func (s *Syncer) keptKeys() (keptSet, error) {
-	entries, err := os.ReadDir(filepath.Join(s.opts.State, store.ArchivesDir))
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("read kept archives: %w", err)
+	names, err := s.keptNames()
+	if err != nil {
+		return nil, err
 	}
 	out := keptSet{}
-	for _, e := range entries {
-		if e.Type().IsRegular() && !strings.HasPrefix(e.Name(), atomicfile.TempPrefix) {
-			if k := store.KeyOfKept(e.Name()); k != "" {
-				out[k] = true
-			}
-		}
+	for k := range names {
+		out[k] = true
 	}
 	return out, nil
 }

@@ -26,9 +26,14 @@ import (
 // fetching the same files into HOSTS folders; then every host re-checks
 // with nothing changed. It reports the wall times, the bytes served per
 // host against the set's size (1 means each archive exactly once), and the
-// re-check's requests, 304s and time per host. FORGESYNC_FLEET_HOSTS
-// (default 50) and FORGESYNC_FLEET_MIB (default 200) shrink it for a busy
-// machine.
+// re-check's requests, 304s and time per host. Then the host publishes v2
+// of every pack (issue 25's edit scaled to the pack: 1/200 of its .pak
+// inserted, 2/200 overwritten, 1/400 appended), every host applies it as
+// a delta update, and re-checks again: it reports the update's bytes
+// served against a whole re-download, and the second re-check's 304s.
+// The packs' .pak are stored, not deflated, as a delta-friendly packer
+// writes them. FORGESYNC_FLEET_HOSTS (default 50) and FORGESYNC_FLEET_MIB
+// (default 200) shrink it for a busy machine.
 func BenchmarkFleet(b *testing.B) {
 	hosts := envInt("FORGESYNC_FLEET_HOSTS", 50)
 	mib := envInt("FORGESYNC_FLEET_MIB", 200)
@@ -38,24 +43,28 @@ func BenchmarkFleet(b *testing.B) {
 	// The host: ten packs of mib/10 MiB of incompressible content,
 	// installed and exported.
 	host := newGameIn(b, filepath.Join(work, "host"))
+	paks := make([][]byte, packs)
 	for i := range packs {
 		id := fmt.Sprintf("fleet-pack-%02d", i)
-		if err := os.WriteFile(filepath.Join(host.drop, id+".zip"), packZip(b, id, "1.0.0", mib<<20/packs), 0o644); err != nil {
-			b.Fatal(err)
-		}
+		paks[i] = bigPak(byte(i+1), mib<<20/packs)
+		storedPackZip(b, filepath.Join(host.drop, id+".zip"), id, "1.0.0", paks[i])
 	}
 	mustRun(b, binary, "sync", "--config", host.config)
 	export := filepath.Join(work, "export")
-	mustRun(b, binary, "export", export, "--config", host.config)
-	data, _ := os.ReadFile(filepath.Join(export, packset.LockName))
-	lock, err := packset.Decode("lock", data, packset.DecodeOptions{})
-	if err != nil {
-		b.Fatal(err)
+	publish := func() (*packset.Lock, int64) {
+		mustRun(b, binary, "export", export, "--prune", "--config", host.config)
+		data, _ := os.ReadFile(filepath.Join(export, packset.LockName))
+		lock, err := packset.Decode("lock", data, packset.DecodeOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		var setBytes int64
+		for _, p := range lock.Packs {
+			setBytes += p.Size
+		}
+		return lock, setBytes
 	}
-	var setBytes int64
-	for _, p := range lock.Packs {
-		setBytes += p.Size
-	}
+	lock, setBytes := publish()
 
 	var requests, served, notModified atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -65,7 +74,7 @@ func BenchmarkFleet(b *testing.B) {
 		if cw.code == http.StatusNotModified {
 			notModified.Add(1)
 		}
-		if strings.HasPrefix(r.URL.Path, "/packs/") {
+		if strings.HasPrefix(r.URL.Path, "/packs/") || strings.HasPrefix(r.URL.Path, "/chunks/") {
 			served.Add(cw.n)
 		}
 	}))
@@ -129,6 +138,31 @@ func BenchmarkFleet(b *testing.B) {
 	notModified.Store(0)
 	served.Store(0)
 	recheckWall, each := fleet()
+	recheckRequests, recheck304, recheckServed := requests.Load(), notModified.Load(), served.Load()
+
+	// v2 of every pack, applied by every host as a delta update.
+	b.StopTimer()
+	for i := range packs {
+		id := fmt.Sprintf("fleet-pack-%02d", i)
+		n := len(paks[i])
+		v2 := slices.Concat(paks[i][:n/4], bigPak(byte(100+i), n/200), paks[i][n/4:])
+		copy(v2[len(v2)/2:], bigPak(byte(150+i), n/100))
+		v2 = append(v2, bigPak(byte(200+i), n/400)...)
+		os.Remove(filepath.Join(host.drop, id+".zip"))
+		storedPackZip(b, filepath.Join(host.drop, id+"-2.zip"), id, "2.0.0", v2)
+	}
+	mustRun(b, binary, "sync", "--config", host.config)
+	_, set2Bytes := publish()
+	requests.Store(0)
+	notModified.Store(0)
+	served.Store(0)
+	b.StartTimer()
+	updateWall, _ := fleet()
+	updateServed, updateRequests := served.Load(), requests.Load()
+	requests.Store(0)
+	notModified.Store(0)
+	served.Store(0)
+	recheck2Wall, _ := fleet()
 	b.StopTimer()
 
 	b.ReportMetric(float64(hosts), "hosts")
@@ -139,9 +173,15 @@ func BenchmarkFleet(b *testing.B) {
 	}
 	b.ReportMetric(float64(syncServed)/float64(int64(hosts)*setBytes), "served/(hosts×set)")
 	b.ReportMetric(float64(syncRequests), "sync-requests")
-	b.ReportMetric(float64(requests.Load()), "recheck-requests")
-	b.ReportMetric(float64(notModified.Load()), "recheck-304")
-	b.ReportMetric(float64(served.Load()), "recheck-archive-bytes")
+	b.ReportMetric(float64(recheckRequests), "recheck-requests")
+	b.ReportMetric(float64(recheck304), "recheck-304")
+	b.ReportMetric(float64(recheckServed), "recheck-archive-bytes")
+	b.ReportMetric(updateWall.Seconds(), "update-wall-s")
+	b.ReportMetric(float64(updateServed)/float64(int64(hosts)*set2Bytes), "update-served/(hosts×set2)")
+	b.ReportMetric(float64(updateRequests)/float64(hosts), "update-requests/host")
+	b.ReportMetric(float64(requests.Load()), "recheck2-requests")
+	b.ReportMetric(float64(notModified.Load()), "recheck2-304")
+	b.ReportMetric(float64(recheck2Wall.Microseconds())/1000/float64(hosts), "recheck2-wall-ms/host")
 	b.ReportMetric(float64(recheckWall.Milliseconds()), "recheck-wall-ms")
 	b.ReportMetric(float64(recheckWall.Microseconds())/1000/float64(hosts), "recheck-wall-ms/host")
 	b.ReportMetric(float64(percentile(each, 0.5).Microseconds())/1000, "recheck-process-p50-ms")

@@ -90,7 +90,7 @@ func TestHostPersona(t *testing.T) {
 	if code, out, errs := runCLI(t, "sync", "--config", hostConfig); code != cli.ExitOK || !strings.Contains(out, "lockout-gates 0.4.0") {
 		t.Fatalf("host sync (upgrade) = %d\n%s%s", code, out, errs)
 	}
-	before := dirNames(t, filepath.Join(site, "packs"))
+	before := archiveNames(t, filepath.Join(site, "packs"))
 	code, out, errs = runCLI(t, "export", site, "--sign", secret, "--prune", "--config", hostConfig)
 	fp2 := machineFingerprint(t, hostConfig)
 	l := readLock(t, lock)
@@ -104,7 +104,7 @@ func TestHostPersona(t *testing.T) {
 	if code != cli.ExitOK || gone == "" || out != want {
 		t.Fatalf("export --prune = %d\n%s%s\nwant\n%s", code, out, errs, want)
 	}
-	if after := dirNames(t, filepath.Join(site, "packs")); len(after) != 2 {
+	if after := archiveNames(t, filepath.Join(site, "packs")); len(after) != 2 {
 		t.Errorf("packs/ after --prune = %v; want the 2 pinned archives", after)
 	}
 	// Last-Modified has whole seconds: date the new lock after the old.

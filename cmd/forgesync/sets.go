@@ -17,6 +17,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/internal/cli"
 	"github.com/mjolnir-forge/forgesync/machine"
 	"github.com/mjolnir-forge/forgesync/packset"
+	"github.com/mjolnir-forge/forgesync/setsync"
 )
 
 // signPasswordEnv names the environment variable that holds the password
@@ -95,17 +96,21 @@ func lockCommand() *cli.Command {
 
 func exportCommand() *cli.Command {
 	var sf setFlags
-	var prune bool
+	var prune, noIndex bool
+	var chunksURL string
 	return &cli.Command{
 		Name: "export", Args: "DIR|oci://HOST/REPO:TAG [--prune]", Nargs: cli.Args{Min: 1, Max: 1, Want: "one DIR or oci:// reference"},
 		Summary: "write the machine's enabled packs as a folder to publish: DIR/forgepacks.lock\n" +
-			"(+ .minisig with --sign) and DIR/packs/<sha256><ext>. Any static web server, bucket or\n" +
-			"CDN serves it as it is; names by content never change.\n" +
+			"(+ .minisig with --sign) and DIR/packs/<sha256><ext>, each with its chunk index\n" +
+			"DIR/packs/<sha256>.caibx and one shared chunk store DIR/chunks/ for delta updates.\n" +
+			"Any static web server, bucket or CDN serves it as it is; names by content never change.\n" +
 			"oci://HOST/REPO:TAG pushes the set to an OCI registry instead (blobs it has are not sent\n" +
 			"again), moves the tag, and prints oci://HOST/REPO@sha256:… which pins the set.",
 		Flags: func(fs *flag.FlagSet) {
 			sf.register(fs)
-			fs.BoolVar(&prune, "prune", false, "after the new lock is written, remove from DIR/packs the archives it no longer pins")
+			fs.BoolVar(&prune, "prune", false, "after the new lock is written, remove from DIR/packs the archives it no longer pins, and from DIR/chunks the chunks no kept index uses")
+			fs.BoolVar(&noIndex, "no-index", false, "write no chunk indexes and no chunk store (no delta updates)")
+			fs.StringVar(&chunksURL, "chunks", packset.DefaultChunksURL, "the chunk store's `URL` as the lock names it (relative: beside the lock)")
 		},
 		Run: func(ctx context.Context, e *cli.Env, args []string) int {
 			dir, ref, err := packset.ExportTarget(args[0])
@@ -134,17 +139,25 @@ func exportCommand() *cli.Command {
 				cli.Show(e, pushedSet(p), writePushed)
 				return cli.ExitOK
 			}
-			l, err := packset.Export(ctx, dir, sf.name, kept, sf.urls, key)
+			var st packset.ExportStats
+			l, err := packset.ExportWith(ctx, dir, kept, packset.ExportOptions{Name: sf.name, Template: sf.urls, Key: key,
+				NoIndex: noIndex, ChunksURL: chunksURL, Stats: &st})
 			if err != nil {
 				return e.Fail(err)
 			}
 			var removed []string
+			pruned := 0
 			if prune {
 				if removed, err = packset.PruneExport(dir, l); err != nil {
 					return e.Fail(err)
 				}
+				if pruned, err = packset.PruneChunks(dir, l); err != nil {
+					return e.Fail(err)
+				}
 			}
-			printSetWritten(e, filepath.Join(dir, packset.LockName), l, key, removed...)
+			w := written(filepath.Join(dir, packset.LockName), l, key, removed...)
+			w.Indexed, w.ChunksWritten, w.ChunksPruned = st.Indexed, st.ChunksWritten, pruned
+			cli.Show(e, w, packset.WriteWritten)
 			return cli.ExitOK
 		},
 	}
@@ -181,11 +194,15 @@ func writePushed(w io.Writer, p pushed) error {
 }
 
 func printSetWritten(e *cli.Env, path string, l *packset.Lock, key *minisign.PrivateKey, removed ...string) {
+	cli.Show(e, written(path, l, key, removed...), packset.WriteWritten)
+}
+
+func written(path string, l *packset.Lock, key *minisign.PrivateKey, removed ...string) packset.Written {
 	w := packset.Written{Lock: path, Fingerprint: l.Fingerprint(), Packs: len(l.Packs), Removed: removed}
 	if key != nil {
 		w.SignedBy = packset.KeyID(key.ID())
 	}
-	cli.Show(e, w, packset.WriteWritten)
+	return w
 }
 
 func diffCommand() *cli.Command {
@@ -200,6 +217,13 @@ func diffCommand() *cli.Command {
 			rep, err := packset.DiffLock(ctx, &f, args[0], e.Config.Sets.TrustedKeys, m.Installed)
 			if err != nil {
 				return e.Fail(err)
+			}
+			// The expected delta updates: the new indexes are fetched, never
+			// a chunk; a seed without a kept index is not chunked.
+			if err := rep.EstimateTransfers(ctx, &f, func(sha string) string {
+				return filepath.Join(e.Config.Paths.State, setsync.CacheDir, sha+packset.IndexExt)
+			}); err != nil {
+				fmt.Fprintf(e.Stderr, "forgesync diff: no estimate of the transfer: %v\n", err)
 			}
 			cli.Show(e, rep, packset.WriteDiff)
 			if !rep.Equal {

@@ -27,7 +27,17 @@ func Gates(g native.Gates) api.Gates {
 // Download is a download's progress in its wire shape: the data of the
 // download event.
 func Download(p packset.Progress) api.Download {
-	return api.Download{Pack: p.Pack, URL: p.URL, Done: p.Done, Total: p.Total}
+	return api.Download{Pack: p.Pack, URL: p.URL, Done: p.Done, Total: p.Total, Delta: DeltaStats(p.Delta), Fallback: p.Fallback}
+}
+
+// DeltaStats are an archive's delta figures in their wire shape; nil for
+// none.
+func DeltaStats(d *packset.DeltaStats) *api.DeltaStats {
+	if d == nil {
+		return nil
+	}
+	return &api.DeltaStats{SeedBytes: d.SeedBytes, FetchedBytes: d.FetchedBytes, SeedChunks: d.SeedChunks, FetchedChunks: d.FetchedChunks,
+		Requests: d.Requests, WireBytes: d.WireBytes}
 }
 
 // SetEntry is a pack's identity in a set in its wire shape.

@@ -840,12 +840,39 @@ type Counts struct {
 	Rejected int `json:"rejected"`
 }
 
+// DeltaStats How an archive was rebuilt from chunks (SPEC §10.2a).
+type DeltaStats struct {
+	// FetchedBytes The archive's bytes fetched from the chunk store (uncompressed).
+	FetchedBytes int `json:"fetched_bytes"`
+
+	// FetchedChunks Chunks fetched from the chunk store.
+	FetchedChunks int `json:"fetched_chunks"`
+
+	// Requests HTTP requests for the index and the chunks.
+	Requests int `json:"requests"`
+
+	// SeedBytes The archive's bytes copied from earlier archives the machine keeps.
+	SeedBytes int `json:"seed_bytes"`
+
+	// SeedChunks Chunks copied from seeds.
+	SeedChunks int `json:"seed_chunks"`
+
+	// WireBytes Bytes those requests received (compressed).
+	WireBytes int `json:"wire_bytes"`
+}
+
 // DownloadEvent How far the download of one pack's archive is.
 type DownloadEvent struct {
 	// Data What the event reports.
 	Data struct {
+		// Delta How an archive was rebuilt from chunks (SPEC §10.2a).
+		Delta *DeltaStats `json:"delta,omitempty"`
+
 		// Done Bytes received.
 		Done int `json:"done"`
+
+		// Fallback Why an archive whose pack names a chunk index is downloaded whole (SPEC §10.2a).
+		Fallback *string `json:"fallback,omitempty"`
 
 		// Pack The pack id.
 		Pack string `json:"pack"`
@@ -875,10 +902,16 @@ type Downloaded struct {
 	// Bytes Its size.
 	Bytes int `json:"bytes"`
 
+	// Delta How an archive was rebuilt from chunks (SPEC §10.2a).
+	Delta *DeltaStats `json:"delta,omitempty"`
+
+	// Fallback Why an archive whose pack names a chunk index was downloaded whole (SPEC §10.2a).
+	Fallback *string `json:"fallback,omitempty"`
+
 	// Pack The pack id.
 	Pack string `json:"pack"`
 
-	// Url The mirror that served it.
+	// Url The mirror that served it; the chunk store for an archive rebuilt from chunks.
 	Url string `json:"url"`
 }
 
@@ -1624,8 +1657,14 @@ type SetChange struct {
 
 // SetCheck One check of the followed set's source.
 type SetCheck struct {
+	// Delta How an archive was rebuilt from chunks (SPEC §10.2a).
+	Delta *DeltaStats `json:"delta,omitempty"`
+
 	// Error Why the check failed or was refused.
 	Error *string `json:"error,omitempty"`
+
+	// Fallbacks Each archive downloaded whole though its pack names a chunk index, and why: "PACK: CAUSE" (SPEC §10.2a).
+	Fallbacks *[]string `json:"fallbacks,omitempty"`
 
 	// Fingerprint sha256: and the hex SHA-256 of the canonical text of the enabled packs (SPEC §10.1).
 	Fingerprint *Fingerprint `json:"fingerprint,omitempty"`
