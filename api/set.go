@@ -165,7 +165,8 @@ type Download struct {
 }
 
 // SetApplyRequest is the body of POST /v1/set/apply: a URL (or a path the
-// daemon can read) of a lock, or a lock's text with its signature.
+// daemon can read, or an oci:// reference) of a lock, or a lock's text
+// with its signature.
 type SetApplyRequest struct {
 	URL string `json:"url,omitempty"`
 	// Lock is a lock file's text (TOML); Signature its .minisig, if any.

@@ -110,8 +110,8 @@ type Log struct {
 // (SPEC §11).
 type Sets struct {
 	// Source is the lock file the daemon follows: an http(s) or file URL
-	// as written, or an absolute path (a relative one is resolved against
-	// the config file's folder); empty: none.
+	// or an oci:// reference as written, or an absolute path (a relative
+	// one is resolved against the config file's folder); empty: none.
 	Source string
 	// Interval is how often the daemon checks Source.
 	Interval time.Duration
@@ -126,6 +126,14 @@ type Sets struct {
 	// mirrors on loopback, private and link-local addresses (LAN hosts);
 	// without it they are refused when dialled.
 	AllowPrivateMirrors bool
+	// InsecureRegistries are the OCI registries (host or host:port)
+	// spoken to over plain HTTP; loopback ones always are.
+	InsecureRegistries []string
+	// DockerConfig is the Docker config file whose registry credentials
+	// are used (an absolute path; a relative one is resolved against the
+	// config file's folder); empty: $DOCKER_CONFIG/config.json, else
+	// ~/.docker/config.json of the user forgesync runs as.
+	DockerConfig string
 }
 
 // Defaults of SPEC §1.
@@ -180,6 +188,8 @@ type file struct {
 		CacheMax        *size    `toml:"cache_max"`
 		KeepGenerations *int     `toml:"keep_generations"`
 		AllowPrivate    bool     `toml:"allow_private_mirrors"`
+		Insecure        []string `toml:"insecure_registries"`
+		DockerConfig    string   `toml:"docker_config"`
 	} `toml:"sets"`
 	Performance struct {
 		Priority string `toml:"priority"`
@@ -470,11 +480,20 @@ func parseSets(s *Sets, f *file, resolve func(key, p string) string, bad func(ke
 		switch {
 		case !isURL:
 			s.Source = resolve("sets.source", src)
-		case scheme == "http" || scheme == "https" || scheme == "file":
+		case scheme == "http" || scheme == "https" || scheme == "file" || scheme == "oci":
 			s.Source = src
 		default:
-			bad("sets.source", "want a lock file path or an http, https or file URL, got %q", redacted(f.Sets.Source))
+			bad("sets.source", "want a lock file path, an http, https or file URL, or an oci:// reference, got %q", redacted(f.Sets.Source))
 		}
+	}
+	for i, h := range f.Sets.Insecure {
+		if h == "" || strings.ContainsAny(h, "/@ \t") || strings.Contains(h, "://") {
+			bad("sets.insecure_registries", "entry %d: want a registry's host or host:port (such as \"registry.lan:5000\"), got %q", i+1, h)
+		}
+	}
+	s.InsecureRegistries = f.Sets.Insecure
+	if f.Sets.DockerConfig != "" {
+		s.DockerConfig = resolve("sets.docker_config", f.Sets.DockerConfig)
 	}
 	if f.Sets.Interval != "" {
 		d, err := time.ParseDuration(f.Sets.Interval)

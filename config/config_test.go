@@ -181,8 +181,13 @@ func TestParseSets(t *testing.T) {
 		t.Errorf("parse(https source) = %+v, %v; want the URL kept as written", c, err)
 	}
 
+	c, err = parse(filepath.Join(dir, "f.toml"), []byte("[sets]\nsource = \"oci://ghcr.io/league/packs:live\"\ninsecure_registries = [\"registry.lan:5000\"]\ndocker_config = \"docker.json\"\n"))
+	if err != nil || c.Sets.Source != "oci://ghcr.io/league/packs:live" || len(c.Sets.InsecureRegistries) != 1 || c.Sets.DockerConfig != filepath.Join(dir, "docker.json") {
+		t.Errorf("parse(oci source) = %+v, %v; want the reference kept as written, one insecure registry, the Docker config beside the file", c.Sets, err)
+	}
+
 	tests := []struct{ name, text, want string }{
-		{"scheme", "[sets]\nsource = \"ftp://x/lock\"\n", `f.toml:2: sets.source: want a lock file path or an http, https or file URL`},
+		{"scheme", "[sets]\nsource = \"ftp://x/lock\"\n", `f.toml:2: sets.source: want a lock file path, an http, https or file URL, or an oci:// reference`},
 		{"scheme with a password", "[sets]\nsource = \"ftp://host:hunter2@x/lock\"\n", `got "ftp://host:xxxxx@x/lock"`},
 		{"interval", "[sets]\n\ninterval = \"often\"\n", `f.toml:3: sets.interval: want a duration`},
 		{"interval too short", "[sets]\ninterval = \"10ms\"\n", `f.toml:2: sets.interval`},
@@ -190,6 +195,7 @@ func TestParseSets(t *testing.T) {
 		{"cache", "[sets]\ncache_max = \"lots\"\n", `f.toml:2`},
 		{"keep zero", "[sets]\nkeep_generations = 0\n", `f.toml:2: sets.keep_generations: want a number from 1 to 1000, got 0`},
 		{"unknown", "[sets]\nkeep = 3\n", `f.toml:2: sets.keep: unknown key`},
+		{"insecure registry with a scheme", "[sets]\ninsecure_registries = [\"http://registry.lan:5000\"]\n", `f.toml:2: sets.insecure_registries: entry 1: want a registry's host or host:port`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

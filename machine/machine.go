@@ -25,6 +25,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/daemon"
 	"github.com/mjolnir-forge/forgesync/intake"
 	"github.com/mjolnir-forge/forgesync/internal/prio"
+	"github.com/mjolnir-forge/forgesync/ociset"
 	"github.com/mjolnir-forge/forgesync/packset"
 	"github.com/mjolnir-forge/forgesync/pipeline"
 	"github.com/mjolnir-forge/forgesync/store"
@@ -66,6 +67,8 @@ type Machine struct {
 	client *daemon.Client     // nil: no daemon answers
 	p      *pipeline.Pipeline // opened locally
 	rec    *api.Summary       // what opening the state recovered
+	// registry is the client of OCI registries, made at first use.
+	registry *ociset.Registry
 }
 
 // New returns the machine of opts.Config; it opens nothing yet.

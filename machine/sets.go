@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/ociset"
 	"github.com/mjolnir-forge/forgesync/packset"
 	"github.com/mjolnir-forge/forgesync/setsync"
 )
@@ -17,10 +18,38 @@ func (m *Machine) setOptions() (setsync.Options, error) {
 	if err != nil {
 		return setsync.Options{}, err
 	}
-	f := m.opts.Fetcher
-	f.AllowPrivate = f.AllowPrivate || cfg.Sets.AllowPrivateMirrors
+	if cfg.Sets.Source != "" {
+		// A source that cannot be read is said at once, not at each check.
+		if _, err := packset.LockSource(cfg.Sets.Source); err != nil {
+			return setsync.Options{}, fmt.Errorf("[sets] source: %w", err)
+		}
+	}
 	return setsync.Options{State: cfg.Paths.State, Follow: cfg.Sets.Source, TrustedKeys: keys,
-		CacheMax: cfg.Sets.CacheMax, Log: m.opts.Log, Fetcher: f}, nil
+		CacheMax: cfg.Sets.CacheMax, Log: m.opts.Log, Fetcher: m.Fetcher()}, nil
+}
+
+// Fetcher returns the template of every fetch of a set on this machine:
+// the one given in Options with the configuration's [sets]
+// allow_private_mirrors, and the registry client of OCI sets.
+func (m *Machine) Fetcher() packset.Fetcher {
+	f := m.opts.Fetcher
+	f.AllowPrivate = f.AllowPrivate || m.opts.Config.Sets.AllowPrivateMirrors
+	f.Registry = m.Registry()
+	return f
+}
+
+// Registry returns the client of OCI registries: the one given in
+// Options.Fetcher, else one with the configuration's [sets]
+// insecure_registries and docker_config, made once.
+func (m *Machine) Registry() *ociset.Registry {
+	if m.opts.Fetcher.Registry != nil {
+		return m.opts.Fetcher.Registry
+	}
+	if m.registry == nil {
+		cfg := m.opts.Config.Sets
+		m.registry = ociset.New(ociset.Options{Insecure: cfg.InsecureRegistries, DockerConfig: cfg.DockerConfig})
+	}
+	return m.registry
 }
 
 // SyncSet makes the enabled packs exactly the pack set of the lock at arg

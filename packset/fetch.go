@@ -22,6 +22,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
+	"github.com/mjolnir-forge/forgesync/ociset"
 	"github.com/mjolnir-forge/forgesync/rejection"
 )
 
@@ -120,6 +121,9 @@ type Fetcher struct {
 	// itself (a LAN host, a test's loopback server) or read from a file
 	// may name them.
 	AllowPrivate bool
+	// Registry reads sets in OCI registries (a Source's OCI); nil means
+	// one with the Docker config of the user forgesync runs as.
+	Registry *ociset.Registry
 }
 
 // Result is a pack whose archive is in the destination folder.
@@ -303,6 +307,24 @@ func (f *Fetcher) fetchPack(ctx context.Context, base Source, p Pack) (*Result, 
 		}
 	}
 	fe := &FetchError{Pack: p}
+	if base.OCI != "" {
+		// A set in a registry: the archive is the blob by its SHA-256,
+		// whatever URLs its lock names.
+		ref, err := ociset.ParseReference(base.OCI)
+		if err != nil {
+			return nil, err
+		}
+		src := Source{OCI: ref.Blob(p.SHA256)}
+		tries, err := f.fetchFrom(ctx, nil, p, src, dst, &blobSource{reg: f.registry(), ref: ref})
+		if err == nil {
+			return &Result{Pack: p, Path: dst, From: src.OCI}, nil
+		}
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
+		fe.Attempts = append(fe.Attempts, Attempt{URL: src.OCI, Tries: tries, Err: err, Reason: err.Error()})
+		return nil, fe
+	}
 	client := f.mirrorClient(base)
 	for _, ref := range p.URLs {
 		if ctx.Err() != nil {
@@ -313,7 +335,7 @@ func (f *Fetcher) fetchPack(ctx context.Context, base Source, p Pack) (*Result, 
 			fe.Attempts = append(fe.Attempts, Attempt{URL: Redact(ref), Tries: 0, Err: err, Reason: err.Error()})
 			continue
 		}
-		tries, err := f.fetchFrom(ctx, client, p, src, dst)
+		tries, err := f.fetchFrom(ctx, client, p, src, dst, nil)
 		if err == nil {
 			return &Result{Pack: p, Path: dst, From: src.Redacted()}, nil
 		}
@@ -344,6 +366,16 @@ type download struct {
 	// pace, during a request, holds the transfer to the minimum rate and
 	// the attempt's deadline; nil for a local copy.
 	pace *pace
+	// blob, when set, reads the archive from an OCI registry instead of
+	// url.
+	blob *blobSource
+}
+
+// blobSource is the registry and repository an archive's blob is read
+// from.
+type blobSource struct {
+	reg *ociset.Registry
+	ref ociset.Reference
 }
 
 // pace checks a transfer's rate over windows of a fixed length, and the
@@ -379,13 +411,13 @@ func (p *pace) check(have, size int64) error {
 // fetchFrom brings the archive from one mirror into dst and returns how
 // many tries it took. Failures that may pass are retried with back-off;
 // a 4xx or wrong bytes end this mirror at once.
-func (f *Fetcher) fetchFrom(ctx context.Context, client *http.Client, p Pack, src Source, dst string) (int, error) {
+func (f *Fetcher) fetchFrom(ctx context.Context, client *http.Client, p Pack, src Source, dst string, blob *blobSource) (int, error) {
 	pending, err := atomicfile.Create(dst, 0o644)
 	if err != nil {
 		return 0, err
 	}
 	defer pending.Cleanup()
-	d := &download{f: f, client: client, ctx: ctx, pack: p, url: src.String(), shown: src.Redacted(), file: pending.File(), hash: sha256.New()}
+	d := &download{f: f, client: client, ctx: ctx, pack: p, url: src.String(), shown: src.Redacted(), file: pending.File(), hash: sha256.New(), blob: blob}
 	tries := 0
 	if src.Path != "" {
 		tries = 1
@@ -557,6 +589,9 @@ func (d *download) attempt(ctx context.Context) error {
 	start := d.f.now()
 	d.pace = nil
 	defer func() { d.pace = nil }()
+	if d.blob != nil {
+		return d.attemptBlob(ctx, watchdog, stall, start, deadline, minRate)
+	}
 
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, d.url, nil)
 	if err != nil {
@@ -614,12 +649,43 @@ func (d *download) attempt(ctx context.Context) error {
 		// fetchFrom removes its file, whatever it holds.
 		return permanent(fmt.Errorf("%w: the server sends %d bytes, the lock pins %d", ErrWrongBytes, resp.ContentLength+d.have, d.pack.Size))
 	}
+	return d.receive(ctx, resp.Body, watchdog, stall, start, deadline, minRate)
+}
+
+// attemptBlob reads the archive's blob from its registry, from the bytes
+// already in on when the registry serves ranges.
+func (d *download) attemptBlob(ctx context.Context, watchdog *time.Timer, stall time.Duration, start time.Time, deadline time.Duration, minRate int64) error {
+	rc, from, err := d.blob.reg.OpenBlob(ctx, d.blob.ref, d.pack.SHA256, d.pack.Size, d.have)
+	if err != nil {
+		if c := context.Cause(ctx); errors.Is(c, errStalled) {
+			return errStalled
+		}
+		if err := lateError(ctx); err != nil {
+			return err
+		}
+		if !ociset.Retryable(err) {
+			return permanent(err)
+		}
+		return err
+	}
+	defer rc.Close()
+	if from != d.have { // no range: the body is the whole blob
+		if err := d.restart(); err != nil {
+			return err
+		}
+	}
+	return d.receive(ctx, rc, watchdog, stall, start, deadline, minRate)
+}
+
+// receive copies the rest of the archive from body, under the stall
+// watchdog, the minimum rate and the attempt's deadline.
+func (d *download) receive(ctx context.Context, r io.Reader, watchdog *time.Timer, stall time.Duration, start time.Time, deadline time.Duration, minRate int64) error {
 	if d.have == 0 {
 		d.report()
 	}
 	d.pace = &pace{now: d.f.now, start: start, deadline: deadline, minRate: minRate,
 		window: pos(d.f.RateWindow, DefaultRateWindow), winStart: d.f.now(), winBytes: d.have}
-	body := &watchedReader{r: resp.Body, reset: func() { watchdog.Reset(stall) }}
+	body := &watchedReader{r: r, reset: func() { watchdog.Reset(stall) }}
 	if err := d.copy(body); err != nil {
 		if c := context.Cause(ctx); errors.Is(c, errStalled) {
 			return fmt.Errorf("transfer cut at %d of %d bytes: %w", d.have, d.pack.Size, errStalled)

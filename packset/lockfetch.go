@@ -30,6 +30,9 @@ var ErrHTMLPage = errors.New("answered an HTML page, not a lock")
 type Validators struct {
 	ETag         string `json:"etag,omitempty"`
 	LastModified string `json:"last_modified,omitempty"`
+	// Digest is the manifest digest of a set in an OCI registry: a tag
+	// that still resolves to it has not changed.
+	Digest string `json:"digest,omitempty"`
 }
 
 // LockFile is a lock as read from its source, with its signature.
@@ -44,6 +47,10 @@ type LockFile struct {
 	Signature []byte
 	// Validators are the server's for this version of the lock.
 	Validators Validators
+	// Layers are the sizes of the blobs of a set in an OCI registry, by
+	// SHA-256, as its manifest lists them (see [CheckLayers]); nil for
+	// other sources, and when NotModified.
+	Layers map[string]int64
 }
 
 // FetchLock reads the lock at src and its signature. For a URL it sends
@@ -54,6 +61,9 @@ type LockFile struct {
 // missing signature is never confused with an unreachable one.
 func (f *Fetcher) FetchLock(ctx context.Context, src Source, prev Validators) (*LockFile, error) {
 	out := &LockFile{Source: src}
+	if src.OCI != "" {
+		return f.fetchOCILock(ctx, src, prev)
+	}
 	if !src.Remote() {
 		data, err := readLimited(src.Path, MaxLockBytes)
 		if err != nil {

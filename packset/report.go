@@ -18,13 +18,14 @@ type DiffReport struct {
 	Pinned int `json:"-"`
 }
 
-// DiffLock fetches the lock at arg (a file, a folder or a URL, as
-// [LockSource] reads it), checks its signature against trusted (minisign
+// DiffLock fetches the lock at arg (a file, a folder, a URL or an oci://
+// reference, as [LockSource] reads it) with f (nil: a Fetcher's
+// defaults), checks its signature against trusted (minisign
 // public keys, as [ParsePublicKeys] reads them; an unsigned or untrusted
 // lock is reported, not refused), decodes it, and compares it with the
 // packs installed returns. installed is called last, once the lock is
 // known to be good.
-func DiffLock(ctx context.Context, arg string, trusted []string, installed func(context.Context) ([]Installed, error)) (*DiffReport, error) {
+func DiffLock(ctx context.Context, f *Fetcher, arg string, trusted []string, installed func(context.Context) ([]Installed, error)) (*DiffReport, error) {
 	keys, err := ParsePublicKeys(trusted)
 	if err != nil {
 		return nil, err
@@ -33,7 +34,10 @@ func DiffLock(ctx context.Context, arg string, trusted []string, installed func(
 	if err != nil {
 		return nil, err
 	}
-	lf, err := (&Fetcher{}).FetchLock(ctx, src, Validators{})
+	if f == nil {
+		f = &Fetcher{}
+	}
+	lf, err := f.FetchLock(ctx, src, Validators{})
 	if err != nil {
 		return nil, err
 	}
@@ -44,6 +48,11 @@ func DiffLock(ctx context.Context, arg string, trusted []string, installed func(
 	l, err := Decode(src.String(), lf.Data, DecodeOptions{Have: HaveAll})
 	if err != nil {
 		return nil, err
+	}
+	if lf.Layers != nil {
+		if err := CheckLayers(src.String(), l, lf.Layers); err != nil {
+			return nil, err
+		}
 	}
 	have, err := installed(ctx)
 	if err != nil {

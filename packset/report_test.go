@@ -46,7 +46,7 @@ func TestDiffLock(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rep, err := DiffLock(t.Context(), out, tt.trusted, have(tt.have))
+			rep, err := DiffLock(t.Context(), nil, out, tt.trusted, have(tt.have))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -61,7 +61,7 @@ func TestDiffLock(t *testing.T) {
 	}
 	// A lock that cannot be read never opens the state.
 	opened := false
-	_, err = DiffLock(t.Context(), filepath.Join(t.TempDir(), "none.lock"), nil, func(context.Context) ([]Installed, error) {
+	_, err = DiffLock(t.Context(), nil, filepath.Join(t.TempDir(), "none.lock"), nil, func(context.Context) ([]Installed, error) {
 		opened = true
 		return nil, errors.New("opened")
 	})

@@ -7,16 +7,24 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/mjolnir-forge/forgesync/ociset"
 )
 
 // ErrURL is wrapped by every error about a URL that a lock may not use.
 var ErrURL = errors.New("unusable URL")
 
-// Source is where a lock or an archive is read from: an http(s) URL or a
-// local file. Exactly one of URL and Path is set.
+// Source is where a lock or an archive is read from: an http(s) URL, a
+// local file, or a set in an OCI registry. Exactly one of URL, Path and OCI
+// is set.
 type Source struct {
 	URL  string `json:"url,omitempty"`  // an http or https URL
 	Path string `json:"path,omitempty"` // a local file's path
+	// OCI is a set in an OCI registry, oci://HOST/REPO:TAG or
+	// oci://HOST/REPO@sha256:… as ociset.Reference.String writes it
+	// (SPEC §10.2b): its archives are the blobs by their SHA-256, not
+	// its lock's URLs.
+	OCI string `json:"oci,omitempty"`
 	// Private is set by FetchLock when the lock at URL was served from a
 	// loopback, private or link-local address, not through a proxy: its
 	// mirrors may be on such addresses too (see Fetcher.AllowPrivate).
@@ -25,8 +33,11 @@ type Source struct {
 
 // String returns the URL or the path.
 func (s Source) String() string {
-	if s.URL != "" {
+	switch {
+	case s.URL != "":
 		return s.URL
+	case s.OCI != "":
+		return s.OCI
 	}
 	return s.Path
 }
@@ -34,8 +45,11 @@ func (s Source) String() string {
 // Redacted returns the URL with its password replaced (see Redact), or
 // the path: what may be printed, logged, stored or put in an error.
 func (s Source) Redacted() string {
-	if s.URL != "" {
+	switch {
+	case s.URL != "":
 		return Redact(s.URL)
+	case s.OCI != "":
+		return s.OCI // a reference holds no credentials (ociset refuses them)
 	}
 	return s.Path
 }
@@ -74,18 +88,26 @@ func Redact(s string) string {
 	return scheme + "://" + user + ":xxxxx" + rest[at:]
 }
 
-// Remote reports whether s is an http(s) URL.
-func (s Source) Remote() bool { return s.URL != "" }
+// Remote reports whether s is an http(s) URL or a set in an OCI registry.
+func (s Source) Remote() bool { return s.URL != "" || s.OCI != "" }
 
 // LockSource returns where the lock that a user named lives: an http(s)
-// URL, a file: URL, or a path; a folder (a path to a directory, or a URL
-// ending in '/') means the forgepacks.lock inside it. Relative paths are
-// made absolute against the working directory.
+// URL, a file: URL, an oci:// reference, or a path; a folder (a path to a
+// directory, or a URL ending in '/') means the forgepacks.lock inside it.
+// Relative paths are made absolute against the working directory. Any
+// other scheme is refused by name; a drive letter (C:\x, C:/x) is a path.
 func LockSource(arg string) (Source, error) {
 	if arg == "" {
-		return Source{}, fmt.Errorf("no lock given: name a %s file, its folder, or its http(s) URL", LockName)
+		return Source{}, fmt.Errorf("no lock given: name a %s file, its folder, its http(s) URL or an oci:// reference", LockName)
 	}
 	shown := Redact(arg)
+	if ociset.IsReference(arg) {
+		ref, err := ociset.ParseReference(arg)
+		if err != nil {
+			return Source{}, fmt.Errorf("lock: %w", err)
+		}
+		return Source{OCI: ref.String()}, nil
+	}
 	if u, err := url.Parse(arg); err == nil && len(u.Scheme) > 1 {
 		switch u.Scheme {
 		case "http", "https":
@@ -103,7 +125,7 @@ func LockSource(arg string) (Source, error) {
 			}
 			arg = p
 		default:
-			return Source{}, fmt.Errorf("lock %q: %w: the scheme %q is not https, http or file", shown, ErrURL, u.Scheme)
+			return Source{}, fmt.Errorf("lock %q: %w: the scheme %q is not https, http, file or oci", shown, ErrURL, u.Scheme)
 		}
 	}
 	p, err := filepath.Abs(arg)
@@ -224,4 +246,40 @@ func ExpandURL(template, sha256, ext string) (string, error) {
 		return "", fmt.Errorf("URL template %q gives %q, which %s: %w", template, out, why, ErrURL)
 	}
 	return out, nil
+}
+
+// ExportTarget checks where `forgesync export` is to write a set: an
+// oci:// reference (returned parsed) or a folder (returned as dir). A
+// target with any other scheme (s3://, gs://, https://, a typo such as
+// htps://) is refused by name, never taken as a folder; a drive letter
+// (C:\x, C:/x) is a folder.
+func ExportTarget(arg string) (dir string, ref *ociset.Reference, err error) {
+	if ociset.IsReference(arg) {
+		r, err := ociset.ParseReference(arg)
+		if err != nil {
+			return "", nil, fmt.Errorf("export: %w", err)
+		}
+		if r.Tag == "" {
+			return "", nil, fmt.Errorf("export %s: %w: name the tag to push to (oci://HOST/REPOSITORY:TAG); the digest is what a push makes", r, ociset.ErrReference)
+		}
+		return "", &r, nil
+	}
+	if scheme, _, ok := strings.Cut(arg, "://"); ok && len(scheme) > 1 && validScheme(scheme) {
+		return "", nil, fmt.Errorf("export %q: %w: the scheme %q is not one forgesync writes to: give a folder (for a web server, bucket or CDN to serve) or oci://HOST/REPOSITORY:TAG", Redact(arg), ErrURL, scheme)
+	}
+	return arg, nil, nil
+}
+
+// validScheme reports whether s is a URL scheme (RFC 3986: a letter, then
+// letters, digits, '+', '-' or '.').
+func validScheme(s string) bool {
+	for i, c := range s {
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
+		case i > 0 && ('0' <= c && c <= '9' || c == '+' || c == '-' || c == '.'):
+		default:
+			return false
+		}
+	}
+	return s != ""
 }

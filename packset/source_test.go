@@ -118,3 +118,57 @@ func TestRedact(t *testing.T) {
 		t.Errorf("Resolve(ftp with a password) = %v; want ErrURL without the password", err)
 	}
 }
+
+// TestExportTarget: export writes a folder or pushes to an oci://
+// reference; any other scheme is refused by name, and a drive letter is a
+// folder.
+func TestExportTarget(t *testing.T) {
+	for _, arg := range []string{`C:\sites\league`, `C:/sites/league`, "site", "./out/site", "/srv/site", "release:2"} {
+		dir, ref, err := ExportTarget(arg)
+		if err != nil || ref != nil || dir != arg {
+			t.Errorf("ExportTarget(%q) = %q, %v, %v; want the folder", arg, dir, ref, err)
+		}
+	}
+	dir, ref, err := ExportTarget("oci://127.0.0.1:5000/sets/league:live")
+	if err != nil || dir != "" || ref == nil || ref.Tag != "live" || ref.Host != "127.0.0.1:5000" {
+		t.Errorf("ExportTarget(oci) = %q, %+v, %v; want the reference", dir, ref, err)
+	}
+	for arg, want := range map[string]string{
+		"s3://bucket/set":               `the scheme "s3" is not one forgesync writes to`,
+		"gs://bucket/set":               `the scheme "gs"`,
+		"ocl://ghcr.io/o/r:live":        `the scheme "ocl"`,
+		"htps://cdn.example.org/set":    `the scheme "htps"`,
+		"https://u:hunter2@cdn.org/set": `the scheme "https"`,
+		"oci://ghcr.io/o/r":             "name a tag (:TAG) or a digest",
+		"oci://ghcr.io/o/r@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef": "name the tag to push to",
+	} {
+		_, _, err := ExportTarget(arg)
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "hunter2") {
+			t.Errorf("ExportTarget(%q) = %v; want an error saying %q, without the password", arg, err, want)
+		}
+	}
+}
+
+// TestLockSourceSchemes: an oci:// reference is a source; an unknown
+// scheme is refused by name; a drive letter is a path.
+func TestLockSourceSchemes(t *testing.T) {
+	src, err := LockSource("oci://ghcr.io/league/packs:live")
+	if err != nil || src.OCI != "oci://ghcr.io/league/packs:live" || !src.Remote() || src.String() != src.OCI {
+		t.Errorf("LockSource(oci) = %+v, %v", src, err)
+	}
+	for _, arg := range []string{"s3://bucket/forgepacks.lock", "gs://b/l", "ocl://ghcr.io/o/r:live", "htps://cdn.example.org/l"} {
+		scheme, _, _ := strings.Cut(arg, "://")
+		if _, err := LockSource(arg); err == nil || !strings.Contains(err.Error(), `the scheme "`+scheme+`"`) {
+			t.Errorf("LockSource(%q) = %v; want the scheme named", arg, err)
+		}
+	}
+	if _, err := LockSource("oci://ghcr.io/league"); err == nil || !strings.Contains(err.Error(), "name a tag") {
+		t.Errorf("LockSource(oci without tag) = %v", err)
+	}
+	for _, arg := range []string{`C:\sets\forgepacks.lock`, `C:/sets/forgepacks.lock`} {
+		src, err := LockSource(arg)
+		if err != nil || src.Path == "" {
+			t.Errorf("LockSource(%q) = %+v, %v; want a path", arg, src, err)
+		}
+	}
+}

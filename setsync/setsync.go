@@ -87,7 +87,7 @@ type Options struct {
 // Request is one sync: a lock's location, or a lock's text with its
 // signature (then relative URLs have nothing to resolve against).
 type Request struct {
-	Source string // a path, folder, file: or http(s) URL
+	Source string // a path, folder, file: or http(s) URL, or oci:// reference
 	// From is Source as packset.LockSource read it, for a caller that
 	// did so already: the source is then not read a second time. When
 	// set, Source is ignored.
@@ -364,11 +364,13 @@ func (s *Syncer) download(ctx context.Context, src packset.Source, l *packset.Lo
 // readLock returns the lock of req and its signature: fetched from its
 // source (or, when the source answers not modified, the copy kept in rec),
 // or as given in the request.
-func (s *Syncer) readLock(ctx context.Context, req Request, rec Record, check *api.SetCheck) (src packset.Source, data, sig []byte, val packset.Validators, err error) {
+// For a set in an OCI registry, layers are its manifest's blobs (nil when
+// the manifest did not change).
+func (s *Syncer) readLock(ctx context.Context, req Request, rec Record, check *api.SetCheck) (src packset.Source, data, sig []byte, val packset.Validators, layers map[string]int64, err error) {
 	if req.remote() {
 		if src = req.From; src == (packset.Source{}) {
 			if src, err = packset.LockSource(req.Source); err != nil {
-				return src, nil, nil, val, fmt.Errorf("%w: %w", ErrLock, err)
+				return src, nil, nil, val, nil, fmt.Errorf("%w: %w", ErrLock, err)
 			}
 		}
 		// The source is shown, stored and compared without its password.
@@ -380,7 +382,7 @@ func (s *Syncer) readLock(ctx context.Context, req Request, rec Record, check *a
 		f := s.opts.Fetcher
 		lf, err := f.FetchLock(ctx, src, prev)
 		if err != nil {
-			return src, nil, nil, val, fmt.Errorf("%w: %w", ErrLock, err)
+			return src, nil, nil, val, nil, fmt.Errorf("%w: %w", ErrLock, err)
 		}
 		val = lf.Validators
 		src.Private = lf.Source.Private // whether its mirrors may be private
@@ -391,16 +393,16 @@ func (s *Syncer) readLock(ctx context.Context, req Request, rec Record, check *a
 				sig = nil
 			}
 		} else {
-			data, sig = lf.Data, lf.Signature
+			data, sig, layers = lf.Data, lf.Signature, lf.Layers
 		}
 	} else {
 		if len(req.Lock) == 0 {
-			return src, nil, nil, val, fmt.Errorf("%w: no lock given", ErrLock)
+			return src, nil, nil, val, nil, fmt.Errorf("%w: no lock given", ErrLock)
 		}
 		data, sig = req.Lock, req.Signature
 		check.Source = "(request body)"
 	}
-	return src, data, sig, val, nil
+	return src, data, sig, val, layers, nil
 }
 
 func (s *Syncer) sync(ctx context.Context, req Request, res *api.SetSyncResult) error {
@@ -408,7 +410,7 @@ func (s *Syncer) sync(ctx context.Context, req Request, res *api.SetSyncResult) 
 	v := s.view.Load()
 	rec := v.rec
 	// 1. The lock and its signature.
-	src, data, sig, val, err := s.readLock(ctx, req, rec, check)
+	src, data, sig, val, layers, err := s.readLock(ctx, req, rec, check)
 	if err != nil {
 		return err
 	}
@@ -421,11 +423,21 @@ func (s *Syncer) sync(ctx context.Context, req Request, res *api.SetSyncResult) 
 	if err != nil {
 		return err
 	}
-	l, err := packset.Decode(check.Source, data, packset.DecodeOptions{Have: func(sha string) bool {
-		return kept.hasSHA(sha) || s.cache.Has(sha, 0)
-	}})
+	have := func(sha string) bool { return kept.hasSHA(sha) || s.cache.Has(sha, 0) }
+	if src.OCI != "" {
+		// A set in a registry has every archive as a blob (CheckLayers),
+		// whatever URLs its lock names.
+		have = packset.HaveAll
+	}
+	l, err := packset.Decode(check.Source, data, packset.DecodeOptions{Have: have})
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrLock, err)
+	}
+	if layers != nil {
+		// Before the record remembers this manifest as read.
+		if err := packset.CheckLayers(check.Source, l, layers); err != nil {
+			return fmt.Errorf("%w: %w", ErrLock, err)
+		}
 	}
 	check.Fingerprint = l.Fingerprint()
 	pins := l.Entries()

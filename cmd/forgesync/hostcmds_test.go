@@ -127,3 +127,26 @@ func dirNames(t *testing.T, dir string) []string {
 	}
 	return names
 }
+
+// TestExportRefusesUnknownScheme: an export target with a scheme forgesync
+// does not know is refused by name, never written as a folder named after
+// the scheme (`export s3://bucket/set` once wrote ./s3:/bucket/set).
+func TestExportRefusesUnknownScheme(t *testing.T) {
+	config, drop, _ := gameEnv(t)
+	doorPack(t, drop, "alpha", "1.0.0", 1)
+	if code, out, errs := runCLI(t, "sync", "--config", config); code != cli.ExitOK {
+		t.Fatalf("sync = %d\n%s%s", code, out, errs)
+	}
+	cwd := t.TempDir()
+	t.Chdir(cwd)
+	for _, target := range []string{"s3://bucket/set", "gs://bucket/set", "ocl://ghcr.io/o/r:live", "htps://cdn.example.org/set"} {
+		scheme, _, _ := strings.Cut(target, "://")
+		code, out, errs := runCLI(t, "export", target, "--config", config)
+		if code != cli.ExitFailure || out != "" || !strings.Contains(errs, `scheme "`+scheme+`"`) {
+			t.Errorf("export %s = %d\n%s%s\nwant 2 and an error naming the scheme %q", target, code, out, errs, scheme)
+		}
+		if names := dirNames(t, cwd); len(names) != 0 {
+			t.Fatalf("export %s wrote %v in the working folder; want nothing", target, names)
+		}
+	}
+}

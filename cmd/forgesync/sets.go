@@ -5,9 +5,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"aead.dev/minisign"
 
@@ -95,15 +97,25 @@ func exportCommand() *cli.Command {
 	var sf setFlags
 	var prune bool
 	return &cli.Command{
-		Name: "export", Args: "DIR [--prune]", Nargs: cli.Args{Min: 1, Max: 1, Want: "one DIR"},
+		Name: "export", Args: "DIR|oci://HOST/REPO:TAG [--prune]", Nargs: cli.Args{Min: 1, Max: 1, Want: "one DIR or oci:// reference"},
 		Summary: "write the machine's enabled packs as a folder to publish: DIR/forgepacks.lock\n" +
 			"(+ .minisig with --sign) and DIR/packs/<sha256><ext>. Any static web server, bucket or\n" +
-			"CDN serves it as it is; names by content never change.",
+			"CDN serves it as it is; names by content never change.\n" +
+			"oci://HOST/REPO:TAG pushes the set to an OCI registry instead (blobs it has are not sent\n" +
+			"again), moves the tag, and prints oci://HOST/REPO@sha256:… which pins the set.",
 		Flags: func(fs *flag.FlagSet) {
 			sf.register(fs)
 			fs.BoolVar(&prune, "prune", false, "after the new lock is written, remove from DIR/packs the archives it no longer pins")
 		},
 		Run: func(ctx context.Context, e *cli.Env, args []string) int {
+			dir, ref, err := packset.ExportTarget(args[0])
+			if err != nil {
+				return e.Fail(err)
+			}
+			if ref != nil && prune {
+				fmt.Fprintln(e.Stderr, "forgesync export: --prune goes with a folder; a registry keeps what its tags and digests name")
+				return cli.ExitFailure
+			}
 			key, err := sf.key()
 			if err != nil {
 				return e.Fail(err)
@@ -114,20 +126,58 @@ func exportCommand() *cli.Command {
 			if err != nil {
 				return e.Fail(err)
 			}
-			l, err := packset.Export(ctx, args[0], sf.name, kept, sf.urls, key)
+			if ref != nil {
+				p, err := packset.ExportOCI(ctx, m.Registry(), *ref, sf.name, kept, sf.urls, key, time.Now())
+				if err != nil {
+					return e.Fail(err)
+				}
+				cli.Show(e, pushedSet(p), writePushed)
+				return cli.ExitOK
+			}
+			l, err := packset.Export(ctx, dir, sf.name, kept, sf.urls, key)
 			if err != nil {
 				return e.Fail(err)
 			}
 			var removed []string
 			if prune {
-				if removed, err = packset.PruneExport(args[0], l); err != nil {
+				if removed, err = packset.PruneExport(dir, l); err != nil {
 					return e.Fail(err)
 				}
 			}
-			printSetWritten(e, filepath.Join(args[0], packset.LockName), l, key, removed...)
+			printSetWritten(e, filepath.Join(dir, packset.LockName), l, key, removed...)
 			return cli.ExitOK
 		},
 	}
+}
+
+// pushed is what `export oci://…` says: where the set went, the reference
+// that pins it, and what was uploaded.
+type pushed struct {
+	Tagged        string `json:"tagged"`
+	Reference     string `json:"reference"`
+	Fingerprint   string `json:"fingerprint"`
+	Packs         int    `json:"packs"`
+	SignedBy      string `json:"signed_by"`
+	Uploaded      int    `json:"uploaded_blobs"`
+	UploadedBytes int64  `json:"uploaded_bytes"`
+	Skipped       int    `json:"skipped_blobs"`
+}
+
+func pushedSet(p *packset.PushedSet) pushed {
+	return pushed{Tagged: p.Pushed.Tagged.String(), Reference: p.Pushed.Reference.String(), Fingerprint: p.Lock.Fingerprint(),
+		Packs: len(p.Lock.Packs), SignedBy: p.SignedBy, Uploaded: p.Pushed.Uploaded, UploadedBytes: p.Pushed.UploadedBytes, Skipped: p.Pushed.Skipped}
+}
+
+// writePushed writes what was pushed as text; its last line is the
+// reference that pins the set, for scripts to take.
+func writePushed(w io.Writer, p pushed) error {
+	fmt.Fprintf(w, "pushed %s: %d packs, %s\n", p.Tagged, p.Packs, p.Fingerprint)
+	if p.SignedBy != "" {
+		fmt.Fprintf(w, "signed by key %s (%s)\n", p.SignedBy, "forgepacks.lock.minisig")
+	}
+	fmt.Fprintf(w, "uploaded %d blobs (%d bytes); %d were in the registry already\n", p.Uploaded, p.UploadedBytes, p.Skipped)
+	_, err := fmt.Fprintln(w, p.Reference)
+	return err
 }
 
 func printSetWritten(e *cli.Env, path string, l *packset.Lock, key *minisign.PrivateKey, removed ...string) {
@@ -146,7 +196,8 @@ func diffCommand() *cli.Command {
 		Run: func(ctx context.Context, e *cli.Env, args []string) int {
 			m := openMachine(e)
 			defer m.Close()
-			rep, err := packset.DiffLock(ctx, args[0], e.Config.Sets.TrustedKeys, m.Installed)
+			f := m.Fetcher()
+			rep, err := packset.DiffLock(ctx, &f, args[0], e.Config.Sets.TrustedKeys, m.Installed)
 			if err != nil {
 				return e.Fail(err)
 			}
