@@ -84,7 +84,9 @@ type Fault struct {
 	// reached it (as S3 or a CDN behind a registry would).
 	RedirectBlobs bool
 	// ReplaceManifest answers with this manifest body (its media type
-	// ManifestMediaType, default the OCI image manifest) and its own digest.
+	// ManifestMediaType, default the OCI image manifest) and its own digest;
+	// requests for the manifest by that digest are answered with it too,
+	// as a registry that holds it would.
 	ReplaceManifest   []byte
 	ManifestMediaType string
 	// MoveTag serves the request as if its last path segment (a tag) were
@@ -113,8 +115,11 @@ func (f *Fault) name() string {
 
 type activeFault struct {
 	Fault
-	re   *regexp.Regexp
-	seen int // matching requests so far
+	re *regexp.Regexp
+	// byDigest matches the replacement manifest's own path, nil when the
+	// fault replaces none.
+	byDigest *regexp.Regexp
+	seen     int // matching requests so far
 }
 
 // Proxy is a reverse proxy on its own loopback port in front of a
@@ -196,9 +201,14 @@ func (p *Proxy) Fault(f Fault) {
 	if f.CutAt < 0 || f.CutAt >= 1 {
 		panic(fmt.Sprintf("registrytest: fault CutAt %g is outside (0, 1)", f.CutAt))
 	}
+	af := &activeFault{Fault: f, re: re}
+	if f.ReplaceManifest != nil {
+		sum := sha256.Sum256(f.ReplaceManifest)
+		af.byDigest = regexp.MustCompile(ManifestPath("sha256:" + hex.EncodeToString(sum[:])))
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.faults = append(p.faults, &activeFault{Fault: f, re: re})
+	p.faults = append(p.faults, af)
 }
 
 // ClearFaults removes every fault.
@@ -235,6 +245,9 @@ func (p *Proxy) match(req *http.Request) *activeFault {
 	for _, f := range p.faults {
 		if f.Method != "" && f.Method != req.Method {
 			continue
+		}
+		if f.byDigest != nil && f.byDigest.MatchString(req.URL.Path) {
+			return f // the replacement by its digest: not counted
 		}
 		if !f.re.MatchString(req.URL.Path) {
 			continue
