@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Path patterns for [Fault.Path].
@@ -54,6 +55,9 @@ type Request struct {
 	Object bool
 	// Fault names the fault that changed the answer, "" when none did.
 	Fault string
+	// Duration is the time from the request's arrival to the end of its
+	// answer: a figure for benchmarks, not for tests to assert.
+	Duration time.Duration
 }
 
 // Fault changes the answers to matching requests. A request matches when
@@ -299,6 +303,7 @@ type bodyFault struct {
 
 func (p *Proxy) serve(w http.ResponseWriter, req *http.Request) {
 	p.begin()
+	start := time.Now()
 	rw := &recorder{ResponseWriter: w}
 	body := &countingReader{r: req.Body}
 	req.Body = body
@@ -307,7 +312,7 @@ func (p *Proxy) serve(w http.ResponseWriter, req *http.Request) {
 		Range: req.Header.Get("Range"), HadAuthorization: req.Header.Get("Authorization") != "",
 	}
 	defer func() {
-		rec.Status, rec.Bytes, rec.Uploaded = rw.status, rw.n, body.n
+		rec.Status, rec.Bytes, rec.Uploaded, rec.Duration = rw.status, rw.n, body.n, time.Since(start)
 		if rec.Status == 0 {
 			rec.Status = http.StatusOK
 		}
@@ -395,13 +400,14 @@ func (p *Proxy) redirect(w http.ResponseWriter, req *http.Request) bool {
 // it from the registry with the credentials captured at redirect time.
 func (p *Proxy) serveObject(w http.ResponseWriter, req *http.Request) {
 	p.begin()
+	start := time.Now()
 	rw := &recorder{ResponseWriter: w}
 	rec := Request{
 		Method: req.Method, Path: req.URL.Path, Query: req.URL.RawQuery, Object: true,
 		Range: req.Header.Get("Range"), HadAuthorization: req.Header.Get("Authorization") != "",
 	}
 	defer func() {
-		rec.Status, rec.Bytes = rw.status, rw.n
+		rec.Status, rec.Bytes, rec.Duration = rw.status, rw.n, time.Since(start)
 		p.add(rec)
 	}()
 	p.mu.Lock()
