@@ -424,6 +424,23 @@ func TestOCISyncFaults(t *testing.T) {
 		w.wantUnchanged(t, code, out, errs, "application/vnd.cncf.helm.chart.v1", ociset.ArtifactType)
 	})
 
+	t.Run("by digest", func(t *testing.T) {
+		reset(t)
+		_, d3, _ := strings.Cut(w.pinned[3], "@")
+		pinned := "oci://" + w.proxy.Ref(ociRepo, d3)
+		code, out, errs := w.sync(t, pinned)
+		w.wantWhole(t, 3, code, out, errs)
+		// A digest pins the set forever: checking it again asks nothing.
+		w.proxy.ResetRequests()
+		code, out, errs = w.sync(t, pinned)
+		if code != cli.ExitOK || !strings.Contains(out, "nothing to do") || machineFingerprint(t, w.config) != w.fp[3] {
+			t.Errorf("re-sync of a pinned set = %d\n%s%s\nwant nothing to do", code, out, errs)
+		}
+		if rs := w.proxy.Requests(); len(rs) != 0 {
+			t.Errorf("re-sync of a set pinned by digest made requests %+v; want none", rs)
+		}
+	})
+
 	t.Run("tag moved mid-sync", func(t *testing.T) {
 		reset(t)
 		_, d3, _ := strings.Cut(w.pinned[3], "@")
