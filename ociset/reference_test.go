@@ -66,3 +66,25 @@ func TestLoopbackAndPlainHTTP(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseReference: any text either parses to a reference whose String
+// parses back to itself, or is refused with ErrReference; never a panic.
+func FuzzParseReference(f *testing.F) {
+	for _, s := range []string{"oci://ghcr.io/league/packs:live", "oci://127.0.0.1:5000/a/b@sha256:" + strings.Repeat("0", 64),
+		"oci://", "oci://h", "oci://u:p@h/r:t", "OCI://H/R:T", "oci://h/r:t@sha512:" + strings.Repeat("0", 128)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		r, err := ParseReference(s)
+		if err != nil {
+			if !errors.Is(err, ErrReference) {
+				t.Fatalf("ParseReference(%q) = %v; want ErrReference", s, err)
+			}
+			return
+		}
+		back, err := ParseReference(r.String())
+		if err != nil || back != r {
+			t.Fatalf("ParseReference(%q) = %+v; its String %q parses to %+v, %v", s, r, r.String(), back, err)
+		}
+	})
+}

@@ -38,7 +38,15 @@ func (f *Fetcher) fetchOCILock(ctx context.Context, src Source, prev Validators)
 	if err != nil {
 		return nil, err
 	}
+	// The manifest, the lock and its signature are small: a registry that
+	// sends them slower than the minimum rate (with retries) is given up.
+	limit := 2 * AttemptDeadline(ociset.MaxManifestBytes+MaxLockBytes+maxSignatureBytes, f.MinRate)
+	ctx, cancel := context.WithTimeoutCause(ctx, limit, fmt.Errorf("%w: the manifest, lock and signature of %s took over %v", ErrTooSlow, ref, limit))
+	defer cancel()
 	set, err := f.registry().Pull(ctx, ref, prev.Digest, MaxLockBytes, maxSignatureBytes)
+	if err != nil && ctx.Err() != nil {
+		err = fmt.Errorf("%w (%w)", context.Cause(ctx), err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("fetch lock: %w", err)
 	}

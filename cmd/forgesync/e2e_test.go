@@ -83,6 +83,7 @@ func newGame(t testing.TB) *game {
 type proc struct {
 	cmd  *exec.Cmd
 	done chan struct{}
+	logs *logWriter
 }
 
 // logWriter keeps a daemon's log and signals when a line holding want
@@ -120,7 +121,7 @@ func (g *game) start(t testing.TB) *proc {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &proc{cmd: cmd, done: make(chan struct{})}
+	p := &proc{cmd: cmd, done: make(chan struct{}), logs: logs}
 	go func() { cmd.Wait(); close(p.done) }()
 	t.Cleanup(func() {
 		cmd.Process.Signal(syscall.SIGTERM)
