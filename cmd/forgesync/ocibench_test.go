@@ -230,10 +230,7 @@ func BenchmarkOCIPush(b *testing.B) {
 	host := benchHost(b, env, filepath.Join(work, "host"), 10, mib)
 	folder := filepath.Join(work, "export")
 	runTimed(b, env, "", binary, "export", folder, "--config", host.config)
-	var files []string
-	for _, f := range []string{packset.LockName} {
-		files = append(files, f)
-	}
+	files := []string{packset.LockName}
 	entries, err := os.ReadDir(filepath.Join(folder, "packs"))
 	if err != nil {
 		b.Fatal(err)

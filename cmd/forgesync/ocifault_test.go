@@ -86,14 +86,13 @@ func stateOf(t *testing.T, config, inv string) ociState {
 // ociWorld is a token-auth registry behind a fault proxy, with sets v1, v2
 // and v3 pushed (the tag live naming v2), and a machine that synced v1.
 type ociWorld struct {
-	reg                *registrytest.Registry
-	proxy              *registrytest.Proxy
-	pinned, fp         [4]string // by version 1..3
-	config, inv        string
-	live               string // oci://PROXY/REPO:live
-	before             ociState
-	user, password     string
-	v2Packs, v3OnlyIDs []string
+	reg            *registrytest.Registry
+	proxy          *registrytest.Proxy
+	pinned, fp     [4]string // by version 1..3
+	config, inv    string
+	live           string // oci://PROXY/REPO:live
+	before         ociState
+	user, password string
 }
 
 func newOCIWorld(t *testing.T) *ociWorld {
