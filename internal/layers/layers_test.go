@@ -144,6 +144,21 @@ func TestBinaryLeavesPackagingOut(t *testing.T) {
 	}
 }
 
+// TestBinaryLeavesTestRegistryOut: the registry the tests run
+// (distribution, with its redis, prometheus and OpenTelemetry) and the
+// harness around it are for tests; the forgesync binary never links them.
+func TestBinaryLeavesTestRegistryOut(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "github.com/mjolnir-forge/forgesync/cmd/forgesync").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	for _, d := range strings.Fields(string(out)) {
+		if strings.HasPrefix(d, "github.com/distribution/distribution/") || strings.HasPrefix(d, "github.com/mjolnir-forge/forgesync/internal/registrytest") {
+			t.Errorf("cmd/forgesync depends on %s: the test registry is no part of the binary", d)
+		}
+	}
+}
+
 // TestConfigKnowsNoDomain: config holds plain values; whoever builds the
 // domain's parts (machine, cmd) turns them into the domain's types. Of
 // this module it may use only internal/ leaves, nothing of the domain.

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Path patterns for [Fault.Path].
@@ -54,6 +55,9 @@ type Request struct {
 	Object bool
 	// Fault names the fault that changed the answer, "" when none did.
 	Fault string
+	// Duration is the time from the request's arrival to the end of its
+	// answer: a figure for benchmarks, not for tests to assert.
+	Duration time.Duration
 }
 
 // Fault changes the answers to matching requests. A request matches when
@@ -84,7 +88,9 @@ type Fault struct {
 	// reached it (as S3 or a CDN behind a registry would).
 	RedirectBlobs bool
 	// ReplaceManifest answers with this manifest body (its media type
-	// ManifestMediaType, default the OCI image manifest) and its own digest.
+	// ManifestMediaType, default the OCI image manifest) and its own digest;
+	// requests for the manifest by that digest are answered with it too,
+	// as a registry that holds it would.
 	ReplaceManifest   []byte
 	ManifestMediaType string
 	// MoveTag serves the request as if its last path segment (a tag) were
@@ -113,8 +119,11 @@ func (f *Fault) name() string {
 
 type activeFault struct {
 	Fault
-	re   *regexp.Regexp
-	seen int // matching requests so far
+	re *regexp.Regexp
+	// byDigest matches the replacement manifest's own path, nil when the
+	// fault replaces none.
+	byDigest *regexp.Regexp
+	seen     int // matching requests so far
 }
 
 // Proxy is a reverse proxy on its own loopback port in front of a
@@ -196,9 +205,14 @@ func (p *Proxy) Fault(f Fault) {
 	if f.CutAt < 0 || f.CutAt >= 1 {
 		panic(fmt.Sprintf("registrytest: fault CutAt %g is outside (0, 1)", f.CutAt))
 	}
+	af := &activeFault{Fault: f, re: re}
+	if f.ReplaceManifest != nil {
+		sum := sha256.Sum256(f.ReplaceManifest)
+		af.byDigest = regexp.MustCompile(ManifestPath("sha256:" + hex.EncodeToString(sum[:])))
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.faults = append(p.faults, &activeFault{Fault: f, re: re})
+	p.faults = append(p.faults, af)
 }
 
 // ClearFaults removes every fault.
@@ -235,6 +249,9 @@ func (p *Proxy) match(req *http.Request) *activeFault {
 	for _, f := range p.faults {
 		if f.Method != "" && f.Method != req.Method {
 			continue
+		}
+		if f.byDigest != nil && f.byDigest.MatchString(req.URL.Path) {
+			return f // the replacement by its digest: not counted
 		}
 		if !f.re.MatchString(req.URL.Path) {
 			continue
@@ -286,6 +303,7 @@ type bodyFault struct {
 
 func (p *Proxy) serve(w http.ResponseWriter, req *http.Request) {
 	p.begin()
+	start := time.Now()
 	rw := &recorder{ResponseWriter: w}
 	body := &countingReader{r: req.Body}
 	req.Body = body
@@ -294,7 +312,7 @@ func (p *Proxy) serve(w http.ResponseWriter, req *http.Request) {
 		Range: req.Header.Get("Range"), HadAuthorization: req.Header.Get("Authorization") != "",
 	}
 	defer func() {
-		rec.Status, rec.Bytes, rec.Uploaded = rw.status, rw.n, body.n
+		rec.Status, rec.Bytes, rec.Uploaded, rec.Duration = rw.status, rw.n, body.n, time.Since(start)
 		if rec.Status == 0 {
 			rec.Status = http.StatusOK
 		}
@@ -382,13 +400,14 @@ func (p *Proxy) redirect(w http.ResponseWriter, req *http.Request) bool {
 // it from the registry with the credentials captured at redirect time.
 func (p *Proxy) serveObject(w http.ResponseWriter, req *http.Request) {
 	p.begin()
+	start := time.Now()
 	rw := &recorder{ResponseWriter: w}
 	rec := Request{
 		Method: req.Method, Path: req.URL.Path, Query: req.URL.RawQuery, Object: true,
 		Range: req.Header.Get("Range"), HadAuthorization: req.Header.Get("Authorization") != "",
 	}
 	defer func() {
-		rec.Status, rec.Bytes = rw.status, rw.n
+		rec.Status, rec.Bytes, rec.Duration = rw.status, rw.n, time.Since(start)
 		p.add(rec)
 	}()
 	p.mu.Lock()

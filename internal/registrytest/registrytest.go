@@ -78,8 +78,6 @@ type Registry struct {
 	// User and Password are the account when the registry authenticates.
 	User, Password string
 
-	auth string
-
 	mu sync.Mutex // guards issued and refused
 	// issued counts the tokens the token server granted.
 	issued int
@@ -97,7 +95,7 @@ func Start(t testing.TB, opt Options) *Registry {
 		t.Fatalf("registrytest.Start: unknown Auth %q (want %q, %q or %q)", opt.Auth, AuthNone, AuthBasic, AuthToken)
 	}
 	dir := t.TempDir()
-	r := &Registry{auth: opt.Auth}
+	r := &Registry{}
 	if opt.Auth != AuthNone {
 		r.User, r.Password = opt.User, opt.Password
 		if r.User == "" {

@@ -389,6 +389,9 @@ func TestFaultReplaceManifestAndMoveTag(t *testing.T) {
 	if !bytes.Equal(got, other) || d.Digest != digest.FromBytes(other) {
 		t.Errorf("FetchReference(live) = %s %q; want the replacement %s", d.Digest, got, digest.FromBytes(other))
 	}
+	if got, err := repo.Resolve(ctx, digest.FromBytes(other).String()); err != nil || got.Digest != digest.FromBytes(other) {
+		t.Errorf("Resolve(the replacement's digest) = %s, %v; want the replacement served by its digest too", got.Digest, err)
+	}
 	if _, err := repo.Resolve(ctx, m1.Digest.String()); err != nil {
 		t.Errorf("Resolve by digest under a tag fault: %v; want it untouched", err)
 	}
