@@ -293,26 +293,37 @@ func (t *txn) commit() (*Summary, error) {
 		// Nothing changed, and the files on disk are this state's.
 		return t.done()
 	}
+	if err := t.loadPacks(); err != nil {
+		return nil, err
+	}
+	inv, err := renderInventory(t.packs)
+	if err != nil {
+		return nil, err
+	}
+	// A committed state names the inventory it renders: a pass finds out
+	// whether it is on disk by hashing the files there (see
+	// inventoryCurrent), so no second save has to record that it was
+	// published, and a power loss before or during the publication leaves
+	// files the next pass finds different and publishes again.
+	recorded := false
 	if t.dirty {
-		st.Inventory = nil
+		st.Inventory = inv.hashes
 		if err := t.recordGeneration(); err != nil {
 			return nil, err
 		}
 		if err := p.store.Save(st); err != nil {
 			return nil, err
 		}
+		recorded = true
 		p.step("state")
 		p.stages.mark("commit")
 	}
-	if err := t.loadPacks(); err != nil {
-		return nil, err
-	}
-	published, hashes, err := p.publish(t.r, t.packs)
+	published, err := p.publish(t.r, inv)
 	p.stages.mark("publish")
 	if errors.Is(err, atomicfile.ErrBusy) {
 		// A game or a scanner holds an inventory file past the retry.
-		// What is committed stays committed; the state does not claim the
-		// new files are on disk, so the next pass publishes again. Old
+		// What is committed stays committed; the files on disk are not
+		// those the state names, so the next pass publishes again. Old
 		// content stays until installed.txt no longer names it.
 		p.log.Warn("inventory not published yet; tried again at the next pass", "err", err)
 		t.sum.Warnings = append(t.sum.Warnings, "inventory not published yet, tried again at the next pass: "+err.Error())
@@ -326,14 +337,17 @@ func (t *txn) commit() (*Summary, error) {
 		if err := t.removeReplaced(); err != nil {
 			return nil, err
 		}
+		recorded = false
 	}
-	st.Inventory = hashes
-	// The commit above is on disk: this records what followed it, which a
-	// power loss may lose, and the next pass then does again.
-	if err := p.store.SaveLazily(st); err != nil {
-		return nil, err
+	if !recorded {
+		st.Inventory = inv.hashes
+		// The commit above is on disk: this records what followed it,
+		// which a power loss may lose, and the next pass then does again.
+		if err := p.store.SaveLazily(st); err != nil {
+			return nil, err
+		}
+		p.stages.mark("record")
 	}
-	p.stages.mark("record")
 	return t.done()
 }
 
