@@ -64,7 +64,7 @@ type Isolation struct {
 	Rate   int64
 	// Background runs the child at the lowest priority, so that a game
 	// running beside it keeps its frames: the child lowers itself before
-	// it reads its request (Linux: nice 19 and the idle I/O class on
+	// it reads its request (Linux: nice 19 under SCHED_IDLE and the idle I/O class on
 	// every thread; Windows: background mode, for low I/O and memory
 	// priority), and on Windows it is created in
 	// BELOW_NORMAL_PRIORITY_CLASS.

@@ -141,8 +141,8 @@ func killAndAwait(t *testing.T, pid int) {
 }
 
 // TestChildPriority: a background child runs, while it waits for its
-// request and so while it works, with every thread at nice 19 and in the
-// idle I/O class, as /proc/<pid>/task/*/stat and ioprio_get read them
+// request and so while it works, with every thread at nice 19, under
+// SCHED_IDLE and in the idle I/O class, as /proc/<pid>/task/*/stat and ioprio_get read them
 // from outside; a normal one at this process's priority. Its memory limit
 // is in force while it waits.
 func TestChildPriority(t *testing.T) {
@@ -165,7 +165,7 @@ func TestChildPriority(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := priotest.Priority{Nice: prio.UnpackerNice, IOClass: prio.IOClassIdle}
+			want := priotest.Priority{Nice: prio.UnpackerNice, IOClass: prio.IOClassIdle, Policy: prio.SchedIdle}
 			if !background {
 				want = parent
 			}

@@ -18,8 +18,10 @@ import (
 	"github.com/mjolnir-forge/forgesync/watch"
 )
 
-// batchQuiet is how long the watcher waits after the last ready archive
-// before it hands a batch to the writer.
+// batchQuiet is how long the watcher waits after an archive last appeared
+// or changed, once none is settling, before it hands a batch to the
+// writer: a lone archive, whose settling was longer, goes when it is
+// ready.
 const batchQuiet = 20 * time.Millisecond
 
 // ServeOptions are what serving adds to a machine's options.

@@ -135,6 +135,9 @@ type Pipeline struct {
 	// (api.TriggerStart, …), for its sync-started and sync-finished
 	// events; empty for a transaction that is not a pass over drop.
 	trigger string
+	// stages times the steps of the running transaction, for its debug
+	// log line.
+	stages stageTimes
 }
 
 // passRenamer returns the Renamer of a pass: the pass Claim began, or else

@@ -14,33 +14,44 @@ import (
 	"github.com/mjolnir-forge/forgesync/inventory/render"
 )
 
-// publish renders the inventory of packs and publishes it prepare-then-swap,
-// identity bindings last, waiting out held files with r (the pass's). It
-// returns the files rewritten and the SHA-256 of every file, for the state
-// to remember what it published.
-func (p *Pipeline) publish(r atomicfile.Renamer, packs []inventory.InstalledPack) ([]string, map[string]string, error) {
-	rendered, err := render.Files(packs)
+// rendered is the inventory of a set of packs, ready to publish: its
+// files and the SHA-256 of each, which the state keeps to know later
+// whether the files on disk are still these.
+type rendered struct {
+	files  []publish.File
+	hashes map[string]string
+}
+
+// renderInventory renders the inventory of packs.
+func renderInventory(packs []inventory.InstalledPack) (*rendered, error) {
+	out, err := render.Files(packs)
 	if err != nil {
-		return nil, nil, fmt.Errorf("render inventory: %w", err)
+		return nil, fmt.Errorf("render inventory: %w", err)
 	}
-	files := make([]publish.File, len(rendered))
-	hashes := make(map[string]string, len(rendered))
-	for i, f := range rendered {
-		files[i] = publish.File{Name: f.Name, Data: f.Data}
+	r := &rendered{files: make([]publish.File, len(out)), hashes: make(map[string]string, len(out))}
+	for i, f := range out {
+		r.files[i] = publish.File{Name: f.Name, Data: f.Data}
 		sum := sha256.Sum256(f.Data)
-		hashes[f.Name] = hex.EncodeToString(sum[:])
+		r.hashes[f.Name] = hex.EncodeToString(sum[:])
 	}
-	res, err := publish.Publish(InventoryDir(p.opts.Mods), files, publish.Options{
+	return r, nil
+}
+
+// publish publishes a rendered inventory prepare-then-swap, identity
+// bindings last, waiting out held files with r (the pass's). It returns
+// the files rewritten.
+func (p *Pipeline) publish(r atomicfile.Renamer, inv *rendered) ([]string, error) {
+	res, err := publish.Publish(InventoryDir(p.opts.Mods), inv.files, publish.Options{
 		Renamer:   r,
 		AfterStep: func(step string) { p.step("publish:" + step) },
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if res.Written == nil {
 		res.Written = []string{}
 	}
-	return res.Written, hashes, nil
+	return res.Written, nil
 }
 
 // maxInventoryBytes bounds an inventory file read back to compare: one

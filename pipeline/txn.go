@@ -66,6 +66,7 @@ type txn struct {
 // the inventory that no longer names it is published.
 func (p *Pipeline) transact(ctx context.Context, o txnOptions) (*Summary, error) {
 	start, flushes := time.Now(), atomicfile.Fsyncs()
+	p.stages = stageTimes{last: start}
 	trigger := p.trigger // set by startPass, whose sync-started went out
 	p.trigger = ""
 	sum, changes, err := p.run(ctx, o)
@@ -82,7 +83,8 @@ func (p *Pipeline) transact(ctx context.Context, o txnOptions) (*Summary, error)
 	sum.Duration = time.Since(start)
 	// What the transaction cost the disk: each flush may be a journal
 	// commit, the figure to watch when installs slow a running game.
-	p.log.Debug("transaction done", "cause", o.cause, "duration", sum.Duration, "flushes", atomicfile.Fsyncs()-flushes)
+	// Where its time went, step by step (see stageTimes).
+	p.log.Debug("transaction done", append([]any{"cause", o.cause, "duration", sum.Duration, "flushes", atomicfile.Fsyncs() - flushes}, p.stages.attrs...)...)
 	p.report(sum, changes)
 	if trigger != "" {
 		p.passFinished(trigger, sum)
@@ -203,6 +205,7 @@ func (p *Pipeline) run(ctx context.Context, o txnOptions) (*Summary, []api.Event
 	if err != nil {
 		return nil, nil, err
 	}
+	p.stages.mark("begin")
 	if o.change == nil || o.change.kind != changeSet {
 		// A set is applied alone: dropped archives wait for the next pass.
 		if err := t.processAll(ctx, o); err != nil {
@@ -290,24 +293,37 @@ func (t *txn) commit() (*Summary, error) {
 		// Nothing changed, and the files on disk are this state's.
 		return t.done()
 	}
+	if err := t.loadPacks(); err != nil {
+		return nil, err
+	}
+	inv, err := renderInventory(t.packs)
+	if err != nil {
+		return nil, err
+	}
+	// A committed state names the inventory it renders: a pass finds out
+	// whether it is on disk by hashing the files there (see
+	// inventoryCurrent), so no second save has to record that it was
+	// published, and a power loss before or during the publication leaves
+	// files the next pass finds different and publishes again.
+	recorded := false
 	if t.dirty {
-		st.Inventory = nil
+		st.Inventory = inv.hashes
 		if err := t.recordGeneration(); err != nil {
 			return nil, err
 		}
 		if err := p.store.Save(st); err != nil {
 			return nil, err
 		}
+		recorded = true
 		p.step("state")
+		p.stages.mark("commit")
 	}
-	if err := t.loadPacks(); err != nil {
-		return nil, err
-	}
-	published, hashes, err := p.publish(t.r, t.packs)
+	published, err := p.publish(t.r, inv)
+	p.stages.mark("publish")
 	if errors.Is(err, atomicfile.ErrBusy) {
 		// A game or a scanner holds an inventory file past the retry.
-		// What is committed stays committed; the state does not claim the
-		// new files are on disk, so the next pass publishes again. Old
+		// What is committed stays committed; the files on disk are not
+		// those the state names, so the next pass publishes again. Old
 		// content stays until installed.txt no longer names it.
 		p.log.Warn("inventory not published yet; tried again at the next pass", "err", err)
 		t.sum.Warnings = append(t.sum.Warnings, "inventory not published yet, tried again at the next pass: "+err.Error())
@@ -321,12 +337,16 @@ func (t *txn) commit() (*Summary, error) {
 		if err := t.removeReplaced(); err != nil {
 			return nil, err
 		}
+		recorded = false
 	}
-	st.Inventory = hashes
-	// The commit above is on disk: this records what followed it, which a
-	// power loss may lose, and the next pass then does again.
-	if err := p.store.SaveLazily(st); err != nil {
-		return nil, err
+	if !recorded {
+		st.Inventory = inv.hashes
+		// The commit above is on disk: this records what followed it,
+		// which a power loss may lose, and the next pass then does again.
+		if err := p.store.SaveLazily(st); err != nil {
+			return nil, err
+		}
+		p.stages.mark("record")
 	}
 	return t.done()
 }
@@ -552,6 +572,7 @@ func (t *txn) archive(ctx context.Context, name string, o txnOptions) error {
 		p.log.Warn("the unpacker died; unpacking again", "archive", name, "deaths", deaths, "reasons", rep.Problems)
 		rep, staged, err = verdict.Archive(ctx, p.opts.Extractor, path, p.store.Path(store.StagingDir), p.opts.Limits, p.progress(name))
 	}
+	p.stages.mark("unpack")
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil // cancelled: it stays in processing
@@ -593,6 +614,7 @@ func (t *txn) archive(ctx context.Context, name string, o txnOptions) error {
 		return nil
 	}
 	placed, kept, manifest, err := t.place(name, staged, m)
+	p.stages.mark("place")
 	if errors.Is(err, atomicfile.ErrLink) {
 		return fmt.Errorf("install %s: %w", name, err) // the machine's fault, see done
 	}
@@ -932,4 +954,19 @@ func removeIfExists(path string) error {
 		return err
 	}
 	return nil
+}
+
+// stageTimes times the steps of a transaction: each mark records the time
+// since the one before (or the transaction's start) under the step's
+// name, as attributes of the debug line that ends the transaction. A step
+// that repeats (one unpack per archive) is recorded each time.
+type stageTimes struct {
+	last  time.Time
+	attrs []any
+}
+
+func (s *stageTimes) mark(step string) {
+	now := time.Now()
+	s.attrs = append(s.attrs, step, now.Sub(s.last))
+	s.last = now
 }

@@ -32,7 +32,6 @@ cd "$(dirname "$0")/.."
 runs="${1:-5}"
 mib="${FORGESYNC_BENCH_MIB:-256}"
 prof="${FORGESYNC_BENCH_PROFILE:-}"
-file=$((mib << 20 >> 4))
 for t in bsdtar zstd 7z /usr/bin/time; do
 	command -v "$t" >/dev/null || { echo "bench-extract: needs $t" >&2; exit 2; }
 done
@@ -40,25 +39,9 @@ work=$(mktemp -d "${TMPDIR:-/var/tmp}/fsbench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 go build -o "$work/forgesync" ./cmd/forgesync
 
-# The pack: 8 files of random bytes and 8 of text, 16 MiB each (at 256).
-pack="$work/pack"
-mkdir -p "$pack/content"
-cat > "$pack/forgepack.json" <<'EOF'
-{"schema":1,"id":"bench-pack","version":"1.0.0","name":"Bench","authors":["Bench"],"pieces":[{"id":"deck","kind":"block","tag":"mjolnir\\forge\\bench-pack\\deck","class":"/Game/MJOLNIR/Forge/bench-pack/Blocks/BP_Deck.BP_Deck_C","dimensions_m":[2,2,0.5]}]}
-EOF
-i=0
-while [ $i -lt 8 ]; do
-	head -c $file /dev/urandom > "$pack/content/random$i.pak"
-	# Text: words and numbers, compressible about 5:1, different in every
-	# file (a solid archive would otherwise store a repeat in nothing,
-	# which the ratio rule rightly calls a bomb).
-	awk -v seed=$((i * 7919 + 13)) -v file=$i 'BEGIN { srand(seed); while (n < '"$file"') { l = sprintf("file%d row %d lift door panel %06d gravity %.4f\n", file, int(rand()*1e6), k++, rand()); printf "%s", l; n += length(l) } }' | head -c $file > "$pack/content/text$i.pak"
-	i=$((i + 1))
-done
-
-"$work/forgesync" pack "$pack" -o "$work/bench.zip" >/dev/null
-tar -C "$pack" -cf - . | zstd -q -3 -T0 -o "$work/bench.tar.zst"
-(cd "$pack" && 7z a -bd -bso0 "$work/bench.7z" . >/dev/null)
+# The pack (scripts/benchpack.sh): bench.zip, bench.tar.zst and bench.7z.
+. scripts/benchpack.sh
+bench_pack "$work" "$mib"
 
 # median prints the middle of the numbers on its input (the lower middle
 # of an even count).

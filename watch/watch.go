@@ -91,12 +91,14 @@ type Options struct {
 // Batching, after Syncthing's watch aggregator: ready archives collect in a
 // batch, and OnBatch receives the batch at the first of
 //   - BatchQuiet after the last activity, once no tracked file is still
-//     settling (activity: a file became ready, appeared, or changed), or
+//     settling (activity: a file appeared or changed), or
 //   - BatchMaxWait after the batch's first archive became ready, however
 //     busy Drop still is.
 //
 // So archives dropped together, whose settling overlaps, become one batch,
-// while a lone archive waits only BatchQuiet beyond Settle. An archive that
+// while a lone archive goes as soon as it is ready: its settling was a
+// quiet window (of Settle; when Settle is shorter than BatchQuiet, it
+// waits the difference). An archive that
 // changes while in the batch leaves it and settles again.
 //
 // Each appearance of a file is reported once. After OnBatch returns, the
@@ -306,7 +308,7 @@ type watchRun struct {
 	files      map[string]*watchedFile
 	nReady     int
 	batchStart time.Time // when the batch's first archive became ready
-	activity   time.Time // when a file last appeared, changed or became ready
+	activity   time.Time // when a file last appeared or changed
 }
 
 // watch (re)creates Drop, watches it with a new event source and scans it.
@@ -569,7 +571,8 @@ func (r *watchRun) check(now time.Time, name string, f *watchedFile) {
 			r.batchStart = now
 		}
 		r.nReady++
-		r.activity = now
+		// Becoming ready is no activity: the file's own settling was a
+		// quiet window, so a lone archive goes the moment it is ready.
 	case errors.Is(err, fs.ErrNotExist):
 		r.forget(name)
 	default:

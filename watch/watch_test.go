@@ -749,6 +749,23 @@ func TestWatcherBatchRule(t *testing.T) {
 			t.Errorf("batch at %v; want no earlier than %v, when b.zip settled", at[0], min)
 		}
 	})
+	t.Run("lone archive", func(t *testing.T) {
+		// Its own settling was a quiet window longer than BatchQuiet:
+		// nothing else arrived meanwhile, so it goes the moment it is
+		// ready, not a quiet window later.
+		h := newHarness(t, harnessOptions{})
+		t0 := h.clock.Now()
+		writeFile(t, filepath.Join(h.drop, "a.zip"), 10)
+		h.waitSeen("a.zip", 10)
+		h.runUntil("the batch", func() bool { return len(h.batches) > 0 })
+		batches, at, _ := h.snapshot()
+		if want := [][]string{{"a.zip"}}; !slices.EqualFunc(batches, want, slices.Equal) {
+			t.Fatalf("batches = %q; want %q", batches, want)
+		}
+		if want := t0.Add(testSettle); !at[0].Equal(want) {
+			t.Errorf("batch at %v; want %v, the moment a.zip settled", at[0], want)
+		}
+	})
 	t.Run("max wait", func(t *testing.T) {
 		h := newHarness(t, harnessOptions{})
 		t0 := h.clock.Now()

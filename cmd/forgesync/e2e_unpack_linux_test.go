@@ -120,3 +120,77 @@ func TestDaemonServesWhileUnpackerWorksOrDies(t *testing.T) {
 		t.Errorf("staging holds %d items after the killed child", len(left))
 	}
 }
+
+// warmChildOf returns the pid of an unpacking child of the daemon that
+// holds no archive open (the warm child waiting for its request), or 0.
+func warmChildOf(daemonPid int) int {
+	tasks, _ := filepath.Glob(filepath.Join("/proc", strconv.Itoa(daemonPid), "task", "*", "children"))
+	for _, f := range tasks {
+		data, _ := os.ReadFile(f)
+		for _, s := range strings.Fields(string(data)) {
+			cmdline, _ := os.ReadFile(filepath.Join("/proc", s, "cmdline"))
+			if strings.Contains(string(cmdline), intake.ChildCommand) {
+				pid, _ := strconv.Atoi(s)
+				return pid
+			}
+		}
+	}
+	return 0
+}
+
+// alive reports whether process pid still runs: it exists and is not a
+// zombie (a child whose parent died waits, dead, for init to reap it, and
+// in a container nobody may).
+func alive(pid int) bool {
+	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return false
+	}
+	// pid (comm) state ...: comm may hold spaces and parentheses.
+	i := strings.LastIndexByte(string(stat), ')')
+	if i < 0 || i+2 >= len(stat) {
+		return false
+	}
+	state := stat[i+2]
+	return state != 'Z' && state != 'X'
+}
+
+// TestDaemonKill9EndsWarmChild: the daemon keeps an unpacker started ahead
+// of the next archive; when the daemon is killed outright (kill -9, so no
+// Close runs), that waiting child dies with it (it is started with a
+// parent-death signal) instead of waiting for a request forever, even
+// while another process holds its standard input open.
+func TestDaemonKill9EndsWarmChild(t *testing.T) {
+	g := newGame(t)
+	d := g.start(t)
+	var warm int
+	deadline := time.Now().Add(20 * time.Second)
+	for warm = warmChildOf(d.cmd.Process.Pid); warm == 0; warm = warmChildOf(d.cmd.Process.Pid) {
+		if time.Now().After(deadline) {
+			t.Fatal("the daemon started no warm unpacker")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if !alive(warm) {
+		t.Fatalf("the warm unpacker %d is not running before the daemon is killed", warm)
+	}
+	// The test holds the write end of the child's standard input too, so
+	// that the daemon's death does not end the request with an end of
+	// file: only the parent-death signal can end the child, as it must a
+	// child busy unpacking, which reads no more input.
+	stdin, err := os.OpenFile(filepath.Join("/proc", strconv.Itoa(warm), "fd", "0"), os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatalf("open the warm unpacker's standard input: %v", err)
+	}
+	defer stdin.Close()
+	d.cmd.Process.Signal(syscall.SIGKILL)
+	<-d.done
+	deadline = time.Now().Add(10 * time.Second)
+	for alive(warm) {
+		if time.Now().After(deadline) {
+			syscall.Kill(warm, syscall.SIGKILL) // leave nothing behind
+			t.Fatalf("the warm unpacker %d still runs 10 s after its daemon was killed", warm)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}

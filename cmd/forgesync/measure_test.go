@@ -34,7 +34,9 @@ func reportLatency(b *testing.B, lat []time.Duration) {
 
 // BenchmarkDaemonDropToPublished: from an archive's final rename in drop
 // to installed.txt published, for a 1 MiB pack, minus the settle window
-// (the watcher's batch quiet included). One pack per iteration.
+// (a lone archive goes to the writer when it settles: no batch quiet
+// follows). One pack per iteration. The daemon's debug log line
+// "transaction done" splits the rest into its steps.
 func BenchmarkDaemonDropToPublished(b *testing.B) {
 	g := newGame(b)
 	const settle = 200 * time.Millisecond

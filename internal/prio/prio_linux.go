@@ -16,23 +16,27 @@ const ioprioWhoProcess = 1
 // ioprio is the I/O priority value of class and level.
 func ioprio(class, level int) int { return class<<13 | level }
 
-// Unpacker lowers this process to the unpacker's priority: nice 19 and
-// the idle I/O class, which gets the disk only when nobody else wants it.
-func Unpacker() error { return lower(UnpackerNice, ioprio(IOClassIdle, 0)) }
+// Unpacker lowers this process to the unpacker's priority: nice 19 under
+// the SCHED_IDLE policy, which gets a processor only when nobody else
+// wants it (a nice-19 thread of the normal policy still finishes its
+// slice before a game's thread that wakes gets the processor), and the
+// idle I/O class, which gets the disk only when nobody else wants it.
+func Unpacker() error { return lower(UnpackerNice, ioprio(IOClassIdle, 0), SchedIdle) }
 
 // Installer lowers this process to the installer's priority: nice 10 and
 // the lowest best-effort I/O level.
 func Installer() error {
-	return lower(InstallerNice, ioprio(IOClassBestEffort, IOLevelLowest))
+	return lower(InstallerNice, ioprio(IOClassBestEffort, IOLevelLowest), SchedOther)
 }
 
-// lower sets nice and the I/O priority io on every thread of this
-// process. Linux keeps both per thread, and a new thread takes them from
+// lower sets nice, the scheduling policy (SchedOther keeps the one a
+// thread has) and the I/O priority io on every thread of this process.
+// Linux keeps all three per thread, and a new thread takes them from
 // the thread that starts it: once every thread is lowered, every later one
 // is too. A thread started while the list is read is caught by the next
 // pass; the passes end when one finds no thread it had not lowered. A nice
 // value already above nice is kept (nobody is raised).
-func lower(nice, io int) error {
+func lower(nice, io, policy int) error {
 	done := map[int]bool{}
 	for pass := 0; pass < 100; pass++ {
 		tids, err := threads()
@@ -45,7 +49,7 @@ func lower(nice, io int) error {
 				continue
 			}
 			fresh++
-			if err := lowerThread(tid, nice, io); err != nil && !errors.Is(err, unix.ESRCH) {
+			if err := lowerThread(tid, nice, io, policy); err != nil && !errors.Is(err, unix.ESRCH) {
 				return fmt.Errorf("lower the priority of thread %d: %w", tid, err)
 			}
 			done[tid] = true
@@ -57,9 +61,9 @@ func lower(nice, io int) error {
 	return errors.New("lower the priority: threads keep starting")
 }
 
-// lowerThread sets the nice value (unless it is already higher) and the
-// I/O priority of thread tid.
-func lowerThread(tid, nice, io int) error {
+// lowerThread sets the nice value (unless it is already higher), the
+// scheduling policy and the I/O priority of thread tid.
+func lowerThread(tid, nice, io, policy int) error {
 	// getpriority returns 20 - nice, so that it is never negative.
 	cur, err := unix.Getpriority(unix.PRIO_PROCESS, tid)
 	if err != nil {
@@ -68,6 +72,13 @@ func lowerThread(tid, nice, io int) error {
 	if 20-cur < nice {
 		if err := unix.Setpriority(unix.PRIO_PROCESS, tid, nice); err != nil {
 			return err
+		}
+	}
+	if policy != SchedOther {
+		// The nice value stays, and counts again should the policy
+		// ever be the normal one.
+		if err := unix.SchedSetAttr(tid, &unix.SchedAttr{Policy: uint32(policy), Nice: int32(max(nice, 20-cur))}, 0); err != nil {
+			return fmt.Errorf("sched_setattr: %w", err)
 		}
 	}
 	if _, _, e := unix.Syscall(unix.SYS_IOPRIO_SET, ioprioWhoProcess, uintptr(tid), uintptr(io)); e != 0 {

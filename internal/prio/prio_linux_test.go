@@ -33,15 +33,15 @@ func TestMain(m *testing.M) {
 }
 
 // TestLowerEveryThread: a process that lowers itself has every thread at
-// the role's nice value and I/O priority, as /proc and ioprio_get report
-// them from outside.
+// the role's nice value, scheduling policy and I/O priority, as /proc and
+// ioprio_get report them from outside.
 func TestLowerEveryThread(t *testing.T) {
 	for _, tt := range []struct {
 		role string
 		want priotest.Priority
 	}{
-		{"unpacker", priotest.Priority{Nice: UnpackerNice, IOClass: IOClassIdle}},
-		{"installer", priotest.Priority{Nice: InstallerNice, IOClass: IOClassBestEffort, IOLevel: IOLevelLowest}},
+		{"unpacker", priotest.Priority{Nice: UnpackerNice, IOClass: IOClassIdle, Policy: SchedIdle}},
+		{"installer", priotest.Priority{Nice: InstallerNice, IOClass: IOClassBestEffort, IOLevel: IOLevelLowest, Policy: SchedOther}},
 	} {
 		t.Run(tt.role, func(t *testing.T) {
 			cmd := exec.Command(os.Args[0])

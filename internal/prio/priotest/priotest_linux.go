@@ -20,6 +20,7 @@ type Priority struct {
 	Nice    int // the nice value, from /proc/<pid>/task/<tid>/stat
 	IOClass int // the I/O class (IOClassNone: derived from the nice value)
 	IOLevel int // the level within the class
+	Policy  int // the scheduling policy (prio.SchedOther, prio.SchedIdle), from the same stat file
 }
 
 // Read returns the priority of every thread of process pid, by thread
@@ -40,7 +41,7 @@ func Read(pid int) (map[int]Priority, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read the priority of %d: %w", pid, err)
 		}
-		nice, err := statNice(string(stat))
+		nice, policy, err := statPriority(string(stat))
 		if err != nil {
 			return nil, fmt.Errorf("read the priority of %d: %s: %w", pid, dir+"/"+e.Name()+"/stat", err)
 		}
@@ -48,23 +49,30 @@ func Read(pid int) (map[int]Priority, error) {
 		if errno != 0 {
 			return nil, fmt.Errorf("read the priority of %d: ioprio_get(%d): %w", pid, tid, errno)
 		}
-		out[tid] = Priority{Nice: nice, IOClass: int(v) >> 13, IOLevel: int(v) & 0x1fff}
+		out[tid] = Priority{Nice: nice, IOClass: int(v) >> 13, IOLevel: int(v) & 0x1fff, Policy: policy}
 	}
 	return out, nil
 }
 
-// statNice is the nice field of a stat file: the 19th, counted from the
-// process name in parentheses, which may itself hold spaces and
-// parentheses (hence the last ")").
-func statNice(stat string) (int, error) {
+// statPriority is the nice and policy fields of a stat file: the 19th
+// and the 41st, counted from the process name in parentheses, which may
+// itself hold spaces and parentheses (hence the last ")").
+func statPriority(stat string) (nice, policy int, err error) {
 	i := strings.LastIndexByte(stat, ')')
 	if i < 0 {
-		return 0, errors.New("no process name")
+		return 0, 0, errors.New("no process name")
 	}
 	f := strings.Fields(stat[i+1:])
-	// After the name: state (3), ppid (4) ... priority (18), nice (19).
-	if len(f) < 17 {
-		return 0, errors.New("too few fields")
+	// After the name: state (3), ppid (4) ... priority (18), nice (19) ...
+	// rt_priority (40), policy (41).
+	if len(f) < 39 {
+		return 0, 0, errors.New("too few fields")
 	}
-	return strconv.Atoi(f[16])
+	if nice, err = strconv.Atoi(f[16]); err != nil {
+		return 0, 0, fmt.Errorf("nice: %w", err)
+	}
+	if policy, err = strconv.Atoi(f[38]); err != nil {
+		return 0, 0, fmt.Errorf("policy: %w", err)
+	}
+	return nice, policy, nil
 }
