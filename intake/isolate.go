@@ -132,6 +132,27 @@ func (x *Extractor) Extract(ctx context.Context, archivePath, stagingParent stri
 	return x.extract(ctx, archivePath, stagingParent, lim, progress)
 }
 
+// ErrStarved is wrapped by the error of an unpack that ran out of its
+// wall-clock budget while the child had less than a quarter of it in
+// processor time: the machine's condition (processors taken by the game,
+// a slow disk), not its archive's, so it is no verdict. A child that used
+// its time decoding is rejected (RuleUnpackTime): the archive's bytes kept
+// it busy. No archive can make the child wait without working: it reads a
+// regular file forgesync claimed and writes within the pack's limits.
+var ErrStarved = errors.New("the unpacker ran out of time without getting the processor")
+
+// starvedShare: a child that used less than budget/starvedShare of
+// processor time before its budget ended was starved (see ErrStarved).
+const starvedShare = 4
+
+// cpuUsed is the processor time a child that ended used, user and system.
+func cpuUsed(ps *os.ProcessState) time.Duration {
+	if ps == nil {
+		return 0
+	}
+	return ps.UserTime() + ps.SystemTime()
+}
+
 // budget is the wall-clock time the child has for an archive of size
 // bytes.
 func (iso *Isolation) budget(size int64) time.Duration {
@@ -352,6 +373,13 @@ func (x *Extractor) extract(ctx context.Context, archivePath, stagingParent stri
 	case ctx.Err() != nil:
 		return nil, fmt.Errorf("extract %s: %w", archivePath, ctx.Err())
 	case wctx.Err() != nil:
+		if used := cpuUsed(cmd.ProcessState); used < budget/starvedShare {
+			// Out of time without having had the processor: the machine
+			// was busy (the game, at background priority) or its disk
+			// slow. The archive's bytes did not decide this.
+			return nil, fmt.Errorf("extract %s: %w: %.1f s of processor time in its budget of %s (the machine is busy or its disk slow)",
+				archivePath, ErrStarved, used.Seconds(), seconds(budget))
+		}
 		return nil, reject(RuleUnpackTime, "more than "+seconds(budget))
 	case werr != nil || final == nil:
 		return nil, reject(iso.death(stderr.String(), cmd.ProcessState, werr, peak, budget))

@@ -83,6 +83,26 @@ func testIsolationWallBudget(t *testing.T, warm bool) {
 	}
 }
 
+// TestIsolationStarved: a child that runs out of its budget without using
+// the processor (a stand-in that sleeps, as a child at background priority
+// does while the game takes both cores) is no verdict: the error says the
+// unpacker was starved (ErrStarved, which the pipeline takes for a fault),
+// and the archive is not rejected.
+func TestIsolationStarved(t *testing.T) { forColdAndWarm(t, testIsolationStarved) }
+
+func testIsolationStarved(t *testing.T, warm bool) {
+	isolateWarmFor(t, warm, &Isolation{Time: time.Second})
+	b := sevenZip(t, nil, "-mhc=off", "-m0=lzma")
+	hdr, i := lzmaCoder(t, b)
+	b = patch7z(t, b, hdr[i:i+10], []byte{0x23, 0x03, 0x01, 0x7f, 0x05, 3, 0, 0, 0, 0})
+	iso := newIsolated(t)
+	_, err := testExtract(t.Context(), writeArchive(t, "asleep.7z", b), iso.staging, DefaultLimits(), nil)
+	var re *RejectError
+	if errors.As(err, &re) || !errors.Is(err, ErrStarved) || !strings.Contains(err.Error(), "in its budget of 1 s") {
+		t.Fatalf("err = %v; want ErrStarved naming the budget, no rejection", err)
+	}
+}
+
 // TestIsolationCrash: a decoder that panics (as lzip-go did) rejects its
 // archive with the panic named; the caller goes on.
 func TestIsolationCrash(t *testing.T) { forColdAndWarm(t, testIsolationCrash) }

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/bodgit/sevenzip"
 )
@@ -36,7 +37,7 @@ const (
 
 // testCoder is a 7z coder id that only the test child knows: an archive
 // "built to run forever" or to crash names it. Its first property byte
-// says what it does: 1 spins without end, 2 panics.
+// says what it does: 1 spins without end, 2 panics, 3 sleeps.
 var testCoder = []byte{0x03, 0x01, 0x7f}
 
 func TestMain(m *testing.M) {
@@ -53,6 +54,9 @@ func TestMain(m *testing.M) {
 						return nil, errors.New("unreachable")
 					}
 				}
+			case 3:
+				time.Sleep(time.Hour) // the processor never comes (see ErrStarved)
+				return nil, errors.New("test coder: slept an hour")
 			case 2:
 				var table []int
 				_ = table[binary.LittleEndian.Uint32(p[1:])] // an index out of range, as lzip-go's was

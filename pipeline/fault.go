@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mjolnir-forge/forgesync/intake"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/rejection"
 )
@@ -50,9 +51,10 @@ var faultErrnos = []error{
 
 // isFault reports whether err is the machine's condition rather than the
 // archive's: a held or read-only file, a full disk, an I/O or permission
-// error, a child process that could not start.
+// error, a child process that could not start or that ran out of time
+// without getting the processor (intake.ErrStarved).
 func isFault(err error) bool {
-	if errors.Is(err, atomicfile.ErrBusy) || errors.Is(err, atomicfile.ErrReadOnly) || diskFull(err) {
+	if errors.Is(err, atomicfile.ErrBusy) || errors.Is(err, atomicfile.ErrReadOnly) || diskFull(err) || errors.Is(err, intake.ErrStarved) {
 		return true
 	}
 	var pe *fs.PathError
@@ -121,6 +123,8 @@ func faultReason(err error, file, retry string) rejection.Reason {
 	case diskFull(err), strings.HasSuffix(err.Error(), "no space left on device"),
 		strings.HasSuffix(err.Error(), "There is not enough space on the disk."), strings.HasSuffix(err.Error(), "The disk is full."):
 		r.Rule, r.Message = RuleDiskFull, "the disk is full; free some space"
+	case errors.Is(err, intake.ErrStarved):
+		r.Message = "the unpacker ran out of time without getting the processor (the game or other programs took it, or the disk is slow); nothing needs fixing"
 	default:
 		r.Message = "the machine failed, not the archive; fix the cause"
 	}

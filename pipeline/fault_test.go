@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -285,6 +286,36 @@ func TestUnpackerNotStartedIsFault(t *testing.T) {
 	o := outcome(t, sum, "a1.zip")
 	if o.Result != api.ResultWaiting || o.Reasons[0].Rule != RuleFault || !strings.Contains(o.Reasons[0].Message, "start the unpacker") {
 		t.Fatalf("a1.zip with no unpacker: %s %+v; want waiting, naming the unpacker", o.Result, o.Reasons)
+	}
+	if got, _ := ReadyArchives(e.drop); len(got) != 1 {
+		t.Fatalf("drop holds %v; want a1.zip waiting", got)
+	}
+	p.opts.Extractor = useIsolation(testIsolation())
+	mustSync(t, p, map[string]api.Result{"a1.zip": api.ResultInstalled})
+}
+
+// TestStarvedUnpackerIsFault: an unpacker that runs out of its wall-clock
+// budget without having had the processor (here a child that only sleeps,
+// as one at background priority does while the game takes both cores) is
+// the machine's condition: the archive waits in drop and installs at the
+// next pass, never rejected as "took too long to unpack".
+func TestStarvedUnpackerIsFault(t *testing.T) {
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep command:", err)
+	}
+	e := newEnv(t)
+	p := e.open(t)
+	isolateFor(t, p, &intake.Isolation{Command: []string{sleep, "30"}, Time: time.Second})
+	e.dropPack(t, "a1.zip", spec{id: "pack-a", version: "1.0.0"})
+	sum, err := p.SyncDrop(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := outcome(t, sum, "a1.zip")
+	if o.Result != api.ResultWaiting || o.Reasons[0].Rule != RuleFault || !strings.Contains(o.Reasons[0].Message, "without getting the processor") ||
+		!strings.Contains(o.Reasons[0].Message, "in its budget of 1 s") {
+		t.Fatalf("a1.zip with a starved unpacker: %s %+v; want waiting, saying the unpacker was starved", o.Result, o.Reasons)
 	}
 	if got, _ := ReadyArchives(e.drop); len(got) != 1 {
 		t.Fatalf("drop holds %v; want a1.zip waiting", got)
