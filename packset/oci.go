@@ -5,14 +5,17 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"sort"
 	"sync"
+	"syscall"
 	"time"
 
 	"aead.dev/minisign"
+	"github.com/cenkalti/backoff/v5"
 
 	"github.com/mjolnir-forge/forgesync/ociset"
 )
@@ -43,7 +46,28 @@ func (f *Fetcher) fetchOCILock(ctx context.Context, src Source, prev Validators)
 	limit := 2 * AttemptDeadline(ociset.MaxManifestBytes+MaxLockBytes+maxSignatureBytes, f.MinRate)
 	ctx, cancel := context.WithTimeoutCause(ctx, limit, fmt.Errorf("%w: the manifest, lock and signature of %s took over %v", ErrTooSlow, ref, limit))
 	defer cancel()
-	set, err := f.registry().Pull(ctx, ref, prev.Digest, MaxLockBytes, maxSignatureBytes)
+	// oras-go's retry transport retries what a registry answers (5xx,
+	// 429) and a refused connection; a transfer cut mid-body is retried
+	// here, with the archive fetcher's back-off and tries.
+	bo := backoff.NewExponentialBackOff()
+	bo.InitialInterval = pos(f.InitialDelay, DefaultInitialDelay)
+	bo.MaxInterval = pos(f.MaxDelay, DefaultMaxDelay)
+	bo.RandomizationFactor = 0.5
+	bo.Multiplier = 2
+	var set *ociset.Set
+	for tries := 1; ; tries++ {
+		set, err = f.registry().Pull(ctx, ref, prev.Digest, MaxLockBytes, maxSignatureBytes)
+		if err == nil || ctx.Err() != nil || !cutTransfer(err) || tries >= pos(f.Tries, DefaultTries) {
+			if err != nil && tries > 1 {
+				err = fmt.Errorf("%w (%d tries)", err, tries)
+			}
+			break
+		}
+		if serr := f.sleep(ctx, bo.NextBackOff()); serr != nil {
+			err = serr
+			break
+		}
+	}
 	if err != nil && ctx.Err() != nil {
 		err = fmt.Errorf("%w (%w)", context.Cause(ctx), err)
 	}
@@ -134,4 +158,11 @@ func memFile(title, mediaType string, data []byte) ociset.File {
 func sha256Hex(data []byte) string {
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:])
+}
+
+// cutTransfer reports whether err is a transfer that ended before its
+// bytes did (the connection cut or reset mid-body): worth another try,
+// unlike an answer the registry gave or bytes of another digest.
+func cutTransfer(err error) bool {
+	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }

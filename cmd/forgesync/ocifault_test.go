@@ -347,12 +347,7 @@ func TestOCISyncFaults(t *testing.T) {
 		reset(t)
 		w.proxy.Fault(registrytest.Fault{Path: w.lockBlob(t), Times: 1, CutAt: 0.5})
 		code, out, errs := w.sync(t, w.live)
-		if code == cli.ExitOK {
-			w.wantWhole(t, 2, code, out, errs)
-			return
-		}
-		t.Logf("a cut lock fails the sync:\n%s", errs)
-		w.wantUnchanged(t, code, out, errs, "the lock", "unexpected EOF")
+		w.wantWhole(t, 2, code, out, errs) // the cut transfer is tried again
 	})
 
 	t.Run("archive with wrong bytes", func(t *testing.T) {
