@@ -91,15 +91,16 @@ func trustingMachine(t *testing.T, pub minisign.PublicKey) string {
 }
 
 // TestOrasPullsWhatExportPushed: `oras pull` of a set that `forgesync
-// export oci://` pushed writes the folder `forgesync export DIR` writes: the
-// same archives, lock and signature, byte for byte.
+// export oci://` pushed writes the folder `forgesync export DIR --no-index`
+// writes: the same archives, lock and signature, byte for byte (a registry
+// holds no chunk store: its archives are blobs).
 func TestOrasPullsWhatExportPushed(t *testing.T) {
 	reg := registrytest.Start(t, registrytest.Options{Auth: registrytest.AuthToken})
 	ociFetch(t, reg.User, reg.Password)
 	config, key, _ := signedHost(t)
 
 	folder := filepath.Join(t.TempDir(), "folder")
-	if code, out, errs := runCLI(t, "export", folder, "--sign", key, "--config", config); code != cli.ExitOK {
+	if code, out, errs := runCLI(t, "export", folder, "--no-index", "--sign", key, "--config", config); code != cli.ExitOK {
 		t.Fatalf("export %s = %d\n%s%s", folder, code, out, errs)
 	}
 	ref := reg.Ref(ociRepo, "live")
