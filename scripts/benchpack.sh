@@ -14,10 +14,11 @@ JSON
 	bp_i=0
 	while [ $bp_i -lt 8 ]; do
 		head -c $bp_each /dev/urandom > "$bp_pack/content/random$bp_i.pak"
-		# Text: words and numbers, compressible about 5:1, different in
+		# Text (.sig, which pack deflates: it stores .pak and .ucas): words
+		# and numbers, compressible about 5:1, different in
 		# every file (a solid archive would otherwise store a repeat in
 		# nothing, which the ratio rule rightly calls a bomb).
-		awk -v seed=$((bp_i * 7919 + 13)) -v file=$bp_i -v size=$bp_each 'BEGIN { srand(seed); while (n < size) { l = sprintf("file%d row %d lift door panel %06d gravity %.4f\n", file, int(rand()*1e6), k++, rand()); printf "%s", l; n += length(l) } }' | head -c $bp_each > "$bp_pack/content/text$bp_i.pak"
+		awk -v seed=$((bp_i * 7919 + 13)) -v file=$bp_i -v size=$bp_each 'BEGIN { srand(seed); while (n < size) { l = sprintf("file%d row %d lift door panel %06d gravity %.4f\n", file, int(rand()*1e6), k++, rand()); printf "%s", l; n += length(l) } }' | head -c $bp_each > "$bp_pack/content/text$bp_i.sig"
 		bp_i=$((bp_i + 1))
 	done
 	"$bp_work/forgesync" pack "$bp_pack" -o "$bp_work/bench.zip" >/dev/null
