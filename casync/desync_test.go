@@ -4,97 +4,17 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	mrand "math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/mjolnir-forge/forgesync/internal/toolcheck"
 )
-
-// desyncVersion is the desync the interop tests build and run. The module
-// proxy serves it only at this exact version.
-const desyncVersion = "v1.0.4"
-
-var (
-	desyncOnce sync.Once
-	desyncPath string
-	desyncErr  error
-)
-
-// needDesync returns the path of a desync binary built from its module at
-// desyncVersion, built once per test binary and kept under the user's cache
-// folder (forgesync-test/desync-v1.0.4) so later runs reuse it. When the
-// build fails it skips the test on a developer's machine and fails it in CI.
-func needDesync(t testing.TB) string {
-	t.Helper()
-	desyncOnce.Do(func() { desyncPath, desyncErr = buildDesync() })
-	if desyncErr != nil {
-		toolcheck.Missing(t, "desync %s (built from its Go module): %v", desyncVersion, desyncErr)
-	}
-	return desyncPath
-}
-
-func buildDesync() (string, error) {
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		return "", err
-	}
-	dir := filepath.Join(cache, "forgesync-test", "desync-"+desyncVersion)
-	bin := filepath.Join(dir, "desync")
-	if _, err := os.Stat(bin); err == nil {
-		return bin, nil
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	// `go install module@version` asks the proxy for the module's version
-	// list, which it does not serve for desync; downloading the exact
-	// version and building inside it needs only that version.
-	dl := exec.Command("go", "mod", "download", "-json", "github.com/folbricht/desync@"+desyncVersion)
-	dl.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
-	dl.Dir = dir
-	out, err := dl.Output()
-	if err != nil {
-		return "", fmt.Errorf("go mod download desync: %w", err)
-	}
-	var mod struct{ Dir string }
-	if err := json.Unmarshal(out, &mod); err != nil || mod.Dir == "" {
-		return "", fmt.Errorf("go mod download desync: no folder in %q: %v", out, err)
-	}
-	tmp := bin + ".tmp"
-	build := exec.Command("go", "build", "-o", tmp, "./cmd/desync")
-	build.Dir = mod.Dir
-	build.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod -buildvcs=false", "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build desync: %w: %s", err, out)
-	}
-	return bin, os.Rename(tmp, bin)
-}
-
-// runDesync runs desync with args and fails the test when it fails. It
-// gives desync an empty home folder, so a developer's own config
-// ($HOME/.config/desync/config.json) does not change what it does.
-func runDesync(t *testing.T, args ...string) string {
-	t.Helper()
-	bin := needDesync(t)
-	cmd := exec.CommandContext(t.Context(), bin, args...)
-	home := t.TempDir()
-	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+home)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("desync %s: %v\nstderr: %s", strings.Join(args, " "), err, stderr.String())
-	}
-	return stdout.String() + stderr.String()
-}
 
 // interopInputs are the files the interop tests chunk both ways.
 func interopInputs(t *testing.T) map[string][]byte {
@@ -159,7 +79,7 @@ func storeIDs(t *testing.T, dir string) []string {
 // index byte for byte the same as Make and WriteTo, and a store with the
 // same chunks.
 func TestDesyncMakeMatches(t *testing.T) {
-	needDesync(t)
+	toolcheck.Desync(t)
 	for name, data := range interopInputs(t) {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -170,7 +90,7 @@ func TestDesyncMakeMatches(t *testing.T) {
 			theirStore := filepath.Join(dir, "their-store")
 			os.Mkdir(theirStore, 0o755)
 			theirIdx := filepath.Join(dir, "their.caibx")
-			runDesync(t, "make", "-s", theirStore, theirIdx, in)
+			toolcheck.RunDesync(t, "make", "-s", theirStore, theirIdx, in)
 
 			ourStore := LocalStore{Dir: filepath.Join(dir, "our-store")}
 			os.Mkdir(ourStore.Dir, 0o755)
@@ -216,7 +136,7 @@ func sizes(ix *Index) string {
 // TestDesyncReadsOurStore checks that desync verifies the store we wrote and
 // extracts our index from it to the original bytes.
 func TestDesyncReadsOurStore(t *testing.T) {
-	needDesync(t)
+	toolcheck.Desync(t)
 	for name, data := range interopInputs(t) {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -235,11 +155,11 @@ func TestDesyncReadsOurStore(t *testing.T) {
 				t.Fatal(err)
 			}
 			f.Close()
-			if out := runDesync(t, "verify", "-s", store.Dir); strings.TrimSpace(out) != "" {
+			if out := toolcheck.RunDesync(t, "verify", "-s", store.Dir); strings.TrimSpace(out) != "" {
 				t.Fatalf("desync verify reported: %s", out)
 			}
 			out := filepath.Join(dir, "out")
-			runDesync(t, "extract", "-s", store.Dir, idx, out)
+			toolcheck.RunDesync(t, "extract", "-s", store.Dir, idx, out)
 			got, err := os.ReadFile(out)
 			if err != nil {
 				t.Fatal(err)
@@ -254,7 +174,7 @@ func TestDesyncReadsOurStore(t *testing.T) {
 // TestAssembleFromDesyncStore checks that ReadIndex and Assemble rebuild a
 // file from an index and store desync made, with and without a seed.
 func TestAssembleFromDesyncStore(t *testing.T) {
-	needDesync(t)
+	toolcheck.Desync(t)
 	for name, data := range interopInputs(t) {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -263,7 +183,7 @@ func TestAssembleFromDesyncStore(t *testing.T) {
 			store := filepath.Join(dir, "store")
 			os.Mkdir(store, 0o755)
 			idx := filepath.Join(dir, "in.caibx")
-			runDesync(t, "make", "-s", store, idx, in)
+			toolcheck.RunDesync(t, "make", "-s", store, idx, in)
 			f, err := os.Open(idx)
 			if err != nil {
 				t.Fatal(err)

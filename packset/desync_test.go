@@ -4,85 +4,19 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/mjolnir-forge/forgesync/internal/toolcheck"
 )
 
-// desyncVersion is the desync the interop tests run, as casync's tests
-// do; both build it into the same cache folder.
-const desyncVersion = "v1.0.4"
-
-var (
-	desyncOnce sync.Once
-	desyncPath string
-	desyncErr  error
-)
-
-// needDesync returns a desync built from its module at desyncVersion and
-// kept under the user's cache folder; without it the test is skipped on a
-// developer's machine and fails in CI.
-func needDesync(t *testing.T) string {
-	t.Helper()
-	desyncOnce.Do(func() {
-		cache, err := os.UserCacheDir()
-		if err != nil {
-			desyncErr = err
-			return
-		}
-		dir := filepath.Join(cache, "forgesync-test", "desync-"+desyncVersion)
-		bin := filepath.Join(dir, "desync")
-		if _, err := os.Stat(bin); err == nil {
-			desyncPath = bin
-			return
-		}
-		os.MkdirAll(dir, 0o755)
-		dl := exec.Command("go", "mod", "download", "-json", "github.com/folbricht/desync@"+desyncVersion)
-		dl.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
-		dl.Dir = dir
-		out, err := dl.Output()
-		var mod struct{ Dir string }
-		if err != nil || json.Unmarshal(out, &mod) != nil || mod.Dir == "" {
-			desyncErr = fmt.Errorf("go mod download desync: %v %s", err, out)
-			return
-		}
-		tmp := bin + ".tmp"
-		build := exec.Command("go", "build", "-o", tmp, "./cmd/desync")
-		build.Dir = mod.Dir
-		build.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod -buildvcs=false", "CGO_ENABLED=0")
-		if out, err := build.CombinedOutput(); err != nil {
-			desyncErr = fmt.Errorf("go build desync: %v: %s", err, out)
-			return
-		}
-		desyncPath, desyncErr = bin, os.Rename(tmp, bin)
-	})
-	if desyncErr != nil {
-		toolcheck.Missing(t, "desync %s (built from its Go module): %v", desyncVersion, desyncErr)
-	}
-	return desyncPath
-}
-
-func runDesync(t *testing.T, args ...string) {
-	t.Helper()
-	cmd := exec.CommandContext(t.Context(), needDesync(t), args...)
-	home := t.TempDir()
-	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+home)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("desync %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-}
-
 // TestDesyncReadsExport: desync verifies the store that export wrote and
 // extracts each archive from its index, byte for byte.
 func TestDesyncReadsExport(t *testing.T) {
-	needDesync(t)
+	toolcheck.Desync(t)
 	s := newDeltaSite(t) // an export of v1 and v2
 	out := t.TempDir()
 	for path, data := range s.m.files {
@@ -90,11 +24,11 @@ func TestDesyncReadsExport(t *testing.T) {
 		os.MkdirAll(filepath.Dir(p), 0o755)
 		os.WriteFile(p, data, 0o644)
 	}
-	runDesync(t, "verify", "-s", filepath.Join(out, ChunksDir))
+	toolcheck.RunDesync(t, "verify", "-s", filepath.Join(out, ChunksDir))
 	for i, want := range [][]byte{s.v1, s.v2} {
 		sum := sha256.Sum256(want)
 		dst := filepath.Join(t.TempDir(), fmt.Sprintf("v%d", i+1))
-		runDesync(t, "extract", "-s", filepath.Join(out, ChunksDir), filepath.Join(out, "packs", hex.EncodeToString(sum[:])+IndexExt), dst)
+		toolcheck.RunDesync(t, "extract", "-s", filepath.Join(out, ChunksDir), filepath.Join(out, "packs", hex.EncodeToString(sum[:])+IndexExt), dst)
 		if got, _ := os.ReadFile(dst); !bytes.Equal(got, want) {
 			t.Errorf("desync extract v%d: %d bytes, not the archive", i+1, len(got))
 		}
@@ -104,14 +38,14 @@ func TestDesyncReadsExport(t *testing.T) {
 // TestFetchFromDesyncMake: an index and a store that `desync make` wrote
 // rebuild v2 from the seed v1, through the HTTP chunk store.
 func TestFetchFromDesyncMake(t *testing.T) {
-	needDesync(t)
+	toolcheck.Desync(t)
 	s := newDeltaSite(t)
 	dir := t.TempDir()
 	v2 := filepath.Join(dir, "v2.zip")
 	os.WriteFile(v2, s.v2, 0o644)
 	store := filepath.Join(dir, "store")
 	os.Mkdir(store, 0o755)
-	runDesync(t, "make", "-s", store, filepath.Join(dir, "v2.caibx"), v2)
+	toolcheck.RunDesync(t, "make", "-s", store, filepath.Join(dir, "v2.caibx"), v2)
 	// Serve desync's index and store in place of export's.
 	for path := range s.m.files {
 		if strings.HasPrefix(path, "/chunks/") || strings.HasSuffix(path, IndexExt) {
