@@ -282,7 +282,7 @@ func TestFetchDelta(t *testing.T) {
 	checkLanded(t, f.Dir, map[string][]byte{s.l.Packs[0].SHA256: s.v2})
 	// 120 KiB changed in 3 places and a tail, with chunks of 64 KiB on
 	// average: a few chunks each.
-	if served := s.m.served; served > int64(len(s.v2))/4 || r.Delta.WireBytes != served {
+	if served := s.m.servedBytes(); served > int64(len(s.v2))/4 || r.Delta.WireBytes != served {
 		t.Errorf("served %d bytes (the result says %d) of a %d-byte archive; want under 1/4", served, r.Delta.WireBytes, len(s.v2))
 	}
 	if r.Delta.SeedBytes+r.Delta.FetchedBytes != int64(len(s.v2)) || r.Delta.FetchedChunks == 0 || r.Delta.SeedChunks == 0 {
