@@ -40,14 +40,20 @@ func (m *Machine) Fetcher() packset.Fetcher {
 
 // Registry returns the client of OCI registries: the one given in
 // Options.Fetcher, else one with the configuration's [sets]
-// insecure_registries and docker_config, made once.
+// insecure_registries and docker_config, made once. Unless [sets]
+// allow_private_mirrors, a registry not on loopback and not listed as
+// insecure may not make it connect to a non-public address.
 func (m *Machine) Registry() *ociset.Registry {
 	if m.opts.Fetcher.Registry != nil {
 		return m.opts.Fetcher.Registry
 	}
 	if m.registry == nil {
 		cfg := m.opts.Config.Sets
-		m.registry = ociset.New(ociset.Options{Insecure: cfg.InsecureRegistries, DockerConfig: cfg.DockerConfig})
+		opts := ociset.Options{Insecure: cfg.InsecureRegistries, DockerConfig: cfg.DockerConfig, Guard: packset.GuardClient}
+		if cfg.AllowPrivateMirrors {
+			opts.Guard = nil // a registry on the LAN, over https
+		}
+		m.registry = ociset.New(opts)
 	}
 	return m.registry
 }

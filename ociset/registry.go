@@ -75,6 +75,13 @@ type Options struct {
 	// Getenv reads the environment (FORGESYNC_REGISTRY_*, DOCKER_CONFIG);
 	// nil means os.Getenv.
 	Getenv func(string) string
+	// Guard, when set, wraps the client of every registry that is not on
+	// loopback and not listed in Insecure: it refuses connections to
+	// loopback, private and link-local addresses (the registry's own, its
+	// token realm's, a blob redirect's), so that a registry on the internet
+	// cannot make the machine reach into its own network. nil: no guard
+	// ([sets] allow_private_mirrors).
+	Guard func(*http.Client) *http.Client
 	// MaxRetryAfter, Retries, MinWait and MaxWait override the defaults
 	// above when positive.
 	MaxRetryAfter time.Duration
@@ -88,10 +95,11 @@ type Options struct {
 // methods are safe for concurrent use.
 type Registry struct {
 	opts Options
-	// remote is the authenticating client for public registries; local
-	// is the one for loopback registries, whose token realm may be on
-	// loopback too.
-	remote, local *auth.Client
+	// remote is the authenticating client for public registries (its
+	// connections guarded by Options.Guard); lan the same without the
+	// guard, for registries listed in Options.Insecure; local the one for
+	// loopback registries, whose token realm may be on loopback too.
+	remote, lan, local *auth.Client
 	// creds is the credential store, opened on first use.
 	creds func() (credentials.Store, error)
 }
@@ -108,11 +116,18 @@ func New(opts Options) *Registry {
 	if base == nil {
 		base = defaultTransport
 	}
-	client := &http.Client{Transport: &retry.Transport{Base: base, Policy: func() retry.Policy { return r.policy() }}}
+	retried := func(base http.RoundTripper) *http.Client {
+		return &http.Client{Transport: &retry.Transport{Base: base, Policy: func() retry.Policy { return r.policy() }}}
+	}
 	cache := auth.NewCache()
-	r.remote = &auth.Client{Client: client, Cache: cache, Credential: r.credential}
-	r.remote.SetUserAgent("forgesync")
-	local := *r.remote
+	r.lan = &auth.Client{Client: retried(base), Cache: cache, Credential: r.credential}
+	r.lan.SetUserAgent("forgesync")
+	remote := *r.lan
+	if opts.Guard != nil {
+		remote.Client = retried(opts.Guard(&http.Client{Transport: base}).Transport)
+	}
+	r.remote = &remote
+	local := *r.lan
 	local.BlockedRealmPrefixes = slices.DeleteFunc(auth.DefaultBlockedRealmPrefixes(), func(p netip.Prefix) bool { return p.Addr().IsLoopback() })
 	r.local = &local
 	return r
@@ -272,8 +287,11 @@ func (r *Registry) plain(host string) bool {
 // repository returns oras-go's client of ref's repository.
 func (r *Registry) repository(ref Reference) *remote.Repository {
 	client := r.remote
-	if Loopback(ref.Host) {
+	switch {
+	case Loopback(ref.Host):
 		client = r.local
+	case r.plain(ref.Host):
+		client = r.lan // named in [sets] insecure_registries: on the LAN
 	}
 	return &remote.Repository{
 		Client:           client,

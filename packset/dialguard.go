@@ -62,13 +62,17 @@ func refusePrivate(network, address string, _ syscall.RawConn) error {
 		return fmt.Errorf("dial %s: %w: not an IP address", address, ErrPrivateAddress)
 	}
 	if kind := addressKind(ip); kind != "" {
-		return fmt.Errorf("refused to connect to %s, a %s address: %w; a lock served from a public address may name only public mirrors ([sets] allow_private_mirrors = true allows LAN hosts)", ip.Unmap(), kind, ErrPrivateAddress)
+		return fmt.Errorf("refused to connect to %s, a %s address: %w; a lock served from a public address may name only public mirrors, and a registry on the internet may send forgesync only to public addresses ([sets] allow_private_mirrors = true allows LAN hosts)", ip.Unmap(), kind, ErrPrivateAddress)
 	}
 	return nil
 }
 
 // guardedDefault is defaultClient with refusePrivate on every dial.
 var guardedDefault = guardClient(defaultClient)
+
+// GuardClient is guardClient for the clients of OCI registries
+// (ociset.Options.Guard).
+func GuardClient(c *http.Client) *http.Client { return guardClient(c) }
 
 // guardClient returns a client like c whose connections to a non-public
 // address are refused at dial time. Through a proxy the dial is the

@@ -22,8 +22,9 @@ import (
 
 // defaultRegistry is the registry client of a Fetcher without one: the
 // Docker config of the user forgesync runs as, loopback hosts over plain
-// HTTP.
-var defaultRegistry = sync.OnceValue(func() *ociset.Registry { return ociset.New(ociset.Options{}) })
+// HTTP, and no connection to a non-public address for a registry that is
+// not on loopback (GuardClient).
+var defaultRegistry = sync.OnceValue(func() *ociset.Registry { return ociset.New(ociset.Options{Guard: GuardClient}) })
 
 func (f *Fetcher) registry() *ociset.Registry {
 	if f.Registry != nil {
