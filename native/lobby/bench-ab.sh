@@ -12,13 +12,8 @@ base="${2:-main}"
 cc="${CC:-cc}"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
-mkdir -p "$out/before" "$out/after"
-git -C "$here" show "$base:native/lobby/forge_doors_runtime.h" >"$out/before/forge_doors_runtime.h"
-cp "$here/forge_doors_runtime.h" "$out/after/"
-for v in before after; do
-  cp "$here/forge_doors_bench.c" "$out/$v/"
-  "$cc" -std=c11 -Wall -Wextra -Wpedantic -Werror -O2 -o "$out/$v/bench" "$out/$v/forge_doors_bench.c" -lm
-done
+. "$here/ab-build.sh"
+ab_build "$here" "$out" "$base" "$cc"
 for i in $(seq "$runs"); do
   for v in before after; do
     # the bench exits 1 when a target is missed; the figures still count

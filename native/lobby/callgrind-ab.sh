@@ -16,13 +16,8 @@ cc="${CC:-cc}"
 command -v valgrind >/dev/null || { echo "callgrind-ab: needs valgrind" >&2; exit 2; }
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
-mkdir -p "$out/before" "$out/after"
-git -C "$here" show "$base:native/lobby/forge_doors_runtime.h" >"$out/before/forge_doors_runtime.h"
-cp "$here/forge_doors_runtime.h" "$out/after/"
-for v in before after; do
-  cp "$here/forge_doors_bench.c" "$out/$v/"
-  "$cc" -std=c11 -Wall -Wextra -Wpedantic -Werror -O2 -o "$out/$v/bench" "$out/$v/forge_doors_bench.c" -lm
-done
+. "$here/ab-build.sh"
+ab_build "$here" "$out" "$base" "$cc"
 # refs BIN FIGURE COUNT: the instructions callgrind counts for the run.
 refs() {
   valgrind --tool=callgrind --callgrind-out-file=/dev/null "$1" "$2" "$3" 2>&1 |
