@@ -112,11 +112,17 @@ func openArchive(archivePath string) (*os.File, int64, error) {
 	return f, st.Size(), nil
 }
 
+// extractOptions are how extractAt works.
+type extractOptions struct {
+	progress  func(done, total int64) // called as entry bytes are produced; may be nil
+	hash      bool                    // hash the archive (a child's parent hashes it itself)
+	writeback bool                    // start writing each file to disk while it is unpacked (see writeback)
+}
+
 // extractAt is Extract in this process, into the empty folder staging,
-// which the caller removes on error. It hashes the archive when hash is
-// set. A rejection for the pack's files alone carries the manifest's bytes
+// which the caller removes on error. A rejection for the pack's files alone carries the manifest's bytes
 // (see RejectError.Manifest).
-func extractAt(ctx context.Context, archivePath, staging string, lim Limits, progress func(done, total int64), hash bool) (_ *Staged, err error) {
+func extractAt(ctx context.Context, archivePath, staging string, lim Limits, opts extractOptions) (_ *Staged, err error) {
 	f, size, err := openArchive(archivePath)
 	if err != nil {
 		return nil, err
@@ -148,10 +154,10 @@ func extractAt(ctx context.Context, archivePath, staging string, lim Limits, pro
 	x := &extraction{
 		ctx:      ctx,
 		check:    newPackCheck(lim),
-		progress: progress,
-		w:        newStagingWriter(root),
+		progress: opts.progress,
+		w:        newStagingWriter(root, opts.writeback),
 		kind:     kind,
-		hash:     hash,
+		hash:     opts.hash,
 	}
 	sum, err := x.run(f, size)
 	if werr := x.w.wait(err == nil); werr != nil && (err == nil || errors.Is(err, errStop) || errors.Is(err, errRejectedRead)) {

@@ -27,10 +27,11 @@ import (
 // write) and the goroutine (which hands them back), so at most
 // writerBuffers × copyBufferSize bytes are in flight.
 type stagingWriter struct {
-	root *os.Root
-	ops  chan writeOp
-	free chan []byte
-	done chan struct{}
+	root      *os.Root
+	writeback bool // start each file's writeback as it is written (see writeback)
+	ops       chan writeOp
+	free      chan []byte
+	done      chan struct{}
 
 	mu  sync.Mutex // guards err
 	err error
@@ -93,13 +94,14 @@ const (
 	opDiscard // close without keeping: the entry broke its size cap
 )
 
-func newStagingWriter(root *os.Root) *stagingWriter {
+func newStagingWriter(root *os.Root, writeback bool) *stagingWriter {
 	w := &stagingWriter{
-		root: root,
-		ops:  make(chan writeOp, writerBuffers),
-		free: make(chan []byte, writerBuffers),
-		done: make(chan struct{}),
-		dirs: map[string]bool{".": true},
+		root:      root,
+		writeback: writeback,
+		ops:       make(chan writeOp, writerBuffers),
+		free:      make(chan []byte, writerBuffers),
+		done:      make(chan struct{}),
+		dirs:      map[string]bool{".": true},
 	}
 	for range writerBuffers {
 		w.free <- make([]byte, copyBufferSize)
@@ -113,7 +115,7 @@ func (w *stagingWriter) run() {
 	defer close(w.done)
 	var out *os.File
 	var outName string
-	var outOff int64 // bytes written to out
+	var wb writeback // out's writeback
 	for op := range w.ops {
 		if w.failed() {
 			if op.buf != nil {
@@ -128,7 +130,7 @@ func (w *stagingWriter) run() {
 		case opCreate:
 			if err = w.mkdirAll(path.Dir(op.name)); err == nil {
 				out, err = w.root.OpenFile(filepath.FromSlash(op.name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-				outName, outOff = op.name, 0
+				outName, wb = op.name, writeback{}
 				if err != nil {
 					err = fmt.Errorf("create %s: %w", op.name, err)
 				}
@@ -137,8 +139,9 @@ func (w *stagingWriter) run() {
 			if _, err = out.Write(op.buf); err != nil {
 				err = fmt.Errorf("write %s: %w", outName, err)
 			} else {
-				startWriteback(out, outOff, int64(len(op.buf)))
-				outOff += int64(len(op.buf))
+				if w.writeback {
+					wb.wrote(out, int64(len(op.buf)))
+				}
 			}
 			w.free <- op.buf[:cap(op.buf)]
 		case opClose, opDiscard:

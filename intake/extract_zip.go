@@ -96,6 +96,7 @@ func (x *extraction) zipEntry(ctx context.Context, mu *sync.Mutex, root *os.Root
 	}
 	buf := make([]byte, copyBufferSize)
 	var done int64
+	var wb writeback // out's writeback
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -124,7 +125,9 @@ func (x *extraction) zipEntry(ctx context.Context, mu *sync.Mutex, root *os.Root
 			if _, err := out.Write(buf[:n]); err != nil {
 				return &writeError{fmt.Errorf("write %s: %w", name, err)}
 			}
-			startWriteback(out, done-int64(n), int64(n))
+			if x.w.writeback {
+				wb.wrote(out, int64(n))
+			}
 		}
 		if rerr == io.EOF {
 			break

@@ -239,7 +239,8 @@ func fromWire(ws []wireProblem) []Problem {
 func RunChild(in io.Reader, out io.Writer) int {
 	// First of all, before the request comes (a warm child waits for it
 	// at this priority).
-	if os.Getenv(envBackground) == "1" {
+	background := os.Getenv(envBackground) == "1"
+	if background {
 		if err := prio.Unpacker(); err != nil {
 			fmt.Fprintln(os.Stderr, "forgesync: unpacker:", err) // it unpacks all the same, at the priority it has
 		}
@@ -268,7 +269,13 @@ func RunChild(in io.Reader, out io.Writer) int {
 		}
 	}
 	archive, staging := req.paths()
-	st, err := extractAt(context.Background(), archive, staging, req.Limits, progress, false)
+	st, err := extractAt(context.Background(), archive, staging, req.Limits, extractOptions{
+		progress: progress,
+		// In the background the files are written when they are flushed
+		// at the end, as a game beside the install is least disturbed
+		// (see writeback).
+		writeback: !background,
+	})
 	if pending != nil {
 		enc.Encode(pending)
 	}
