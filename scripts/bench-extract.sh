@@ -15,8 +15,15 @@
 #          figures, which hold every waited-for descendant: forgesync and
 #          its unpacking child; the tool; the sync), and the CPU ratio
 #          (target <= 1.3 for every format);
+#   +sha   the tool's CPU plus that of `openssl sha256` of the archive (with
+#          the processor's SHA instructions, as Go's), and our CPU over
+#          it: forgesync identifies every archive by its SHA-256, which the
+#          tools do not compute;
 #   peak   the largest resident size of any of forgesync's processes over
 #          all runs (target < 64 MiB, plus the dictionary for 7z).
+# A last row unpacks the zip on one processor (GOMAXPROCS=1, for forgesync
+# and its child) beside the usual parallel run, to compare their CPU
+# (target: parallel costs at most 10% more).
 #
 # Usage: scripts/bench-extract.sh [runs]
 #   FORGESYNC_BENCH_MIB=64 scripts/bench-extract.sh   # a smaller pack (16 files)
@@ -26,13 +33,13 @@
 #       FORMAT.child.pprof (its unpacking child, from
 #       FORGESYNC_UNPACK_CPUPROFILE, which only the child reads); read
 #       them with `go tool pprof -top DIR/FORMAT.child.pprof`.
-# Needs: go, bsdtar, zstd, 7z, GNU time (/usr/bin/time).
+# Needs: go, bsdtar, zstd, 7z, openssl, GNU time (/usr/bin/time).
 set -eu
 cd "$(dirname "$0")/.."
 runs="${1:-5}"
 mib="${FORGESYNC_BENCH_MIB:-256}"
 prof="${FORGESYNC_BENCH_PROFILE:-}"
-for t in bsdtar zstd 7z /usr/bin/time; do
+for t in bsdtar zstd 7z openssl /usr/bin/time; do
 	command -v "$t" >/dev/null || { echo "bench-extract: needs $t" >&2; exit 2; }
 done
 work=$(mktemp -d "${TMPDIR:-/var/tmp}/fsbench.XXXXXX")
@@ -58,10 +65,11 @@ game() {
 	sync
 }
 
-# ours FORMAT: one run of `forgesync sync`; appends "wall cpu rss(KiB)".
+# ours FORMAT [ENV=VALUE]: one run of `forgesync sync`; appends "wall cpu
+# rss(KiB)" to ours.times.
 ours() {
 	game "$1"
-	/usr/bin/time -f '%e %U %S %M' -o "$work/t" sh -c "'$work/forgesync' sync --config '$g/f.toml' >/dev/null; sync -f '$g/paks'"
+	/usr/bin/time -f '%e %U %S %M' -o "$work/t" sh -c "env ${2:-} '$work/forgesync' sync --config '$g/f.toml' >/dev/null; sync -f '$g/paks'"
 	if [ ! -f "$g/paks/MJOLNIRForge/bench-pack/random0.pak" ]; then
 		echo "bench-extract: forgesync did not install the $1 pack:" >&2
 		cat "$g"/mods/MJOLNIRForgePacks/drop/rejected/*.txt >&2 || true
@@ -83,16 +91,19 @@ tool() {
 		/usr/bin/time -f '%e %U %S' -o "$work/t" sh -c "bsdtar -xf '$work/bench.$1' -C '$d' && sync -f '$d'"
 	fi
 	tail -n 1 "$work/t" | awk '{ printf "%s %.2f\n", $1, $2 + $3 }' >> "$work/tool.times"
+	/usr/bin/time -f '%U %S' -o "$work/t" openssl sha256 "$work/bench.$1" >/dev/null
+	tail -n 1 "$work/t" | awk '{ printf "%.2f\n", $1 + $2 }' >> "$work/sha.times"
 }
 
 ratio() { echo "$1 $2" | awk '{ printf "%.2f", $1 / $2 }'; }
 
 echo "pack: $mib MiB in 16 files; median of $runs runs each"
-printf '%-8s %8s | %8s %8s %6s | %7s %7s %6s | %8s\n' format archive "fs wall" "tool" ratio "fs CPU" "tool" ratio "peak RSS"
+printf '%-8s %8s | %8s %8s %6s | %7s %7s %6s | %7s %6s | %8s\n' format archive "fs wall" "tool" ratio "fs CPU" "tool" ratio "+sha" ratio "peak RSS"
 for f in zip tar.zst 7z; do
 	size=$(wc -c < "$work/bench.$f")
 	: > "$work/ours.times"
 	: > "$work/tool.times"
+	: > "$work/sha.times"
 	r=0
 	while [ $r -lt "$runs" ]; do
 		ours "$f"
@@ -104,10 +115,11 @@ for f in zip tar.zst 7z; do
 	rss=$(cut -d' ' -f3 "$work/ours.times" | sort -g | tail -n 1)
 	tw=$(cut -d' ' -f1 "$work/tool.times" | median)
 	tc=$(cut -d' ' -f2 "$work/tool.times" | median)
+	ts=$(echo "$tc $(median < "$work/sha.times")" | awk '{ printf "%.2f", $1 + $2 }')
 	ref=bsdtar
 	[ "$f" = 7z ] && ref="7z x"
-	printf '%-8s %4d MiB | %6.2f s %6.2f s %6s | %5.2f s %5.2f s %6s | %4d MiB  (%s)\n' "$f" $((size >> 20)) \
-		"$ow" "$tw" "$(ratio "$ow" "$tw")" "$oc" "$tc" "$(ratio "$oc" "$tc")" $((rss >> 10)) "$ref"
+	printf '%-8s %4d MiB | %6.2f s %6.2f s %6s | %5.2f s %5.2f s %6s | %5.2f s %6s | %4d MiB  (%s)\n' "$f" $((size >> 20)) \
+		"$ow" "$tw" "$(ratio "$ow" "$tw")" "$oc" "$tc" "$(ratio "$oc" "$tc")" "$ts" "$(ratio "$oc" "$ts")" $((rss >> 10)) "$ref"
 	if [ -n "$prof" ]; then
 		mkdir -p "$prof"
 		game "$f"
@@ -115,3 +127,19 @@ for f in zip tar.zst 7z; do
 			"$work/forgesync" sync --config "$g/f.toml" >/dev/null
 	fi
 done
+
+# Parallel against serial: the zip on all processors and on one, runs
+# alternating.
+: > "$work/ours.times"
+r=0
+while [ $r -lt "$runs" ]; do
+	ours zip
+	ours zip GOMAXPROCS=1
+	r=$((r + 1))
+done
+pc=$(awk 'NR % 2 == 1 { print $2 }' "$work/ours.times" | median)
+pw=$(awk 'NR % 2 == 1 { print $1 }' "$work/ours.times" | median)
+sc=$(awk 'NR % 2 == 0 { print $2 }' "$work/ours.times" | median)
+sw=$(awk 'NR % 2 == 0 { print $1 }' "$work/ours.times" | median)
+printf 'zip on all processors: %.2f s wall, %.2f CPU-s; on one: %.2f s wall, %.2f CPU-s; CPU parallel/serial %s\n' \
+	"$pw" "$pc" "$sw" "$sc" "$(ratio "$pc" "$sc")"
