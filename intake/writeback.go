@@ -16,11 +16,22 @@ const writebackBatch = 8 << 20
 // rest is left to the flush when the extraction is done.
 type writeback struct{ from, to int64 }
 
-// wrote records n more bytes written to f after those it recorded.
+// wrote records n more bytes written to f after those it recorded, and
+// starts their writeback when a batch is full.
 func (b *writeback) wrote(f *os.File, n int64) {
-	b.to += n
-	if b.to-b.from >= writebackBatch {
-		startWriteback(f, b.from, b.to-b.from)
-		b.from = b.to
+	if off, length, ok := b.add(n); ok {
+		startWriteback(f, off, length)
 	}
+}
+
+// add records n more bytes and returns the range to start writing back
+// when a batch is full.
+func (b *writeback) add(n int64) (off, length int64, ok bool) {
+	b.to += n
+	if b.to-b.from < writebackBatch {
+		return 0, 0, false
+	}
+	off, length = b.from, b.to-b.from
+	b.from = b.to
+	return off, length, true
 }
