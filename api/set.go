@@ -134,8 +134,9 @@ type SetCheck struct {
 	// lock, its signature or a download failed: nothing changed).
 	Result      string `json:"result"`
 	Fingerprint string `json:"fingerprint,omitempty"` // the set's
-	// NotModified is set when the source answered 304 to a conditional
-	// request.
+	// NotModified is set when the source showed the lock unchanged since
+	// the last check: an HTTP 304 to a conditional request, or an OCI
+	// tag still at the manifest digest it had.
 	NotModified bool   `json:"not_modified,omitempty"`
 	Error       string `json:"error,omitempty"`
 	// Delta sums the check's archives rebuilt from chunks (SPEC §10.2a);

@@ -495,7 +495,7 @@ func WriteSetSync(w io.Writer, res *SetSyncResult) error {
 	case res.Check.Result == CheckApplied:
 		printf(&b, "the machine now equals the set %s\n", res.Check.Fingerprint)
 	case res.Check.NotModified:
-		b.WriteString("nothing to do: the set is unchanged (304) and the machine equals it\n")
+		b.WriteString("nothing to do: the set is unchanged since the last check and the machine equals it\n")
 	default:
 		b.WriteString("nothing to do: the machine equals the set\n")
 	}

@@ -32,7 +32,7 @@ func TestWriteSetSync(t *testing.T) {
 			"warning: w\npublished installed.json, lifts.txt\n" +
 			"the machine now equals the set sha256:f\n"},
 		{"not modified", &SetSyncResult{Check: SetCheck{Result: CheckEqual, Fingerprint: "sha256:f", NotModified: true}},
-			"set sha256:f (unsigned or not checked)\nnothing to do: the set is unchanged (304) and the machine equals it\n"},
+			"set sha256:f (unsigned or not checked)\nnothing to do: the set is unchanged since the last check and the machine equals it\n"},
 		{"equal", &SetSyncResult{Check: SetCheck{Result: CheckEqual, Fingerprint: "sha256:f"}},
 			"set sha256:f (unsigned or not checked)\nnothing to do: the machine equals the set\n"},
 	}

@@ -1639,7 +1639,7 @@ type SetApplyRequest struct {
 	// Signature The lock's minisign signature (.minisig text), with lock.
 	Signature *string `json:"signature,omitempty"`
 
-	// Url The lock's URL (http, https), or over the socket a path the daemon can read.
+	// Url The lock's URL (http, https), an OCI reference (oci://host/repository:tag or @sha256:digest), or over the socket a path the daemon can read.
 	Url *string `json:"url,omitempty"`
 }
 
@@ -1669,7 +1669,7 @@ type SetCheck struct {
 	// Fingerprint sha256: and the hex SHA-256 of the canonical text of the enabled packs (SPEC §10.1).
 	Fingerprint *Fingerprint `json:"fingerprint,omitempty"`
 
-	// NotModified The source answered 304 to a conditional request.
+	// NotModified The source showed the lock unchanged since the last check: an HTTP 304 to a conditional request, or an OCI tag still at the manifest digest it had.
 	NotModified *bool `json:"not_modified,omitempty"`
 
 	// Result equal (nothing to do), applied (the machine was changed to the set), refused (the install rules refused it: nothing changed) or failed (the lock, its signature or a download failed: nothing changed).
