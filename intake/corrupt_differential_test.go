@@ -462,7 +462,7 @@ func TestCorruptDifferential(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		st, err := extractAt(t.Context(), out, staging, DefaultLimits(), extractOptions{hash: true, writeback: true})
+		st, err := extractAt(t.Context(), out, staging, DefaultLimits(), extractOptions{hash: true, writeback: unlimitedWriteback})
 		if err != nil {
 			t.Fatalf("%s: the intact archive: %v", f.name, err)
 		}
@@ -502,7 +502,7 @@ func TestCorruptDifferential(t *testing.T) {
 				if err := os.Mkdir(staging, 0o700); err != nil {
 					return err
 				}
-				st, xerr := extractAt(ctx, archive, staging, DefaultLimits(), extractOptions{hash: true, writeback: true})
+				st, xerr := extractAt(ctx, archive, staging, DefaultLimits(), extractOptions{hash: true, writeback: unlimitedWriteback})
 				var re *RejectError
 				if xerr != nil && !errors.As(xerr, &re) {
 					return fmt.Errorf("%s, %s: a failure, not a verdict: %v", f.name, d.how, xerr)

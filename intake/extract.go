@@ -116,7 +116,7 @@ func openArchive(archivePath string) (*os.File, int64, error) {
 type extractOptions struct {
 	progress  func(done, total int64) // called as entry bytes are produced; may be nil
 	hash      bool                    // hash the archive (a child's parent hashes it itself)
-	writeback bool                    // start writing each file to disk while it is unpacked (see writeback)
+	writeback int64                   // bytes a second whose writing to disk starts while unpacking (see writeback); 0: none
 }
 
 // extractAt is Extract in this process, into the empty folder staging,
@@ -155,7 +155,7 @@ func extractAt(ctx context.Context, archivePath, staging string, lim Limits, opt
 		ctx:      ctx,
 		check:    newPackCheck(lim),
 		progress: opts.progress,
-		w:        newStagingWriter(root, opts.writeback),
+		w:        newStagingWriter(root, newWritebackPace(opts.writeback)),
 		kind:     kind,
 		hash:     opts.hash,
 	}

@@ -28,7 +28,7 @@ import (
 // writerBuffers × copyBufferSize bytes are in flight.
 type stagingWriter struct {
 	root      *os.Root
-	writeback bool // start each file's writeback as it is written (see writeback)
+	writeback *writebackPace // the early writeback's pace (see writeback)
 	ops       chan writeOp
 	free      chan []byte
 	done      chan struct{}
@@ -125,7 +125,7 @@ const (
 	opDiscard // close without keeping: the entry broke its size cap
 )
 
-func newStagingWriter(root *os.Root, writeback bool) *stagingWriter {
+func newStagingWriter(root *os.Root, writeback *writebackPace) *stagingWriter {
 	w := &stagingWriter{
 		root:      root,
 		writeback: writeback,
@@ -170,9 +170,7 @@ func (w *stagingWriter) run() {
 			if _, err = out.Write(op.buf); err != nil {
 				err = fmt.Errorf("write %s: %w", outName, err)
 			} else {
-				if w.writeback {
-					wb.wrote(out, int64(len(op.buf)))
-				}
+				wb.wrote(out, int64(len(op.buf)), w.writeback)
 			}
 			w.free <- op.buf[:cap(op.buf)]
 		case opClose, opDiscard:

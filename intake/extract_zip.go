@@ -125,9 +125,7 @@ func (x *extraction) zipEntry(ctx context.Context, mu *sync.Mutex, root *os.Root
 			if _, err := out.Write(buf[:n]); err != nil {
 				return &writeError{fmt.Errorf("write %s: %w", name, err)}
 			}
-			if x.w.writeback {
-				wb.wrote(out, int64(n))
-			}
+			wb.wrote(out, int64(n), x.w.writeback)
 		}
 		if rerr == io.EOF {
 			break

@@ -269,13 +269,11 @@ func RunChild(in io.Reader, out io.Writer) int {
 		}
 	}
 	archive, staging := req.paths()
-	st, err := extractAt(context.Background(), archive, staging, req.Limits, extractOptions{
-		progress: progress,
-		// In the background the files are written when they are flushed
-		// at the end, as a game beside the install is least disturbed
-		// (see writeback).
-		writeback: !background,
-	})
+	opts := extractOptions{progress: progress, writeback: unlimitedWriteback}
+	if background {
+		opts.writeback = backgroundWriteback
+	}
+	st, err := extractAt(context.Background(), archive, staging, req.Limits, opts)
 	if pending != nil {
 		enc.Encode(pending)
 	}

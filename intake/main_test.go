@@ -151,7 +151,7 @@ func extractInProcess(ctx context.Context, archivePath, stagingParent string, li
 	if err != nil {
 		return nil, fmt.Errorf("extract %s: %w", archivePath, err)
 	}
-	st, err := extractAt(ctx, archivePath, staging, lim, extractOptions{progress: progress, hash: true, writeback: true})
+	st, err := extractAt(ctx, archivePath, staging, lim, extractOptions{progress: progress, hash: true, writeback: unlimitedWriteback})
 	if err != nil {
 		removeStaging(staging)
 	}

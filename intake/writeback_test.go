@@ -1,6 +1,9 @@
 package intake
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 func TestWritebackBatches(t *testing.T) {
 	var b writeback
@@ -29,5 +32,24 @@ func TestWritebackBatches(t *testing.T) {
 	b.add(writebackBatch - 1)
 	if off, length, ok := b.add(10); !ok || off != 0 || length != writebackBatch+9 {
 		t.Errorf("crossing write started (%d, %d, %v), want (0, %d, true)", off, length, ok, writebackBatch+9)
+	}
+}
+
+func TestWritebackPace(t *testing.T) {
+	if newWritebackPace(0).take(1) {
+		t.Error("a pace of 0 started a writeback")
+	}
+	if p := newWritebackPace(unlimitedWriteback); !p.take(1<<40) || !p.take(1<<40) {
+		t.Error("an unlimited pace held a writeback back")
+	}
+	// 64 KiB a second, started a second ago: 64 KiB plus the batch that
+	// may go ahead are due, and nothing more for about a second.
+	p := newWritebackPace(64 << 10)
+	p.start = p.start.Add(-time.Second)
+	if !p.take(writebackBatch + 64<<10) {
+		t.Fatal("the pace held back what was due")
+	}
+	if p.take(64 << 10) {
+		t.Error("the pace let through more than was due")
 	}
 }
