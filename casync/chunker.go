@@ -116,11 +116,18 @@ func (c *chunker) cut(data []byte) int {
 // returns the index. It stops at the first error of r or w, or when ctx is
 // done.
 func Make(ctx context.Context, r io.Reader, w ChunkWriter) (*Index, error) {
-	c, err := newChunker(r, DefaultMin, DefaultAvg, DefaultMax)
+	return MakeSized(ctx, r, w, DefaultMin, DefaultAvg, DefaultMax)
+}
+
+// MakeSized is Make with the chunk sizes min, avg and max (`desync make
+// -m min:avg:max`), as a seed must be cut to share chunks with an index
+// made with other sizes than the defaults.
+func MakeSized(ctx context.Context, r io.Reader, w ChunkWriter, min, avg, max uint64) (*Index, error) {
+	c, err := newChunker(r, min, avg, max)
 	if err != nil {
 		return nil, err
 	}
-	ix := &Index{Flags: DefaultFlags, Min: DefaultMin, Avg: DefaultAvg, Max: DefaultMax}
+	ix := &Index{Flags: DefaultFlags, Min: min, Avg: avg, Max: max}
 	var start uint64
 	for {
 		if err := ctx.Err(); err != nil {

@@ -213,3 +213,36 @@ func TestAssembleFromDesyncStore(t *testing.T) {
 		})
 	}
 }
+
+// TestDesyncMakeSizedMatches checks MakeSized against `desync make -m`
+// with other chunk sizes than the defaults.
+func TestDesyncMakeSizedMatches(t *testing.T) {
+	toolcheck.Desync(t)
+	data := interopInputs(t)["zero-runs"] // random stretches, and runs cut at Max
+	dir := t.TempDir()
+	in := filepath.Join(dir, "input")
+	if err := os.WriteFile(in, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	theirIdx := filepath.Join(dir, "their.caibx")
+	toolcheck.RunDesync(t, "make", "-m", "8:32:128", "-s", filepath.Join(dir, "store"), theirIdx, in)
+	ix, err := MakeSized(t.Context(), bytes.NewReader(data), nil, 8<<10, 32<<10, 128<<10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ours bytes.Buffer
+	if _, err := ix.WriteTo(&ours); err != nil {
+		t.Fatal(err)
+	}
+	theirs, err := os.ReadFile(theirIdx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(ours.Bytes(), theirs) {
+		tix, err := ReadIndex(bytes.NewReader(theirs), Limits{})
+		if err != nil {
+			t.Fatalf("index differs, and ReadIndex(desync's) = %v", err)
+		}
+		t.Fatalf("index differs: ours has %d chunks (%s), desync's %d (%s)", len(ix.Chunks), sizes(ix), len(tix.Chunks), sizes(tix))
+	}
+}

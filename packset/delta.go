@@ -110,7 +110,7 @@ func (f *Fetcher) fetchDelta(ctx context.Context, base Source, p Pack, dst strin
 	var cs []casync.Seed
 	var seedErrs []error
 	for _, s := range seeds {
-		six, err := seedIndex(ctx, s)
+		six, err := seedIndex(ctx, s, ix)
 		if err != nil {
 			seedErrs = append(seedErrs, err)
 			continue
@@ -203,10 +203,17 @@ func (f *Fetcher) fetchIndex(ctx context.Context, client *http.Client, base Sour
 	return raw, ix, nil
 }
 
-// seedIndex returns the chunk index of a seed: the one kept at s.Index
-// when it adds up to the archive's size, else one made by chunking the
-// archive (and kept there).
-func seedIndex(ctx context.Context, s Seed) (*casync.Index, error) {
+// seedIndex returns the chunk index of a seed, cut with the chunk sizes of
+// the index want (chunks cut with other sizes share next to none): the one
+// kept at s.Index when it has those sizes and adds up to the archive's
+// size, else one made by chunking the archive (and kept there).
+func seedIndex(ctx context.Context, s Seed, want *casync.Index) (*casync.Index, error) {
+	if want.Min < minChunkFloor {
+		// Cutting a seed into chunks of a few bytes would take more memory
+		// than the seed: an index of any chunks the publisher likes is
+		// assembled, but not from seeds cut that small.
+		return nil, fmt.Errorf("seed %s: the index's chunks may be as small as %d bytes, under the %d bytes a seed is cut into", s.Path, want.Min, minChunkFloor)
+	}
 	st, err := os.Stat(s.Path)
 	if err != nil {
 		return nil, fmt.Errorf("seed: %w", err)
@@ -215,7 +222,8 @@ func seedIndex(ctx context.Context, s Seed) (*casync.Index, error) {
 		lim, maxBytes := indexLimits(st.Size())
 		raw, err := atomicfile.ReadFile(s.Index, int64(maxBytes))
 		if err == nil {
-			if ix, err := casync.ReadIndex(bytes.NewReader(raw), lim); err == nil && ix.Length() == uint64(st.Size()) {
+			if ix, err := casync.ReadIndex(bytes.NewReader(raw), lim); err == nil && ix.Length() == uint64(st.Size()) &&
+				ix.Min == want.Min && ix.Avg == want.Avg && ix.Max == want.Max {
 				return ix, nil
 			}
 		} else if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, atomicfile.ErrTooLarge) {
@@ -227,7 +235,7 @@ func seedIndex(ctx context.Context, s Seed) (*casync.Index, error) {
 		return nil, fmt.Errorf("seed: %w", err)
 	}
 	defer in.Close()
-	ix, err := casync.Make(ctx, in, nil)
+	ix, err := casync.MakeSized(ctx, in, nil, want.Min, want.Avg, want.Max)
 	if err != nil {
 		return nil, fmt.Errorf("seed %s: chunk: %w", s.Path, err)
 	}

@@ -2,10 +2,12 @@ package packset
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io/fs"
 	"math/rand/v2"
 	"net/http"
@@ -420,7 +422,7 @@ func TestFetchDeltaMends(t *testing.T) {
 	t.Run("seed edited after it was indexed", func(t *testing.T) {
 		s := newDeltaSite(t)
 		f, _ := s.fetcher(t)
-		if _, err := seedIndex(t.Context(), Seed{Path: s.seed, Index: s.seedIdx}); err != nil {
+		if _, err := seedIndex(t.Context(), Seed{Path: s.seed, Index: s.seedIdx}, &casync.Index{Min: casync.DefaultMin, Avg: casync.DefaultAvg, Max: casync.DefaultMax}); err != nil {
 			t.Fatal(err)
 		}
 		data := bytes.Clone(s.v1)
@@ -442,7 +444,7 @@ func TestFetchDeltaMends(t *testing.T) {
 // the installed archive's kept index, and fetches no chunk.
 func TestDiffEstimatesTransfer(t *testing.T) {
 	s := newDeltaSite(t)
-	if _, err := seedIndex(t.Context(), Seed{Path: s.seed, Index: s.seedIdx}); err != nil {
+	if _, err := seedIndex(t.Context(), Seed{Path: s.seed, Index: s.seedIdx}, &casync.Index{Min: casync.DefaultMin, Avg: casync.DefaultAvg, Max: casync.DefaultMax}); err != nil {
 		t.Fatal(err)
 	}
 	v1sum := sha256.Sum256(s.v1)
@@ -478,5 +480,64 @@ func TestDiffEstimatesTransfer(t *testing.T) {
 	rep, _ = DiffLock(t.Context(), nil, s.m.url("/"+LockName), nil, installed)
 	if err := rep.EstimateTransfers(t.Context(), f, func(sha string) string { return filepath.Join(t.TempDir(), sha+IndexExt) }); err != nil || len(rep.Transfers) != 0 {
 		t.Errorf("EstimateTransfers(no kept index) = %v, %+v", err, rep.Transfers)
+	}
+}
+
+// TestFetchDeltaOtherChunkSizes: an index cut with other chunk sizes than
+// the defaults (desync make -m 8:32:128) is still rebuilt from the seed,
+// which is cut again with those sizes, though an index of it with the
+// defaults is kept.
+func TestFetchDeltaOtherChunkSizes(t *testing.T) {
+	s := newDeltaSite(t)
+	store := casync.LocalStore{Dir: t.TempDir()}
+	ix, err := casync.MakeSized(t.Context(), bytes.NewReader(s.v2), store, 8<<10, 32<<10, 128<<10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw bytes.Buffer
+	if _, err := ix.WriteTo(&raw); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(raw.Bytes())
+	s.m.files["/packs/other.caibx"] = raw.Bytes()
+	s.l.Packs[0].Index = &IndexRef{URL: "packs/other.caibx", SHA256: hex.EncodeToString(sum[:])}
+	for _, c := range ix.Chunks {
+		data, err := os.ReadFile(store.Path(c.ID))
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := c.ID.String()
+		s.m.files["/chunks/"+id[:4]+"/"+id+".cacnk"] = data
+	}
+	// The seed's index as an update with the default sizes kept it.
+	def, err := casync.Make(t.Context(), bytes.NewReader(s.v1), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept bytes.Buffer
+	def.WriteTo(&kept)
+	if err := os.WriteFile(s.seedIdx, kept.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	f, _ := s.fetcher(t)
+	res, err := f.Fetch(t.Context(), s.base, s.l.Packs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res[0]
+	if r.Delta == nil || r.Fallback != "" {
+		t.Fatalf("Fetch = %+v; want a delta update", r)
+	}
+	checkLanded(t, f.Dir, map[string][]byte{s.l.Packs[0].SHA256: s.v2})
+	if r.Delta.SeedChunks == 0 || s.m.servedBytes() > int64(len(s.v2))/4 {
+		t.Errorf("Delta = %+v, %d bytes served of %d: the seed gave nothing", r.Delta, s.m.servedBytes(), len(s.v2))
+	}
+	b, err := os.ReadFile(s.seedIdx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := casync.ReadIndex(bytes.NewReader(b), casync.Limits{}); err != nil || got.Avg != 32<<10 {
+		t.Errorf("the seed's kept index: %v; want it cut at 32 KiB on average", cmp.Or(err, fmt.Errorf("cut at %d:%d:%d", got.Min, got.Avg, got.Max)))
 	}
 }

@@ -81,6 +81,9 @@ func (rep *DiffReport) EstimateTransfers(ctx context.Context, f *Fetcher, seedIn
 			first = cmp.Or(first, fmt.Errorf("%s: %w", p.ID, err))
 			continue
 		}
+		if old.Min != ix.Min || old.Avg != ix.Avg || old.Max != ix.Max {
+			continue // cut with other sizes: the update cuts the archive again, no estimate
+		}
 		have := make(map[casync.ChunkID]bool, len(old.Chunks))
 		for _, c := range old.Chunks {
 			have[c.ID] = true
