@@ -225,7 +225,9 @@ func TestDesyncMakeSizedMatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	theirIdx := filepath.Join(dir, "their.caibx")
-	toolcheck.RunDesync(t, "make", "-m", "8:32:128", "-s", filepath.Join(dir, "store"), theirIdx, in)
+	store := filepath.Join(dir, "store")
+	os.Mkdir(store, 0o755)
+	toolcheck.RunDesync(t, "make", "-m", "8:32:128", "-s", store, theirIdx, in)
 	ix, err := MakeSized(t.Context(), bytes.NewReader(data), nil, 8<<10, 32<<10, 128<<10)
 	if err != nil {
 		t.Fatal(err)
