@@ -39,7 +39,7 @@ func TestWritebackPace(t *testing.T) {
 	if newWritebackPace(0).take(1) {
 		t.Error("a pace of 0 started a writeback")
 	}
-	if p := newWritebackPace(unlimitedWriteback); !p.take(1<<40) || !p.take(1<<40) {
+	if p := newWritebackPace(unlimitedWriteback); !p.take(1<<40) || !p.take(1<<41) {
 		t.Error("an unlimited pace held a writeback back")
 	}
 	// 64 KiB a second, started a second ago: 64 KiB plus the batch that
