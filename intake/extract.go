@@ -120,8 +120,8 @@ type extractOptions struct {
 }
 
 // extractAt is Extract in this process, into the empty folder staging,
-// which the caller removes on error. A rejection for the pack's files alone carries the manifest's bytes
-// (see RejectError.Manifest).
+// which the caller removes on error. A rejection for the pack's files
+// alone carries the manifest's bytes (see RejectError.Manifest).
 func extractAt(ctx context.Context, archivePath, staging string, lim Limits, opts extractOptions) (_ *Staged, err error) {
 	f, size, err := openArchive(archivePath)
 	if err != nil {

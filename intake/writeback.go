@@ -9,8 +9,9 @@ import (
 
 // writebackBatch is how many freshly written bytes of a file are handed
 // to the kernel's writeback at once (startWriteback) while unpacking. The
-// batches are large, like the ones the kernel's own flusher makes; what a
-// batch leaves is written by the flush when the extraction is done.
+// batches are large, like the ones the kernel's own flusher makes; bytes
+// not started here (a file's tail, or what the pace holds back) are
+// written by the flush when the extraction is done.
 const writebackBatch = 8 << 20
 
 // Rates of the writeback started while unpacking (extractOptions). At
