@@ -98,21 +98,7 @@ func TestDesyncMakeMatches(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Make: %v", err)
 			}
-			var ours bytes.Buffer
-			if _, err := ix.WriteTo(&ours); err != nil {
-				t.Fatal(err)
-			}
-			theirs, err := os.ReadFile(theirIdx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(ours.Bytes(), theirs) {
-				tix, err := ReadIndex(bytes.NewReader(theirs), Limits{})
-				if err != nil {
-					t.Fatalf("index differs, and ReadIndex(desync's) = %v", err)
-				}
-				t.Fatalf("index differs: ours has %d chunks (%s), desync's %d (%s)", len(ix.Chunks), sizes(ix), len(tix.Chunks), sizes(tix))
-			}
+			sameIndex(t, ix, theirIdx)
 			if got, want := storeIDs(t, ourStore.Dir), storeIDs(t, theirStore); strings.Join(got, ",") != strings.Join(want, ",") {
 				t.Fatalf("store chunks differ: ours %d, desync's %d", len(got), len(want))
 			}
@@ -232,16 +218,22 @@ func TestDesyncMakeSizedMatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	sameIndex(t, ix, theirIdx)
+}
+
+// sameIndex fails t unless ix writes the bytes of the index file theirs.
+func sameIndex(t *testing.T, ix *Index, theirs string) {
+	t.Helper()
 	var ours bytes.Buffer
 	if _, err := ix.WriteTo(&ours); err != nil {
 		t.Fatal(err)
 	}
-	theirs, err := os.ReadFile(theirIdx)
+	data, err := os.ReadFile(theirs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(ours.Bytes(), theirs) {
-		tix, err := ReadIndex(bytes.NewReader(theirs), Limits{})
+	if !bytes.Equal(ours.Bytes(), data) {
+		tix, err := ReadIndex(bytes.NewReader(data), Limits{})
 		if err != nil {
 			t.Fatalf("index differs, and ReadIndex(desync's) = %v", err)
 		}

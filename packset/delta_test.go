@@ -246,6 +246,22 @@ func (s *deltaSite) fetcher(t *testing.T) (*Fetcher, *sleeps) {
 	return f, sl
 }
 
+// fetchDelta fetches v2 with f and checks that it was rebuilt from
+// chunks and landed with the pinned bytes.
+func (s *deltaSite) fetchDelta(t *testing.T, f *Fetcher) Result {
+	t.Helper()
+	res, err := f.Fetch(t.Context(), s.base, s.l.Packs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res[0]
+	if r.Delta == nil || r.Fallback != "" {
+		t.Fatalf("Fetch = %+v; want a delta update", r)
+	}
+	checkLanded(t, f.Dir, map[string][]byte{s.l.Packs[0].SHA256: s.v2})
+	return r
+}
+
 // chunkPath returns the URL path of the store's chunk n of v2 that v1 does
 // not have, and the chunk.
 func (s *deltaSite) newChunk(t *testing.T) (string, casync.Chunk) {
@@ -273,15 +289,7 @@ func TestFetchDelta(t *testing.T) {
 	f, _ := s.fetcher(t)
 	var last Progress
 	f.Progress = func(p Progress) { last = p }
-	res, err := f.Fetch(t.Context(), s.base, s.l.Packs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := res[0]
-	if r.Delta == nil || r.Fallback != "" {
-		t.Fatalf("Fetch = %+v; want a delta update", r)
-	}
-	checkLanded(t, f.Dir, map[string][]byte{s.l.Packs[0].SHA256: s.v2})
+	r := s.fetchDelta(t, f)
 	// 120 KiB changed in 3 places and a tail, with chunks of 64 KiB on
 	// average: a few chunks each.
 	if served := s.m.servedBytes(); served > int64(len(s.v2))/4 || r.Delta.WireBytes != served {
@@ -521,15 +529,7 @@ func TestFetchDeltaOtherChunkSizes(t *testing.T) {
 	}
 
 	f, _ := s.fetcher(t)
-	res, err := f.Fetch(t.Context(), s.base, s.l.Packs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := res[0]
-	if r.Delta == nil || r.Fallback != "" {
-		t.Fatalf("Fetch = %+v; want a delta update", r)
-	}
-	checkLanded(t, f.Dir, map[string][]byte{s.l.Packs[0].SHA256: s.v2})
+	r := s.fetchDelta(t, f)
 	if r.Delta.SeedChunks == 0 || s.m.servedBytes() > int64(len(s.v2))/4 {
 		t.Errorf("Delta = %+v, %d bytes served of %d: the seed gave nothing", r.Delta, s.m.servedBytes(), len(s.v2))
 	}
