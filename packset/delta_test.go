@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"math/rand/v2"
 	"net/http"
 	"os"
@@ -497,26 +498,7 @@ func TestDiffEstimatesTransfer(t *testing.T) {
 // defaults is kept.
 func TestFetchDeltaOtherChunkSizes(t *testing.T) {
 	s := newDeltaSite(t)
-	store := casync.LocalStore{Dir: t.TempDir()}
-	ix, err := casync.MakeSized(t.Context(), bytes.NewReader(s.v2), store, 8<<10, 32<<10, 128<<10)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var raw bytes.Buffer
-	if _, err := ix.WriteTo(&raw); err != nil {
-		t.Fatal(err)
-	}
-	sum := sha256.Sum256(raw.Bytes())
-	s.m.files["/packs/other.caibx"] = raw.Bytes()
-	s.l.Packs[0].Index = &IndexRef{URL: "packs/other.caibx", SHA256: hex.EncodeToString(sum[:])}
-	for _, c := range ix.Chunks {
-		data, err := os.ReadFile(store.Path(c.ID))
-		if err != nil {
-			t.Fatal(err)
-		}
-		id := c.ID.String()
-		s.m.files["/chunks/"+id[:4]+"/"+id+".cacnk"] = data
-	}
+	s.sizedIndex(t, 8<<10, 32<<10, 128<<10)
 	// The seed's index as an update with the default sizes kept it.
 	def, err := casync.Make(t.Context(), bytes.NewReader(s.v1), nil)
 	if err != nil {
@@ -540,4 +522,50 @@ func TestFetchDeltaOtherChunkSizes(t *testing.T) {
 	if got, err := casync.ReadIndex(bytes.NewReader(b), casync.Limits{}); err != nil || got.Avg != 32<<10 {
 		t.Errorf("the seed's kept index: %v; want it cut at 32 KiB on average", cmp.Or(err, fmt.Errorf("cut at %d:%d:%d", got.Min, got.Avg, got.Max)))
 	}
+}
+
+// sizedIndex has the site serve an index of v2 cut with the chunk sizes
+// min, avg and max, and its chunks, and the lock name it.
+func (s *deltaSite) sizedIndex(t *testing.T, min, avg, max uint64) {
+	t.Helper()
+	store := casync.LocalStore{Dir: t.TempDir()}
+	ix, err := casync.MakeSized(t.Context(), bytes.NewReader(s.v2), store, min, avg, max)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw bytes.Buffer
+	if _, err := ix.WriteTo(&raw); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(raw.Bytes())
+	s.m.files["/packs/other.caibx"] = raw.Bytes()
+	s.l.Packs[0].Index = &IndexRef{URL: "packs/other.caibx", SHA256: hex.EncodeToString(sum[:])}
+	for _, c := range ix.Chunks {
+		data, err := os.ReadFile(store.Path(c.ID))
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := c.ID.String()
+		s.m.files["/chunks/"+id[:4]+"/"+id+".cacnk"] = data
+	}
+}
+
+// TestFetchDeltaTinyChunks: an index whose chunks may be under 4 KiB is
+// not seeded (a seed cut that small takes more memory than the seed): the
+// archive comes whole, as when there is no seed (the publisher's choice,
+// not a fault), and the log says why.
+func TestFetchDeltaTinyChunks(t *testing.T) {
+	s := newDeltaSite(t)
+	s.sizedIndex(t, 1<<10, 8<<10, 64<<10)
+	f, _ := s.fetcher(t)
+	var log bytes.Buffer
+	f.Delta.Log = slog.New(slog.NewTextHandler(&log, nil))
+	res, err := f.Fetch(t.Context(), s.base, s.l.Packs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := res[0]; r.Delta != nil || !strings.Contains(log.String(), "as small as 1024 bytes") {
+		t.Errorf("Fetch = %+v, log %q; want a whole download, the chunk size logged", r, log.String())
+	}
+	checkLanded(t, f.Dir, map[string][]byte{s.l.Packs[0].SHA256: s.v2})
 }
