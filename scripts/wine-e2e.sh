@@ -72,6 +72,21 @@ wait_for() {
   done
 }
 
+# held: waits for the holder started last (pid $holder) to hold its file.
+# Starting a wine process can take long on a loaded machine (a CI run
+# once waited over 20 s), so it waits up to a minute and says whether the
+# holder is still starting or has exited.
+held() {
+  wait_for 60 test -e "$work/ready" && return 0
+  if kill -0 "$holder" 2>/dev/null; then
+    echo "wine-e2e: the holder is still running after 60 s without holding the file" >&2
+  else
+    local st=0; wait "$holder" || st=$?
+    echo "wine-e2e: the holder exited with status $st" >&2
+  fi
+  return 1
+}
+
 step "build"
 bin="$work/bin"
 mkdir -p "$bin"
@@ -202,7 +217,7 @@ step "a module held with share mode 0: deploy stages .forgesync-pending"
 printf 'module v2\n' > "$root/bundle/MJOLNIRLobby/dlls/forge_doors.dll"
 rm -f "$work/ready" "$work/release"
 $WINE "$bin/holder.exe" "$(winpath "$dll")" "$(winpath "$work/ready")" "$(winpath "$work/release")" 60000 & holder=$!
-wait_for 20 test -e "$work/ready" || fail "the holder did not take the module"
+held || fail "the holder did not take the module"
 fs sync --config "$cfg" > "$work/held.out" 2>&1 || { cat "$work/held.out"; fail "sync with the module held (exit $?)"; }
 grep -q "staged-locked" "$work/held.out" || { cat "$work/held.out"; fail "no staged-locked warning"; }
 [ "$(grep -c "staged-locked" "$work/held.out")" = 1 ] || { cat "$work/held.out"; fail "the warning was printed more than once"; }
@@ -218,7 +233,7 @@ fs disable foundry-wide --config "$cfg" >/dev/null || fail "disable"
 rm -f "$work/ready" "$work/release"
 # Held past the 5 s retry: the enable is committed, publication waits.
 $WINE "$bin/holder.exe" "$(winpath "$inv")" "$(winpath "$work/ready")" "$(winpath "$work/release")" 60000 & holder=$!
-wait_for 20 test -e "$work/ready" || fail "the holder did not take installed.txt"
+held || fail "the holder did not take installed.txt"
 fs enable foundry-wide --config "$cfg" > "$work/enable.out" 2>&1 || { cat "$work/enable.out"; fail "enable with installed.txt held"; }
 grep -q "not published yet" "$work/enable.out" || { cat "$work/enable.out"; fail "enable did not say the inventory waits"; }
 fs packs --config "$cfg" > "$work/packs.out" 2>&1 || { cat "$work/packs.out"; fail "packs with installed.txt held"; }
@@ -226,7 +241,7 @@ touch "$work/release"; wait $holder
 # Held for a moment (a scanner): the retry waits it out.
 rm -f "$work/ready" "$work/release"
 $WINE "$bin/holder.exe" "$(winpath "$inv")" "$(winpath "$work/ready")" "$(winpath "$work/release")" 1500 & holder=$!
-wait_for 20 test -e "$work/ready" || fail "the holder did not take installed.txt"
+held || fail "the holder did not take installed.txt"
 fs sync --config "$cfg" > "$work/retry.out" 2>&1 || { cat "$work/retry.out"; fail "sync with installed.txt held for a moment"; }
 wait $holder
 # The enable's publication was still owed: this sync published it by
@@ -278,7 +293,7 @@ sed -i 's/"version": "2.0.0"/"version": "2.1.0"/' "$packsrc/glass-works-2/forgep
 ucas_inode=$(stat -c %i "$gw/Surfaces.ucas")
 rm -f "$work/ready" "$work/release"
 $WINE "$bin/holder.exe" "$(winpath "$gw/Surfaces.utoc")" "$(winpath "$work/ready")" "$(winpath "$work/release")" 60000 & holder=$!
-wait_for 20 test -e "$work/ready" || fail "the holder did not take Surfaces.utoc"
+held || fail "the holder did not take Surfaces.utoc"
 set +e
 fs sync --config "$cfg" > "$work/upgrade-held.out" 2>&1; code=$?
 set -e
