@@ -82,15 +82,8 @@ func TestDesyncMakeMatches(t *testing.T) {
 	toolcheck.Desync(t)
 	for name, data := range interopInputs(t) {
 		t.Run(name, func(t *testing.T) {
-			dir := t.TempDir()
-			in := filepath.Join(dir, "input")
-			if err := os.WriteFile(in, data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			theirStore := filepath.Join(dir, "their-store")
-			os.Mkdir(theirStore, 0o755)
-			theirIdx := filepath.Join(dir, "their.caibx")
-			toolcheck.RunDesync(t, "make", "-s", theirStore, theirIdx, in)
+			dir, in := inputFile(t, data)
+			theirStore, theirIdx := desyncMake(t, dir, in)
 
 			ourStore := LocalStore{Dir: filepath.Join(dir, "our-store")}
 			os.Mkdir(ourStore.Dir, 0o755)
@@ -104,6 +97,31 @@ func TestDesyncMakeMatches(t *testing.T) {
 			}
 		})
 	}
+}
+
+// inputFile writes data to the file "input" of a new temporary folder
+// and returns the folder and the file.
+func inputFile(t *testing.T, data []byte) (dir, in string) {
+	t.Helper()
+	dir = t.TempDir()
+	in = filepath.Join(dir, "input")
+	if err := os.WriteFile(in, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir, in
+}
+
+// desyncMake runs `desync make` (with the extra args) on the file in, into
+// a new store and index in dir, and returns the store and the index.
+func desyncMake(t *testing.T, dir, in string, args ...string) (store, idx string) {
+	t.Helper()
+	store = filepath.Join(dir, "desync-store")
+	if err := os.Mkdir(store, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	idx = filepath.Join(dir, "desync.caibx")
+	toolcheck.RunDesync(t, append(append([]string{"make"}, args...), "-s", store, idx, in)...)
+	return store, idx
 }
 
 // sizes lists the first chunk sizes of an index, for a failure message.
@@ -163,13 +181,8 @@ func TestAssembleFromDesyncStore(t *testing.T) {
 	toolcheck.Desync(t)
 	for name, data := range interopInputs(t) {
 		t.Run(name, func(t *testing.T) {
-			dir := t.TempDir()
-			in := filepath.Join(dir, "input")
-			os.WriteFile(in, data, 0o644)
-			store := filepath.Join(dir, "store")
-			os.Mkdir(store, 0o755)
-			idx := filepath.Join(dir, "in.caibx")
-			toolcheck.RunDesync(t, "make", "-s", store, idx, in)
+			dir, in := inputFile(t, data)
+			store, idx := desyncMake(t, dir, in)
 			f, err := os.Open(idx)
 			if err != nil {
 				t.Fatal(err)
@@ -205,15 +218,8 @@ func TestAssembleFromDesyncStore(t *testing.T) {
 func TestDesyncMakeSizedMatches(t *testing.T) {
 	toolcheck.Desync(t)
 	data := interopInputs(t)["zero-runs"] // random stretches, and runs cut at Max
-	dir := t.TempDir()
-	in := filepath.Join(dir, "input")
-	if err := os.WriteFile(in, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	theirIdx := filepath.Join(dir, "their.caibx")
-	store := filepath.Join(dir, "store")
-	os.Mkdir(store, 0o755)
-	toolcheck.RunDesync(t, "make", "-m", "8:32:128", "-s", store, theirIdx, in)
+	dir, in := inputFile(t, data)
+	_, theirIdx := desyncMake(t, dir, in, "-m", "8:32:128")
 	ix, err := MakeSized(t.Context(), bytes.NewReader(data), nil, 8<<10, 32<<10, 128<<10)
 	if err != nil {
 		t.Fatal(err)

@@ -48,13 +48,7 @@ func ociFetch(t *testing.T, user, password string) {
 // and the set's fingerprint.
 func pushSet(t *testing.T, ref string, packs map[string]int) (string, string) {
 	t.Helper()
-	config, drop, _ := gameEnv(t)
-	for id, doors := range packs {
-		doorPack(t, drop, id, "1.0.0", doors)
-	}
-	if code, out, errs := runCLI(t, "sync", "--config", config); code != cli.ExitOK {
-		t.Fatalf("host sync = %d\n%s%s", code, out, errs)
-	}
+	config := hostWith(t, packs)
 	code, out, errs := runCLI(t, "export", ref, "--config", config)
 	if code != cli.ExitOK {
 		t.Fatalf("export %s = %d\n%s%s", ref, code, out, errs)

@@ -79,9 +79,9 @@ func (w *statusWriter) WriteHeader(code int) { w.code = code; w.ResponseWriter.W
 
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// publishedSet makes a host with the given packs installed and exports
-// them; it returns the export folder and the set's fingerprint.
-func publishedSet(t *testing.T, packs map[string]int) (string, string) {
+// hostWith makes a host with the given packs (id: doors, version 1.0.0)
+// installed and returns its config.
+func hostWith(t *testing.T, packs map[string]int) string {
 	t.Helper()
 	config, drop, _ := gameEnv(t)
 	for id, doors := range packs {
@@ -90,6 +90,14 @@ func publishedSet(t *testing.T, packs map[string]int) (string, string) {
 	if code, out, errs := runCLI(t, "sync", "--config", config); code != cli.ExitOK {
 		t.Fatalf("host sync = %d\n%s%s", code, out, errs)
 	}
+	return config
+}
+
+// publishedSet makes a host with the given packs installed and exports
+// them; it returns the export folder and the set's fingerprint.
+func publishedSet(t *testing.T, packs map[string]int) (string, string) {
+	t.Helper()
+	config := hostWith(t, packs)
 	dir := filepath.Join(t.TempDir(), "published")
 	if code, out, errs := runCLI(t, "export", dir, "--config", config); code != cli.ExitOK {
 		t.Fatalf("export = %d\n%s%s", code, out, errs)
