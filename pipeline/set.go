@@ -2,9 +2,6 @@ package pipeline
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -52,8 +49,9 @@ func (s sentence) Unwrap() error { return s.kind }
 
 // ArchiveSource finds the archive of a pinned pack that the store does not
 // keep (a finished download, the cache): it returns the path of a local
-// file, which the pipeline copies and checks against the pin's SHA-256
-// before it goes near the store. An error says where it looked.
+// file, which the pipeline takes into incoming/ and checks against the
+// pin's SHA-256 as it unpacks it, before anything of it goes near the
+// store. An error says where it looked.
 type ArchiveSource func(ctx context.Context, pin packset.Entry) (string, error)
 
 // SetOptions tune ApplySet.
@@ -203,16 +201,9 @@ func (t *txn) applySet(ctx context.Context, sc *setApply) error {
 		if ready[pin.SHA256] != nil {
 			continue
 		}
-		path, fresh, err := t.findArchive(ctx, kept, pin, sc.source)
+		rep, staged, err := t.unpackPin(ctx, kept, pin, sc.source, &fetched)
 		if err != nil {
 			return err
-		}
-		if fresh {
-			fetched = append(fetched, path)
-		}
-		rep, staged, err := verdict.Archive(ctx, p.opts.Extractor, path, p.store.Path(store.StagingDir), p.opts.Limits, nil)
-		if err != nil {
-			return fmt.Errorf("apply set: %s %s: %w", pin.ID, pin.Version, err)
 		}
 		if !rep.Valid {
 			var msgs []string
@@ -223,10 +214,7 @@ func (t *txn) applySet(ctx context.Context, sc *setApply) error {
 			continue
 		}
 		ready[pin.SHA256] = &prepared{staged: staged, manifest: rep.Manifest}
-		switch m := rep.Manifest; {
-		case staged.SHA256 != pin.SHA256:
-			return fmt.Errorf("apply set: %s %s: sha256 %s, want %s: %w", pin.ID, pin.Version, staged.SHA256, pin.SHA256, ErrArchiveMismatch)
-		case m.ID != pin.ID || m.Version != pin.Version:
+		if m := rep.Manifest; m.ID != pin.ID || m.Version != pin.Version {
 			refusals = append(refusals, fmt.Sprintf("%s %s is pinned to an archive holding %s %s", pin.ID, pin.Version, m.ID, m.Version))
 		}
 	}
@@ -254,8 +242,12 @@ func (t *txn) applySet(ctx context.Context, sc *setApply) error {
 }
 
 // findArchive returns the path of pin's archive: kept in the store, left
-// in incoming/ by an interrupted apply, or copied there from source and
-// checked against the pin's SHA-256 (fresh).
+// in incoming/ by an interrupted apply, or taken there from source
+// (fresh). Taking does not hash: the extraction hashes every archive it
+// unpacks, in this process, and applySet compares that with the pin
+// before anything is used (see checkTaken), so a third pass over the
+// bytes, after the download's and before the extraction's, would check
+// nothing more.
 func (t *txn) findArchive(ctx context.Context, kept map[string]string, pin store.GenerationPack, source ArchiveSource) (path string, fresh bool, err error) {
 	p := t.p
 	if name, ok := kept[store.KeptKey(pin.ID, pin.Version, pin.SHA256)]; ok {
@@ -272,21 +264,89 @@ func (t *txn) findArchive(ctx context.Context, kept map[string]string, pin store
 	if err != nil {
 		return "", false, fmt.Errorf("%s %s: %w: %w", pin.ID, pin.Version, ErrNoArchive, err)
 	}
-	if err := copyVerified(src, in, pin.SHA256); err != nil {
+	if err := takeArchive(src, in); err != nil {
 		return "", false, fmt.Errorf("%s %s: %w", pin.ID, pin.Version, err)
 	}
 	p.step("fetch:" + pin.ID)
 	return in, true, nil
 }
 
-// copyVerified copies src to dst atomically; dst appears only when the
-// bytes have the SHA-256 want.
-func copyVerified(src, dst, want string) error {
-	switch err := linkVerified(src, dst, want); {
-	case err == nil:
+// unpackPin finds pin's archive (findArchive), unpacks and validates it,
+// and checks its bytes against the pin: the extraction's own hash is the
+// check of the bytes taken, and bytes that fail to unpack are hashed by
+// checkTaken, so that a damaged copy is called what it is rather than an
+// invalid pack. A damaged copy an interrupted apply left in incoming/ is
+// removed and, when there is a source, taken afresh once. Archives taken
+// from the source are added to *fetched. A pack whose bytes are the
+// pinned ones but invalid returns its report and no staging.
+func (t *txn) unpackPin(ctx context.Context, kept map[string]string, pin store.GenerationPack, source ArchiveSource, fetched *[]string) (*verdict.Report, *intake.Staged, error) {
+	p := t.p
+	for again := false; ; again = true {
+		path, fresh, err := t.findArchive(ctx, kept, pin, source)
+		if err != nil {
+			return nil, nil, err
+		}
+		if fresh {
+			*fetched = append(*fetched, path)
+		}
+		rep, staged, err := verdict.Archive(ctx, p.opts.Extractor, path, p.store.Path(store.StagingDir), p.opts.Limits, nil)
+		if err != nil {
+			return nil, nil, fmt.Errorf("apply set: %s %s: %w", pin.ID, pin.Version, err)
+		}
+		if rep.Valid && staged.SHA256 == pin.SHA256 {
+			return rep, staged, nil
+		}
+		err = t.checkTaken(path, pin, staged)
+		if err == nil {
+			return rep, nil, nil
+		}
+		if staged != nil {
+			staged.Remove()
+		}
+		if fresh || again || source == nil || filepath.Dir(path) != p.store.Path(store.IncomingDir) {
+			return nil, nil, err
+		}
+		p.log.Warn("the archive an interrupted apply left is damaged; taking it again", "pack", pin.ID, "err", err)
+	}
+}
+
+// checkTaken is called when the archive at path, found for pin, did not
+// unpack or unpacked with another SHA-256 than the pin's (staged is nil
+// when the extraction refused it). It returns ErrArchiveMismatch when the
+// bytes are not the pinned ones, and removes a copy under incoming/, so
+// that the next apply takes the archive afresh instead of failing on the
+// same damaged copy; nil when the bytes are the pinned ones (the pack
+// itself is invalid, which applySet refuses).
+func (t *txn) checkTaken(path string, pin store.GenerationPack, staged *intake.Staged) error {
+	got := ""
+	if staged != nil {
+		got = staged.SHA256
+	} else if got = fileSHA256(path); got == "" {
+		return fmt.Errorf("apply set: %s %s: could not read %s to check its sha256", pin.ID, pin.Version, path)
+	}
+	if got == pin.SHA256 {
 		return nil
-	case errors.Is(err, ErrArchiveMismatch):
-		return err
+	}
+	if filepath.Dir(path) == t.p.store.Path(store.IncomingDir) {
+		removeIfExists(path)
+	}
+	return fmt.Errorf("apply set: %s %s: %s: sha256 %s, want %s: %w", pin.ID, pin.Version, path, got, pin.SHA256, ErrArchiveMismatch)
+}
+
+// takeArchive puts the archive src at dst atomically: a hard link where
+// the file system allows one (a download in state/cache/ and the store's
+// copy then share their blocks, instead of a set taking its size twice;
+// archives are never written in place, so sharing the file is safe, and
+// the cache only ever removes its own name), a copy otherwise.
+func takeArchive(src, dst string) error {
+	tmp := filepath.Join(filepath.Dir(dst), atomicfile.TempPrefix+filepath.Base(dst)+".link")
+	os.Remove(tmp)
+	if err := os.Link(src, tmp); err == nil {
+		if err := os.Rename(tmp, dst); err != nil {
+			os.Remove(tmp)
+			return err
+		}
+		return atomicfile.SyncDir(filepath.Dir(dst))
 	}
 	in, err := os.Open(src)
 	if err != nil {
@@ -294,53 +354,9 @@ func copyVerified(src, dst, want string) error {
 	}
 	defer in.Close()
 	return atomicfile.WriteWith(dst, 0o600, func(f *os.File) error {
-		h := sha256.New()
-		if _, err := io.Copy(io.MultiWriter(f, h), in); err != nil {
-			return err
-		}
-		if got := hex.EncodeToString(h.Sum(nil)); got != want {
-			return fmt.Errorf("%s: sha256 %s, want %s: %w", src, got, want, ErrArchiveMismatch)
-		}
-		return nil
+		_, err := io.Copy(f, in)
+		return err
 	})
-}
-
-// linkVerified is copyVerified by a hard link where the file system allows
-// one (a download in state/cache/ and the store's copy then share their
-// blocks, instead of a set taking its size twice): src is linked beside dst
-// under a temp name, its bytes checked, then renamed to dst. Archives are
-// never written in place, so sharing the file is safe; the cache only ever
-// removes its own name.
-func linkVerified(src, dst, want string) error {
-	tmp := filepath.Join(filepath.Dir(dst), atomicfile.TempPrefix+filepath.Base(dst)+".link")
-	os.Remove(tmp)
-	if err := os.Link(src, tmp); err != nil {
-		return err
-	}
-	done := false
-	defer func() {
-		if !done {
-			os.Remove(tmp)
-		}
-	}()
-	f, err := os.Open(tmp)
-	if err != nil {
-		return err
-	}
-	h := sha256.New()
-	_, err = io.Copy(h, f)
-	f.Close()
-	if err != nil {
-		return err
-	}
-	if got := hex.EncodeToString(h.Sum(nil)); got != want {
-		return fmt.Errorf("%s: sha256 %s, want %s: %w", src, got, want, ErrArchiveMismatch)
-	}
-	if err := os.Rename(tmp, dst); err != nil {
-		return err
-	}
-	done = true
-	return atomicfile.SyncDir(filepath.Dir(dst))
 }
 
 // setPacks returns the installed set a set change makes, for the checks.

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -22,10 +23,11 @@ import (
 // archiveSet is a folder of pack archives served by SHA-256, as a fetcher
 // would hand them to ApplySet.
 type archiveSet struct {
-	dir    string
-	bySHA  map[string]string
-	asked  []string // the ids the pipeline asked for
-	broken bool     // serve other bytes than asked for
+	dir     string
+	bySHA   map[string]string
+	asked   []string // the ids the pipeline asked for
+	broken  bool     // serve another pack's archive than asked for
+	damaged bool     // serve bytes that are no archive at all
 }
 
 func newArchiveSet(t testing.TB) *archiveSet {
@@ -44,6 +46,10 @@ func (a *archiveSet) add(t testing.TB, s spec) packset.Entry {
 
 func (a *archiveSet) source(_ context.Context, pin packset.Entry) (string, error) {
 	a.asked = append(a.asked, pin.ID)
+	if a.damaged {
+		p := filepath.Join(a.dir, "damaged-"+pin.ID)
+		return p, os.WriteFile(p, []byte("PK\x03\x04 not the pinned bytes"), 0o644)
+	}
 	if a.broken {
 		for _, p := range a.bySHA {
 			if !strings.Contains(p, pin.ID) {
@@ -204,20 +210,23 @@ func TestApplySetRefusedWhole(t *testing.T) {
 		set.add(t, spec{id: "doors-three", version: "1.0.0", doors: 100}),
 	}
 	tests := []struct {
-		name   string
-		pins   []packset.Entry
-		broken bool
-		want   error
-		words  []string
+		name            string
+		pins            []packset.Entry
+		broken, damaged bool
+		want            error
+		words           []string
 	}{
-		{"over 256 doors", big, false, errkind.Refused, []string{"doors-one (100)", "doors-three (100)", "doors-two (100)", "300"}},
-		{"wrong bytes", big[:1], true, ErrArchiveMismatch, []string{"doors-one"}},
-		{"not kept, no source", []packset.Entry{{ID: "gone-pack", Version: "1.0.0", SHA256: strings.Repeat("ab", 32)}}, false, ErrNoArchive, []string{"gone-pack"}},
-		{"version not the archive's", []packset.Entry{{ID: "doors-one", Version: "2.0.0", SHA256: big[0].SHA256}}, false, errkind.Refused, []string{"doors-one 2.0.0 is pinned to an archive holding doors-one 1.0.0"}},
+		{"over 256 doors", big, false, false, errkind.Refused, []string{"doors-one (100)", "doors-three (100)", "doors-two (100)", "300"}},
+		{"wrong bytes", big[:1], true, false, ErrArchiveMismatch, []string{"doors-one", "want " + big[0].SHA256}},
+		// Bytes that do not unpack are named for what they are, not an
+		// invalid pack.
+		{"damaged bytes", big[:1], false, true, ErrArchiveMismatch, []string{"doors-one", "want " + big[0].SHA256}},
+		{"not kept, no source", []packset.Entry{{ID: "gone-pack", Version: "1.0.0", SHA256: strings.Repeat("ab", 32)}}, false, false, ErrNoArchive, []string{"gone-pack"}},
+		{"version not the archive's", []packset.Entry{{ID: "doors-one", Version: "2.0.0", SHA256: big[0].SHA256}}, false, false, errkind.Refused, []string{"doors-one 2.0.0 is pinned to an archive holding doors-one 1.0.0"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			set.broken = tt.broken
+			set.broken, set.damaged = tt.broken, tt.damaged
 			src := set.source
 			if tt.want == ErrNoArchive {
 				src = nil
@@ -246,5 +255,46 @@ func TestApplySetRefusedWhole(t *testing.T) {
 				t.Errorf("the state file changed")
 			}
 		})
+	}
+}
+
+// TestApplySetRetakesDamagedLeftover: a copy in incoming/ whose bytes are
+// not the pin's (damaged since an interrupted apply left it) is removed
+// and taken from the source again; with no source the apply fails naming
+// it, and the next apply does not meet it again.
+func TestApplySetRetakesDamagedLeftover(t *testing.T) {
+	e := newEnv(t)
+	p := e.open(t)
+	set := newArchiveSet(t)
+	pin := set.add(t, spec{id: "glass-works", version: "1.0.0", lifts: 1, content: map[string]string{"glass.pak": "glass"}})
+	leftover := filepath.Join(e.state, store.IncomingDir, pin.SHA256)
+	damage := func() {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(leftover), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(leftover, []byte("PK\x03\x04 damaged"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	damage()
+	_, err := p.ApplySet(t.Context(), []packset.Entry{pin}, SetOptions{})
+	if !errors.Is(err, ErrArchiveMismatch) || !strings.Contains(err.Error(), leftover) {
+		t.Fatalf("ApplySet without a source = %v; want ErrArchiveMismatch naming %s", err, leftover)
+	}
+	if _, err := os.Stat(leftover); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the damaged copy is still in incoming/ (%v)", err)
+	}
+
+	damage()
+	if _, err := p.ApplySet(t.Context(), []packset.Entry{pin}, SetOptions{Source: set.source}); err != nil {
+		t.Fatalf("ApplySet = %v; want the archive taken again from the source", err)
+	}
+	if !slices.Equal(set.asked, []string{"glass-works"}) {
+		t.Errorf("asked the source for %v; want glass-works once", set.asked)
+	}
+	if got := e.machine(t)["paks/MJOLNIRForge/glass-works/glass.pak"]; got != "glass" {
+		t.Errorf("glass.pak = %q; want the pinned pack installed", got)
 	}
 }

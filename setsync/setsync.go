@@ -310,7 +310,8 @@ func (s *Syncer) SyncSet(ctx context.Context, req Request) (*api.SetSyncResult, 
 // a mirror. An archive that is not in the cache as this sync verified it
 // (it was kept under archives/ and went, or left the cache meanwhile) fails
 // the apply, which then changes nothing; the pipeline checks every
-// archive's SHA-256 as it takes it, so bytes changed meanwhile fail it too.
+// archive's SHA-256 as it unpacks it, so bytes changed meanwhile fail it
+// too.
 func (s *Syncer) archiveSource(byHash map[string]packset.Pack, verified map[string]bool) pipeline.ArchiveSource {
 	return func(_ context.Context, pin packset.Entry) (string, error) {
 		p, ok := byHash[pin.SHA256]
