@@ -1,0 +1,767 @@
+// Package inflate owns the decoding of raw DEFLATE streams (RFC 1951),
+// the compression of most zip entries, in about two thirds of the time
+// of klauspost/compress's decoder and half of the standard library's
+// (`go test -bench Decode ./internal/inflate`), which refill their bit
+// buffer a byte at a time and walk a table per symbol. Here the bit
+// buffer is refilled eight bytes at a time, a length's or a distance's
+// base and extra bits come with its symbol from one table entry, two
+// literals are decoded per refill, and matches are copied a word at a
+// time. It accepts exactly the streams compress/flate accepts (the tests
+// and a fuzz target hold them to each other) and keeps a bounded amount
+// of memory: the 32 KiB window, an output buffer and an input buffer,
+// reused from one Reader to the next.
+package inflate
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+)
+
+// Buffer sizes: the window DEFLATE may reach back into, the output
+// decoded between two slides of the window, and the input read at once.
+const (
+	windowSize = 32 << 10
+	chunkSize  = 256 << 10
+	inputSize  = 64 << 10
+	// maxMatch is the longest match; slack lets a match be copied a word
+	// at a time past its end.
+	maxMatch = 258
+	slack    = 8
+	// keepBack is the input kept before the next unread byte when the
+	// input buffer is refilled: the bit buffer may hold up to 7 bytes
+	// that a stored block gives back.
+	keepBack = 8
+)
+
+// A CorruptError is a stream that is not valid DEFLATE: the offset of the
+// compressed byte where decoding stopped, and what was wrong.
+type CorruptError struct {
+	Offset int64
+	What   string
+}
+
+func (e *CorruptError) Error() string {
+	return fmt.Sprintf("deflate: corrupt input at byte %d: %s", e.Offset, e.What)
+}
+
+// Reader decodes a raw DEFLATE stream read from an io.Reader.
+type Reader struct {
+	r        io.Reader
+	in       []byte // in[:inLen] holds input; in[ip:inLen] is unread
+	ip       int
+	inLen    int
+	inBase   int64 // the stream offset of in[0]
+	eof      bool  // r has returned io.EOF
+	pad      uint  // zero bytes added to the bit buffer past the input's end
+	bits     uint64
+	nbits    uint
+	out      []byte // the window and the output decoded after it
+	pos      int    // where the next byte is decoded into out
+	done     int    // out[done:pos] is not yet read
+	state    state
+	final    bool // the current block is the last
+	stored   int  // bytes left of a stored block
+	lit, dst table
+	codes    table // the code length code of a dynamic block's header
+	err      error
+}
+
+type state uint8
+
+const (
+	stateHeader  state = iota // at a block's header
+	stateStored               // inside a stored block
+	stateHuffman              // inside a Huffman-coded block
+	stateEnd                  // after the last block
+)
+
+// readers keeps the buffers of closed Readers (about 360 KiB each) for
+// the next: a pack of many small deflated files would otherwise allocate
+// them once per file.
+var readers sync.Pool
+
+// NewReader returns a Reader of the DEFLATE stream r. It may read r past
+// the stream's end.
+func NewReader(r io.Reader) *Reader {
+	if z, ok := readers.Get().(*Reader); ok {
+		// Bytes left in out by an earlier stream are never read: a
+		// distance reaches back at most to the stream's first byte.
+		*z = Reader{r: r, in: z.in, out: z.out, lit: table{entries: z.lit.entries}, dst: table{entries: z.dst.entries}, codes: table{entries: z.codes.entries}}
+		return z
+	}
+	return &Reader{
+		r:     r,
+		in:    make([]byte, inputSize),
+		out:   make([]byte, windowSize+chunkSize+maxMatch+slack),
+		lit:   table{entries: make([]uint32, litTableSize)},
+		dst:   table{entries: make([]uint32, distTableSize)},
+		codes: table{entries: make([]uint32, 1<<7)},
+	}
+}
+
+// Close ends the Reader's use: its buffers go to the next Reader, and
+// every later Read fails.
+func (z *Reader) Close() error {
+	if z.r == nil {
+		return nil
+	}
+	next := &Reader{in: z.in, out: z.out, lit: z.lit, dst: z.dst, codes: z.codes}
+	*z = Reader{err: errClosed}
+	readers.Put(next)
+	return nil
+}
+
+var errClosed = errors.New("deflate: read after Close")
+
+// Read reads decoded bytes.
+func (z *Reader) Read(p []byte) (int, error) {
+	for {
+		if z.done < z.pos {
+			n := copy(p, z.out[z.done:z.pos])
+			z.done += n
+			return n, nil
+		}
+		if z.err != nil {
+			return 0, z.err
+		}
+		if z.state == stateEnd {
+			z.err = io.EOF
+			return 0, io.EOF
+		}
+		if len(p) == 0 {
+			return 0, nil
+		}
+		z.slide()
+		if err := z.decode(); err != nil {
+			z.err = err
+		}
+	}
+}
+
+// slide moves the window to the front of out once the output buffer is
+// nearly full and all of it has been read.
+func (z *Reader) slide() {
+	if z.pos < windowSize+chunkSize {
+		return
+	}
+	copy(z.out, z.out[z.pos-windowSize:z.pos])
+	z.pos, z.done = windowSize, windowSize
+}
+
+// limit is the position in out past which no symbol is decoded: a match
+// starting before it fits with its slack.
+func (z *Reader) limit() int { return len(z.out) - maxMatch - slack }
+
+// decode decodes until the output buffer is full or the stream ends.
+func (z *Reader) decode() error {
+	for z.pos < z.limit() {
+		switch z.state {
+		case stateHeader:
+			if z.final {
+				z.state = stateEnd
+				return nil
+			}
+			if err := z.header(); err != nil {
+				return err
+			}
+		case stateStored:
+			if err := z.copyStored(); err != nil {
+				return err
+			}
+		case stateHuffman:
+			if err := z.huffman(); err != nil {
+				return err
+			}
+		case stateEnd:
+			return nil
+		}
+	}
+	return nil
+}
+
+// corrupt is a CorruptError at the current input position.
+func (z *Reader) corrupt(what string) error {
+	return &CorruptError{Offset: z.inBase + int64(z.ip) - int64(z.nbits/8) + int64(z.pad), What: what}
+}
+
+// fill reads more input, keeping keepBack bytes before ip. It returns
+// false at the input's end.
+func (z *Reader) fill() (bool, error) {
+	if z.eof {
+		return false, nil
+	}
+	if z.inLen == len(z.in) {
+		keep := min(z.ip, keepBack)
+		n := copy(z.in, z.in[z.ip-keep:z.inLen])
+		z.inBase += int64(z.ip - keep)
+		z.ip, z.inLen = keep, n
+	}
+	for {
+		n, err := z.r.Read(z.in[z.inLen:])
+		z.inLen += n
+		switch {
+		case errors.Is(err, io.EOF):
+			z.eof = true
+			return n > 0, nil
+		case err != nil:
+			return n > 0, err
+		case n > 0:
+			return true, nil
+		}
+	}
+}
+
+// refillSlow puts as many bits as it can (up to 56 and more) into the bit
+// buffer a byte at a time, reading input as needed; past the input's end
+// it adds zero bytes, counted in pad, which a symbol must not use.
+func (z *Reader) refillSlow() error {
+	for z.nbits <= 56 {
+		if z.ip == z.inLen {
+			more, err := z.fill()
+			if err != nil {
+				return err
+			}
+			if !more {
+				if z.ip == z.inLen {
+					z.pad++
+					z.nbits += 8
+					continue
+				}
+			}
+			continue
+		}
+		z.bits |= uint64(z.in[z.ip]) << z.nbits
+		z.ip++
+		z.nbits += 8
+	}
+	return nil
+}
+
+// overrun reports whether a symbol used bits past the input's end.
+func (z *Reader) overrun() bool { return z.nbits < 8*z.pad }
+
+// need makes sure the bit buffer holds at least 32 bits.
+func (z *Reader) need() error {
+	if z.nbits >= 32 {
+		return nil
+	}
+	if z.ip+8 <= z.inLen {
+		z.bits |= binary.LittleEndian.Uint64(z.in[z.ip:]) << z.nbits
+		z.ip += int(63-z.nbits) >> 3
+		z.nbits |= 56
+		return nil
+	}
+	return z.refillSlow()
+}
+
+// take removes n bits from the bit buffer and returns them.
+func (z *Reader) take(n uint) uint32 {
+	v := uint32(z.bits & (1<<n - 1))
+	z.bits >>= n
+	z.nbits -= n
+	return v
+}
+
+// header reads a block's header: stored, fixed or dynamic codes.
+func (z *Reader) header() error {
+	if err := z.need(); err != nil {
+		return err
+	}
+	z.final = z.take(1) == 1
+	switch z.take(2) {
+	case 0:
+		return z.storedHeader()
+	case 1:
+		z.lit.fixedLit()
+		z.dst.fixedDist()
+	case 2:
+		if err := z.dynamic(); err != nil {
+			return err
+		}
+	default:
+		return z.corrupt("block type 3 is reserved")
+	}
+	if z.overrun() {
+		return io.ErrUnexpectedEOF
+	}
+	z.state = stateHuffman
+	return nil
+}
+
+// storedHeader gives back the whole bytes of the bit buffer and reads a
+// stored block's length and its complement.
+func (z *Reader) storedHeader() error {
+	if z.overrun() {
+		return io.ErrUnexpectedEOF
+	}
+	z.take(z.nbits & 7)
+	back := int(z.nbits/8) - int(z.pad)
+	z.ip -= back
+	z.bits, z.nbits, z.pad = 0, 0, 0
+	for z.inLen-z.ip < 4 {
+		more, err := z.fill()
+		if err != nil {
+			return err
+		}
+		if !more {
+			return io.ErrUnexpectedEOF
+		}
+	}
+	n := binary.LittleEndian.Uint16(z.in[z.ip:])
+	if ^n != binary.LittleEndian.Uint16(z.in[z.ip+2:]) {
+		return z.corrupt("a stored block's length and its complement disagree")
+	}
+	z.ip += 4
+	z.stored = int(n)
+	z.state = stateStored
+	return nil
+}
+
+// copyStored copies a stored block's bytes until the block or the output
+// buffer ends.
+func (z *Reader) copyStored() error {
+	for z.stored > 0 && z.pos < z.limit() {
+		if z.ip == z.inLen {
+			more, err := z.fill()
+			if err != nil {
+				return err
+			}
+			if !more {
+				return io.ErrUnexpectedEOF
+			}
+		}
+		n := copy(z.out[z.pos:min(z.pos+z.stored, z.limit())], z.in[z.ip:z.inLen])
+		z.ip += n
+		z.pos += n
+		z.stored -= n
+	}
+	if z.stored == 0 {
+		z.state = stateHeader
+	}
+	return nil
+}
+
+// codeOrder is the order of the code length code's lengths.
+var codeOrder = [19]uint8{16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15}
+
+// dynamic reads a block's code lengths and builds its tables.
+func (z *Reader) dynamic() error {
+	if err := z.need(); err != nil {
+		return err
+	}
+	nlit := int(z.take(5)) + 257
+	ndist := int(z.take(5)) + 1
+	ncode := int(z.take(4)) + 4
+	if nlit > 286 {
+		return z.corrupt(fmt.Sprintf("%d literal/length codes, over 286", nlit))
+	}
+	if ndist > 30 {
+		return z.corrupt(fmt.Sprintf("%d distance codes, over 30", ndist))
+	}
+	var codeLens [19]uint8
+	for i := range ncode {
+		if err := z.need(); err != nil {
+			return err
+		}
+		codeLens[codeOrder[i]] = uint8(z.take(3))
+	}
+	codes := &z.codes
+	if !codes.build(codeLens[:], 7, kindCodeLen) {
+		return z.corrupt("the code length code is not a valid prefix code")
+	}
+	var lens [286 + 30]uint8
+	for i := 0; i < nlit+ndist; {
+		if err := z.need(); err != nil {
+			return err
+		}
+		e := codes.entries[z.bits&(1<<7-1)]
+		n := entryLen(e)
+		if n == 0 {
+			return z.corrupt("an unused code length code")
+		}
+		z.take(n)
+		sym := entryValue(e)
+		if sym < 16 {
+			lens[i] = uint8(sym)
+			i++
+			continue
+		}
+		var rep int
+		var v uint8
+		switch sym {
+		case 16:
+			if i == 0 {
+				return z.corrupt("a repeat of the previous length with none before it")
+			}
+			rep, v = 3+int(z.take(2)), lens[i-1]
+		case 17:
+			rep = 3 + int(z.take(3))
+		default:
+			rep = 11 + int(z.take(7))
+		}
+		if i+rep > nlit+ndist {
+			return z.corrupt("code lengths repeated past the last code")
+		}
+		for range rep {
+			lens[i] = v
+			i++
+		}
+	}
+	if z.overrun() {
+		return io.ErrUnexpectedEOF
+	}
+	if lens[256] == 0 {
+		return z.corrupt("no code for the end of the block")
+	}
+	if !z.lit.build(lens[:nlit], litBits, kindLitLen) {
+		return z.corrupt("the literal/length code is not a valid prefix code")
+	}
+	if !z.dst.build(lens[nlit:nlit+ndist], distBits, kindDist) {
+		return z.corrupt("the distance code is not a valid prefix code")
+	}
+	return nil
+}
+
+// The tables' first-level index bits.
+const (
+	litBits       = 10
+	distBits      = 8
+	litTableSize  = 1 << litBits
+	distTableSize = 1 << distBits
+)
+
+// A table entry: bits 0-4 the code's length (0: no code), bits 5-7 its
+// kind, bits 8-11 the extra bits of a length or distance (or a link's
+// second-level index bits), bits 16-31 its value (a literal, a length's
+// or distance's base, a code length symbol, a link's offset).
+const (
+	kindLiteral = (iota + 1) << 5 // no kind is 0: an entry of 0 is no code
+	kindLength
+	kindEnd
+	kindLink
+	kindBad // a symbol DEFLATE does not use: lengths 286-287, distances 30-31
+	kindDistance
+	kindMask = 7 << 5
+)
+
+func entry(n, kind, extra, value uint32) uint32 { return n | kind | extra<<8 | value<<16 }
+func entryLen(e uint32) uint                    { return uint(e & 31) }
+func entryValue(e uint32) uint32                { return e >> 16 }
+func entryExtra(e uint32) uint                  { return uint(e>>8) & 15 }
+
+// Bases and extra bits of the length symbols 257-285 and of the distance
+// symbols 0-29.
+var (
+	lengthBase  = [29]uint32{3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258}
+	lengthExtra = [29]uint32{0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0}
+	distBase    = [30]uint32{1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577}
+	distExtra   = [30]uint32{0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13}
+)
+
+// Which alphabet a table decodes.
+const (
+	kindLitLen = iota
+	kindDist
+	kindCodeLen
+)
+
+// A table decodes one prefix code: a first level indexed by the next
+// rootBits bits, whose links lead to second levels for longer codes.
+type table struct {
+	entries []uint32
+	fixed   int // kindLitLen+1 or kindDist+1 when it holds the fixed code
+}
+
+// symbolEntry is the entry of symbol sym of alphabet with a code of n
+// bits.
+func symbolEntry(alphabet int, sym, n uint32) uint32 {
+	switch alphabet {
+	case kindLitLen:
+		switch {
+		case sym < 256:
+			return entry(n, kindLiteral, 0, sym)
+		case sym == 256:
+			return entry(n, kindEnd, 0, 0)
+		case sym <= 285:
+			return entry(n, kindLength, lengthExtra[sym-257], lengthBase[sym-257])
+		}
+		return entry(n, kindBad, 0, 0)
+	case kindDist:
+		if sym < 30 {
+			return entry(n, kindDistance, distExtra[sym], distBase[sym])
+		}
+		return entry(n, kindBad, 0, 0)
+	}
+	return entry(n, kindLiteral, 0, sym)
+}
+
+// build makes t the table of the code with the lengths lens (0: no code)
+// over alphabet, rootBits bits at the first level. It reports whether
+// the code is one compress/flate accepts: complete, a single code of one
+// bit, or (used only to fail) no code at all.
+func (t *table) build(lens []uint8, rootBits uint, alphabet int) bool {
+	t.fixed = 0
+	var count [16]uint32
+	maxLen := uint(0)
+	for _, n := range lens {
+		count[n]++
+		maxLen = max(maxLen, uint(n))
+	}
+	count[0] = 0
+	root := 1 << rootBits
+	t.entries = t.entries[:root]
+	clear(t.entries)
+	if maxLen == 0 {
+		return true
+	}
+	// The first code of each length, as RFC 1951 3.2.2 assigns them.
+	code, codes := uint32(0), uint32(0)
+	var next [16]uint32
+	for n := uint(1); n <= maxLen; n++ {
+		code = (code + count[n-1]) << 1
+		next[n] = code
+		codes += count[n]
+	}
+	// Kraft: the codes of length n use count[n] of the 2^n sequences.
+	used := uint64(0)
+	for n := uint(1); n <= maxLen; n++ {
+		used += uint64(count[n]) << (maxLen - n)
+	}
+	if used != 1<<maxLen && !(codes == 1 && maxLen == 1) {
+		return false
+	}
+	// The second-level bits each first-level prefix needs.
+	var subBits []uint8
+	if maxLen > rootBits {
+		subBits = make([]uint8, root)
+		nc := next
+		for _, n := range lens {
+			if uint(n) <= rootBits {
+				if n > 0 {
+					nc[n]++
+				}
+				continue
+			}
+			r := reverse(nc[n], uint(n))
+			nc[n]++
+			p := r & uint32(root-1)
+			subBits[p] = max(subBits[p], n-uint8(rootBits))
+		}
+		for p, b := range subBits {
+			if b > 0 {
+				t.entries[p] = entry(uint32(rootBits), kindLink, uint32(b), uint32(len(t.entries)))
+				t.entries = append(t.entries, make([]uint32, 1<<b)...)
+			}
+		}
+	}
+	for sym, n := range lens {
+		if n == 0 {
+			continue
+		}
+		r := reverse(next[n], uint(n))
+		next[n]++
+		if uint(n) <= rootBits {
+			e := symbolEntry(alphabet, uint32(sym), uint32(n))
+			for i := r; i < uint32(root); i += 1 << n {
+				t.entries[i] = e
+			}
+			continue
+		}
+		link := t.entries[r&uint32(root-1)]
+		sub := t.entries[entryValue(link):][:1<<entryExtra(link)]
+		rest := uint(n) - rootBits
+		e := symbolEntry(alphabet, uint32(sym), uint32(rest))
+		for i := r >> rootBits; i < uint32(len(sub)); i += 1 << rest {
+			sub[i] = e
+		}
+	}
+	return true
+}
+
+// reverse reverses the n low bits of v: DEFLATE packs a code's bits most
+// significant first into a stream read least significant first.
+func reverse(v uint32, n uint) uint32 {
+	r := uint32(0)
+	for range n {
+		r = r<<1 | v&1
+		v >>= 1
+	}
+	return r
+}
+
+// fixedLit makes t the table of the fixed literal/length code.
+func (t *table) fixedLit() {
+	if t.fixed == kindLitLen+1 {
+		return
+	}
+	var lens [288]uint8
+	for i := range lens {
+		switch {
+		case i < 144:
+			lens[i] = 8
+		case i < 256:
+			lens[i] = 9
+		case i < 280:
+			lens[i] = 7
+		default:
+			lens[i] = 8
+		}
+	}
+	t.build(lens[:], litBits, kindLitLen)
+	t.fixed = kindLitLen + 1
+}
+
+// fixedDist makes t the table of the fixed distance code.
+func (t *table) fixedDist() {
+	if t.fixed == kindDist+1 {
+		return
+	}
+	var lens [32]uint8
+	for i := range lens {
+		lens[i] = 5
+	}
+	t.build(lens[:], distBits, kindDist)
+	t.fixed = kindDist + 1
+}
+
+// huffman decodes a Huffman-coded block's symbols until the block ends or
+// the output buffer is full. The state lives in locals for the loop; each
+// symbol starts with at least 56 bits in the buffer, enough for a length
+// and a distance with their extra bits.
+func (z *Reader) huffman() error {
+	bits, nbits := z.bits, z.nbits
+	in, ip, inLen := z.in, z.ip, z.inLen
+	out, pos, lim := z.out, z.pos, z.limit()
+	lit, dst := z.lit.entries, z.dst.entries
+	// The first levels as arrays: a masked index needs no bounds check.
+	litRoot := (*[litTableSize]uint32)(lit)
+	dstRoot := (*[distTableSize]uint32)(dst)
+	var err error
+	for pos < lim {
+		// Past the input's end the bit buffer holds zero bytes, which
+		// a symbol must not reach into: slow is set to check.
+		slow := false
+		if ip+8 <= inLen {
+			bits |= binary.LittleEndian.Uint64(in[ip:]) << nbits
+			ip += int(63-nbits) >> 3
+			nbits |= 56
+		} else {
+			z.bits, z.nbits, z.ip = bits, nbits, ip
+			if err = z.refillSlow(); err != nil {
+				break
+			}
+			bits, nbits, ip, inLen = z.bits, z.nbits, z.ip, z.inLen
+			slow = z.pad > 0
+		}
+		e := litRoot[bits&(litTableSize-1)]
+		if e&kindMask == kindLiteral && !slow {
+			// A literal, and very likely another: the buffer holds
+			// at least 41 more bits, enough for a second code.
+			bits >>= entryLen(e)
+			nbits -= entryLen(e)
+			out[pos] = byte(entryValue(e))
+			pos++
+			e = litRoot[bits&(litTableSize-1)]
+			if e&kindMask == kindLiteral && pos < lim {
+				bits >>= entryLen(e)
+				nbits -= entryLen(e)
+				out[pos] = byte(entryValue(e))
+				pos++
+				continue
+			}
+			if nbits < 32 || pos >= lim {
+				continue
+			}
+		}
+		if e&kindMask == kindLink {
+			bits >>= litBits
+			nbits -= litBits
+			e = lit[entryValue(e)+uint32(bits)&(1<<entryExtra(e)-1)]
+		}
+		n := entryLen(e)
+		if n == 0 {
+			err = z.corruptAt(ip, nbits, "a literal/length code the block does not define")
+			break
+		}
+		bits >>= n
+		nbits -= n
+		switch e & kindMask {
+		case kindLiteral:
+			out[pos] = byte(entryValue(e))
+			pos++
+			if slow && nbits < 8*z.pad {
+				err = io.ErrUnexpectedEOF
+				break
+			}
+			continue
+		case kindEnd:
+			z.state = stateHeader
+		case kindLength:
+			x := entryExtra(e)
+			length := int(entryValue(e) + uint32(bits)&(1<<x-1))
+			bits >>= x
+			nbits -= x
+			e = dstRoot[bits&(distTableSize-1)]
+			if e&kindMask == kindLink {
+				bits >>= distBits
+				nbits -= distBits
+				e = dst[entryValue(e)+uint32(bits)&(1<<entryExtra(e)-1)]
+			}
+			n = entryLen(e)
+			if n == 0 || e&kindMask != kindDistance {
+				err = z.corruptAt(ip, nbits, "a distance code the block does not define")
+				break
+			}
+			bits >>= n
+			nbits -= n
+			x = entryExtra(e)
+			dist := int(entryValue(e) + uint32(bits)&(1<<x-1))
+			bits >>= x
+			nbits -= x
+			if dist > pos {
+				err = z.corruptAt(ip, nbits, fmt.Sprintf("a distance of %d bytes, before the start of the stream", dist))
+				break
+			}
+			end := pos + length
+			switch {
+			case dist >= length && length > 32:
+				copy(out[pos:end], out[pos-dist:])
+			case dist >= 8:
+				// A word at a time: each word's source ends before its
+				// destination begins, and the last may write up to 7
+				// bytes of slack past end, which later output replaces.
+				for d := pos; d < end; d += 8 {
+					w := out[d-dist : d-dist+8]
+					binary.LittleEndian.PutUint64(out[d:d+8], binary.LittleEndian.Uint64(w))
+				}
+			default:
+				for d := pos; d < end; d++ {
+					out[d] = out[d-dist]
+				}
+			}
+			pos = end
+			if slow && nbits < 8*z.pad {
+				err = io.ErrUnexpectedEOF
+				break
+			}
+			continue
+		default:
+			err = z.corruptAt(ip, nbits, "literal/length symbol 286 or 287, which DEFLATE does not use")
+		}
+		if err == nil && nbits < 8*z.pad {
+			err = io.ErrUnexpectedEOF
+		}
+		break
+	}
+	z.bits, z.nbits, z.ip, z.pos = bits, nbits, ip, pos
+	return err
+}
+
+// corruptAt is corrupt with the loop's input position and bit count.
+func (z *Reader) corruptAt(ip int, nbits uint, what string) error {
+	z.ip, z.nbits = ip, nbits
+	return z.corrupt(what)
+}
