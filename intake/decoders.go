@@ -11,11 +11,11 @@ import (
 	"slices"
 
 	"github.com/bodgit/sevenzip"
-	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zip"
 	"github.com/klauspost/compress/zstd"
 	"github.com/mholt/archives"
+	"github.com/mjolnir-forge/forgesync/internal/inflate"
 	"github.com/mjolnir-forge/forgesync/internal/lzma2"
 )
 
@@ -82,16 +82,11 @@ func openZip(r io.ReaderAt, size int64) (*zip.Reader, error) {
 	return zr, nil
 }
 
-// zipInputBuffer is the read size of a zip entry's compressed bytes. The
-// zip package's own inflater reads them 4 KiB at a time, one system call
-// each: a 256 MiB pack cost 40,000 of them.
-const zipInputBuffer = 256 << 10
-
-// zipDeflateReader inflates a Deflate entry, reading its compressed bytes
-// zipInputBuffer at a time.
-func zipDeflateReader(r io.Reader) io.ReadCloser {
-	return flate.NewReader(bufio.NewReaderSize(r, zipInputBuffer))
-}
+// zipDeflateReader inflates a Deflate entry with internal/inflate, which
+// reads its compressed bytes 64 KiB at a time (the zip package's own
+// inflater reads them 4 KiB at a time, one system call each) and decodes
+// them in about two thirds of klauspost/compress's time.
+func zipDeflateReader(r io.Reader) io.ReadCloser { return inflate.NewReader(r) }
 
 // walkZip calls handle for every entry of zr in directory order, like
 // archives.Zip.Extract but on a reader opened by openZip.
