@@ -244,10 +244,9 @@ func (t *txn) applySet(ctx context.Context, sc *setApply) error {
 // findArchive returns the path of pin's archive: kept in the store, left
 // in incoming/ by an interrupted apply, or taken there from source
 // (fresh). Taking does not hash: the extraction hashes every archive it
-// unpacks, in this process, and applySet compares that with the pin
-// before anything is used (see checkTaken), so a third pass over the
-// bytes, after the download's and before the extraction's, would check
-// nothing more.
+// unpacks, in this process, and unpackPin compares that with the pin
+// before anything is used, so a third pass over the bytes, after the
+// download's and before the extraction's, would check nothing more.
 func (t *txn) findArchive(ctx context.Context, kept map[string]string, pin store.GenerationPack, source ArchiveSource) (path string, fresh bool, err error) {
 	p := t.p
 	if name, ok := kept[store.KeptKey(pin.ID, pin.Version, pin.SHA256)]; ok {
