@@ -188,7 +188,8 @@ func (z *Reader) corrupt(what string) error {
 }
 
 // fill reads more input, keeping keepBack bytes before ip. It returns
-// false at the input's end.
+// false at the input's end, and io.ErrNoProgress from a reader that
+// returns nothing, without an error, 100 times in a row.
 func (z *Reader) fill() (bool, error) {
 	if z.eof {
 		return false, nil
@@ -199,7 +200,7 @@ func (z *Reader) fill() (bool, error) {
 		z.inBase += int64(z.ip - keep)
 		z.ip, z.inLen = keep, n
 	}
-	for {
+	for range 100 {
 		n, err := z.r.Read(z.in[z.inLen:])
 		z.inLen += n
 		switch {
@@ -212,6 +213,7 @@ func (z *Reader) fill() (bool, error) {
 			return true, nil
 		}
 	}
+	return false, io.ErrNoProgress
 }
 
 // refillSlow puts as many bits as it can (up to 56 and more) into the bit
@@ -225,11 +227,8 @@ func (z *Reader) refillSlow() error {
 				return err
 			}
 			if !more {
-				if z.ip == z.inLen {
-					z.pad++
-					z.nbits += 8
-					continue
-				}
+				z.pad++
+				z.nbits += 8
 			}
 			continue
 		}

@@ -308,3 +308,16 @@ func TestReuse(t *testing.T) {
 		}
 	}
 }
+
+// stalled returns no bytes and no error, forever.
+type stalled struct{}
+
+func (stalled) Read([]byte) (int, error) { return 0, nil }
+
+// TestStalledInput: a reader that never makes progress ends the stream
+// with io.ErrNoProgress instead of a hang.
+func TestStalledInput(t *testing.T) {
+	if _, err := NewReader(stalled{}).Read(make([]byte, 10)); !errors.Is(err, io.ErrNoProgress) {
+		t.Errorf("Read = %v; want io.ErrNoProgress", err)
+	}
+}
