@@ -424,6 +424,10 @@ func (z *Reader) dynamic() error {
 	return nil
 }
 
+// maxMatchBits is the most bits a match takes: a 15-bit length code, 5
+// extra bits, a 15-bit distance code, 13 extra bits.
+const maxMatchBits = 15 + 5 + 15 + 13
+
 // The tables' first-level index bits.
 const (
 	litBits       = 10
@@ -658,7 +662,9 @@ func (z *Reader) huffman() error {
 		e := litRoot[bits&(litTableSize-1)]
 		if e&kindMask == kindLiteral && !slow {
 			// A literal, and very likely another: the buffer holds
-			// at least 41 more bits, enough for a second code.
+			// at least 46 more bits (a first-level code has at most
+			// 10), enough for a second literal; a match after it
+			// may need maxMatchBits, else the loop refills first.
 			bits >>= entryLen(e)
 			nbits -= entryLen(e)
 			out[pos] = byte(entryValue(e))
@@ -671,7 +677,7 @@ func (z *Reader) huffman() error {
 				pos++
 				continue
 			}
-			if nbits < 32 || pos >= lim {
+			if nbits < maxMatchBits || pos >= lim {
 				continue
 			}
 		}

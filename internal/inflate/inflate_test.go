@@ -321,3 +321,84 @@ func TestStalledInput(t *testing.T) {
 		t.Errorf("Read = %v; want io.ErrNoProgress", err)
 	}
 }
+
+// canonical returns the codes RFC 1951 3.2.2 gives the code lengths lens.
+func canonical(lens []uint8) []uint32 {
+	var count, next [16]uint32
+	for _, n := range lens {
+		count[n]++
+	}
+	count[0] = 0
+	for n := 1; n < 16; n++ {
+		next[n] = (next[n-1] + count[n-1]) << 1
+	}
+	codes := make([]uint32, len(lens))
+	for s, n := range lens {
+		if n > 0 {
+			codes[s] = next[n]
+			next[n]++
+		}
+	}
+	return codes
+}
+
+// TestLongestMatchAfterLiteral: a literal of a 10-bit code, then a match
+// of a 15-bit length code with 5 extra bits and a 15-bit distance code
+// with 13 extra bits (48 bits), at every alignment of the bit buffer. The
+// decoder must refill between them when fewer than 48 bits are left.
+func TestLongestMatchAfterLiteral(t *testing.T) {
+	const x, h = 'x', 'a' + 7 // h: the literal of 10 bits
+	lit := make([]uint8, 285) // symbols 0-284
+	lit[x], lit[256] = 1, 2
+	for i := range 12 {
+		lit['a'+i] = uint8(3 + i) // 3 to 14 bits
+	}
+	lit['Z'], lit[284] = 15, 15
+	dist := make([]uint8, 30)
+	for i := range 14 {
+		dist[i] = uint8(1 + i)
+	}
+	dist[28], dist[29] = 15, 15
+	litCodes, distCodes := canonical(lit), canonical(dist)
+
+	var w bitWriter
+	w.bits(1, 1)
+	w.bits(2, 2)
+	w.bits(uint32(len(lit)-257), 5)
+	w.bits(uint32(len(dist)-1), 5)
+	w.bits(19-4, 4)
+	for _, sym := range codeOrder {
+		if sym <= 15 {
+			w.bits(4, 3) // code length symbols 0-15: 4 bits each, code = symbol
+		} else {
+			w.bits(0, 3)
+		}
+	}
+	for _, n := range append(append([]uint8(nil), lit...), dist...) {
+		w.code(uint32(n), 4)
+	}
+	sym := func(s int) { w.code(litCodes[s], uint(lit[s])) }
+	for range 30000 {
+		sym(x)
+	}
+	for k := range 64 {
+		for range k % 8 {
+			sym(x)
+		}
+		sym(h)
+		sym(284) // length 227 + 5 extra bits
+		w.bits(uint32(k%32), 5)
+		w.code(distCodes[29], 15) // distance 24577 + 13 extra bits
+		w.bits(uint32(k), 13)
+	}
+	sym(256)
+
+	want, err := io.ReadAll(stdflate.NewReader(bytes.NewReader(w.out)))
+	if err != nil {
+		t.Fatalf("compress/flate refuses the test stream: %v", err)
+	}
+	got, err := io.ReadAll(NewReader(bytes.NewReader(w.out)))
+	if err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("decoded %d bytes, %v; compress/flate %d bytes (equal: %v)", len(got), err, len(want), bytes.Equal(got, want))
+	}
+}
