@@ -40,14 +40,18 @@ type swap struct {
 }
 
 // Place puts the pack's content/ files from a staged root into
-// <paks>/MJOLNIRForge/<packID>/, all or nothing, on every OS: each file is
-// first moved (or copied, across volumes) to a temp name beside its
-// target; then, one target after the other, the file there is renamed
-// aside to a backup and the new one renamed in. A target that cannot be
-// renamed aside (held by the game past r's wait: [atomicfile.ErrBusy]) ends
-// it: the targets already swapped get their backups back, and the old
-// version is whole again. Backups rather than a rename straight over the
-// target because only a backup can be put back once a later target fails.
+// <paks>/MJOLNIRForge/<packID>/, all or nothing, on every OS. Where the
+// staging folder is on another volume than paks, each file is first
+// copied to a temp name beside its target, so that the slow part (and a
+// full disk) comes before any target is touched; on one volume (the first
+// file's move tells) the files stay where they are until their swap, as
+// a rename from staging costs no more than one from beside the target.
+// Then, one target after the other, the file there is renamed aside to a
+// backup and the new one renamed in. A target that cannot be renamed
+// aside (held by the game past r's wait: [atomicfile.ErrBusy]) ends it:
+// the targets already swapped get their backups back, and the old version
+// is whole again. Backups rather than a rename straight over the target
+// because only a backup can be put back once a later target fails.
 //
 // A read-only target (attrib +r) forgesync placed (its path, relative to
 // paks, is in owned: the installed version's content) is made writable
@@ -61,7 +65,9 @@ type swap struct {
 // ("place:<path>").
 func Place(r atomicfile.Renamer, stagedRoot string, files []intake.File, paks, packID string, owned []string, step func(string)) (_ *Placement, err error) {
 	pl := &Placement{r: r}
-	type pending struct{ target, dst, tmp string }
+	// src is the staged file; tmp, when not "", its copy (or the first
+	// file's move) beside dst.
+	type pending struct{ target, dst, src, tmp string }
 	var todo []pending
 	dirs := map[string]bool{}
 	cleaned := map[string]bool{}
@@ -78,6 +84,7 @@ func Place(r atomicfile.Renamer, stagedRoot string, files []intake.File, paks, p
 			err = fmt.Errorf("%w; and the old version could not be put back whole: %w", err, uerr)
 		}
 	}()
+	oneVolume := false // the first file was renamed, not copied
 	for _, f := range files {
 		rel, ok := strings.CutPrefix(f.Path, "content/")
 		if !ok {
@@ -85,36 +92,40 @@ func Place(r atomicfile.Renamer, stagedRoot string, files []intake.File, paks, p
 		}
 		target := path.Join(ContentRoot, packID, rel)
 		dst := filepath.Join(paks, filepath.FromSlash(target))
-		// No link on the way: <paks>/MJOLNIRForge/<id> made a link to
-		// another folder would have content written through it.
-		if err := atomicfile.MkdirNoLinks(paks, filepath.FromSlash(path.Dir(target)), 0o755); err != nil {
-			return nil, &fs.PathError{Op: "place content", Path: target, Err: err}
-		}
 		if dir := filepath.Dir(dst); !cleaned[dir] {
+			// No link on the way: <paks>/MJOLNIRForge/<id> made a link to
+			// another folder would have content written through it.
+			// Checked once per folder, as a pack's files are placed.
+			if err := atomicfile.MkdirNoLinks(paks, filepath.FromSlash(path.Dir(target)), 0o755); err != nil {
+				return nil, &fs.PathError{Op: "place content", Path: target, Err: err}
+			}
 			cleaned[dir] = true
 			// What a crash left here is litter, not this pack's: one that
 			// will not go now (held by a scanner) goes at a later placement.
 			atomicfile.CleanTemps(dir)
+			// The folder that holds it, and those MkdirNoLinks may have made.
+			for d := dir; len(d) > len(paks); d = filepath.Dir(d) {
+				dirs[d] = true
+			}
 		}
 		if err := checkWritable(dst, target, owned); err != nil {
 			return nil, err
 		}
-		p := pending{target: target, dst: dst}
-		tmp, err := tempBeside(dst)
-		if err != nil {
-			return nil, &fs.PathError{Op: "place content", Path: target, Err: err}
+		p := pending{target: target, dst: dst, src: filepath.Join(stagedRoot, filepath.FromSlash(f.Path))}
+		if !oneVolume {
+			tmp, err := tempBeside(dst)
+			if err != nil {
+				return nil, &fs.PathError{Op: "place content", Path: target, Err: err}
+			}
+			copied, err := moveOrCopy(r, p.src, tmp)
+			if err != nil {
+				os.Remove(tmp)
+				return nil, &fs.PathError{Op: "place content", Path: target, Err: err}
+			}
+			p.tmp = tmp
+			oneVolume = len(todo) == 0 && !copied
 		}
-		src := filepath.Join(stagedRoot, filepath.FromSlash(f.Path))
-		if err := moveOrCopy(r, src, tmp); err != nil {
-			os.Remove(tmp)
-			return nil, &fs.PathError{Op: "place content", Path: target, Err: err}
-		}
-		p.tmp = tmp
 		todo = append(todo, p)
-		// The folder that holds it, and those MkdirNoLinks may have made.
-		for d := filepath.Dir(dst); len(d) > len(paks); d = filepath.Dir(d) {
-			dirs[d] = true
-		}
 	}
 	for d := range dirs {
 		pl.dirs = append(pl.dirs, d)
@@ -140,7 +151,14 @@ func Place(r atomicfile.Renamer, stagedRoot string, files []intake.File, paks, p
 			return nil, &fs.PathError{Op: "place content", Path: p.target, Err: err}
 		}
 		pl.swaps = append(pl.swaps, s)
-		if err := r.Replace(p.tmp, p.dst); err != nil {
+		if p.tmp != "" {
+			err = r.Replace(p.tmp, p.dst)
+		} else {
+			// Straight from staging (a copy still, should this folder be
+			// another volume's after all).
+			_, err = moveOrCopy(r, p.src, p.dst)
+		}
+		if err != nil {
 			return nil, &fs.PathError{Op: "place content", Path: p.target, Err: err}
 		}
 		p.tmp = ""
@@ -172,15 +190,25 @@ func checkWritable(dst, target string, owned []string) error {
 	return nil
 }
 
-// tempBeside returns a free temp name in dst's folder.
+// tempBeside returns a free temp name in dst's folder, without creating
+// the file: a file created only to be deleted again cost every placed
+// file an inode (on Windows an MFT record and a virus scanner's look), and
+// on a file system without a journal each allocation then scans past the
+// inodes deleted in the last seconds: a pack of 3,000 files took seconds.
+// The name is random (see [atomicfile.TempName]) in a folder forgesync
+// owns; one that exists anyway is drawn again.
 func tempBeside(dst string) (string, error) {
-	f, err := os.CreateTemp(filepath.Dir(dst), atomicfile.TempPrefix+filepath.Base(dst)+"-")
-	if err != nil {
-		return "", err
+	for range 8 {
+		name := atomicfile.TempName(dst)
+		_, err := os.Lstat(name)
+		if errors.Is(err, fs.ErrNotExist) {
+			return name, nil
+		}
+		if err != nil {
+			return "", err
+		}
 	}
-	name := f.Name()
-	f.Close()
-	return name, os.Remove(name)
+	return "", fmt.Errorf("no free temp name beside %s", dst)
 }
 
 // sync flushes the folders that received files.
@@ -239,17 +267,16 @@ func (pl *Placement) Undo() error {
 }
 
 // moveOrCopy moves src over dst, or copies it where a move cannot work
-// (another volume: EXDEV here, ERROR_NOT_SAME_DEVICE on Windows). The
-// result is mode 0644 either way: staging is private (0600), but a game
-// running as another user must read what is installed.
-func moveOrCopy(r atomicfile.Renamer, src, dst string) error {
-	if err := atomicfile.Move(r, src, dst, 0o644); err != nil {
-		return err
+// (another volume: EXDEV here, ERROR_NOT_SAME_DEVICE on Windows), and
+// reports which. The result is mode 0644 either way: staging is private
+// (0600), but a game running as another user must read what is installed.
+// The mode is set before the move, so that a file is never in place and
+// unreadable.
+func moveOrCopy(r atomicfile.Renamer, src, dst string) (copied bool, err error) {
+	if err := os.Chmod(src, 0o644); err != nil {
+		return false, fmt.Errorf("make %s readable: %w", src, err)
 	}
-	if err := os.Chmod(dst, 0o644); err != nil {
-		return fmt.Errorf("make %s readable: %w", dst, err)
-	}
-	return nil
+	return atomicfile.MoveCopied(r, src, dst, 0o644)
 }
 
 // RemoveContentLeftover deletes content files (slash paths relative to

@@ -298,3 +298,75 @@ func TestPlaceAndRemoveContent(t *testing.T) {
 		t.Errorf("RemoveContent accepted paths outside MJOLNIRForge/")
 	}
 }
+
+// TestPlaceMovesOncePerVolume: on one volume each staged file is renamed
+// once, straight to its target, with no temp on the way; from another
+// volume (EXDEV) every file is copied beside its target before the first
+// target is swapped. Both end with the new version in place, readable
+// (0644), and nothing left in staging.
+func TestPlaceMovesOncePerVolume(t *testing.T) {
+	for _, across := range []bool{false, true} {
+		name := "one volume"
+		if across {
+			name = "two volumes"
+		}
+		t.Run(name, func(t *testing.T) {
+			staged, paks, files, owned := contentFixture(t, "new")
+			var log []string // "rename <from-where> -> <base>"
+			where := func(p string) string {
+				if strings.HasPrefix(p, staged) {
+					return "staging"
+				}
+				return filepath.Base(p)
+			}
+			r := atomicfile.Renamer{Rename: func(o, n string) error {
+				if across && strings.HasPrefix(o, staged) {
+					return &os.LinkError{Op: "rename", Old: o, New: n, Err: syscall.EXDEV}
+				}
+				log = append(log, where(o)+" -> "+where(n))
+				return os.Rename(o, n)
+			}}
+			pl, err := Place(r, staged, files, paks, "pk", owned, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := pl.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			want := []string{"a.pak: new-a.pak", "b.pak: new-b.pak", "c.pak: new-c.pak"}
+			if got := readPack(t, paks); !slices.Equal(got, want) {
+				t.Fatalf("pack folder = %q; want %q", got, want)
+			}
+			for _, n := range []string{"a.pak", "b.pak", "c.pak"} {
+				fi, err := os.Stat(filepath.Join(paks, ContentRoot, "pk", n))
+				if err != nil || fi.Mode().Perm() != 0o644 {
+					t.Errorf("%s: %v, %v; want mode 0644", n, fi, err)
+				}
+				if _, err := os.Stat(filepath.Join(staged, "content", n)); !errors.Is(err, os.ErrNotExist) {
+					t.Errorf("staged %s after the placement: %v; want it moved", n, err)
+				}
+			}
+			fromStaging, copies, lastCopy, firstSwap := 0, 0, -1, -1
+			for i, l := range log {
+				from, to, _ := strings.Cut(l, " -> ")
+				if from == "staging" {
+					fromStaging++
+				}
+				if strings.HasPrefix(from, atomicfile.TempPrefix+atomicfile.TempPrefix) {
+					copies, lastCopy = copies+1, i // a copy committed beside its target
+				}
+				if !strings.HasPrefix(to, atomicfile.TempPrefix) && firstSwap < 0 {
+					firstSwap = i
+				}
+			}
+			if !across {
+				// a.pak goes to a temp first (that tells the volume), b and c straight in.
+				if fromStaging != 3 || copies != 0 || !slices.Contains(log, "staging -> b.pak") || !slices.Contains(log, "staging -> c.pak") {
+					t.Errorf("renames = %q; want each staged file renamed once, b.pak and c.pak straight to their targets", log)
+				}
+			} else if fromStaging != 0 || copies != 3 || lastCopy > firstSwap {
+				t.Errorf("renames = %q; want the three files copied beside their targets before the first swap", log)
+			}
+		})
+	}
+}

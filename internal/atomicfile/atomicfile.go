@@ -42,15 +42,8 @@ type Pending struct {
 // Create starts a pending replacement of path with a temp file in the same
 // folder, created with perm.
 func Create(path string, perm fs.FileMode) (*Pending, error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	var rnd [6]byte
-	if _, err := rand.Read(rnd[:]); err != nil {
-		return nil, fmt.Errorf("create temp for %s: %w", path, err)
-	}
-	tmp := filepath.Join(dir, TempPrefix+base+"-"+hex.EncodeToString(rnd[:]))
+	dir := filepath.Dir(path)
+	tmp := TempName(path)
 	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("write %s: the folder %s does not exist: %w", path, dir, fs.ErrNotExist)
@@ -67,6 +60,16 @@ func Create(path string, perm fs.FileMode) (*Pending, error) {
 		return nil, fmt.Errorf("create temp for %s: %w", path, err)
 	}
 	return &Pending{f: f, path: path, tmp: tmp}, nil
+}
+
+// TempName returns a temp name for path, in its folder: [TempPrefix], the
+// base name and 48 random bits, so that two names drawn for one target do
+// not meet. It creates nothing; [Create] opens its name with O_EXCL.
+func TempName(path string) string {
+	dir, base := filepath.Split(path)
+	var rnd [6]byte
+	rand.Read(rnd[:]) // never fails: crypto/rand ends the program rather than return an error
+	return filepath.Join(dir, TempPrefix+base+"-"+hex.EncodeToString(rnd[:]))
 }
 
 // Name returns the temp file's path.

@@ -137,10 +137,22 @@ func RemoveAll(r Renamer, path string) error {
 // removes src: a crash at any point leaves src whole, and dst either
 // absent or whole. perm is the mode of a copied file.
 func Move(r Renamer, src, dst string, perm fs.FileMode) error {
-	err := r.Replace(src, dst)
+	_, err := MoveCopied(r, src, dst, perm)
+	return err
+}
+
+// MoveCopied is [Move], and reports whether src had to be copied (dst is
+// on another file system).
+func MoveCopied(r Renamer, src, dst string, perm fs.FileMode) (copied bool, err error) {
+	err = r.Replace(src, dst)
 	if err == nil || !isCrossDevice(err) {
-		return err
+		return false, err
 	}
+	return true, copyOver(r, src, dst, perm)
+}
+
+// copyOver is Move's copy across file systems.
+func copyOver(r Renamer, src, dst string, perm fs.FileMode) error {
 	in, err := r.Open(src)
 	if err != nil {
 		return fmt.Errorf("move %s to %s: %w", src, dst, err)
