@@ -36,47 +36,107 @@ type stagingWriter struct {
 	mu  sync.Mutex // guards err
 	err error
 
-	dirs    map[string]bool // folders already created; used by the goroutine only
-	written syncList        // files written and closed, for wait to flush
+	dirs    madeDirs // folders created, by the goroutine or a zip's workers
+	written syncList // files written and closed, for wait to flush
 }
 
-// syncList collects the files an extraction wrote and closed (by the
-// writer goroutine or a zip's workers), for wait to flush them.
+// madeDirs creates the staging folders, each once: a pack of many small
+// files would otherwise ask for its folder again with every file.
+type madeDirs struct {
+	mu   sync.Mutex // guards made
+	made map[string]bool
+}
+
+// mkdirAll creates the folder name (a slash path under root) and its
+// parents, unless they were created before.
+func (d *madeDirs) mkdirAll(root *os.Root, name string) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if name == "." || d.made[name] {
+		return nil
+	}
+	if err := root.MkdirAll(filepath.FromSlash(name), 0o700); err != nil {
+		return fmt.Errorf("create %s: %w", name, err)
+	}
+	if d.made == nil {
+		d.made = map[string]bool{}
+	}
+	for p := name; p != "." && p != "/"; p = path.Dir(p) {
+		d.made[p] = true
+	}
+	return nil
+}
+
+// syncList collects the files an extraction wrote (by the writer
+// goroutine or a zip's workers), for wait to flush them. The first
+// keepOpen files stay open until then, so that the flush need not open
+// them again (two system calls and a path lookup per file, a good part of
+// a pack of many small files); later ones are closed and kept by name.
 type syncList struct {
-	mu    sync.Mutex // guards names
-	names []string
+	mu     sync.Mutex // guards list and opened
+	list   []syncEntry
+	opened int // entries in list with f open
 }
 
-func (l *syncList) add(name string) {
+type syncEntry struct {
+	name string   // slash path under the staging root
+	f    *os.File // the file, while open
+}
+
+// keepOpen is how many written files a syncList keeps open: a few
+// thousand descriptors, well inside the limit Go raises to at start
+// (Linux) and the handles Windows allows.
+const keepOpen = 2048
+
+// add takes the written file f (name under the staging root): it keeps it
+// open or closes it.
+func (l *syncList) add(f *os.File, name string) error {
 	l.mu.Lock()
-	l.names = append(l.names, name)
+	keep := l.opened < keepOpen
+	e := syncEntry{name: name}
+	if keep {
+		e.f = f
+		l.opened++
+	}
+	l.list = append(l.list, e)
 	l.mu.Unlock()
+	if keep {
+		return nil
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	return nil
 }
 
-// flush writes every listed file and its size to stable storage. The
-// files are flushed in batches whose writeback is all started before the
-// first flush waits, so the disk is handed many files' bytes at once (as
-// by `sync -f`), not one file's at a time.
+// flush writes every listed file and its size to stable storage, and
+// closes them. The files are flushed in batches whose writeback is all
+// started before the first flush waits, so the disk is handed many
+// files' bytes at once (as by `sync -f`), not one file's at a time.
 func (l *syncList) flush(root *os.Root) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	defer l.closeLocked() // what a failure left open
 	const batch = 64
-	for start := 0; start < len(l.names); start += batch {
-		names := l.names[start:min(start+batch, len(l.names))]
-		files, err := openAll(root, names)
-		if err != nil {
+	for start := 0; start < len(l.list); start += batch {
+		part := l.list[start:min(start+batch, len(l.list))]
+		if err := l.reopen(root, part); err != nil {
 			return err
 		}
-		for _, f := range files {
-			startWriteback(f, 0, 0) // 0 bytes: to the end
+		for _, e := range part {
+			startWriteback(e.f, 0, 0) // 0 bytes: to the end
 		}
-		for i, f := range files {
-			ferr := atomicfile.Fsync(f)
-			if cerr := f.Close(); ferr == nil {
+		var err error
+		for i := range part {
+			e := &part[i]
+			ferr := atomicfile.Fsync(e.f)
+			if cerr := e.f.Close(); ferr == nil {
 				ferr = cerr
 			}
+			e.f = nil
+			l.opened--
 			if ferr != nil && err == nil {
-				err = fmt.Errorf("write %s: %w", names[i], ferr)
+				err = fmt.Errorf("write %s: %w", e.name, ferr)
 			}
 		}
 		if err != nil {
@@ -86,26 +146,44 @@ func (l *syncList) flush(root *os.Root) error {
 	return nil
 }
 
-// openAll opens the named files for flushing; on an error it closes those
-// it opened.
-func openAll(root *os.Root, names []string) ([]*os.File, error) {
-	files := make([]*os.File, 0, len(names))
-	for _, name := range names {
+// reopen opens, for flushing, the entries of part that were closed.
+func (l *syncList) reopen(root *os.Root, part []syncEntry) error {
+	for i := range part {
+		e := &part[i]
+		if e.f != nil {
+			continue
+		}
 		// A virus scanner may hold a file it has just seen written.
-		var f *os.File
-		err := atomicfile.Renamer{}.Retry("flush", name, func() (err error) {
-			f, err = root.OpenFile(filepath.FromSlash(name), os.O_WRONLY, 0)
+		err := atomicfile.Renamer{}.Retry("flush", e.name, func() (err error) {
+			e.f, err = root.OpenFile(filepath.FromSlash(e.name), os.O_WRONLY, 0)
 			return err
 		})
 		if err != nil {
-			for _, f := range files {
-				f.Close()
-			}
-			return nil, fmt.Errorf("write %s: %w", name, err)
+			e.f = nil
+			return fmt.Errorf("write %s: %w", e.name, err)
 		}
-		files = append(files, f)
+		l.opened++
 	}
-	return files, nil
+	return nil
+}
+
+// close closes the files still open, unflushed: the extraction failed or
+// keeps nothing, and the staging folder must be removable (on Windows no
+// open file can be deleted).
+func (l *syncList) close() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.closeLocked()
+}
+
+func (l *syncList) closeLocked() {
+	for i := range l.list {
+		if e := &l.list[i]; e.f != nil {
+			e.f.Close()
+			e.f = nil
+			l.opened--
+		}
+	}
 }
 
 const writerBuffers = 4
@@ -132,7 +210,6 @@ func newStagingWriter(root *os.Root, writeback *writebackPace) *stagingWriter {
 		ops:       make(chan writeOp, writerBuffers),
 		free:      make(chan []byte, writerBuffers),
 		done:      make(chan struct{}),
-		dirs:      map[string]bool{".": true},
 	}
 	for range writerBuffers {
 		w.free <- make([]byte, copyBufferSize)
@@ -157,9 +234,9 @@ func (w *stagingWriter) run() {
 		var err error
 		switch op.kind {
 		case opMkdir:
-			err = w.mkdirAll(op.name)
+			err = w.dirs.mkdirAll(w.root, op.name)
 		case opCreate:
-			if err = w.mkdirAll(path.Dir(op.name)); err == nil {
+			if err = w.dirs.mkdirAll(w.root, path.Dir(op.name)); err == nil {
 				out, err = w.root.OpenFile(filepath.FromSlash(op.name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 				outName, wb = op.name, writeback{}
 				if err != nil {
@@ -173,15 +250,14 @@ func (w *stagingWriter) run() {
 				wb.wrote(out, int64(len(op.buf)), w.writeback)
 			}
 			w.free <- op.buf[:cap(op.buf)]
-		case opClose, opDiscard:
+		case opClose:
+			err = w.written.add(out, outName)
+			out = nil
+		case opDiscard:
 			if err = out.Close(); err != nil {
 				err = fmt.Errorf("write %s: %w", outName, err)
-			}
-			if op.kind == opDiscard && err == nil {
+			} else {
 				err = w.root.Remove(filepath.FromSlash(outName))
-			}
-			if op.kind == opClose && err == nil {
-				w.written.add(outName)
 			}
 			out = nil
 		}
@@ -194,20 +270,6 @@ func (w *stagingWriter) run() {
 	if out != nil {
 		out.Close() // left open only when the extraction stopped mid-file: that file is not among the written
 	}
-}
-
-// mkdirAll creates the folder name and its parents once.
-func (w *stagingWriter) mkdirAll(name string) error {
-	if w.dirs[name] {
-		return nil
-	}
-	if err := w.root.MkdirAll(filepath.FromSlash(name), 0o700); err != nil {
-		return fmt.Errorf("create %s: %w", name, err)
-	}
-	for d := name; d != "." && d != "/"; d = path.Dir(d) {
-		w.dirs[d] = true
-	}
-	return nil
 }
 
 func (w *stagingWriter) failed() bool {
@@ -240,6 +302,7 @@ func (w *stagingWriter) wait(keep bool) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.err != nil || !keep {
+		w.written.close()
 		return w.err
 	}
 	if err := w.written.flush(w.root); err != nil {

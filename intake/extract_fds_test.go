@@ -1,0 +1,85 @@
+package intake
+
+import (
+	"archive/zip"
+	"bytes"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"runtime"
+	"testing"
+)
+
+// openFDs counts this process's open descriptors (Linux).
+func openFDs(t *testing.T) int {
+	t.Helper()
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(fds)
+}
+
+// TestExtractClosesWrittenFiles: the files an extraction writes stay open
+// until its flush; whether it ends installed or rejected half way, none is
+// left open (on Windows an open file keeps the staging folder from being
+// removed). Many files, so that some are kept open and some closed and
+// opened again; a zip goes through its workers, a tar through the writer.
+func TestExtractClosesWrittenFiles(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("counts descriptors in /proc/self/fd")
+	}
+	many := goodPack("")
+	for i := range keepOpen + 100 {
+		many = append(many, file(fmt.Sprintf("content/f%05d.sig", i), "sig"))
+	}
+	// badZip: the same files, then one whose CRC-32 is wrong.
+	badZip := func(t *testing.T) []byte {
+		b := zipBytes(t, many)
+		zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		zw := zip.NewWriter(&buf)
+		for _, f := range zr.File {
+			if err := zw.Copy(f); err != nil {
+				t.Fatal(err)
+			}
+		}
+		w, err := zw.CreateRaw(&zip.FileHeader{Name: "content/zz.pak", Method: zip.Store, CRC32: crc32.ChecksumIEEE([]byte("other")) + 1, CompressedSize64: 5, UncompressedSize64: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write([]byte("other"))
+		zw.Close()
+		return buf.Bytes()
+	}
+	for _, tc := range []struct {
+		name   string
+		build  func(t *testing.T) []byte
+		reject bool
+	}{
+		{"zip.zip", func(t *testing.T) []byte { return zipBytes(t, many) }, false},
+		{"tar.tar", func(t *testing.T) []byte { return tarBytes(t, many) }, false},
+		{"damaged.zip", badZip, true},
+		{"over.tar", func(t *testing.T) []byte { return tarBytes(t, append(many, file("content/x.dll", "MZ"))) }, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := writeArchive(t, tc.name, tc.build(t))
+			before := openFDs(t)
+			st, err := extractInProcess(t.Context(), path, t.TempDir(), DefaultLimits(), nil)
+			if tc.reject != (err != nil) {
+				t.Fatalf("extract = %v; want rejected %v", err, tc.reject)
+			}
+			if st != nil {
+				if len(st.Files) != len(goodFiles())+keepOpen+100 {
+					t.Errorf("%d files staged; want %d", len(st.Files), len(goodFiles())+keepOpen+100)
+				}
+			}
+			if after := openFDs(t); after != before {
+				t.Errorf("%d descriptors open after the extraction, %d before", after, before)
+			}
+		})
+	}
+}
