@@ -8,6 +8,8 @@ import (
 	"os"
 	"runtime"
 	"testing"
+
+	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 )
 
 // openFDs counts this process's open descriptors (Linux).
@@ -79,6 +81,34 @@ func TestExtractClosesWrittenFiles(t *testing.T) {
 			}
 			if after := openFDs(t); after != before {
 				t.Errorf("%d descriptors open after the extraction, %d before", after, before)
+			}
+		})
+	}
+}
+
+// TestFlushOncePerPackOfManyFiles: a pack of many files is flushed with
+// one syncfs of the staging file system on Linux, not a flush (and a
+// cache flush of the disk) per file; a pack of few files, and every pack
+// elsewhere, flushes each file.
+func TestFlushOncePerPackOfManyFiles(t *testing.T) {
+	for _, n := range []int{syncFSFiles - len(goodFiles()) - 1, syncFSFiles + 100} {
+		es := goodPack("")
+		for i := range n {
+			es = append(es, file(fmt.Sprintf("content/f%05d.sig", i), "sig"))
+		}
+		files := len(goodFiles()) + n
+		t.Run(fmt.Sprint(files, " files"), func(t *testing.T) {
+			path := writeArchive(t, "p.zip", zipBytes(t, es))
+			before := atomicfile.Fsyncs()
+			if _, err := extractInProcess(t.Context(), path, t.TempDir(), DefaultLimits(), nil); err != nil {
+				t.Fatal(err)
+			}
+			want := files
+			if files >= syncFSFiles && runtime.GOOS == "linux" {
+				want = 0
+			}
+			if got := atomicfile.Fsyncs() - before; got != int64(want) {
+				t.Errorf("%d files flushed one by one; want %d", got, want)
 			}
 		})
 	}
