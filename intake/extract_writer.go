@@ -109,14 +109,9 @@ func (l *syncList) add(f *os.File, name string) error {
 	return nil
 }
 
-// syncFSFiles is the number of files from which a pack's files are
-// flushed with their whole file system, where the system can (see
-// syncFileSystem).
-const syncFSFiles = 16
-
 // flush writes every listed file and its size to stable storage, and
-// closes them. From syncFSFiles files on, one flush of the staging file
-// system does it where the system has one. Otherwise the files are
+// closes them. From [atomicfile.SyncFSFiles] files on, one flush of the
+// staging file system does it where the system has one. Otherwise the files are
 // flushed in batches whose writeback is all started before the first
 // flush waits, so the disk is handed many files' bytes at once (as by
 // `sync -f`), not one file's at a time.
@@ -124,8 +119,8 @@ func (l *syncList) flush(root *os.Root) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	defer l.closeLocked() // what a failure left open
-	if len(l.list) >= syncFSFiles && l.list[0].f != nil {
-		if ok, err := syncFileSystem(l.list[0].f); ok {
+	if len(l.list) >= atomicfile.SyncFSFiles && l.list[0].f != nil {
+		if ok, err := atomicfile.SyncFileSystem(l.list[0].f); ok {
 			if err != nil {
 				return fmt.Errorf("write the staged files: %w", err)
 			}

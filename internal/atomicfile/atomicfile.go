@@ -321,6 +321,45 @@ func Fsync(f *os.File) error {
 	return f.Sync()
 }
 
+// SyncFSFiles is the number of files from which [FlushFiles] (and an
+// extraction's flush) flushes their whole file system where the system
+// can ([SyncFileSystem]), rather than each file.
+const SyncFSFiles = 16
+
+// FlushFiles writes the named files, written and closed, all on one file
+// system, to stable storage: from [SyncFSFiles] files on with one flush
+// of their file system where the system has it, otherwise each file, with
+// r's wait for a file a scanner holds.
+func FlushFiles(r Renamer, paths []string) error {
+	for i, path := range paths {
+		var f *os.File
+		err := r.Retry("flush", path, func() (err error) {
+			f, err = os.OpenFile(path, os.O_WRONLY, 0)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("flush %s: %w", path, err)
+		}
+		whole := false
+		if i == 0 && len(paths) >= SyncFSFiles {
+			whole, err = SyncFileSystem(f)
+		}
+		if !whole {
+			err = Fsync(f)
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("flush %s: %w", path, err)
+		}
+		if whole {
+			return nil
+		}
+	}
+	return nil
+}
+
 // Fsyncs returns how many flushes ([Fsync], and so [SyncDir] on the
 // systems where it flushes) this process has asked for since it started:
 // each may cost a journal commit, which a benchmark or a test counts.

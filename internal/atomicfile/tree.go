@@ -151,6 +151,10 @@ func MoveCopied(r Renamer, src, dst string, perm fs.FileMode) (copied bool, err 
 	return true, copyOver(r, src, dst, perm)
 }
 
+// IsCrossDevice reports whether err is a rename's across file systems
+// (EXDEV, or ERROR_NOT_SAME_DEVICE on Windows).
+func IsCrossDevice(err error) bool { return isCrossDevice(err) }
+
 // copyOver is Move's copy across file systems.
 func copyOver(r Renamer, src, dst string, perm fs.FileMode) error {
 	in, err := r.Open(src)

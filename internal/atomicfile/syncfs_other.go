@@ -1,0 +1,9 @@
+//go:build !linux
+
+package atomicfile
+
+import "os"
+
+// SyncFileSystem reports false: there is no such call here (Windows
+// flushes a volume only for an administrator), so each file is flushed.
+func SyncFileSystem(*os.File) (bool, error) { return false, nil }
