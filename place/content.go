@@ -3,10 +3,12 @@ package place
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -41,11 +43,12 @@ type swap struct {
 
 // Place puts the pack's content/ files from a staged root into
 // <paks>/MJOLNIRForge/<packID>/, all or nothing, on every OS. Where the
-// staging folder is on another volume than paks, each file is first
-// copied to a temp name beside its target, so that the slow part (and a
-// full disk) comes before any target is touched; on one volume (the first
-// file's move tells) the files stay where they are until their swap, as
-// a rename from staging costs no more than one from beside the target.
+// staging folder is on another volume than paks (the first file's move
+// tells), each file is first copied to a temp name beside its target, and
+// all the copies are flushed together, so that the slow part (and a full
+// disk) comes before any target is touched; on one volume the files stay
+// where they are until their swap, as a rename from staging costs no more
+// than one from beside the target.
 // Then, one target after the other, the file there is renamed aside to a
 // backup and the new one renamed in. A target that cannot be renamed
 // aside (held by the game past r's wait: [atomicfile.ErrBusy]) ends it:
@@ -84,7 +87,9 @@ func Place(r atomicfile.Renamer, stagedRoot string, files []intake.File, paks, p
 			err = fmt.Errorf("%w; and the old version could not be put back whole: %w", err, uerr)
 		}
 	}()
-	oneVolume := false // the first file was renamed, not copied
+	// The first file's move tells whether staging and paks share a volume.
+	oneVolume, copying := false, false
+	var copies []string // the temps copying wrote, flushed before the first swap
 	for _, f := range files {
 		rel, ok := strings.CutPrefix(f.Path, "content/")
 		if !ok {
@@ -117,15 +122,28 @@ func Place(r atomicfile.Renamer, stagedRoot string, files []intake.File, paks, p
 			if err != nil {
 				return nil, &fs.PathError{Op: "place content", Path: target, Err: err}
 			}
-			copied, err := moveOrCopy(r, p.src, tmp)
+			if !copying {
+				err = moveReadable(r, p.src, tmp)
+				oneVolume = err == nil
+				copying = atomicfile.IsCrossDevice(err)
+			}
+			if copying {
+				if err = copyReadable(r, p.src, tmp); err == nil {
+					copies = append(copies, tmp)
+				}
+			}
 			if err != nil {
 				os.Remove(tmp)
 				return nil, &fs.PathError{Op: "place content", Path: target, Err: err}
 			}
 			p.tmp = tmp
-			oneVolume = len(todo) == 0 && !copied
 		}
 		todo = append(todo, p)
+	}
+	// A crash must not leave a target renamed in whose bytes never reached
+	// the disk: the copies are flushed, all at once, before any swap.
+	if err := atomicfile.FlushFiles(r, copies); err != nil {
+		return nil, &fs.PathError{Op: "place content", Path: path.Join(ContentRoot, packID), Err: err}
 	}
 	for d := range dirs {
 		pl.dirs = append(pl.dirs, d)
@@ -154,9 +172,11 @@ func Place(r atomicfile.Renamer, stagedRoot string, files []intake.File, paks, p
 		if p.tmp != "" {
 			err = r.Replace(p.tmp, p.dst)
 		} else {
-			// Straight from staging (a copy still, should this folder be
-			// another volume's after all).
-			_, err = moveOrCopy(r, p.src, p.dst)
+			// Straight from staging (a copy still, flushed, should this
+			// folder be another volume's after all).
+			if err = os.Chmod(p.src, 0o644); err == nil {
+				err = atomicfile.Move(r, p.src, p.dst, 0o644)
+			}
 		}
 		if err != nil {
 			return nil, &fs.PathError{Op: "place content", Path: p.target, Err: err}
@@ -266,17 +286,43 @@ func (pl *Placement) Undo() error {
 	return errors.Join(errs...)
 }
 
-// moveOrCopy moves src over dst, or copies it where a move cannot work
-// (another volume: EXDEV here, ERROR_NOT_SAME_DEVICE on Windows), and
-// reports which. The result is mode 0644 either way: staging is private
-// (0600), but a game running as another user must read what is installed.
-// The mode is set before the move, so that a file is never in place and
-// unreadable.
-func moveOrCopy(r atomicfile.Renamer, src, dst string) (copied bool, err error) {
+// moveReadable renames src to dst, made mode 0644 first: staging is
+// private (0600), but a game running as another user must read what is
+// installed, and a file is never in place and unreadable. Across volumes
+// it fails with an error [atomicfile.IsCrossDevice] knows.
+func moveReadable(r atomicfile.Renamer, src, dst string) error {
 	if err := os.Chmod(src, 0o644); err != nil {
-		return false, fmt.Errorf("make %s readable: %w", src, err)
+		return fmt.Errorf("make %s readable: %w", src, err)
 	}
-	return atomicfile.MoveCopied(r, src, dst, 0o644)
+	return r.Replace(src, dst)
+}
+
+// copyReadable copies src to the new file dst (mode 0644), unflushed:
+// the caller flushes all its copies at once. src stays; the staging
+// folder goes as a whole.
+func copyReadable(r atomicfile.Renamer, src, dst string) error {
+	in, err := r.Open(src)
+	if err != nil {
+		return fmt.Errorf("copy %s: %w", src, err)
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return fmt.Errorf("copy %s: %w", src, err)
+	}
+	// The mode is 0644 whatever the umask (a service may run with 077).
+	if err := out.Chmod(0o644); err != nil && runtime.GOOS != "windows" {
+		out.Close()
+		return fmt.Errorf("copy %s: %w", src, err)
+	}
+	_, err = io.Copy(out, in)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("copy %s to %s: %w", src, dst, err)
+	}
+	return nil
 }
 
 // RemoveContentLeftover deletes content files (slash paths relative to
