@@ -25,3 +25,15 @@ JSON
 	tar -C "$bp_pack" -cf - . | zstd -q -3 -T0 -o "$bp_work/bench.tar.zst"
 	(cd "$bp_pack" && 7z a -bd -bso0 "$bp_work/bench.7z" . >/dev/null)
 }
+
+# bench_small WORK builds a pack of many small files with WORK/forgesync:
+# 3,000 text files of about 1.4 KiB (deflated), as WORK/bench.small.zip.
+bench_small() {
+	bs_pack="$1/small"
+	mkdir -p "$bs_pack/content"
+	cat > "$bs_pack/forgepack.json" <<'JSON'
+{"schema":1,"id":"bench-small","version":"1.0.0","name":"Bench small","authors":["Bench"],"pieces":[{"id":"deck","kind":"block","tag":"mjolnir\\forge\\bench-small\\deck","class":"/Game/MJOLNIR/Forge/bench-small/Blocks/BP_Deck.BP_Deck_C","dimensions_m":[2,2,0.5]}]}
+JSON
+	awk -v dir="$bs_pack/content" 'BEGIN { srand(7); for (i = 0; i < 3000; i++) { f = sprintf("%s/f%05d.sig", dir, i); for (k = 0; k < 28; k++) printf "file%d row %d lift door panel %06d gravity %.4f\n", i, int(rand()*1e6), k, rand() > f; close(f) } }'
+	"$1/forgesync" pack "$bs_pack" -o "$1/bench.small.zip" >/dev/null
+}
