@@ -1,5 +1,6 @@
 // Package inflate owns the decoding of raw DEFLATE streams (RFC 1951),
-// the compression of most zip entries, in about two thirds of the time
+// the compression of most zip entries and of gzip members (.tar.gz; a
+// member's trailer is what [Reader.Unread] gives back), in about two thirds of the time
 // of klauspost/compress's decoder and half of the standard library's
 // (`go test -bench Decode ./internal/inflate`), which refill their bit
 // buffer a byte at a time and walk a table per symbol. Here the bit
@@ -139,6 +140,21 @@ func (z *Reader) Read(p []byte) (int, error) {
 			z.err = err
 		}
 	}
+}
+
+// Unread returns the input read past the stream's end once Read has
+// returned io.EOF, nil before: the bytes that follow the stream in r (a
+// gzip member's trailer), to be read before r's next ones. The slice is
+// the Reader's and valid until Close.
+func (z *Reader) Unread() []byte {
+	if z.state != stateEnd || z.r == nil {
+		return nil
+	}
+	// The bit buffer's whole bytes, less the zeros added past the input's
+	// end, were read but not used; the bits of a byte begun are its
+	// padding to the byte boundary, which ends the stream.
+	back := max(int(z.nbits/8)-int(z.pad), 0)
+	return z.in[z.ip-back : z.inLen]
 }
 
 // slide moves the window to the front of out once the output buffer is

@@ -402,3 +402,34 @@ func TestLongestMatchAfterLiteral(t *testing.T) {
 		t.Fatalf("decoded %d bytes, %v; compress/flate %d bytes (equal: %v)", len(got), err, len(want), bytes.Equal(got, want))
 	}
 }
+
+// TestUnread: what follows a stream in its reader (a gzip trailer, the
+// next member) is Unread's bytes and then the reader's rest, whatever the
+// stream's last block and however the input arrives; before the end,
+// Unread is nil.
+func TestUnread(t *testing.T) {
+	after := []byte("TRAILER!and the next member's bytes, all of them")
+	for dname, d := range map[string][]byte{"mixed": corpus()["mixed"], "short": []byte("a few bytes, a few bytes"), "empty": nil} {
+		for cname, c := range compressors() {
+			for _, small := range []bool{false, true} {
+				var in io.Reader = bytes.NewReader(append(compress(t, c, d), after...))
+				if small {
+					in = iotest.OneByteReader(in)
+				}
+				z := NewReader(in)
+				if z.Unread() != nil {
+					t.Fatalf("Unread before any read = %q; want nil", z.Unread())
+				}
+				got, err := io.ReadAll(z)
+				if err != nil || !bytes.Equal(got, d) {
+					t.Fatalf("%s of %s: %d bytes, %v", cname, dname, len(got), err)
+				}
+				rest, _ := io.ReadAll(in)
+				if follow := append(bytes.Clone(z.Unread()), rest...); !bytes.Equal(follow, after) {
+					t.Errorf("%s of %s (one byte at a time: %v): Unread then the reader give %q; want %q", cname, dname, small, follow, after)
+				}
+				z.Close()
+			}
+		}
+	}
+}
