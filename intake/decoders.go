@@ -11,7 +11,6 @@ import (
 	"slices"
 
 	"github.com/bodgit/sevenzip"
-	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zip"
 	"github.com/klauspost/compress/zstd"
 	"github.com/mholt/archives"
@@ -226,7 +225,7 @@ func openStream(kind archiveKind, r io.Reader, lim Limits) (io.Reader, func(), e
 		if err != nil {
 			return nil, nil, err
 		}
-		return g, func() { g.zr.Close() }, nil
+		return g, func() { g.Close() }, nil
 	case kindTarXz:
 		xr, err := lzma2.NewXZReader(r, maxDictBytes)
 		if err != nil {
@@ -247,55 +246,6 @@ func openStream(kind archiveKind, r io.Reader, lim Limits) (io.Reader, func(), e
 		return zr, zr.Close, nil
 	}
 	return r, func() {}, nil
-}
-
-// gzipMembers reads every member of a gzip stream, each checked against
-// the CRC-32 and length of its trailer, and then, as gzip -t does, accepts
-// zero bytes to the end (tape padding); any other bytes after the last
-// member are damage.
-type gzipMembers struct {
-	br  *bufio.Reader // the stream; gzip reads a bufio.Reader byte-exact
-	zr  *gzip.Reader
-	err error // the end or the damage found after the last member, for every later Read
-}
-
-func newGzipMembers(r io.Reader) (*gzipMembers, error) {
-	br := bufio.NewReader(r)
-	zr, err := gzip.NewReader(br)
-	if err != nil {
-		return nil, err
-	}
-	zr.Multistream(false)
-	return &gzipMembers{br: br, zr: zr}, nil
-}
-
-func (g *gzipMembers) Read(p []byte) (int, error) {
-	for g.err == nil {
-		n, err := g.zr.Read(p)
-		if err != io.EOF {
-			return n, err
-		}
-		// A member ended, its trailer checked: another one follows,
-		// or zeros, or nothing.
-		next, err := g.br.Peek(2)
-		switch {
-		case len(next) == 0 && err == io.EOF:
-			g.err = io.EOF
-		case len(next) == 2 && next[0] == 0x1f && next[1] == 0x8b:
-			if err := g.zr.Reset(g.br); err != nil {
-				g.err = err
-			}
-			g.zr.Multistream(false)
-		default:
-			if g.err = zerosToEnd(g.br); g.err == nil {
-				g.err = io.EOF
-			}
-		}
-		if n > 0 {
-			return n, nil
-		}
-	}
-	return 0, g.err
 }
 
 // zerosToEnd reads r to its end and fails unless every byte is zero.
