@@ -7,6 +7,7 @@ import (
 	"hash/crc32"
 	"os"
 	"runtime"
+	"syscall"
 	"testing"
 
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
@@ -32,7 +33,7 @@ func TestExtractClosesWrittenFiles(t *testing.T) {
 		t.Skip("counts descriptors in /proc/self/fd")
 	}
 	many := goodPack("")
-	for i := range keepOpen + 100 {
+	for i := range keepOpen() + 100 {
 		many = append(many, file(fmt.Sprintf("content/f%05d.sig", i), "sig"))
 	}
 	// badZip: the same files, then one whose CRC-32 is wrong.
@@ -75,8 +76,8 @@ func TestExtractClosesWrittenFiles(t *testing.T) {
 				t.Fatalf("extract = %v; want rejected %v", err, tc.reject)
 			}
 			if st != nil {
-				if len(st.Files) != len(goodFiles())+keepOpen+100 {
-					t.Errorf("%d files staged; want %d", len(st.Files), len(goodFiles())+keepOpen+100)
+				if len(st.Files) != len(goodFiles())+keepOpen()+100 {
+					t.Errorf("%d files staged; want %d", len(st.Files), len(goodFiles())+keepOpen()+100)
 				}
 			}
 			if after := openFDs(t); after != before {
@@ -111,5 +112,38 @@ func TestFlushOncePerPackOfManyFiles(t *testing.T) {
 				t.Errorf("%d flushes for %d files; want %d", got, files, want)
 			}
 		})
+	}
+}
+
+// TestExtractWithFewDescriptors: a process allowed few descriptors (a
+// service with a hard limit of 256) keeps fewer written files open, and
+// still unpacks a pack of more files than that.
+func TestExtractWithFewDescriptors(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("lowers RLIMIT_NOFILE")
+	}
+	var old syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &old); err != nil {
+		t.Fatal(err)
+	}
+	low := old
+	low.Cur = 256
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &low); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Setrlimit(syscall.RLIMIT_NOFILE, &old) })
+	if keepOpen() != 64 {
+		t.Fatalf("keepOpen() = %d with 256 descriptors; want 64", keepOpen())
+	}
+	es := goodPack("")
+	for i := range 400 {
+		es = append(es, file(fmt.Sprintf("content/f%05d.sig", i), "sig"))
+	}
+	st, err := extractInProcess(t.Context(), writeArchive(t, "p.zip", zipBytes(t, es)), t.TempDir(), DefaultLimits(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Files) != len(goodFiles())+400 {
+		t.Errorf("%d files staged; want %d", len(st.Files), len(goodFiles())+400)
 	}
 }

@@ -76,6 +76,7 @@ type syncList struct {
 	mu     sync.Mutex // guards list and opened
 	list   []syncEntry
 	opened int // entries in list with f open
+	keep   int // how many may stay open: keepOpen() when the extraction began
 }
 
 type syncEntry struct {
@@ -83,16 +84,17 @@ type syncEntry struct {
 	f    *os.File // the file, while open
 }
 
-// keepOpen is how many written files a syncList keeps open: a few
-// thousand descriptors, well inside the limit Go raises to at start
-// (Linux) and the handles Windows allows.
-const keepOpen = 2048
+// keepOpen is how many written files a syncList keeps open: at most
+// 2,048, and a quarter of what the process may hold, so that a service
+// whose descriptors are few (a hard limit of 1,024) still opens its files
+// (and its socket's clients).
+func keepOpen() int { return int(min(2048, openFileBudget()/4)) }
 
 // add takes the written file f (name under the staging root): it keeps it
 // open or closes it.
 func (l *syncList) add(f *os.File, name string) error {
 	l.mu.Lock()
-	keep := l.opened < keepOpen
+	keep := l.opened < l.keep
 	e := syncEntry{name: name}
 	if keep {
 		e.f = f
@@ -111,10 +113,10 @@ func (l *syncList) add(f *os.File, name string) error {
 
 // flush writes every listed file and its size to stable storage, and
 // closes them. From [atomicfile.SyncFSFiles] files on, one flush of the
-// staging file system does it where the system has one. Otherwise the files are
-// flushed in batches whose writeback is all started before the first
-// flush waits, so the disk is handed many files' bytes at once (as by
-// `sync -f`), not one file's at a time.
+// staging file system does it where the system has one. Otherwise the
+// files are flushed in batches whose writeback is all started before the
+// first flush waits, so the disk is handed many files' bytes at once (as
+// by `sync -f`), not one file's at a time.
 func (l *syncList) flush(root *os.Root) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -220,6 +222,7 @@ func newStagingWriter(root *os.Root, writeback *writebackPace) *stagingWriter {
 		ops:       make(chan writeOp, writerBuffers),
 		free:      make(chan []byte, writerBuffers),
 		done:      make(chan struct{}),
+		written:   syncList{keep: keepOpen()},
 	}
 	for range writerBuffers {
 		w.free <- make([]byte, copyBufferSize)
