@@ -7,7 +7,6 @@ import (
 	"hash/crc32"
 	"os"
 	"runtime"
-	"syscall"
 	"testing"
 
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
@@ -112,38 +111,5 @@ func TestFlushOncePerPackOfManyFiles(t *testing.T) {
 				t.Errorf("%d flushes for %d files; want %d", got, files, want)
 			}
 		})
-	}
-}
-
-// TestExtractWithFewDescriptors: a process allowed few descriptors (a
-// service with a hard limit of 256) keeps fewer written files open, and
-// still unpacks a pack of more files than that.
-func TestExtractWithFewDescriptors(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("lowers RLIMIT_NOFILE")
-	}
-	var old syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &old); err != nil {
-		t.Fatal(err)
-	}
-	low := old
-	low.Cur = 256
-	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &low); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { syscall.Setrlimit(syscall.RLIMIT_NOFILE, &old) })
-	if keepOpen() != 64 {
-		t.Fatalf("keepOpen() = %d with 256 descriptors; want 64", keepOpen())
-	}
-	es := goodPack("")
-	for i := range 400 {
-		es = append(es, file(fmt.Sprintf("content/f%05d.sig", i), "sig"))
-	}
-	st, err := extractInProcess(t.Context(), writeArchive(t, "p.zip", zipBytes(t, es)), t.TempDir(), DefaultLimits(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(st.Files) != len(goodFiles())+400 {
-		t.Errorf("%d files staged; want %d", len(st.Files), len(goodFiles())+400)
 	}
 }
