@@ -23,9 +23,10 @@ import (
 // so they are inflated and written by one worker per core, each with its
 // own buffer and file, every byte written once. The buffers are the
 // workers', not the entries': a pack of 3,000 small files allocated (and
-// cleared) 3 GiB when each entry had a buffer of its own. Names are admitted in
-// directory order, as the first pass checked them; the limits are applied
-// to every chunk under one lock, so the first limit crossed stops all.
+// cleared) 3 GiB when each entry had a buffer of its own. Names are
+// admitted in directory order, as the first pass checked them; the limits
+// are applied to every chunk under one lock, so the first limit crossed
+// stops all.
 func (x *extraction) zipParallel(zr *zip.Reader) error {
 	var mu sync.Mutex // guards x.check, x.done and progress calls
 	g, ctx := errgroup.WithContext(x.ctx)
