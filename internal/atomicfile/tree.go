@@ -137,18 +137,11 @@ func RemoveAll(r Renamer, path string) error {
 // removes src: a crash at any point leaves src whole, and dst either
 // absent or whole. perm is the mode of a copied file.
 func Move(r Renamer, src, dst string, perm fs.FileMode) error {
-	_, err := MoveCopied(r, src, dst, perm)
-	return err
-}
-
-// MoveCopied is [Move], and reports whether src had to be copied (dst is
-// on another file system).
-func MoveCopied(r Renamer, src, dst string, perm fs.FileMode) (copied bool, err error) {
-	err = r.Replace(src, dst)
+	err := r.Replace(src, dst)
 	if err == nil || !isCrossDevice(err) {
-		return false, err
+		return err
 	}
-	return true, copyOver(r, src, dst, perm)
+	return copyOver(r, src, dst, perm)
 }
 
 // IsCrossDevice reports whether err is a rename's across file systems
