@@ -144,10 +144,11 @@ func (p *Pending) Cleanup() error {
 // a file goes through it ([Renamer.Replace], [Renamer.Retry],
 // [Renamer.Open], [Renamer.Remove], [RemoveAll], [Move]). It retries with a
 // growing back-off while the error means "busy", for a bounded time. The
-// zero value uses os.Rename, the platform's notion of busy, and waits at
+// zero value uses the platform's rename and notion of busy, and waits at
 // most [DefaultMaxWait].
 type Renamer struct {
-	// Rename replaces new with old; nil means os.Rename. Tests inject
+	// Rename replaces the file new with the file old; nil means the
+	// platform's rename (os.Rename less its look-up on Unix). Tests inject
 	// failures here (a busy target, a cross-device EXDEV).
 	Rename func(oldpath, newpath string) error
 	// Busy reports whether err means another process holds the target
@@ -267,12 +268,12 @@ func (r Renamer) Retry(op, path string, fn func() error) error {
 	}
 }
 
-// Replace renames oldpath over newpath, retrying with back-off while the
-// target is busy.
+// Replace renames the file oldpath over newpath, retrying with back-off
+// while the target is busy.
 func (r Renamer) Replace(oldpath, newpath string) error {
 	rename := r.Rename
 	if rename == nil {
-		rename = os.Rename
+		rename = renameFile
 	}
 	err := r.Retry("rename over", newpath, func() error { return rename(oldpath, newpath) })
 	if err != nil && !errors.Is(err, ErrBusy) {

@@ -210,3 +210,40 @@ func TestReadOnlyTargetIsNotBusy(t *testing.T) {
 		t.Fatalf("Replace over a held writable target = %v; want ErrBusy", err)
 	}
 }
+
+// TestReplaceRefusesFolder: a file is never renamed over a folder, empty
+// or not (a player's folder where a pack file goes), and both stay.
+func TestReplaceRefusesFolder(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "a.pak")
+	if err := os.WriteFile(src, []byte("pak"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, full := range []bool{false, true} {
+		dst := filepath.Join(dir, "b.pak")
+		if err := os.Mkdir(dst, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if full {
+			if err := os.WriteFile(filepath.Join(dst, "mine"), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		err := (Renamer{MaxWait: time.Millisecond}).Replace(src, dst)
+		if err == nil {
+			t.Fatalf("Replace over a folder (full %v) succeeded", full)
+		}
+		if !strings.Contains(err.Error(), "a.pak") || !strings.Contains(err.Error(), dst) {
+			t.Errorf("error %q names neither file", err)
+		}
+		if fi, err := os.Lstat(dst); err != nil || !fi.IsDir() {
+			t.Fatalf("folder after the refused rename: %v, %v", fi, err)
+		}
+		if _, err := os.Stat(src); err != nil {
+			t.Fatalf("source after the refused rename: %v", err)
+		}
+		if err := os.RemoveAll(dst); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
