@@ -250,7 +250,7 @@ func (w *stagingWriter) run() {
 			err = w.dirs.mkdirAll(w.root, op.name)
 		case opCreate:
 			if err = w.dirs.mkdirAll(w.root, path.Dir(op.name)); err == nil {
-				out, err = w.root.OpenFile(filepath.FromSlash(op.name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+				out, err = w.root.OpenFile(filepath.FromSlash(op.name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, stagedPerm)
 				outName, wb = op.name, writeback{}
 				if err != nil {
 					err = fmt.Errorf("create %s: %w", op.name, err)

@@ -85,7 +85,7 @@ func (x *extraction) zipEntry(ctx context.Context, mu *sync.Mutex, root *os.Root
 		return x.corrupt(name, err)
 	}
 	defer rc.Close()
-	out, err := root.OpenFile(filepath.FromSlash(name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	out, err := root.OpenFile(filepath.FromSlash(name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, stagedPerm)
 	if err != nil {
 		return &writeError{fmt.Errorf("create %s: %w", name, err)}
 	}

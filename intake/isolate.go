@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -548,10 +549,23 @@ func crashText(stderr string, werr error) string {
 	return "it ended without a result"
 }
 
+// installable reports whether a staged file's mode m is the one it is
+// installed with. On Windows a mode only tells read-only (0444) from not
+// (0666), and a file must not be read-only to be replaced later.
+func installable(m fs.FileMode) bool {
+	if runtime.GOOS == "windows" {
+		return m&0o200 != 0
+	}
+	return m == stagedPerm
+}
+
 // verifyStaged checks what a child left in staging: the pack root lies in
 // the staging folder; every item there is a folder or a regular file of
 // one link (no hard link); the regular files are exactly the listed ones,
-// with their sizes; and the list passes the file rules again. Nothing the child says is trusted.
+// with their sizes; and the list passes the file rules again. Nothing the
+// child says is trusted, nor any mode it set: a file not of stagedPerm is
+// made so (a child could set a setuid bit, and the staged files are
+// installed as they are).
 func verifyStaged(st *Staged, lim Limits) error {
 	rel, err := filepath.Rel(st.Dir, st.Root)
 	if err != nil || !filepath.IsLocal(rel) && rel != "." || strings.Contains(filepath.ToSlash(rel), "/") {
@@ -618,6 +632,11 @@ func verifyStaged(st *Staged, lim Limits) error {
 			return err
 		} else if n != 1 {
 			return fmt.Errorf("%s has %d links (a hard link, which may be a file outside staging)", filepath.ToSlash(r), n)
+		}
+		if !installable(info.Mode()) {
+			if err := os.Chmod(p, stagedPerm); err != nil {
+				return fmt.Errorf("make %s readable: %w", filepath.ToSlash(r), err)
+			}
 		}
 		found++
 		return nil

@@ -85,6 +85,13 @@ func lyingChild(mode, target string) int {
 		final.Files[0].Path = "../" + final.Files[0].Path
 	case "path-abs":
 		final.Files[0].Path = filepath.ToSlash(target)
+	case "modes":
+		// Not a lie: modes the files would be installed with.
+		for i, m := range []os.FileMode{0o4755 | os.ModeSetuid, 0o600, 0o444, 0o777} {
+			if err := os.Chmod(filepath.Join(root, filepath.FromSlash(final.Files[i%len(final.Files)].Path)), m); err != nil {
+				panic(err)
+			}
+		}
 	default:
 		fmt.Fprintln(os.Stderr, "lying child: unknown mode", mode)
 		return 3
@@ -151,5 +158,28 @@ func TestIsolationLyingChild(t *testing.T) {
 				t.Fatalf("the file outside staging = %q, %v; want it intact", data, err)
 			}
 		})
+	}
+}
+
+// TestIsolationChildModes: whatever modes a child gave the staged files (a
+// setuid bit, private, read-only, executable), each is installed as 0644
+// (on Windows: not read-only), as the parent sets them again.
+func TestIsolationChildModes(t *testing.T) {
+	isolateFor(t, &Isolation{Env: []string{envLie + "=modes", envLieTarget + "=" + t.TempDir()}})
+	iso := newIsolated(t)
+	archive := writeArchive(t, "pack.zip", zipBytes(t, goodPack("")))
+	st, err := testExtract(t.Context(), archive, iso.staging, DefaultLimits(), nil)
+	if err != nil {
+		t.Fatalf("Extract with a child setting modes = %v; want the pack staged", err)
+	}
+	defer st.Remove()
+	for _, f := range st.Files {
+		fi, err := os.Lstat(filepath.Join(st.Root, filepath.FromSlash(f.Path)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !installable(fi.Mode()) || runtime.GOOS != "windows" && fi.Mode() != 0o644 {
+			t.Errorf("%s staged with mode %v; want %v", f.Path, fi.Mode(), os.FileMode(0o644))
+		}
 	}
 }

@@ -63,9 +63,11 @@ type swap struct {
 // left in the pack's folders are removed first: the pack is placed anew.
 //
 // The staged files are already on stable storage (the extraction flushed
-// them; a copy across volumes flushes its own); the folders are flushed
-// once the swaps are done, before Place returns. step, when not nil, is called after each swap
-// ("place:<path>").
+// them; a copy across volumes flushes its own) and of mode 0644, readable
+// by a game running as another user ([intake.Staged] files are): a file
+// moved is installed with its mode, a file copied gets 0644. The folders
+// are flushed once the swaps are done, before Place returns. step, when
+// not nil, is called after each swap ("place:<path>").
 func Place(r atomicfile.Renamer, stagedRoot string, files []intake.File, paks, packID string, owned []string, step func(string)) (_ *Placement, err error) {
 	pl := &Placement{r: r}
 	// src is the staged file; tmp, when not "", its copy (or the first
@@ -123,7 +125,7 @@ func Place(r atomicfile.Renamer, stagedRoot string, files []intake.File, paks, p
 				return nil, &fs.PathError{Op: "place content", Path: target, Err: err}
 			}
 			if !copying {
-				err = moveReadable(r, p.src, tmp)
+				err = r.Replace(p.src, tmp)
 				oneVolume = err == nil
 				copying = atomicfile.IsCrossDevice(err)
 			}
@@ -174,9 +176,7 @@ func Place(r atomicfile.Renamer, stagedRoot string, files []intake.File, paks, p
 		} else {
 			// Straight from staging (a copy still, flushed, should this
 			// folder be another volume's after all).
-			if err = os.Chmod(p.src, 0o644); err == nil {
-				err = atomicfile.Move(r, p.src, p.dst, 0o644)
-			}
+			err = atomicfile.Move(r, p.src, p.dst, 0o644)
 		}
 		if err != nil {
 			return nil, &fs.PathError{Op: "place content", Path: p.target, Err: err}
@@ -284,17 +284,6 @@ func (pl *Placement) Undo() error {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
-}
-
-// moveReadable renames src to dst, made mode 0644 first: staging is
-// private (0600), but a game running as another user must read what is
-// installed, and a file is never in place and unreadable. Across volumes
-// it fails with an error [atomicfile.IsCrossDevice] knows.
-func moveReadable(r atomicfile.Renamer, src, dst string) error {
-	if err := os.Chmod(src, 0o644); err != nil {
-		return fmt.Errorf("make %s readable: %w", src, err)
-	}
-	return r.Replace(src, dst)
 }
 
 // copyReadable copies src to the new file dst (mode 0644), unflushed:

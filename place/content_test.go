@@ -34,7 +34,7 @@ func contentFixture(t *testing.T, ver string) (staged, paks string, files []inta
 		}
 	}
 	for _, n := range []string{"a.pak", "b.pak", "c.pak"} {
-		if err := os.WriteFile(filepath.Join(staged, "content", n), []byte(ver+"-"+n), 0o600); err != nil {
+		if err := os.WriteFile(filepath.Join(staged, "content", n), []byte(ver+"-"+n), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(filepath.Join(dir, n), []byte("old-"+n), 0o644); err != nil {
@@ -97,7 +97,7 @@ func TestPlaceHeldFileLeavesOldWhole(t *testing.T) {
 // install failed) puts the old version back and removes new files.
 func TestPlaceUndo(t *testing.T) {
 	staged, paks, files, owned := contentFixture(t, "new")
-	if err := os.WriteFile(filepath.Join(staged, "content", "d.pak"), []byte("new-d.pak"), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(staged, "content", "d.pak"), []byte("new-d.pak"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	files = append(files, intake.File{Path: "content/d.pak", Size: 9})
