@@ -48,8 +48,8 @@ type Staged struct {
 // private (0700), so nobody else reads it there; it is set when the file
 // is created, so that installing each file costs a rename and no chmod
 // (a pack of 3,000 files spent 60 ms of its 0.48 CPU-s in chmod). Under a
-// umask that takes bits from it, and for anything a child did to a mode,
-// verifyStaged sets it again.
+// umask that takes bits from it, and after anything a child did to a
+// mode, the parent sets it again (verifyStaged finds those files).
 const stagedPerm = 0o644
 
 // Remove deletes the staging folder and everything in it.

@@ -395,8 +395,15 @@ func (x *Extractor) extract(ctx context.Context, archivePath, stagingParent stri
 		return nil, &RejectError{Archive: archivePath, Problems: fromWire(final.Problems), Manifest: final.Manifest, Ignored: final.Ignored}
 	}
 	st := &Staged{Dir: staging, Root: filepath.Join(staging, filepath.FromSlash(final.Root)), Files: final.Files, Format: final.Format, Ignored: final.Ignored}
-	if err := verifyStaged(st, lim); err != nil {
+	unreadable, err := verifyStaged(st, lim)
+	if err != nil {
 		return nil, reject(RuleUnpackerOutput, err.Error())
+	}
+	// Not a verdict: the archive's bytes are good, the machine failed.
+	for _, p := range unreadable {
+		if err := os.Chmod(p, stagedPerm); err != nil {
+			return nil, fmt.Errorf("extract %s: make a staged file readable: %w", archivePath, err)
+		}
 	}
 	if st.SHA256 = <-hashed; st.SHA256 == "" {
 		return nil, fmt.Errorf("extract %s: could not hash the archive", archivePath)
@@ -563,13 +570,13 @@ func installable(m fs.FileMode) bool {
 // the staging folder; every item there is a folder or a regular file of
 // one link (no hard link); the regular files are exactly the listed ones,
 // with their sizes; and the list passes the file rules again. Nothing the
-// child says is trusted, nor any mode it set: a file not of stagedPerm is
-// made so (a child could set a setuid bit, and the staged files are
-// installed as they are).
-func verifyStaged(st *Staged, lim Limits) error {
+// child says is trusted, nor any mode it set: it returns the files not of
+// stagedPerm, to be made so (a child could set a setuid bit, and the
+// staged files are installed as they are).
+func verifyStaged(st *Staged, lim Limits) (unreadable []string, err error) {
 	rel, err := filepath.Rel(st.Dir, st.Root)
 	if err != nil || !filepath.IsLocal(rel) && rel != "." || strings.Contains(filepath.ToSlash(rel), "/") {
-		return fmt.Errorf("pack root %q outside staging", st.Root)
+		return nil, fmt.Errorf("pack root %q outside staging", st.Root)
 	}
 	prefix := ""
 	if rel != "." {
@@ -579,26 +586,26 @@ func verifyStaged(st *Staged, lim Limits) error {
 	want := map[string]int64{}
 	for _, f := range st.Files {
 		if _, dup := want[f.Path]; dup {
-			return fmt.Errorf("%s listed twice", f.Path)
+			return nil, fmt.Errorf("%s listed twice", f.Path)
 		}
 		want[f.Path] = f.Size
 		_, _, _, idx, ok := check.admit(prefix+f.Path, typeFile, f.Size)
 		if !ok {
-			return fmt.Errorf("%s: over a limit", f.Path)
+			return nil, fmt.Errorf("%s: over a limit", f.Path)
 		}
 		if idx < 0 {
-			return fmt.Errorf("%s is not a pack file", f.Path)
+			return nil, fmt.Errorf("%s is not a pack file", f.Path)
 		}
 		check.items[idx].size = f.Size
 	}
 	root, files, problems := check.finish()
 	switch {
 	case len(problems) > 0:
-		return fmt.Errorf("%s", problems[0])
+		return nil, fmt.Errorf("%s", problems[0])
 	case root != prefix:
-		return fmt.Errorf("pack root %q, the files say %q", prefix, root)
+		return nil, fmt.Errorf("pack root %q, the files say %q", prefix, root)
 	case len(files) != len(st.Files):
-		return fmt.Errorf("%d files listed, %d allowed", len(st.Files), len(files))
+		return nil, fmt.Errorf("%d files listed, %d allowed", len(st.Files), len(files))
 	}
 	found := 0
 	err = filepath.WalkDir(st.Dir, func(p string, d fs.DirEntry, err error) error {
@@ -634,18 +641,16 @@ func verifyStaged(st *Staged, lim Limits) error {
 			return fmt.Errorf("%s has %d links (a hard link, which may be a file outside staging)", filepath.ToSlash(r), n)
 		}
 		if !installable(info.Mode()) {
-			if err := os.Chmod(p, stagedPerm); err != nil {
-				return fmt.Errorf("make %s readable: %w", filepath.ToSlash(r), err)
-			}
+			unreadable = append(unreadable, p)
 		}
 		found++
 		return nil
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if found != len(want) {
-		return fmt.Errorf("%d files listed, %d found", len(want), found)
+		return nil, fmt.Errorf("%d files listed, %d found", len(want), found)
 	}
-	return nil
+	return unreadable, nil
 }
