@@ -26,7 +26,8 @@ func openFDs(t *testing.T) int {
 // until its flush; whether it ends installed or rejected half way, none is
 // left open (on Windows an open file keeps the staging folder from being
 // removed). Many files, so that some are kept open and some closed and
-// opened again; a zip goes through its workers, a tar through the writer.
+// opened again, in more folders than are held open to create files in; a
+// zip goes through its workers, a tar through the writer.
 func TestExtractClosesWrittenFiles(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("counts descriptors in /proc/self/fd")
@@ -34,6 +35,9 @@ func TestExtractClosesWrittenFiles(t *testing.T) {
 	many := goodPack("")
 	for i := range keepOpen() + 100 {
 		many = append(many, file(fmt.Sprintf("content/f%05d.sig", i), "sig"))
+	}
+	for i := range heldFolders + 8 {
+		many = append(many, file(fmt.Sprintf("content/d%02d/g.sig", i), "sig"))
 	}
 	// badZip: the same files, then one whose CRC-32 is wrong.
 	badZip := func(t *testing.T) []byte {
@@ -75,8 +79,8 @@ func TestExtractClosesWrittenFiles(t *testing.T) {
 				t.Fatalf("extract = %v; want rejected %v", err, tc.reject)
 			}
 			if st != nil {
-				if len(st.Files) != len(goodFiles())+keepOpen()+100 {
-					t.Errorf("%d files staged; want %d", len(st.Files), len(goodFiles())+keepOpen()+100)
+				if want := len(goodFiles()) + keepOpen() + 100 + heldFolders + 8; len(st.Files) != want {
+					t.Errorf("%d files staged; want %d", len(st.Files), want)
 				}
 			}
 			if after := openFDs(t); after != before {

@@ -41,30 +41,94 @@ type stagingWriter struct {
 }
 
 // madeDirs creates the staging folders, each once: a pack of many small
-// files would otherwise ask for its folder again with every file.
+// files would otherwise ask for its folder again with every file. It
+// holds the first heldFolders folders files were created in open, so that
+// a file is created with one system call relative to its folder: through
+// the staging root, a file in content/ took three (open the folder,
+// create the file in it, close the folder).
 type madeDirs struct {
-	mu   sync.Mutex // guards made
-	made map[string]bool
+	mu   sync.Mutex          // guards made and held
+	made map[string]*os.Root // folders created; a Root for those held open
+	held int
 }
+
+// heldFolders is how many folders madeDirs holds open at most: a pack's
+// files are in a few folders, and every one held costs a descriptor.
+const heldFolders = 32
 
 // mkdirAll creates the folder name (a slash path under root) and its
 // parents, unless they were created before.
 func (d *madeDirs) mkdirAll(root *os.Root, name string) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if name == "." || d.made[name] {
+	return d.mkdirAllLocked(root, name)
+}
+
+func (d *madeDirs) mkdirAllLocked(root *os.Root, name string) error {
+	if name == "." {
+		return nil
+	}
+	if _, ok := d.made[name]; ok {
 		return nil
 	}
 	if err := root.MkdirAll(filepath.FromSlash(name), 0o700); err != nil {
 		return fmt.Errorf("create %s: %w", name, err)
 	}
 	if d.made == nil {
-		d.made = map[string]bool{}
+		d.made = map[string]*os.Root{}
 	}
 	for p := name; p != "." && p != "/"; p = path.Dir(p) {
-		d.made[p] = true
+		if _, ok := d.made[p]; !ok {
+			d.made[p] = nil
+		}
 	}
 	return nil
+}
+
+// create creates the new file name (a slash path under root) for writing,
+// with its folders, and mode stagedPerm.
+func (d *madeDirs) create(root *os.Root, name string) (*os.File, error) {
+	const flags = os.O_WRONLY | os.O_CREATE | os.O_EXCL
+	dir, base := path.Split(name)
+	dir = path.Clean(dir)
+	d.mu.Lock()
+	err := d.mkdirAllLocked(root, dir)
+	in := d.made[dir]
+	if err == nil && in == nil && dir != "." && d.held < heldFolders {
+		// A folder of staging this extraction made (os.Root would
+		// refuse a link on the way all the same).
+		if in, err = root.OpenRoot(filepath.FromSlash(dir)); err == nil {
+			d.made[dir] = in
+			d.held++
+		}
+	}
+	d.mu.Unlock()
+	if err != nil {
+		return nil, fmt.Errorf("create %s: %w", name, err)
+	}
+	var f *os.File
+	if in != nil {
+		f, err = in.OpenFile(base, flags, stagedPerm)
+	} else {
+		f, err = root.OpenFile(filepath.FromSlash(name), flags, stagedPerm)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("create %s: %w", name, err)
+	}
+	return f, nil
+}
+
+// close closes the folders held open. No file may be created after it.
+func (d *madeDirs) close() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for p, r := range d.made {
+		if r != nil {
+			r.Close()
+			d.made[p] = nil
+		}
+	}
+	d.held = 0
 }
 
 // syncList collects the files an extraction wrote (by the writer
@@ -249,13 +313,8 @@ func (w *stagingWriter) run() {
 		case opMkdir:
 			err = w.dirs.mkdirAll(w.root, op.name)
 		case opCreate:
-			if err = w.dirs.mkdirAll(w.root, path.Dir(op.name)); err == nil {
-				out, err = w.root.OpenFile(filepath.FromSlash(op.name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, stagedPerm)
-				outName, wb = op.name, writeback{}
-				if err != nil {
-					err = fmt.Errorf("create %s: %w", op.name, err)
-				}
-			}
+			out, err = w.dirs.create(w.root, op.name)
+			outName, wb = op.name, writeback{}
 		case opWrite:
 			if _, err = out.Write(op.buf); err != nil {
 				err = fmt.Errorf("write %s: %w", outName, err)
@@ -312,6 +371,7 @@ func (w *stagingWriter) release(b []byte) { w.free <- b[:cap(b)] }
 func (w *stagingWriter) wait(keep bool) error {
 	close(w.ops)
 	<-w.done
+	w.dirs.close()
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.err != nil || !keep {

@@ -9,7 +9,6 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
-	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -75,9 +74,6 @@ func (x *extraction) zipParallel(zr *zip.Reader) error {
 
 // zipEntry inflates one entry into a new file of its own, through buf.
 func (x *extraction) zipEntry(ctx context.Context, mu *sync.Mutex, root *os.Root, f *zip.File, name string, idx int, max int64, buf []byte) error {
-	if err := x.w.dirs.mkdirAll(root, path.Dir(name)); err != nil {
-		return &writeError{err}
-	}
 	rc, err := f.Open()
 	if err != nil {
 		mu.Lock()
@@ -85,9 +81,9 @@ func (x *extraction) zipEntry(ctx context.Context, mu *sync.Mutex, root *os.Root
 		return x.corrupt(name, err)
 	}
 	defer rc.Close()
-	out, err := root.OpenFile(filepath.FromSlash(name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, stagedPerm)
+	out, err := x.w.dirs.create(root, name)
 	if err != nil {
-		return &writeError{fmt.Errorf("create %s: %w", name, err)}
+		return &writeError{err}
 	}
 	keep, handed := true, false
 	defer func() {
