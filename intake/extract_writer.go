@@ -92,21 +92,23 @@ func (d *madeDirs) create(root *os.Root, name string) (*os.File, error) {
 	dir, base := path.Split(name)
 	dir = path.Clean(dir)
 	d.mu.Lock()
-	err := d.mkdirAllLocked(root, dir)
+	if err := d.mkdirAllLocked(root, dir); err != nil {
+		d.mu.Unlock()
+		return nil, err
+	}
 	in := d.made[dir]
-	if err == nil && in == nil && dir != "." && d.held < heldFolders {
+	if in == nil && dir != "." && d.held < heldFolders {
 		// A folder of staging this extraction made (os.Root would
-		// refuse a link on the way all the same).
-		if in, err = root.OpenRoot(filepath.FromSlash(dir)); err == nil {
-			d.made[dir] = in
+		// refuse a link on the way all the same). Should it not open
+		// (no descriptor to spare), the file is created through root.
+		if r, err := root.OpenRoot(filepath.FromSlash(dir)); err == nil {
+			in, d.made[dir] = r, r
 			d.held++
 		}
 	}
 	d.mu.Unlock()
-	if err != nil {
-		return nil, fmt.Errorf("create %s: %w", name, err)
-	}
 	var f *os.File
+	var err error
 	if in != nil {
 		f, err = in.OpenFile(base, flags, stagedPerm)
 	} else {
