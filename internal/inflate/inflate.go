@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"sync"
 )
 
@@ -532,8 +533,8 @@ func (t *table) build(lens []uint8, rootBits uint, alphabet int) bool {
 	count[0] = 0
 	root := 1 << rootBits
 	t.entries = t.entries[:root]
-	clear(t.entries)
 	if maxLen == 0 {
+		clear(t.entries)
 		return true
 	}
 	// The first code of each length, as RFC 1951 3.2.2 assigns them.
@@ -549,13 +550,19 @@ func (t *table) build(lens []uint8, rootBits uint, alphabet int) bool {
 	for n := uint(1); n <= maxLen; n++ {
 		used += uint64(count[n]) << (maxLen - n)
 	}
-	if used != 1<<maxLen && !(codes == 1 && maxLen == 1) {
-		return false
+	if used != 1<<maxLen {
+		if !(codes == 1 && maxLen == 1) {
+			return false
+		}
+		// The one code fills half the table; the rest is no code. A
+		// complete code fills every entry, so only this one is cleared.
+		clear(t.entries)
 	}
 	// The second-level bits each first-level prefix needs.
+	var subBitsOf [litTableSize]uint8
 	var subBits []uint8
 	if maxLen > rootBits {
-		subBits = make([]uint8, root)
+		subBits = subBitsOf[:root]
 		nc := next
 		for _, n := range lens {
 			if uint(n) <= rootBits {
@@ -602,14 +609,7 @@ func (t *table) build(lens []uint8, rootBits uint, alphabet int) bool {
 
 // reverse reverses the n low bits of v: DEFLATE packs a code's bits most
 // significant first into a stream read least significant first.
-func reverse(v uint32, n uint) uint32 {
-	r := uint32(0)
-	for range n {
-		r = r<<1 | v&1
-		v >>= 1
-	}
-	return r
-}
+func reverse(v uint32, n uint) uint32 { return bits.Reverse32(v) >> (32 - n) }
 
 // fixedLit makes t the table of the fixed literal/length code.
 func (t *table) fixedLit() {

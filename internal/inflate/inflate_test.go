@@ -433,3 +433,34 @@ func TestUnread(t *testing.T) {
 		}
 	}
 }
+
+// TestBuildSingleCodeAfterFull: a table is reused from block to block and
+// a complete code overwrites every entry, so only an incomplete one (the
+// single code of one bit compress/flate accepts) clears the table first:
+// built after a full code, the half without a code must hold no entry,
+// not the last block's symbols.
+func TestBuildSingleCodeAfterFull(t *testing.T) {
+	tb := table{entries: make([]uint32, distTableSize)}
+	full := make([]uint8, 30)
+	for i := range full {
+		full[i] = 5 // 30 of the 32 five-bit codes...
+	}
+	full[28], full[29] = 4, 4 // ...made complete: 28/32 + 2/16 = 1
+	if !tb.build(full, distBits, kindDist) {
+		t.Fatal("the complete distance code was refused")
+	}
+	single := make([]uint8, 30)
+	single[3] = 1
+	if !tb.build(single, distBits, kindDist) {
+		t.Fatal("the single one-bit code was refused")
+	}
+	for i, e := range tb.entries {
+		want := uint32(0)
+		if i&1 == 0 {
+			want = symbolEntry(kindDist, 3, 1)
+		}
+		if e != want {
+			t.Fatalf("entry %d = %#x after the single code; want %#x", i, e, want)
+		}
+	}
+}
