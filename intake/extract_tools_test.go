@@ -238,3 +238,25 @@ func TestExtractToolArchives(t *testing.T) {
 		t.Errorf("tool corpus has %d bad archives; want at least 25", bad)
 	}
 }
+
+// TestArchivesReadFromFile: an archive over inMemoryArchive is read from
+// its file, a small one from memory; the damaged zips and the real tools'
+// archives get the same verdicts on the file's path as on memory's (every
+// other test of this package takes the memory's: its archives are small).
+func TestArchivesReadFromFile(t *testing.T) {
+	old := inMemoryArchive
+	inMemoryArchive = 0
+	t.Cleanup(func() { inMemoryArchive = old })
+	for _, tc := range []struct {
+		name string
+		test func(*testing.T)
+	}{
+		{"zip entry cut short", TestCorruptZipEntryCutShort},
+		{"zip CRC", TestCorruptZipCRC},
+		{"zip local header", TestCorruptZipLocalHeader},
+		{"zip zero CRC", TestCorruptZipZeroCRC},
+		{"tools' archives", TestExtractToolArchives},
+	} {
+		t.Run(tc.name, tc.test)
+	}
+}
