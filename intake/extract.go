@@ -354,7 +354,8 @@ func (x *extraction) runRandomAccess(f *os.File, size int64, h hash.Hash) (strin
 	// that fails leaves the reads to the file.
 	var src io.ReaderAt = f
 	if size <= inMemoryArchive {
-		if b := make([]byte, size); readFullAt(f, b) == nil {
+		b := make([]byte, size)
+		if _, err := io.ReadFull(io.NewSectionReader(f, 0, size), b); err == nil {
 			src = bytes.NewReader(b)
 		}
 	}
@@ -855,18 +856,6 @@ func (c *countingReader) Read(p []byte) (int, error) {
 // inMemoryArchive is the largest zip or 7z archive read into memory whole
 // (see runRandomAccess); a variable for the tests of the other path.
 var inMemoryArchive int64 = 4 << 20
-
-// readFullAt fills b from the start of f.
-func readFullAt(f *os.File, b []byte) error {
-	n, err := f.ReadAt(b, 0)
-	if n == len(b) {
-		return nil
-	}
-	if err == nil {
-		err = io.ErrUnexpectedEOF
-	}
-	return err
-}
 
 // countingSection is a SectionReader that counts the bytes read through
 // ReadAt and Read into n: the compressed bytes consumed so far.
