@@ -1,16 +1,16 @@
-// Package inflate owns the decoding of raw DEFLATE streams (RFC 1951),
-// the compression of most zip entries and of gzip members (.tar.gz; a
-// member's trailer is what [Reader.Unread] gives back), in about two
-// thirds of the time of klauspost/compress's decoder and half of the
-// standard library's (`go test -bench Decode ./internal/inflate`), which
-// refill their bit buffer a byte at a time and walk a table per symbol.
-// Here the bit buffer is refilled eight bytes at a time, a length's or a distance's
-// base and extra bits come with its symbol from one table entry, two
-// literals are decoded per refill, and matches are copied a word at a
-// time. It accepts exactly the streams compress/flate accepts (the tests
-// and a fuzz target hold them to each other) and keeps a bounded amount
-// of memory: the 32 KiB window, an output buffer and an input buffer,
-// reused from one Reader to the next.
+// Package inflate owns the decoding of raw DEFLATE streams (RFC 1951), the
+// compression of most zip entries and of gzip members (.tar.gz; a member's
+// trailer is what [Reader.Unread] gives back), in about two thirds of the
+// time of klauspost/compress's decoder and half of the standard library's
+// (`go test -bench Decode ./internal/inflate`), which refill their bit
+// buffer a byte at a time and walk a table per symbol. Here the bit buffer
+// is refilled eight bytes at a time, a length's or a distance's base and
+// extra bits come with its symbol from one table entry, two literals are
+// decoded per refill, and matches are copied a word at a time. It accepts
+// exactly the streams compress/flate accepts (the tests and a fuzz target
+// hold them to each other) and keeps a bounded amount of memory: the 32
+// KiB window, an output buffer and an input buffer, reused from one Reader
+// to the next.
 package inflate
 
 import (
