@@ -23,6 +23,7 @@ require (
 	github.com/getkin/kin-openapi v0.153.0
 	github.com/go-git/go-git/v5 v5.19.3
 	github.com/goreleaser/nfpm/v2 v2.48.0
+	github.com/hanwen/go-fuse/v2 v2.12.1
 	github.com/oapi-codegen/runtime v1.9.0
 	github.com/opencontainers/go-digest v1.0.0
 	github.com/opencontainers/image-spec v1.1.1

@@ -7,7 +7,11 @@ package toolcheck
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
+	"time"
+
+	"github.com/mjolnir-forge/forgesync/internal/casefold"
 )
 
 // InCI reports whether the tests run in CI, where every tool must be present.
@@ -41,4 +45,35 @@ func Missing(t testing.TB, format string, args ...any) {
 		t.Fatalf("missing in CI (add it to .ci/run): "+format, args...)
 	}
 	t.Skipf("not installed: "+format, args...)
+}
+
+// CaseInsensitiveDir returns a new empty folder on a case-insensitive,
+// case-preserving file system (internal/casefold, served over FUSE as
+// NTFS and APFS treat names), unmounted when the test ends, or stops the
+// test as Missing does where FUSE cannot be mounted (it needs root and
+// /dev/fuse; CI has both). It checks that the folder really ignores case:
+// a test that passes on a case-sensitive disk proves nothing.
+func CaseInsensitiveDir(t testing.TB) string {
+	t.Helper()
+	dir := t.TempDir()
+	unmount, err := casefold.Mount(t.TempDir(), dir, 10*time.Second)
+	if err != nil {
+		Missing(t, "a case-insensitive file system (FUSE, as root, with /dev/fuse): %v", err)
+	}
+	t.Cleanup(func() {
+		if err := unmount(); err != nil {
+			t.Errorf("case-insensitive folder %s: %v", dir, err)
+		}
+	})
+	probe := filepath.Join(dir, "Probe")
+	if err := os.WriteFile(probe, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "PROBE")); err != nil {
+		t.Fatalf("%s does not ignore case (PROBE: %v)", dir, err)
+	}
+	if err := os.Remove(probe); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
