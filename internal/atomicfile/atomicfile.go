@@ -282,6 +282,28 @@ func (r Renamer) Replace(oldpath, newpath string) error {
 	return err
 }
 
+// Aside renames path to aside (a free temp name beside it), retrying while
+// path is busy. Unlike [Renamer.Replace] its errors name path, the file
+// the game holds, never the temp name nobody knows. path may be a folder.
+func (r Renamer) Aside(path, aside string) error {
+	rename := r.Rename
+	if rename == nil {
+		rename = renameFile
+	}
+	err := r.Retry("set aside", path, func() error {
+		err := rename(path, aside)
+		var le *os.LinkError
+		if errors.As(err, &le) {
+			return le.Err // the errno alone: path is named once, aside never
+		}
+		return err
+	})
+	if err != nil && !errors.Is(err, ErrBusy) && !errors.Is(err, ErrReadOnly) {
+		return fmt.Errorf("set aside %s: %w", path, err)
+	}
+	return err
+}
+
 // Open opens path for reading, retrying while it is busy (held without
 // read sharing).
 func (r Renamer) Open(path string) (*os.File, error) {
