@@ -117,7 +117,7 @@ func TestContentLinkIsRefused(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(elsewhere, "a.pak"), []byte("precious"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	left, err := place.RemoveContentLeftover(atomicfile.Renamer{}, e.paks, []string{place.ContentRoot + "/pack-a/a.pak"})
+	left, err := place.RemoveContentLeftover(atomicfile.Renamer{}, e.paks, []string{place.ContentRoot + "/pack-a/a.pak"}, nil)
 	if !errors.Is(err, atomicfile.ErrLink) || len(left) != 1 {
 		t.Fatalf("RemoveContentLeftover through a link = %v, %v; want ErrLink and the path left", left, err)
 	}

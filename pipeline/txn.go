@@ -356,7 +356,11 @@ func (t *txn) commit() (*Summary, error) {
 // cannot be removed yet stays pending for the next pass.
 func (t *txn) removeReplaced() error {
 	p, st := t.p, t.st
-	leftover, err := place.RemoveContentLeftover(t.r, p.opts.Paks, st.PendingRemovals)
+	var keep []string
+	for _, r := range st.Packs {
+		keep = append(keep, r.Content...)
+	}
+	leftover, err := place.RemoveContentLeftover(t.r, p.opts.Paks, st.PendingRemovals, keep)
 	if err != nil {
 		p.log.Warn("could not remove old content; tried again at the next pass", "err", err)
 		t.sum.Warnings = append(t.sum.Warnings, err.Error())

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/mjolnir-forge/forgesync/intake"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
@@ -31,15 +32,28 @@ type Placement struct {
 	// Paths are the placed files, slash paths relative to paks, sorted.
 	Paths []string
 	r     atomicfile.Renamer
+	paks  string
+	owned *ownership
 	swaps []swap
 	dirs  []string
+	// mine are the backups this placement made, which cleanTemps keeps.
+	mine map[string]bool
 }
 
 // swap is one target replaced: backup holds what was there ("" when
-// nothing was).
+// nothing was). folder says the backup is a folder of the old version
+// that stood where the new version has a file; madeFolder that a file of
+// the old version stood where the new version made a folder, which Undo
+// takes away again (empty by then) before the file goes back.
 type swap struct {
-	dst, backup string
+	dst, backup        string
+	folder, madeFolder bool
 }
+
+// pending is one file to place: target is its slash path relative to
+// paks, dst its place, src the staged file, and tmp, when not "", its
+// copy (or the first file's move) beside dst.
+type pending struct{ target, dst, src, tmp string }
 
 // Place puts the pack's content/ files from a staged root into
 // <paks>/MJOLNIRForge/<packID>/, all or nothing, on every OS. Where the
@@ -56,11 +70,17 @@ type swap struct {
 // is whole again. Backups rather than a rename straight over the target
 // because only a backup can be put back once a later target fails.
 //
-// A read-only target (attrib +r) forgesync placed (its path, relative to
-// paks, is in owned: the installed version's content) is made writable
-// first; one it does not own fails the placement with
-// [atomicfile.ErrReadOnly] before anything is replaced. Temp files a crash
-// left in the pack's folders are removed first: the pack is placed anew.
+// owned is the installed version's content (slash paths relative to
+// paks). Paths are compared by the file system's identity, not by their
+// spelling: on a case-insensitive volume (Windows, macOS) content/Map.pak
+// and content/MAP.pak are one file. Where the new version has a folder
+// and the old one a file of that name (or the reverse), the old one is
+// set aside whole like any replaced file, when it is all forgesync's; a
+// read-only target forgesync placed (attrib +r) is made writable first.
+// Anything in the way that forgesync did not place fails the placement
+// before anything is replaced ([atomicfile.ErrReadOnly] for a read-only
+// file). Temp files a crash left in the pack's folders are removed first:
+// the pack is placed anew.
 //
 // The staged files are already on stable storage (the extraction flushed
 // them; a copy across volumes flushes its own) and of mode 0644, readable
@@ -69,13 +89,8 @@ type swap struct {
 // are flushed once the swaps are done, before Place returns. step, when
 // not nil, is called after each swap ("place:<path>").
 func Place(r atomicfile.Renamer, stagedRoot string, files []intake.File, paks, packID string, owned []string, step func(string)) (_ *Placement, err error) {
-	pl := &Placement{r: r}
-	// src is the staged file; tmp, when not "", its copy (or the first
-	// file's move) beside dst.
-	type pending struct{ target, dst, src, tmp string }
+	pl := &Placement{r: r, paks: paks, owned: newOwnership(paks, owned), mine: map[string]bool{}}
 	var todo []pending
-	dirs := map[string]bool{}
-	cleaned := map[string]bool{}
 	defer func() {
 		if err == nil {
 			return
@@ -89,6 +104,40 @@ func Place(r atomicfile.Renamer, stagedRoot string, files []intake.File, paks, p
 			err = fmt.Errorf("%w; and the old version could not be put back whole: %w", err, uerr)
 		}
 	}()
+	todo, err = pl.prepare(stagedRoot, files, packID)
+	if err != nil {
+		return nil, err
+	}
+	// The folders are not flushed here, with the temps in, but once, after
+	// the swaps: what a power loss before that flush leaves is the same
+	// either way (temps, swaps done or not, all to be placed again, as
+	// nothing committed the install), and every flush may cost a journal
+	// commit that waits for the disk.
+	for i := range todo {
+		if err := pl.swapIn(&todo[i]); err != nil {
+			return nil, err
+		}
+		if step != nil {
+			step("place:" + todo[i].target)
+		}
+	}
+	if err := pl.sync(); err != nil {
+		return nil, err
+	}
+	slices.Sort(pl.Paths)
+	return pl, nil
+}
+
+// prepare makes the folders of the pack's files (setting aside an old
+// file that stands where a folder belongs), checks each target, and, while
+// the volume is not known to be staging's, copies or moves each staged
+// file beside its target, flushing the copies before it returns. It
+// returns what it prepared so far, also with an error.
+func (pl *Placement) prepare(stagedRoot string, files []intake.File, packID string) ([]pending, error) {
+	r, paks := pl.r, pl.paks
+	var todo []pending
+	dirs := map[string]bool{}
+	cleaned := map[string]bool{}
 	// The first file's move tells whether staging and paks share a volume.
 	oneVolume, copying := false, false
 	var copies []string // the temps copying wrote, flushed before the first swap
@@ -100,29 +149,24 @@ func Place(r atomicfile.Renamer, stagedRoot string, files []intake.File, paks, p
 		target := path.Join(ContentRoot, packID, rel)
 		dst := filepath.Join(paks, filepath.FromSlash(target))
 		if dir := filepath.Dir(dst); !cleaned[dir] {
-			// No link on the way: <paks>/MJOLNIRForge/<id> made a link to
-			// another folder would have content written through it.
-			// Checked once per folder, as a pack's files are placed.
-			if err := atomicfile.MkdirNoLinks(paks, filepath.FromSlash(path.Dir(target)), 0o755); err != nil {
-				return nil, &fs.PathError{Op: "place content", Path: target, Err: err}
+			if err := pl.makeFolder(path.Join(ContentRoot, packID), path.Dir(target)); err != nil {
+				return todo, err
 			}
 			cleaned[dir] = true
-			// What a crash left here is litter, not this pack's: one that
-			// will not go now (held by a scanner) goes at a later placement.
-			atomicfile.CleanTemps(dir)
-			// The folder that holds it, and those MkdirNoLinks may have made.
+			pl.cleanTemps(dir)
+			// The folder that holds it, and those makeFolder may have made.
 			for d := dir; len(d) > len(paks); d = filepath.Dir(d) {
 				dirs[d] = true
 			}
 		}
-		if err := checkWritable(dst, target, owned); err != nil {
-			return nil, err
+		if err := pl.clearTarget(dst, target); err != nil {
+			return todo, err
 		}
 		p := pending{target: target, dst: dst, src: filepath.Join(stagedRoot, filepath.FromSlash(f.Path))}
 		if !oneVolume {
 			tmp, err := tempBeside(dst)
 			if err != nil {
-				return nil, &fs.PathError{Op: "place content", Path: target, Err: err}
+				return todo, &fs.PathError{Op: "place content", Path: target, Err: err}
 			}
 			if !copying {
 				err = r.Replace(p.src, tmp)
@@ -136,72 +180,164 @@ func Place(r atomicfile.Renamer, stagedRoot string, files []intake.File, paks, p
 			}
 			if err != nil {
 				os.Remove(tmp)
-				return nil, &fs.PathError{Op: "place content", Path: target, Err: err}
+				return todo, &fs.PathError{Op: "place content", Path: target, Err: err}
 			}
 			p.tmp = tmp
 		}
 		todo = append(todo, p)
 	}
-	// A crash must not leave a target renamed in whose bytes never reached
-	// the disk: the copies are flushed, all at once, before any swap.
-	if err := atomicfile.FlushFiles(r, copies); err != nil {
-		return nil, &fs.PathError{Op: "place content", Path: path.Join(ContentRoot, packID), Err: err}
-	}
 	for d := range dirs {
 		pl.dirs = append(pl.dirs, d)
 	}
-	// The folders are not flushed here, with the temps in, but once, after
-	// the swaps: what a power loss before that flush leaves is the same
-	// either way (temps, swaps done or not, all to be placed again, as
-	// nothing committed the install), and every flush may cost a journal
-	// commit that waits for the disk.
-	for i := range todo {
-		p := &todo[i]
-		s := swap{dst: p.dst}
-		if _, err := os.Lstat(p.dst); err == nil {
-			backup, err := tempBeside(p.dst)
-			if err != nil {
-				return nil, &fs.PathError{Op: "place content", Path: p.target, Err: err}
-			}
-			if err := r.Replace(p.dst, backup); err != nil {
-				return nil, &fs.PathError{Op: "place content", Path: p.target, Err: fmt.Errorf("set the old file aside: %w", err)}
-			}
-			s.backup = backup
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			return nil, &fs.PathError{Op: "place content", Path: p.target, Err: err}
-		}
-		pl.swaps = append(pl.swaps, s)
-		if p.tmp != "" {
-			err = r.Replace(p.tmp, p.dst)
-		} else {
-			// Straight from staging (a copy still, flushed, should this
-			// folder be another volume's after all).
-			err = atomicfile.Move(r, p.src, p.dst, 0o644)
-		}
+	// A crash must not leave a target renamed in whose bytes never reached
+	// the disk: the copies are flushed, all at once, before any swap.
+	if err := atomicfile.FlushFiles(r, copies); err != nil {
+		return todo, &fs.PathError{Op: "place content", Path: path.Join(ContentRoot, packID), Err: err}
+	}
+	return todo, nil
+}
+
+// swapIn sets aside what stands at p's target and renames the new file in.
+func (pl *Placement) swapIn(p *pending) error {
+	r := pl.r
+	s := swap{dst: p.dst}
+	if _, err := os.Lstat(p.dst); err == nil {
+		backup, err := tempBeside(p.dst)
 		if err != nil {
-			return nil, &fs.PathError{Op: "place content", Path: p.target, Err: err}
+			return &fs.PathError{Op: "place content", Path: p.target, Err: err}
 		}
-		p.tmp = ""
-		pl.Paths = append(pl.Paths, p.target)
-		if step != nil {
-			step("place:" + p.target)
+		if err := r.Aside(p.dst, backup); err != nil {
+			return &fs.PathError{Op: "place content", Path: p.target, Err: err}
+		}
+		s.backup = backup
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return &fs.PathError{Op: "place content", Path: p.target, Err: err}
+	}
+	pl.swaps = append(pl.swaps, s)
+	var err error
+	if p.tmp != "" {
+		err = r.Replace(p.tmp, p.dst)
+	} else {
+		// Straight from staging (a copy still, flushed, should this
+		// folder be another volume's after all).
+		err = atomicfile.Move(r, p.src, p.dst, 0o644)
+	}
+	if err != nil {
+		return &fs.PathError{Op: "place content", Path: p.target, Err: err}
+	}
+	p.tmp = ""
+	pl.Paths = append(pl.Paths, p.target)
+	return nil
+}
+
+// makeFolder makes the folder dir (a slash path relative to paks, at or
+// below the pack's folder root) with no link on the way: <paks>/MJOLNIRForge/<id>
+// made a link to another folder would have content written through it.
+// A file of the old version standing where one of its folders belongs
+// (content/Maps.pak before, content/MAPS.PAK/x.pak now, one name on a
+// case-insensitive volume) is set aside first; one forgesync did not place
+// fails it.
+func (pl *Placement) makeFolder(root, dir string) error {
+	for cur := root; ; {
+		full := filepath.Join(pl.paks, filepath.FromSlash(cur))
+		fi, err := os.Lstat(full)
+		if err == nil && fi.Mode().IsRegular() {
+			if !pl.owned.owns(cur) {
+				return &fs.PathError{Op: "place content", Path: dir, Err: fmt.Errorf("%s is a file forgesync did not place where the pack needs a folder: move it away", full)}
+			}
+			if err := pl.setAside(full, cur, swap{madeFolder: true}); err != nil {
+				return err
+			}
+		}
+		if cur == dir {
+			break
+		}
+		next, _, _ := strings.Cut(strings.TrimPrefix(dir, cur+"/"), "/")
+		cur = cur + "/" + next
+	}
+	if err := atomicfile.MkdirNoLinks(pl.paks, filepath.FromSlash(dir), 0o755); err != nil {
+		return &fs.PathError{Op: "place content", Path: dir, Err: err}
+	}
+	return nil
+}
+
+// clearTarget checks what stands at the target dst: a read-only file
+// forgesync placed is made writable, one it did not place refused; a
+// folder of the old version's files (content/x.pak/a.pak before,
+// content/X.PAK now) is set aside whole, and one holding anything
+// forgesync did not place refused.
+func (pl *Placement) clearTarget(dst, target string) error {
+	fi, err := os.Lstat(dst)
+	if err != nil || fi.Mode().IsRegular() {
+		return pl.checkWritable(dst, target)
+	}
+	if !fi.IsDir() {
+		return nil // a link or a device: the rename over it is refused
+	}
+	if err := pl.ownsFolder(dst, target); err != nil {
+		return &fs.PathError{Op: "place content", Path: target, Err: err}
+	}
+	return pl.setAside(dst, target, swap{folder: true})
+}
+
+// ownsFolder returns nil when every file under the folder dst (target,
+// relative to paks) is content forgesync placed, and makes read-only ones
+// writable; else an error naming the first that is not.
+func (pl *Placement) ownsFolder(dst, target string) error {
+	return filepath.WalkDir(dst, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		rel, _ := filepath.Rel(dst, p)
+		t := target + "/" + filepath.ToSlash(rel)
+		if !d.Type().IsRegular() || !pl.owned.owns(t) {
+			return fmt.Errorf("%s holds %s, which forgesync did not place, where the pack needs a file: move it away", dst, p)
+		}
+		return pl.checkWritable(p, t)
+	})
+}
+
+// setAside renames what stands at dst (target, relative to paks) to a
+// backup beside it, recording the swap for Commit and Undo.
+func (pl *Placement) setAside(dst, target string, s swap) error {
+	backup, err := tempBeside(dst)
+	if err == nil {
+		err = pl.r.Aside(dst, backup)
+	}
+	if err != nil {
+		return &fs.PathError{Op: "place content", Path: target, Err: err}
+	}
+	s.dst, s.backup = dst, backup
+	pl.swaps = append(pl.swaps, s)
+	pl.mine[backup] = true
+	return nil
+}
+
+// cleanTemps removes the temp files and folders a crash left in dir,
+// litter rather than this pack's, but not the backups this placement made
+// (an old file set aside from where a folder now goes). One that will not
+// go now (held by a scanner) goes at a later placement.
+func (pl *Placement) cleanTemps(dir string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		if strings.HasPrefix(e.Name(), atomicfile.TempPrefix) && !pl.mine[p] {
+			atomicfile.RemoveAll(pl.r, p)
 		}
 	}
-	if err := pl.sync(); err != nil {
-		return nil, err
-	}
-	slices.Sort(pl.Paths)
-	return pl, nil
 }
 
 // checkWritable makes a read-only target forgesync owns writable, and
 // refuses one it does not own.
-func checkWritable(dst, target string, owned []string) error {
+func (pl *Placement) checkWritable(dst, target string) error {
 	fi, err := os.Lstat(dst)
 	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o200 != 0 {
 		return nil
 	}
-	if !slices.Contains(owned, target) {
+	if !pl.owned.owns(target) {
 		return &fs.PathError{Op: "place content", Path: target, Err: fmt.Errorf("%s %w and forgesync did not place it: clear the attribute (attrib -r) or move it away", dst, atomicfile.ErrReadOnly)}
 	}
 	if err := os.Chmod(dst, 0o644); err != nil {
@@ -241,20 +377,23 @@ func (pl *Placement) sync() error {
 	return nil
 }
 
-// Commit drops the replaced files. One that cannot go yet (held) is left
-// as a temp file, removed when the pack is placed again.
+// Commit drops the replaced files (a folder set aside with what it held).
+// One that cannot go yet (held) is left as a temp file, removed when the
+// pack is placed again.
 func (pl *Placement) Commit() error {
 	var errs []error
 	for _, s := range pl.swaps {
-		if s.backup == "" {
-			continue
-		}
-		if err := pl.r.Remove(s.backup); errors.Is(err, atomicfile.ErrReadOnly) {
-			if err = os.Chmod(s.backup, 0o644); err == nil {
-				err = pl.r.Remove(s.backup)
+		switch {
+		case s.backup == "":
+		case s.folder:
+			errs = append(errs, atomicfile.RemoveAll(pl.r, s.backup))
+		default:
+			err := pl.r.Remove(s.backup)
+			if errors.Is(err, atomicfile.ErrReadOnly) {
+				if err = os.Chmod(s.backup, 0o644); err == nil {
+					err = pl.r.Remove(s.backup)
+				}
 			}
-			errs = append(errs, err)
-		} else {
 			errs = append(errs, err)
 		}
 	}
@@ -271,12 +410,21 @@ func (pl *Placement) Undo() error {
 	r := pl.r
 	r.Budget = nil
 	for _, s := range slices.Backward(pl.swaps) {
-		if s.backup != "" {
-			if err := r.Replace(s.backup, s.dst); err != nil {
-				errs = append(errs, fmt.Errorf("put back %s: %w", s.dst, err))
+		if s.backup == "" {
+			if err := r.Remove(s.dst); err != nil {
+				errs = append(errs, fmt.Errorf("remove %s: %w", s.dst, err))
 			}
-		} else if err := r.Remove(s.dst); err != nil {
-			errs = append(errs, fmt.Errorf("remove %s: %w", s.dst, err))
+			continue
+		}
+		if s.madeFolder {
+			// The folders made where the file stood, emptied by now.
+			if err := removeEmptyFolders(s.dst); err != nil {
+				errs = append(errs, fmt.Errorf("put back %s: %w", s.dst, err))
+				continue
+			}
+		}
+		if err := r.Replace(s.backup, s.dst); err != nil {
+			errs = append(errs, fmt.Errorf("put back %s: %w", s.dst, err))
 		}
 	}
 	pl.swaps, pl.Paths = nil, nil
@@ -284,6 +432,27 @@ func (pl *Placement) Undo() error {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+// removeEmptyFolders removes the folder dir and the folders under it when
+// they hold nothing else; a missing dir is not an error.
+func removeEmptyFolders(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if !e.IsDir() {
+			return fmt.Errorf("%s still holds %s", dir, e.Name())
+		}
+		if err := removeEmptyFolders(filepath.Join(dir, e.Name())); err != nil {
+			return err
+		}
+	}
+	return os.Remove(dir)
 }
 
 // copyReadable copies src to the new file dst (mode 0644), unflushed:
@@ -322,10 +491,16 @@ func copyReadable(r atomicfile.Renamer, src, dst string) error {
 // It touches nothing outside <paks>/MJOLNIRForge/, never deletes through a
 // link, and ignores files already gone. The files are forgesync's: a
 // read-only one (attrib +r) is made writable and removed.
-func RemoveContentLeftover(r atomicfile.Renamer, paks string, paths []string) ([]string, error) {
+//
+// keep is the content that stays (every installed pack's). A path the file
+// system takes for one of those (content/Map.pak replaced by content/MAP.pak
+// on a case-insensitive volume: one file) is not deleted, nor one where a
+// folder now stands (a file of the old version became a folder of the new).
+func RemoveContentLeftover(r atomicfile.Renamer, paks string, paths, keep []string) ([]string, error) {
 	var errs []error
 	var left []string
 	dirs := map[string]bool{}
+	kept := newOwnership(paks, keep)
 	for _, p := range paths {
 		if !strings.HasPrefix(p, ContentRoot+"/") || !fs.ValidPath(p) {
 			errs = append(errs, fmt.Errorf("remove content %q: not a pack content path", p))
@@ -336,7 +511,13 @@ func RemoveContentLeftover(r atomicfile.Renamer, paks string, paths []string) ([
 			left = append(left, p)
 			continue
 		}
+		for d := path.Dir(p); d != ContentRoot && d != "."; d = path.Dir(d) {
+			dirs[d] = true
+		}
 		full := filepath.Join(paks, filepath.FromSlash(p))
+		if fi, err := os.Lstat(full); gone(err) || (err == nil && !fi.Mode().IsRegular()) || kept.owns(p) {
+			continue
+		}
 		err := r.Remove(full)
 		if errors.Is(err, atomicfile.ErrReadOnly) {
 			if err = os.Chmod(full, 0o644); err == nil {
@@ -347,9 +528,6 @@ func RemoveContentLeftover(r atomicfile.Renamer, paks string, paths []string) ([
 			errs = append(errs, fmt.Errorf("remove content: %w", err))
 			left = append(left, p)
 		}
-		for d := path.Dir(p); d != ContentRoot && d != "."; d = path.Dir(d) {
-			dirs[d] = true
-		}
 	}
 	// Deepest folders first; a folder still holding files stays.
 	order := make([]string, 0, len(dirs))
@@ -358,9 +536,65 @@ func RemoveContentLeftover(r atomicfile.Renamer, paks string, paths []string) ([
 	}
 	slices.SortFunc(order, func(a, b string) int { return strings.Count(b, "/") - strings.Count(a, "/") })
 	for _, d := range order {
-		if atomicfile.NoLinks(paks, filepath.FromSlash(d)) == nil {
-			os.Remove(filepath.Join(paks, filepath.FromSlash(d)))
+		full := filepath.Join(paks, filepath.FromSlash(d))
+		// Only a folder: a file may stand where the old version had one.
+		if fi, err := os.Lstat(full); err == nil && fi.IsDir() && atomicfile.NoLinks(paks, filepath.FromSlash(d)) == nil {
+			os.Remove(full)
 		}
 	}
 	return left, errors.Join(errs...)
+}
+
+// gone reports whether err, from a look-up, says nothing is there: the
+// file is missing, or a file now stands where one of its folders was.
+func gone(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
+}
+
+// ownership answers whether a path in the paks folder is one of a set of
+// content paths, by the file system's identity: the same spelling, or
+// another spelling the file system takes for the same file (letter case
+// on a case-insensitive volume). Only paths whose case-folded forms are
+// equal are looked up on disk, so a pack of thousands of files costs no
+// look-up where no two names differ by case alone.
+type ownership struct {
+	paks   string
+	exact  map[string]bool
+	folded map[string][]string
+}
+
+func newOwnership(paks string, paths []string) *ownership {
+	o := &ownership{paks: paks, exact: make(map[string]bool, len(paths)), folded: make(map[string][]string, len(paths))}
+	for _, p := range paths {
+		o.exact[p] = true
+		k := foldKey(p)
+		o.folded[k] = append(o.folded[k], p)
+	}
+	return o
+}
+
+// foldKey is the form two spellings of one name share on a
+// case-insensitive volume.
+func foldKey(p string) string { return strings.ToLower(strings.ToUpper(p)) }
+
+// owns reports whether p (a slash path relative to paks) is one of the
+// paths: the same spelling, or one whose file is p's own file.
+func (o *ownership) owns(p string) bool {
+	if o.exact[p] {
+		return true
+	}
+	cands := o.folded[foldKey(p)]
+	if len(cands) == 0 {
+		return false
+	}
+	fi, err := os.Lstat(filepath.Join(o.paks, filepath.FromSlash(p)))
+	if err != nil {
+		return false
+	}
+	for _, c := range cands {
+		if ci, err := os.Lstat(filepath.Join(o.paks, filepath.FromSlash(c))); err == nil && os.SameFile(fi, ci) {
+			return true
+		}
+	}
+	return false
 }

@@ -20,7 +20,7 @@ import (
 // removeContent is RemoveContentLeftover with the default retry policy,
 // its leftover paths dropped.
 func removeContent(paks string, paths []string) error {
-	_, err := RemoveContentLeftover(atomicfile.Renamer{}, paks, paths)
+	_, err := RemoveContentLeftover(atomicfile.Renamer{}, paks, paths, nil)
 	return err
 }
 
@@ -197,7 +197,7 @@ func TestRemoveContentReadOnlyAndBudget(t *testing.T) {
 	if err := os.Chmod(filepath.Join(paks, filepath.FromSlash(owned[0])), 0o444); err != nil {
 		t.Fatal(err)
 	}
-	left, err := RemoveContentLeftover(windowsRenamer(), paks, owned[:1])
+	left, err := RemoveContentLeftover(windowsRenamer(), paks, owned[:1], nil)
 	if err != nil || len(left) != 0 {
 		t.Fatalf("RemoveContentLeftover of a read-only file of ours = %v, %v; want it removed", left, err)
 	}
@@ -208,7 +208,7 @@ func TestRemoveContentReadOnlyAndBudget(t *testing.T) {
 		Sleep:      func(d time.Duration) { waited += d },
 		Budget:     atomicfile.NewBudget(time.Second),
 	}
-	left, err = RemoveContentLeftover(r, paks, owned[1:])
+	left, err = RemoveContentLeftover(r, paks, owned[1:], nil)
 	if !errors.Is(err, atomicfile.ErrBusy) || len(left) != 2 {
 		t.Fatalf("RemoveContentLeftover of held files = %v, %v; want both left, busy", left, err)
 	}
@@ -367,5 +367,135 @@ func TestPlaceMovesOncePerVolume(t *testing.T) {
 				t.Errorf("renames = %q, %d flushes before the first swap; want the three files copied beside their targets and flushed before it", log, flushedAtSwap)
 			}
 		})
+	}
+}
+
+// stage writes files (content/ paths → data) into a new staging folder and
+// returns it with their listing.
+func stage(t *testing.T, files map[string]string) (string, []intake.File) {
+	t.Helper()
+	staged := t.TempDir()
+	var out []intake.File
+	for name, data := range files {
+		p := filepath.Join(staged, "content", filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, intake.File{Path: "content/" + name, Size: int64(len(data))})
+	}
+	slices.SortFunc(out, func(a, b intake.File) int { return strings.Compare(a.Path, b.Path) })
+	return staged, out
+}
+
+// tree returns the files under the pack folder pk, slash path: content.
+func tree(t *testing.T, paks string) []string {
+	t.Helper()
+	root := filepath.Join(paks, ContentRoot, "pk")
+	var out []string
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			data, _ := os.ReadFile(p)
+			rel, _ := filepath.Rel(root, p)
+			out = append(out, filepath.ToSlash(rel)+": "+string(data))
+		}
+		return err
+	})
+	return out
+}
+
+// TestPlaceAcrossKinds: where the new version has a folder and the old a
+// file of that name (and the reverse), the old one is set aside whole and
+// the new one placed; when a later file is held, Undo puts the old one
+// back exactly; what forgesync did not place in the way refuses the
+// placement and changes nothing.
+func TestPlaceAcrossKinds(t *testing.T) {
+	cases := []struct {
+		name     string
+		old, new map[string]string
+		foreign  string // a file of someone else's, under the pack folder
+	}{
+		{name: "file to folder", old: map[string]string{"foo.pak": "old foo", "z.pak": "old z"}, new: map[string]string{"foo.pak/x.pak": "new x", "z.pak": "new z"}},
+		{name: "folder to file", old: map[string]string{"sub.pak/a.pak": "old a", "sub.pak/deep/b.pak": "old b", "z.pak": "old z"}, new: map[string]string{"sub.pak": "new sub", "z.pak": "new z"}},
+		{name: "folder to file, a foreign file inside", old: map[string]string{"sub.pak/a.pak": "old a", "z.pak": "old z"}, new: map[string]string{"sub.pak": "new sub", "z.pak": "new z"}, foreign: "sub.pak/mine.pak"},
+		{name: "foreign file where a folder belongs", old: map[string]string{"z.pak": "old z"}, new: map[string]string{"foo.pak/x.pak": "new x", "z.pak": "new z"}, foreign: "foo.pak"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			paks := t.TempDir()
+			staged, files := stage(t, c.old)
+			pl, err := Place(atomicfile.Renamer{}, staged, files, paks, "pk", nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pl.Commit()
+			owned := pl.Paths
+			if c.foreign != "" {
+				p := filepath.Join(paks, ContentRoot, "pk", filepath.FromSlash(c.foreign))
+				if err := os.WriteFile(p, []byte("not forgesync's"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			before := tree(t, paks)
+			if c.foreign == "" {
+				placeHeld(t, paks, c.new, owned)
+				if got := tree(t, paks); !slices.Equal(got, before) {
+					t.Fatalf("after a failed placement the pack folder holds %q; want it as before %q", got, before)
+				}
+			}
+			staged, files = stage(t, c.new)
+			pl, err = Place(atomicfile.Renamer{}, staged, files, paks, "pk", owned, nil)
+			if c.foreign != "" {
+				if err == nil || !strings.Contains(err.Error(), "did not place") {
+					t.Fatalf("Place over a file forgesync did not place = %v; want it refused", err)
+				}
+				if got := tree(t, paks); !slices.Equal(got, before) {
+					t.Fatalf("after a refused placement the pack folder holds %q; want it as before %q", got, before)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := pl.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			var want []string
+			for n, d := range c.new {
+				want = append(want, n+": "+d)
+			}
+			slices.Sort(want)
+			if got := tree(t, paks); !slices.Equal(got, want) {
+				t.Fatalf("pack folder = %q; want %q", got, want)
+			}
+			if entries, _ := os.ReadDir(filepath.Join(paks, ContentRoot, "pk")); slices.ContainsFunc(entries, func(e os.DirEntry) bool { return strings.HasPrefix(e.Name(), atomicfile.TempPrefix) }) {
+				t.Fatalf("backups left after Commit: %v", entries)
+			}
+		})
+	}
+}
+
+// placeHeld places the files of next over the pack pk with z.pak held by
+// another program, and checks that it fails as held with the old version
+// put back.
+func placeHeld(t *testing.T, paks string, next map[string]string, owned []string) {
+	t.Helper()
+	held := errors.New("held")
+	zHeld := filepath.Join(paks, ContentRoot, "pk", "z.pak")
+	r := atomicfile.Renamer{
+		Rename: func(o, n string) error {
+			if o == zHeld {
+				return &os.LinkError{Op: "rename", Old: o, New: n, Err: held}
+			}
+			return os.Rename(o, n)
+		},
+		Busy:    func(err error) bool { return errors.Is(err, held) },
+		MaxWait: time.Millisecond, Sleep: func(time.Duration) {},
+	}
+	staged, files := stage(t, next)
+	if _, err := Place(r, staged, files, paks, "pk", owned, nil); !errors.Is(err, atomicfile.ErrBusy) || strings.Contains(err.Error(), "could not be put back") {
+		t.Fatalf("Place with z.pak held = %v; want ErrBusy, the old version put back", err)
 	}
 }
