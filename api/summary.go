@@ -49,6 +49,11 @@ type Summary struct {
 	// RolledBackTo is the generation a rollback went back to; 0 for
 	// every other transaction.
 	RolledBackTo int `json:"rolled_back_to,omitempty"`
+	// Pending is what waits for the machine's condition besides
+	// archives (an inventory file the game holds, so not yet published;
+	// an interrupted set apply not yet finished), each with what stops
+	// it and what to do; the next pass tries again.
+	Pending []Reason `json:"pending,omitempty"`
 }
 
 // SetResult is what a set apply or a rollback changed: the data of the
@@ -77,27 +82,37 @@ func (s *Summary) Rejected() bool {
 	return slices.ContainsFunc(s.Outcomes, func(o Outcome) bool { return o.Result == ResultRejected })
 }
 
-// Waiting reports whether any archive in the summary waits for a fault of
-// the machine to pass.
+// Waiting reports whether anything in the summary waits for a fault of the
+// machine to pass: an archive, or what Pending names.
 func (s *Summary) Waiting() bool {
-	return slices.ContainsFunc(s.Outcomes, func(o Outcome) bool { return o.Result == ResultWaiting })
+	return len(s.Pending) > 0 || slices.ContainsFunc(s.Outcomes, func(o Outcome) bool { return o.Result == ResultWaiting })
 }
 
 // Merge returns the summary of s followed by later (a recovery pass, then
-// the sync that came after it): their outcomes and warnings in order, each
-// published file once, the durations added, the latest generation and set
-// change. A nil s gives later.
+// the sync that came after it): their outcomes in order, each warning and
+// each published file once, the durations added, the latest generation and
+// set change, and what later leaves pending (it tried again what s left).
+// A nil s gives later.
 func (s *Summary) Merge(later *Summary) *Summary {
 	if s == nil {
 		return later
 	}
 	out := &Summary{
 		Outcomes:   slices.Concat(s.Outcomes, later.Outcomes),
-		Warnings:   slices.Concat(s.Warnings, later.Warnings),
+		Warnings:   []string{},
 		Published:  []string{},
 		Duration:   s.Duration + later.Duration,
 		Generation: cmp.Or(later.Generation, s.Generation),
 		Set:        cmp.Or(later.Set, s.Set),
+		// What the recovery left waiting, the run after it tried again:
+		// the later one says what still waits.
+		Pending: later.Pending,
+	}
+	for _, w := range slices.Concat(s.Warnings, later.Warnings) {
+		// The recovery and the run after it may say the same thing.
+		if !slices.Contains(out.Warnings, w) {
+			out.Warnings = append(out.Warnings, w)
+		}
 	}
 	for _, f := range slices.Concat(s.Published, later.Published) {
 		if !slices.Contains(out.Published, f) {
@@ -106,9 +121,6 @@ func (s *Summary) Merge(later *Summary) *Summary {
 	}
 	if out.Outcomes == nil {
 		out.Outcomes = []Outcome{}
-	}
-	if out.Warnings == nil {
-		out.Warnings = []string{}
 	}
 	return out
 }

@@ -165,13 +165,22 @@ func WriteSummary(w io.Writer, sum *Summary) error {
 	for _, w := range sum.Warnings {
 		printf(&b, "warning: %s\n", w)
 	}
+	writePending(&b, sum.Pending)
 	if len(sum.Published) > 0 {
 		printf(&b, "published %s\n", strings.Join(sum.Published, ", "))
-	} else if len(sum.Outcomes) == 0 {
+	} else if len(sum.Outcomes) == 0 && len(sum.Pending) == 0 {
 		b.WriteString("nothing to do; the inventory is up to date\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writePending writes what waits for the machine's condition besides
+// archives, one line each.
+func writePending(b *strings.Builder, pending []Reason) {
+	for _, r := range pending {
+		printf(b, "waiting: %s\n", r.Message)
+	}
 }
 
 // WriteRollback writes what a rollback did: the generation it went back to
@@ -487,11 +496,16 @@ func WriteSetSync(w io.Writer, res *SetSyncResult) error {
 		for _, w := range sum.Warnings {
 			printf(&b, "warning: %s\n", w)
 		}
+		writePending(&b, sum.Pending)
 		if len(sum.Published) > 0 {
 			printf(&b, "published %s\n", strings.Join(sum.Published, ", "))
 		}
 	}
 	switch {
+	case res.Summary != nil && res.Summary.Waiting():
+		// Committed, but the game does not see it yet: the lines above
+		// say what waits.
+		printf(&b, "the set %s is committed; the game sees it once what waits above is done, at the next pass\n", res.Check.Fingerprint)
 	case res.Check.Result == CheckApplied:
 		printf(&b, "the machine now equals the set %s\n", res.Check.Fingerprint)
 	case res.Check.NotModified:

@@ -1936,6 +1936,9 @@ type Summary struct {
 	// Outcomes What happened to each archive the transaction processed.
 	Outcomes []Outcome `json:"outcomes"`
 
+	// Pending What waits for the machine's condition besides archives: an inventory file the game holds (the change is committed, the game does not see it yet), an interrupted set apply not yet finished; each says what stops it and what to do, and the next pass tries again. A command exits 2 while anything is pending.
+	Pending *[]Reason `json:"pending,omitempty"`
+
 	// Published The inventory files rewritten, in publication order (unchanged files are not).
 	Published []string `json:"published"`
 
