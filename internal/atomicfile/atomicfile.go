@@ -275,7 +275,16 @@ func (r Renamer) Replace(oldpath, newpath string) error {
 	if rename == nil {
 		rename = renameFile
 	}
-	err := r.Retry("rename over", newpath, func() error { return rename(oldpath, newpath) })
+	err := r.Retry("rename over", newpath, func() error {
+		err := rename(oldpath, newpath)
+		var le *os.LinkError
+		if errors.As(err, &le) && r.busy(le.Err) {
+			// Held: said once, naming newpath, not the temp name oldpath
+			// usually is.
+			return le.Err
+		}
+		return err
+	})
 	if err != nil && !errors.Is(err, ErrBusy) {
 		return fmt.Errorf("rename %s over %s: %w", filepath.Base(oldpath), newpath, err)
 	}
