@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/deploy"
-	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/native"
 )
 
@@ -21,12 +19,11 @@ import (
 // <mods>/MJOLNIRLobby/dlls/. Each file is written only when missing or
 // different, and never over a file forgesync did not write. It runs on the
 // writer (a game update can wipe the files at any time, so the daemon calls
-// it at start and after every transaction). Files the game holds share one
-// wait, the Renamer's MaxWait, for the whole deploy: then each waits as a
-// pending file for the next deploy, and the writer is not stalled.
+// it at start and after every transaction). Files the game holds share the
+// pass's one wait (see BeginPass) with its transactions: then each waits as
+// a pending file for the next deploy, and the writer is not stalled.
 func (p *Pipeline) Deploy(ctx context.Context) ([]deploy.FileReport, error) {
-	r := p.opts.Renamer
-	r.Budget = atomicfile.NewBudget(cmp.Or(r.MaxWait, atomicfile.DefaultMaxWait))
+	r := p.passRenamer()
 	d := &deploy.Deployer{StateDir: p.store.Dir, Renamer: r, Now: p.opts.Now}
 	var reports []deploy.FileReport
 	var errs []error

@@ -11,7 +11,9 @@ import (
 
 	"github.com/mjolnir-forge/forgesync/intake"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
+	"github.com/mjolnir-forge/forgesync/internal/errkind"
 	"github.com/mjolnir-forge/forgesync/rejection"
+	"github.com/mjolnir-forge/forgesync/store"
 )
 
 // Rules of the reasons an archive waits (api.ResultWaiting): the machine's
@@ -131,4 +133,32 @@ func faultReason(err error, file, retry string) rejection.Reason {
 	r.File = file
 	r.Message += " — " + retry + " (" + err.Error() + ")"
 	return r
+}
+
+// WaitError is a change the machine's condition stopped (a file the game
+// holds, a full disk) before anything of it was changed: a fault, not a
+// refusal. Reason says what stops it and what to do; nothing finishes the
+// change later behind the user's back. Its kind is errkind.Internal, as
+// every fault's: the request may succeed as sent once the cause is gone.
+type WaitError struct {
+	Reason rejection.Reason
+	err    error
+}
+
+func (e *WaitError) Error() string { return e.Reason.Message }
+
+// Unwrap gives the kind first, so that it wins over one the cause carries
+// (a damaged kept archive is ErrArchiveMismatch's conflict).
+func (e *WaitError) Unwrap() []error { return []error{errkind.Internal, e.err} }
+
+// changeWaits returns the WaitError of a set apply or a rollback (cause)
+// that err stopped with nothing changed.
+func (p *Pipeline) changeWaits(cause store.Cause, err error) error {
+	what, again := "the set was not applied", "apply it again"
+	if cause == CauseRollback {
+		what, again = "the rollback was not done", "roll back again"
+	}
+	r := faultReason(err, placedFile(err, p.opts.Paks), "nothing changed; "+again+" once that is done")
+	r.Message = what + ": " + r.Message
+	return &WaitError{Reason: r, err: err}
 }

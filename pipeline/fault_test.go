@@ -27,6 +27,7 @@ import (
 type faultEnv struct {
 	*env
 	p      *Pipeline
+	opts   Options // the pipeline's, for another start
 	fail   atomic.Pointer[error]
 	match  func(path string) bool
 	waited time.Duration
@@ -67,7 +68,7 @@ func newFaultEnv(t *testing.T, match func(e *env, path string) bool) *faultEnv {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { p.Close() })
-	fe.p = p
+	fe.p, fe.opts = p, opts
 	return fe
 }
 
@@ -426,8 +427,10 @@ func TestFaultRetryAtALaterPass(t *testing.T) {
 		t.Fatalf("a2.zip: %s; want waiting", o.Result)
 	}
 	// The watcher sees it back in drop at once: no new try, no new wait.
+	// Each batch is a pass of its own, as the daemon's writer makes it.
 	fe.waited = 0
 	now = now.Add(FaultRetry - time.Second)
+	fe.p.BeginPass()
 	sum := mustClaim(t, fe.p, "a2.zip")
 	if o := outcome(t, sum, "a2.zip"); o.Result != api.ResultWaiting || fe.waited != 0 || !strings.Contains(o.Reasons[0].Message, "held by another program") {
 		t.Fatalf("a2.zip claimed again before FaultRetry: %s %q after waiting %v; want waiting, the same reason, no wait", o.Result, o.Reasons, fe.waited)
@@ -437,6 +440,7 @@ func TestFaultRetryAtALaterPass(t *testing.T) {
 	}
 	// After FaultRetry the next batch tries it again.
 	now = now.Add(2 * time.Second)
+	fe.p.BeginPass()
 	mustClaim(t, fe.p, "a2.zip")
 	if fe.waited == 0 {
 		t.Fatalf("a2.zip not tried again after FaultRetry")

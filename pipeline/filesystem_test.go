@@ -83,9 +83,9 @@ func TestRejectedLinkIsRefused(t *testing.T) {
 	if got := listFiles(t, elsewhere); len(got) != 0 {
 		t.Fatalf("files written through the link: %v", got)
 	}
-	// Nothing is lost: the archive waits in processing.
-	if got := listFiles(t, filepath.Join(e.state, store.ProcessingDir)); len(got) != 1 {
-		t.Fatalf("processing holds %v; want the archive kept", got)
+	// Nothing is lost: the archive waits in drop, and the error says so.
+	if got, _ := ReadyArchives(e.drop); len(got) != 1 || !strings.Contains(err.Error(), "put back in drop") {
+		t.Fatalf("drop holds %v after the failed pass (%v); want the archive back there, and named", got, err)
 	}
 }
 

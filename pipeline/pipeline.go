@@ -98,6 +98,10 @@ type Summary struct {
 	Generation   int
 	Set          *SetResult
 	RolledBackTo int
+	// Pending is what waits for the machine's condition besides archives:
+	// an inventory not yet published, an interrupted set apply not yet
+	// finished, each with what stops it and what to do.
+	Pending []rejection.Reason
 }
 
 // Rejected reports whether any archive in the summary was rejected.
@@ -105,10 +109,10 @@ func (s *Summary) Rejected() bool {
 	return slices.ContainsFunc(s.Outcomes, func(o Outcome) bool { return o.Result == api.ResultRejected })
 }
 
-// Waiting reports whether any archive in the summary waits for a fault of
-// the machine to pass.
+// Waiting reports whether anything in the summary waits for a fault of the
+// machine to pass: an archive, or what Pending names.
 func (s *Summary) Waiting() bool {
-	return slices.ContainsFunc(s.Outcomes, func(o Outcome) bool { return o.Result == api.ResultWaiting })
+	return len(s.Pending) > 0 || slices.ContainsFunc(s.Outcomes, func(o Outcome) bool { return o.Result == api.ResultWaiting })
 }
 
 // Pipeline is the single writer of the installed state. Its methods must
@@ -128,9 +132,9 @@ type Pipeline struct {
 	// faulted are the archives a fault put back in drop, by name; see
 	// FaultRetry.
 	faulted map[string]faulted
-	// pass is the Renamer of the pass Claim began, for its transaction
-	// to go on spending the same Budget; nil when none is under way.
-	pass *atomicfile.Renamer
+	// budget is the one wait for held files of the pass under way: every
+	// transaction, read and deploy of a pass spends it (see BeginPass).
+	budget *atomicfile.Budget
 	// trigger is what started the pass the next transaction runs
 	// (api.TriggerStart, …), for its sync-started and sync-finished
 	// events; empty for a transaction that is not a pass over drop.
@@ -140,18 +144,26 @@ type Pipeline struct {
 	stages stageTimes
 }
 
-// passRenamer returns the Renamer of a pass: the pass Claim began, or else
-// a new one, the configured Renamer with a Budget of its MaxWait. Every
-// held file of the pass (claims, staging leftovers, content, publication)
-// shares that one wait; then a held file fails at once, for a later pass.
+// passRenamer returns the configured Renamer with the Budget of the pass
+// under way: every held file of the pass (claims, staging leftovers,
+// content, publication, deploy) shares that one wait; then a held file
+// fails at once, for a later pass.
 func (p *Pipeline) passRenamer() atomicfile.Renamer {
-	if r := p.pass; r != nil {
-		p.pass = nil
-		return *r
-	}
 	r := p.opts.Renamer
-	r.Budget = atomicfile.NewBudget(cmp.Or(r.MaxWait, atomicfile.DefaultMaxWait))
+	if p.budget == nil {
+		p.BeginPass()
+	}
+	r.Budget = p.budget
 	return r
+}
+
+// BeginPass starts a pass: the wait for held files the Renamer's MaxWait
+// allows is spent afresh by what follows, up to the next BeginPass. A
+// command is one pass from Open to its end (the recovery, its own
+// transaction and the deploy after it wait once in all); the daemon's
+// writer begins one for each request and each periodic redeploy.
+func (p *Pipeline) BeginPass() {
+	p.budget = atomicfile.NewBudget(cmp.Or(p.opts.Renamer.MaxWait, atomicfile.DefaultMaxWait))
 }
 
 // ErrNotInstalled is returned by Enable, Disable and Remove for an unknown id.
@@ -196,6 +208,7 @@ func Open(ctx context.Context, opts Options) (*Pipeline, *Summary, error) {
 		return nil, nil, err
 	}
 	p := &Pipeline{opts: opts, store: ps, log: opts.Log}
+	p.BeginPass()
 	sum, err := p.recover(ctx)
 	if err != nil {
 		// The recovery's error is the answer; a lock that will not close
@@ -299,6 +312,27 @@ func (p *Pipeline) SyncDrop(ctx context.Context) (*Summary, error) {
 	return p.claim(ctx, names, api.TriggerRequest)
 }
 
+// Resume runs a pass that claims nothing: what earlier passes left
+// waiting is tried again (an inventory file a game held, an interrupted
+// set apply, an archive left in processing), as at start-up.
+func (p *Pipeline) Resume(ctx context.Context) (*Summary, error) {
+	return p.transact(ctx, txnOptions{cause: CauseDrop})
+}
+
+// owes reports whether a pass left something waiting that Resume would do:
+// a journaled set, content or archives to delete, an archive in
+// processing, or an inventory on disk that is not the state's.
+func (p *Pipeline) owes() bool {
+	st, err := p.state()
+	if err != nil || st.PendingSet != nil || st.Pending() {
+		return true
+	}
+	if entries, err := os.ReadDir(p.store.Path(store.ProcessingDir)); err != nil || len(entries) > 0 {
+		return true
+	}
+	return !p.inventoryCurrent(st)
+}
+
 // retryNow lets the next Claim try the archives a fault put back in drop.
 func (p *Pipeline) retryNow() { p.faulted = nil }
 
@@ -316,9 +350,9 @@ func (p *Pipeline) claim(ctx context.Context, names []string, trigger string) (*
 	p.tidyRejected()
 	p.unclaimed = nil
 	r := p.passRenamer()
-	p.pass = &r
-	// Both are its transaction's, taken when it starts; none outlives it.
-	defer func() { p.pass, p.unclaimed = nil, nil }()
+	// They are its transaction's, taken when it starts; none outlives it.
+	defer func() { p.unclaimed = nil }()
+	var claimed []string
 	now := p.opts.Now()
 	for _, n := range names {
 		src := filepath.Join(p.opts.Drop, n)
@@ -349,8 +383,46 @@ func (p *Pipeline) claim(ctx context.Context, names []string, trigger string) (*
 		}
 		p.step("claim:" + n)
 		p.claimed(n)
+		claimed = append(claimed, n)
 	}
-	return p.transact(ctx, txnOptions{cause: CauseDrop})
+	sum, err := p.transact(ctx, txnOptions{cause: CauseDrop})
+	if err != nil && ctx.Err() == nil {
+		err = p.putBack(claimed, err)
+	}
+	return sum, err
+}
+
+// putBack returns to drop the archives a failed pass claimed (a failure
+// of the state, not of an archive: nothing of them was committed), so that
+// none waits in processing for a pass that nothing may start, and says so
+// in err: status names them. They are claimed again once FaultRetry has
+// passed, or at once by an explicit sync. One whose name drop holds again
+// stays in processing, for the next pass.
+func (p *Pipeline) putBack(names []string, err error) error {
+	var back []string
+	reason := faultReason(err, "", "the archive waits in drop and is retried at the next pass")
+	for _, n := range names {
+		src, dst := p.store.Path(store.ProcessingDir, n), filepath.Join(p.opts.Drop, n)
+		if _, serr := os.Lstat(src); serr != nil {
+			continue // the pass disposed of it before it failed
+		}
+		if _, serr := os.Lstat(dst); serr == nil {
+			continue
+		}
+		if merr := atomicfile.Move(p.opts.Renamer, src, dst, 0o644); merr != nil {
+			p.log.Warn("could not put back an archive of a failed pass; it is processed at the next pass", "archive", n, "err", merr)
+			continue
+		}
+		if p.faulted == nil {
+			p.faulted = map[string]faulted{}
+		}
+		p.faulted[n] = faulted{retry: p.opts.Now().Add(FaultRetry), reason: reason}
+		back = append(back, n)
+	}
+	if len(back) == 0 {
+		return err
+	}
+	return fmt.Errorf("%w (put back in drop, retried at the next pass: %s)", err, strings.Join(back, ", "))
 }
 
 // InstallOptions says how Install holds its archive to the version rules.
@@ -425,24 +497,49 @@ func (p *Pipeline) decoded(st *store.State) ([]inventory.InstalledPack, error) {
 	if p.packs != nil {
 		return p.packs, nil
 	}
+	out, err := decodePacks(p.store, st)
+	if err != nil {
+		return nil, err
+	}
+	p.packs = out
+	return out, nil
+}
+
+// decodePacks returns the packs of st, reading and validating their stored
+// manifests in s, sorted by id.
+func decodePacks(s *store.Store, st *store.State) ([]inventory.InstalledPack, error) {
 	out := make([]inventory.InstalledPack, 0, len(st.Packs))
 	for _, r := range st.Packs {
-		data, err := p.store.ReadManifest(r.Manifest)
+		data, err := s.ReadManifest(r.Manifest)
 		if errors.Is(err, atomicfile.ErrNotRegular) || errors.Is(err, atomicfile.ErrTooLarge) {
-			return nil, p.store.ManifestRefused(r.Manifest, r.ID, err.Error())
+			return nil, s.ManifestRefused(r.Manifest, r.ID, err.Error())
 		}
 		if err != nil {
 			return nil, fmt.Errorf("pack %s: %w", r.ID, err)
 		}
 		m, err := inventory.Decode("stored manifest of "+r.ID, data)
 		if err != nil {
-			return nil, p.store.ManifestRefused(r.Manifest, r.ID, err.Error())
+			return nil, s.ManifestRefused(r.Manifest, r.ID, err.Error())
 		}
 		out = append(out, inventory.InstalledPack{Manifest: m, Enabled: r.Enabled, ArchiveSHA256: r.ArchiveSHA256})
 	}
 	sortPacks(out)
-	p.packs = out
 	return out, nil
+}
+
+// ReadPacks returns the installed packs of the state folder, sorted by id,
+// without taking the state's lock and without finishing what a crash or a
+// held file interrupted (the state file is replaced atomically and stored
+// manifests are named by content, so a read sees one committed state):
+// `forgesync packs`, `diff` and `lock` answer beside a running daemon, and
+// whatever the game holds.
+func ReadPacks(state string) ([]inventory.InstalledPack, error) {
+	s := &store.Store{Dir: state}
+	st, err := s.Load()
+	if err != nil {
+		return nil, err
+	}
+	return decodePacks(s, st)
 }
 
 func sortPacks(packs []inventory.InstalledPack) {

@@ -15,6 +15,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/internal/errkind"
 	"github.com/mjolnir-forge/forgesync/inventory"
+	"github.com/mjolnir-forge/forgesync/rejection"
 	"github.com/mjolnir-forge/forgesync/store"
 )
 
@@ -239,10 +240,10 @@ func TestFailedPublishLosesNothing(t *testing.T) {
 	locked = true
 	e.dropPack(t, "a.zip", spec{id: "pack-a", version: "1.0.0", doors: 1})
 	sum, err := p.SyncDrop(t.Context())
-	if err != nil || results(sum)["a.zip"] != api.ResultInstalled || !slices.ContainsFunc(sum.Warnings, func(w string) bool {
-		return strings.Contains(w, "installed.txt") && strings.Contains(w, "next pass")
+	if err != nil || results(sum)["a.zip"] != api.ResultInstalled || !sum.Waiting() || !slices.ContainsFunc(sum.Pending, func(r rejection.Reason) bool {
+		return strings.HasSuffix(r.File, "installed.txt") && strings.Contains(r.Message, "held by another program") && strings.Contains(r.Message, "next pass")
 	}) {
-		t.Fatalf("Sync with installed.txt held = %+v, %v; want the pack installed and a warning naming installed.txt", sum, err)
+		t.Fatalf("Sync with installed.txt held = %+v, %v; want the pack installed and the publication pending, naming installed.txt", sum, err)
 	}
 	// The state was committed before the publication failed: the pack is
 	// installed, and the next pass finishes publishing it.
@@ -342,8 +343,8 @@ func TestStartWithAHeldInventoryFile(t *testing.T) {
 		t.Fatalf("Open with installed.txt held = %v; want a start with a warning", err)
 	}
 	defer p.Close()
-	if !slices.ContainsFunc(rec.Warnings, func(w string) bool { return strings.Contains(w, "installed.txt") }) {
-		t.Fatalf("start-up warnings = %q; want one naming installed.txt", rec.Warnings)
+	if !slices.ContainsFunc(rec.Pending, func(r rejection.Reason) bool { return strings.HasSuffix(r.File, "installed.txt") }) {
+		t.Fatalf("start-up pending = %q; want the publication, naming installed.txt", rec.Pending)
 	}
 	holding = false
 	sum, err := p.SyncDrop(t.Context())

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"path/filepath"
 
@@ -76,4 +77,14 @@ func (p *Pipeline) inventoryCurrent(st *store.State) bool {
 		}
 	}
 	return true
+}
+
+// busyFile returns the inventory file a failed publication is about, or
+// "".
+func busyFile(err error) string {
+	var pe *publish.Error
+	if errors.As(err, &pe) && pe.Name != "" {
+		return filepath.Join(pe.Dir, pe.Name)
+	}
+	return ""
 }

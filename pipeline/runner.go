@@ -153,8 +153,19 @@ func (r *Runner) Run(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case <-tick:
+			r.p.BeginPass()
+			if r.p.owes() {
+				// What a pass left waiting (an inventory a game held, an
+				// interrupted set apply, an archive of a failed pass) is
+				// tried again even when nothing is dropped.
+				r.setState(api.StateSyncing)
+				start := time.Now()
+				sum, err := r.p.Resume(ctx)
+				r.report(sum, cutShort(ctx, err), start)
+			}
 			r.deploy(ctx)
 		case req := <-r.reqs:
+			r.p.BeginPass()
 			r.setState(api.StateSyncing)
 			start := time.Now()
 			sum, err := req.do(ctx)
@@ -298,6 +309,11 @@ func (r *Runner) report(sum *Summary, err error, start time.Time) {
 	switch {
 	case err != nil && (errors.Is(err, errkind.Refused) || errors.Is(err, errkind.NotFound)):
 		info.Result, info.Error = SyncRefused, err.Error()
+	case err != nil && isFault(err):
+		// A set or a rollback that a held file or a full disk stopped
+		// before it changed anything: the machine's condition, not an
+		// error of the daemon's.
+		info.Result, info.Error = SyncWaiting, err.Error()
 	case err != nil:
 		info.Result, info.Error, state = SyncError, err.Error(), api.StateError
 		r.p.emit(api.Warning{Message: err.Error()})
@@ -305,6 +321,9 @@ func (r *Runner) report(sum *Summary, err error, start time.Time) {
 		// The machine's condition, not an archive: status says which
 		// archives wait and what to do.
 		var why []string
+		for _, r := range sum.Pending {
+			why = append(why, r.Message)
+		}
 		for _, o := range sum.Outcomes {
 			if o.Result == api.ResultWaiting {
 				for _, rs := range o.Reasons {

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -18,6 +19,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/inventory/render"
 	"github.com/mjolnir-forge/forgesync/packset"
 	"github.com/mjolnir-forge/forgesync/place"
+	"github.com/mjolnir-forge/forgesync/rejection"
 	"github.com/mjolnir-forge/forgesync/store"
 	"github.com/mjolnir-forge/forgesync/verdict"
 )
@@ -238,7 +240,19 @@ func (t *txn) applySet(ctx context.Context, sc *setApply) error {
 	}
 	committed = true
 	p.step("journal")
-	return t.rollForward(ctx, st.PendingSet, ready)
+	err = t.rollForward(ctx, st.PendingSet, ready)
+	if !errors.As(err, new(errNothingPlaced)) {
+		return err
+	}
+	// Every pack's old version is whole again (a file the game holds, a
+	// full disk): the journal goes, so that no later command finishes
+	// this change behind the user's back, and it waits as a fault.
+	st.PendingSet = nil
+	if serr := p.store.Save(st); serr != nil {
+		return fmt.Errorf("%w; and its journal could not be cleared, so the next pass finishes it: %w", err, serr)
+	}
+	committed = false
+	return p.changeWaits(sc.Cause, err)
 }
 
 // findArchive returns the path of pin's archive: kept in the store, left
@@ -273,11 +287,14 @@ func (t *txn) findArchive(ctx context.Context, kept map[string]string, pin store
 // unpackPin finds pin's archive (findArchive), unpacks and validates it,
 // and checks its bytes against the pin: the extraction's own hash is the
 // check of the bytes taken, and bytes that fail to unpack are hashed by
-// checkTaken, so that a damaged copy is called what it is rather than an
-// invalid pack. A damaged copy an interrupted apply left in incoming/ is
-// removed and, when there is a source, taken afresh once. Archives taken
-// from the source are added to *fetched. A pack whose bytes are the
-// pinned ones but invalid returns its report and no staging.
+// takenSHA256, so that a damaged copy is called what it is rather than an
+// invalid pack. A damaged copy an interrupted apply left in incoming/, or
+// a kept archive whose bytes changed on disk, is removed and, when there
+// is a source, taken afresh once; a damaged kept archive with no source
+// (a rollback) makes the change wait as a fault: the machine's disk, not
+// the set, is wrong. Archives taken from the source are added to
+// *fetched. A pack whose bytes are the pinned ones but invalid returns its
+// report and no staging.
 func (t *txn) unpackPin(ctx context.Context, kept map[string]string, pin store.GenerationPack, source ArchiveSource, fetched *[]string) (*verdict.Report, *intake.Staged, error) {
 	p := t.p
 	for again := false; ; again = true {
@@ -295,41 +312,48 @@ func (t *txn) unpackPin(ctx context.Context, kept map[string]string, pin store.G
 		if rep.Valid && staged.SHA256 == pin.SHA256 {
 			return rep, staged, nil
 		}
-		err = t.checkTaken(path, pin, staged)
-		if err == nil {
-			return rep, nil, nil
-		}
 		if staged != nil {
-			staged.Remove()
+			defer staged.Remove() // whatever comes next, these bytes are not used
 		}
-		if fresh || again || source == nil || filepath.Dir(path) != p.store.Path(store.IncomingDir) {
-			return nil, nil, err
+		got := t.takenSHA256(path, staged)
+		if got == "" {
+			return nil, nil, fmt.Errorf("apply set: %s %s: could not read %s to check its sha256", pin.ID, pin.Version, path)
 		}
-		p.log.Warn("the archive an interrupted apply left is damaged; taking it again", "pack", pin.ID, "err", err)
+		if got == pin.SHA256 {
+			return rep, nil, nil // the pinned bytes: an invalid pack, which applySet refuses
+		}
+		inKept := filepath.Dir(path) == p.store.Path(store.ArchivesDir)
+		if inKept || filepath.Dir(path) == p.store.Path(store.IncomingDir) {
+			// A copy of ours whose bytes are not the ones it was kept
+			// for: useless, and in the way of a good one.
+			removeIfExists(path)
+			if inKept {
+				delete(kept, store.KeptKey(pin.ID, pin.Version, pin.SHA256))
+				p.log.Warn("a kept archive is damaged; removed", "pack", pin.ID, "archive", path, "sha256", got, "want", pin.SHA256)
+			}
+		}
+		mismatch := fmt.Errorf("apply set: %s %s: %s: sha256 %s, want %s: %w", pin.ID, pin.Version, path, got, pin.SHA256, ErrArchiveMismatch)
+		switch {
+		case !fresh && !again && source != nil:
+			p.log.Warn("an archive of the store is damaged; taking it again", "pack", pin.ID, "err", mismatch)
+		case inKept:
+			return nil, nil, &WaitError{err: mismatch, Reason: rejection.Reason{Rule: RuleFault, File: path, Value: mismatch.Error(),
+				Message: fmt.Sprintf("the kept archive of %s %s is damaged (its bytes changed on disk: sha256 %s, want %s) and was removed; nothing changed: drop the pack's archive (or sync a set that pins it) to keep it again, then try again",
+					pin.ID, pin.Version, short(got), short(pin.SHA256))}}
+		default:
+			return nil, nil, mismatch
+		}
 	}
 }
 
-// checkTaken is called when the archive at path, found for pin, did not
-// unpack or unpacked with another SHA-256 than the pin's (staged is nil
-// when the extraction refused it). It returns ErrArchiveMismatch when the
-// bytes are not the pinned ones, and removes a copy under incoming/, so
-// that the next apply takes the archive afresh instead of failing on the
-// same damaged copy; nil when the bytes are the pinned ones (the pack
-// itself is invalid, which applySet refuses).
-func (t *txn) checkTaken(path string, pin store.GenerationPack, staged *intake.Staged) error {
-	got := ""
+// takenSHA256 returns the SHA-256 of the archive at path: the
+// extraction's, when it staged the archive, else hashed here; "" when it
+// cannot be read.
+func (t *txn) takenSHA256(path string, staged *intake.Staged) string {
 	if staged != nil {
-		got = staged.SHA256
-	} else if got = fileSHA256(path); got == "" {
-		return fmt.Errorf("apply set: %s %s: could not read %s to check its sha256", pin.ID, pin.Version, path)
+		return staged.SHA256
 	}
-	if got == pin.SHA256 {
-		return nil
-	}
-	if filepath.Dir(path) == t.p.store.Path(store.IncomingDir) {
-		removeIfExists(path)
-	}
-	return fmt.Errorf("apply set: %s %s: %s: sha256 %s, want %s: %w", pin.ID, pin.Version, path, got, pin.SHA256, ErrArchiveMismatch)
+	return fileSHA256(path)
 }
 
 // takeArchive puts the archive src at dst atomically: a hard link where
@@ -403,15 +427,136 @@ func (t *txn) setChanges(sc *setApply) bool {
 	return false
 }
 
-// rollForward applies a journaled set: archives move from incoming/ to
-// archives/, content is placed, records change, and the journal is
-// cleared; the caller commits the state. It is also the recovery of a
-// journaled apply a crash interrupted: every step may be repeated.
+// rollForward applies a journaled set: first every pinned archive is
+// placed (placePins; a fault there, a file the game holds, puts every
+// pack's old version back and changes nothing), then the placements are
+// committed and the archives kept, manifests stored and records changed
+// (commitPins), and the journal is cleared; the caller commits the state.
+// It is also the recovery of a journaled apply a crash interrupted: every
+// step may be repeated.
 func (t *txn) rollForward(ctx context.Context, ps *store.PendingSet, ready map[string]*prepared) error {
-	st := t.st
 	kept, err := t.keptIndex()
 	if err != nil {
 		return err
+	}
+	placed, err := t.placePins(ctx, ps, ready, kept)
+	if err != nil {
+		return err
+	}
+	return t.commitPins(ps, placed, kept)
+}
+
+// pinPlaced is a pinned pack whose content is placed, not yet committed:
+// its prepared archive and where that archive is (kept under archives/,
+// or in incoming/).
+type pinPlaced struct {
+	pl   *place.Placement
+	pr   *prepared
+	path string
+	kept bool
+}
+
+// errNothingPlaced wraps the error of placePins: every pack's old version
+// is whole again, so the apply changed nothing visible.
+type errNothingPlaced struct{ error }
+
+func (e errNothingPlaced) Unwrap() error { return e.error }
+
+// placePins places the content of every pinned pack the machine does not
+// have at its pin, each all or nothing, through the pass's Renamer. When
+// one fails (a file held past the pass's one wait, a full disk) the ones
+// placed are undone, last first, and the error wraps errNothingPlaced.
+// Archives extracted here (finishing an interrupted apply) are staged
+// until the transaction ends.
+func (t *txn) placePins(ctx context.Context, ps *store.PendingSet, ready map[string]*prepared, kept map[string]string) (_ map[string]*pinPlaced, err error) {
+	p := t.p
+	placed := map[string]*pinPlaced{}
+	var order []*pinPlaced
+	defer func() {
+		if err == nil {
+			return
+		}
+		for _, pp := range slices.Backward(order) {
+			if uerr := pp.pl.Undo(); uerr != nil {
+				err = fmt.Errorf("%w; and the old version of a pack could not be put back whole: %w", err, uerr)
+			}
+		}
+		if !errors.As(err, new(errNothingPlaced)) {
+			err = errNothingPlaced{err}
+		}
+	}()
+	for _, pin := range ps.Packs {
+		rec := t.st.Find(pin.ID)
+		if rec != nil && rec.ArchiveSHA256 == pin.SHA256 {
+			continue
+		}
+		pp := &pinPlaced{pr: ready[pin.SHA256]}
+		name, isKept := kept[store.KeptKey(pin.ID, pin.Version, pin.SHA256)]
+		pp.path, pp.kept = p.store.Path(store.ArchivesDir, name), isKept
+		if !isKept {
+			pp.path = p.store.Path(store.IncomingDir, pin.SHA256)
+		}
+		extracted := pp.pr == nil
+		if extracted {
+			pr, err := t.journaled(ctx, pin, pp.path)
+			if err != nil {
+				return nil, err
+			}
+			pp.pr = pr
+		}
+		// Placed all or nothing, through the pass's Renamer: a file held
+		// past the pass's one wait leaves this pack's old version whole.
+		var owned []string
+		if rec != nil {
+			owned = rec.Content
+		}
+		pl, err := place.Place(t.r, pp.pr.staged.Root, pp.pr.staged.Files, p.opts.Paks, pin.ID, owned, p.step)
+		if extracted {
+			// What it placed has left staging; the rest goes.
+			if rerr := pp.pr.staged.Remove(); rerr != nil {
+				p.log.Warn("could not remove staging; tried again at the next pass", "pack", pin.ID, "err", rerr)
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("install %s: %w", pin.ID, err)
+		}
+		pp.pl = pl
+		placed[pin.ID] = pp
+		order = append(order, pp)
+	}
+	return placed, nil
+}
+
+// journaled extracts the archive a journal names for pin again (the
+// extraction the interrupted apply made is gone) and checks it still holds
+// the pinned pack.
+func (t *txn) journaled(ctx context.Context, pin store.GenerationPack, path string) (*prepared, error) {
+	p := t.p
+	rep, staged, err := verdict.Archive(ctx, p.opts.Extractor, path, p.store.Path(store.StagingDir), p.opts.Limits, nil)
+	if err != nil {
+		return nil, fmt.Errorf("apply set: %s %s: %w", pin.ID, pin.Version, err)
+	}
+	if !rep.Valid || staged.SHA256 != pin.SHA256 || rep.Manifest.ID != pin.ID || rep.Manifest.Version != pin.Version {
+		if staged != nil {
+			staged.Remove()
+		}
+		return nil, fmt.Errorf("apply set: %s %s: the journaled archive %s no longer holds the pinned pack: %w", pin.ID, pin.Version, path, ErrArchiveMismatch)
+	}
+	return &prepared{staged: staged, manifest: rep.Manifest}, nil
+}
+
+// commitPins makes a placed set the installed one: every placement is
+// committed, each archive kept, each manifest stored and each record
+// changed, the unpinned packs disabled or removed, and the journal
+// cleared.
+func (t *txn) commitPins(ps *store.PendingSet, placed map[string]*pinPlaced, kept map[string]string) error {
+	st := t.st
+	for _, pp := range placed {
+		if err := pp.pl.Commit(); err != nil {
+			// The replaced files are temp files now, removed when the
+			// pack is placed again.
+			t.p.log.Warn("could not remove the replaced content yet", "err", err)
+		}
 	}
 	res := newSetResult()
 	t.packs = slices.Clone(t.packs)
@@ -423,7 +568,7 @@ func (t *txn) rollForward(ctx context.Context, ps *store.PendingSet, ready map[s
 			t.pinEnabled(rec, pin.Enabled, res)
 			continue
 		}
-		if err := t.installPin(ctx, pin, rec, ready[pin.SHA256], kept, res); err != nil {
+		if err := t.installPin(pin, rec, placed[pin.ID], kept, res); err != nil {
 			return err
 		}
 	}
@@ -451,53 +596,22 @@ func (t *txn) pinEnabled(rec *store.PackRecord, enabled bool, res *SetResult) {
 	}
 }
 
-// installPin installs the pinned pack from its prepared archive (or, when
-// finishing an interrupted apply, from the journaled one, checked again),
-// keeping the archive, placing the content and recording it over rec.
-func (t *txn) installPin(ctx context.Context, pin store.GenerationPack, rec *store.PackRecord, pr *prepared, kept map[string]string, res *SetResult) error {
+// installPin records the pinned pack whose content pp placed: its archive
+// is kept (moved from incoming/ when it came from there), its manifest
+// stored, and its record put over rec.
+func (t *txn) installPin(pin store.GenerationPack, rec *store.PackRecord, pp *pinPlaced, kept map[string]string, res *SetResult) error {
 	p := t.p
 	key := store.KeptKey(pin.ID, pin.Version, pin.SHA256)
-	name, isKept := kept[key]
-	path := p.store.Path(store.ArchivesDir, name)
-	if !isKept {
-		path = p.store.Path(store.IncomingDir, pin.SHA256)
-	}
-	if pr == nil {
-		rep, staged, err := verdict.Archive(ctx, p.opts.Extractor, path, p.store.Path(store.StagingDir), p.opts.Limits, nil)
-		if err != nil {
-			return fmt.Errorf("apply set: %s %s: %w", pin.ID, pin.Version, err)
-		}
-		defer staged.Remove()
-		if !rep.Valid || staged.SHA256 != pin.SHA256 || rep.Manifest.ID != pin.ID || rep.Manifest.Version != pin.Version {
-			return fmt.Errorf("apply set: %s %s: the journaled archive %s no longer holds the pinned pack: %w", pin.ID, pin.Version, path, ErrArchiveMismatch)
-		}
-		pr = &prepared{staged: staged, manifest: rep.Manifest}
-	}
-	if !isKept {
-		name = key + archiveExt("", pr.staged.Format)
-		if err := p.opts.Renamer.Replace(path, p.store.Path(store.ArchivesDir, name)); err != nil {
+	name := kept[key]
+	if !pp.kept {
+		name = key + archiveExt("", pp.pr.staged.Format)
+		if err := p.opts.Renamer.Replace(pp.path, p.store.Path(store.ArchivesDir, name)); err != nil {
 			return fmt.Errorf("keep archive of %s: %w", pin.ID, err)
 		}
 		kept[key] = name
 		p.step("archive:" + pin.ID)
 	}
-	// Placed all or nothing, through the pass's Renamer: a file held past
-	// the pass's one wait leaves this pack's old version whole.
-	var owned []string
-	if rec != nil {
-		owned = rec.Content
-	}
-	pl, err := place.Place(t.r, pr.staged.Root, pr.staged.Files, p.opts.Paks, pin.ID, owned, p.step)
-	if err != nil {
-		return fmt.Errorf("install %s: %w", pin.ID, err)
-	}
-	if err := pl.Commit(); err != nil {
-		// The replaced files are temp files now, removed when the pack
-		// is placed again.
-		p.log.Warn("could not remove the replaced content yet", "err", err)
-	}
-	placed := pl.Paths
-	norm, err := render.Manifest(pr.manifest)
+	norm, err := render.Manifest(pp.pr.manifest)
 	if err != nil {
 		return fmt.Errorf("install %s: %w", pin.ID, err)
 	}
@@ -506,7 +620,7 @@ func (t *txn) installPin(ctx context.Context, pin store.GenerationPack, rec *sto
 		return fmt.Errorf("install %s: %w", pin.ID, err)
 	}
 	nr := store.PackRecord{ID: pin.ID, Version: pin.Version, Enabled: pin.Enabled, ArchiveSHA256: pin.SHA256,
-		Archive: name, InstalledAt: p.opts.Now().UTC(), Content: placed, Manifest: manifest}
+		Archive: name, InstalledAt: p.opts.Now().UTC(), Content: pp.pl.Paths, Manifest: manifest}
 	if rec == nil {
 		t.st.Packs = append(t.st.Packs, nr)
 		res.Installed = append(res.Installed, SetChange{ID: pin.ID, Version: pin.Version})
@@ -525,7 +639,7 @@ func (t *txn) installPin(ctx context.Context, pin store.GenerationPack, rec *sto
 		t.replace(rec, nr)
 	}
 	t.packs = slices.DeleteFunc(t.packs, func(ip inventory.InstalledPack) bool { return ip.Manifest.ID == pin.ID })
-	t.packs = append(t.packs, inventory.InstalledPack{Manifest: pr.manifest, Enabled: pin.Enabled, ArchiveSHA256: pin.SHA256})
+	t.packs = append(t.packs, inventory.InstalledPack{Manifest: pp.pr.manifest, Enabled: pin.Enabled, ArchiveSHA256: pin.SHA256})
 	return nil
 }
 

@@ -55,6 +55,10 @@ type txn struct {
 	// changes are the pack-enabled, -disabled and -removed events of the
 	// change, reported once it is committed.
 	changes []api.EventData
+	// blocked, when not nil, says why an interrupted set apply (journaled
+	// before a crash) cannot be finished yet: until it is, dropped
+	// archives wait in drop and no change is applied.
+	blocked *rejection.Reason
 }
 
 // transact runs one transaction: the change (if any), every archive in
@@ -234,17 +238,14 @@ func (p *Pipeline) newTxn(ctx context.Context, ch *change, cause store.Cause) (*
 	t.sum.Outcomes = append(t.sum.Outcomes, p.unclaimed...)
 	p.unclaimed = nil
 	if ps := st.PendingSet; ps != nil {
-		// A set apply or rollback was journaled and not committed: it is
-		// finished first, from the archives it journaled.
-		if err := t.loadPacks(); err != nil {
+		if err := t.finishInterrupted(ctx, ps); err != nil {
 			return nil, err
-		}
-		p.log.Info("finishing an interrupted set apply", "cause", ps.Cause)
-		if err := t.rollForward(ctx, ps, nil); err != nil {
-			return nil, fmt.Errorf("finish the interrupted %s: %w", ps.Cause, err)
 		}
 	}
 	if ch != nil {
+		if t.blocked != nil {
+			return nil, &WaitError{Reason: *t.blocked, err: errBlocked}
+		}
 		if err := t.loadPacks(); err != nil {
 			return nil, err
 		}
@@ -253,6 +254,42 @@ func (p *Pipeline) newTxn(ctx context.Context, ch *change, cause store.Cause) (*
 		}
 	}
 	return t, nil
+}
+
+// errBlocked is what a change waits for while an interrupted set apply
+// cannot be finished.
+var errBlocked = errors.New("an interrupted set apply must be finished first")
+
+// finishInterrupted finishes a set apply or rollback that was journaled
+// and not committed (a crash), from the archives it journaled. When what
+// it needs is not there yet (a file the game holds, a full disk: the
+// packs' content is as it was before this try) the journal stays, the
+// transaction goes on blocked (see txn.blocked) and its summary says what
+// waits: start-up never fails on the machine's condition, and every pass
+// tries again.
+func (t *txn) finishInterrupted(ctx context.Context, ps *store.PendingSet) error {
+	p := t.p
+	if err := t.loadPacks(); err != nil {
+		return err
+	}
+	p.log.Info("finishing an interrupted set apply", "cause", ps.Cause)
+	err := t.rollForward(ctx, ps, nil)
+	if err == nil {
+		return nil
+	}
+	if !errors.As(err, new(errNothingPlaced)) {
+		return fmt.Errorf("finish the interrupted %s: %w", ps.Cause, err)
+	}
+	what := "set apply"
+	if ps.Cause == CauseRollback {
+		what = "rollback"
+	}
+	r := faultReason(err, placedFile(err, p.opts.Paks), "it is finished at the next pass; until then dropped archives wait in drop and changes wait")
+	r.Message = "an interrupted " + what + " waits: " + r.Message
+	t.blocked = &r
+	t.sum.Pending = append(t.sum.Pending, r)
+	p.log.Warn("an interrupted set apply waits; tried again at the next pass", "cause", ps.Cause, "err", err)
+	return nil
 }
 
 // processAll processes every archive waiting in processing, in name order,
@@ -265,6 +302,14 @@ func (t *txn) processAll(ctx context.Context, o txnOptions) error {
 	for _, name := range names {
 		if ctx.Err() != nil {
 			break
+		}
+		if t.blocked != nil {
+			// Installed now, it would be disabled or removed by the set
+			// when it is finished: it waits for that, in drop.
+			r := *t.blocked
+			r.Message = "waits for " + strings.TrimPrefix(r.Message, "an ")
+			t.wait(name, Outcome{Archive: name}, r, o.origin(name))
+			continue
 		}
 		if err := t.loadPacks(); err != nil {
 			return err
@@ -326,7 +371,9 @@ func (t *txn) commit() (*Summary, error) {
 		// those the state names, so the next pass publishes again. Old
 		// content stays until installed.txt no longer names it.
 		p.log.Warn("inventory not published yet; tried again at the next pass", "err", err)
-		t.sum.Warnings = append(t.sum.Warnings, "inventory not published yet, tried again at the next pass: "+err.Error())
+		r := faultReason(err, busyFile(err), "the inventory is published at the next pass")
+		r.Message = "inventory not published yet: " + r.Message
+		t.sum.Pending = append(t.sum.Pending, r)
 		return t.done()
 	}
 	if err != nil {
@@ -738,7 +785,14 @@ func (t *txn) fault(name string, out Outcome, err error, from origin) {
 	if from == fromInstall {
 		retry = "install it again once that is done"
 	}
-	reason := faultReason(err, placedFile(err, p.opts.Paks), retry)
+	p.log.Warn("archive waits: the machine failed, not the archive", "archive", name, "err", err)
+	t.wait(name, out, faultReason(err, placedFile(err, p.opts.Paks), retry), from)
+}
+
+// wait records an archive that waits for reason, the machine's condition;
+// see fault.
+func (t *txn) wait(name string, out Outcome, reason rejection.Reason, from origin) {
+	p := t.p
 	out.Result, out.Reasons = api.ResultWaiting, []rejection.Reason{reason}
 	t.sum.Outcomes = append(t.sum.Outcomes, out)
 	if from == fromDrop {
@@ -747,10 +801,9 @@ func (t *txn) fault(name string, out Outcome, err error, from origin) {
 		}
 		p.faulted[name] = faulted{retry: p.opts.Now().Add(FaultRetry), reason: reason}
 	}
-	p.log.Warn("archive waits: the machine failed, not the archive", "archive", name, "err", err)
 	if a, ok := t.attempts[name]; ok {
 		a.Count = max(a.Count-1, 0)
-		a.Last = err.Error()
+		a.Last = reason.Value
 		t.attempts[name] = a
 		if err := p.saveAttempts(t.attempts); err != nil {
 			p.log.Warn("could not update the attempt counts", "err", err)

@@ -85,7 +85,7 @@ func WireSummary(s *Summary) *api.Summary {
 		return nil
 	}
 	out := &api.Summary{Published: s.Published, Warnings: s.Warnings, Duration: s.Duration, Generation: s.Generation,
-		Set: apiSetResult(s.Set), RolledBackTo: s.RolledBackTo}
+		Set: apiSetResult(s.Set), RolledBackTo: s.RolledBackTo, Pending: wire.Reasons(s.Pending)}
 	if s.Outcomes != nil {
 		out.Outcomes = make([]api.Outcome, len(s.Outcomes))
 		for i, o := range s.Outcomes {

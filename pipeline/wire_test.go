@@ -84,6 +84,7 @@ func TestWireSummaryWhole(t *testing.T) {
 	sum := &Summary{Outcomes: []Outcome{{Archive: "a.zip", Result: api.ResultUpgraded, Pack: "p", Version: "2", Previous: "1",
 		Reasons: []rejection.Reason{{Rule: "r", File: "f", Path: "p", Message: "m", Value: "v", Line: 1, Column: 2}}}},
 		Published: []string{"x.json"}, Warnings: []string{"w"}, Duration: time.Second, Generation: 4, RolledBackTo: 2,
+		Pending: []rejection.Reason{{Rule: "held", File: "f", Path: "p", Message: "m", Value: "v", Line: 1, Column: 2}},
 		Set: &SetResult{Fingerprint: "sha256:f", Generation: 4, Installed: ch, Upgraded: ch, Downgraded: ch, Reinstalled: ch,
 			Enabled: []string{"e"}, Disabled: []string{"d"}, Removed: []string{"r"}}}
 	if zero := nonZero("Summary", reflect.ValueOf(sum)); len(zero) > 0 {
