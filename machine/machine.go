@@ -67,6 +67,9 @@ type Machine struct {
 	client *daemon.Client     // nil: no daemon answers
 	p      *pipeline.Pipeline // opened locally
 	rec    *api.Summary       // what opening the state recovered
+	// lock is the state's lock, taken without opening the pipeline while
+	// kept archives are read.
+	lock *store.Store
 	// registry is the client of OCI registries, made at first use.
 	registry *ociset.Registry
 }
@@ -80,6 +83,9 @@ func New(opts Options) *Machine {
 func (m *Machine) Close() error {
 	if m.client != nil {
 		m.client.Close()
+	}
+	if m.lock != nil {
+		m.lock.Close()
 	}
 	if m.p != nil {
 		return m.p.Close()
@@ -313,16 +319,14 @@ func (m *Machine) Rollback(ctx context.Context, n int) (*api.Summary, error) {
 		func(p *pipeline.Pipeline) (*pipeline.Summary, error) { return p.Rollback(ctx, n) })
 }
 
-// Packs returns the installed packs, from the daemon or the state.
+// Packs returns the installed packs, from the daemon or else read from the
+// state: a read finishes nothing a crash or a held file interrupted, so it
+// never waits on the game (see pipeline.ReadPacks).
 func (m *Machine) Packs(ctx context.Context) ([]api.Pack, error) {
 	if c := m.Daemon(ctx); c != nil {
 		return c.Packs(ctx)
 	}
-	p, err := m.local(ctx)
-	if err != nil {
-		return nil, err
-	}
-	installed, err := p.Packs()
+	installed, err := pipeline.ReadPacks(m.opts.Config.Paths.State)
 	out := []api.Pack{}
 	for _, pk := range installed {
 		out = append(out, pipeline.PackView(pk))
@@ -330,14 +334,15 @@ func (m *Machine) Packs(ctx context.Context) ([]api.Pack, error) {
 	return out, err
 }
 
-// Installed returns the installed packs as a pack set sees them.
+// Installed returns the installed packs as a pack set sees them, from the
+// daemon or else read from the state, as Packs does.
 func (m *Machine) Installed(ctx context.Context) ([]packset.Installed, error) {
 	if c := m.Daemon(ctx); c == nil {
-		p, err := m.local(ctx)
+		packs, err := pipeline.ReadPacks(m.opts.Config.Paths.State)
 		if err != nil {
 			return nil, err
 		}
-		return p.Installed()
+		return pipeline.SetPacks(packs), nil
 	}
 	packs, err := m.client.Packs(ctx)
 	if err != nil {
@@ -356,6 +361,13 @@ func (m *Machine) Installed(ctx context.Context) ([]packset.Installed, error) {
 // atomically) is read as it stands, and every archive's SHA-256 is
 // checked while it is copied.
 func (m *Machine) Kept(ctx context.Context) ([]packset.Kept, error) {
+	if m.Daemon(ctx) == nil && m.p == nil && m.lock == nil {
+		lock, err := store.OpenStore(m.opts.Config.Paths.State, m.opts.LockWait)
+		if err != nil {
+			return nil, err
+		}
+		m.lock = lock
+	}
 	installed, err := m.Installed(ctx)
 	if err != nil {
 		return nil, err

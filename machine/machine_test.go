@@ -18,6 +18,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/internal/cli"
 	"github.com/mjolnir-forge/forgesync/internal/errkind"
 	"github.com/mjolnir-forge/forgesync/pipeline"
+	"github.com/mjolnir-forge/forgesync/store"
 )
 
 // game lays out a game install under a short temp folder (a socket path
@@ -91,10 +92,14 @@ func TestLocal(t *testing.T) {
 	if _, err := m.Rollback(ctx, 99); !refused(err) || !errors.Is(err, pipeline.ErrNoGeneration) {
 		t.Errorf("Rollback(99) = %v; want a refusal, ErrNoGeneration", err)
 	}
-	// The lock is held until Close: a second machine waits, then gives up.
+	// The lock is held until Close: a second machine's change waits, then
+	// gives up; its reads need no lock, and answer.
 	other := New(Options{Config: m.opts.Config, Log: m.opts.Log, LockWait: 10 * time.Millisecond, Extractor: m.opts.Extractor})
-	if _, err := other.Packs(ctx); err == nil || refused(err) {
-		t.Errorf("Packs beside a machine holding the lock = %v; want a failure naming the holder", err)
+	if _, err := other.SyncDrop(ctx); !errors.Is(err, store.ErrLocked) {
+		t.Errorf("Sync beside a machine holding the lock = %v; want a failure naming the holder", err)
+	}
+	if packs, err := other.Packs(ctx); err != nil || len(packs) != 0 {
+		t.Errorf("Packs beside a machine holding the lock = %v, %v; want the empty list, read without the lock", packs, err)
 	}
 	other.Close()
 }

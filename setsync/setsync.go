@@ -341,7 +341,7 @@ func (s *Syncer) download(ctx context.Context, src packset.Source, l *packset.Lo
 	var lacking []packset.Pack
 	for _, p := range l.Packs {
 		byHash[p.SHA256] = p
-		if kept[store.KeptKey(p.ID, p.Version, p.SHA256)] {
+		if kept[store.KeptKey(p.ID, p.Version, p.SHA256)] && s.keptUsable(p) {
 			continue
 		}
 		// A cached archive is verified by the fetch, which downloads it
@@ -363,6 +363,30 @@ func (s *Syncer) download(ctx context.Context, src packset.Source, l *packset.Lo
 		}
 	}
 	return byHash, verified, nil
+}
+
+// keptUsable reports whether the apply may take p's kept archive as it is:
+// the machine has p installed at its pin (the apply needs no archive), or
+// the kept file's bytes are still the pinned ones. A kept archive whose
+// bytes changed on disk (the cache's copy is the same file, and a fetch
+// heals only the cache's name) is fetched again, and the apply replaces
+// it, rather than failing every sync on it.
+func (s *Syncer) keptUsable(p packset.Pack) bool {
+	if installed, err := s.w.Installed(); err == nil && slices.ContainsFunc(installed, func(in packset.Installed) bool {
+		return in.ID == p.ID && in.SHA256 == p.SHA256
+	}) {
+		return true
+	}
+	names, err := s.keptNames()
+	if err != nil {
+		return false
+	}
+	path := filepath.Join(s.opts.State, store.ArchivesDir, names[store.KeptKey(p.ID, p.Version, p.SHA256)])
+	if err := packset.VerifyFile(path, p.Size, p.SHA256); err != nil {
+		s.opts.Log.Warn("a kept archive is damaged; fetching it again", "pack", p.ID, "version", p.Version, "err", err)
+		return false
+	}
+	return true
 }
 
 // addDelta counts a fetch's delta update, or its fallback, into the

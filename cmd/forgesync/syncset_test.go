@@ -566,3 +566,70 @@ func TestSyncSetCache(t *testing.T) {
 		t.Fatalf("fingerprint %s; want %s", got, want1)
 	}
 }
+
+// TestSyncSetDamagedKeptArchive: the cache's copy of an archive and the
+// store's kept one are one file; when its bytes change on disk, sync --set
+// of a set that needs it fetches it again and keeps the right bytes (on the
+// old code it failed with exit 1, "archive does not match its sha256", on
+// every run although the mirror had the right bytes), and a rollback to a
+// generation that needs it, with no network, waits as a fault (exit 2),
+// saying so, and changes nothing.
+func TestSyncSetDamagedKeptArchive(t *testing.T) {
+	fastFetch(t)
+	dirA, wantA := publishedSet(t, map[string]int{"alpha-gates": 1})
+	dirB, wantB := publishedSet(t, map[string]int{"beta-gates": 1})
+	srvA := httptest.NewServer(http.FileServer(http.Dir(dirA)))
+	defer srvA.Close()
+	srvB := httptest.NewServer(http.FileServer(http.Dir(dirB)))
+	defer srvB.Close()
+	config, _, _ := gameEnv(t)
+	for _, url := range []string{srvA.URL + "/", srvB.URL + "/"} {
+		if code, out, errs := runCLI(t, "sync", "--set", url, "--config", config, "--prune"); code != cli.ExitOK {
+			t.Fatalf("sync --set %s = %d\n%s%s", url, code, out, errs)
+		}
+	}
+	archives := filepath.Join(filepath.Dir(config), "state", "archives")
+	damage := func() string {
+		t.Helper()
+		kept, _ := filepath.Glob(filepath.Join(archives, "alpha-gates-*"))
+		if len(kept) != 1 {
+			t.Fatalf("kept archives of alpha-gates: %v; want one", kept)
+		}
+		f, err := os.OpenFile(kept[0], os.O_WRONLY, 0)
+		if err != nil {
+			os.Chmod(kept[0], 0o644) // the cache's name made it read-only
+			if f, err = os.OpenFile(kept[0], os.O_WRONLY, 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		f.WriteAt([]byte("XX"), 60)
+		f.Close()
+		return kept[0]
+	}
+	damage()
+	code, out, errs := runCLI(t, "rollback", "--config", config)
+	if code != cli.ExitFailure || !strings.Contains(errs, "kept archive of alpha-gates 1.0.0 is damaged") {
+		t.Fatalf("rollback to a damaged kept archive = %d\n%s%s; want 2, saying it is damaged", code, out, errs)
+	}
+	if got := machineFingerprint(t, config); got != wantB {
+		t.Fatalf("the refused rollback changed the machine: %s; want %s", got, wantB)
+	}
+	code, out, errs = runCLI(t, "sync", "--set", srvA.URL+"/", "--config", config, "--prune")
+	if code != cli.ExitOK || !strings.Contains(out, "the machine now equals the set "+wantA) {
+		t.Fatalf("sync --set with the kept archive damaged = %d\n%s%s; want the set applied", code, out, errs)
+	}
+	kept, _ := filepath.Glob(filepath.Join(archives, "alpha-gates-*"))
+	lock, _ := packset.Decode("lock", mustRead(t, filepath.Join(dirA, packset.LockName)), packset.DecodeOptions{Have: packset.HaveAll})
+	if len(kept) != 1 || sha256File(t, kept[0]) != lock.Packs[0].SHA256 {
+		t.Fatalf("kept archives %v; want alpha-gates kept again with its pinned bytes", kept)
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
