@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"sync/atomic"
+	"time"
 
 	"github.com/mjolnir-forge/forgesync/casync"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
@@ -84,7 +85,11 @@ func indexLimits(size int64) (casync.Limits, uint64) {
 }
 
 // fetchDelta rebuilds p's archive into dst from seeds and the chunk store,
-// checked as a whole download is, or returns why it could not.
+// checked as a whole download is, or returns why it could not. The whole
+// rebuild (its index, seeds and chunks) may take no longer than one attempt
+// at the whole archive ([AttemptDeadline] of its size): past that, by the
+// wall clock or the Fetcher's, it ends with an error matching ErrTooSlow,
+// and the caller downloads the archive whole.
 func (f *Fetcher) fetchDelta(ctx context.Context, base Source, p Pack, dst string) (*Result, error) {
 	var seeds []Seed
 	if f.Delta.Seeds != nil {
@@ -97,6 +102,25 @@ func (f *Fetcher) fetchDelta(ctx context.Context, base Source, p Pack, dst strin
 	if len(seeds) == 0 {
 		return nil, fmt.Errorf("%w (%s)", ErrNoSeed, p.ID)
 	}
+	deadline := AttemptDeadline(p.Size, pos(f.MinRate, DefaultMinRate))
+	due := f.now().Add(deadline)
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	late := time.AfterFunc(deadline, func() { cancel(lateRebuild{deadline}) })
+	defer late.Stop()
+	r, err := f.rebuild(ctx, base, p, dst, seeds, due, deadline)
+	if err != nil {
+		if c := context.Cause(ctx); errors.Is(c, ErrTooSlow) {
+			return nil, fmt.Errorf("rebuild from chunks: %w", c)
+		}
+		return nil, err
+	}
+	return r, nil
+}
+
+// rebuild is fetchDelta once the seeds are known; the chunk store refuses
+// a chunk asked for after due, on the Fetcher's clock.
+func (f *Fetcher) rebuild(ctx context.Context, base Source, p Pack, dst string, seeds []Seed, due time.Time, deadline time.Duration) (*Result, error) {
 	client := f.mirrorClient(base)
 	var requests, wire atomic.Int64
 	raw, ix, err := f.fetchIndex(ctx, client, base, p, &requests, &wire)
@@ -107,6 +131,7 @@ func (f *Fetcher) fetchDelta(ctx context.Context, base Source, p Pack, dst strin
 	if err != nil {
 		return nil, err
 	}
+	store.due, store.dueIn = due, deadline
 	var cs []casync.Seed
 	var seedErrs []error
 	for _, s := range seeds {
@@ -127,26 +152,8 @@ func (f *Fetcher) fetchDelta(ctx context.Context, base Source, p Pack, dst strin
 	if f.Progress != nil {
 		f.Progress(Progress{Pack: p.ID, URL: shown, Done: 0, Total: p.Size})
 	}
-	pending, err := atomicfile.Create(dst, 0o644)
+	st, err := f.assemble(ctx, p, dst, ix, cs, store)
 	if err != nil {
-		return nil, err
-	}
-	defer pending.Cleanup()
-	st, err := casync.Assemble(ctx, pending.File(), ix, cs, store, casync.AssembleOptions{Parallel: f.Delta.Parallel})
-	if err != nil {
-		return nil, fmt.Errorf("rebuild from chunks: %w", err)
-	}
-	// The same check as a whole download's: a wrong byte never lands.
-	if err := VerifyFile(pending.Name(), p.Size, p.SHA256); err != nil {
-		return nil, fmt.Errorf("rebuild from chunks: %w", err)
-	}
-	if err := pending.Commit(atomicfile.Renamer{}); err != nil {
-		return nil, err
-	}
-	if err := os.Chmod(dst, 0o444); err != nil {
-		return nil, err
-	}
-	if err := atomicfile.SyncDir(f.Dir); err != nil {
 		return nil, err
 	}
 	if f.Delta.IndexPath != nil {
@@ -163,6 +170,31 @@ func (f *Fetcher) fetchDelta(ctx context.Context, base Source, p Pack, dst strin
 		f.Progress(Progress{Pack: p.ID, URL: shown, Done: p.Size, Total: p.Size, Delta: ds})
 	}
 	return &Result{Pack: p, Path: dst, From: shown, Delta: ds}, nil
+}
+
+// assemble writes the archive ix describes into dst from seeds and store,
+// and lands it only when its size and SHA-256 are the pack's.
+func (f *Fetcher) assemble(ctx context.Context, p Pack, dst string, ix *casync.Index, seeds []casync.Seed, store casync.Store) (casync.Stats, error) {
+	pending, err := atomicfile.Create(dst, 0o644)
+	if err != nil {
+		return casync.Stats{}, err
+	}
+	defer pending.Cleanup()
+	st, err := casync.Assemble(ctx, pending.File(), ix, seeds, store, casync.AssembleOptions{Parallel: f.Delta.Parallel})
+	if err != nil {
+		return st, fmt.Errorf("rebuild from chunks: %w", err)
+	}
+	// The same check as a whole download's: a wrong byte never lands.
+	if err := VerifyFile(pending.Name(), p.Size, p.SHA256); err != nil {
+		return st, fmt.Errorf("rebuild from chunks: %w", err)
+	}
+	if err := pending.Commit(atomicfile.Renamer{}); err != nil {
+		return st, err
+	}
+	if err := os.Chmod(dst, 0o444); err != nil {
+		return st, err
+	}
+	return st, atomicfile.SyncDir(f.Dir)
 }
 
 func (f *Fetcher) deltaLog() *slog.Logger {
