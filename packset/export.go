@@ -136,8 +136,12 @@ type ExportOptions struct {
 // ExportStats count what an export wrote: archives copied, indexes made
 // (an archive whose index is in place is not chunked again), and chunks
 // written to the store (a chunk already there is not written again).
+// Repaired counts the files among them that were in place and had lost
+// their bytes: an archive of another SHA-256, an index that does not read
+// back or does not describe its archive, a chunk file that does not
+// decompress to its name.
 type ExportStats struct {
-	Copied, Indexed, ChunksWritten int
+	Copied, Indexed, ChunksWritten, Repaired int
 }
 
 // ExportWith writes a folder that any static web server serves as it is:
@@ -147,10 +151,13 @@ type ExportStats struct {
 // dir/chunks/xxxx/<id>.cacnk (casync's layout), then dir/forgepacks.lock
 // naming them and, with a key, its signature. The lock is written last, and
 // each index after its chunks, so a folder with a lock is always complete.
-// Archives already in place with the right size are not copied again, and
-// an index already in place that reads back and adds up to the archive's
-// size is not made again: exporting a folder where one pack changed writes
-// only that pack's archive, index and new chunks.
+// What is in place is checked, not trusted by its name: an archive is
+// kept when its SHA-256 is the pack's, an index when it reads back and its
+// chunks are the archive's bytes, a chunk file when it decompresses to the
+// bytes its name is the digest of; anything else is written again (and
+// counted as repaired). Exporting a folder where one pack changed so reads
+// every archive and chunk once, and writes only that pack's archive, index
+// and new chunks.
 func ExportWith(ctx context.Context, dir string, packs []Kept, opt ExportOptions) (*Lock, error) {
 	l, err := LockFor(opt.Name, packs, opt.Template)
 	if err != nil {
@@ -165,12 +172,21 @@ func ExportWith(ctx context.Context, dir string, packs []Kept, opt ExportOptions
 		return nil, fmt.Errorf("export: %w", err)
 	}
 	for i, k := range packs {
-		dst := filepath.Join(pdir, k.SHA256+k.Ext)
-		if st, err := os.Stat(dst); err == nil && st.Size() == l.Packs[i].Size {
-			continue
-		}
 		if err := ctx.Err(); err != nil {
 			return nil, context.Cause(ctx)
+		}
+		dst := filepath.Join(pdir, k.SHA256+k.Ext)
+		if fi, err := os.Stat(dst); err == nil && fi.Size() == l.Packs[i].Size {
+			if !opt.NoIndex {
+				continue // checked as it is indexed
+			}
+			if err := VerifyFile(dst, l.Packs[i].Size, k.SHA256); !errors.Is(err, ErrWrongBytes) {
+				if err != nil {
+					return nil, fmt.Errorf("export %s %s: %w", k.ID, k.Version, err)
+				}
+				continue
+			}
+			st.Repaired++
 		}
 		if err := copyChecked(k.Path, dst, k.SHA256); err != nil {
 			return nil, fmt.Errorf("export %s %s: %w", k.ID, k.Version, err)
@@ -178,28 +194,9 @@ func ExportWith(ctx context.Context, dir string, packs []Kept, opt ExportOptions
 		st.Copied++
 	}
 	if !opt.NoIndex {
-		template := cmp.Or(opt.Template, DefaultURLTemplate)
-		store := &countingStore{dir: filepath.Join(dir, ChunksDir)}
-		for i, k := range packs {
-			p := &l.Packs[i]
-			dst := filepath.Join(pdir, k.SHA256+k.Ext)
-			ref, made, err := exportIndex(ctx, pdir, dst, *p, template, store)
-			if errors.Is(err, ErrWrongBytes) {
-				// A copy left in place that lost its bytes: copy it again.
-				if err = copyChecked(k.Path, dst, k.SHA256); err == nil {
-					st.Copied++
-					ref, made, err = exportIndex(ctx, pdir, dst, *p, template, store)
-				}
-			}
-			if err != nil {
-				return nil, fmt.Errorf("export %s %s: %w", k.ID, k.Version, err)
-			}
-			p.Index = ref
-			if made {
-				st.Indexed++
-			}
+		if err := exportIndexes(ctx, pdir, packs, l, opt.Template, &st); err != nil {
+			return nil, err
 		}
-		st.ChunksWritten = store.written
 		l.Chunks = []string{cmp.Or(opt.ChunksURL, DefaultChunksURL)}
 	}
 	if err := atomicfile.SyncDir(pdir); err != nil {
@@ -211,31 +208,131 @@ func ExportWith(ctx context.Context, dir string, packs []Kept, opt ExportOptions
 	return l, nil
 }
 
-// countingStore is the export's chunk store: it writes a chunk only when
-// its file is not there yet, and counts those it wrote.
+// exportIndexes gives each pack of l its chunk index (see exportIndex),
+// copying again an archive in place that lost its bytes, and counts what
+// it wrote into st.
+func exportIndexes(ctx context.Context, pdir string, packs []Kept, l *Lock, template string, st *ExportStats) error {
+	template = cmp.Or(template, DefaultURLTemplate)
+	store := &countingStore{dir: filepath.Join(filepath.Dir(pdir), ChunksDir), checked: map[casync.ChunkID]bool{}}
+	for i, k := range packs {
+		p := &l.Packs[i]
+		dst := filepath.Join(pdir, k.SHA256+k.Ext)
+		ref, made, err := exportIndex(ctx, pdir, dst, *p, template, store)
+		if errors.Is(err, ErrWrongBytes) {
+			// A copy left in place that lost its bytes: copy it again.
+			st.Repaired++
+			if err = copyChecked(k.Path, dst, k.SHA256); err == nil {
+				st.Copied++
+				ref, made, err = exportIndex(ctx, pdir, dst, *p, template, store)
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("export %s %s: %w", k.ID, k.Version, err)
+		}
+		p.Index = ref
+		if made {
+			st.Indexed++
+		}
+	}
+	st.ChunksWritten += store.written
+	st.Repaired += store.repaired
+	return nil
+}
+
+// countingStore is the export's chunk store: it writes a chunk whose file
+// is not there yet, checks one that is (once per export: it must
+// decompress to the chunk's bytes, which its name is the digest of) and
+// writes it again when it is damaged, and counts what it wrote.
 type countingStore struct {
-	dir     string
-	written int
+	dir               string
+	written, repaired int
+	// checked holds the chunks whose files this export wrote or found
+	// whole.
+	checked map[casync.ChunkID]bool
 }
 
 func (s *countingStore) PutChunk(id casync.ChunkID, data []byte) error {
-	ls := casync.LocalStore{Dir: s.dir}
-	if _, err := os.Stat(ls.Path(id)); err == nil {
+	if s.checked[id] {
 		return nil
 	}
-	if err := ls.PutChunk(id, data); err != nil {
+	ls := casync.LocalStore{Dir: s.dir}
+	switch _, err := ls.GetChunk(context.Background(), id, uint64(len(data))); {
+	case err == nil:
+	case errors.Is(err, casync.ErrChunkMissing):
+		if err := ls.PutChunk(id, data); err != nil {
+			return err
+		}
+		s.written++
+	case errors.Is(err, casync.ErrChunkInvalid):
+		// Kept, every client would fetch it, refuse it and download the
+		// whole archive instead.
+		if err := atomicfile.WriteFlushed(ls.Path(id), casync.EncodeChunk(data), 0o644, atomicfile.FlushFile); err != nil {
+			return fmt.Errorf("write again the damaged chunk %s: %w", ls.Path(id), err)
+		}
+		s.written++
+		s.repaired++
+	default:
+		return fmt.Errorf("check the chunk in place %s: %w", ls.Path(id), err)
+	}
+	s.checked[id] = true
+	return nil
+}
+
+// errStaleIndex is returned by checkIndexed for an index whose chunks are
+// not the archive's bytes.
+var errStaleIndex = errors.New("the index in place does not describe the archive")
+
+// checkIndexed reads the exported archive at path along ix, the index in
+// place: each chunk's bytes against its id, then through store (which
+// checks the chunk's file, and writes it when it is missing or damaged),
+// and the whole against p's size and SHA-256. An archive of other bytes
+// gives an error wrapping ErrWrongBytes; an index whose chunks are not the
+// archive's, errStaleIndex.
+func checkIndexed(ctx context.Context, path string, ix *casync.Index, p Pack, store casync.ChunkWriter) error {
+	in, err := os.Open(path)
+	if err != nil {
 		return err
 	}
-	s.written++
+	defer in.Close()
+	h := sha256.New()
+	buf := make([]byte, ix.Max)
+	stale := false
+	for _, c := range ix.Chunks {
+		if err := ctx.Err(); err != nil {
+			return context.Cause(ctx)
+		}
+		b := buf[:c.Size]
+		if _, err := io.ReadFull(in, b); errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return fmt.Errorf("%s: %w: shorter than the %d bytes the lock pins", path, ErrWrongBytes, p.Size)
+		} else if err != nil {
+			return fmt.Errorf("read %s: %w", path, err)
+		}
+		h.Write(b)
+		if stale = stale || casync.Sum(b) != c.ID; !stale {
+			if err := store.PutChunk(c.ID, b); err != nil {
+				return err
+			}
+		}
+	}
+	if n, _ := in.Read(buf[:1]); n > 0 {
+		return fmt.Errorf("%s: %w: longer than the %d bytes the lock pins", path, ErrWrongBytes, p.Size)
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != p.SHA256 {
+		return fmt.Errorf("%s: %w: SHA-256 %s, the lock pins %s", path, ErrWrongBytes, got, p.SHA256)
+	}
+	if stale {
+		return errStaleIndex
+	}
 	return nil
 }
 
 // exportIndex returns the reference to the chunk index of the exported
 // archive at path, making the index (and putting its chunks into store)
-// unless an index that adds up to the archive's size is in place; made
-// reports whether it was made. The archive's bytes are checked against
-// its SHA-256 as they are chunked.
-func exportIndex(ctx context.Context, pdir, path string, p Pack, template string, store casync.ChunkWriter) (ref *IndexRef, made bool, err error) {
+// unless an index in place reads back, adds up to the archive's size and
+// describes its bytes (see checkIndexed); made reports whether it was made.
+// The archive's bytes are checked against its SHA-256 either way: other
+// bytes give an error wrapping ErrWrongBytes.
+func exportIndex(ctx context.Context, pdir, path string, p Pack, template string, store *countingStore) (ref *IndexRef, made bool, err error) {
 	ipath := filepath.Join(pdir, p.SHA256+IndexExt)
 	u, err := ExpandURL(template, p.SHA256, IndexExt)
 	if err != nil {
@@ -245,12 +342,20 @@ func exportIndex(ctx context.Context, pdir, path string, p Pack, template string
 		u += IndexExt // else the index would have the archive's URL
 	}
 	lim, maxBytes := indexLimits(p.Size)
-	if raw, err := atomicfile.ReadFile(ipath, int64(maxBytes)); err == nil {
+	raw, err := atomicfile.ReadFile(ipath, int64(maxBytes))
+	if err == nil {
 		if ix, err := casync.ReadIndex(bytes.NewReader(raw), lim); err == nil && ix.Length() == uint64(p.Size) {
-			sum := sha256.Sum256(raw)
-			return &IndexRef{URL: u, SHA256: hex.EncodeToString(sum[:])}, false, nil
+			if err := checkIndexed(ctx, path, ix, p, store); !errors.Is(err, errStaleIndex) {
+				if err != nil {
+					return nil, false, err
+				}
+				sum := sha256.Sum256(raw)
+				return &IndexRef{URL: u, SHA256: hex.EncodeToString(sum[:])}, false, nil
+			}
 		}
 	}
+	// An index in place, damaged or of other bytes, is made again.
+	replaced := !errors.Is(err, fs.ErrNotExist)
 	in, err := os.Open(path)
 	if err != nil {
 		return nil, false, err
@@ -270,6 +375,9 @@ func exportIndex(ctx context.Context, pdir, path string, p Pack, template string
 	}
 	if err := atomicfile.WriteFile(ipath, b.Bytes(), 0o644); err != nil {
 		return nil, false, err
+	}
+	if replaced {
+		store.repaired++
 	}
 	sum := sha256.Sum256(b.Bytes())
 	return &IndexRef{URL: u, SHA256: hex.EncodeToString(sum[:])}, true, nil

@@ -199,6 +199,9 @@ type Written struct {
 	Indexed       int `json:"indexed,omitempty"`
 	ChunksWritten int `json:"chunks_written,omitempty"`
 	ChunksPruned  int `json:"chunks_pruned,omitempty"`
+	// Repaired counts the files in the folder (archives, indexes,
+	// chunks) that `export` found damaged and wrote again.
+	Repaired int `json:"repaired,omitempty"`
 }
 
 // WriteWritten writes what was written as text: the lock, and its
@@ -214,6 +217,13 @@ func WriteWritten(w io.Writer, x Written) error {
 			noun = "archive"
 		}
 		_, err = fmt.Fprintf(w, "removed %d %s the set no longer pins: %s\n", len(x.Removed), noun, strings.Join(x.Removed, ", "))
+	}
+	if x.Repaired > 0 && err == nil {
+		noun := "files"
+		if x.Repaired == 1 {
+			noun = "file"
+		}
+		_, err = fmt.Fprintf(w, "repaired %d damaged %s in the folder (archives, chunk indexes or chunks that had lost their bytes)\n", x.Repaired, noun)
 	}
 	return err
 }

@@ -77,6 +77,7 @@ func TestWriteWritten(t *testing.T) {
 	}{
 		{Written{Lock: "f.lock", Fingerprint: "sha256:x", Packs: 3}, "wrote f.lock: 3 packs, sha256:x\n"},
 		{Written{Lock: "f.lock", Fingerprint: "sha256:x", Packs: 1, SignedBy: "AB"}, "wrote f.lock: 1 packs, sha256:x\nsigned by key AB (f.lock.minisig)\n"},
+		{Written{Lock: "f.lock", Fingerprint: "sha256:x", Packs: 2, Repaired: 1}, "wrote f.lock: 2 packs, sha256:x\nrepaired 1 damaged file in the folder (archives, chunk indexes or chunks that had lost their bytes)\n"},
 	}
 	for _, tt := range tests {
 		var b strings.Builder

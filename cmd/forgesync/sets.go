@@ -156,7 +156,7 @@ func exportCommand() *cli.Command {
 				}
 			}
 			w := written(filepath.Join(dir, packset.LockName), l, key, removed...)
-			w.Indexed, w.ChunksWritten, w.ChunksPruned = st.Indexed, st.ChunksWritten, pruned
+			w.Indexed, w.ChunksWritten, w.ChunksPruned, w.Repaired = st.Indexed, st.ChunksWritten, pruned, st.Repaired
 			cli.Show(e, w, packset.WriteWritten)
 			return cli.ExitOK
 		},
