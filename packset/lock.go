@@ -408,7 +408,7 @@ func (d *decoder) pack(i int, t map[string]any) (Pack, bool) {
 					continue
 				}
 				if why := checkURL(s); why != "" {
-					d.add(line("urls"), fmt.Sprintf("pack[%d].urls[%d]", i, j), "%q %s", s, why)
+					d.add(line("urls"), fmt.Sprintf("pack[%d].urls[%d]", i, j), "%q %s", Redact(s), why)
 					continue
 				}
 				p.URLs = append(p.URLs, s)
@@ -453,7 +453,7 @@ func (d *decoder) chunks(root map[string]any) []string {
 			continue
 		}
 		if why := checkURL(s); why != "" {
-			d.add(line, key, "%q %s", s, why)
+			d.add(line, key, "%q %s", Redact(s), why)
 			continue
 		}
 		out = append(out, s)
@@ -481,7 +481,7 @@ func (d *decoder) index(i int, v any) *IndexRef {
 	} else if s, ok := u.(string); !ok {
 		d.add(line, key(".url"), "must be a string, found %s", show(u))
 	} else if why := checkURL(s); why != "" {
-		d.add(line, key(".url"), "%q %s", s, why)
+		d.add(line, key(".url"), "%q %s", Redact(s), why)
 	} else {
 		ref.URL = s
 	}
@@ -513,7 +513,7 @@ func checkURL(s string) string {
 	}
 	u, err := url.Parse(s)
 	if err != nil {
-		return "is not a URL: " + err.Error()
+		return "is not a URL: " + requestError(err).Error() // the error without the URL, which may hold a password
 	}
 	switch u.Scheme {
 	case "https", "http":

@@ -176,10 +176,15 @@ func New(w Writer, opts Options) (*Syncer, error) {
 			break
 		}
 		v.rec = rec
-		// A record of an older version may hold a password.
-		v.rec.Source = packset.Redact(v.rec.Source)
+		// A record of an older version may hold a password: it goes now.
+		scrubbed := v.rec.scrub()
 		if l, err := packset.Decode(v.rec.Source, []byte(v.rec.Lock), packset.DecodeOptions{Have: packset.HaveAll}); err == nil {
 			v.pins = l.Entries()
+		}
+		if scrubbed {
+			if err := s.save(v.rec, v.pins); err != nil {
+				opts.Log.Warn("could not remove the passwords from the set record; removed when it is next written", "path", s.recordPath(), "err", err)
+			}
 		}
 	}
 	s.view.Store(v)
@@ -491,15 +496,9 @@ func (s *Syncer) sync(ctx context.Context, req Request, res *api.SetSyncResult) 
 	check.Fingerprint = l.Fingerprint()
 	pins := l.Entries()
 	if req.remote() {
-		nr := Record{Source: src.Redacted(), Name: l.Name, Fingerprint: check.Fingerprint, Lock: string(data), Signature: string(sig),
-			Validators: val, SignedBy: res.SignedBy}
-		if rec.Source == nr.Source {
-			nr.Applied, nr.LastCheck, nr.LastApply = rec.Applied, rec.LastCheck, rec.LastApply
-		}
-		if err := s.save(nr, pins); err != nil {
+		if rec, err = s.remember(rec, src, l, check.Fingerprint, res.SignedBy, data, sig, val); err != nil {
 			return err
 		}
-		rec = nr
 	}
 	if req.follow && rec.Applied == check.Fingerprint {
 		// The set did not change since it was applied: what differs now
@@ -536,6 +535,22 @@ func (s *Syncer) sync(ctx context.Context, req Request, res *api.SetSyncResult) 
 		return s.recordApplied(check, sum.Generation, pins)
 	}
 	return nil
+}
+
+// remember records the lock l read from src (its text data, signature sig
+// and the server's validators val; without the passwords its URLs may
+// hold, see storedLock), keeping what rec, the record before, says of the
+// same source, and returns the new record.
+func (s *Syncer) remember(rec Record, src packset.Source, l *packset.Lock, fingerprint, signedBy string, data, sig []byte, val packset.Validators) (Record, error) {
+	nr := Record{Source: src.Redacted(), Name: l.Name, Fingerprint: fingerprint, SignedBy: signedBy}
+	nr.Lock, nr.Signature, nr.Validators, _ = storedLock(nr.Source, data, sig, val)
+	if rec.Source == nr.Source {
+		nr.Applied, nr.LastCheck, nr.LastApply = rec.Applied, rec.LastCheck, rec.LastApply
+	}
+	if err := s.save(nr, l.Entries()); err != nil {
+		return rec, err
+	}
+	return nr, nil
 }
 
 // recordApplied records that the followed set was checked and, when it

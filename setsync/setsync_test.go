@@ -170,9 +170,11 @@ func TestCredentialsRedacted(t *testing.T) {
 	if err != nil || len(res.Downloaded) != 1 {
 		t.Fatalf("Check = %+v, %v", res, err)
 	}
-	rec := s.Record()
-	rec.Lock = "" // the signed text is kept as it came; the file is 0600
-	for what, v := range map[string]any{"result": res, "record": rec, "status": s.Status(nil), "events": events} {
+	file, err := os.ReadFile(filepath.Join(state, RecordName))
+	if err != nil || !strings.Contains(string(file), `"lock": "format`) {
+		t.Fatalf("set.json = %s, %v; want the lock kept", file, err)
+	}
+	for what, v := range map[string]any{"result": res, "record": s.Record(), "status": s.Status(nil), "events": events, "set.json": string(file)} {
 		b, _ := json.Marshal(v)
 		if strings.Contains(string(b), "s3cret") {
 			t.Errorf("the %s holds the password: %s", what, b)
