@@ -1,6 +1,12 @@
 package packset
 
 import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 )
@@ -57,5 +63,49 @@ func TestDecodeErrorWithoutPassword(t *testing.T) {
 		if err == nil || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "league:xxxxx@mirror.example.org") {
 			t.Errorf("Decode(a bad URL %q) = %v; want it refused, named without its password", u, err)
 		}
+	}
+}
+
+// TestDiffLockWithoutPassword: `forgesync diff` of a lock behind a
+// password, whose URLs hold it too, shows neither; nor does its error for
+// a lock it refuses.
+func TestDiffLockWithoutPassword(t *testing.T) {
+	var lock string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if u, p, ok := r.BasicAuth(); !ok || u != "league" || p != "s3cret" {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		if r.URL.Path != "/set/"+LockName {
+			http.NotFound(w, r)
+			return
+		}
+		w.Write([]byte(lock))
+	}))
+	defer srv.Close()
+	authed := "http://league:s3cret@" + srv.Listener.Addr().String()
+	sum := sha256.Sum256([]byte("an archive"))
+	e := Entry{ID: "alpha-pack", Version: "1.0.0", SHA256: hex.EncodeToString(sum[:])}
+	text, err := Encode(&Lock{Chunks: []string{authed + "/chunks/"}, Packs: []Pack{{ID: e.ID, Version: e.Version, SHA256: e.SHA256, Size: 10,
+		URLs: []string{authed + "/a.zip"}, Index: &IndexRef{URL: authed + "/a.caibx", SHA256: hashA}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock = string(text)
+	none := func(context.Context) ([]Installed, error) { return nil, nil }
+	f := &Fetcher{AllowPrivate: true}
+	rep, err := DiffLock(t.Context(), f, authed+"/set/", nil, none)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	WriteDiff(&b, rep)
+	js, _ := json.Marshal(rep)
+	if strings.Contains(b.String()+string(js), "s3cret") || rep.Source != "http://league:xxxxx@"+srv.Listener.Addr().String()+"/set/"+LockName {
+		t.Errorf("diff shows the password:\n%s\n%s", b.String(), js)
+	}
+	lock = strings.Replace(lock, `version = "1.0.0"`, `version = "one"`, 1)
+	if _, err := DiffLock(t.Context(), f, authed+"/set/", nil, none); err == nil || strings.Contains(err.Error(), "s3cret") {
+		t.Errorf("DiffLock(a bad lock) = %v; want it refused, without the password", err)
 	}
 }

@@ -127,16 +127,17 @@ func DiffLock(ctx context.Context, f *Fetcher, arg string, trusted []string, ins
 	if err != nil {
 		return nil, err
 	}
+	shown := src.Redacted() // the source as it is shown: without its password
 	v, err := Verify(lf.Data, lf.Signature, keys)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", src, err)
+		return nil, fmt.Errorf("%s: %w", shown, err)
 	}
-	l, err := Decode(src.String(), lf.Data, DecodeOptions{Have: HaveAll})
+	l, err := Decode(shown, lf.Data, DecodeOptions{Have: HaveAll})
 	if err != nil {
 		return nil, err
 	}
 	if lf.Layers != nil {
-		if err := CheckLayers(src.String(), l, lf.Layers); err != nil {
+		if err := CheckLayers(shown, l, lf.Layers); err != nil {
 			return nil, err
 		}
 	}
@@ -144,7 +145,7 @@ func DiffLock(ctx context.Context, f *Fetcher, arg string, trusted []string, ins
 	if err != nil {
 		return nil, err
 	}
-	return &DiffReport{Source: src.String(), Name: l.Name, Signature: v, Comparison: Compare(have, l.Entries()), Pinned: len(l.Packs),
+	return &DiffReport{Source: shown, Name: l.Name, Signature: v, Comparison: Compare(have, l.Entries()), Pinned: len(l.Packs),
 		lock: l, src: lf.Source}, nil
 }
 
