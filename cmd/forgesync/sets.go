@@ -287,8 +287,11 @@ func runSyncSet(ctx context.Context, e *cli.Env, locks []string, prune bool) int
 		return e.Fail(err)
 	}
 	cli.Show(e, res, api.WriteSetSync)
-	if err != nil {
-		return cli.ExitFailure // the summary's warnings say what failed
+	if err != nil || (res.Summary != nil && res.Summary.Waiting()) {
+		// The summary says what failed, or what waits (an inventory file
+		// the game holds: the set is committed, the game does not see it
+		// yet).
+		return cli.ExitFailure
 	}
 	return cli.ExitOK
 }
