@@ -234,7 +234,11 @@ rm -f "$work/ready" "$work/release"
 # Held past the 5 s retry: the enable is committed, publication waits.
 $WINE "$bin/holder.exe" "$(winpath "$inv")" "$(winpath "$work/ready")" "$(winpath "$work/release")" 60000 & holder=$!
 held || fail "the holder did not take installed.txt"
-fs enable foundry-wide --config "$cfg" > "$work/enable.out" 2>&1 || { cat "$work/enable.out"; fail "enable with installed.txt held"; }
+set +e
+fs enable foundry-wide --config "$cfg" > "$work/enable.out" 2>&1; code=$?
+set -e
+# Committed, not yet seen by the game: a fault that waits (exit 2).
+[ "$code" = 2 ] || { cat "$work/enable.out"; fail "enable with installed.txt held exited $code; want 2"; }
 grep -q "not published yet" "$work/enable.out" || { cat "$work/enable.out"; fail "enable did not say the inventory waits"; }
 fs packs --config "$cfg" > "$work/packs.out" 2>&1 || { cat "$work/packs.out"; fail "packs with installed.txt held"; }
 touch "$work/release"; wait $holder
@@ -372,6 +376,91 @@ wait_for 60 fs status --config "$fcfg" || { cat "$work/filled.log"; fail "the da
 kill "$odaemon" 2>/dev/null || true
 wait "$odaemon" 2>/dev/null || true
 [ "$(cat "$oroot/shared state/notes.txt")" = "keep me" ] || fail "the other file in the state folder changed"
+
+# ---- issue 35 §1-4: a name's case, a held file during a set, one wait --
+step "a case-only rename (content/Map.pak -> content/MAP.pak) upgrades and rolls back whole"
+# Windows takes Map.pak and MAP.pak for one file: the upgrade used to place
+# MAP.pak and then delete it as the old version's Map.pak.
+case_pack() { # case_pack DIR VERSION NAME BYTES: a pack case-pack with content/NAME
+  rm -rf "$1"; cp -r examples/foundry-wide "$1"
+  sed -i "s/foundry-wide/case-pack/g; s/\"version\": \"1.4.0\"/\"version\": \"$2\"/" "$1/forgepack.json"
+  mkdir -p "$1/content"; printf '%s' "$4" > "$1/content/$3"
+}
+cpaks="$root/Game/Paks/MJOLNIRForge/case-pack"
+case_has() { # case_has BYTES: the pack folder holds one file, a .pak of any case, with BYTES
+  [ "$(ls -A "$cpaks" | wc -l)" = 1 ] && [ "$(cat "$cpaks"/*)" = "$1" ]
+}
+case_pack "$packsrc/case-1" 1.0.0 Map.pak "map one"
+case_pack "$packsrc/case-2" 2.0.0 MAP.pak "map two"
+"$bin/forgesync" pack "$packsrc/case-1" -o "$gdrop/case-1.zip" >/dev/null
+fs sync --config "$cfg" > "$work/case1.out" 2>&1 || { cat "$work/case1.out"; fail "sync of case-pack 1.0.0"; }
+case_has "map one" || fail "case-pack 1.0.0 not in place: $(ls -A "$cpaks" 2>&1)"
+"$bin/forgesync" pack "$packsrc/case-2" -o "$gdrop/case-2.zip" >/dev/null
+fs sync --config "$cfg" > "$work/case2.out" 2>&1 || { cat "$work/case2.out"; fail "sync of case-pack 2.0.0"; }
+grep -q "upgraded case-pack 2.0.0" "$work/case2.out" || { cat "$work/case2.out"; fail "case-pack was not upgraded"; }
+case_has "map two" || fail "after the upgrade to MAP.pak the pack folder holds: $(ls -A "$cpaks" 2>&1)"
+fs rollback --config "$cfg" > "$work/case-rb.out" 2>&1 || { cat "$work/case-rb.out"; fail "rollback to case-pack 1.0.0"; }
+case_has "map one" || fail "after the rollback to Map.pak the pack folder holds: $(ls -A "$cpaks" 2>&1)"
+
+step "a set meeting a .pak the game holds changes nothing, leaves no journal, and stops nothing else"
+# The set: case-pack 3.0.0, exported by a Linux host.
+sroot="$work/set host"
+lay_out "$sroot" "$work/sethost.toml" 0
+mkdir -p "$sroot/Game/Mods/MJOLNIRForgePacks/drop"
+case_pack "$packsrc/case-3" 3.0.0 Map.pak "map three"
+"$bin/forgesync" pack "$packsrc/case-3" -o "$sroot/Game/Mods/MJOLNIRForgePacks/drop/case-3.zip" >/dev/null
+"$bin/forgesync" sync --config "$work/sethost.toml" >/dev/null || fail "the set host's sync"
+"$bin/forgesync" export "$work/set3" --config "$work/sethost.toml" >/dev/null || fail "the set host's export"
+set3=$(winpath "$work/set3")
+rm -f "$work/ready" "$work/release"
+$WINE "$bin/holder.exe" "$(winpath "$cpaks/Map.pak")" "$(winpath "$work/ready")" "$(winpath "$work/release")" 120000 & holder=$!
+held || fail "the holder did not take Map.pak"
+set +e
+fs sync --set "$set3" --config "$cfg" > "$work/set-held.out" 2>&1; code=$?
+set -e
+[ "$code" = 2 ] && grep -q "the set was not applied: .*Map.pak is held by another program (the game?); close it" "$work/set-held.out" ||
+  { cat "$work/set-held.out"; fail "sync --set with Map.pak held (exit $code): want 2, saying which file is held"; }
+! grep -q "forgesync-tmp" "$work/set-held.out" || { cat "$work/set-held.out"; fail "the message names a temp file"; }
+! grep -q pending_set "$root/state/packs.json" || fail "the set stayed journaled"
+case_has "map one" || fail "the held set changed the pack folder: $(ls -A "$cpaks" 2>&1)"
+t0=$(date +%s)
+fs packs --config "$cfg" > "$work/packs-held.out" 2>&1 || { cat "$work/packs-held.out"; fail "packs with Map.pak held"; }
+[ $(($(date +%s) - t0)) -lt 4 ] || fail "packs waited on the held file"
+set +e
+fs rollback --config "$cfg" > "$work/rb-held.out" 2>&1; code=$?
+set -e
+[ "$code" = 2 ] && grep -q "the rollback was not done: .*Map.pak is held" "$work/rb-held.out" ||
+  { cat "$work/rb-held.out"; fail "rollback with Map.pak held (exit $code): want 2, saying it was not done"; }
+port3=$((20000 + RANDOM % 20000))
+{ cat "$root/forgesync.toml"; printf '[api]\r\nlisten = "127.0.0.1:%s"\r\n' "$port3"; } > "$root/api.toml"
+acfg=$(winpath "$root/api.toml")
+fs daemon --config "$acfg" > "$work/held-daemon.log" 2>&1 & hdaemon=$!
+wait_for 60 fs status --config "$acfg" || { cat "$work/held-daemon.log"; fail "the daemon did not start with Map.pak held"; }
+fs status --config "$acfg" > "$work/held-status.out" 2>&1 || true
+! grep -q ": error," "$work/held-status.out" || { cat "$work/held-status.out"; fail "status says error with Map.pak held"; }
+kill "$hdaemon" 2>/dev/null || true; wait "$hdaemon" 2>/dev/null || true
+touch "$work/release"; wait $holder
+fs sync --config "$cfg" > "$work/after-held.out" 2>&1 || { cat "$work/after-held.out"; fail "sync after Map.pak was released"; }
+case_has "map one" || fail "the refused rollback was done behind the user's back: $(cat "$cpaks"/*)"
+
+step "installed.txt held: one sync --set waits once, says it once, and does not claim the set is live"
+rm -f "$work/ready" "$work/release"
+$WINE "$bin/holder.exe" "$(winpath "$inv")" "$(winpath "$work/ready")" "$(winpath "$work/release")" 120000 & holder=$!
+held || fail "the holder did not take installed.txt"
+t0=$(date +%s)
+set +e
+fs sync --set "$set3" --config "$cfg" > "$work/set-inv.out" 2>&1; code=$?
+set -e
+took=$(($(date +%s) - t0))
+[ "$code" = 2 ] || { cat "$work/set-inv.out"; fail "sync --set with installed.txt held exited $code; want 2 (the inventory waits)"; }
+[ "$took" -lt 10 ] || { cat "$work/set-inv.out"; fail "sync --set with installed.txt held took ${took}s; want one wait of 5 s"; }
+[ "$(grep -c "inventory not published yet" "$work/set-inv.out")" = 1 ] || { cat "$work/set-inv.out"; fail "want the unpublished inventory said once"; }
+! grep -q "now equals the set" "$work/set-inv.out" || { cat "$work/set-inv.out"; fail "sync --set claims the machine equals the set while installed.txt waits"; }
+case_has "map three" || fail "the set's content is not in place"
+touch "$work/release"; wait $holder
+fs sync --config "$cfg" > "$work/set-inv-after.out" 2>&1 || { cat "$work/set-inv-after.out"; fail "sync after installed.txt was released"; }
+grep -q "case-pack.*3.0.0" "$inv" || fail "installed.txt does not name case-pack 3.0.0 once released"
+# ---- end of issue 35 §1-4 ----------------------------------------------
 
 step "the Windows-only tests of issue 20 §3 and §4 that make their own folders"
 # They avoid t.TempDir, whose cleanup wine cannot run (see the top).
