@@ -99,37 +99,41 @@ func (s *server) postSetApply(sb SetBackend, w http.ResponseWriter, r *http.Requ
 // connKey is the request context's key of its connection.
 type connKey struct{}
 
-// checkLockPath refuses a set/apply whose lock is not an http(s) URL (a
-// path, a folder, a file: URL), which the daemon would read with its own
-// account, unless the caller may read it too: never over the TCP API,
-// whose caller has a key but no identity the daemon can check; over the
-// local socket when the peer is the daemon's own user or root (Linux,
-// SO_PEERCRED). Where peer credentials are not read (other systems), the
-// socket's own mode or ACL already admits only those.
+// checkLockPath refuses a set/apply whose lock is not remote (an http(s)
+// URL or an oci:// reference) but a path, a folder or a file: URL, which
+// the daemon would read with its own account, unless the caller may read
+// it too: never over the TCP API, whose caller has a key but no identity
+// the daemon can check; over the local socket when the peer is the
+// daemon's own user or root (Linux, SO_PEERCRED). Where peer credentials
+// are not read (other systems), the socket's own mode or ACL already
+// admits only those. A lock sent as text names no local file either: the
+// set sync refuses one that does (setsync).
 func (s *server) checkLockPath(r *http.Request, ref string) error {
-	if ref == "" || isHTTPURL(ref) {
+	if ref == "" || isRemoteRef(ref) {
 		return nil
 	}
 	if s.opts.APIKey != "" {
 		return &APIError{Status: http.StatusForbidden, Code: CodeForbidden,
-			Message: fmt.Sprintf("set/apply over the TCP API takes an http(s) URL or the lock's text, not a local path (%q): the daemon's account would read it for a caller it cannot identify; use the local socket, or send the lock", ref)}
+			Message: fmt.Sprintf("set/apply over the TCP API takes an http(s) URL, an oci:// reference or the lock's text, not a local path (%q): the daemon's account would read it for a caller it cannot identify; use the local socket, or send the lock", ref)}
 	}
 	c, _ := r.Context().Value(connKey{}).(net.Conn)
 	if c == nil {
 		return &APIError{Status: http.StatusForbidden, Code: CodeForbidden,
-			Message: fmt.Sprintf("set/apply of a local path (%q): the caller cannot be identified; send an http(s) URL or the lock", ref)}
+			Message: fmt.Sprintf("set/apply of a local path (%q): the caller cannot be identified; send an http(s) URL, an oci:// reference or the lock", ref)}
 	}
 	if uid, ok := peerUID(c); ok && !s.opts.readsPathsOf(uid) {
 		return &APIError{Status: http.StatusForbidden, Code: CodeForbidden,
-			Message: fmt.Sprintf("set/apply of a local path (%q) is for the daemon's own user or root, not uid %d: send an http(s) URL or the lock", ref, uid)}
+			Message: fmt.Sprintf("set/apply of a local path (%q) is for the daemon's own user or root, not uid %d: send an http(s) URL, an oci:// reference or the lock", ref, uid)}
 	}
 	return nil
 }
 
-// isHTTPURL reports whether ref is an http or https URL.
-func isHTTPURL(ref string) bool {
+// isRemoteRef reports whether ref names a lock on another machine: an
+// http or https URL, or a set in an OCI registry (oci://HOST/REPO…, SPEC
+// §10.2b), which the set sync parses and refuses when malformed.
+func isRemoteRef(ref string) bool {
 	scheme, _, ok := strings.Cut(ref, "://")
-	return ok && (strings.EqualFold(scheme, "http") || strings.EqualFold(scheme, "https"))
+	return ok && (strings.EqualFold(scheme, "http") || strings.EqualFold(scheme, "https") || strings.EqualFold(scheme, "oci"))
 }
 
 func (s *server) postSetCheck(sb SetBackend, w http.ResponseWriter, r *http.Request) error {

@@ -49,7 +49,7 @@ func (f *fakeSets) SetApply(_ context.Context, req api.SetApplyRequest) (*api.Se
 
 func TestSetApplyLocalPathOnlyOverTheSocket(t *testing.T) {
 	local := []string{"/home/someone/packs/forgepacks.lock", "file:///etc/shadow", `C:\packs`, "packs/"}
-	remote := "https://forge.example.org/forgepacks.lock"
+	remote := []string{"https://forge.example.org/forgepacks.lock", "oci://ghcr.io/league/packs:live", "OCI://ghcr.io/league/packs@sha256:" + strings.Repeat("0", 64)}
 
 	// The TCP API: an http(s) URL or a lock's text, never a local path.
 	key, err := APIKey(t.TempDir())
@@ -73,14 +73,16 @@ func TestSetApplyLocalPathOnlyOverTheSocket(t *testing.T) {
 			t.Errorf("SetApply(%q) over TCP = %v; want it refused as a local path", path, err)
 		}
 	}
-	if _, err := c.SetApply(waitCtx(t), api.SetApplyRequest{URL: remote}); err != nil {
-		t.Errorf("SetApply(%q) over TCP = %v; want it applied", remote, err)
+	for _, ref := range remote {
+		if _, err := c.SetApply(waitCtx(t), api.SetApplyRequest{URL: ref}); err != nil {
+			t.Errorf("SetApply(%q) over TCP = %v; want it applied", ref, err)
+		}
 	}
 	if _, err := c.SetApply(waitCtx(t), api.SetApplyRequest{Lock: "format = \"forgepacks-lock\"\n"}); err != nil {
 		t.Errorf("SetApply(a lock's text) over TCP = %v; want it applied", err)
 	}
-	if n := len(b.applied); n != 2 {
-		t.Errorf("%d applies reached the backend over TCP; want 2", n)
+	if n, want := len(b.applied), len(remote)+1; n != want {
+		t.Errorf("%d applies reached the backend over TCP; want %d", n, want)
 	}
 
 	// The local socket: the peer is the daemon's user, so a path is read.
