@@ -112,6 +112,12 @@ type DecodeOptions struct {
 	// pack must list at least one URL. A caller that only reads a lock (a
 	// diff) and downloads nothing passes [HaveAll].
 	Have func(sha256 string) bool
+	// Given is set for a lock given as text (a request's body) rather
+	// than read from a location: it may name no local file, since a file:
+	// URL would make the daemon read its own disk for a caller who may
+	// not read it, and a relative URL has no location to resolve against,
+	// so a pack that must be downloaded needs an absolute http(s) URL.
+	Given bool
 }
 
 // HaveAll is a DecodeOptions.Have for callers that download nothing: no
@@ -407,7 +413,7 @@ func (d *decoder) pack(i int, t map[string]any) (Pack, bool) {
 					d.add(line("urls"), fmt.Sprintf("pack[%d].urls[%d]", i, j), "must be a string, found %s", show(e))
 					continue
 				}
-				if why := checkURL(s); why != "" {
+				if why := d.checkURL(s); why != "" {
 					d.add(line("urls"), fmt.Sprintf("pack[%d].urls[%d]", i, j), "%q %s", Redact(s), why)
 					continue
 				}
@@ -421,11 +427,43 @@ func (d *decoder) pack(i int, t map[string]any) (Pack, bool) {
 	if len(d.problems) > n {
 		return p, false
 	}
-	if len(p.URLs) == 0 && (d.opt.Have == nil || !d.opt.Have(p.SHA256)) {
-		d.add(line("urls"), key("urls"), "%s %s must be downloaded, and the pack lists no URL", p.ID, p.Version)
-		return p, false
+	if d.opt.Have == nil || !d.opt.Have(p.SHA256) {
+		switch {
+		case len(p.URLs) == 0:
+			d.add(line("urls"), key("urls"), "%s %s must be downloaded, and the pack lists no URL", p.ID, p.Version)
+			return p, false
+		case d.opt.Given && !slices.ContainsFunc(p.URLs, isAbsoluteURL):
+			d.add(line("urls"), key("urls"), "%s %s must be downloaded, and a lock given as text has no location for its relative URLs (%s) to resolve against: list an http(s) URL, or apply the lock by its URL",
+				p.ID, p.Version, strings.Join(p.URLs, ", "))
+			return p, false
+		}
 	}
 	return p, true
+}
+
+// checkURL returns why s cannot be a URL of this lock, or "": checkURL's
+// rules, and for a lock given as text no file: URL.
+func (d *decoder) checkURL(s string) string {
+	if why := checkURL(s); why != "" {
+		return why
+	}
+	if d.opt.Given && isFileURL(s) {
+		return "names a local file, and a lock given as text may name none: the daemon would read it with its own account for a caller it cannot vouch for; list http(s) URLs, or give the lock's own path over the local socket"
+	}
+	return ""
+}
+
+// isFileURL reports whether s, a URL checkURL accepts, is a file: URL.
+func isFileURL(s string) bool {
+	scheme, _, ok := strings.Cut(s, ":")
+	return ok && strings.EqualFold(scheme, "file")
+}
+
+// isAbsoluteURL reports whether s, a URL checkURL accepts, is an http(s)
+// or file: URL rather than one relative to the lock.
+func isAbsoluteURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && u.Scheme != ""
 }
 
 // chunks checks the lock's chunk store mirrors, a list of URLs.
@@ -452,7 +490,7 @@ func (d *decoder) chunks(root map[string]any) []string {
 			d.add(line, key, "must be a string, found %s", show(e))
 			continue
 		}
-		if why := checkURL(s); why != "" {
+		if why := d.checkURL(s); why != "" {
 			d.add(line, key, "%q %s", Redact(s), why)
 			continue
 		}
@@ -480,7 +518,7 @@ func (d *decoder) index(i int, v any) *IndexRef {
 		d.add(line, key(".url"), "missing")
 	} else if s, ok := u.(string); !ok {
 		d.add(line, key(".url"), "must be a string, found %s", show(u))
-	} else if why := checkURL(s); why != "" {
+	} else if why := d.checkURL(s); why != "" {
 		d.add(line, key(".url"), "%q %s", Redact(s), why)
 	} else {
 		ref.URL = s

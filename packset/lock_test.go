@@ -184,6 +184,55 @@ func TestDecodeErrors(t *testing.T) {
 	}
 }
 
+// TestDecodeGivenNamesNoLocalFile: a lock given as text may name no
+// file: URL, as a pack's mirror, its index or the chunk store, each
+// refused with its line and the URL; its relative URLs resolve to nothing,
+// so a pack that must be downloaded needs an absolute one.
+func TestDecodeGivenNamesNoLocalFile(t *testing.T) {
+	given := DecodeOptions{Given: true}
+	index := "\nindex = {url = \"file:///srv/forge/a.caibx\", sha256 = \"" + hashC + "\"}"
+	tests := []struct {
+		name string
+		text string
+		opt  DecodeOptions
+		line int
+		want string
+	}{
+		{"file url", goodLock, given, 21, `pack[1].urls[0]: "file:///srv/forge/a.zip" names a local file`},
+		{"file url, upper case", edit(t, "file:///", "FILE:///"), given, 21, `"FILE:///srv/forge/a.zip" names a local file`},
+		{"file url, archive held", goodLock, DecodeOptions{Given: true, Have: HaveAll}, 21, "names a local file"},
+		{"file index", edit(t, `urls = ["file:///srv/forge/a.zip"]`, `urls = ["https://cdn.example.org/a.zip"]`+index), given, 22, `pack[1].index.url: "file:///srv/forge/a.caibx" names a local file`},
+		{"file chunks", edit(t, "version = 1\n", "version = 1\nchunks = [\"https://cdn.example.org/chunks/\", \"file:///var/chunks/\"]\n"), given, 3, `chunks[1]: "file:///var/chunks/" names a local file`},
+		{"relative urls only", edit(t, `"file:///srv/forge/a.zip"`, `"packs/a.zip"`), given, 21, "a lock given as text has no location for its relative URLs (packs/a.zip)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Decode("request body", []byte(tc.text), tc.opt)
+			prefix := fmt.Sprintf("request body:%d: ", tc.line)
+			if !errors.Is(err, ErrInvalidLock) || !strings.Contains(err.Error(), prefix) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Decode(given) = %v; want %q…%q", err, prefix, tc.want)
+			}
+			if _, err := Decode(LockName, []byte(tc.text), DecodeOptions{Have: tc.opt.Have}); err != nil {
+				t.Errorf("Decode(read from a path) = %v; want it allowed", err)
+			}
+		})
+	}
+	// A relative URL beside an absolute one, or for a pack the machine
+	// holds, costs nothing.
+	for _, text := range []string{
+		edit(t, `"file:///srv/forge/a.zip"`, `"packs/a.zip", "https://cdn.example.org/a.zip"`),
+		edit(t, `"file:///srv/forge/a.zip"`, `"packs/a.zip"`),
+	} {
+		opt := DecodeOptions{Given: true, Have: func(s string) bool { return s == hashA }}
+		if strings.Contains(text, "https://cdn") {
+			opt.Have = nil
+		}
+		if _, err := Decode("request body", []byte(text), opt); err != nil {
+			t.Errorf("Decode(given, %+v) = %v; want it allowed", opt, err)
+		}
+	}
+}
+
 func TestDecodeAllowed(t *testing.T) {
 	tests := []struct {
 		name string

@@ -155,9 +155,11 @@ func SignatureSource(s Source) Source {
 // Resolve returns the source of ref, a URL of a pack in the lock at base
 // (SPEC §10.1): https and http URLs as they are, file: URLs as local paths,
 // and relative URLs against the lock's own location (its folder, or its
-// URL). Anything else is refused, naming the URL. A lock read from an
-// http(s) URL may not name local files: a server must not make a machine
-// read its own disk.
+// URL). Anything else is refused, naming the URL. Only a lock read from a
+// local path may name local files: a server must not make a machine read
+// its own disk, nor may a lock given as text (base is the zero Source: it
+// has no location), whose sender the machine cannot vouch for; such a
+// lock's relative URLs resolve to nothing.
 // Errors name ref with its password redacted (see Redact).
 func Resolve(base Source, ref string) (Source, error) {
 	shown := Redact(ref)
@@ -175,6 +177,9 @@ func Resolve(base Source, ref string) (Source, error) {
 		if base.Remote() {
 			return Source{}, fmt.Errorf("%q: %w: a lock served over http(s) may not name a local file", shown, ErrURL)
 		}
+		if base.Path == "" {
+			return Source{}, fmt.Errorf("%q: %w: a lock given as text may not name a local file", shown, ErrURL)
+		}
 		p, err := fileURLPath(u)
 		if err != nil {
 			return Source{}, fmt.Errorf("%q: %w", shown, err)
@@ -189,7 +194,7 @@ func Resolve(base Source, ref string) (Source, error) {
 			return Source{URL: b.ResolveReference(u).String()}, nil
 		}
 		if base.Path == "" {
-			return Source{}, fmt.Errorf("%q: %w: a relative URL needs the lock's location", shown, ErrURL)
+			return Source{}, fmt.Errorf("%q: %w: a relative URL needs the lock's location, and a lock given as text has none", shown, ErrURL)
 		}
 		if u.Host != "" || u.RawQuery != "" || u.Fragment != "" {
 			return Source{}, fmt.Errorf("%q: %w: a relative URL beside a local lock is a path, without host, query or fragment", shown, ErrURL)

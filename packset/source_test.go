@@ -37,6 +37,9 @@ func TestResolve(t *testing.T) {
 		{local, "ftp://x.org/ab.zip", Source{}, `"ftp://x.org/ab.zip" has the scheme "ftp"`},
 		{local, "javascript:alert(1)", Source{}, `has the scheme "javascript"`},
 		{Source{}, "packs/ab.zip", Source{}, "needs the lock's location"},
+		// A lock given as text (no location) names no local file.
+		{Source{}, "file:///etc/passwd", Source{}, "a lock given as text may not name a local file"},
+		{Source{}, "https://cdn.example.org/f/ab.zip", Source{URL: "https://cdn.example.org/f/ab.zip"}, ""},
 	}
 	for _, tc := range tests {
 		got, err := Resolve(tc.base, tc.ref)

@@ -483,7 +483,8 @@ func (s *Syncer) sync(ctx context.Context, req Request, res *api.SetSyncResult) 
 		// whatever URLs its lock names.
 		have = packset.HaveAll
 	}
-	l, err := packset.Decode(check.Source, data, packset.DecodeOptions{Have: have})
+	// A lock given as text names no local file (packset.DecodeOptions).
+	l, err := packset.Decode(check.Source, data, packset.DecodeOptions{Have: have, Given: !req.remote()})
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrLock, err)
 	}

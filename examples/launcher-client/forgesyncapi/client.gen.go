@@ -1630,7 +1630,7 @@ type SetApply struct {
 
 // SetApplyRequest A lock by `url`, or inline as `lock` (its TOML text) with its `signature` (.minisig).
 type SetApplyRequest struct {
-	// Lock The lock's TOML text, instead of url.
+	// Lock The lock's TOML text, instead of url. It may name no file: URL, and its relative URLs resolve to nothing.
 	Lock *string `json:"lock,omitempty"`
 
 	// Prune Remove the installed packs the set does not pin, instead of disabling them.
@@ -3009,8 +3009,9 @@ type ClientInterface interface {
 
 	// ApplySetWithBody Make the enabled set exactly a lock's, as `forgesync sync --set` does, in one transaction.
 	//
-	// The lock comes from `url` (http, https or a file path the daemon can read) or inline with
-	// its signature. Its archives are downloaded as needed (`download` events), then the set is
+	// The lock comes from `url` (http, https, an oci:// reference, or over the local socket a
+	// file path the daemon can read) or inline with its signature; an inline lock may name no
+	// file: URL (400, nothing read), and its relative URLs resolve to nothing. Its archives are downloaded as needed (`download` events), then the set is
 	// applied as one transaction (`set-applied`). A lock or signature that fails, or a download
 	// that fails, answers 400 or 500 with nothing changed; a set the install rules refuse, 409.
 	//
@@ -3021,8 +3022,9 @@ type ClientInterface interface {
 
 	// ApplySet Make the enabled set exactly a lock's, as `forgesync sync --set` does, in one transaction.
 	//
-	// The lock comes from `url` (http, https or a file path the daemon can read) or inline with
-	// its signature. Its archives are downloaded as needed (`download` events), then the set is
+	// The lock comes from `url` (http, https, an oci:// reference, or over the local socket a
+	// file path the daemon can read) or inline with its signature; an inline lock may name no
+	// file: URL (400, nothing read), and its relative URLs resolve to nothing. Its archives are downloaded as needed (`download` events), then the set is
 	// applied as one transaction (`set-applied`). A lock or signature that fails, or a download
 	// that fails, answers 400 or 500 with nothing changed; a set the install rules refuse, 409.
 	//
@@ -3406,8 +3408,9 @@ func (c *Client) GetSet(ctx context.Context, reqEditors ...RequestEditorFn) (*ht
 
 // ApplySetWithBody Make the enabled set exactly a lock's, as `forgesync sync --set` does, in one transaction.
 //
-// The lock comes from `url` (http, https or a file path the daemon can read) or inline with
-// its signature. Its archives are downloaded as needed (`download` events), then the set is
+// The lock comes from `url` (http, https, an oci:// reference, or over the local socket a
+// file path the daemon can read) or inline with its signature; an inline lock may name no
+// file: URL (400, nothing read), and its relative URLs resolve to nothing. Its archives are downloaded as needed (`download` events), then the set is
 // applied as one transaction (`set-applied`). A lock or signature that fails, or a download
 // that fails, answers 400 or 500 with nothing changed; a set the install rules refuse, 409.
 //
@@ -3428,8 +3431,9 @@ func (c *Client) ApplySetWithBody(ctx context.Context, contentType string, body 
 
 // ApplySet Make the enabled set exactly a lock's, as `forgesync sync --set` does, in one transaction.
 //
-// The lock comes from `url` (http, https or a file path the daemon can read) or inline with
-// its signature. Its archives are downloaded as needed (`download` events), then the set is
+// The lock comes from `url` (http, https, an oci:// reference, or over the local socket a
+// file path the daemon can read) or inline with its signature; an inline lock may name no
+// file: URL (400, nothing read), and its relative URLs resolve to nothing. Its archives are downloaded as needed (`download` events), then the set is
 // applied as one transaction (`set-applied`). A lock or signature that fails, or a download
 // that fails, answers 400 or 500 with nothing changed; a set the install rules refuse, 409.
 //
@@ -4412,8 +4416,9 @@ type ClientWithResponsesInterface interface {
 
 	// ApplySetWithBodyWithResponse Make the enabled set exactly a lock's, as `forgesync sync --set` does, in one transaction.
 	//
-	// The lock comes from `url` (http, https or a file path the daemon can read) or inline with
-	// its signature. Its archives are downloaded as needed (`download` events), then the set is
+	// The lock comes from `url` (http, https, an oci:// reference, or over the local socket a
+	// file path the daemon can read) or inline with its signature; an inline lock may name no
+	// file: URL (400, nothing read), and its relative URLs resolve to nothing. Its archives are downloaded as needed (`download` events), then the set is
 	// applied as one transaction (`set-applied`). A lock or signature that fails, or a download
 	// that fails, answers 400 or 500 with nothing changed; a set the install rules refuse, 409.
 	//
@@ -4424,8 +4429,9 @@ type ClientWithResponsesInterface interface {
 
 	// ApplySetWithResponse Make the enabled set exactly a lock's, as `forgesync sync --set` does, in one transaction.
 	//
-	// The lock comes from `url` (http, https or a file path the daemon can read) or inline with
-	// its signature. Its archives are downloaded as needed (`download` events), then the set is
+	// The lock comes from `url` (http, https, an oci:// reference, or over the local socket a
+	// file path the daemon can read) or inline with its signature; an inline lock may name no
+	// file: URL (400, nothing read), and its relative URLs resolve to nothing. Its archives are downloaded as needed (`download` events), then the set is
 	// applied as one transaction (`set-applied`). A lock or signature that fails, or a download
 	// that fails, answers 400 or 500 with nothing changed; a set the install rules refuse, 409.
 	//
@@ -6216,8 +6222,9 @@ func (c *ClientWithResponses) GetSetWithResponse(ctx context.Context, reqEditors
 
 // ApplySetWithBodyWithResponse Make the enabled set exactly a lock's, as `forgesync sync --set` does, in one transaction.
 //
-// The lock comes from `url` (http, https or a file path the daemon can read) or inline with
-// its signature. Its archives are downloaded as needed (`download` events), then the set is
+// The lock comes from `url` (http, https, an oci:// reference, or over the local socket a
+// file path the daemon can read) or inline with its signature; an inline lock may name no
+// file: URL (400, nothing read), and its relative URLs resolve to nothing. Its archives are downloaded as needed (`download` events), then the set is
 // applied as one transaction (`set-applied`). A lock or signature that fails, or a download
 // that fails, answers 400 or 500 with nothing changed; a set the install rules refuse, 409.
 //
@@ -6234,8 +6241,9 @@ func (c *ClientWithResponses) ApplySetWithBodyWithResponse(ctx context.Context, 
 
 // ApplySetWithResponse Make the enabled set exactly a lock's, as `forgesync sync --set` does, in one transaction.
 //
-// The lock comes from `url` (http, https or a file path the daemon can read) or inline with
-// its signature. Its archives are downloaded as needed (`download` events), then the set is
+// The lock comes from `url` (http, https, an oci:// reference, or over the local socket a
+// file path the daemon can read) or inline with its signature; an inline lock may name no
+// file: URL (400, nothing read), and its relative URLs resolve to nothing. Its archives are downloaded as needed (`download` events), then the set is
 // applied as one transaction (`set-applied`). A lock or signature that fails, or a download
 // that fails, answers 400 or 500 with nothing changed; a set the install rules refuse, 409.
 //
