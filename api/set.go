@@ -121,6 +121,10 @@ type SetStatus struct {
 	Following bool      `json:"following"`
 	LastCheck *SetCheck `json:"last_check,omitempty"`
 	LastApply *SetApply `json:"last_apply,omitempty"`
+	// Serial is the set's lock's serial (SPEC §10.2c), 0 when it has none;
+	// Expires when the lock stops being valid, nil when it never does.
+	Serial  int64      `json:"serial,omitempty"`
+	Expires *time.Time `json:"expires,omitempty"`
 }
 
 // SetCheck is one check of a set's source: the data of the set-checked

@@ -436,6 +436,16 @@ func writeSetStatus(b *strings.Builder, set *SetStatus) {
 		printf(b, "pack set: %s (%s), not read yet\n", set.Source, how)
 	} else {
 		printf(b, "pack set: %s from %s (%s)\n", set.Fingerprint, set.Source, how)
+		var fresh []string
+		if set.Serial > 0 {
+			fresh = append(fresh, sprintf("serial %d", set.Serial))
+		}
+		if set.Expires != nil {
+			fresh = append(fresh, "expires "+set.Expires.Local().Format("2006-01-02 15:04:05"))
+		}
+		if len(fresh) > 0 {
+			printf(b, "  lock %s\n", strings.Join(fresh, ", "))
+		}
 		if set.Equal {
 			fmt.Fprintln(b, "  the machine equals its set")
 		} else {

@@ -161,7 +161,7 @@ func TestTCPAPIAppliesOCIReference(t *testing.T) {
 	}
 	sum := sha256.Sum256(archive)
 	kept := []packset.Kept{{ID: "oci-pack", Version: "1.0.0", SHA256: hex.EncodeToString(sum[:]), Path: path, Ext: ".zip"}}
-	pushed, err := packset.ExportOCI(t.Context(), ociset.New(ociset.Options{}), ref, "", kept, "", nil, time.Unix(0, 0))
+	pushed, err := packset.ExportOCI(t.Context(), ociset.New(ociset.Options{}), ref, "", kept, "", nil, time.Unix(0, 0), 0)
 	if err != nil {
 		t.Fatal(err)
 	}

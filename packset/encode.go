@@ -6,10 +6,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Encode returns the canonical text of l: format, version, the name when
-// set, the fingerprint, the chunk stores when set, then one [[pack]] table
+// set, the fingerprint, the serial and expiry when set (a TOML offset
+// date-time in UTC), the chunk stores when set, then one [[pack]] table
 // per pack sorted by id, each with id, version, sha256, size, urls and its
 // index when set. The same set always gives the
 // same bytes, and Decode reads them back. It refuses a lock that Decode
@@ -25,6 +27,12 @@ func Encode(l *Lock) ([]byte, error) {
 		b.WriteString("name = " + quote(l.Name) + "\n")
 	}
 	b.WriteString("fingerprint = " + quote(l.Fingerprint()) + "\n")
+	if l.Serial > 0 {
+		b.WriteString("serial = " + strconv.FormatInt(l.Serial, 10) + "\n")
+	}
+	if !l.Expires.IsZero() {
+		b.WriteString("expires = " + l.Expires.UTC().Format(time.RFC3339Nano) + "\n")
+	}
 	if len(l.Chunks) > 0 {
 		b.WriteString("chunks = " + quoteList(l.Chunks) + "\n")
 	}

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"aead.dev/minisign"
 
@@ -131,6 +132,12 @@ type ExportOptions struct {
 	ChunksURL string
 	// Stats, when set, receives what the export wrote.
 	Stats *ExportStats
+	// Now is when the export runs, for the lock's serial and expiry
+	// (SPEC §10.2c); zero: the time now.
+	Now time.Time
+	// Lifetime, when positive, makes the lock expire that long after Now
+	// (--expires).
+	Lifetime time.Duration
 }
 
 // ExportStats count what an export wrote: archives copied, indexes made
@@ -202,6 +209,7 @@ func ExportWith(ctx context.Context, dir string, packs []Kept, opt ExportOptions
 	if err := atomicfile.SyncDir(pdir); err != nil {
 		return nil, err
 	}
+	l.Stamp(PreviousLock(filepath.Join(dir, LockName)), cmp.Or(opt.Now, time.Now()), opt.Lifetime)
 	if _, err := WriteLock(filepath.Join(dir, LockName), l, opt.Key); err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -56,6 +57,12 @@ var ErrInvalidLock = errors.New("invalid lock file")
 type Lock struct {
 	// Name is the optional free text naming the set.
 	Name string
+	// Serial is the lock's serial (SPEC §10.2c), which only grows from
+	// one export of a set to the next; 0 when the lock has none.
+	Serial int64
+	// Expires is when the lock stops being valid (SPEC §10.2c), in UTC;
+	// zero when it never does.
+	Expires time.Time
 	// Chunks are the base URLs of the set's chunk store (SPEC §10.2a),
 	// mirrors tried in order; a relative one resolves against the lock's
 	// location. Empty for a lock without delta updates.
@@ -210,7 +217,7 @@ func (d *decoder) add(line int, key, format string, args ...any) {
 }
 
 var (
-	topKeys  = []string{"format", "version", "name", "fingerprint", "chunks", "pack"}
+	topKeys  = []string{"format", "version", "name", "fingerprint", "serial", "expires", "chunks", "pack"}
 	packKeys = []string{"id", "version", "sha256", "size", "urls", "index"}
 )
 
@@ -243,10 +250,11 @@ func (d *decoder) check(root map[string]any) *Lock {
 
 	for _, k := range sortedKeys(root) {
 		if !slices.Contains(topKeys, k) {
-			d.add(top(k), k, "unknown key (a lock has format, version, name, fingerprint, chunks and [[pack]] tables)")
+			d.add(top(k), k, "unknown key (a lock has format, version, name, fingerprint, serial, expires, chunks and [[pack]] tables)")
 		}
 	}
 	l := &Lock{Name: d.header(root)}
+	l.Serial, l.Expires = d.freshness(root)
 	l.Chunks = d.chunks(root)
 	tables, ok := packTables(root["pack"])
 	if !ok {
@@ -466,6 +474,38 @@ func isAbsoluteURL(s string) bool {
 	return err == nil && u.Scheme != ""
 }
 
+// freshness checks the lock's serial, a whole number from 1, and
+// expires, an RFC 3339 time with its offset (a TOML offset date-time, or
+// the same as a string, as JSON has no times); each is optional.
+func (d *decoder) freshness(root map[string]any) (serial int64, expires time.Time) {
+	if v, ok := root["serial"]; ok {
+		if n, ok := v.(int64); !ok || n < 1 {
+			d.add(d.lines.top("serial"), "serial", "must be a whole number from 1 (it grows with each export of the set), found %s", show(v))
+		} else {
+			serial = n
+		}
+	}
+	v, ok := root["expires"]
+	if !ok {
+		return serial, time.Time{}
+	}
+	const want = "must be an RFC 3339 time with its offset, such as 2030-01-31T00:00:00Z"
+	t, isTime := v.(time.Time)
+	if s, isString := v.(string); isString {
+		var err error
+		if t, err = time.Parse(time.RFC3339, s); err != nil {
+			d.add(d.lines.top("expires"), "expires", "%s, found %q", want, s)
+			return serial, time.Time{}
+		}
+	} else if !isTime || strings.HasSuffix(t.Location().String(), "-local") {
+		// A TOML local date or time has no offset: when it ends depends
+		// on where the machine is.
+		d.add(d.lines.top("expires"), "expires", "%s, found %s", want, show(v))
+		return serial, time.Time{}
+	}
+	return serial, t.UTC()
+}
+
 // chunks checks the lock's chunk store mirrors, a list of URLs.
 func (d *decoder) chunks(root map[string]any) []string {
 	v, ok := root["chunks"]
@@ -609,6 +649,8 @@ func show(v any) string {
 		return "a list"
 	case map[string]any:
 		return "a table"
+	case time.Time:
+		return t.Format(time.RFC3339Nano) + " (a TOML date or time without an offset)"
 	}
 	return fmt.Sprintf("%v (%T)", v, v)
 }

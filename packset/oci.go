@@ -113,12 +113,21 @@ type PushedSet struct {
 // kept archive as a blob titled packs/<sha256><ext> (skipped when the
 // registry has it), the lock (its URLs as template gives them, so that a
 // folder that `oras pull` writes is the folder Export writes) and its
-// signature by key when key is not nil, one manifest, then the tag.
-func ExportOCI(ctx context.Context, reg *ociset.Registry, ref ociset.Reference, name string, packs []Kept, template string, key *minisign.PrivateKey, now time.Time) (*PushedSet, error) {
+// signature by key when key is not nil, one manifest, then the tag. The
+// lock's serial follows the one at the tag, and with lifetime > 0 it
+// expires that long after now (see [Lock.Stamp]).
+func ExportOCI(ctx context.Context, reg *ociset.Registry, ref ociset.Reference, name string, packs []Kept, template string, key *minisign.PrivateKey, now time.Time, lifetime time.Duration) (*PushedSet, error) {
 	l, err := LockFor(name, packs, template)
 	if err != nil {
 		return nil, err
 	}
+	var prev *Lock
+	// The set at the tag, if any: a tag not there yet, or not a set, has
+	// no serial to follow (and the push says what else is wrong).
+	if set, err := reg.Pull(ctx, ref, "", MaxLockBytes, maxSignatureBytes); err == nil {
+		prev = previous(set.Lock)
+	}
+	l.Stamp(prev, now, lifetime)
 	data, err := Encode(l)
 	if err != nil {
 		return nil, err

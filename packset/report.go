@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mjolnir-forge/forgesync/casync"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
@@ -25,6 +26,13 @@ type DiffReport struct {
 	// Transfers are the expected delta updates, filled in by
 	// [DiffReport.EstimateTransfers]; empty when none was estimated.
 	Transfers []Transfer `json:"transfers,omitempty"`
+	// Serial and Expires are the lock's (SPEC §10.2c): 0 and nil when it
+	// has none.
+	Serial  int64      `json:"serial,omitempty"`
+	Expires *time.Time `json:"expires,omitempty"`
+	// Warnings say what a user should know of the set: that it expires
+	// soon or has expired, filled in by [DiffReport.CheckExpiry].
+	Warnings []string `json:"warnings,omitempty"`
 
 	lock *Lock
 	src  Source
@@ -145,8 +153,24 @@ func DiffLock(ctx context.Context, f *Fetcher, arg string, trusted []string, ins
 	if err != nil {
 		return nil, err
 	}
-	return &DiffReport{Source: shown, Name: l.Name, Signature: v, Comparison: Compare(have, l.Entries()), Pinned: len(l.Packs),
-		lock: l, src: lf.Source}, nil
+	rep := &DiffReport{Source: shown, Name: l.Name, Signature: v, Comparison: Compare(have, l.Entries()), Pinned: len(l.Packs),
+		Serial: l.Serial, lock: l, src: lf.Source}
+	if !l.Expires.IsZero() {
+		rep.Expires = &l.Expires
+	}
+	return rep, nil
+}
+
+// CheckExpiry adds to rep.Warnings that its set expires within
+// ExpiryWarning of now, or has expired (SPEC §10.2c): a diff reports it,
+// as it reports a signature, and refuses nothing.
+func (rep *DiffReport) CheckExpiry(now time.Time) {
+	if rep.Expires == nil {
+		return
+	}
+	if note := ExpiryNote(*rep.Expires, now); note != "" {
+		rep.Warnings = append(rep.Warnings, note)
+	}
 }
 
 // WriteDiff writes a report as text: one line per difference, then who
@@ -158,6 +182,9 @@ func WriteDiff(w io.Writer, rep *DiffReport) error {
 	for _, t := range rep.Transfers {
 		fmt.Fprintf(w, "%s: ~%s of %s to fetch via chunks (%d of %d chunks; the rest from the installed archive)\n",
 			t.ID, mib(t.Fetch), mib(t.Size), t.FetchChunks, t.Chunks)
+	}
+	for _, note := range rep.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", note)
 	}
 	switch v := rep.Signature; v.State {
 	case Verified:
@@ -190,6 +217,10 @@ type Written struct {
 	Lock        string `json:"lock"`
 	Packs       int    `json:"packs"`
 	SignedBy    string `json:"signed_by"`
+	// Serial and Expires are the lock's (SPEC §10.2c): 0 and nil when it
+	// has none. The text says Expires only.
+	Serial  int64      `json:"serial,omitempty"`
+	Expires *time.Time `json:"expires,omitempty"`
 	// Removed are the archives `export --prune` removed from the folder's
 	// packs/: the set no longer pins them.
 	Removed []string `json:"removed,omitempty"`
@@ -205,10 +236,13 @@ type Written struct {
 	Repaired int `json:"repaired,omitempty"`
 }
 
-// WriteWritten writes what was written as text: the lock, and its
-// signature file when it was signed.
+// WriteWritten writes what was written as text: the lock, when it
+// expires, and its signature file when it was signed.
 func WriteWritten(w io.Writer, x Written) error {
 	_, err := fmt.Fprintf(w, "wrote %s: %d packs, %s\n", x.Lock, x.Packs, x.Fingerprint)
+	if x.Expires != nil && err == nil {
+		_, err = fmt.Fprintln(w, ExpiresLine(*x.Expires))
+	}
 	if x.SignedBy != "" && err == nil {
 		_, err = fmt.Fprintf(w, "signed by key %s (%s)\n", x.SignedBy, x.Lock+".minisig")
 	}
@@ -227,4 +261,11 @@ func WriteWritten(w io.Writer, x Written) error {
 		_, err = fmt.Fprintf(w, "repaired %d damaged %s in the folder (archives, chunk indexes or chunks that had lost their bytes)\n", x.Repaired, noun)
 	}
 	return err
+}
+
+// ExpiresLine is what lock, export and a push say of a lock that
+// expires (its serial is in their JSON only, so that their text stays as
+// it was before serials).
+func ExpiresLine(t time.Time) string {
+	return "expires " + t.UTC().Format(time.RFC3339) + ": export the set again before then, or machines refuse it"
 }

@@ -41,11 +41,12 @@ type Backend struct {
 }
 
 // Status adds to the Runner's status how the machine stands against its
-// set.
+// set, and its warnings of the set's expiry.
 func (b Backend) Status() api.Status {
 	st := b.Runner.Status()
 	installed, _ := b.Runner.Installed()
 	st.Set = b.Sets.Status(installed)
+	st.Warnings = append(st.Warnings, b.Sets.Warnings()...)
 	return st
 }
 

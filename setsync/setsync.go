@@ -121,7 +121,19 @@ type Record struct {
 	Applied   string       `json:"applied,omitempty"`
 	LastCheck *StoredCheck `json:"last_check,omitempty"`
 	LastApply *StoredApply `json:"last_apply,omitempty"`
+	// Serial and Expires are the lock's (SPEC §10.2c); 0 and nil when it
+	// has none.
+	Serial  int64      `json:"serial,omitempty"`
+	Expires *time.Time `json:"expires,omitempty"`
+	// Serials are the freshest lock applied from each source, by source
+	// (at most maxSerials, the oldest forgotten first): a lock from there
+	// with a lower serial is a replay (SPEC §10.2c).
+	Serials map[string]packset.Applied `json:"serials,omitempty"`
 }
+
+// maxSerials bounds Record.Serials: a machine follows one source, and a
+// host tries a few.
+const maxSerials = 256
 
 // view is the record and its decoded pins, for readers.
 type view struct {
@@ -496,6 +508,11 @@ func (s *Syncer) sync(ctx context.Context, req Request, res *api.SetSyncResult) 
 	}
 	check.Fingerprint = l.Fingerprint()
 	pins := l.Entries()
+	// Before the record remembers the lock as read: a replayed or frozen
+	// set is not the set.
+	if err := s.checkFresh(check.Source, l, rec, req.remote()); err != nil {
+		return fmt.Errorf("%w: %w", ErrLock, err)
+	}
 	if req.remote() {
 		if rec, err = s.remember(rec, src, l, check.Fingerprint, res.SignedBy, data, sig, val); err != nil {
 			return err
@@ -505,6 +522,9 @@ func (s *Syncer) sync(ctx context.Context, req Request, res *api.SetSyncResult) 
 		// The set did not change since it was applied: what differs now
 		// (packs dropped by hand) stays, and status says how.
 		check.Result = api.CheckEqual
+		if l.Serial > rec.Serials[rec.Source].Serial {
+			return s.recordApplied(check, 0, l) // the same set, exported again
+		}
 		return nil
 	}
 
@@ -533,7 +553,7 @@ func (s *Syncer) sync(ctx context.Context, req Request, res *api.SetSyncResult) 
 		check.Result = api.CheckApplied
 	}
 	if req.remote() {
-		return s.recordApplied(check, sum.Generation, pins)
+		return s.recordApplied(check, sum.Generation, l)
 	}
 	return nil
 }
@@ -543,7 +563,8 @@ func (s *Syncer) sync(ctx context.Context, req Request, res *api.SetSyncResult) 
 // hold, see storedLock), keeping what rec, the record before, says of the
 // same source, and returns the new record.
 func (s *Syncer) remember(rec Record, src packset.Source, l *packset.Lock, fingerprint, signedBy string, data, sig []byte, val packset.Validators) (Record, error) {
-	nr := Record{Source: src.Redacted(), Name: l.Name, Fingerprint: fingerprint, SignedBy: signedBy}
+	nr := Record{Source: src.Redacted(), Name: l.Name, Fingerprint: fingerprint, SignedBy: signedBy,
+		Serial: l.Serial, Expires: timeOrNil(l.Expires), Serials: rec.Serials}
 	nr.Lock, nr.Signature, nr.Validators, _ = storedLock(nr.Source, data, sig, val)
 	if rec.Source == nr.Source {
 		nr.Applied, nr.LastCheck, nr.LastApply = rec.Applied, rec.LastCheck, rec.LastApply
@@ -554,15 +575,61 @@ func (s *Syncer) remember(rec Record, src packset.Source, l *packset.Lock, finge
 	return nr, nil
 }
 
-// recordApplied records that the followed set was checked and, when it
-// changed the machine, applied as generation gen.
-func (s *Syncer) recordApplied(check *api.SetCheck, gen int, pins []packset.Entry) error {
+// checkFresh refuses a lock past its expires and, for one read from a
+// source, one older than the freshest applied from there (SPEC §10.2c).
+// A lock given as text has no source to compare with.
+func (s *Syncer) checkFresh(source string, l *packset.Lock, rec Record, remote bool) error {
+	if err := l.CheckExpiry(s.opts.Now()); err != nil {
+		return fmt.Errorf("%s: %w", source, err)
+	}
+	if !remote {
+		return nil
+	}
+	return packset.CheckSerial(source, l, rec.Serials[source])
+}
+
+// recordApplied records that the set l, read from the record's source,
+// was checked and the machine equals it: when it changed the machine,
+// applied as generation gen; with its serial, the freshest applied from
+// there.
+func (s *Syncer) recordApplied(check *api.SetCheck, gen int, l *packset.Lock) error {
 	rec := s.view.Load().rec
 	rec.Applied = check.Fingerprint
 	if check.Result == api.CheckApplied {
 		rec.LastApply = &StoredApply{Time: check.Time, Fingerprint: check.Fingerprint, Generation: gen}
 	}
-	return s.save(rec, pins)
+	if l.Serial > 0 && l.Serial >= rec.Serials[rec.Source].Serial {
+		// A copy: readers hold the published record's map.
+		rec.Serials = maps.Clone(rec.Serials)
+		if rec.Serials == nil {
+			rec.Serials = map[string]packset.Applied{}
+		}
+		rec.Serials[rec.Source] = packset.Applied{Serial: l.Serial, Fingerprint: check.Fingerprint, Time: check.Time}
+		forgetOldest(rec.Serials, maxSerials)
+	}
+	return s.save(rec, l.Entries())
+}
+
+// forgetOldest removes the entries applied longest ago until at most n
+// are left.
+func forgetOldest(m map[string]packset.Applied, n int) {
+	for len(m) > n {
+		oldest := ""
+		for k, a := range m {
+			if oldest == "" || a.Time.Before(m[oldest].Time) {
+				oldest = k
+			}
+		}
+		delete(m, oldest)
+	}
+}
+
+// timeOrNil returns &t, or nil for the zero time.
+func timeOrNil(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
 }
 
 // fetch downloads packs of l into the cache, reporting progress as
@@ -750,7 +817,7 @@ func (s *Syncer) Status(installed []packset.Installed) *api.SetStatus {
 	}
 	st := &api.SetStatus{Source: v.rec.Source, Name: v.rec.Name, Fingerprint: v.rec.Fingerprint, SignedBy: v.rec.SignedBy,
 		Following: s.opts.Follow != "", LastCheck: wireCheck(v.rec.LastCheck), LastApply: wireApply(v.rec.LastApply),
-		Machine: packset.MachineFingerprint(installed), Differences: []api.SetDifference{}}
+		Machine: packset.MachineFingerprint(installed), Differences: []api.SetDifference{}, Serial: v.rec.Serial, Expires: v.rec.Expires}
 	if st.Source == "" {
 		st.Source = packset.Redact(s.opts.Follow)
 	}
@@ -759,6 +826,19 @@ func (s *Syncer) Status(installed []packset.Installed) *api.SetStatus {
 		st.Equal, st.Differences = c.Equal, wire.SetDifferences(c.Differences)
 	}
 	return st
+}
+
+// Warnings are what status warns of the set: that it expires within
+// packset.ExpiryWarning, or has expired (SPEC §10.2c).
+func (s *Syncer) Warnings() []string {
+	rec := s.view.Load().rec
+	if rec.Expires == nil {
+		return nil
+	}
+	if note := packset.ExpiryNote(*rec.Expires, s.opts.Now()); note != "" {
+		return []string{rec.Source + ": " + note}
+	}
+	return nil
 }
 
 // Info is the answer of GET /v1/set.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -92,12 +93,13 @@ func trustingMachine(t *testing.T, pub minisign.PublicKey) string {
 
 // TestOrasPullsWhatExportPushed: `oras pull` of a set that `forgesync
 // export oci://` pushed writes the folder `forgesync export DIR --no-index`
-// writes: the same archives, lock and signature, byte for byte (a registry
-// holds no chunk store: its archives are blobs).
+// writes: the same archives byte for byte, and the same lock but for the
+// serial each export gives it, signed (a registry holds no chunk store:
+// its archives are blobs).
 func TestOrasPullsWhatExportPushed(t *testing.T) {
 	reg := registrytest.Start(t, registrytest.Options{Auth: registrytest.AuthToken})
 	ociFetch(t, reg.User, reg.Password)
-	config, key, _ := signedHost(t)
+	config, key, pub := signedHost(t)
 
 	folder := filepath.Join(t.TempDir(), "folder")
 	if code, out, errs := runCLI(t, "export", folder, "--no-index", "--sign", key, "--config", config); code != cli.ExitOK {
@@ -115,6 +117,17 @@ func TestOrasPullsWhatExportPushed(t *testing.T) {
 	if strings.Join(names(got), " ") != strings.Join(names(want), " ") {
 		t.Fatalf("oras pull wrote %v; want the files of the folder export %v", names(got), names(want))
 	}
+	// Two exports, two serials: the locks agree on the rest, and each
+	// signature is the lock's.
+	serial := regexp.MustCompile(`(?m)^serial = [0-9]+\n`)
+	if g, w := serial.ReplaceAll(got[packset.LockName], nil), serial.ReplaceAll(want[packset.LockName], nil); !bytes.Equal(g, w) || bytes.Equal(g, got[packset.LockName]) {
+		t.Errorf("oras pull got the lock\n%s\nwant the folder export's, but for its serial:\n%s", got[packset.LockName], want[packset.LockName])
+	}
+	if !minisign.Verify(pub, got[packset.LockName], got[packset.SignatureName]) {
+		t.Errorf("the pulled signature is not the pulled lock's")
+	}
+	delete(want, packset.LockName)
+	delete(want, packset.SignatureName)
 	archives := 0
 	for name, w := range want {
 		if !bytes.Equal(got[name], w) {

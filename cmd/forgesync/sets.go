@@ -27,13 +27,22 @@ const signPasswordEnv = "FORGESYNC_SIGN_PASSWORD"
 
 // setFlags are the flags shared by lock and export.
 type setFlags struct {
-	urls, sign, name string
+	urls, sign, name, expires string
 }
 
 func (s *setFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.urls, "urls", packset.DefaultURLTemplate, "URL `TEMPLATE` of each archive: {sha256} and {ext} are filled in")
 	fs.StringVar(&s.sign, "sign", "", "sign the lock with this minisign secret key `FILE` (password from $"+signPasswordEnv+")")
 	fs.StringVar(&s.name, "name", "", "the set's `NAME`, free text")
+	fs.StringVar(&s.expires, "expires", "", "machines refuse the lock this `LONG` after now (30d, 72h); export again before to renew it")
+}
+
+// lifetime returns --expires, 0 when not given.
+func (s *setFlags) lifetime() (time.Duration, error) {
+	if s.expires == "" {
+		return 0, nil
+	}
+	return packset.ParseLifetime(s.expires)
 }
 
 func (s *setFlags) key() (*minisign.PrivateKey, error) {
@@ -63,6 +72,10 @@ func lockCommand() *cli.Command {
 				fmt.Fprintln(e.Stderr, "forgesync lock: --sign needs -o FILE (the signature goes beside the lock)")
 				return cli.ExitFailure
 			}
+			lifetime, err := sf.lifetime()
+			if err != nil {
+				return e.Fail(err)
+			}
 			key, err := sf.key()
 			if err != nil {
 				return e.Fail(err)
@@ -77,6 +90,11 @@ func lockCommand() *cli.Command {
 			if err != nil {
 				return e.Fail(err)
 			}
+			var prev *packset.Lock
+			if out != "" {
+				prev = packset.PreviousLock(out)
+			}
+			l.Stamp(prev, time.Now(), lifetime)
 			if out == "" {
 				data, err := packset.Encode(l)
 				if err != nil {
@@ -121,6 +139,10 @@ func exportCommand() *cli.Command {
 				fmt.Fprintln(e.Stderr, "forgesync export: --prune goes with a folder; a registry keeps what its tags and digests name")
 				return cli.ExitFailure
 			}
+			lifetime, err := sf.lifetime()
+			if err != nil {
+				return e.Fail(err)
+			}
 			key, err := sf.key()
 			if err != nil {
 				return e.Fail(err)
@@ -132,7 +154,7 @@ func exportCommand() *cli.Command {
 				return e.Fail(err)
 			}
 			if ref != nil {
-				p, err := packset.ExportOCI(ctx, m.Registry(), *ref, sf.name, kept, sf.urls, key, time.Now())
+				p, err := packset.ExportOCI(ctx, m.Registry(), *ref, sf.name, kept, sf.urls, key, time.Now(), lifetime)
 				if err != nil {
 					return e.Fail(err)
 				}
@@ -141,7 +163,7 @@ func exportCommand() *cli.Command {
 			}
 			var st packset.ExportStats
 			l, err := packset.ExportWith(ctx, dir, kept, packset.ExportOptions{Name: sf.name, Template: sf.urls, Key: key,
-				NoIndex: noIndex, ChunksURL: chunksURL, Stats: &st})
+				NoIndex: noIndex, ChunksURL: chunksURL, Stats: &st, Lifetime: lifetime})
 			if err != nil {
 				return e.Fail(err)
 			}
@@ -174,11 +196,19 @@ type pushed struct {
 	Uploaded      int    `json:"uploaded_blobs"`
 	UploadedBytes int64  `json:"uploaded_bytes"`
 	Skipped       int    `json:"skipped_blobs"`
+	// Serial and Expires are the lock's (SPEC §10.2c).
+	Serial  int64      `json:"serial,omitempty"`
+	Expires *time.Time `json:"expires,omitempty"`
 }
 
 func pushedSet(p *packset.PushedSet) pushed {
-	return pushed{Tagged: p.Pushed.Tagged.String(), Reference: p.Pushed.Reference.String(), Fingerprint: p.Lock.Fingerprint(),
-		Packs: len(p.Lock.Packs), SignedBy: p.SignedBy, Uploaded: p.Pushed.Uploaded, UploadedBytes: p.Pushed.UploadedBytes, Skipped: p.Pushed.Skipped}
+	out := pushed{Tagged: p.Pushed.Tagged.String(), Reference: p.Pushed.Reference.String(), Fingerprint: p.Lock.Fingerprint(),
+		Packs: len(p.Lock.Packs), SignedBy: p.SignedBy, Uploaded: p.Pushed.Uploaded, UploadedBytes: p.Pushed.UploadedBytes, Skipped: p.Pushed.Skipped,
+		Serial: p.Lock.Serial}
+	if !p.Lock.Expires.IsZero() {
+		out.Expires = &p.Lock.Expires
+	}
+	return out
 }
 
 // writePushed writes what was pushed as text; its last line is the
@@ -187,6 +217,9 @@ func writePushed(w io.Writer, p pushed) error {
 	fmt.Fprintf(w, "pushed %s: %d packs, %s\n", p.Tagged, p.Packs, p.Fingerprint)
 	if p.SignedBy != "" {
 		fmt.Fprintf(w, "signed by key %s (%s)\n", p.SignedBy, "forgepacks.lock.minisig")
+	}
+	if p.Expires != nil {
+		fmt.Fprintln(w, packset.ExpiresLine(*p.Expires))
 	}
 	fmt.Fprintf(w, "uploaded %d blobs (%d bytes); %d were in the registry already\n", p.Uploaded, p.UploadedBytes, p.Skipped)
 	_, err := fmt.Fprintln(w, p.Reference)
@@ -198,7 +231,10 @@ func printSetWritten(e *cli.Env, path string, l *packset.Lock, key *minisign.Pri
 }
 
 func written(path string, l *packset.Lock, key *minisign.PrivateKey, removed ...string) packset.Written {
-	w := packset.Written{Lock: path, Fingerprint: l.Fingerprint(), Packs: len(l.Packs), Removed: removed}
+	w := packset.Written{Lock: path, Fingerprint: l.Fingerprint(), Packs: len(l.Packs), Removed: removed, Serial: l.Serial}
+	if !l.Expires.IsZero() {
+		w.Expires = &l.Expires
+	}
 	if key != nil {
 		w.SignedBy = packset.KeyID(key.ID())
 	}
@@ -218,6 +254,7 @@ func diffCommand() *cli.Command {
 			if err != nil {
 				return e.Fail(err)
 			}
+			rep.CheckExpiry(time.Now())
 			// The expected delta updates: the new indexes are fetched, never
 			// a chunk; a seed without a kept index is not chunked.
 			if err := rep.EstimateTransfers(ctx, &f, func(sha string) string {

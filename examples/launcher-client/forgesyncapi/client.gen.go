@@ -1156,6 +1156,9 @@ type LastSyncResult string
 
 // Lock forgepacks.lock in JSON (SPEC §10.1), held to the same rules as its TOML.
 type Lock struct {
+	// Expires When the lock stops being valid, an RFC 3339 time (SPEC §10.2c).
+	Expires *time.Time `json:"expires,omitempty"`
+
 	// Fingerprint sha256: and the hex SHA-256 of the canonical text of the enabled packs (SPEC §10.1).
 	Fingerprint *Fingerprint `json:"fingerprint,omitempty"`
 
@@ -1182,6 +1185,9 @@ type Lock struct {
 		// Version The pinned version.
 		Version string `json:"version"`
 	} `json:"pack,omitempty"`
+
+	// Serial The lock's serial, which only grows from one export to the next (SPEC §10.2c).
+	Serial *int64 `json:"serial,omitempty"`
 
 	// Version The lock format's version: 1.
 	Version LockVersion `json:"version"`
@@ -1825,6 +1831,9 @@ type SetStatus struct {
 	// Equal The machine's enabled packs are exactly the set's.
 	Equal bool `json:"equal"`
 
+	// Expires When the set's lock stops being valid (SPEC §10.2c); absent when it never does. Status warns 7 days before.
+	Expires *time.Time `json:"expires,omitempty"`
+
 	// Fingerprint sha256: and the hex SHA-256 of the canonical text of the enabled packs (SPEC §10.1).
 	Fingerprint Fingerprint `json:"fingerprint"`
 
@@ -1842,6 +1851,9 @@ type SetStatus struct {
 
 	// Name The set's name, from its lock.
 	Name *string `json:"name,omitempty"`
+
+	// Serial The set's lock's serial, which grows with each export (SPEC §10.2c); absent when it has none.
+	Serial *int64 `json:"serial,omitempty"`
 
 	// SignedBy The key id of the set's verified signature.
 	SignedBy *string `json:"signed_by,omitempty"`
