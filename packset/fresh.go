@@ -49,7 +49,7 @@ func (l *Lock) CheckExpiry(now time.Time) error {
 		return nil
 	}
 	return fmt.Errorf("%w: it expired at %s, %s ago (a freeze: a mirror may serve a set its host has replaced); the machine keeps its packs; its host exports the set again to renew it",
-		ErrExpired, l.Expires.UTC().Format(time.RFC3339), Lifetime(now.Sub(l.Expires)))
+		ErrExpired, l.Expires.UTC().Format(time.RFC3339), inWords(now.Sub(l.Expires)))
 }
 
 // ExpiryNote returns the warning that status and diff give about a lock
@@ -63,7 +63,7 @@ func ExpiryNote(expires, now time.Time) string {
 		return fmt.Sprintf("the pack set expired at %s: sync --set and the daemon refuse it until its host exports it again", expires.UTC().Format(time.RFC3339))
 	}
 	return fmt.Sprintf("the pack set expires at %s, in %s: then sync --set and the daemon refuse it, unless its host exports it again before",
-		expires.UTC().Format(time.RFC3339), Lifetime(expires.Sub(now)))
+		expires.UTC().Format(time.RFC3339), inWords(expires.Sub(now)))
 }
 
 // CheckSerial returns an error wrapping ErrReplay when l, read from
@@ -169,9 +169,9 @@ func ParseLifetime(s string) (time.Duration, error) {
 	return d, nil
 }
 
-// Lifetime says a duration in words: days and hours from a day up,
+// inWords says a duration in words: days and hours from a day up,
 // hours and minutes below.
-func Lifetime(d time.Duration) string {
+func inWords(d time.Duration) string {
 	d = d.Round(time.Minute)
 	days, hours, minutes := int64(d/(24*time.Hour)), int64(d%(24*time.Hour)/time.Hour), int64(d%time.Hour/time.Minute)
 	switch {
