@@ -300,6 +300,30 @@ const (
 	ActionStatus    = "status"
 )
 
+// The states of a service, as [ServiceState] returns them and `service
+// status` prints them.
+const (
+	StateRunning      = "running"
+	StateStopped      = "stopped"
+	StateNotInstalled = "not installed"
+)
+
+// ServiceState returns whether svc is running, stopped or not installed.
+func ServiceState(svc service.Service) (string, error) {
+	st, err := svc.Status()
+	switch {
+	case errors.Is(err, service.ErrNotInstalled):
+		return StateNotInstalled, nil
+	case err != nil:
+		return "", fmt.Errorf("service %s status: %w", svc, err)
+	case st == service.StatusRunning:
+		return StateRunning, nil
+	case st == service.StatusStopped:
+		return StateStopped, nil
+	}
+	return "", fmt.Errorf("service %s status: the service manager (%s) cannot tell", svc, svc.Platform())
+}
+
 // Control runs a service action: install, uninstall, start, stop or
 // status. Status writes one line to out: running, stopped or not installed.
 // The other actions write what they did.
@@ -315,19 +339,11 @@ func Control(svc service.Service, action string, out io.Writer) error {
 	case ActionStop:
 		err = svc.Stop()
 	case ActionStatus:
-		st, err := svc.Status()
-		switch {
-		case errors.Is(err, service.ErrNotInstalled):
-			_, err = fmt.Fprintln(out, "not installed")
-		case err != nil:
-			return fmt.Errorf("service %s status: %w", svc, err)
-		case st == service.StatusRunning:
-			_, err = fmt.Fprintln(out, "running")
-		case st == service.StatusStopped:
-			_, err = fmt.Fprintln(out, "stopped")
-		default:
-			return fmt.Errorf("service %s status: the service manager (%s) cannot tell", svc, svc.Platform())
+		state, err := ServiceState(svc)
+		if err != nil {
+			return err
 		}
+		_, err = fmt.Fprintln(out, state)
 		return err
 	default:
 		return fmt.Errorf("unknown service action %q; want install, uninstall, start, stop or status", action)
