@@ -66,6 +66,47 @@ type ServiceOptions struct {
 	// Control runs the action; [daemon.Control] on a real service by
 	// default (tests give a fake).
 	Control func(cfg daemon.ServiceConfig, action string, out io.Writer) error
+	// State reports whether the service is running, stopped or not
+	// installed ([daemon.ServiceState]); the real service's by default.
+	State func(cfg daemon.ServiceConfig) (string, error)
+}
+
+// fill sets the defaults of o's empty fields for a service action.
+func (o *ServiceOptions) fill(action string) error {
+	if o.GOOS == "" {
+		o.GOOS = runtime.GOOS
+	}
+	if o.Root == "" {
+		o.Root = string(filepath.Separator)
+	}
+	if o.Home == "" && o.User {
+		// A user service's file lies there: without it the file would be
+		// named relative to wherever the command runs.
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return fmt.Errorf("service %s: a user service's file lies in the home folder: %w", action, err)
+		}
+		o.Home = home
+	}
+	if o.Control == nil {
+		o.Control = func(sc daemon.ServiceConfig, action string, out io.Writer) error {
+			svc, err := daemon.NewService(sc)
+			if err != nil {
+				return err
+			}
+			return daemon.Control(svc, action, out)
+		}
+	}
+	if o.State == nil {
+		o.State = func(sc daemon.ServiceConfig) (string, error) {
+			svc, err := daemon.NewService(sc)
+			if err != nil {
+				return "", err
+			}
+			return daemon.ServiceState(svc)
+		}
+	}
+	return nil
 }
 
 // ControlService runs a service action for the service of cfg: it
@@ -75,29 +116,8 @@ type ServiceOptions struct {
 // it wrote, uninstall what it removed. status says not installed where
 // there is no service manager.
 func ControlService(cfg *config.Config, action string, opts ServiceOptions, log *slog.Logger, out io.Writer) error {
-	if opts.GOOS == "" {
-		opts.GOOS = runtime.GOOS
-	}
-	if opts.Root == "" {
-		opts.Root = string(filepath.Separator)
-	}
-	if opts.Home == "" && opts.User {
-		// A user service's file lies there: without it the file would be
-		// named relative to wherever the command runs.
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return fmt.Errorf("service %s: a user service's file lies in the home folder: %w", action, err)
-		}
-		opts.Home = home
-	}
-	if opts.Control == nil {
-		opts.Control = func(sc daemon.ServiceConfig, action string, out io.Writer) error {
-			svc, err := daemon.NewService(sc)
-			if err != nil {
-				return err
-			}
-			return daemon.Control(svc, action, out)
-		}
+	if err := opts.fill(action); err != nil {
+		return err
 	}
 	name, err := daemon.DetectServiceManager(opts.GOOS, opts.Root)
 	if err != nil {

@@ -3,6 +3,7 @@ package machine
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -10,18 +11,30 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/mjolnir-forge/forgesync/config"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
+	"github.com/mjolnir-forge/forgesync/internal/filelock"
+	"github.com/mjolnir-forge/forgesync/internal/samepath"
 	"github.com/mjolnir-forge/forgesync/native"
 )
 
 // SetupRecordName is the file in the state folder where `forgesync setup`
 // records what it made, for `setup --undo`.
 const SetupRecordName = "setup.json"
+
+// setupLockName is the file in the state folder that two setups (or a
+// setup and an undo) of one state folder take turns on.
+const setupLockName = "setup.lock"
+
+// setupLockWait bounds the wait for another setup of the same state folder.
+const setupLockWait = time.Minute
 
 // SetupOptions are a player's answers to `forgesync setup`.
 type SetupOptions struct {
@@ -32,15 +45,40 @@ type SetupOptions struct {
 	// Env says where the config goes: the user's file, or the machine's
 	// when Env.Machine is set (SPEC §1 discovery finds either).
 	Env config.Env
+	// Service, when set, makes setup also install and start the service
+	// (`setup --service`) with these options, and record it, so that
+	// `setup --undo` stops and removes it; undo controls it with them.
+	Service *ServiceOptions
+	// Log receives the service install's warnings; nil discards them.
+	Log *slog.Logger
+	// step, when set, is told what setup reaches: "waiting" for another
+	// setup's lock, "made" once its folders are made. Tests order two
+	// setups with it.
+	step func(string)
+}
+
+// tell passes step to o.step when it is set.
+func (o *SetupOptions) tell(step string) {
+	if o.step != nil {
+		o.step(step)
+	}
 }
 
 // setupRecord is what setup made, in <state>/setup.json: the config file
-// with the SHA-256 of the bytes it wrote, and the folders it created, in
-// the order it created them.
+// with the SHA-256 of the bytes it wrote, the folders it created, in the
+// order it created them, and the service it installed.
 type setupRecord struct {
-	Config string   `json:"config"`
-	SHA256 string   `json:"sha256"`
-	Made   []string `json:"made"`
+	Config  string         `json:"config"`
+	SHA256  string         `json:"sha256"`
+	Made    []string       `json:"made"`
+	Service *serviceRecord `json:"service,omitempty"`
+}
+
+// serviceRecord is the service setup installed: its name, and whether it
+// is the user's (else the machine's).
+type serviceRecord struct {
+	Name string `json:"name"`
+	User bool   `json:"user"`
 }
 
 // ConfigFile returns the file setup writes for env: the machine's file
@@ -52,153 +90,254 @@ func ConfigFile(env config.Env) string {
 	return env.UserFile()
 }
 
+// setupRun is one run of [Setup]: its answers, the config it writes and
+// what it made so far.
+type setupRun struct {
+	o                SetupOptions
+	file, recordPath string
+	text             []byte
+	cfg              *config.Config
+	made             []string // the folders this run made, outermost first
+	out              io.Writer
+}
+
 // Setup checks the game folders of o, writes the config where discovery
 // finds it and makes the folders the daemon needs, naming on out every
-// file it wrote and every folder it made. Run again with the same answers
-// it changes nothing and says so. It refuses a config file it did not
-// write (or that was changed since), and bad folders, with the reason and
-// the fix.
-func Setup(o SetupOptions, out io.Writer) error {
-	if err := checkSetupFolders(&o); err != nil {
+// file it wrote and every folder it made; with o.Service it also installs
+// and starts the service. Run again with the same answers it changes
+// nothing and says so. It refuses, before it writes anything, a config
+// file it did not write (or that was changed since), a config another one
+// would shadow (SPEC §1's discovery order) or that would take a game from
+// the machine's service, a service it cannot install, and bad folders,
+// with the reason and the fix. Two setups of one state folder take turns,
+// and the record keeps what either made.
+func Setup(ctx context.Context, o SetupOptions, out io.Writer) (err error) {
+	r, err := planSetup(o, out)
+	if err != nil {
 		return err
+	}
+	defer func() {
+		if err != nil {
+			r.unmake() // nothing recorded them
+		}
+	}()
+	if r.made, err = mkdirAllMade(r.o.State, 0o700); err != nil { // the daemon keeps its key and socket there
+		return fmt.Errorf("setup: make folder %s: %w", r.o.State, err)
+	}
+	lock, err := lockSetup(ctx, &r.o, out)
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
+	return r.run()
+}
+
+// planSetup checks the answers of o and what is on disk, and returns the
+// run that carries them out; nothing is written yet.
+func planSetup(o SetupOptions, out io.Writer) (*setupRun, error) {
+	if err := checkSetupFolders(&o); err != nil {
+		return nil, err
 	}
 	file := ConfigFile(o.Env)
 	if file == "" {
-		return errors.New("setup: this account has no config folder (neither %APPDATA% nor a home folder is set): run setup with --machine, or set one")
+		return nil, errors.New("setup: this account has no config folder (neither %APPDATA% nor a home folder is set): run setup with --machine, or set one")
 	}
 	text := SetupConfig(o.Mods, o.Paks, o.State)
-	if err := reportMods(o.Mods, out); err != nil {
-		return err
-	}
 	cfg, err := config.ParseEnv(file, text, o.Env)
 	if err != nil {
-		return fmt.Errorf("setup: the config it would write does not parse: %w", err)
+		return nil, fmt.Errorf("setup: the config it would write does not parse: %w", err)
 	}
-	recordPath := filepath.Join(o.State, SetupRecordName)
-	old, err := atomicfile.ReadFile(file, config.MaxConfigBytes)
+	r := &setupRun{o: o, file: file, recordPath: filepath.Join(o.State, SetupRecordName), text: text, cfg: cfg, out: out}
+	if err := checkShadow(o, file); err != nil {
+		return nil, err
+	}
+	if _, _, err := r.previous(); err != nil {
+		return nil, err
+	}
+	if err := r.checkService(); err != nil {
+		return nil, err
+	}
+	if err := reportMods(o.Mods, out); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// lockSetup takes the lock of o's state folder, saying on out when it
+// waits for another setup.
+func lockSetup(ctx context.Context, o *SetupOptions, out io.Writer) (*filelock.Lock, error) {
+	path := filepath.Join(o.State, setupLockName)
+	ctx, cancel := context.WithTimeout(ctx, setupLockWait)
+	defer cancel()
+	lock, err := filelock.Acquire(ctx, path, func() {
+		o.tell("waiting")
+		fmt.Fprintf(out, "waiting for another forgesync setup of %s to finish\n", o.State)
+	})
+	if errors.Is(err, filelock.ErrHeld) {
+		return nil, fmt.Errorf("setup: another forgesync setup holds %s for over %s: let it finish, or end it, and run setup again", path, setupLockWait)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("setup: %w", err)
+	}
+	return lock, nil
+}
+
+// previous returns the config file setup would replace (nil when there
+// is none) and the record the new one continues, and refuses a config
+// setup did not write: setup rewrites a config only when the record in
+// the state folder that config names says setup wrote exactly those
+// bytes; the record then moves to the new state folder.
+func (r *setupRun) previous() (old []byte, prev setupRecord, err error) {
+	old, err = atomicfile.ReadFile(r.file, config.MaxConfigBytes)
 	switch {
-	case err == nil && bytes.Equal(old, text):
-		if _, err := os.Stat(cfg.Paths.Drop); err == nil {
-			_, err = fmt.Fprintf(out, "nothing to change: %s already says this\ndrop packs into %s\n", file, cfg.Paths.Drop)
-			return err
-		}
-	case !errors.Is(err, fs.ErrNotExist) && err != nil:
-		return fmt.Errorf("setup: read %s: %w", file, err)
-	}
-	rec := setupRecord{Config: file}
-	staleRecord := "" // the record of the config being replaced, in another state folder
-	if err == nil && !bytes.Equal(old, text) {
-		// The config says something else: setup rewrites it only when its
-		// record, in the state folder that config names, says setup wrote
-		// exactly these bytes; the record moves to the new state folder.
+	case errors.Is(err, fs.ErrNotExist):
+		old = nil
+	case err != nil:
+		return nil, prev, fmt.Errorf("setup: read %s: %w", r.file, err)
+	case !bytes.Equal(old, r.text):
 		oldRecord := ""
-		if oldCfg, perr := config.ParseEnv(file, old, o.Env); perr == nil {
+		if oldCfg, perr := config.ParseEnv(r.file, old, r.o.Env); perr == nil {
 			oldRecord = filepath.Join(oldCfg.Paths.State, SetupRecordName)
 		}
 		prev, rerr := readSetupRecord(oldRecord)
-		if oldRecord == "" || rerr != nil || prev.Config != file || prev.SHA256 != hash(old) {
-			return fmt.Errorf("setup: %s already exists and says something else, and setup did not write it: edit it by hand, or move it away and run setup again", file)
+		if oldRecord == "" || rerr != nil || prev.Config != r.file || prev.SHA256 != hash(old) {
+			return nil, prev, fmt.Errorf("setup: %s already exists and says something else, and setup did not write it: edit it by hand, or move it away and run setup again", r.file)
 		}
-		rec.Made = prev.Made
-		if oldRecord != recordPath {
-			staleRecord = oldRecord
-		}
-	} else if prev, rerr := readSetupRecord(recordPath); rerr == nil && prev.Config == file {
-		rec.Made = prev.Made
+		return old, prev, nil
 	}
-	for _, dir := range []string{filepath.Dir(file), o.State, filepath.Dir(cfg.Paths.Drop), cfg.Paths.Drop} {
-		perm := os.FileMode(0o755)
-		if dir == o.State {
-			perm = 0o700 // the daemon keeps its key and socket there
+	if rec, rerr := readSetupRecord(r.recordPath); rerr == nil && rec.Config == r.file {
+		prev = rec
+	}
+	return old, prev, nil
+}
+
+// run is Setup under the state folder's lock: the config, the folders,
+// the record, then the service.
+func (r *setupRun) run() error {
+	old, prev, err := r.previous() // again, under the lock: another setup may have written since
+	if err != nil {
+		return err
+	}
+	drop := r.cfg.Paths.Drop
+	if old != nil && bytes.Equal(old, r.text) && len(r.made) == 0 {
+		if _, err := os.Stat(drop); err == nil {
+			if _, err := fmt.Fprintf(r.out, "nothing to change: %s already says this\n", r.file); err != nil {
+				return err
+			}
+			if err := r.startService(&prev); err != nil {
+				return err
+			}
+			_, err = fmt.Fprintf(r.out, "drop packs into %s\n", drop)
+			return err
 		}
-		made, err := mkdirAllMade(dir, perm)
+	}
+	for _, dir := range []string{filepath.Dir(r.file), filepath.Dir(drop), drop} {
+		made, err := mkdirAllMade(dir, 0o755)
+		r.made = append(r.made, made...)
 		if err != nil {
 			return fmt.Errorf("setup: make folder %s: %w", dir, err)
 		}
-		for _, m := range made {
-			rec.Made = append(rec.Made, m)
-			if _, err := fmt.Fprintf(out, "made folder %s\n", m); err != nil {
-				return err
-			}
-		}
 	}
-	rec.SHA256 = hash(text)
-	if !bytes.Equal(old, text) {
-		if err := writeFileAtomic(file, text); err != nil {
-			return fmt.Errorf("setup: write %s: %w", file, err)
-		}
-		if _, err := fmt.Fprintf(out, "wrote %s\n", file); err != nil {
+	r.o.tell("made")
+	for _, m := range r.made {
+		if _, err := fmt.Fprintf(r.out, "made folder %s\n", m); err != nil {
 			return err
 		}
 	}
-	data, err := json.MarshalIndent(rec, "", "  ")
-	if err != nil {
+	rec := setupRecord{Config: r.file, SHA256: hash(r.text), Made: mergeMade(prev.Made, r.made), Service: prev.Service}
+	if err := r.write(old, prev, rec); err != nil {
 		return err
 	}
-	if err := writeFileAtomic(recordPath, append(data, '\n')); err != nil {
-		return fmt.Errorf("setup: write %s: %w", recordPath, err)
+	if err := r.startService(&rec); err != nil {
+		return err
 	}
-	if staleRecord != "" {
-		if err := os.Remove(staleRecord); err != nil {
-			return fmt.Errorf("setup: %w", err)
-		}
-		if _, err := fmt.Fprintf(out, "removed %s\n", staleRecord); err != nil {
-			return err
-		}
-	}
-	_, err = fmt.Fprintf(out, "wrote %s (what setup made, for `forgesync setup --undo`)\ndrop packs into %s\n", recordPath, cfg.Paths.Drop)
+	_, err = fmt.Fprintf(r.out, "wrote %s (what setup made, for `forgesync setup --undo`)\ndrop packs into %s\n", r.recordPath, drop)
 	return err
 }
 
-// SetupUndo removes what [Setup] made for env, as its record in the state
-// folder of the config says: the config file when it still holds the
-// bytes setup wrote, the record, and the folders setup made that are
-// empty. It never removes a pack or any file setup did not write.
-func SetupUndo(env config.Env, out io.Writer) error {
-	file := ConfigFile(env)
-	data, err := atomicfile.ReadFile(file, config.MaxConfigBytes)
-	if errors.Is(err, fs.ErrNotExist) {
-		_, err = fmt.Fprintf(out, "nothing to undo: there is no %s\n", file)
+// write writes the config when it changed and the record rec, and removes
+// the record of the config it replaced when that lies in another state
+// folder.
+func (r *setupRun) write(old []byte, prev setupRecord, rec setupRecord) error {
+	if !bytes.Equal(old, r.text) {
+		if err := writeFileAtomic(r.file, r.text); err != nil {
+			return fmt.Errorf("setup: write %s: %w", r.file, err)
+		}
+		if _, err := fmt.Fprintf(r.out, "wrote %s\n", r.file); err != nil {
+			return err
+		}
+	}
+	if err := writeSetupRecord(r.recordPath, rec); err != nil {
 		return err
 	}
+	r.made = nil // recorded: undo removes them now
+	if old == nil || bytes.Equal(old, r.text) || prev.Config == "" {
+		return nil
+	}
+	oldCfg, err := config.ParseEnv(r.file, old, r.o.Env)
 	if err != nil {
-		return fmt.Errorf("setup --undo: read %s: %w", file, err)
+		return nil
 	}
-	cfg, err := config.ParseEnv(file, data, env)
-	if err != nil {
-		return fmt.Errorf("setup --undo: %w", err)
+	stale := filepath.Join(oldCfg.Paths.State, SetupRecordName)
+	if stale == r.recordPath {
+		return nil
 	}
-	recordPath := filepath.Join(cfg.Paths.State, SetupRecordName)
-	rec, err := readSetupRecord(recordPath)
-	if errors.Is(err, fs.ErrNotExist) || err == nil && rec.Config != file {
-		return fmt.Errorf("setup --undo: %s has no record of %s (%s), so setup did not write it: remove it by hand if you want it gone", cfg.Paths.State, file, recordPath)
+	if err := os.Remove(stale); err != nil {
+		return fmt.Errorf("setup: %w", err)
 	}
-	if err != nil {
-		return fmt.Errorf("setup --undo: %w", err)
-	}
-	if hash(data) == rec.SHA256 {
-		if err := os.Remove(file); err != nil {
-			return fmt.Errorf("setup --undo: %w", err)
+	removeLockFile(filepath.Join(oldCfg.Paths.State, setupLockName), r.out)
+	_, err = fmt.Fprintf(r.out, "removed %s\n", stale)
+	return err
+}
+
+// mergeMade returns the folders of prev followed by those of made that
+// prev does not name.
+func mergeMade(prev, made []string) []string {
+	all := slices.Clone(prev)
+	for _, m := range made {
+		if !slices.Contains(all, m) {
+			all = append(all, m)
 		}
-		fmt.Fprintf(out, "removed %s\n", file)
-	} else {
-		fmt.Fprintf(out, "kept %s: it was changed after setup wrote it\n", file)
 	}
-	if err := os.Remove(recordPath); err != nil {
-		return fmt.Errorf("setup --undo: %w", err)
-	}
-	fmt.Fprintf(out, "removed %s\n", recordPath)
-	for i := len(rec.Made) - 1; i >= 0; i-- {
-		dir := rec.Made[i]
-		switch err := os.Remove(dir); {
-		case err == nil:
-			fmt.Fprintf(out, "removed folder %s\n", dir)
-		case errors.Is(err, fs.ErrNotExist):
-		default:
-			if _, serr := os.Stat(dir); serr == nil {
-				fmt.Fprintf(out, "kept folder %s: it is not empty\n", dir)
-			}
+	return all
+}
+
+// unmake removes the folders this run made, innermost first, while they
+// are empty: a setup that fails before its record names them leaves
+// nothing behind.
+func (r *setupRun) unmake() {
+	for i := len(r.made) - 1; i >= 0; i-- {
+		if r.made[i] == r.o.State {
+			removeLockFile(filepath.Join(r.o.State, setupLockName), io.Discard)
 		}
+		removeDir(r.made[i])
+	}
+	r.made = nil
+}
+
+// checkShadow refuses a config that SPEC §1's discovery would not find
+// first (--config aside), and a config of the user's that would take a
+// game from the machine's service: either way the commands a player types
+// and the service would keep two states over the same game folders.
+func checkShadow(o SetupOptions, file string) error {
+	found, how, err := o.Env.Discover("")
+	if err != nil {
+		return fmt.Errorf("setup: %w", err)
+	}
+	switch {
+	case found == "" || samepath.Same(found, file):
+		return nil
+	case how == "$"+config.EnvVar:
+		return fmt.Errorf("setup: $%s names %s, which every command reads before %s, the config setup writes: unset %s, or point it at %s, and run setup again", config.EnvVar, found, file, config.EnvVar, file)
+	case o.Env.Machine:
+		return fmt.Errorf("setup --machine: %s (%s) is found before the machine's config %s, so every command you type would read it, not the service's, and install into another state over the same game: remove it first (`forgesync setup --undo`, without --machine, removes it when setup wrote it) or move it away, then run setup --machine again", found, how, file)
+	}
+	mcfg, err := config.LoadEnv(found, o.Env)
+	if err != nil {
+		return nil // a machine config that does not load keeps no game
+	}
+	if samepath.Same(mcfg.Paths.Mods, o.Mods) || samepath.Same(mcfg.Paths.Paks, o.Paks) {
+		return fmt.Errorf("setup: the machine's config %s already keeps this game (mods %s, paks %s) for the machine service, and every command finds it; a config of your own would be found first and install into another state over the same folders: use the machine's as it is, or remove it first (`forgesync setup --machine --undo`, as an administrator)", found, mcfg.Paths.Mods, mcfg.Paths.Paks)
 	}
 	return nil
 }
@@ -308,7 +447,9 @@ func reportMods(mods string, out io.Writer) error {
 }
 
 // mkdirAllMade makes dir and its missing parents and returns the folders
-// it made, outermost first.
+// it made, outermost first, also when it fails part-way. A folder another
+// process makes meanwhile is not among them: each is made with one
+// os.Mkdir, which only one maker wins.
 func mkdirAllMade(dir string, perm os.FileMode) ([]string, error) {
 	var missing []string
 	for d := dir; ; d = filepath.Dir(d) {
@@ -322,13 +463,19 @@ func mkdirAllMade(dir string, perm os.FileMode) ([]string, error) {
 			break
 		}
 	}
-	if err := os.MkdirAll(dir, perm); err != nil {
-		return nil, err
+	var made []string
+	for i := len(missing) - 1; i >= 0; i-- {
+		d := missing[i]
+		err := os.Mkdir(d, perm)
+		if err == nil {
+			made = append(made, d)
+			continue
+		}
+		if fi, serr := os.Stat(d); !errors.Is(err, fs.ErrExist) || serr != nil || !fi.IsDir() {
+			return made, err
+		}
 	}
-	for i, j := 0, len(missing)-1; i < j; i, j = i+1, j-1 {
-		missing[i], missing[j] = missing[j], missing[i]
-	}
-	return missing, nil
+	return made, nil
 }
 
 func readSetupRecord(path string) (setupRecord, error) {
@@ -343,6 +490,18 @@ func readSetupRecord(path string) (setupRecord, error) {
 		return rec, fmt.Errorf("read %s: %w", path, err)
 	}
 	return rec, nil
+}
+
+// writeSetupRecord writes rec to path.
+func writeSetupRecord(path string, rec setupRecord) error {
+	data, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := writeFileAtomic(path, append(data, '\n')); err != nil {
+		return fmt.Errorf("setup: write %s: %w", path, err)
+	}
+	return nil
 }
 
 // writeFileAtomic writes data to path through a temp file in its folder.

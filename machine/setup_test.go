@@ -46,7 +46,7 @@ func runSetup(t *testing.T, o SetupOptions) string {
 	t.Helper()
 	var out strings.Builder
 	start := time.Now()
-	if err := Setup(o, &out); err != nil {
+	if err := Setup(t.Context(), o, &out); err != nil {
 		t.Fatalf("Setup: %v\n%s", err, out.String())
 	}
 	if d := time.Since(start); d > time.Second {
@@ -68,8 +68,8 @@ func TestSetupWritesTheConfigAndIsIdempotent(t *testing.T) {
 	want := "found MJOLNIRForge 0.5.0\n" +
 		"found MJOLNIRLobby 0.19.2\n" +
 		"not found: MJOLNIRLevelLoader (no " + filepath.Join(o.Mods, "MJOLNIRLevelLoader", "version.txt") + "); packs install, but it is needed in game\n" +
-		strings.Join(made, "") +
 		"made folder " + o.State + "\n" +
+		strings.Join(made, "") +
 		"made folder " + filepath.Dir(drop) + "\n" +
 		"made folder " + drop + "\n" +
 		"wrote " + file + "\n" +
@@ -136,7 +136,7 @@ func TestSetupUndo(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out strings.Builder
-	if err := SetupUndo(o.Env, &out); err != nil {
+	if err := SetupUndo(t.Context(), SetupOptions{Env: o.Env}, &out); err != nil {
 		t.Fatal(err)
 	}
 	want := "removed " + o.Env.UserFile() + "\n" +
@@ -158,7 +158,7 @@ func TestSetupUndo(t *testing.T) {
 		}
 	}
 	out.Reset()
-	if err := SetupUndo(o.Env, &out); err != nil || out.String() != "nothing to undo: there is no "+o.Env.UserFile()+"\n" {
+	if err := SetupUndo(t.Context(), SetupOptions{Env: o.Env}, &out); err != nil || out.String() != "nothing to undo: there is no "+o.Env.UserFile()+"\n" {
 		t.Errorf("second undo = %v, %q", err, out.String())
 	}
 }
@@ -172,7 +172,7 @@ func TestSetupUndoKeepsAnEditedConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out strings.Builder
-	if err := SetupUndo(o.Env, &out); err != nil {
+	if err := SetupUndo(t.Context(), SetupOptions{Env: o.Env}, &out); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(out.String(), "kept "+file+": it was changed after setup wrote it\n") {
@@ -194,12 +194,12 @@ func TestSetupUndoOfAConfigSetupDidNotWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out strings.Builder
-	err := SetupUndo(o.Env, &out)
+	err := SetupUndo(t.Context(), SetupOptions{Env: o.Env}, &out)
 	want := "setup --undo: " + o.State + " has no record of " + file + " (" + filepath.Join(o.State, SetupRecordName) + "), so setup did not write it: remove it by hand if you want it gone"
 	if err == nil || err.Error() != want {
 		t.Errorf("err = %v\nwant %s", err, want)
 	}
-	err = Setup(o, &out)
+	err = Setup(t.Context(), o, &out)
 	want = "setup: " + file + " already exists and says something else, and setup did not write it: edit it by hand, or move it away and run setup again"
 	if err == nil || err.Error() != want {
 		t.Errorf("setup over it: err = %v\nwant %s", err, want)
@@ -234,7 +234,7 @@ func TestSetupRefusals(t *testing.T) {
 			oo := o
 			tt.change(&oo)
 			var out strings.Builder
-			err := Setup(oo, &out)
+			err := Setup(t.Context(), oo, &out)
 			if err == nil || err.Error() != tt.want {
 				t.Errorf("err = %v\nwant %s", err, tt.want)
 			}
@@ -250,7 +250,7 @@ func TestSetupRefusals(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer os.Chmod(oo.Paks, 0o755)
-			err := Setup(oo, &strings.Builder{})
+			err := Setup(t.Context(), oo, &strings.Builder{})
 			want := "--paks " + oo.Paks + ": not writable ("
 			if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.HasSuffix(err.Error(), "); give a folder you can write to, or run setup as its owner") {
 				t.Errorf("err = %v; want %s...", err, want)
@@ -328,7 +328,7 @@ func TestSetupWithOtherAnswersUpdatesItsOwnConfig(t *testing.T) {
 		t.Errorf("config = %s", data)
 	}
 	var out strings.Builder
-	if err := SetupUndo(o.Env, &out); err != nil {
+	if err := SetupUndo(t.Context(), SetupOptions{Env: o.Env}, &out); err != nil {
 		t.Fatal(err)
 	}
 	for _, gone := range []string{file, first, o.State} {
@@ -341,7 +341,7 @@ func TestSetupWithOtherAnswersUpdatesItsOwnConfig(t *testing.T) {
 func TestSetupWithoutAConfigFolder(t *testing.T) {
 	o := fakeGame(t)
 	o.Env = config.Env{GOOS: "windows", Getenv: func(string) string { return "" }}
-	err := Setup(o, &strings.Builder{})
+	err := Setup(t.Context(), o, &strings.Builder{})
 	want := "setup: this account has no config folder (neither %APPDATA% nor a home folder is set): run setup with --machine, or set one"
 	if err == nil || err.Error() != want {
 		t.Errorf("err = %v; want %s", err, want)

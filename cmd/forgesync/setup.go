@@ -3,12 +3,10 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 	"os"
 	"runtime"
 
 	"github.com/mjolnir-forge/forgesync/config"
-	"github.com/mjolnir-forge/forgesync/daemon"
 	"github.com/mjolnir-forge/forgesync/internal/cli"
 	"github.com/mjolnir-forge/forgesync/machine"
 )
@@ -34,37 +32,26 @@ func setupCommand() *cli.Command {
 			fs.BoolVar(&setupFlags.service, "service", false, "also install and start the service")
 		},
 		Run: func(ctx context.Context, e *cli.Env, args []string) int {
-			env := config.Process(e.Machine)
+			o := machine.SetupOptions{Mods: setupFlags.mods, Paks: setupFlags.paks, State: setupFlags.state, Env: config.Process(e.Machine), Log: e.Log}
 			if setupFlags.undo {
 				e.Name = "setup --undo"
-				if err := machine.SetupUndo(env, e.Stdout); err != nil {
+				if err := machine.SetupUndo(ctx, o, e.Stdout); err != nil {
 					return e.Fail(err)
 				}
 				return cli.ExitOK
 			}
-			o := machine.SetupOptions{Mods: setupFlags.mods, Paks: setupFlags.paks, State: setupFlags.state, Env: env}
+			if setupFlags.service {
+				// Refused before it asks or writes anything.
+				opts, err := machine.SetupService(runtime.GOOS, e.Machine)
+				if err != nil {
+					return e.Fail(err)
+				}
+				o.Service = &opts
+			}
 			if err := machine.SetupAsk(&o, os.Stdin, e.Stdout, stdinTerminal()); err != nil {
 				return e.Fail(err)
 			}
-			if err := machine.Setup(o, e.Stdout); err != nil {
-				return e.Fail(err)
-			}
-			if !setupFlags.service {
-				return cli.ExitOK
-			}
-			opts, err := machine.SetupService(runtime.GOOS, e.Machine)
-			var cfg *config.Config
-			if err == nil {
-				cfg, err = config.LoadEnv(machine.ConfigFile(env), env)
-			}
-			if err == nil {
-				if err = machine.ControlService(cfg, daemon.ActionInstall, opts, e.Log, e.Stdout); err == nil {
-					err = machine.ControlService(cfg, daemon.ActionStart, opts, e.Log, e.Stdout)
-				}
-			}
-			if err != nil {
-				e.Name = "setup --service"
-				fmt.Fprintf(e.Stderr, "forgesync setup: the config is written; the service is not running (`forgesync setup --undo` removes what setup made)\n")
+			if err := machine.Setup(ctx, o, e.Stdout); err != nil {
 				return e.Fail(err)
 			}
 			return cli.ExitOK

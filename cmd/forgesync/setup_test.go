@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -104,13 +105,12 @@ func TestPlayerFirstHour(t *testing.T) {
 		t.Fatalf("second setup = %d\n%s", code, out)
 	}
 
-	// Without systemd, --service writes the config and installs nothing.
+	// Without systemd, --service is refused, and changes nothing.
 	if _, err := os.Stat("/run/systemd/system"); err != nil && runtime.GOOS == "linux" {
 		code, out, errs = p.run(t, "setup", "--mods", p.mods, "--paks", p.paks, "--state", p.state, "--service")
-		want := "forgesync setup: the config is written; the service is not running (`forgesync setup --undo` removes what setup made)\n" +
-			"forgesync setup --service: this machine does not run systemd (there is no /run/systemd/system), so forgesync installs no service: " +
+		want := "forgesync setup: --service: this machine does not run systemd (there is no /run/systemd/system), so forgesync installs no service: " +
 			"run `forgesync daemon --config FILE` under your own supervisor instead (the README's \"Running without systemd\" has a unit and a compose example)\n"
-		if code != cli.ExitFailure || errs != want || !strings.Contains(out, "nothing to change: "+config+" already says this\n") {
+		if code != cli.ExitFailure || errs != want || out != "" {
 			t.Fatalf("setup --service = %d\n%s%s\nwant stderr %s", code, out, errs, want)
 		}
 	}
@@ -206,4 +206,60 @@ func wd(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return d
+}
+
+// TestSetupServiceRefusedBeforeWriting: `setup --service` on a machine
+// whose service cannot be installed (here: no systemd) is refused before
+// setup writes a config, a record or a folder, so that following its
+// advice never leaves a second config behind.
+func TestSetupServiceRefusedBeforeWriting(t *testing.T) {
+	if _, err := os.Stat("/run/systemd/system"); err == nil || runtime.GOOS != "linux" {
+		t.Skip("needs a Linux machine without systemd, as CI's container is")
+	}
+	p := newPlayer(t)
+	code, out, errs := p.run(t, "setup", "--mods", p.mods, "--paks", p.paks, "--state", p.state, "--service")
+	if code != cli.ExitFailure || !strings.HasPrefix(errs, "forgesync setup: --service: this machine does not run systemd") {
+		t.Fatalf("setup --service = %d\n%s%s", code, out, errs)
+	}
+	for _, p := range []string{filepath.Join(p.home, ".config"), p.state, filepath.Join(p.mods, "MJOLNIRForgePacks")} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("a refused setup --service made %s", p)
+		}
+	}
+}
+
+// TestSetupUndoKeepsAFileItsRecordNames: a regular file named in the
+// record's made list (a record edited, or an old copy restored) is kept by
+// `setup --undo` and named as kept, never removed as a folder.
+func TestSetupUndoKeepsAFileItsRecordNames(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the player's files are found through HOME here; on Windows through %APPDATA%")
+	}
+	p := newPlayer(t)
+	if code, out, errs := p.run(t, "setup", "--mods", p.mods, "--paks", p.paks, "--state", p.state); code != cli.ExitOK {
+		t.Fatalf("setup = %d\n%s%s", code, out, errs)
+	}
+	notes := filepath.Join(p.root, "notes.txt")
+	if err := os.WriteFile(notes, []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	record := filepath.Join(p.state, "setup.json")
+	data, err := os.ReadFile(record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(data), `"made": [`, `"made": [`+"\n    "+strconv.Quote(notes)+",", 1)
+	if edited == string(data) {
+		t.Fatalf("no made list in\n%s", data)
+	}
+	if err := os.WriteFile(record, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := p.run(t, "setup", "--undo")
+	if code != cli.ExitOK || !strings.Contains(out, "kept "+notes+": a file, not a folder setup made\n") || strings.Contains(out, "removed folder "+notes) {
+		t.Errorf("setup --undo = %d\n%s%s", code, out, errs)
+	}
+	if got, err := os.ReadFile(notes); err != nil || string(got) != "mine\n" {
+		t.Errorf("the file the record named = %q, %v; want it kept", got, err)
+	}
 }
