@@ -50,15 +50,24 @@ const (
 // a changed file never moves the entries sorted before it.
 //
 // An entry is stored (method 0, its sizes and CRC-32 in the local header,
-// no data descriptor) when it is a .pak or .ucas or when Deflate would not
-// shrink it by 5% (see packMethod); every other entry is deflated.
+// no data descriptor) when it is a .pak or .ucas, when Deflate would not
+// shrink it by 5%, or when it is over [RatioFloor] and Deflate would
+// shrink it past the default limits' compression ratio (see packMethod):
+// what the packer writes, the scanner admits. Every other entry is
+// deflated.
 func WritePackZip(w io.Writer, fsys fs.FS, files []File) error {
+	return WritePackZipWithin(w, fsys, files, DefaultLimits().MaxRatio)
+}
+
+// WritePackZipWithin is [WritePackZip] for an archive checked with a
+// compression ratio limit of maxRatio ([Limits.MaxRatio]).
+func WritePackZipWithin(w io.Writer, fsys fs.FS, files []File, maxRatio int64) error {
 	sorted := slices.Clone(files)
 	slices.SortFunc(sorted, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
 	zw := zip.NewWriter(w)
 	var fw *flate.Writer // reused by packMethod's trials
 	for _, f := range sorted {
-		method, err := packMethod(fsys, f, &fw)
+		method, err := packMethod(fsys, f, &fw, maxRatio)
 		if err != nil {
 			return err
 		}
@@ -78,12 +87,15 @@ func WritePackZip(w io.Writer, fsys fs.FS, files []File) error {
 }
 
 // packMethod is the zip method [WritePackZip] gives the file f of fsys:
-// [zip.Store] for a .pak or .ucas (any case), an empty file, or a file
-// that Deflate (at archive/zip's level) would not make at least 5%
-// smaller, judged on the whole file up to 1 MiB and on 16 windows of
-// 64 KiB spread over a larger one; [zip.Deflate] otherwise. It depends
-// only on the file's name and bytes. *fw is the compressor it reuses.
-func packMethod(fsys fs.FS, f File, fw **flate.Writer) (uint16, error) {
+// [zip.Store] for a .pak or .ucas (any case), an empty file, a file that
+// Deflate (at archive/zip's level) would not make at least 5% smaller,
+// judged on the whole file up to 1 MiB and on 16 windows of 64 KiB spread
+// over a larger one, and a file over [RatioFloor] that Deflate would make
+// more than maxRatio times smaller, judged on the whole file (the
+// scanner's ratio rule, which a repetitive 4 MB CHANGELOG.md breaks);
+// [zip.Deflate] otherwise. It depends only on the file's name and bytes
+// and maxRatio. *fw is the compressor it reuses.
+func packMethod(fsys fs.FS, f File, fw **flate.Writer, maxRatio int64) (uint16, error) {
 	if packStoredExt[strings.ToLower(path.Ext(f.Path))] || f.Size <= 0 {
 		return zip.Store, nil
 	}
@@ -141,6 +153,38 @@ func packMethod(fsys fs.FS, f File, fw **flate.Writer) (uint16, error) {
 		}
 	}
 	if out.n*100 > in.n*(100-packMinSavingPercent) {
+		return zip.Store, nil
+	}
+	if f.Size <= RatioFloor {
+		return zip.Deflate, nil
+	}
+	return packRatioMethod(fsys, f, *fw, maxRatio)
+}
+
+// packRatioMethod is [zip.Store] for the file f of fsys, over RatioFloor,
+// when Deflate would make it more than maxRatio times smaller, else
+// [zip.Deflate]. It deflates the whole file with fw as archive/zip will
+// (the same level, so the same bytes) and counts what comes out: the
+// entry's compressed size, which the scanner's ratio rule divides by.
+func packRatioMethod(fsys fs.FS, f File, fw *flate.Writer, maxRatio int64) (uint16, error) {
+	src, err := fsys.Open(f.Path)
+	if err != nil {
+		return 0, fmt.Errorf("pack: %w", err)
+	}
+	defer src.Close()
+	var out countWriter
+	fw.Reset(&out)
+	n, err := io.Copy(fw, io.LimitReader(src, f.Size+1))
+	if err != nil {
+		return 0, fmt.Errorf("pack %s: read: %w", f.Path, err)
+	}
+	if n != f.Size {
+		return 0, fmt.Errorf("pack %s: file changed while packing (%d bytes, listed %d)", f.Path, n, f.Size)
+	}
+	if err := fw.Close(); err != nil {
+		return 0, err
+	}
+	if f.Size > maxRatio*max(out.n, 1) {
 		return zip.Store, nil
 	}
 	return zip.Deflate, nil

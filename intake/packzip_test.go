@@ -128,7 +128,7 @@ func TestPackZipStoresWhatDeflateWouldNotShrink(t *testing.T) {
 	}
 	for _, f := range list {
 		var fw *flate.Writer
-		m, err := packMethod(noReaderAt{seq}, f, &fw)
+		m, err := packMethod(noReaderAt{seq}, f, &fw, DefaultLimits().MaxRatio)
 		if err != nil || m != want[f.Path] {
 			t.Errorf("packMethod(%s) = %d, %v; want %d", f.Path, m, err, want[f.Path])
 		}
@@ -315,6 +315,33 @@ func TestPackZipFileChangedWhilePacking(t *testing.T) {
 		err := WritePackZip(&buf, os.DirFS(dir), list)
 		if err == nil || !strings.Contains(err.Error(), name+": file changed while packing") {
 			t.Errorf("%s grown: err = %v; want it named, changed while packing", name, err)
+		}
+	}
+}
+
+// TestPackZipKeepsTheRatioRule: an entry over RatioFloor that Deflate
+// would shrink past the ratio limit (a 4 MB file of one line repeated
+// deflates about 1000:1) is stored, so that the scanner admits what the
+// packer writes; a smaller limit stores what it would break.
+func TestPackZipKeepsTheRatioRule(t *testing.T) {
+	big := bytes.Repeat([]byte("- fixed a typo in the lift script\n"), 4_000_000/34)
+	dir, list := packTree(t, map[string][]byte{"forgepack.json": []byte("{}"), "CHANGELOG.md": big})
+	for _, tt := range []struct {
+		maxRatio int64
+		want     uint16
+	}{{DefaultLimits().MaxRatio, zip.Store}, {2000, zip.Deflate}} {
+		var buf bytes.Buffer
+		if err := WritePackZipWithin(&buf, os.DirFS(dir), list, tt.maxRatio); err != nil {
+			t.Fatal(err)
+		}
+		zr, err := zip.NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range zr.File {
+			if f.Name == "CHANGELOG.md" && f.Method != tt.want {
+				t.Errorf("max ratio %d: CHANGELOG.md method %d (%d from %d bytes); want %d", tt.maxRatio, f.Method, f.UncompressedSize64, f.CompressedSize64, tt.want)
+			}
 		}
 	}
 }

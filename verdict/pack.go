@@ -14,7 +14,8 @@ import (
 // Pack checks the pack folder dir and, when it is valid, writes it to out
 // (when out is "", to <id>-<version>.zip beside dir; see [Beside]) as a
 // reproducible zip (sorted entries, fixed timestamps, no OS
-// attributes), leaving out what [Dir] leaves out and out itself. An
+// attributes) that a scan with lim admits (an entry Deflate would shrink
+// past lim's compression ratio is stored), leaving out what [Dir] leaves out and out itself. An
 // invalid pack writes nothing: the report says why. The
 // error names dir once when it is missing or not a folder.
 func Pack(dir, out string, lim intake.Limits) (*Report, error) {
@@ -36,7 +37,7 @@ func Pack(dir, out string, lim intake.Limits) (*Report, error) {
 	}
 	rep.Archive = out
 	err = atomicfile.WriteWith(out, 0o644, func(f *os.File) error {
-		return intake.WritePackZip(f, os.DirFS(rep.Root), rep.Files)
+		return intake.WritePackZipWithin(f, os.DirFS(rep.Root), rep.Files, lim.MaxRatio)
 	})
 	return rep, err
 }
