@@ -70,3 +70,42 @@ func TestAPIKeyDamaged(t *testing.T) {
 		})
 	}
 }
+
+// TestAPIKeyNotHex: an api-key file of 64 characters that are not all hex
+// digits is refused by APIKey and ReadAPIKey alike, naming the file and
+// the step and never its bytes; a truncated key is refused by ReadAPIKey
+// too, and a real one (upper or lower case) is read as it is.
+func TestAPIKeyNotHex(t *testing.T) {
+	for _, tc := range []struct {
+		name, text, says string
+	}{
+		{"not hex", strings.Repeat("z", 64) + "\n", "found a character that is not one at byte 1"},
+		{"one not hex", strings.Repeat("0123456789abcdef", 3) + "0123456789abcdeg\n", "at byte 64"},
+		{"truncated", strings.Repeat("0123456789abcdef", 2) + "\n", "found 32 characters"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			state := t.TempDir()
+			path := filepath.Join(state, APIKeyName)
+			if err := os.WriteFile(path, []byte(tc.text), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			for name, read := range map[string]func(string) (string, error){"APIKey": APIKey, "ReadAPIKey": ReadAPIKey} {
+				key, err := read(state)
+				if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), tc.says) ||
+					!strings.Contains(err.Error(), "delete the file to make a new key") || strings.Contains(err.Error(), strings.TrimSpace(tc.text)) {
+					t.Errorf("%s of %q = %q, %v; want an error naming %s, saying %q and not the bytes", name, tc.text, key, err, path, tc.says)
+				}
+			}
+		})
+	}
+	state := t.TempDir()
+	real := strings.Repeat("0123456789ABCDEF", 4)
+	if err := os.WriteFile(filepath.Join(state, APIKeyName), []byte(real+"\r\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for name, read := range map[string]func(string) (string, error){"APIKey": APIKey, "ReadAPIKey": ReadAPIKey} {
+		if key, err := read(state); err != nil || key != real {
+			t.Errorf("%s of a real key = %q, %v", name, key, err)
+		}
+	}
+}

@@ -36,11 +36,7 @@ func APIKey(stateDir string) (string, error) {
 	p := filepath.Join(stateDir, APIKeyName)
 	data, err := atomicfile.ReadFile(p, maxAPIKeyBytes)
 	if err == nil {
-		key := strings.TrimSpace(string(data))
-		if len(key) != 64 {
-			return "", fmt.Errorf("API key %s: want 64 hex digits, found %d characters; delete the file to make a new key", p, len(key))
-		}
-		return key, nil
+		return checkAPIKey(p, data)
 	}
 	if !errors.Is(err, fs.ErrNotExist) {
 		return "", fmt.Errorf("read API key: %w", err)
@@ -61,11 +57,26 @@ func APIKey(stateDir string) (string, error) {
 
 // ReadAPIKey returns the key in <stateDir>/api-key without creating one.
 func ReadAPIKey(stateDir string) (string, error) {
-	data, err := atomicfile.ReadFile(filepath.Join(stateDir, APIKeyName), maxAPIKeyBytes)
+	p := filepath.Join(stateDir, APIKeyName)
+	data, err := atomicfile.ReadFile(p, maxAPIKeyBytes)
 	if err != nil {
 		return "", fmt.Errorf("read API key: %w", err)
 	}
-	return strings.TrimSpace(string(data)), nil
+	return checkAPIKey(p, data)
+}
+
+// checkAPIKey returns the key the api-key file at p holds, data, when it
+// is 64 hex digits (and white space around them), as the README says.
+// The error never shows the file's bytes: they may be a key.
+func checkAPIKey(p string, data []byte) (string, error) {
+	key := strings.TrimSpace(string(data))
+	if len(key) != 64 {
+		return "", fmt.Errorf("API key %s: want 64 hex digits, found %d characters; delete the file to make a new key", p, len(key))
+	}
+	if i := strings.IndexFunc(key, func(r rune) bool { return !strings.ContainsRune("0123456789abcdefABCDEF", r) }); i >= 0 {
+		return "", fmt.Errorf("API key %s: want 64 hex digits, found a character that is not one at byte %d; delete the file to make a new key", p, i+1)
+	}
+	return key, nil
 }
 
 // ListenTCP listens for the TCP API on addr, which must be a loopback
