@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 
 	"aead.dev/minisign"
 	"golang.org/x/term"
@@ -51,7 +52,10 @@ type KeyPair struct {
 // trustedKeysLine is the config line that trusts the key.
 func (k KeyPair) trustedKeysLine() string { return `trusted_keys = ["` + k.Public + `"]` }
 
-func writeKeyPair(w *bufio.Writer, k KeyPair) {
+// writeKeyPair prints what keygen wrote and how to use it, as commands
+// that work pasted into the shells of goos (cmd and PowerShell on
+// Windows).
+func writeKeyPair(w *bufio.Writer, k KeyPair, goos string) {
 	how := "without a password: anyone who has the file can sign"
 	if k.Encrypted {
 		how = "password-protected"
@@ -59,7 +63,10 @@ func writeKeyPair(w *bufio.Writer, k KeyPair) {
 	fmt.Fprintf(w, "wrote %s (the secret key, %s; keep it private)\n", k.SecretKey, how)
 	fmt.Fprintf(w, "wrote %s (the public key %s)\n", k.PublicKey, k.KeyID)
 	fmt.Fprintf(w, "Put this line in the [sets] section of each server's config:\n\n    %s\n\n", k.trustedKeysLine())
-	fmt.Fprintf(w, "Sign a set with: forgesync export DIR --sign %s\n", k.SecretKey)
+	w.WriteString(commandLine(goos, "export", "DIR", "--sign", k.SecretKey).text("Sign a set with"))
+	if k.Encrypted {
+		fmt.Fprintf(w, "with the key's password in %s\n", envVarText(goos, signPasswordEnv))
+	}
 }
 
 func keygenCommand() *cli.Command {
@@ -69,7 +76,7 @@ func keygenCommand() *cli.Command {
 		Name: "keygen", Args: "[-o DIR] [--password|--no-password]", Nargs: cli.Args{Min: 0, Max: 0, Want: "no arguments"},
 		Summary: "make a minisign key pair to sign pack sets: DIR/" + secretKeyName + " (secret) and DIR/" + publicKeyName + ",\n" +
 			"and print the trusted_keys line for the servers' config. The secret key is password-protected\n" +
-			"with $" + signPasswordEnv + ", or a password asked on the terminal; elsewhere --no-password\n" +
+			"with the environment variable " + signPasswordEnv + ", or a password asked on the terminal; elsewhere --no-password\n" +
 			"makes one without. Existing key files are never replaced.",
 		NoConfig: true,
 		Flags: func(fs *flag.FlagSet) {
@@ -100,11 +107,11 @@ func keygenCommand() *cli.Command {
 					return e.Fail(err)
 				}
 				if !ok && password {
-					fmt.Fprintf(e.Stderr, "forgesync keygen: --password needs the password: put it in $%s, or run keygen on a terminal to be asked for it\n", signPasswordEnv)
+					fmt.Fprintf(e.Stderr, "forgesync keygen: --password needs the password: put it in %s, or run keygen on a terminal to be asked for it\n", envVarText(runtime.GOOS, signPasswordEnv))
 					return cli.ExitFailure
 				}
 				if !ok {
-					fmt.Fprintf(e.Stderr, "forgesync keygen: no password for the secret key: put one in $%s, run keygen on a terminal to be asked for it, or add --no-password for a key without one\n", signPasswordEnv)
+					fmt.Fprintf(e.Stderr, "forgesync keygen: no password for the secret key: put one in %s, run keygen on a terminal to be asked for it, or add --no-password for a key without one\n", envVarText(runtime.GOOS, signPasswordEnv))
 					return cli.ExitFailure
 				}
 				if pass == "" && password {
@@ -121,7 +128,7 @@ func keygenCommand() *cli.Command {
 				return cli.ExitOK
 			}
 			w := bufio.NewWriter(e.Stdout)
-			writeKeyPair(w, k)
+			writeKeyPair(w, k, runtime.GOOS)
 			w.Flush()
 			return cli.ExitOK
 		},

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"os"
 	"os/exec"
@@ -195,5 +196,89 @@ func TestKeygenSignsVerifiedByMinisign(t *testing.T) {
 	appendConfig(t, config, "[sets]\n"+line+"\n")
 	if code, out, errs := runCLI(t, "diff", lockPath, "--config", config); code != cli.ExitOK {
 		t.Errorf("diff with the printed trusted_keys = %d\n%s%s", code, out, errs)
+	}
+}
+
+// TestKeygenPrintsCommandsThatRun: the sign command keygen prints for a
+// key in a folder with a space runs as printed in a POSIX shell (the
+// path quoted) and signs a set. (The key has no password: minisign's
+// scrypt would cost seconds twice; TestKeygenCommandsPerOS checks the
+// password's line.)
+func TestKeygenPrintsCommandsThatRun(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the Windows shells are driven under wine (scripts/wine-e2e.sh)")
+	}
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	old := askPassword
+	askPassword = func(string) (string, bool, error) { return "", false, nil }
+	t.Cleanup(func() { askPassword = old })
+	t.Setenv(signPasswordEnv, "")
+	keys := filepath.Join(t.TempDir(), "my keys")
+	code, out, errs := runCLI(t, "keygen", "-o", keys, "--no-password")
+	if code != cli.ExitOK {
+		t.Fatalf("keygen = %d\n%s%s", code, out, errs)
+	}
+	var line string
+	for l := range strings.Lines(out) {
+		if after, ok := strings.CutPrefix(l, "Sign a set with: "); ok {
+			line = strings.TrimSpace(after)
+		}
+	}
+	if line == "" {
+		t.Fatalf("keygen printed no sign command:\n%s", out)
+	}
+	config, drop, _ := gameEnv(t)
+	doorPack(t, drop, "alpha", "1.0.0", 1)
+	if code, out, errs := runCLI(t, "sync", "--config", config); code != cli.ExitOK {
+		t.Fatalf("sync = %d\n%s%s", code, out, errs)
+	}
+	site := filepath.Join(t.TempDir(), "site")
+	cmd := exec.Command(sh, "-c", strings.Replace(line, " DIR ", " "+site+" ", 1)+" --config "+config)
+	cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(binary)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("sh -c %q: %v\n%s", line, err, out)
+	}
+	if _, err := os.Stat(filepath.Join(site, packset.LockName+".minisig")); err != nil {
+		t.Errorf("the printed command signed nothing: %v", err)
+	}
+}
+
+// TestKeygenCommandsPerOS: keygen's advice is what the OS's shells read:
+// a path with a space quoted, the program as a Windows player runs it
+// (.\forgesync.exe), the password's variable in cmd's and PowerShell's
+// syntax; one line for both Windows shells when one serves, else one for
+// each (a $ in the path: PowerShell expands it in double quotes).
+func TestKeygenCommandsPerOS(t *testing.T) {
+	tests := []struct {
+		goos, key string
+		encrypted bool
+		want      string
+	}{
+		{"linux", "/home/me/my keys/forgesync.key", true,
+			"Sign a set with: forgesync export DIR --sign '/home/me/my keys/forgesync.key'\n" +
+				"with the key's password in $FORGESYNC_SIGN_PASSWORD\n"},
+		{"linux", "/home/me/it's/forgesync.key", false,
+			"Sign a set with: forgesync export DIR --sign '/home/me/it'\\''s/forgesync.key'\n"},
+		{"windows", `C:\Users\me\my keys\forgesync.key`, true,
+			`Sign a set with: .\forgesync.exe export DIR --sign "C:\Users\me\my keys\forgesync.key"` + "\n" +
+				"with the key's password in the environment variable FORGESYNC_SIGN_PASSWORD (PowerShell: $env:FORGESYNC_SIGN_PASSWORD = '…'; cmd: set FORGESYNC_SIGN_PASSWORD=…)\n"},
+		{"windows", `C:\keys\forgesync.key`, false,
+			`Sign a set with: .\forgesync.exe export DIR --sign C:\keys\forgesync.key` + "\n"},
+		{"windows", `D:\Bob's $keys (old)\forgesync.key`, false,
+			`Sign a set with, in PowerShell: .\forgesync.exe export DIR --sign 'D:\Bob''s $keys (old)\forgesync.key'` + "\n" +
+				`Sign a set with, in cmd: .\forgesync.exe export DIR --sign "D:\Bob's $keys (old)\forgesync.key"` + "\n"},
+	}
+	for _, tt := range tests {
+		var b strings.Builder
+		w := bufio.NewWriter(&b)
+		writeKeyPair(w, KeyPair{SecretKey: tt.key, PublicKey: "k.pub", KeyID: "ID", Public: "RW", Encrypted: tt.encrypted}, tt.goos)
+		w.Flush()
+		_, got, _ := strings.Cut(b.String(), "\n\n    trusted_keys = [\"RW\"]\n\n")
+		if got != tt.want {
+			t.Errorf("%s %s: printed\n%s\nwant\n%s", tt.goos, tt.key, got, tt.want)
+		}
 	}
 }

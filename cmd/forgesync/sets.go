@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -51,7 +52,7 @@ func (s *setFlags) key() (*minisign.PrivateKey, error) {
 	}
 	k, err := packset.ReadSecretKey(s.sign, os.Getenv(signPasswordEnv))
 	if errors.Is(err, packset.ErrKeyEncrypted) {
-		return nil, fmt.Errorf("%w: put its password in $%s, or make a key without one (minisign -G -W)", err, signPasswordEnv)
+		return nil, fmt.Errorf("%w: put its password in %s, or make a key without one (minisign -G -W)", err, envVarText(runtime.GOOS, signPasswordEnv))
 	}
 	return &k, err
 }
