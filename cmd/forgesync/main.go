@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/mjolnir-forge/forgesync/intake"
+	"github.com/mjolnir-forge/forgesync/internal/cli"
 )
 
 func main() {
@@ -22,7 +23,7 @@ func main() {
 	}
 	stopProfile := startProfile(profileEnv)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	code := run(ctx, cli.OSArgs(), os.Stdout, os.Stderr)
 	stop()
 	stopProfile()
 	os.Exit(code)

@@ -263,3 +263,20 @@ func TestSetupUndoKeepsAFileItsRecordNames(t *testing.T) {
 		t.Errorf("the file the record named = %q, %v; want it kept", got, err)
 	}
 }
+
+// TestSetupStrayQuote: `setup --mods "C:\…\Mods\" --paks …` as Windows
+// splits it (the quote after the backslash read as a quote inside the
+// value, the rest of the line taken in) is answered with the stray quote
+// and the fix, not "--paks: not given". (On Windows itself the line is
+// read as meant first: scripts/wine-e2e.sh.)
+func TestSetupStrayQuote(t *testing.T) {
+	p := newPlayer(t)
+	code, out, errs := p.run(t, "setup", "--mods", `C:\Steam Library\Mods" --paks C:\Steam`, `Library\Paks"`, "--state", p.state)
+	want := `forgesync setup: --mods C:\Steam Library\Mods" --paks C:\Steam: a stray quote ("): Windows reads the \" that ends "C:\Steam Library\Mods\" as a quote inside the value, so the rest of the line became part of it; drop the trailing backslash (--mods "C:\Steam Library\Mods") or double it (--mods "C:\Steam Library\Mods\\")` + "\n"
+	if code != cli.ExitFailure || out != "" || errs != want {
+		t.Errorf("setup with a stray quote = %d\n%s%s\nwant\n%s", code, out, errs, want)
+	}
+	if _, err := os.Stat(p.state); err == nil {
+		t.Errorf("a refused setup made %s", p.state)
+	}
+}

@@ -112,6 +112,10 @@ func (p *Program) Run(ctx context.Context, args []string, stdout, stderr io.Writ
 		return ExitFailure
 	}
 	c := p.Commands[i]
+	if err := strayQuote(args[1:]); err != nil {
+		fmt.Fprintf(stderr, "forgesync %s: %v\n", c.Name, err)
+		return ExitFailure
+	}
 	e := &Env{Name: c.Name, Stdout: stdout, Stderr: stderr, Serves: c.Serves}
 	fs := flag.NewFlagSet("forgesync "+c.Name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
