@@ -248,10 +248,13 @@ func (r *setupRun) run() error {
 	if err := r.write(old, prev, rec); err != nil {
 		return err
 	}
+	if _, err := fmt.Fprintf(r.out, "wrote %s (what setup made, for `forgesync setup --undo`)\n", r.recordPath); err != nil {
+		return err
+	}
 	if err := r.startService(&rec); err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(r.out, "wrote %s (what setup made, for `forgesync setup --undo`)\ndrop packs into %s\n", r.recordPath, drop)
+	_, err = fmt.Fprintf(r.out, "drop packs into %s\n", drop)
 	return err
 }
 

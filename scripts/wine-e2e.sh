@@ -19,7 +19,7 @@
 # Not covered, because wine cannot show them: AF_UNIX and the socket
 # folder's ACL (wine 8 accepts SetNamedSecurityInfo but reads back its
 # default ACL; daemon/acl_windows_test.go checks it on a real Windows), UAC,
-# and the service manager. Go's unit tests do not run under wine: wine 8
+# and a service's start (installing and removing one is covered). Go's unit tests do not run under wine: wine 8
 # fails os.RemoveAll on a folder holding files (the "unlinkat" of Go
 # 1.25+), so every t.TempDir cleanup fails there; forgesync's own removals
 # fall back to removing file by file (atomicfile.RemoveAll), which wine
@@ -475,6 +475,79 @@ for t in "daemon:TestSecureFolderNoACL|TestSecureFolderLeavesOthers|TestServiceL
     { cat "$work/$pkg.test.out"; fail "Windows tests of $pkg: not every one of $names ran and passed"; }
 done
 # --- end of issue 20 §4 ---------------------------------------------------
+
+# ---- issue 35 items 13-15 and 17: setup, its service and keygen on Windows ----
+# setup and keygen as a Windows player types them: a folder PowerShell 5.1
+# tab-completed ("…\Mods\", the quote read as escaped) through cmd; the
+# machine service installed by setup --machine --service in wine's
+# service manager and removed by setup --undo (wine starts no Go service:
+# its services.exe runs the program outside session 0, which Go takes for
+# a terminal, so the start fails and the service is installed, stopped);
+# keygen's sign command pasted into cmd.
+step "setup: --service without --machine refused before anything is written"
+sroot="$work/setup game"
+sbundle="$work/setup bundle" # the unzipped release: forgesync.exe, modules/ beside it
+mkdir -p "$sroot/Game/Mods/MJOLNIRForge" "$sroot/Game/Paks" "$sbundle/modules/MJOLNIRLobby/dlls"
+printf '0.5.0\n' > "$sroot/Game/Mods/MJOLNIRForge/version.txt"
+printf 'module v1\n' > "$sbundle/modules/MJOLNIRLobby/dlls/forge_doors.dll"
+printf 'forge_doors 1.0.0 api 1\n' > "$sbundle/modules/MJOLNIRLobby/dlls/forge_doors.version"
+cp "$bin/forgesync.exe" "$sbundle/"
+sfs() { $WINE "$sbundle/forgesync.exe" "$@"; }
+unixpath() { local p=${1#C:\\}; printf '%s/drive_c/%s' "$WINEPREFIX" "${p//\\//}"; } # C:\x\y → the prefix's file
+smods=$(winpath "$sroot/Game/Mods") spaks=$(winpath "$sroot/Game/Paks") sstate=$(winpath "$sroot/state")
+rc=0; sfs setup --service --mods "$smods" --paks "$spaks" --state "$sstate" > "$work/svc-user.out" 2>&1 || rc=$?
+[ "$rc" = 2 ] && grep -q "setup --machine --service" "$work/svc-user.out" || { cat "$work/svc-user.out"; fail "setup --service without --machine: exit $rc"; }
+[ ! -e "$sroot/state" ] && [ ! -e "$sroot/Game/Mods/MJOLNIRForgePacks" ] && ! grep -q "^wrote" "$work/svc-user.out" ||
+  fail "the refused setup --service wrote: $(ls -A "$sroot" "$sroot/Game/Mods")"
+
+step "setup: a tab-completed folder (\"…\\Mods\\\") typed in cmd is read as meant"
+printf '@echo off\r\n"%s" setup --mods "%s\\" --paks "%s\\" --state "%s"\r\nexit /b %%errorlevel%%\r\n' \
+  "$(winpath "$sbundle/forgesync.exe")" "$smods" "$spaks" "$sstate" > "$work/setup-quote.bat"
+rc=0; $WINE cmd /c "$(winpath "$work/setup-quote.bat")" > "$work/setup-quote.out" 2>&1 || rc=$?
+tr -d '\r' < "$work/setup-quote.out" > "$work/setup-quote.txt"
+[ "$rc" = 0 ] && grep -q "^drop packs into $(printf '%s' "$smods" | sed 's/\\/\\\\/g')\\\\MJOLNIRForgePacks\\\\drop$" "$work/setup-quote.txt" ||
+  { cat "$work/setup-quote.txt"; fail "setup with --mods \"…\\Mods\\\" through cmd: exit $rc"; }
+ucfg=$(sed -n 's/^wrote \(.*forgesync\.toml\)$/\1/p' "$work/setup-quote.txt")
+[ -n "$ucfg" ] && grep -q "^paks = '$(printf '%s' "$spaks" | sed 's/\\/\\\\/g')'" "$(unixpath "$ucfg")" ||
+  { cat "$work/setup-quote.txt" "$(unixpath "$ucfg")"; fail "the config setup wrote does not name the Paks folder as meant"; }
+
+step "setup --machine refuses while the user's config would shadow it; --undo"
+rc=0; sfs setup --machine --mods "$smods" --paks "$spaks" --state "$sstate-m" > "$work/shadow.out" 2>&1 || rc=$?
+[ "$rc" = 2 ] && grep -q "is found before the machine's config" "$work/shadow.out" || { cat "$work/shadow.out"; fail "setup --machine under a user config: exit $rc"; }
+[ ! -e "$WINEPREFIX/drive_c/ProgramData/forgesync/forgesync.toml" ] && [ ! -e "$sroot/state-m" ] || fail "the refused setup --machine wrote"
+sfs setup --undo > "$work/undo-user.out" 2>&1 || { cat "$work/undo-user.out"; fail "setup --undo of the user's setup"; }
+[ ! -e "$(unixpath "$ucfg")" ] || fail "setup --undo left $ucfg"
+
+step "setup --machine --service installs the service; setup --undo --machine removes it"
+# wineboot -i and the first program each start a services.exe in a new
+# prefix; a service one creates the other does not know, and a client may
+# reach either. A restarted wineserver runs one, which reads the registry.
+wineserver -k; wineserver -p
+rc=0; sfs setup --machine --service --mods "$smods" --paks "$spaks" --state "$sstate" > "$work/svc.out" 2>&1 || rc=$?
+[ "$rc" = 0 ] || { [ "$rc" = 2 ] && grep -q "the service is not running" "$work/svc.out"; } || { cat "$work/svc.out"; fail "setup --machine --service: exit $rc"; }
+grep -q 'HKLM\\SYSTEM\\CurrentControlSet\\Services\\forgesync' "$work/svc.out" || { cat "$work/svc.out"; fail "setup --machine --service named no service entry"; }
+grep -q '"service"' "$sroot/state/setup.json" || fail "setup's record does not hold the service: $(cat "$sroot/state/setup.json")"
+[ "$(sfs service status --machine | tr -d '\r')" != "not installed" ] || fail "the service setup installed is not installed"
+sfs setup --undo --machine > "$work/svc-undo.out" 2>&1 || { cat "$work/svc-undo.out"; fail "setup --undo --machine"; }
+grep -q "service forgesync: uninstall done" "$work/svc-undo.out" || { cat "$work/svc-undo.out"; fail "setup --undo did not say it removed the service"; }
+[ "$(sfs service status --machine | tr -d '\r')" = "not installed" ] || fail "setup --undo left the service installed"
+[ ! -e "$WINEPREFIX/drive_c/ProgramData/forgesync/forgesync.toml" ] || fail "setup --undo left the machine's config"
+
+step "keygen: the sign command it prints runs pasted into cmd; the password variable in cmd's and PowerShell's syntax"
+keys="$work/my keys"
+sfs keygen -o "$(winpath "$keys")" --no-password > "$work/keygen.out" || fail "keygen under wine"
+signline=$(tr -d '\r' < "$work/keygen.out" | sed -n 's/^Sign a set with: //p')
+[ "${signline#.\\forgesync.exe export DIR --sign \"}" != "$signline" ] || { cat "$work/keygen.out"; fail "keygen printed no one-line sign command with the key quoted"; }
+# The config's own path in the .bat must be ASCII (cmd reads a .bat in the OEM code page).
+cp "$root/forgesync.toml" "$work/export.toml"
+printf '@echo off\r\ncd /d "%s"\r\n%s %s %s --config %s\r\nexit /b %%errorlevel%%\r\n' "$(winpath "$sbundle")" \
+  "${signline%% DIR *}" "$(winpath "$work/signed")" "${signline#* DIR }" "$(winpath "$work/export.toml")" > "$work/sign.bat"
+$WINE cmd /c "$(winpath "$work/sign.bat")" > "$work/sign.out" 2>&1 || { cat "$work/sign.out"; fail "the printed sign command failed in cmd"; }
+[ -s "$work/signed/forgepacks.lock.minisig" ] || { cat "$work/sign.out"; fail "the printed sign command signed nothing"; }
+rc=0; FORGESYNC_SIGN_PASSWORD= sfs keygen -o "$(winpath "$work/no keys")" < /dev/null > "$work/keygen-nopass.out" 2>&1 || rc=$?
+grep -qF "(PowerShell: \$env:FORGESYNC_SIGN_PASSWORD = '…'; cmd: set FORGESYNC_SIGN_PASSWORD=…)" "$work/keygen-nopass.out" ||
+  { cat "$work/keygen-nopass.out"; fail "keygen did not name the password variable in the Windows shells' syntax (exit $rc)"; }
+# ---- end of issue 35 items 13-15 and 17 ----
 
 elapsed=$(($(date +%s) - start))
 echo "wine-e2e: PASS in ${elapsed}s"
