@@ -19,12 +19,12 @@
 # Not covered, because wine cannot show them: AF_UNIX and the socket
 # folder's ACL (wine 8 accepts SetNamedSecurityInfo but reads back its
 # default ACL; daemon/acl_windows_test.go checks it on a real Windows), UAC,
-# and a service's start (installing and removing one is covered). Go's unit tests do not run under wine: wine 8
-# fails os.RemoveAll on a folder holding files (the "unlinkat" of Go
-# 1.25+), so every t.TempDir cleanup fails there; forgesync's own removals
-# fall back to removing file by file (atomicfile.RemoveAll), which wine
-# handles. The few Windows-only tests that make their own folders do run
-# (the last step).
+# and a service's start (installing and removing one is covered). Go's
+# unit tests do not run under wine: wine 8 fails os.RemoveAll on a folder
+# holding files (the "unlinkat" of Go 1.25+), so every t.TempDir cleanup
+# fails there; forgesync's own removals fall back to removing file by
+# file (atomicfile.RemoveAll), which wine handles. The few Windows-only
+# tests that make their own folders do run (the last step).
 #
 # Go >= 1.22 needs ProcessPrng from bcryptprimitives.dll, which wine 8
 # lacks: a test-only stand-in (scripts/wine/bcryptprimitives.c, forwarding
