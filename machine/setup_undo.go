@@ -42,7 +42,7 @@ func SetupUndo(ctx context.Context, o SetupOptions, out io.Writer) error {
 	o.State = cfg.Paths.State
 	lock, err := lockSetup(ctx, &o, out)
 	if err != nil {
-		return fmt.Errorf("setup --undo: %w", err)
+		return err
 	}
 	rec, err := undoRecord(recordPath, file, cfg) // again, under the lock
 	if err == nil {
