@@ -152,7 +152,9 @@ func changeCommand(name, summary string, do func(*machine.Machine, context.Conte
 				}
 				fmt.Fprintf(e.Stdout, "%s: %sd%s\n", args[0], name, by)
 			}
-			printSummary(e, sum, api.WriteSummary)
+			if printSummary(e, sum, api.WriteSummary) == cli.ExitFailure {
+				return cli.ExitFailure // committed; the game does not see it yet
+			}
 			return cli.ExitOK
 		},
 	}
