@@ -135,6 +135,9 @@ type Pipeline struct {
 	// budget is the one wait for held files of the pass under way: every
 	// transaction, read and deploy of a pass spends it (see BeginPass).
 	budget *atomicfile.Budget
+	// said are the warnings logged in the pass under way, each logged
+	// once per pass however many of its transactions meet it.
+	said map[string]bool
 	// trigger is what started the pass the next transaction runs
 	// (api.TriggerStart, …), for its sync-started and sync-finished
 	// events; empty for a transaction that is not a pass over drop.
@@ -164,6 +167,20 @@ func (p *Pipeline) passRenamer() atomicfile.Renamer {
 // writer begins one for each request and each periodic redeploy.
 func (p *Pipeline) BeginPass() {
 	p.budget = atomicfile.NewBudget(cmp.Or(p.opts.Renamer.MaxWait, atomicfile.DefaultMaxWait))
+	p.said = nil
+}
+
+// passSaid reports whether the warning what was logged in this pass
+// already, and marks it logged.
+func (p *Pipeline) passSaid(what string) bool {
+	if p.said[what] {
+		return true
+	}
+	if p.said == nil {
+		p.said = map[string]bool{}
+	}
+	p.said[what] = true
+	return false
 }
 
 // ErrNotInstalled is returned by Enable, Disable and Remove for an unknown id.

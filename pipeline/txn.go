@@ -370,7 +370,9 @@ func (t *txn) commit() (*Summary, error) {
 		// What is committed stays committed; the files on disk are not
 		// those the state names, so the next pass publishes again. Old
 		// content stays until installed.txt no longer names it.
-		p.log.Warn("inventory not published yet; tried again at the next pass", "err", err)
+		if !p.passSaid("inventory not published") {
+			p.log.Warn("inventory not published yet; tried again at the next pass", "err", err)
+		}
 		r := faultReason(err, busyFile(err), "the inventory is published at the next pass")
 		r.Message = "inventory not published yet: " + r.Message
 		t.sum.Pending = append(t.sum.Pending, r)
