@@ -148,7 +148,7 @@ func (p *Pipeline) saveAttempts(a attempts) error {
 	// process dying, which the page cache does. A power loss may lose a
 	// count, or damage the file, which loadAttempts sets aside; a flush
 	// here would cost every archive a journal commit of its own.
-	if err := atomicfile.WriteFlushed(p.store.Path(attemptsFile), append(data, '\n'), 0o600, atomicfile.FlushNone); err != nil {
+	if err := p.writeState(attemptsFile, append(data, '\n'), atomicfile.FlushNone); err != nil {
 		return fmt.Errorf("save attempt counts: %w", err)
 	}
 	return nil

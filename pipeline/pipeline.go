@@ -145,6 +145,9 @@ type Pipeline struct {
 	// stages times the steps of the running transaction, for its debug
 	// log line.
 	stages stageTimes
+	// writes counts the state files the pipeline replaced (see
+	// stateWrites).
+	writes stateWrites
 }
 
 // passRenamer returns the configured Renamer with the Budget of the pass

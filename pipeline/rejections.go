@@ -103,17 +103,17 @@ func (p *Pipeline) recordRejection(rec rejection.Record) error {
 		return r.Archive == rec.Archive || errors.Is(err, fs.ErrNotExist)
 	})
 	recs = append(recs, rec)
-	return writeRejections(p.store.Dir, recs)
+	return p.writeRejections(recs)
 }
 
 // writeRejections replaces the records of rejected archives with recs.
-func writeRejections(state string, recs []rejection.Record) error {
+func (p *Pipeline) writeRejections(recs []rejection.Record) error {
 	slices.SortFunc(recs, func(a, b rejection.Record) int { return strings.Compare(a.Archive, b.Archive) })
 	data, err := json.MarshalIndent(rejectionsDoc{Format: rejectionsFormat, Version: 1, Rejections: storeRejections(recs)}, "", "  ")
 	if err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(filepath.Join(state, rejectionsFile), append(data, '\n'), 0o600)
+	return p.writeState(rejectionsFile, append(data, '\n'), atomicfile.FlushAll)
 }
 
 // Rejections lists the archives in drop/rejected/ that have their note

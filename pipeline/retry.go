@@ -76,7 +76,7 @@ func (p *Pipeline) forgetRejections(names []string) error {
 		return nil // a damaged list is started anew at the next rejection
 	}
 	kept := slices.DeleteFunc(recs, func(r rejection.Record) bool { return slices.Contains(names, r.Archive) })
-	return writeRejections(p.store.Dir, kept)
+	return p.writeRejections(kept)
 }
 
 // RetrySync moves rejected archives back into drop (see Retry) and

@@ -69,7 +69,7 @@ type txn struct {
 // written or its rejection is on disk, and content is deleted only after
 // the inventory that no longer names it is published.
 func (p *Pipeline) transact(ctx context.Context, o txnOptions) (*Summary, error) {
-	start, flushes := time.Now(), atomicfile.Fsyncs()
+	start, flushes, writes := time.Now(), atomicfile.Fsyncs(), p.writes.snapshot()
 	p.stages = stageTimes{last: start}
 	trigger := p.trigger // set by startPass, whose sync-started went out
 	p.trigger = ""
@@ -88,7 +88,11 @@ func (p *Pipeline) transact(ctx context.Context, o txnOptions) (*Summary, error)
 	// What the transaction cost the disk: each flush may be a journal
 	// commit, the figure to watch when installs slow a running game.
 	// Where its time went, step by step (see stageTimes).
-	p.log.Debug("transaction done", append([]any{"cause", o.cause, "duration", sum.Duration, "flushes", atomicfile.Fsyncs() - flushes}, p.stages.attrs...)...)
+	// The state files it replaced, the tries it appended and their
+	// bytes: a bounded number of writes a pass, however many archives.
+	w := p.writes.since(writes)
+	p.log.Debug("transaction done", append([]any{"cause", o.cause, "duration", sum.Duration, "flushes", atomicfile.Fsyncs() - flushes,
+		"state_writes", w.total(), "state_appends", w.appends, "state_bytes", w.bytes}, p.stages.attrs...)...)
 	p.report(sum, changes)
 	if trigger != "" {
 		p.passFinished(trigger, sum)
