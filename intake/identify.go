@@ -66,6 +66,19 @@ func identify(r io.ReaderAt) (archiveKind, string, error) {
 	return kindUnknown, "format not recognised: a pack is a zip, 7z, tar, tar.gz, tar.xz, tar.zst or rar archive", nil
 }
 
+// NotArchive reports why the file r reads is in no pack format, reading
+// at most its first 512 bytes in this process, or "" when it starts like a
+// pack archive. Only signatures are compared (no decoder runs), so a
+// caller may judge a stray file without the isolated unpacker; an archive
+// it does not refuse is unpacked as ever, and may still prove no archive.
+func NotArchive(r io.ReaderAt) (string, error) {
+	kind, why, err := identify(r)
+	if err != nil || kind != kindUnknown {
+		return "", err
+	}
+	return why, nil
+}
+
 // isTarHeader reports whether b starts with a tar header: the ustar magic,
 // or (an old V7 tar) a header whose checksum is right.
 func isTarHeader(b []byte) bool {

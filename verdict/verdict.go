@@ -146,6 +146,26 @@ func Archive(ctx context.Context, x *intake.Extractor, archivePath, stagingParen
 	return r, staged, nil
 }
 
+// NotArchive returns the report of the file at path when it is in no
+// pack format at all (see [intake.NotArchive]): the one [Archive] gives
+// such a file, judged from its first bytes in this process, with no
+// unpacker started and no staging made. It returns nil when the file
+// starts like an archive, or is no regular file or cannot be read: then
+// [Archive] judges it.
+func NotArchive(path string) *Report {
+	f, err := atomicfile.OpenRegular(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	why, err := intake.NotArchive(f)
+	if err != nil || why == "" {
+		return nil
+	}
+	r := &Report{Source: path, Problems: []rejection.Reason{fromInstaller(intake.Problem{Rule: intake.RuleNotArchive, Value: why})}}
+	return r.finish()
+}
+
 // note adds a note, unless it is empty.
 func (r *Report) note(text string) {
 	if text != "" {
