@@ -182,7 +182,11 @@ func (p *Pipeline) tidyRejected() {
 		}
 		archive := filepath.Join(dir, name)
 		if _, err := os.Lstat(archive); errors.Is(err, fs.ErrNotExist) {
-			stale = append(stale, name)
+			// A note of ours, not an archive rejected under a name that
+			// ends in .txt (whose own note is beside it).
+			if orphanNote(dir, e.Name()) {
+				stale = append(stale, name)
+			}
 			continue
 		}
 		rec, ok := byName[name]
@@ -201,6 +205,28 @@ func (p *Pipeline) tidyRejected() {
 	if err := p.forgetRejections(stale); err != nil {
 		p.log.Warn("could not update the list of rejected archives", "err", err)
 	}
+}
+
+// noteStart is how every note rendered by rejection.Note begins.
+const noteStart = "forgesync rejected "
+
+// orphanNote reports whether the file name in dir is a note of ours left
+// without its archive (the player deleted or moved it, or a rejection was
+// interrupted between the note and the move): it starts as a note does,
+// and is no rejected archive itself, whose own note would be beside it. A
+// file a player named so is neither.
+func orphanNote(dir, name string) bool {
+	if _, err := os.Lstat(filepath.Join(dir, name+".txt")); !errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	f, err := atomicfile.OpenRegular(filepath.Join(dir, name))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, len(noteStart))
+	_, err = io.ReadFull(f, head)
+	return err == nil && string(head) == noteStart
 }
 
 // fileSHA256 returns the lower-case hex SHA-256 of the file at path, or ""

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -961,9 +962,10 @@ func (t *txn) reject(name string, out Outcome, reasons []rejection.Reason, from 
 const maxNameBytes = 255
 
 // uniqueName returns name, or name with -2, -3… before its extension, so
-// that an earlier rejected archive of the same name is kept. The result
-// leaves room for the ".txt" beside it and its temp file: a name the file
-// system would refuse is shortened, never a reason to fail.
+// that nothing in dir is replaced (see freeName): an earlier rejected
+// archive of the same name is kept. The result leaves room for the ".txt"
+// beside it and its temp file: a name the file system would refuse is
+// shortened, never a reason to fail.
 func uniqueName(dir, name string) string {
 	ext := filepath.Ext(name)
 	if len(ext) > 16 {
@@ -977,14 +979,23 @@ func uniqueName(dir, name string) string {
 		name = stem + ext
 	}
 	cand := name
-	for i := 2; ; i++ {
-		// A .txt without its archive is the leftover of an interrupted
-		// rejection of this same archive: it is rewritten.
-		if _, err := os.Lstat(filepath.Join(dir, cand)); errors.Is(err, os.ErrNotExist) {
-			return cand
-		}
+	for i := 2; !freeName(dir, cand); i++ {
 		cand = fmt.Sprintf("%s-%d%s", stem, i, ext)
 	}
+	return cand
+}
+
+// freeName reports whether dir may receive an archive named cand and its
+// note, cand.txt: no file cand is there, and a file cand.txt there is a
+// note of ours an interrupted rejection left without its archive (it is
+// rewritten; see orphanNote), not an archive of that name rejected
+// before nor a file of the player's.
+func freeName(dir, cand string) bool {
+	if _, err := os.Lstat(filepath.Join(dir, cand)); !errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	_, err := os.Lstat(filepath.Join(dir, cand+".txt"))
+	return errors.Is(err, fs.ErrNotExist) || orphanNote(dir, cand+".txt")
 }
 
 // cutUTF8 returns s cut to at most n bytes, on a character boundary.

@@ -1,0 +1,59 @@
+package pipeline
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mjolnir-forge/forgesync/api"
+)
+
+// TestRejectedFilesOfThePlayerKept: nothing in drop/rejected/ that is not
+// a note of ours is deleted or written over. A stray readme.txt, rejected
+// beside its note readme.txt.txt, was deleted at the next pass as a note
+// without its archive (readme); a pack.zip rejected after a stray
+// pack.zip.txt had its note written over that file; and a file of the
+// player's named like a note was deleted.
+func TestRejectedFilesOfThePlayerKept(t *testing.T) {
+	e := newEnv(t)
+	p := e.open(t)
+	dir := filepath.Join(e.drop, RejectedDir)
+	stray := map[string]string{"readme.txt": "my notes\n", "pack.zip.txt": "a list of packs\n"}
+	for n, data := range stray {
+		if err := os.WriteFile(filepath.Join(e.drop, n), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustSync(t, p, map[string]api.Result{"readme.txt": api.ResultRejected, "pack.zip.txt": api.ResultRejected})
+	e.dropPack(t, "pack.zip", spec{id: "pack", version: "1.0.0", doors: 1, bad: true})
+	mustSync(t, p, map[string]api.Result{"pack.zip": api.ResultRejected})
+	// A file the player put there, named as a note of an archive that is
+	// not there.
+	if err := os.WriteFile(filepath.Join(dir, "mine.zip.txt"), []byte("what I tried\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustSync(t, p, map[string]api.Result{})
+	mustSync(t, p, map[string]api.Result{})
+	for n, data := range stray {
+		if got, err := os.ReadFile(filepath.Join(dir, n)); err != nil || string(got) != data {
+			t.Errorf("rejected %s = %q, %v; want the player's %q kept", n, got, err, data)
+		}
+		if note, err := os.ReadFile(filepath.Join(dir, n+".txt")); err != nil || !strings.HasPrefix(string(note), noteStart+n) {
+			t.Errorf("note of %s = %q, %v; want it beside it", n, note, err)
+		}
+	}
+	if got, err := os.ReadFile(filepath.Join(dir, "mine.zip.txt")); err != nil || string(got) != "what I tried\n" {
+		t.Errorf("the player's mine.zip.txt = %q, %v; want it kept", got, err)
+	}
+	recs, err := Rejections(e.drop, e.state)
+	var names []string
+	for _, r := range recs {
+		names = append(names, r.Archive)
+	}
+	slices.Sort(names)
+	if want := []string{"pack-2.zip", "pack.zip.txt", "readme.txt"}; err != nil || !slices.Equal(names, want) {
+		t.Errorf("rejections = %v, %v; want %v", names, err, want)
+	}
+}
