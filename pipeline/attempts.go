@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 	"strings"
 	"unicode/utf8"
@@ -25,8 +26,13 @@ import (
 const MaxAttempts = 3
 
 // attemptsFile is the file in the state folder that counts, per archive
-// in processing, the tries begun. It is written before each try, so a
-// crash counts too and the count survives restarts.
+// in processing, the tries begun: the counts as a pass that ended wrote
+// them (a JSON object), then one line per try begun since, appended
+// before the try (the name's key as a JSON string), so that a crash
+// counts too and the count survives restarts. A try costs one short
+// append whatever the number of archives counted; the counts are written
+// again, the lines folded in, once a transaction ends (see forget), or
+// when a load finds lines a crash or a failed transaction left.
 const attemptsFile = "attempts.json"
 
 // badTimeFormat stamps the name a damaged attempts file is set aside
@@ -74,10 +80,12 @@ func attemptsName(key string) (string, error) {
 // in processing, generous for 10,000 of them.
 const maxAttemptsBytes = 16 << 20
 
-// loadAttempts reads the counts; a missing file counts nothing. The file
-// is advisory (it only ever spares a try): one that cannot be read or
-// decoded is set aside as attempts.json.bad-<time>, with a warning, and
-// counting starts over.
+// loadAttempts reads the counts, the tries appended folded in; a missing
+// file counts nothing. The file is advisory (it only ever spares a try):
+// one that cannot be read or decoded is set aside as
+// attempts.json.bad-<time>, with a warning, and counting starts over.
+// Tries appended after the counts (left by a crash or a failed
+// transaction) are folded into them, and the file written again.
 func (p *Pipeline) loadAttempts() attempts {
 	path := p.store.Path(attemptsFile)
 	data, err := atomicfile.ReadFile(path, maxAttemptsBytes)
@@ -86,7 +94,13 @@ func (p *Pipeline) loadAttempts() attempts {
 	}
 	if err == nil {
 		var a attempts
-		if err = decodeAttempts(data, &a); err == nil {
+		var fold bool
+		if fold, err = decodeAttempts(data, &a, p.log); err == nil {
+			if fold {
+				if err := p.saveAttempts(a); err != nil {
+					p.log.Warn("could not fold the tries into the attempt counts; tried again at the next pass", "err", err)
+				}
+			}
 			return a
 		}
 	}
@@ -99,36 +113,56 @@ func (p *Pipeline) loadAttempts() attempts {
 	return attempts{}
 }
 
-// decodeAttempts decodes attempts.json strictly into a: an object of
-// objects, no unknown keys, no data after it, no count below zero.
-func decodeAttempts(data []byte, a *attempts) error {
+// decodeAttempts decodes attemptsFile into a: an object of objects, no
+// unknown keys, no count below zero (none when the first try was appended
+// to no file), then the tries appended, each a name's key adding one to
+// its count. It reports whether tries followed the counts, to be folded
+// in. Lines a power loss damaged at the end are left out, with a warning.
+func decodeAttempts(data []byte, a *attempts, log *slog.Logger) (fold bool, err error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(a); err != nil {
-		return err
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return errors.New("data after the counts")
-	}
-	if *a == nil {
-		return errors.New("null instead of the counts")
-	}
-	out := make(attempts, len(*a))
-	for key, at := range *a {
-		if at.Count < 0 {
-			return fmt.Errorf("%q counts %d tries", key, at.Count)
+	out := attempts{}
+	if first := bytes.TrimLeft(data, " \t\r\n"); len(first) == 0 || first[0] != '"' {
+		var counts attempts
+		if err := dec.Decode(&counts); err != nil {
+			return false, err
 		}
-		name, err := attemptsName(key)
-		if err != nil {
-			return err
+		if counts == nil {
+			return false, errors.New("null instead of the counts")
 		}
+		for key, at := range counts {
+			if at.Count < 0 {
+				return false, fmt.Errorf("%q counts %d tries", key, at.Count)
+			}
+			name, err := attemptsName(key)
+			if err != nil {
+				return false, err
+			}
+			out[name] = at
+		}
+	}
+	for {
+		var key string
+		err := dec.Decode(&key)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		fold = true
+		name, kerr := attemptsName(key)
+		if err != nil || kerr != nil {
+			log.Warn("the tries at the end of the attempt counts are damaged (a power loss?); left out", "err", errors.Join(err, kerr))
+			break
+		}
+		at := out[name]
+		at.Count++
 		out[name] = at
 	}
 	*a = out
-	return nil
+	return fold, nil
 }
 
-// saveAttempts writes the counts atomically; with none, the file goes.
+// saveAttempts writes the counts atomically, the tries appended folded
+// in; with none, the file goes.
 func (p *Pipeline) saveAttempts(a attempts) error {
 	if len(a) == 0 {
 		if err := os.Remove(p.store.Path(attemptsFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -146,11 +180,35 @@ func (p *Pipeline) saveAttempts(a attempts) error {
 	}
 	// Not flushed: the counts are advisory, and they must survive this
 	// process dying, which the page cache does. A power loss may lose a
-	// count, or damage the file, which loadAttempts sets aside; a flush
-	// here would cost every archive a journal commit of its own.
+	// count, or damage the file, which loadAttempts sets aside.
 	if err := p.writeState(attemptsFile, append(data, '\n'), atomicfile.FlushNone); err != nil {
 		return fmt.Errorf("save attempt counts: %w", err)
 	}
+	return nil
+}
+
+// appendTry appends to attemptsFile that a try of name begins: one short
+// line, not flushed (as saveAttempts), whatever the number of archives
+// counted.
+func (p *Pipeline) appendTry(name string) error {
+	line, err := json.Marshal(attemptsKey(name))
+	if err != nil {
+		return fmt.Errorf("count a try of %s: %w", name, err)
+	}
+	path := p.store.Path(attemptsFile)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("count a try of %s: %w", name, err)
+	}
+	_, err = f.Write(append(line, '\n'))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("count a try of %s in %s: %w", name, path, err)
+	}
+	p.writes.appends++
+	p.writes.bytes += int64(len(line) + 1)
 	return nil
 }
 
@@ -162,8 +220,8 @@ func (t *txn) begin(name string) (bool, error) {
 		return false, nil
 	}
 	a.Count++
-	t.attempts[name] = a
-	if err := t.p.saveAttempts(t.attempts); err != nil {
+	t.attempts[name], t.attemptsDirty = a, true
+	if err := t.p.appendTry(name); err != nil {
 		return false, err
 	}
 	t.p.step("attempt:" + name)
@@ -179,9 +237,12 @@ func failedRepeatedly(a attempt) string {
 	return s
 }
 
-// forget drops the counts of archives no longer in processing.
-func (p *Pipeline) forget(a attempts) error {
-	changed := false
+// forget drops the counts of archives no longer in processing, and writes
+// the counts when they changed or dirty says they differ from the file's
+// (tries appended, a fault's taken back): the file then holds the counts
+// alone.
+func (p *Pipeline) forget(a attempts, dirty bool) error {
+	changed := dirty
 	for name := range a {
 		if _, err := os.Lstat(p.store.Path(store.ProcessingDir, name)); errors.Is(err, fs.ErrNotExist) {
 			delete(a, name)

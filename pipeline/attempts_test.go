@@ -1,9 +1,12 @@
 package pipeline
 
 import (
+	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/mjolnir-forge/forgesync/store"
@@ -32,7 +35,7 @@ func TestAttemptsKeepNonUTF8Names(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := p.loadAttempts()
-	if err := p.forget(got); err != nil {
+	if err := p.forget(got, false); err != nil {
 		t.Fatal(err)
 	}
 	got = p.loadAttempts()
@@ -52,4 +55,53 @@ func keys(a attempts) []string {
 		out = append(out, n)
 	}
 	return out
+}
+
+// TestAttemptsTriesAppendedAreFolded: a try is one line appended after the
+// counts; a load counts each line once and writes the counts again, the
+// lines folded in, so that a second load counts them no more. Lines a
+// power loss cut or zeroed at the end are left out; lines appended to no
+// file count from nothing.
+func TestAttemptsTriesAppendedAreFolded(t *testing.T) {
+	e := newEnv(t)
+	p := e.open(t)
+	path := filepath.Join(e.state, attemptsFile)
+	if err := p.saveAttempts(attempts{"a.zip": {Count: 1, Last: "the program stopped"}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"a.zip", "b.zip", "a.zip", attemptsKeyPrefix + "x\n.zip"} {
+		if err := p.appendTry(n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := attempts{"a.zip": {Count: 3, Last: "the program stopped"}, "b.zip": {Count: 1}, attemptsKeyPrefix + "x\n.zip": {Count: 1}}
+	for range 2 {
+		if got := p.loadAttempts(); !maps.Equal(got, want) {
+			t.Fatalf("loadAttempts = %+v; want %+v", got, want)
+		}
+	}
+	data, err := os.ReadFile(path)
+	if err != nil || !json.Valid(data) || data[0] != '{' {
+		t.Fatalf("%s after a load = %q, %v; want the counts alone", attemptsFile, data, err)
+	}
+
+	torn := append(slices.Clone(data), "\"b.zip\"\n\"a.z"...)
+	torn = append(torn, make([]byte, 16)...)
+	if err := os.WriteFile(path, torn, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	want["b.zip"] = attempt{Count: 2}
+	if got := p.loadAttempts(); !maps.Equal(got, want) {
+		t.Fatalf("loadAttempts with a torn end = %+v; want %+v", got, want)
+	}
+
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.appendTry("c.zip"); err != nil {
+		t.Fatal(err)
+	}
+	if got := p.loadAttempts(); !maps.Equal(got, attempts{"c.zip": {Count: 1}}) {
+		t.Fatalf("loadAttempts of tries alone = %+v; want c.zip once", got)
+	}
 }

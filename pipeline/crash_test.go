@@ -98,7 +98,9 @@ func runChildOp(t *testing.T, root string, crashAt int, steps, op string, keep i
 
 // crashScenario builds the installed base and the batch that the crash
 // test interrupts: an upgrade that drops a content file, a new pack with
-// doors and content, an invalid pack, and a duplicate of an installed one.
+// doors and content, an invalid pack, a stray file that is no archive
+// (the two rejections are recorded in one write, then moved one by one:
+// the test dies between them too), and a duplicate of an installed one.
 func crashScenario(t *testing.T) (root string, old map[string]string) {
 	root = t.TempDir()
 	e := envAt(root)
@@ -122,6 +124,9 @@ func crashScenario(t *testing.T) (root string, old map[string]string) {
 	e.dropPack(t, "gates.zip", spec{id: "gate-pack", version: "2.0.0", doors: 2, lifts: 1, content: map[string]string{"g.utoc": "t", "g.ucas": "c"}})
 	e.dropPack(t, "broken.zip", spec{id: "broken-pack", version: "1.0.0", doors: 1, bad: true})
 	e.dropPack(t, "doors-again.zip", doors)
+	if err := os.WriteFile(filepath.Join(e.drop, "readme.txt"), []byte("not a pack\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	return root, old
 }
 
@@ -197,7 +202,7 @@ func TestCrashAtEveryStep(t *testing.T) {
 	wantPaks := listFiles(t, re.paks)
 	wantRejected := listFiles(t, filepath.Join(re.drop, RejectedDir))
 	wantKept := listFiles(t, filepath.Join(re.state, store.ArchivesDir))
-	if len(wantRejected) != 2 || len(wantKept) != 4 {
+	if len(wantRejected) != 4 || len(wantKept) != 4 {
 		t.Fatalf("reference run: rejected %v, kept %v", wantRejected, wantKept)
 	}
 
@@ -243,6 +248,21 @@ func TestCrashAtEveryStep(t *testing.T) {
 			// Every archive accounted for exactly once.
 			if got := listFiles(t, filepath.Join(e.drop, RejectedDir)); !slices.Equal(got, wantRejected) {
 				t.Errorf("rejected after recovery = %v; want %v", got, wantRejected)
+			}
+			// Each rejected archive recorded once, with its reasons.
+			recs, err := Rejections(e.drop, e.state)
+			var names []string
+			for _, r := range recs {
+				if len(r.Reasons) == 0 {
+					t.Errorf("rejection of %s recorded without its reasons", r.Archive)
+				}
+				names = append(names, r.Archive)
+			}
+			if slices.Sort(names); err != nil || !slices.Equal(names, []string{"broken.zip", "readme.txt"}) {
+				t.Errorf("rejections after recovery = %v, %v; want broken.zip and readme.txt, once each", names, err)
+			}
+			if stored, _ := loadRejections(e.state); len(stored) != 2 {
+				t.Errorf("%s holds %d records after recovery; want 2", rejectionsFile, len(stored))
 			}
 			if got := listFiles(t, filepath.Join(e.state, store.ArchivesDir)); !slices.Equal(got, wantKept) {
 				t.Errorf("kept archives after recovery = %v; want %v", got, wantKept)

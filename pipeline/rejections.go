@@ -89,21 +89,28 @@ func loadRejections(state string) ([]rejection.Record, error) {
 	return loadedRejections(doc.Rejections), nil
 }
 
-// recordRejection adds rec to the records, replacing one of the same
-// archive name, and drops the records of archives no longer in
-// drop/rejected/ (a user deleted or moved them).
-func (p *Pipeline) recordRejection(rec rejection.Record) error {
-	recs, err := loadRejections(p.store.Dir)
+// recordRejections adds recs to the records in one write, each replacing
+// one of the same archive name, and drops the records of archives no
+// longer in drop/rejected/ (a user deleted or moved them; the archives
+// of recs are not there yet).
+func (p *Pipeline) recordRejections(recs []rejection.Record) error {
+	old, err := loadRejections(p.store.Dir)
 	if err != nil {
 		p.log.Warn("starting a new list of rejections", "err", err)
 	}
+	added := make(map[string]bool, len(recs))
+	for _, r := range recs {
+		added[r.Archive] = true
+	}
 	dir := filepath.Join(p.opts.Drop, RejectedDir)
-	recs = slices.DeleteFunc(recs, func(r rejection.Record) bool {
+	old = slices.DeleteFunc(old, func(r rejection.Record) bool {
+		if added[r.Archive] {
+			return true
+		}
 		_, err := os.Lstat(filepath.Join(dir, r.Archive))
-		return r.Archive == rec.Archive || errors.Is(err, fs.ErrNotExist)
+		return errors.Is(err, fs.ErrNotExist)
 	})
-	recs = append(recs, rec)
-	return p.writeRejections(recs)
+	return p.writeRejections(append(old, recs...))
 }
 
 // writeRejections replaces the records of rejected archives with recs.

@@ -54,7 +54,7 @@ func (p *Pipeline) Retry(o RetryOptions) ([]string, error) {
 	}
 	var moved []string
 	for _, n := range names {
-		target := uniqueName(p.opts.Drop, n)
+		target := uniqueName(p.opts.Drop, n, nil)
 		if err := os.Rename(filepath.Join(dir, n), filepath.Join(p.opts.Drop, target)); err != nil {
 			return moved, fmt.Errorf("retry %s: %w", n, err)
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -46,7 +45,10 @@ type txn struct {
 	st      *store.State
 	packs   []inventory.InstalledPack
 	dirty   bool
-	dispose []func() error // run after publication: rejections, deletions
+	dispose []func() error // run after publication: deletions, faults
+	// rejects are the archives from drop rejected, moved to
+	// drop/rejected/ after publication (see disposeRejected).
+	rejects []rejected
 	// attempts counts the tries of each archive in processing; see begin.
 	attempts attempts
 	cause    store.Cause // of the generation a committed change records
@@ -60,6 +62,11 @@ type txn struct {
 	// before a crash) cannot be finished yet: until it is, dropped
 	// archives wait in drop and no change is applied.
 	blocked *rejection.Reason
+
+	// attemptsDirty says the counts in attempts differ from those
+	// attemptsFile starts with: a try was appended, or a fault took one
+	// back.
+	attemptsDirty bool
 }
 
 // transact runs one transaction: the change (if any), every archive in
@@ -209,11 +216,20 @@ func (p *Pipeline) progress(name string) func(done, total int64) {
 	}
 }
 
-func (p *Pipeline) run(ctx context.Context, o txnOptions) (*Summary, []api.EventData, error) {
+func (p *Pipeline) run(ctx context.Context, o txnOptions) (_ *Summary, _ []api.EventData, err error) {
 	t, err := p.newTxn(ctx, o.change, o.cause)
 	if err != nil {
 		return nil, nil, err
 	}
+	defer func() {
+		if err != nil && t.attemptsDirty {
+			// A failed transaction's tries count, a fault's does not:
+			// its counts are written as they are.
+			if serr := p.saveAttempts(t.attempts); serr != nil {
+				p.log.Warn("could not update the attempt counts", "err", serr)
+			}
+		}
+	}()
 	p.stages.mark("begin")
 	if o.change == nil || o.change.kind != changeSet {
 		// A set is applied alone: dropped archives wait for the next pass.
@@ -318,6 +334,12 @@ func (t *txn) processAll(ctx context.Context, o txnOptions) error {
 		}
 		if err := t.loadPacks(); err != nil {
 			return err
+		}
+		if rep := verdict.NotArchive(t.p.store.Path(store.ProcessingDir, name)); rep != nil {
+			// No archive at all, as its first bytes tell: judged here, no
+			// unpacker started, so no try to count.
+			t.reject(name, Outcome{Archive: name}, rep.Problems, o.origin(name))
+			continue
 		}
 		try, err := t.begin(name)
 		if err != nil {
@@ -469,18 +491,20 @@ func (p *Pipeline) requeueOrphans(st *store.State) error {
 // archive stays in processing, and its attempt count ends its retries.
 // The exception is a folder of ours made a link (atomicfile.ErrLink): the
 // machine, not an archive, is at fault, and the batch reports it.
-// Counts of archives that left processing are forgotten.
+// Counts of archives that left processing are forgotten, in one write.
 func (t *txn) done() (*Summary, error) {
+	if err := t.disposeRejected(); err != nil {
+		return nil, err
+	}
 	for _, d := range t.dispose {
 		if err := d(); err != nil {
 			if errors.Is(err, atomicfile.ErrLink) {
 				return nil, err
 			}
-			t.p.log.Warn("could not move a processed archive", "err", err)
-			t.sum.Warnings = append(t.sum.Warnings, err.Error())
+			t.disposeFailed(err)
 		}
 	}
-	if err := t.p.forget(t.attempts); err != nil {
+	if err := t.p.forget(t.attempts, t.attemptsDirty); err != nil {
 		t.p.log.Warn("could not update the attempt counts", "err", err)
 	}
 	return t.finish(), nil
@@ -688,7 +712,7 @@ func (t *txn) archive(ctx context.Context, name string, o txnOptions) error {
 		p.log.Warn("could not install an archive", "archive", name, "err", err)
 		a := t.attempts[name]
 		a.Last = err.Error()
-		t.attempts[name] = a
+		t.attempts[name], t.attemptsDirty = a, true
 		t.reject(name, out, []rejection.Reason{{Rule: RuleInstallFailed, Message: "could not install the pack: " + err.Error()}}, from)
 		return nil
 	}
@@ -809,12 +833,11 @@ func (t *txn) wait(name string, out Outcome, reason rejection.Reason, from origi
 		p.faulted[name] = faulted{retry: p.opts.Now().Add(FaultRetry), reason: reason}
 	}
 	if a, ok := t.attempts[name]; ok {
+		// Written with the other counts when the transaction ends.
 		a.Count = max(a.Count-1, 0)
 		a.Last = reason.Value
 		t.attempts[name] = a
-		if err := p.saveAttempts(t.attempts); err != nil {
-			p.log.Warn("could not update the attempt counts", "err", err)
-		}
+		t.attemptsDirty = true
 	}
 	src := p.store.Path(store.ProcessingDir, name)
 	t.dispose = append(t.dispose, func() error {
@@ -920,42 +943,18 @@ func reasonMessages(reasons []rejection.Reason) string {
 }
 
 // reject records a rejection. The archive moves to drop/rejected/ with its
-// reasons beside it, after publication; an archive given to Install is
-// not the drop folder's, so only its copy is removed.
+// reasons beside it, after publication, with the other rejections of the
+// transaction (see disposeRejected); an archive given to Install is not
+// the drop folder's, so only its copy is removed.
 func (t *txn) reject(name string, out Outcome, reasons []rejection.Reason, from origin) {
 	out.Result, out.Reasons = wireResult(inventory.OutcomeRejected), reasons
 	t.sum.Outcomes = append(t.sum.Outcomes, out)
-	p := t.p
-	src := p.store.Path(store.ProcessingDir, name)
-	t.dispose = append(t.dispose, func() error {
-		if from == fromInstall {
-			return removeIfExists(src)
-		}
-		dir := filepath.Join(p.opts.Drop, RejectedDir)
-		// drop/rejected made a link would receive files named by whoever
-		// can drop them, wherever it points.
-		if err := atomicfile.MkdirNoLinks(p.opts.Drop, RejectedDir, 0o755); err != nil {
-			return fmt.Errorf("reject %s: %w", name, err)
-		}
-		target := uniqueName(dir, name)
-		now := p.opts.Now().UTC()
-		// The reasons are recorded as data before the note and the move: a
-		// crash in between leaves the archive in processing, and its next
-		// rejection replaces the record of the same name.
-		rec := rejection.Record{Archive: target, Time: now, Pack: out.Pack, Version: out.Version, Reasons: reasons}
-		if err := p.recordRejection(rec); err != nil {
-			return fmt.Errorf("reject %s: %w", name, err)
-		}
-		if err := atomicfile.WriteFile(filepath.Join(dir, target+".txt"), rejection.Note(name, target, now, reasons), 0o644); err != nil {
-			return fmt.Errorf("reject %s: %w", name, err)
-		}
-		p.step("reject:" + name)
-		if err := atomicfile.Move(p.opts.Renamer, src, filepath.Join(dir, target), 0o644); err != nil {
-			return fmt.Errorf("reject %s: %w", name, err)
-		}
-		p.step("done:" + name)
-		return nil
-	})
+	if from == fromInstall {
+		src := t.p.store.Path(store.ProcessingDir, name)
+		t.dispose = append(t.dispose, func() error { return removeIfExists(src) })
+		return
+	}
+	t.rejects = append(t.rejects, rejected{name: name, out: out})
 }
 
 // maxNameBytes is the longest file name the common file systems take.
@@ -963,10 +962,12 @@ const maxNameBytes = 255
 
 // uniqueName returns name, or name with -2, -3… before its extension, so
 // that nothing in dir is replaced (see freeName): an earlier rejected
-// archive of the same name is kept. The result leaves room for the ".txt"
+// archive of the same name is kept. taken, when not nil, holds the names
+// drawn before in one batch whose files are not in dir yet; the name
+// returned and its note's join it. The result leaves room for the ".txt"
 // beside it and its temp file: a name the file system would refuse is
 // shortened, never a reason to fail.
-func uniqueName(dir, name string) string {
+func uniqueName(dir, name string, taken map[string]bool) string {
 	ext := filepath.Ext(name)
 	if len(ext) > 16 {
 		ext = ""
@@ -979,23 +980,13 @@ func uniqueName(dir, name string) string {
 		name = stem + ext
 	}
 	cand := name
-	for i := 2; !freeName(dir, cand); i++ {
+	for i := 2; !freeName(dir, cand, taken); i++ {
 		cand = fmt.Sprintf("%s-%d%s", stem, i, ext)
 	}
-	return cand
-}
-
-// freeName reports whether dir may receive an archive named cand and its
-// note, cand.txt: no file cand is there, and a file cand.txt there is a
-// note of ours an interrupted rejection left without its archive (it is
-// rewritten; see orphanNote), not an archive of that name rejected
-// before nor a file of the player's.
-func freeName(dir, cand string) bool {
-	if _, err := os.Lstat(filepath.Join(dir, cand)); !errors.Is(err, fs.ErrNotExist) {
-		return false
+	if taken != nil {
+		taken[foldName(cand)], taken[foldName(cand+".txt")] = true, true
 	}
-	_, err := os.Lstat(filepath.Join(dir, cand+".txt"))
-	return errors.Is(err, fs.ErrNotExist) || orphanNote(dir, cand+".txt")
+	return cand
 }
 
 // cutUTF8 returns s cut to at most n bytes, on a character boundary.
