@@ -57,3 +57,28 @@ func TestRejectedFilesOfThePlayerKept(t *testing.T) {
 		t.Errorf("rejections = %v, %v; want %v", names, err, want)
 	}
 }
+
+// TestRejectedCountAsListed: the number status shows is the number of
+// archives Rejections lists: those with their note beside them.
+func TestRejectedCountAsListed(t *testing.T) {
+	e := newEnv(t)
+	dir := filepath.Join(e.drop, RejectedDir)
+	if err := os.MkdirAll(filepath.Join(dir, "folder"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"a.zip", "a.zip.txt", "no-note.zip", "gone.zip.txt", "readme.txt", "readme.txt.txt", "folder.txt"} {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(noteStart+n), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recs, err := Rejections(e.drop, e.state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := countRejected(e.drop); err != nil || n != len(recs) || n != 3 {
+		t.Errorf("countRejected = %d, %v; want %d, as Rejections lists %v", n, err, len(recs), recs)
+	}
+	if n, err := countRejected(filepath.Join(e.root, "none")); err != nil || n != 0 {
+		t.Errorf("countRejected without drop/rejected/ = %d, %v; want 0", n, err)
+	}
+}

@@ -160,6 +160,31 @@ func Rejections(drop, state string) ([]rejection.Record, error) {
 	return out, err
 }
 
+// countRejected counts what [Rejections] lists, the archives in
+// drop/rejected/ with their note beside them, from one listing of the
+// folder: status shows only the number, and must not read every record
+// (50,000 rejected files: a second a status) to say it.
+func countRejected(drop string) (int, error) {
+	entries, err := os.ReadDir(filepath.Join(drop, RejectedDir))
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	present := make(map[string]bool, len(entries))
+	for _, e := range entries {
+		present[e.Name()] = true
+	}
+	n := 0
+	for _, e := range entries {
+		if name, ok := strings.CutSuffix(e.Name(), ".txt"); ok && e.Type().IsRegular() && present[name] {
+			n++
+		}
+	}
+	return n, nil
+}
+
 // tidyRejected removes, with their records, the notes in drop/rejected/
 // whose archive is gone (the player deleted or moved it) or is installed
 // now from the same bytes (forced, or retried under another name): status

@@ -127,13 +127,21 @@ func (r *Runner) enqueue(names []string) {
 	r.mu.Unlock()
 }
 
+// dequeue takes names off the queue, once each, in one sweep: status
+// waits for r.mu, and a pass of 50,000 names must not hold it long.
 func (r *Runner) dequeue(names []string) {
-	r.mu.Lock()
+	gone := make(map[string]int, len(names))
 	for _, n := range names {
-		if i := slices.Index(r.queue, n); i >= 0 {
-			r.queue = slices.Delete(r.queue, i, i+1)
-		}
+		gone[n]++
 	}
+	r.mu.Lock()
+	r.queue = slices.DeleteFunc(r.queue, func(n string) bool {
+		if gone[n] == 0 {
+			return false
+		}
+		gone[n]--
+		return true
+	})
 	r.mu.Unlock()
 }
 

@@ -122,8 +122,13 @@ func (p *Pipeline) startPass(trigger string, names []string) {
 	if err != nil {
 		archives = nil // the pass fails on it, and says so
 	}
+	listed := make(map[string]bool, len(archives)+len(names))
+	for _, n := range archives {
+		listed[n] = true
+	}
 	for _, n := range names {
-		if !slices.Contains(archives, n) {
+		if !listed[n] {
+			listed[n] = true
 			archives = append(archives, n)
 		}
 	}

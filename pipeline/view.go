@@ -39,7 +39,11 @@ func (r *Runner) Status() api.Status {
 		st.Counts.Lifts += p.Manifest.Lifts()
 		st.Counts.Doors += p.Manifest.Doors()
 	}
-	st.Counts.Rejected = len(r.Rejections())
+	if n, err := countRejected(r.p.opts.Drop); err == nil {
+		st.Counts.Rejected = n
+	} else {
+		st.Counts.Rejected = len(s.Rejections)
+	}
 	if s.History != nil {
 		st.Generation, st.KeptArchiveBytes = s.History.Current, s.History.KeptBytes
 	}
