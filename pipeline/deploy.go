@@ -72,17 +72,23 @@ func (p *Pipeline) DeployModules(ctx context.Context) (*Modules, []string) {
 // deployNative deploys the module DLL and its version file from the
 // release bundle. Without a bundle it reports the module missing.
 func (p *Pipeline) deployNative(ctx context.Context, d *deploy.Deployer) ([]deploy.FileReport, error) {
-	names := []string{native.ModulePath(), native.VersionPath()}
+	dep := p.nativeDeployment()
 	if p.opts.Modules == "" {
 		return []deploy.FileReport{missingModule("no release bundle configured ([deploy] modules)")}, nil
 	}
-	src := os.DirFS(p.opts.Modules)
-	for _, n := range names {
-		if _, err := fs.Stat(src, n); err != nil {
+	dep.Source = os.DirFS(p.opts.Modules)
+	for _, n := range dep.Names {
+		if _, err := fs.Stat(dep.Source, n); err != nil {
 			return []deploy.FileReport{missingModule(fmt.Sprintf("the release bundle %s has no %s (build it with `make dist`)", p.opts.Modules, n))}, nil
 		}
 	}
-	return d.Deploy(ctx, deploy.Deployment{Component: "native", Source: src, Names: names, Target: p.opts.Mods, Base: p.opts.Mods})
+	return d.Deploy(ctx, dep)
+}
+
+// nativeDeployment is the deployment of the native module into the mods
+// folder, without its source.
+func (p *Pipeline) nativeDeployment() deploy.Deployment {
+	return deploy.Deployment{Component: "native", Names: []string{native.ModulePath(), native.VersionPath()}, Target: p.opts.Mods, Base: p.opts.Mods}
 }
 
 func missingModule(reason string) deploy.FileReport {

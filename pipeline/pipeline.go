@@ -20,11 +20,13 @@ import (
 	"time"
 
 	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/deploy"
 	"github.com/mjolnir-forge/forgesync/intake"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/internal/errkind"
 	"github.com/mjolnir-forge/forgesync/internal/samepath"
 	"github.com/mjolnir-forge/forgesync/inventory"
+	"github.com/mjolnir-forge/forgesync/place"
 	"github.com/mjolnir-forge/forgesync/rejection"
 	"github.com/mjolnir-forge/forgesync/store"
 )
@@ -300,15 +302,7 @@ func (p *Pipeline) step(name string) {
 // recover finishes whatever a crash interrupted; see Open.
 func (p *Pipeline) recover(ctx context.Context) (*Summary, error) {
 	p.cleanStaging(p.opts.Renamer)
-	for _, d := range []string{p.store.Dir, InventoryDir(p.opts.Mods), p.opts.Drop, p.store.Path(store.ArchivesDir)} {
-		// A temp file held by a scanner is no reason not to start: it is
-		// tried again at the next start.
-		if removed, err := atomicfile.CleanTemps(d); err != nil {
-			p.log.Warn("could not remove leftover temp files; tried again at the next start", "dir", d, "err", err)
-		} else if len(removed) > 0 {
-			p.log.Info("removed leftover temp files", "dir", d, "files", removed)
-		}
-	}
+	p.cleanTemps()
 	st, err := p.state()
 	if err != nil {
 		return nil, err
@@ -318,6 +312,52 @@ func (p *Pipeline) recover(ctx context.Context) (*Summary, error) {
 	}
 	p.startPass(api.TriggerStart, nil)
 	return p.transact(ctx, txnOptions{cause: CauseDrop})
+}
+
+// cleanTemps removes the temp files a crash left in every folder
+// forgesync writes into: the state folder and every folder under it
+// (processing, archives, manifests, incoming, the download cache, …),
+// every pack's content folder under paks/MJOLNIRForge, the drop folder and
+// drop/rejected/ (not the player's folders in drop), the inventory folder
+// and the folders under mods it deploys into, whether deploying is on now
+// or was once. Only names with atomicfile's temp prefix go, never through
+// a link below a configured folder: nothing is removed elsewhere in the
+// game's folders. A temp file held by a scanner is no reason not to start:
+// it is logged, and tried again at the next start.
+func (p *Pipeline) cleanTemps() {
+	type folder struct {
+		base, rel string // rel under base, the folder configured
+		tree      bool   // every folder under it too
+	}
+	folders := []folder{{p.store.Dir, ".", true}, {p.opts.Paks, place.ContentRoot, true},
+		{p.opts.Drop, ".", false}, {p.opts.Drop, RejectedDir, false}, {p.opts.Mods, filepath.Base(InventoryDir(p.opts.Mods)), false}}
+	for _, d := range deploy.Folders(p.store.Dir, deploy.LuaScripts(p.opts.Mods), p.nativeDeployment()) {
+		if rel, ok := samepath.Within(p.opts.Mods, d); ok && rel != "." {
+			folders = append(folders, folder{p.opts.Mods, rel, false})
+		}
+	}
+	for _, f := range folders {
+		dir := filepath.Join(f.base, f.rel)
+		if f.rel != "." {
+			if err := atomicfile.NoLinks(f.base, f.rel); err != nil {
+				p.log.Warn("leftover temp files not looked for", "dir", dir, "err", err)
+				continue
+			}
+		}
+		var removed []string
+		var err error
+		if f.tree {
+			removed, err = atomicfile.CleanTempTree(dir)
+		} else {
+			removed, err = atomicfile.CleanTemps(dir)
+		}
+		if err != nil {
+			p.log.Warn("could not remove leftover temp files; tried again at the next start", "dir", dir, "err", err)
+		}
+		if len(removed) > 0 {
+			p.log.Info("removed leftover temp files", "dir", dir, "files", removed)
+		}
+	}
 }
 
 // SyncDrop claims every ready archive in the drop folder and processes them as
