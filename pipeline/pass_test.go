@@ -38,6 +38,7 @@ func (e *env) dropStray(t testing.TB, prefix string, n int) []string {
 // are a handful, not a few per archive. Each rejected archive rewrote
 // both files whole (temp, flush, rename), so 3,000 stray files took 225 s.
 func TestPassStateWritesBounded(t *testing.T) {
+	skipUnderRace(t)
 	e := newEnv(t)
 	p := e.open(t)
 	want := map[string]api.Result{}

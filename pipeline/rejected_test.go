@@ -17,6 +17,7 @@ import (
 // pack.zip.txt had its note written over that file; and a file of the
 // player's named like a note was deleted.
 func TestRejectedFilesOfThePlayerKept(t *testing.T) {
+	skipUnderRace(t)
 	e := newEnv(t)
 	p := e.open(t)
 	dir := filepath.Join(e.drop, RejectedDir)

@@ -24,6 +24,7 @@ import (
 // the cache, drop/rejected/, the content and deploy folders stayed for
 // ever.
 func TestStartRemovesTempsEverywhere(t *testing.T) {
+	skipUnderRace(t)
 	e := newEnv(t)
 	opts := e.options()
 	opts.DeployLua = true
