@@ -340,9 +340,13 @@ func (p *Pipeline) cleanTemps() {
 		dir := filepath.Join(f.base, f.rel)
 		if f.rel != "." {
 			if err := atomicfile.NoLinks(f.base, f.rel); err != nil {
-				p.log.Warn("leftover temp files not looked for", "dir", dir, "err", err)
+				// The deploy or the pass that writes there refuses it.
+				p.log.Debug("leftover temp files not looked for behind a link", "dir", dir, "err", err)
 				continue
 			}
+		}
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			continue // not there (or a file in its place, for a deploy to report): nothing of ours in it
 		}
 		var removed []string
 		var err error
