@@ -49,6 +49,10 @@ type txn struct {
 	// rejects are the archives from drop rejected, moved to
 	// drop/rejected/ after publication (see disposeRejected).
 	rejects []rejected
+	// attemptsDirty says the counts in attempts differ from those
+	// attemptsFile starts with: a try was appended, or a fault took one
+	// back.
+	attemptsDirty bool
 	// attempts counts the tries of each archive in processing; see begin.
 	attempts attempts
 	cause    store.Cause // of the generation a committed change records
@@ -63,10 +67,6 @@ type txn struct {
 	// archives wait in drop and no change is applied.
 	blocked *rejection.Reason
 
-	// attemptsDirty says the counts in attempts differ from those
-	// attemptsFile starts with: a try was appended, or a fault took one
-	// back.
-	attemptsDirty bool
 }
 
 // transact runs one transaction: the change (if any), every archive in
