@@ -48,8 +48,9 @@ type Options struct {
 	// Now gives the time recorded in the state; nil means time.Now.
 	Now func() time.Time
 	// Step, when set, is called at every step boundary of a transaction
-	// with a stable name ("claim:x.zip", "place:…", "archive:x.zip",
-	// "state", "publish:…", "remove-content", "reject:x.zip", "done:x.zip").
+	// with a stable name ("claim:x.zip", "attempt:x.zip", "place:…",
+	// "archive:x.zip", "state", "publish:…", "remove-content",
+	// "rejections", "reject:x.zip", "done:x.zip").
 	// Tests use it to stop the process at each boundary in turn.
 	Step func(name string)
 	// Events, when set, receives the events of every transaction, each

@@ -43,7 +43,7 @@ func (t *txn) disposeRejected() error {
 	// drop/rejected made a link would receive files named by whoever can
 	// drop them, wherever it points.
 	if err := atomicfile.MkdirNoLinks(p.opts.Drop, RejectedDir, 0o755); err != nil {
-		err = fmt.Errorf("reject %s: %w", t.rejects[0].name, err)
+		err = fmt.Errorf("reject %s: %w", t.rejectedNames(), err)
 		if errors.Is(err, atomicfile.ErrLink) {
 			return err
 		}
@@ -60,7 +60,7 @@ func (t *txn) disposeRejected() error {
 	}
 	// The reasons are recorded as data before the notes and the moves.
 	if err := p.recordRejections(recs); err != nil {
-		t.disposeFailed(fmt.Errorf("reject %d archives: record their reasons: %w", len(recs), err))
+		t.disposeFailed(fmt.Errorf("reject %s: record the reasons: %w", t.rejectedNames(), err))
 		return nil
 	}
 	p.step("rejections")
@@ -102,12 +102,21 @@ func (t *txn) writeNotes(dir string, now time.Time) error {
 		notes = append(notes, note)
 	}
 	if err := atomicfile.FlushFiles(t.r, notes); err != nil {
-		return fmt.Errorf("reject %d archives: flush their notes: %w", len(notes), err)
+		return fmt.Errorf("reject %s: flush the notes: %w", t.rejectedNames(), err)
 	}
 	if err := atomicfile.SyncDir(dir); err != nil {
-		return fmt.Errorf("reject %d archives: flush %s: %w", len(notes), dir, err)
+		return fmt.Errorf("reject %s: flush %s: %w", t.rejectedNames(), dir, err)
 	}
 	return nil
+}
+
+// rejectedNames names the archives rejected, for an error about all of
+// them: the first one, and how many others.
+func (t *txn) rejectedNames() string {
+	if n := len(t.rejects); n > 1 {
+		return fmt.Sprintf("%s and %d other archives", t.rejects[0].name, n-1)
+	}
+	return t.rejects[0].name
 }
 
 // disposeFailed reports a disposal that failed: a warning in the log and
