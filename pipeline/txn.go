@@ -822,11 +822,20 @@ func (t *txn) fault(name string, out Outcome, err error, from origin) {
 		retry = "install it again once that is done"
 	}
 	p.log.Warn("archive waits: the machine failed, not the archive", "archive", name, "err", err)
-	t.wait(name, out, faultReason(err, placedFile(err, p.opts.Paks), retry), from)
+	reason := faultReason(err, placedFile(err, p.opts.Paks), retry)
+	if a, ok := t.attempts[name]; ok {
+		// Written with the other counts when the transaction ends.
+		a.Count = max(a.Count-1, 0)
+		a.Last = reason.Value
+		t.attempts[name] = a
+		t.attemptsDirty = true
+	}
+	t.wait(name, out, reason, from)
 }
 
-// wait records an archive that waits for reason, the machine's condition;
-// see fault.
+// wait records an archive that waits for reason, the machine's condition,
+// and puts it back in drop once the transaction is committed; see fault.
+// Its tries are left as they are.
 func (t *txn) wait(name string, out Outcome, reason rejection.Reason, from origin) {
 	p := t.p
 	out.Result, out.Reasons = api.ResultWaiting, []rejection.Reason{reason}
@@ -836,13 +845,6 @@ func (t *txn) wait(name string, out Outcome, reason rejection.Reason, from origi
 			p.faulted = map[string]faulted{}
 		}
 		p.faulted[name] = faulted{retry: p.opts.Now().Add(FaultRetry), reason: reason}
-	}
-	if a, ok := t.attempts[name]; ok {
-		// Written with the other counts when the transaction ends.
-		a.Count = max(a.Count-1, 0)
-		a.Last = reason.Value
-		t.attempts[name] = a
-		t.attemptsDirty = true
 	}
 	src := p.store.Path(store.ProcessingDir, name)
 	t.dispose = append(t.dispose, func() error {
