@@ -174,19 +174,20 @@ type prepared struct {
 // Until the journal is written nothing visible has changed: verified
 // archives wait in incoming/, extractions in staging/.
 func (t *txn) applySet(ctx context.Context, sc *setApply) error {
-	p, st := t.p, t.st
+	st := t.st
 	kept, err := t.keptIndex()
 	if err != nil {
 		return err
 	}
 	ready := map[string]*prepared{}
-	committed := false
 	var fetched []string
 	defer func() {
 		for _, pr := range ready {
 			pr.staged.Remove()
 		}
-		if !committed {
+		if st.PendingSet == nil {
+			// No journal names them (any more): what was fetched into
+			// incoming/ and not kept goes.
 			for _, f := range fetched {
 				removeIfExists(f)
 			}
@@ -233,25 +234,32 @@ func (t *txn) applySet(ctx context.Context, sc *setApply) error {
 		t.sum.Set.Fingerprint = fingerprint(generationPacks(st))
 		return nil
 	}
+	return t.journalAndRoll(ctx, sc, ready)
+}
+
+// journalAndRoll journals a checked set apply and rolls it forward. When
+// nothing could be placed (a file the game holds, a full disk: every
+// pack's old version is whole again) the journal goes, so that no later
+// command finishes the change behind the user's back, and the change
+// waits as a fault. st.PendingSet says, when it returns, whether a journal
+// stays on disk for a later pass to finish.
+func (t *txn) journalAndRoll(ctx context.Context, sc *setApply, ready map[string]*prepared) error {
+	p, st := t.p, t.st
 	st.PendingSet = &sc.PendingSet
 	if err := p.store.Save(st); err != nil {
 		st.PendingSet = nil
 		return err
 	}
-	committed = true
 	p.step("journal")
-	err = t.rollForward(ctx, st.PendingSet, ready)
+	err := t.rollForward(ctx, st.PendingSet, ready)
 	if !errors.As(err, new(errNothingPlaced)) {
 		return err
 	}
-	// Every pack's old version is whole again (a file the game holds, a
-	// full disk): the journal goes, so that no later command finishes
-	// this change behind the user's back, and it waits as a fault.
 	st.PendingSet = nil
 	if serr := p.store.Save(st); serr != nil {
+		st.PendingSet = &sc.PendingSet
 		return fmt.Errorf("%w; and its journal could not be cleared, so the next pass finishes it: %w", err, serr)
 	}
-	committed = false
 	return p.changeWaits(sc.Cause, err)
 }
 
