@@ -66,7 +66,6 @@ type txn struct {
 	// before a crash) cannot be finished yet: until it is, dropped
 	// archives wait in drop and no change is applied.
 	blocked *rejection.Reason
-
 }
 
 // transact runs one transaction: the change (if any), every archive in
