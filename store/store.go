@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/internal/errkind"
+	"github.com/mjolnir-forge/forgesync/internal/filelock"
 	"github.com/mjolnir-forge/forgesync/internal/packlimits"
 )
 
@@ -62,7 +64,7 @@ var ErrLocked = errkind.New(errkind.Busy, "state folder is in use by another for
 // catalog's job.
 type Store struct {
 	Dir  string
-	lock *os.File
+	lock *filelock.Lock
 }
 
 // State is the content of the store's packs.json.
@@ -139,33 +141,21 @@ func OpenStore(dir string, wait time.Duration) (*Store, error) {
 			return nil, fmt.Errorf("open store: %w", err)
 		}
 	}
-	f, err := os.OpenFile(filepath.Join(dir, lockFileName), os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("open store lock: %w", err)
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	lock, err := filelock.Acquire(ctx, filepath.Join(dir, lockFileName), nil)
+	if errors.Is(err, filelock.ErrHeld) {
+		return nil, fmt.Errorf("%s (%s, held by pid %s); wait for it to finish, or use the daemon's socket: %w",
+			dir, lockFileName, readHolder(filepath.Join(dir, lockFileName)), ErrLocked)
 	}
-	deadline := time.Now().Add(wait)
-	for {
-		err = lockFile(f)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, errWouldBlock) {
-			f.Close()
-			return nil, fmt.Errorf("lock %s: %w", f.Name(), err)
-		}
-		if time.Now().After(deadline) {
-			holder := readHolder(filepath.Join(dir, lockFileName))
-			f.Close()
-			return nil, fmt.Errorf("%s (%s, held by pid %s); wait for it to finish, or use the daemon's socket: %w",
-				dir, lockFileName, holder, ErrLocked)
-		}
-		time.Sleep(50 * time.Millisecond)
+	if err != nil {
+		return nil, fmt.Errorf("open store: %w", err)
 	}
 	// Record who holds the lock, for the message another process shows.
-	if err := f.Truncate(0); err == nil {
+	if f := lock.File(); f.Truncate(0) == nil {
 		f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	}
-	return &Store{Dir: dir, lock: f}, nil
+	return &Store{Dir: dir, lock: lock}, nil
 }
 
 func readHolder(path string) string {
@@ -181,8 +171,7 @@ func (s *Store) Close() error {
 	if s.lock == nil {
 		return nil
 	}
-	unlockFile(s.lock)
-	err := s.lock.Close()
+	err := s.lock.Unlock()
 	s.lock = nil
 	return err
 }

@@ -58,6 +58,10 @@ func Acquire(ctx context.Context, path string, waiting func()) (*Lock, error) {
 	}
 }
 
+// File returns the locked file, for its holder to write who it is: the
+// lock covers no byte a reader needs, so others may read it.
+func (l *Lock) File() *os.File { return l.f }
+
 // Unlock releases the lock and closes the file.
 func (l *Lock) Unlock() error {
 	err := unlock(l.f)
