@@ -274,3 +274,24 @@ func TestWriteStatusPriority(t *testing.T) {
 		t.Errorf("a status without a priority (an older daemon) names one:\n%s", b.String())
 	}
 }
+
+// TestWriteSetSyncPending: a set committed while the game holds an
+// inventory file says what waits, once, and never that the machine now
+// equals the set; the same result without it does.
+func TestWriteSetSyncPending(t *testing.T) {
+	fp := "sha256:" + strings.Repeat("cd", 32)
+	held := Reason{Rule: "held", File: "installed.txt", Message: "inventory not published yet: installed.txt is held by another program (the game?); close it"}
+	res := &SetSyncResult{Check: SetCheck{Result: CheckApplied, Fingerprint: fp},
+		Summary: &Summary{Set: &SetResult{Fingerprint: fp, Upgraded: []SetChange{{ID: "p", Version: "2", Previous: "1"}}}, Pending: []Reason{held}}}
+	var b strings.Builder
+	WriteSetSync(&b, res)
+	if out := b.String(); strings.Count(out, held.Message) != 1 || strings.Contains(out, "now equals") || !strings.Contains(out, "is committed") {
+		t.Fatalf("WriteSetSync with the inventory pending =\n%s\nwant what waits said once, and no claim that the machine equals the set", out)
+	}
+	res.Summary.Pending = nil
+	b.Reset()
+	WriteSetSync(&b, res)
+	if !strings.Contains(b.String(), "the machine now equals the set "+fp) {
+		t.Fatalf("WriteSetSync with nothing pending =\n%s\nwant the machine now equals the set", b.String())
+	}
+}
