@@ -36,6 +36,7 @@ var renameCases = []struct {
 // installs exactly the new version's bytes and rolls back to exactly the
 // old, on either kind of volume, with nothing left pending.
 func TestCaseInsensitiveUpgrades(t *testing.T) {
+	skipUnderRace(t)
 	for _, fold := range []bool{false, true} {
 		name := "this volume"
 		if fold {

@@ -70,6 +70,7 @@ func checkWaits(t *testing.T, err error, what string) {
 // done later behind the user's back. On the old code the journal stayed
 // and every start, sync and change failed finishing it.
 func TestHeldFileSetWaitsAndChangesNothing(t *testing.T) {
+	skipUnderRace(t)
 	fe := heldPak(t)
 	fe.dropPack(t, "a1.zip", spec{id: "pack-a", version: "1.0.0", content: map[string]string{"a.pak": "a1"}})
 	fe.dropPack(t, "c1.zip", spec{id: "pack-c", version: "1.0.0", content: map[string]string{"c.pak": "c1"}})
@@ -165,6 +166,7 @@ func crashAfter(t *testing.T, fe *faultEnv, step string, op func(p *Pipeline)) {
 // finishes the set and then installs the dropped archive. On the old code
 // the start failed.
 func TestInterruptedSetWaitsForHeldFile(t *testing.T) {
+	skipUnderRace(t)
 	fe := heldPak(t)
 	fe.dropPack(t, "a1.zip", spec{id: "pack-a", version: "1.0.0", content: map[string]string{"a.pak": "a1"}})
 	fe.dropPack(t, "c1.zip", spec{id: "pack-c", version: "1.0.0", content: map[string]string{"c.pak": "c1"}})
@@ -222,6 +224,7 @@ func TestInterruptedSetWaitsForHeldFile(t *testing.T) {
 // set apply and the deploy after it) waits one budget in all, not one per
 // transaction: on the old code each had its own.
 func TestOnePassOneWait(t *testing.T) {
+	skipUnderRace(t)
 	e := newEnv(t)
 	p := e.open(t)
 	e.dropPack(t, "a1.zip", spec{id: "pack-a", version: "1.0.0", content: map[string]string{"a.pak": "a1"}})
@@ -345,6 +348,7 @@ func TestRunnerSetWaitIsNotAnError(t *testing.T) {
 // failing on every run. On the old code both were refusals
 // ("archive does not match its sha256"), the set's on every run.
 func TestDamagedKeptArchive(t *testing.T) {
+	skipUnderRace(t)
 	e := newEnv(t)
 	p := e.open(t)
 	set := newArchiveSet(t)
