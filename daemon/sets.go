@@ -107,7 +107,7 @@ type connKey struct{}
 // daemon's own user or root (Linux, SO_PEERCRED). Where peer credentials
 // are not read (other systems), the socket's own mode or ACL already
 // admits only those. A lock sent as text names no local file either: the
-// set sync refuses one that does (setsync).
+// set sync refuses one that does (sets/follow).
 func (s *server) checkLockPath(r *http.Request, ref string) error {
 	if ref == "" || isRemoteRef(ref) {
 		return nil

@@ -500,7 +500,7 @@ func TestNullUtilities(t *testing.T) {
 }
 
 func TestExamplePacksValid(t *testing.T) {
-	dirs, _ := filepath.Glob("../examples/*/forgepack.json")
+	dirs, _ := filepath.Glob("../cmd/forgesync/examples/*/forgepack.json")
 	shared, _ := filepath.Glob("../../shared/testdata/companions/*/forgepack.json")
 	if len(dirs) < 3 {
 		t.Fatalf("found %d example packs; want at least 3", len(dirs))

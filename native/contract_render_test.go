@@ -43,7 +43,7 @@ func rowsFromPacks(packs []inventory.InstalledPack) ([]doorRow, []installedRow) 
 func TestContractRenderer(t *testing.T) {
 	driver := buildDriver(t)
 	var examples []inventory.InstalledPack
-	paths, _ := filepath.Glob("../examples/*/forgepack.json")
+	paths, _ := filepath.Glob("../cmd/forgesync/examples/*/forgepack.json")
 	for _, p := range paths {
 		data, err := os.ReadFile(p)
 		if err != nil {

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mjolnir-forge/forgesync/installer/store"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
-	"github.com/mjolnir-forge/forgesync/store"
 )
 
 // MaxAttempts is how many times an archive is processed before it is

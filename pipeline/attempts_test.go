@@ -9,7 +9,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/mjolnir-forge/forgesync/store"
+	"github.com/mjolnir-forge/forgesync/installer/store"
 )
 
 // TestAttemptsKeepNonUTF8Names: the tries of an archive whose name is not

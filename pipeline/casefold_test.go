@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/installer/place"
 	"github.com/mjolnir-forge/forgesync/internal/toolcheck"
-	"github.com/mjolnir-forge/forgesync/place"
 )
 
 // renameCases are pairs of versions of one pack whose content differs in

@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/mjolnir-forge/forgesync/api"
-	"github.com/mjolnir-forge/forgesync/packset"
-	"github.com/mjolnir-forge/forgesync/store"
+	"github.com/mjolnir-forge/forgesync/installer/store"
+	"github.com/mjolnir-forge/forgesync/sets/packset"
 )
 
 // childOp is what the crash test's child does after Open: "" syncs the

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mjolnir-forge/forgesync/store"
+	"github.com/mjolnir-forge/forgesync/installer/store"
 )
 
 // The crash test runs a sync in a child process (this test binary, re-run

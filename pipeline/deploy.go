@@ -9,7 +9,7 @@ import (
 	"slices"
 
 	"github.com/mjolnir-forge/forgesync/api"
-	"github.com/mjolnir-forge/forgesync/deploy"
+	"github.com/mjolnir-forge/forgesync/installer/deploy"
 	"github.com/mjolnir-forge/forgesync/native"
 )
 

@@ -9,11 +9,11 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mjolnir-forge/forgesync/intake"
+	"github.com/mjolnir-forge/forgesync/installer/intake"
+	"github.com/mjolnir-forge/forgesync/installer/store"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/internal/errkind"
 	"github.com/mjolnir-forge/forgesync/rejection"
-	"github.com/mjolnir-forge/forgesync/store"
 )
 
 // Rules of the reasons an archive waits (api.ResultWaiting): the machine's

@@ -13,12 +13,12 @@ import (
 	"time"
 
 	"github.com/mjolnir-forge/forgesync/api"
-	"github.com/mjolnir-forge/forgesync/deploy"
-	"github.com/mjolnir-forge/forgesync/intake"
+	"github.com/mjolnir-forge/forgesync/installer/deploy"
+	"github.com/mjolnir-forge/forgesync/installer/intake"
+	"github.com/mjolnir-forge/forgesync/installer/place"
+	"github.com/mjolnir-forge/forgesync/installer/store"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
-	"github.com/mjolnir-forge/forgesync/packset"
-	"github.com/mjolnir-forge/forgesync/place"
-	"github.com/mjolnir-forge/forgesync/store"
+	"github.com/mjolnir-forge/forgesync/sets/packset"
 )
 
 // faultEnv opens a pipeline whose renames and removals fail with fail

@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"github.com/mjolnir-forge/forgesync/api"
-	"github.com/mjolnir-forge/forgesync/deploy"
+	"github.com/mjolnir-forge/forgesync/installer/deploy"
+	"github.com/mjolnir-forge/forgesync/installer/place"
+	"github.com/mjolnir-forge/forgesync/installer/store"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
-	"github.com/mjolnir-forge/forgesync/place"
-	"github.com/mjolnir-forge/forgesync/store"
 )
 
 // TestClaimAcrossDrives: drop and state on two drives (the defaults put

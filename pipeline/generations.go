@@ -10,9 +10,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mjolnir-forge/forgesync/installer/store"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
-	"github.com/mjolnir-forge/forgesync/packset"
-	"github.com/mjolnir-forge/forgesync/store"
+	"github.com/mjolnir-forge/forgesync/sets/packset"
 )
 
 // The causes of a generation (SPEC §11).

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/mjolnir-forge/forgesync/api"
-	"github.com/mjolnir-forge/forgesync/store"
+	"github.com/mjolnir-forge/forgesync/installer/store"
 )
 
 // TestDamagedGenerations damages the generations recorded in packs.json

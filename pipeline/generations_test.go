@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/installer/store"
 	"github.com/mjolnir-forge/forgesync/internal/errkind"
-	"github.com/mjolnir-forge/forgesync/store"
 )
 
 // TestRollbackToEveryGeneration walks install → upgrade → disable → drop of

@@ -5,8 +5,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/mjolnir-forge/forgesync/intake"
-	"github.com/mjolnir-forge/forgesync/intake/intaketest"
+	"github.com/mjolnir-forge/forgesync/installer/intake"
+	"github.com/mjolnir-forge/forgesync/installer/intake/intaketest"
 )
 
 // Every archive of these tests is unpacked in a process of its own, as

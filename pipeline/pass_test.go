@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/installer/store"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
-	"github.com/mjolnir-forge/forgesync/store"
 )
 
 // dropStray writes n stray text files, no archives, into drop.

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/mjolnir-forge/forgesync/api"
-	"github.com/mjolnir-forge/forgesync/intake"
+	"github.com/mjolnir-forge/forgesync/installer/intake"
 )
 
 // dyingUnpacker makes the isolated unpacker die (exit 3, saying nothing)

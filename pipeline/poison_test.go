@@ -14,11 +14,11 @@ import (
 	"testing"
 
 	"github.com/mjolnir-forge/forgesync/api"
-	"github.com/mjolnir-forge/forgesync/intake"
-	"github.com/mjolnir-forge/forgesync/intake/intaketest"
+	"github.com/mjolnir-forge/forgesync/installer/intake"
+	"github.com/mjolnir-forge/forgesync/installer/intake/intaketest"
+	"github.com/mjolnir-forge/forgesync/installer/place"
+	"github.com/mjolnir-forge/forgesync/installer/store"
 	"github.com/mjolnir-forge/forgesync/internal/toolcheck"
-	"github.com/mjolnir-forge/forgesync/place"
-	"github.com/mjolnir-forge/forgesync/store"
 )
 
 // rejectedReasons returns the reasons of the named archive's rejection.

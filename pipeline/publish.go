@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/mjolnir-forge/forgesync/installer/store"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
-	"github.com/mjolnir-forge/forgesync/store"
 
 	"github.com/mjolnir-forge/forgesync/inventory"
 	"github.com/mjolnir-forge/forgesync/inventory/publish"

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mjolnir-forge/forgesync/installer/store"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/rejection"
-	"github.com/mjolnir-forge/forgesync/store"
 )
 
 // rejected is an archive from drop that a transaction rejected, on its way

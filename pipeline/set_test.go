@@ -15,9 +15,9 @@ import (
 	"testing"
 
 	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/installer/store"
 	"github.com/mjolnir-forge/forgesync/internal/errkind"
-	"github.com/mjolnir-forge/forgesync/packset"
-	"github.com/mjolnir-forge/forgesync/store"
+	"github.com/mjolnir-forge/forgesync/sets/packset"
 )
 
 // archiveSet is a folder of pack archives served by SHA-256, as a fetcher

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/mjolnir-forge/forgesync/api"
-	"github.com/mjolnir-forge/forgesync/store"
+	"github.com/mjolnir-forge/forgesync/installer/store"
 )
 
 // TestDamagedStateSafeStep walks the case of issue 11: after an upgrade,

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/mjolnir-forge/forgesync/api"
-	"github.com/mjolnir-forge/forgesync/store"
+	"github.com/mjolnir-forge/forgesync/installer/store"
 )
 
 // TestStateFileFIFO: a FIFO in place of a file the pipeline reads whole

@@ -7,11 +7,11 @@ import (
 	"testing"
 
 	"github.com/mjolnir-forge/forgesync/api"
-	"github.com/mjolnir-forge/forgesync/deploy"
+	"github.com/mjolnir-forge/forgesync/installer/deploy"
+	"github.com/mjolnir-forge/forgesync/installer/place"
+	"github.com/mjolnir-forge/forgesync/installer/store"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/native"
-	"github.com/mjolnir-forge/forgesync/place"
-	"github.com/mjolnir-forge/forgesync/store"
 )
 
 // TestStartRemovesTempsEverywhere: the temp files crashes leave in every

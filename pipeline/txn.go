@@ -12,17 +12,17 @@ import (
 	"unicode/utf8"
 
 	"github.com/mjolnir-forge/forgesync/api"
-	"github.com/mjolnir-forge/forgesync/intake"
+	"github.com/mjolnir-forge/forgesync/installer/intake"
+	"github.com/mjolnir-forge/forgesync/installer/place"
+	"github.com/mjolnir-forge/forgesync/installer/store"
+	"github.com/mjolnir-forge/forgesync/installer/verdict"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/internal/errkind"
 	"github.com/mjolnir-forge/forgesync/internal/semver"
 	"github.com/mjolnir-forge/forgesync/internal/wire"
 	"github.com/mjolnir-forge/forgesync/inventory"
 	"github.com/mjolnir-forge/forgesync/inventory/render"
-	"github.com/mjolnir-forge/forgesync/place"
 	"github.com/mjolnir-forge/forgesync/rejection"
-	"github.com/mjolnir-forge/forgesync/store"
-	"github.com/mjolnir-forge/forgesync/verdict"
 )
 
 // RuleUnreadable is the rule of a rejection Reason for an archive that

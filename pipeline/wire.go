@@ -4,9 +4,9 @@ import (
 	"context"
 
 	"github.com/mjolnir-forge/forgesync/api"
-	"github.com/mjolnir-forge/forgesync/deploy"
+	"github.com/mjolnir-forge/forgesync/installer/deploy"
+	"github.com/mjolnir-forge/forgesync/installer/store"
 	"github.com/mjolnir-forge/forgesync/internal/wire"
-	"github.com/mjolnir-forge/forgesync/store"
 )
 
 // The store and the deployer keep their own types, so that the state file

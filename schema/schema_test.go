@@ -195,7 +195,7 @@ func validate(sch *jsonschema.Schema, data []byte) error {
 func corpus(t *testing.T) []manifestCase {
 	t.Helper()
 	var out []manifestCase
-	files, _ := filepath.Glob("../examples/*/forgepack.json")
+	files, _ := filepath.Glob("../cmd/forgesync/examples/*/forgepack.json")
 	more, _ := filepath.Glob("../inventory/testdata/manifests/*.json")
 	files = append(files, more...)
 	if len(files) < 6 {

@@ -1,7 +1,7 @@
 #!/bin/sh
 # bench-delta-assemble.sh puts rebuilding a pack from its older version
 # plus the new chunks (issue 25) side by side with `sha256sum` of the same
-# new file, in one run. scripts/deltaassemble prepares v1 (200 MiB of random
+# new file, in one run. cmd/deltaassemble prepares v1 (200 MiB of random
 # bytes) and v2 (v1 with 1 MiB inserted, 2 MiB overwritten and 512 KiB
 # appended), their chunk indexes, and a chunk store holding only v2's chunks
 # that v1's index lacks; it prints how many bytes those are (new_bytes: what
@@ -24,7 +24,7 @@
 #   FORGESYNC_BENCH_WORKERS=1 scripts/bench-delta-assemble.sh   # one chunk at a
 #       time (Assemble's Parallel; default 4): seed chunks checked serially
 # The Go benchmark beside it (in-process, no RSS):
-#   go test -run XXX -bench BenchmarkAssembleDelta -benchtime 3x ./casync
+#   go test -run XXX -bench BenchmarkAssembleDelta -benchtime 3x ./sets/casync
 # Needs: go, sha256sum, GNU time (/usr/bin/time).
 set -eu
 cd "$(dirname "$0")/.."
@@ -36,7 +36,7 @@ for t in sha256sum /usr/bin/time; do
 done
 work=$(mktemp -d "${TMPDIR:-/var/tmp}/fsdelta.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-go build -o "$work/deltaassemble" ./scripts/deltaassemble
+go build -o "$work/deltaassemble" ./cmd/deltaassemble
 mkdir "$work/data"
 echo "prepare: $("$work/deltaassemble" prepare "$work/data" "$mib")"
 want=$(sha256sum < "$work/data/v2" | cut -d' ' -f1)

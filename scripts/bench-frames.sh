@@ -1,6 +1,6 @@
 #!/bin/sh
 # bench-frames.sh measures what installing costs a game running beside it
-# (issue 24). A stand-in game (scripts/framegame: a 60 Hz loop doing 8 ms
+# (issue 24). A stand-in game (cmd/framegame: a 60 Hz loop doing 8 ms
 # of processor work per frame on one thread) plays alone, then through N
 # installs one after the other (default 4, so that a p99 is not just the
 # worst frame: one install of 256 MiB lasts about 50 frames) of the pack of
@@ -35,7 +35,7 @@ work=$(mktemp -d "${TMPDIR:-/var/tmp}/fsframes.XXXXXX")
 game=
 trap '[ -n "$game" ] && kill "$game" 2>/dev/null; rm -rf "$work"' EXIT
 go build -o "$work/forgesync" ./cmd/forgesync
-go build -o "$work/framegame" ./scripts/framegame
+go build -o "$work/framegame" ./cmd/framegame
 . scripts/benchpack.sh
 bench_pack "$work" "$mib"
 iters=$("$work/framegame" -calibrate)

@@ -9,7 +9,7 @@
 # bytes only moved counts as unchanged), the bytes a chunk-based delta
 # fetches (content-defined chunks of 64 KiB on average, as casync cuts),
 # and the size of a `zstd --patch-from` delta from v1 to v2: see
-# scripts/zipdelta.
+# cmd/zipdelta.
 #
 # Usage: scripts/bench-packdelta.sh [REF]
 #   with a git REF (e.g. main), also builds that commit's forgesync (from
@@ -22,7 +22,7 @@ ref="${1:-}"
 work=$(mktemp -d "${TMPDIR:-/var/tmp}/fspackdelta.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 go build -o "$work/forgesync.new" ./cmd/forgesync
-go build -o "$work/zipdelta" ./scripts/zipdelta
+go build -o "$work/zipdelta" ./cmd/zipdelta
 sides=new
 if [ -n "$ref" ]; then
 	mkdir "$work/src"

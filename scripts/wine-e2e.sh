@@ -110,9 +110,9 @@ fs() { $WINE "$bin/forgesync.exe" "$@"; }
 root="$work/Steam Library/Forge Ünïcødé"
 packsrc="$work/src"
 mkdir -p "$root" "$packsrc"
-cp -r examples/foundry-wide "$packsrc/foundry-wide"
-cp -r examples/glass-works "$packsrc/glass-works"
-cp -r examples/lockout-gates "$packsrc/lockout-gates"
+cp -r cmd/forgesync/examples/foundry-wide "$packsrc/foundry-wide"
+cp -r cmd/forgesync/examples/glass-works "$packsrc/glass-works"
+cp -r cmd/forgesync/examples/lockout-gates "$packsrc/lockout-gates"
 
 # lay_out ROOT CONFIG_PATH CRLF [API_PORT]: the game folders and a config;
 # the Windows one has a BOM and CRLF line ends, as Notepad writes them.
@@ -382,7 +382,7 @@ step "a case-only rename (content/Map.pak -> content/MAP.pak) upgrades and rolls
 # Windows takes Map.pak and MAP.pak for one file: the upgrade used to place
 # MAP.pak and then delete it as the old version's Map.pak.
 case_pack() { # case_pack DIR VERSION NAME BYTES: a pack case-pack with content/NAME
-  rm -rf "$1"; cp -r examples/foundry-wide "$1"
+  rm -rf "$1"; cp -r cmd/forgesync/examples/foundry-wide "$1"
   sed -i "s/foundry-wide/case-pack/g; s/\"version\": \"1.4.0\"/\"version\": \"$2\"/" "$1/forgepack.json"
   mkdir -p "$1/content"; printf '%s' "$4" > "$1/content/$3"
 }
@@ -472,14 +472,14 @@ grep -q "case-pack.*3.0.0" "$inv" || fail "installed.txt does not name case-pack
 step "the Windows-only tests of issue 20 §3 and §4 that make their own folders"
 # They avoid t.TempDir, whose cleanup wine cannot run (see the top).
 for t in "daemon:TestSecureFolderNoACL|TestSecureFolderLeavesOthers|TestServiceLogHeldByViewer" \
-         "intake:TestIsolationUnconfinedChildNeverRuns|TestConfine|TestChildCreationFlags|TestChildPriority|TestWarmChildClosed" "watch:TestWatcherLongDropPath"; do
-  pkg=${t%%:*}
-  GOOS=windows GOARCH=amd64 go test -c -o "$bin/$pkg.test.exe" "./$pkg"
-  $WINE "$bin/$pkg.test.exe" -test.v -test.run "^(${t#*:})\$" > "$work/$pkg.test.out" 2>&1 ||
-    { cat "$work/$pkg.test.out"; fail "Windows tests of $pkg under wine"; }
+         "installer/intake:TestIsolationUnconfinedChildNeverRuns|TestConfine|TestChildCreationFlags|TestChildPriority|TestWarmChildClosed" "watch:TestWatcherLongDropPath"; do
+  pkg=${t%%:*} exe=${t%%:*}; exe=${exe//\//-}
+  GOOS=windows GOARCH=amd64 go test -c -o "$bin/$exe.test.exe" "./$pkg"
+  $WINE "$bin/$exe.test.exe" -test.v -test.run "^(${t#*:})\$" > "$work/$exe.test.out" 2>&1 ||
+    { cat "$work/$exe.test.out"; fail "Windows tests of $pkg under wine"; }
   names=${t#*:}
-  [ "$(grep -c '^--- PASS' "$work/$pkg.test.out")" = "$(($(tr -cd '|' <<< "$names" | wc -c) + 1))" ] ||
-    { cat "$work/$pkg.test.out"; fail "Windows tests of $pkg: not every one of $names ran and passed"; }
+  [ "$(grep -c '^--- PASS' "$work/$exe.test.out")" = "$(($(tr -cd '|' <<< "$names" | wc -c) + 1))" ] ||
+    { cat "$work/$exe.test.out"; fail "Windows tests of $pkg: not every one of $names ran and passed"; }
 done
 # --- end of issue 20 §4 ---------------------------------------------------
 

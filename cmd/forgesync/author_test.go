@@ -75,7 +75,7 @@ func TestInitRefuses(t *testing.T) {
 }
 
 func TestScanFormats(t *testing.T) {
-	dir := copyDir(t, "../../examples/lockout-gates")
+	dir := copyDir(t, "examples/lockout-gates")
 	manifest := filepath.Join(dir, "forgepack.json")
 	data, err := os.ReadFile(manifest)
 	if err != nil {
@@ -84,7 +84,7 @@ func TestScanFormats(t *testing.T) {
 	if err := os.WriteFile(manifest, []byte(strings.Replace(string(data), `"hold_open_s": 2`, `"hold_open_s": 11`, 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errs := runCLI(t, "scan", "--format", "github", dir, "../../examples/foundry-wide")
+	code, out, errs := runCLI(t, "scan", "--format", "github", dir, "examples/foundry-wide")
 	want := "::error file=" + filepath.ToSlash(manifest) + ",line="
 	if code != cli.ExitInvalid || !strings.HasPrefix(out, want) || !strings.Contains(out, ",title=forgesync range::pieces[0].door.hold_open_s: must be between 0 and 10, got 11\n") || strings.Count(out, "\n") != 1 {
 		t.Fatalf("scan --format github = %d\n%s%s\nwant 1 and one annotation starting %q", code, out, errs, want)

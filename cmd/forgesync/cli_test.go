@@ -51,7 +51,7 @@ func copyDir(t *testing.T, src string) string {
 
 func TestScanExamples(t *testing.T) {
 	for _, dir := range []string{"foundry-wide", "lockout-gates", "glass-works"} {
-		code, out, errs := runCLI(t, "scan", filepath.Join("..", "..", "examples", dir))
+		code, out, errs := runCLI(t, "scan", filepath.Join("examples", dir))
 		if code != cli.ExitOK || !strings.Contains(out, ": valid") {
 			t.Errorf("scan %s = %d\n%s%s; want 0 and valid", dir, code, out, errs)
 		}
@@ -59,7 +59,7 @@ func TestScanExamples(t *testing.T) {
 }
 
 func TestScanInvalidFolder(t *testing.T) {
-	dir := copyDir(t, "../../examples/glass-works")
+	dir := copyDir(t, "examples/glass-works")
 	os.WriteFile(filepath.Join(dir, "content", "evil.dll"), []byte("MZ"), 0o644)
 	manifest := filepath.Join(dir, "forgepack.json")
 	data, _ := os.ReadFile(manifest)
@@ -101,7 +101,7 @@ func TestScanInvalidFolder(t *testing.T) {
 }
 
 func TestScanMissingPackageNamesIt(t *testing.T) {
-	dir := copyDir(t, "../../examples/glass-works")
+	dir := copyDir(t, "examples/glass-works")
 	os.RemoveAll(filepath.Join(dir, "content"))
 	code, out, _ := runCLI(t, "scan", dir)
 	if code != cli.ExitInvalid {
@@ -129,11 +129,11 @@ func TestPackReproducibleAndScannable(t *testing.T) {
 	out := t.TempDir()
 	a, b := filepath.Join(out, "a.zip"), filepath.Join(out, "b.zip")
 	// Flags after and before the positional argument both work.
-	if code, o, e := runCLI(t, "pack", "../../examples/glass-works", "-o", a); code != cli.ExitOK {
+	if code, o, e := runCLI(t, "pack", "examples/glass-works", "-o", a); code != cli.ExitOK {
 		t.Fatalf("pack = %d\n%s%s", code, o, e)
 	}
 	// Touch the folder's files: timestamps must not change the bytes.
-	dir := copyDir(t, "../../examples/glass-works")
+	dir := copyDir(t, "examples/glass-works")
 	if code, o, e := runCLI(t, "pack", "-o", b, dir); code != cli.ExitOK {
 		t.Fatalf("pack = %d\n%s%s", code, o, e)
 	}
@@ -147,7 +147,7 @@ func TestPackReproducibleAndScannable(t *testing.T) {
 		t.Fatalf("scan of packed zip = %d\n%s", code, o)
 	}
 	// The folder scan and the archive scan agree, problem for problem.
-	_, dirJSON, _ := runCLI(t, "scan", "--json", "../../examples/glass-works")
+	_, dirJSON, _ := runCLI(t, "scan", "--json", "examples/glass-works")
 	_, zipJSON, _ := runCLI(t, "scan", "--json", a)
 	if strip(dirJSON) != strip(zipJSON) {
 		t.Errorf("folder and archive verdicts differ:\n%s\n%s", dirJSON, zipJSON)
@@ -164,7 +164,7 @@ func TestPackReproducibleAndScannable(t *testing.T) {
 }
 
 func TestPackStoresContainersAndTheUncompressible(t *testing.T) {
-	dir := copyDir(t, "../../examples/lockout-gates")
+	dir := copyDir(t, "examples/lockout-gates")
 	os.MkdirAll(filepath.Join(dir, "content"), 0o755)
 	pak := make([]byte, 4<<20) // cooked containers: their blocks are compressed already
 	rand.NewChaCha8([32]byte{25}).Read(pak)
@@ -228,7 +228,7 @@ func strip(s string) string {
 }
 
 func TestPackInvalidWritesNothing(t *testing.T) {
-	dir := copyDir(t, "../../examples/lockout-gates")
+	dir := copyDir(t, "examples/lockout-gates")
 	os.WriteFile(filepath.Join(dir, "install.ps1"), []byte("rm -r C:\\"), 0o644)
 	out := filepath.Join(t.TempDir(), "x.zip")
 	code, o, _ := runCLI(t, "pack", dir, "-o", out)
@@ -248,7 +248,7 @@ func TestUsageErrors(t *testing.T) {
 		{"frobnicate"},
 		{"scan"},
 		{"scan", "a", "b"},
-		{"pack", "../../examples/foundry-wide", "-o", "foundry-wide.7z"},
+		{"pack", "examples/foundry-wide", "-o", "foundry-wide.7z"},
 		{"scan", "--log-format", "xml", "x"},
 		{"scan", "--config", "/nonexistent/forgesync.toml", "x"},
 	}
@@ -265,11 +265,11 @@ func TestPackageIDAndUTOC(t *testing.T) {
 		!strings.Contains(out, "0xEA6DCAF69ECA2F7A") {
 		t.Fatalf("package-id = %d\n%s", code, out)
 	}
-	code, out, _ = runCLI(t, "utoc", "--json", "../../examples/glass-works/content/Surfaces.utoc")
+	code, out, _ = runCLI(t, "utoc", "--json", "examples/glass-works/content/Surfaces.utoc")
 	if code != cli.ExitOK || !strings.Contains(out, `"ExportBundleData"`) {
 		t.Fatalf("utoc --json = %d\n%s", code, out)
 	}
-	code, out, _ = runCLI(t, "utoc", "../../iostore/testdata/ue5_8-minimal-uncompressed.utoc")
+	code, out, _ = runCLI(t, "utoc", "../../installer/iostore/testdata/ue5_8-minimal-uncompressed.utoc")
 	if code != cli.ExitOK || !strings.Contains(out, "112 chunks") || !strings.Contains(out, "910BAD3EBD32CC77  0      ExportBundleData") {
 		t.Fatalf("utoc = %d\n%s", code, out)
 	}
@@ -280,7 +280,7 @@ func TestPackageIDAndUTOC(t *testing.T) {
 // folder lists.
 func TestScanArchiveAgreesWithFolder(t *testing.T) {
 	zipTool := toolcheck.Need(t, "zip")[0]
-	dir := copyDir(t, "../../examples/lockout-gates")
+	dir := copyDir(t, "examples/lockout-gates")
 	os.WriteFile(filepath.Join(dir, "setup.bat"), []byte("@echo off"), 0o644)
 	manifest := filepath.Join(dir, "forgepack.json")
 	data, _ := os.ReadFile(manifest)
@@ -315,7 +315,7 @@ func TestCLIMessages(t *testing.T) {
 
 	// Global flags may come before the command.
 	config, _, _ := gameEnv(t)
-	code, out, errs = runCLI(t, "--config", config, "scan", "../../examples/foundry-wide")
+	code, out, errs = runCLI(t, "--config", config, "scan", "examples/foundry-wide")
 	if code != cli.ExitOK || !strings.HasSuffix(out, "foundry-wide 1.4.0: valid (3 pieces, 2 lifts, 0 doors, 0 surface packages)\n") || errs != "" {
 		t.Errorf("forgesync --config F scan DIR = %d, %q, %q", code, out, errs)
 	}
@@ -347,7 +347,7 @@ func TestOneShotLogsAtWarn(t *testing.T) {
 	}
 	pack := func(id string) {
 		t.Helper()
-		if code, out, errs := runCLI(t, "pack", "../../examples/"+id, "-o", filepath.Join(drop, id+".zip")); code != cli.ExitOK {
+		if code, out, errs := runCLI(t, "pack", "examples/"+id, "-o", filepath.Join(drop, id+".zip")); code != cli.ExitOK {
 			t.Fatalf("pack = %d\n%s%s", code, out, errs)
 		}
 	}

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/mjolnir-forge/forgesync/api"
-	"github.com/mjolnir-forge/forgesync/packset"
+	"github.com/mjolnir-forge/forgesync/sets/packset"
 )
 
 // TestDaemonStoresNoPassword is issue 35's item 8 end to end: a daemon

@@ -8,7 +8,6 @@ import (
 
 	"github.com/mjolnir-forge/forgesync/daemon"
 	"github.com/mjolnir-forge/forgesync/internal/cli"
-	"github.com/mjolnir-forge/forgesync/machine"
 )
 
 func daemonCommand() *cli.Command {
@@ -51,13 +50,13 @@ func serveDaemon(ctx context.Context, e *cli.Env, logFile string, started func()
 	m := openMachine(e)
 	defer m.Close()
 	b := currentBuild()
-	return m.Serve(ctx, machine.ServeOptions{Owner: e.Owner, Version: b.Version, Commit: b.Commit, BuildDate: b.BuildDate,
+	return m.Serve(ctx, daemon.ServeOptions{Owner: e.Owner, Version: b.Version, Commit: b.Commit, BuildDate: b.BuildDate,
 		LogFile: logFile, Started: started})
 }
 
 // serviceConfig describes the OS service that runs `forgesync daemon`.
 func serviceConfig(e *cli.Env, run func(ctx context.Context) error) daemon.ServiceConfig {
-	return machine.Service(e.Config, userService, e.Log, run)
+	return daemon.Service(e.Config, userService, e.Log, run)
 }
 
 // userService is set by `forgesync service --user`; noNative by --no-native.
@@ -78,8 +77,8 @@ func serviceCommand() *cli.Command {
 			if args[0] == daemon.ActionInstall {
 				e.Name = "service install"
 			}
-			opts := machine.ServiceOptions{User: userService, NoNative: noNative}
-			if err := machine.ControlService(e.Config, args[0], opts, e.Log, e.Stdout); err != nil {
+			opts := daemon.ServiceOptions{User: userService, NoNative: noNative}
+			if err := daemon.ControlService(e.Config, args[0], opts, e.Log, e.Stdout); err != nil {
 				return e.Fail(err)
 			}
 			return cli.ExitOK

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/mjolnir-forge/forgesync/internal/toolcheck"
-	"github.com/mjolnir-forge/forgesync/packset"
+	"github.com/mjolnir-forge/forgesync/sets/packset"
 )
 
 // deltaEdit is issue 25's edit of one file: 1 MiB inserted at a quarter,

@@ -18,9 +18,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mjolnir-forge/forgesync/casync"
 	"github.com/mjolnir-forge/forgesync/internal/cli"
-	"github.com/mjolnir-forge/forgesync/packset"
+	"github.com/mjolnir-forge/forgesync/sets/casync"
+	"github.com/mjolnir-forge/forgesync/sets/packset"
 )
 
 // bigPak returns n random bytes: a cooked container that does not

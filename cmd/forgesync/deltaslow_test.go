@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/mjolnir-forge/forgesync/internal/cli"
-	"github.com/mjolnir-forge/forgesync/packset"
+	"github.com/mjolnir-forge/forgesync/sets/packset"
 )
 
 // TestSyncSetSlowChunkStore is issue 35's item 5 end to end: the chunk

@@ -13,9 +13,9 @@ import (
 
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/daemon"
-	"github.com/mjolnir-forge/forgesync/intake"
+	"github.com/mjolnir-forge/forgesync/installer/intake"
+	"github.com/mjolnir-forge/forgesync/installer/store"
 	"github.com/mjolnir-forge/forgesync/pipeline"
-	"github.com/mjolnir-forge/forgesync/store"
 )
 
 // unpackChildrenOf returns the pids of the daemon's unpacking children that

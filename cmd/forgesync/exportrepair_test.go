@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mjolnir-forge/forgesync/casync"
 	"github.com/mjolnir-forge/forgesync/internal/cli"
+	"github.com/mjolnir-forge/forgesync/sets/casync"
 )
 
 // TestExportRepairsDamagedChunk is issue 35's item 10 through the CLI: a

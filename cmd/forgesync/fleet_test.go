@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mjolnir-forge/forgesync/packset"
+	"github.com/mjolnir-forge/forgesync/sets/packset"
 )
 
 // BenchmarkFleet is the fleet figure of issue 13, run by

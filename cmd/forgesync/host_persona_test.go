@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/mjolnir-forge/forgesync/internal/cli"
-	"github.com/mjolnir-forge/forgesync/packset"
+	"github.com/mjolnir-forge/forgesync/sets/packset"
 )
 
 // TestHostPersona plays a server host's first hour as typed: keygen,
@@ -36,7 +36,7 @@ func TestHostPersona(t *testing.T) {
 	hostConfig, drop, _ := gameEnv(t)
 	os.MkdirAll(drop, 0o755)
 	for _, id := range []string{"foundry-wide", "lockout-gates"} {
-		if code, out, errs := runCLI(t, "pack", filepath.Join("..", "..", "examples", id), "-o", filepath.Join(drop, id+".zip")); code != cli.ExitOK {
+		if code, out, errs := runCLI(t, "pack", filepath.Join("examples", id), "-o", filepath.Join(drop, id+".zip")); code != cli.ExitOK {
 			t.Fatalf("pack %s = %d\n%s%s", id, code, out, errs)
 		}
 	}
@@ -80,7 +80,7 @@ func TestHostPersona(t *testing.T) {
 	}
 
 	// The host upgrades lockout-gates and publishes, pruning the old archive.
-	next := copyDir(t, filepath.Join("..", "..", "examples", "lockout-gates"))
+	next := copyDir(t, filepath.Join("examples", "lockout-gates"))
 	manifest := filepath.Join(next, "forgepack.json")
 	data, _ := os.ReadFile(manifest)
 	os.WriteFile(manifest, []byte(strings.Replace(string(data), `"version": "0.3.1"`, `"version": "0.4.0"`, 1)), 0o644)

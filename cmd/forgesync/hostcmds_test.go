@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/mjolnir-forge/forgesync/internal/cli"
-	"github.com/mjolnir-forge/forgesync/packset"
+	"github.com/mjolnir-forge/forgesync/sets/packset"
 )
 
 // appendConfig adds text to a config file.

@@ -16,7 +16,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/mjolnir-forge/forgesync/internal/cli"
-	"github.com/mjolnir-forge/forgesync/packset"
+	"github.com/mjolnir-forge/forgesync/sets/packset"
 )
 
 // The files keygen writes in its folder.

@@ -15,16 +15,16 @@ import (
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/internal/cli"
 	"github.com/mjolnir-forge/forgesync/internal/registrytest"
-	"github.com/mjolnir-forge/forgesync/ociset"
-	"github.com/mjolnir-forge/forgesync/packset"
+	"github.com/mjolnir-forge/forgesync/sets/oci"
+	"github.com/mjolnir-forge/forgesync/sets/packset"
 )
 
 // registryEnv points the CLI's registry credentials at reg's account and
 // at an empty Docker config.
 func registryEnv(t *testing.T, reg *registrytest.Registry) {
 	t.Setenv("DOCKER_CONFIG", t.TempDir())
-	t.Setenv(ociset.EnvUsername, reg.User)
-	t.Setenv(ociset.EnvPassword, reg.Password)
+	t.Setenv(oci.EnvUsername, reg.User)
+	t.Setenv(oci.EnvPassword, reg.Password)
 }
 
 // pinnedRef returns the last line of export's output: the digest
@@ -189,8 +189,8 @@ func TestOCIOrasInterop(t *testing.T) {
 	fastFetch(t)
 	reg := registrytest.Start(t, registrytest.Options{})
 	t.Setenv("DOCKER_CONFIG", t.TempDir())
-	t.Setenv(ociset.EnvUsername, "")
-	t.Setenv(ociset.EnvPassword, "")
+	t.Setenv(oci.EnvUsername, "")
+	t.Setenv(oci.EnvPassword, "")
 
 	host, drop, _ := gameEnv(t)
 	doorPack(t, drop, "alpha-gates", "1.0.0", 2)
@@ -216,7 +216,7 @@ func TestOCIOrasInterop(t *testing.T) {
 	if code, out, errs := runCLI(t, "export", exported, "--config", host); code != cli.ExitOK {
 		t.Fatalf("export DIR = %d\n%s%s", code, out, errs)
 	}
-	args := []string{"push", "--plain-http", "--artifact-type", ociset.ArtifactType, reg.Ref("hand/packs", "v1"), packset.LockName}
+	args := []string{"push", "--plain-http", "--artifact-type", oci.ArtifactType, reg.Ref("hand/packs", "v1"), packset.LockName}
 	archives, _ := filepath.Glob(filepath.Join(exported, "packs", "*"))
 	for _, a := range archives {
 		rel, _ := filepath.Rel(exported, a)

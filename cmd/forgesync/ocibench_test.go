@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/mjolnir-forge/forgesync/internal/registrytest"
-	"github.com/mjolnir-forge/forgesync/ociset"
-	"github.com/mjolnir-forge/forgesync/packset"
+	"github.com/mjolnir-forge/forgesync/sets/oci"
+	"github.com/mjolnir-forge/forgesync/sets/packset"
 )
 
 // The OCI figures of issue 26, run by scripts/bench-oci.sh. They are
@@ -262,7 +262,7 @@ func BenchmarkOCIPush(b *testing.B) {
 	}
 	orasPush := func(i int) {
 		proxy.ResetRequests()
-		args := append([]string{"push", proxy.Ref(fmt.Sprintf("push/oras%d", i), "live"), "--plain-http", "--artifact-type", ociset.ArtifactType}, files...)
+		args := append([]string{"push", proxy.Ref(fmt.Sprintf("push/oras%d", i), "live"), "--plain-http", "--artifact-type", oci.ArtifactType}, files...)
 		_, w, c := runTimed(b, env, folder, oras, args...)
 		orasWall, orasCPU = append(orasWall, w), append(orasCPU, c)
 		orasUp += uploadedBytes()

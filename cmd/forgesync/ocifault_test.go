@@ -18,8 +18,8 @@ import (
 
 	"github.com/mjolnir-forge/forgesync/internal/cli"
 	"github.com/mjolnir-forge/forgesync/internal/registrytest"
-	"github.com/mjolnir-forge/forgesync/ociset"
-	"github.com/mjolnir-forge/forgesync/packset"
+	"github.com/mjolnir-forge/forgesync/sets/oci"
+	"github.com/mjolnir-forge/forgesync/sets/packset"
 )
 
 // ociRepo is the repository the tests push sets to.
@@ -30,8 +30,8 @@ const ociRepo = "forge/set"
 // and no Docker config.
 func ociFetch(t *testing.T, user, password string) {
 	t.Helper()
-	env := map[string]string{ociset.EnvUsername: user, ociset.EnvPassword: password}
-	r := ociset.New(ociset.Options{
+	env := map[string]string{oci.EnvUsername: user, oci.EnvPassword: password}
+	r := oci.New(oci.Options{
 		Getenv:        func(k string) string { return env[k] },
 		DockerConfig:  filepath.Join(t.TempDir(), "config.json"),
 		MinWait:       time.Millisecond,
@@ -179,7 +179,7 @@ func (w *ociWorld) newArchive(t *testing.T) string {
 		old[l.Digest.String()] = true
 	}
 	for _, l := range w.manifest(t, 2).Layers {
-		if l.MediaType == ociset.MediaTypeArchive && !old[l.Digest.String()] {
+		if l.MediaType == oci.MediaTypeArchive && !old[l.Digest.String()] {
 			return "/blobs/" + l.Digest.String() + "$"
 		}
 	}
@@ -191,7 +191,7 @@ func (w *ociWorld) newArchive(t *testing.T) string {
 func (w *ociWorld) lockBlob(t *testing.T) string {
 	t.Helper()
 	for _, l := range w.manifest(t, 2).Layers {
-		if l.Annotations[ocispec.AnnotationTitle] == ociset.LockTitle {
+		if l.Annotations[ocispec.AnnotationTitle] == oci.LockTitle {
 			return "/blobs/" + l.Digest.String() + "$"
 		}
 	}
@@ -386,12 +386,12 @@ func TestOCISyncFaults(t *testing.T) {
 		// v2's lock, v1's archives.
 		var layers []ocispec.Descriptor
 		for _, l := range m2.Layers {
-			if l.MediaType != ociset.MediaTypeArchive {
+			if l.MediaType != oci.MediaTypeArchive {
 				layers = append(layers, l)
 			}
 		}
 		for _, l := range m1.Layers {
-			if l.MediaType == ociset.MediaTypeArchive {
+			if l.MediaType == oci.MediaTypeArchive {
 				layers = append(layers, l)
 			}
 		}
@@ -409,7 +409,7 @@ func TestOCISyncFaults(t *testing.T) {
 		body, _ := json.Marshal(m2)
 		w.proxy.Fault(registrytest.Fault{Path: registrytest.ManifestPath("live"), ReplaceManifest: body})
 		code, out, errs := w.sync(t, w.live)
-		w.wantUnchanged(t, code, out, errs, "application/vnd.cncf.helm.chart.v1", ociset.ArtifactType)
+		w.wantUnchanged(t, code, out, errs, "application/vnd.cncf.helm.chart.v1", oci.ArtifactType)
 	})
 
 	t.Run("by digest", func(t *testing.T) {

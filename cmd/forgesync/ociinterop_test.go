@@ -15,8 +15,8 @@ import (
 
 	"github.com/mjolnir-forge/forgesync/internal/cli"
 	"github.com/mjolnir-forge/forgesync/internal/registrytest"
-	"github.com/mjolnir-forge/forgesync/ociset"
-	"github.com/mjolnir-forge/forgesync/packset"
+	"github.com/mjolnir-forge/forgesync/sets/oci"
+	"github.com/mjolnir-forge/forgesync/sets/packset"
 )
 
 // oras runs the oras CLI in dir with reg's account and no Docker config
@@ -157,7 +157,7 @@ func TestSyncSetFromOrasPush(t *testing.T) {
 	pushed := names(files(t, folder))
 
 	ref := reg.Ref(ociRepo, "by-oras")
-	args := append([]string{"push", ref, "--artifact-type", ociset.ArtifactType}, pushed...)
+	args := append([]string{"push", ref, "--artifact-type", oci.ArtifactType}, pushed...)
 	if out, err := oras(t, reg, folder, args...); err != nil {
 		t.Fatalf("oras %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
@@ -178,7 +178,7 @@ func TestSyncSetFromOrasPush(t *testing.T) {
 	other := trustingMachine(t, pub)
 	before := machineFingerprint(t, other)
 	code, out, errs = runCLI(t, "sync", "--set", "oci://"+untyped, "--config", other)
-	if code == cli.ExitOK || !strings.Contains(errs, "application/vnd.unknown.artifact.v1") || !strings.Contains(errs, "--artifact-type "+ociset.ArtifactType) {
+	if code == cli.ExitOK || !strings.Contains(errs, "application/vnd.unknown.artifact.v1") || !strings.Contains(errs, "--artifact-type "+oci.ArtifactType) {
 		t.Errorf("sync --set of an untyped oras push = %d\n%s%s\nwant it refused, naming its artifact type and the one to push", code, out, errs)
 	}
 	if after := machineFingerprint(t, other); after != before {

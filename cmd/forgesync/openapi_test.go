@@ -24,7 +24,7 @@ import (
 	"github.com/getkin/kin-openapi/routers/legacy"
 
 	"github.com/mjolnir-forge/forgesync/api"
-	"github.com/mjolnir-forge/forgesync/intake"
+	"github.com/mjolnir-forge/forgesync/installer/intake"
 )
 
 // The contract test: the real daemon, driven through a real flow over its
@@ -217,7 +217,7 @@ func doorPackZipHold(t *testing.T, id, version string, doors int, hold float64) 
 // exampleZip packs one of the example packs with the packer's writer.
 func exampleZip(t *testing.T, name string) []byte {
 	t.Helper()
-	dir := filepath.Join("..", "..", "examples", name)
+	dir := filepath.Join("examples", name)
 	l, err := intake.ListPack(dir, intake.DefaultLimits(), nil)
 	if err != nil || len(l.Problems) > 0 {
 		t.Fatalf("list %s: %v %v", dir, err, l.Problems)

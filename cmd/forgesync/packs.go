@@ -9,11 +9,11 @@ import (
 	"time"
 
 	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/daemon"
 	"github.com/mjolnir-forge/forgesync/internal/cli"
-	"github.com/mjolnir-forge/forgesync/machine"
-	"github.com/mjolnir-forge/forgesync/packset"
 	"github.com/mjolnir-forge/forgesync/pipeline"
 	"github.com/mjolnir-forge/forgesync/rejection"
+	"github.com/mjolnir-forge/forgesync/sets/packset"
 )
 
 // lockWait is how long a command waits for another process holding the
@@ -26,12 +26,12 @@ var setFetcher packset.Fetcher
 
 // openMachine returns the machine of the command's configuration: its
 // running daemon, or else its state opened under the lock at first use.
-func openMachine(e *cli.Env) *machine.Machine {
-	opts := machine.Options{Config: e.Config, Log: e.Log, LockWait: lockWait, Fetcher: setFetcher, Extractor: newExtractor(e.Config)}
+func openMachine(e *cli.Env) *daemon.Machine {
+	opts := daemon.Options{Config: e.Config, Log: e.Log, LockWait: lockWait, Fetcher: setFetcher, Extractor: newExtractor(e.Config)}
 	if !e.JSON {
 		opts.Progress = e.Stderr // a headless host sees each download start
 	}
-	return machine.New(opts)
+	return daemon.New(opts)
 }
 
 func syncCommand() *cli.Command {
@@ -63,7 +63,7 @@ func syncCommand() *cli.Command {
 			m := openMachine(e)
 			defer m.Close()
 			sum, err := m.SyncDrop(ctx)
-			if err != nil && !errors.Is(err, machine.ErrDeploy) {
+			if err != nil && !errors.Is(err, daemon.ErrDeploy) {
 				return e.Fail(err)
 			}
 			code := printSummary(e, sum, api.WriteSummary)
@@ -130,7 +130,7 @@ func packsCommand() *cli.Command {
 
 // changeCommand builds enable, disable and remove: through the daemon when
 // one answers, else on the state under its lock.
-func changeCommand(name, summary string, do func(*machine.Machine, context.Context, string) (*api.Summary, error)) *cli.Command {
+func changeCommand(name, summary string, do func(*daemon.Machine, context.Context, string) (*api.Summary, error)) *cli.Command {
 	return &cli.Command{
 		Name: name, Args: "ID", Summary: summary, Nargs: cli.Args{Min: 1, Max: 1, Want: "one pack ID"},
 		Run: func(ctx context.Context, e *cli.Env, args []string) int {
@@ -161,13 +161,13 @@ func changeCommand(name, summary string, do func(*machine.Machine, context.Conte
 }
 
 func enableCommand() *cli.Command {
-	return changeCommand("enable", "enable an installed pack (refused past 256 doors across enabled packs)", (*machine.Machine).Enable)
+	return changeCommand("enable", "enable an installed pack (refused past 256 doors across enabled packs)", (*daemon.Machine).Enable)
 }
 
 func disableCommand() *cli.Command {
-	return changeCommand("disable", "disable a pack: it stays installed but leaves lifts.txt, doors.txt and installed.txt", (*machine.Machine).Disable)
+	return changeCommand("disable", "disable a pack: it stays installed but leaves lifts.txt, doors.txt and installed.txt", (*daemon.Machine).Disable)
 }
 
 func removeCommand() *cli.Command {
-	return changeCommand("remove", "uninstall a pack: its entry, content and kept archive go", (*machine.Machine).Remove)
+	return changeCommand("remove", "uninstall a pack: its entry, content and kept archive go", (*daemon.Machine).Remove)
 }

@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/mjolnir-forge/forgesync/daemon"
+	"github.com/mjolnir-forge/forgesync/installer/verdict"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/internal/cli"
 	"github.com/mjolnir-forge/forgesync/lua/preview"
-	"github.com/mjolnir-forge/forgesync/machine"
-	"github.com/mjolnir-forge/forgesync/verdict"
 )
 
 func liftPreviewCommand() *cli.Command {
@@ -25,7 +25,7 @@ func liftPreviewCommand() *cli.Command {
 			"This previews the physics; verify trajectory and landing in your own layout.",
 		Flags: func(fs *flag.FlagSet) { fs.StringVar(&svg, "svg", "", "also draw the ride as an SVG `FILE`") },
 		Run: func(ctx context.Context, e *cli.Env, args []string) int {
-			lim, err := machine.ArchiveLimits(e.Config)
+			lim, err := daemon.ArchiveLimits(e.Config)
 			if err != nil {
 				return e.Fail(err)
 			}

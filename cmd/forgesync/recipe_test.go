@@ -194,7 +194,7 @@ func TestReadmeCIRecipe(t *testing.T) {
 // .7z; nothing is written.
 func TestPackRefusesNonZipName(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "glass-works.7z")
-	code, o, errs := runCLI(t, "pack", "../../examples/glass-works", "-o", out)
+	code, o, errs := runCLI(t, "pack", "examples/glass-works", "-o", out)
 	want := "forgesync pack: -o " + out + ": pack writes a zip, so the name must end in .zip\n"
 	if code != cli.ExitFailure || o != "" || errs != want {
 		t.Fatalf("pack -o .7z = %d\n%s%s\nwant 2 and %q", code, o, errs, want)
@@ -207,7 +207,7 @@ func TestPackRefusesNonZipName(t *testing.T) {
 // TestPackBesideFolder: without -o, pack writes <id>-<version>.zip beside
 // the folder, and says so.
 func TestPackBesideFolder(t *testing.T) {
-	dir := copyDir(t, "../../examples/glass-works")
+	dir := copyDir(t, "examples/glass-works")
 	t.Chdir(dir)
 	code, o, errs := runCLI(t, "pack", ".")
 	if want := "glass-works 2.0.0: wrote ../glass-works-2.0.0.zip (4 files)\n"; code != cli.ExitOK || o != want {

@@ -7,8 +7,8 @@ import (
 	"fmt"
 
 	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/daemon"
 	"github.com/mjolnir-forge/forgesync/internal/cli"
-	"github.com/mjolnir-forge/forgesync/machine"
 	"github.com/mjolnir-forge/forgesync/pipeline"
 )
 
@@ -30,7 +30,7 @@ func retryCommand() *cli.Command {
 			m := openMachine(e)
 			defer m.Close()
 			sum, err := m.Retry(ctx, pipeline.RetryOptions{Archives: args, All: all})
-			if err != nil && !errors.Is(err, machine.ErrDeploy) {
+			if err != nil && !errors.Is(err, daemon.ErrDeploy) {
 				return e.Fail(err)
 			}
 			code := printSummary(e, sum, api.WriteSummary)

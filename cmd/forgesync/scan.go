@@ -7,13 +7,13 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/mjolnir-forge/forgesync/examples"
+	"github.com/mjolnir-forge/forgesync/cmd/forgesync/examples"
+	"github.com/mjolnir-forge/forgesync/daemon"
+	"github.com/mjolnir-forge/forgesync/installer/verdict"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/internal/cli"
 	"github.com/mjolnir-forge/forgesync/internal/plural"
-	"github.com/mjolnir-forge/forgesync/machine"
 	"github.com/mjolnir-forge/forgesync/schema"
-	"github.com/mjolnir-forge/forgesync/verdict"
 )
 
 func scanCommand() *cli.Command {
@@ -35,7 +35,7 @@ func runScan(ctx context.Context, e *cli.Env, args []string, format string) int 
 	if err != nil {
 		return e.Fail(err)
 	}
-	lim, err := machine.ArchiveLimits(e.Config)
+	lim, err := daemon.ArchiveLimits(e.Config)
 	if err != nil {
 		return e.Fail(err)
 	}
@@ -83,7 +83,7 @@ func packCommand() *cli.Command {
 }
 
 func runPack(e *cli.Env, dir, out string) int {
-	lim, err := machine.ArchiveLimits(e.Config)
+	lim, err := daemon.ArchiveLimits(e.Config)
 	if err != nil {
 		return e.Fail(err)
 	}

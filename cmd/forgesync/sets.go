@@ -15,10 +15,10 @@ import (
 	"aead.dev/minisign"
 
 	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/daemon"
 	"github.com/mjolnir-forge/forgesync/internal/cli"
-	"github.com/mjolnir-forge/forgesync/machine"
-	"github.com/mjolnir-forge/forgesync/packset"
-	"github.com/mjolnir-forge/forgesync/setsync"
+	"github.com/mjolnir-forge/forgesync/sets/follow"
+	"github.com/mjolnir-forge/forgesync/sets/packset"
 )
 
 // signPasswordEnv names the environment variable that holds the password
@@ -259,7 +259,7 @@ func diffCommand() *cli.Command {
 			// The expected delta updates: the new indexes are fetched, never
 			// a chunk; a seed without a kept index is not chunked.
 			if err := rep.EstimateTransfers(ctx, &f, func(sha string) string {
-				return filepath.Join(e.Config.Paths.State, setsync.CacheDir, sha+packset.IndexExt)
+				return filepath.Join(e.Config.Paths.State, follow.CacheDir, sha+packset.IndexExt)
 			}); err != nil {
 				fmt.Fprintf(e.Stderr, "forgesync diff: no estimate of the transfer: %v\n", err)
 			}
@@ -318,7 +318,7 @@ func runSyncSet(ctx context.Context, e *cli.Env, locks []string, prune bool) int
 	m := openMachine(e)
 	defer m.Close()
 	res, err := m.SyncSet(ctx, arg, prune)
-	if err != nil && !errors.Is(err, machine.ErrDeploy) {
+	if err != nil && !errors.Is(err, daemon.ErrDeploy) {
 		if e.JSON && res != nil {
 			cli.WriteJSON(e.Stdout, res)
 		}

@@ -12,7 +12,7 @@ import (
 	"aead.dev/minisign"
 
 	"github.com/mjolnir-forge/forgesync/internal/cli"
-	"github.com/mjolnir-forge/forgesync/packset"
+	"github.com/mjolnir-forge/forgesync/sets/packset"
 )
 
 // TestLockExportDiff installs two packs, exports the enabled set (signed),

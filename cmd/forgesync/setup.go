@@ -7,8 +7,9 @@ import (
 	"runtime"
 
 	"github.com/mjolnir-forge/forgesync/config"
+	"github.com/mjolnir-forge/forgesync/daemon"
+	"github.com/mjolnir-forge/forgesync/daemon/setup"
 	"github.com/mjolnir-forge/forgesync/internal/cli"
-	"github.com/mjolnir-forge/forgesync/machine"
 )
 
 // setupFlags are `forgesync setup`'s flags.
@@ -32,26 +33,26 @@ func setupCommand() *cli.Command {
 			fs.BoolVar(&setupFlags.service, "service", false, "also install and start the service")
 		},
 		Run: func(ctx context.Context, e *cli.Env, args []string) int {
-			o := machine.SetupOptions{Mods: setupFlags.mods, Paks: setupFlags.paks, State: setupFlags.state, Env: config.Process(e.Machine), Log: e.Log}
+			o := setup.SetupOptions{Mods: setupFlags.mods, Paks: setupFlags.paks, State: setupFlags.state, Env: config.Process(e.Machine), Log: e.Log}
 			if setupFlags.undo {
 				e.Name = "setup --undo"
-				if err := machine.SetupUndo(ctx, o, e.Stdout); err != nil {
+				if err := setup.SetupUndo(ctx, o, e.Stdout); err != nil {
 					return e.Fail(err)
 				}
 				return cli.ExitOK
 			}
 			if setupFlags.service {
 				// Refused before it asks or writes anything.
-				opts, err := machine.SetupService(runtime.GOOS, e.Machine)
+				opts, err := daemon.SetupService(runtime.GOOS, e.Machine)
 				if err != nil {
 					return e.Fail(err)
 				}
 				o.Service = &opts
 			}
-			if err := machine.SetupAsk(&o, os.Stdin, e.Stdout, stdinTerminal()); err != nil {
+			if err := setup.SetupAsk(&o, os.Stdin, e.Stdout, stdinTerminal()); err != nil {
 				return e.Fail(err)
 			}
-			if err := machine.Setup(ctx, o, e.Stdout); err != nil {
+			if err := setup.Setup(ctx, o, e.Stdout); err != nil {
 				return e.Fail(err)
 			}
 			return cli.ExitOK

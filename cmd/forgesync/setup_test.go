@@ -117,7 +117,7 @@ func TestPlayerFirstHour(t *testing.T) {
 
 	pack := func(example, name string) {
 		t.Helper()
-		if code, out, errs := p.run(t, "pack", filepath.Join(wd(t), "..", "..", "examples", example), "-o", filepath.Join(p.drop, name)); code != cli.ExitOK {
+		if code, out, errs := p.run(t, "pack", filepath.Join(wd(t), "examples", example), "-o", filepath.Join(p.drop, name)); code != cli.ExitOK {
 			t.Fatalf("pack %s = %d\n%s%s", example, code, out, errs)
 		}
 	}

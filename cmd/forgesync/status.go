@@ -11,7 +11,6 @@ import (
 	"github.com/mjolnir-forge/forgesync/daemon"
 	"github.com/mjolnir-forge/forgesync/internal/cli"
 	"github.com/mjolnir-forge/forgesync/internal/wire"
-	"github.com/mjolnir-forge/forgesync/machine"
 	"github.com/mjolnir-forge/forgesync/native"
 )
 
@@ -24,7 +23,7 @@ func statusCommand() *cli.Command {
 			"Exit status: 0 daemon running, 1 no daemon, 2 failure.",
 		Flags: func(fs *flag.FlagSet) { fs.BoolVar(&watch, "watch", false, "follow the daemon's events") },
 		Run: func(ctx context.Context, e *cli.Env, args []string) int {
-			c := machine.Dial(ctx, e.Config)
+			c := daemon.Dial(ctx, e.Config)
 			if c == nil {
 				gates := native.CheckGatesDir(e.Config.Paths.Mods)
 				if e.JSON {

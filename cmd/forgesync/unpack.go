@@ -4,7 +4,7 @@ import (
 	"os"
 
 	"github.com/mjolnir-forge/forgesync/config"
-	"github.com/mjolnir-forge/forgesync/intake"
+	"github.com/mjolnir-forge/forgesync/installer/intake"
 )
 
 // newExtractor returns the Extractor of every command that unpacks an

@@ -24,7 +24,7 @@ import (
 
 	"github.com/mjolnir-forge/forgesync/lua"
 	"github.com/mjolnir-forge/forgesync/native"
-	"github.com/mjolnir-forge/forgesync/packset"
+	"github.com/mjolnir-forge/forgesync/sets/packset"
 )
 
 // SumsName is the checksum file, in sha256sum's format.

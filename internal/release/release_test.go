@@ -179,7 +179,7 @@ func TestMakeRelease(t *testing.T) {
 		t.Errorf("setup does not name the MJOLNIR mod it found:\n%s", out)
 	}
 	drop := filepath.Join(game, "Mods", "MJOLNIRForgePacks", "drop")
-	player(0, "pack", filepath.Join(root, "examples", "glass-works"), "-o", filepath.Join(drop, "glass-works.zip"))
+	player(0, "pack", filepath.Join(root, "cmd", "forgesync", "examples", "glass-works"), "-o", filepath.Join(drop, "glass-works.zip"))
 	if got := player(0, "sync"); !strings.Contains(got, "glass-works") {
 		t.Errorf("sync of the dropped pack:\n%s", got)
 	}
@@ -190,7 +190,7 @@ func TestMakeRelease(t *testing.T) {
 			t.Errorf("sync from the unpacked folder did not deploy the bundle's %s: %v, %v", n, err1, err2)
 		}
 	}
-	player(0, "pack", filepath.Join(root, "examples", "foundry-wide"), "-o", filepath.Join(drop, "foundry-wide.zip"))
+	player(0, "pack", filepath.Join(root, "cmd", "forgesync", "examples", "foundry-wide"), "-o", filepath.Join(drop, "foundry-wide.zip"))
 	player(0, "sync")
 	if got := player(0, "packs"); !strings.Contains(got, "glass-works") || !strings.Contains(got, "foundry-wide") {
 		t.Errorf("packs after two syncs:\n%s", got)

@@ -30,8 +30,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/mjolnir-forge/forgesync/installer/iostore"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
-	"github.com/mjolnir-forge/forgesync/iostore"
 )
 
 // Engine selects the TOC layout a fixture is written in.

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/mjolnir-forge/forgesync/installer/iostore"
 	"github.com/mjolnir-forge/forgesync/internal/tocfixture"
-	"github.com/mjolnir-forge/forgesync/iostore"
 )
 
 func TestContainerRoundTrip(t *testing.T) {

@@ -11,8 +11,8 @@ package wire
 import (
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/native"
-	"github.com/mjolnir-forge/forgesync/packset"
 	"github.com/mjolnir-forge/forgesync/rejection"
+	"github.com/mjolnir-forge/forgesync/sets/packset"
 )
 
 // Gates is a version gate in its wire shape; Mods is never nil.

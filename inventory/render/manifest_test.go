@@ -154,7 +154,7 @@ func TestManifestUnrenderable(t *testing.T) {
 // decodes to an equal manifest and renders to the same bytes.
 func FuzzManifest(f *testing.F) {
 	seeds, _ := filepath.Glob("../testdata/manifests/*.json")
-	examples, _ := filepath.Glob("../../examples/*/forgepack.json")
+	examples, _ := filepath.Glob("../../cmd/forgesync/examples/*/forgepack.json")
 	for _, p := range append(seeds, examples...) {
 		data, err := os.ReadFile(p)
 		if err != nil {

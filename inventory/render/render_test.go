@@ -125,7 +125,7 @@ func golden(t *testing.T, path string, got []byte) {
 
 func examples(t testing.TB) []string {
 	t.Helper()
-	paths, err := filepath.Glob("../../examples/*/forgepack.json")
+	paths, err := filepath.Glob("../../cmd/forgesync/examples/*/forgepack.json")
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no example packs under ../../examples: %v", err)
 	}

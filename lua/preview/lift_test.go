@@ -8,7 +8,7 @@ import (
 )
 
 func TestLiftOf(t *testing.T) {
-	data, err := os.ReadFile("../../examples/foundry-wide/forgepack.json")
+	data, err := os.ReadFile("../../cmd/forgesync/examples/foundry-wide/forgepack.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@
 // and are not.
 package main
 
-//go:generate go run . -pack glass-works -out ../../../../examples/glass-works
+//go:generate go run . -pack glass-works -out ../../../../cmd/forgesync/examples/glass-works
 
 import (
 	"flag"
@@ -19,8 +19,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mjolnir-forge/forgesync/installer/iostore"
 	"github.com/mjolnir-forge/forgesync/internal/tocfixture"
-	"github.com/mjolnir-forge/forgesync/iostore"
 )
 
 func main() {

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/mjolnir-forge/forgesync/installer/iostore"
 	"github.com/mjolnir-forge/forgesync/internal/tocfixture"
-	"github.com/mjolnir-forge/forgesync/iostore"
 )
 
 func TestRun(t *testing.T) {
@@ -45,10 +45,10 @@ func TestRunErrors(t *testing.T) {
 	}
 }
 
-// TestExampleContent checks that examples/glass-works/content is exactly
+// TestExampleContent checks that cmd/forgesync/examples/glass-works/content is exactly
 // what this command writes (go generate in this folder rewrites it).
 func TestExampleContent(t *testing.T) {
-	want := filepath.Join("..", "..", "..", "..", "examples", "glass-works", "content")
+	want := filepath.Join("..", "..", "..", "..", "cmd", "forgesync", "examples", "glass-works", "content")
 	out := t.TempDir()
 	if err := run([]string{"-pack", "glass-works", "-out", out}); err != nil {
 		t.Fatal(err)

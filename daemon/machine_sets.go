@@ -1,0 +1,106 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/sets/follow"
+	"github.com/mjolnir-forge/forgesync/sets/oci"
+	"github.com/mjolnir-forge/forgesync/sets/packset"
+)
+
+// setOptions are the options of a Syncer from the configuration.
+func (m *Machine) setOptions() (follow.Options, error) {
+	cfg := m.opts.Config
+	keys, err := packset.ParsePublicKeys(cfg.Sets.TrustedKeys)
+	if err != nil {
+		return follow.Options{}, err
+	}
+	if cfg.Sets.Source != "" {
+		// A source that cannot be read is said at once, not at each check.
+		if _, err := packset.LockSource(cfg.Sets.Source); err != nil {
+			return follow.Options{}, fmt.Errorf("[sets] source: %w", err)
+		}
+	}
+	return follow.Options{State: cfg.Paths.State, Follow: cfg.Sets.Source, TrustedKeys: keys,
+		CacheMax: cfg.Sets.CacheMax, Log: m.opts.Log, Fetcher: m.Fetcher()}, nil
+}
+
+// Fetcher returns the template of every fetch of a set on this machine:
+// the one given in Options with the configuration's [sets]
+// allow_private_mirrors, and the registry client of OCI sets.
+func (m *Machine) Fetcher() packset.Fetcher {
+	f := m.opts.Fetcher
+	f.AllowPrivate = f.AllowPrivate || m.opts.Config.Sets.AllowPrivateMirrors
+	f.Registry = m.Registry()
+	return f
+}
+
+// Registry returns the client of OCI registries: the one given in
+// Options.Fetcher, else one with the configuration's [sets]
+// insecure_registries and docker_config, made once. Unless [sets]
+// allow_private_mirrors, a registry not on loopback and not listed as
+// insecure may not make it connect to a non-public address.
+func (m *Machine) Registry() *oci.Registry {
+	if m.opts.Fetcher.Registry != nil {
+		return m.opts.Fetcher.Registry
+	}
+	if m.registry == nil {
+		cfg := m.opts.Config.Sets
+		opts := oci.Options{Insecure: cfg.InsecureRegistries, DockerConfig: cfg.DockerConfig, Guard: packset.GuardClient}
+		if cfg.AllowPrivateMirrors {
+			opts.Guard = nil // a registry on the LAN, over https
+		}
+		m.registry = oci.New(opts)
+	}
+	return m.registry
+}
+
+// SyncSet makes the enabled packs exactly the pack set of the lock at arg
+// (a file, a folder or a URL; with prune, the packs the set does not pin
+// are removed rather than disabled): the daemon fetches and applies it, or
+// else it is fetched and applied locally and the scripts and module
+// deployed. A local sync that ran and failed returns its result with the
+// error; with [ErrDeploy] the result is complete.
+func (m *Machine) SyncSet(ctx context.Context, arg string, prune bool) (*api.SetSyncResult, error) {
+	src, err := packset.LockSource(arg)
+	if err != nil {
+		return nil, err
+	}
+	if c := m.Daemon(ctx); c != nil {
+		return c.SetApply(ctx, api.SetApplyRequest{URL: src.String(), Prune: prune})
+	}
+	opts, err := m.setOptions()
+	if err != nil {
+		return nil, err
+	}
+	p, err := m.local(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if w := m.opts.Progress; w != nil {
+		var mu sync.Mutex
+		opts.Events = func(d api.EventData) {
+			if dl, ok := d.(api.Download); ok && dl.Done == 0 {
+				mu.Lock()
+				fmt.Fprintf(w, "fetching %s (%d bytes) from %s\n", dl.Pack, dl.Total, dl.URL)
+				mu.Unlock()
+			}
+		}
+	}
+	s, err := follow.New(p, opts)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.SyncSet(ctx, follow.Request{From: src, Prune: prune})
+	if err != nil {
+		return res, err
+	}
+	// What opening the state recovered or republished counts with the run.
+	if res.Summary != nil {
+		res.Summary = m.rec.Merge(res.Summary)
+	}
+	return res, m.deploy(ctx, res.Summary)
+}

@@ -1,0 +1,592 @@
+// Package setup owns the player's one command after unzipping: it checks
+// the game's folders, writes the config where every command finds it, makes
+// the drop and state folders and, asked to, installs and starts the
+// service, recording all it made in <state>/setup.json; and the undo that
+// removes exactly that (folders it made that are empty, files whose
+// SHA-256 it recorded, the service it installed), naming what it keeps.
+// Two setups take turns on <state>/setup.lock.
+package setup
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mjolnir-forge/forgesync/config"
+	"github.com/mjolnir-forge/forgesync/daemon"
+	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
+	"github.com/mjolnir-forge/forgesync/internal/filelock"
+	"github.com/mjolnir-forge/forgesync/internal/samepath"
+	"github.com/mjolnir-forge/forgesync/native"
+)
+
+// SetupRecordName is the file in the state folder where `forgesync setup`
+// records what it made, for `setup --undo`.
+const SetupRecordName = "setup.json"
+
+// setupLockName is the file in the state folder that two setups (or a
+// setup and an undo) of one state folder take turns on.
+const setupLockName = "setup.lock"
+
+// setupLockWait bounds the wait for another setup of the same state folder.
+const setupLockWait = time.Minute
+
+// SetupOptions are a player's answers to `forgesync setup`.
+type SetupOptions struct {
+	// Mods, Paks and State are the game's UE4SS Mods folder, its Paks
+	// folder and forgesync's state folder. Mods and Paks must exist; State
+	// is made when missing.
+	Mods, Paks, State string
+	// Env says where the config goes: the user's file, or the machine's
+	// when Env.Machine is set (SPEC §1 discovery finds either).
+	Env config.Env
+	// Service, when set, makes setup also install and start the service
+	// (`setup --service`) with these options, and record it, so that
+	// `setup --undo` stops and removes it; undo controls it with them.
+	Service *daemon.ServiceOptions
+	// Log receives the service install's warnings; nil discards them.
+	Log *slog.Logger
+	// step, when set, is told what setup reaches: "waiting" for another
+	// setup's lock, "made" once its folders are made. Tests order two
+	// setups with it.
+	step func(string)
+}
+
+// tell passes step to o.step when it is set.
+func (o *SetupOptions) tell(step string) {
+	if o.step != nil {
+		o.step(step)
+	}
+}
+
+// setupRecord is what setup made, in <state>/setup.json: the config file
+// with the SHA-256 of the bytes it wrote, the folders it created, in the
+// order it created them, and the service it installed.
+type setupRecord struct {
+	Config  string         `json:"config"`
+	SHA256  string         `json:"sha256"`
+	Made    []string       `json:"made"`
+	Service *serviceRecord `json:"service,omitempty"`
+}
+
+// serviceRecord is the service setup installed: its name, and whether it
+// is the user's (else the machine's).
+type serviceRecord struct {
+	Name string `json:"name"`
+	User bool   `json:"user"`
+}
+
+// ConfigFile returns the file setup writes for env: the machine's file
+// when env.Machine is set, else the user's.
+func ConfigFile(env config.Env) string {
+	if env.Machine {
+		return env.MachineFile()
+	}
+	return env.UserFile()
+}
+
+// setupRun is one run of [Setup]: its answers, the config it writes and
+// what it made so far.
+type setupRun struct {
+	o                SetupOptions
+	file, recordPath string
+	text             []byte
+	cfg              *config.Config
+	made             []string // the folders this run made, outermost first
+	out              io.Writer
+}
+
+// Setup checks the game folders of o, writes the config where discovery
+// finds it and makes the folders the daemon needs, naming on out every
+// file it wrote and every folder it made; with o.Service it also installs
+// and starts the service. Run again with the same answers it changes
+// nothing and says so. It refuses, before it writes anything, a config
+// file it did not write (or that was changed since), a config another one
+// would shadow (SPEC §1's discovery order) or that would take a game from
+// the machine's service, a service it cannot install, and bad folders,
+// with the reason and the fix. Two setups of one state folder take turns,
+// and the record keeps what either made.
+func Setup(ctx context.Context, o SetupOptions, out io.Writer) (err error) {
+	r, err := planSetup(o, out)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			r.unmake() // nothing recorded them
+		}
+	}()
+	if r.made, err = mkdirAllMade(r.o.State, 0o700); err != nil { // the daemon keeps its key and socket there
+		return fmt.Errorf("setup: make folder %s: %w", r.o.State, err)
+	}
+	lock, err := lockSetup(ctx, &r.o, out)
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
+	return r.run()
+}
+
+// planSetup checks the answers of o and what is on disk, and returns the
+// run that carries them out; nothing is written yet.
+func planSetup(o SetupOptions, out io.Writer) (*setupRun, error) {
+	if err := checkSetupFolders(&o); err != nil {
+		return nil, err
+	}
+	file := ConfigFile(o.Env)
+	if file == "" {
+		return nil, errors.New("setup: this account has no config folder (neither %APPDATA% nor a home folder is set): run setup with --machine, or set one")
+	}
+	text := SetupConfig(o.Mods, o.Paks, o.State)
+	cfg, err := config.ParseEnv(file, text, o.Env)
+	if err != nil {
+		return nil, fmt.Errorf("setup: the config it would write does not parse: %w", err)
+	}
+	r := &setupRun{o: o, file: file, recordPath: filepath.Join(o.State, SetupRecordName), text: text, cfg: cfg, out: out}
+	if err := checkShadow(o, file); err != nil {
+		return nil, err
+	}
+	if _, _, err := r.previous(); err != nil {
+		return nil, err
+	}
+	if err := r.checkService(); err != nil {
+		return nil, err
+	}
+	if err := reportMods(o.Mods, out); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// lockSetup takes the lock of o's state folder, saying on out when it
+// waits for another setup.
+func lockSetup(ctx context.Context, o *SetupOptions, out io.Writer) (*filelock.Lock, error) {
+	path := filepath.Join(o.State, setupLockName)
+	ctx, cancel := context.WithTimeout(ctx, setupLockWait)
+	defer cancel()
+	lock, err := filelock.Acquire(ctx, path, func() {
+		o.tell("waiting")
+		fmt.Fprintf(out, "waiting for another forgesync setup of %s to finish\n", o.State)
+	})
+	if errors.Is(err, filelock.ErrHeld) {
+		return nil, fmt.Errorf("setup: another forgesync setup holds %s for over %s: let it finish, or end it, and run setup again", path, setupLockWait)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("setup: %w", err)
+	}
+	return lock, nil
+}
+
+// previous returns the config file setup would replace (nil when there
+// is none) and the record the new one continues, and refuses a config
+// setup did not write: setup rewrites a config only when the record in
+// the state folder that config names says setup wrote exactly those
+// bytes; the record then moves to the new state folder.
+func (r *setupRun) previous() (old []byte, prev setupRecord, err error) {
+	old, err = atomicfile.ReadFile(r.file, config.MaxConfigBytes)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		old = nil
+	case err != nil:
+		return nil, prev, fmt.Errorf("setup: read %s: %w", r.file, err)
+	case !bytes.Equal(old, r.text):
+		oldRecord := ""
+		if oldCfg, perr := config.ParseEnv(r.file, old, r.o.Env); perr == nil {
+			oldRecord = filepath.Join(oldCfg.Paths.State, SetupRecordName)
+		}
+		prev, rerr := readSetupRecord(oldRecord)
+		if oldRecord == "" || rerr != nil || prev.Config != r.file || prev.SHA256 != hash(old) {
+			return nil, prev, fmt.Errorf("setup: %s already exists and says something else, and setup did not write it: edit it by hand, or move it away and run setup again", r.file)
+		}
+		return old, prev, nil
+	}
+	if rec, rerr := readSetupRecord(r.recordPath); rerr == nil && rec.Config == r.file {
+		prev = rec
+	}
+	return old, prev, nil
+}
+
+// run is Setup under the state folder's lock: the config, the folders,
+// the record, then the service.
+func (r *setupRun) run() error {
+	old, prev, err := r.previous() // again, under the lock: another setup may have written since
+	if err != nil {
+		return err
+	}
+	drop := r.cfg.Paths.Drop
+	if old != nil && bytes.Equal(old, r.text) && len(r.made) == 0 {
+		if _, err := os.Stat(drop); err == nil {
+			if _, err := fmt.Fprintf(r.out, "nothing to change: %s already says this\n", r.file); err != nil {
+				return err
+			}
+			if err := r.startService(&prev); err != nil {
+				return err
+			}
+			_, err = fmt.Fprintf(r.out, "drop packs into %s\n", drop)
+			return err
+		}
+	}
+	for _, dir := range []string{filepath.Dir(r.file), filepath.Dir(drop), drop} {
+		made, err := mkdirAllMade(dir, 0o755)
+		r.made = append(r.made, made...)
+		if err != nil {
+			return fmt.Errorf("setup: make folder %s: %w", dir, err)
+		}
+	}
+	r.o.tell("made")
+	for _, m := range r.made {
+		if _, err := fmt.Fprintf(r.out, "made folder %s\n", m); err != nil {
+			return err
+		}
+	}
+	rec := setupRecord{Config: r.file, SHA256: hash(r.text), Made: mergeMade(prev.Made, r.made), Service: prev.Service}
+	if err := r.write(old, prev, rec); err != nil {
+		return err
+	}
+	if _, err := fmt.Fprintf(r.out, "wrote %s (what setup made, for `forgesync setup --undo`)\n", r.recordPath); err != nil {
+		return err
+	}
+	if err := r.startService(&rec); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(r.out, "drop packs into %s\n", drop)
+	return err
+}
+
+// write writes the config when it changed and the record rec, and removes
+// the record of the config it replaced when that lies in another state
+// folder.
+func (r *setupRun) write(old []byte, prev setupRecord, rec setupRecord) error {
+	if !bytes.Equal(old, r.text) {
+		if err := writeFileAtomic(r.file, r.text); err != nil {
+			return fmt.Errorf("setup: write %s: %w", r.file, err)
+		}
+		if _, err := fmt.Fprintf(r.out, "wrote %s\n", r.file); err != nil {
+			return err
+		}
+	}
+	if err := writeSetupRecord(r.recordPath, rec); err != nil {
+		return err
+	}
+	r.made = nil // recorded: undo removes them now
+	if old == nil || bytes.Equal(old, r.text) || prev.Config == "" {
+		return nil
+	}
+	oldCfg, err := config.ParseEnv(r.file, old, r.o.Env)
+	if err != nil {
+		return nil
+	}
+	stale := filepath.Join(oldCfg.Paths.State, SetupRecordName)
+	if stale == r.recordPath {
+		return nil
+	}
+	if err := os.Remove(stale); err != nil {
+		return fmt.Errorf("setup: %w", err)
+	}
+	removeLockFile(filepath.Join(oldCfg.Paths.State, setupLockName), r.out)
+	_, err = fmt.Fprintf(r.out, "removed %s\n", stale)
+	return err
+}
+
+// mergeMade returns the folders of prev followed by those of made that
+// prev does not name.
+func mergeMade(prev, made []string) []string {
+	all := slices.Clone(prev)
+	for _, m := range made {
+		if !slices.Contains(all, m) {
+			all = append(all, m)
+		}
+	}
+	return all
+}
+
+// unmake removes the folders this run made, innermost first, while they
+// are empty: a setup that fails before its record names them leaves
+// nothing behind.
+func (r *setupRun) unmake() {
+	for i := len(r.made) - 1; i >= 0; i-- {
+		if r.made[i] == r.o.State {
+			removeLockFile(filepath.Join(r.o.State, setupLockName), io.Discard)
+		}
+		removeDir(r.made[i])
+	}
+	r.made = nil
+}
+
+// checkShadow refuses a config that SPEC §1's discovery would not find
+// first (--config aside), and a config of the user's that would take a
+// game from the machine's service: either way the commands a player types
+// and the service would keep two states over the same game folders.
+func checkShadow(o SetupOptions, file string) error {
+	found, how, err := o.Env.Discover("")
+	if err != nil {
+		return fmt.Errorf("setup: %w", err)
+	}
+	switch {
+	case found == "" || samepath.Same(found, file):
+		return nil
+	case how == "$"+config.EnvVar:
+		return fmt.Errorf("setup: $%s names %s, which every command reads before %s, the config setup writes: unset %s, or point it at %s, and run setup again", config.EnvVar, found, file, config.EnvVar, file)
+	case o.Env.Machine:
+		return fmt.Errorf("setup --machine: %s (%s) is found before the machine's config %s, so every command you type would read it, not the service's, and install into another state over the same game: remove it first (`forgesync setup --undo`, without --machine, removes it when setup wrote it) or move it away, then run setup --machine again", found, how, file)
+	}
+	mcfg, err := config.LoadEnv(found, o.Env)
+	if err != nil {
+		return nil // a machine config that does not load keeps no game
+	}
+	if samepath.Same(mcfg.Paths.Mods, o.Mods) || samepath.Same(mcfg.Paths.Paks, o.Paks) {
+		return fmt.Errorf("setup: the machine's config %s already keeps this game (mods %s, paks %s) for the machine service, and every command finds it; a config of your own would be found first and install into another state over the same folders: use the machine's as it is, or remove it first (`forgesync setup --machine --undo`, as an administrator)", found, mcfg.Paths.Mods, mcfg.Paths.Paks)
+	}
+	return nil
+}
+
+// SetupConfig returns the config setup writes for the three folders.
+func SetupConfig(mods, paks, state string) []byte {
+	var b strings.Builder
+	b.WriteString("# Written by `forgesync setup`; `forgesync setup --undo` removes it.\n")
+	b.WriteString("# Every key and its default: see \"Getting started\" in the README.\n")
+	b.WriteString("[paths]\n")
+	fmt.Fprintf(&b, "mods = %s\npaks = %s\nstate = %s\n", tomlString(mods), tomlString(paks), tomlString(state))
+	return []byte(b.String())
+}
+
+// tomlString quotes s for TOML: a literal string when it can be one, so a
+// Windows path keeps its backslashes as they are.
+func tomlString(s string) string {
+	if !strings.ContainsAny(s, "'\n\r") {
+		return "'" + s + "'"
+	}
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\r", `\r`)
+	return `"` + r.Replace(s) + `"`
+}
+
+// checkSetupFolders makes the folders of o absolute and checks them: Mods
+// and Paks exist, are folders and writable, State is a folder or missing,
+// and none is inside another.
+func checkSetupFolders(o *SetupOptions) error {
+	example := map[string]string{
+		"mods":  `the game's UE4SS Mods folder, e.g. ...\Binaries\Win64\Mods (or .../Binaries/Win64/ue4ss/Mods)`,
+		"paks":  `the game's Paks folder, e.g. ...\Content\Paks`,
+		"state": `a folder of forgesync's own, e.g. ` + o.Env.UserStateDir(),
+	}
+	dirs := []struct {
+		flag string
+		path *string
+	}{{"mods", &o.Mods}, {"paks", &o.Paks}, {"state", &o.State}}
+	for _, d := range dirs {
+		if *d.path == "" {
+			return fmt.Errorf("--%s: no folder given; give %s", d.flag, example[d.flag])
+		}
+		abs, err := filepath.Abs(*d.path)
+		if err != nil {
+			return fmt.Errorf("--%s %s: %w", d.flag, *d.path, err)
+		}
+		*d.path = abs
+		fi, err := os.Stat(abs)
+		switch {
+		case errors.Is(err, fs.ErrNotExist) && d.flag == "state":
+			continue
+		case errors.Is(err, fs.ErrNotExist):
+			return fmt.Errorf("--%s %s: no such folder; give %s", d.flag, abs, example[d.flag])
+		case err != nil:
+			return fmt.Errorf("--%s %s: %w", d.flag, abs, err)
+		case !fi.IsDir():
+			return fmt.Errorf("--%s %s: a file, not a folder; give %s", d.flag, abs, example[d.flag])
+		}
+		if err := checkWritable(abs); err != nil {
+			return fmt.Errorf("--%s %s: not writable (%v); give a folder you can write to, or run setup as its owner", d.flag, abs, err)
+		}
+	}
+	for i, a := range dirs {
+		for j, b := range dirs {
+			if i != j && inside(*a.path, *b.path) {
+				return fmt.Errorf("--%s %s is inside --%s %s; give folders that are not inside each other", a.flag, *a.path, b.flag, *b.path)
+			}
+		}
+	}
+	return nil
+}
+
+// inside reports whether path is dir or a folder below it.
+func inside(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// checkWritable creates and removes a file in dir.
+func checkWritable(dir string) error {
+	f, err := os.CreateTemp(dir, ".forgesync-setup-*")
+	if err != nil {
+		return err
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
+}
+
+// reportMods names the MJOLNIR mods found under mods with their versions,
+// as <mods>/<Mod>/version.txt says.
+func reportMods(mods string, out io.Writer) error {
+	for _, m := range native.CheckGatesDir(mods).Mods {
+		var err error
+		switch m.State {
+		case native.ModOK:
+			_, err = fmt.Fprintf(out, "found %s %s\n", m.Mod, m.Version)
+		case native.ModMissing:
+			_, err = fmt.Fprintf(out, "not found: %s (no %s); packs install, but it is needed in game\n", m.Mod, filepath.Join(mods, m.Mod, "version.txt"))
+		default:
+			_, err = fmt.Fprintf(out, "found %s %s: %s (%s)\n", m.Mod, m.Version, m.State, m.Reason)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mkdirAllMade makes dir and its missing parents and returns the folders
+// it made, outermost first, also when it fails part-way. A folder another
+// process makes meanwhile is not among them: each is made with one
+// os.Mkdir, which only one maker wins.
+func mkdirAllMade(dir string, perm os.FileMode) ([]string, error) {
+	var missing []string
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(d); err == nil {
+			break
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		missing = append(missing, d)
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	var made []string
+	for i := len(missing) - 1; i >= 0; i-- {
+		d := missing[i]
+		err := os.Mkdir(d, perm)
+		if err == nil {
+			made = append(made, d)
+			continue
+		}
+		if fi, serr := os.Stat(d); !errors.Is(err, fs.ErrExist) || serr != nil || !fi.IsDir() {
+			return made, err
+		}
+	}
+	return made, nil
+}
+
+func readSetupRecord(path string) (setupRecord, error) {
+	var rec setupRecord
+	data, err := atomicfile.ReadFile(path, config.MaxConfigBytes)
+	if err != nil {
+		return rec, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rec); err != nil {
+		return rec, fmt.Errorf("read %s: %w", path, err)
+	}
+	return rec, nil
+}
+
+// writeSetupRecord writes rec to path.
+func writeSetupRecord(path string, rec setupRecord) error {
+	data, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := writeFileAtomic(path, append(data, '\n')); err != nil {
+		return fmt.Errorf("setup: write %s: %w", path, err)
+	}
+	return nil
+}
+
+// writeFileAtomic writes data to path through a temp file in its folder.
+func writeFileAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".forgesync-setup-*")
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(data)
+	cerr := f.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	if err := os.Chmod(f.Name(), 0o644); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return nil
+}
+
+func hash(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// SetupAsk fills in the folders o lacks: on a terminal it asks for each on
+// out and reads the answer from in (an empty answer takes the shown
+// default, when there is one); without a terminal it never prompts and
+// names the first missing flag.
+func SetupAsk(o *SetupOptions, in io.Reader, out io.Writer, terminal bool) error {
+	questions := []struct {
+		flag, question, def string
+		path                *string
+	}{
+		{"mods", `the game's UE4SS Mods folder (e.g. ...\Binaries\Win64\Mods)`, "", &o.Mods},
+		{"paks", `the game's Paks folder (e.g. ...\Content\Paks)`, "", &o.Paks},
+		{"state", "forgesync's own folder, for its state and logs", o.Env.UserStateDir(), &o.State},
+	}
+	if o.Env.Machine {
+		questions[2].def = o.Env.MachineStateDir()
+	}
+	var lines *bufio.Scanner
+	for _, q := range questions {
+		if *q.path != "" {
+			continue
+		}
+		if !terminal {
+			return fmt.Errorf("--%s: not given, and there is no terminal to ask on; pass --%s DIR (%s)", q.flag, q.flag, q.question)
+		}
+		if lines == nil {
+			lines = bufio.NewScanner(in)
+		}
+		for *q.path == "" {
+			if q.def != "" {
+				fmt.Fprintf(out, "%s [%s]: ", q.question, q.def)
+			} else {
+				fmt.Fprintf(out, "%s: ", q.question)
+			}
+			if !lines.Scan() {
+				if err := lines.Err(); err != nil {
+					return fmt.Errorf("setup: read the answer for --%s: %w", q.flag, err)
+				}
+				return fmt.Errorf("--%s: no answer (the input ended); pass --%s DIR", q.flag, q.flag)
+			}
+			*q.path = strings.Trim(strings.TrimSpace(lines.Text()), `"`)
+			if *q.path == "" {
+				*q.path = q.def
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,100 @@
+package follow
+
+import (
+	"time"
+
+	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/sets/packset"
+)
+
+// StoredCheck is the last check of a set's source as set.json keeps it
+// (see api.SetCheck for what each field says). It is the record's own
+// type, so that the wire's shape can change without changing the file;
+// its JSON names and order are the file's.
+type StoredCheck struct {
+	Time        time.Time `json:"time"`
+	Source      string    `json:"source"`
+	Result      string    `json:"result"`
+	Fingerprint string    `json:"fingerprint,omitempty"`
+	NotModified bool      `json:"not_modified,omitempty"`
+	Error       string    `json:"error,omitempty"`
+	// Delta and Fallbacks are the check's delta updates (api.SetCheck).
+	Delta     *api.DeltaStats `json:"delta,omitempty"`
+	Fallbacks []string        `json:"fallbacks,omitempty"`
+}
+
+// StoredApply is the last apply that changed the machine, as set.json
+// keeps it.
+type StoredApply struct {
+	Time        time.Time `json:"time"`
+	Fingerprint string    `json:"fingerprint"`
+	Generation  int       `json:"generation,omitempty"`
+}
+
+// storedCheck is a check as the record keeps it.
+func storedCheck(c api.SetCheck) *StoredCheck {
+	return &StoredCheck{Time: c.Time, Source: c.Source, Result: c.Result, Fingerprint: c.Fingerprint, NotModified: c.NotModified, Error: c.Error,
+		Delta: c.Delta, Fallbacks: c.Fallbacks}
+}
+
+// wireCheck is a kept check in its wire shape; nil stays nil.
+func wireCheck(c *StoredCheck) *api.SetCheck {
+	if c == nil {
+		return nil
+	}
+	return &api.SetCheck{Time: c.Time, Source: c.Source, Result: c.Result, Fingerprint: c.Fingerprint, NotModified: c.NotModified, Error: c.Error,
+		Delta: c.Delta, Fallbacks: c.Fallbacks}
+}
+
+// wireApply is a kept apply in its wire shape; nil stays nil.
+func wireApply(a *StoredApply) *api.SetApply {
+	if a == nil {
+		return nil
+	}
+	return &api.SetApply{Time: a.Time, Fingerprint: a.Fingerprint, Generation: a.Generation}
+}
+
+// storedLock returns what the record keeps of a lock read from its source:
+// its text, signature and validators as they came, or, when a URL it names
+// holds a password, the text with each password replaced
+// (packset.RedactLock), no signature (it signed the other text) and no
+// validators, so that the next check reads the lock whole rather than be
+// answered 304 and take this copy for it. A lock that cannot be redacted
+// is not kept. held reports whether the lock held a password.
+func storedLock(name string, data, sig []byte, val packset.Validators) (lock, signature string, v packset.Validators, held bool) {
+	red, held, err := packset.RedactLock(name, data)
+	switch {
+	case err != nil:
+		return "", "", packset.Validators{}, true
+	case held:
+		return string(red), "", packset.Validators{}, true
+	}
+	return string(data), string(sig), val, false
+}
+
+// scrub removes from a record that an older version wrote the passwords
+// of the URLs it holds: in its source, its lock (see storedLock), and the
+// errors and fallbacks of its last check. It reports whether it removed
+// any.
+func (rec *Record) scrub() bool {
+	held := false
+	redact := func(s *string, r func(string) string) {
+		if v := r(*s); v != *s {
+			*s, held = v, true
+		}
+	}
+	redact(&rec.Source, packset.Redact)
+	if rec.Lock != "" {
+		var lockHeld bool
+		rec.Lock, rec.Signature, rec.Validators, lockHeld = storedLock(rec.Source, []byte(rec.Lock), []byte(rec.Signature), rec.Validators)
+		held = held || lockHeld
+	}
+	if c := rec.LastCheck; c != nil {
+		redact(&c.Source, packset.RedactText)
+		redact(&c.Error, packset.RedactText)
+		for i := range c.Fallbacks {
+			redact(&c.Fallbacks[i], packset.RedactText)
+		}
+	}
+	return held
+}
