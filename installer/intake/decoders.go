@@ -128,7 +128,26 @@ func (e zipEntry) Stat() (fs.FileInfo, error) { return e.info, nil }
 func init() {
 	sevenzip.RegisterDecompressor([]byte{0x03, 0x01, 0x01}, newLZMAReader)
 	sevenzip.RegisterDecompressor([]byte{0x21}, newLZMA2Reader)
+	sevenzip.RegisterDecompressor([]byte{0x04, 0x01, 0x08}, newDeflateReader)
 }
+
+// newDeflateReader decodes a 7z Deflate stream with internal/inflate, the
+// inflater of zip and gzip entries too: one Deflate decoder for every
+// format (the 7z reader's own is klauspost's).
+func newDeflateReader(_ []byte, _ uint64, in []io.ReadCloser) (io.ReadCloser, error) {
+	if len(in) != 1 {
+		return nil, errors.New("intake: 7z Deflate: want one input stream")
+	}
+	return &deflateReader{Reader: inflate.NewReader(in[0]), in: in[0]}, nil
+}
+
+// deflateReader is a 7z Deflate stream being inflated; Close ends both.
+type deflateReader struct {
+	*inflate.Reader
+	in io.Closer
+}
+
+func (d *deflateReader) Close() error { return errors.Join(d.Reader.Close(), d.in.Close()) }
 
 // errReader fails every read with err.
 type errReader struct{ err error }

@@ -9,7 +9,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/klauspost/compress/flate"
+	"github.com/mjolnir-forge/forgesync/internal/inflate"
 )
 
 // This file reads the coders of every folder of a 7z from its header, the
@@ -212,7 +212,9 @@ func (si *sevenZipStreams) decodeHeader(r io.ReaderAt, size int64) ([]byte, erro
 		}
 		dec = rc
 	case "\x04\x01\x08":
-		dec = flate.NewReader(in)
+		z := inflate.NewReader(in)
+		defer z.Close()
+		dec = z
 	default:
 		return nil, &coderError{RuleMethod, "7z header coded with " + sevenZipAllowed[string(c.id)] + ": use LZMA2, LZMA, Deflate or Copy"}
 	}
