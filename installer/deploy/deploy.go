@@ -62,10 +62,10 @@ const (
 var (
 	// ErrDeployName is returned, wrapped with the name, when a deployment
 	// names a file that is not a clean relative slash path.
-	ErrDeployName = errors.New("installer: deploy name is not a local slash path")
+	ErrDeployName = errors.New("deploy: deploy name is not a local slash path")
 	// ErrLedger is returned, wrapped with the path, when the deploy ledger
 	// cannot be read or decoded.
-	ErrLedger = errors.New("installer: deploy ledger unreadable")
+	ErrLedger = errors.New("deploy: deploy ledger unreadable")
 )
 
 // A Deployment is a set of named files to keep deployed in one folder.

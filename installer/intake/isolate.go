@@ -518,7 +518,7 @@ const arenaBytes = 64 << 20
 // could not be given its limits (on Windows: put in its Job Object, which
 // a launcher's own job may forbid). The unpacker is never run without
 // them; the archive gets no verdict, and the fault is this machine's.
-var ErrUnconfined = errors.New("installer: the unpacker could not be confined, so it was not run")
+var ErrUnconfined = errors.New("intake: the unpacker could not be confined, so it was not run")
 
 // confine gives a child that was started suspended its limits, then lets
 // it run: assign puts it in its confinement and resume starts it. When

@@ -12,16 +12,16 @@ import (
 var (
 	// ErrRejected is matched (errors.Is) by every *RejectError: the archive
 	// breaks a rule of SPEC §2 and is not a pack this program installs.
-	ErrRejected = errors.New("installer: pack rejected")
+	ErrRejected = errors.New("intake: pack rejected")
 
 	// ErrNotArchive is matched by a *RejectError whose file is not an
 	// archive in one of the supported formats (zip, 7z, tar, tar.gz,
 	// tar.xz, tar.zst, rar), judged by content, never by extension.
-	ErrNotArchive = errors.New("installer: not an archive")
+	ErrNotArchive = errors.New("intake: not an archive")
 
 	// ErrLimitRaised is returned by Limits.Validate for a limit that is not
 	// positive or lies above its default: configuration may only lower them.
-	ErrLimitRaised = errors.New("installer: limit above the default")
+	ErrLimitRaised = errors.New("intake: limit above the default")
 )
 
 // Rules a Problem can name: the file rules of SPEC §2, each a stable id

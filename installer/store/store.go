@@ -183,7 +183,7 @@ func (s *Store) Path(elem ...string) string {
 
 // ErrStateRefused is matched (errors.Is) by every *StateError: the state
 // file cannot be trusted, and nothing was changed.
-var ErrStateRefused = errors.New("installer: state refused")
+var ErrStateRefused = errors.New("store: state refused")
 
 // StateError is returned by Load for a state file it will not act on: the
 // problem found, and the one step that recovers without losing a pack.
