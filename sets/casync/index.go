@@ -145,6 +145,26 @@ type Limits struct {
 	MaxChunkSize uint64
 }
 
+// IndexExt is the file name extension of a chunk index.
+const IndexExt = ".caibx"
+
+// MinChunkFloor is the smallest average chunk that [LimitsFor] lets an
+// index imply: an index of a file of n bytes may list at most
+// n/MinChunkFloor+2 chunks. casync's and desync's defaults chunk at 16 KiB
+// or more.
+const MinChunkFloor = 4 << 10
+
+// indexOverhead is more than an index's header and table tail take.
+const indexOverhead = 1 << 10
+
+// LimitsFor returns the Limits of an index of a file of length bytes, and
+// the most bytes such an index file may have: one table item per chunk
+// beside its header and tail.
+func LimitsFor(length int64) (Limits, uint64) {
+	n := length/MinChunkFloor + 2
+	return Limits{MaxChunks: int(n), MaxLength: uint64(length)}, uint64(indexOverhead + tableItemSize*n)
+}
+
 func (l Limits) withDefaults() Limits {
 	if l.MaxChunks <= 0 {
 		l.MaxChunks = DefaultMaxChunks
