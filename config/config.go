@@ -527,7 +527,7 @@ func parseSets(s *Sets, f *file, resolve func(key, p string) string, bad func(ke
 
 // checkMinisignKey reports whether k looks like a minisign public key: the
 // base64 of "Ed", an 8-byte key id and a 32-byte Ed25519 key. The signature
-// check itself belongs to package packset.
+// check itself belongs to package sets/lock.
 func checkMinisignKey(k string) error {
 	raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(k))
 	if err != nil || len(raw) != 42 || string(raw[:2]) != "Ed" {

@@ -16,8 +16,10 @@ import (
 	"github.com/mjolnir-forge/forgesync/installer/store"
 	"github.com/mjolnir-forge/forgesync/internal/prio"
 	"github.com/mjolnir-forge/forgesync/pipeline"
+	"github.com/mjolnir-forge/forgesync/sets/export"
+	"github.com/mjolnir-forge/forgesync/sets/fetch"
+	"github.com/mjolnir-forge/forgesync/sets/lock"
 	"github.com/mjolnir-forge/forgesync/sets/oci"
-	"github.com/mjolnir-forge/forgesync/sets/packset"
 )
 
 // ErrDeploy is returned with a complete summary when a local run could not
@@ -36,8 +38,8 @@ type Options struct {
 	// holding the state folder before it gives up and names the holder.
 	LockWait time.Duration
 	// Fetcher is the template of every fetch of a set (its retries and
-	// delays); the zero value takes packset's defaults.
-	Fetcher packset.Fetcher
+	// delays); the zero value takes package fetch's defaults.
+	Fetcher fetch.Fetcher
 	// Progress, when set, is told each download's start (and each retry)
 	// of a set sync run locally; a daemon's downloads are its own.
 	Progress io.Writer
@@ -325,7 +327,7 @@ func (m *Machine) Packs(ctx context.Context) ([]api.Pack, error) {
 
 // Installed returns the installed packs as a pack set sees them, from the
 // daemon or else read from the state, as Packs does.
-func (m *Machine) Installed(ctx context.Context) ([]packset.Installed, error) {
+func (m *Machine) Installed(ctx context.Context) ([]lock.Installed, error) {
 	if c := m.Daemon(ctx); c == nil {
 		packs, err := pipeline.ReadPacks(m.opts.Config.Paths.State)
 		if err != nil {
@@ -337,9 +339,9 @@ func (m *Machine) Installed(ctx context.Context) ([]packset.Installed, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []packset.Installed
+	var out []lock.Installed
 	for _, p := range packs {
-		out = append(out, packset.Installed{ID: p.ID, Version: p.Version, SHA256: p.ArchiveSHA256, Enabled: p.Enabled})
+		out = append(out, lock.Installed{ID: p.ID, Version: p.Version, SHA256: p.ArchiveSHA256, Enabled: p.Enabled})
 	}
 	return out, nil
 }
@@ -349,7 +351,7 @@ func (m *Machine) Installed(ctx context.Context) ([]packset.Installed, error) {
 // archive while it is read; with a daemon the state file (replaced
 // atomically) is read as it stands, and every archive's SHA-256 is
 // checked while it is copied.
-func (m *Machine) Kept(ctx context.Context) ([]packset.Kept, error) {
+func (m *Machine) Kept(ctx context.Context) ([]export.Kept, error) {
 	if m.Daemon(ctx) == nil && m.p == nil && m.lock == nil {
 		lock, err := store.OpenStore(m.opts.Config.Paths.State, m.opts.LockWait)
 		if err != nil {
@@ -366,7 +368,7 @@ func (m *Machine) Kept(ctx context.Context) ([]packset.Kept, error) {
 	if err != nil {
 		return nil, err
 	}
-	var kept []packset.Kept
+	var kept []export.Kept
 	for _, p := range installed {
 		if !p.Enabled {
 			continue
@@ -375,8 +377,8 @@ func (m *Machine) Kept(ctx context.Context) ([]packset.Kept, error) {
 		if r == nil || r.ArchiveSHA256 != p.SHA256 || r.Archive == "" {
 			return nil, fmt.Errorf("pack %s %s: its kept archive is not in the state (a transaction ran meanwhile? try again)", p.ID, p.Version)
 		}
-		kept = append(kept, packset.Kept{ID: p.ID, Version: p.Version, SHA256: p.SHA256,
-			Path: ps.Path(store.ArchivesDir, r.Archive), Ext: packset.ArchiveExt(r.Archive)})
+		kept = append(kept, export.Kept{ID: p.ID, Version: p.Version, SHA256: p.SHA256,
+			Path: ps.Path(store.ArchivesDir, r.Archive), Ext: export.ArchiveExt(r.Archive)})
 	}
 	return kept, nil
 }

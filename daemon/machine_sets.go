@@ -6,21 +6,22 @@ import (
 	"sync"
 
 	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/sets/fetch"
 	"github.com/mjolnir-forge/forgesync/sets/follow"
+	"github.com/mjolnir-forge/forgesync/sets/lock"
 	"github.com/mjolnir-forge/forgesync/sets/oci"
-	"github.com/mjolnir-forge/forgesync/sets/packset"
 )
 
 // setOptions are the options of a Syncer from the configuration.
 func (m *Machine) setOptions() (follow.Options, error) {
 	cfg := m.opts.Config
-	keys, err := packset.ParsePublicKeys(cfg.Sets.TrustedKeys)
+	keys, err := lock.ParsePublicKeys(cfg.Sets.TrustedKeys)
 	if err != nil {
 		return follow.Options{}, err
 	}
 	if cfg.Sets.Source != "" {
 		// A source that cannot be read is said at once, not at each check.
-		if _, err := packset.LockSource(cfg.Sets.Source); err != nil {
+		if _, err := fetch.LockSource(cfg.Sets.Source); err != nil {
 			return follow.Options{}, fmt.Errorf("[sets] source: %w", err)
 		}
 	}
@@ -31,7 +32,7 @@ func (m *Machine) setOptions() (follow.Options, error) {
 // Fetcher returns the template of every fetch of a set on this machine:
 // the one given in Options with the configuration's [sets]
 // allow_private_mirrors, and the registry client of OCI sets.
-func (m *Machine) Fetcher() packset.Fetcher {
+func (m *Machine) Fetcher() fetch.Fetcher {
 	f := m.opts.Fetcher
 	f.AllowPrivate = f.AllowPrivate || m.opts.Config.Sets.AllowPrivateMirrors
 	f.Registry = m.Registry()
@@ -49,7 +50,7 @@ func (m *Machine) Registry() *oci.Registry {
 	}
 	if m.registry == nil {
 		cfg := m.opts.Config.Sets
-		opts := oci.Options{Insecure: cfg.InsecureRegistries, DockerConfig: cfg.DockerConfig, Guard: packset.GuardClient}
+		opts := oci.Options{Insecure: cfg.InsecureRegistries, DockerConfig: cfg.DockerConfig, Guard: fetch.GuardClient}
 		if cfg.AllowPrivateMirrors {
 			opts.Guard = nil // a registry on the LAN, over https
 		}
@@ -65,7 +66,7 @@ func (m *Machine) Registry() *oci.Registry {
 // deployed. A local sync that ran and failed returns its result with the
 // error; with [ErrDeploy] the result is complete.
 func (m *Machine) SyncSet(ctx context.Context, arg string, prune bool) (*api.SetSyncResult, error) {
-	src, err := packset.LockSource(arg)
+	src, err := fetch.LockSource(arg)
 	if err != nil {
 		return nil, err
 	}

@@ -21,9 +21,9 @@ import (
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/installer/intake"
 	"github.com/mjolnir-forge/forgesync/internal/registrytest"
+	"github.com/mjolnir-forge/forgesync/sets/export"
 	"github.com/mjolnir-forge/forgesync/sets/follow"
 	"github.com/mjolnir-forge/forgesync/sets/oci"
-	"github.com/mjolnir-forge/forgesync/sets/packset"
 )
 
 // packArchive returns a minimal valid pack of id at version v, as a zip.
@@ -159,8 +159,8 @@ func TestTCPAPIAppliesOCIReference(t *testing.T) {
 		t.Fatal(err)
 	}
 	sum := sha256.Sum256(archive)
-	kept := []packset.Kept{{ID: "oci-pack", Version: "1.0.0", SHA256: hex.EncodeToString(sum[:]), Path: path, Ext: ".zip"}}
-	pushed, err := packset.ExportOCI(t.Context(), oci.New(oci.Options{}), ref, "", kept, "", nil, time.Unix(0, 0), 0)
+	kept := []export.Kept{{ID: "oci-pack", Version: "1.0.0", SHA256: hex.EncodeToString(sum[:]), Path: path, Ext: ".zip"}}
+	pushed, err := export.ExportOCI(t.Context(), oci.New(oci.Options{}), ref, "", kept, "", nil, time.Unix(0, 0), 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/installer/store"
-	"github.com/mjolnir-forge/forgesync/sets/packset"
+	"github.com/mjolnir-forge/forgesync/sets/lock"
 )
 
 // childOp is what the crash test's child does after Open: "" syncs the
@@ -52,7 +52,7 @@ func childOp(t *testing.T, p *Pipeline, root, op string) error {
 
 // childSet is the set a "set" child applies.
 type childSet struct {
-	Pins  []packset.Entry
+	Pins  []lock.Entry
 	Prune bool
 }
 
@@ -161,8 +161,8 @@ func TestCrashAtEveryStepOfSetApply(t *testing.T) {
 	st, _ := os.ReadFile(filepath.Join(e.state, store.StateFileName))
 	var state store.State
 	json.Unmarshal(st, &state)
-	keepPin := packset.Entry{ID: "keep-pack", Version: "1.0.0", SHA256: state.Find("keep-pack").ArchiveSHA256}
-	req := childSet{Prune: true, Pins: []packset.Entry{
+	keepPin := lock.Entry{ID: "keep-pack", Version: "1.0.0", SHA256: state.Find("keep-pack").ArchiveSHA256}
+	req := childSet{Prune: true, Pins: []lock.Entry{
 		set.add(t, spec{id: "lockout-gates", version: "0.3.1", doors: 2, content: map[string]string{"g.pak": "gates 0.3.1"}}),
 		set.add(t, spec{id: "foundry-wide", version: "1.4.0", lifts: 2, content: map[string]string{"w1.pak": "wide", "w2.pak": "wider"}}),
 		keepPin,

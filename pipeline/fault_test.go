@@ -18,7 +18,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/installer/place"
 	"github.com/mjolnir-forge/forgesync/installer/store"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
-	"github.com/mjolnir-forge/forgesync/sets/packset"
+	"github.com/mjolnir-forge/forgesync/sets/lock"
 )
 
 // faultEnv opens a pipeline whose renames and removals fail with fail
@@ -544,7 +544,7 @@ func TestApplySetHeldFileLeavesPackWhole(t *testing.T) {
 	mustSync(t, fe.p, map[string]api.Result{"a1.zip": api.ResultInstalled})
 
 	set := newArchiveSet(t)
-	pins := []packset.Entry{set.add(t, spec{id: "pack-a", version: "2.0.0", content: map[string]string{"a.pak": "a2", "b.pak": "b2"}})}
+	pins := []lock.Entry{set.add(t, spec{id: "pack-a", version: "2.0.0", content: map[string]string{"a.pak": "a2", "b.pak": "b2"}})}
 	fe.set(syscall.EBUSY)
 	_, err := fe.p.ApplySet(t.Context(), pins, SetOptions{Source: set.source})
 	if !errors.Is(err, atomicfile.ErrBusy) {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/mjolnir-forge/forgesync/installer/store"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
-	"github.com/mjolnir-forge/forgesync/sets/packset"
+	"github.com/mjolnir-forge/forgesync/sets/lock"
 )
 
 // The causes of a generation (SPEC §11).
@@ -43,13 +43,13 @@ func generationPacks(st *store.State) []store.GenerationPack {
 
 // fingerprint is the set fingerprint (SPEC §10.1) of the enabled packs.
 func fingerprint(packs []store.GenerationPack) string {
-	var es []packset.Entry
+	var es []lock.Entry
 	for _, g := range packs {
 		if g.Enabled {
-			es = append(es, packset.Entry{ID: g.ID, Version: g.Version, SHA256: g.SHA256})
+			es = append(es, lock.Entry{ID: g.ID, Version: g.Version, SHA256: g.SHA256})
 		}
 	}
-	return packset.Fingerprint(es)
+	return lock.Fingerprint(es)
 }
 
 // recordGeneration adds a generation when the committed state differs from

@@ -16,7 +16,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/installer/store"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/internal/errkind"
-	"github.com/mjolnir-forge/forgesync/sets/packset"
+	"github.com/mjolnir-forge/forgesync/sets/lock"
 )
 
 // heldPak returns a fault env in which c.pak (of pack-c) is the file the
@@ -76,7 +76,7 @@ func TestHeldFileSetWaitsAndChangesNothing(t *testing.T) {
 	fe.dropPack(t, "c1.zip", spec{id: "pack-c", version: "1.0.0", content: map[string]string{"c.pak": "c1"}})
 	mustSync(t, fe.p, map[string]api.Result{"a1.zip": api.ResultInstalled, "c1.zip": api.ResultInstalled})
 	set := newArchiveSet(t)
-	v2 := []packset.Entry{
+	v2 := []lock.Entry{
 		set.add(t, spec{id: "pack-a", version: "2.0.0", content: map[string]string{"a.pak": "a2"}}),
 		set.add(t, spec{id: "pack-c", version: "2.0.0", content: map[string]string{"c.pak": "c2"}}),
 	}
@@ -88,7 +88,7 @@ func TestHeldFileSetWaitsAndChangesNothing(t *testing.T) {
 	fe.set(syscall.EBUSY)
 	_, err := fe.p.Rollback(t.Context(), 0)
 	checkWaits(t, err, "the rollback was not done")
-	v3 := []packset.Entry{
+	v3 := []lock.Entry{
 		set.add(t, spec{id: "pack-a", version: "3.0.0", content: map[string]string{"a.pak": "a3"}}),
 		set.add(t, spec{id: "pack-c", version: "3.0.0", content: map[string]string{"c.pak": "c3"}}),
 	}
@@ -173,7 +173,7 @@ func TestInterruptedSetWaitsForHeldFile(t *testing.T) {
 	mustSync(t, fe.p, map[string]api.Result{"a1.zip": api.ResultInstalled, "c1.zip": api.ResultInstalled})
 	fe.p.Close()
 	set := newArchiveSet(t)
-	v2 := []packset.Entry{
+	v2 := []lock.Entry{
 		set.add(t, spec{id: "pack-a", version: "2.0.0", content: map[string]string{"a.pak": "a2"}}),
 		set.add(t, spec{id: "pack-c", version: "2.0.0", content: map[string]string{"c.pak": "c2"}}),
 	}
@@ -260,7 +260,7 @@ func TestOnePassOneWait(t *testing.T) {
 	}
 	defer p.Close()
 	set := newArchiveSet(t)
-	pins := []packset.Entry{set.add(t, spec{id: "pack-a", version: "2.0.0", content: map[string]string{"a.pak": "a2"}})}
+	pins := []lock.Entry{set.add(t, spec{id: "pack-a", version: "2.0.0", content: map[string]string{"a.pak": "a2"}})}
 	sum, err := p.ApplySet(t.Context(), pins, SetOptions{Source: set.source})
 	if err != nil {
 		t.Fatal(err)
@@ -331,7 +331,7 @@ func TestRunnerSetWaitIsNotAnError(t *testing.T) {
 	fe.dropPack(t, "c1.zip", spec{id: "pack-c", version: "1.0.0", content: map[string]string{"c.pak": "c1"}})
 	mustSync(t, fe.p, map[string]api.Result{"c1.zip": api.ResultInstalled})
 	set := newArchiveSet(t)
-	pins := []packset.Entry{set.add(t, spec{id: "pack-c", version: "2.0.0", content: map[string]string{"c.pak": "c2"}})}
+	pins := []lock.Entry{set.add(t, spec{id: "pack-c", version: "2.0.0", content: map[string]string{"c.pak": "c2"}})}
 	r := runRunner(t, fe.p, RunnerOptions{})
 	fe.set(syscall.EBUSY)
 	_, err := r.ApplySet(t.Context(), pins, SetOptions{Source: set.source})
@@ -352,9 +352,9 @@ func TestDamagedKeptArchive(t *testing.T) {
 	e := newEnv(t)
 	p := e.open(t)
 	set := newArchiveSet(t)
-	v1 := []packset.Entry{set.add(t, spec{id: "pack-a", version: "1.0.0", content: map[string]string{"a.pak": "a1"}})}
-	v2 := []packset.Entry{set.add(t, spec{id: "pack-a", version: "2.0.0", content: map[string]string{"a.pak": "a2"}})}
-	for _, pins := range [][]packset.Entry{v1, v2} {
+	v1 := []lock.Entry{set.add(t, spec{id: "pack-a", version: "1.0.0", content: map[string]string{"a.pak": "a1"}})}
+	v2 := []lock.Entry{set.add(t, spec{id: "pack-a", version: "2.0.0", content: map[string]string{"a.pak": "a2"}})}
+	for _, pins := range [][]lock.Entry{v1, v2} {
 		if _, err := p.ApplySet(t.Context(), pins, SetOptions{Source: set.source}); err != nil {
 			t.Fatal(err)
 		}

@@ -14,7 +14,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/internal/errkind"
 	"github.com/mjolnir-forge/forgesync/inventory"
 	"github.com/mjolnir-forge/forgesync/rejection"
-	"github.com/mjolnir-forge/forgesync/sets/packset"
+	"github.com/mjolnir-forge/forgesync/sets/lock"
 )
 
 // ErrStopping is returned, at once, by a request that arrives after the
@@ -274,7 +274,7 @@ func (r *Runner) Remove(ctx context.Context, id string) (*Summary, error) {
 }
 
 // ApplySet applies a pack set through the writer; see Pipeline.ApplySet.
-func (r *Runner) ApplySet(ctx context.Context, pins []packset.Entry, opts SetOptions) (*Summary, error) {
+func (r *Runner) ApplySet(ctx context.Context, pins []lock.Entry, opts SetOptions) (*Summary, error) {
 	return r.submit(ctx, func(ctx context.Context) (*Summary, error) { return r.p.ApplySet(ctx, pins, opts) })
 }
 
@@ -389,6 +389,6 @@ func (r *Runner) refresh(state api.State, info *LastSync) {
 
 // Installed returns the installed packs of the latest snapshot as a set
 // sees them; it never waits for the writer.
-func (r *Runner) Installed() ([]packset.Installed, error) {
+func (r *Runner) Installed() ([]lock.Installed, error) {
 	return SetPacks(r.Snapshot().Packs), nil
 }

@@ -21,7 +21,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/inventory"
 	"github.com/mjolnir-forge/forgesync/inventory/render"
 	"github.com/mjolnir-forge/forgesync/rejection"
-	"github.com/mjolnir-forge/forgesync/sets/packset"
+	"github.com/mjolnir-forge/forgesync/sets/lock"
 )
 
 // Errors of a set apply and a rollback.
@@ -54,7 +54,7 @@ func (s sentence) Unwrap() error { return s.kind }
 // file, which the pipeline takes into incoming/ and checks against the
 // pin's SHA-256 as it unpacks it, before anything of it goes near the
 // store. An error says where it looked.
-type ArchiveSource func(ctx context.Context, pin packset.Entry) (string, error)
+type ArchiveSource func(ctx context.Context, pin lock.Entry) (string, error)
 
 // SetOptions tune ApplySet.
 type SetOptions struct {
@@ -114,7 +114,7 @@ type setApply struct {
 // and the whole set against the global limits, before anything is
 // published; a refusal ([errkind.Refused], naming the packs) changes nothing. A
 // set the machine already has publishes nothing.
-func (p *Pipeline) ApplySet(ctx context.Context, pins []packset.Entry, opts SetOptions) (*Summary, error) {
+func (p *Pipeline) ApplySet(ctx context.Context, pins []lock.Entry, opts SetOptions) (*Summary, error) {
 	packs := make([]store.GenerationPack, 0, len(pins))
 	seen := map[string]bool{}
 	for _, e := range pins {
@@ -281,7 +281,7 @@ func (t *txn) findArchive(ctx context.Context, kept map[string]string, pin store
 	if source == nil {
 		return "", false, fmt.Errorf("%s %s (sha256 %s): the store keeps no copy of its archive: %w", pin.ID, pin.Version, short(pin.SHA256), ErrNoArchive)
 	}
-	src, err := source(ctx, packset.Entry{ID: pin.ID, Version: pin.Version, SHA256: pin.SHA256})
+	src, err := source(ctx, lock.Entry{ID: pin.ID, Version: pin.Version, SHA256: pin.SHA256})
 	if err != nil {
 		return "", false, fmt.Errorf("%s %s: %w: %w", pin.ID, pin.Version, ErrNoArchive, err)
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/installer/store"
 	"github.com/mjolnir-forge/forgesync/internal/errkind"
-	"github.com/mjolnir-forge/forgesync/sets/packset"
+	"github.com/mjolnir-forge/forgesync/sets/lock"
 )
 
 // archiveSet is a folder of pack archives served by SHA-256, as a fetcher
@@ -35,16 +35,16 @@ func newArchiveSet(t testing.TB) *archiveSet {
 }
 
 // add writes s as an archive and returns its pin.
-func (a *archiveSet) add(t testing.TB, s spec) packset.Entry {
+func (a *archiveSet) add(t testing.TB, s spec) lock.Entry {
 	t.Helper()
 	path := filepath.Join(a.dir, fmt.Sprintf("%s-%s-%d.zip", s.id, s.version, len(a.bySHA)))
 	s.zip(t, path)
 	sha := fileSHA(t, path)
 	a.bySHA[sha] = path
-	return packset.Entry{ID: s.id, Version: s.version, SHA256: sha}
+	return lock.Entry{ID: s.id, Version: s.version, SHA256: sha}
 }
 
-func (a *archiveSet) source(_ context.Context, pin packset.Entry) (string, error) {
+func (a *archiveSet) source(_ context.Context, pin lock.Entry) (string, error) {
 	a.asked = append(a.asked, pin.ID)
 	if a.damaged {
 		p := filepath.Join(a.dir, "damaged-"+pin.ID)
@@ -120,7 +120,7 @@ func TestApplySet(t *testing.T) {
 	set := newArchiveSet(t)
 	gates := set.add(t, spec{id: "lockout-gates", version: "0.3.1", doors: 2, content: map[string]string{"g.pak": "gates 0.3.1"}})
 	wide := set.add(t, spec{id: "foundry-wide", version: "1.4.0", lifts: 2, content: map[string]string{"wide.pak": "wide"}})
-	pins := []packset.Entry{wide, gates}
+	pins := []lock.Entry{wide, gates}
 
 	sum, err := p.ApplySet(t.Context(), pins, SetOptions{Source: set.source})
 	if err != nil {
@@ -136,7 +136,7 @@ func TestApplySet(t *testing.T) {
 	if !slices.Equal(r.Disabled, []string{"glass-works"}) || len(r.Removed) != 0 || len(r.Upgraded) != 0 {
 		t.Errorf("Disabled = %v, Removed = %v, Upgraded = %v; want glass-works disabled only", r.Disabled, r.Removed, r.Upgraded)
 	}
-	if want := packset.Fingerprint(pins); r.Fingerprint != want || sum.Generation == 0 || r.Generation != sum.Generation {
+	if want := lock.Fingerprint(pins); r.Fingerprint != want || sum.Generation == 0 || r.Generation != sum.Generation {
 		t.Errorf("Fingerprint = %s, generation %d/%d; want %s and a generation", r.Fingerprint, r.Generation, sum.Generation, want)
 	}
 	m := e.machine(t)
@@ -204,14 +204,14 @@ func TestApplySetRefusedWhole(t *testing.T) {
 	stateBefore, _ := os.ReadFile(filepath.Join(e.state, store.StateFileName))
 
 	set := newArchiveSet(t)
-	big := []packset.Entry{
+	big := []lock.Entry{
 		set.add(t, spec{id: "doors-one", version: "1.0.0", doors: 100}),
 		set.add(t, spec{id: "doors-two", version: "1.0.0", doors: 100}),
 		set.add(t, spec{id: "doors-three", version: "1.0.0", doors: 100}),
 	}
 	tests := []struct {
 		name            string
-		pins            []packset.Entry
+		pins            []lock.Entry
 		broken, damaged bool
 		want            error
 		words           []string
@@ -221,8 +221,8 @@ func TestApplySetRefusedWhole(t *testing.T) {
 		// Bytes that do not unpack are named for what they are, not an
 		// invalid pack.
 		{"damaged bytes", big[:1], false, true, ErrArchiveMismatch, []string{"doors-one", "want " + big[0].SHA256}},
-		{"not kept, no source", []packset.Entry{{ID: "gone-pack", Version: "1.0.0", SHA256: strings.Repeat("ab", 32)}}, false, false, ErrNoArchive, []string{"gone-pack"}},
-		{"version not the archive's", []packset.Entry{{ID: "doors-one", Version: "2.0.0", SHA256: big[0].SHA256}}, false, false, errkind.Refused, []string{"doors-one 2.0.0 is pinned to an archive holding doors-one 1.0.0"}},
+		{"not kept, no source", []lock.Entry{{ID: "gone-pack", Version: "1.0.0", SHA256: strings.Repeat("ab", 32)}}, false, false, ErrNoArchive, []string{"gone-pack"}},
+		{"version not the archive's", []lock.Entry{{ID: "doors-one", Version: "2.0.0", SHA256: big[0].SHA256}}, false, false, errkind.Refused, []string{"doors-one 2.0.0 is pinned to an archive holding doors-one 1.0.0"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -279,7 +279,7 @@ func TestApplySetRetakesDamagedLeftover(t *testing.T) {
 	}
 
 	damage()
-	_, err := p.ApplySet(t.Context(), []packset.Entry{pin}, SetOptions{})
+	_, err := p.ApplySet(t.Context(), []lock.Entry{pin}, SetOptions{})
 	if !errors.Is(err, ErrArchiveMismatch) || !strings.Contains(err.Error(), leftover) {
 		t.Fatalf("ApplySet without a source = %v; want ErrArchiveMismatch naming %s", err, leftover)
 	}
@@ -288,7 +288,7 @@ func TestApplySetRetakesDamagedLeftover(t *testing.T) {
 	}
 
 	damage()
-	if _, err := p.ApplySet(t.Context(), []packset.Entry{pin}, SetOptions{Source: set.source}); err != nil {
+	if _, err := p.ApplySet(t.Context(), []lock.Entry{pin}, SetOptions{Source: set.source}); err != nil {
 		t.Fatalf("ApplySet = %v; want the archive taken again from the source", err)
 	}
 	if !slices.Equal(set.asked, []string{"glass-works"}) {

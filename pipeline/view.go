@@ -7,7 +7,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/installer/deploy"
 	"github.com/mjolnir-forge/forgesync/inventory"
 	"github.com/mjolnir-forge/forgesync/rejection"
-	"github.com/mjolnir-forge/forgesync/sets/packset"
+	"github.com/mjolnir-forge/forgesync/sets/lock"
 )
 
 // PackView returns a pack as the status socket and `forgesync packs` show
@@ -89,16 +89,16 @@ func (r *Runner) Rejections() []rejection.Record {
 
 // SetPacks returns installed packs as a pack set sees them (SPEC §10): id,
 // version, archive SHA-256 and whether enabled.
-func SetPacks(packs []inventory.InstalledPack) []packset.Installed {
-	out := make([]packset.Installed, 0, len(packs))
+func SetPacks(packs []inventory.InstalledPack) []lock.Installed {
+	out := make([]lock.Installed, 0, len(packs))
 	for _, p := range packs {
-		out = append(out, packset.Installed{ID: p.Manifest.ID, Version: p.Manifest.Version, SHA256: p.ArchiveSHA256, Enabled: p.Enabled})
+		out = append(out, lock.Installed{ID: p.Manifest.ID, Version: p.Manifest.Version, SHA256: p.ArchiveSHA256, Enabled: p.Enabled})
 	}
 	return out
 }
 
 // Installed returns the installed packs as a pack set sees them.
-func (p *Pipeline) Installed() ([]packset.Installed, error) {
+func (p *Pipeline) Installed() ([]lock.Installed, error) {
 	packs, err := p.Packs()
 	if err != nil {
 		return nil, err

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/mjolnir-forge/forgesync/api"
-	"github.com/mjolnir-forge/forgesync/sets/packset"
+	"github.com/mjolnir-forge/forgesync/sets/lock"
 )
 
 // TestDaemonStoresNoPassword is issue 35's item 8 end to end: a daemon
@@ -31,7 +31,7 @@ func TestDaemonStoresNoPassword(t *testing.T) {
 	}))
 	defer srv.Close()
 	authed := "http://league:s3cret@" + srv.Listener.Addr().String()
-	lockPath := filepath.Join(dir, packset.LockName)
+	lockPath := filepath.Join(dir, lock.LockName)
 	text, err := os.ReadFile(lockPath)
 	if err != nil {
 		t.Fatal(err)

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/mjolnir-forge/forgesync/internal/toolcheck"
-	"github.com/mjolnir-forge/forgesync/sets/packset"
+	"github.com/mjolnir-forge/forgesync/sets/lock"
 )
 
 // deltaEdit is issue 25's edit of one file: 1 MiB inserted at a quarter,
@@ -118,8 +118,8 @@ func benchDelta(b *testing.B, form string) {
 	machine := newGameIn(b, filepath.Join(work, "machine"))
 	mustRun(b, binary, "sync", "--set", srv.URL+"/", "--config", machine.config)
 	publish("2.0.0")
-	data, _ := os.ReadFile(filepath.Join(site, packset.LockName))
-	l, err := packset.Decode("lock", data, packset.DecodeOptions{})
+	data, _ := os.ReadFile(filepath.Join(site, lock.LockName))
+	l, err := lock.Decode("lock", data, lock.DecodeOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -20,7 +20,7 @@ import (
 
 	"github.com/mjolnir-forge/forgesync/internal/cli"
 	"github.com/mjolnir-forge/forgesync/sets/casync"
-	"github.com/mjolnir-forge/forgesync/sets/packset"
+	"github.com/mjolnir-forge/forgesync/sets/lock"
 )
 
 // bigPak returns n random bytes: a cooked container that does not
@@ -148,11 +148,11 @@ func TestSyncSetDelta(t *testing.T) {
 	// within the second of the last sync would be answered 304 (the README
 	// says so); a host publishes later than that.
 	later := time.Now().Add(2 * time.Second)
-	if err := os.Chtimes(filepath.Join(site, packset.LockName), later, later); err != nil {
+	if err := os.Chtimes(filepath.Join(site, lock.LockName), later, later); err != nil {
 		t.Fatal(err)
 	}
-	data, _ := os.ReadFile(filepath.Join(site, packset.LockName))
-	l, err := packset.Decode("lock", data, packset.DecodeOptions{})
+	data, _ := os.ReadFile(filepath.Join(site, lock.LockName))
+	l, err := lock.Decode("lock", data, lock.DecodeOptions{})
 	if err != nil || len(l.Packs) != 1 || l.Packs[0].Version != "2.0.0" || l.Packs[0].Index == nil {
 		t.Fatalf("lock v2 = %+v, %v", l, err)
 	}
@@ -185,7 +185,7 @@ func TestSyncSetDelta(t *testing.T) {
 	if rec, _ := os.ReadFile(filepath.Join(state, "set.json")); !strings.Contains(string(rec), `"delta": {`) || !strings.Contains(string(rec), `"seed_bytes": `) {
 		t.Errorf("set.json keeps no delta figures:\n%s", rec)
 	}
-	if err := packset.VerifyFile(filepath.Join(state, "cache", pin.SHA256), pin.Size, pin.SHA256); err != nil {
+	if err := lock.VerifyFile(filepath.Join(state, "cache", pin.SHA256), pin.Size, pin.SHA256); err != nil {
 		t.Errorf("cached archive: %v", err)
 	}
 

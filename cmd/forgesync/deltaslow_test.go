@@ -13,7 +13,8 @@ import (
 	"time"
 
 	"github.com/mjolnir-forge/forgesync/internal/cli"
-	"github.com/mjolnir-forge/forgesync/sets/packset"
+	"github.com/mjolnir-forge/forgesync/sets/fetch"
+	"github.com/mjolnir-forge/forgesync/sets/lock"
 )
 
 // TestSyncSetSlowChunkStore is issue 35's item 5 end to end: the chunk
@@ -25,7 +26,7 @@ func TestSyncSetSlowChunkStore(t *testing.T) {
 	var mu sync.Mutex
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	old := setFetcher
-	setFetcher = packset.Fetcher{InitialDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond, Tries: 2,
+	setFetcher = fetch.Fetcher{InitialDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond, Tries: 2,
 		Now: func() time.Time { mu.Lock(); defer mu.Unlock(); return now }}
 	t.Cleanup(func() { setFetcher = old })
 	const size = 1 << 20
@@ -74,7 +75,7 @@ func TestSyncSetSlowChunkStore(t *testing.T) {
 	// Past the second of the last sync: not answered 304 (see
 	// TestSyncSetDelta).
 	later := time.Now().Add(2 * time.Second)
-	os.Chtimes(filepath.Join(site, packset.LockName), later, later)
+	os.Chtimes(filepath.Join(site, lock.LockName), later, later)
 
 	code, out, errs := runCLI(t, "sync", "--set", srv.URL+"/", "--config", machine)
 	if code != cli.ExitOK || !strings.Contains(out, "upgraded slow-pack 1.0.0 → 2.0.0") || !strings.Contains(out, "whole, as the delta update failed: ") || !strings.Contains(out, "too slow") {

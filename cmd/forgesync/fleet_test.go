@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mjolnir-forge/forgesync/sets/packset"
+	"github.com/mjolnir-forge/forgesync/sets/lock"
 )
 
 // BenchmarkFleet is the fleet figure of issue 13, run by
@@ -51,10 +51,10 @@ func BenchmarkFleet(b *testing.B) {
 	}
 	mustRun(b, binary, "sync", "--config", host.config)
 	export := filepath.Join(work, "export")
-	publish := func() (*packset.Lock, int64) {
+	publish := func() (*lock.Lock, int64) {
 		mustRun(b, binary, "export", export, "--prune", "--config", host.config)
-		data, _ := os.ReadFile(filepath.Join(export, packset.LockName))
-		lock, err := packset.Decode("lock", data, packset.DecodeOptions{})
+		data, _ := os.ReadFile(filepath.Join(export, lock.LockName))
+		lock, err := lock.Decode("lock", data, lock.DecodeOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}

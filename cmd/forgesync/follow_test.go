@@ -15,7 +15,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/daemon"
 	"github.com/mjolnir-forge/forgesync/internal/cli"
 	"github.com/mjolnir-forge/forgesync/internal/errkind"
-	"github.com/mjolnir-forge/forgesync/sets/packset"
+	"github.com/mjolnir-forge/forgesync/sets/lock"
 )
 
 // TestDaemonFollowsSet: a daemon with [sets] source reaches the set at
@@ -52,7 +52,7 @@ func TestDaemonFollowsSet(t *testing.T) {
 	hc, _ := socketClient(g.sock)
 	var info api.SetInfo
 	err := json.Unmarshal(expect(t, hc, http.MethodGet, "/v1/set", "", http.StatusOK), &info)
-	if err != nil || info.Fingerprint != want || len(info.Packs) != 2 || info.Source != srv.URL+"/"+packset.LockName || info.LastCheck == nil || info.LastApply == nil {
+	if err != nil || info.Fingerprint != want || len(info.Packs) != 2 || info.Source != srv.URL+"/"+lock.LockName || info.LastCheck == nil || info.LastApply == nil {
 		t.Fatalf("GET /v1/set = %+v, %v", info, err)
 	}
 
@@ -95,10 +95,10 @@ func TestDaemonFollowsSet(t *testing.T) {
 	}
 
 	// POST /v1/set/diff, with the lock in TOML and in JSON.
-	lock, _ := os.ReadFile(filepath.Join(dir, packset.LockName))
-	l, _ := packset.Decode("lock", lock, packset.DecodeOptions{})
-	asJSON, _ := json.Marshal(map[string]any{"format": packset.LockFormat, "version": 1, "pack": l.Packs})
-	for _, body := range [][]byte{lock, asJSON} {
+	text, _ := os.ReadFile(filepath.Join(dir, lock.LockName))
+	l, _ := lock.Decode("lock", text, lock.DecodeOptions{})
+	asJSON, _ := json.Marshal(map[string]any{"format": lock.LockFormat, "version": 1, "pack": l.Packs})
+	for _, body := range [][]byte{text, asJSON} {
 		var cmp api.SetComparison
 		err := json.Unmarshal(expect(t, hc, http.MethodPost, "/v1/set/diff", string(body), http.StatusOK), &cmp)
 		if err != nil || cmp.Equal || cmp.Set != want || len(cmp.Differences) != 1 || cmp.Differences[0].ID != "hand-pack" {
@@ -121,14 +121,14 @@ func TestDaemonFollowsSet(t *testing.T) {
 	// POST /v1/set/apply with the lock in the body: the store has every
 	// archive, so nothing is fetched and nothing changes.
 	c.take()
-	applied, err := cl.SetApply(t.Context(), api.SetApplyRequest{Lock: string(lock)})
+	applied, err := cl.SetApply(t.Context(), api.SetApplyRequest{Lock: string(text)})
 	if err != nil || applied.Check.Result != api.CheckEqual || applied.Check.Fingerprint != want || len(applied.Downloaded) != 0 {
 		t.Errorf("POST /v1/set/apply {lock} = %+v, %v; want equal", applied, err)
 	}
 	if reqs := c.take(); len(reqs) != 0 {
 		t.Errorf("apply of a lock in the body made requests %q", reqs)
 	}
-	if _, err := cl.SetApply(t.Context(), api.SetApplyRequest{URL: srv.URL, Lock: string(lock)}); !errors.Is(err, errkind.Invalid) {
+	if _, err := cl.SetApply(t.Context(), api.SetApplyRequest{URL: srv.URL, Lock: string(text)}); !errors.Is(err, errkind.Invalid) {
 		t.Errorf("POST /v1/set/apply {url, lock} = %v; want invalid_request", err)
 	}
 }

@@ -17,7 +17,7 @@ import (
 
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/internal/cli"
-	"github.com/mjolnir-forge/forgesync/sets/packset"
+	"github.com/mjolnir-forge/forgesync/sets/lock"
 )
 
 // copyFolder copies an exported folder (files and subfolders).
@@ -43,13 +43,13 @@ func copyFolder(t *testing.T, src, dst string) {
 }
 
 // exportedLock reads the lock an export wrote into dir.
-func exportedLock(t *testing.T, dir string) *packset.Lock {
+func exportedLock(t *testing.T, dir string) *lock.Lock {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, packset.LockName))
+	data, err := os.ReadFile(filepath.Join(dir, lock.LockName))
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := packset.Decode(dir, data, packset.DecodeOptions{})
+	l, err := lock.Decode(dir, data, lock.DecodeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestFollowerRefusesReplayedAndFrozenSets(t *testing.T) {
 		// after the last, as a mirror serving it anew would.
 		served++
 		later := time.Now().Add(time.Duration(served) * 10 * time.Second)
-		os.Chtimes(filepath.Join(dir, packset.LockName), later, later)
+		os.Chtimes(filepath.Join(dir, lock.LockName), later, later)
 		root.Store(dir)
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -153,7 +153,7 @@ func TestFollowerRefusesReplayedAndFrozenSets(t *testing.T) {
 	copyFolder(t, site, frozen)
 	l := exportedLock(t, site)
 	l.Serial, l.Expires = second.Serial+1, time.Now().Add(-time.Hour).UTC().Truncate(time.Second)
-	if _, err := packset.WriteLock(filepath.Join(frozen, packset.LockName), l, &priv); err != nil {
+	if _, err := lock.WriteLock(filepath.Join(frozen, lock.LockName), l, &priv); err != nil {
 		t.Fatal(err)
 	}
 	serve(frozen)
@@ -189,7 +189,7 @@ func TestFollowerRefusesReplayedAndFrozenSets(t *testing.T) {
 	copyFolder(t, old, legacy)
 	l = exportedLock(t, old)
 	l.Serial = 0
-	if _, err := packset.WriteLock(filepath.Join(legacy, packset.LockName), l, &priv); err != nil {
+	if _, err := lock.WriteLock(filepath.Join(legacy, lock.LockName), l, &priv); err != nil {
 		t.Fatal(err)
 	}
 	player, _, _ := gameEnv(t)

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/mjolnir-forge/forgesync/internal/cli"
-	"github.com/mjolnir-forge/forgesync/sets/packset"
+	"github.com/mjolnir-forge/forgesync/sets/lock"
 )
 
 // TestHostPersona plays a server host's first hour as typed: keygen,
@@ -45,18 +45,18 @@ func TestHostPersona(t *testing.T) {
 	}
 	site := filepath.Join(t.TempDir(), "site")
 	code, out, errs = runCLI(t, "export", site, "--sign", secret, "--config", hostConfig)
-	lock := filepath.Join(site, packset.LockName)
+	lockPath := filepath.Join(site, lock.LockName)
 	fp := machineFingerprint(t, hostConfig)
 	pub, err := os.ReadFile(filepath.Join(keys, "forgesync.pub"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	pk, err := packset.ParsePublicKey(string(pub))
+	pk, err := lock.ParsePublicKey(string(pub))
 	if err != nil {
 		t.Fatal(err)
 	}
-	keyID := packset.KeyID(pk.ID())
-	want := "wrote " + lock + ": 2 packs, " + fp + "\nsigned by key " + keyID + " (" + lock + ".minisig)\n"
+	keyID := lock.KeyID(pk.ID())
+	want := "wrote " + lockPath + ": 2 packs, " + fp + "\nsigned by key " + keyID + " (" + lockPath + ".minisig)\n"
 	if code != cli.ExitOK || out != want {
 		t.Fatalf("export --sign = %d\n%s%s\nwant\n%s", code, out, errs, want)
 	}
@@ -93,14 +93,14 @@ func TestHostPersona(t *testing.T) {
 	before := archiveNames(t, filepath.Join(site, "packs"))
 	code, out, errs = runCLI(t, "export", site, "--sign", secret, "--prune", "--config", hostConfig)
 	fp2 := machineFingerprint(t, hostConfig)
-	l := readLock(t, lock)
+	l := readLock(t, lockPath)
 	var gone string
 	for _, n := range before {
 		if !strings.HasPrefix(n, l.Packs[0].SHA256) && !strings.HasPrefix(n, l.Packs[1].SHA256) {
 			gone = n
 		}
 	}
-	want = "wrote " + lock + ": 2 packs, " + fp2 + "\nsigned by key " + keyID + " (" + lock + ".minisig)\nremoved 1 archive the set no longer pins: " + gone + "\n"
+	want = "wrote " + lockPath + ": 2 packs, " + fp2 + "\nsigned by key " + keyID + " (" + lockPath + ".minisig)\nremoved 1 archive the set no longer pins: " + gone + "\n"
 	if code != cli.ExitOK || gone == "" || out != want {
 		t.Fatalf("export --prune = %d\n%s%s\nwant\n%s", code, out, errs, want)
 	}
@@ -109,7 +109,7 @@ func TestHostPersona(t *testing.T) {
 	}
 	// Last-Modified has whole seconds: date the new lock after the old.
 	later := time.Now().Add(5 * time.Second)
-	os.Chtimes(lock, later, later)
+	os.Chtimes(lockPath, later, later)
 
 	// The server follows the folder now: sync --set alone syncs it.
 	appendConfig(t, config, "source = '"+folder+"/'\n")
@@ -122,13 +122,13 @@ func TestHostPersona(t *testing.T) {
 	}
 }
 
-func readLock(t *testing.T, path string) *packset.Lock {
+func readLock(t *testing.T, path string) *lock.Lock {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := packset.Decode("lock", data, packset.DecodeOptions{})
+	l, err := lock.Decode("lock", data, lock.DecodeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,8 @@ import (
 	"testing"
 
 	"github.com/mjolnir-forge/forgesync/internal/cli"
-	"github.com/mjolnir-forge/forgesync/sets/packset"
+	"github.com/mjolnir-forge/forgesync/sets/casync"
+	"github.com/mjolnir-forge/forgesync/sets/lock"
 )
 
 // appendConfig adds text to a config file.
@@ -70,7 +71,7 @@ func archiveNames(t *testing.T, dir string) []string {
 	t.Helper()
 	var out []string
 	for _, n := range dirNames(t, dir) {
-		if !strings.HasSuffix(n, packset.IndexExt) {
+		if !strings.HasSuffix(n, casync.IndexExt) {
 			out = append(out, n)
 		}
 	}
@@ -106,8 +107,8 @@ func TestExportPrune(t *testing.T) {
 		t.Fatalf("packs/ after export = %v; want the 2 archives and index.html", got)
 	}
 	code, out, errs := runCLI(t, "export", dir, "--prune", "--config", config)
-	data, _ := os.ReadFile(filepath.Join(dir, packset.LockName))
-	l, err := packset.Decode("lock", data, packset.DecodeOptions{})
+	data, _ := os.ReadFile(filepath.Join(dir, lock.LockName))
+	l, err := lock.Decode("lock", data, lock.DecodeOptions{})
 	if err != nil || len(l.Packs) != 1 {
 		t.Fatalf("lock = %v, %v", l, err)
 	}
@@ -117,7 +118,7 @@ func TestExportPrune(t *testing.T) {
 			gone = n
 		}
 	}
-	want := "wrote " + filepath.Join(dir, packset.LockName) + ": 1 packs, " + l.Fingerprint() + "\nremoved 1 archive the set no longer pins: " + gone + "\n"
+	want := "wrote " + filepath.Join(dir, lock.LockName) + ": 1 packs, " + l.Fingerprint() + "\nremoved 1 archive the set no longer pins: " + gone + "\n"
 	if code != cli.ExitOK || out != want {
 		t.Fatalf("export --prune = %d\n%s%s\nwant\n%s", code, out, errs, want)
 	}

@@ -16,7 +16,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/mjolnir-forge/forgesync/internal/cli"
-	"github.com/mjolnir-forge/forgesync/sets/packset"
+	"github.com/mjolnir-forge/forgesync/sets/lock"
 )
 
 // The files keygen writes in its folder.
@@ -187,7 +187,7 @@ func makeKeyPair(sec, pub, password string) (KeyPair, error) {
 		os.Remove(sec)
 		return KeyPair{}, err
 	}
-	return KeyPair{SecretKey: sec, PublicKey: pub, KeyID: packset.KeyID(pk.ID()), Public: pk.String(), Encrypted: password != ""}, nil
+	return KeyPair{SecretKey: sec, PublicKey: pub, KeyID: lock.KeyID(pk.ID()), Public: pk.String(), Encrypted: password != ""}, nil
 }
 
 // writeNew writes a file that must not exist yet, removing it again when

@@ -14,7 +14,7 @@ import (
 
 	"github.com/mjolnir-forge/forgesync/internal/cli"
 	"github.com/mjolnir-forge/forgesync/internal/toolcheck"
-	"github.com/mjolnir-forge/forgesync/sets/packset"
+	"github.com/mjolnir-forge/forgesync/sets/lock"
 )
 
 // noTerminal makes keygen see no terminal, and no password in the
@@ -52,12 +52,12 @@ func TestKeygenNoPassword(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pk, err := packset.ParsePublicKey(string(pubText))
+	pk, err := lock.ParsePublicKey(string(pubText))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := "wrote " + sec + " (the secret key, without a password: anyone who has the file can sign; keep it private)\n" +
-		"wrote " + pub + " (the public key " + packset.KeyID(pk.ID()) + ")\n" +
+		"wrote " + pub + " (the public key " + lock.KeyID(pk.ID()) + ")\n" +
 		"Put this line in the [sets] section of each server's config:\n\n" +
 		"    trusted_keys = [\"" + pk.String() + "\"]\n\n" +
 		"Sign a set with: forgesync export DIR --sign " + sec + "\n"
@@ -71,11 +71,11 @@ func TestKeygenNoPassword(t *testing.T) {
 	if runtime.GOOS != "windows" && st.Mode().Perm() != 0o600 {
 		t.Errorf("secret key mode = %v; want 0600", st.Mode().Perm())
 	}
-	sk, err := packset.ReadSecretKey(sec, "")
+	sk, err := lock.ReadSecretKey(sec, "")
 	if err != nil || sk.ID() != pk.ID() {
 		t.Fatalf("ReadSecretKey = %v (id %X, public %X)", err, sk.ID(), pk.ID())
 	}
-	sig := packset.Sign(sk, []byte("x"), "")
+	sig := lock.Sign(sk, []byte("x"), "")
 	if !minisign.Verify(pk, []byte("x"), sig) {
 		t.Errorf("the secret key does not match the public key")
 	}
@@ -184,7 +184,7 @@ func TestKeygenSignsVerifiedByMinisign(t *testing.T) {
 	if code, out, errs := runCLI(t, "sync", "--config", config); code != cli.ExitOK {
 		t.Fatalf("sync = %d\n%s%s", code, out, errs)
 	}
-	lockPath := filepath.Join(t.TempDir(), packset.LockName)
+	lockPath := filepath.Join(t.TempDir(), lock.LockName)
 	code, out, errs = runCLI(t, "lock", "-o", lockPath, "--sign", sec, "--config", config)
 	if code != cli.ExitOK {
 		t.Fatalf("lock --sign = %d\n%s%s", code, out, errs)
@@ -241,7 +241,7 @@ func TestKeygenPrintsCommandsThatRun(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("sh -c %q: %v\n%s", line, err, out)
 	}
-	if _, err := os.Stat(filepath.Join(site, packset.LockName+".minisig")); err != nil {
+	if _, err := os.Stat(filepath.Join(site, lock.LockName+".minisig")); err != nil {
 		t.Errorf("the printed command signed nothing: %v", err)
 	}
 }

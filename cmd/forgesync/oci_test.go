@@ -15,8 +15,8 @@ import (
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/internal/cli"
 	"github.com/mjolnir-forge/forgesync/internal/registrytest"
+	"github.com/mjolnir-forge/forgesync/sets/lock"
 	"github.com/mjolnir-forge/forgesync/sets/oci"
-	"github.com/mjolnir-forge/forgesync/sets/packset"
 )
 
 // registryEnv points the CLI's registry credentials at reg's account and
@@ -90,7 +90,7 @@ func TestOCIExportSync(t *testing.T) {
 	want := machineFingerprint(t, host)
 
 	code, out, errs := runCLI(t, "export", tag, "--sign", keyPath, "--name", "League", "--config", host)
-	if code != cli.ExitOK || !strings.Contains(out, "pushed "+tag+": 2 packs, "+want) || !strings.Contains(out, "signed by key "+packset.KeyID(pub.ID())) ||
+	if code != cli.ExitOK || !strings.Contains(out, "pushed "+tag+": 2 packs, "+want) || !strings.Contains(out, "signed by key "+lock.KeyID(pub.ID())) ||
 		!strings.Contains(out, "uploaded 4 blobs") {
 		t.Fatalf("export %s = %d\n%s%s", tag, code, out, errs)
 	}
@@ -124,7 +124,7 @@ func TestOCIExportSync(t *testing.T) {
 		t.Errorf("first sync fetched %d blobs; want 4", gets)
 	}
 	code, out, errs = runCLI(t, "diff", tag, "--config", player)
-	if code != cli.ExitOK || !strings.Contains(out, "the machine equals the set (2 packs)") || !strings.Contains(out, "signed by trusted key "+packset.KeyID(pub.ID())) {
+	if code != cli.ExitOK || !strings.Contains(out, "the machine equals the set (2 packs)") || !strings.Contains(out, "signed by trusted key "+lock.KeyID(pub.ID())) {
 		t.Fatalf("diff %s = %d\n%s%s", tag, code, out, errs)
 	}
 
@@ -216,7 +216,7 @@ func TestOCIOrasInterop(t *testing.T) {
 	if code, out, errs := runCLI(t, "export", exported, "--config", host); code != cli.ExitOK {
 		t.Fatalf("export DIR = %d\n%s%s", code, out, errs)
 	}
-	args := []string{"push", "--plain-http", "--artifact-type", oci.ArtifactType, reg.Ref("hand/packs", "v1"), packset.LockName}
+	args := []string{"push", "--plain-http", "--artifact-type", oci.ArtifactType, reg.Ref("hand/packs", "v1"), lock.LockName}
 	archives, _ := filepath.Glob(filepath.Join(exported, "packs", "*"))
 	for _, a := range archives {
 		rel, _ := filepath.Rel(exported, a)

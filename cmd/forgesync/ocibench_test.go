@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/mjolnir-forge/forgesync/internal/registrytest"
+	"github.com/mjolnir-forge/forgesync/sets/lock"
 	"github.com/mjolnir-forge/forgesync/sets/oci"
-	"github.com/mjolnir-forge/forgesync/sets/packset"
 )
 
 // The OCI figures of issue 26, run by scripts/bench-oci.sh. They are
@@ -43,10 +43,10 @@ func runTimed(b *testing.B, env []string, dir, name string, args ...string) (str
 }
 
 // benchLock returns the lock of the packs enabled on a machine.
-func benchLock(b *testing.B, env []string, config string) *packset.Lock {
+func benchLock(b *testing.B, env []string, config string) *lock.Lock {
 	b.Helper()
 	out, _, _ := runTimed(b, env, "", binary, "lock", "--config", config)
-	l, err := packset.Decode("lock", []byte(out), packset.DecodeOptions{Have: packset.HaveAll})
+	l, err := lock.Decode("lock", []byte(out), lock.DecodeOptions{Have: lock.HaveAll})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -93,9 +93,9 @@ func BenchmarkOCIFleetSync(b *testing.B) {
 
 	host := benchHost(b, env, filepath.Join(work, "host"), packs, mib)
 	runTimed(b, env, "", binary, "export", "oci://"+reg.Ref("forge/set", "live"), "--config", host.config)
-	lock := benchLock(b, env, host.config)
+	pinned := benchLock(b, env, host.config)
 	var setBytes int64
-	for _, p := range lock.Packs {
+	for _, p := range pinned.Packs {
 		setBytes += p.Size
 	}
 
@@ -138,7 +138,7 @@ func BenchmarkOCIFleetSync(b *testing.B) {
 	}
 	// archiveBytes sums the archive bytes the registry served, and counts
 	// the archive blobs fetched.
-	archiveBytes := func(rs []registrytest.Request, l *packset.Lock) (int64, int) {
+	archiveBytes := func(rs []registrytest.Request, l *lock.Lock) (int64, int) {
 		archives := map[string]bool{}
 		for _, p := range l.Packs {
 			archives["sha256:"+p.SHA256] = true
@@ -159,7 +159,7 @@ func BenchmarkOCIFleetSync(b *testing.B) {
 	proxy.ResetRequests()
 	syncWall, _, syncCPU := fleet()
 	first := proxy.Requests()
-	served, _ := archiveBytes(first, lock)
+	served, _ := archiveBytes(first, pinned)
 
 	proxy.ResetRequests()
 	recheckWall, each, recheckCPU := fleet()
@@ -230,7 +230,7 @@ func BenchmarkOCIPush(b *testing.B) {
 	host := benchHost(b, env, filepath.Join(work, "host"), 10, mib)
 	folder := filepath.Join(work, "export")
 	runTimed(b, env, "", binary, "export", folder, "--config", host.config)
-	files := []string{packset.LockName}
+	files := []string{lock.LockName}
 	entries, err := os.ReadDir(filepath.Join(folder, "packs"))
 	if err != nil {
 		b.Fatal(err)

@@ -18,8 +18,8 @@ import (
 
 	"github.com/mjolnir-forge/forgesync/internal/cli"
 	"github.com/mjolnir-forge/forgesync/internal/registrytest"
+	"github.com/mjolnir-forge/forgesync/sets/fetch"
 	"github.com/mjolnir-forge/forgesync/sets/oci"
-	"github.com/mjolnir-forge/forgesync/sets/packset"
 )
 
 // ociRepo is the repository the tests push sets to.
@@ -39,7 +39,7 @@ func ociFetch(t *testing.T, user, password string) {
 		MaxRetryAfter: 2 * time.Second,
 	})
 	old := setFetcher
-	setFetcher = packset.Fetcher{InitialDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond, Tries: 2, Registry: r}
+	setFetcher = fetch.Fetcher{InitialDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond, Tries: 2, Registry: r}
 	t.Cleanup(func() { setFetcher = old })
 }
 

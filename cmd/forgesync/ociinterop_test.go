@@ -15,8 +15,8 @@ import (
 
 	"github.com/mjolnir-forge/forgesync/internal/cli"
 	"github.com/mjolnir-forge/forgesync/internal/registrytest"
+	"github.com/mjolnir-forge/forgesync/sets/lock"
 	"github.com/mjolnir-forge/forgesync/sets/oci"
-	"github.com/mjolnir-forge/forgesync/sets/packset"
 )
 
 // oras runs the oras CLI in dir with reg's account and no Docker config
@@ -120,14 +120,14 @@ func TestOrasPullsWhatExportPushed(t *testing.T) {
 	// Two exports, two serials: the locks agree on the rest, and each
 	// signature is the lock's.
 	serial := regexp.MustCompile(`(?m)^serial = [0-9]+\n`)
-	if g, w := serial.ReplaceAll(got[packset.LockName], nil), serial.ReplaceAll(want[packset.LockName], nil); !bytes.Equal(g, w) || bytes.Equal(g, got[packset.LockName]) {
-		t.Errorf("oras pull got the lock\n%s\nwant the folder export's, but for its serial:\n%s", got[packset.LockName], want[packset.LockName])
+	if g, w := serial.ReplaceAll(got[lock.LockName], nil), serial.ReplaceAll(want[lock.LockName], nil); !bytes.Equal(g, w) || bytes.Equal(g, got[lock.LockName]) {
+		t.Errorf("oras pull got the lock\n%s\nwant the folder export's, but for its serial:\n%s", got[lock.LockName], want[lock.LockName])
 	}
-	if !minisign.Verify(pub, got[packset.LockName], got[packset.SignatureName]) {
+	if !minisign.Verify(pub, got[lock.LockName], got[lock.SignatureName]) {
 		t.Errorf("the pulled signature is not the pulled lock's")
 	}
-	delete(want, packset.LockName)
-	delete(want, packset.SignatureName)
+	delete(want, lock.LockName)
+	delete(want, lock.SignatureName)
 	archives := 0
 	for name, w := range want {
 		if !bytes.Equal(got[name], w) {
@@ -137,7 +137,7 @@ func TestOrasPullsWhatExportPushed(t *testing.T) {
 			archives++
 		}
 	}
-	if archives != 2 || got[packset.LockName] == nil || got[packset.SignatureName] == nil {
+	if archives != 2 || got[lock.LockName] == nil || got[lock.SignatureName] == nil {
 		t.Errorf("pulled %v; want two archives, the lock and its signature", names(got))
 	}
 }
@@ -163,7 +163,7 @@ func TestSyncSetFromOrasPush(t *testing.T) {
 	}
 	machine := trustingMachine(t, pub)
 	code, out, errs := runCLI(t, "sync", "--set", "oci://"+ref, "--config", machine)
-	if code != cli.ExitOK || !strings.Contains(out, "signed by trusted key "+packset.KeyID(pub.ID())) {
+	if code != cli.ExitOK || !strings.Contains(out, "signed by trusted key "+lock.KeyID(pub.ID())) {
 		t.Fatalf("sync --set oci://%s = %d\n%s%s", ref, code, out, errs)
 	}
 	if got := machineFingerprint(t, machine); got != want {

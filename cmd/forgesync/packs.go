@@ -13,7 +13,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/internal/cli"
 	"github.com/mjolnir-forge/forgesync/pipeline"
 	"github.com/mjolnir-forge/forgesync/rejection"
-	"github.com/mjolnir-forge/forgesync/sets/packset"
+	"github.com/mjolnir-forge/forgesync/sets/fetch"
 )
 
 // lockWait is how long a command waits for another process holding the
@@ -21,8 +21,8 @@ import (
 const lockWait = 2 * time.Second
 
 // setFetcher is the template of every fetch of a set: the defaults of
-// packset.Fetcher, which tests shorten.
-var setFetcher packset.Fetcher
+// fetch.Fetcher, which tests shorten.
+var setFetcher fetch.Fetcher
 
 // openMachine returns the machine of the command's configuration: its
 // running daemon, or else its state opened under the lock at first use.

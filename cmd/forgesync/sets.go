@@ -17,8 +17,11 @@ import (
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/daemon"
 	"github.com/mjolnir-forge/forgesync/internal/cli"
+	"github.com/mjolnir-forge/forgesync/sets/casync"
+	"github.com/mjolnir-forge/forgesync/sets/export"
+	"github.com/mjolnir-forge/forgesync/sets/fetch"
 	"github.com/mjolnir-forge/forgesync/sets/follow"
-	"github.com/mjolnir-forge/forgesync/sets/packset"
+	"github.com/mjolnir-forge/forgesync/sets/lock"
 )
 
 // signPasswordEnv names the environment variable that holds the password
@@ -32,7 +35,7 @@ type setFlags struct {
 }
 
 func (s *setFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&s.urls, "urls", packset.DefaultURLTemplate, "URL `TEMPLATE` of each archive: {sha256} and {ext} are filled in")
+	fs.StringVar(&s.urls, "urls", export.DefaultURLTemplate, "URL `TEMPLATE` of each archive: {sha256} and {ext} are filled in")
 	fs.StringVar(&s.sign, "sign", "", "sign the lock with this minisign secret key `FILE` (password from $"+signPasswordEnv+")")
 	fs.StringVar(&s.name, "name", "", "the set's `NAME`, free text")
 	fs.StringVar(&s.expires, "expires", "", "machines refuse the lock this `LONG` after now (30d, 72h); export again before to renew it")
@@ -43,15 +46,15 @@ func (s *setFlags) lifetime() (time.Duration, error) {
 	if s.expires == "" {
 		return 0, nil
 	}
-	return packset.ParseLifetime(s.expires)
+	return lock.ParseLifetime(s.expires)
 }
 
 func (s *setFlags) key() (*minisign.PrivateKey, error) {
 	if s.sign == "" {
 		return nil, nil
 	}
-	k, err := packset.ReadSecretKey(s.sign, os.Getenv(signPasswordEnv))
-	if errors.Is(err, packset.ErrKeyEncrypted) {
+	k, err := lock.ReadSecretKey(s.sign, os.Getenv(signPasswordEnv))
+	if errors.Is(err, lock.ErrKeyEncrypted) {
 		return nil, fmt.Errorf("%w: put its password in %s, or make a key without one (minisign -G -W)", err, envVarText(runtime.GOOS, signPasswordEnv))
 	}
 	return &k, err
@@ -87,24 +90,24 @@ func lockCommand() *cli.Command {
 			if err != nil {
 				return e.Fail(err)
 			}
-			l, err := packset.LockFor(sf.name, kept, sf.urls)
+			l, err := export.LockFor(sf.name, kept, sf.urls)
 			if err != nil {
 				return e.Fail(err)
 			}
-			var prev *packset.Lock
+			var prev *lock.Lock
 			if out != "" {
-				prev = packset.PreviousLock(out)
+				prev = lock.PreviousLock(out)
 			}
 			l.Stamp(prev, time.Now(), lifetime)
 			if out == "" {
-				data, err := packset.Encode(l)
+				data, err := lock.Encode(l)
 				if err != nil {
 					return e.Fail(err)
 				}
 				e.Stdout.Write(data)
 				return cli.ExitOK
 			}
-			if _, err := packset.WriteLock(out, l, key); err != nil {
+			if _, err := lock.WriteLock(out, l, key); err != nil {
 				return e.Fail(err)
 			}
 			printSetWritten(e, out, l, key)
@@ -129,10 +132,10 @@ func exportCommand() *cli.Command {
 			sf.register(fs)
 			fs.BoolVar(&prune, "prune", false, "after the new lock is written, remove from DIR/packs the archives it no longer pins, and from DIR/chunks the chunks no kept index uses")
 			fs.BoolVar(&noIndex, "no-index", false, "write no chunk indexes and no chunk store (no delta updates)")
-			fs.StringVar(&chunksURL, "chunks", packset.DefaultChunksURL, "the chunk store's `URL` as the lock names it (relative: beside the lock)")
+			fs.StringVar(&chunksURL, "chunks", export.DefaultChunksURL, "the chunk store's `URL` as the lock names it (relative: beside the lock)")
 		},
 		Run: func(ctx context.Context, e *cli.Env, args []string) int {
-			dir, ref, err := packset.ExportTarget(args[0])
+			dir, ref, err := export.ExportTarget(args[0])
 			if err != nil {
 				return e.Fail(err)
 			}
@@ -155,15 +158,15 @@ func exportCommand() *cli.Command {
 				return e.Fail(err)
 			}
 			if ref != nil {
-				p, err := packset.ExportOCI(ctx, m.Registry(), *ref, sf.name, kept, sf.urls, key, time.Now(), lifetime)
+				p, err := export.ExportOCI(ctx, m.Registry(), *ref, sf.name, kept, sf.urls, key, time.Now(), lifetime)
 				if err != nil {
 					return e.Fail(err)
 				}
 				cli.Show(e, pushedSet(p), writePushed)
 				return cli.ExitOK
 			}
-			var st packset.ExportStats
-			l, err := packset.ExportWith(ctx, dir, kept, packset.ExportOptions{Name: sf.name, Template: sf.urls, Key: key,
+			var st export.ExportStats
+			l, err := export.ExportWith(ctx, dir, kept, export.ExportOptions{Name: sf.name, Template: sf.urls, Key: key,
 				NoIndex: noIndex, ChunksURL: chunksURL, Stats: &st, Lifetime: lifetime})
 			if err != nil {
 				return e.Fail(err)
@@ -171,16 +174,16 @@ func exportCommand() *cli.Command {
 			var removed []string
 			pruned := 0
 			if prune {
-				if removed, err = packset.PruneExport(dir, l); err != nil {
+				if removed, err = export.PruneExport(dir, l); err != nil {
 					return e.Fail(err)
 				}
-				if pruned, err = packset.PruneChunks(dir, l); err != nil {
+				if pruned, err = export.PruneChunks(dir, l); err != nil {
 					return e.Fail(err)
 				}
 			}
-			w := written(filepath.Join(dir, packset.LockName), l, key, removed...)
+			w := written(filepath.Join(dir, lock.LockName), l, key, removed...)
 			w.Indexed, w.ChunksWritten, w.ChunksPruned, w.Repaired = st.Indexed, st.ChunksWritten, pruned, st.Repaired
-			cli.Show(e, w, packset.WriteWritten)
+			cli.Show(e, w, export.WriteWritten)
 			return cli.ExitOK
 		},
 	}
@@ -202,7 +205,7 @@ type pushed struct {
 	Expires *time.Time `json:"expires,omitempty"`
 }
 
-func pushedSet(p *packset.PushedSet) pushed {
+func pushedSet(p *export.PushedSet) pushed {
 	out := pushed{Tagged: p.Pushed.Tagged.String(), Reference: p.Pushed.Reference.String(), Fingerprint: p.Lock.Fingerprint(),
 		Packs: len(p.Lock.Packs), SignedBy: p.SignedBy, Uploaded: p.Pushed.Uploaded, UploadedBytes: p.Pushed.UploadedBytes, Skipped: p.Pushed.Skipped,
 		Serial: p.Lock.Serial}
@@ -220,24 +223,24 @@ func writePushed(w io.Writer, p pushed) error {
 		fmt.Fprintf(w, "signed by key %s (%s)\n", p.SignedBy, "forgepacks.lock.minisig")
 	}
 	if p.Expires != nil {
-		fmt.Fprintln(w, packset.ExpiresLine(*p.Expires))
+		fmt.Fprintln(w, export.ExpiresLine(*p.Expires))
 	}
 	fmt.Fprintf(w, "uploaded %d blobs (%d bytes); %d were in the registry already\n", p.Uploaded, p.UploadedBytes, p.Skipped)
 	_, err := fmt.Fprintln(w, p.Reference)
 	return err
 }
 
-func printSetWritten(e *cli.Env, path string, l *packset.Lock, key *minisign.PrivateKey, removed ...string) {
-	cli.Show(e, written(path, l, key, removed...), packset.WriteWritten)
+func printSetWritten(e *cli.Env, path string, l *lock.Lock, key *minisign.PrivateKey, removed ...string) {
+	cli.Show(e, written(path, l, key, removed...), export.WriteWritten)
 }
 
-func written(path string, l *packset.Lock, key *minisign.PrivateKey, removed ...string) packset.Written {
-	w := packset.Written{Lock: path, Fingerprint: l.Fingerprint(), Packs: len(l.Packs), Removed: removed, Serial: l.Serial}
+func written(path string, l *lock.Lock, key *minisign.PrivateKey, removed ...string) export.Written {
+	w := export.Written{Lock: path, Fingerprint: l.Fingerprint(), Packs: len(l.Packs), Removed: removed, Serial: l.Serial}
 	if !l.Expires.IsZero() {
 		w.Expires = &l.Expires
 	}
 	if key != nil {
-		w.SignedBy = packset.KeyID(key.ID())
+		w.SignedBy = lock.KeyID(key.ID())
 	}
 	return w
 }
@@ -251,7 +254,7 @@ func diffCommand() *cli.Command {
 			m := openMachine(e)
 			defer m.Close()
 			f := m.Fetcher()
-			rep, err := packset.DiffLock(ctx, &f, args[0], e.Config.Sets.TrustedKeys, m.Installed)
+			rep, err := fetch.DiffLock(ctx, &f, args[0], e.Config.Sets.TrustedKeys, m.Installed)
 			if err != nil {
 				return e.Fail(err)
 			}
@@ -259,11 +262,11 @@ func diffCommand() *cli.Command {
 			// The expected delta updates: the new indexes are fetched, never
 			// a chunk; a seed without a kept index is not chunked.
 			if err := rep.EstimateTransfers(ctx, &f, func(sha string) string {
-				return filepath.Join(e.Config.Paths.State, follow.CacheDir, sha+packset.IndexExt)
+				return filepath.Join(e.Config.Paths.State, follow.CacheDir, sha+casync.IndexExt)
 			}); err != nil {
 				fmt.Fprintf(e.Stderr, "forgesync diff: no estimate of the transfer: %v\n", err)
 			}
-			cli.Show(e, rep, packset.WriteDiff)
+			cli.Show(e, rep, fetch.WriteDiff)
 			if !rep.Equal {
 				return cli.ExitInvalid
 			}

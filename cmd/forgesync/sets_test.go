@@ -12,7 +12,7 @@ import (
 	"aead.dev/minisign"
 
 	"github.com/mjolnir-forge/forgesync/internal/cli"
-	"github.com/mjolnir-forge/forgesync/sets/packset"
+	"github.com/mjolnir-forge/forgesync/sets/lock"
 )
 
 // TestLockExportDiff installs two packs, exports the enabled set (signed),
@@ -33,7 +33,7 @@ func TestLockExportDiff(t *testing.T) {
 	if code != cli.ExitOK {
 		t.Fatalf("lock = %d\n%s", code, errs)
 	}
-	l, err := packset.Decode("stdout", []byte(out), packset.DecodeOptions{})
+	l, err := lock.Decode("stdout", []byte(out), lock.DecodeOptions{})
 	if err != nil || len(l.Packs) != 2 || l.Name != "league" || !strings.HasPrefix(l.Packs[0].URLs[0], "packs/") || !strings.HasSuffix(l.Packs[0].URLs[0], ".zip") {
 		t.Fatalf("lock printed %v\n%s", err, out)
 	}
@@ -43,7 +43,7 @@ func TestLockExportDiff(t *testing.T) {
 	keyPath := filepath.Join(t.TempDir(), "host.key")
 	os.WriteFile(keyPath, keyText, 0o600)
 	dir := filepath.Join(t.TempDir(), "published")
-	if code, out, errs := runCLI(t, "export", dir, "--sign", keyPath, "--config", config); code != cli.ExitOK || !strings.Contains(out, "signed by key "+packset.KeyID(pub.ID())) {
+	if code, out, errs := runCLI(t, "export", dir, "--sign", keyPath, "--config", config); code != cli.ExitOK || !strings.Contains(out, "signed by key "+lock.KeyID(pub.ID())) {
 		t.Fatalf("export = %d\n%s%s", code, out, errs)
 	}
 	for _, p := range l.Packs {
@@ -53,7 +53,7 @@ func TestLockExportDiff(t *testing.T) {
 	}
 
 	code, out, errs = runCLI(t, "diff", dir, "--config", config)
-	if code != cli.ExitOK || !strings.Contains(out, "the machine equals the set (2 packs)") || !strings.Contains(out, "signed by key "+packset.KeyID(pub.ID())+" (not checked") {
+	if code != cli.ExitOK || !strings.Contains(out, "the machine equals the set (2 packs)") || !strings.Contains(out, "signed by key "+lock.KeyID(pub.ID())+" (not checked") {
 		t.Fatalf("diff (equal) = %d\n%s%s", code, out, errs)
 	}
 
@@ -102,7 +102,7 @@ func TestLockExportDiff(t *testing.T) {
 	if code, _, errs := runCLI(t, "diff", filepath.Join(dir, "none.lock"), "--config", config); code != cli.ExitFailure {
 		t.Fatalf("diff (missing lock) = %d %s", code, errs)
 	}
-	os.WriteFile(filepath.Join(dir, packset.LockName), []byte("format = \"forgepacks-lock\"\nversion = 7\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, lock.LockName), []byte("format = \"forgepacks-lock\"\nversion = 7\n"), 0o644)
 	if code, _, errs := runCLI(t, "diff", dir, "--config", config); code != cli.ExitFailure || !strings.Contains(errs, ":2: version") {
 		t.Fatalf("diff (bad lock) = %d %s", code, errs)
 	}

@@ -20,7 +20,8 @@ import (
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/internal/cli"
 	"github.com/mjolnir-forge/forgesync/internal/toolcheck"
-	"github.com/mjolnir-forge/forgesync/sets/packset"
+	"github.com/mjolnir-forge/forgesync/sets/fetch"
+	"github.com/mjolnir-forge/forgesync/sets/lock"
 )
 
 // doorPack writes a pack with n door panels and packs it into drop.
@@ -102,8 +103,8 @@ func publishedSet(t *testing.T, packs map[string]int) (string, string) {
 	if code, out, errs := runCLI(t, "export", dir, "--config", config); code != cli.ExitOK {
 		t.Fatalf("export = %d\n%s%s", code, out, errs)
 	}
-	data, _ := os.ReadFile(filepath.Join(dir, packset.LockName))
-	l, err := packset.Decode("lock", data, packset.DecodeOptions{})
+	data, _ := os.ReadFile(filepath.Join(dir, lock.LockName))
+	l, err := lock.Decode("lock", data, lock.DecodeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +119,7 @@ func machineFingerprint(t *testing.T, config string) string {
 	if code != cli.ExitOK {
 		t.Fatalf("lock = %d %s", code, errs)
 	}
-	l, err := packset.Decode("lock", []byte(out), packset.DecodeOptions{Have: packset.HaveAll})
+	l, err := lock.Decode("lock", []byte(out), lock.DecodeOptions{Have: lock.HaveAll})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +129,7 @@ func machineFingerprint(t *testing.T, config string) string {
 // fastFetch makes the CLI's retries quick for the test.
 func fastFetch(t *testing.T) {
 	old := setFetcher
-	setFetcher = packset.Fetcher{InitialDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond, Tries: 2}
+	setFetcher = fetch.Fetcher{InitialDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond, Tries: 2}
 	t.Cleanup(func() { setFetcher = old })
 }
 
@@ -207,7 +208,7 @@ func TestSyncSetFromServer(t *testing.T) {
 	os.Rename(dir2, dir)
 	// Last-Modified has whole seconds: date the new lock after the old.
 	later := time.Now().Add(5 * time.Second)
-	os.Chtimes(filepath.Join(dir, packset.LockName), later, later)
+	os.Chtimes(filepath.Join(dir, lock.LockName), later, later)
 	code, out, errs = runCLI(t, "sync", "--set", srv.URL+"/", "--config", config, "--prune")
 	if code != cli.ExitOK || !strings.Contains(out, "installed gamma-gates 1.0.0") || !strings.Contains(out, "removed beta-gates") || !strings.Contains(out, "enabled alpha-gates") {
 		t.Fatalf("sync --set (changed set) = %d\n%s%s", code, out, errs)
@@ -237,10 +238,10 @@ type faultServer struct {
 
 func (f *faultServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
-	case "/" + packset.LockName:
+	case "/" + lock.LockName:
 		w.Write(f.lock)
 		return
-	case "/" + packset.SignatureName:
+	case "/" + lock.SignatureName:
 		http.NotFound(w, r)
 		return
 	}
@@ -279,8 +280,8 @@ func (f *faultServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // mirrors given, each followed by the archive's file name.
 func lockWith(t *testing.T, dir string, mirrors ...string) []byte {
 	t.Helper()
-	data, _ := os.ReadFile(filepath.Join(dir, packset.LockName))
-	l, err := packset.Decode("lock", data, packset.DecodeOptions{})
+	data, _ := os.ReadFile(filepath.Join(dir, lock.LockName))
+	l, err := lock.Decode("lock", data, lock.DecodeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -291,7 +292,7 @@ func lockWith(t *testing.T, dir string, mirrors ...string) []byte {
 			l.Packs[i].URLs = append(l.Packs[i].URLs, m+"/"+name)
 		}
 	}
-	out, err := packset.Encode(l)
+	out, err := lock.Encode(l)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,7 +312,7 @@ func TestSyncSetFaults(t *testing.T) {
 	closed := httptest.NewServer(http.NotFoundHandler())
 	closedURL := closed.URL
 	closed.Close()
-	empty := packset.Fingerprint(nil)
+	empty := lock.Fingerprint(nil)
 
 	for _, c := range []struct {
 		name    string
@@ -330,7 +331,7 @@ func TestSyncSetFaults(t *testing.T) {
 		{name: "every mirror down", dir: dir, lock: func(s string) []byte { return lockWith(t, dir, closedURL+"/x", s+"/down") }, code: cli.ExitFailure, want: empty,
 			errs: []string{"every mirror failed", closedURL + "/x/", "/down/", "connection refused", "503"}},
 		{name: "wrong fingerprint line", dir: dir, lock: func(s string) []byte {
-			return []byte(strings.Replace(string(lockWith(t, dir, s+"/good")), want, packset.Fingerprint(nil), 1))
+			return []byte(strings.Replace(string(lockWith(t, dir, s+"/good")), want, lock.Fingerprint(nil), 1))
 		}, code: cli.ExitFailure, want: empty, errs: []string{"fingerprint"}},
 		{name: "over 256 doors", dir: bigDir, lock: func(s string) []byte { return lockWith(t, bigDir, s+"/good") }, code: cli.ExitInvalid, want: empty,
 			errs: []string{"many-gates", "more-gates", "256"}},
@@ -397,9 +398,9 @@ func sha256File(t *testing.T, path string) string {
 // mergeSets adds the packs of the set in src to the set in dst.
 func mergeSets(t *testing.T, dst, src string) {
 	t.Helper()
-	read := func(dir string) *packset.Lock {
-		data, _ := os.ReadFile(filepath.Join(dir, packset.LockName))
-		l, err := packset.Decode("lock", data, packset.DecodeOptions{})
+	read := func(dir string) *lock.Lock {
+		data, _ := os.ReadFile(filepath.Join(dir, lock.LockName))
+		l, err := lock.Decode("lock", data, lock.DecodeOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -411,11 +412,11 @@ func mergeSets(t *testing.T, dst, src string) {
 	for _, e := range entries {
 		os.Rename(filepath.Join(src, "packs", e.Name()), filepath.Join(dst, "packs", e.Name()))
 	}
-	data, err := packset.Encode(a)
+	data, err := lock.Encode(a)
 	if err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(dst, packset.LockName), data, 0o644)
+	os.WriteFile(filepath.Join(dst, lock.LockName), data, 0o644)
 }
 
 // TestSyncSetPythonServer: the export folder served by another
@@ -489,11 +490,11 @@ func TestSyncSetSignature(t *testing.T) {
 	}
 	edited := filepath.Join(t.TempDir(), "edited")
 	os.CopyFS(edited, os.DirFS(good))
-	lock, _ := os.ReadFile(filepath.Join(edited, packset.LockName))
-	os.WriteFile(filepath.Join(edited, packset.LockName), append(lock, []byte("# edited\n")...), 0o644)
+	text, _ := os.ReadFile(filepath.Join(edited, lock.LockName))
+	os.WriteFile(filepath.Join(edited, lock.LockName), append(text, []byte("# edited\n")...), 0o644)
 	unsigned := filepath.Join(t.TempDir(), "unsigned")
 	os.CopyFS(unsigned, os.DirFS(good))
-	os.Remove(filepath.Join(unsigned, packset.SignatureName))
+	os.Remove(filepath.Join(unsigned, lock.SignatureName))
 
 	for _, c := range []struct {
 		name, dir string
@@ -520,7 +521,7 @@ func TestSyncSetSignature(t *testing.T) {
 			if c.code != cli.ExitOK && after != before {
 				t.Errorf("a refused lock changed the machine: %s → %s", before, after)
 			}
-			if c.code == cli.ExitOK && (after == before || !strings.Contains(out, "signed by trusted key "+packset.KeyID(pub.ID()))) {
+			if c.code == cli.ExitOK && (after == before || !strings.Contains(out, "signed by trusted key "+lock.KeyID(pub.ID()))) {
 				t.Errorf("the trusted lock: fingerprint %s, output\n%s", after, out)
 			}
 		})
@@ -554,10 +555,10 @@ func TestSyncSetCache(t *testing.T) {
 	}
 	// The first set again, with its server gone: the kept generation's
 	// archives bring it back, nothing is fetched.
-	lock, _ := os.ReadFile(filepath.Join(dir1, packset.LockName))
+	lockText, _ := os.ReadFile(filepath.Join(dir1, lock.LockName))
 	srv1.Close()
-	local := filepath.Join(t.TempDir(), packset.LockName)
-	os.WriteFile(local, []byte(strings.ReplaceAll(string(lock), "packs/", srv1.URL+"/packs/")), 0o644)
+	local := filepath.Join(t.TempDir(), lock.LockName)
+	os.WriteFile(local, []byte(strings.ReplaceAll(string(lockText), "packs/", srv1.URL+"/packs/")), 0o644)
 	code, out, errs := runCLI(t, "sync", "--set", local, "--config", config, "--prune")
 	if code != cli.ExitOK || strings.Contains(out, "downloaded") {
 		t.Fatalf("sync --set (set 1 again, offline) = %d\n%s%s", code, out, errs)
@@ -619,7 +620,7 @@ func TestSyncSetDamagedKeptArchive(t *testing.T) {
 		t.Fatalf("sync --set with the kept archive damaged = %d\n%s%s; want the set applied", code, out, errs)
 	}
 	kept, _ := filepath.Glob(filepath.Join(archives, "alpha-gates-*"))
-	lock, _ := packset.Decode("lock", mustRead(t, filepath.Join(dirA, packset.LockName)), packset.DecodeOptions{Have: packset.HaveAll})
+	lock, _ := lock.Decode("lock", mustRead(t, filepath.Join(dirA, lock.LockName)), lock.DecodeOptions{Have: lock.HaveAll})
 	if len(kept) != 1 || sha256File(t, kept[0]) != lock.Packs[0].SHA256 {
 		t.Fatalf("kept archives %v; want alpha-gates kept again with its pinned bytes", kept)
 	}

@@ -24,7 +24,7 @@ import (
 
 	"github.com/mjolnir-forge/forgesync/lua"
 	"github.com/mjolnir-forge/forgesync/native"
-	"github.com/mjolnir-forge/forgesync/sets/packset"
+	"github.com/mjolnir-forge/forgesync/sets/lock"
 )
 
 // SumsName is the checksum file, in sha256sum's format.
@@ -218,9 +218,9 @@ func Sums(files map[string][]byte) []byte {
 // `minisign -Vm SHA256SUMS` checks), made with the secret key at keyPath
 // (password: "" for a key without one).
 func SignSums(keyPath, password string, sums []byte) ([]byte, error) {
-	key, err := packset.ReadSecretKey(keyPath, password)
+	key, err := lock.ReadSecretKey(keyPath, password)
 	if err != nil {
 		return nil, err
 	}
-	return packset.Sign(key, sums, "file:"+SumsName), nil
+	return lock.Sign(key, sums, "file:"+SumsName), nil
 }

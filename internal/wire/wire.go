@@ -12,7 +12,8 @@ import (
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/native"
 	"github.com/mjolnir-forge/forgesync/rejection"
-	"github.com/mjolnir-forge/forgesync/sets/packset"
+	"github.com/mjolnir-forge/forgesync/sets/fetch"
+	"github.com/mjolnir-forge/forgesync/sets/lock"
 )
 
 // Gates is a version gate in its wire shape; Mods is never nil.
@@ -26,13 +27,13 @@ func Gates(g native.Gates) api.Gates {
 
 // Download is a download's progress in its wire shape: the data of the
 // download event.
-func Download(p packset.Progress) api.Download {
+func Download(p fetch.Progress) api.Download {
 	return api.Download{Pack: p.Pack, URL: p.URL, Done: p.Done, Total: p.Total, Delta: DeltaStats(p.Delta), Fallback: p.Fallback}
 }
 
 // DeltaStats are an archive's delta figures in their wire shape; nil for
 // none.
-func DeltaStats(d *packset.DeltaStats) *api.DeltaStats {
+func DeltaStats(d *fetch.DeltaStats) *api.DeltaStats {
 	if d == nil {
 		return nil
 	}
@@ -41,13 +42,13 @@ func DeltaStats(d *packset.DeltaStats) *api.DeltaStats {
 }
 
 // SetEntry is a pack's identity in a set in its wire shape.
-func SetEntry(e packset.Entry) api.SetEntry {
+func SetEntry(e lock.Entry) api.SetEntry {
 	return api.SetEntry{ID: e.ID, Version: e.Version, SHA256: e.SHA256}
 }
 
 // SetPacks are a machine's installed packs as a set sees them, in their
 // wire shape; never nil.
-func SetPacks(packs []packset.Installed) []api.SetPack {
+func SetPacks(packs []lock.Installed) []api.SetPack {
 	out := make([]api.SetPack, len(packs))
 	for i, p := range packs {
 		out[i] = setPack(p)
@@ -55,13 +56,13 @@ func SetPacks(packs []packset.Installed) []api.SetPack {
 	return out
 }
 
-func setPack(p packset.Installed) api.SetPack {
+func setPack(p lock.Installed) api.SetPack {
 	return api.SetPack{ID: p.ID, Version: p.Version, SHA256: p.SHA256, Enabled: p.Enabled}
 }
 
 // SetDifferences are a machine's differences from a set in their wire
 // shape; never nil.
-func SetDifferences(ds []packset.Difference) []api.SetDifference {
+func SetDifferences(ds []lock.Difference) []api.SetDifference {
 	out := make([]api.SetDifference, len(ds))
 	for i, d := range ds {
 		out[i] = api.SetDifference{Kind: api.DifferenceKind(d.Kind), ID: d.ID}
@@ -78,7 +79,7 @@ func SetDifferences(ds []packset.Difference) []api.SetDifference {
 }
 
 // SetComparison is a machine compared with a set in its wire shape.
-func SetComparison(c packset.Comparison) api.SetComparison {
+func SetComparison(c lock.Comparison) api.SetComparison {
 	return api.SetComparison{Set: c.Set, Machine: c.Machine, Equal: c.Equal, Differences: SetDifferences(c.Differences)}
 }
 

@@ -11,7 +11,8 @@ import (
 	"github.com/mjolnir-forge/forgesync/internal/wire"
 	"github.com/mjolnir-forge/forgesync/native"
 	"github.com/mjolnir-forge/forgesync/rejection"
-	"github.com/mjolnir-forge/forgesync/sets/packset"
+	"github.com/mjolnir-forge/forgesync/sets/fetch"
+	"github.com/mjolnir-forge/forgesync/sets/lock"
 )
 
 // modsFS is a Mods folder with each gating mod's version.txt ("-": none).
@@ -51,15 +52,15 @@ func TestGatesJSON(t *testing.T) {
 // comparison and POST /v1/set/diff answers api's; the two must be the same
 // bytes, every kind of difference, both sides.
 func TestSetComparisonSameJSON(t *testing.T) {
-	installed := []packset.Installed{
+	installed := []lock.Installed{
 		{ID: "a", Version: "1.0.0", SHA256: "aa", Enabled: true},
 		{ID: "b", Version: "2.0.0", SHA256: "bb", Enabled: true},
 		{ID: "c", Version: "1.0.0", SHA256: "cc", Enabled: false},
 		{ID: "d", Version: "1.0.0", SHA256: "dd", Enabled: true},
 	}
-	set := []packset.Entry{{ID: "a", Version: "1.1.0", SHA256: "a2"}, {ID: "b", Version: "2.0.0", SHA256: "b2"},
+	set := []lock.Entry{{ID: "a", Version: "1.1.0", SHA256: "a2"}, {ID: "b", Version: "2.0.0", SHA256: "b2"},
 		{ID: "c", Version: "1.0.0", SHA256: "cc"}, {ID: "e", Version: "0.1.0", SHA256: "ee"}}
-	c := packset.Compare(installed, set)
+	c := lock.Compare(installed, set)
 	if len(c.Differences) != 5 {
 		t.Fatalf("Compare = %+v; want 5 differences", c)
 	}
@@ -79,13 +80,13 @@ func TestSetComparisonSameJSON(t *testing.T) {
 			t.Errorf("difference %d says %q on the wire, %q in packset", i, d.String(), c.Differences[i].String())
 		}
 	}
-	if got, err := json.Marshal(wire.SetComparison(packset.Compare(nil, nil))); err != nil || !strings.Contains(string(got), `"differences":[]`) {
+	if got, err := json.Marshal(wire.SetComparison(lock.Compare(nil, nil))); err != nil || !strings.Contains(string(got), `"differences":[]`) {
 		t.Errorf("an equal comparison = %s, %v; want an empty differences list", got, err)
 	}
 }
 
 func TestDownload(t *testing.T) {
-	p := packset.Progress{Pack: "p", URL: "https://m/p.zip", Done: 3, Total: 9}
+	p := fetch.Progress{Pack: "p", URL: "https://m/p.zip", Done: 3, Total: 9}
 	if got := wire.Download(p); got != (api.Download{Pack: "p", URL: "https://m/p.zip", Done: 3, Total: 9}) {
 		t.Errorf("Download(%+v) = %+v", p, got)
 	}

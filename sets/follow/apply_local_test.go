@@ -8,7 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/mjolnir-forge/forgesync/sets/packset"
+	"github.com/mjolnir-forge/forgesync/sets/fetch"
+	"github.com/mjolnir-forge/forgesync/sets/lock"
 )
 
 // countingServer serves data and counts the requests it answers.
@@ -28,19 +29,19 @@ func countingServer(t *testing.T, data []byte) (*httptest.Server, *atomic.Int64)
 func TestApplyNeverDownloads(t *testing.T) {
 	data := []byte("the bytes of an archive evicted between the download and the apply")
 	srv, requests := countingServer(t, data)
-	lock, _ := lockOf(data, srv.URL+"/a.zip")
+	text, _ := lockOf(data, srv.URL+"/a.zip")
 	w := &fakeWriter{}
 	s, err := New(w, Options{State: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var atApply int64 = -1
-	w.before = func(pin packset.Entry) {
+	w.before = func(pin lock.Entry) {
 		w.before = nil
 		atApply = requests.Load()
 		os.Remove(s.Cache().Path(pin.SHA256))
 	}
-	_, err = s.SyncSet(t.Context(), Request{Lock: []byte(lock)})
+	_, err = s.SyncSet(t.Context(), Request{Lock: []byte(text)})
 	if !errors.Is(err, ErrArchiveGone) {
 		t.Errorf("Sync(archive gone during the apply) = %v; want %v", err, ErrArchiveGone)
 	}
@@ -57,21 +58,21 @@ func TestApplyNeverDownloads(t *testing.T) {
 func TestApplyPinsItsArchives(t *testing.T) {
 	data := []byte("the bytes of an archive that an eviction during the apply must keep")
 	srv, requests := countingServer(t, data)
-	lock, _ := lockOf(data, srv.URL+"/a.zip")
+	text, _ := lockOf(data, srv.URL+"/a.zip")
 	w := &fakeWriter{}
 	s, err := New(w, Options{State: t.TempDir(), CacheMax: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var atApply int64 = -1
-	w.before = func(pin packset.Entry) {
+	w.before = func(pin lock.Entry) {
 		w.before = nil
 		atApply = requests.Load()
 		if removed, err := s.Cache().Evict(nil); err != nil || len(removed) != 0 {
 			t.Errorf("Evict during the apply = %v, %v; want nothing removed", removed, err)
 		}
 	}
-	if _, err := s.SyncSet(t.Context(), Request{Lock: []byte(lock)}); err != nil {
+	if _, err := s.SyncSet(t.Context(), Request{Lock: []byte(text)}); err != nil {
 		t.Fatalf("Sync(eviction during the apply) = %v", err)
 	}
 	if got := requests.Load(); got != atApply {
@@ -86,17 +87,17 @@ func TestApplyPinsItsArchives(t *testing.T) {
 // passes it as it is, and the sync reads that source, not Source again.
 func TestSyncFromParsedSource(t *testing.T) {
 	data := []byte("the bytes of an archive of a set named by a parsed source")
-	var lock string
+	var served string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/set/"+packset.LockName {
-			w.Write([]byte(lock))
+		if r.URL.Path == "/set/"+lock.LockName {
+			w.Write([]byte(served))
 			return
 		}
 		w.Write(data)
 	}))
 	defer srv.Close()
-	lock, _ = lockOf(data, srv.URL+"/a.zip")
-	src, err := packset.LockSource(srv.URL + "/set/")
+	served, _ = lockOf(data, srv.URL+"/a.zip")
+	src, err := fetch.LockSource(srv.URL + "/set/")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,8 @@ import (
 	"time"
 
 	"github.com/mjolnir-forge/forgesync/api"
-	"github.com/mjolnir-forge/forgesync/sets/packset"
+	"github.com/mjolnir-forge/forgesync/sets/fetch"
+	"github.com/mjolnir-forge/forgesync/sets/lock"
 )
 
 // noPassword fails the test when the file or any value holds the password.
@@ -38,7 +39,7 @@ func noPassword(t *testing.T, path string, values map[string]any) {
 func TestFollowedLockWithPasswords(t *testing.T) {
 	data := []byte("the bytes of an archive behind a password, followed")
 	var mu sync.Mutex
-	var lock string
+	var served string
 	var conditional []string // If-None-Match of each request of the lock
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if u, p, ok := r.BasicAuth(); !ok || u != "user" || p != "s3cret" {
@@ -55,7 +56,7 @@ func TestFollowedLockWithPasswords(t *testing.T) {
 				return
 			}
 			w.Header().Set("ETag", `"v1"`)
-			w.Write([]byte(lock))
+			w.Write([]byte(served))
 		case "/a.zip":
 			w.Write(data)
 		default:
@@ -64,8 +65,8 @@ func TestFollowedLockWithPasswords(t *testing.T) {
 	}))
 	defer srv.Close()
 	authed := "http://user:s3cret@" + srv.Listener.Addr().String()
-	lock, _ = lockOf(data, authed+"/a.zip")
-	lock = strings.Replace(lock, "version = 1\n", "version = 1\nchunks = [\""+authed+"/chunks/\"]\n", 1)
+	served, _ = lockOf(data, authed+"/a.zip")
+	served = strings.Replace(served, "version = 1\n", "version = 1\nchunks = [\""+authed+"/chunks/\"]\n", 1)
 	state := t.TempDir()
 	w := &fakeWriter{}
 	opts := Options{State: state, Follow: authed + "/set/"}
@@ -118,10 +119,10 @@ func TestFollowedLockWithPasswords(t *testing.T) {
 func TestOldRecordLosesItsPasswords(t *testing.T) {
 	data := []byte("the bytes of an archive an older version recorded")
 	authed := "http://user:s3cret@mirror.example.org"
-	lock, e := lockOf(data, authed+"/a.zip")
+	text, e := lockOf(data, authed+"/a.zip")
 	state := t.TempDir()
-	old := Record{Format: recordFormat, Source: authed + "/set/forgepacks.lock", Fingerprint: packset.Fingerprint([]packset.Entry{e}),
-		Lock: lock, Signature: "untrusted comment: signature\n", Validators: packset.Validators{ETag: `"v1"`},
+	old := Record{Format: recordFormat, Source: authed + "/set/forgepacks.lock", Fingerprint: lock.Fingerprint([]lock.Entry{e}),
+		Lock: text, Signature: "untrusted comment: signature\n", Validators: fetch.Validators{ETag: `"v1"`},
 		LastCheck: &StoredCheck{Time: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Source: authed + "/set/forgepacks.lock", Result: api.CheckFailed,
 			Error: "download failed: " + authed + "/a.zip: HTTP 503", Fallbacks: []string{"held-pack: chunk index " + authed + "/a.caibx: HTTP 404"}}}
 	b, _ := json.MarshalIndent(old, "", "  ")
@@ -129,7 +130,7 @@ func TestOldRecordLosesItsPasswords(t *testing.T) {
 	if err := os.WriteFile(path, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	installed := []packset.Installed{{ID: e.ID, Version: e.Version, SHA256: e.SHA256, Enabled: true}}
+	installed := []lock.Installed{{ID: e.ID, Version: e.Version, SHA256: e.SHA256, Enabled: true}}
 	s, err := New(&fakeWriter{installed: installed}, Options{State: state})
 	if err != nil {
 		t.Fatal(err)
@@ -138,7 +139,7 @@ func TestOldRecordLosesItsPasswords(t *testing.T) {
 	if st := s.Status(installed); st == nil || !st.Equal || st.Fingerprint != old.Fingerprint {
 		t.Errorf("Status = %+v; want the recorded set, equal to the machine", st)
 	}
-	if rec := s.Record(); rec.Validators != (packset.Validators{}) || rec.Signature != "" {
+	if rec := s.Record(); rec.Validators != (fetch.Validators{}) || rec.Signature != "" {
 		t.Errorf("record = %+v; want no validators nor signature for a lock no longer as it came", rec)
 	}
 }

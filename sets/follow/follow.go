@@ -4,7 +4,7 @@
 // (state/cache/), applying the set through the pipeline's single writer as
 // one transaction, following [sets] source, and remembering the set in
 // state/set.json so that a check with nothing new costs one conditional
-// request and publishes nothing. It is the glue between packset (which
+// request and publishes nothing. It is the glue between sets/fetch (which
 // knows nothing of the pipeline) and the pipeline (which knows nothing of
 // HTTP); the daemon serves it through [Backend].
 package follow
@@ -36,7 +36,9 @@ import (
 	"github.com/mjolnir-forge/forgesync/internal/strictjson"
 	"github.com/mjolnir-forge/forgesync/internal/wire"
 	"github.com/mjolnir-forge/forgesync/pipeline"
-	"github.com/mjolnir-forge/forgesync/sets/packset"
+	"github.com/mjolnir-forge/forgesync/sets/casync"
+	"github.com/mjolnir-forge/forgesync/sets/fetch"
+	"github.com/mjolnir-forge/forgesync/sets/lock"
 )
 
 // Names under the state folder.
@@ -44,7 +46,7 @@ const (
 	// RecordName is the file that remembers the set (state/set.json).
 	RecordName = "set.json"
 	// maxRecordBytes bounds RecordName: the set's lock and a few fields.
-	maxRecordBytes = 4 * packset.MaxLockBytes
+	maxRecordBytes = 4 * lock.MaxLockBytes
 	// CacheDir is the folder of downloaded archives (state/cache/).
 	CacheDir = "cache"
 	// recordFormat is the format key of set.json.
@@ -58,8 +60,8 @@ const downloadEvery = 100 * time.Millisecond
 // installed: a [pipeline.Pipeline] in a command that holds the state, the
 // [pipeline.Runner] in the daemon.
 type Writer interface {
-	ApplySet(ctx context.Context, pins []packset.Entry, opts pipeline.SetOptions) (*pipeline.Summary, error)
-	Installed() ([]packset.Installed, error)
+	ApplySet(ctx context.Context, pins []lock.Entry, opts pipeline.SetOptions) (*pipeline.Summary, error)
+	Installed() ([]lock.Installed, error)
 }
 
 // Options configure a Syncer.
@@ -76,7 +78,7 @@ type Options struct {
 	CacheMax int64
 	// Fetcher is the template of every fetch (client, tries, delays); its
 	// Dir and Progress are set by the Syncer.
-	Fetcher packset.Fetcher
+	Fetcher fetch.Fetcher
 	// Events, when set, receives set-checked, download and set-applied.
 	Events func(api.EventData)
 	Log    *slog.Logger
@@ -88,10 +90,10 @@ type Options struct {
 // signature (then relative URLs have nothing to resolve against).
 type Request struct {
 	Source string // a path, folder, file: or http(s) URL, or oci:// reference
-	// From is Source as packset.LockSource read it, for a caller that
+	// From is Source as fetch.LockSource read it, for a caller that
 	// did so already: the source is then not read a second time. When
 	// set, Source is ignored.
-	From      packset.Source
+	From      fetch.Source
 	Lock      []byte
 	Signature []byte
 	Prune     bool
@@ -102,20 +104,20 @@ type Request struct {
 }
 
 // remote reports whether the lock is read from a source, not given.
-func (r Request) remote() bool { return r.Source != "" || r.From != (packset.Source{}) }
+func (r Request) remote() bool { return r.Source != "" || r.From != (fetch.Source{}) }
 
 // Record is what state/set.json remembers of the last set read: the lock
 // itself (so that a 304 needs nothing more), the server's validators, and
 // the last check and apply.
 type Record struct {
-	Format      string             `json:"format"`
-	Source      string             `json:"source"`
-	Name        string             `json:"name,omitempty"`
-	Fingerprint string             `json:"fingerprint"`
-	Lock        string             `json:"lock"`
-	Signature   string             `json:"signature,omitempty"`
-	Validators  packset.Validators `json:"validators"`
-	SignedBy    string             `json:"signed_by,omitempty"`
+	Format      string           `json:"format"`
+	Source      string           `json:"source"`
+	Name        string           `json:"name,omitempty"`
+	Fingerprint string           `json:"fingerprint"`
+	Lock        string           `json:"lock"`
+	Signature   string           `json:"signature,omitempty"`
+	Validators  fetch.Validators `json:"validators"`
+	SignedBy    string           `json:"signed_by,omitempty"`
 	// Applied is the fingerprint of the set last applied whole from
 	// Source.
 	Applied   string       `json:"applied,omitempty"`
@@ -128,7 +130,7 @@ type Record struct {
 	// Serials are the freshest lock applied from each source, by source
 	// (at most maxSerials, the oldest forgotten first): a lock from there
 	// with a lower serial is a replay (SPEC §10.2c).
-	Serials map[string]packset.Applied `json:"serials,omitempty"`
+	Serials map[string]lock.Applied `json:"serials,omitempty"`
 }
 
 // maxSerials bounds Record.Serials: a machine follows one source, and a
@@ -138,7 +140,7 @@ const maxSerials = 256
 // view is the record and its decoded pins, for readers.
 type view struct {
 	rec  Record
-	pins []packset.Entry
+	pins []lock.Entry
 }
 
 // Syncer makes a machine equal to a pack set. Its methods are safe for
@@ -149,7 +151,7 @@ type view struct {
 type Syncer struct {
 	opts  Options
 	w     Writer
-	cache *packset.Cache
+	cache *fetch.Cache
 	mu    sync.Mutex // serialises syncs, the record file and eviction
 	// since is when the running sync started (Unix nanoseconds), 0 when
 	// none runs; set and cleared while holding mu.
@@ -167,7 +169,7 @@ func New(w Writer, opts Options) (*Syncer, error) {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
-	cache, err := packset.NewCache(filepath.Join(opts.State, CacheDir), opts.CacheMax, opts.Now)
+	cache, err := fetch.NewCache(filepath.Join(opts.State, CacheDir), opts.CacheMax, opts.Now)
 	if err != nil {
 		return nil, err
 	}
@@ -190,7 +192,7 @@ func New(w Writer, opts Options) (*Syncer, error) {
 		v.rec = rec
 		// A record of an older version may hold a password: it goes now.
 		scrubbed := v.rec.scrub()
-		if l, err := packset.Decode(v.rec.Source, []byte(v.rec.Lock), packset.DecodeOptions{Have: packset.HaveAll}); err == nil {
+		if l, err := lock.Decode(v.rec.Source, []byte(v.rec.Lock), lock.DecodeOptions{Have: lock.HaveAll}); err == nil {
 			v.pins = l.Entries()
 		}
 		if scrubbed {
@@ -228,7 +230,7 @@ func decodeRecord(data []byte) (Record, error) {
 func (s *Syncer) recordPath() string { return filepath.Join(s.opts.State, RecordName) }
 
 // Cache returns the cache of downloaded archives.
-func (s *Syncer) Cache() *packset.Cache { return s.cache }
+func (s *Syncer) Cache() *fetch.Cache { return s.cache }
 
 // Record returns a copy of what set.json holds.
 func (s *Syncer) Record() Record { return s.view.Load().rec }
@@ -240,7 +242,7 @@ func (s *Syncer) emit(d api.EventData) {
 }
 
 // save writes the record and publishes it to readers.
-func (s *Syncer) save(rec Record, pins []packset.Entry) error {
+func (s *Syncer) save(rec Record, pins []lock.Entry) error {
 	rec.Format = recordFormat
 	data, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
@@ -329,8 +331,8 @@ func (s *Syncer) SyncSet(ctx context.Context, req Request) (*api.SetSyncResult, 
 // the apply, which then changes nothing; the pipeline checks every
 // archive's SHA-256 as it unpacks it, so bytes changed meanwhile fail it
 // too.
-func (s *Syncer) archiveSource(byHash map[string]packset.Pack, verified map[string]bool) pipeline.ArchiveSource {
-	return func(_ context.Context, pin packset.Entry) (string, error) {
+func (s *Syncer) archiveSource(byHash map[string]lock.Pack, verified map[string]bool) pipeline.ArchiveSource {
+	return func(_ context.Context, pin lock.Entry) (string, error) {
 		p, ok := byHash[pin.SHA256]
 		if !ok {
 			return "", fmt.Errorf("the set does not pin sha256 %s", pin.SHA256)
@@ -353,9 +355,9 @@ func (s *Syncer) archiveSource(byHash map[string]packset.Pack, verified map[stri
 // recording each download in res. It returns l's packs by SHA-256, and the
 // SHA-256 of each archive it verified in the cache: every byte the apply
 // may need from the cache.
-func (s *Syncer) download(ctx context.Context, src packset.Source, l *packset.Lock, kept keptSet, res *api.SetSyncResult) (map[string]packset.Pack, map[string]bool, error) {
-	byHash, verified := map[string]packset.Pack{}, map[string]bool{}
-	var lacking []packset.Pack
+func (s *Syncer) download(ctx context.Context, src fetch.Source, l *lock.Lock, kept keptSet, res *api.SetSyncResult) (map[string]lock.Pack, map[string]bool, error) {
+	byHash, verified := map[string]lock.Pack{}, map[string]bool{}
+	var lacking []lock.Pack
 	for _, p := range l.Packs {
 		byHash[p.SHA256] = p
 		if kept[store.KeptKey(p.ID, p.Version, p.SHA256)] && s.keptUsable(p) {
@@ -388,8 +390,8 @@ func (s *Syncer) download(ctx context.Context, src packset.Source, l *packset.Lo
 // bytes changed on disk (the cache's copy is the same file, and a fetch
 // heals only the cache's name) is fetched again, and the apply replaces
 // it, rather than failing every sync on it.
-func (s *Syncer) keptUsable(p packset.Pack) bool {
-	if installed, err := s.w.Installed(); err == nil && slices.ContainsFunc(installed, func(in packset.Installed) bool {
+func (s *Syncer) keptUsable(p lock.Pack) bool {
+	if installed, err := s.w.Installed(); err == nil && slices.ContainsFunc(installed, func(in lock.Installed) bool {
 		return in.ID == p.ID && in.SHA256 == p.SHA256
 	}) {
 		return true
@@ -399,7 +401,7 @@ func (s *Syncer) keptUsable(p packset.Pack) bool {
 		return false
 	}
 	path := filepath.Join(s.opts.State, store.ArchivesDir, names[store.KeptKey(p.ID, p.Version, p.SHA256)])
-	if err := packset.VerifyFile(path, p.Size, p.SHA256); err != nil {
+	if err := lock.VerifyFile(path, p.Size, p.SHA256); err != nil {
 		s.opts.Log.Warn("a kept archive is damaged; fetching it again", "pack", p.ID, "version", p.Version, "err", err)
 		return false
 	}
@@ -408,7 +410,7 @@ func (s *Syncer) keptUsable(p packset.Pack) bool {
 
 // addDelta counts a fetch's delta update, or its fallback, into the
 // check, for status.
-func addDelta(c *api.SetCheck, r packset.Result) {
+func addDelta(c *api.SetCheck, r fetch.Result) {
 	if r.Fallback != "" {
 		c.Fallbacks = append(c.Fallbacks, r.Pack.ID+": "+r.Fallback)
 	}
@@ -432,16 +434,16 @@ func addDelta(c *api.SetCheck, r packset.Result) {
 // or as given in the request.
 // For a set in an OCI registry, layers are its manifest's blobs (nil when
 // the manifest did not change).
-func (s *Syncer) readLock(ctx context.Context, req Request, rec Record, check *api.SetCheck) (src packset.Source, data, sig []byte, val packset.Validators, layers map[string]int64, err error) {
+func (s *Syncer) readLock(ctx context.Context, req Request, rec Record, check *api.SetCheck) (src fetch.Source, data, sig []byte, val fetch.Validators, layers map[string]int64, err error) {
 	if req.remote() {
-		if src = req.From; src == (packset.Source{}) {
-			if src, err = packset.LockSource(req.Source); err != nil {
+		if src = req.From; src == (fetch.Source{}) {
+			if src, err = fetch.LockSource(req.Source); err != nil {
 				return src, nil, nil, val, nil, fmt.Errorf("%w: %w", ErrLock, err)
 			}
 		}
 		// The source is shown, stored and compared without its password.
 		check.Source = src.Redacted()
-		var prev packset.Validators
+		var prev fetch.Validators
 		if rec.Source == check.Source && rec.Lock != "" {
 			prev = rec.Validators
 		}
@@ -480,7 +482,7 @@ func (s *Syncer) sync(ctx context.Context, req Request, res *api.SetSyncResult) 
 	if err != nil {
 		return err
 	}
-	verification, err := packset.Verify(data, sig, s.opts.TrustedKeys)
+	verification, err := lock.Verify(data, sig, s.opts.TrustedKeys)
 	if err != nil {
 		return fmt.Errorf("%w: %s: %w", ErrLock, check.Source, err)
 	}
@@ -493,16 +495,16 @@ func (s *Syncer) sync(ctx context.Context, req Request, res *api.SetSyncResult) 
 	if src.OCI != "" {
 		// A set in a registry has every archive as a blob (CheckLayers),
 		// whatever URLs its lock names.
-		have = packset.HaveAll
+		have = lock.HaveAll
 	}
-	// A lock given as text names no local file (packset.DecodeOptions).
-	l, err := packset.Decode(check.Source, data, packset.DecodeOptions{Have: have, Given: !req.remote()})
+	// A lock given as text names no local file (lock.DecodeOptions).
+	l, err := lock.Decode(check.Source, data, lock.DecodeOptions{Have: have, Given: !req.remote()})
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrLock, err)
 	}
 	if layers != nil {
 		// Before the record remembers this manifest as read.
-		if err := packset.CheckLayers(check.Source, l, layers); err != nil {
+		if err := fetch.CheckLayers(check.Source, l, layers); err != nil {
 			return fmt.Errorf("%w: %w", ErrLock, err)
 		}
 	}
@@ -562,7 +564,7 @@ func (s *Syncer) sync(ctx context.Context, req Request, res *api.SetSyncResult) 
 // and the server's validators val; without the passwords its URLs may
 // hold, see storedLock), keeping what rec, the record before, says of the
 // same source, and returns the new record.
-func (s *Syncer) remember(rec Record, src packset.Source, l *packset.Lock, fingerprint, signedBy string, data, sig []byte, val packset.Validators) (Record, error) {
+func (s *Syncer) remember(rec Record, src fetch.Source, l *lock.Lock, fingerprint, signedBy string, data, sig []byte, val fetch.Validators) (Record, error) {
 	nr := Record{Source: src.Redacted(), Name: l.Name, Fingerprint: fingerprint, SignedBy: signedBy,
 		Serial: l.Serial, Expires: timeOrNil(l.Expires), Serials: rec.Serials}
 	nr.Lock, nr.Signature, nr.Validators, _ = storedLock(nr.Source, data, sig, val)
@@ -578,21 +580,21 @@ func (s *Syncer) remember(rec Record, src packset.Source, l *packset.Lock, finge
 // checkFresh refuses a lock past its expires and, for one read from a
 // source, one older than the freshest applied from there (SPEC §10.2c).
 // A lock given as text has no source to compare with.
-func (s *Syncer) checkFresh(source string, l *packset.Lock, rec Record, remote bool) error {
+func (s *Syncer) checkFresh(source string, l *lock.Lock, rec Record, remote bool) error {
 	if err := l.CheckExpiry(s.opts.Now()); err != nil {
 		return fmt.Errorf("%s: %w", source, err)
 	}
 	if !remote {
 		return nil
 	}
-	return packset.CheckSerial(source, l, rec.Serials[source])
+	return lock.CheckSerial(source, l, rec.Serials[source])
 }
 
 // recordApplied records that the set l, read from the record's source,
 // was checked and the machine equals it: when it changed the machine,
 // applied as generation gen; with its serial, the freshest applied from
 // there.
-func (s *Syncer) recordApplied(check *api.SetCheck, gen int, l *packset.Lock) error {
+func (s *Syncer) recordApplied(check *api.SetCheck, gen int, l *lock.Lock) error {
 	rec := s.view.Load().rec
 	rec.Applied = check.Fingerprint
 	if check.Result == api.CheckApplied {
@@ -602,9 +604,9 @@ func (s *Syncer) recordApplied(check *api.SetCheck, gen int, l *packset.Lock) er
 		// A copy: readers hold the published record's map.
 		rec.Serials = maps.Clone(rec.Serials)
 		if rec.Serials == nil {
-			rec.Serials = map[string]packset.Applied{}
+			rec.Serials = map[string]lock.Applied{}
 		}
-		rec.Serials[rec.Source] = packset.Applied{Serial: l.Serial, Fingerprint: check.Fingerprint, Time: check.Time}
+		rec.Serials[rec.Source] = lock.Applied{Serial: l.Serial, Fingerprint: check.Fingerprint, Time: check.Time}
 		forgetOldest(rec.Serials, maxSerials)
 	}
 	return s.save(rec, l.Entries())
@@ -612,7 +614,7 @@ func (s *Syncer) recordApplied(check *api.SetCheck, gen int, l *packset.Lock) er
 
 // forgetOldest removes the entries applied longest ago until at most n
 // are left.
-func forgetOldest(m map[string]packset.Applied, n int) {
+func forgetOldest(m map[string]lock.Applied, n int) {
 	for len(m) > n {
 		oldest := ""
 		for k, a := range m {
@@ -637,22 +639,22 @@ func timeOrNil(t time.Time) *time.Time {
 // last). A pack that names a chunk index is rebuilt from the archive of
 // the version installed, when the machine keeps it, plus chunks (SPEC
 // §10.2a); see [Syncer.seeds].
-func (s *Syncer) fetch(ctx context.Context, base packset.Source, l *packset.Lock, packs []packset.Pack) ([]packset.Result, error) {
+func (s *Syncer) fetch(ctx context.Context, base fetch.Source, l *lock.Lock, packs []lock.Pack) ([]fetch.Result, error) {
 	f := s.opts.Fetcher
 	f.Dir = s.cache.Dir()
-	if slices.ContainsFunc(packs, func(p packset.Pack) bool { return p.Index != nil }) {
+	if slices.ContainsFunc(packs, func(p lock.Pack) bool { return p.Index != nil }) {
 		seeds, err := s.seeds()
 		if err != nil {
 			// Without seeds every archive comes whole: a slower sync, not
 			// a failed one.
 			s.opts.Log.Warn("no seeds for delta updates", "err", err)
 		}
-		f.Delta = &packset.Delta{Chunks: l.Chunks, Seeds: seeds, IndexPath: s.indexPath, Log: s.opts.Log}
+		f.Delta = &fetch.Delta{Chunks: l.Chunks, Seeds: seeds, IndexPath: s.indexPath, Log: s.opts.Log}
 	}
 	if s.opts.Events != nil {
 		var mu sync.Mutex
 		last := map[string]time.Time{}
-		f.Progress = func(p packset.Progress) {
+		f.Progress = func(p fetch.Progress) {
 			mu.Lock()
 			now := time.Now()
 			due := p.Done == p.Total || now.Sub(last[p.Pack]) >= downloadEvery
@@ -670,7 +672,7 @@ func (s *Syncer) fetch(ctx context.Context, base packset.Source, l *packset.Lock
 
 // indexPath is where the chunk index of the archive with this SHA-256 is
 // kept: beside the archives of the cache, as <sha256>.caibx.
-func (s *Syncer) indexPath(sha string) string { return s.cache.Path(sha) + packset.IndexExt }
+func (s *Syncer) indexPath(sha string) string { return s.cache.Path(sha) + casync.IndexExt }
 
 // seeds returns, for a pack of a set, the archive of the version of the
 // same pack id that the machine has installed (enabled or not; SPEC
@@ -679,7 +681,7 @@ func (s *Syncer) indexPath(sha string) string { return s.cache.Path(sha) + packs
 // and kept generations need) or in the cache. The cache knows no pack ids,
 // so the installed state names the archive by its SHA-256. The seed's
 // index is kept in the cache as <sha256>.caibx.
-func (s *Syncer) seeds() (func(packset.Pack) []packset.Seed, error) {
+func (s *Syncer) seeds() (func(lock.Pack) []fetch.Seed, error) {
 	installed, err := s.w.Installed()
 	if err != nil {
 		return nil, fmt.Errorf("installed packs: %w", err)
@@ -688,8 +690,8 @@ func (s *Syncer) seeds() (func(packset.Pack) []packset.Seed, error) {
 	if err != nil {
 		return nil, err
 	}
-	return func(p packset.Pack) []packset.Seed {
-		var out []packset.Seed
+	return func(p lock.Pack) []fetch.Seed {
+		var out []fetch.Seed
 		for _, in := range installed {
 			if in.ID != p.ID || in.SHA256 == p.SHA256 {
 				continue
@@ -701,7 +703,7 @@ func (s *Syncer) seeds() (func(packset.Pack) []packset.Seed, error) {
 				path = s.cache.Path(in.SHA256)
 			}
 			if path != "" {
-				out = append(out, packset.Seed{Path: path, Index: s.indexPath(in.SHA256)})
+				out = append(out, fetch.Seed{Path: path, Index: s.indexPath(in.SHA256)})
 			}
 		}
 		return out
@@ -796,9 +798,9 @@ func (s *Syncer) Run(ctx context.Context, interval time.Duration) error {
 	defer t.Stop()
 	for {
 		if _, err := s.Check(ctx); errors.Is(err, ErrSyncRunning) {
-			s.opts.Log.Info("pack set check skipped: a sync is running", "source", packset.Redact(s.opts.Follow))
+			s.opts.Log.Info("pack set check skipped: a sync is running", "source", lock.Redact(s.opts.Follow))
 		} else if err != nil && ctx.Err() == nil {
-			s.opts.Log.Warn("pack set check failed; tried again at the next one", "source", packset.Redact(s.opts.Follow), "err", err)
+			s.opts.Log.Warn("pack set check failed; tried again at the next one", "source", lock.Redact(s.opts.Follow), "err", err)
 		}
 		select {
 		case <-ctx.Done():
@@ -810,40 +812,40 @@ func (s *Syncer) Run(ctx context.Context, interval time.Duration) error {
 
 // Status says how the machine stands against its set: nil when it has
 // none.
-func (s *Syncer) Status(installed []packset.Installed) *api.SetStatus {
+func (s *Syncer) Status(installed []lock.Installed) *api.SetStatus {
 	v := s.view.Load()
 	if v.rec.Source == "" && s.opts.Follow == "" {
 		return nil
 	}
 	st := &api.SetStatus{Source: v.rec.Source, Name: v.rec.Name, Fingerprint: v.rec.Fingerprint, SignedBy: v.rec.SignedBy,
 		Following: s.opts.Follow != "", LastCheck: wireCheck(v.rec.LastCheck), LastApply: wireApply(v.rec.LastApply),
-		Machine: packset.MachineFingerprint(installed), Differences: []api.SetDifference{}, Serial: v.rec.Serial, Expires: v.rec.Expires}
+		Machine: lock.MachineFingerprint(installed), Differences: []api.SetDifference{}, Serial: v.rec.Serial, Expires: v.rec.Expires}
 	if st.Source == "" {
-		st.Source = packset.Redact(s.opts.Follow)
+		st.Source = lock.Redact(s.opts.Follow)
 	}
 	if v.rec.Lock != "" {
-		c := packset.Compare(installed, v.pins)
+		c := lock.Compare(installed, v.pins)
 		st.Equal, st.Differences = c.Equal, wire.SetDifferences(c.Differences)
 	}
 	return st
 }
 
 // Warnings are what status warns of the set: that it expires within
-// packset.ExpiryWarning, or has expired (SPEC §10.2c).
+// lock.ExpiryWarning, or has expired (SPEC §10.2c).
 func (s *Syncer) Warnings() []string {
 	rec := s.view.Load().rec
 	if rec.Expires == nil {
 		return nil
 	}
-	if note := packset.ExpiryNote(*rec.Expires, s.opts.Now()); note != "" {
+	if note := lock.ExpiryNote(*rec.Expires, s.opts.Now()); note != "" {
 		return []string{rec.Source + ": " + note}
 	}
 	return nil
 }
 
 // Info is the answer of GET /v1/set.
-func (s *Syncer) Info(installed []packset.Installed) api.SetInfo {
-	info := api.SetInfo{Fingerprint: packset.MachineFingerprint(installed), Packs: wire.SetPacks(installed), Set: s.Status(installed)}
+func (s *Syncer) Info(installed []lock.Installed) api.SetInfo {
+	info := api.SetInfo{Fingerprint: lock.MachineFingerprint(installed), Packs: wire.SetPacks(installed), Set: s.Status(installed)}
 	if info.Set != nil {
 		info.Source, info.SignedBy, info.LastCheck, info.LastApply = info.Set.Source, info.Set.SignedBy, info.Set.LastCheck, info.Set.LastApply
 	}
@@ -852,12 +854,12 @@ func (s *Syncer) Info(installed []packset.Installed) api.SetInfo {
 
 // Diff compares the machine with a lock given as TOML, or as the same in
 // JSON (POST /v1/set/diff).
-func Diff(installed []packset.Installed, body []byte) (api.SetComparison, error) {
-	l, err := DecodeBody("request body", body, packset.DecodeOptions{Have: packset.HaveAll})
+func Diff(installed []lock.Installed, body []byte) (api.SetComparison, error) {
+	l, err := DecodeBody("request body", body, lock.DecodeOptions{Have: lock.HaveAll})
 	if err != nil {
 		return api.SetComparison{}, err
 	}
-	return wire.SetComparison(packset.Compare(installed, l.Entries())), nil
+	return wire.SetComparison(lock.Compare(installed, l.Entries())), nil
 }
 
 var (

@@ -18,17 +18,17 @@ import (
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/internal/errkind"
 	"github.com/mjolnir-forge/forgesync/pipeline"
-	"github.com/mjolnir-forge/forgesync/sets/packset"
+	"github.com/mjolnir-forge/forgesync/sets/lock"
 )
 
 // fakeWriter applies a set by remembering it.
 type fakeWriter struct {
-	installed []packset.Installed
+	installed []lock.Installed
 	// before, when set, runs before each archive is asked for.
-	before func(pin packset.Entry)
+	before func(pin lock.Entry)
 }
 
-func (w *fakeWriter) ApplySet(ctx context.Context, pins []packset.Entry, opts pipeline.SetOptions) (*pipeline.Summary, error) {
+func (w *fakeWriter) ApplySet(ctx context.Context, pins []lock.Entry, opts pipeline.SetOptions) (*pipeline.Summary, error) {
 	for _, p := range pins {
 		if w.before != nil {
 			w.before(p)
@@ -48,17 +48,17 @@ func (w *fakeWriter) ApplySet(ctx context.Context, pins []packset.Entry, opts pi
 	}
 	w.installed = w.installed[:0]
 	for _, p := range pins {
-		w.installed = append(w.installed, packset.Installed{ID: p.ID, Version: p.Version, SHA256: p.SHA256, Enabled: true})
+		w.installed = append(w.installed, lock.Installed{ID: p.ID, Version: p.Version, SHA256: p.SHA256, Enabled: true})
 	}
 	return &pipeline.Summary{}, nil
 }
 
-func (w *fakeWriter) Installed() ([]packset.Installed, error) { return w.installed, nil }
+func (w *fakeWriter) Installed() ([]lock.Installed, error) { return w.installed, nil }
 
 // lockOf returns a lock of one pack with these bytes at these URLs.
-func lockOf(data []byte, urls ...string) (string, packset.Entry) {
+func lockOf(data []byte, urls ...string) (string, lock.Entry) {
 	sum := sha256.Sum256(data)
-	e := packset.Entry{ID: "held-pack", Version: "1.0.0", SHA256: hex.EncodeToString(sum[:])}
+	e := lock.Entry{ID: "held-pack", Version: "1.0.0", SHA256: hex.EncodeToString(sum[:])}
 	q := ""
 	for i, u := range urls {
 		if i > 0 {
@@ -67,7 +67,7 @@ func lockOf(data []byte, urls ...string) (string, packset.Entry) {
 		q += fmt.Sprintf("%q", u)
 	}
 	return fmt.Sprintf("format = \"forgepacks-lock\"\nversion = 1\nfingerprint = %q\n\n[[pack]]\nid = %q\nversion = %q\nsha256 = %q\nsize = %d\nurls = [%s]\n",
-		packset.Fingerprint([]packset.Entry{e}), e.ID, e.Version, e.SHA256, len(data), q), e
+		lock.Fingerprint([]lock.Entry{e}), e.ID, e.Version, e.SHA256, len(data), q), e
 }
 
 func TestCheckDuringDownloadAnswersAtOnce(t *testing.T) {
@@ -196,22 +196,22 @@ func TestSyncHealsAnArchiveEditedDuringTheApply(t *testing.T) {
 	data := []byte("the bytes of an archive edited between the download and the apply")
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(data) }))
 	defer srv.Close()
-	lock, _ := lockOf(data, srv.URL+"/a.zip")
+	text, _ := lockOf(data, srv.URL+"/a.zip")
 	w := &fakeWriter{}
 	s, err := New(w, Options{State: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.before = func(pin packset.Entry) {
+	w.before = func(pin lock.Entry) {
 		w.before = nil
 		path := s.Cache().Path(pin.SHA256)
 		os.Chmod(path, 0o644)
 		os.WriteFile(path, []byte(strings.ToUpper(string(data))), 0o644)
 	}
-	if _, err := s.SyncSet(t.Context(), Request{Lock: []byte(lock)}); err == nil {
+	if _, err := s.SyncSet(t.Context(), Request{Lock: []byte(text)}); err == nil {
 		t.Fatalf("Sync(archive edited during the apply) = nil; want the apply's check to refuse it")
 	}
-	res, err := s.SyncSet(t.Context(), Request{Lock: []byte(lock)})
+	res, err := s.SyncSet(t.Context(), Request{Lock: []byte(text)})
 	if err != nil || len(res.Downloaded) != 1 {
 		t.Errorf("Sync again = %+v, %v; want the archive downloaded again and applied", res, err)
 	}

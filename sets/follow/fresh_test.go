@@ -15,7 +15,7 @@ import (
 	"aead.dev/minisign"
 
 	"github.com/mjolnir-forge/forgesync/api"
-	"github.com/mjolnir-forge/forgesync/sets/packset"
+	"github.com/mjolnir-forge/forgesync/sets/lock"
 )
 
 // mirror serves one signed lock at /forgepacks.lock (with its .minisig)
@@ -38,9 +38,9 @@ func (m *mirror) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	switch name := strings.TrimPrefix(r.URL.Path, "/"); name {
-	case packset.LockName:
+	case lock.LockName:
 		w.Write(m.lock)
-	case packset.SignatureName:
+	case lock.SignatureName:
 		w.Write(m.sig)
 	default:
 		if b, ok := m.archives[name]; ok {
@@ -71,16 +71,16 @@ func TestFollowerRefusesReplayAndFreeze(t *testing.T) {
 	// this serial and expiry, and its signature.
 	signed := func(data []byte, name string, serial int64, expires time.Time) ([]byte, []byte) {
 		text, _ := lockOf(data, srv.URL+"/"+name)
-		l, err := packset.Decode("lock", []byte(text), packset.DecodeOptions{})
+		l, err := lock.Decode("lock", []byte(text), lock.DecodeOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		l.Serial, l.Expires = serial, expires
-		out, err := packset.Encode(l)
+		out, err := lock.Encode(l)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return out, packset.Sign(priv, out, "")
+		return out, lock.Sign(priv, out, "")
 	}
 	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 	state := t.TempDir()
@@ -93,8 +93,8 @@ func TestFollowerRefusesReplayAndFreeze(t *testing.T) {
 		return s
 	}
 	s := open()
-	source := srv.URL + "/" + packset.LockName
-	installed := func() string { return packset.MachineFingerprint(w.installed) }
+	source := srv.URL + "/" + lock.LockName
+	installed := func() string { return lock.MachineFingerprint(w.installed) }
 
 	v1, v1sig := signed(a, "a.zip", 10, time.Time{})
 	m.serve(v1, v1sig)
@@ -102,12 +102,12 @@ func TestFollowerRefusesReplayAndFreeze(t *testing.T) {
 	applied := func(res *api.SetSyncResult) bool {
 		return res != nil && (res.Check.Result == api.CheckApplied || res.Check.Result == api.CheckEqual)
 	}
-	if res, err := s.Check(t.Context()); err != nil || !applied(res) || installed() != packset.Fingerprint([]packset.Entry{{ID: "held-pack", Version: "1.0.0", SHA256: sha256Of(a)}}) {
+	if res, err := s.Check(t.Context()); err != nil || !applied(res) || installed() != lock.Fingerprint([]lock.Entry{{ID: "held-pack", Version: "1.0.0", SHA256: sha256Of(a)}}) {
 		t.Fatalf("Check(serial 10) = %+v, %v; want applied", res, err)
 	}
 	m.serve(signed(b, "b.zip", 11, time.Time{}))
 	res, err := s.Check(t.Context())
-	if err != nil || !applied(res) || installed() != packset.Fingerprint([]packset.Entry{{ID: "held-pack", Version: "1.0.0", SHA256: sha256Of(b)}}) {
+	if err != nil || !applied(res) || installed() != lock.Fingerprint([]lock.Entry{{ID: "held-pack", Version: "1.0.0", SHA256: sha256Of(b)}}) {
 		t.Fatalf("Check(serial 11) = %+v, %v; want applied", res, err)
 	}
 	want := installed()
@@ -127,7 +127,7 @@ func TestFollowerRefusesReplayAndFreeze(t *testing.T) {
 		for _, s := range []*Syncer{s, open()} { // and after a restart
 			m.serve(r.lock, r.sig)
 			res, err := s.Check(t.Context())
-			if !errors.Is(err, ErrLock) || !errors.Is(err, packset.ErrReplay) || !strings.Contains(err.Error(), r.says) {
+			if !errors.Is(err, ErrLock) || !errors.Is(err, lock.ErrReplay) || !strings.Contains(err.Error(), r.says) {
 				t.Fatalf("%s: Check = %v; want a replay refused: %s", r.name, err, r.says)
 			}
 			st := s.Status(w.installed)
@@ -158,7 +158,7 @@ func TestFollowerRefusesReplayAndFreeze(t *testing.T) {
 
 	// Past its expiry the same lock is refused: a freeze.
 	now = expires
-	if _, err := s.Check(t.Context()); !errors.Is(err, ErrLock) || !errors.Is(err, packset.ErrExpired) || !strings.Contains(err.Error(), "it expired at 2030-01-04T00:00:00Z") {
+	if _, err := s.Check(t.Context()); !errors.Is(err, ErrLock) || !errors.Is(err, lock.ErrExpired) || !strings.Contains(err.Error(), "it expired at 2030-01-04T00:00:00Z") {
 		t.Fatalf("Check(expired) = %v; want the set refused as expired", err)
 	}
 	if st := s.Status(w.installed); installed() != want || st.LastCheck.Result != api.CheckFailed || !strings.Contains(st.LastCheck.Error, "expired") {
@@ -191,10 +191,10 @@ func sha256Of(data []byte) string {
 // TestSerialsBounded: the record keeps the freshest lock of at most
 // maxSerials sources, forgetting those applied longest ago.
 func TestSerialsBounded(t *testing.T) {
-	m := map[string]packset.Applied{}
+	m := map[string]lock.Applied{}
 	t0 := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i := range maxSerials + 3 {
-		m[fmt.Sprintf("https://sets.example.org/%d/forgepacks.lock", i)] = packset.Applied{Serial: 1, Time: t0.Add(time.Duration(i) * time.Minute)}
+		m[fmt.Sprintf("https://sets.example.org/%d/forgepacks.lock", i)] = lock.Applied{Serial: 1, Time: t0.Add(time.Duration(i) * time.Minute)}
 	}
 	forgetOldest(m, maxSerials)
 	if len(m) != maxSerials {

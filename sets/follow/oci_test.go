@@ -13,8 +13,8 @@ import (
 
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/internal/registrytest"
+	"github.com/mjolnir-forge/forgesync/sets/fetch"
 	"github.com/mjolnir-forge/forgesync/sets/oci"
-	"github.com/mjolnir-forge/forgesync/sets/packset"
 )
 
 func ociFile(title, mediaType string, data []byte) oci.File {
@@ -56,7 +56,7 @@ func TestFollowOCI(t *testing.T) {
 
 	var events []api.EventData
 	w := &fakeWriter{}
-	s, err := New(w, Options{State: t.TempDir(), Follow: ref.String(), Fetcher: packset.Fetcher{Registry: r},
+	s, err := New(w, Options{State: t.TempDir(), Follow: ref.String(), Fetcher: fetch.Fetcher{Registry: r},
 		Events: func(d api.EventData) { events = append(events, d) }})
 	if err != nil {
 		t.Fatal(err)

@@ -4,7 +4,8 @@ import (
 	"time"
 
 	"github.com/mjolnir-forge/forgesync/api"
-	"github.com/mjolnir-forge/forgesync/sets/packset"
+	"github.com/mjolnir-forge/forgesync/sets/fetch"
+	"github.com/mjolnir-forge/forgesync/sets/lock"
 )
 
 // StoredCheck is the last check of a set's source as set.json keeps it
@@ -57,17 +58,17 @@ func wireApply(a *StoredApply) *api.SetApply {
 // storedLock returns what the record keeps of a lock read from its source:
 // its text, signature and validators as they came, or, when a URL it names
 // holds a password, the text with each password replaced
-// (packset.RedactLock), no signature (it signed the other text) and no
+// (lock.RedactLock), no signature (it signed the other text) and no
 // validators, so that the next check reads the lock whole rather than be
 // answered 304 and take this copy for it. A lock that cannot be redacted
 // is not kept. held reports whether the lock held a password.
-func storedLock(name string, data, sig []byte, val packset.Validators) (lock, signature string, v packset.Validators, held bool) {
-	red, held, err := packset.RedactLock(name, data)
+func storedLock(name string, data, sig []byte, val fetch.Validators) (text, signature string, v fetch.Validators, held bool) {
+	red, held, err := lock.RedactLock(name, data)
 	switch {
 	case err != nil:
-		return "", "", packset.Validators{}, true
+		return "", "", fetch.Validators{}, true
 	case held:
-		return string(red), "", packset.Validators{}, true
+		return string(red), "", fetch.Validators{}, true
 	}
 	return string(data), string(sig), val, false
 }
@@ -83,17 +84,17 @@ func (rec *Record) scrub() bool {
 			*s, held = v, true
 		}
 	}
-	redact(&rec.Source, packset.Redact)
+	redact(&rec.Source, lock.Redact)
 	if rec.Lock != "" {
 		var lockHeld bool
 		rec.Lock, rec.Signature, rec.Validators, lockHeld = storedLock(rec.Source, []byte(rec.Lock), []byte(rec.Signature), rec.Validators)
 		held = held || lockHeld
 	}
 	if c := rec.LastCheck; c != nil {
-		redact(&c.Source, packset.RedactText)
-		redact(&c.Error, packset.RedactText)
+		redact(&c.Source, lock.RedactText)
+		redact(&c.Error, lock.RedactText)
 		for i := range c.Fallbacks {
-			redact(&c.Fallbacks[i], packset.RedactText)
+			redact(&c.Fallbacks[i], lock.RedactText)
 		}
 	}
 	return held

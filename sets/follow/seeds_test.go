@@ -8,7 +8,9 @@ import (
 	"testing"
 
 	"github.com/mjolnir-forge/forgesync/installer/store"
-	"github.com/mjolnir-forge/forgesync/sets/packset"
+	"github.com/mjolnir-forge/forgesync/sets/casync"
+	"github.com/mjolnir-forge/forgesync/sets/fetch"
+	"github.com/mjolnir-forge/forgesync/sets/lock"
 )
 
 // TestSeeds: a pack's seed is the archive of its installed version, found
@@ -18,7 +20,7 @@ import (
 func TestSeeds(t *testing.T) {
 	state := t.TempDir()
 	shaA, shaB, shaC := strings.Repeat("a", 64), strings.Repeat("b", 64), strings.Repeat("c", 64)
-	w := &fakeWriter{installed: []packset.Installed{
+	w := &fakeWriter{installed: []lock.Installed{
 		{ID: "alpha-pack", Version: "1.0.0", SHA256: shaA, Enabled: true},
 		{ID: "beta-pack", Version: "1.0.0", SHA256: shaB},
 	}}
@@ -35,13 +37,13 @@ func TestSeeds(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
-		pack packset.Pack
-		want []packset.Seed
+		pack lock.Pack
+		want []fetch.Seed
 	}{
-		{packset.Pack{ID: "alpha-pack", Version: "2.0.0", SHA256: shaC}, []packset.Seed{{Path: kept, Index: s.cache.Path(shaA) + packset.IndexExt}}},
-		{packset.Pack{ID: "beta-pack", Version: "2.0.0", SHA256: shaC}, []packset.Seed{{Path: s.cache.Path(shaB), Index: s.cache.Path(shaB) + packset.IndexExt}}},
-		{packset.Pack{ID: "alpha-pack", Version: "1.0.0", SHA256: shaA}, nil}, // the same archive seeds nothing
-		{packset.Pack{ID: "gamma-pack", Version: "1.0.0", SHA256: shaC}, nil},
+		{lock.Pack{ID: "alpha-pack", Version: "2.0.0", SHA256: shaC}, []fetch.Seed{{Path: kept, Index: s.cache.Path(shaA) + casync.IndexExt}}},
+		{lock.Pack{ID: "beta-pack", Version: "2.0.0", SHA256: shaC}, []fetch.Seed{{Path: s.cache.Path(shaB), Index: s.cache.Path(shaB) + casync.IndexExt}}},
+		{lock.Pack{ID: "alpha-pack", Version: "1.0.0", SHA256: shaA}, nil}, // the same archive seeds nothing
+		{lock.Pack{ID: "gamma-pack", Version: "1.0.0", SHA256: shaC}, nil},
 	} {
 		if got := seeds(tc.pack); !slices.Equal(got, tc.want) {
 			t.Errorf("seeds(%s %s) = %+v; want %+v", tc.pack.ID, tc.pack.Version, got, tc.want)
@@ -51,12 +53,12 @@ func TestSeeds(t *testing.T) {
 	// Indexes: alpha's (installed, kept elsewhere) and beta's (cached)
 	// stay; one of an archive gone from both goes.
 	for _, sha := range []string{shaA, shaB, shaC} {
-		os.WriteFile(s.cache.Path(sha)+packset.IndexExt, []byte("x"), 0o644)
+		os.WriteFile(s.cache.Path(sha)+casync.IndexExt, []byte("x"), 0o644)
 	}
 	w.installed = w.installed[:1]
 	s.pruneIndexes()
 	for sha, want := range map[string]bool{shaA: true, shaB: true, shaC: false} {
-		if _, err := os.Stat(s.cache.Path(sha) + packset.IndexExt); (err == nil) != want {
+		if _, err := os.Stat(s.cache.Path(sha) + casync.IndexExt); (err == nil) != want {
 			t.Errorf("index of %s…: kept %v; want %v", sha[:4], err == nil, want)
 		}
 	}

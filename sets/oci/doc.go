@@ -10,7 +10,7 @@
 //
 // Caveats: it checks what the registry says against what it asked for
 // (manifest digests, blob sizes and digests), but what a set's lock pins is
-// the caller's to check against the manifest's layers (package packset).
+// the caller's to check against the manifest's layers (fetch.CheckLayers).
 // Credentials never enter an error or a string it returns. Plain HTTP is
 // used only for loopback hosts and hosts the caller lists as insecure.
 package oci

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mjolnir-forge/forgesync/sets/fetch"
 	"github.com/mjolnir-forge/forgesync/sets/oci"
-	"github.com/mjolnir-forge/forgesync/sets/packset"
 )
 
 // TestGuardRefusesNonPublicAddress: a registry that is not on loopback and
@@ -17,14 +17,14 @@ import (
 // byte is sent. The same guard covers the registry's token realm and its
 // blob redirects, which are dialled through the same client.
 func TestGuardRefusesNonPublicAddress(t *testing.T) {
-	r := oci.New(oci.Options{Guard: packset.GuardClient})
+	r := oci.New(oci.Options{Guard: fetch.GuardClient})
 	for _, host := range []string{"10.255.255.1:5000", "169.254.169.254", "[fd00::1]:443"} {
 		ref, err := oci.ParseReference("oci://" + host + "/forge/set:live")
 		if err != nil {
 			t.Fatal(err)
 		}
 		_, err = r.Pull(t.Context(), ref, "", 1<<20, 1<<20)
-		if !errors.Is(err, packset.ErrPrivateAddress) || !strings.Contains(err.Error(), "allow_private_mirrors") {
+		if !errors.Is(err, fetch.ErrPrivateAddress) || !strings.Contains(err.Error(), "allow_private_mirrors") {
 			t.Errorf("pull from %s: %v; want the non-public address refused, naming [sets] allow_private_mirrors", host, err)
 		}
 	}

@@ -1,0 +1,111 @@
+package export
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
+	"github.com/mjolnir-forge/forgesync/sets/casync"
+	"github.com/mjolnir-forge/forgesync/sets/lock"
+)
+
+// PruneExport removes from dir/packs the archives and chunk indexes that
+// Export may have written there and that l does not pin: files named
+// <sha256><ext> (a lower-case SHA-256 and an archive extension) or
+// <sha256>.caibx. Anything else in the folder is left alone. Call it after
+// the lock is written, so that a folder always holds every archive its lock
+// pins. It returns the names of the archives removed, sorted (an index goes
+// with its archive).
+func PruneExport(dir string, l *lock.Lock) ([]string, error) {
+	keep := make(map[string]bool, len(l.Packs))
+	for _, p := range l.Packs {
+		keep[p.SHA256] = true
+	}
+	pdir := filepath.Join(dir, "packs")
+	entries, err := os.ReadDir(pdir)
+	if err != nil {
+		return nil, fmt.Errorf("export --prune: %w", err)
+	}
+	var removed []string
+	pruned := false
+	for _, e := range entries {
+		name := e.Name()
+		sum := exportedName(name)
+		if sum == "" || !e.Type().IsRegular() || keep[sum] {
+			continue
+		}
+		if err := os.Remove(filepath.Join(pdir, name)); err != nil {
+			return removed, fmt.Errorf("export --prune: %w", err)
+		}
+		pruned = true
+		if !strings.HasSuffix(name, casync.IndexExt) { // an index goes with its archive
+			removed = append(removed, name)
+		}
+	}
+	if pruned {
+		if err := atomicfile.SyncDir(pdir); err != nil {
+			return removed, err
+		}
+	}
+	return removed, nil
+}
+
+// PruneChunks removes from dir/chunks the chunks that no index of l's
+// packs uses, and returns how many. It reads every index l names first
+// (dir/packs/<sha256>.caibx, as Export writes them): when one cannot be
+// read it removes nothing, as it cannot tell which chunks that index
+// needs. Call it after the lock is written, as PruneExport.
+func PruneChunks(dir string, l *lock.Lock) (int, error) {
+	if _, err := os.Stat(filepath.Join(dir, ChunksDir)); errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	keep := map[casync.ChunkID]bool{}
+	for _, p := range l.Packs {
+		if p.Index == nil {
+			continue
+		}
+		path := filepath.Join(dir, "packs", p.SHA256+casync.IndexExt)
+		lim, maxBytes := casync.LimitsFor(p.Size)
+		raw, err := atomicfile.ReadFile(path, int64(maxBytes))
+		if err != nil {
+			return 0, fmt.Errorf("export --prune: chunks: %w", err)
+		}
+		ix, err := casync.ReadIndex(bytes.NewReader(raw), lim)
+		if err != nil {
+			return 0, fmt.Errorf("export --prune: chunks: %s: %w", path, err)
+		}
+		for _, c := range ix.Chunks {
+			keep[c.ID] = true
+		}
+	}
+	n, err := casync.LocalStore{Dir: filepath.Join(dir, ChunksDir)}.Prune(func(id casync.ChunkID) bool { return keep[id] })
+	if err != nil {
+		return n, fmt.Errorf("export --prune: chunks: %w", err)
+	}
+	return n, nil
+}
+
+// exportedName returns the SHA-256 of a name that Export writes,
+// <sha256><ext> or <sha256>.caibx, or "" when name is not of that form.
+func exportedName(name string) string {
+	if len(name) <= sha256.Size*2 {
+		return ""
+	}
+	sum, ext := name[:sha256.Size*2], name[sha256.Size*2:]
+	if !slices.Contains(archiveExts, ext) && ext != casync.IndexExt {
+		return ""
+	}
+	for _, c := range sum {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return ""
+		}
+	}
+	return sum
+}

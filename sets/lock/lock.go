@@ -1,0 +1,623 @@
+package lock
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/mjolnir-forge/forgesync/internal/semver"
+	"github.com/mjolnir-forge/forgesync/inventory"
+	"github.com/mjolnir-forge/forgesync/rejection"
+)
+
+// Limits and fixed values of the lock file (SPEC §10.1).
+const (
+	// LockName is the file name of a lock.
+	LockName = "forgepacks.lock"
+	// SignatureName is the file name of a lock's minisign signature.
+	SignatureName = LockName + ".minisig"
+	// LockFormat is the value of the lock's format key.
+	LockFormat = "forgepacks-lock"
+	// LockVersion is the only lock version this program reads.
+	LockVersion = 1
+	// MaxPacks is the most packs one lock may pin.
+	MaxPacks = 1024
+	// MaxLockBytes is the largest lock file read (1,024 packs with a few
+	// mirrors each fit many times over).
+	MaxLockBytes = 4 << 20
+	// MaxSignatureBytes is the largest signature file (.minisig) read.
+	MaxSignatureBytes = 4 << 10
+	// DefaultMaxArchiveBytes is the largest archive a lock may name unless
+	// the caller lowers it: the 4 GiB that SPEC §2 lets one pack unpack
+	// to, plus 16 MiB for the container's own headers.
+	DefaultMaxArchiveBytes = 4<<30 + 16<<20
+	// maxVersionBytes is the longest pack version (SPEC §3).
+	maxVersionBytes = 64
+	// maxNameChars is the longest free-text set name.
+	maxNameChars = 200
+	// maxURLBytes is the longest URL accepted.
+	maxURLBytes = 2048
+	// maxURLsPerPack is the most mirrors one pack may list.
+	maxURLsPerPack = 16
+	// maxChunkStores is the most chunk store mirrors a lock may list.
+	maxChunkStores = 16
+)
+
+// ErrInvalidLock is matched (with errors.Is) by every *LockError.
+var ErrInvalidLock = errors.New("invalid lock file")
+
+// Lock is a decoded, valid pack set.
+type Lock struct {
+	// Name is the optional free text naming the set.
+	Name string
+	// Serial is the lock's serial (SPEC §10.2c), which only grows from
+	// one export of a set to the next; 0 when the lock has none.
+	Serial int64
+	// Expires is when the lock stops being valid (SPEC §10.2c), in UTC;
+	// zero when it never does.
+	Expires time.Time
+	// Chunks are the base URLs of the set's chunk store (SPEC §10.2a),
+	// mirrors tried in order; a relative one resolves against the lock's
+	// location. Empty for a lock without delta updates.
+	Chunks []string
+	// Packs are the pinned packs in the order the file lists them.
+	Packs []Pack
+}
+
+// Pack is one pinned pack of a lock.
+type Pack struct {
+	ID      string   `json:"id"`
+	Version string   `json:"version"`
+	SHA256  string   `json:"sha256"` // 64 lowercase hex digits
+	Size    int64    `json:"size"`   // bytes of the archive
+	URLs    []string `json:"urls,omitempty"`
+	// Index, when set, names the archive's chunk index (SPEC §10.2a).
+	Index *IndexRef `json:"index,omitempty"`
+	// Line is where the pack's table starts in the file (0 for a lock
+	// built in memory).
+	Line int `json:"-"`
+}
+
+// IndexRef names a pack archive's chunk index (casync's .caibx format):
+// where it is, and the SHA-256 of its bytes.
+type IndexRef struct {
+	// URL is resolved like the pack's urls: relative to the lock.
+	URL    string `json:"url"`
+	SHA256 string `json:"sha256"` // 64 lowercase hex digits
+}
+
+// Entry returns the pack's identity: what enters the fingerprint.
+func (p Pack) Entry() Entry { return Entry{ID: p.ID, Version: p.Version, SHA256: p.SHA256} }
+
+// Entries returns the identity of every pack in the lock.
+func (l *Lock) Entries() []Entry {
+	es := make([]Entry, len(l.Packs))
+	for i, p := range l.Packs {
+		es[i] = p.Entry()
+	}
+	return es
+}
+
+// Fingerprint returns the fingerprint of the lock's packs.
+func (l *Lock) Fingerprint() string { return Fingerprint(l.Entries()) }
+
+// DecodeOptions say what a decoding caller needs of a lock.
+type DecodeOptions struct {
+	// MaxArchiveBytes bounds each pack's size; 0 means
+	// DefaultMaxArchiveBytes.
+	MaxArchiveBytes int64
+	// Have reports whether the machine already holds the archive with this
+	// SHA-256 (in its store or its cache), so that the pack needs no
+	// download and may list no URL. Nil means the machine holds none: every
+	// pack must list at least one URL. A caller that only reads a lock (a
+	// diff) and downloads nothing passes [HaveAll].
+	Have func(sha256 string) bool
+	// Given is set for a lock given as text (a request's body) rather
+	// than read from a location: it may name no local file, since a file:
+	// URL would make the daemon read its own disk for a caller who may
+	// not read it, and a relative URL has no location to resolve against,
+	// so a pack that must be downloaded needs an absolute http(s) URL.
+	Given bool
+}
+
+// HaveAll is a DecodeOptions.Have for callers that download nothing: no
+// pack needs a URL.
+func HaveAll(string) bool { return true }
+
+// Problem is one fault of a lock file: where, and what.
+type Problem struct {
+	// Line is 1-based; 0 when the fault has no place (an empty file).
+	Line int `json:"line"`
+	// Key is the key's path, e.g. pack[3].sha256; empty for the file as a
+	// whole.
+	Key string `json:"key,omitempty"`
+	// Message says what is wrong, with the value found.
+	Message string `json:"message"`
+}
+
+// LockError lists every fault of a lock file, each with its line.
+type LockError struct {
+	File     string    `json:"file"`
+	Problems []Problem `json:"problems"`
+}
+
+// Error returns one "FILE:LINE: KEY: MESSAGE" line per problem, each part
+// escaped (rejection.Escape): a lock's text cannot drive a terminal.
+func (e *LockError) Error() string {
+	var b strings.Builder
+	for i, p := range e.Problems {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(rejection.Escape(e.File))
+		b.WriteByte(':')
+		b.WriteString(strconv.Itoa(p.Line))
+		b.WriteString(": ")
+		if p.Key != "" {
+			b.WriteString(rejection.Escape(p.Key))
+			b.WriteString(": ")
+		}
+		b.WriteString(rejection.Escape(p.Message))
+	}
+	return b.String()
+}
+
+// Is reports whether target is ErrInvalidLock.
+func (e *LockError) Is(target error) bool { return target == ErrInvalidLock }
+
+// Decode reads a lock file strictly (SPEC §10.1): unknown or duplicate
+// keys, a wrong format or version, duplicate ids, ids and versions that
+// SPEC §3 refuses, bad hex, sizes out of range, more than MaxPacks packs,
+// URLs that are not http, https, file or relative, a pack that must be
+// downloaded without a URL, and a fingerprint line that does not match the
+// packs are each a Problem with its line. name is used in errors only.
+// Every problem is reported, not only the first.
+func Decode(name string, data []byte, opt DecodeOptions) (*Lock, error) {
+	d := &decoder{file: name, data: data, opt: opt}
+	if opt.MaxArchiveBytes <= 0 {
+		d.opt.MaxArchiveBytes = DefaultMaxArchiveBytes
+	}
+	l := d.decode()
+	if len(d.problems) > 0 {
+		slices.SortStableFunc(d.problems, func(a, b Problem) int { return a.Line - b.Line })
+		return nil, &LockError{File: name, Problems: d.problems}
+	}
+	return l, nil
+}
+
+type decoder struct {
+	file     string
+	data     []byte
+	opt      DecodeOptions
+	lines    *lineIndex
+	problems []Problem
+	// json is set for a lock in JSON, whose packs have no lines of their
+	// own: a pack is then named by its index.
+	json bool
+}
+
+// where names pack p, the lock's table i, for a message: its line, or in
+// JSON its index.
+func (d *decoder) where(p Pack, i int) string {
+	if d.json {
+		return fmt.Sprintf("pack[%d]", i)
+	}
+	return fmt.Sprintf("line %d", p.Line)
+}
+
+func (d *decoder) add(line int, key, format string, args ...any) {
+	d.problems = append(d.problems, Problem{Line: line, Key: key, Message: fmt.Sprintf(format, args...)})
+}
+
+var (
+	topKeys  = []string{"format", "version", "name", "fingerprint", "serial", "expires", "chunks", "pack"}
+	packKeys = []string{"id", "version", "sha256", "size", "urls", "index"}
+)
+
+func (d *decoder) decode() *Lock {
+	if len(d.data) > MaxLockBytes {
+		d.add(0, "", "the file is %d bytes, over the limit of %d", len(d.data), MaxLockBytes)
+		return nil
+	}
+	if bytes.HasPrefix(d.data, []byte{0xEF, 0xBB, 0xBF}) {
+		d.add(1, "", "starts with a byte order mark; save it as UTF-8 without one")
+		return nil
+	}
+	var root map[string]any
+	if _, err := toml.NewDecoder(bytes.NewReader(d.data)).Decode(&root); err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			d.add(pe.Position.Line, "", "%s", pe.Message)
+		} else {
+			d.add(0, "", "%v", err)
+		}
+		return nil
+	}
+	d.lines = indexLines(d.data)
+	return d.check(root)
+}
+
+// check holds a decoded lock document, TOML or JSON, to the lock's rules.
+func (d *decoder) check(root map[string]any) *Lock {
+	top := func(k string) int { return d.lines.top(k) }
+
+	for _, k := range sortedKeys(root) {
+		if !slices.Contains(topKeys, k) {
+			d.add(top(k), k, "unknown key (a lock has format, version, name, fingerprint, serial, expires, chunks and [[pack]] tables)")
+		}
+	}
+	l := &Lock{Name: d.header(root)}
+	l.Serial, l.Expires = d.freshness(root)
+	l.Chunks = d.chunks(root)
+	tables, ok := packTables(root["pack"])
+	if !ok {
+		d.add(top("pack"), "pack", "must be [[pack]] tables, found %s", show(root["pack"]))
+	}
+	if len(tables) > MaxPacks {
+		d.add(top("pack"), "pack", "%d packs, over the limit of %d", len(tables), MaxPacks)
+		return nil
+	}
+	d.packs(l, tables)
+	if v, ok := root["fingerprint"]; ok {
+		line := top("fingerprint")
+		s, ok := v.(string)
+		switch {
+		case !ok:
+			d.add(line, "fingerprint", "must be a string, found %s", show(v))
+		case !isFingerprint(s):
+			d.add(line, "fingerprint", "must be \"sha256:\" and 64 lowercase hex digits, found %q", s)
+		case len(d.problems) == 0 && s != l.Fingerprint():
+			d.add(line, "fingerprint", "%s does not match the packs, whose fingerprint is %s (the packs were edited, or the line was copied from another set)", s, l.Fingerprint())
+		}
+	}
+	return l
+}
+
+// header checks format and version and returns the set's name.
+func (d *decoder) header(root map[string]any) string {
+	top := func(k string) int { return d.lines.top(k) }
+	if v, ok := root["format"]; !ok {
+		d.add(1, "format", "missing: the first line of a lock is format = %q", LockFormat)
+	} else if s, ok := v.(string); !ok || s != LockFormat {
+		d.add(top("format"), "format", "must be %q, found %s", LockFormat, show(v))
+	}
+	if v, ok := root["version"]; !ok {
+		d.add(1, "version", "missing: a lock says version = %d", LockVersion)
+	} else if n, ok := v.(int64); !ok || n != LockVersion {
+		d.add(top("version"), "version", "must be %d (the only lock version this forgesync reads), found %s", LockVersion, show(v))
+	}
+	if v, ok := root["name"]; ok {
+		s, ok := v.(string)
+		switch {
+		case !ok:
+			d.add(top("name"), "name", "must be a string, found %s", show(v))
+		case utf8.RuneCountInString(s) > maxNameChars:
+			d.add(top("name"), "name", "must be at most %d characters", maxNameChars)
+		case hasControl(s):
+			d.add(top("name"), "name", "must not contain control characters")
+		default:
+			return s
+		}
+	}
+	return ""
+}
+
+// packs decodes the [[pack]] tables into l, refusing an id or an archive
+// pinned twice.
+func (d *decoder) packs(l *Lock, tables []map[string]any) {
+	ids := map[string]int{}
+	hashes := map[string]int{}
+	var tableOf []int // the table index of each pack of l
+	for i, t := range tables {
+		p, ok := d.pack(i, t)
+		if !ok {
+			continue
+		}
+		key := fmt.Sprintf("pack[%d].id", i)
+		if first, dup := ids[p.ID]; dup {
+			d.add(d.lines.packKey(i, "id"), key, "%q is pinned twice (first at %s)", p.ID, d.where(l.Packs[first], tableOf[first]))
+			continue
+		}
+		if first, dup := hashes[p.SHA256]; dup {
+			d.add(d.lines.packKey(i, "sha256"), fmt.Sprintf("pack[%d].sha256", i),
+				"the same archive is pinned as %q at %s; one archive is one pack", l.Packs[first].ID, d.where(l.Packs[first], tableOf[first]))
+			continue
+		}
+		ids[p.ID] = len(l.Packs)
+		hashes[p.SHA256] = len(l.Packs)
+		l.Packs = append(l.Packs, p)
+		tableOf = append(tableOf, i)
+	}
+}
+
+// packTables returns the [[pack]] tables, whether written as tables or as an
+// inline array; ok is false for anything else.
+func packTables(v any) ([]map[string]any, bool) {
+	switch t := v.(type) {
+	case nil:
+		return nil, true
+	case []map[string]any:
+		return t, true
+	case []any:
+		out := make([]map[string]any, 0, len(t))
+		for _, e := range t {
+			m, ok := e.(map[string]any)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, m)
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+func (d *decoder) pack(i int, t map[string]any) (Pack, bool) {
+	p := Pack{Line: d.lines.packHeader(i)}
+	n := len(d.problems)
+	key := func(k string) string { return fmt.Sprintf("pack[%d].%s", i, k) }
+	line := func(k string) int { return d.lines.packKey(i, k) }
+	for _, k := range sortedKeys(t) {
+		if !slices.Contains(packKeys, k) {
+			d.add(line(k), key(k), "unknown key (a pack has id, version, sha256, size, urls and index)")
+		}
+	}
+	str := func(k string) (string, bool) {
+		v, ok := t[k]
+		if !ok {
+			d.add(p.Line, key(k), "missing")
+			return "", false
+		}
+		s, ok := v.(string)
+		if !ok {
+			d.add(line(k), key(k), "must be a string, found %s", show(v))
+		}
+		return s, ok
+	}
+	if s, ok := str("id"); ok {
+		if !inventory.IsPackID(s) {
+			d.add(line("id"), key("id"), "%q is not a pack id: 3–48 bytes of [a-z0-9] with single '-' between them", s)
+		}
+		p.ID = s
+	}
+	if s, ok := str("version"); ok {
+		if len(s) > maxVersionBytes || !semver.Valid(s) {
+			d.add(line("version"), key("version"), "%q is not a semantic version MAJOR.MINOR.PATCH[-pre][+build] of at most %d bytes", s, maxVersionBytes)
+		}
+		p.Version = s
+	}
+	if s, ok := str("sha256"); ok {
+		if !IsSHA256(s) {
+			d.add(line("sha256"), key("sha256"), "must be 64 lowercase hex digits (the SHA-256 of the archive), found %q", s)
+		}
+		p.SHA256 = s
+	}
+	if v, ok := t["size"]; !ok {
+		d.add(p.Line, key("size"), "missing")
+	} else if n, ok := v.(int64); !ok {
+		d.add(line("size"), key("size"), "must be an integer number of bytes, found %s", show(v))
+	} else if n <= 0 || n > d.opt.MaxArchiveBytes {
+		d.add(line("size"), key("size"), "%d is out of range: an archive has 1 to %d bytes", n, d.opt.MaxArchiveBytes)
+	} else {
+		p.Size = n
+	}
+	if v, ok := t["urls"]; ok {
+		list, ok := v.([]any)
+		if !ok {
+			d.add(line("urls"), key("urls"), "must be a list of strings, found %s", show(v))
+		} else if len(list) > maxURLsPerPack {
+			d.add(line("urls"), key("urls"), "%d URLs, over the limit of %d", len(list), maxURLsPerPack)
+		} else {
+			for j, e := range list {
+				s, ok := e.(string)
+				if !ok {
+					d.add(line("urls"), fmt.Sprintf("pack[%d].urls[%d]", i, j), "must be a string, found %s", show(e))
+					continue
+				}
+				if why := d.checkURL(s); why != "" {
+					d.add(line("urls"), fmt.Sprintf("pack[%d].urls[%d]", i, j), "%q %s", Redact(s), why)
+					continue
+				}
+				p.URLs = append(p.URLs, s)
+			}
+		}
+	}
+	if v, ok := t["index"]; ok {
+		p.Index = d.index(i, v)
+	}
+	if len(d.problems) > n {
+		return p, false
+	}
+	if d.opt.Have == nil || !d.opt.Have(p.SHA256) {
+		switch {
+		case len(p.URLs) == 0:
+			d.add(line("urls"), key("urls"), "%s %s must be downloaded, and the pack lists no URL", p.ID, p.Version)
+			return p, false
+		case d.opt.Given && !slices.ContainsFunc(p.URLs, isAbsoluteURL):
+			d.add(line("urls"), key("urls"), "%s %s must be downloaded, and a lock given as text has no location for its relative URLs (%s) to resolve against: list an http(s) URL, or apply the lock by its URL",
+				p.ID, p.Version, strings.Join(p.URLs, ", "))
+			return p, false
+		}
+	}
+	return p, true
+}
+
+// checkURL returns why s cannot be a URL of this lock, or "": CheckURL's
+// rules, and for a lock given as text no file: URL.
+func (d *decoder) checkURL(s string) string {
+	if why := CheckURL(s); why != "" {
+		return why
+	}
+	if d.opt.Given && isFileURL(s) {
+		return "names a local file, and a lock given as text may name none: the daemon would read it with its own account for a caller it cannot vouch for; list http(s) URLs, or give the lock's own path over the local socket"
+	}
+	return ""
+}
+
+// freshness checks the lock's serial, a whole number from 1, and
+// expires, an RFC 3339 time with its offset (a TOML offset date-time, or
+// the same as a string, as JSON has no times); each is optional.
+func (d *decoder) freshness(root map[string]any) (serial int64, expires time.Time) {
+	if v, ok := root["serial"]; ok {
+		if n, ok := v.(int64); !ok || n < 1 {
+			d.add(d.lines.top("serial"), "serial", "must be a whole number from 1 (it grows with each export of the set), found %s", show(v))
+		} else {
+			serial = n
+		}
+	}
+	v, ok := root["expires"]
+	if !ok {
+		return serial, time.Time{}
+	}
+	const want = "must be an RFC 3339 time with its offset, such as 2030-01-31T00:00:00Z"
+	t, isTime := v.(time.Time)
+	if s, isString := v.(string); isString {
+		var err error
+		if t, err = time.Parse(time.RFC3339, s); err != nil {
+			d.add(d.lines.top("expires"), "expires", "%s, found %q", want, s)
+			return serial, time.Time{}
+		}
+	} else if !isTime || strings.HasSuffix(t.Location().String(), "-local") {
+		// A TOML local date or time has no offset: when it ends depends
+		// on where the machine is.
+		d.add(d.lines.top("expires"), "expires", "%s, found %s", want, show(v))
+		return serial, time.Time{}
+	}
+	return serial, t.UTC()
+}
+
+// chunks checks the lock's chunk store mirrors, a list of URLs.
+func (d *decoder) chunks(root map[string]any) []string {
+	v, ok := root["chunks"]
+	if !ok {
+		return nil
+	}
+	line := d.lines.top("chunks")
+	list, ok := v.([]any)
+	if !ok {
+		d.add(line, "chunks", "must be a list of chunk store URLs, found %s", show(v))
+		return nil
+	}
+	if len(list) > maxChunkStores {
+		d.add(line, "chunks", "%d chunk stores, over the limit of %d", len(list), maxChunkStores)
+		return nil
+	}
+	var out []string
+	for j, e := range list {
+		key := fmt.Sprintf("chunks[%d]", j)
+		s, ok := e.(string)
+		if !ok {
+			d.add(line, key, "must be a string, found %s", show(e))
+			continue
+		}
+		if why := d.checkURL(s); why != "" {
+			d.add(line, key, "%q %s", Redact(s), why)
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// index checks a pack's index = {url = "…", sha256 = "…"}.
+func (d *decoder) index(i int, v any) *IndexRef {
+	line := d.lines.packKey(i, "index")
+	key := func(k string) string { return fmt.Sprintf("pack[%d].index%s", i, k) }
+	t, ok := v.(map[string]any)
+	if !ok {
+		d.add(line, key(""), "must be a table {url = \"…\", sha256 = \"…\"}, found %s", show(v))
+		return nil
+	}
+	for _, k := range sortedKeys(t) {
+		if k != "url" && k != "sha256" {
+			d.add(line, key("."+k), "unknown key (an index has url and sha256)")
+		}
+	}
+	ref := &IndexRef{}
+	if u, ok := t["url"]; !ok {
+		d.add(line, key(".url"), "missing")
+	} else if s, ok := u.(string); !ok {
+		d.add(line, key(".url"), "must be a string, found %s", show(u))
+	} else if why := d.checkURL(s); why != "" {
+		d.add(line, key(".url"), "%q %s", Redact(s), why)
+	} else {
+		ref.URL = s
+	}
+	if h, ok := t["sha256"]; !ok {
+		d.add(line, key(".sha256"), "missing")
+	} else if s, ok := h.(string); !ok || !IsSHA256(s) {
+		d.add(line, key(".sha256"), "must be 64 lowercase hex digits (the SHA-256 of the index file), found %s", show(h))
+	} else {
+		ref.SHA256 = s
+	}
+	return ref
+}
+
+// IsSHA256 reports whether s is a SHA-256 as a lock writes it: 64
+// lowercase hex digits.
+func IsSHA256(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+func isFingerprint(s string) bool {
+	rest, ok := strings.CutPrefix(s, "sha256:")
+	return ok && IsSHA256(rest)
+}
+
+func hasControl(s string) bool {
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// show renders a decoded TOML value for an error message.
+func show(v any) string {
+	switch t := v.(type) {
+	case nil:
+		return "nothing"
+	case string:
+		return strconv.Quote(t)
+	case int64:
+		return strconv.FormatInt(t, 10)
+	case float64:
+		return strconv.FormatFloat(t, 'g', -1, 64) + " (a float)"
+	case bool:
+		return strconv.FormatBool(t) + " (a boolean)"
+	case []any, []map[string]any:
+		return "a list"
+	case map[string]any:
+		return "a table"
+	case time.Time:
+		return t.Format(time.RFC3339Nano) + " (a TOML date or time without an offset)"
+	}
+	return fmt.Sprintf("%v (%T)", v, v)
+}
+
+func sortedKeys(m map[string]any) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}
