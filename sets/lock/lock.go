@@ -360,6 +360,8 @@ func packTables(v any) ([]map[string]any, bool) {
 	return nil, false
 }
 
+// pack decodes [[pack]] table i, t, adding each of its problems, and
+// reports whether it had none.
 func (d *decoder) pack(i int, t map[string]any) (Pack, bool) {
 	p := Pack{Line: d.lines.packHeader(i)}
 	n := len(d.problems)
@@ -400,35 +402,9 @@ func (d *decoder) pack(i int, t map[string]any) (Pack, bool) {
 		}
 		p.SHA256 = s
 	}
-	if v, ok := t["size"]; !ok {
-		d.add(p.Line, key("size"), "missing")
-	} else if n, ok := v.(int64); !ok {
-		d.add(line("size"), key("size"), "must be an integer number of bytes, found %s", show(v))
-	} else if n <= 0 || n > d.opt.MaxArchiveBytes {
-		d.add(line("size"), key("size"), "%d is out of range: an archive has 1 to %d bytes", n, d.opt.MaxArchiveBytes)
-	} else {
-		p.Size = n
-	}
+	p.Size = d.packSize(i, p.Line, t)
 	if v, ok := t["urls"]; ok {
-		list, ok := v.([]any)
-		if !ok {
-			d.add(line("urls"), key("urls"), "must be a list of strings, found %s", show(v))
-		} else if len(list) > maxURLsPerPack {
-			d.add(line("urls"), key("urls"), "%d URLs, over the limit of %d", len(list), maxURLsPerPack)
-		} else {
-			for j, e := range list {
-				s, ok := e.(string)
-				if !ok {
-					d.add(line("urls"), fmt.Sprintf("pack[%d].urls[%d]", i, j), "must be a string, found %s", show(e))
-					continue
-				}
-				if why := d.checkURL(s); why != "" {
-					d.add(line("urls"), fmt.Sprintf("pack[%d].urls[%d]", i, j), "%q %s", Redact(s), why)
-					continue
-				}
-				p.URLs = append(p.URLs, s)
-			}
-		}
+		p.URLs = d.packURLs(i, v)
 	}
 	if v, ok := t["index"]; ok {
 		p.Index = d.index(i, v)
@@ -436,18 +412,80 @@ func (d *decoder) pack(i int, t map[string]any) (Pack, bool) {
 	if len(d.problems) > n {
 		return p, false
 	}
-	if d.opt.Have == nil || !d.opt.Have(p.SHA256) {
-		switch {
-		case len(p.URLs) == 0:
-			d.add(line("urls"), key("urls"), "%s %s must be downloaded, and the pack lists no URL", p.ID, p.Version)
-			return p, false
-		case d.opt.Given && !slices.ContainsFunc(p.URLs, isAbsoluteURL):
-			d.add(line("urls"), key("urls"), "%s %s must be downloaded, and a lock given as text has no location for its relative URLs (%s) to resolve against: list an http(s) URL, or apply the lock by its URL",
-				p.ID, p.Version, strings.Join(p.URLs, ", "))
-			return p, false
-		}
+	return p, d.downloadable(i, p)
+}
+
+// packSize returns the size of pack i, whose table starts at line header
+// and holds t; 0 after adding its problem.
+func (d *decoder) packSize(i, header int, t map[string]any) int64 {
+	key := fmt.Sprintf("pack[%d].size", i)
+	v, ok := t["size"]
+	if !ok {
+		d.add(header, key, "missing")
+		return 0
 	}
-	return p, true
+	n, ok := v.(int64)
+	switch {
+	case !ok:
+		d.add(d.lines.packKey(i, "size"), key, "must be an integer number of bytes, found %s", show(v))
+	case n <= 0 || n > d.opt.MaxArchiveBytes:
+		d.add(d.lines.packKey(i, "size"), key, "%d is out of range: an archive has 1 to %d bytes", n, d.opt.MaxArchiveBytes)
+	default:
+		return n
+	}
+	return 0
+}
+
+// packURLs returns the mirrors of pack i, v its urls: a list of at most
+// maxURLsPerPack URLs, each one this lock may name. A URL that is not is
+// left out, after adding its problem.
+func (d *decoder) packURLs(i int, v any) []string {
+	line, key := d.lines.packKey(i, "urls"), fmt.Sprintf("pack[%d].urls", i)
+	list, ok := v.([]any)
+	switch {
+	case !ok:
+		d.add(line, key, "must be a list of strings, found %s", show(v))
+		return nil
+	case len(list) > maxURLsPerPack:
+		d.add(line, key, "%d URLs, over the limit of %d", len(list), maxURLsPerPack)
+		return nil
+	}
+	var urls []string
+	for j, e := range list {
+		s, ok := e.(string)
+		if !ok {
+			d.add(line, fmt.Sprintf("%s[%d]", key, j), "must be a string, found %s", show(e))
+			continue
+		}
+		if why := d.checkURL(s); why != "" {
+			d.add(line, fmt.Sprintf("%s[%d]", key, j), "%q %s", Redact(s), why)
+			continue
+		}
+		urls = append(urls, s)
+	}
+	return urls
+}
+
+// downloadable reports whether the machine can have the archive of p,
+// pack i: it holds it already (DecodeOptions.Have), or p lists a URL to
+// download it from (an absolute one, for a lock given as text, which has
+// no location for a relative one to resolve against). When it cannot, it
+// adds the problem.
+func (d *decoder) downloadable(i int, p Pack) bool {
+	if d.opt.Have != nil && d.opt.Have(p.SHA256) {
+		return true
+	}
+	line, key := d.lines.packKey(i, "urls"), fmt.Sprintf("pack[%d].urls", i)
+	switch {
+	case len(p.URLs) == 0:
+		d.add(line, key, "%s %s must be downloaded, and the pack lists no URL", p.ID, p.Version)
+		return false
+	case d.opt.Given && !slices.ContainsFunc(p.URLs, isAbsoluteURL):
+		d.add(line, key, "%s %s must be downloaded, and a lock given as text has no location for its relative URLs (%s) to resolve against: list an http(s) URL, or apply the lock by its URL",
+			p.ID, p.Version, strings.Join(p.URLs, ", "))
+		return false
+	}
+	return true
 }
 
 // checkURL returns why s cannot be a URL of this lock, or "": CheckURL's
