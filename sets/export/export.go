@@ -265,8 +265,8 @@ var errStaleIndex = errors.New("the index in place does not describe the archive
 // place: each chunk's bytes against its id, then through store (which
 // checks the chunk's file, and writes it when it is missing or damaged),
 // and the whole against p's size and SHA-256. An archive of other bytes
-// gives an error wrapping ErrWrongBytes; an index whose chunks are not the
-// archive's, errStaleIndex.
+// gives an error wrapping lock.ErrWrongBytes; an index whose chunks are
+// not the archive's, errStaleIndex.
 func checkIndexed(ctx context.Context, path string, ix *casync.Index, p lock.Pack, store casync.ChunkWriter) error {
 	in, err := os.Open(path)
 	if err != nil {
@@ -310,7 +310,7 @@ func checkIndexed(ctx context.Context, path string, ix *casync.Index, p lock.Pac
 // unless an index in place reads back, adds up to the archive's size and
 // describes its bytes (see checkIndexed); made reports whether it was made.
 // The archive's bytes are checked against its SHA-256 either way: other
-// bytes give an error wrapping ErrWrongBytes.
+// bytes give an error wrapping lock.ErrWrongBytes.
 func exportIndex(ctx context.Context, pdir, path string, p lock.Pack, template string, store *countingStore) (ref *lock.IndexRef, made bool, err error) {
 	ipath := filepath.Join(pdir, p.SHA256+casync.IndexExt)
 	u, err := ExpandURL(template, p.SHA256, casync.IndexExt)

@@ -32,7 +32,7 @@ type PushedSet struct {
 // folder that `oras pull` writes is the folder Export writes) and its
 // signature by key when key is not nil, one manifest, then the tag. The
 // lock's serial follows the one at the tag, and with lifetime > 0 it
-// expires that long after now (see [Lock.Stamp]).
+// expires that long after now (see [lock.Lock.Stamp]).
 func ExportOCI(ctx context.Context, reg *oci.Registry, ref oci.Reference, name string, packs []Kept, template string, key *minisign.PrivateKey, now time.Time, lifetime time.Duration) (*PushedSet, error) {
 	l, err := LockFor(name, packs, template)
 	if err != nil {

@@ -65,7 +65,7 @@ func (c *Cache) Path(sha string) string { return filepath.Join(c.dir, sha) }
 
 // Has reports whether the cache holds the archive with this SHA-256 and,
 // when size is positive, of this size. It does not read the bytes: use
-// [VerifyFile] (or fetch, which verifies) before using the archive.
+// [lock.VerifyFile] (or fetch, which verifies) before using the archive.
 func (c *Cache) Has(sha string, size int64) bool {
 	if !lock.IsSHA256(sha) {
 		return false

@@ -116,7 +116,7 @@ func mib(n int64) string { return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1
 // DiffLock fetches the lock at arg (a file, a folder, a URL or an oci://
 // reference, as [LockSource] reads it) with f (nil: a Fetcher's
 // defaults), checks its signature against trusted (minisign
-// public keys, as [ParsePublicKeys] reads them; an unsigned or untrusted
+// public keys, as [lock.ParsePublicKeys] reads them; an unsigned or untrusted
 // lock is reported, not refused), decodes it, and compares it with the
 // packs installed returns. installed is called last, once the lock is
 // known to be good.

@@ -130,7 +130,7 @@ type Result struct {
 	// Path is the archive's file: Dir/<sha256>.
 	Path string
 	// From is the mirror that served it, its password redacted (see
-	// Redact); empty when the archive was in the folder already. For an
+	// lock.Redact); empty when the archive was in the folder already. For an
 	// archive rebuilt from chunks, the first chunk store.
 	From string
 	// Delta says how an archive rebuilt from chunks was made; nil for a
@@ -142,7 +142,7 @@ type Result struct {
 }
 
 // Attempt is one mirror's failure for one pack; URL is redacted (see
-// Redact).
+// lock.Redact).
 type Attempt struct {
 	URL   string `json:"url"`
 	Tries int    `json:"tries"`

@@ -39,7 +39,7 @@ func (s Source) String() string {
 	return s.Path
 }
 
-// Redacted returns the URL with its password replaced (see Redact), or
+// Redacted returns the URL with its password replaced (see lock.Redact), or
 // the path: what may be printed, logged, stored or put in an error.
 func (s Source) Redacted() string {
 	switch {
@@ -123,7 +123,7 @@ func SignatureSource(s Source) Source {
 // its own disk, nor may a lock given as text (base is the zero Source: it
 // has no location), whose sender the machine cannot vouch for; such a
 // lock's relative URLs resolve to nothing.
-// Errors name ref with its password redacted (see Redact).
+// Errors name ref with its password redacted (see lock.Redact).
 func Resolve(base Source, ref string) (Source, error) {
 	shown := lock.Redact(ref)
 	if why := lock.CheckURL(ref); why != "" {

@@ -39,7 +39,7 @@ const (
 )
 
 // Difference is how a machine differs from a set for one pack id. Its
-// JSON is that of `forgesync diff --json`, which prints a [DiffReport].
+// JSON is that of `forgesync diff --json`, which prints a fetch.DiffReport.
 type Difference struct {
 	Kind Kind   `json:"kind"`
 	ID   string `json:"id"`
@@ -111,7 +111,7 @@ func Diff(installed []Installed, set []Entry) []Difference {
 }
 
 // Comparison is a machine compared with a set: what `forgesync diff`
-// prints (its JSON is part of a [DiffReport]'s) and POST /v1/set/diff
+// prints (its JSON is part of a fetch.DiffReport's) and POST /v1/set/diff
 // answers.
 type Comparison struct {
 	Set         string       `json:"set_fingerprint"`
