@@ -10,8 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/cenkalti/backoff/v5"
-
 	"github.com/mjolnir-forge/forgesync/rejection"
 	"github.com/mjolnir-forge/forgesync/sets/casync"
 	"github.com/mjolnir-forge/forgesync/sets/lock"
@@ -154,23 +152,15 @@ func (s *ChunkStore) fromURL(ctx context.Context, u string, id casync.ChunkID, s
 // tries and back-off for failures that may pass; requests and wire, when
 // set, count the requests made and the body bytes received.
 func (f *Fetcher) smallGet(ctx context.Context, client *http.Client, u string, limit uint64, requests, wire *atomic.Int64) ([]byte, error) {
-	bo := backoff.NewExponentialBackOff()
-	bo.InitialInterval = pos(f.InitialDelay, DefaultInitialDelay)
-	bo.MaxInterval = pos(f.MaxDelay, DefaultMaxDelay)
-	bo.RandomizationFactor = 0.5
-	bo.Multiplier = 2
-	for tries := 1; ; tries++ {
-		data, err := f.smallOnce(ctx, client, u, limit, requests, wire)
-		if err == nil || ctx.Err() != nil || !retryable(err) || tries >= pos(f.Tries, DefaultTries) {
-			if err != nil && tries > 1 {
-				err = fmt.Errorf("%w (%d tries)", err, tries)
-			}
-			return data, err
-		}
-		if serr := f.sleep(ctx, bo.NextBackOff()); serr != nil {
-			return nil, serr
-		}
+	var data []byte
+	tries, err := f.retry(ctx, retryable, func() (err error) {
+		data, err = f.smallOnce(ctx, client, u, limit, requests, wire)
+		return err
+	})
+	if err != nil && tries > 1 {
+		err = fmt.Errorf("%w (%d tries)", err, tries)
 	}
+	return data, err
 }
 
 // smallOnce makes one request of smallGet, held to the stall watchdog, the

@@ -14,8 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cenkalti/backoff/v5"
-
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/rejection"
 	"github.com/mjolnir-forge/forgesync/sets/lock"
@@ -71,21 +69,7 @@ func (f *Fetcher) fetchFrom(ctx context.Context, client *http.Client, p lock.Pac
 		tries = 1
 		err = d.copyFile(src.Path)
 	} else {
-		bo := backoff.NewExponentialBackOff()
-		bo.InitialInterval = pos(f.InitialDelay, DefaultInitialDelay)
-		bo.MaxInterval = pos(f.MaxDelay, DefaultMaxDelay)
-		bo.RandomizationFactor = 0.5
-		bo.Multiplier = 2
-		for {
-			tries++
-			err = d.attempt(ctx)
-			if err == nil || ctx.Err() != nil || !retryable(err) || tries >= pos(f.Tries, DefaultTries) {
-				break
-			}
-			if serr := f.sleep(ctx, bo.NextBackOff()); serr != nil {
-				return tries, serr
-			}
-		}
+		tries, err = f.retry(ctx, retryable, func() error { return d.attempt(ctx) })
 	}
 	if err != nil {
 		return tries, err

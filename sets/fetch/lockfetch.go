@@ -15,8 +15,6 @@ import (
 	"path"
 	"strings"
 
-	"github.com/cenkalti/backoff/v5"
-
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/rejection"
 	"github.com/mjolnir-forge/forgesync/sets/lock"
@@ -150,23 +148,17 @@ func htmlError(lockURL string) error {
 // through a proxy; when ctype is given, it receives the answer's
 // Content-Type.
 func (f *Fetcher) get(ctx context.Context, url string, prev Validators, limit int64, peer *netip.Addr, ctype *string) ([]byte, Validators, int, error) {
-	bo := backoff.NewExponentialBackOff()
-	bo.InitialInterval = pos(f.InitialDelay, DefaultInitialDelay)
-	bo.MaxInterval = pos(f.MaxDelay, DefaultMaxDelay)
-	bo.RandomizationFactor = 0.5
-	bo.Multiplier = 2
-	for tries := 1; ; tries++ {
-		data, val, status, err := f.getOnce(ctx, url, prev, limit, peer, ctype)
-		if err == nil || ctx.Err() != nil || !retryable(err) || tries >= pos(f.Tries, DefaultTries) {
-			if err != nil && tries > 1 {
-				err = fmt.Errorf("%w (%d tries)", err, tries)
-			}
-			return data, val, status, err
-		}
-		if serr := f.sleep(ctx, bo.NextBackOff()); serr != nil {
-			return nil, Validators{}, 0, serr
-		}
+	var data []byte
+	var val Validators
+	var status int
+	tries, err := f.retry(ctx, retryable, func() (err error) {
+		data, val, status, err = f.getOnce(ctx, url, prev, limit, peer, ctype)
+		return err
+	})
+	if err != nil && tries > 1 {
+		err = fmt.Errorf("%w (%d tries)", err, tries)
 	}
+	return data, val, status, err
 }
 
 func (f *Fetcher) getOnce(ctx context.Context, url string, prev Validators, limit int64, peer *netip.Addr, ctype *string) ([]byte, Validators, int, error) {

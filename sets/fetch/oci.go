@@ -8,8 +8,6 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/cenkalti/backoff/v5"
-
 	"github.com/mjolnir-forge/forgesync/sets/lock"
 	"github.com/mjolnir-forge/forgesync/sets/oci"
 )
@@ -44,24 +42,13 @@ func (f *Fetcher) fetchOCILock(ctx context.Context, src Source, prev Validators)
 	// oras-go's retry transport retries what a registry answers (5xx,
 	// 429) and a refused connection; a transfer cut mid-body is retried
 	// here, with the archive fetcher's back-off and tries.
-	bo := backoff.NewExponentialBackOff()
-	bo.InitialInterval = pos(f.InitialDelay, DefaultInitialDelay)
-	bo.MaxInterval = pos(f.MaxDelay, DefaultMaxDelay)
-	bo.RandomizationFactor = 0.5
-	bo.Multiplier = 2
 	var set *oci.Set
-	for tries := 1; ; tries++ {
+	tries, err := f.retry(ctx, cutTransfer, func() (err error) {
 		set, err = f.registry().Pull(ctx, ref, prev.Digest, lock.MaxLockBytes, lock.MaxSignatureBytes)
-		if err == nil || ctx.Err() != nil || !cutTransfer(err) || tries >= pos(f.Tries, DefaultTries) {
-			if err != nil && tries > 1 {
-				err = fmt.Errorf("%w (%d tries)", err, tries)
-			}
-			break
-		}
-		if serr := f.sleep(ctx, bo.NextBackOff()); serr != nil {
-			err = serr
-			break
-		}
+		return err
+	})
+	if err != nil && tries > 1 {
+		err = fmt.Errorf("%w (%d tries)", err, tries)
 	}
 	if err != nil && ctx.Err() != nil {
 		err = fmt.Errorf("%w (%w)", context.Cause(ctx), err)
