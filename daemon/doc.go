@@ -13,10 +13,13 @@
 // (internal/errkind: refused, not found, busy…), the same whether the
 // daemon answered or the state was opened locally.
 //
-// What the socket serves comes from a [Backend], which the pipeline
-// implements: reads are snapshots that never wait for a running sync;
-// mutations go through the pipeline's single writer and block until it is
-// done or the caller's context ends.
+// What the socket serves comes from a [Backend] ([NewBackend] serves the
+// pipeline's Runner and the set follower): reads are snapshots that never
+// wait for a running sync; mutations go through the pipeline's single
+// writer and block until it is done or the caller's context ends. The
+// domain answers in its own values and reports through the observers it
+// owns; this package turns them into api's wire shapes once (wire.go: the
+// answers, the local operations' summaries; publish.go: the events).
 //
 // Caveats: the peer-uid check of the socket (SO_PEERCRED) exists on Linux
 // only; elsewhere the socket relies on its file mode and its folder's. On

@@ -15,6 +15,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/installer/intake"
 	"github.com/mjolnir-forge/forgesync/installer/store"
 	"github.com/mjolnir-forge/forgesync/internal/prio"
+	"github.com/mjolnir-forge/forgesync/native"
 	"github.com/mjolnir-forge/forgesync/pipeline"
 	"github.com/mjolnir-forge/forgesync/sets/export"
 	"github.com/mjolnir-forge/forgesync/sets/fetch"
@@ -57,7 +58,7 @@ type Machine struct {
 	probed bool
 	client *Client            // nil: no daemon answers
 	p      *pipeline.Pipeline // opened locally
-	rec    *api.Summary       // what opening the state recovered
+	rec    *pipeline.Summary  // what opening the state recovered
 	// lock is the state's lock, taken without opening the pipeline while
 	// kept archives are read.
 	lock *store.Store
@@ -125,9 +126,7 @@ func (m *Machine) local(ctx context.Context) (*pipeline.Pipeline, error) {
 		return nil, err
 	}
 	lowerPriority(cfg, m.opts.Log)
-	var rec *pipeline.Summary
-	m.p, rec, err = pipeline.Open(ctx, pipelineOptions(cfg, lim, m.opts.Extractor, m.opts.Log, m.opts.LockWait))
-	m.rec = pipeline.WireSummary(rec)
+	m.p, m.rec, err = pipeline.Open(ctx, pipelineOptions(cfg, lim, m.opts.Extractor, m.opts.Log, m.opts.LockWait))
 	return m.p, err
 }
 
@@ -171,16 +170,16 @@ func (m *Machine) mutate(ctx context.Context, remote func(*Client) (*api.Summary
 	return wired(local(p))
 }
 
-// wired passes a local transaction's result on with its summary in the
-// wire shape a daemon would have answered with.
+// wired passes a transaction's result on with its summary in the wire
+// shape a daemon answers with.
 func wired(sum *pipeline.Summary, err error) (*api.Summary, error) {
-	return pipeline.WireSummary(sum), err
+	return wireSummary(sum), err
 }
 
 // deploy deploys the scripts and the module after a local run, as the
 // daemon does after each transaction, and adds its warnings to sum (when
 // there is one). It returns [ErrDeploy] when a deploy failed.
-func (m *Machine) deploy(ctx context.Context, sum *api.Summary) error {
+func (m *Machine) deploy(ctx context.Context, sum *pipeline.Summary) error {
 	reports, derr := m.p.Deploy(ctx)
 	warnings, failed := pipeline.DeployWarnings(reports, derr)
 	if sum != nil {
@@ -204,12 +203,20 @@ func (m *Machine) SyncDrop(ctx context.Context) (*api.Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	sum, err := wired(p.SyncDrop(ctx))
+	sum, err := p.SyncDrop(ctx)
 	if err != nil {
 		return nil, err
 	}
+	return m.finish(ctx, sum)
+}
+
+// finish counts what opening the state recovered with a local run's
+// summary, deploys the scripts and the module as the daemon would, and
+// returns the summary in its wire shape, complete also with [ErrDeploy].
+func (m *Machine) finish(ctx context.Context, sum *pipeline.Summary) (*api.Summary, error) {
 	sum = m.rec.Merge(sum)
-	return sum, m.deploy(ctx, sum)
+	err := m.deploy(ctx, sum)
+	return wireSummary(sum), err
 }
 
 // Install installs one archive from anywhere. A running daemon installs
@@ -271,12 +278,11 @@ func (m *Machine) Retry(ctx context.Context, o pipeline.RetryOptions) (*api.Summ
 	if err != nil {
 		return nil, err
 	}
-	sum, err := wired(p.RetrySync(ctx, o))
+	sum, err := p.RetrySync(ctx, o)
 	if err != nil {
 		return nil, err
 	}
-	sum = m.rec.Merge(sum)
-	return sum, m.deploy(ctx, sum)
+	return m.finish(ctx, sum)
 }
 
 // Enable enables an installed pack.
@@ -318,11 +324,24 @@ func (m *Machine) Packs(ctx context.Context) ([]api.Pack, error) {
 		return c.Packs(ctx)
 	}
 	installed, err := pipeline.ReadPacks(m.opts.Config.Paths.State)
-	out := []api.Pack{}
-	for _, pk := range installed {
-		out = append(out, pipeline.PackView(pk))
+	return wirePacks(installed), err
+}
+
+// ReadHistory reads the kept generations of the state folder without
+// taking its lock (see pipeline.ReadHistory), in their wire shape:
+// `forgesync history` works beside a running daemon.
+func ReadHistory(state string) (*api.History, error) {
+	h, err := pipeline.ReadHistory(state)
+	if err != nil {
+		return nil, err
 	}
-	return out, err
+	return wireHistory(h), nil
+}
+
+// Gates returns the version gates of the mods folder in their wire shape,
+// as status shows them when no daemon answers.
+func Gates(mods string) api.Gates {
+	return wireGates(native.CheckGatesDir(mods))
 }
 
 // Installed returns the installed packs as a pack set sees them, from the

@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"io"
 	"sync"
 
 	"github.com/mjolnir-forge/forgesync/api"
@@ -82,14 +83,7 @@ func (m *Machine) SyncSet(ctx context.Context, arg string, prune bool) (*api.Set
 		return nil, err
 	}
 	if w := m.opts.Progress; w != nil {
-		var mu sync.Mutex
-		opts.Events = func(d api.EventData) {
-			if dl, ok := d.(api.Download); ok && dl.Done == 0 {
-				mu.Lock()
-				fmt.Fprintf(w, "fetching %s (%d bytes) from %s\n", dl.Pack, dl.Total, dl.URL)
-				mu.Unlock()
-			}
-		}
+		opts.Observer = &downloadPrinter{w: w}
 	}
 	s, err := follow.New(p, opts)
 	if err != nil {
@@ -97,11 +91,30 @@ func (m *Machine) SyncSet(ctx context.Context, arg string, prune bool) (*api.Set
 	}
 	res, err := s.SyncSet(ctx, follow.Request{From: src, Prune: prune})
 	if err != nil {
-		return res, err
+		return wireSetSync(res), err
 	}
 	// What opening the state recovered or republished counts with the run.
 	if res.Summary != nil {
 		res.Summary = m.rec.Merge(res.Summary)
 	}
-	return res, m.deploy(ctx, res.Summary)
+	err = m.deploy(ctx, res.Summary)
+	return wireSetSync(res), err
+}
+
+// downloadPrinter prints the start of each download of a set sync run
+// locally, for a headless host to see.
+type downloadPrinter struct {
+	follow.NopObserver
+	mu sync.Mutex // guards w: downloads run at once
+	w  io.Writer
+}
+
+// Downloading prints a download's start.
+func (d *downloadPrinter) Downloading(p fetch.Progress) {
+	if p.Done != 0 {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	fmt.Fprintf(d.w, "fetching %s (%d bytes) from %s\n", p.Pack, p.Total, p.URL)
 }

@@ -9,7 +9,6 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/config"
 	"github.com/mjolnir-forge/forgesync/installer/intake"
 	"github.com/mjolnir-forge/forgesync/pipeline"
@@ -71,7 +70,7 @@ func (m *Machine) Serve(ctx context.Context, so ServeOptions) error {
 		return err
 	}
 	opts := pipelineOptions(cfg, lim, m.opts.Extractor, log, m.opts.LockWait)
-	opts.Events = func(d api.EventData) { ev.Publish(d) }
+	opts.Observer = publisher{ev}
 	p, _, err := pipeline.Open(ctx, opts)
 	if err != nil {
 		eps.Close()
@@ -89,14 +88,14 @@ func (m *Machine) Serve(ctx context.Context, so ServeOptions) error {
 	setOpts, err := m.setOptions()
 	var sets *follow.Syncer
 	if err == nil {
-		setOpts.Events = opts.Events
+		setOpts.Observer = publisher{ev}
 		sets, err = follow.New(r, setOpts)
 	}
 	if err != nil {
 		eps.Close()
 		return err
 	}
-	backend := follow.Backend{WireBackend: pipeline.WireBackend{Runner: r}, Sets: sets}
+	backend := NewBackend(r, sets)
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return r.Run(gctx) })
 	g.Go(func() error { return w.Run(gctx) })

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/installer/place"
 	"github.com/mjolnir-forge/forgesync/internal/toolcheck"
 )
@@ -52,10 +51,10 @@ func TestCaseInsensitiveUpgrades(t *testing.T) {
 					e := envAt(root)
 					p := e.open(t)
 					e.dropPack(t, "v1.zip", spec{id: "pack-a", version: "1.0.0", content: c.old})
-					mustSync(t, p, map[string]api.Result{"v1.zip": api.ResultInstalled})
+					mustSync(t, p, map[string]Result{"v1.zip": ResultInstalled})
 					e.checkContent(t, p, c.old, fold)
 					e.dropPack(t, "v2.zip", spec{id: "pack-a", version: "2.0.0", content: c.new})
-					mustSync(t, p, map[string]api.Result{"v2.zip": api.ResultUpgraded})
+					mustSync(t, p, map[string]Result{"v2.zip": ResultUpgraded})
 					e.checkContent(t, p, c.new, fold)
 					if _, err := p.Rollback(t.Context(), 0); err != nil {
 						t.Fatalf("Rollback = %v", err)

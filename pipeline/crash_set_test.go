@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/installer/store"
 	"github.com/mjolnir-forge/forgesync/sets/lock"
 )
@@ -155,7 +154,7 @@ func TestCrashAtEveryStepOfSetApply(t *testing.T) {
 	e.dropPack(t, "glass.zip", spec{id: "glass-works", version: "1.0.0", lifts: 1, content: map[string]string{"glass.pak": "glass"}})
 	e.dropPack(t, "keep.zip", spec{id: "keep-pack", version: "1.0.0", lifts: 1})
 	p := e.open(t)
-	mustSync(t, p, map[string]api.Result{"gates.zip": api.ResultInstalled, "glass.zip": api.ResultInstalled, "keep.zip": api.ResultInstalled})
+	mustSync(t, p, map[string]Result{"gates.zip": ResultInstalled, "glass.zip": ResultInstalled, "keep.zip": ResultInstalled})
 	p.Close()
 	set := &archiveSet{dir: filepath.Join(base, "setsrc"), bySHA: map[string]string{}}
 	st, _ := os.ReadFile(filepath.Join(e.state, store.StateFileName))
@@ -183,10 +182,10 @@ func TestCrashAtEveryStepOfRollback(t *testing.T) {
 	e := envAt(base)
 	p := e.open(t)
 	e.dropPack(t, "gates-1.zip", spec{id: "lockout-gates", version: "0.3.1", doors: 2, content: map[string]string{"g.pak": "gates 0.3.1", "old.pak": "old"}})
-	mustSync(t, p, map[string]api.Result{"gates-1.zip": api.ResultInstalled})
+	mustSync(t, p, map[string]Result{"gates-1.zip": ResultInstalled})
 	e.dropPack(t, "gates-2.zip", spec{id: "lockout-gates", version: "0.4.0", doors: 3, content: map[string]string{"g.pak": "gates 0.4.0"}})
 	e.dropPack(t, "wide.zip", spec{id: "foundry-wide", version: "1.4.0", lifts: 2, content: map[string]string{"w.pak": "wide"}})
-	mustSync(t, p, map[string]api.Result{"gates-2.zip": api.ResultUpgraded, "wide.zip": api.ResultInstalled})
+	mustSync(t, p, map[string]Result{"gates-2.zip": ResultUpgraded, "wide.zip": ResultInstalled})
 	p.Close()
 	crashWalk(t, base, "rollback:1", 0, "journal")
 }
@@ -202,11 +201,11 @@ func TestCrashAtEveryStepOfGenerationPruning(t *testing.T) {
 	p := e.open(t)
 	for i := range 3 {
 		e.dropPack(t, fmt.Sprintf("v%d.zip", i), spec{id: "lift-pack", version: fmt.Sprintf("1.%d.0", i), lifts: 1, content: map[string]string{"l.pak": strconv.Itoa(i)}})
-		want := api.ResultUpgraded
+		want := ResultUpgraded
 		if i == 0 {
-			want = api.ResultInstalled
+			want = ResultInstalled
 		}
-		mustSync(t, p, map[string]api.Result{fmt.Sprintf("v%d.zip", i): want})
+		mustSync(t, p, map[string]Result{fmt.Sprintf("v%d.zip", i): want})
 	}
 	p.Close()
 	e.dropPack(t, "v3.zip", spec{id: "lift-pack", version: "1.3.0", lifts: 1, content: map[string]string{"l.pak": "3"}})

@@ -8,7 +8,6 @@ import (
 	"os"
 	"slices"
 
-	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/installer/deploy"
 	"github.com/mjolnir-forge/forgesync/native"
 )
@@ -39,7 +38,7 @@ func (p *Pipeline) Deploy(ctx context.Context) ([]deploy.FileReport, error) {
 	}
 	for _, r := range reports {
 		if r.Status == deploy.Deployed || r.Status == deploy.StagedLocked {
-			p.emit(api.ModuleDeployed{Component: r.Component, Path: r.Path, SHA256: r.SHA256, Pending: r.Status == deploy.StagedLocked})
+			p.obs.ModuleDeployed(r)
 		}
 	}
 	return reports, errors.Join(errs...)
@@ -49,7 +48,7 @@ func (p *Pipeline) Deploy(ctx context.Context) ([]deploy.FileReport, error) {
 // gates, what the last deploy did with each file, whether doors can be
 // automated at all (the gates allow it and the native module was not
 // missing or failed), and the game builds the release's native module
-// accepts. Status shows it as an api.Modules.
+// accepts.
 type Modules struct {
 	Gates           native.Gates
 	Deployed        []deploy.FileReport

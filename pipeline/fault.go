@@ -16,7 +16,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/rejection"
 )
 
-// Rules of the reasons an archive waits (api.ResultWaiting): the machine's
+// Rules of the reasons an archive waits (ResultWaiting): the machine's
 // condition stopped it, not its bytes. It is not rejected, its try is not
 // counted toward MaxAttempts, and the next pass tries it again.
 const (

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/installer/deploy"
 	"github.com/mjolnir-forge/forgesync/installer/place"
 	"github.com/mjolnir-forge/forgesync/installer/store"
@@ -46,7 +45,7 @@ func TestClaimAcrossDrives(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Sync across drives = %v", err)
 	}
-	if r := results(sum); r["good.zip"] != api.ResultInstalled || r["notes.zip"] != api.ResultRejected {
+	if r := results(sum); r["good.zip"] != ResultInstalled || r["notes.zip"] != ResultRejected {
 		t.Fatalf("results = %v; want good.zip installed, notes.zip rejected", r)
 	}
 	if crossings < 3 {

@@ -4,7 +4,6 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 )
 
@@ -29,7 +28,7 @@ func TestInstallFlushesWhatDurabilityNeeds(t *testing.T) {
 	e.dropPack(t, "doors.zip", spec{id: "door-pack", version: "1.0.0", doors: 2,
 		content: map[string]string{"D.pak": "pak-bytes", "E.pak": "more-bytes"}})
 	before := atomicfile.Fsyncs()
-	sum := mustSync(t, p, map[string]api.Result{"doors.zip": api.ResultInstalled})
+	sum := mustSync(t, p, map[string]Result{"doors.zip": ResultInstalled})
 	got := atomicfile.Fsyncs() - before
 	const (
 		content  = 2 // <paks>/MJOLNIRForge and <paks>/MJOLNIRForge/door-pack
@@ -43,7 +42,7 @@ func TestInstallFlushesWhatDurabilityNeeds(t *testing.T) {
 
 	// A pass with nothing to do flushes nothing.
 	before = atomicfile.Fsyncs()
-	mustSync(t, p, map[string]api.Result{})
+	mustSync(t, p, map[string]Result{})
 	if got := atomicfile.Fsyncs() - before; got != 0 {
 		t.Errorf("an idle pass flushed %d times; want 0", got)
 	}

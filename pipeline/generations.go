@@ -123,7 +123,7 @@ func neededKeys(st *store.State) map[string]bool {
 // History is the kept generations, newest first, each with what changed
 // from the one before, the newest generation's number (0 when none) and
 // the disk the kept archives take. GET /v1/history and `forgesync
-// history` show it as an api.History (see [WireHistory]).
+// history` show it.
 type History struct {
 	Current     int
 	KeptBytes   int64

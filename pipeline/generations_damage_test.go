@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/installer/store"
 )
 
@@ -36,7 +35,7 @@ func TestDamagedGenerations(t *testing.T) {
 			e := newEnv(t)
 			p := e.open(t)
 			e.dropPack(t, "good.zip", spec{id: "good-pack", version: "1.0.0", doors: 1})
-			mustSync(t, p, map[string]api.Result{"good.zip": api.ResultInstalled})
+			mustSync(t, p, map[string]Result{"good.zip": ResultInstalled})
 			p.Close()
 			path := filepath.Join(e.state, store.StateFileName)
 			data, err := os.ReadFile(path)

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/installer/store"
 	"github.com/mjolnir-forge/forgesync/internal/errkind"
 )
@@ -38,30 +37,29 @@ func TestRollbackToEveryGeneration(t *testing.T) {
 	}
 
 	e.dropPack(t, "gates-1.0.zip", spec{id: "lockout-gates", version: "0.3.1", doors: 2, content: map[string]string{"g.pak": "gates 0.3.1", "old.pak": "only in 0.3.1"}})
-	record(mustSync(t, p, map[string]api.Result{"gates-1.0.zip": api.ResultInstalled}), CauseDrop)
+	record(mustSync(t, p, map[string]Result{"gates-1.0.zip": ResultInstalled}), CauseDrop)
 	e.dropPack(t, "gates-1.1.zip", spec{id: "lockout-gates", version: "0.4.0", doors: 3, content: map[string]string{"g.pak": "gates 0.4.0", "new.pak": "only in 0.4.0"}})
-	record(mustSync(t, p, map[string]api.Result{"gates-1.1.zip": api.ResultUpgraded}), CauseDrop)
+	record(mustSync(t, p, map[string]Result{"gates-1.1.zip": ResultUpgraded}), CauseDrop)
 	sum, err := p.Disable(t.Context(), "lockout-gates")
 	if err != nil {
 		t.Fatal(err)
 	}
 	record(sum, CauseDisable)
 	e.dropPack(t, "wide.zip", spec{id: "foundry-wide", version: "1.4.0", lifts: 2, content: map[string]string{"w.pak": "wide"}})
-	record(mustSync(t, p, map[string]api.Result{"wide.zip": api.ResultInstalled}), CauseDrop)
+	record(mustSync(t, p, map[string]Result{"wide.zip": ResultInstalled}), CauseDrop)
 
 	h, err := p.History()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var lines []string
-	for _, g := range WireHistory(h).Generations {
-		for _, c := range g.Changes {
-			lines = append(lines, c.String())
-		}
+	var changes []GenerationChange
+	for _, g := range h.Generations {
+		changes = append(changes, g.Changes...)
 	}
-	want := []string{"+ foundry-wide 1.4.0", "disabled lockout-gates", "~ lockout-gates 0.3.1 → 0.4.0", "+ lockout-gates 0.3.1"}
-	if !slices.Equal(lines, want) {
-		t.Errorf("history changes = %q; want %q", lines, want)
+	want := []GenerationChange{{Kind: ChangeAdded, ID: "foundry-wide", Version: "1.4.0"}, {Kind: ChangeDisabled, ID: "lockout-gates"},
+		{Kind: ChangeUpdated, ID: "lockout-gates", Version: "0.4.0", Previous: "0.3.1"}, {Kind: ChangeAdded, ID: "lockout-gates", Version: "0.3.1"}}
+	if !slices.Equal(changes, want) {
+		t.Errorf("history changes = %+v; want %+v", changes, want)
 	}
 
 	for _, n := range []int{3, 2, 1, 4} {
@@ -193,12 +191,12 @@ func TestRollbackOverLimitsRefused(t *testing.T) {
 	e := newEnv(t)
 	p := e.open(t)
 	e.dropPack(t, "a.zip", spec{id: "doors-a", version: "1.0.0", doors: 200})
-	mustSync(t, p, map[string]api.Result{"a.zip": api.ResultInstalled})
+	mustSync(t, p, map[string]Result{"a.zip": ResultInstalled})
 	if _, err := p.Disable(t.Context(), "doors-a"); err != nil {
 		t.Fatal(err)
 	}
 	e.dropPack(t, "b.zip", spec{id: "doors-b", version: "1.0.0", doors: 100})
-	mustSync(t, p, map[string]api.Result{"b.zip": api.ResultInstalled})
+	mustSync(t, p, map[string]Result{"b.zip": ResultInstalled})
 	p.Close()
 
 	ps, err := store.OpenStore(e.state, 0)

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/installer/place"
 	"github.com/mjolnir-forge/forgesync/installer/store"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
@@ -74,7 +73,7 @@ func TestHeldFileSetWaitsAndChangesNothing(t *testing.T) {
 	fe := heldPak(t)
 	fe.dropPack(t, "a1.zip", spec{id: "pack-a", version: "1.0.0", content: map[string]string{"a.pak": "a1"}})
 	fe.dropPack(t, "c1.zip", spec{id: "pack-c", version: "1.0.0", content: map[string]string{"c.pak": "c1"}})
-	mustSync(t, fe.p, map[string]api.Result{"a1.zip": api.ResultInstalled, "c1.zip": api.ResultInstalled})
+	mustSync(t, fe.p, map[string]Result{"a1.zip": ResultInstalled, "c1.zip": ResultInstalled})
 	set := newArchiveSet(t)
 	v2 := []lock.Entry{
 		set.add(t, spec{id: "pack-a", version: "2.0.0", content: map[string]string{"a.pak": "a2"}}),
@@ -107,7 +106,7 @@ func TestHeldFileSetWaitsAndChangesNothing(t *testing.T) {
 	}
 	defer p.Close()
 	fe.dropPack(t, "d1.zip", spec{id: "pack-d", version: "1.0.0", content: map[string]string{"d.pak": "d1"}})
-	mustSync(t, p, map[string]api.Result{"d1.zip": api.ResultInstalled})
+	mustSync(t, p, map[string]Result{"d1.zip": ResultInstalled})
 	if _, err := p.Disable(t.Context(), "pack-d"); err != nil {
 		t.Fatalf("Disable with c.pak held = %v", err)
 	}
@@ -118,7 +117,7 @@ func TestHeldFileSetWaitsAndChangesNothing(t *testing.T) {
 	// Released: the next pass does not roll back behind the user's back.
 	fe.set(nil)
 	p.BeginPass()
-	mustSync(t, p, map[string]api.Result{})
+	mustSync(t, p, map[string]Result{})
 	st, _ := p.state()
 	if c := fe.content(t, "pack-c", "c.pak"); c != "c2" || st.Find("pack-c").Version != "2.0.0" || st.Generations[len(st.Generations)-1].Cause == CauseRollback {
 		t.Fatalf("after release: c.pak %q, pack-c %s, last generation %+v (before the waits: %d); want c2, 2.0.0, no rollback",
@@ -170,7 +169,7 @@ func TestInterruptedSetWaitsForHeldFile(t *testing.T) {
 	fe := heldPak(t)
 	fe.dropPack(t, "a1.zip", spec{id: "pack-a", version: "1.0.0", content: map[string]string{"a.pak": "a1"}})
 	fe.dropPack(t, "c1.zip", spec{id: "pack-c", version: "1.0.0", content: map[string]string{"c.pak": "c1"}})
-	mustSync(t, fe.p, map[string]api.Result{"a1.zip": api.ResultInstalled, "c1.zip": api.ResultInstalled})
+	mustSync(t, fe.p, map[string]Result{"a1.zip": ResultInstalled, "c1.zip": ResultInstalled})
 	fe.p.Close()
 	set := newArchiveSet(t)
 	v2 := []lock.Entry{
@@ -196,7 +195,7 @@ func TestInterruptedSetWaitsForHeldFile(t *testing.T) {
 		t.Fatalf("a.pak %q, c.pak %q; want each pack whole (a1, c1)", a, c)
 	}
 	fe.dropPack(t, "d1.zip", spec{id: "pack-d", version: "1.0.0", content: map[string]string{"d.pak": "d1"}})
-	sum := mustSync(t, p, map[string]api.Result{"d1.zip": api.ResultWaiting})
+	sum := mustSync(t, p, map[string]Result{"d1.zip": ResultWaiting})
 	if o := outcome(t, sum, "d1.zip"); !strings.Contains(o.Reasons[0].Message, "interrupted set apply") {
 		t.Fatalf("d1.zip waits for %q; want the interrupted set named", o.Reasons[0].Message)
 	}
@@ -210,7 +209,7 @@ func TestInterruptedSetWaitsForHeldFile(t *testing.T) {
 
 	fe.set(nil)
 	p.BeginPass()
-	sum = mustSync(t, p, map[string]api.Result{"d1.zip": api.ResultInstalled})
+	sum = mustSync(t, p, map[string]Result{"d1.zip": ResultInstalled})
 	if sum.Waiting() || fe.journaled(t) {
 		t.Fatalf("after release: %+v, journal %v; want the set finished", sum, fe.journaled(t))
 	}
@@ -228,7 +227,7 @@ func TestOnePassOneWait(t *testing.T) {
 	e := newEnv(t)
 	p := e.open(t)
 	e.dropPack(t, "a1.zip", spec{id: "pack-a", version: "1.0.0", content: map[string]string{"a.pak": "a1"}})
-	mustSync(t, p, map[string]api.Result{"a1.zip": api.ResultInstalled})
+	mustSync(t, p, map[string]Result{"a1.zip": ResultInstalled})
 	p.Close()
 	// A game update wiped doors.txt: the start must publish again.
 	if err := os.Remove(filepath.Join(InventoryDir(e.mods), "doors.txt")); err != nil {
@@ -286,7 +285,7 @@ func TestRunnerRetriesWhatWaits(t *testing.T) {
 	held := filepath.Join(InventoryDir(e.mods), "installed.txt")
 	var holding atomic.Bool
 	opts := e.options()
-	opts.Events = rec.add
+	opts.Observer = rec
 	opts.Renamer = atomicfile.Renamer{
 		Rename: func(o, n string) error {
 			if n == held && holding.Load() {
@@ -305,15 +304,15 @@ func TestRunnerRetriesWhatWaits(t *testing.T) {
 	if err != nil || !sum.Waiting() {
 		t.Fatalf("SyncDrop with installed.txt held = %+v, %v; want its publication pending", sum, err)
 	}
-	if s := r.Snapshot(); s.State == api.StateError || s.LastSync.Result != SyncWaiting || !strings.Contains(s.LastSync.Error, "installed.txt is held") ||
+	if s := r.Snapshot(); s.State == StateError || s.LastSync.Result != SyncWaiting || !strings.Contains(s.LastSync.Error, "installed.txt is held") ||
 		strings.Contains(s.LastSync.Error, atomicfile.TempPrefix) {
 		t.Fatalf("status = %s, %+v; want the last sync waiting on installed.txt, no error, no temp name", s.State, s.LastSync)
 	}
 	seen := len(rec.events())
 	holding.Store(false)
-	rec.waitFor(t, "installed.txt published by a pass nothing was dropped for", func(all []api.EventData) bool {
+	rec.waitFor(t, "installed.txt published by a pass nothing was dropped for", func(all []any) bool {
 		for _, d := range all[seen:] {
-			if ip, ok := d.(api.InventoryPublished); ok && slices.Contains(ip.Files, "installed.txt") {
+			if ip, ok := d.(published); ok && slices.Contains(ip.Files, "installed.txt") {
 				return true
 			}
 		}
@@ -329,14 +328,14 @@ func TestRunnerRetriesWhatWaits(t *testing.T) {
 func TestRunnerSetWaitIsNotAnError(t *testing.T) {
 	fe := heldPak(t)
 	fe.dropPack(t, "c1.zip", spec{id: "pack-c", version: "1.0.0", content: map[string]string{"c.pak": "c1"}})
-	mustSync(t, fe.p, map[string]api.Result{"c1.zip": api.ResultInstalled})
+	mustSync(t, fe.p, map[string]Result{"c1.zip": ResultInstalled})
 	set := newArchiveSet(t)
 	pins := []lock.Entry{set.add(t, spec{id: "pack-c", version: "2.0.0", content: map[string]string{"c.pak": "c2"}})}
 	r := runRunner(t, fe.p, RunnerOptions{})
 	fe.set(syscall.EBUSY)
 	_, err := r.ApplySet(t.Context(), pins, SetOptions{Source: set.source})
 	checkWaits(t, err, "the set was not applied")
-	if s := r.Snapshot(); s.State != api.StateIdle || s.LastSync.Result != SyncWaiting || !strings.Contains(s.LastSync.Error, "c.pak is held") {
+	if s := r.Snapshot(); s.State != StateIdle || s.LastSync.Result != SyncWaiting || !strings.Contains(s.LastSync.Error, "c.pak is held") {
 		t.Fatalf("status = %s, %+v; want idle, the last sync waiting on c.pak", s.State, s.LastSync)
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/installer/intake"
 	"github.com/mjolnir-forge/forgesync/inventory"
 )
@@ -134,8 +133,8 @@ func (e *env) dropPack(t testing.TB, name string, s spec) {
 	s.zip(t, filepath.Join(e.drop, name))
 }
 
-func results(sum *Summary) map[string]api.Result {
-	out := map[string]api.Result{}
+func results(sum *Summary) map[string]Result {
+	out := map[string]Result{}
 	for _, o := range sum.Outcomes {
 		out[o.Archive] = o.Result
 	}

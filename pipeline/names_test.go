@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
-
-	"github.com/mjolnir-forge/forgesync/api"
 )
 
 // TestNonUTF8Paths: with a drop folder and a state folder whose names hold
@@ -34,7 +32,7 @@ func TestNonUTF8Paths(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Sync = %v", err)
 	}
-	if got := results(sum); got[name] != api.ResultInstalled || got[bad] != api.ResultRejected {
+	if got := results(sum); got[name] != ResultInstalled || got[bad] != ResultRejected {
 		t.Fatalf("Sync: %q %v, %q %v (outcomes %+v); want installed and rejected", name, got[name], bad, got[bad], sum.Outcomes)
 	}
 	// The rejected archive and its note keep the real bytes of its name;

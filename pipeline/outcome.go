@@ -3,29 +3,46 @@ package pipeline
 import (
 	"fmt"
 
-	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/inventory"
 )
 
-// wireResults names every install outcome on the wire. The outcomes are
-// inventory's; api.ResultWaiting is not among them, because a waiting
-// archive has no outcome yet (the machine, not the pack, stopped it).
-var wireResults = map[inventory.Outcome]api.Result{
-	inventory.OutcomeInstalled:   api.ResultInstalled,
-	inventory.OutcomeUpgraded:    api.ResultUpgraded,
-	inventory.OutcomeAlready:     api.ResultAlready,
-	inventory.OutcomeReinstalled: api.ResultReinstalled,
-	inventory.OutcomeDowngraded:  api.ResultDowngraded,
-	inventory.OutcomeRejected:    api.ResultRejected,
+// Result is what happened to one archive in a transaction.
+type Result string
+
+// The results of an archive.
+const (
+	ResultInstalled   Result = "installed"
+	ResultUpgraded    Result = "upgraded"
+	ResultReinstalled Result = "reinstalled"
+	ResultDowngraded  Result = "downgraded"
+	ResultAlready     Result = "already-installed"
+	ResultRejected    Result = "rejected"
+	// ResultWaiting: the machine, not the archive, stopped it (a file
+	// held by the game, a full disk, a read-only file, a failed process
+	// start). The archive waits in the drop folder and is tried again at
+	// the next pass; its reasons say what happened and what to do.
+	ResultWaiting Result = "waiting"
+)
+
+// outcomeResults names the Result of every install outcome. The outcomes are
+// inventory's; ResultWaiting is not among them, because a waiting archive
+// has no outcome yet (the machine, not the pack, stopped it).
+var outcomeResults = map[inventory.Outcome]Result{
+	inventory.OutcomeInstalled:   ResultInstalled,
+	inventory.OutcomeUpgraded:    ResultUpgraded,
+	inventory.OutcomeAlready:     ResultAlready,
+	inventory.OutcomeReinstalled: ResultReinstalled,
+	inventory.OutcomeDowngraded:  ResultDowngraded,
+	inventory.OutcomeRejected:    ResultRejected,
 }
 
-// wireResult returns the api.Result of an install outcome: the one place
-// the pipeline turns the one into the other. An outcome the table lacks is
-// a programming error (a test holds the table whole), so it panics.
-func wireResult(o inventory.Outcome) api.Result {
-	r, ok := wireResults[o]
+// resultOf returns the Result of an install outcome: the one place the
+// pipeline turns the one into the other. An outcome the table lacks is a
+// programming error (a test holds the table whole), so it panics.
+func resultOf(o inventory.Outcome) Result {
+	r, ok := outcomeResults[o]
 	if !ok {
-		panic(fmt.Sprintf("pipeline: install outcome %q has no wire result", o))
+		panic(fmt.Sprintf("pipeline: install outcome %q has no result", o))
 	}
 	return r
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/installer/store"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 )
@@ -41,13 +40,13 @@ func TestPassStateWritesBounded(t *testing.T) {
 	skipUnderRace(t)
 	e := newEnv(t)
 	p := e.open(t)
-	want := map[string]api.Result{}
+	want := map[string]Result{}
 	for _, n := range e.dropStray(t, "stray", 150) {
-		want[n] = api.ResultRejected
+		want[n] = ResultRejected
 	}
 	for _, n := range []string{"bad-1.zip", "bad-2.zip"} {
 		e.dropPack(t, n, spec{id: strings.TrimSuffix(n, ".zip"), version: "1.0.0", doors: 1, bad: true})
-		want[n] = api.ResultRejected
+		want[n] = ResultRejected
 	}
 	for pass := 1; pass <= 2; pass++ {
 		before, flushes := p.writes.snapshot(), atomicfile.Fsyncs()
@@ -85,7 +84,7 @@ func TestPassStateWritesBounded(t *testing.T) {
 			}
 		}
 		// The same names again: kept apart as -2, the first ones kept.
-		next := map[string]api.Result{}
+		next := map[string]Result{}
 		for n := range want {
 			data, err := os.ReadFile(filepath.Join(e.drop, RejectedDir, n))
 			if err != nil {
@@ -94,7 +93,7 @@ func TestPassStateWritesBounded(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(e.drop, n), data, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			next[n] = api.ResultRejected
+			next[n] = ResultRejected
 		}
 		want = next
 	}
@@ -130,22 +129,22 @@ func TestStatusAnswersDuringAPass(t *testing.T) {
 	case err := <-passed:
 		t.Fatalf("the pass ended (%v) without reaching %s", err, names[150])
 	}
-	answer := make(chan api.Status, 1)
+	answer := make(chan Status, 1)
 	go func() { answer <- r.Status() }()
-	var st api.Status
+	var st Status
 	select {
 	case st = <-answer:
 	case <-t.Context().Done():
 		t.Fatal("status waited for the pass")
 	}
-	if st.State != api.StateSyncing || len(st.Queue) != len(names) || st.Counts.Rejected != 150 || len(r.Rejections()) != 150 {
+	if st.State != StateSyncing || len(st.Queue) != len(names) || st.Counts.Rejected != 150 || len(r.Rejections()) != 150 {
 		t.Errorf("status mid-pass = %s, %d queued, %d rejected (listed %d); want syncing, %d, 150", st.State, len(st.Queue), st.Counts.Rejected, len(r.Rejections()), len(names))
 	}
 	close(release)
 	if err := <-passed; err != nil {
 		t.Fatal(err)
 	}
-	if st := r.Status(); st.State != api.StateIdle || len(st.Queue) != 0 || st.Counts.Rejected != len(names) {
+	if st := r.Status(); st.State != StateIdle || len(st.Queue) != 0 || st.Counts.Rejected != len(names) {
 		t.Errorf("status after = %s, %d queued, %d rejected; want idle, none, %d", st.State, len(st.Queue), st.Counts.Rejected, len(names))
 	}
 }

@@ -4,7 +4,9 @@
 // identity bindings last), rejection with reasons, enable, disable and
 // removal, and recovery after a crash at any point. Nothing a user dropped
 // is lost: every archive ends installed, already installed, or rejected with
-// its reasons beside it.
+// its reasons beside it. It answers in its own values ([Summary], [Status],
+// [History]) and tells what it does as it does it through the [Observer]
+// it owns; it knows nothing of the wire, which the daemon converts to.
 package pipeline
 
 import (
@@ -19,7 +21,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/installer/deploy"
 	"github.com/mjolnir-forge/forgesync/installer/intake"
 	"github.com/mjolnir-forge/forgesync/installer/place"
@@ -53,12 +54,11 @@ type Options struct {
 	// "rejections", "reject:x.zip", "done:x.zip").
 	// Tests use it to stop the process at each boundary in turn.
 	Step func(name string)
-	// Events, when set, receives the events of every transaction, each
-	// with its true data: archives claimed (with their size), extraction
-	// progress, outcomes, publications (with the number of enabled packs),
-	// deployed files and warnings. It is called on the writer's goroutine
-	// and must not block for long.
-	Events func(api.EventData)
+	// Observer, when set, hears what every transaction does: passes,
+	// archives claimed (with their size), extraction progress, outcomes,
+	// publications (with the number of enabled packs), generations,
+	// deployed files and warnings (see [Observer]).
+	Observer Observer
 	// Renamer is used for publication renames; the zero value retries a
 	// busy target on Windows.
 	Renamer atomicfile.Renamer
@@ -80,7 +80,7 @@ func InventoryDir(mods string) string { return filepath.Join(mods, "MJOLNIRForge
 // replaced, and why it was rejected or waits.
 type Outcome struct {
 	Archive  string // the file name as dropped
-	Result   api.Result
+	Result   Result
 	Pack     string
 	Version  string
 	Previous string // the version replaced
@@ -91,8 +91,7 @@ type Outcome struct {
 // inventory files rewritten (unchanged ones are not), the warnings, how
 // long it took, the generation it recorded (0 when the installed set did
 // not change), what a set apply or a rollback changed, and the generation
-// a rollback went back to (0 for every other transaction). The daemon and
-// the CLI see it as an api.Summary (see [WireSummary]).
+// a rollback went back to (0 for every other transaction).
 type Summary struct {
 	Outcomes     []Outcome
 	Published    []string
@@ -109,13 +108,50 @@ type Summary struct {
 
 // Rejected reports whether any archive in the summary was rejected.
 func (s *Summary) Rejected() bool {
-	return slices.ContainsFunc(s.Outcomes, func(o Outcome) bool { return o.Result == api.ResultRejected })
+	return slices.ContainsFunc(s.Outcomes, func(o Outcome) bool { return o.Result == ResultRejected })
 }
 
 // Waiting reports whether anything in the summary waits for a fault of the
 // machine to pass: an archive, or what Pending names.
 func (s *Summary) Waiting() bool {
-	return len(s.Pending) > 0 || slices.ContainsFunc(s.Outcomes, func(o Outcome) bool { return o.Result == api.ResultWaiting })
+	return len(s.Pending) > 0 || slices.ContainsFunc(s.Outcomes, func(o Outcome) bool { return o.Result == ResultWaiting })
+}
+
+// Merge returns the summary of s followed by later (a recovery pass, then
+// the sync that came after it): their outcomes in order, each warning and
+// each published file once, the durations added, the latest generation and
+// set change, and what later leaves pending (it tried again what s left).
+// A nil s gives later.
+func (s *Summary) Merge(later *Summary) *Summary {
+	if s == nil {
+		return later
+	}
+	out := &Summary{
+		Outcomes:   slices.Concat(s.Outcomes, later.Outcomes),
+		Warnings:   []string{},
+		Published:  []string{},
+		Duration:   s.Duration + later.Duration,
+		Generation: cmp.Or(later.Generation, s.Generation),
+		Set:        cmp.Or(later.Set, s.Set),
+		// What the recovery left waiting, the run after it tried again:
+		// the later one says what still waits.
+		Pending: later.Pending,
+	}
+	for _, w := range slices.Concat(s.Warnings, later.Warnings) {
+		// The recovery and the run after it may say the same thing.
+		if !slices.Contains(out.Warnings, w) {
+			out.Warnings = append(out.Warnings, w)
+		}
+	}
+	for _, f := range slices.Concat(s.Published, later.Published) {
+		if !slices.Contains(out.Published, f) {
+			out.Published = append(out.Published, f)
+		}
+	}
+	if out.Outcomes == nil {
+		out.Outcomes = []Outcome{}
+	}
+	return out
 }
 
 // Pipeline is the single writer of the installed state. Its methods must
@@ -141,10 +177,13 @@ type Pipeline struct {
 	// said are the warnings logged in the pass under way, each logged
 	// once per pass however many of its transactions meet it.
 	said map[string]bool
+	// obs hears what the pipeline does: Options.Observer, or a
+	// NopObserver.
+	obs Observer
 	// trigger is what started the pass the next transaction runs
-	// (api.TriggerStart, …), for its sync-started and sync-finished
-	// events; empty for a transaction that is not a pass over drop.
-	trigger string
+	// (TriggerStart, …), for the observer's PassStarted and
+	// PassFinished; empty for a transaction that is not a pass over drop.
+	trigger Trigger
 	// stages times the steps of the running transaction, for its debug
 	// log line.
 	stages stageTimes
@@ -230,7 +269,10 @@ func Open(ctx context.Context, opts Options) (*Pipeline, *Summary, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	p := &Pipeline{opts: opts, store: ps, log: opts.Log}
+	p := &Pipeline{opts: opts, store: ps, log: opts.Log, obs: opts.Observer}
+	if p.obs == nil {
+		p.obs = NopObserver{}
+	}
 	p.BeginPass()
 	sum, err := p.recover(ctx)
 	if err != nil {
@@ -278,20 +320,13 @@ func (p *Pipeline) cleanStaging(r atomicfile.Renamer) {
 // Close releases the state lock.
 func (p *Pipeline) Close() error { return p.store.Close() }
 
-// emit hands d to the Events option, if any.
-func (p *Pipeline) emit(d api.EventData) {
-	if p.opts.Events != nil {
-		p.opts.Events(d)
-	}
-}
-
 // claimed reports an archive now in processing, with its size.
 func (p *Pipeline) claimed(name string) {
 	var size int64
 	if info, err := os.Stat(p.store.Path(store.ProcessingDir, name)); err == nil {
 		size = info.Size()
 	}
-	p.emit(api.ArchiveSeen{Archive: name, Size: size})
+	p.obs.ArchiveClaimed(name, size)
 }
 
 func (p *Pipeline) step(name string) {
@@ -311,7 +346,7 @@ func (p *Pipeline) recover(ctx context.Context) (*Summary, error) {
 	if err := p.cleanIncoming(st); err != nil {
 		return nil, err
 	}
-	p.startPass(api.TriggerStart, nil)
+	p.startPass(TriggerStart, nil)
 	return p.transact(ctx, txnOptions{cause: CauseDrop})
 }
 
@@ -374,7 +409,7 @@ func (p *Pipeline) SyncDrop(ctx context.Context) (*Summary, error) {
 		return nil, err
 	}
 	p.retryNow()
-	return p.claim(ctx, names, api.TriggerRequest)
+	return p.claim(ctx, names, TriggerRequest)
 }
 
 // Resume runs a pass that claims nothing: what earlier passes left
@@ -406,11 +441,11 @@ func (p *Pipeline) retryNow() { p.faulted = nil }
 // there as one transaction. An archive a fault put back in drop less than
 // FaultRetry ago is left there, its outcome waiting as before.
 func (p *Pipeline) Claim(ctx context.Context, names []string) (*Summary, error) {
-	return p.claim(ctx, names, api.TriggerWatch)
+	return p.claim(ctx, names, TriggerWatch)
 }
 
 // claim is Claim for a pass trigger started.
-func (p *Pipeline) claim(ctx context.Context, names []string, trigger string) (*Summary, error) {
+func (p *Pipeline) claim(ctx context.Context, names []string, trigger Trigger) (*Summary, error) {
 	p.startPass(trigger, names)
 	p.tidyRejected()
 	p.unclaimed = nil
@@ -423,7 +458,7 @@ func (p *Pipeline) claim(ctx context.Context, names []string, trigger string) (*
 		src := filepath.Join(p.opts.Drop, n)
 		dst := p.store.Path(store.ProcessingDir, n)
 		if f, ok := p.faulted[n]; ok && now.Before(f.retry) {
-			p.unclaimed = append(p.unclaimed, Outcome{Archive: n, Result: api.ResultWaiting, Reasons: []rejection.Reason{f.reason}})
+			p.unclaimed = append(p.unclaimed, Outcome{Archive: n, Result: ResultWaiting, Reasons: []rejection.Reason{f.reason}})
 			continue
 		}
 		delete(p.faulted, n)
@@ -442,7 +477,7 @@ func (p *Pipeline) claim(ctx context.Context, names []string, trigger string) (*
 			// this file's, not the batch's: the next pass claims it, and
 			// the summary says it waits and why.
 			p.log.Warn("could not claim an archive; claimed at the next pass", "archive", n, "err", err)
-			p.unclaimed = append(p.unclaimed, Outcome{Archive: n, Result: api.ResultWaiting,
+			p.unclaimed = append(p.unclaimed, Outcome{Archive: n, Result: ResultWaiting,
 				Reasons: []rejection.Reason{faultReason(err, src, "the archive waits in drop and is claimed at the next pass")}})
 			continue
 		}
@@ -514,7 +549,7 @@ func (p *Pipeline) Install(ctx context.Context, archive string, o InstallOptions
 	if err != nil {
 		return nil, fmt.Errorf("install: copy %s: %w", archive, err)
 	}
-	p.startPass(api.TriggerInstall, []string{name})
+	p.startPass(TriggerInstall, []string{name})
 	p.claimed(name)
 	return p.transact(ctx, txnOptions{cause: CauseInstall, install: name, force: o.Force})
 }

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/installer/store"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/internal/errkind"
@@ -35,7 +34,7 @@ func TestSyncInstallsAndPublishes(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Sync = %v", err)
 	}
-	want := map[string]api.Result{"lifts.zip": api.ResultInstalled, "doors.zip": api.ResultInstalled, "bad.zip": api.ResultRejected, "notes.txt": api.ResultRejected}
+	want := map[string]Result{"lifts.zip": ResultInstalled, "doors.zip": ResultInstalled, "bad.zip": ResultRejected, "notes.txt": ResultRejected}
 	if got := results(sum); !mapsEqual(got, want) {
 		t.Fatalf("Sync results = %v; want %v", got, want)
 	}
@@ -84,11 +83,11 @@ func TestVersionRules(t *testing.T) {
 	p := e.open(t)
 	v1 := spec{id: "abc-pack", version: "1.0.0", doors: 1, content: map[string]string{"old.pak": "old", "keep.pak": "k1"}}
 	e.dropPack(t, "v1.zip", v1)
-	mustSync(t, p, map[string]api.Result{"v1.zip": api.ResultInstalled})
+	mustSync(t, p, map[string]Result{"v1.zip": ResultInstalled})
 
 	// The same bytes again: already installed, removed from drop.
 	e.dropPack(t, "again.zip", v1)
-	mustSync(t, p, map[string]api.Result{"again.zip": api.ResultAlready})
+	mustSync(t, p, map[string]Result{"again.zip": ResultAlready})
 	if _, err := os.Stat(filepath.Join(e.drop, "again.zip")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("already-installed archive still in drop")
 	}
@@ -97,9 +96,9 @@ func TestVersionRules(t *testing.T) {
 	other := v1
 	other.salt = "different bytes"
 	e.dropPack(t, "other.zip", other)
-	mustSync(t, p, map[string]api.Result{"other.zip": api.ResultRejected})
+	mustSync(t, p, map[string]Result{"other.zip": ResultRejected})
 	sum, err := p.Install(t.Context(), filepath.Join(e.drop, RejectedDir, "other.zip"), InstallOptions{Force: true})
-	if err != nil || results(sum)["other.zip"] != api.ResultReinstalled {
+	if err != nil || results(sum)["other.zip"] != ResultReinstalled {
 		t.Fatalf("Install --force = %+v, %v; want reinstalled", sum, err)
 	}
 
@@ -107,7 +106,7 @@ func TestVersionRules(t *testing.T) {
 	// after publication, the old kept archive goes.
 	v2 := spec{id: "abc-pack", version: "1.1.0", doors: 2, content: map[string]string{"keep.pak": "k2", "new.pak": "n"}}
 	e.dropPack(t, "v2.zip", v2)
-	mustSync(t, p, map[string]api.Result{"v2.zip": api.ResultUpgraded})
+	mustSync(t, p, map[string]Result{"v2.zip": ResultUpgraded})
 	if got := listFiles(t, e.paks); !slices.Equal(got, []string{"MJOLNIRForge/abc-pack/keep.pak", "MJOLNIRForge/abc-pack/new.pak"}) {
 		t.Fatalf("paks after upgrade = %v", got)
 	}
@@ -117,22 +116,22 @@ func TestVersionRules(t *testing.T) {
 
 	// Downgrade refused, then forced.
 	e.dropPack(t, "v1-again.zip", v1)
-	sum = mustSync(t, p, map[string]api.Result{"v1-again.zip": api.ResultRejected})
+	sum = mustSync(t, p, map[string]Result{"v1-again.zip": ResultRejected})
 	if r := sum.Outcomes[0].Reasons; len(r) != 1 || r[0].Rule != inventory.RuleDowngrade || !strings.Contains(r[0].Message, "older than the installed 1.1.0") {
 		t.Errorf("downgrade reason = %v", sum.Outcomes[0].Reasons)
 	}
 	// An explicit install is held to the same rule without --force.
 	sum, err = p.Install(t.Context(), filepath.Join(e.drop, RejectedDir, "v1-again.zip"), InstallOptions{})
-	if err != nil || results(sum)["v1-again.zip"] != api.ResultRejected {
+	if err != nil || results(sum)["v1-again.zip"] != ResultRejected {
 		t.Fatalf("Install downgrade without --force = %+v, %v; want rejected", sum, err)
 	}
 	sum, err = p.Install(t.Context(), filepath.Join(e.drop, RejectedDir, "v1-again.zip"), InstallOptions{Force: true})
-	if err != nil || results(sum)["v1-again.zip"] != api.ResultDowngraded {
+	if err != nil || results(sum)["v1-again.zip"] != ResultDowngraded {
 		t.Fatalf("Install --force downgrade = %+v, %v", sum, err)
 	}
 }
 
-func mustSync(t *testing.T, p *Pipeline, want map[string]api.Result) *Summary {
+func mustSync(t *testing.T, p *Pipeline, want map[string]Result) *Summary {
 	t.Helper()
 	sum, err := p.SyncDrop(t.Context())
 	if err != nil {
@@ -150,13 +149,13 @@ func TestDisableRemoveAndLimits(t *testing.T) {
 	p := e.open(t)
 	e.dropPack(t, "a.zip", spec{id: "doors-a", version: "1.0.0", doors: 200})
 	e.dropPack(t, "b.zip", spec{id: "doors-b", version: "1.0.0", doors: 56})
-	mustSync(t, p, map[string]api.Result{"a.zip": api.ResultInstalled, "b.zip": api.ResultInstalled})
+	mustSync(t, p, map[string]Result{"a.zip": ResultInstalled, "b.zip": ResultInstalled})
 	if n := strings.Count(e.inv("doors.txt"), "\n"); n != 257 {
 		t.Fatalf("doors.txt has %d lines; want header + 256", n)
 	}
 	// The 257th door is refused as a whole, naming the packs.
 	e.dropPack(t, "c.zip", spec{id: "doors-c", version: "1.0.0", doors: 1})
-	sum := mustSync(t, p, map[string]api.Result{"c.zip": api.ResultRejected})
+	sum := mustSync(t, p, map[string]Result{"c.zip": ResultRejected})
 	if r := sum.Outcomes[0].Reasons; len(r) != 1 || r[0].Rule != inventory.RuleDoorLimit || !strings.Contains(r[0].Message, "doors-a (200)") || !strings.Contains(r[0].Message, "257") {
 		t.Fatalf("257th door reason = %+v", r)
 	}
@@ -173,7 +172,7 @@ func TestDisableRemoveAndLimits(t *testing.T) {
 	}
 	// Enabling it back is fine (256); with c installed meanwhile it is refused.
 	e.dropPack(t, "c2.zip", spec{id: "doors-c", version: "1.0.0", doors: 1})
-	mustSync(t, p, map[string]api.Result{"c2.zip": api.ResultInstalled})
+	mustSync(t, p, map[string]Result{"c2.zip": ResultInstalled})
 	if _, err := p.Enable(t.Context(), "doors-b"); !errors.Is(err, errkind.Refused) || !strings.Contains(err.Error(), "257") {
 		t.Fatalf("Enable over the limit = %v; want errkind.Refused naming 257", err)
 	}
@@ -199,7 +198,7 @@ func TestLiftClassWarning(t *testing.T) {
 	e := newEnv(t)
 	p := e.open(t)
 	e.dropPack(t, "lifts.zip", spec{id: "many-lifts", version: "1.0.0", lifts: 17})
-	sum := mustSync(t, p, map[string]api.Result{"lifts.zip": api.ResultInstalled})
+	sum := mustSync(t, p, map[string]Result{"lifts.zip": ResultInstalled})
 	if len(sum.Warnings) != 1 || !strings.Contains(sum.Warnings[0], "BP_Lift16.BP_Lift16_C") {
 		t.Fatalf("warnings = %v; want one naming the ignored 17th class", sum.Warnings)
 	}
@@ -240,7 +239,7 @@ func TestFailedPublishLosesNothing(t *testing.T) {
 	locked = true
 	e.dropPack(t, "a.zip", spec{id: "pack-a", version: "1.0.0", doors: 1})
 	sum, err := p.SyncDrop(t.Context())
-	if err != nil || results(sum)["a.zip"] != api.ResultInstalled || !sum.Waiting() || !slices.ContainsFunc(sum.Pending, func(r rejection.Reason) bool {
+	if err != nil || results(sum)["a.zip"] != ResultInstalled || !sum.Waiting() || !slices.ContainsFunc(sum.Pending, func(r rejection.Reason) bool {
 		return strings.HasSuffix(r.File, "installed.txt") && strings.Contains(r.Message, "held by another program") && strings.Contains(r.Message, "next pass")
 	}) {
 		t.Fatalf("Sync with installed.txt held = %+v, %v; want the pack installed and the publication pending, naming installed.txt", sum, err)
@@ -274,7 +273,7 @@ func TestUncommittedArchiveRequeued(t *testing.T) {
 	p := e.open(t)
 	spec{id: "pack-b", version: "1.0.0", lifts: 1}.zip(t, filepath.Join(e.state, store.ArchivesDir, "pack-b-1.0.0-0123456789ab.zip"))
 	sum, err := p.SyncDrop(t.Context())
-	if err != nil || results(sum)["pack-b-1.0.0-0123456789ab.zip"] != api.ResultInstalled {
+	if err != nil || results(sum)["pack-b-1.0.0-0123456789ab.zip"] != ResultInstalled {
 		t.Fatalf("Sync = %+v, %v; want the stranded archive installed", sum, err)
 	}
 }
@@ -286,7 +285,7 @@ func TestStoredManifestNumbers(t *testing.T) {
 	e := newEnv(t)
 	p := e.open(t)
 	e.dropPack(t, "tiny.zip", spec{id: "tiny-hold", version: "1.0.0", doors: 1, hold: "1e-7"})
-	mustSync(t, p, map[string]api.Result{"tiny.zip": api.ResultInstalled})
+	mustSync(t, p, map[string]Result{"tiny.zip": ResultInstalled})
 	stored := listFiles(t, filepath.Join(e.state, store.ManifestsDir))
 	if len(stored) != 1 {
 		t.Fatalf("stored manifests = %v; want one", stored)
@@ -360,7 +359,7 @@ func TestMacFilesNoted(t *testing.T) {
 	p := e.open(t)
 	e.dropPack(t, "mac.zip", spec{id: "mac-pack", version: "1.0.0", content: map[string]string{"a.pak": "a"},
 		extra: map[string]string{"__MACOSX/._forgepack.json": "resource fork", ".DS_Store": "finder"}})
-	sum := mustSync(t, p, map[string]api.Result{"mac.zip": api.ResultInstalled})
+	sum := mustSync(t, p, map[string]Result{"mac.zip": ResultInstalled})
 	want := "mac.zip: ignored 2 files a Mac or Windows adds: .DS_Store, __MACOSX/…"
 	if !slices.Contains(sum.Warnings, want) {
 		t.Fatalf("summary warnings = %q; want %q", sum.Warnings, want)

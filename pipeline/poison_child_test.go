@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/installer/intake"
 )
 
@@ -48,7 +47,7 @@ func TestUnpackerDiesOnceIsRetried(t *testing.T) {
 	p := e.open(t)
 	count := dyingUnpacker(t, p, 1)
 	e.dropPack(t, "a1.zip", spec{id: "pack-a", version: "1.0.0"})
-	mustSync(t, p, map[string]api.Result{"a1.zip": api.ResultInstalled})
+	mustSync(t, p, map[string]Result{"a1.zip": ResultInstalled})
 	if n := starts(t, count); n != "2" {
 		t.Fatalf("the unpacker started %s times; want 2", n)
 	}
@@ -61,7 +60,7 @@ func TestPoisonAfterThreeDeaths(t *testing.T) {
 	p := e.open(t)
 	count := dyingUnpacker(t, p, 9)
 	e.dropPack(t, "a1.zip", spec{id: "pack-a", version: "1.0.0"})
-	sum := mustSync(t, p, map[string]api.Result{"a1.zip": api.ResultRejected})
+	sum := mustSync(t, p, map[string]Result{"a1.zip": ResultRejected})
 	if n := starts(t, count); n != "3" {
 		t.Fatalf("the unpacker started %s times; want 3", n)
 	}

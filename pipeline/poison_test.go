@@ -13,7 +13,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/installer/intake"
 	"github.com/mjolnir-forge/forgesync/installer/intake/intaketest"
 	"github.com/mjolnir-forge/forgesync/installer/place"
@@ -25,7 +24,7 @@ import (
 func rejectedReasons(sum *Summary, name string) []string {
 	var out []string
 	for _, o := range sum.Outcomes {
-		if o.Archive == name && o.Result == api.ResultRejected {
+		if o.Archive == name && o.Result == ResultRejected {
 			for _, r := range o.Reasons {
 				out = append(out, r.Rule+": "+r.String())
 			}
@@ -50,7 +49,7 @@ func TestInstallFailureIsRejection(t *testing.T) {
 	must(os.MkdirAll(filepath.Join(e.paks, place.ContentRoot), 0o755))
 	must(os.WriteFile(filepath.Join(e.paks, place.ContentRoot, "blocked-pack"), []byte("in the way"), 0o644))
 	p := e.open(t)
-	sum := mustSync(t, p, map[string]api.Result{"blocked.zip": api.ResultRejected, "good.zip": api.ResultInstalled})
+	sum := mustSync(t, p, map[string]Result{"blocked.zip": ResultRejected, "good.zip": ResultInstalled})
 	if r := rejectedReasons(sum, "blocked.zip"); len(r) != 1 || !strings.HasPrefix(r[0], RuleInstallFailed+": could not install the pack: ") {
 		t.Errorf("reasons = %q; want the install failure", r)
 	}
@@ -76,12 +75,12 @@ func TestUnboundedVersionIsRejected(t *testing.T) {
 	e.dropPack(t, "long.zip", spec{id: "long-pack", version: "1.4.0+" + strings.Repeat("a", 300)})
 	e.dropPack(t, "good.zip", spec{id: "good-pack", version: "1.0.0"})
 	p := e.open(t)
-	sum := mustSync(t, p, map[string]api.Result{"long.zip": api.ResultRejected, "good.zip": api.ResultInstalled})
+	sum := mustSync(t, p, map[string]Result{"long.zip": ResultRejected, "good.zip": ResultInstalled})
 	if r := rejectedReasons(sum, "long.zip"); !slices.ContainsFunc(r, func(s string) bool { return strings.Contains(s, "version") && strings.Contains(s, "64 bytes") }) {
 		t.Errorf("reasons = %q; want the version length rule", r)
 	}
 	// Nothing is left to fail later passes.
-	mustSync(t, p, map[string]api.Result{})
+	mustSync(t, p, map[string]Result{})
 	if _, err := p.Packs(); err != nil {
 		t.Errorf("Packs = %v", err)
 	}
@@ -94,7 +93,7 @@ func TestLongDropNameIsRejectedBeside(t *testing.T) {
 	name := strings.Repeat("é", 125) + ".zip" // 254 bytes
 	e.dropPack(t, name, spec{id: "bad-pack", version: "1.0.0", doors: 1, bad: true})
 	p := e.open(t)
-	sum := mustSync(t, p, map[string]api.Result{name: api.ResultRejected})
+	sum := mustSync(t, p, map[string]Result{name: ResultRejected})
 	t.Logf("warnings: %q", sum.Warnings)
 	got := listFiles(t, filepath.Join(e.drop, RejectedDir))
 	if len(got) != 2 {
@@ -159,7 +158,7 @@ func TestPoisonRejectedAfterThreeTries(t *testing.T) {
 	}
 	// good.zip was processed before each death, so it comes back under
 	// its kept name, its install never committed.
-	if got := results(sum); got["poison.zip"] != api.ResultRejected || !slices.Contains(slices.Collect(maps.Values(got)), api.ResultInstalled) {
+	if got := results(sum); got["poison.zip"] != ResultRejected || !slices.Contains(slices.Collect(maps.Values(got)), ResultInstalled) {
 		t.Fatalf("start-up results = %v; want poison rejected, good installed", got)
 	}
 	if r := rejectedReasons(sum, "poison.zip"); len(r) != 1 || !strings.HasPrefix(r[0], RuleFailedRepeatedly+": ") || !strings.Contains(r[0], "failed to process 3 times") {
@@ -210,7 +209,7 @@ func TestUnpackerLimitIsRejection(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := e.open(t)
-	sum := mustSync(t, p, map[string]api.Result{"big.7z": api.ResultRejected, "good.zip": api.ResultInstalled})
+	sum := mustSync(t, p, map[string]Result{"big.7z": ResultRejected, "good.zip": ResultInstalled})
 	if r := rejectedReasons(sum, "big.7z"); len(r) != 1 || !strings.HasPrefix(r[0], intake.RuleUnpackMemory) {
 		t.Errorf("reasons = %q; want the memory limit", r)
 	}

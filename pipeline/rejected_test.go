@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/mjolnir-forge/forgesync/api"
 )
 
 // TestRejectedFilesOfThePlayerKept: nothing in drop/rejected/ that is not
@@ -27,16 +25,16 @@ func TestRejectedFilesOfThePlayerKept(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	mustSync(t, p, map[string]api.Result{"readme.txt": api.ResultRejected, "pack.zip.txt": api.ResultRejected})
+	mustSync(t, p, map[string]Result{"readme.txt": ResultRejected, "pack.zip.txt": ResultRejected})
 	e.dropPack(t, "pack.zip", spec{id: "pack", version: "1.0.0", doors: 1, bad: true})
-	mustSync(t, p, map[string]api.Result{"pack.zip": api.ResultRejected})
+	mustSync(t, p, map[string]Result{"pack.zip": ResultRejected})
 	// A file the player put there, named as a note of an archive that is
 	// not there.
 	if err := os.WriteFile(filepath.Join(dir, "mine.zip.txt"), []byte("what I tried\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	mustSync(t, p, map[string]api.Result{})
-	mustSync(t, p, map[string]api.Result{})
+	mustSync(t, p, map[string]Result{})
+	mustSync(t, p, map[string]Result{})
 	for n, data := range stray {
 		if got, err := os.ReadFile(filepath.Join(dir, n)); err != nil || string(got) != data {
 			t.Errorf("rejected %s = %q, %v; want the player's %q kept", n, got, err, data)

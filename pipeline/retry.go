@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/internal/errkind"
 	"github.com/mjolnir-forge/forgesync/rejection"
 )
@@ -88,11 +87,11 @@ func (p *Pipeline) RetrySync(ctx context.Context, o RetryOptions) (*Summary, err
 	return p.SyncDrop(ctx)
 }
 
-// Retry moves the rejected archives req names back into drop and
-// processes the drop folder, through the writer; see Pipeline.Retry.
-func (r *Runner) Retry(ctx context.Context, req api.Retry) (*Summary, error) {
+// Retry moves the rejected archives o names back into drop and processes
+// the drop folder, through the writer; see Pipeline.Retry.
+func (r *Runner) Retry(ctx context.Context, o RetryOptions) (*Summary, error) {
 	return r.submit(ctx, func(ctx context.Context) (*Summary, error) {
-		if _, err := r.p.Retry(RetryOptions{Archives: req.Archives, All: req.All}); err != nil {
+		if _, err := r.p.Retry(o); err != nil {
 			return nil, err
 		}
 		ready, err := ReadyArchives(r.p.opts.Drop)
@@ -102,7 +101,7 @@ func (r *Runner) Retry(ctx context.Context, req api.Retry) (*Summary, error) {
 		r.p.retryNow()
 		r.enqueue(ready)
 		defer r.dequeue(ready)
-		return r.p.claim(ctx, ready, api.TriggerRequest)
+		return r.p.claim(ctx, ready, TriggerRequest)
 	})
 }
 
@@ -113,10 +112,9 @@ func (r *Runner) Retry(ctx context.Context, req api.Retry) (*Summary, error) {
 const InstallDir = ".install"
 
 // InstallHanded installs the archive a command copied to
-// drop/.install/FOLDER/NAME, named "FOLDER/NAME" in req, through the
+// drop/.install/FOLDER/NAME, named "FOLDER/NAME" in archive, through the
 // writer; see Pipeline.Install. Any other name is refused.
-func (r *Runner) InstallHanded(ctx context.Context, req api.Install) (*Summary, error) {
-	archive := req.Archive
+func (r *Runner) InstallHanded(ctx context.Context, archive string, o InstallOptions) (*Summary, error) {
 	folder, name, ok := strings.Cut(archive, "/")
 	for _, part := range []string{folder, name} {
 		if !ok || part == "" || part == "." || part == ".." || strings.ContainsAny(part, `/\`) {
@@ -126,6 +124,6 @@ func (r *Runner) InstallHanded(ctx context.Context, req api.Install) (*Summary, 
 	}
 	path := filepath.Join(r.p.opts.Drop, InstallDir, folder, name)
 	return r.submit(ctx, func(ctx context.Context) (*Summary, error) {
-		return r.p.Install(ctx, path, InstallOptions{Force: req.Force})
+		return r.p.Install(ctx, path, o)
 	})
 }

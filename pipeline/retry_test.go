@@ -5,9 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/mjolnir-forge/forgesync/api"
-	"github.com/mjolnir-forge/forgesync/inventory"
 )
 
 // TestRetry: a rejected archive goes back into drop with its note and
@@ -36,7 +33,7 @@ func TestRetry(t *testing.T) {
 		t.Fatal(err)
 	}
 	sum, err := p.RetrySync(t.Context(), RetryOptions{Archives: []string{filepath.Join("drop", "rejected", "old.zip")}})
-	if err != nil || len(sum.Outcomes) != 1 || sum.Outcomes[0].Result != api.ResultInstalled || sum.Outcomes[0].Archive != "old.zip" {
+	if err != nil || len(sum.Outcomes) != 1 || sum.Outcomes[0].Result != ResultInstalled || sum.Outcomes[0].Archive != "old.zip" {
 		t.Fatalf("RetrySync(old.zip) = %+v, %v; want old.zip installed", sum, err)
 	}
 	for _, f := range []string{"old.zip", "old.zip.txt"} {
@@ -108,13 +105,5 @@ func TestRunnerRejectionsAreFresh(t *testing.T) {
 	os.Remove(filepath.Join(e.drop, RejectedDir, "bad.zip"))
 	if n := len(r.Rejections()); n != 0 || r.Status().Counts.Rejected != 0 {
 		t.Errorf("rejections after the player deleted bad.zip = %d, status counts %d; want 0", n, r.Status().Counts.Rejected)
-	}
-}
-
-// TestDoorLimitAsStatusShowsIt: the limit status prints is the one the
-// install rules enforce.
-func TestDoorLimitAsStatusShowsIt(t *testing.T) {
-	if api.DoorLimit != inventory.MaxDoorsInstalled {
-		t.Errorf("api.DoorLimit = %d; inventory.MaxDoorsInstalled = %d", api.DoorLimit, inventory.MaxDoorsInstalled)
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/internal/errkind"
 	"github.com/mjolnir-forge/forgesync/inventory"
 	"github.com/mjolnir-forge/forgesync/rejection"
@@ -25,7 +24,7 @@ var ErrStopping = errkind.New(errkind.Unavailable, "stopping: the writer takes n
 // Runner is the single writer in a long-running process: one goroutine
 // (Run) owns the Pipeline and applies requests one transaction at a time,
 // while readers get an immutable Snapshot that never waits for a running
-// sync. It is the status socket's backend (daemon.Backend).
+// sync. The daemon serves it on the status socket.
 type Runner struct {
 	p    *Pipeline
 	opts RunnerOptions
@@ -56,14 +55,13 @@ type RunnerOptions struct {
 // LastSync is how the last finished sync went: when it started, how it
 // ended, how long it took, the failure or what waits in plain words (when
 // Result says it failed or waits), and a pass's archives counted by
-// outcome (empty for a change to one pack and for a failed pass). Status
-// shows it as an api.LastSync.
+// outcome (empty for a change to one pack and for a failed pass).
 type LastSync struct {
 	Time            time.Time
 	Result          SyncResult
 	DurationSeconds float64
 	Error           string
-	Results         map[api.Result]int
+	Results         map[Result]int
 }
 
 // SyncResult is how a sync ended.
@@ -78,10 +76,20 @@ const (
 	SyncError    SyncResult = "error"    // it failed
 )
 
+// State is what the writer is doing.
+type State string
+
+// The writer's states.
+const (
+	StateIdle    State = "idle"
+	StateSyncing State = "syncing" // a transaction runs
+	StateError   State = "error"   // the last sync failed: LastSync.Error says why
+)
+
 // Snapshot is the state as of the last finished transaction. A snapshot
 // shares nothing with the writer: readers may keep it.
 type Snapshot struct {
-	State      api.State
+	State      State
 	Started    time.Time
 	LastSync   *LastSync
 	Packs      []inventory.InstalledPack
@@ -108,7 +116,7 @@ type result struct {
 // NewRunner wraps an open Pipeline.
 func NewRunner(p *Pipeline, opts RunnerOptions) *Runner {
 	r := &Runner{p: p, opts: opts, reqs: make(chan request), stopped: make(chan struct{}), started: time.Now()}
-	r.refresh(api.StateIdle, nil)
+	r.refresh(StateIdle, nil)
 	return r
 }
 
@@ -166,7 +174,7 @@ func (r *Runner) Run(ctx context.Context) error {
 				// What a pass left waiting (an inventory a game held, an
 				// interrupted set apply, an archive of a failed pass) is
 				// tried again even when nothing is dropped.
-				r.setState(api.StateSyncing)
+				r.setState(StateSyncing)
 				start := time.Now()
 				sum, err := r.p.Resume(ctx)
 				r.report(sum, cutShort(ctx, err), start)
@@ -174,13 +182,13 @@ func (r *Runner) Run(ctx context.Context) error {
 			r.deploy(ctx)
 		case req := <-r.reqs:
 			r.p.BeginPass()
-			r.setState(api.StateSyncing)
+			r.setState(StateSyncing)
 			start := time.Now()
 			sum, err := req.do(ctx)
 			err = cutShort(ctx, err)
 			r.deploy(ctx)
 			if req.quiet {
-				r.setState(api.StateIdle)
+				r.setState(StateIdle)
 			} else {
 				r.report(sum, err, start)
 			}
@@ -254,7 +262,7 @@ func (r *Runner) SyncDrop(ctx context.Context) (*Summary, error) {
 		r.p.retryNow()
 		r.enqueue(names)
 		defer r.dequeue(names)
-		return r.p.claim(ctx, names, api.TriggerRequest)
+		return r.p.claim(ctx, names, TriggerRequest)
 	})
 }
 
@@ -305,7 +313,7 @@ func cutShort(ctx context.Context, err error) error {
 	return errkind.Wrap(errkind.Busy, err)
 }
 
-func (r *Runner) setState(state api.State) {
+func (r *Runner) setState(state State) {
 	s := *r.snap.Load()
 	s.State = state
 	r.snap.Store(&s)
@@ -313,7 +321,7 @@ func (r *Runner) setState(state api.State) {
 
 func (r *Runner) report(sum *Summary, err error, start time.Time) {
 	info := &LastSync{Time: start.UTC(), DurationSeconds: time.Since(start).Seconds(), Result: SyncOK}
-	state := api.StateIdle
+	state := StateIdle
 	switch {
 	case err != nil && (errors.Is(err, errkind.Refused) || errors.Is(err, errkind.NotFound)):
 		info.Result, info.Error = SyncRefused, err.Error()
@@ -323,8 +331,8 @@ func (r *Runner) report(sum *Summary, err error, start time.Time) {
 		// error of the daemon's.
 		info.Result, info.Error = SyncWaiting, err.Error()
 	case err != nil:
-		info.Result, info.Error, state = SyncError, err.Error(), api.StateError
-		r.p.emit(api.Warning{Message: err.Error()})
+		info.Result, info.Error, state = SyncError, err.Error(), StateError
+		r.p.obs.Warning(err.Error())
 	case sum.Waiting():
 		// The machine's condition, not an archive: status says which
 		// archives wait and what to do.
@@ -333,7 +341,7 @@ func (r *Runner) report(sum *Summary, err error, start time.Time) {
 			why = append(why, r.Message)
 		}
 		for _, o := range sum.Outcomes {
-			if o.Result == api.ResultWaiting {
+			if o.Result == ResultWaiting {
 				for _, rs := range o.Reasons {
 					why = append(why, o.Archive+": "+rs.Message)
 				}
@@ -346,7 +354,7 @@ func (r *Runner) report(sum *Summary, err error, start time.Time) {
 	if err == nil && sum != nil {
 		for _, o := range sum.Outcomes {
 			if info.Results == nil {
-				info.Results = map[api.Result]int{}
+				info.Results = map[Result]int{}
 			}
 			info.Results[o.Result]++
 		}
@@ -355,7 +363,7 @@ func (r *Runner) report(sum *Summary, err error, start time.Time) {
 }
 
 // refresh builds a new snapshot on the writer goroutine.
-func (r *Runner) refresh(state api.State, info *LastSync) {
+func (r *Runner) refresh(state State, info *LastSync) {
 	s := &Snapshot{State: state, Started: r.started, Warnings: []string{}}
 	if old := r.snap.Load(); old != nil {
 		s.Modules = old.Modules

@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -15,33 +14,49 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/installer/deploy"
+	"github.com/mjolnir-forge/forgesync/installer/store"
 	"github.com/mjolnir-forge/forgesync/internal/errkind"
 	"github.com/mjolnir-forge/forgesync/lua"
 )
 
-// recorder collects the events a pipeline emits, as a client of the event
-// stream gets them: marshalled into an api.Event and decoded back.
+// recorder keeps what a pipeline tells its Observer, each call as a
+// value (see the types below), in order.
 type recorder struct {
 	mu     sync.Mutex
-	all    []api.EventData
-	err    error
-	signal chan struct{} // when set, receives a token after each event
+	all    []any
+	signal chan struct{} // when set, receives a token after each call
 }
 
-func (rc *recorder) add(d api.EventData) {
-	raw, err := json.Marshal(d)
-	var got api.EventData
-	if err == nil {
-		got, err = api.Event{ID: 1, Type: d.EventType(), Data: raw}.Decode()
+// The calls of the Observer, as the recorder keeps them; the others are
+// kept as their argument (PackChange, SetResult, store.Generation, Pass,
+// deploy.FileReport).
+type (
+	passStarted struct {
+		Trigger  Trigger
+		Archives []string
 	}
+	archiveClaimed struct {
+		Archive string
+		Size    int64
+	}
+	extracting struct {
+		Archive     string
+		Done, Total int64
+	}
+	packInstalled Outcome
+	packRejected  Outcome
+	published     struct {
+		Files []string
+		Packs int
+	}
+	warning string
+)
+
+func (rc *recorder) add(v any) {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
-	if err != nil {
-		rc.err = errors.Join(rc.err, err)
-		return
-	}
-	rc.all = append(rc.all, got)
+	rc.all = append(rc.all, v)
 	if rc.signal != nil {
 		select {
 		case rc.signal <- struct{}{}:
@@ -50,9 +65,26 @@ func (rc *recorder) add(d api.EventData) {
 	}
 }
 
-// waitFor waits until cond holds over the events so far, or fails after
-// 10 s; it returns those events.
-func (rc *recorder) waitFor(t *testing.T, what string, cond func([]api.EventData) bool) []api.EventData {
+func (rc *recorder) PassStarted(t Trigger, archives []string)  { rc.add(passStarted{t, archives}) }
+func (rc *recorder) ArchiveClaimed(archive string, size int64) { rc.add(archiveClaimed{archive, size}) }
+func (rc *recorder) Extracting(archive string, done, total int64) {
+	rc.add(extracting{archive, done, total})
+}
+func (rc *recorder) PackChanged(c PackChange) { rc.add(c) }
+func (rc *recorder) PackInstalled(o Outcome)  { rc.add(packInstalled(o)) }
+func (rc *recorder) PackRejected(o Outcome)   { rc.add(packRejected(o)) }
+func (rc *recorder) Published(files []string, enabledPacks int) {
+	rc.add(published{files, enabledPacks})
+}
+func (rc *recorder) SetApplied(r SetResult)                { rc.add(r) }
+func (rc *recorder) GenerationRecorded(g store.Generation) { rc.add(g) }
+func (rc *recorder) Warning(message string)                { rc.add(warning(message)) }
+func (rc *recorder) PassFinished(p Pass)                   { rc.add(p) }
+func (rc *recorder) ModuleDeployed(r deploy.FileReport)    { rc.add(r) }
+
+// waitFor waits until cond holds over the calls so far, or fails after
+// 10 s; it returns those calls.
+func (rc *recorder) waitFor(t *testing.T, what string, cond func([]any) bool) []any {
 	t.Helper()
 	deadline := time.After(10 * time.Second)
 	for {
@@ -67,10 +99,10 @@ func (rc *recorder) waitFor(t *testing.T, what string, cond func([]api.EventData
 	}
 }
 
-func (rc *recorder) events() []api.EventData {
+func (rc *recorder) events() []any {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
-	return append([]api.EventData{}, rc.all...)
+	return append([]any{}, rc.all...)
 }
 
 func startRunner(t *testing.T, opts Options, ropts RunnerOptions) *Runner {
@@ -106,7 +138,7 @@ func TestEventsCarryTrueData(t *testing.T) {
 	e := newEnv(t)
 	rec := &recorder{}
 	opts := e.options()
-	opts.Events = rec.add
+	opts.Observer = rec
 	opts.DeployLua, opts.DeployNative = true, true // no release bundle: the module is missing
 	r := startRunner(t, opts, RunnerOptions{Deploy: true})
 
@@ -129,78 +161,7 @@ func TestEventsCarryTrueData(t *testing.T) {
 	if _, err := r.Disable(t.Context(), "pack-a"); err != nil {
 		t.Fatal(err)
 	}
-	if rec.err != nil {
-		t.Fatalf("an event did not decode: %v", rec.err)
-	}
-
-	seen := map[api.EventType]int{}
-	var published []api.InventoryPublished
-	var generations []string
-	var passes []string
-	fingerprints := map[int]string{} // by generation
-	for _, d := range rec.events() {
-		seen[d.EventType()]++
-		switch d := d.(type) {
-		case api.ArchiveSeen:
-			if d.Size != sizes[d.Archive] || d.Size == 0 {
-				t.Errorf("archive-seen %+v; want the size %d", d, sizes[d.Archive])
-			}
-		case api.Progress:
-			if d.Archive == "" || d.Step != "extract" || d.Done < 0 || (d.Total > 0 && d.Done > d.Total) {
-				t.Errorf("progress %+v", d)
-			}
-		case api.PackInstalled:
-			want := map[string]api.PackInstalled{
-				"a.zip":  {Archive: "a.zip", Pack: "pack-a", Version: "1.0.0", Result: api.ResultInstalled},
-				"c.zip":  {Archive: "c.zip", Pack: "pack-c", Version: "1.0.0", Result: api.ResultInstalled},
-				"c2.zip": {Archive: "c2.zip", Pack: "pack-c", Version: "1.1.0", Result: api.ResultUpgraded, Previous: "1.0.0"},
-			}[d.Archive]
-			if d != want {
-				t.Errorf("pack-installed %+v; want %+v", d, want)
-			}
-		case api.PackRejected:
-			if d.Archive != "b.zip" || d.Pack != "pack-b" || d.Version != "1.0.0" || len(d.Reasons) == 0 {
-				t.Errorf("pack-rejected %+v", d)
-			}
-			for _, rs := range d.Reasons {
-				if rs.Rule == "" || rs.Message == "" || rs.Path == "" {
-					t.Errorf("pack-rejected reason %+v lacks its rule, path or message", rs)
-				}
-			}
-		case api.InventoryPublished:
-			published = append(published, d)
-		case api.ModuleDeployed:
-			if d.Component != "lua" || !strings.HasPrefix(d.Path, e.mods) || len(d.SHA256) != 64 || d.Pending {
-				t.Errorf("module-deployed %+v", d)
-			}
-		case api.Warning:
-			if !strings.Contains(d.Message, "17 lift classes") {
-				t.Errorf("warning %+v", d)
-			}
-		case api.GenerationRecorded:
-			generations = append(generations, fmt.Sprintf("%d %s %d", d.N, d.Cause, d.Packs))
-			if !strings.HasPrefix(d.Fingerprint, "sha256:") {
-				t.Errorf("generation %+v has no fingerprint", d)
-			}
-			fingerprints[d.N] = d.Fingerprint
-		case api.PackDisabled:
-			if want := (api.PackDisabled{Pack: "pack-a", Version: "1.0.0", Generation: 3}); d != want {
-				t.Errorf("pack-disabled %+v; want %+v", d, want)
-			}
-		case api.SyncStarted:
-			passes = append(passes, fmt.Sprintf("started %s %q", d.Trigger, d.Archives))
-		case api.SyncFinished:
-			passes = append(passes, fmt.Sprintf("finished %s %q %v generation %d", d.Trigger, d.Archives, d.Results, d.Generation))
-			if d.DurationSeconds <= 0 || d.Error != "" || !strings.HasPrefix(d.Fingerprint, "sha256:") {
-				t.Errorf("sync-finished %+v; want a duration, a fingerprint and no error", d)
-			}
-			if fp, ok := fingerprints[d.Generation]; d.Generation > 0 && (!ok || fp != d.Fingerprint) {
-				t.Errorf("sync-finished %+v: fingerprint is not generation %d's %s", d, d.Generation, fp)
-			}
-		default:
-			t.Errorf("unexpected event %#v", d)
-		}
-	}
+	seen, publications, generations, passes := checkCalls(t, e, rec.events(), sizes)
 	// Open's pass finds nothing; each sync is one pass; a disable is none.
 	wantPasses := []string{`started start []`, `finished start [] map[] generation 0`,
 		`started request ["a.zip" "b.zip" "c.zip"]`, `finished request ["a.zip" "b.zip" "c.zip"] map[installed:2 rejected:1] generation 1`,
@@ -217,19 +178,18 @@ func TestEventsCarryTrueData(t *testing.T) {
 	// Open publishes the empty inventory; then the first sync (a and c
 	// enabled), the upgrade (both), the disable (c only).
 	all := []string{"installed.json", "lifts.txt", "doors.txt", "installed.txt"}
-	want := []api.InventoryPublished{{Files: all, Packs: 0}, {Files: all, Packs: 2},
+	want := []published{{Files: all, Packs: 0}, {Files: all, Packs: 2},
 		{Files: []string{"installed.json", "installed.txt"}, Packs: 2}, {Files: []string{"installed.json", "lifts.txt", "installed.txt"}, Packs: 1}}
-	if !reflect.DeepEqual(published, want) {
-		t.Errorf("inventory-published = %+v; want %+v", published, want)
+	if !reflect.DeepEqual(publications, want) {
+		t.Errorf("published = %+v; want %+v", publications, want)
 	}
-	for _, typ := range []api.EventType{api.EventArchiveSeen, api.EventProgress, api.EventPackInstalled, api.EventPackRejected,
-		api.EventInventoryPublished, api.EventModuleDeployed, api.EventWarning} {
-		if seen[typ] == 0 {
-			t.Errorf("no %s event; got %v", typ, seen)
+	for _, v := range []any{archiveClaimed{}, extracting{}, packInstalled{}, packRejected{}, published{}, deploy.FileReport{}, warning("")} {
+		if typ := fmt.Sprintf("%T", v); seen[typ] == 0 {
+			t.Errorf("no %s call; got %v", typ, seen)
 		}
 	}
-	if seen[api.EventArchiveSeen] != 4 || seen[api.EventPackInstalled] != 3 || seen[api.EventPackRejected] != 1 {
-		t.Errorf("events by type = %v; want 4 archive-seen, 3 pack-installed, 1 pack-rejected", seen)
+	if seen["pipeline.archiveClaimed"] != 4 || seen["pipeline.packInstalled"] != 3 || seen["pipeline.packRejected"] != 1 {
+		t.Errorf("calls by type = %v; want 4 archives claimed, 3 packs installed, 1 rejected", seen)
 	}
 
 	// Status uses the deploy's result: the gates alone do not make doors work.
@@ -240,9 +200,82 @@ func TestEventsCarryTrueData(t *testing.T) {
 	if !slicesContain(st.Warnings, "native door module missing") {
 		t.Errorf("status warnings %q do not say the module is missing", st.Warnings)
 	}
-	if c := st.Counts; c != (api.Counts{Packs: 2, Enabled: 1, Pieces: 19, Lifts: 17, Doors: 2, EnabledDoors: 2, Rejected: 1}) {
+	if c := st.Counts; c != (Counts{Packs: 2, Enabled: 1, Pieces: 19, Lifts: 17, Doors: 2, EnabledDoors: 2, Rejected: 1}) {
 		t.Errorf("counts = %+v", c)
 	}
+}
+
+// checkCalls checks every call TestEventsCarryTrueData's pipeline made of
+// its observer, and returns them counted by type, the publications, the
+// generations ("N cause packs") and the passes, in order.
+func checkCalls(t *testing.T, e *env, all []any, sizes map[string]int64) (seen map[string]int, publications []published, generations, passes []string) {
+	t.Helper()
+	seen = map[string]int{}
+	fingerprints := map[int]string{} // by generation
+	for _, d := range all {
+		seen[fmt.Sprintf("%T", d)]++
+		switch d := d.(type) {
+		case archiveClaimed:
+			if d.Size != sizes[d.Archive] || d.Size == 0 {
+				t.Errorf("archive claimed %+v; want the size %d", d, sizes[d.Archive])
+			}
+		case extracting:
+			if d.Archive == "" || d.Done < 0 || (d.Total > 0 && d.Done > d.Total) {
+				t.Errorf("extracting %+v", d)
+			}
+		case packInstalled:
+			want := map[string]packInstalled{
+				"a.zip":  {Archive: "a.zip", Pack: "pack-a", Version: "1.0.0", Result: ResultInstalled},
+				"c.zip":  {Archive: "c.zip", Pack: "pack-c", Version: "1.0.0", Result: ResultInstalled},
+				"c2.zip": {Archive: "c2.zip", Pack: "pack-c", Version: "1.1.0", Result: ResultUpgraded, Previous: "1.0.0"},
+			}[d.Archive]
+			if !reflect.DeepEqual(d, want) {
+				t.Errorf("pack installed %+v; want %+v", d, want)
+			}
+		case packRejected:
+			if d.Archive != "b.zip" || d.Pack != "pack-b" || d.Version != "1.0.0" || len(d.Reasons) == 0 {
+				t.Errorf("pack-rejected %+v", d)
+			}
+			for _, rs := range d.Reasons {
+				if rs.Rule == "" || rs.Message == "" || rs.Path == "" {
+					t.Errorf("pack-rejected reason %+v lacks its rule, path or message", rs)
+				}
+			}
+		case published:
+			publications = append(publications, d)
+		case deploy.FileReport:
+			if d.Component != "lua" || !strings.HasPrefix(d.Path, e.mods) || len(d.SHA256) != 64 || d.Status != deploy.Deployed {
+				t.Errorf("module deployed %+v", d)
+			}
+		case warning:
+			if !strings.Contains(string(d), "17 lift classes") {
+				t.Errorf("warning %q", d)
+			}
+		case store.Generation:
+			generations = append(generations, fmt.Sprintf("%d %s %d", d.N, d.Cause, len(d.Packs)))
+			if !strings.HasPrefix(d.Fingerprint, "sha256:") {
+				t.Errorf("generation %+v has no fingerprint", d)
+			}
+			fingerprints[d.N] = d.Fingerprint
+		case PackChange:
+			if want := (PackChange{Kind: ChangeDisabled, Pack: "pack-a", Version: "1.0.0", Generation: 3}); d != want {
+				t.Errorf("pack changed %+v; want %+v", d, want)
+			}
+		case passStarted:
+			passes = append(passes, fmt.Sprintf("started %s %q", d.Trigger, d.Archives))
+		case Pass:
+			passes = append(passes, fmt.Sprintf("finished %s %q %v generation %d", d.Trigger, d.Archives, d.Results, d.Generation))
+			if d.Duration <= 0 || d.Err != nil || !strings.HasPrefix(d.Fingerprint, "sha256:") {
+				t.Errorf("pass finished %+v; want a duration, a fingerprint and no error", d)
+			}
+			if fp, ok := fingerprints[d.Generation]; d.Generation > 0 && (!ok || fp != d.Fingerprint) {
+				t.Errorf("pass finished %+v: fingerprint is not generation %d's %s", d, d.Generation, fp)
+			}
+		default:
+			t.Errorf("unexpected call %#v", d)
+		}
+	}
+	return seen, publications, generations, passes
 }
 
 func fileSize(t *testing.T, path string) int64 {
@@ -273,10 +306,10 @@ func TestRunnerSerialisesAndSnapshotsNeverWait(t *testing.T) {
 		t.Fatalf("Sync = %+v, %v", sum, err)
 	}
 	snap := r.Snapshot()
-	if snap.State != api.StateIdle || len(snap.Packs) != 1 || len(snap.Rejections) != 1 || snap.LastSync.Result != "rejected" {
+	if snap.State != StateIdle || len(snap.Packs) != 1 || len(snap.Rejections) != 1 || snap.LastSync.Result != "rejected" {
 		t.Fatalf("snapshot = %+v", snap)
 	}
-	if want := map[api.Result]int{api.ResultInstalled: 1, api.ResultRejected: 1}; !reflect.DeepEqual(snap.LastSync.Results, want) {
+	if want := map[Result]int{ResultInstalled: 1, ResultRejected: 1}; !reflect.DeepEqual(snap.LastSync.Results, want) {
 		t.Errorf("last sync results = %v; want %v", snap.LastSync.Results, want)
 	}
 	if len(snap.Rejections[0].Reasons) == 0 {
@@ -296,7 +329,7 @@ func TestRunnerSerialisesAndSnapshotsNeverWait(t *testing.T) {
 	go func() { got <- r.Snapshot() }()
 	select {
 	case s := <-got:
-		if s.State != api.StateSyncing {
+		if s.State != StateSyncing {
 			t.Errorf("state while busy = %q; want syncing", s.State)
 		}
 	case <-time.After(5 * time.Second):
@@ -317,22 +350,22 @@ func TestRunnerRedeploysOnItsOwn(t *testing.T) {
 	e := newEnv(t)
 	rec := &recorder{signal: make(chan struct{}, 1)}
 	opts := e.options()
-	opts.Events, opts.DeployLua = rec.add, true
+	opts.Observer, opts.DeployLua = rec, true
 	startRunner(t, opts, RunnerOptions{Deploy: true, Redeploy: 10 * time.Millisecond})
 	script := filepath.Join(e.mods, filepath.FromSlash(lua.ScriptsDir), filepath.FromSlash(lua.Deployed()[0]))
-	first := rec.waitFor(t, "the deploy at start", func(all []api.EventData) bool { return countDeployed(all, script) > 0 })
+	first := rec.waitFor(t, "the deploy at start", func(all []any) bool { return countDeployed(all, script) > 0 })
 	// A game update wipes a script: the next period puts it back.
 	if err := os.Remove(script); err != nil {
 		t.Fatal(err)
 	}
-	rec.waitFor(t, "a redeploy", func(all []api.EventData) bool { return countDeployed(all, script) > countDeployed(first, script) })
+	rec.waitFor(t, "a redeploy", func(all []any) bool { return countDeployed(all, script) > countDeployed(first, script) })
 }
 
-// countDeployed counts the module-deployed events of path.
-func countDeployed(all []api.EventData, path string) int {
+// countDeployed counts the deploys of path.
+func countDeployed(all []any, path string) int {
 	n := 0
 	for _, d := range all {
-		if m, ok := d.(api.ModuleDeployed); ok && m.Path == path {
+		if m, ok := d.(deploy.FileReport); ok && m.Path == path {
 			n++
 		}
 	}
@@ -400,7 +433,7 @@ func TestPackAndPassEvents(t *testing.T) {
 	e := newEnv(t)
 	rec := &recorder{}
 	opts := e.options()
-	opts.Events = rec.add
+	opts.Observer = rec
 	p, _, err := Open(t.Context(), opts)
 	if err != nil {
 		t.Fatal(err)
@@ -438,22 +471,19 @@ func TestPackAndPassEvents(t *testing.T) {
 	if _, err := p.SyncDrop(t.Context()); err == nil {
 		t.Fatal("Sync with processing a file = nil; want an error")
 	}
-	if rec.err != nil {
-		t.Fatalf("an event did not decode: %v", rec.err)
-	}
 	var got []string
-	var failed *api.SyncFinished
+	var failed *Pass
 	for _, d := range rec.events() {
 		switch d := d.(type) {
-		case api.PackEnabled, api.PackDisabled, api.PackRemoved:
-			got = append(got, fmt.Sprintf("%s %+v", d.EventType(), d))
-		case api.ArchiveSeen:
+		case PackChange:
+			got = append(got, fmt.Sprintf("pack-%s {Pack:%s Version:%s Generation:%d}", d.Kind, d.Pack, d.Version, d.Generation))
+		case archiveClaimed:
 			got = append(got, "archive-seen "+d.Archive)
-		case api.SyncStarted:
+		case passStarted:
 			got = append(got, fmt.Sprintf("sync-started %s %q", d.Trigger, d.Archives))
-		case api.SyncFinished:
+		case Pass:
 			got = append(got, fmt.Sprintf("sync-finished %s %q %v %d", d.Trigger, d.Archives, d.Results, d.Generation))
-			if d.Error != "" {
+			if d.Err != nil {
 				failed = &d
 			}
 		}
@@ -471,7 +501,7 @@ func TestPackAndPassEvents(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("events:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if failed == nil || !strings.Contains(failed.Error, "read processing folder") || failed.Fingerprint != "" || failed.Generation != 0 {
+	if failed == nil || !strings.Contains(failed.Err.Error(), "read processing folder") || failed.Fingerprint != "" || failed.Generation != 0 {
 		t.Errorf("the failed pass's sync-finished = %+v; want its error and no fingerprint", failed)
 	}
 }

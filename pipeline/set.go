@@ -69,8 +69,7 @@ type SetOptions struct {
 // SetResult is what a set apply or a rollback changed (SPEC §10.3): the
 // fingerprint of the enabled packs afterwards, the generation recorded (0
 // when nothing changed), and the packs installed, upgraded, downgraded,
-// reinstalled from other bytes, enabled, disabled and removed. The event
-// and the socket carry it as an api.SetResult.
+// reinstalled from other bytes, enabled, disabled and removed.
 type SetResult struct {
 	Fingerprint string
 	Generation  int

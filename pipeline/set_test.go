@@ -14,7 +14,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/installer/store"
 	"github.com/mjolnir-forge/forgesync/internal/errkind"
 	"github.com/mjolnir-forge/forgesync/sets/lock"
@@ -115,7 +114,7 @@ func TestApplySet(t *testing.T) {
 	p := e.open(t)
 	e.dropPack(t, "gates-0.4.zip", spec{id: "lockout-gates", version: "0.4.0", doors: 2, content: map[string]string{"g.pak": "gates 0.4", "new.pak": "only in 0.4"}})
 	e.dropPack(t, "glass.zip", spec{id: "glass-works", version: "1.0.0", lifts: 1, content: map[string]string{"glass.pak": "glass"}})
-	mustSync(t, p, map[string]api.Result{"gates-0.4.zip": api.ResultInstalled, "glass.zip": api.ResultInstalled})
+	mustSync(t, p, map[string]Result{"gates-0.4.zip": ResultInstalled, "glass.zip": ResultInstalled})
 
 	set := newArchiveSet(t)
 	gates := set.add(t, spec{id: "lockout-gates", version: "0.3.1", doors: 2, content: map[string]string{"g.pak": "gates 0.3.1"}})
@@ -198,7 +197,7 @@ func TestApplySetRefusedWhole(t *testing.T) {
 	e := newEnv(t)
 	p := e.open(t)
 	e.dropPack(t, "base.zip", spec{id: "base-pack", version: "1.0.0", doors: 1, content: map[string]string{"b.pak": "b"}})
-	mustSync(t, p, map[string]api.Result{"base.zip": api.ResultInstalled})
+	mustSync(t, p, map[string]Result{"base.zip": ResultInstalled})
 	before := e.machine(t)
 	keptBefore := listFiles(t, filepath.Join(e.state, store.ArchivesDir))
 	stateBefore, _ := os.ReadFile(filepath.Join(e.state, store.StateFileName))

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/installer/store"
 )
 
@@ -22,14 +21,14 @@ func TestDamagedStateSafeStep(t *testing.T) {
 	statePath := filepath.Join(e.state, "packs.json")
 	p := e.open(t)
 	e.dropPack(t, "v1.zip", spec{id: "abc-pack", version: "1.0.0", doors: 1})
-	mustSync(t, p, map[string]api.Result{"v1.zip": api.ResultInstalled})
+	mustSync(t, p, map[string]Result{"v1.zip": ResultInstalled})
 	backup, err := os.ReadFile(statePath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	oldManifests := listFiles(t, filepath.Join(e.state, store.ManifestsDir))
 	e.dropPack(t, "v2.zip", spec{id: "abc-pack", version: "1.1.0", doors: 2})
-	mustSync(t, p, map[string]api.Result{"v2.zip": api.ResultUpgraded})
+	mustSync(t, p, map[string]Result{"v2.zip": ResultUpgraded})
 	p.Close()
 
 	// The upgrade's transaction removed the manifest and archive of 1.0.0.
@@ -90,7 +89,7 @@ func TestDamagedStateSafeStep(t *testing.T) {
 		t.Fatalf("Open after the step = %v", err)
 	}
 	defer p.Close()
-	if got := results(sum); len(got) != 1 || got[archives[0]] != api.ResultInstalled {
+	if got := results(sum); len(got) != 1 || got[archives[0]] != ResultInstalled {
 		t.Fatalf("recovery = %+v; want %s installed", sum.Outcomes, archives[0])
 	}
 	packs, err := p.Packs()
@@ -112,9 +111,9 @@ func TestSafeStepWithKeptGenerations(t *testing.T) {
 	statePath := filepath.Join(e.state, "packs.json")
 	p := e.open(t)
 	e.dropPack(t, "v19.zip", spec{id: "abc-pack", version: "1.9.0", doors: 1})
-	mustSync(t, p, map[string]api.Result{"v19.zip": api.ResultInstalled})
+	mustSync(t, p, map[string]Result{"v19.zip": ResultInstalled})
 	e.dropPack(t, "v110.zip", spec{id: "abc-pack", version: "1.10.0", doors: 2})
-	mustSync(t, p, map[string]api.Result{"v110.zip": api.ResultUpgraded})
+	mustSync(t, p, map[string]Result{"v110.zip": ResultUpgraded})
 	p.Close()
 	if kept := listFiles(t, filepath.Join(e.state, store.ArchivesDir)); len(kept) != 2 {
 		t.Fatalf("kept archives %v; want 1.9.0's (a kept generation needs it) and 1.10.0's", kept)

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/installer/store"
 )
 
@@ -72,7 +71,7 @@ func TestDamagedStateFiles(t *testing.T) {
 				}
 				e.dropPack(t, "good.zip", spec{id: "good-pack", version: "1.0.0", doors: 1})
 				e.dropPack(t, "bad.zip", spec{id: "bad-pack", version: "1.0.0", doors: 1, bad: true})
-				mustSync(t, p, map[string]api.Result{"good.zip": api.ResultInstalled, "bad.zip": api.ResultRejected})
+				mustSync(t, p, map[string]Result{"good.zip": ResultInstalled, "bad.zip": ResultRejected})
 				// A real attempt count, as a try that died leaves it.
 				if err := p.saveAttempts(attempts{"late.zip": {Count: 2, Last: "the program stopped"}}); err != nil {
 					t.Fatal(err)
@@ -135,7 +134,7 @@ func TestDamagedStateFiles(t *testing.T) {
 					if err != nil {
 						t.Fatalf("Open and Sync with %s %s = %v; want them to work", f.name, d.name, err)
 					}
-					if got := results(sum)["next.zip"]; got != api.ResultInstalled {
+					if got := results(sum)["next.zip"]; got != ResultInstalled {
 						t.Fatalf("Sync with %s %s: next.zip %v; want installed", f.name, d.name, got)
 					}
 					if f.name == attemptsFile && !contains(f.okDamage, d.name) {

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/installer/store"
 )
 
@@ -65,7 +64,7 @@ func TestStateFileFIFO(t *testing.T) {
 			}
 			e.dropPack(t, "good.zip", spec{id: "good-pack", version: "1.0.0", doors: 1})
 			e.dropPack(t, "bad.zip", spec{id: "bad-pack", version: "1.0.0", doors: 1, bad: true})
-			mustSync(t, p, map[string]api.Result{"good.zip": api.ResultInstalled, "bad.zip": api.ResultRejected})
+			mustSync(t, p, map[string]Result{"good.zip": ResultInstalled, "bad.zip": ResultRejected})
 			if err := p.saveAttempts(attempts{"late.zip": {Count: 2}}); err != nil {
 				t.Fatal(err)
 			}

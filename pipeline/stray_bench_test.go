@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 )
 
@@ -40,9 +38,9 @@ func BenchmarkStrayPass(b *testing.B) {
 					ctx, cancel = context.WithTimeout(ctx, d)
 					defer cancel()
 				}
-				var events atomic.Int64
+				events := &recorder{}
 				opts := e.options()
-				opts.Events = func(api.EventData) { events.Add(1) }
+				opts.Observer = events
 				cpu, flushes, start := cpuTime(), atomicfile.Fsyncs(), time.Now()
 				b.StartTimer()
 				p, _, err := Open(ctx, opts)
@@ -67,7 +65,7 @@ func BenchmarkStrayPass(b *testing.B) {
 				b.ReportMetric(float64(atomicfile.Fsyncs()-flushes), "flushes")
 				b.ReportMetric(float64(answers), "status-answers")
 				b.ReportMetric(float64(slowest.Microseconds())/1000, "status-max-ms")
-				b.ReportMetric(float64(events.Load()), "events")
+				b.ReportMetric(float64(len(events.events())), "events")
 				p.Close()
 				b.StartTimer()
 			}

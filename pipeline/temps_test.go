@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/installer/deploy"
 	"github.com/mjolnir-forge/forgesync/installer/place"
 	"github.com/mjolnir-forge/forgesync/installer/store"
@@ -34,7 +33,7 @@ func TestStartRemovesTempsEverywhere(t *testing.T) {
 	}
 	e.dropPack(t, "maps.zip", spec{id: "map-pack", version: "1.0.0", lifts: 1, content: map[string]string{"Maps/a.pak": "a", "b.pak": "b"}})
 	e.dropPack(t, "bad.zip", spec{id: "bad-pack", version: "1.0.0", doors: 1, bad: true})
-	mustSync(t, p, map[string]api.Result{"maps.zip": api.ResultInstalled, "bad.zip": api.ResultRejected})
+	mustSync(t, p, map[string]Result{"maps.zip": ResultInstalled, "bad.zip": ResultRejected})
 	if _, err := p.Deploy(t.Context()); err != nil {
 		t.Fatal(err)
 	}

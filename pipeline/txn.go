@@ -11,7 +11,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/installer/intake"
 	"github.com/mjolnir-forge/forgesync/installer/place"
 	"github.com/mjolnir-forge/forgesync/installer/store"
@@ -19,7 +18,6 @@ import (
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/internal/errkind"
 	"github.com/mjolnir-forge/forgesync/internal/semver"
-	"github.com/mjolnir-forge/forgesync/internal/wire"
 	"github.com/mjolnir-forge/forgesync/inventory"
 	"github.com/mjolnir-forge/forgesync/inventory/render"
 	"github.com/mjolnir-forge/forgesync/rejection"
@@ -59,9 +57,9 @@ type txn struct {
 	// r is the pipeline's Renamer with this transaction's Budget: all the
 	// files held in one pass share one wait, then fail at once as held.
 	r atomicfile.Renamer
-	// changes are the pack-enabled, -disabled and -removed events of the
-	// change, reported once it is committed.
-	changes []api.EventData
+	// changes are the packs the change enabled, disabled or removed,
+	// reported once it is committed.
+	changes []PackChange
 	// blocked, when not nil, says why an interrupted set apply (journaled
 	// before a crash) cannot be finished yet: until it is, dropped
 	// archives wait in drop and no change is applied.
@@ -86,8 +84,7 @@ func (p *Pipeline) transact(ctx context.Context, o txnOptions) (*Summary, error)
 		// disk does not say: forget the cache and read it again next time.
 		p.st, p.packs = nil, nil
 		if trigger != "" {
-			p.emit(api.SyncFinished{Trigger: trigger, Archives: []string{}, Results: map[api.Result]int{},
-				DurationSeconds: time.Since(start).Seconds(), Error: err.Error()})
+			p.obs.PassFinished(Pass{Trigger: trigger, Archives: []string{}, Results: map[Result]int{}, Duration: time.Since(start), Err: err})
 		}
 		return nil, err
 	}
@@ -107,14 +104,14 @@ func (p *Pipeline) transact(ctx context.Context, o txnOptions) (*Summary, error)
 	return sum, nil
 }
 
-// startPass emits the sync-started event of a pass over drop that
-// trigger started, before it claims anything, and marks the next
-// transaction as that pass's: it emits sync-finished, whatever happens.
-// The pass considers the archives left in processing, in the order it
-// takes them, then the names it is about to claim from drop.
-func (p *Pipeline) startPass(trigger string, names []string) {
+// startPass tells the observer of a pass over drop that trigger started,
+// before it claims anything, and marks the next transaction as that
+// pass's: the observer hears it finish, whatever happens. The pass
+// considers the archives left in processing, in the order it takes them,
+// then the names it is about to claim from drop.
+func (p *Pipeline) startPass(trigger Trigger, names []string) {
 	p.trigger = trigger
-	if p.opts.Events == nil {
+	if p.opts.Observer == nil {
 		return
 	}
 	archives, err := (&txn{p: p}).processing()
@@ -131,15 +128,13 @@ func (p *Pipeline) startPass(trigger string, names []string) {
 			archives = append(archives, n)
 		}
 	}
-	p.emit(api.SyncStarted{Trigger: trigger, Archives: append([]string{}, archives...)})
+	p.obs.PassStarted(trigger, append([]string{}, archives...))
 }
 
-// passFinished emits the sync-finished event of a committed pass: every
-// archive it gave an outcome, the outcomes by result, and the set it
-// left.
-func (p *Pipeline) passFinished(trigger string, sum *Summary) {
-	d := api.SyncFinished{Trigger: trigger, Archives: []string{}, Results: map[api.Result]int{},
-		DurationSeconds: sum.Duration.Seconds(), Generation: sum.Generation}
+// passFinished tells the observer of a committed pass: every archive it
+// gave an outcome, the outcomes by result, and the set it left.
+func (p *Pipeline) passFinished(trigger Trigger, sum *Summary) {
+	d := Pass{Trigger: trigger, Archives: []string{}, Results: map[Result]int{}, Duration: sum.Duration, Generation: sum.Generation}
 	for _, o := range sum.Outcomes {
 		d.Archives = append(d.Archives, o.Archive)
 		d.Results[o.Result]++
@@ -147,38 +142,30 @@ func (p *Pipeline) passFinished(trigger string, sum *Summary) {
 	if p.st != nil {
 		d.Fingerprint = fingerprint(generationPacks(p.st))
 	}
-	p.emit(d)
+	p.obs.PassFinished(d)
 }
 
-// report emits the events of a committed transaction: its outcomes, the
-// packs its change enabled, disabled or removed, its publication and its
-// warnings.
-func (p *Pipeline) report(sum *Summary, changes []api.EventData) {
-	if p.opts.Events == nil {
+// report tells the observer what a committed transaction did: the packs
+// its change enabled, disabled or removed, its outcomes, its publication,
+// the set it applied, the generation it recorded and its warnings.
+func (p *Pipeline) report(sum *Summary, changes []PackChange) {
+	if p.opts.Observer == nil {
 		return
 	}
 	for _, c := range changes {
-		switch c := c.(type) {
-		case api.PackEnabled:
-			c.Generation = sum.Generation
-			p.emit(c)
-		case api.PackDisabled:
-			c.Generation = sum.Generation
-			p.emit(c)
-		case api.PackRemoved:
-			c.Generation = sum.Generation
-			p.emit(c)
-		}
+		c.Generation = sum.Generation
+		p.obs.PackChanged(c)
 	}
 	for _, o := range sum.Outcomes {
-		if o.Result == api.ResultWaiting {
+		switch o.Result {
+		case ResultWaiting:
 			for _, r := range o.Reasons {
-				p.emit(api.Warning{Message: o.Archive + ": " + r.Message})
+				p.obs.Warning(o.Archive + ": " + r.Message)
 			}
-		} else if o.Result == api.ResultRejected {
-			p.emit(api.PackRejected{Archive: o.Archive, Pack: o.Pack, Version: o.Version, Reasons: wire.Reasons(o.Reasons)})
-		} else {
-			p.emit(api.PackInstalled{Archive: o.Archive, Pack: o.Pack, Version: o.Version, Result: o.Result, Previous: o.Previous})
+		case ResultRejected:
+			p.obs.PackRejected(o)
+		default:
+			p.obs.PackInstalled(o)
 		}
 	}
 	if len(sum.Published) > 0 {
@@ -188,39 +175,38 @@ func (p *Pipeline) report(sum *Summary, changes []api.EventData) {
 				enabled++
 			}
 		}
-		p.emit(api.InventoryPublished{Files: sum.Published, Packs: enabled})
+		p.obs.Published(sum.Published, enabled)
 	}
 	if sum.Set != nil && sum.Set.Changed() {
-		p.emit(*apiSetResult(sum.Set))
+		p.obs.SetApplied(*sum.Set)
 	}
 	if sum.Generation > 0 && p.st != nil && len(p.st.Generations) > 0 {
-		g := p.st.Generations[len(p.st.Generations)-1]
-		p.emit(api.GenerationRecorded{N: g.N, Cause: apiCause(g.Cause), Fingerprint: g.Fingerprint, Packs: len(g.Packs)})
+		p.obs.GenerationRecorded(p.st.Generations[len(p.st.Generations)-1])
 	}
 	for _, w := range sum.Warnings {
-		p.emit(api.Warning{Message: w})
+		p.obs.Warning(w)
 	}
 }
 
-// progressEvery throttles the progress events of one archive.
+// progressEvery throttles the progress reports of one archive.
 const progressEvery = 100 * time.Millisecond
 
 // progress returns the extraction progress callback of one archive: it
-// emits at most one event per progressEvery, and the last one.
+// tells the observer at most once per progressEvery, and the last time.
 func (p *Pipeline) progress(name string) func(done, total int64) {
-	if p.opts.Events == nil {
+	if p.opts.Observer == nil {
 		return nil
 	}
 	var last time.Time
 	return func(done, total int64) {
 		if now := time.Now(); now.Sub(last) >= progressEvery || (total > 0 && done >= total) {
 			last = now
-			p.emit(api.Progress{Archive: name, Step: "extract", Done: done, Total: total})
+			p.obs.Extracting(name, done, total)
 		}
 	}
 }
 
-func (p *Pipeline) run(ctx context.Context, o txnOptions) (_ *Summary, _ []api.EventData, err error) {
+func (p *Pipeline) run(ctx context.Context, o txnOptions) (_ *Summary, _ []PackChange, err error) {
 	t, err := p.newTxn(ctx, o.change, o.cause)
 	if err != nil {
 		return nil, nil, err
@@ -613,18 +599,18 @@ func (t *txn) apply(ctx context.Context, ch *change) error {
 			return fmt.Errorf("enable %s: %s: %w", ch.id, reasonMessages(v.Reasons), errkind.Refused)
 		}
 		if !rec.Enabled {
-			t.changes = append(t.changes, api.PackEnabled{Pack: rec.ID, Version: rec.Version})
+			t.changes = append(t.changes, PackChange{Kind: ChangeEnabled, Pack: rec.ID, Version: rec.Version})
 		}
 		t.dirty = t.dirty || !rec.Enabled
 		rec.Enabled, t.packs[i].Enabled = true, true
 	case changeDisable:
 		if rec.Enabled {
-			t.changes = append(t.changes, api.PackDisabled{Pack: rec.ID, Version: rec.Version})
+			t.changes = append(t.changes, PackChange{Kind: ChangeDisabled, Pack: rec.ID, Version: rec.Version})
 		}
 		t.dirty = t.dirty || rec.Enabled
 		rec.Enabled, t.packs[i].Enabled = false, false
 	case changeRemove:
-		t.changes = append(t.changes, api.PackRemoved{Pack: rec.ID, Version: rec.Version})
+		t.changes = append(t.changes, PackChange{Kind: ChangeRemoved, Pack: rec.ID, Version: rec.Version})
 		t.st.PendingRemovals = append(t.st.PendingRemovals, rec.Content...)
 		t.st.PendingArchives = append(t.st.PendingArchives, rec.Archive)
 		t.st.PendingManifests = append(t.st.PendingManifests, rec.Manifest)
@@ -643,22 +629,7 @@ func (t *txn) archive(ctx context.Context, name string, o txnOptions) error {
 	p := t.p
 	from := o.origin(name)
 	force := o.force && from == fromInstall
-	path := p.store.Path(store.ProcessingDir, name)
-	rep, staged, err := verdict.Archive(ctx, p.opts.Extractor, path, p.store.Path(store.StagingDir), p.opts.Limits, p.progress(name))
-	for deaths := 1; err == nil && unpackerDied(rep); deaths++ {
-		// A child that died once may have been killed by anything (the
-		// machine short of memory): poison is dying on the same bytes
-		// MaxAttempts times.
-		if deaths == MaxAttempts {
-			for i := range rep.Problems {
-				rep.Problems[i].Message += fmt.Sprintf(" — it died on this archive %d times", deaths)
-			}
-			break
-		}
-		p.log.Warn("the unpacker died; unpacking again", "archive", name, "deaths", deaths, "reasons", rep.Problems)
-		rep, staged, err = verdict.Archive(ctx, p.opts.Extractor, path, p.store.Path(store.StagingDir), p.opts.Limits, p.progress(name))
-	}
-	p.stages.mark("unpack")
+	rep, staged, err := t.unpack(ctx, name)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil // cancelled: it stays in processing
@@ -711,25 +682,55 @@ func (t *txn) archive(ctx context.Context, name string, o txnOptions) error {
 		return nil
 	}
 	if err != nil {
-		// Tied to this archive (a name the file system refuses, a file
-		// in the way): its rejection, not the batch's failure.
-		p.log.Warn("could not install an archive", "archive", name, "err", err)
-		a := t.attempts[name]
-		a.Last = err.Error()
-		t.attempts[name], t.attemptsDirty = a, true
-		t.reject(name, out, []rejection.Reason{{Rule: RuleInstallFailed, Message: "could not install the pack: " + err.Error()}}, from)
+		t.installFailed(name, out, err, from)
 		return nil
 	}
 	rec := store.PackRecord{ID: m.ID, Version: m.Version, Enabled: cand.Enabled, ArchiveSHA256: staged.SHA256,
 		Archive: kept, InstalledAt: p.opts.Now().UTC(), Content: placed, Manifest: manifest}
 	outcome, previous := t.record(rec, v.Outcome)
-	out.Result, out.Previous = wireResult(outcome), previous
+	out.Result, out.Previous = resultOf(outcome), previous
 	t.packs = slices.DeleteFunc(slices.Clone(t.packs), func(p inventory.InstalledPack) bool { return p.Manifest.ID == m.ID })
 	t.packs = append(t.packs, cand)
 	sortPacks(t.packs)
 	t.dirty = true
 	t.sum.Outcomes = append(t.sum.Outcomes, out)
 	return nil
+}
+
+// unpack unpacks the claimed archive name into staging, in the unpacker's
+// child process; a child that died on it is started again, up to
+// MaxAttempts deaths in all.
+func (t *txn) unpack(ctx context.Context, name string) (*verdict.Report, *intake.Staged, error) {
+	p := t.p
+	path := p.store.Path(store.ProcessingDir, name)
+	rep, staged, err := verdict.Archive(ctx, p.opts.Extractor, path, p.store.Path(store.StagingDir), p.opts.Limits, p.progress(name))
+	for deaths := 1; err == nil && unpackerDied(rep); deaths++ {
+		// A child that died once may have been killed by anything (the
+		// machine short of memory): poison is dying on the same bytes
+		// MaxAttempts times.
+		if deaths == MaxAttempts {
+			for i := range rep.Problems {
+				rep.Problems[i].Message += fmt.Sprintf(" — it died on this archive %d times", deaths)
+			}
+			break
+		}
+		p.log.Warn("the unpacker died; unpacking again", "archive", name, "deaths", deaths, "reasons", rep.Problems)
+		rep, staged, err = verdict.Archive(ctx, p.opts.Extractor, path, p.store.Path(store.StagingDir), p.opts.Limits, p.progress(name))
+	}
+	p.stages.mark("unpack")
+	return rep, staged, err
+}
+
+// installFailed rejects an archive whose valid pack could not be put in
+// place for a reason tied to it (a name the file system refuses, a file in
+// the way): its rejection, not the batch's failure. The error is kept with
+// its tries.
+func (t *txn) installFailed(name string, out Outcome, err error, from origin) {
+	t.p.log.Warn("could not install an archive", "archive", name, "err", err)
+	a := t.attempts[name]
+	a.Last = err.Error()
+	t.attempts[name], t.attemptsDirty = a, true
+	t.reject(name, out, []rejection.Reason{{Rule: RuleInstallFailed, Message: "could not install the pack: " + err.Error()}}, from)
 }
 
 // unpackerDied reports whether rep rejects an archive only because the
@@ -837,7 +838,7 @@ func (t *txn) fault(name string, out Outcome, err error, from origin) {
 // Its tries are left as they are.
 func (t *txn) wait(name string, out Outcome, reason rejection.Reason, from origin) {
 	p := t.p
-	out.Result, out.Reasons = api.ResultWaiting, []rejection.Reason{reason}
+	out.Result, out.Reasons = ResultWaiting, []rejection.Reason{reason}
 	t.sum.Outcomes = append(t.sum.Outcomes, out)
 	if from == fromDrop {
 		if p.faulted == nil {
@@ -865,7 +866,7 @@ func (t *txn) wait(name string, out Outcome, reason rejection.Reason, from origi
 // the copy goes, once the transaction is committed.
 func (t *txn) already(name string, out Outcome, rec *store.PackRecord) {
 	p := t.p
-	out.Result = wireResult(inventory.OutcomeAlready)
+	out.Result = resultOf(inventory.OutcomeAlready)
 	t.sum.Outcomes = append(t.sum.Outcomes, out)
 	path := p.store.Path(store.ProcessingDir, name)
 	kept := p.store.Path(store.ArchivesDir, rec.Archive)
@@ -953,7 +954,7 @@ func reasonMessages(reasons []rejection.Reason) string {
 // transaction (see disposeRejected); an archive given to Install is not
 // the drop folder's, so only its copy is removed.
 func (t *txn) reject(name string, out Outcome, reasons []rejection.Reason, from origin) {
-	out.Result, out.Reasons = wireResult(inventory.OutcomeRejected), reasons
+	out.Result, out.Reasons = resultOf(inventory.OutcomeRejected), reasons
 	t.sum.Outcomes = append(t.sum.Outcomes, out)
 	if from == fromInstall {
 		src := t.p.store.Path(store.ProcessingDir, name)

@@ -1,34 +1,44 @@
 package pipeline
 
 import (
-	"encoding/json"
+	"time"
 
-	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/installer/deploy"
 	"github.com/mjolnir-forge/forgesync/inventory"
 	"github.com/mjolnir-forge/forgesync/rejection"
 	"github.com/mjolnir-forge/forgesync/sets/lock"
 )
 
-// PackView returns a pack as the status socket and `forgesync packs` show
-// it; the counts are made here and nowhere else.
-func PackView(p inventory.InstalledPack) api.Pack {
-	m := p.Manifest
-	pieces, err := json.Marshal(m.Pieces)
-	if err != nil {
-		pieces = []byte("[]") // validated pieces always marshal
-	}
-	return api.Pack{ID: m.ID, Version: m.Version, Name: m.Name, Authors: m.Authors, Description: m.Description,
-		Enabled: p.Enabled, ArchiveSHA256: p.ArchiveSHA256,
-		PieceCount: len(m.Pieces), Lifts: m.Lifts(), Doors: m.Doors(), Pieces: pieces}
+// Status is what the daemon's status says of the installed state: what
+// the writer is doing and since when, the last finished sync, the sizes of
+// the installed set, the deployed modules (nil before the first deploy),
+// the warnings a user should act on, the archives waiting for or in the
+// writer, the current generation (0 before the first) and the disk the
+// kept archives take.
+type Status struct {
+	State            State
+	Started          time.Time
+	LastSync         *LastSync
+	Counts           Counts
+	Modules          *Modules
+	Warnings         []string
+	Queue            []string
+	Generation       int
+	KeptArchiveBytes int64
 }
 
-// Status returns the daemon's status from the latest snapshot (the server
-// adds its version and pid).
-func (r *Runner) Status() api.Status {
+// Counts are the sizes of the installed set. Pieces, Lifts and Doors count
+// every installed pack's, enabled or not; EnabledDoors counts the enabled
+// packs' only, as inventory.MaxDoorsInstalled does; Rejected counts the
+// archives in drop/rejected/.
+type Counts struct {
+	Packs, Enabled, Pieces, Lifts, Doors, EnabledDoors, Rejected int
+}
+
+// Status returns the daemon's status from the latest snapshot.
+func (r *Runner) Status() Status {
 	s := r.Snapshot()
-	st := api.Status{State: s.State, StartedAt: s.Started, LastSync: apiLastSync(s.LastSync), Modules: apiModules(s.Modules),
-		Warnings: s.Warnings, Queue: s.Queue}
+	st := Status{State: s.State, Started: s.Started, LastSync: s.LastSync, Modules: s.Modules, Warnings: s.Warnings, Queue: s.Queue}
 	for _, p := range s.Packs {
 		st.Counts.Packs++
 		if p.Enabled {
@@ -66,14 +76,10 @@ func (r *Runner) History() *History {
 	return HistoryOf(nil, 0)
 }
 
-// Packs returns the installed packs from the latest snapshot.
-func (r *Runner) Packs() []api.Pack {
-	s := r.Snapshot()
-	out := make([]api.Pack, 0, len(s.Packs))
-	for _, p := range s.Packs {
-		out = append(out, PackView(p))
-	}
-	return out
+// Packs returns the installed packs from the latest snapshot; the caller
+// must not change them.
+func (r *Runner) Packs() []inventory.InstalledPack {
+	return r.Snapshot().Packs
 }
 
 // Rejections returns the rejected archives as drop/rejected/ holds them

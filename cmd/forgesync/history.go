@@ -6,8 +6,8 @@ import (
 	"strconv"
 
 	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/daemon"
 	"github.com/mjolnir-forge/forgesync/internal/cli"
-	"github.com/mjolnir-forge/forgesync/pipeline"
 )
 
 func historyCommand() *cli.Command {
@@ -16,11 +16,11 @@ func historyCommand() *cli.Command {
 		Summary: "list the kept generations of the installed set, newest first, with what changed in each\n" +
 			"Reads the state without its lock, so it works beside a running daemon.",
 		Run: func(ctx context.Context, e *cli.Env, args []string) int {
-			h, err := pipeline.ReadHistory(e.Config.Paths.State)
+			h, err := daemon.ReadHistory(e.Config.Paths.State)
 			if err != nil {
 				return e.Fail(err)
 			}
-			return cli.Show(e, pipeline.WireHistory(h), api.WriteHistory)
+			return cli.Show(e, h, api.WriteHistory)
 		},
 	}
 }

@@ -43,7 +43,7 @@ func TestSnapshotsDuringChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	wg.Go(func() {
-		daemon.Serve(ctx, ln, pipeline.WireBackend{Runner: r}, daemon.NewEvents(daemon.EventsOptions{}), daemon.ServerOptions{})
+		daemon.Serve(ctx, ln, daemon.NewBackend(r, nil), daemon.NewEvents(daemon.EventsOptions{}), daemon.ServerOptions{})
 	})
 
 	const packs = 6

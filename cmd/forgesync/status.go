@@ -10,8 +10,6 @@ import (
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/daemon"
 	"github.com/mjolnir-forge/forgesync/internal/cli"
-	"github.com/mjolnir-forge/forgesync/internal/wire"
-	"github.com/mjolnir-forge/forgesync/native"
 )
 
 func statusCommand() *cli.Command {
@@ -25,9 +23,8 @@ func statusCommand() *cli.Command {
 		Run: func(ctx context.Context, e *cli.Env, args []string) int {
 			c := daemon.Dial(ctx, e.Config)
 			if c == nil {
-				gates := native.CheckGatesDir(e.Config.Paths.Mods)
 				if e.JSON {
-					cli.WriteJSON(e.Stdout, map[string]any{"running": false, "socket": e.Config.Paths.Socket, "gates": wire.Gates(gates)})
+					cli.WriteJSON(e.Stdout, map[string]any{"running": false, "socket": e.Config.Paths.Socket, "gates": daemon.Gates(e.Config.Paths.Mods)})
 				} else {
 					fmt.Fprintf(e.Stdout, "no forgesync daemon is answering on %s\n", e.Config.Paths.Socket)
 					fmt.Fprintln(e.Stdout, "start one with `forgesync daemon`, or use `forgesync sync` and `forgesync packs` directly")

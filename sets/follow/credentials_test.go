@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/sets/fetch"
 	"github.com/mjolnir-forge/forgesync/sets/lock"
 )
@@ -39,7 +38,7 @@ func noPassword(t *testing.T, path string, values map[string]any) {
 func TestFollowedLockWithPasswords(t *testing.T) {
 	data := []byte("the bytes of an archive behind a password, followed")
 	var mu sync.Mutex
-	var served string
+	var lock string
 	var conditional []string // If-None-Match of each request of the lock
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if u, p, ok := r.BasicAuth(); !ok || u != "user" || p != "s3cret" {
@@ -56,7 +55,7 @@ func TestFollowedLockWithPasswords(t *testing.T) {
 				return
 			}
 			w.Header().Set("ETag", `"v1"`)
-			w.Write([]byte(served))
+			w.Write([]byte(lock))
 		case "/a.zip":
 			w.Write(data)
 		default:
@@ -65,8 +64,8 @@ func TestFollowedLockWithPasswords(t *testing.T) {
 	}))
 	defer srv.Close()
 	authed := "http://user:s3cret@" + srv.Listener.Addr().String()
-	served, _ = lockOf(data, authed+"/a.zip")
-	served = strings.Replace(served, "version = 1\n", "version = 1\nchunks = [\""+authed+"/chunks/\"]\n", 1)
+	lock, _ = lockOf(data, authed+"/a.zip")
+	lock = strings.Replace(lock, "version = 1\n", "version = 1\nchunks = [\""+authed+"/chunks/\"]\n", 1)
 	state := t.TempDir()
 	w := &fakeWriter{}
 	opts := Options{State: state, Follow: authed + "/set/"}
@@ -89,7 +88,7 @@ func TestFollowedLockWithPasswords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res, err := s.Check(t.Context()); err != nil || res.Check.Result != api.CheckEqual || len(res.Downloaded) != 0 {
+	if res, err := s.Check(t.Context()); err != nil || res.Check.Result != CheckEqual || len(res.Downloaded) != 0 {
 		t.Errorf("Check after a restart = %+v, %v; want the set found equal, nothing downloaded", res, err)
 	}
 	w.installed = nil
@@ -123,7 +122,7 @@ func TestOldRecordLosesItsPasswords(t *testing.T) {
 	state := t.TempDir()
 	old := Record{Format: recordFormat, Source: authed + "/set/forgepacks.lock", Fingerprint: lock.Fingerprint([]lock.Entry{e}),
 		Lock: text, Signature: "untrusted comment: signature\n", Validators: fetch.Validators{ETag: `"v1"`},
-		LastCheck: &StoredCheck{Time: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Source: authed + "/set/forgepacks.lock", Result: api.CheckFailed,
+		LastCheck: &StoredCheck{Time: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Source: authed + "/set/forgepacks.lock", Result: CheckFailed,
 			Error: "download failed: " + authed + "/a.zip: HTTP 503", Fallbacks: []string{"held-pack: chunk index " + authed + "/a.caibx: HTTP 404"}}}
 	b, _ := json.MarshalIndent(old, "", "  ")
 	path := filepath.Join(state, RecordName)

@@ -4,9 +4,10 @@
 // (state/cache/), applying the set through the pipeline's single writer as
 // one transaction, following [sets] source, and remembering the set in
 // state/set.json so that a check with nothing new costs one conditional
-// request and publishes nothing. It is the glue between sets/fetch (which
+// request and publishes nothing. It is the glue between packset (which
 // knows nothing of the pipeline) and the pipeline (which knows nothing of
-// HTTP); the daemon serves it through [Backend].
+// HTTP). It reports in its own values ([Result], [Check], [Status]) and
+// through its [Observer]; the daemon turns them into wire shapes.
 package follow
 
 import (
@@ -29,12 +30,10 @@ import (
 
 	"aead.dev/minisign"
 
-	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/installer/store"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/internal/errkind"
 	"github.com/mjolnir-forge/forgesync/internal/strictjson"
-	"github.com/mjolnir-forge/forgesync/internal/wire"
 	"github.com/mjolnir-forge/forgesync/pipeline"
 	"github.com/mjolnir-forge/forgesync/sets/casync"
 	"github.com/mjolnir-forge/forgesync/sets/fetch"
@@ -79,9 +78,10 @@ type Options struct {
 	// Fetcher is the template of every fetch (client, tries, delays); its
 	// Dir and Progress are set by the Syncer.
 	Fetcher fetch.Fetcher
-	// Events, when set, receives set-checked, download and set-applied.
-	Events func(api.EventData)
-	Log    *slog.Logger
+	// Observer, when set, hears each check and download (the pipeline's
+	// observer hears the apply).
+	Observer Observer
+	Log      *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -151,6 +151,7 @@ type view struct {
 type Syncer struct {
 	opts  Options
 	w     Writer
+	obs   Observer // Options.Observer, or a NopObserver
 	cache *fetch.Cache
 	mu    sync.Mutex // serialises syncs, the record file and eviction
 	// since is when the running sync started (Unix nanoseconds), 0 when
@@ -173,7 +174,10 @@ func New(w Writer, opts Options) (*Syncer, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Syncer{opts: opts, w: w, cache: cache}
+	s := &Syncer{opts: opts, w: w, cache: cache, obs: opts.Observer}
+	if s.obs == nil {
+		s.obs = NopObserver{}
+	}
 	v := &view{}
 	data, err := atomicfile.ReadFile(s.recordPath(), maxRecordBytes)
 	switch {
@@ -235,12 +239,6 @@ func (s *Syncer) Cache() *fetch.Cache { return s.cache }
 // Record returns a copy of what set.json holds.
 func (s *Syncer) Record() Record { return s.view.Load().rec }
 
-func (s *Syncer) emit(d api.EventData) {
-	if s.opts.Events != nil {
-		s.opts.Events(d)
-	}
-}
-
 // save writes the record and publishes it to readers.
 func (s *Syncer) save(rec Record, pins []lock.Entry) error {
 	rec.Format = recordFormat
@@ -282,7 +280,7 @@ var (
 // [errkind.Refused] or [errkind.Conflict]. A run with
 // nothing to do downloads nothing and publishes nothing. The result is
 // returned with the error too, saying what was checked.
-func (s *Syncer) SyncSet(ctx context.Context, req Request) (*api.SetSyncResult, error) {
+func (s *Syncer) SyncSet(ctx context.Context, req Request) (*Result, error) {
 	if !s.mu.TryLock() {
 		msg := "try again when it ends"
 		if since := s.since.Load(); since != 0 {
@@ -293,14 +291,14 @@ func (s *Syncer) SyncSet(ctx context.Context, req Request) (*api.SetSyncResult, 
 	defer s.mu.Unlock()
 	s.since.Store(s.opts.Now().UnixNano())
 	defer s.since.Store(0)
-	res := &api.SetSyncResult{Downloaded: []api.Downloaded{}}
+	res := &Result{Downloaded: []Download{}}
 	check := &res.Check
 	check.Time = s.opts.Now().UTC()
 	err := s.sync(ctx, req, res)
 	if err != nil {
 		check.Error = err.Error()
 		if check.Result == "" {
-			check.Result = api.CheckFailed
+			check.Result = CheckFailed
 		}
 	}
 	// Downloads are over: the cache may shrink to its bound. The archives
@@ -319,7 +317,7 @@ func (s *Syncer) SyncSet(ctx context.Context, req Request) (*api.SetSyncResult, 
 			err = serr
 		}
 	}
-	s.emit(*check)
+	s.obs.Checked(*check)
 	return res, err
 }
 
@@ -355,7 +353,7 @@ func (s *Syncer) archiveSource(byHash map[string]lock.Pack, verified map[string]
 // recording each download in res. It returns l's packs by SHA-256, and the
 // SHA-256 of each archive it verified in the cache: every byte the apply
 // may need from the cache.
-func (s *Syncer) download(ctx context.Context, src fetch.Source, l *lock.Lock, kept keptSet, res *api.SetSyncResult) (map[string]lock.Pack, map[string]bool, error) {
+func (s *Syncer) download(ctx context.Context, src fetch.Source, l *lock.Lock, kept keptSet, res *Result) (map[string]lock.Pack, map[string]bool, error) {
 	byHash, verified := map[string]lock.Pack{}, map[string]bool{}
 	var lacking []lock.Pack
 	for _, p := range l.Packs {
@@ -372,8 +370,7 @@ func (s *Syncer) download(ctx context.Context, src fetch.Source, l *lock.Lock, k
 		for _, r := range results {
 			verified[r.Pack.SHA256] = true
 			if r.From != "" {
-				res.Downloaded = append(res.Downloaded, api.Downloaded{Pack: r.Pack.ID, URL: r.From, Bytes: r.Pack.Size,
-					Delta: wire.DeltaStats(r.Delta), Fallback: r.Fallback})
+				res.Downloaded = append(res.Downloaded, Download{Pack: r.Pack.ID, URL: r.From, Bytes: r.Pack.Size, Delta: r.Delta, Fallback: r.Fallback})
 			}
 			addDelta(&res.Check, r)
 		}
@@ -410,16 +407,16 @@ func (s *Syncer) keptUsable(p lock.Pack) bool {
 
 // addDelta counts a fetch's delta update, or its fallback, into the
 // check, for status.
-func addDelta(c *api.SetCheck, r fetch.Result) {
+func addDelta(c *Check, r fetch.Result) {
 	if r.Fallback != "" {
 		c.Fallbacks = append(c.Fallbacks, r.Pack.ID+": "+r.Fallback)
 	}
-	d := wire.DeltaStats(r.Delta)
+	d := r.Delta
 	if d == nil {
 		return
 	}
 	if c.Delta == nil {
-		c.Delta = &api.DeltaStats{}
+		c.Delta = &fetch.DeltaStats{}
 	}
 	c.Delta.SeedBytes += d.SeedBytes
 	c.Delta.FetchedBytes += d.FetchedBytes
@@ -434,7 +431,7 @@ func addDelta(c *api.SetCheck, r fetch.Result) {
 // or as given in the request.
 // For a set in an OCI registry, layers are its manifest's blobs (nil when
 // the manifest did not change).
-func (s *Syncer) readLock(ctx context.Context, req Request, rec Record, check *api.SetCheck) (src fetch.Source, data, sig []byte, val fetch.Validators, layers map[string]int64, err error) {
+func (s *Syncer) readLock(ctx context.Context, req Request, rec Record, check *Check) (src fetch.Source, data, sig []byte, val fetch.Validators, layers map[string]int64, err error) {
 	if req.remote() {
 		if src = req.From; src == (fetch.Source{}) {
 			if src, err = fetch.LockSource(req.Source); err != nil {
@@ -473,7 +470,7 @@ func (s *Syncer) readLock(ctx context.Context, req Request, rec Record, check *a
 	return src, data, sig, val, layers, nil
 }
 
-func (s *Syncer) sync(ctx context.Context, req Request, res *api.SetSyncResult) error {
+func (s *Syncer) sync(ctx context.Context, req Request, res *Result) error {
 	check := &res.Check
 	v := s.view.Load()
 	rec := v.rec
@@ -509,7 +506,6 @@ func (s *Syncer) sync(ctx context.Context, req Request, res *api.SetSyncResult) 
 		}
 	}
 	check.Fingerprint = l.Fingerprint()
-	pins := l.Entries()
 	// Before the record remembers the lock as read: a replayed or frozen
 	// set is not the set.
 	if err := s.checkFresh(check.Source, l, rec, req.remote()); err != nil {
@@ -523,7 +519,7 @@ func (s *Syncer) sync(ctx context.Context, req Request, res *api.SetSyncResult) 
 	if req.follow && rec.Applied == check.Fingerprint {
 		// The set did not change since it was applied: what differs now
 		// (packs dropped by hand) stays, and status says how.
-		check.Result = api.CheckEqual
+		check.Result = CheckEqual
 		if l.Serial > rec.Serials[rec.Source].Serial {
 			return s.recordApplied(check, 0, l) // the same set, exported again
 		}
@@ -541,18 +537,26 @@ func (s *Syncer) sync(ctx context.Context, req Request, res *api.SetSyncResult) 
 	defer unpin()
 
 	// 3. One transaction, reading local files only.
-	sum, err := s.w.ApplySet(ctx, pins, pipeline.SetOptions{Prune: req.Prune, Source: s.archiveSource(byHash, verified)})
+	return s.apply(ctx, req, res, l, s.archiveSource(byHash, verified))
+}
+
+// apply makes the machine's set l's in one transaction whose archives come
+// from source, and records in res what it did and, for a lock read from a
+// source, in the record that it was applied.
+func (s *Syncer) apply(ctx context.Context, req Request, res *Result, l *lock.Lock, source pipeline.ArchiveSource) error {
+	check := &res.Check
+	sum, err := s.w.ApplySet(ctx, l.Entries(), pipeline.SetOptions{Prune: req.Prune, Source: source})
 	if err != nil {
 		if k := errkind.Of(err); k == errkind.Refused || k == errkind.Conflict {
-			check.Result = api.CheckRefused
+			check.Result = CheckRefused
 		}
 		return err
 	}
-	res.Summary = pipeline.WireSummary(sum)
-	check.Result = api.CheckEqual
+	res.Summary = sum
+	check.Result = CheckEqual
 	if sum.Set != nil && sum.Set.Changed() {
 		// The pipeline reports set-applied with the transaction.
-		check.Result = api.CheckApplied
+		check.Result = CheckApplied
 	}
 	if req.remote() {
 		return s.recordApplied(check, sum.Generation, l)
@@ -594,10 +598,10 @@ func (s *Syncer) checkFresh(source string, l *lock.Lock, rec Record, remote bool
 // was checked and the machine equals it: when it changed the machine,
 // applied as generation gen; with its serial, the freshest applied from
 // there.
-func (s *Syncer) recordApplied(check *api.SetCheck, gen int, l *lock.Lock) error {
+func (s *Syncer) recordApplied(check *Check, gen int, l *lock.Lock) error {
 	rec := s.view.Load().rec
 	rec.Applied = check.Fingerprint
-	if check.Result == api.CheckApplied {
+	if check.Result == CheckApplied {
 		rec.LastApply = &StoredApply{Time: check.Time, Fingerprint: check.Fingerprint, Generation: gen}
 	}
 	if l.Serial > 0 && l.Serial >= rec.Serials[rec.Source].Serial {
@@ -651,7 +655,7 @@ func (s *Syncer) fetch(ctx context.Context, base fetch.Source, l *lock.Lock, pac
 		}
 		f.Delta = &fetch.Delta{Chunks: l.Chunks, Seeds: seeds, IndexPath: s.indexPath, Log: s.opts.Log}
 	}
-	if s.opts.Events != nil {
+	if s.opts.Observer != nil {
 		var mu sync.Mutex
 		last := map[string]time.Time{}
 		f.Progress = func(p fetch.Progress) {
@@ -663,7 +667,7 @@ func (s *Syncer) fetch(ctx context.Context, base fetch.Source, l *lock.Lock, pac
 			}
 			mu.Unlock()
 			if due {
-				s.emit(wire.Download(p))
+				s.obs.Downloading(p)
 			}
 		}
 	}
@@ -777,7 +781,7 @@ func (s *Syncer) keptKeys() (keptSet, error) {
 
 // Check reads the followed source now and applies it when it changed
 // since the last apply (POST /v1/set/check, and every interval).
-func (s *Syncer) Check(ctx context.Context) (*api.SetSyncResult, error) {
+func (s *Syncer) Check(ctx context.Context) (*Result, error) {
 	if s.opts.Follow == "" {
 		return nil, fmt.Errorf("%w: set one to follow a pack set: %w", ErrNoSource, errkind.Invalid)
 	}
@@ -812,20 +816,20 @@ func (s *Syncer) Run(ctx context.Context, interval time.Duration) error {
 
 // Status says how the machine stands against its set: nil when it has
 // none.
-func (s *Syncer) Status(installed []lock.Installed) *api.SetStatus {
+func (s *Syncer) Status(installed []lock.Installed) *Status {
 	v := s.view.Load()
 	if v.rec.Source == "" && s.opts.Follow == "" {
 		return nil
 	}
-	st := &api.SetStatus{Source: v.rec.Source, Name: v.rec.Name, Fingerprint: v.rec.Fingerprint, SignedBy: v.rec.SignedBy,
-		Following: s.opts.Follow != "", LastCheck: wireCheck(v.rec.LastCheck), LastApply: wireApply(v.rec.LastApply),
-		Machine: lock.MachineFingerprint(installed), Differences: []api.SetDifference{}, Serial: v.rec.Serial, Expires: v.rec.Expires}
+	st := &Status{Source: v.rec.Source, Name: v.rec.Name, Fingerprint: v.rec.Fingerprint, SignedBy: v.rec.SignedBy,
+		Following: s.opts.Follow != "", LastCheck: v.rec.LastCheck.check(), LastApply: v.rec.LastApply,
+		Machine: lock.MachineFingerprint(installed), Differences: []lock.Difference{}, Serial: v.rec.Serial, Expires: v.rec.Expires}
 	if st.Source == "" {
 		st.Source = lock.Redact(s.opts.Follow)
 	}
 	if v.rec.Lock != "" {
 		c := lock.Compare(installed, v.pins)
-		st.Equal, st.Differences = c.Equal, wire.SetDifferences(c.Differences)
+		st.Equal, st.Differences = c.Equal, c.Differences
 	}
 	return st
 }
@@ -843,23 +847,14 @@ func (s *Syncer) Warnings() []string {
 	return nil
 }
 
-// Info is the answer of GET /v1/set.
-func (s *Syncer) Info(installed []lock.Installed) api.SetInfo {
-	info := api.SetInfo{Fingerprint: lock.MachineFingerprint(installed), Packs: wire.SetPacks(installed), Set: s.Status(installed)}
-	if info.Set != nil {
-		info.Source, info.SignedBy, info.LastCheck, info.LastApply = info.Set.Source, info.Set.SignedBy, info.Set.LastCheck, info.Set.LastApply
-	}
-	return info
-}
-
 // Diff compares the machine with a lock given as TOML, or as the same in
 // JSON (POST /v1/set/diff).
-func Diff(installed []lock.Installed, body []byte) (api.SetComparison, error) {
+func Diff(installed []lock.Installed, body []byte) (lock.Comparison, error) {
 	l, err := DecodeBody("request body", body, lock.DecodeOptions{Have: lock.HaveAll})
 	if err != nil {
-		return api.SetComparison{}, err
+		return lock.Comparison{}, err
 	}
-	return wire.SetComparison(lock.Compare(installed, l.Entries())), nil
+	return lock.Compare(installed, l.Entries()), nil
 }
 
 var (

@@ -7,15 +7,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mjolnir-forge/forgesync/sets/fetch"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
-	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/internal/errkind"
 	"github.com/mjolnir-forge/forgesync/pipeline"
 	"github.com/mjolnir-forge/forgesync/sets/lock"
@@ -161,8 +162,8 @@ func TestCredentialsRedacted(t *testing.T) {
 	authed := "http://user:s3cret@" + srv.Listener.Addr().String()
 	lock, _ = lockOf(data, authed+"/gone.zip", authed+"/a.zip")
 	state := t.TempDir()
-	var events []api.EventData
-	s, err := New(&fakeWriter{}, Options{State: state, Follow: authed + "/set/", Events: func(d api.EventData) { events = append(events, d) }})
+	events := &recorder{}
+	s, err := New(&fakeWriter{}, Options{State: state, Follow: authed + "/set/", Observer: events})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +175,7 @@ func TestCredentialsRedacted(t *testing.T) {
 	if err != nil || !strings.Contains(string(file), `"lock": "format`) {
 		t.Fatalf("set.json = %s, %v; want the lock kept", file, err)
 	}
-	for what, v := range map[string]any{"result": res, "record": s.Record(), "status": s.Status(nil), "events": events, "set.json": string(file)} {
+	for what, v := range map[string]any{"result": res, "record": s.Record(), "status": s.Status(nil), "events": events.all, "set.json": string(file)} {
 		b, _ := json.Marshal(v)
 		if strings.Contains(string(b), "s3cret") {
 			t.Errorf("the %s holds the password: %s", what, b)
@@ -216,3 +217,18 @@ func TestSyncHealsAnArchiveEditedDuringTheApply(t *testing.T) {
 		t.Errorf("Sync again = %+v, %v; want the archive downloaded again and applied", res, err)
 	}
 }
+
+// recorder keeps what a Syncer tells its Observer, in order.
+type recorder struct {
+	mu  sync.Mutex
+	all []any
+}
+
+func (r *recorder) add(v any) {
+	r.mu.Lock()
+	r.all = append(r.all, v)
+	r.mu.Unlock()
+}
+
+func (r *recorder) Checked(c Check)              { r.add(c) }
+func (r *recorder) Downloading(p fetch.Progress) { r.add(p) }

@@ -14,7 +14,6 @@ import (
 
 	"aead.dev/minisign"
 
-	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/sets/lock"
 )
 
@@ -99,8 +98,8 @@ func TestFollowerRefusesReplayAndFreeze(t *testing.T) {
 	v1, v1sig := signed(a, "a.zip", 10, time.Time{})
 	m.serve(v1, v1sig)
 	// The fake writer applies without a summary: an apply says equal.
-	applied := func(res *api.SetSyncResult) bool {
-		return res != nil && (res.Check.Result == api.CheckApplied || res.Check.Result == api.CheckEqual)
+	applied := func(res *Result) bool {
+		return res != nil && (res.Check.Result == CheckApplied || res.Check.Result == CheckEqual)
 	}
 	if res, err := s.Check(t.Context()); err != nil || !applied(res) || installed() != lock.Fingerprint([]lock.Entry{{ID: "held-pack", Version: "1.0.0", SHA256: sha256Of(a)}}) {
 		t.Fatalf("Check(serial 10) = %+v, %v; want applied", res, err)
@@ -131,7 +130,7 @@ func TestFollowerRefusesReplayAndFreeze(t *testing.T) {
 				t.Fatalf("%s: Check = %v; want a replay refused: %s", r.name, err, r.says)
 			}
 			st := s.Status(w.installed)
-			if installed() != want || st.Fingerprint != want || st.LastCheck.Result != api.CheckFailed || !strings.Contains(st.LastCheck.Error, r.says) || res.Check.Error != st.LastCheck.Error {
+			if installed() != want || st.Fingerprint != want || st.LastCheck.Result != CheckFailed || !strings.Contains(st.LastCheck.Error, r.says) || res.Check.Error != st.LastCheck.Error {
 				t.Fatalf("%s: after the refusal the machine is %s and status %+v (last check %+v); want %s unchanged, and the check failed saying why",
 					r.name, installed(), st, st.LastCheck, want)
 			}
@@ -142,7 +141,7 @@ func TestFollowerRefusesReplayAndFreeze(t *testing.T) {
 	// serial remembered, and status warns.
 	expires := now.Add(3 * 24 * time.Hour)
 	m.serve(signed(b, "b.zip", 12, expires))
-	if res, err := s.Check(t.Context()); err != nil || res.Check.Result != api.CheckEqual {
+	if res, err := s.Check(t.Context()); err != nil || res.Check.Result != CheckEqual {
 		t.Fatalf("Check(serial 12, the same packs) = %+v, %v; want equal", res, err)
 	}
 	if got := s.Record().Serials[source]; got.Serial != 12 || got.Fingerprint != want {
@@ -161,7 +160,7 @@ func TestFollowerRefusesReplayAndFreeze(t *testing.T) {
 	if _, err := s.Check(t.Context()); !errors.Is(err, ErrLock) || !errors.Is(err, lock.ErrExpired) || !strings.Contains(err.Error(), "it expired at 2030-01-04T00:00:00Z") {
 		t.Fatalf("Check(expired) = %v; want the set refused as expired", err)
 	}
-	if st := s.Status(w.installed); installed() != want || st.LastCheck.Result != api.CheckFailed || !strings.Contains(st.LastCheck.Error, "expired") {
+	if st := s.Status(w.installed); installed() != want || st.LastCheck.Result != CheckFailed || !strings.Contains(st.LastCheck.Error, "expired") {
 		t.Errorf("after the freeze the machine is %s and the last check %+v; want %s unchanged, the check failed", installed(), st.LastCheck, want)
 	}
 	if ws := s.Warnings(); len(ws) != 1 || !strings.Contains(ws[0], "the pack set expired at 2030-01-04T00:00:00Z") {

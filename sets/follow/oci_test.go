@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/internal/registrytest"
 	"github.com/mjolnir-forge/forgesync/sets/fetch"
 	"github.com/mjolnir-forge/forgesync/sets/oci"
@@ -54,15 +53,14 @@ func TestFollowOCI(t *testing.T) {
 	}
 	push(lock, archive)
 
-	var events []api.EventData
+	events := &recorder{}
 	w := &fakeWriter{}
-	s, err := New(w, Options{State: t.TempDir(), Follow: ref.String(), Fetcher: fetch.Fetcher{Registry: r},
-		Events: func(d api.EventData) { events = append(events, d) }})
+	s, err := New(w, Options{State: t.TempDir(), Follow: ref.String(), Fetcher: fetch.Fetcher{Registry: r}, Observer: events})
 	if err != nil {
 		t.Fatal(err)
 	}
 	res, err := s.Check(t.Context())
-	if err != nil || res.Check.Result != api.CheckApplied && res.Check.Result != api.CheckEqual || len(w.installed) != 1 || w.installed[0].SHA256 != entry.SHA256 {
+	if err != nil || res.Check.Result != CheckApplied && res.Check.Result != CheckEqual || len(w.installed) != 1 || w.installed[0].SHA256 != entry.SHA256 {
 		t.Fatalf("Check = %+v, %v; installed %+v; want the set applied", res, err, w.installed)
 	}
 	if len(res.Downloaded) != 1 || res.Downloaded[0].URL != ref.Blob(entry.SHA256) {
@@ -74,7 +72,7 @@ func TestFollowOCI(t *testing.T) {
 
 	proxy.ResetRequests()
 	res, err = s.Check(t.Context())
-	if err != nil || !res.Check.NotModified || res.Check.Result != api.CheckEqual {
+	if err != nil || !res.Check.NotModified || res.Check.Result != CheckEqual {
 		t.Fatalf("second Check = %+v, %v; want not modified, equal", res, err)
 	}
 	if reqs := proxy.Requests(); len(reqs) != 1 || reqs[0].Method != http.MethodHead {
@@ -94,8 +92,8 @@ func TestFollowOCI(t *testing.T) {
 	if s.Record().Validators.Digest != digest {
 		t.Errorf("the refused manifest was remembered: %s, was %s", s.Record().Validators.Digest, digest)
 	}
-	data, _ := json.Marshal(events)
-	if strings.Contains(string(data), reg.Password) || len(events) < 3 {
+	data, _ := json.Marshal(events.all)
+	if strings.Contains(string(data), reg.Password) || len(events.all) < 3 {
 		t.Fatalf("events %s hold the password, or are missing", data)
 	}
 }

@@ -3,29 +3,39 @@ package follow
 import (
 	"time"
 
-	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/sets/fetch"
 	"github.com/mjolnir-forge/forgesync/sets/lock"
 )
 
 // StoredCheck is the last check of a set's source as set.json keeps it
-// (see api.SetCheck for what each field says). It is the record's own
-// type, so that the wire's shape can change without changing the file;
-// its JSON names and order are the file's.
+// (see [Check] for what each field says). It is the record's own type, so
+// that neither the check nor the wire can change the file; its JSON names
+// and order are the file's.
 type StoredCheck struct {
-	Time        time.Time `json:"time"`
-	Source      string    `json:"source"`
-	Result      string    `json:"result"`
-	Fingerprint string    `json:"fingerprint,omitempty"`
-	NotModified bool      `json:"not_modified,omitempty"`
-	Error       string    `json:"error,omitempty"`
-	// Delta and Fallbacks are the check's delta updates (api.SetCheck).
-	Delta     *api.DeltaStats `json:"delta,omitempty"`
-	Fallbacks []string        `json:"fallbacks,omitempty"`
+	Time        time.Time   `json:"time"`
+	Source      string      `json:"source"`
+	Result      CheckResult `json:"result"`
+	Fingerprint string      `json:"fingerprint,omitempty"`
+	NotModified bool        `json:"not_modified,omitempty"`
+	Error       string      `json:"error,omitempty"`
+	// Delta and Fallbacks are the check's delta updates.
+	Delta     *StoredDelta `json:"delta,omitempty"`
+	Fallbacks []string     `json:"fallbacks,omitempty"`
+}
+
+// StoredDelta is the sum of a check's delta updates as set.json keeps it
+// (see fetch.DeltaStats for what each field says).
+type StoredDelta struct {
+	SeedBytes     int64 `json:"seed_bytes"`
+	FetchedBytes  int64 `json:"fetched_bytes"`
+	SeedChunks    int   `json:"seed_chunks"`
+	FetchedChunks int   `json:"fetched_chunks"`
+	Requests      int64 `json:"requests"`
+	WireBytes     int64 `json:"wire_bytes"`
 }
 
 // StoredApply is the last apply that changed the machine, as set.json
-// keeps it.
+// keeps it and status shows it.
 type StoredApply struct {
 	Time        time.Time `json:"time"`
 	Fingerprint string    `json:"fingerprint"`
@@ -33,26 +43,28 @@ type StoredApply struct {
 }
 
 // storedCheck is a check as the record keeps it.
-func storedCheck(c api.SetCheck) *StoredCheck {
-	return &StoredCheck{Time: c.Time, Source: c.Source, Result: c.Result, Fingerprint: c.Fingerprint, NotModified: c.NotModified, Error: c.Error,
-		Delta: c.Delta, Fallbacks: c.Fallbacks}
+func storedCheck(c Check) *StoredCheck {
+	out := &StoredCheck{Time: c.Time, Source: c.Source, Result: c.Result, Fingerprint: c.Fingerprint, NotModified: c.NotModified,
+		Error: c.Error, Fallbacks: c.Fallbacks}
+	if d := c.Delta; d != nil {
+		out.Delta = &StoredDelta{SeedBytes: d.SeedBytes, FetchedBytes: d.FetchedBytes, SeedChunks: d.SeedChunks, FetchedChunks: d.FetchedChunks,
+			Requests: d.Requests, WireBytes: d.WireBytes}
+	}
+	return out
 }
 
-// wireCheck is a kept check in its wire shape; nil stays nil.
-func wireCheck(c *StoredCheck) *api.SetCheck {
+// check is a kept check as the syncer reports it; nil stays nil.
+func (c *StoredCheck) check() *Check {
 	if c == nil {
 		return nil
 	}
-	return &api.SetCheck{Time: c.Time, Source: c.Source, Result: c.Result, Fingerprint: c.Fingerprint, NotModified: c.NotModified, Error: c.Error,
-		Delta: c.Delta, Fallbacks: c.Fallbacks}
-}
-
-// wireApply is a kept apply in its wire shape; nil stays nil.
-func wireApply(a *StoredApply) *api.SetApply {
-	if a == nil {
-		return nil
+	out := &Check{Time: c.Time, Source: c.Source, Result: c.Result, Fingerprint: c.Fingerprint, NotModified: c.NotModified,
+		Error: c.Error, Fallbacks: c.Fallbacks}
+	if d := c.Delta; d != nil {
+		out.Delta = &fetch.DeltaStats{SeedBytes: d.SeedBytes, FetchedBytes: d.FetchedBytes, SeedChunks: d.SeedChunks, FetchedChunks: d.FetchedChunks,
+			Requests: d.Requests, WireBytes: d.WireBytes}
 	}
-	return &api.SetApply{Time: a.Time, Fingerprint: a.Fingerprint, Generation: a.Generation}
+	return out
 }
 
 // storedLock returns what the record keeps of a lock read from its source:

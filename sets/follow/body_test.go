@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/internal/errkind"
 	"github.com/mjolnir-forge/forgesync/sets/lock"
 )
@@ -38,7 +37,7 @@ func TestDiffBody(t *testing.T) {
 	installed := []lock.Installed{{ID: "foundry-wide", Version: "1.3.0", SHA256: sha, Enabled: true}}
 	body := `{"format":"forgepacks-lock","version":1,"pack":[{"id":"foundry-wide","version":"1.4.0","sha256":"` + sha + `","size":1788,"urls":[]}]}`
 	c, err := Diff(installed, []byte(body))
-	if err != nil || c.Equal || len(c.Differences) != 1 || c.Differences[0].Kind != api.DiffOtherVersion {
+	if err != nil || c.Equal || len(c.Differences) != 1 || c.Differences[0].Kind != lock.OtherVersion {
 		t.Fatalf("Diff = %+v, %v; want one other-version", c, err)
 	}
 	if _, err := Diff(installed, []byte("version = 2\n")); !errors.Is(err, errkind.Invalid) {
