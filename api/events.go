@@ -3,12 +3,11 @@
 // status, pack, set, history and rejection answers of the status socket,
 // the summary a transaction returns, and the OpenAPI document that
 // describes them. The shapes are the wire's alone: the domain packages
-// keep their own types, converted at the edges (internal/wire for
-// packset's, native's and rejection's, the pipeline's wire.go for the
-// pipeline's), so a change here changes no file on disk and no domain
-// code. Beyond the data it only decodes an event's data by its type and
-// writes the plain-text views the CLI prints; it imports only internal
-// leaves (plural, plaintext, difftext) and nothing of the domain.
+// keep their own types and know nothing of these, and the daemon converts
+// them once (daemon/wire.go), so a change here changes no file on disk and
+// no domain code. Beyond the data it only decodes an event's data by its
+// type; the CLI's plain-text views of the shapes are cmd/forgesync/view's.
+// It imports nothing of the module.
 package api
 
 import (

@@ -1,9 +1,6 @@
 package api
 
-import (
-	"fmt"
-	"time"
-)
+import "time"
 
 // Generation is one committed installed set (SPEC §11). A generation never
 // changes once recorded; readers may share it.
@@ -72,23 +69,6 @@ const (
 	ChangeEnabled  ChangeKind = "enabled"
 	ChangeDisabled ChangeKind = "disabled"
 )
-
-// String says the change in one line: "+ id 1.4.0", "~ id 0.3.1 → 0.4.0",
-// "- id", "enabled id", "disabled id".
-func (c GenerationChange) String() string {
-	switch c.Kind {
-	case ChangeAdded:
-		return fmt.Sprintf("+ %s %s", c.ID, c.Version)
-	case ChangeUpdated:
-		if c.Previous == c.Version {
-			return fmt.Sprintf("~ %s %s (other bytes)", c.ID, c.Version)
-		}
-		return fmt.Sprintf("~ %s %s → %s", c.ID, c.Previous, c.Version)
-	case ChangeRemoved:
-		return "- " + c.ID
-	}
-	return string(c.Kind) + " " + c.ID
-}
 
 // Rollback is the body of POST /v1/rollback: the generation to return to;
 // 0 is the one before the current one.

@@ -1,10 +1,6 @@
 package api
 
-import (
-	"time"
-
-	"github.com/mjolnir-forge/forgesync/internal/plaintext"
-)
+import "time"
 
 // Reason is one reason an archive was refused or waits, as the wire
 // carries it: in an outcome, a pack-rejected event and a rejected archive.
@@ -23,12 +19,6 @@ type Reason struct {
 	Value string `json:"value"`
 	// Message says what is wrong in plain words.
 	Message string `json:"message"`
-}
-
-// String says the reason in one line, compiler style, every part escaped
-// (the words of rejection.Reason's String).
-func (r Reason) String() string {
-	return plaintext.ReasonLine(r.File, r.Path, r.Line, r.Column, r.Value, r.Message)
 }
 
 // Rejection is one rejected archive in drop/rejected/, as GET

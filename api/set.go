@@ -1,10 +1,6 @@
 package api
 
-import (
-	"time"
-
-	"github.com/mjolnir-forge/forgesync/internal/difftext"
-)
+import "time"
 
 // The event types of pack sets (SPEC §10.3).
 const (
@@ -28,9 +24,6 @@ type SetPack struct {
 	SHA256  string `json:"sha256"` // of the archive it was installed from
 	Enabled bool   `json:"enabled"`
 }
-
-// Entry returns the installed pack's identity.
-func (p SetPack) Entry() SetEntry { return SetEntry{ID: p.ID, Version: p.Version, SHA256: p.SHA256} }
 
 // DifferenceKind says how a machine differs from a set for one pack.
 type DifferenceKind string
@@ -60,18 +53,6 @@ type SetDifference struct {
 	Want *SetEntry `json:"want,omitempty"`
 	// Have is what the machine has; nil for DiffMissing.
 	Have *SetPack `json:"have,omitempty"`
-}
-
-// String says the difference in one line of words.
-func (d SetDifference) String() string {
-	var want, have *difftext.Pack
-	if d.Want != nil {
-		want = &difftext.Pack{Version: d.Want.Version, SHA256: d.Want.SHA256}
-	}
-	if d.Have != nil {
-		have = &difftext.Pack{Version: d.Have.Version, SHA256: d.Have.SHA256, Enabled: d.Have.Enabled}
-	}
-	return difftext.Line(string(d.Kind), d.ID, want, have)
 }
 
 // SetComparison is a machine compared with a set: what `forgesync diff`

@@ -86,11 +86,6 @@ const (
 	SyncError   SyncResult = "error"   // it failed: Error says why
 )
 
-// DoorLimit is the most doors the enabled packs may have together
-// (inventory.MaxDoorsInstalled, which this package may not import; a test
-// of the pipeline keeps the two equal), as status shows it.
-const DoorLimit = 256
-
 // Counts are the sizes of the installed set in [Status]. Pieces, Lifts
 // and Doors count every installed pack's, enabled or not; EnabledDoors
 // counts the enabled packs' only, as the 256-door limit does.

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"cmp"
 	"slices"
 	"time"
 )
@@ -86,41 +85,4 @@ func (s *Summary) Rejected() bool {
 // machine to pass: an archive, or what Pending names.
 func (s *Summary) Waiting() bool {
 	return len(s.Pending) > 0 || slices.ContainsFunc(s.Outcomes, func(o Outcome) bool { return o.Result == ResultWaiting })
-}
-
-// Merge returns the summary of s followed by later (a recovery pass, then
-// the sync that came after it): their outcomes in order, each warning and
-// each published file once, the durations added, the latest generation and
-// set change, and what later leaves pending (it tried again what s left).
-// A nil s gives later.
-func (s *Summary) Merge(later *Summary) *Summary {
-	if s == nil {
-		return later
-	}
-	out := &Summary{
-		Outcomes:   slices.Concat(s.Outcomes, later.Outcomes),
-		Warnings:   []string{},
-		Published:  []string{},
-		Duration:   s.Duration + later.Duration,
-		Generation: cmp.Or(later.Generation, s.Generation),
-		Set:        cmp.Or(later.Set, s.Set),
-		// What the recovery left waiting, the run after it tried again:
-		// the later one says what still waits.
-		Pending: later.Pending,
-	}
-	for _, w := range slices.Concat(s.Warnings, later.Warnings) {
-		// The recovery and the run after it may say the same thing.
-		if !slices.Contains(out.Warnings, w) {
-			out.Warnings = append(out.Warnings, w)
-		}
-	}
-	for _, f := range slices.Concat(s.Published, later.Published) {
-		if !slices.Contains(out.Published, f) {
-			out.Published = append(out.Published, f)
-		}
-	}
-	if out.Outcomes == nil {
-		out.Outcomes = []Outcome{}
-	}
-	return out
 }

@@ -214,7 +214,7 @@ func TestGatesJSON(t *testing.T) {
 	}
 }
 
-// TestSetComparisonSameJSON: `forgesync diff --json` prints packset's
+// TestSetComparisonSameJSON: `forgesync diff --json` prints sets/lock's
 // comparison and POST /v1/set/diff answers api's; the two must be the same
 // bytes, every kind of difference, both sides.
 func TestSetComparisonSameJSON(t *testing.T) {
@@ -239,7 +239,7 @@ func TestSetComparisonSameJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	if string(dom) != string(w) {
-		t.Errorf("wire JSON\n%s\nwant packset's\n%s", w, dom)
+		t.Errorf("wire JSON\n%s\nwant sets/lock's\n%s", w, dom)
 	}
 	if got, err := json.Marshal(wireComparison(lock.Compare(nil, nil))); err != nil || !strings.Contains(string(got), `"differences":[]`) {
 		t.Errorf("an equal comparison = %s, %v; want an empty differences list", got, err)

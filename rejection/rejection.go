@@ -11,6 +11,7 @@ package rejection
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -19,7 +20,7 @@ import (
 
 // Escape returns s with every character that could drive a terminal, start
 // a line or reorder what a reader sees written as an escape (see
-// plaintext.Escape, which api's text writers use too).
+// plaintext.Escape, which the CLI's text views use too).
 func Escape(s string) string { return plaintext.Escape(s) }
 
 // Reason is one reason a pack is refused: a broken file rule of SPEC §2, a
@@ -45,9 +46,26 @@ type Reason struct {
 
 // String reads compiler style: `forgepack.json:12:7: pieces[1].door.travel_m:
 // must be > 0 and ≤ 16, got 17`, or `content/x.dll: not allowed in a pack`.
-// Every part is passed through Escape.
+// Every part is passed through Escape. It is the one place a reason is
+// said in words: the CLI says a reason from the wire through it too.
 func (r Reason) String() string {
-	return plaintext.ReasonLine(r.File, r.Path, r.Line, r.Column, r.Value, r.Message)
+	file, path, value, message := Escape(r.File), Escape(r.Path), Escape(r.Value), Escape(r.Message)
+	var b strings.Builder
+	b.WriteString(file)
+	if r.Line > 0 {
+		b.WriteString(":" + strconv.Itoa(r.Line) + ":" + strconv.Itoa(r.Column))
+	}
+	if file != "" {
+		b.WriteString(": ")
+	}
+	if path != "" && path != file {
+		b.WriteString(path + ": ")
+	}
+	b.WriteString(message)
+	if value != "" {
+		b.WriteString(", got " + value)
+	}
+	return b.String()
 }
 
 // Record is one rejected archive, kept in drop/rejected/ beside its note.

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/cmd/forgesync/view"
 	"github.com/mjolnir-forge/forgesync/internal/cli"
 )
 
@@ -29,7 +30,7 @@ func TestSummaryExitStatus(t *testing.T) {
 			var out strings.Builder
 			e := &cli.Env{Name: "sync", Stdout: &out, Stderr: &out}
 			sum := &api.Summary{Outcomes: tt.outcomes, Published: []string{}, Warnings: []string{}}
-			if got := printSummary(e, sum, api.WriteSummary); got != tt.want {
+			if got := printSummary(e, sum, view.WriteSummary); got != tt.want {
 				t.Fatalf("printSummary(%s) = %d; want %d\n%s", tt.name, got, tt.want, out.String())
 			}
 			if tt.name == "waiting" && !strings.Contains(out.String(), "a2.zip: waiting\n  - paks/x.pak is held by another program") {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/cmd/forgesync/view"
 	"github.com/mjolnir-forge/forgesync/daemon"
 	"github.com/mjolnir-forge/forgesync/internal/cli"
 )
@@ -20,7 +20,7 @@ func historyCommand() *cli.Command {
 			if err != nil {
 				return e.Fail(err)
 			}
-			return cli.Show(e, h, api.WriteHistory)
+			return cli.Show(e, h, view.WriteHistory)
 		},
 	}
 }
@@ -46,7 +46,7 @@ func rollbackCommand() *cli.Command {
 			if err != nil {
 				return e.Fail(err)
 			}
-			return printSummary(e, sum, api.WriteRollback)
+			return printSummary(e, sum, view.WriteRollback)
 		},
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/cmd/forgesync/view"
 	"github.com/mjolnir-forge/forgesync/daemon"
 	"github.com/mjolnir-forge/forgesync/internal/cli"
 	"github.com/mjolnir-forge/forgesync/pipeline"
@@ -66,7 +67,7 @@ func syncCommand() *cli.Command {
 			if err != nil && !errors.Is(err, daemon.ErrDeploy) {
 				return e.Fail(err)
 			}
-			code := printSummary(e, sum, api.WriteSummary)
+			code := printSummary(e, sum, view.WriteSummary)
 			if err != nil {
 				return cli.ExitFailure // the summary's warnings say what failed
 			}
@@ -107,7 +108,7 @@ func installCommand() *cli.Command {
 			if err != nil {
 				return e.Fail(err)
 			}
-			return printSummary(e, sum, api.WriteSummary)
+			return printSummary(e, sum, view.WriteSummary)
 		},
 	}
 }
@@ -123,7 +124,7 @@ func packsCommand() *cli.Command {
 			if err != nil {
 				return e.Fail(err)
 			}
-			return cli.Show(e, packs, api.WritePacks)
+			return cli.Show(e, packs, view.WritePacks)
 		},
 	}
 }
@@ -152,7 +153,7 @@ func changeCommand(name, summary string, do func(*daemon.Machine, context.Contex
 				}
 				fmt.Fprintf(e.Stdout, "%s: %sd%s\n", args[0], name, by)
 			}
-			if printSummary(e, sum, api.WriteSummary) == cli.ExitFailure {
+			if printSummary(e, sum, view.WriteSummary) == cli.ExitFailure {
 				return cli.ExitFailure // committed; the game does not see it yet
 			}
 			return cli.ExitOK

@@ -6,7 +6,7 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/cmd/forgesync/view"
 	"github.com/mjolnir-forge/forgesync/daemon"
 	"github.com/mjolnir-forge/forgesync/internal/cli"
 	"github.com/mjolnir-forge/forgesync/pipeline"
@@ -33,7 +33,7 @@ func retryCommand() *cli.Command {
 			if err != nil && !errors.Is(err, daemon.ErrDeploy) {
 				return e.Fail(err)
 			}
-			code := printSummary(e, sum, api.WriteSummary)
+			code := printSummary(e, sum, view.WriteSummary)
 			if err != nil {
 				return cli.ExitFailure // the summary's warnings say what failed
 			}

@@ -14,7 +14,7 @@ import (
 
 	"aead.dev/minisign"
 
-	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/cmd/forgesync/view"
 	"github.com/mjolnir-forge/forgesync/daemon"
 	"github.com/mjolnir-forge/forgesync/internal/cli"
 	"github.com/mjolnir-forge/forgesync/sets/casync"
@@ -327,7 +327,7 @@ func runSyncSet(ctx context.Context, e *cli.Env, locks []string, prune bool) int
 		}
 		return e.Fail(err)
 	}
-	cli.Show(e, res, api.WriteSetSync)
+	cli.Show(e, res, view.WriteSetSync)
 	if err != nil || (res.Summary != nil && res.Summary.Waiting()) {
 		// The summary says what failed, or what waits (an inventory file
 		// the game holds: the set is committed, the game does not see it

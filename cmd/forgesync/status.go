@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/cmd/forgesync/view"
 	"github.com/mjolnir-forge/forgesync/daemon"
 	"github.com/mjolnir-forge/forgesync/internal/cli"
 )
@@ -47,7 +48,7 @@ func statusCommand() *cli.Command {
 			if err != nil {
 				return e.Fail(err)
 			}
-			api.WriteStatus(e.Stdout, st, rej)
+			view.WriteStatus(e.Stdout, st, rej)
 			return cli.ExitOK
 		},
 	}
@@ -66,7 +67,7 @@ type statusJSON struct {
 // watchEvents prints the daemon's events as they come, drawing a progress
 // bar for a running extraction, until interrupted.
 func watchEvents(ctx context.Context, e *cli.Env, c *daemon.Client) int {
-	ew := &api.EventWriter{W: e.Stdout}
+	ew := &view.EventWriter{W: e.Stdout}
 	err := c.Events(ctx, daemon.Live, func(ev api.Event) error {
 		if e.JSON {
 			return json.NewEncoder(e.Stdout).Encode(ev)

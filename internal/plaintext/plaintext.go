@@ -1,9 +1,7 @@
 // Package plaintext owns how outside text is made safe to print: Escape,
 // the one function every text writer passes names and messages from
 // archives and servers through, so that they cannot drive a terminal or
-// forge a line, and ReasonLine, the compiler-style line of a rejection
-// reason. It is a leaf: the domain's reasons (rejection) and their wire
-// shape (api) print through it alike.
+// forge a line. It is a leaf every layer may use.
 package plaintext
 
 import (
@@ -78,28 +76,4 @@ func mustEscape(r rune, n int) bool {
 func hex2(c byte) string {
 	const digits = "0123456789abcdef"
 	return string([]byte{digits[c>>4], digits[c&15]})
-}
-
-// ReasonLine says a rejection reason in one line, compiler style:
-// `forgepack.json:12:7: pieces[1].door.travel_m: must be > 0 and ≤ 16, got
-// 17`, or `content/x.dll: not allowed in a pack`. Every part is passed
-// through Escape.
-func ReasonLine(file, path string, line, column int, value, message string) string {
-	file, path, value, message = Escape(file), Escape(path), Escape(value), Escape(message)
-	var b strings.Builder
-	b.WriteString(file)
-	if line > 0 {
-		b.WriteString(":" + strconv.Itoa(line) + ":" + strconv.Itoa(column))
-	}
-	if file != "" {
-		b.WriteString(": ")
-	}
-	if path != "" && path != file {
-		b.WriteString(path + ": ")
-	}
-	b.WriteString(message)
-	if value != "" {
-		b.WriteString(", got " + value)
-	}
-	return b.String()
 }

@@ -4,8 +4,8 @@
 // (state/cache/), applying the set through the pipeline's single writer as
 // one transaction, following [sets] source, and remembering the set in
 // state/set.json so that a check with nothing new costs one conditional
-// request and publishes nothing. It is the glue between packset (which
-// knows nothing of the pipeline) and the pipeline (which knows nothing of
+// request and publishes nothing. It is the glue between the set packages (which
+// know nothing of the pipeline) and the pipeline (which knows nothing of
 // HTTP). It reports in its own values ([Result], [Check], [Status]) and
 // through its [Observer]; the daemon turns them into wire shapes.
 package follow

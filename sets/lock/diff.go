@@ -2,9 +2,8 @@ package lock
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
-
-	"github.com/mjolnir-forge/forgesync/internal/difftext"
 )
 
 // Installed is one pack installed on a machine, as a set sees it: what a
@@ -49,16 +48,29 @@ type Difference struct {
 	Have *Installed `json:"have,omitempty"`
 }
 
-// String says the difference in one line of words.
+// String says the difference in one line of words. A kind this version
+// does not know, or sides that do not fit it, are said as "id: kind". It
+// is the one place a difference is said in words: the CLI says a
+// difference from the wire through it too.
 func (d Difference) String() string {
-	var want, have *difftext.Pack
-	if d.Want != nil {
-		want = &difftext.Pack{Version: d.Want.Version, SHA256: d.Want.SHA256}
+	w, h := d.Want, d.Have
+	switch {
+	case d.Kind == Missing && w != nil:
+		return fmt.Sprintf("%s: missing (the set pins %s)", d.ID, w.Version)
+	case d.Kind == OtherVersion && w != nil && h != nil:
+		state := "enabled"
+		if !h.Enabled {
+			state = "disabled"
+		}
+		return fmt.Sprintf("%s: other version (%s installed, %s; the set pins %s)", d.ID, h.Version, state, w.Version)
+	case d.Kind == OtherBytes && w != nil && h != nil:
+		return fmt.Sprintf("%s: same version %s with other bytes (installed %.12s…, the set pins %.12s…)", d.ID, w.Version, h.SHA256, w.SHA256)
+	case d.Kind == Disabled && h != nil:
+		return fmt.Sprintf("%s: installed but disabled (%s)", d.ID, h.Version)
+	case d.Kind == NotInSet && h != nil:
+		return fmt.Sprintf("%s: enabled but not in the set (%s)", d.ID, h.Version)
 	}
-	if d.Have != nil {
-		have = &difftext.Pack{Version: d.Have.Version, SHA256: d.Have.SHA256, Enabled: d.Have.Enabled}
-	}
-	return difftext.Line(string(d.Kind), d.ID, want, have)
+	return fmt.Sprintf("%s: %s", d.ID, d.Kind)
 }
 
 // Diff returns how a machine's installed packs differ from a set, one

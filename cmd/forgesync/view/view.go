@@ -1,4 +1,12 @@
-package api
+// Package view owns the plain-text views the forgesync command prints for
+// people of the daemon's answers and events (api's wire shapes): status,
+// summaries, packs, history, set syncs, and the event stream with its
+// progress bar. Every value goes through printf or sprintf, which escape
+// it: names come from archives, messages from servers, and neither may
+// drive a terminal or start a line of its own. The sentences of the
+// domain (a rejection reason, a difference from a set) are the domain's:
+// a wire value is said by turning it back into its domain value.
+package view
 
 import (
 	"cmp"
@@ -10,14 +18,13 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/internal/plaintext"
 	"github.com/mjolnir-forge/forgesync/internal/plural"
+	"github.com/mjolnir-forge/forgesync/inventory"
+	"github.com/mjolnir-forge/forgesync/rejection"
+	"github.com/mjolnir-forge/forgesync/sets/lock"
 )
-
-// The plain-text views of the shapes, as the CLI prints them for people.
-// Every value goes through printf or sprintf, which escape it: names come
-// from archives, messages from servers, and neither may drive a terminal
-// or start a line of its own.
 
 // printf is fmt.Fprintf with each argument escaped (see escapeArgs): the
 // format holds the writer's own text and lines.
@@ -60,7 +67,7 @@ func escapeArgs(args []any) []any {
 }
 
 // WriteStatus writes the daemon's status and the rejected archives.
-func WriteStatus(w io.Writer, st Status, rejected []Rejection) error {
+func WriteStatus(w io.Writer, st api.Status, rejected []api.Rejection) error {
 	var b strings.Builder
 	printf(&b, "forgesync %s (pid %d): %s, up %s\n", st.Version, st.PID, st.State, seconds(st.UptimeSeconds))
 	if st.Commit != "" || st.BuildDate != "" {
@@ -73,7 +80,7 @@ func WriteStatus(w io.Writer, st Status, rejected []Rejection) error {
 		} else {
 			printf(&b, "last sync: %s, %s in %s\n", at, ls.Result, seconds(ls.DurationSeconds))
 		}
-		if ls.Error != "" && ls.Result == SyncWaiting {
+		if ls.Error != "" && ls.Result == api.SyncWaiting {
 			printf(&b, "  waiting: %s\n", ls.Error)
 		} else if ls.Error != "" {
 			printf(&b, "  error: %s\n", ls.Error)
@@ -82,7 +89,7 @@ func WriteStatus(w io.Writer, st Status, rejected []Rejection) error {
 	c := st.Counts
 	printf(&b, "packs: %d installed, %d enabled; %s, %s; %d of %d doors in enabled packs; %s\n",
 		c.Packs, c.Enabled, plural.Count(c.Pieces, "piece"), plural.Count(c.Lifts, "lift"),
-		c.EnabledDoors, DoorLimit, plural.Count(c.Rejected, "rejected archive"))
+		c.EnabledDoors, inventory.MaxDoorsInstalled, plural.Count(c.Rejected, "rejected archive"))
 	if len(st.Queue) > 0 {
 		printf(&b, "queue: %s\n", strings.Join(st.Queue, ", "))
 	}
@@ -113,7 +120,7 @@ func WriteStatus(w io.Writer, st Status, rejected []Rejection) error {
 		for _, r := range rejected {
 			printf(&b, "  %s  (%s)\n", r.Archive, r.Time.Local().Format("2006-01-02 15:04"))
 			for _, reason := range r.Reasons {
-				printf(&b, "    - %s\n", reason)
+				printf(&b, "    - %s\n", reasonLine(reason))
 			}
 		}
 	}
@@ -141,22 +148,22 @@ func seconds(s float64) string {
 }
 
 // WriteSummary writes what a transaction did, a line per archive.
-func WriteSummary(w io.Writer, sum *Summary) error {
+func WriteSummary(w io.Writer, sum *api.Summary) error {
 	var b strings.Builder
 	for _, o := range sum.Outcomes {
 		pack := strings.TrimSpace(o.Pack + " " + o.Version)
 		switch o.Result {
-		case ResultRejected:
+		case api.ResultRejected:
 			printf(&b, "%s: rejected\n", o.Archive)
 			for _, r := range o.Reasons {
-				printf(&b, "  - %s\n", r)
+				printf(&b, "  - %s\n", reasonLine(r))
 			}
-		case ResultWaiting:
+		case api.ResultWaiting:
 			printf(&b, "%s: waiting\n", o.Archive)
 			for _, r := range o.Reasons {
 				printf(&b, "  - %s\n", r.Message)
 			}
-		case ResultUpgraded, ResultDowngraded, ResultReinstalled:
+		case api.ResultUpgraded, api.ResultDowngraded, api.ResultReinstalled:
 			printf(&b, "%s: %s %s (was %s)\n", o.Archive, o.Result, pack, o.Previous)
 		default:
 			printf(&b, "%s: %s %s\n", o.Archive, o.Result, pack)
@@ -177,7 +184,7 @@ func WriteSummary(w io.Writer, sum *Summary) error {
 
 // writePending writes what waits for the machine's condition besides
 // archives, one line each.
-func writePending(b *strings.Builder, pending []Reason) {
+func writePending(b *strings.Builder, pending []api.Reason) {
 	for _, r := range pending {
 		printf(b, "waiting: %s\n", r.Message)
 	}
@@ -186,7 +193,7 @@ func writePending(b *strings.Builder, pending []Reason) {
 // WriteRollback writes what a rollback did: the generation it went back to
 // and the one it recorded, and what changed, or that there was nothing to
 // do; then its summary.
-func WriteRollback(w io.Writer, sum *Summary) error {
+func WriteRollback(w io.Writer, sum *api.Summary) error {
 	switch {
 	case sum.Generation == 0 && sum.RolledBackTo > 0 && len(sum.Outcomes) == 0 && len(sum.Published) == 0:
 		_, err := printf(w, "nothing to do: the installed packs are already those of generation %d\n", sum.RolledBackTo)
@@ -207,7 +214,7 @@ func WriteRollback(w io.Writer, sum *Summary) error {
 }
 
 // WritePacks writes the installed packs as a table.
-func WritePacks(w io.Writer, packs []Pack) error {
+func WritePacks(w io.Writer, packs []api.Pack) error {
 	if len(packs) == 0 {
 		_, err := io.WriteString(w, "no packs installed\n")
 		return err
@@ -229,10 +236,10 @@ type EventWriter struct {
 
 // Write writes one event; an event of a type this version does not know is
 // written raw.
-func (ew *EventWriter) Write(ev Event) error {
+func (ew *EventWriter) Write(ev api.Event) error {
 	ts := ev.Time.Local().Format("15:04:05")
 	d, err := ev.Decode()
-	if p, ok := d.(Progress); ok && err == nil {
+	if p, ok := d.(api.Progress); ok && err == nil {
 		ew.barOpen = true
 		_, err := printf(ew.W, "\r%s %s %s", ts, progressBar(p.Done, p.Total, 30), p.Archive)
 		return err
@@ -255,37 +262,37 @@ func (ew *EventWriter) Close() {
 }
 
 // Describe says in words what an event reports.
-func Describe(d EventData) string {
+func Describe(d api.EventData) string {
 	switch d := d.(type) {
-	case ArchiveSeen:
+	case api.ArchiveSeen:
 		return sprintf("claimed %s (%s)", d.Archive, plural.Count64(d.Size, "byte"))
-	case PackInstalled:
+	case api.PackInstalled:
 		s := sprintf("%s %s %s from %s", d.Result, d.Pack, d.Version, d.Archive)
 		if d.Previous != "" {
 			s += " (was " + plaintext.Escape(d.Previous) + ")"
 		}
 		return s
-	case PackRejected:
+	case api.PackRejected:
 		s := "rejected " + plaintext.Escape(d.Archive)
 		for _, r := range d.Reasons {
-			s += "\n    - " + r.String()
+			s += "\n    - " + reasonLine(r)
 		}
 		return s
-	case InventoryPublished:
+	case api.InventoryPublished:
 		return sprintf("published %s (%s)", strings.Join(d.Files, ", "), plural.Count(d.Packs, "enabled pack"))
-	case ModuleDeployed:
+	case api.ModuleDeployed:
 		if d.Pending {
 			return sprintf("staged %s %s until the game lets go of it", d.Component, d.Path)
 		}
 		return sprintf("deployed %s %s", d.Component, d.Path)
-	case Warning:
+	case api.Warning:
 		return "warning: " + plaintext.Escape(d.Message)
-	case SetResult:
+	case api.SetResult:
 		return sprintf("set applied: %s (%d installed, %d upgraded, %d downgraded, %d disabled, %d removed)", d.Fingerprint,
 			len(d.Installed), len(d.Upgraded), len(d.Downgraded), len(d.Disabled), len(d.Removed))
-	case GenerationRecorded:
+	case api.GenerationRecorded:
 		return sprintf("generation %d (%s): %s, %s", d.N, d.Cause, plural.Count(d.Packs, "pack"), d.Fingerprint)
-	case SetCheck:
+	case api.SetCheck:
 		s := sprintf("checked the pack set %s: %s", d.Source, d.Result)
 		if d.NotModified {
 			s += " (not modified)"
@@ -294,17 +301,17 @@ func Describe(d EventData) string {
 			s += ": " + plaintext.Escape(d.Error)
 		}
 		return s
-	case Download:
+	case api.Download:
 		return sprintf("downloading %s from %s: %d of %d bytes", d.Pack, d.URL, d.Done, d.Total)
-	case PackEnabled:
-		return describeChange("enabled", PackChange(d))
-	case PackDisabled:
-		return describeChange("disabled", PackChange(d))
-	case PackRemoved:
-		return describeChange("removed", PackChange(d))
-	case SyncStarted:
+	case api.PackEnabled:
+		return describeChange("enabled", api.PackChange(d))
+	case api.PackDisabled:
+		return describeChange("disabled", api.PackChange(d))
+	case api.PackRemoved:
+		return describeChange("removed", api.PackChange(d))
+	case api.SyncStarted:
 		return sprintf("sync started (%s): %s", d.Trigger, archiveList(d.Archives))
-	case SyncFinished:
+	case api.SyncFinished:
 		secs := math.Round(d.DurationSeconds*1000) / 1000
 		if d.Error != "" {
 			return sprintf("sync failed (%s) after %g s: %s", d.Trigger, secs, d.Error)
@@ -324,14 +331,14 @@ func Describe(d EventData) string {
 
 // resultCounts says a pass's results counted, in resultOrder, then those
 // this version does not know, sorted ("3 installed, 1 rejected").
-func resultCounts(results map[Result]int) []string {
+func resultCounts(results map[api.Result]int) []string {
 	var counts []string
 	for _, r := range resultOrder {
 		if n := results[r]; n > 0 {
 			counts = append(counts, sprintf("%d %s", n, r))
 		}
 	}
-	var other []Result // results this version does not know
+	var other []api.Result // results this version does not know
 	for r, n := range results {
 		if !slices.Contains(resultOrder, r) && n > 0 {
 			other = append(other, r)
@@ -345,10 +352,10 @@ func resultCounts(results map[Result]int) []string {
 }
 
 // resultOrder is the order a pass's results are counted in.
-var resultOrder = []Result{ResultInstalled, ResultUpgraded, ResultReinstalled, ResultDowngraded, ResultAlready, ResultRejected, ResultWaiting}
+var resultOrder = []api.Result{api.ResultInstalled, api.ResultUpgraded, api.ResultReinstalled, api.ResultDowngraded, api.ResultAlready, api.ResultRejected, api.ResultWaiting}
 
 // describeChange says what an enable, disable or remove changed.
-func describeChange(verb string, c PackChange) string {
+func describeChange(verb string, c api.PackChange) string {
 	s := sprintf("%s %s %s", verb, c.Pack, c.Version)
 	if c.Generation > 0 {
 		s += sprintf(" (generation %d)", c.Generation)
@@ -367,7 +374,7 @@ func archiveList(names []string) string {
 // WriteHistory writes h as `forgesync history` shows it: newest first,
 // each generation with its time, cause, size and fingerprint, then what
 // changed from the one before, one line each.
-func WriteHistory(w io.Writer, h *History) error {
+func WriteHistory(w io.Writer, h *api.History) error {
 	var b strings.Builder
 	if len(h.Generations) == 0 {
 		b.WriteString("no generations yet: the first change to the installed packs records one\n")
@@ -386,7 +393,7 @@ func WriteHistory(w io.Writer, h *History) error {
 		printf(&b, "generation %d%s  %s  %s  %s, %d enabled  %s\n", g.N, mark,
 			g.Time.Local().Format("2006-01-02 15:04:05"), g.Cause, plural.Count(len(g.Packs), "pack"), enabled, g.Fingerprint)
 		for _, c := range g.Changes {
-			printf(&b, "  %s\n", c)
+			printf(&b, "  %s\n", changeLine(c))
 		}
 	}
 	if len(h.Generations) > 0 {
@@ -421,7 +428,7 @@ func progressBar(done, total int64, width int) string {
 }
 
 // writeSetStatus writes how the machine stands against its pack set.
-func writeSetStatus(b *strings.Builder, set *SetStatus) {
+func writeSetStatus(b *strings.Builder, set *api.SetStatus) {
 	if set == nil {
 		return
 	}
@@ -452,7 +459,7 @@ func writeSetStatus(b *strings.Builder, set *SetStatus) {
 			n := len(set.Differences)
 			printf(b, "  the machine (%s) differs from its set in %s:\n", set.Machine, plural.Count(n, "pack"))
 			for _, d := range set.Differences {
-				printf(b, "    %s\n", d)
+				printf(b, "    %s\n", differenceLine(d))
 			}
 		}
 	}
@@ -480,7 +487,7 @@ func writeSetStatus(b *strings.Builder, set *SetStatus) {
 // WriteSetSync writes what a set sync did: the set and who signed it, each
 // download, each change to a pack, the warnings and what was published,
 // and the verdict.
-func WriteSetSync(w io.Writer, res *SetSyncResult) error {
+func WriteSetSync(w io.Writer, res *api.SetSyncResult) error {
 	var b strings.Builder
 	signed := "unsigned or not checked"
 	if res.SignedBy != "" {
@@ -516,7 +523,7 @@ func WriteSetSync(w io.Writer, res *SetSyncResult) error {
 		// Committed, but the game does not see it yet: the lines above
 		// say what waits.
 		printf(&b, "the set %s is committed; the game sees it once what waits above is done, at the next pass\n", res.Check.Fingerprint)
-	case res.Check.Result == CheckApplied:
+	case res.Check.Result == api.CheckApplied:
 		printf(&b, "the machine now equals the set %s\n", res.Check.Fingerprint)
 	case res.Check.NotModified:
 		b.WriteString("nothing to do: the set is unchanged since the last check and the machine equals it\n")
@@ -529,7 +536,7 @@ func WriteSetSync(w io.Writer, res *SetSyncResult) error {
 
 // writeChanges writes one line per pack a set's or a rollback's
 // transaction changed, each after indent; bySet says why a set did it.
-func writeChanges(b *strings.Builder, r *SetResult, indent string, bySet bool) {
+func writeChanges(b *strings.Builder, r *api.SetResult, indent string, bySet bool) {
 	pinned, notInSet := "", ""
 	if bySet {
 		pinned, notInSet = " (pinned by the set)", " (not in the set)"
@@ -555,4 +562,40 @@ func writeChanges(b *strings.Builder, r *SetResult, indent string, bySet bool) {
 	for _, id := range r.Removed {
 		printf(b, "%sremoved %s%s\n", indent, id, notInSet)
 	}
+}
+
+// reasonLine says a rejection reason in one line, compiler style, every
+// part escaped: rejection.Reason's words.
+func reasonLine(r api.Reason) string {
+	return rejection.Reason{File: r.File, Path: r.Path, Line: r.Line, Column: r.Column, Rule: r.Rule, Value: r.Value, Message: r.Message}.String()
+}
+
+// differenceLine says how a machine differs from a set for one pack in
+// one line of words: lock.Difference's words.
+func differenceLine(d api.SetDifference) string {
+	pd := lock.Difference{Kind: lock.Kind(d.Kind), ID: d.ID}
+	if w := d.Want; w != nil {
+		pd.Want = &lock.Entry{ID: w.ID, Version: w.Version, SHA256: w.SHA256}
+	}
+	if h := d.Have; h != nil {
+		pd.Have = &lock.Installed{ID: h.ID, Version: h.Version, SHA256: h.SHA256, Enabled: h.Enabled}
+	}
+	return pd.String()
+}
+
+// changeLine says a change from one generation to the next in one line:
+// "+ id 1.4.0", "~ id 0.3.1 → 0.4.0", "- id", "enabled id", "disabled id".
+func changeLine(c api.GenerationChange) string {
+	switch c.Kind {
+	case api.ChangeAdded:
+		return fmt.Sprintf("+ %s %s", c.ID, c.Version)
+	case api.ChangeUpdated:
+		if c.Previous == c.Version {
+			return fmt.Sprintf("~ %s %s (other bytes)", c.ID, c.Version)
+		}
+		return fmt.Sprintf("~ %s %s → %s", c.ID, c.Previous, c.Version)
+	case api.ChangeRemoved:
+		return "- " + c.ID
+	}
+	return string(c.Kind) + " " + c.ID
 }
