@@ -372,7 +372,9 @@ func (m *Machine) Installed(ctx context.Context) ([]lock.Installed, error) {
 // checked while it is copied.
 func (m *Machine) Kept(ctx context.Context) ([]export.Kept, error) {
 	if m.Daemon(ctx) == nil && m.p == nil && m.lock == nil {
-		lock, err := store.OpenStore(m.opts.Config.Paths.State, m.opts.LockWait)
+		lctx, cancel := context.WithTimeout(ctx, m.opts.LockWait)
+		lock, err := store.Open(lctx, m.opts.Config.Paths.State)
+		cancel()
 		if err != nil {
 			return nil, err
 		}

@@ -18,7 +18,7 @@ import (
 func installedEnv(b *testing.B, n int) *env {
 	b.Helper()
 	e := newEnv(b)
-	ps, err := store.OpenStore(e.state, 0)
+	ps, err := store.Open(b.Context(), e.state)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -17,7 +17,7 @@ import (
 // Run: go test -run XXX -bench History -benchtime 50x ./pipeline
 func BenchmarkHistory(b *testing.B) {
 	e := newEnv(b)
-	ps, err := store.OpenStore(e.state, 0)
+	ps, err := store.Open(b.Context(), e.state)
 	if err != nil {
 		b.Fatal(err)
 	}

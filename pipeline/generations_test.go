@@ -199,7 +199,7 @@ func TestRollbackOverLimitsRefused(t *testing.T) {
 	mustSync(t, p, map[string]Result{"b.zip": ResultInstalled})
 	p.Close()
 
-	ps, err := store.OpenStore(e.state, 0)
+	ps, err := store.Open(t.Context(), e.state)
 	if err != nil {
 		t.Fatal(err)
 	}

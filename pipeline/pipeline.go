@@ -265,7 +265,9 @@ func Open(ctx context.Context, opts Options) (*Pipeline, *Summary, error) {
 	if err := os.MkdirAll(opts.Drop, 0o755); err != nil {
 		return nil, nil, fmt.Errorf("create drop folder: %w", err)
 	}
-	ps, err := store.OpenStore(opts.State, opts.LockWait)
+	lctx, cancel := context.WithTimeout(ctx, opts.LockWait)
+	ps, err := store.Open(lctx, opts.State)
+	cancel()
 	if err != nil {
 		return nil, nil, err
 	}

@@ -26,7 +26,7 @@ func TestReleaseState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := OpenStore(dir, 0)
+	s, err := Open(t.Context(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestReleaseState(t *testing.T) {
 	}
 
 	after := fileSums(t, dir)
-	delete(after, lockFileName) // OpenStore's own lock, which the release's folder leaves out
+	delete(after, lockFileName) // Open's own lock, which the release's folder leaves out
 	if len(after) != len(before) {
 		t.Errorf("files after Load: %d; before: %d", len(after), len(before))
 	}

@@ -125,10 +125,11 @@ func (st *State) Pending() bool {
 	return len(st.PendingRemovals)+len(st.PendingArchives)+len(st.PendingManifests) > 0
 }
 
-// OpenStore creates the store's folders under dir if needed and takes the
-// cross-process lock, waiting up to wait for another holder to let go. It
-// fails with ErrLocked naming the holder's pid when the wait runs out.
-func OpenStore(dir string, wait time.Duration) (*Store, error) {
+// Open creates the store's folders under dir if needed and takes the
+// cross-process lock, waiting for another holder to let go until ctx ends
+// (give it the wait as a deadline). It fails with ErrLocked naming the
+// holder's pid when ctx ends first.
+func Open(ctx context.Context, dir string) (*Store, error) {
 	if !filepath.IsAbs(dir) {
 		abs, err := filepath.Abs(dir)
 		if err != nil {
@@ -141,8 +142,6 @@ func OpenStore(dir string, wait time.Duration) (*Store, error) {
 			return nil, fmt.Errorf("open store: %w", err)
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), wait)
-	defer cancel()
 	lock, err := filelock.Acquire(ctx, filepath.Join(dir, lockFileName), nil)
 	if errors.Is(err, filelock.ErrHeld) {
 		return nil, fmt.Errorf("%s (%s, held by pid %s); wait for it to finish, or use the daemon's socket: %w",

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -14,7 +15,7 @@ import (
 )
 
 func TestStoreSaveLoad(t *testing.T) {
-	s, err := OpenStore(t.TempDir(), 0)
+	s, err := Open(t.Context(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +47,7 @@ func TestStoreSaveLoad(t *testing.T) {
 // refused with the problem and the safe step, in these words.
 func TestStoreRefusesState(t *testing.T) {
 	dir := t.TempDir()
-	s, err := OpenStore(dir, 0)
+	s, err := Open(t.Context(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +112,7 @@ func TestStoreRefusesState(t *testing.T) {
 // that another process (flock(1) from util-linux) cannot take it.
 func TestStoreLockAcrossProcesses(t *testing.T) {
 	dir := t.TempDir()
-	s, err := OpenStore(dir, 0)
+	s, err := Open(t.Context(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,12 +120,14 @@ func TestStoreLockAcrossProcesses(t *testing.T) {
 	// In this process a second open (another file description) waits,
 	// then fails naming our pid.
 	start := time.Now()
-	_, err = OpenStore(dir, 200*time.Millisecond)
+	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+	defer cancel()
+	_, err = Open(ctx, dir)
 	if !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), "pid "+strconv.Itoa(os.Getpid())) {
-		t.Fatalf("second OpenStore = %v; want ErrLocked naming pid %d", err, os.Getpid())
+		t.Fatalf("second Open = %v; want ErrLocked naming pid %d", err, os.Getpid())
 	}
 	if time.Since(start) < 200*time.Millisecond {
-		t.Fatalf("second OpenStore gave up before its wait")
+		t.Fatalf("second Open gave up before its wait")
 	}
 	flock := toolcheck.Need(t, "flock")[0]
 	if err := exec.Command(flock, "-n", filepath.Join(dir, lockFileName), "true").Run(); err == nil {
