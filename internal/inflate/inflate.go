@@ -265,9 +265,7 @@ func (z *Reader) need() error {
 		return nil
 	}
 	if z.ip+8 <= z.inLen {
-		z.bits |= binary.LittleEndian.Uint64(z.in[z.ip:]) << z.nbits
-		z.ip += int(63-z.nbits) >> 3
-		z.nbits |= 56
+		z.bits, z.nbits, z.ip = refill(z.in, z.ip, z.bits, z.nbits)
 		return nil
 	}
 	return z.refillSlow()
@@ -558,30 +556,8 @@ func (t *table) build(lens []uint8, rootBits uint, alphabet int) bool {
 		// complete code fills every entry, so only this one is cleared.
 		clear(t.entries)
 	}
-	// The second-level bits each first-level prefix needs.
-	var subBitsOf [litTableSize]uint8
-	var subBits []uint8
 	if maxLen > rootBits {
-		subBits = subBitsOf[:root]
-		nc := next
-		for _, n := range lens {
-			if uint(n) <= rootBits {
-				if n > 0 {
-					nc[n]++
-				}
-				continue
-			}
-			r := reverse(nc[n], uint(n))
-			nc[n]++
-			p := r & uint32(root-1)
-			subBits[p] = max(subBits[p], n-uint8(rootBits))
-		}
-		for p, b := range subBits {
-			if b > 0 {
-				t.entries[p] = entry(uint32(rootBits), kindLink, uint32(b), uint32(len(t.entries)))
-				t.entries = append(t.entries, make([]uint32, 1<<b)...)
-			}
-		}
+		t.link(lens, next, rootBits)
 	}
 	for sym, n := range lens {
 		if n == 0 {
@@ -605,6 +581,34 @@ func (t *table) build(lens []uint8, rootBits uint, alphabet int) bool {
 		}
 	}
 	return true
+}
+
+// link appends to t the second levels of the codes in lens longer than
+// rootBits bits, each as wide as the longest code that shares its
+// first-level prefix needs, and points those prefixes' entries at them;
+// next holds the first code of each length.
+func (t *table) link(lens []uint8, next [16]uint32, rootBits uint) {
+	root := uint32(1) << rootBits
+	var subBitsOf [litTableSize]uint8
+	subBits := subBitsOf[:root]
+	for _, n := range lens {
+		if uint(n) <= rootBits {
+			if n > 0 {
+				next[n]++
+			}
+			continue
+		}
+		r := reverse(next[n], uint(n))
+		next[n]++
+		p := r & (root - 1)
+		subBits[p] = max(subBits[p], n-uint8(rootBits))
+	}
+	for p, b := range subBits {
+		if b > 0 {
+			t.entries[p] = entry(uint32(rootBits), kindLink, uint32(b), uint32(len(t.entries)))
+			t.entries = append(t.entries, make([]uint32, 1<<b)...)
+		}
+	}
 }
 
 // reverse reverses the n low bits of v: DEFLATE packs a code's bits most
@@ -649,7 +653,14 @@ func (t *table) fixedDist() {
 // huffman decodes a Huffman-coded block's symbols until the block ends or
 // the output buffer is full. The state lives in locals for the loop; each
 // symbol starts with at least 56 bits in the buffer, enough for a length
-// and a distance with their extra bits.
+// and a distance with their extra bits. A literal is very likely followed
+// by another: after one the buffer holds at least 46 more bits (a
+// first-level code has at most 10), enough for a second literal; a match
+// after it may need maxMatchBits, else the loop refills first. Past the
+// input's end the bit buffer holds zero bytes, which a symbol must not
+// reach into: slow is set to check. The helpers called for every symbol
+// (refill, literal, follow, withExtra, copyMatch) are small enough for the
+// compiler to inline, so the state stays in registers.
 func (z *Reader) huffman() error {
 	bits, nbits := z.bits, z.nbits
 	in, ip, inLen := z.in, z.ip, z.inLen
@@ -659,14 +670,11 @@ func (z *Reader) huffman() error {
 	litRoot := (*[litTableSize]uint32)(lit)
 	dstRoot := (*[distTableSize]uint32)(dst)
 	var err error
+symbols:
 	for pos < lim {
-		// Past the input's end the bit buffer holds zero bytes, which
-		// a symbol must not reach into: slow is set to check.
 		slow := false
 		if ip+8 <= inLen {
-			bits |= binary.LittleEndian.Uint64(in[ip:]) << nbits
-			ip += int(63-nbits) >> 3
-			nbits |= 56
+			bits, nbits, ip = refill(in, ip, bits, nbits)
 		} else {
 			z.bits, z.nbits, z.ip = bits, nbits, ip
 			if err = z.refillSlow(); err != nil {
@@ -677,108 +685,115 @@ func (z *Reader) huffman() error {
 		}
 		e := litRoot[bits&(litTableSize-1)]
 		if e&kindMask == kindLiteral && !slow {
-			// A literal, and very likely another: the buffer holds
-			// at least 46 more bits (a first-level code has at most
-			// 10), enough for a second literal; a match after it
-			// may need maxMatchBits, else the loop refills first.
-			bits >>= entryLen(e)
-			nbits -= entryLen(e)
-			out[pos] = byte(entryValue(e))
-			pos++
+			bits, nbits, pos = literal(out, pos, e, bits, nbits)
 			e = litRoot[bits&(litTableSize-1)]
 			if e&kindMask == kindLiteral && pos < lim {
-				bits >>= entryLen(e)
-				nbits -= entryLen(e)
-				out[pos] = byte(entryValue(e))
-				pos++
+				bits, nbits, pos = literal(out, pos, e, bits, nbits)
 				continue
 			}
 			if nbits < maxMatchBits || pos >= lim {
 				continue
 			}
 		}
-		if e&kindMask == kindLink {
-			bits >>= litBits
-			nbits -= litBits
-			e = lit[entryValue(e)+uint32(bits)&(1<<entryExtra(e)-1)]
-		}
+		e, bits, nbits = follow(lit, e, bits, nbits, litBits)
 		n := entryLen(e)
-		if n == 0 {
-			err = z.corruptAt(ip, nbits, "a literal/length code the block does not define")
-			break
-		}
 		bits >>= n
 		nbits -= n
 		switch e & kindMask {
 		case kindLiteral:
 			out[pos] = byte(entryValue(e))
 			pos++
-			if slow && nbits < 8*z.pad {
-				err = io.ErrUnexpectedEOF
-				break
+		case kindLength:
+			var length, dist int
+			length, bits, nbits = withExtra(e, bits, nbits)
+			e, bits, nbits = follow(dst, dstRoot[bits&(distTableSize-1)], bits, nbits, distBits)
+			if n = entryLen(e); n == 0 || e&kindMask != kindDistance {
+				err = z.corruptAt(ip, nbits, "a distance code the block does not define")
+				break symbols
 			}
-			continue
+			if dist, bits, nbits = withExtra(e, bits>>n, nbits-n); dist > pos {
+				err = z.corruptAt(ip, nbits, fmt.Sprintf("a distance of %d bytes, before the start of the stream", dist))
+				break symbols
+			}
+			copyMatch(out, pos-dist, pos, pos+length)
+			pos += length
 		case kindEnd:
 			z.state = stateHeader
-		case kindLength:
-			x := entryExtra(e)
-			length := int(entryValue(e) + uint32(bits)&(1<<x-1))
-			bits >>= x
-			nbits -= x
-			e = dstRoot[bits&(distTableSize-1)]
-			if e&kindMask == kindLink {
-				bits >>= distBits
-				nbits -= distBits
-				e = dst[entryValue(e)+uint32(bits)&(1<<entryExtra(e)-1)]
-			}
-			n = entryLen(e)
-			if n == 0 || e&kindMask != kindDistance {
-				err = z.corruptAt(ip, nbits, "a distance code the block does not define")
-				break
-			}
-			bits >>= n
-			nbits -= n
-			x = entryExtra(e)
-			dist := int(entryValue(e) + uint32(bits)&(1<<x-1))
-			bits >>= x
-			nbits -= x
-			if dist > pos {
-				err = z.corruptAt(ip, nbits, fmt.Sprintf("a distance of %d bytes, before the start of the stream", dist))
-				break
-			}
-			end := pos + length
-			switch {
-			case dist >= length && length > 32:
-				copy(out[pos:end], out[pos-dist:])
-			case dist >= 8:
-				// A word at a time: each word's source ends before its
-				// destination begins, and the last may write up to 7
-				// bytes of slack past end, which later output replaces.
-				for d := pos; d < end; d += 8 {
-					w := out[d-dist : d-dist+8]
-					binary.LittleEndian.PutUint64(out[d:d+8], binary.LittleEndian.Uint64(w))
-				}
-			default:
-				for d := pos; d < end; d++ {
-					out[d] = out[d-dist]
-				}
-			}
-			pos = end
-			if slow && nbits < 8*z.pad {
-				err = io.ErrUnexpectedEOF
-				break
-			}
-			continue
+			break symbols
+		case 0: // an entry of 0 is no code, and used no bits
+			err = z.corruptAt(ip, nbits, "a literal/length code the block does not define")
+			break symbols
 		default:
 			err = z.corruptAt(ip, nbits, "literal/length symbol 286 or 287, which DEFLATE does not use")
+			break symbols
 		}
-		if err == nil && nbits < 8*z.pad {
+		if slow && nbits < 8*z.pad {
 			err = io.ErrUnexpectedEOF
+			break
 		}
-		break
+	}
+	if err == nil && nbits < 8*z.pad {
+		err = io.ErrUnexpectedEOF // the block's end used bits past the input's
 	}
 	z.bits, z.nbits, z.ip, z.pos = bits, nbits, ip, pos
 	return err
+}
+
+// refill puts the eight bytes of in at ip into the bit buffer (bits,
+// nbits), which then holds 56 bits or more, and returns it with the
+// position of the first byte it did not use up.
+func refill(in []byte, ip int, bits uint64, nbits uint) (uint64, uint, int) {
+	bits |= binary.LittleEndian.Uint64(in[ip:]) << nbits
+	return bits, nbits | 56, ip + int(63-nbits)>>3
+}
+
+// literal writes the literal of entry e to out[pos] and returns the bit
+// buffer past its code and the position past the literal.
+func literal(out []byte, pos int, e uint32, bits uint64, nbits uint) (uint64, uint, int) {
+	out[pos] = byte(entryValue(e))
+	return bits >> entryLen(e), nbits - entryLen(e), pos + 1
+}
+
+// follow returns the entry a link entry e of a first level rootBits wide
+// leads to, chosen by the bits after the first level's, and the bit
+// buffer past them; any other entry it returns as it is.
+func follow(entries []uint32, e uint32, bits uint64, nbits, rootBits uint) (uint32, uint64, uint) {
+	if e&kindMask != kindLink {
+		return e, bits, nbits
+	}
+	bits >>= rootBits
+	return entries[entryValue(e)+uint32(bits)&(1<<entryExtra(e)-1)], bits, nbits - rootBits
+}
+
+// withExtra returns the length or distance of entry e, its base plus its
+// extra bits, and the bit buffer past them.
+func withExtra(e uint32, bits uint64, nbits uint) (int, uint64, uint) {
+	x := entryExtra(e)
+	return int(entryValue(e) + uint32(bits)&(1<<x-1)), bits >> x, nbits - x
+}
+
+// copyMatch copies a match, the end-to bytes at out[from:], to
+// out[to:end]; from is before to, and the match may overlap the bytes it
+// writes. A long match that does not overlap goes through copy; a match
+// at least a word back is copied a word at a time (each word's source
+// ends before its destination begins, and the last word may write up to
+// 7 bytes of slack past end, which later output replaces); a nearer one a
+// byte at a time, so that it repeats the bytes it has just written. Its
+// inlining cost is near the compiler's budget: check that huffman still
+// inlines it (go build -gcflags=-m) after changing it.
+func copyMatch(out []byte, from, to, end int) {
+	switch {
+	case to-from >= end-to && end-to > 32:
+		copy(out[to:end], out[from:])
+	case to-from >= 8:
+		for ; to < end; to, from = to+8, from+8 {
+			*(*[8]byte)(out[to : to+8]) = [8]byte(out[from : from+8])
+		}
+	default:
+		for ; to < end; to, from = to+1, from+1 {
+			out[to] = out[from]
+		}
+	}
 }
 
 // corruptAt is corrupt with the loop's input position and bit count.
