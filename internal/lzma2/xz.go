@@ -207,50 +207,93 @@ func (z *XZReader) blockHeader(start int64, size int) error {
 	if flags&0x3c != 0 {
 		return xzCorrupt("block header at byte %d: reserved flags %#02x", start, flags)
 	}
-	rest := h[2 : size-4]
-	vli := func(what string) (uint64, error) {
-		v, n := xzVLI(rest)
-		if n <= 0 {
-			return 0, xzCorrupt("block header at byte %d: bad %s", start, what)
-		}
-		rest = rest[n:]
-		return v, nil
+	f := &blockFields{rest: h[2 : size-4], start: start}
+	if err := z.blockSizes(f, flags); err != nil {
+		return err
 	}
+	dict, wraps, err := z.blockFilters(f, int(flags&3)+1)
+	if err != nil {
+		return err
+	}
+	for _, c := range f.rest {
+		if c != 0 {
+			return xzCorrupt("block header at byte %d: padding is not zeros", start)
+		}
+	}
+	z.blockStart, z.hdrSize, z.out = start, int64(size), 0
+	if z.check != nil {
+		z.check.Reset()
+	}
+	z.block = NewReader(xzCounted{z}, dict, z.unpacked)
+	for i := len(wraps) - 1; i >= 0; i-- {
+		z.block = wraps[i](z.block)
+	}
+	return nil
+}
+
+// blockFields reads the fields of the block header that began at start:
+// rest holds the bytes not yet read, before the CRC32.
+type blockFields struct {
+	rest  []byte
+	start int64
+}
+
+// vli reads a variable-length integer; what names it in an error.
+func (f *blockFields) vli(what string) (uint64, error) {
+	v, n := xzVLI(f.rest)
+	if n <= 0 {
+		return 0, xzCorrupt("block header at byte %d: bad %s", f.start, what)
+	}
+	f.rest = f.rest[n:]
+	return v, nil
+}
+
+// blockSizes reads the compressed and uncompressed sizes a block header's
+// flags say it declares into z.packed and z.unpacked (UnknownSize when it
+// does not).
+func (z *XZReader) blockSizes(f *blockFields, flags byte) error {
 	z.packed, z.unpacked = UnknownSize, UnknownSize
 	if flags&0x40 != 0 {
-		v, err := vli("compressed size")
+		v, err := f.vli("compressed size")
 		if err != nil {
 			return err
 		}
 		if v == 0 {
-			return xzCorrupt("block header at byte %d: compressed size 0", start)
+			return xzCorrupt("block header at byte %d: compressed size 0", f.start)
 		}
 		z.packed = v
 	}
 	if flags&0x80 != 0 {
-		v, err := vli("uncompressed size")
+		v, err := f.vli("uncompressed size")
 		if err != nil {
 			return err
 		}
 		z.unpacked = v
 	}
-	dict := 0
-	var wraps []func(io.Reader) io.Reader // the filters before LZMA2, in the header's order
-	for i := range int(flags&3) + 1 {
-		id, err := vli("filter id")
+	return nil
+}
+
+// blockFilters reads a block header's count filters: delta and x86 BCJ
+// filters, whose readers it returns in the header's order, then LZMA2,
+// whose dictionary size it returns. Any other filter, or LZMA2 anywhere
+// but last, is a *FilterError.
+func (z *XZReader) blockFilters(f *blockFields, count int) (int, []func(io.Reader) io.Reader, error) {
+	var wraps []func(io.Reader) io.Reader
+	for i := range count {
+		id, err := f.vli("filter id")
 		if err != nil {
-			return err
+			return 0, nil, err
 		}
-		n, err := vli("filter properties size")
+		n, err := f.vli("filter properties size")
 		if err != nil {
-			return err
+			return 0, nil, err
 		}
-		if n > uint64(len(rest)) {
-			return xzCorrupt("block header at byte %d: filter properties past the header", start)
+		if n > uint64(len(f.rest)) {
+			return 0, nil, xzCorrupt("block header at byte %d: filter properties past the header", f.start)
 		}
-		props := rest[:n]
-		rest = rest[n:]
-		last := i == int(flags&3)
+		props := f.rest[:n]
+		f.rest = f.rest[n:]
+		last := i == count-1
 		switch {
 		case !last && id == 0x03 && n == 1:
 			dist := int(props[0]) + 1
@@ -269,34 +312,28 @@ func (z *XZReader) blockHeader(start int64, size int) error {
 			if !ok {
 				name = fmt.Sprintf("%#x", id)
 			}
-			return &FilterError{Name: name, Offset: start}
+			return 0, nil, &FilterError{Name: name, Offset: f.start}
 		}
-		if n != 1 || props[0] > 40 {
-			return xzCorrupt("block header at byte %d: bad LZMA2 properties", start)
-		}
-		d := uint64(2|props[0]&1) << (props[0]/2 + 11)
-		if props[0] == 40 {
-			d = 1<<32 - 1
-		}
-		if d > uint64(z.maxDict) {
-			return fmt.Errorf("block at byte %d asks for a dictionary of %d MiB, over %d MiB: %w", start, d>>20, z.maxDict>>20, ErrDictTooLarge)
-		}
-		dict = int(d)
+		dict, err := z.lzma2Dict(props, f.start)
+		return dict, wraps, err
 	}
-	for _, c := range rest {
-		if c != 0 {
-			return xzCorrupt("block header at byte %d: padding is not zeros", start)
-		}
+	return 0, wraps, nil
+}
+
+// lzma2Dict returns the dictionary size the LZMA2 filter properties props
+// of the block header at start ask for, at most the reader's limit.
+func (z *XZReader) lzma2Dict(props []byte, start int64) (int, error) {
+	if len(props) != 1 || props[0] > 40 {
+		return 0, xzCorrupt("block header at byte %d: bad LZMA2 properties", start)
 	}
-	z.blockStart, z.hdrSize, z.out = start, int64(size), 0
-	if z.check != nil {
-		z.check.Reset()
+	d := uint64(2|props[0]&1) << (props[0]/2 + 11)
+	if props[0] == 40 {
+		d = 1<<32 - 1
 	}
-	z.block = NewReader(xzCounted{z}, dict, z.unpacked)
-	for i := len(wraps) - 1; i >= 0; i-- {
-		z.block = wraps[i](z.block)
+	if d > uint64(z.maxDict) {
+		return 0, fmt.Errorf("block at byte %d asks for a dictionary of %d MiB, over %d MiB: %w", start, d>>20, z.maxDict>>20, ErrDictTooLarge)
 	}
-	return nil
+	return int(d), nil
 }
 
 // endBlock checks a block that decoded to its end: its sizes, padding and
@@ -341,64 +378,10 @@ func (z *XZReader) endBlock() error {
 // stream footer and the stream padding after it, then the next stream's
 // header, or returns io.EOF at the end of the file.
 func (z *XZReader) endStream(start int64) error {
-	crc := crc32.NewIEEE()
-	crc.Write([]byte{0})
-	vli := func(what string) (uint64, error) {
-		var buf [9]byte
-		for i := range buf {
-			if err := z.full(buf[i : i+1]); err != nil {
-				return 0, fmt.Errorf("xz: index at byte %d: %w", start, err)
-			}
-			crc.Write(buf[i : i+1])
-			if buf[i]&0x80 == 0 {
-				v, n := xzVLI(buf[:i+1])
-				if n != i+1 {
-					return 0, xzCorrupt("index at byte %d: bad %s", start, what)
-				}
-				return v, nil
-			}
-		}
-		return 0, xzCorrupt("index at byte %d: bad %s", start, what)
-	}
-	count, err := vli("record count")
+	indexSize, err := z.index(start)
 	if err != nil {
 		return err
 	}
-	if count != uint64(len(z.records)) {
-		return xzCorrupt("index at byte %d lists %d blocks; the stream has %d", start, count, len(z.records))
-	}
-	for i, rec := range z.records {
-		unpadded, err := vli("unpadded size")
-		if err != nil {
-			return err
-		}
-		unpacked, err := vli("uncompressed size")
-		if err != nil {
-			return err
-		}
-		if unpadded != rec.unpadded || unpacked != rec.unpacked {
-			return xzCorrupt("index at byte %d: block %d is %d+%d bytes, the index says %d+%d", start, i, rec.unpadded, rec.unpacked, unpadded, unpacked)
-		}
-	}
-	var pad [3]byte
-	if n := (4 - (z.read-start)%4) % 4; n > 0 {
-		if err := z.full(pad[:n]); err != nil {
-			return fmt.Errorf("xz: index padding: %w", err)
-		}
-		if pad != [3]byte{} {
-			return xzCorrupt("index padding is not zeros")
-		}
-		crc.Write(pad[:n])
-	}
-	indexSize := z.read - start
-	var sum [4]byte
-	if err := z.full(sum[:]); err != nil {
-		return fmt.Errorf("xz: index CRC32: %w", err)
-	}
-	if binary.LittleEndian.Uint32(sum[:]) != crc.Sum32() {
-		return xzCorrupt("index CRC32 mismatch at byte %d", start)
-	}
-	indexSize += 4
 	var f [12]byte
 	if err := z.full(f[:]); err != nil {
 		return fmt.Errorf("xz: stream footer: %w", err)
@@ -413,8 +396,87 @@ func (z *XZReader) endStream(start int64) error {
 	case (int64(binary.LittleEndian.Uint32(f[4:8]))+1)*4 != indexSize:
 		return xzCorrupt("stream footer backward size does not match the index")
 	}
-	// Stream padding, in groups of four zeros, then another stream or the
-	// end.
+	return z.streamPadding()
+}
+
+// index reads the stream's index that began at start (its indicator
+// read), checks it against the blocks the stream held, and returns its
+// size.
+func (z *XZReader) index(start int64) (int64, error) {
+	x := indexFields{z: z, crc: crc32.NewIEEE(), start: start}
+	x.crc.Write([]byte{0})
+	count, err := x.vli("record count")
+	if err != nil {
+		return 0, err
+	}
+	if count != uint64(len(z.records)) {
+		return 0, xzCorrupt("index at byte %d lists %d blocks; the stream has %d", start, count, len(z.records))
+	}
+	for i, rec := range z.records {
+		unpadded, err := x.vli("unpadded size")
+		if err != nil {
+			return 0, err
+		}
+		unpacked, err := x.vli("uncompressed size")
+		if err != nil {
+			return 0, err
+		}
+		if unpadded != rec.unpadded || unpacked != rec.unpacked {
+			return 0, xzCorrupt("index at byte %d: block %d is %d+%d bytes, the index says %d+%d", start, i, rec.unpadded, rec.unpacked, unpadded, unpacked)
+		}
+	}
+	var pad [3]byte
+	if n := (4 - (z.read-start)%4) % 4; n > 0 {
+		if err := z.full(pad[:n]); err != nil {
+			return 0, fmt.Errorf("xz: index padding: %w", err)
+		}
+		if pad != [3]byte{} {
+			return 0, xzCorrupt("index padding is not zeros")
+		}
+		x.crc.Write(pad[:n])
+	}
+	indexSize := z.read - start
+	var sum [4]byte
+	if err := z.full(sum[:]); err != nil {
+		return 0, fmt.Errorf("xz: index CRC32: %w", err)
+	}
+	if binary.LittleEndian.Uint32(sum[:]) != x.crc.Sum32() {
+		return 0, xzCorrupt("index CRC32 mismatch at byte %d", start)
+	}
+	return indexSize + 4, nil
+}
+
+// indexFields reads the fields of the index that began at start from the
+// file, adding their bytes to its CRC32.
+type indexFields struct {
+	z     *XZReader
+	crc   hash.Hash32
+	start int64
+}
+
+// vli reads a variable-length integer; what names it in an error.
+func (x *indexFields) vli(what string) (uint64, error) {
+	var buf [9]byte
+	for i := range buf {
+		if err := x.z.full(buf[i : i+1]); err != nil {
+			return 0, fmt.Errorf("xz: index at byte %d: %w", x.start, err)
+		}
+		x.crc.Write(buf[i : i+1])
+		if buf[i]&0x80 == 0 {
+			v, n := xzVLI(buf[:i+1])
+			if n != i+1 {
+				return 0, xzCorrupt("index at byte %d: bad %s", x.start, what)
+			}
+			return v, nil
+		}
+	}
+	return 0, xzCorrupt("index at byte %d: bad %s", x.start, what)
+}
+
+// streamPadding reads the stream padding after a stream, in groups of
+// four zeros, then the next stream's header, or returns io.EOF at the end
+// of the file.
+func (z *XZReader) streamPadding() error {
 	for {
 		var g [4]byte
 		n, err := io.ReadFull(xzCounted{z}, g[:])
