@@ -164,6 +164,45 @@ func WriteSVG(w io.Writer, r Result) error {
 		return fmt.Errorf("preview svg: no samples")
 	}
 	bw := bufio.NewWriter(w)
+	tv := newTimeView(r)
+	sv := newSideView(r, tv.plotW)
+	var timePts, sidePts []point
+	for _, s := range r.Samples {
+		timePts = append(timePts, point{tv.x(s.TimeS), tv.y(s.PosM[2])})
+		sidePts = append(sidePts, point{sv.x(sv.along(s.PosM)), sv.y(s.PosM[2])})
+	}
+
+	fmt.Fprintf(bw, `<svg xmlns="http://www.w3.org/2000/svg" width="%s" height="%s" viewBox="0 0 %s %s" font-family="sans-serif" font-size="12">`+"\n", coord(svgW), coord(svgH), coord(svgW), coord(svgH))
+	fmt.Fprintf(bw, `<rect width="%s" height="%s" fill="white"/>`+"\n", coord(svgW), coord(svgH))
+	l := r.Lift
+	title := fmt.Sprintf("lift %s m/s² to %s m/s, %s, box %s×%s×%s m at z %s m; %s Hz; %s",
+		format(l.AccelerationMS2), format(l.MaxSpeedMS), map[bool]string{true: "negates gravity", false: "with gravity"}[l.NegatesGravity],
+		format(l.SizeM[0]), format(l.SizeM[1]), format(l.SizeM[2]), format(l.OffsetM[2]), format(r.TickHz), r.End)
+	fmt.Fprintf(bw, `<text x="%s" y="20" font-size="14">%s</text>`+"\n", coord(padLeft), html.EscapeString(title))
+	tv.write(bw, r, timePts)
+	sv.write(bw, r, sidePts)
+	writeLegend(bw)
+	fmt.Fprintln(bw, `</svg>`)
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("preview svg: %w", err)
+	}
+	return nil
+}
+
+// coord formats a coordinate or a length in user units.
+func coord(v float64) string { return fmt.Sprintf("%.2f", v) }
+
+// timeView is the time chart's scale: the ride's times from 0 to tMax
+// across plotW units, its heights from zMin to zMax (with a tenth more
+// above) down plotH units.
+type timeView struct {
+	tMax, zMin, zMax float64
+	plotW, plotH     float64
+}
+
+// newTimeView scales the time chart to the ride, the column top and the
+// trigger's bottom.
+func newTimeView(r Result) timeView {
 	tMax := r.Samples[len(r.Samples)-1].TimeS
 	if tMax <= 0 {
 		tMax = 1
@@ -175,136 +214,175 @@ func WriteSVG(w io.Writer, r Result) error {
 	}
 	zMin = math.Min(zMin, r.Lift.OffsetM[2])
 	zMax += 0.1 * (zMax - zMin)
-	plotW, plotH := svgW-padLeft-padRight, chartH-padTop-padBott
-	x := func(t float64) float64 { return padLeft + t/tMax*plotW }
-	y := func(z float64) float64 { return padTop + (zMax-z)/(zMax-zMin)*plotH }
-	f := func(v float64) string { return fmt.Sprintf("%.2f", v) }
+	return timeView{tMax: tMax, zMin: zMin, zMax: zMax, plotW: svgW - padLeft - padRight, plotH: chartH - padTop - padBott}
+}
 
-	// The side view's scale: metres the same both ways, the trigger box,
-	// the block and the ride all in view.
+// x is the abscissa of time t.
+func (v timeView) x(t float64) float64 { return padLeft + t/v.tMax*v.plotW }
+
+// y is the ordinate of height z.
+func (v timeView) y(z float64) float64 { return padTop + (v.zMax-z)/(v.zMax-v.zMin)*v.plotH }
+
+// write draws the time chart of r, whose trajectory is pts: the
+// trigger's height span shaded, the axes and their ticks, the column top,
+// the trajectory, the exit and the apex.
+func (v timeView) write(bw io.Writer, r Result, pts []point) {
+	chart := &placer{curves: [][]point{pts}, left: padLeft, top: padTop, right: svgW - padRight, bott: chartH - padBott}
 	l := r.Lift
-	ux, uy, sWhat, sTitle := sideAxis(l.Direction)
-	along := func(p [3]float64) float64 { return (p[0]-l.OffsetM[0])*ux + (p[1]-l.OffsetM[1])*uy }
-	half := math.Abs(ux)*l.SizeM[0]/2 + math.Abs(uy)*l.SizeM[1]/2
-	blockC := along([3]float64{})
-	blockHalf := math.Abs(ux)*l.BlockM[0]/2 + math.Abs(uy)*l.BlockM[1]/2
-	sMin, sMax := math.Min(-half, blockC-blockHalf), math.Max(half, blockC+blockHalf)
-	hMin, hMax := 0.0, r.ColumnTopM
-	for _, s := range r.Samples {
-		sMin, sMax = math.Min(sMin, along(s.PosM)), math.Max(sMax, along(s.PosM))
-		hMin, hMax = math.Min(hMin, s.PosM[2]), math.Max(hMax, s.PosM[2])
-	}
-	sideTop := chartH + padTop
-	sideW, sideHt := plotW, sideH-padTop-padBott
-	k := math.Min(sideW/(1.1*(sMax-sMin)+1e-9), sideHt/(1.1*(hMax-hMin)+1e-9))
-	sMid, hMid := (sMin+sMax)/2, (hMin+hMax)/2
-	sMin, sMax = sMid-sideW/2/k, sMid+sideW/2/k
-	hMin, hMax = hMid-sideHt/2/k, hMid+sideHt/2/k
-	sx := func(s float64) float64 { return padLeft + (s-sMin)*k }
-	sy := func(z float64) float64 { return sideTop + (hMax-z)*k }
-
-	var timePts, sidePts []point
-	for _, s := range r.Samples {
-		timePts = append(timePts, point{x(s.TimeS), y(s.PosM[2])})
-		sidePts = append(sidePts, point{sx(along(s.PosM)), sy(s.PosM[2])})
-	}
-	chart := &placer{curves: [][]point{timePts}, left: padLeft, top: padTop, right: svgW - padRight, bott: chartH - padBott}
-	side := &placer{curves: [][]point{sidePts}, left: padLeft, top: sideTop, right: svgW - padRight, bott: sideTop + sideHt}
-
-	fmt.Fprintf(bw, `<svg xmlns="http://www.w3.org/2000/svg" width="%s" height="%s" viewBox="0 0 %s %s" font-family="sans-serif" font-size="12">`+"\n", f(svgW), f(svgH), f(svgW), f(svgH))
-	fmt.Fprintf(bw, `<rect width="%s" height="%s" fill="white"/>`+"\n", f(svgW), f(svgH))
-	title := fmt.Sprintf("lift %s m/s² to %s m/s, %s, box %s×%s×%s m at z %s m; %s Hz; %s",
-		format(l.AccelerationMS2), format(l.MaxSpeedMS), map[bool]string{true: "negates gravity", false: "with gravity"}[l.NegatesGravity],
-		format(l.SizeM[0]), format(l.SizeM[1]), format(l.SizeM[2]), format(l.OffsetM[2]), format(r.TickHz), r.End)
-	fmt.Fprintf(bw, `<text x="%s" y="20" font-size="14">%s</text>`+"\n", f(padLeft), html.EscapeString(title))
-
-	// The time chart. The trigger's height span, shaded.
 	fmt.Fprintln(bw, `<g class="time-view">`)
 	fmt.Fprintf(bw, `<rect class="trigger" x="%s" y="%s" width="%s" height="%s" fill="#dbeafe"/>`+"\n",
-		f(padLeft), f(y(r.ColumnTopM)), f(plotW), f(y(l.OffsetM[2])-y(r.ColumnTopM)))
-
-	// Axes and ticks.
-	fmt.Fprintf(bw, `<g stroke="#444" stroke-width="1"><line x1="%s" y1="%s" x2="%s" y2="%s"/><line x1="%s" y1="%s" x2="%s" y2="%s"/></g>`+"\n",
-		f(padLeft), f(padTop), f(padLeft), f(chartH-padBott), f(padLeft), f(chartH-padBott), f(svgW-padRight), f(chartH-padBott))
-	ts := niceStep(tMax, 10)
-	for t := 0.0; t <= tMax+1e-9; t += ts {
-		fmt.Fprintf(bw, `<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#ccc"/><text x="%s" y="%s" text-anchor="middle">%s</text>`+"\n",
-			f(x(t)), f(padTop), f(x(t)), f(chartH-padBott), f(x(t)), f(chartH-padBott+16), format(math.Round(t*1000)/1000))
-	}
-	zs := niceStep(zMax-zMin, 8)
-	for z := math.Ceil(zMin/zs) * zs; z <= zMax+1e-9; z += zs {
-		fmt.Fprintf(bw, `<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#ccc"/><text x="%s" y="%s" text-anchor="end">%s</text>`+"\n",
-			f(padLeft), f(y(z)), f(svgW-padRight), f(y(z)), f(padLeft-6), f(y(z)+4), format(math.Round(z*1000)/1000))
-	}
-	fmt.Fprintf(bw, `<text x="%s" y="%s" text-anchor="middle">time (s)</text>`+"\n", f(padLeft+plotW/2), f(chartH-10))
-	fmt.Fprintf(bw, `<text x="16" y="%s" transform="rotate(-90 16 %s)" text-anchor="middle">height (m)</text>`+"\n", f(padTop+plotH/2), f(padTop+plotH/2))
+		coord(padLeft), coord(v.y(r.ColumnTopM)), coord(v.plotW), coord(v.y(l.OffsetM[2])-v.y(r.ColumnTopM)))
+	v.writeAxes(bw)
 
 	// Column top.
 	fmt.Fprintf(bw, `<line class="column-top" x1="%s" y1="%s" x2="%s" y2="%s" stroke="#2563eb" stroke-dasharray="6 4"/>`+"\n",
-		f(padLeft), f(y(r.ColumnTopM)), f(svgW-padRight), f(y(r.ColumnTopM)))
+		coord(padLeft), coord(v.y(r.ColumnTopM)), coord(svgW-padRight), coord(v.y(r.ColumnTopM)))
 	top := fmt.Sprintf("column top %.2f m", r.ColumnTopM)
-	label(bw, chart.place(top, spot{svgW - padRight - 4, y(r.ColumnTopM) - 4, "end"}, spot{svgW - padRight - 4, y(r.ColumnTopM) + 16, "end"},
-		spot{padLeft + 4, y(r.ColumnTopM) - 4, "start"}, spot{padLeft + 4, y(r.ColumnTopM) + 16, "start"}), "#2563eb", top)
+	label(bw, chart.place(top, spot{svgW - padRight - 4, v.y(r.ColumnTopM) - 4, "end"}, spot{svgW - padRight - 4, v.y(r.ColumnTopM) + 16, "end"},
+		spot{padLeft + 4, v.y(r.ColumnTopM) - 4, "start"}, spot{padLeft + 4, v.y(r.ColumnTopM) + 16, "start"}), "#2563eb", top)
 
 	// Trajectory.
-	fmt.Fprintf(bw, `<polyline class="height" fill="none" stroke="#111" stroke-width="2" points="%s"/>`+"\n", points(timePts))
+	fmt.Fprintf(bw, `<polyline class="height" fill="none" stroke="#111" stroke-width="2" points="%s"/>`+"\n", points(pts))
 
 	if r.Exited {
 		fmt.Fprintf(bw, `<line class="exit" x1="%s" y1="%s" x2="%s" y2="%s" stroke="#16a34a" stroke-dasharray="2 3"/>`+"\n",
-			f(x(r.ExitTimeS)), f(padTop), f(x(r.ExitTimeS)), f(chartH-padBott))
+			coord(v.x(r.ExitTimeS)), coord(padTop), coord(v.x(r.ExitTimeS)), coord(chartH-padBott))
 		text := fmt.Sprintf("exit %.2f s at %.2f m, %.2f m/s", r.ExitTimeS, r.ExitHeightM, r.ExitSpeedMS)
-		ex := x(r.ExitTimeS)
+		ex := v.x(r.ExitTimeS)
 		label(bw, chart.place(text, spot{ex + 4, chartH - padBott - 8, "start"}, spot{ex - 4, chartH - padBott - 8, "end"},
 			spot{ex + 4, padTop + 14, "start"}, spot{ex - 4, padTop + 14, "end"}), "#16a34a", text)
 	}
-	fmt.Fprintf(bw, `<circle class="apex" cx="%s" cy="%s" r="4" fill="#dc2626"/>`+"\n", f(x(r.ApexTimeS)), f(y(r.ApexHeightM)))
+	fmt.Fprintf(bw, `<circle class="apex" cx="%s" cy="%s" r="4" fill="#dc2626"/>`+"\n", coord(v.x(r.ApexTimeS)), coord(v.y(r.ApexHeightM)))
 	apex := fmt.Sprintf("apex %.2f m at %.2f s", r.ApexHeightM, r.ApexTimeS)
-	label(bw, chart.place(apex, around(x(r.ApexTimeS), y(r.ApexHeightM))...), "#dc2626", apex)
+	label(bw, chart.place(apex, around(v.x(r.ApexTimeS), v.y(r.ApexHeightM))...), "#dc2626", apex)
 	fmt.Fprintln(bw, `</g>`)
+}
 
-	// The side view.
+// writeAxes draws the time chart's axes, their grid lines at round ticks
+// and their titles.
+func (v timeView) writeAxes(bw io.Writer) {
+	fmt.Fprintf(bw, `<g stroke="#444" stroke-width="1"><line x1="%s" y1="%s" x2="%s" y2="%s"/><line x1="%s" y1="%s" x2="%s" y2="%s"/></g>`+"\n",
+		coord(padLeft), coord(padTop), coord(padLeft), coord(chartH-padBott), coord(padLeft), coord(chartH-padBott), coord(svgW-padRight), coord(chartH-padBott))
+	ts := niceStep(v.tMax, 10)
+	for t := 0.0; t <= v.tMax+1e-9; t += ts {
+		fmt.Fprintf(bw, `<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#ccc"/><text x="%s" y="%s" text-anchor="middle">%s</text>`+"\n",
+			coord(v.x(t)), coord(padTop), coord(v.x(t)), coord(chartH-padBott), coord(v.x(t)), coord(chartH-padBott+16), format(math.Round(t*1000)/1000))
+	}
+	zs := niceStep(v.zMax-v.zMin, 8)
+	for z := math.Ceil(v.zMin/zs) * zs; z <= v.zMax+1e-9; z += zs {
+		fmt.Fprintf(bw, `<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#ccc"/><text x="%s" y="%s" text-anchor="end">%s</text>`+"\n",
+			coord(padLeft), coord(v.y(z)), coord(svgW-padRight), coord(v.y(z)), coord(padLeft-6), coord(v.y(z)+4), format(math.Round(z*1000)/1000))
+	}
+	fmt.Fprintf(bw, `<text x="%s" y="%s" text-anchor="middle">time (s)</text>`+"\n", coord(padLeft+v.plotW/2), coord(chartH-10))
+	fmt.Fprintf(bw, `<text x="16" y="%s" transform="rotate(-90 16 %s)" text-anchor="middle">height (m)</text>`+"\n", coord(padTop+v.plotH/2), coord(padTop+v.plotH/2))
+}
+
+// sideView is the side view's scale: distances along the lift's
+// horizontal direction (ux, uy) from sMin to sMax across w units,
+// heights from hMin to hMax down h units from top, k units a metre both
+// ways. The trigger box spans half metres either side of the lift's
+// offset, the block blockHalf either side of blockC.
+type sideView struct {
+	lift                    Lift
+	ux, uy                  float64
+	what, title             string // the horizontal axis: what it is, its title
+	half, blockC, blockHalf float64
+	sMin, sMax, hMin, hMax  float64
+	k, top, w, h            float64
+}
+
+// newSideView scales the side view so that the trigger box, the block and
+// the ride are all in view, metres the same both ways, across plotW units.
+func newSideView(r Result, plotW float64) sideView {
+	l := r.Lift
+	v := sideView{lift: l}
+	v.ux, v.uy, v.what, v.title = sideAxis(l.Direction)
+	v.half = math.Abs(v.ux)*l.SizeM[0]/2 + math.Abs(v.uy)*l.SizeM[1]/2
+	v.blockC = v.along([3]float64{})
+	v.blockHalf = math.Abs(v.ux)*l.BlockM[0]/2 + math.Abs(v.uy)*l.BlockM[1]/2
+	sMin, sMax := math.Min(-v.half, v.blockC-v.blockHalf), math.Max(v.half, v.blockC+v.blockHalf)
+	hMin, hMax := 0.0, r.ColumnTopM
+	for _, s := range r.Samples {
+		sMin, sMax = math.Min(sMin, v.along(s.PosM)), math.Max(sMax, v.along(s.PosM))
+		hMin, hMax = math.Min(hMin, s.PosM[2]), math.Max(hMax, s.PosM[2])
+	}
+	v.top = chartH + padTop
+	v.w, v.h = plotW, sideH-padTop-padBott
+	v.k = math.Min(v.w/(1.1*(sMax-sMin)+1e-9), v.h/(1.1*(hMax-hMin)+1e-9))
+	sMid, hMid := (sMin+sMax)/2, (hMin+hMax)/2
+	v.sMin, v.sMax = sMid-v.w/2/v.k, sMid+v.w/2/v.k
+	v.hMin, v.hMax = hMid-v.h/2/v.k, hMid+v.h/2/v.k
+	return v
+}
+
+// along is the distance of p from the lift's offset along the lift's
+// horizontal direction.
+func (v sideView) along(p [3]float64) float64 {
+	return (p[0]-v.lift.OffsetM[0])*v.ux + (p[1]-v.lift.OffsetM[1])*v.uy
+}
+
+// x is the abscissa of the distance s.
+func (v sideView) x(s float64) float64 { return padLeft + (s-v.sMin)*v.k }
+
+// y is the ordinate of height z.
+func (v sideView) y(z float64) float64 { return v.top + (v.hMax-z)*v.k }
+
+// write draws the side view of r, whose trajectory is pts: the block and
+// the trigger box to scale, the axes and their ticks, the trajectory, its
+// start, the exit and the apex.
+func (v sideView) write(bw io.Writer, r Result, pts []point) {
+	side := &placer{curves: [][]point{pts}, left: padLeft, top: v.top, right: svgW - padRight, bott: v.top + v.h}
+	l := r.Lift
 	fmt.Fprintln(bw, `<g class="side-view">`)
-	fmt.Fprintf(bw, `<text x="%s" y="%s" font-size="13">side view: height against %s</text>`+"\n", f(padLeft), f(sideTop-14), html.EscapeString(sWhat))
+	fmt.Fprintf(bw, `<text x="%s" y="%s" font-size="13">side view: height against %s</text>`+"\n", coord(padLeft), coord(v.top-14), html.EscapeString(v.what))
 	fmt.Fprintf(bw, `<rect class="block" x="%s" y="%s" width="%s" height="%s" fill="#e5e7eb" stroke="#9ca3af"/>`+"\n",
-		f(sx(blockC-blockHalf)), f(sy(l.BlockM[2])), f(2*blockHalf*k), f(l.BlockM[2]*k))
+		coord(v.x(v.blockC-v.blockHalf)), coord(v.y(l.BlockM[2])), coord(2*v.blockHalf*v.k), coord(l.BlockM[2]*v.k))
 	fmt.Fprintf(bw, `<rect class="trigger-box" x="%s" y="%s" width="%s" height="%s" fill="#dbeafe" stroke="#2563eb"/>`+"\n",
-		f(sx(-half)), f(sy(r.ColumnTopM)), f(2*half*k), f(l.SizeM[2]*k))
-	axisY := sideTop + sideHt
-	fmt.Fprintf(bw, `<line class="s-axis" x1="%s" y1="%s" x2="%s" y2="%s" stroke="#444"/>`+"\n", f(padLeft), f(axisY), f(svgW-padRight), f(axisY))
-	fmt.Fprintf(bw, `<line class="h-axis" x1="%s" y1="%s" x2="%s" y2="%s" stroke="#444"/>`+"\n", f(padLeft), f(sideTop), f(padLeft), f(axisY))
-	ss := niceStep(sMax-sMin, 10)
-	for s := math.Ceil(sMin/ss) * ss; s <= sMax+1e-9; s += ss {
-		fmt.Fprintf(bw, `<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#444"/><text class="s-tick" x="%s" y="%s" text-anchor="middle">%s</text>`+"\n",
-			f(sx(s)), f(axisY), f(sx(s)), f(axisY+4), f(sx(s)), f(axisY+16), format(math.Round(s*1000)/1000))
-	}
-	hs := niceStep(hMax-hMin, 8)
-	for h := math.Ceil(hMin/hs) * hs; h <= hMax+1e-9; h += hs {
-		fmt.Fprintf(bw, `<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#444"/><text x="%s" y="%s" text-anchor="end">%s</text>`+"\n",
-			f(padLeft-4), f(sy(h)), f(padLeft), f(sy(h)), f(padLeft-6), f(sy(h)+4), format(math.Round(h*1000)/1000))
-	}
-	fmt.Fprintf(bw, `<text x="%s" y="%s" text-anchor="middle">%s</text>`+"\n", f(padLeft+sideW/2), f(axisY+34), html.EscapeString(sTitle))
-	fmt.Fprintf(bw, `<text x="16" y="%s" transform="rotate(-90 16 %s)" text-anchor="middle">height (m)</text>`+"\n", f(sideTop+sideHt/2), f(sideTop+sideHt/2))
-	fmt.Fprintf(bw, `<polyline class="side" fill="none" stroke="#111" stroke-width="2" points="%s"/>`+"\n", points(sidePts))
-	fmt.Fprintf(bw, `<circle class="side-start" cx="%s" cy="%s" r="3" fill="#111"/>`+"\n", f(sidePts[0].x), f(sidePts[0].y))
+		coord(v.x(-v.half)), coord(v.y(r.ColumnTopM)), coord(2*v.half*v.k), coord(l.SizeM[2]*v.k))
+	v.writeAxes(bw)
+	fmt.Fprintf(bw, `<polyline class="side" fill="none" stroke="#111" stroke-width="2" points="%s"/>`+"\n", points(pts))
+	fmt.Fprintf(bw, `<circle class="side-start" cx="%s" cy="%s" r="3" fill="#111"/>`+"\n", coord(pts[0].x), coord(pts[0].y))
 	if r.Exited {
 		i := exitIndex(r)
-		p := sidePts[i]
-		fmt.Fprintf(bw, `<circle class="side-exit" cx="%s" cy="%s" r="4" fill="#16a34a"/>`+"\n", f(p.x), f(p.y))
+		p := pts[i]
+		fmt.Fprintf(bw, `<circle class="side-exit" cx="%s" cy="%s" r="4" fill="#16a34a"/>`+"\n", coord(p.x), coord(p.y))
 		text := fmt.Sprintf("exit %.2f s", r.ExitTimeS)
 		label(bw, side.place(text, around(p.x, p.y)...), "#16a34a", text)
 	}
 	for i, s := range r.Samples {
 		if s.TimeS == r.ApexTimeS {
-			p := sidePts[i]
-			fmt.Fprintf(bw, `<circle class="side-apex" cx="%s" cy="%s" r="4" fill="#dc2626"/>`+"\n", f(p.x), f(p.y))
+			p := pts[i]
+			fmt.Fprintf(bw, `<circle class="side-apex" cx="%s" cy="%s" r="4" fill="#dc2626"/>`+"\n", coord(p.x), coord(p.y))
 			text := fmt.Sprintf("apex %.2f m", r.ApexHeightM)
 			label(bw, side.place(text, around(p.x, p.y)...), "#dc2626", text)
 			break
 		}
 	}
 	fmt.Fprintln(bw, `</g>`)
+}
 
-	// The legend.
+// writeAxes draws the side view's axes, their round ticks and their
+// titles.
+func (v sideView) writeAxes(bw io.Writer) {
+	axisY := v.top + v.h
+	fmt.Fprintf(bw, `<line class="s-axis" x1="%s" y1="%s" x2="%s" y2="%s" stroke="#444"/>`+"\n", coord(padLeft), coord(axisY), coord(svgW-padRight), coord(axisY))
+	fmt.Fprintf(bw, `<line class="h-axis" x1="%s" y1="%s" x2="%s" y2="%s" stroke="#444"/>`+"\n", coord(padLeft), coord(v.top), coord(padLeft), coord(axisY))
+	ss := niceStep(v.sMax-v.sMin, 10)
+	for s := math.Ceil(v.sMin/ss) * ss; s <= v.sMax+1e-9; s += ss {
+		fmt.Fprintf(bw, `<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#444"/><text class="s-tick" x="%s" y="%s" text-anchor="middle">%s</text>`+"\n",
+			coord(v.x(s)), coord(axisY), coord(v.x(s)), coord(axisY+4), coord(v.x(s)), coord(axisY+16), format(math.Round(s*1000)/1000))
+	}
+	hs := niceStep(v.hMax-v.hMin, 8)
+	for h := math.Ceil(v.hMin/hs) * hs; h <= v.hMax+1e-9; h += hs {
+		fmt.Fprintf(bw, `<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#444"/><text x="%s" y="%s" text-anchor="end">%s</text>`+"\n",
+			coord(padLeft-4), coord(v.y(h)), coord(padLeft), coord(v.y(h)), coord(padLeft-6), coord(v.y(h)+4), format(math.Round(h*1000)/1000))
+	}
+	fmt.Fprintf(bw, `<text x="%s" y="%s" text-anchor="middle">%s</text>`+"\n", coord(padLeft+v.w/2), coord(axisY+34), html.EscapeString(v.title))
+	fmt.Fprintf(bw, `<text x="16" y="%s" transform="rotate(-90 16 %s)" text-anchor="middle">height (m)</text>`+"\n", coord(v.top+v.h/2), coord(v.top+v.h/2))
+}
+
+// writeLegend draws the legend: the shading and the ride's possible ends.
+func writeLegend(bw io.Writer) {
 	fmt.Fprintln(bw, `<g class="legend">`)
 	for i, line := range []string{
 		"blue band: the trigger's height span; the biped is in the trigger only when also inside",
@@ -315,14 +393,9 @@ func WriteSVG(w io.Writer, r Result) error {
 		"time limit = the preview stopped before any of these",
 		"a preview, not a landing guarantee: verify the trajectory and landing in your own layout",
 	} {
-		fmt.Fprintf(bw, `<text x="%s" y="%s" font-size="11">%s</text>`+"\n", f(padLeft-48), f(chartH+sideH+14+float64(i)*16), html.EscapeString(line))
+		fmt.Fprintf(bw, `<text x="%s" y="%s" font-size="11">%s</text>`+"\n", coord(padLeft-48), coord(chartH+sideH+14+float64(i)*16), html.EscapeString(line))
 	}
 	fmt.Fprintln(bw, `</g>`)
-	fmt.Fprintln(bw, `</svg>`)
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("preview svg: %w", err)
-	}
-	return nil
 }
 
 // points renders a polyline's points attribute.
