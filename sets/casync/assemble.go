@@ -85,9 +85,8 @@ type seedRef struct {
 // started has ended when it returns, and dst holds a part of the file, which
 // the caller discards. It does not truncate or sync dst.
 func Assemble(ctx context.Context, dst io.WriterAt, ix *Index, seeds []Seed, store Store, opt AssembleOptions) (Stats, error) {
-	var st Stats
 	if err := checkChunks(ix); err != nil {
-		return st, fmt.Errorf("assemble: %w", err)
+		return Stats{}, fmt.Errorf("assemble: %w", err)
 	}
 	par := opt.Parallel
 	if par <= 0 {
@@ -96,146 +95,31 @@ func Assemble(ctx context.Context, dst io.WriterAt, ix *Index, seeds []Seed, sto
 	// Each worker's chunk has a buffer of Max bytes: no more workers than
 	// chunks, nor than maxParallel.
 	par = max(1, min(par, maxParallel, len(ix.Chunks)))
-
-	// Index what the seeds hold; the first seed with an id wins.
-	have := make(map[ChunkID]seedRef)
-	var files []*os.File
+	have, files := openSeeds(seeds, ix.Max)
 	defer func() {
 		for _, f := range files {
 			f.Close()
 		}
 	}()
-	for _, s := range seeds {
-		if s.Index == nil {
-			continue
-		}
-		f, err := os.Open(s.Path)
-		if err != nil {
-			// A seed that cannot be opened holds nothing: its chunks come
-			// from the store.
-			continue
-		}
-		files = append(files, f)
-		for _, c := range s.Index.Chunks {
-			if _, ok := have[c.ID]; !ok && c.Size <= ix.Max {
-				have[c.ID] = seedRef{f: f, path: s.Path, start: c.Start}
-			}
-		}
-	}
-
-	type result struct {
-		data               []byte
-		fromSeed, mismatch bool
-		err                error
-	}
-	type job struct {
-		n   int
-		c   Chunk
-		buf []byte      // for a seed chunk; back to free once written
-		res chan result // one result, never blocks the worker
-		// reuse is set for a repeat of a chunk the store gave earlier in
-		// the file: the writer reads it back from dst at from.
-		reuse bool
-		from  uint64
-	}
 	// A chunk no seed has and that the file repeats is fetched once; its
 	// repeats are read back from dst, which the writer has written up to
 	// them by then.
 	reread, _ := dst.(io.ReaderAt)
-	fetched := make(map[ChunkID]uint64) // the first start of each chunk taken from the store
+	a := &assembly{dst: dst, reread: reread, ix: ix, have: have, store: store,
+		free: make(chan []byte, par+1), jobs: make(chan chunkJob), order: make(chan chunkJob, par)}
 	// free holds the seed buffers: taking one before a chunk starts bounds
 	// the chunks in flight to par, plus the one the writer holds.
-	free := make(chan []byte, par+1)
 	for range par + 1 {
-		free <- make([]byte, ix.Max)
+		a.free <- make([]byte, ix.Max)
 	}
-	jobs := make(chan job)
-	order := make(chan job, par) // the chunks in flight, in the file's order
 	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error { // the dispatcher
-		defer close(jobs)
-		defer close(order)
-		for n, c := range ix.Chunks {
-			var buf []byte
-			select {
-			case buf = <-free:
-			case <-gctx.Done():
-				return nil
-			}
-			j := job{n: n, c: c, buf: buf, res: make(chan result, 1)}
-			if _, seeded := have[c.ID]; !seeded && reread != nil {
-				j.from, j.reuse = fetched[c.ID]
-				if !j.reuse {
-					fetched[c.ID] = c.Start
-				}
-			}
-			select {
-			case order <- j:
-			case <-gctx.Done():
-				return nil
-			}
-			if j.reuse {
-				continue // the writer does it
-			}
-			select {
-			case jobs <- j:
-			case <-gctx.Done():
-				// The writer may wait for this job's result.
-				j.res <- result{err: gctx.Err()}
-				return nil
-			}
-		}
-		return nil
-	})
-	for range par { // the workers
-		g.Go(func() error {
-			for j := range jobs {
-				data, fromSeed, mismatch, err := getChunk(gctx, j.c, have, store, j.buf)
-				j.res <- result{data, fromSeed, mismatch, err}
-			}
-			return nil
-		})
+	g.Go(func() error { return a.dispatch(gctx) })
+	for range par {
+		g.Go(func() error { return a.work(gctx) })
 	}
-	g.Go(func() error { // the writer
-		for j := range order {
-			if j.reuse {
-				b := j.buf[:j.c.Size]
-				if _, err := reread.ReadAt(b, int64(j.from)); err != nil {
-					return fmt.Errorf("assemble: chunk %d (%s): read back its copy at %d: %w", j.n, j.c.ID, j.from, err)
-				}
-				if Sum(b) != j.c.ID {
-					return fmt.Errorf("assemble: chunk %d (%s): its copy at %d changed after it was written: %w", j.n, j.c.ID, j.from, ErrChunkInvalid)
-				}
-				if _, err := dst.WriteAt(b, int64(j.c.Start)); err != nil {
-					return fmt.Errorf("assemble: write chunk %d at %d: %w", j.n, j.c.Start, err)
-				}
-				free <- j.buf
-				st.ReusedChunks++
-				st.ReusedBytes += int64(j.c.Size)
-				continue
-			}
-			r := <-j.res
-			if r.err != nil {
-				return fmt.Errorf("assemble: chunk %d (%s, %d bytes at %d): %w", j.n, j.c.ID, j.c.Size, j.c.Start, r.err)
-			}
-			if _, err := dst.WriteAt(r.data, int64(j.c.Start)); err != nil {
-				return fmt.Errorf("assemble: write chunk %d at %d: %w", j.n, j.c.Start, err)
-			}
-			free <- j.buf // never blocks: the buffer came from free
-			if r.mismatch {
-				st.SeedMismatches++
-			}
-			if r.fromSeed {
-				st.SeedChunks++
-				st.SeedBytes += int64(j.c.Size)
-			} else {
-				st.FetchedChunks++
-				st.FetchedBytes += int64(j.c.Size)
-			}
-		}
-		return nil
-	})
+	g.Go(a.write)
 	err := g.Wait()
+	st := a.st
 	st.Chunks = st.SeedChunks + st.FetchedChunks + st.ReusedChunks
 	if err == nil {
 		err = ctx.Err()
@@ -244,6 +128,165 @@ func Assemble(ctx context.Context, dst io.WriterAt, ix *Index, seeds []Seed, sto
 		return st, err
 	}
 	return st, nil
+}
+
+// openSeeds opens the seed files and indexes the chunks of at most
+// maxSize bytes they hold; the first seed with an id wins. A seed that cannot be
+// opened holds nothing: its chunks come from the store. The caller closes
+// the files.
+func openSeeds(seeds []Seed, maxSize uint64) (map[ChunkID]seedRef, []*os.File) {
+	have := make(map[ChunkID]seedRef)
+	var files []*os.File
+	for _, s := range seeds {
+		if s.Index == nil {
+			continue
+		}
+		f, err := os.Open(s.Path)
+		if err != nil {
+			continue
+		}
+		files = append(files, f)
+		for _, c := range s.Index.Chunks {
+			if _, ok := have[c.ID]; !ok && c.Size <= maxSize {
+				have[c.ID] = seedRef{f: f, path: s.Path, start: c.Start}
+			}
+		}
+	}
+	return have, files
+}
+
+// An assembly is one run of Assemble: a dispatcher hands the chunks, in
+// the file's order, to the workers (jobs) and to the writer (order); the
+// workers read, fetch and check them; the writer writes them into dst.
+type assembly struct {
+	dst    io.WriterAt
+	reread io.ReaderAt // dst, when it can be read back; else nil
+	ix     *Index
+	have   map[ChunkID]seedRef
+	store  Store
+	free   chan []byte   // the chunk buffers not in use
+	jobs   chan chunkJob // the chunks for the workers
+	order  chan chunkJob // the chunks in flight, in the file's order
+	st     Stats         // the writer's
+}
+
+// A chunkJob is chunk c, the n-th of the file, in flight.
+type chunkJob struct {
+	n   int
+	c   Chunk
+	buf []byte           // for a seed chunk; back to free once written
+	res chan chunkResult // one result, never blocks the worker
+	// reuse is set for a repeat of a chunk the store gave earlier in the
+	// file: the writer reads it back from dst at from.
+	reuse bool
+	from  uint64
+}
+
+// A chunkResult is a worker's answer for a chunkJob.
+type chunkResult struct {
+	data               []byte
+	fromSeed, mismatch bool
+	err                error
+}
+
+// dispatch starts the chunks in the file's order, each once a buffer is
+// free: to the writer, and to the workers unless the writer reads it back
+// as a repeat. It returns when ctx is done.
+func (a *assembly) dispatch(ctx context.Context) error {
+	defer close(a.jobs)
+	defer close(a.order)
+	fetched := make(map[ChunkID]uint64) // the first start of each chunk taken from the store
+	for n, c := range a.ix.Chunks {
+		var buf []byte
+		select {
+		case buf = <-a.free:
+		case <-ctx.Done():
+			return nil
+		}
+		j := chunkJob{n: n, c: c, buf: buf, res: make(chan chunkResult, 1)}
+		if _, seeded := a.have[c.ID]; !seeded && a.reread != nil {
+			j.from, j.reuse = fetched[c.ID]
+			if !j.reuse {
+				fetched[c.ID] = c.Start
+			}
+		}
+		select {
+		case a.order <- j:
+		case <-ctx.Done():
+			return nil
+		}
+		if j.reuse {
+			continue // the writer does it
+		}
+		select {
+		case a.jobs <- j:
+		case <-ctx.Done():
+			// The writer may wait for this job's result.
+			j.res <- chunkResult{err: ctx.Err()}
+			return nil
+		}
+	}
+	return nil
+}
+
+// work gets the chunks of the jobs it takes until there are no more.
+func (a *assembly) work(ctx context.Context) error {
+	for j := range a.jobs {
+		data, fromSeed, mismatch, err := getChunk(ctx, j.c, a.have, a.store, j.buf)
+		j.res <- chunkResult{data, fromSeed, mismatch, err}
+	}
+	return nil
+}
+
+// write writes the chunks into dst in the file's order, as their results
+// come, and counts them in a.st.
+func (a *assembly) write() error {
+	for j := range a.order {
+		if j.reuse {
+			if err := a.writeRepeat(j); err != nil {
+				return err
+			}
+			continue
+		}
+		r := <-j.res
+		if r.err != nil {
+			return fmt.Errorf("assemble: chunk %d (%s, %d bytes at %d): %w", j.n, j.c.ID, j.c.Size, j.c.Start, r.err)
+		}
+		if _, err := a.dst.WriteAt(r.data, int64(j.c.Start)); err != nil {
+			return fmt.Errorf("assemble: write chunk %d at %d: %w", j.n, j.c.Start, err)
+		}
+		a.free <- j.buf // never blocks: the buffer came from free
+		if r.mismatch {
+			a.st.SeedMismatches++
+		}
+		if r.fromSeed {
+			a.st.SeedChunks++
+			a.st.SeedBytes += int64(j.c.Size)
+		} else {
+			a.st.FetchedChunks++
+			a.st.FetchedBytes += int64(j.c.Size)
+		}
+	}
+	return nil
+}
+
+// writeRepeat writes a repeat of a chunk the store gave earlier in the
+// file, read back from dst and checked again.
+func (a *assembly) writeRepeat(j chunkJob) error {
+	b := j.buf[:j.c.Size]
+	if _, err := a.reread.ReadAt(b, int64(j.from)); err != nil {
+		return fmt.Errorf("assemble: chunk %d (%s): read back its copy at %d: %w", j.n, j.c.ID, j.from, err)
+	}
+	if Sum(b) != j.c.ID {
+		return fmt.Errorf("assemble: chunk %d (%s): its copy at %d changed after it was written: %w", j.n, j.c.ID, j.from, ErrChunkInvalid)
+	}
+	if _, err := a.dst.WriteAt(b, int64(j.c.Start)); err != nil {
+		return fmt.Errorf("assemble: write chunk %d at %d: %w", j.n, j.c.Start, err)
+	}
+	a.free <- j.buf
+	a.st.ReusedChunks++
+	a.st.ReusedBytes += int64(j.c.Size)
+	return nil
 }
 
 // getChunk returns chunk c's checked bytes, from its seed when one has it
