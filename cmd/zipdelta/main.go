@@ -49,12 +49,44 @@ func main() {
 	if err != nil {
 		fatal(fmt.Errorf("%s: %w", os.Args[2], err))
 	}
-	var same, moved int64
-	type span struct {
-		what       string
-		start, end int64
+	same, moved, differ := entryDelta(old, cur, oe, ne)
+	differ = append(differ, span{"central directory", ncd, int64(len(cur))})
+	var diff int64
+	for _, d := range differ {
+		diff += d.end - d.start
 	}
-	var differ []span
+	fmt.Printf("v1 %d B, v2 %d B; unchanged at the same offset %d B, unchanged but moved %d B, differing %d B (%.2f MiB, %.2f%% of v2):\n",
+		len(old), len(cur), same, moved, diff, float64(diff)/(1<<20), 100*float64(diff)/float64(len(cur)))
+	for _, d := range differ {
+		fmt.Printf("    %s: [%d, %d) = %d B\n", d.what, d.start, d.end, d.end-d.start)
+	}
+	have := map[[32]byte]bool{}
+	for _, c := range chunks(old) {
+		have[sha256.Sum256(c)] = true
+	}
+	var fetch, n, total int64
+	for _, c := range chunks(cur) {
+		total++
+		if !have[sha256.Sum256(c)] {
+			fetch += int64(len(c))
+			n++
+		}
+	}
+	fmt.Printf("content-defined chunks (16/64/256 KiB): v2 has %d chunks, %d new to v1: %d B (%.2f MiB, %.2f%% of v2)\n",
+		total, n, fetch, float64(fetch)/(1<<20), 100*float64(fetch)/float64(len(cur)))
+}
+
+// A span is a range of NEW's bytes that differ from OLD's, and what it
+// holds.
+type span struct {
+	what       string
+	start, end int64
+}
+
+// entryDelta compares each entry of cur (the entries ne) with the entry of
+// the same name in old (oe): it returns the bytes unchanged at the same
+// offset, the bytes unchanged but moved, and the spans that differ.
+func entryDelta(old, cur []byte, oe, ne map[string]entry) (same, moved int64, differ []span) {
 	for _, e := range ne {
 		o, ok := oe[e.name]
 		if !ok {
@@ -91,30 +123,7 @@ func main() {
 		}
 		differ = append(differ, span{e.name + " (data)", e.data + int64(p), e.end - int64(q)})
 	}
-	differ = append(differ, span{"central directory", ncd, int64(len(cur))})
-	var diff int64
-	for _, d := range differ {
-		diff += d.end - d.start
-	}
-	fmt.Printf("v1 %d B, v2 %d B; unchanged at the same offset %d B, unchanged but moved %d B, differing %d B (%.2f MiB, %.2f%% of v2):\n",
-		len(old), len(cur), same, moved, diff, float64(diff)/(1<<20), 100*float64(diff)/float64(len(cur)))
-	for _, d := range differ {
-		fmt.Printf("    %s: [%d, %d) = %d B\n", d.what, d.start, d.end, d.end-d.start)
-	}
-	have := map[[32]byte]bool{}
-	for _, c := range chunks(old) {
-		have[sha256.Sum256(c)] = true
-	}
-	var fetch, n, total int64
-	for _, c := range chunks(cur) {
-		total++
-		if !have[sha256.Sum256(c)] {
-			fetch += int64(len(c))
-			n++
-		}
-	}
-	fmt.Printf("content-defined chunks (16/64/256 KiB): v2 has %d chunks, %d new to v1: %d B (%.2f MiB, %.2f%% of v2)\n",
-		total, n, fetch, float64(fetch)/(1<<20), 100*float64(fetch)/float64(len(cur)))
+	return same, moved, differ
 }
 
 func count(at bool, n int64) int64 {
