@@ -333,86 +333,25 @@ func (x *extraction) drain(src io.Reader) error {
 func (x *extraction) runRandomAccess(f *os.File, size int64, h hash.Hash) (string, error) {
 	hctx, cancel := context.WithCancel(x.ctx)
 	defer cancel()
-	type result struct {
-		sum string
-		err error
-	}
-	hashed := make(chan result, 1)
-	go func() {
-		if !x.hash {
-			hashed <- result{}
-			return
+	hashed := x.hashAlongside(hctx, f, size, h)
+	src := inMemory(f, size)
+	err := x.headerPass(f, src, size)
+	if err == nil {
+		// Second pass: the bytes, checked as they stream; a zip's
+		// entries in parallel.
+		if x.kind == kindZip {
+			var zr *zip.Reader
+			if zr, err = openZip(io.NewSectionReader(src, 0, size), size); err == nil {
+				err = x.zipParallel(zr)
+			}
+		} else {
+			err = x.walk(&countingSection{SectionReader: io.NewSectionReader(src, 0, size), n: &x.read}, size, x.handle, nil)
 		}
-		_, err := io.CopyBuffer(h, &ctxReader{ctx: hctx, r: io.NewSectionReader(f, 0, size)}, make([]byte, hashBuffer))
-		hashed <- result{hex.EncodeToString(h.Sum(nil)), err}
-	}()
-	wait := func() result { cancel(); return <-hashed }
-
-	// A small archive is read once, into memory: its passes read each
-	// entry's local header three times and the central directory twice,
-	// 22,000 reads of a few bytes for a zip of 3,000 small files. A read
-	// that fails leaves the reads to the file.
-	var src io.ReaderAt = f
-	if size <= inMemoryArchive {
-		b := make([]byte, size)
-		if _, err := io.ReadFull(io.NewSectionReader(f, 0, size), b); err == nil {
-			src = bytes.NewReader(b)
-		}
+		err = x.readErr(err)
 	}
-
-	// First pass: headers only, and the coders of every 7z folder, their
-	// ids checked against the allowlist before the 7z reader builds any.
-	pre := newPackCheck(x.check.lim)
-	if x.kind == kind7z {
-		if err := x.readErr(check7zCoders(f, size)); err != nil {
-			wait()
-			return "", err
-		}
-	}
-	walk := func(r *countingSection, handle archives.FileHandler) error {
-		if x.kind == kind7z {
-			return archives.SevenZip{}.Extract(x.ctx, r, handle)
-		}
-		zr, err := openZip(r, size)
-		if err != nil {
-			return err
-		}
-		if handle == nil {
-			// What the zip says twice must agree; then the names.
-			pre.problems = append(pre.problems, zipHeaderProblems(r, size, zr)...)
-			handle = x.headerCheck(pre)
-		}
-		return walkZip(x.ctx, zr, handle)
-	}
-	var first archives.FileHandler // nil: a zip's first pass, which checks its headers
-	if x.kind == kind7z {
-		first = x.headerCheck(pre)
-	}
-	err := walk(&countingSection{SectionReader: io.NewSectionReader(src, 0, size), n: new(atomic.Int64)}, first)
-	if errors.Is(err, errStop) {
-		x.check = pre
-	}
-	if err = x.readErr(err); err != nil {
-		wait()
-		return "", err
-	}
-	if _, _, problems := pre.finish(); len(problems) > 0 {
-		x.check = pre
-		wait()
-		return "", errStop
-	}
-	// Second pass: the bytes, checked as they stream; a zip's entries in
-	// parallel.
-	if x.kind == kindZip {
-		var zr *zip.Reader
-		if zr, err = openZip(io.NewSectionReader(src, 0, size), size); err == nil {
-			err = x.zipParallel(zr)
-		}
-	} else {
-		err = walk(&countingSection{SectionReader: io.NewSectionReader(src, 0, size), n: &x.read}, x.handle)
-	}
-	if err = x.readErr(err); err != nil {
-		wait()
+	if err != nil {
+		cancel()
+		<-hashed
 		return "", err
 	}
 	res := <-hashed
@@ -420,6 +359,91 @@ func (x *extraction) runRandomAccess(f *os.File, size int64, h hash.Hash) (strin
 		return "", fmt.Errorf("hash: %w", res.err)
 	}
 	return res.sum, nil
+}
+
+// hashResult is the hex SHA-256 of an archive, or why it could not be
+// computed.
+type hashResult struct {
+	sum string
+	err error
+}
+
+// hashAlongside hashes the archive f of size bytes into h in a goroutine
+// of its own, when x hashes, until ctx is done, and sends the result.
+func (x *extraction) hashAlongside(ctx context.Context, f *os.File, size int64, h hash.Hash) <-chan hashResult {
+	hashed := make(chan hashResult, 1)
+	go func() {
+		if !x.hash {
+			hashed <- hashResult{}
+			return
+		}
+		_, err := io.CopyBuffer(h, &ctxReader{ctx: ctx, r: io.NewSectionReader(f, 0, size)}, make([]byte, hashBuffer))
+		hashed <- hashResult{hex.EncodeToString(h.Sum(nil)), err}
+	}()
+	return hashed
+}
+
+// inMemory returns what the passes over the archive f read: a small
+// archive is read once, into memory, as its passes read each entry's
+// local header three times and the central directory twice, 22,000 reads
+// of a few bytes for a zip of 3,000 small files. A read that fails leaves
+// the reads to the file.
+func inMemory(f *os.File, size int64) io.ReaderAt {
+	if size <= inMemoryArchive {
+		b := make([]byte, size)
+		if _, err := io.ReadFull(io.NewSectionReader(f, 0, size), b); err == nil {
+			return bytes.NewReader(b)
+		}
+	}
+	return f
+}
+
+// headerPass is the first pass over a zip or 7z read from src: headers
+// only, and the coders of every 7z folder (in f), their ids checked
+// against the allowlist before the 7z reader builds any. A problem it
+// finds ends the extraction: x.check becomes its check, and it returns
+// errStop.
+func (x *extraction) headerPass(f *os.File, src io.ReaderAt, size int64) error {
+	pre := newPackCheck(x.check.lim)
+	if x.kind == kind7z {
+		if err := x.readErr(check7zCoders(f, size)); err != nil {
+			return err
+		}
+	}
+	var first archives.FileHandler // nil: a zip's first pass, which checks its headers
+	if x.kind == kind7z {
+		first = x.headerCheck(pre)
+	}
+	err := x.walk(&countingSection{SectionReader: io.NewSectionReader(src, 0, size), n: new(atomic.Int64)}, size, first, pre)
+	if errors.Is(err, errStop) {
+		x.check = pre
+	}
+	if err = x.readErr(err); err != nil {
+		return err
+	}
+	if _, _, problems := pre.finish(); len(problems) > 0 {
+		x.check = pre
+		return errStop
+	}
+	return nil
+}
+
+// walk hands every entry of the zip or 7z in r, of size bytes, to handle.
+// A nil handle is a zip's first pass: what the zip says twice must agree,
+// then the names, into pre.
+func (x *extraction) walk(r *countingSection, size int64, handle archives.FileHandler, pre *packCheck) error {
+	if x.kind == kind7z {
+		return archives.SevenZip{}.Extract(x.ctx, r, handle)
+	}
+	zr, err := openZip(r, size)
+	if err != nil {
+		return err
+	}
+	if handle == nil {
+		pre.problems = append(pre.problems, zipHeaderProblems(r, size, zr)...)
+		handle = x.headerCheck(pre)
+	}
+	return walkZip(x.ctx, zr, handle)
 }
 
 // headerCheck returns the first pass's handler: every entry's name, type
@@ -614,23 +638,7 @@ func (x *extraction) copy(fi archives.FileInfo, name string, idx int, max int64,
 			return err
 		}
 	}
-	// packed returns the compressed size of the entry for the ratio rule,
-	// or -1 when there is nothing to check.
-	zh, isZip := fi.Header.(zip.FileHeader)
-	start := x.read.Load()
-	packed := func() int64 {
-		switch {
-		case isZip && zh.Method == zip.Store:
-			return -1 // stored: the ratio is 1
-		case isZip:
-			return int64(zh.CompressedSize64) // the reader never reads past it
-		}
-		// The archive bytes the decoder consumed meanwhile, plus slack for
-		// what it read ahead before this entry began. A plain tar counts
-		// too: a sparse entry (rejected, but drained) or a decoder that
-		// makes bytes from nothing shows as a ratio.
-		return x.read.Load() - start + readAheadSlack
-	}
+	c := entryCopy{x: x, name: name, idx: idx, max: max, write: write, packed: x.packedSize(fi)}
 	// A 7z stores the CRC-32 of each file (0 when it stores none); its
 	// reader neither compares it nor notices a folder that ends early.
 	var sum hash.Hash32
@@ -638,7 +646,6 @@ func (x *extraction) copy(fi archives.FileInfo, name string, idx int, max int64,
 	if is7z && sh.CRC32 != 0 {
 		sum = crc32.NewIEEE()
 	}
-	var done int64
 	for {
 		if err := x.ctx.Err(); err != nil {
 			return err
@@ -648,57 +655,111 @@ func (x *extraction) copy(fi archives.FileInfo, name string, idx int, max int64,
 		if sum != nil {
 			sum.Write(buf[:n])
 		}
-		if n > 0 {
-			done += int64(n)
-			keep, ok := x.check.grow(name, idx, max, done, int64(n), packed())
-			if !ok {
-				x.w.release(buf)
-				return errStop
-			}
-			if !keep && write {
-				write = false
-				if err := x.w.send(writeOp{kind: opDiscard}); err != nil {
-					x.w.release(buf)
-					return err
-				}
-				if !x.kind.streaming() {
-					x.w.release(buf)
-					return nil // nothing forces us to read on
-				}
-			}
-			if write {
-				if err := x.w.send(writeOp{kind: opWrite, buf: buf[:n]}); err != nil {
-					return err
-				}
-			} else {
-				x.w.release(buf)
-			}
-			x.done += int64(n)
-			if x.progress != nil {
-				x.progress(x.done, x.total)
-			}
-		} else {
+		if n == 0 {
 			x.w.release(buf)
+		} else if more, err := c.take(buf, n); err != nil || !more {
+			return err
 		}
 		if rerr == io.EOF {
 			break
 		}
 		if rerr != nil {
-			return x.corrupt(name, entryDamage(rerr, done, fi.Size()))
+			return x.corrupt(name, entryDamage(rerr, c.done, fi.Size()))
 		}
 	}
 	if is7z {
-		if done != int64(sh.UncompressedSize) {
-			return x.corrupt(name, entryDamage(io.ErrUnexpectedEOF, done, int64(sh.UncompressedSize)))
+		if c.done != int64(sh.UncompressedSize) {
+			return x.corrupt(name, entryDamage(io.ErrUnexpectedEOF, c.done, int64(sh.UncompressedSize)))
 		}
 		if sum != nil && sum.Sum32() != sh.CRC32 {
 			return x.corrupt(name, crcMismatch(sh.CRC32, sum.Sum32()))
 		}
 	}
-	if write {
+	if c.write {
 		return x.w.send(writeOp{kind: opClose})
 	}
 	return nil
+}
+
+// packedSize returns the function that gives the compressed size of the
+// entry fi so far, for the ratio rule, or -1 when there is nothing to
+// check. It is called as the entry streams.
+func (x *extraction) packedSize(fi archives.FileInfo) func() int64 {
+	if zh, ok := fi.Header.(zip.FileHeader); ok {
+		packed := zipPacked(zh.Method, zh.CompressedSize64)
+		return func() int64 { return packed }
+	}
+	// The archive bytes the decoder consumed meanwhile, plus slack for
+	// what it read ahead before this entry began. A plain tar counts too:
+	// a sparse entry (rejected, but drained) or a decoder that makes bytes
+	// from nothing shows as a ratio.
+	start := x.read.Load()
+	return func() int64 { return x.read.Load() - start + readAheadSlack }
+}
+
+// zipPacked is the compressed size of a zip entry of method and
+// compressed bytes, for the ratio rule: the reader never reads past it;
+// -1 for a stored entry, whose ratio is 1.
+func zipPacked(method uint16, compressed uint64) int64 {
+	if method == zip.Store {
+		return -1
+	}
+	return int64(compressed)
+}
+
+// entryCopy is one entry of copy as it streams: its bytes so far (done)
+// and whether they are still written.
+type entryCopy struct {
+	x      *extraction
+	name   string
+	idx    int
+	max    int64
+	write  bool
+	packed func() int64
+	done   int64
+}
+
+// take hands the entry's next n bytes, read into buf, to the limits and,
+// while the entry is written, to the writer, which then owns buf. It
+// reports whether to read on: not past a limit (errStop), nor once an
+// entry of a zip or 7z is over its own cap, as nothing forces us to read
+// its bytes.
+func (c *entryCopy) take(buf []byte, n int) (bool, error) {
+	x := c.x
+	c.done += int64(n)
+	keep, ok := x.check.grow(c.name, c.idx, c.max, c.done, int64(n), c.packed())
+	if !ok {
+		x.w.release(buf)
+		return false, errStop
+	}
+	if !keep && c.write {
+		c.write = false
+		if err := x.w.send(writeOp{kind: opDiscard}); err != nil {
+			x.w.release(buf)
+			return false, err
+		}
+		if !x.kind.streaming() {
+			x.w.release(buf)
+			return false, nil
+		}
+	}
+	if c.write {
+		if err := x.w.send(writeOp{kind: opWrite, buf: buf[:n]}); err != nil {
+			return false, err
+		}
+	} else {
+		x.w.release(buf)
+	}
+	x.produced(n)
+	return true, nil
+}
+
+// produced counts n more entry bytes and reports the progress.
+func (x *extraction) produced(n int) {
+	x.done += int64(n)
+	if x.progress != nil {
+		x.progress(x.done, x.total)
+	}
 }
 
 // fillBuffer reads from r until buf is full or r ends. Unlike io.ReadFull

@@ -76,9 +76,7 @@ func (x *extraction) zipParallel(zr *zip.Reader) error {
 func (x *extraction) zipEntry(ctx context.Context, mu *sync.Mutex, root *os.Root, f *zip.File, name string, idx int, max int64, buf []byte) error {
 	rc, err := f.Open()
 	if err != nil {
-		mu.Lock()
-		defer mu.Unlock()
-		return x.corrupt(name, err)
+		return x.corruptLocked(mu, name, err)
 	}
 	defer rc.Close()
 	out, err := x.w.dirs.create(root, name)
@@ -94,10 +92,7 @@ func (x *extraction) zipEntry(ctx context.Context, mu *sync.Mutex, root *os.Root
 			root.Remove(filepath.FromSlash(name))
 		}
 	}()
-	packed := int64(f.CompressedSize64) // the reader never reads past it
-	if f.Method == zip.Store {
-		packed = -1
-	}
+	packed := zipPacked(f.Method, f.CompressedSize64)
 	// The reader skips the CRC-32 check when the stored value is 0, as it
 	// is for an empty entry: for any other, compare it here.
 	var sum hash.Hash32
@@ -118,10 +113,7 @@ func (x *extraction) zipEntry(ctx context.Context, mu *sync.Mutex, root *os.Root
 			done += int64(n)
 			mu.Lock()
 			write, ok := x.check.grow(name, idx, max, done, int64(n), packed)
-			x.done += int64(n)
-			if x.progress != nil {
-				x.progress(x.done, x.total)
-			}
+			x.produced(n)
 			mu.Unlock()
 			if !ok {
 				keep = false
@@ -141,22 +133,25 @@ func (x *extraction) zipEntry(ctx context.Context, mu *sync.Mutex, root *os.Root
 		}
 		if rerr != nil {
 			keep = false
-			mu.Lock()
-			defer mu.Unlock()
-			return x.corrupt(name, entryDamage(rerr, done, int64(f.UncompressedSize64)))
+			return x.corruptLocked(mu, name, entryDamage(rerr, done, int64(f.UncompressedSize64)))
 		}
 	}
 	if sum != nil && sum.Sum32() != f.CRC32 {
 		keep = false
-		mu.Lock()
-		defer mu.Unlock()
-		return x.corrupt(name, crcMismatch(f.CRC32, sum.Sum32()))
+		return x.corruptLocked(mu, name, crcMismatch(f.CRC32, sum.Sum32()))
 	}
 	handed = true // the list closes it, with an error or not
 	if err := x.w.written.add(out, name); err != nil {
 		return &writeError{err}
 	}
 	return nil
+}
+
+// corruptLocked is corrupt for a worker of zipParallel, under mu.
+func (x *extraction) corruptLocked(mu *sync.Mutex, entry string, err error) error {
+	mu.Lock()
+	defer mu.Unlock()
+	return x.corrupt(entry, err)
 }
 
 // zipHeaderProblems checks what a zip says twice, as unzip does: each

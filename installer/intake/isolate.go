@@ -566,25 +566,14 @@ func installable(m fs.FileMode) bool {
 	return m == stagedPerm
 }
 
-// verifyStaged checks what a child left in staging: the pack root lies in
-// the staging folder; every item there is a folder or a regular file of
-// one link (no hard link); the regular files are exactly the listed ones,
-// with their sizes; and the list passes the file rules again. Nothing the
-// child says is trusted, nor any mode it set: it returns the files not of
-// stagedPerm, to be made so (a child could set a setuid bit, and the
-// staged files are installed as they are).
-func verifyStaged(st *Staged, lim Limits) (unreadable []string, err error) {
-	rel, err := filepath.Rel(st.Dir, st.Root)
-	if err != nil || !filepath.IsLocal(rel) && rel != "." || strings.Contains(filepath.ToSlash(rel), "/") {
-		return nil, fmt.Errorf("pack root %q outside staging", st.Root)
-	}
-	prefix := ""
-	if rel != "." {
-		prefix = filepath.ToSlash(rel) + "/"
-	}
+// checkListed checks the files a child listed, under the pack root
+// prefix (empty, or a folder name and a slash): each listed once, and the
+// list passing the file rules again, that root among them. It returns the
+// listed sizes by path.
+func checkListed(listed []File, prefix string, lim Limits) (map[string]int64, error) {
 	check := newPackCheck(lim)
 	want := map[string]int64{}
-	for _, f := range st.Files {
+	for _, f := range listed {
 		if _, dup := want[f.Path]; dup {
 			return nil, fmt.Errorf("%s listed twice", f.Path)
 		}
@@ -604,8 +593,31 @@ func verifyStaged(st *Staged, lim Limits) (unreadable []string, err error) {
 		return nil, fmt.Errorf("%s", problems[0])
 	case root != prefix:
 		return nil, fmt.Errorf("pack root %q, the files say %q", prefix, root)
-	case len(files) != len(st.Files):
-		return nil, fmt.Errorf("%d files listed, %d allowed", len(st.Files), len(files))
+	case len(files) != len(listed):
+		return nil, fmt.Errorf("%d files listed, %d allowed", len(listed), len(files))
+	}
+	return want, nil
+}
+
+// verifyStaged checks what a child left in staging: the pack root lies in
+// the staging folder; every item there is a folder or a regular file of
+// one link (no hard link); the regular files are exactly the listed ones,
+// with their sizes; and the list passes the file rules again. Nothing the
+// child says is trusted, nor any mode it set: it returns the files not of
+// stagedPerm, to be made so (a child could set a setuid bit, and the
+// staged files are installed as they are).
+func verifyStaged(st *Staged, lim Limits) (unreadable []string, err error) {
+	rel, err := filepath.Rel(st.Dir, st.Root)
+	if err != nil || !filepath.IsLocal(rel) && rel != "." || strings.Contains(filepath.ToSlash(rel), "/") {
+		return nil, fmt.Errorf("pack root %q outside staging", st.Root)
+	}
+	prefix := ""
+	if rel != "." {
+		prefix = filepath.ToSlash(rel) + "/"
+	}
+	want, err := checkListed(st.Files, prefix, lim)
+	if err != nil {
+		return nil, err
 	}
 	found := 0
 	err = filepath.WalkDir(st.Dir, func(p string, d fs.DirEntry, err error) error {
