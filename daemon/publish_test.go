@@ -9,8 +9,8 @@ import (
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/installer/deploy"
 	"github.com/mjolnir-forge/forgesync/installer/store"
+	"github.com/mjolnir-forge/forgesync/inventory/rejection"
 	"github.com/mjolnir-forge/forgesync/pipeline"
-	"github.com/mjolnir-forge/forgesync/rejection"
 	"github.com/mjolnir-forge/forgesync/sets/fetch"
 	"github.com/mjolnir-forge/forgesync/sets/follow"
 )

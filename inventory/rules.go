@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/mjolnir-forge/forgesync/internal/semver"
-	"github.com/mjolnir-forge/forgesync/rejection"
+	"github.com/mjolnir-forge/forgesync/inventory/rejection"
 )
 
 // Outcome is what became of one pack offered for installation (SPEC §4):

@@ -11,7 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mjolnir-forge/forgesync/internal/semver"
-	"github.com/mjolnir-forge/forgesync/rejection"
+	"github.com/mjolnir-forge/forgesync/inventory/rejection"
 )
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}

@@ -13,7 +13,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/installer/store"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/internal/errkind"
-	"github.com/mjolnir-forge/forgesync/rejection"
+	"github.com/mjolnir-forge/forgesync/inventory/rejection"
 )
 
 // Rules of the reasons an archive waits (ResultWaiting): the machine's

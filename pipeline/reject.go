@@ -11,7 +11,7 @@ import (
 
 	"github.com/mjolnir-forge/forgesync/installer/store"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
-	"github.com/mjolnir-forge/forgesync/rejection"
+	"github.com/mjolnir-forge/forgesync/inventory/rejection"
 )
 
 // rejected is an archive from drop that a transaction rejected, on its way

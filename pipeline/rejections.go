@@ -16,7 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
-	"github.com/mjolnir-forge/forgesync/rejection"
+	"github.com/mjolnir-forge/forgesync/inventory/rejection"
 )
 
 // rejectionsFile holds, under the state folder, the reasons of every

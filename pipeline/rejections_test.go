@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mjolnir-forge/forgesync/rejection"
+	"github.com/mjolnir-forge/forgesync/inventory/rejection"
 )
 
 // TestRejectionReasonsAreData checks that the reasons of a rejection reach

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/mjolnir-forge/forgesync/internal/errkind"
-	"github.com/mjolnir-forge/forgesync/rejection"
+	"github.com/mjolnir-forge/forgesync/inventory/rejection"
 )
 
 // ErrNotRejected is returned (wrapped) by Retry for a name that is not a

@@ -5,7 +5,7 @@ import (
 
 	"github.com/mjolnir-forge/forgesync/installer/deploy"
 	"github.com/mjolnir-forge/forgesync/inventory"
-	"github.com/mjolnir-forge/forgesync/rejection"
+	"github.com/mjolnir-forge/forgesync/inventory/rejection"
 	"github.com/mjolnir-forge/forgesync/sets/lock"
 )
 

@@ -12,7 +12,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/cmd/forgesync/examples"
 	"github.com/mjolnir-forge/forgesync/config"
 	"github.com/mjolnir-forge/forgesync/internal/cli"
-	"github.com/mjolnir-forge/forgesync/rejection"
+	"github.com/mjolnir-forge/forgesync/inventory/rejection"
 )
 
 func demoCommand() *cli.Command {

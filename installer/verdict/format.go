@@ -12,7 +12,7 @@ import (
 
 	"github.com/mjolnir-forge/forgesync/installer/intake"
 	"github.com/mjolnir-forge/forgesync/internal/plural"
-	"github.com/mjolnir-forge/forgesync/rejection"
+	"github.com/mjolnir-forge/forgesync/inventory/rejection"
 )
 
 // Formats `forgesync scan --format` writes besides its text.

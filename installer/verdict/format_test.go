@@ -14,7 +14,7 @@ import (
 
 	"github.com/mjolnir-forge/forgesync/installer/intake"
 	"github.com/mjolnir-forge/forgesync/internal/toolcheck"
-	"github.com/mjolnir-forge/forgesync/rejection"
+	"github.com/mjolnir-forge/forgesync/inventory/rejection"
 )
 
 // badPack writes a copy of the lockout-gates example whose first door

@@ -21,7 +21,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/installer/iostore"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/inventory"
-	"github.com/mjolnir-forge/forgesync/rejection"
+	"github.com/mjolnir-forge/forgesync/inventory/rejection"
 )
 
 // Rules this package adds to those of intake and inventory.

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
-	"github.com/mjolnir-forge/forgesync/rejection"
+	"github.com/mjolnir-forge/forgesync/inventory/rejection"
 	"github.com/mjolnir-forge/forgesync/sets/lock"
 	"github.com/mjolnir-forge/forgesync/sets/oci"
 )

@@ -14,7 +14,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/mjolnir-forge/forgesync/rejection"
+	"github.com/mjolnir-forge/forgesync/inventory/rejection"
 	"github.com/mjolnir-forge/forgesync/sets/lock"
 	"github.com/mjolnir-forge/forgesync/sets/oci"
 )

@@ -16,7 +16,7 @@ import (
 	"strings"
 
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
-	"github.com/mjolnir-forge/forgesync/rejection"
+	"github.com/mjolnir-forge/forgesync/inventory/rejection"
 	"github.com/mjolnir-forge/forgesync/sets/lock"
 )
 

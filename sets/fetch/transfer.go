@@ -9,7 +9,7 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/mjolnir-forge/forgesync/rejection"
+	"github.com/mjolnir-forge/forgesync/inventory/rejection"
 	"github.com/mjolnir-forge/forgesync/sets/lock"
 )
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mjolnir-forge/forgesync/rejection"
+	"github.com/mjolnir-forge/forgesync/inventory/rejection"
 )
 
 // Limits and fixed values of the lock file (SPEC §10.1).

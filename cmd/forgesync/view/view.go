@@ -22,7 +22,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/internal/plaintext"
 	"github.com/mjolnir-forge/forgesync/internal/plural"
 	"github.com/mjolnir-forge/forgesync/inventory"
-	"github.com/mjolnir-forge/forgesync/rejection"
+	"github.com/mjolnir-forge/forgesync/inventory/rejection"
 	"github.com/mjolnir-forge/forgesync/sets/lock"
 )
 

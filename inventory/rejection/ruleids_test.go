@@ -33,12 +33,12 @@ func ruleIDs(t *testing.T) map[string][]ruleConst {
 	name := regexp.MustCompile(`^[Rr]ule[A-Z0-9]`)
 	fset := token.NewFileSet()
 	ids := map[string][]ruleConst{}
-	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir("../..", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		if d.IsDir() {
-			if base := d.Name(); path != ".." && (strings.HasPrefix(base, ".") || base == "testdata" || base == "examples") {
+			if base := d.Name(); path != "../.." && (strings.HasPrefix(base, ".") || base == "testdata" || base == "examples") {
 				return filepath.SkipDir
 			}
 			return nil
