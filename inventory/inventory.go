@@ -1,8 +1,9 @@
 // Package inventory owns the Forge pack catalog model (pack, piece, lift,
 // door, surface), the strict forgepack.json decoder and validator that the
-// CLI packer, the scanner and the daemon all share, and the limits of
-// SPEC §3. It reads bytes and returns values; it knows nothing of disks,
-// archives or sockets.
+// CLI packer, the scanner and the daemon all share, the limits of SPEC §3,
+// and the manifest's JSON Schema for editors (forgepack.schema.json). It
+// reads bytes and returns values; it knows nothing of disks, archives or
+// sockets.
 package inventory
 
 import (

@@ -13,7 +13,7 @@ import (
 
 	"github.com/mjolnir-forge/forgesync/internal/cli"
 	"github.com/mjolnir-forge/forgesync/internal/toolcheck"
-	"github.com/mjolnir-forge/forgesync/schema"
+	"github.com/mjolnir-forge/forgesync/inventory"
 )
 
 // commandsIn returns the command lines of the first fenced block of lang
@@ -225,7 +225,7 @@ func TestPackBesideFolder(t *testing.T) {
 func TestSchemaOffline(t *testing.T) {
 	t.Chdir(t.TempDir())
 	runLine(t, "forgesync init neon-halls")
-	if code, out, errs := runCLI(t, "schema"); code != cli.ExitOK || out != string(schema.Manifest) {
+	if code, out, errs := runCLI(t, "schema"); code != cli.ExitOK || out != string(inventory.JSONSchema) {
 		t.Fatalf("schema = %d, %d bytes, %s; want the schema", code, len(out), errs)
 	}
 	if code, out, errs := runCLI(t, "schema", "-o", "forgepack.schema.json"); code != cli.ExitOK || out != "wrote forgepack.schema.json\n" {
@@ -236,7 +236,7 @@ func TestSchemaOffline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data = []byte(strings.Replace(string(data), `"`+schema.ManifestURL+`"`, `"../forgepack.schema.json"`, 1))
+	data = []byte(strings.Replace(string(data), `"`+inventory.JSONSchemaURL+`"`, `"../forgepack.schema.json"`, 1))
 	if !strings.Contains(string(data), `"$schema": "../forgepack.schema.json"`) {
 		t.Fatalf("manifest has no $schema to point at the copy:\n%s", data)
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/internal/cli"
 	"github.com/mjolnir-forge/forgesync/internal/plural"
-	"github.com/mjolnir-forge/forgesync/schema"
+	"github.com/mjolnir-forge/forgesync/inventory"
 )
 
 func scanCommand() *cli.Command {
@@ -113,7 +113,7 @@ func initCommand() *cli.Command {
 			"The pack id is --id, else DIR's name. Exit status: 0 written, 2 failure.",
 		Flags: func(fs *flag.FlagSet) { fs.StringVar(&id, "id", "", "the pack `ID` (default: the folder's name)") },
 		Run: func(ctx context.Context, e *cli.Env, args []string) int {
-			if err := examples.Init(args[0], id, schema.ManifestURL); err != nil {
+			if err := examples.Init(args[0], id, inventory.JSONSchemaURL); err != nil {
 				return e.Fail(err)
 			}
 			fmt.Fprintf(e.Stdout, "%s: new pack (forgepack.json, README.md, content/)\nnext: forgesync scan %s, then forgesync pack %s\n", args[0], args[0], args[0])
@@ -134,10 +134,10 @@ func schemaCommand() *cli.Command {
 		},
 		Run: func(ctx context.Context, e *cli.Env, args []string) int {
 			if out == "" {
-				e.Stdout.Write(schema.Manifest)
+				e.Stdout.Write(inventory.JSONSchema)
 				return cli.ExitOK
 			}
-			if err := atomicfile.WriteFile(out, schema.Manifest, 0o644); err != nil {
+			if err := atomicfile.WriteFile(out, inventory.JSONSchema, 0o644); err != nil {
 				return e.Fail(err)
 			}
 			fmt.Fprintf(e.Stdout, "wrote %s\n", out)

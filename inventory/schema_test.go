@@ -1,4 +1,4 @@
-package schema
+package inventory_test
 
 import (
 	"bytes"
@@ -38,15 +38,15 @@ var crossField = []struct {
 
 func compile(t testing.TB) *jsonschema.Schema {
 	t.Helper()
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(Manifest))
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(inventory.JSONSchema))
 	if err != nil {
 		t.Fatalf("forgepack.schema.json: %v", err)
 	}
 	c := jsonschema.NewCompiler()
-	if err := c.AddResource(ManifestURL, doc); err != nil {
+	if err := c.AddResource(inventory.JSONSchemaURL, doc); err != nil {
 		t.Fatal(err)
 	}
-	sch, err := c.Compile(ManifestURL)
+	sch, err := c.Compile(inventory.JSONSchemaURL)
 	if err != nil {
 		t.Fatalf("compile forgepack.schema.json: %v", err)
 	}
@@ -59,11 +59,26 @@ func TestSchemaID(t *testing.T) {
 		ID     string `json:"$id"`
 		Schema string `json:"$schema"`
 	}
-	if err := json.Unmarshal(Manifest, &head); err != nil {
+	if err := json.Unmarshal(inventory.JSONSchema, &head); err != nil {
 		t.Fatal(err)
 	}
-	if head.ID != ManifestURL || head.Schema != "https://json-schema.org/draft/2020-12/schema" {
-		t.Fatalf("$id %q, $schema %q; want %q and draft 2020-12", head.ID, head.Schema, ManifestURL)
+	if head.ID != inventory.JSONSchemaURL || head.Schema != "https://json-schema.org/draft/2020-12/schema" {
+		t.Fatalf("$id %q, $schema %q; want %q and draft 2020-12", head.ID, head.Schema, inventory.JSONSchemaURL)
+	}
+}
+
+// TestPublishedSchema keeps the copy of the schema at the address
+// JSONSchemaURL names, schema/forgepack.schema.json of the repository,
+// equal to the one forgesync embeds: editors fetch that copy for every
+// manifest `forgesync init` wrote.
+func TestPublishedSchema(t *testing.T) {
+	const published = "../schema/forgepack.schema.json"
+	data, err := os.ReadFile(published)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(data, inventory.JSONSchema) {
+		t.Errorf("%s differs from inventory/forgepack.schema.json: edit the one in inventory/, then copy it to schema/ (the address JSONSchemaURL names)", published)
 	}
 }
 
@@ -71,7 +86,7 @@ func TestSchemaID(t *testing.T) {
 // a description, so an editor explains each field it completes.
 func TestEveryFieldDocumented(t *testing.T) {
 	var doc map[string]any
-	if err := json.Unmarshal(Manifest, &doc); err != nil {
+	if err := json.Unmarshal(inventory.JSONSchema, &doc); err != nil {
 		t.Fatal(err)
 	}
 	n := 0
@@ -196,7 +211,7 @@ func corpus(t *testing.T) []manifestCase {
 	t.Helper()
 	var out []manifestCase
 	files, _ := filepath.Glob("../cmd/forgesync/examples/*/forgepack.json")
-	more, _ := filepath.Glob("../inventory/testdata/manifests/*.json")
+	more, _ := filepath.Glob("testdata/manifests/*.json")
 	files = append(files, more...)
 	if len(files) < 6 {
 		t.Fatalf("found %d manifest files; the examples or the decoder's testdata moved", len(files))
@@ -358,7 +373,7 @@ func mutations() []mutation {
 	long := func(n int) string { return strings.Repeat("a", n) }
 	ms := []mutation{
 		{"base", func(obj) {}},
-		set("$schema", ManifestURL), set("$schema", 5), set("$schema", "./"+long(1030)),
+		set("$schema", inventory.JSONSchemaURL), set("$schema", 5), set("$schema", "./"+long(1030)),
 		set("extra", true),
 		set("schema", 1), set("schema", 2), set("schema", "1"), set("schema", 0),
 		del("schema"), del("id"), del("version"), del("name"), del("authors"), del("pieces"), del("description"),
