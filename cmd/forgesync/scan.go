@@ -12,7 +12,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/installer/verdict"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/internal/cli"
-	"github.com/mjolnir-forge/forgesync/internal/plural"
+	"github.com/mjolnir-forge/forgesync/internal/text"
 	"github.com/mjolnir-forge/forgesync/inventory"
 )
 
@@ -99,7 +99,7 @@ func runPack(e *cli.Env, dir, out string) int {
 	if e.JSON {
 		cli.WriteJSON(e.Stdout, map[string]any{"archive": rep.Archive, "pack": rep.Pack, "files": len(rep.Files)})
 	} else {
-		fmt.Fprintf(e.Stdout, "%s %s: wrote %s (%s)\n", rep.Pack.ID, rep.Pack.Version, rep.Archive, plural.Count(len(rep.Files), "file"))
+		fmt.Fprintf(e.Stdout, "%s %s: wrote %s (%s)\n", rep.Pack.ID, rep.Pack.Version, rep.Archive, text.Count(len(rep.Files), "file"))
 	}
 	return cli.ExitOK
 }

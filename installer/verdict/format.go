@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/mjolnir-forge/forgesync/installer/intake"
-	"github.com/mjolnir-forge/forgesync/internal/plural"
+	"github.com/mjolnir-forge/forgesync/internal/text"
 	"github.com/mjolnir-forge/forgesync/inventory/rejection"
 )
 
@@ -93,10 +93,10 @@ func WriteText(w io.Writer, r *Report) error {
 	name = rejection.Escape(name)
 	if r.Valid {
 		m := r.Manifest
-		fmt.Fprintf(&b, "%s: valid (%s, %s, %s, %s)\n", name, plural.Count(len(m.Pieces), "piece"),
-			plural.Count(m.Lifts(), "lift"), plural.Count(m.Doors(), "door"), plural.Count(len(m.RequiredPackages()), "surface package"))
+		fmt.Fprintf(&b, "%s: valid (%s, %s, %s, %s)\n", name, text.Count(len(m.Pieces), "piece"),
+			text.Count(m.Lifts(), "lift"), text.Count(m.Doors(), "door"), text.Count(len(m.RequiredPackages()), "surface package"))
 	} else {
-		fmt.Fprintf(&b, "%s: invalid, %s\n", name, plural.Count(len(r.Problems), "problem"))
+		fmt.Fprintf(&b, "%s: invalid, %s\n", name, text.Count(len(r.Problems), "problem"))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

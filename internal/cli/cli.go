@@ -20,7 +20,7 @@ import (
 
 	"github.com/mjolnir-forge/forgesync/config"
 	"github.com/mjolnir-forge/forgesync/internal/errkind"
-	"github.com/mjolnir-forge/forgesync/internal/plural"
+	"github.com/mjolnir-forge/forgesync/internal/text"
 	"github.com/mjolnir-forge/forgesync/inventory/rejection"
 )
 
@@ -308,7 +308,7 @@ func (a Args) check(stderr io.Writer, name string, n int) bool {
 	if a.Want == "" || (n >= a.Min && (a.Max < 0 || n <= a.Max)) {
 		return true
 	}
-	fmt.Fprintf(stderr, "forgesync %s: want %s, got %s\n", name, a.Want, plural.Count(n, "argument"))
+	fmt.Fprintf(stderr, "forgesync %s: want %s, got %s\n", name, a.Want, text.Count(n, "argument"))
 	return false
 }
 

@@ -5,8 +5,8 @@
 // rejected archive, rendered from the reasons; and Escape, the one function
 // every text writer passes outside text through, so that names and
 // messages from archives and servers cannot drive a terminal or forge a
-// line. It imports nothing of the project but the internal/plaintext leaf,
-// so every layer can use it.
+// line. It imports nothing of the project but the internal/text leaf, so
+// every layer can use it.
 package rejection
 
 import (
@@ -15,13 +15,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mjolnir-forge/forgesync/internal/plaintext"
+	"github.com/mjolnir-forge/forgesync/internal/text"
 )
 
 // Escape returns s with every character that could drive a terminal, start
 // a line or reorder what a reader sees written as an escape (see
-// plaintext.Escape, which the CLI's text views use too).
-func Escape(s string) string { return plaintext.Escape(s) }
+// text.Escape, which the CLI's text views use too).
+func Escape(s string) string { return text.Escape(s) }
 
 // Reason is one reason a pack is refused: a broken file rule of SPEC §2, a
 // manifest rule of SPEC §3, a missing surface package of SPEC §5, or an

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
-	"github.com/mjolnir-forge/forgesync/internal/plural"
+	"github.com/mjolnir-forge/forgesync/internal/text"
 )
 
 // Freshness of a lock (SPEC §10.2c): a serial that only grows from one
@@ -170,11 +170,11 @@ func inWords(d time.Duration) string {
 	days, hours, minutes := int64(d/(24*time.Hour)), int64(d%(24*time.Hour)/time.Hour), int64(d%time.Hour/time.Minute)
 	switch {
 	case days >= 1 && hours > 0:
-		return plural.Count64(days, "day") + " " + plural.Count64(hours, "hour")
+		return text.Count64(days, "day") + " " + text.Count64(hours, "hour")
 	case days >= 1:
-		return plural.Count64(days, "day")
+		return text.Count64(days, "day")
 	case hours >= 1:
-		return plural.Count64(hours, "hour") + " " + plural.Count64(minutes, "minute")
+		return text.Count64(hours, "hour") + " " + text.Count64(minutes, "minute")
 	}
-	return plural.Count64(minutes, "minute")
+	return text.Count64(minutes, "minute")
 }

@@ -19,8 +19,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/mjolnir-forge/forgesync/api"
-	"github.com/mjolnir-forge/forgesync/internal/plaintext"
-	"github.com/mjolnir-forge/forgesync/internal/plural"
+	"github.com/mjolnir-forge/forgesync/internal/text"
 	"github.com/mjolnir-forge/forgesync/inventory"
 	"github.com/mjolnir-forge/forgesync/inventory/rejection"
 	"github.com/mjolnir-forge/forgesync/sets/lock"
@@ -39,25 +38,25 @@ func sprintf(format string, args ...any) string {
 
 // escapeArgs passes every argument that is text (a string or a type of
 // string, a byte slice, an error, a fmt.Stringer) through
-// plaintext.Escape; numbers and the like are left as they are.
+// text.Escape; numbers and the like are left as they are.
 func escapeArgs(args []any) []any {
 	out := make([]any, len(args))
 	for i, a := range args {
 		switch v := a.(type) {
 		case string:
-			out[i] = plaintext.Escape(v)
+			out[i] = text.Escape(v)
 		case []byte:
-			out[i] = plaintext.Escape(string(v))
+			out[i] = text.Escape(string(v))
 		case error:
-			out[i] = plaintext.Escape(v.Error())
+			out[i] = text.Escape(v.Error())
 		case fmt.Stringer:
-			out[i] = plaintext.Escape(v.String())
+			out[i] = text.Escape(v.String())
 		default:
 			switch rv := reflect.ValueOf(a); {
 			case rv.Kind() == reflect.String:
-				out[i] = plaintext.Escape(rv.String())
+				out[i] = text.Escape(rv.String())
 			case rv.Kind() == reflect.Slice && rv.Type().Elem().Kind() == reflect.Uint8:
-				out[i] = plaintext.Escape(string(rv.Bytes()))
+				out[i] = text.Escape(string(rv.Bytes()))
 			default:
 				out[i] = a
 			}
@@ -88,8 +87,8 @@ func WriteStatus(w io.Writer, st api.Status, rejected []api.Rejection) error {
 	}
 	c := st.Counts
 	printf(&b, "packs: %d installed, %d enabled; %s, %s; %d of %d doors in enabled packs; %s\n",
-		c.Packs, c.Enabled, plural.Count(c.Pieces, "piece"), plural.Count(c.Lifts, "lift"),
-		c.EnabledDoors, inventory.MaxDoorsInstalled, plural.Count(c.Rejected, "rejected archive"))
+		c.Packs, c.Enabled, text.Count(c.Pieces, "piece"), text.Count(c.Lifts, "lift"),
+		c.EnabledDoors, inventory.MaxDoorsInstalled, text.Count(c.Rejected, "rejected archive"))
 	if len(st.Queue) > 0 {
 		printf(&b, "queue: %s\n", strings.Join(st.Queue, ", "))
 	}
@@ -265,40 +264,40 @@ func (ew *EventWriter) Close() {
 func Describe(d api.EventData) string {
 	switch d := d.(type) {
 	case api.ArchiveSeen:
-		return sprintf("claimed %s (%s)", d.Archive, plural.Count64(d.Size, "byte"))
+		return sprintf("claimed %s (%s)", d.Archive, text.Count64(d.Size, "byte"))
 	case api.PackInstalled:
 		s := sprintf("%s %s %s from %s", d.Result, d.Pack, d.Version, d.Archive)
 		if d.Previous != "" {
-			s += " (was " + plaintext.Escape(d.Previous) + ")"
+			s += " (was " + text.Escape(d.Previous) + ")"
 		}
 		return s
 	case api.PackRejected:
-		s := "rejected " + plaintext.Escape(d.Archive)
+		s := "rejected " + text.Escape(d.Archive)
 		for _, r := range d.Reasons {
 			s += "\n    - " + reasonLine(r)
 		}
 		return s
 	case api.InventoryPublished:
-		return sprintf("published %s (%s)", strings.Join(d.Files, ", "), plural.Count(d.Packs, "enabled pack"))
+		return sprintf("published %s (%s)", strings.Join(d.Files, ", "), text.Count(d.Packs, "enabled pack"))
 	case api.ModuleDeployed:
 		if d.Pending {
 			return sprintf("staged %s %s until the game lets go of it", d.Component, d.Path)
 		}
 		return sprintf("deployed %s %s", d.Component, d.Path)
 	case api.Warning:
-		return "warning: " + plaintext.Escape(d.Message)
+		return "warning: " + text.Escape(d.Message)
 	case api.SetResult:
 		return sprintf("set applied: %s (%d installed, %d upgraded, %d downgraded, %d disabled, %d removed)", d.Fingerprint,
 			len(d.Installed), len(d.Upgraded), len(d.Downgraded), len(d.Disabled), len(d.Removed))
 	case api.GenerationRecorded:
-		return sprintf("generation %d (%s): %s, %s", d.N, d.Cause, plural.Count(d.Packs, "pack"), d.Fingerprint)
+		return sprintf("generation %d (%s): %s, %s", d.N, d.Cause, text.Count(d.Packs, "pack"), d.Fingerprint)
 	case api.SetCheck:
 		s := sprintf("checked the pack set %s: %s", d.Source, d.Result)
 		if d.NotModified {
 			s += " (not modified)"
 		}
 		if d.Error != "" {
-			s += ": " + plaintext.Escape(d.Error)
+			s += ": " + text.Escape(d.Error)
 		}
 		return s
 	case api.Download:
@@ -326,7 +325,7 @@ func Describe(d api.EventData) string {
 		}
 		return s + sprintf(" %s", d.Fingerprint)
 	}
-	return plaintext.Escape(fmt.Sprintf("%s %+v", d.EventType(), d))
+	return text.Escape(fmt.Sprintf("%s %+v", d.EventType(), d))
 }
 
 // resultCounts says a pass's results counted, in resultOrder, then those
@@ -391,7 +390,7 @@ func WriteHistory(w io.Writer, h *api.History) error {
 			}
 		}
 		printf(&b, "generation %d%s  %s  %s  %s, %d enabled  %s\n", g.N, mark,
-			g.Time.Local().Format("2006-01-02 15:04:05"), g.Cause, plural.Count(len(g.Packs), "pack"), enabled, g.Fingerprint)
+			g.Time.Local().Format("2006-01-02 15:04:05"), g.Cause, text.Count(len(g.Packs), "pack"), enabled, g.Fingerprint)
 		for _, c := range g.Changes {
 			printf(&b, "  %s\n", changeLine(c))
 		}
@@ -457,7 +456,7 @@ func writeSetStatus(b *strings.Builder, set *api.SetStatus) {
 			fmt.Fprintln(b, "  the machine equals its set")
 		} else {
 			n := len(set.Differences)
-			printf(b, "  the machine (%s) differs from its set in %s:\n", set.Machine, plural.Count(n, "pack"))
+			printf(b, "  the machine (%s) differs from its set in %s:\n", set.Machine, text.Count(n, "pack"))
 			for _, d := range set.Differences {
 				printf(b, "    %s\n", differenceLine(d))
 			}
@@ -469,7 +468,7 @@ func writeSetStatus(b *strings.Builder, set *api.SetStatus) {
 			line += " (not modified)"
 		}
 		if c.Error != "" {
-			line += ": " + plaintext.Escape(c.Error)
+			line += ": " + text.Escape(c.Error)
 		}
 		fmt.Fprintln(b, line)
 		if d := c.Delta; d != nil {
@@ -497,11 +496,11 @@ func WriteSetSync(w io.Writer, res *api.SetSyncResult) error {
 	for _, d := range res.Downloaded {
 		if x := d.Delta; x != nil {
 			printf(&b, "rebuilt %s from chunks (%s): %s from earlier archives, %s fetched from %s in %s (%s on the wire)\n",
-				d.Pack, plural.Count64(d.Bytes, "byte"), plural.Count64(x.SeedBytes, "byte"), plural.Count64(x.FetchedBytes, "byte"),
-				d.URL, plural.Count64(x.Requests, "request"), plural.Count64(x.WireBytes, "byte"))
+				d.Pack, text.Count64(d.Bytes, "byte"), text.Count64(x.SeedBytes, "byte"), text.Count64(x.FetchedBytes, "byte"),
+				d.URL, text.Count64(x.Requests, "request"), text.Count64(x.WireBytes, "byte"))
 			continue
 		}
-		printf(&b, "downloaded %s from %s (%s)\n", d.Pack, d.URL, plural.Count64(d.Bytes, "byte"))
+		printf(&b, "downloaded %s from %s (%s)\n", d.Pack, d.URL, text.Count64(d.Bytes, "byte"))
 		if d.Fallback != "" {
 			printf(&b, "  whole, as the delta update failed: %s\n", d.Fallback)
 		}

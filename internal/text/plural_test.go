@@ -1,4 +1,4 @@
-package plural
+package text
 
 import "testing"
 

@@ -1,8 +1,10 @@
-// Package plaintext owns how outside text is made safe to print: Escape,
-// the one function every text writer passes names and messages from
-// archives and servers through, so that they cannot drive a terminal or
-// forge a line. It is a leaf every layer may use.
-package plaintext
+// Package text owns the two rules every text forgesync prints for people
+// follows: outside text (names and messages from archives, manifests and
+// servers) goes through Escape, so that it cannot drive a terminal or
+// forge a line; and a count is said with its noun in the right number
+// (Count: "1 archive", "3 archives", "0 files"). It is a leaf every layer
+// may use.
+package text
 
 import (
 	"strconv"

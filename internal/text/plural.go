@@ -1,7 +1,4 @@
-// Package plural says a count with its noun in the right number, the one
-// way every text forgesync prints for people does: "1 archive",
-// "3 archives", "0 files".
-package plural
+package text
 
 import "strconv"
 
