@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+
+	"github.com/mjolnir-forge/forgesync/internal/text"
 )
 
 // Missing is a required package that no container under the content folder
@@ -267,7 +269,7 @@ func (h *Held) String() string {
 	case h.Containers == 0:
 		return "no .utoc/.ucas pair"
 	case len(h.Packages) == 0:
-		return plural(h.Containers, "container") + " with no package exports"
+		return text.Count(h.Containers, "container") + " with no package exports"
 	}
 	const shown = 10
 	ids := make([]string, 0, shown)
@@ -282,13 +284,5 @@ func (h *Held) String() string {
 	if len(h.Packages) == 1 {
 		word = "package id"
 	}
-	return fmt.Sprintf("%s with %s %s", plural(h.Containers, "container"), word, list)
-}
-
-// plural is "1 container", "2 containers".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
+	return fmt.Sprintf("%s with %s %s", text.Count(h.Containers, "container"), word, list)
 }
