@@ -24,7 +24,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
-	"github.com/mjolnir-forge/forgesync/internal/packlimits"
+	"github.com/mjolnir-forge/forgesync/internal/spec"
 )
 
 // Config is a loaded, resolved configuration. Every path in it is absolute
@@ -80,7 +80,7 @@ type Watch struct {
 }
 
 // Limits are the extraction limits of SPEC §2 as configured; a zero field
-// means the built-in default (internal/packlimits). They may only lower
+// means the built-in default (internal/spec). They may only lower
 // the defaults; whoever builds the extractor checks that when it turns
 // them into the intake's limits.
 type Limits struct {
@@ -444,10 +444,10 @@ func parseLimits(l *Limits, f *file, bad func(key, format string, args ...any)) 
 		}
 		return check(key, strconv.Itoa(*n), int64(*n), def, strconv.FormatInt(def, 10))
 	}
-	l.MaxEntries = int(intLimit("max_entries", f.Limits.MaxEntries, packlimits.MaxEntries))
-	l.MaxTotalBytes = sizeLimit("max_total_bytes", f.Limits.MaxTotalBytes, packlimits.MaxTotalBytes)
-	l.MaxEntryBytes = sizeLimit("max_entry_bytes", f.Limits.MaxEntryBytes, packlimits.MaxEntryBytes)
-	l.MaxRatio = int(intLimit("max_ratio", f.Limits.MaxRatio, packlimits.MaxRatio))
+	l.MaxEntries = int(intLimit("max_entries", f.Limits.MaxEntries, spec.MaxEntries))
+	l.MaxTotalBytes = sizeLimit("max_total_bytes", f.Limits.MaxTotalBytes, spec.MaxTotalBytes)
+	l.MaxEntryBytes = sizeLimit("max_entry_bytes", f.Limits.MaxEntryBytes, spec.MaxEntryBytes)
+	l.MaxRatio = int(intLimit("max_ratio", f.Limits.MaxRatio, spec.MaxRatio))
 }
 
 // FormatSize writes a byte count in the largest binary unit that divides

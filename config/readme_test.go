@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mjolnir-forge/forgesync/internal/packlimits"
+	"github.com/mjolnir-forge/forgesync/internal/spec"
 )
 
 // readmeSample returns the complete sample config of the README's
@@ -52,9 +52,9 @@ func TestReadmeSampleConfigParses(t *testing.T) {
 		cfg.Performance != def.Performance {
 		t.Errorf("the sample says other values than the defaults: %+v", cfg)
 	}
-	if cfg.Limits.MaxEntries != packlimits.MaxEntries || cfg.Limits.MaxTotalBytes != packlimits.MaxTotalBytes ||
-		cfg.Limits.MaxEntryBytes != packlimits.MaxEntryBytes || cfg.Limits.MaxRatio != packlimits.MaxRatio {
-		t.Errorf("the sample's limits %+v are not the defaults of internal/packlimits", cfg.Limits)
+	if cfg.Limits.MaxEntries != spec.MaxEntries || cfg.Limits.MaxTotalBytes != spec.MaxTotalBytes ||
+		cfg.Limits.MaxEntryBytes != spec.MaxEntryBytes || cfg.Limits.MaxRatio != spec.MaxRatio {
+		t.Errorf("the sample's limits %+v are not the defaults of internal/spec", cfg.Limits)
 	}
 	for _, table := range []string{"[paths]", "[watch]", "[limits]", "[deploy]", "[log]", "[api]", "[sets]", "[performance]"} {
 		if !strings.Contains(sample, "\n"+table) && !strings.HasPrefix(sample, table) {

@@ -8,12 +8,14 @@ package inventory
 
 import (
 	"slices"
+
+	"github.com/mjolnir-forge/forgesync/internal/spec"
 )
 
 // Limits of SPEC §3.
 const (
 	// MaxManifestBytes is the largest forgepack.json accepted.
-	MaxManifestBytes = 1 << 20
+	MaxManifestBytes = spec.MaxManifestBytes
 	// MaxDepth is the deepest nesting of objects and lists accepted.
 	MaxDepth = 16
 	// MaxPieces is the most pieces one pack may declare.

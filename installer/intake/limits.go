@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/mjolnir-forge/forgesync/internal/packlimits"
+	"github.com/mjolnir-forge/forgesync/internal/spec"
 )
 
 // Limits bounds what one pack archive or pack folder may hold (SPEC §2).
@@ -32,7 +32,7 @@ const (
 	RatioFloor = 1 << 20
 
 	// maxManifestBytes is the largest forgepack.json (SPEC §2, §3).
-	maxManifestBytes = packlimits.MaxManifestBytes
+	maxManifestBytes = spec.MaxManifestBytes
 	// maxDocBytes is the largest README, LICENSE, CHANGELOG or preview image.
 	maxDocBytes = 4 << 20
 )
@@ -42,12 +42,12 @@ const (
 // names of at most 200 bytes and 8 levels.
 func DefaultLimits() Limits {
 	return Limits{
-		MaxEntries:    packlimits.MaxEntries,
-		MaxTotalBytes: packlimits.MaxTotalBytes,
-		MaxEntryBytes: packlimits.MaxEntryBytes,
-		MaxRatio:      packlimits.MaxRatio,
-		MaxPathBytes:  packlimits.MaxPathBytes,
-		MaxDepth:      packlimits.MaxDepth,
+		MaxEntries:    spec.MaxEntries,
+		MaxTotalBytes: spec.MaxTotalBytes,
+		MaxEntryBytes: spec.MaxEntryBytes,
+		MaxRatio:      spec.MaxRatio,
+		MaxPathBytes:  spec.MaxPathBytes,
+		MaxDepth:      spec.MaxDepth,
 	}
 }
 

@@ -19,7 +19,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/internal/errkind"
 	"github.com/mjolnir-forge/forgesync/internal/filelock"
-	"github.com/mjolnir-forge/forgesync/internal/packlimits"
+	"github.com/mjolnir-forge/forgesync/internal/spec"
 )
 
 // The pack store's folders and files under the state folder.
@@ -39,8 +39,8 @@ const (
 	// a few kilobytes a pack, generous for 10,000 packs.
 	MaxStateBytes = 256 << 20
 	// maxStoredManifestBytes bounds a stored manifest: the normalized
-	// form of a forgepack.json of at most packlimits.MaxManifestBytes.
-	maxStoredManifestBytes = 4 * packlimits.MaxManifestBytes
+	// form of a forgepack.json of at most spec.MaxManifestBytes.
+	maxStoredManifestBytes = 4 * spec.MaxManifestBytes
 	// maxHolderBytes bounds what the lock file says of its holder (a pid).
 	maxHolderBytes = 4 << 10
 )
