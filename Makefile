@@ -78,7 +78,7 @@ dist: dll
 
 release: dist
 	rm -rf $(DIST)/release
-	$(GO) run -trimpath ./internal/release/mkrelease -version '$(RELEASE_VERSION)' \
+	$(GO) run -trimpath ./cmd/mkrelease -version '$(RELEASE_VERSION)' \
 		-epoch '$(SOURCE_DATE_EPOCH)' -out $(DIST)/release $(if $(SIGN_KEY),-sign-key '$(SIGN_KEY)') \
 		$(foreach os,$(OSES),$(os)=$(DIST)/$(os))
 

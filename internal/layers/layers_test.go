@@ -131,7 +131,7 @@ func TestBinaryLeavesGeneratedClientOut(t *testing.T) {
 	}
 }
 
-// TestBinaryLeavesPackagingOut: the release packaging (internal/release and
+// TestBinaryLeavesPackagingOut: the release packaging (cmd/mkrelease and
 // nfpm, which builds the .deb) is for `make release`; the forgesync binary
 // never links it.
 func TestBinaryLeavesPackagingOut(t *testing.T) {
@@ -140,7 +140,7 @@ func TestBinaryLeavesPackagingOut(t *testing.T) {
 		t.Fatalf("go list -deps: %v", err)
 	}
 	for _, d := range strings.Fields(string(out)) {
-		if strings.HasPrefix(d, "github.com/goreleaser/") || strings.HasPrefix(d, "github.com/mjolnir-forge/forgesync/internal/release") {
+		if strings.HasPrefix(d, "github.com/goreleaser/") || strings.HasPrefix(d, "github.com/mjolnir-forge/forgesync/cmd/mkrelease") {
 			t.Errorf("cmd/forgesync depends on %s: the release packaging is no part of the binary", d)
 		}
 	}

@@ -1,4 +1,4 @@
-package release
+package main
 
 import (
 	"bytes"
@@ -28,16 +28,16 @@ func TestDeb(t *testing.T) {
 	os.WriteFile(filepath.Join(mods, "forge_doors.version"), []byte("forge_doors 1.0.0 api 1\n"), 0o644)
 	mtime := time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
 	var a, b bytes.Buffer
-	if err := Deb(&a, "1.2.3", bundle, "../..", mtime); err != nil {
+	if err := writeDeb(&a, "1.2.3", bundle, "../..", mtime); err != nil {
 		t.Fatal(err)
 	}
-	if err := Deb(&b, "1.2.3", bundle, "../..", mtime); err != nil {
+	if err := writeDeb(&b, "1.2.3", bundle, "../..", mtime); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(a.Bytes(), b.Bytes()) {
 		t.Error("two builds of the .deb differ")
 	}
-	deb := filepath.Join(t.TempDir(), DebName("1.2.3"))
+	deb := filepath.Join(t.TempDir(), debName("1.2.3"))
 	os.WriteFile(deb, a.Bytes(), 0o644)
 	dpkgDeb := func(args ...string) string {
 		t.Helper()
@@ -65,8 +65,8 @@ func TestDeb(t *testing.T) {
 			got = append(got, strings.TrimPrefix(f[len(f)-1], "."))
 		}
 	}
-	want := []string{DebConfig, DebBinary, DebModules + "/MJOLNIRLobby/dlls/forge_doors.dll", DebModules + "/MJOLNIRLobby/dlls/forge_doors.version",
-		DebUnit, DebDoc + "/README.md", DebDoc + "/copyright"}
+	want := []string{debConfig, debBinary, debModules + "/MJOLNIRLobby/dlls/forge_doors.dll", debModules + "/MJOLNIRLobby/dlls/forge_doors.version",
+		debUnit, debDoc + "/README.md", debDoc + "/copyright"}
 	slices.Sort(got)
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
@@ -83,8 +83,8 @@ func TestDeb(t *testing.T) {
 		}
 		return string(data)
 	}
-	if c := read(filepath.Join(control, "conffiles")); strings.TrimSpace(c) != DebConfig {
-		t.Errorf("conffiles = %q; want %s", c, DebConfig)
+	if c := read(filepath.Join(control, "conffiles")); strings.TrimSpace(c) != debConfig {
+		t.Errorf("conffiles = %q; want %s", c, debConfig)
 	}
 	post := read(filepath.Join(control, "postinst"))
 	for _, want := range []string{"useradd --system --user-group --home-dir /var/lib/forgesync", "install -d -o forgesync -g forgesync -m 0750 /var/lib/forgesync",
@@ -102,7 +102,7 @@ func TestDeb(t *testing.T) {
 
 	tree := t.TempDir()
 	dpkgDeb("-x", deb, tree)
-	unit := read(filepath.Join(tree, DebUnit))
+	unit := read(filepath.Join(tree, debUnit))
 	for _, want := range []string{"\nExecStart=/usr/bin/forgesync daemon --config /etc/forgesync/forgesync.toml --machine\n",
 		"\nUser=forgesync\n", "\nStateDirectory=forgesync\n", "\nWantedBy=multi-user.target\n"} {
 		if !strings.Contains(unit, want) {
@@ -112,14 +112,14 @@ func TestDeb(t *testing.T) {
 	// The default configuration, once a host names the game's folders,
 	// points the daemon at the packaged modules and the service's state.
 	conf := filepath.Join(t.TempDir(), "forgesync.toml")
-	sample := strings.Replace(read(filepath.Join(tree, DebConfig)), "# mods = \"/srv/game/Mods\"\n# paks = \"/srv/game/Content/Paks\"\n",
+	sample := strings.Replace(read(filepath.Join(tree, debConfig)), "# mods = \"/srv/game/Mods\"\n# paks = \"/srv/game/Content/Paks\"\n",
 		"mods = \"/srv/game/Mods\"\npaks = \"/srv/game/Content/Paks\"\n", 1)
 	os.WriteFile(conf, []byte(sample), 0o644)
 	cfg, err := config.Load(conf)
 	if err != nil {
 		t.Fatalf("the packaged configuration: %v\n%s", err, sample)
 	}
-	if cfg.Deploy.Modules != DebModules || cfg.Paths.State != "/var/lib/forgesync" || cfg.Paths.Mods != "/srv/game/Mods" {
+	if cfg.Deploy.Modules != debModules || cfg.Paths.State != "/var/lib/forgesync" || cfg.Paths.Mods != "/srv/game/Mods" {
 		t.Errorf("the packaged configuration gives modules %q, state %q, mods %q", cfg.Deploy.Modules, cfg.Paths.State, cfg.Paths.Mods)
 	}
 }

@@ -1,4 +1,4 @@
-package release
+package main
 
 import (
 	"bytes"
@@ -20,12 +20,12 @@ import (
 // refused.
 func TestArchivesReproducible(t *testing.T) {
 	mtime := time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
-	a := []File{{Name: "forgesync", Data: []byte("bin"), Exec: true}, {Name: "modules/x/a.dll", Data: []byte("dll")}, {Name: "LICENSE", Data: []byte("MIT")}}
-	b := []File{a[2], a[1], a[0]}
+	a := []entry{{Name: "forgesync", Data: []byte("bin"), Exec: true}, {Name: "modules/x/a.dll", Data: []byte("dll")}, {Name: "LICENSE", Data: []byte("MIT")}}
+	b := []entry{a[2], a[1], a[0]}
 	for _, f := range []struct {
 		name string
-		pack func([]File, time.Time) ([]byte, error)
-	}{{"Zip", Zip}, {"TarGz", TarGz}} {
+		pack func([]entry, time.Time) ([]byte, error)
+	}{{"Zip", makeZip}, {"TarGz", makeTarGz}} {
 		x, err := f.pack(a, mtime)
 		if err != nil {
 			t.Fatal(err)
@@ -40,7 +40,7 @@ func TestArchivesReproducible(t *testing.T) {
 		if z, _ := f.pack(a, mtime.Add(time.Second)); bytes.Equal(x, z) {
 			t.Errorf("%s ignores the time it is given", f.name)
 		}
-		if _, err := f.pack(append(a, File{Name: "LICENSE"}), mtime); err == nil || err.Error() != "release: LICENSE is in the bundle twice" {
+		if _, err := f.pack(append(a, entry{Name: "LICENSE"}), mtime); err == nil || err.Error() != "release: LICENSE is in the bundle twice" {
 			t.Errorf("%s of a name given twice = %v", f.name, err)
 		}
 	}
@@ -51,7 +51,7 @@ func TestArchivesReproducible(t *testing.T) {
 func TestBundleNeedsModules(t *testing.T) {
 	dist := t.TempDir()
 	os.WriteFile(filepath.Join(dist, "forgesync"), []byte("bin"), 0o755)
-	_, err := Bundle(dist, "../..")
+	_, err := readBundle(dist, "../..")
 	if want := "bundle " + dist + " has no modules/MJOLNIRLobby/dlls/forge_doors.dll: build it with `make dist`"; err == nil || err.Error() != want {
 		t.Errorf("Bundle without modules = %v; want %q", err, want)
 	}
@@ -73,7 +73,7 @@ func TestMakeRelease(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	key, pubFile := filepath.Join(tmp, "release.key"), filepath.Join(tmp, "release.pub")
+	key, pubFile := filepath.Join(tmp, "key"), filepath.Join(tmp, "pub")
 	keyText, _ := priv.MarshalText()
 	pubText, _ := pub.MarshalText()
 	os.WriteFile(key, keyText, 0o600)
@@ -102,19 +102,19 @@ func TestMakeRelease(t *testing.T) {
 	if want := []string{"SHA256SUMS", "SHA256SUMS.minisig", debName, tarName, zipName}; !slices.Equal(names, want) {
 		t.Fatalf("dist/release holds %q; want %q", names, want)
 	}
-	for _, n := range []string{SumsName, zipName, tarName, debName} {
+	for _, n := range []string{sumsName, zipName, tarName, debName} {
 		a, _ := os.ReadFile(filepath.Join(rel, n))
 		b, err := os.ReadFile(filepath.Join(distB, "release", n))
 		if err != nil || !bytes.Equal(a, b) {
 			t.Errorf("%s differs between two builds of one commit (%v)", n, err)
 		}
 	}
-	check := exec.Command("sha256sum", "--check", "--strict", SumsName)
+	check := exec.Command("sha256sum", "--check", "--strict", sumsName)
 	check.Dir = rel
 	if out, err := check.CombinedOutput(); err != nil || strings.Count(string(out), ": OK\n") != 3 {
 		t.Errorf("sha256sum --check: %v\n%s", err, out)
 	}
-	if out, err := exec.Command("minisign", "-V", "-p", pubFile, "-m", filepath.Join(rel, SumsName)).CombinedOutput(); err != nil {
+	if out, err := exec.Command("minisign", "-V", "-p", pubFile, "-m", filepath.Join(rel, sumsName)).CombinedOutput(); err != nil {
 		t.Errorf("minisign -V of SHA256SUMS: %v\n%s", err, out)
 	}
 

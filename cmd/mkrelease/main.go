@@ -9,6 +9,12 @@
 // minisign signature DIR/SHA256SUMS.minisig (the key's password, if it
 // has one, from $FORGESYNC_SIGN_PASSWORD). Every entry is dated SECONDS
 // (SOURCE_DATE_EPOCH), so the same inputs give the same bytes.
+//
+// A release archive holds the built bundle (the binary and its modules/
+// folder), the Lua scripts the daemon deploys, README.md and LICENSE. The
+// archives are reproducible: entries sorted, one fixed time, no owner, so
+// two builds of one commit are the same bytes. The packaging (nfpm, for
+// the .deb) is this command's alone: the forgesync binary never links it.
 package main
 
 import (
@@ -20,8 +26,6 @@ import (
 	"regexp"
 	"strings"
 	"time"
-
-	"github.com/mjolnir-forge/forgesync/internal/release"
 )
 
 // signPasswordEnv is the variable `forgesync lock --sign` reads too.
@@ -66,7 +70,7 @@ func run(args []string) error {
 		if !ok || goos == "" || dir == "" {
 			return fmt.Errorf("%q: want OS=BUNDLE, e.g. linux=dist/linux", a)
 		}
-		files, err := release.Bundle(dir, *root)
+		files, err := readBundle(dir, *root)
 		if err != nil {
 			return err
 		}
@@ -74,10 +78,10 @@ func run(args []string) error {
 		var data []byte
 		if goos == "windows" {
 			name += ".zip"
-			data, err = release.Zip(files, mtime)
+			data, err = makeZip(files, mtime)
 		} else {
 			name += ".tar.gz"
-			data, err = release.TarGz(files, mtime)
+			data, err = makeTarGz(files, mtime)
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
@@ -88,20 +92,20 @@ func run(args []string) error {
 		written[name] = data
 		if goos == "linux" {
 			var deb bytes.Buffer
-			if err := release.Deb(&deb, *version, dir, *root, mtime); err != nil {
+			if err := writeDeb(&deb, *version, dir, *root, mtime); err != nil {
 				return err
 			}
-			written[release.DebName(*version)] = deb.Bytes()
+			written[debName(*version)] = deb.Bytes()
 		}
 	}
-	sums := release.Sums(written)
-	written[release.SumsName] = sums
+	sums := sha256Sums(written)
+	written[sumsName] = sums
 	if *signKey != "" {
-		sig, err := release.SignSums(*signKey, os.Getenv(signPasswordEnv), sums)
+		sig, err := signSums(*signKey, os.Getenv(signPasswordEnv), sums)
 		if err != nil {
 			return err
 		}
-		written[release.SumsName+".minisig"] = sig
+		written[sumsName+".minisig"] = sig
 	}
 	for name, data := range written {
 		p := filepath.Join(*out, name)

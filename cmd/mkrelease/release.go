@@ -1,10 +1,4 @@
-// Package release owns the release archives `make release` writes: per OS,
-// a zip (Windows) or tar.gz (Linux) of the built bundle (the binary and its
-// modules/ folder) with the Lua scripts the daemon deploys, README.md and
-// LICENSE; the SHA256SUMS of the archives and its minisign signature. The
-// archives are reproducible: entries sorted, one fixed time, no owner, so
-// two builds of one commit are the same bytes.
-package release
+package main
 
 import (
 	"archive/tar"
@@ -27,11 +21,11 @@ import (
 	"github.com/mjolnir-forge/forgesync/sets/lock"
 )
 
-// SumsName is the checksum file, in sha256sum's format.
-const SumsName = "SHA256SUMS"
+// sumsName is the checksum file, in sha256sum's format.
+const sumsName = "SHA256SUMS"
 
-// File is one entry of an archive.
-type File struct {
+// entry is one file of a release archive.
+type entry struct {
 	// Name is the slash-separated path inside the archive.
 	Name string
 	Data []byte
@@ -39,13 +33,13 @@ type File struct {
 	Exec bool
 }
 
-// Bundle returns the files of one OS's release, sorted by name: everything
+// readBundle returns the files of one OS's release, sorted by name: everything
 // in dist (the binary and modules/, as `make dist` leaves them in
 // dist/<os>), the deployed Lua scripts under lua/, and README.md and
 // LICENSE from the repository root. A bundle without its native module is
 // refused: a release without it cannot animate doors.
-func Bundle(dist, root string) ([]File, error) {
-	var files []File
+func readBundle(dist, root string) ([]entry, error) {
+	var files []entry
 	err := filepath.WalkDir(dist, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -65,7 +59,7 @@ func Bundle(dist, root string) ([]File, error) {
 		if err != nil {
 			return err
 		}
-		files = append(files, File{Name: filepath.ToSlash(rel), Data: data, Exec: info.Mode()&0o111 != 0})
+		files = append(files, entry{Name: filepath.ToSlash(rel), Data: data, Exec: info.Mode()&0o111 != 0})
 		return nil
 	})
 	if err != nil {
@@ -73,7 +67,7 @@ func Bundle(dist, root string) ([]File, error) {
 	}
 	for _, n := range []string{native.ModulePath(), native.VersionPath()} {
 		want := "modules/" + n
-		if !slices.ContainsFunc(files, func(f File) bool { return f.Name == want }) {
+		if !slices.ContainsFunc(files, func(f entry) bool { return f.Name == want }) {
 			return nil, fmt.Errorf("bundle %s has no %s: build it with `make dist`", dist, want)
 		}
 	}
@@ -82,22 +76,22 @@ func Bundle(dist, root string) ([]File, error) {
 		if err != nil {
 			return nil, fmt.Errorf("lua script %s: %w", n, err)
 		}
-		files = append(files, File{Name: "lua/" + n, Data: data})
+		files = append(files, entry{Name: "lua/" + n, Data: data})
 	}
 	for _, n := range []string{"README.md", "LICENSE"} {
 		data, err := os.ReadFile(filepath.Join(root, n))
 		if err != nil {
 			return nil, fmt.Errorf("release file: %w", err)
 		}
-		files = append(files, File{Name: n, Data: data})
+		files = append(files, entry{Name: n, Data: data})
 	}
 	return sorted(files)
 }
 
 // sorted sorts files by name and refuses a name given twice.
-func sorted(files []File) ([]File, error) {
+func sorted(files []entry) ([]entry, error) {
 	files = slices.Clone(files)
-	slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(files, func(a, b entry) int { return strings.Compare(a.Name, b.Name) })
 	for i := 1; i < len(files); i++ {
 		if files[i].Name == files[i-1].Name {
 			return nil, fmt.Errorf("release: %s is in the bundle twice", files[i].Name)
@@ -107,7 +101,7 @@ func sorted(files []File) ([]File, error) {
 }
 
 // dirs returns the folders the names lie in, parents first, each once.
-func dirs(files []File) []string {
+func dirs(files []entry) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, f := range files {
@@ -122,15 +116,15 @@ func dirs(files []File) []string {
 	return out
 }
 
-func mode(f File) fs.FileMode {
+func mode(f entry) fs.FileMode {
 	if f.Exec {
 		return 0o755
 	}
 	return 0o644
 }
 
-// Zip returns a zip of files (sorted first), every entry dated mtime.
-func Zip(files []File, mtime time.Time) ([]byte, error) {
+// makeZip returns a zip of files (sorted first), every entry dated mtime.
+func makeZip(files []entry, mtime time.Time) ([]byte, error) {
 	files, err := sorted(files)
 	if err != nil {
 		return nil, err
@@ -162,9 +156,9 @@ func Zip(files []File, mtime time.Time) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// TarGz returns a gzip-compressed tar of files (sorted first), every entry
+// makeTarGz returns a gzip-compressed tar of files (sorted first), every entry
 // dated mtime and owned by root.
-func TarGz(files []File, mtime time.Time) ([]byte, error) {
+func makeTarGz(files []entry, mtime time.Time) ([]byte, error) {
 	files, err := sorted(files)
 	if err != nil {
 		return nil, err
@@ -198,9 +192,9 @@ func TarGz(files []File, mtime time.Time) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// Sums returns the SHA256SUMS of the named files, one "HEX  NAME" line
+// sha256Sums returns the SHA256SUMS of the named files, one "HEX  NAME" line
 // each (what `sha256sum -c` checks), sorted by name.
-func Sums(files map[string][]byte) []byte {
+func sha256Sums(files map[string][]byte) []byte {
 	names := make([]string, 0, len(files))
 	for n := range files {
 		names = append(names, n)
@@ -214,13 +208,13 @@ func Sums(files map[string][]byte) []byte {
 	return b.Bytes()
 }
 
-// SignSums returns the minisign signature of a SHA256SUMS (what
+// signSums returns the minisign signature of a SHA256SUMS (what
 // `minisign -Vm SHA256SUMS` checks), made with the secret key at keyPath
 // (password: "" for a key without one).
-func SignSums(keyPath, password string, sums []byte) ([]byte, error) {
+func signSums(keyPath, password string, sums []byte) ([]byte, error) {
 	key, err := lock.ReadSecretKey(keyPath, password)
 	if err != nil {
 		return nil, err
 	}
-	return lock.Sign(key, sums, "file:"+SumsName), nil
+	return lock.Sign(key, sums, "file:"+sumsName), nil
 }

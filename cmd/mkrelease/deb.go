@@ -1,4 +1,4 @@
-package release
+package main
 
 import (
 	"embed"
@@ -24,15 +24,15 @@ var debian embed.FS
 
 // Where the .deb puts things.
 const (
-	DebBinary  = "/usr/bin/forgesync"
-	DebModules = "/usr/lib/forgesync/modules"
-	DebUnit    = "/usr/lib/systemd/system/forgesync.service"
-	DebConfig  = "/etc/forgesync/forgesync.toml"
-	DebDoc     = "/usr/share/doc/forgesync"
+	debBinary  = "/usr/bin/forgesync"
+	debModules = "/usr/lib/forgesync/modules"
+	debUnit    = "/usr/lib/systemd/system/forgesync.service"
+	debConfig  = "/etc/forgesync/forgesync.toml"
+	debDoc     = "/usr/share/doc/forgesync"
 )
 
-// DebName is the file name of the .deb of version.
-func DebName(version string) string { return "forgesync_" + debVersion(version) + "_amd64.deb" }
+// debName is the file name of the .deb of version.
+func debName(version string) string { return "forgesync_" + debVersion(version) + "_amd64.deb" }
 
 // debVersion makes version a Debian version, which starts with a digit
 // (a bare commit hash does not).
@@ -43,14 +43,14 @@ func debVersion(v string) string {
 	return "0~" + v
 }
 
-// Deb writes the .deb for hosts from a Linux bundle (as `make dist` leaves
+// writeDeb writes the .deb for hosts from a Linux bundle (as `make dist` leaves
 // it in dist/linux) and the repository root (README.md, LICENSE): the
 // binary in /usr/bin, the modules bundle in /usr/lib/forgesync/modules
 // (which the default configuration names, as [deploy] modules), the
 // systemd unit running `forgesync daemon --machine` as the forgesync user
 // that postinst makes, state in /var/lib/forgesync, and
 // /etc/forgesync/forgesync.toml as a conffile. Every file is dated mtime.
-func Deb(w io.Writer, version, bundle, root string, mtime time.Time) error {
+func writeDeb(w io.Writer, version, bundle, root string, mtime time.Time) error {
 	tmp, err := os.MkdirTemp("", "forgesync-deb")
 	if err != nil {
 		return fmt.Errorf("deb: %w", err)
@@ -72,15 +72,15 @@ func Deb(w io.Writer, version, bundle, root string, mtime time.Time) error {
 		return &files.ContentFileInfo{Owner: "root", Group: "root", Mode: mode, MTime: mtime}
 	}
 	contents := files.Contents{
-		{Source: filepath.Join(bundle, "forgesync"), Destination: DebBinary, FileInfo: at(0o755)},
-		{Source: own["forgesync.service"], Destination: DebUnit, FileInfo: at(0o644)},
-		{Source: own["forgesync.toml"], Destination: DebConfig, Type: files.TypeConfigNoReplace, FileInfo: at(0o644)},
-		{Source: filepath.Join(root, "README.md"), Destination: DebDoc + "/README.md", FileInfo: at(0o644)},
-		{Source: filepath.Join(root, "LICENSE"), Destination: DebDoc + "/copyright", FileInfo: at(0o644)},
+		{Source: filepath.Join(bundle, "forgesync"), Destination: debBinary, FileInfo: at(0o755)},
+		{Source: own["forgesync.service"], Destination: debUnit, FileInfo: at(0o644)},
+		{Source: own["forgesync.toml"], Destination: debConfig, Type: files.TypeConfigNoReplace, FileInfo: at(0o644)},
+		{Source: filepath.Join(root, "README.md"), Destination: debDoc + "/README.md", FileInfo: at(0o644)},
+		{Source: filepath.Join(root, "LICENSE"), Destination: debDoc + "/copyright", FileInfo: at(0o644)},
 	}
 	for _, n := range []string{native.ModulePath(), native.VersionPath()} {
 		contents = append(contents, &files.Content{Source: filepath.Join(bundle, "modules", filepath.FromSlash(n)),
-			Destination: path.Join(DebModules, n), FileInfo: at(0o644)})
+			Destination: path.Join(debModules, n), FileInfo: at(0o644)})
 	}
 	for _, c := range contents {
 		if _, err := os.Stat(c.Source); err != nil {
