@@ -12,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-helpers='^(sets/settest|internal/toolcheck|internal/casefold|inventory/render/rendertest|internal/tocfixture|internal/prio/priotest|installer/intake/intaketest|internal/registrytest)/'
+helpers='^(sets/settest|internal/toolcheck|internal/casefold|inventory/render/rendertest|installer/iostore/tocfixture|internal/prio/priotest|installer/intake/intaketest|internal/registrytest)/'
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

@@ -8,7 +8,7 @@ import (
 	"testing/fstest"
 
 	"github.com/mjolnir-forge/forgesync/installer/iostore"
-	"github.com/mjolnir-forge/forgesync/internal/tocfixture"
+	"github.com/mjolnir-forge/forgesync/installer/iostore/tocfixture"
 )
 
 // bigContainer returns a 100,000-chunk container whose last chunks are the

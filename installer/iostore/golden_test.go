@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/mjolnir-forge/forgesync/installer/iostore"
-	"github.com/mjolnir-forge/forgesync/internal/tocfixture"
+	"github.com/mjolnir-forge/forgesync/installer/iostore/tocfixture"
 )
 
 var update = flag.Bool("update", false, "rewrite the fixture goldens in testdata/")

@@ -6,7 +6,7 @@ import (
 	"testing/fstest"
 
 	"github.com/mjolnir-forge/forgesync/installer/iostore"
-	"github.com/mjolnir-forge/forgesync/internal/tocfixture"
+	"github.com/mjolnir-forge/forgesync/installer/iostore/tocfixture"
 )
 
 // TestHolds: what the containers Require reads carry, for a message: only

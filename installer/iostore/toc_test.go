@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/mjolnir-forge/forgesync/installer/iostore"
-	"github.com/mjolnir-forge/forgesync/internal/tocfixture"
+	"github.com/mjolnir-forge/forgesync/installer/iostore/tocfixture"
 )
 
 const realTOC = "testdata/ue5_8-minimal-uncompressed.utoc"

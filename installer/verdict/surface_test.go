@@ -10,7 +10,7 @@ import (
 
 	"github.com/mjolnir-forge/forgesync/installer/intake"
 	"github.com/mjolnir-forge/forgesync/installer/iostore"
-	"github.com/mjolnir-forge/forgesync/internal/tocfixture"
+	"github.com/mjolnir-forge/forgesync/installer/iostore/tocfixture"
 )
 
 // surfacePack is glass-works renamed to id, so its manifest asks for

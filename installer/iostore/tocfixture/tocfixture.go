@@ -14,7 +14,7 @@
 //
 // The example pack's content (examples/glass-works/content/) was made with
 //
-//	go run ./internal/tocfixture/cmd/gensurfaces -pack glass-works -out examples/glass-works
+//	go run ./cmd/gensurfaces -pack glass-works -out cmd/forgesync/examples/glass-works
 //
 // which writes content/Surfaces.utoc and content/Surfaces.ucas (UE5 layout,
 // TOC version 8) carrying ExportBundleData chunks for

@@ -8,7 +8,7 @@ import (
 	"testing/fstest"
 
 	"github.com/mjolnir-forge/forgesync/installer/iostore"
-	"github.com/mjolnir-forge/forgesync/internal/tocfixture"
+	"github.com/mjolnir-forge/forgesync/installer/iostore/tocfixture"
 )
 
 func TestContainerRoundTrip(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/mjolnir-forge/forgesync/installer/iostore"
-	"github.com/mjolnir-forge/forgesync/internal/tocfixture"
+	"github.com/mjolnir-forge/forgesync/installer/iostore/tocfixture"
 )
 
 func TestRun(t *testing.T) {
@@ -48,7 +48,7 @@ func TestRunErrors(t *testing.T) {
 // TestExampleContent checks that cmd/forgesync/examples/glass-works/content is exactly
 // what this command writes (go generate in this folder rewrites it).
 func TestExampleContent(t *testing.T) {
-	want := filepath.Join("..", "..", "..", "..", "cmd", "forgesync", "examples", "glass-works", "content")
+	want := filepath.Join("..", "forgesync", "examples", "glass-works", "content")
 	out := t.TempDir()
 	if err := run([]string{"-pack", "glass-works", "-out", out}); err != nil {
 		t.Fatal(err)
@@ -63,7 +63,7 @@ func TestExampleContent(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(got, committed) {
-			t.Errorf("%s differs from a fresh run; run go generate ./internal/tocfixture/...", filepath.Join(want, name))
+			t.Errorf("%s differs from a fresh run; run go generate ./cmd/gensurfaces", filepath.Join(want, name))
 		}
 	}
 	entries, err := os.ReadDir(want)

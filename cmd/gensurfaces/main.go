@@ -1,7 +1,7 @@
 // Command gensurfaces writes a placeholder IoStore container carrying a
 // Forge pack's surface packages, for examples and tests:
 //
-//	go run ./internal/tocfixture/cmd/gensurfaces -pack PACKID -out DIR [-engine ue5|ue4.27] [-name Surfaces]
+//	go run ./cmd/gensurfaces -pack PACKID -out DIR [-engine ue5|ue4.27] [-name Surfaces]
 //
 // writes DIR/content/NAME.utoc and DIR/content/NAME.ucas with an
 // ExportBundleData chunk (and a BulkData chunk) for
@@ -10,7 +10,7 @@
 // and are not.
 package main
 
-//go:generate go run . -pack glass-works -out ../../../../cmd/forgesync/examples/glass-works
+//go:generate go run . -pack glass-works -out ../forgesync/examples/glass-works
 
 import (
 	"flag"
@@ -20,7 +20,7 @@ import (
 	"strings"
 
 	"github.com/mjolnir-forge/forgesync/installer/iostore"
-	"github.com/mjolnir-forge/forgesync/internal/tocfixture"
+	"github.com/mjolnir-forge/forgesync/installer/iostore/tocfixture"
 )
 
 func main() {
