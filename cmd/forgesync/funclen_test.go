@@ -1,4 +1,4 @@
-package layers
+package main
 
 import (
 	"go/ast"
