@@ -3,7 +3,6 @@ package daemon
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -15,7 +14,6 @@ import (
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/config"
 	"github.com/mjolnir-forge/forgesync/installer/store"
-	"github.com/mjolnir-forge/forgesync/internal/cli"
 	"github.com/mjolnir-forge/forgesync/internal/errkind"
 	"github.com/mjolnir-forge/forgesync/pipeline"
 )
@@ -44,26 +42,16 @@ func game(t *testing.T) Options {
 	return Options{Config: cfg, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), LockWait: time.Second, Extractor: testExtractor}
 }
 
-// refused reports whether err makes a command exit as refused (1), by
-// the CLI's one table of kinds.
-func isRefused(err error) bool { return cli.ExitStatus(err) == cli.ExitInvalid }
-
-// TestKindsExitAlikeThroughTheDaemon walks every kind through both
-// tables: a failure decided locally and the same failure read back from the
-// daemon's answer exit alike and say the same words.
-func TestKindsExitAlikeThroughTheDaemon(t *testing.T) {
-	for _, k := range errkind.Kinds {
-		local := fmt.Errorf("enable x: %w", errkind.Wrap(k, errors.New("no")))
-		a := Answer(k)
-		remote := error(&APIError{Status: a.Status, Code: a.Code, Message: local.Error()})
-		if got, want := cli.ExitStatus(remote), cli.ExitStatus(local); got != want {
-			t.Errorf("kind %v: exit %d through the daemon (%d %s, read back as %v); want %d as locally",
-				k, got, a.Status, a.Code, errkind.Of(remote), want)
-		}
-		if remote.Error() != local.Error() {
-			t.Errorf("kind %v: the daemon's answer says %q; want %q", k, remote, local)
-		}
+// isRefused reports whether err is the request's fault by its kind
+// (refused, not found, conflict): a command exits 1 on it (the CLI's one
+// table of kinds, cmd/forgesync/cli, which checks that a failure read back
+// from the daemon exits as the same failure decided locally).
+func isRefused(err error) bool {
+	switch errkind.Of(err) {
+	case errkind.Refused, errkind.NotFound, errkind.Conflict:
+		return true
 	}
+	return false
 }
 
 // TestLocal: without a daemon the state is opened under its lock, once;

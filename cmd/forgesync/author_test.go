@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mjolnir-forge/forgesync/internal/cli"
+	"github.com/mjolnir-forge/forgesync/cmd/forgesync/cli"
 )
 
 // TestInitScanPack is a new pack author's first session, typed as the

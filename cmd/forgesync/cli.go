@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/mjolnir-forge/forgesync/internal/cli"
+	"github.com/mjolnir-forge/forgesync/cmd/forgesync/cli"
 )
 
 // version is the program's version, set at link time by `make dist`.

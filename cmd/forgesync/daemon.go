@@ -6,8 +6,8 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/mjolnir-forge/forgesync/cmd/forgesync/cli"
 	"github.com/mjolnir-forge/forgesync/daemon"
-	"github.com/mjolnir-forge/forgesync/internal/cli"
 )
 
 func daemonCommand() *cli.Command {

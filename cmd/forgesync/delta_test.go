@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mjolnir-forge/forgesync/internal/cli"
+	"github.com/mjolnir-forge/forgesync/cmd/forgesync/cli"
 	"github.com/mjolnir-forge/forgesync/sets/casync"
 	"github.com/mjolnir-forge/forgesync/sets/lock"
 )

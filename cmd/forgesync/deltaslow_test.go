@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mjolnir-forge/forgesync/internal/cli"
+	"github.com/mjolnir-forge/forgesync/cmd/forgesync/cli"
 	"github.com/mjolnir-forge/forgesync/sets/fetch"
 	"github.com/mjolnir-forge/forgesync/sets/lock"
 )

@@ -17,10 +17,10 @@ import (
 	"time"
 
 	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/cmd/forgesync/cli"
 	"github.com/mjolnir-forge/forgesync/daemon"
 	"github.com/mjolnir-forge/forgesync/installer/intake"
 	"github.com/mjolnir-forge/forgesync/installer/store"
-	"github.com/mjolnir-forge/forgesync/internal/cli"
 )
 
 // The end-to-end tests drive the real binary, built once in TestMain, on

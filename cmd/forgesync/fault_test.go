@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/cmd/forgesync/cli"
 	"github.com/mjolnir-forge/forgesync/cmd/forgesync/view"
-	"github.com/mjolnir-forge/forgesync/internal/cli"
 )
 
 // TestSummaryExitStatus: an archive waiting for the machine (a held file,

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/mjolnir-forge/forgesync/api"
-	"github.com/mjolnir-forge/forgesync/internal/cli"
+	"github.com/mjolnir-forge/forgesync/cmd/forgesync/cli"
 )
 
 // TestHistoryRollback installs a pack, upgrades it and adds another, then

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mjolnir-forge/forgesync/internal/cli"
+	"github.com/mjolnir-forge/forgesync/cmd/forgesync/cli"
 	"github.com/mjolnir-forge/forgesync/sets/casync"
 	"github.com/mjolnir-forge/forgesync/sets/lock"
 )

@@ -15,7 +15,7 @@ import (
 	"aead.dev/minisign"
 	"golang.org/x/term"
 
-	"github.com/mjolnir-forge/forgesync/internal/cli"
+	"github.com/mjolnir-forge/forgesync/cmd/forgesync/cli"
 	"github.com/mjolnir-forge/forgesync/sets/lock"
 )
 

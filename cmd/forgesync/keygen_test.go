@@ -12,7 +12,7 @@ import (
 
 	"aead.dev/minisign"
 
-	"github.com/mjolnir-forge/forgesync/internal/cli"
+	"github.com/mjolnir-forge/forgesync/cmd/forgesync/cli"
 	"github.com/mjolnir-forge/forgesync/internal/toolcheck"
 	"github.com/mjolnir-forge/forgesync/sets/lock"
 )

@@ -156,10 +156,6 @@ var layers = map[string]layer{
 	"internal/toolcheck":     {owns: "tests' external programs", may: []string{"internal/casefold"}},
 	"internal/registrytest":  {owns: "an OCI registry, for tests", may: []string{"internal/toolcheck", "internal/..."}},
 	"internal/prio/priotest": {owns: "reading a priority back, for tests", may: []string{"internal/..."}},
-	// internal/cli imports config and inventory/rejection; it moves to
-	// cmd/forgesync/cli in issue 36 (branch h-cmd): the lead removes this
-	// entry at the merge.
-	"internal/cli": {owns: "the command's sub-command machinery", may: []string{"config", "inventory/rejection", "internal/..."}},
 }
 
 // testHelpers are the packages that exist for tests (scripts/deadcode.sh

@@ -10,8 +10,8 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/mjolnir-forge/forgesync/cmd/forgesync/cli"
 	"github.com/mjolnir-forge/forgesync/installer/intake"
-	"github.com/mjolnir-forge/forgesync/internal/cli"
 )
 
 func main() {

@@ -13,7 +13,7 @@ import (
 	"aead.dev/minisign"
 
 	"github.com/mjolnir-forge/forgesync/api"
-	"github.com/mjolnir-forge/forgesync/internal/cli"
+	"github.com/mjolnir-forge/forgesync/cmd/forgesync/cli"
 	"github.com/mjolnir-forge/forgesync/internal/registrytest"
 	"github.com/mjolnir-forge/forgesync/sets/lock"
 	"github.com/mjolnir-forge/forgesync/sets/oci"

@@ -16,7 +16,7 @@ import (
 	"oras.land/oras-go/v2/registry/remote"
 	"oras.land/oras-go/v2/registry/remote/auth"
 
-	"github.com/mjolnir-forge/forgesync/internal/cli"
+	"github.com/mjolnir-forge/forgesync/cmd/forgesync/cli"
 	"github.com/mjolnir-forge/forgesync/internal/registrytest"
 	"github.com/mjolnir-forge/forgesync/sets/fetch"
 	"github.com/mjolnir-forge/forgesync/sets/oci"

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/cmd/forgesync/cli"
 	"github.com/mjolnir-forge/forgesync/cmd/forgesync/view"
 	"github.com/mjolnir-forge/forgesync/daemon"
-	"github.com/mjolnir-forge/forgesync/internal/cli"
 	"github.com/mjolnir-forge/forgesync/inventory/rejection"
 	"github.com/mjolnir-forge/forgesync/pipeline"
 	"github.com/mjolnir-forge/forgesync/sets/fetch"

@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/mjolnir-forge/forgesync/cmd/forgesync/cli"
 	"github.com/mjolnir-forge/forgesync/daemon"
 	"github.com/mjolnir-forge/forgesync/installer/verdict"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
-	"github.com/mjolnir-forge/forgesync/internal/cli"
 	"github.com/mjolnir-forge/forgesync/lua/preview"
 )
 

@@ -7,11 +7,11 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mjolnir-forge/forgesync/cmd/forgesync/cli"
 	"github.com/mjolnir-forge/forgesync/cmd/forgesync/examples"
 	"github.com/mjolnir-forge/forgesync/daemon"
 	"github.com/mjolnir-forge/forgesync/installer/verdict"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
-	"github.com/mjolnir-forge/forgesync/internal/cli"
 	"github.com/mjolnir-forge/forgesync/internal/text"
 	"github.com/mjolnir-forge/forgesync/inventory"
 )

@@ -14,9 +14,9 @@ import (
 
 	"aead.dev/minisign"
 
+	"github.com/mjolnir-forge/forgesync/cmd/forgesync/cli"
 	"github.com/mjolnir-forge/forgesync/cmd/forgesync/view"
 	"github.com/mjolnir-forge/forgesync/daemon"
-	"github.com/mjolnir-forge/forgesync/internal/cli"
 	"github.com/mjolnir-forge/forgesync/sets/casync"
 	"github.com/mjolnir-forge/forgesync/sets/export"
 	"github.com/mjolnir-forge/forgesync/sets/fetch"

@@ -6,10 +6,10 @@ import (
 	"os"
 	"runtime"
 
+	"github.com/mjolnir-forge/forgesync/cmd/forgesync/cli"
 	"github.com/mjolnir-forge/forgesync/config"
 	"github.com/mjolnir-forge/forgesync/daemon"
 	"github.com/mjolnir-forge/forgesync/daemon/setup"
-	"github.com/mjolnir-forge/forgesync/internal/cli"
 )
 
 // setupFlags are `forgesync setup`'s flags.

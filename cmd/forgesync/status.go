@@ -8,9 +8,9 @@ import (
 	"fmt"
 
 	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/cmd/forgesync/cli"
 	"github.com/mjolnir-forge/forgesync/cmd/forgesync/view"
 	"github.com/mjolnir-forge/forgesync/daemon"
-	"github.com/mjolnir-forge/forgesync/internal/cli"
 )
 
 func statusCommand() *cli.Command {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mjolnir-forge/forgesync/internal/cli"
+	"github.com/mjolnir-forge/forgesync/cmd/forgesync/cli"
 )
 
 // gameEnv writes a config file laying out a game install under a temp dir.

@@ -18,7 +18,7 @@ import (
 	"aead.dev/minisign"
 
 	"github.com/mjolnir-forge/forgesync/api"
-	"github.com/mjolnir-forge/forgesync/internal/cli"
+	"github.com/mjolnir-forge/forgesync/cmd/forgesync/cli"
 	"github.com/mjolnir-forge/forgesync/internal/toolcheck"
 	"github.com/mjolnir-forge/forgesync/sets/fetch"
 	"github.com/mjolnir-forge/forgesync/sets/lock"

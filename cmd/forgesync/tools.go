@@ -3,8 +3,8 @@ package main
 import (
 	"context"
 
+	"github.com/mjolnir-forge/forgesync/cmd/forgesync/cli"
 	"github.com/mjolnir-forge/forgesync/installer/iostore"
-	"github.com/mjolnir-forge/forgesync/internal/cli"
 )
 
 func utocCommand() *cli.Command {

@@ -2,7 +2,7 @@
 // a small closed set (refused by a rule, not found, conflict, busy, bad
 // request, unavailable, internal) that the code deciding a failure attaches
 // to its error, so that the status socket's answer and the command's exit
-// status are each read from the kind in one table (daemon and internal/cli
+// status are each read from the kind in one table (daemon and cmd/forgesync/cli
 // hold them) instead of from lists of sentinels kept beside every mapping.
 //
 // A [Kind] is itself an error, the sentinel of its kind: errors.Is(err,
