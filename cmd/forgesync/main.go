@@ -16,12 +16,12 @@ import (
 
 func main() {
 	if len(os.Args) == 2 && os.Args[1] == intake.ChildCommand {
-		stopProfile := startProfile(childProfileEnv)
+		stopProfile := cli.StartProfile(cli.ChildProfileEnv)
 		code := intake.RunChild(os.Stdin, os.Stdout) // unpacks one archive for its parent
 		stopProfile()
 		os.Exit(code)
 	}
-	stopProfile := startProfile(profileEnv)
+	stopProfile := cli.StartProfile(cli.ProfileEnv)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, cli.OSArgs(), os.Stdout, os.Stderr)
 	stop()

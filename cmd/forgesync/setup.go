@@ -49,7 +49,7 @@ func setupCommand() *cli.Command {
 				}
 				o.Service = &opts
 			}
-			if err := setup.SetupAsk(&o, os.Stdin, e.Stdout, stdinTerminal()); err != nil {
+			if err := setup.SetupAsk(&o, os.Stdin, e.Stdout, cli.StdinTerminal()); err != nil {
 				return e.Fail(err)
 			}
 			if err := setup.Setup(ctx, o, e.Stdout); err != nil {

@@ -1,10 +1,14 @@
 // Package cli owns the forgesync command's sub-command machinery: a
 // command's flags and the bounds of its arguments, flags that may come
-// before the command's name or after its arguments, the flags every
-// command takes (the configuration, --json, the log's format and level)
-// and the configuration and logger they choose, the usage text, the exit
-// statuses (from an error's kind, in one table), and printing a value as
-// JSON or as text. What each command does is its own.
+// before the command's name or after its arguments (and Windows command
+// lines read as meant), the flags every command takes (the configuration,
+// --json, the log's format and level) and the configuration and logger
+// they choose, the usage text, the exit statuses (from an error's kind, in
+// one table), and printing a value as JSON or as text. Around the commands
+// it owns the process's own: the build a binary reports (version, commit,
+// date), the CPU profile the benchmarks ask for, and the terminal (whether
+// standard input is one, asking a password). What each command does is its
+// own.
 package cli
 
 import (
@@ -294,6 +298,15 @@ func (e *Env) Fail(err error) int {
 	}
 	fmt.Fprintf(e.Stderr, "forgesync %s: %s\n", e.Name, strings.Join(lines, "\n"))
 	return ExitStatus(err)
+}
+
+// Failf reports a failure the command decided itself, before or instead
+// of its work (flags that contradict each other, a file in the way): the
+// text of format and args after "forgesync NAME: ", as it is (the words
+// are the command's and the user's own), and returns ExitFailure.
+func (e *Env) Failf(format string, args ...any) int {
+	fmt.Fprintf(e.Stderr, "forgesync %s: %s\n", e.Name, fmt.Sprintf(format, args...))
+	return ExitFailure
 }
 
 // Args bounds a command's positional arguments: at least Min, at most

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"os"
@@ -6,9 +6,9 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// stdinTerminal reports whether stdin is a console, where setup may ask
+// StdinTerminal reports whether stdin is a console, where setup may ask
 // for what its flags do not say (NUL and pipes are not).
-func stdinTerminal() bool {
+func StdinTerminal() bool {
 	var mode uint32
 	return windows.GetConsoleMode(windows.Handle(os.Stdin.Fd()), &mode) == nil
 }

@@ -1,15 +1,15 @@
 //go:build !linux && !windows
 
-package main
+package cli
 
 import (
 	"io/fs"
 	"os"
 )
 
-// stdinTerminal reports whether stdin is a character device, where setup
+// StdinTerminal reports whether stdin is a character device, where setup
 // may ask for what its flags do not say.
-func stdinTerminal() bool {
+func StdinTerminal() bool {
 	fi, err := os.Stdin.Stat()
 	return err == nil && fi.Mode()&fs.ModeCharDevice != 0
 }

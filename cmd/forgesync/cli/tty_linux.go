@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"os"
@@ -6,9 +6,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// stdinTerminal reports whether stdin is a terminal, where setup may ask
+// StdinTerminal reports whether stdin is a terminal, where setup may ask
 // for what its flags do not say (/dev/null and pipes are not).
-func stdinTerminal() bool {
+func StdinTerminal() bool {
 	_, err := unix.IoctlGetTermios(int(os.Stdin.Fd()), unix.TCGETS)
 	return err == nil
 }

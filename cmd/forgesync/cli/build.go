@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"cmp"
@@ -6,25 +6,21 @@ import (
 	"runtime/debug"
 )
 
-// devVersion is the version of a binary nobody stamped one into.
-const devVersion = "0.1.0-dev"
+// DevVersion is the version of a binary nobody stamped one into.
+const DevVersion = "0.1.0-dev"
 
-// commit and buildDate are the commit the binary was built from and when
-// (RFC 3339, UTC: the commit's time, so that two builds of one commit are
-// the same bytes), set at link time by `make dist` and `make release`. A
-// binary built with plain `go build` in a git checkout takes them from the
-// build information Go stamps into it instead.
-var commit, buildDate string
-
-// build is what `version` prints and `status` reports.
-type build struct {
+// Build is what `version` prints and `status` reports: the program's
+// version, the commit it was built from and when (RFC 3339, UTC).
+type Build struct {
 	Version   string `json:"version"`
 	Commit    string `json:"commit"`
 	BuildDate string `json:"build_date"`
 }
 
-// currentBuild is this binary's build.
-func currentBuild() build {
+// CurrentBuild is this binary's build: the version, commit and date the
+// linker set, filled from the build information Go stamps into the binary
+// where the linker set none (see [buildOf]).
+func CurrentBuild(version, commit, buildDate string) Build {
 	info, _ := debug.ReadBuildInfo()
 	return buildOf(version, commit, buildDate, info)
 }
@@ -33,12 +29,12 @@ func currentBuild() build {
 // (nil: none): the module version of a `go install module@version`, and
 // vcs.revision (with "-dirty" for uncommitted changes) and vcs.time of a
 // build in a git checkout.
-func buildOf(v, c, d string, info *debug.BuildInfo) build {
-	b := build{Version: v, Commit: c, BuildDate: d}
+func buildOf(v, c, d string, info *debug.BuildInfo) Build {
+	b := Build{Version: v, Commit: c, BuildDate: d}
 	if info == nil {
 		return b
 	}
-	if b.Version == devVersion && info.Main.Version != "" && info.Main.Version != "(devel)" {
+	if b.Version == DevVersion && info.Main.Version != "" && info.Main.Version != "(devel)" {
 		b.Version = info.Main.Version
 	}
 	var rev, at string
@@ -64,6 +60,6 @@ func buildOf(v, c, d string, info *debug.BuildInfo) build {
 }
 
 // String is the line `forgesync version` prints.
-func (b build) String() string {
+func (b Build) String() string {
 	return fmt.Sprintf("forgesync %s (commit %s, built %s)", b.Version, cmp.Or(b.Commit, "unknown"), cmp.Or(b.BuildDate, "unknown"))
 }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -7,20 +7,20 @@ import (
 )
 
 // Profiling for the benchmarks (scripts/bench-extract.sh): a CPU profile of
-// this process is written to the file named by profileEnv, and one of
-// each unpacking child to the file named by childProfileEnv (read only in
+// this process is written to the file named by ProfileEnv, and one of
+// each unpacking child to the file named by ChildProfileEnv (read only in
 // the child, so a parent with both set profiles each process once; every
 // child overwrites the last child's profile). Unset, nothing is profiled.
 const (
-	profileEnv      = "FORGESYNC_CPUPROFILE"
-	childProfileEnv = "FORGESYNC_UNPACK_CPUPROFILE"
+	ProfileEnv      = "FORGESYNC_CPUPROFILE"
+	ChildProfileEnv = "FORGESYNC_UNPACK_CPUPROFILE"
 )
 
-// startProfile starts a CPU profile into the file named by the environment
+// StartProfile starts a CPU profile into the file named by the environment
 // variable env and returns what stops it and closes the file; without the
 // variable it does nothing. A profile that cannot start is said on stderr
 // and the command runs on unprofiled.
-func startProfile(env string) (stop func()) {
+func StartProfile(env string) (stop func()) {
 	name := os.Getenv(env)
 	if name == "" {
 		return func() {}
