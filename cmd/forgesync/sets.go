@@ -55,7 +55,7 @@ func (s *setFlags) key() (*minisign.PrivateKey, error) {
 	}
 	k, err := lock.ReadSecretKey(s.sign, os.Getenv(signPasswordEnv))
 	if errors.Is(err, lock.ErrKeyEncrypted) {
-		return nil, fmt.Errorf("%w: put its password in %s, or make a key without one (minisign -G -W)", err, envVarText(runtime.GOOS, signPasswordEnv))
+		return nil, fmt.Errorf("%w: put its password in %s, or make a key without one (minisign -G -W)", err, view.EnvVar(runtime.GOOS, signPasswordEnv))
 	}
 	return &k, err
 }

@@ -2,9 +2,9 @@
 // its strict decoding from TOML or JSON with a line for every fault, its
 // canonical encoding, the fingerprint of a set or of a machine's enabled
 // packs, its freshness (a serial and an expiry, SPEC §10.2c), its minisign
-// signature, the URLs it may name (with their passwords redacted wherever
-// they are shown), checking a file against the archive a pack pins, and how
-// a machine differs from a set.
+// signature and the key pairs that make it, the URLs it may name (with
+// their passwords redacted wherever they are shown), checking a file
+// against the archive a pack pins, and how a machine differs from a set.
 //
 // It knows nothing of HTTP, registries or the pipeline: it reads and writes
 // lock text, key files and lock files, and hands its callers values. Where

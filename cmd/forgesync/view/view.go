@@ -1,11 +1,13 @@
 // Package view owns the plain-text views the forgesync command prints for
 // people of the daemon's answers and events (api's wire shapes): status,
 // summaries, packs, history, set syncs, and the event stream with its
-// progress bar. Every value goes through printf or sprintf, which escape
-// it: names come from archives, messages from servers, and neither may
-// drive a terminal or start a line of its own. The sentences of the
-// domain (a rejection reason, a difference from a set) are the domain's:
-// a wire value is said by turning it back into its domain value.
+// progress bar; and the advice it prints as command lines to paste into
+// the user's shells (keygen's). Every value from elsewhere goes through
+// printf or sprintf, which escape it: names come from archives, messages
+// from servers, and neither may drive a terminal or start a line of its
+// own. The sentences of the domain (a rejection reason, a difference from
+// a set) are the domain's: a wire value is said by turning it back into
+// its domain value.
 package view
 
 import (

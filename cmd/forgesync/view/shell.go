@@ -1,4 +1,4 @@
-package main
+package view
 
 import (
 	"fmt"
@@ -53,8 +53,8 @@ func (c shellCommand) text(intro string) string {
 	return fmt.Sprintf("%s, in PowerShell: %s\n%s, in cmd: %s\n", intro, c.powershell, intro, c.cmd)
 }
 
-// envVarText names the environment variable name as goos's shells set it.
-func envVarText(goos, name string) string {
+// EnvVar names the environment variable name as goos's shells set it.
+func EnvVar(goos, name string) string {
 	if goos != "windows" {
 		return "$" + name
 	}
