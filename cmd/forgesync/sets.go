@@ -5,9 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -17,10 +15,8 @@ import (
 	"github.com/mjolnir-forge/forgesync/cmd/forgesync/cli"
 	"github.com/mjolnir-forge/forgesync/cmd/forgesync/view"
 	"github.com/mjolnir-forge/forgesync/daemon"
-	"github.com/mjolnir-forge/forgesync/sets/casync"
 	"github.com/mjolnir-forge/forgesync/sets/export"
 	"github.com/mjolnir-forge/forgesync/sets/fetch"
-	"github.com/mjolnir-forge/forgesync/sets/follow"
 	"github.com/mjolnir-forge/forgesync/sets/lock"
 )
 
@@ -41,23 +37,24 @@ func (s *setFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.expires, "expires", "", "machines refuse the lock this `LONG` after now (30d, 72h); export again before to renew it")
 }
 
-// lifetime returns --expires, 0 when not given.
-func (s *setFlags) lifetime() (time.Duration, error) {
-	if s.expires == "" {
-		return 0, nil
+// parse returns --expires (0 when not given) and the key of --sign (nil
+// when not given).
+func (s *setFlags) parse() (time.Duration, *minisign.PrivateKey, error) {
+	var lifetime time.Duration
+	if s.expires != "" {
+		var err error
+		if lifetime, err = lock.ParseLifetime(s.expires); err != nil {
+			return 0, nil, err
+		}
 	}
-	return lock.ParseLifetime(s.expires)
-}
-
-func (s *setFlags) key() (*minisign.PrivateKey, error) {
 	if s.sign == "" {
-		return nil, nil
+		return lifetime, nil, nil
 	}
 	k, err := lock.ReadSecretKey(s.sign, os.Getenv(signPasswordEnv))
 	if errors.Is(err, lock.ErrKeyEncrypted) {
-		return nil, fmt.Errorf("%w: put its password in %s, or make a key without one (minisign -G -W)", err, view.EnvVar(runtime.GOOS, signPasswordEnv))
+		return 0, nil, fmt.Errorf("%w: put its password in %s, or make a key without one (minisign -G -W)", err, view.EnvVar(runtime.GOOS, signPasswordEnv))
 	}
-	return &k, err
+	return lifetime, &k, err
 }
 
 func lockCommand() *cli.Command {
@@ -73,14 +70,9 @@ func lockCommand() *cli.Command {
 		},
 		Run: func(ctx context.Context, e *cli.Env, args []string) int {
 			if sf.sign != "" && out == "" {
-				fmt.Fprintln(e.Stderr, "forgesync lock: --sign needs -o FILE (the signature goes beside the lock)")
-				return cli.ExitFailure
+				return e.Failf("--sign needs -o FILE (the signature goes beside the lock)")
 			}
-			lifetime, err := sf.lifetime()
-			if err != nil {
-				return e.Fail(err)
-			}
-			key, err := sf.key()
+			lifetime, key, err := sf.parse()
 			if err != nil {
 				return e.Fail(err)
 			}
@@ -90,15 +82,10 @@ func lockCommand() *cli.Command {
 			if err != nil {
 				return e.Fail(err)
 			}
-			l, err := export.LockFor(sf.name, kept, sf.urls)
+			l, err := export.NewLock(sf.name, kept, sf.urls, out, time.Now(), lifetime)
 			if err != nil {
 				return e.Fail(err)
 			}
-			var prev *lock.Lock
-			if out != "" {
-				prev = lock.PreviousLock(out)
-			}
-			l.Stamp(prev, time.Now(), lifetime)
 			if out == "" {
 				data, err := lock.Encode(l)
 				if err != nil {
@@ -110,8 +97,7 @@ func lockCommand() *cli.Command {
 			if _, err := lock.WriteLock(out, l, key); err != nil {
 				return e.Fail(err)
 			}
-			printSetWritten(e, out, l, key)
-			return cli.ExitOK
+			return cli.Show(e, export.WrittenOf(out, l, key), export.WriteWritten)
 		},
 	}
 }
@@ -140,14 +126,9 @@ func exportCommand() *cli.Command {
 				return e.Fail(err)
 			}
 			if ref != nil && prune {
-				fmt.Fprintln(e.Stderr, "forgesync export: --prune goes with a folder; a registry keeps what its tags and digests name")
-				return cli.ExitFailure
+				return e.Failf("--prune goes with a folder; a registry keeps what its tags and digests name")
 			}
-			lifetime, err := sf.lifetime()
-			if err != nil {
-				return e.Fail(err)
-			}
-			key, err := sf.key()
+			lifetime, key, err := sf.parse()
 			if err != nil {
 				return e.Fail(err)
 			}
@@ -162,87 +143,16 @@ func exportCommand() *cli.Command {
 				if err != nil {
 					return e.Fail(err)
 				}
-				cli.Show(e, pushedSet(p), writePushed)
-				return cli.ExitOK
+				return cli.Show(e, p.Report(), export.WritePushed)
 			}
-			var st export.ExportStats
-			l, err := export.ExportWith(ctx, dir, kept, export.ExportOptions{Name: sf.name, Template: sf.urls, Key: key,
-				NoIndex: noIndex, ChunksURL: chunksURL, Stats: &st, Lifetime: lifetime})
+			w, err := export.Publish(ctx, dir, kept, export.ExportOptions{Name: sf.name, Template: sf.urls, Key: key,
+				NoIndex: noIndex, ChunksURL: chunksURL, Lifetime: lifetime}, prune)
 			if err != nil {
 				return e.Fail(err)
 			}
-			var removed []string
-			pruned := 0
-			if prune {
-				if removed, err = export.PruneExport(dir, l); err != nil {
-					return e.Fail(err)
-				}
-				if pruned, err = export.PruneChunks(dir, l); err != nil {
-					return e.Fail(err)
-				}
-			}
-			w := written(filepath.Join(dir, lock.LockName), l, key, removed...)
-			w.Indexed, w.ChunksWritten, w.ChunksPruned, w.Repaired = st.Indexed, st.ChunksWritten, pruned, st.Repaired
-			cli.Show(e, w, export.WriteWritten)
-			return cli.ExitOK
+			return cli.Show(e, w, export.WriteWritten)
 		},
 	}
-}
-
-// pushed is what `export oci://…` says: where the set went, the reference
-// that pins it, and what was uploaded.
-type pushed struct {
-	Tagged        string `json:"tagged"`
-	Reference     string `json:"reference"`
-	Fingerprint   string `json:"fingerprint"`
-	Packs         int    `json:"packs"`
-	SignedBy      string `json:"signed_by"`
-	Uploaded      int    `json:"uploaded_blobs"`
-	UploadedBytes int64  `json:"uploaded_bytes"`
-	Skipped       int    `json:"skipped_blobs"`
-	// Serial and Expires are the lock's (SPEC §10.2c).
-	Serial  int64      `json:"serial,omitempty"`
-	Expires *time.Time `json:"expires,omitempty"`
-}
-
-func pushedSet(p *export.PushedSet) pushed {
-	out := pushed{Tagged: p.Pushed.Tagged.String(), Reference: p.Pushed.Reference.String(), Fingerprint: p.Lock.Fingerprint(),
-		Packs: len(p.Lock.Packs), SignedBy: p.SignedBy, Uploaded: p.Pushed.Uploaded, UploadedBytes: p.Pushed.UploadedBytes, Skipped: p.Pushed.Skipped,
-		Serial: p.Lock.Serial}
-	if !p.Lock.Expires.IsZero() {
-		out.Expires = &p.Lock.Expires
-	}
-	return out
-}
-
-// writePushed writes what was pushed as text; its last line is the
-// reference that pins the set, for scripts to take.
-func writePushed(w io.Writer, p pushed) error {
-	fmt.Fprintf(w, "pushed %s: %d packs, %s\n", p.Tagged, p.Packs, p.Fingerprint)
-	if p.SignedBy != "" {
-		fmt.Fprintf(w, "signed by key %s (%s)\n", p.SignedBy, "forgepacks.lock.minisig")
-	}
-	if p.Expires != nil {
-		fmt.Fprintln(w, export.ExpiresLine(*p.Expires))
-	}
-	fmt.Fprintf(w, "uploaded %d blobs (%d bytes); %d were in the registry already\n", p.Uploaded, p.UploadedBytes, p.Skipped)
-	_, err := fmt.Fprintln(w, p.Reference)
-	return err
-}
-
-func printSetWritten(e *cli.Env, path string, l *lock.Lock, key *minisign.PrivateKey, removed ...string) {
-	cli.Show(e, written(path, l, key, removed...), export.WriteWritten)
-}
-
-func written(path string, l *lock.Lock, key *minisign.PrivateKey, removed ...string) export.Written {
-	w := export.Written{Lock: path, Fingerprint: l.Fingerprint(), Packs: len(l.Packs), Removed: removed, Serial: l.Serial}
-	if !l.Expires.IsZero() {
-		w.Expires = &l.Expires
-	}
-	if key != nil {
-		w.SignedBy = lock.KeyID(key.ID())
-	}
-	return w
 }
 
 func diffCommand() *cli.Command {
@@ -253,18 +163,11 @@ func diffCommand() *cli.Command {
 		Run: func(ctx context.Context, e *cli.Env, args []string) int {
 			m := openMachine(e)
 			defer m.Close()
-			f := m.Fetcher()
-			rep, err := fetch.DiffLock(ctx, &f, args[0], e.Config.Sets.TrustedKeys, m.Installed)
+			rep, err := m.Diff(ctx, args[0], func(err error) {
+				fmt.Fprintf(e.Stderr, "forgesync diff: no estimate of the transfer: %v\n", err)
+			})
 			if err != nil {
 				return e.Fail(err)
-			}
-			rep.CheckExpiry(time.Now())
-			// The expected delta updates: the new indexes are fetched, never
-			// a chunk; a seed without a kept index is not chunked.
-			if err := rep.EstimateTransfers(ctx, &f, func(sha string) string {
-				return filepath.Join(e.Config.Paths.State, follow.CacheDir, sha+casync.IndexExt)
-			}); err != nil {
-				fmt.Fprintf(e.Stderr, "forgesync diff: no estimate of the transfer: %v\n", err)
 			}
 			cli.Show(e, rep, fetch.WriteDiff)
 			if !rep.Equal {
