@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 
 	"github.com/mjolnir-forge/forgesync/cmd/forgesync/cli"
@@ -55,20 +54,6 @@ func commands() []*cli.Command {
 		packageIDCommand(),
 		serviceCommand(),
 		setupCommand(),
-		versionCommand(),
-	}
-}
-
-func versionCommand() *cli.Command {
-	return &cli.Command{
-		Name: "version", Summary: "print the version, commit and build date", NoConfig: true,
-		Run: func(ctx context.Context, e *cli.Env, args []string) int {
-			if b := currentBuild(); e.JSON {
-				cli.WriteJSON(e.Stdout, b)
-			} else {
-				fmt.Fprintln(e.Stdout, b)
-			}
-			return cli.ExitOK
-		},
+		cli.VersionCommand(currentBuild),
 	}
 }

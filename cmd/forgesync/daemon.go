@@ -12,7 +12,7 @@ import (
 
 func daemonCommand() *cli.Command {
 	return &cli.Command{
-		Name: "daemon", Args: "", Serves: true, Nargs: cli.Args{Min: 0, Max: 0, Want: "no arguments"},
+		Name: "daemon", Args: "", Serves: true, Nargs: cli.NoArgs,
 		Summary: "run the daemon in the foreground: watch the drop folder, install, publish, deploy, serve status\n" +
 			"Under a service manager (see `forgesync service`) it runs as that service, logging JSON.",
 		Run: func(ctx context.Context, e *cli.Env, args []string) int {
@@ -64,7 +64,7 @@ var userService, noNative bool
 
 func serviceCommand() *cli.Command {
 	return &cli.Command{
-		Name: "service", Args: "install|uninstall|start|stop|status", Nargs: cli.Args{Min: 1, Max: 1, Want: "one of install, uninstall, start, stop, status"},
+		Name: "service", Args: "install|uninstall|start|stop|status", Nargs: cli.One("one of install, uninstall, start, stop, status"),
 		Summary: "manage the OS service that runs the daemon (systemd, Windows services, launchd)\n" +
 			"install records `forgesync daemon --config FILE` with the config's absolute path;\n" +
 			"--user installs a service of the current user (systemd --user, LaunchAgent).\n" +

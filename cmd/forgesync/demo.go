@@ -19,7 +19,7 @@ func demoCommand() *cli.Command {
 	var root string
 	var runFor time.Duration
 	return &cli.Command{
-		Name: "demo", Args: "", NoConfig: true, Serves: true, Nargs: cli.Args{Min: 0, Max: 0, Want: "no arguments"},
+		Name: "demo", Args: "", NoConfig: true, Serves: true, Nargs: cli.NoArgs,
 		Summary: "see the whole flow without the game: example packs installed by a daemon in a temp folder\n" +
 			"Lays out drop/mods/paks/state under one folder, drops the example packs (and one bad\n" +
 			"archive) in as archives, and runs the daemon in the foreground.\n" +

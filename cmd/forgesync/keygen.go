@@ -22,7 +22,7 @@ func keygenCommand() *cli.Command {
 	var dir string
 	var password, noPassword bool
 	return &cli.Command{
-		Name: "keygen", Args: "[-o DIR] [--password|--no-password]", Nargs: cli.Args{Min: 0, Max: 0, Want: "no arguments"},
+		Name: "keygen", Args: "[-o DIR] [--password|--no-password]", Nargs: cli.NoArgs,
 		Summary: "make a minisign key pair to sign pack sets: DIR/" + lock.SecretKeyName + " (secret) and DIR/" + lock.PublicKeyName + ",\n" +
 			"and print the trusted_keys line for the servers' config. The secret key is password-protected\n" +
 			"with the environment variable " + signPasswordEnv + ", or a password asked on the terminal; elsewhere --no-password\n" +

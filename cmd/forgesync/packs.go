@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"time"
 
 	"github.com/mjolnir-forge/forgesync/api"
@@ -36,7 +37,7 @@ func openMachine(e *cli.Env) *daemon.Machine {
 }
 
 func syncCommand() *cli.Command {
-	var set setArg
+	var set cli.OptionalValue // --set [LOCK|URL]; none: the configured [sets] source
 	var prune bool
 	return &cli.Command{
 		Name: "sync", Args: "[--set [LOCK|URL] [--prune]]", Nargs: cli.Args{Min: 0, Max: 1},
@@ -50,30 +51,37 @@ func syncCommand() *cli.Command {
 			fs.BoolVar(&prune, "prune", false, "with --set: remove the installed packs the set does not pin, instead of disabling them")
 		},
 		Run: func(ctx context.Context, e *cli.Env, args []string) int {
-			if set.given {
-				return runSyncSet(ctx, e, set.lock(args), prune)
+			if set.Given {
+				return runSyncSet(ctx, e, set.With(args), prune)
 			}
 			if len(args) > 0 {
-				fmt.Fprintf(e.Stderr, "forgesync sync: want no arguments, got %d argument(s)\n", len(args))
-				return cli.ExitFailure
+				return e.Failf("want no arguments, got %d argument(s)", len(args))
 			}
 			if prune {
-				fmt.Fprintln(e.Stderr, "forgesync sync: --prune goes with --set LOCK|URL")
-				return cli.ExitFailure
+				return e.Failf("--prune goes with --set LOCK|URL")
 			}
-			m := openMachine(e)
-			defer m.Close()
-			sum, err := m.SyncDrop(ctx)
-			if err != nil && !errors.Is(err, daemon.ErrDeploy) {
-				return e.Fail(err)
-			}
-			code := printSummary(e, sum, view.WriteSummary)
-			if err != nil {
-				return cli.ExitFailure // the summary's warnings say what failed
-			}
-			return code
+			return runSummary(ctx, e, view.WriteSummary, (*daemon.Machine).SyncDrop)
 		},
 	}
+}
+
+// runSummary runs a transaction on the command's machine with do, prints
+// what it did (text writes it for people) and returns the exit status (see
+// printSummary). A run whose deploy failed (daemon.ErrDeploy) is complete:
+// its summary's warnings say what failed, and it exits 2.
+func runSummary(ctx context.Context, e *cli.Env, text func(io.Writer, *api.Summary) error,
+	do func(*daemon.Machine, context.Context) (*api.Summary, error)) int {
+	m := openMachine(e)
+	defer m.Close()
+	sum, err := do(m, ctx)
+	if err != nil && !errors.Is(err, daemon.ErrDeploy) {
+		return e.Fail(err)
+	}
+	code := printSummary(e, sum, text)
+	if err != nil {
+		return cli.ExitFailure
+	}
+	return code
 }
 
 // printSummary prints what a transaction did (text writes it for people)
@@ -94,7 +102,7 @@ func printSummary(e *cli.Env, sum *api.Summary, text func(io.Writer, *api.Summar
 func installCommand() *cli.Command {
 	var force bool
 	return &cli.Command{
-		Name: "install", Args: "ARCHIVE", Nargs: cli.Args{Min: 1, Max: 1, Want: "one ARCHIVE"},
+		Name: "install", Args: "ARCHIVE", Nargs: cli.One("one ARCHIVE"),
 		Summary: "install one archive now, from anywhere (the file stays where it is)\n" +
 			"--force replaces a same-version install with other bytes, or downgrades.\n" +
 			"Exit status: 0 installed or already installed, 1 rejected, 2 failure.",
@@ -102,13 +110,9 @@ func installCommand() *cli.Command {
 			fs.BoolVar(&force, "force", false, "allow a same-version reinstall or a downgrade")
 		},
 		Run: func(ctx context.Context, e *cli.Env, args []string) int {
-			m := openMachine(e)
-			defer m.Close()
-			sum, err := m.Install(ctx, args[0], pipeline.InstallOptions{Force: force})
-			if err != nil {
-				return e.Fail(err)
-			}
-			return printSummary(e, sum, view.WriteSummary)
+			return runSummary(ctx, e, view.WriteSummary, func(m *daemon.Machine, ctx context.Context) (*api.Summary, error) {
+				return m.Install(ctx, args[0], pipeline.InstallOptions{Force: force})
+			})
 		},
 	}
 }
@@ -133,7 +137,7 @@ func packsCommand() *cli.Command {
 // one answers, else on the state under its lock.
 func changeCommand(name, summary string, do func(*daemon.Machine, context.Context, string) (*api.Summary, error)) *cli.Command {
 	return &cli.Command{
-		Name: name, Args: "ID", Summary: summary, Nargs: cli.Args{Min: 1, Max: 1, Want: "one pack ID"},
+		Name: name, Args: "ID", Summary: summary, Nargs: cli.One("one pack ID"),
 		Run: func(ctx context.Context, e *cli.Env, args []string) int {
 			m := openMachine(e)
 			defer m.Close()
@@ -171,4 +175,62 @@ func disableCommand() *cli.Command {
 
 func removeCommand() *cli.Command {
 	return changeCommand("remove", "uninstall a pack: its entry, content and kept archive go", (*daemon.Machine).Remove)
+}
+
+func retryCommand() *cli.Command {
+	var all bool
+	return &cli.Command{
+		Name: "retry", Args: "NAME...|--all", Nargs: cli.Args{Min: 0, Max: -1, Want: "NAME... or --all"},
+		Summary: "move rejected archives from drop/rejected/ back into drop and process them now\n" +
+			"For an archive refused because of what was installed, once that changed. Their notes go.\n" +
+			"Exit status: 0 all good, 1 rejected again or not in drop/rejected/, 2 failure.",
+		Flags: func(fs *flag.FlagSet) {
+			fs.BoolVar(&all, "all", false, "retry every archive in drop/rejected/")
+		},
+		Run: func(ctx context.Context, e *cli.Env, args []string) int {
+			if all == (len(args) > 0) {
+				return e.Failf("name the archives in drop/rejected/ (`forgesync status` lists them), or say --all")
+			}
+			return runSummary(ctx, e, view.WriteSummary, func(m *daemon.Machine, ctx context.Context) (*api.Summary, error) {
+				return m.Retry(ctx, pipeline.RetryOptions{Archives: args, All: all})
+			})
+		},
+	}
+}
+
+func historyCommand() *cli.Command {
+	return &cli.Command{
+		Name: "history", Args: "", Nargs: cli.NoArgs,
+		Summary: "list the kept generations of the installed set, newest first, with what changed in each\n" +
+			"Reads the state without its lock, so it works beside a running daemon.",
+		Run: func(ctx context.Context, e *cli.Env, args []string) int {
+			h, err := daemon.ReadHistory(e.Config.Paths.State)
+			if err != nil {
+				return e.Fail(err)
+			}
+			return cli.Show(e, h, view.WriteHistory)
+		},
+	}
+}
+
+func rollbackCommand() *cli.Command {
+	return &cli.Command{
+		Name: "rollback", Args: "[N]", Nargs: cli.Args{Min: 0, Max: 1, Want: "at most one generation number"},
+		Summary: "make the installed set equal to generation N (default: the one before the current one)\n" +
+			"From kept archives only, no network; recorded as a new generation. Exit status: 0 done,\n" +
+			"1 refused (a generation not kept, or over the global limits), 2 failure.",
+		Run: func(ctx context.Context, e *cli.Env, args []string) int {
+			n := 0
+			if len(args) == 1 {
+				v, err := strconv.Atoi(args[0])
+				if err != nil || v < 1 {
+					return e.Fail(fmt.Errorf("%q is not a generation number (see `forgesync history`)", args[0]))
+				}
+				n = v
+			}
+			return runSummary(ctx, e, view.WriteRollback, func(m *daemon.Machine, ctx context.Context) (*api.Summary, error) {
+				return m.Rollback(ctx, n)
+			})
+		},
+	}
 }

@@ -64,7 +64,7 @@ func printReport(e *cli.Env, rep *verdict.Report) {
 func packCommand() *cli.Command {
 	var out string
 	return &cli.Command{
-		Name: "pack", Args: "DIR [-o ARCHIVE.zip]", NoConfig: true, Nargs: cli.Args{Min: 1, Max: 1, Want: "one DIR"},
+		Name: "pack", Args: "DIR [-o ARCHIVE.zip]", NoConfig: true, Nargs: cli.One("one DIR"),
 		Summary: "validate a pack folder, then write it as a reproducible zip\n" +
 			"Sorted entries, fixed timestamps, no OS attributes: the same folder gives the same bytes.\n" +
 			"Files a scan leaves out (.git/, .forgeignore, …) and the zip itself are never packed.\n" +
@@ -107,7 +107,7 @@ func runPack(e *cli.Env, dir, out string) int {
 func initCommand() *cli.Command {
 	var id string
 	return &cli.Command{
-		Name: "init", Args: "DIR [--id ID]", NoConfig: true, Nargs: cli.Args{Min: 1, Max: 1, Want: "one DIR"},
+		Name: "init", Args: "DIR [--id ID]", NoConfig: true, Nargs: cli.One("one DIR"),
 		Summary: "start a new pack in DIR (made if missing; refused unless empty)\n" +
 			"It writes a forgepack.json that names its JSON Schema and passes scan, a README, and content/.\n" +
 			"The pack id is --id, else DIR's name. Exit status: 0 written, 2 failure.",
@@ -125,7 +125,7 @@ func initCommand() *cli.Command {
 func schemaCommand() *cli.Command {
 	var out string
 	return &cli.Command{
-		Name: "schema", Args: "[-o FILE]", NoConfig: true, Nargs: cli.Args{Min: 0, Max: 0, Want: "no arguments"},
+		Name: "schema", Args: "[-o FILE]", NoConfig: true, Nargs: cli.NoArgs,
 		Summary: "print the JSON Schema of forgepack.json, for editors that work offline\n" +
 			"Save it beside the pack (not in it) and name it in \"$schema\", e.g. \"../forgepack.schema.json\";\n" +
 			"scan accepts any $schema. Exit status: 0 written, 2 failure.",

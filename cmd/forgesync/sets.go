@@ -61,7 +61,7 @@ func lockCommand() *cli.Command {
 	var sf setFlags
 	var out string
 	return &cli.Command{
-		Name: "lock", Args: "[-o FILE]", Nargs: cli.Args{Min: 0, Max: 0, Want: "no arguments"},
+		Name: "lock", Args: "[-o FILE]", Nargs: cli.NoArgs,
 		Summary: "write the machine's enabled packs as a pack set (forgepacks.lock, SPEC §10)\n" +
 			"Without -o the lock goes to standard output. --sign writes FILE.minisig beside it.",
 		Flags: func(fs *flag.FlagSet) {
@@ -107,7 +107,7 @@ func exportCommand() *cli.Command {
 	var prune, noIndex bool
 	var chunksURL string
 	return &cli.Command{
-		Name: "export", Args: "DIR|oci://HOST/REPO:TAG [--prune]", Nargs: cli.Args{Min: 1, Max: 1, Want: "one DIR or oci:// reference"},
+		Name: "export", Args: "DIR|oci://HOST/REPO:TAG [--prune]", Nargs: cli.One("one DIR or oci:// reference"),
 		Summary: "write the machine's enabled packs as a folder to publish: DIR/forgepacks.lock\n" +
 			"(+ .minisig with --sign) and DIR/packs/<sha256><ext>, each with its chunk index\n" +
 			"DIR/packs/<sha256>.caibx and one shared chunk store DIR/chunks/ for delta updates.\n" +
@@ -157,7 +157,7 @@ func exportCommand() *cli.Command {
 
 func diffCommand() *cli.Command {
 	return &cli.Command{
-		Name: "diff", Args: "LOCK|URL|oci://REF", Nargs: cli.Args{Min: 1, Max: 1, Want: "one lock file, folder, URL or oci:// reference"},
+		Name: "diff", Args: "LOCK|URL|oci://REF", Nargs: cli.One("one lock file, folder, URL or oci:// reference"),
 		Summary: "compare the machine's packs with a pack set, one line per difference\n" +
 			"Exit status: 0 equal, 1 different, 2 could not tell.",
 		Run: func(ctx context.Context, e *cli.Env, args []string) int {
@@ -178,48 +178,18 @@ func diffCommand() *cli.Command {
 	}
 }
 
-// setArg is sync's --set: a flag whose value may follow it as the next
-// argument (`--set URL`, `--set=URL`) or be left out (`--set` alone: the
-// configured [sets] source).
-type setArg struct {
-	given bool
-	value string
-}
-
-func (s *setArg) String() string   { return s.value }
-func (s *setArg) IsBoolFlag() bool { return true }
-
-func (s *setArg) Set(v string) error {
-	s.given = true
-	if v != "true" { // `--set` alone sets "true"
-		s.value = v
-	}
-	return nil
-}
-
-// lock returns the lock --set names: its value, the argument after it, or
-// "" (the configured source); more than one is reported by runSyncSet.
-func (s *setArg) lock(args []string) []string {
-	if s.value != "" {
-		return append([]string{s.value}, args...)
-	}
-	return args
-}
-
 // runSyncSet is `forgesync sync --set [LOCK|URL] [--prune]`; without a
 // lock it syncs the configured [sets] source.
 func runSyncSet(ctx context.Context, e *cli.Env, locks []string, prune bool) int {
 	e.Name = "sync --set"
 	if len(locks) > 1 {
-		fmt.Fprintf(e.Stderr, "forgesync sync --set: want one lock file, folder or URL, got %d: %s\n", len(locks), strings.Join(locks, " "))
-		return cli.ExitFailure
+		return e.Failf("want one lock file, folder or URL, got %d: %s", len(locks), strings.Join(locks, " "))
 	}
 	var arg string
 	if len(locks) == 1 {
 		arg = locks[0]
 	} else if arg = e.Config.Sets.Source; arg == "" {
-		fmt.Fprintln(e.Stderr, "forgesync sync --set: no set named and no [sets] source in the config: name the lock (sync --set URL), or set source in the [sets] section of the config")
-		return cli.ExitFailure
+		return e.Failf("no set named and no [sets] source in the config: name the lock (sync --set URL), or set source in the [sets] section of the config")
 	}
 	m := openMachine(e)
 	defer m.Close()

@@ -20,7 +20,7 @@ var setupFlags struct {
 
 func setupCommand() *cli.Command {
 	return &cli.Command{
-		Name: "setup", Args: "", NoConfig: true, Nargs: cli.Args{Min: 0, Max: 0, Want: "no arguments"},
+		Name: "setup", Args: "", NoConfig: true, Nargs: cli.NoArgs,
 		Summary: "the one command after unzipping: check the game's folders, write the config where forgesync finds it\n" +
 			"(the user's, or the machine's with --machine) and make the drop folder; it asks on a terminal,\n" +
 			"and without one every folder must be a flag. --service also installs and starts the service;\n" +

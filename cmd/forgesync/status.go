@@ -16,7 +16,7 @@ import (
 func statusCommand() *cli.Command {
 	var watch bool
 	return &cli.Command{
-		Name: "status", Args: "", Nargs: cli.Args{Min: 0, Max: 0, Want: "no arguments"},
+		Name: "status", Args: "", Nargs: cli.NoArgs,
 		Summary: "ask the running daemon what is installed, what was rejected and why\n" +
 			"--watch follows the event stream, with a progress bar for a running install.\n" +
 			"Exit status: 0 daemon running, 1 no daemon, 2 failure.",

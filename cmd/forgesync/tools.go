@@ -9,7 +9,7 @@ import (
 
 func utocCommand() *cli.Command {
 	return &cli.Command{
-		Name: "utoc", Args: "FILE.utoc", NoConfig: true, Nargs: cli.Args{Min: 1, Max: 1, Want: "one FILE.utoc"},
+		Name: "utoc", Args: "FILE.utoc", NoConfig: true, Nargs: cli.One("one FILE.utoc"),
 		Summary: "list the chunks of an IoStore table of contents: id, index, type\n" +
 			"For authors chasing a missing surface package: compare with `forgesync package-id`.",
 		Run: func(ctx context.Context, e *cli.Env, args []string) int {

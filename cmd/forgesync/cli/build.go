@@ -2,7 +2,9 @@ package cli
 
 import (
 	"cmp"
+	"context"
 	"fmt"
+	"io"
 	"runtime/debug"
 )
 
@@ -62,4 +64,18 @@ func buildOf(v, c, d string, info *debug.BuildInfo) Build {
 // String is the line `forgesync version` prints.
 func (b Build) String() string {
 	return fmt.Sprintf("forgesync %s (commit %s, built %s)", b.Version, cmp.Or(b.Commit, "unknown"), cmp.Or(b.BuildDate, "unknown"))
+}
+
+// VersionCommand is the command that prints the build build returns, as
+// a line of words or, with --json, its fields.
+func VersionCommand(build func() Build) *Command {
+	return &Command{
+		Name: "version", Summary: "print the version, commit and build date", NoConfig: true,
+		Run: func(ctx context.Context, e *Env, args []string) int {
+			return Show(e, build(), func(w io.Writer, b Build) error {
+				_, err := fmt.Fprintln(w, b)
+				return err
+			})
+		},
+	}
 }

@@ -316,6 +316,13 @@ type Args struct {
 	Want     string
 }
 
+// NoArgs bounds a command that takes no positional arguments.
+var NoArgs = Args{Min: 0, Max: 0, Want: "no arguments"}
+
+// One bounds a command that takes exactly one positional argument, want
+// saying what it is.
+func One(want string) Args { return Args{Min: 1, Max: 1, Want: want} }
+
 // check reports a usage error unless n arguments fit the bounds.
 func (a Args) check(stderr io.Writer, name string, n int) bool {
 	if a.Want == "" || (n >= a.Min && (a.Max < 0 || n <= a.Max)) {
