@@ -2,9 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
-	"fmt"
+	"log/slog"
 
 	"github.com/mjolnir-forge/forgesync/cmd/forgesync/cli"
 	"github.com/mjolnir-forge/forgesync/daemon"
@@ -19,19 +18,10 @@ func daemonCommand() *cli.Command {
 			if daemon.Interactive() {
 				return serveExit(e, serveDaemon(ctx, e, "", nil))
 			}
-			// A service logs to the OS log (the journal reads stderr;
-			// Windows has the Event Log) and to a rotated file.
-			sys, serr := daemon.SystemLogger(serviceConfig(e, nil))
-			log, closer, lerr := daemon.NewServiceLog(daemon.LogOptions{File: e.Config.Log.File, Level: e.Config.Log.Level, Stderr: e.Stderr, System: sys})
-			if lerr != nil {
-				fmt.Fprintf(e.Stderr, "forgesync daemon: %v\n", errors.Join(serr, lerr))
-				return cli.ExitFailure
-			}
-			defer closer.Close()
-			e.Log = log
-			return serveExit(e, daemon.RunService(serviceConfig(e, func(ctx context.Context) error {
+			return serveExit(e, daemon.RunAsService(e.Config, e.Log, e.Stderr, func(ctx context.Context, log *slog.Logger) error {
+				e.Log = log // the service's: the OS log and a rotated file
 				return serveDaemon(ctx, e, e.Config.Log.File, nil)
-			})))
+			}))
 		},
 	}
 }
@@ -54,15 +44,8 @@ func serveDaemon(ctx context.Context, e *cli.Env, logFile string, started func()
 		LogFile: logFile, Started: started})
 }
 
-// serviceConfig describes the OS service that runs `forgesync daemon`.
-func serviceConfig(e *cli.Env, run func(ctx context.Context) error) daemon.ServiceConfig {
-	return daemon.Service(e.Config, userService, e.Log, run)
-}
-
-// userService is set by `forgesync service --user`; noNative by --no-native.
-var userService, noNative bool
-
 func serviceCommand() *cli.Command {
+	var user, noNative bool
 	return &cli.Command{
 		Name: "service", Args: "install|uninstall|start|stop|status", Nargs: cli.One("one of install, uninstall, start, stop, status"),
 		Summary: "manage the OS service that runs the daemon (systemd, Windows services, launchd)\n" +
@@ -70,14 +53,14 @@ func serviceCommand() *cli.Command {
 			"--user installs a service of the current user (systemd --user, LaunchAgent).\n" +
 			"Without systemd, launchd or the Windows service manager it installs nothing: run `forgesync daemon` under your own supervisor.",
 		Flags: func(fs *flag.FlagSet) {
-			fs.BoolVar(&userService, "user", false, "a service of the current user")
+			fs.BoolVar(&user, "user", false, "a service of the current user")
 			fs.BoolVar(&noNative, "no-native", false, "install without the native door module's bundle (or set [deploy] native = false)")
 		},
 		Run: func(ctx context.Context, e *cli.Env, args []string) int {
 			if args[0] == daemon.ActionInstall {
 				e.Name = "service install"
 			}
-			opts := daemon.ServiceOptions{User: userService, NoNative: noNative}
+			opts := daemon.ServiceOptions{User: user, NoNative: noNative}
 			if err := daemon.ControlService(e.Config, args[0], opts, e.Log, e.Stdout); err != nil {
 				return e.Fail(err)
 			}

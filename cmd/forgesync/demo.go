@@ -4,15 +4,12 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"fmt"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/mjolnir-forge/forgesync/cmd/forgesync/cli"
 	"github.com/mjolnir-forge/forgesync/cmd/forgesync/examples"
-	"github.com/mjolnir-forge/forgesync/config"
-	"github.com/mjolnir-forge/forgesync/inventory/rejection"
 )
 
 func demoCommand() *cli.Command {
@@ -29,14 +26,7 @@ func demoCommand() *cli.Command {
 			fs.DurationVar(&runFor, "for", 0, "stop after this long (0: until interrupted)")
 		},
 		Run: func(ctx context.Context, e *cli.Env, args []string) int {
-			if examples.PreviousDemo(root) {
-				fmt.Fprintf(e.Stdout, "starting over in %s: the previous demo's folders are cleared\n", rejection.Escape(root))
-			}
-			cfgPath, err := examples.LayOutDemo(root)
-			if err != nil {
-				return e.Fail(err)
-			}
-			cfg, err := config.Load(cfgPath)
+			cfg, err := examples.Demo(root, e.Stdout)
 			if err != nil {
 				return e.Fail(err)
 			}

@@ -24,12 +24,12 @@ func statusCommand() *cli.Command {
 		Run: func(ctx context.Context, e *cli.Env, args []string) int {
 			c := daemon.Dial(ctx, e.Config)
 			if c == nil {
+				n := view.NotRunning{Socket: e.Config.Paths.Socket}
 				if e.JSON {
-					cli.WriteJSON(e.Stdout, map[string]any{"running": false, "socket": e.Config.Paths.Socket, "gates": daemon.Gates(e.Config.Paths.Mods)})
-				} else {
-					fmt.Fprintf(e.Stdout, "no forgesync daemon is answering on %s\n", e.Config.Paths.Socket)
-					fmt.Fprintln(e.Stdout, "start one with `forgesync daemon`, or use `forgesync sync` and `forgesync packs` directly")
+					gates := daemon.Gates(e.Config.Paths.Mods)
+					n.Gates = &gates
 				}
+				cli.Show(e, n, view.WriteNotRunning)
 				return cli.ExitInvalid
 			}
 			defer c.Close()
@@ -41,7 +41,7 @@ func statusCommand() *cli.Command {
 				return e.Fail(err)
 			}
 			if e.JSON {
-				cli.WriteJSON(e.Stdout, statusJSON{Status: &st, Socket: e.Config.Paths.Socket, LogFile: st.LogFile})
+				cli.WriteJSON(e.Stdout, view.RunningStatus{Status: &st, Socket: e.Config.Paths.Socket, LogFile: st.LogFile})
 				return cli.ExitOK
 			}
 			rej, err := c.Rejections(ctx)
@@ -52,16 +52,6 @@ func statusCommand() *cli.Command {
 			return cli.ExitOK
 		},
 	}
-}
-
-// statusJSON is what status --json prints for a running daemon: the
-// status the socket serves, the socket's path, and the daemon's log file
-// always present (empty when the daemon logs to its terminal), so a
-// launcher finds both without reading the configuration.
-type statusJSON struct {
-	*api.Status
-	Socket  string `json:"socket"`
-	LogFile string `json:"log_file"`
 }
 
 // watchEvents prints the daemon's events as they come, drawing a progress

@@ -12,26 +12,41 @@ import (
 	"github.com/mjolnir-forge/forgesync/config"
 	"github.com/mjolnir-forge/forgesync/installer/intake"
 	"github.com/mjolnir-forge/forgesync/installer/place"
+	"github.com/mjolnir-forge/forgesync/inventory/rejection"
 )
 
 // demoMarker marks a folder laid out by demo mode, so a second run may
 // clear it and nothing else is ever cleared.
 const demoMarker = ".forgesync-demo"
 
-// PreviousDemo reports whether root holds a demo laid out before, which
-// LayOutDemo clears to start over.
-func PreviousDemo(root string) bool {
+// Demo lays out root for `forgesync demo` (see [layOutDemo]), saying on w
+// when the folders of a previous demo are cleared, and returns the demo's
+// configuration.
+func Demo(root string, w io.Writer) (*config.Config, error) {
+	if previousDemo(root) {
+		fmt.Fprintf(w, "starting over in %s: the previous demo's folders are cleared\n", rejection.Escape(root))
+	}
+	path, err := layOutDemo(root)
+	if err != nil {
+		return nil, err
+	}
+	return config.Load(path)
+}
+
+// previousDemo reports whether root holds a demo laid out before, which
+// layOutDemo clears to start over.
+func previousDemo(root string) bool {
 	_, err := os.Stat(filepath.Join(root, demoMarker))
 	return err == nil
 }
 
-// LayOutDemo prepares root for `forgesync demo` and returns the path of
+// layOutDemo prepares root for `forgesync demo` and returns the path of
 // its config file: a game folder (drop, Mods, paks, state) with the MJOLNIR
 // mods at the versions the gates need, every example pack dropped in as a
 // reproducible zip, and one archive that carries code, to show a rejection
 // with its reasons. A root that holds anything but a previous demo is
 // refused; a previous demo is cleared.
-func LayOutDemo(root string) (string, error) {
+func layOutDemo(root string) (string, error) {
 	root, err := filepath.Abs(root)
 	if err != nil {
 		return "", err

@@ -12,9 +12,9 @@ import (
 
 func TestLayOutDemo(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "demo")
-	cfg, err := LayOutDemo(root)
+	cfg, err := layOutDemo(root)
 	if err != nil {
-		t.Fatalf("LayOutDemo = %v", err)
+		t.Fatalf("layOutDemo = %v", err)
 	}
 	if cfg != filepath.Join(root, "forgesync.toml") {
 		t.Errorf("config at %s", cfg)
@@ -37,15 +37,15 @@ func TestLayOutDemo(t *testing.T) {
 		t.Errorf("drop holds %q; want %q", names, want)
 	}
 	// A second run clears the first; a folder it did not make is refused.
-	if _, err := LayOutDemo(root); err != nil {
-		t.Errorf("LayOutDemo again = %v; want the previous demo cleared", err)
+	if _, err := layOutDemo(root); err != nil {
+		t.Errorf("layOutDemo again = %v; want the previous demo cleared", err)
 	}
 	other := t.TempDir()
 	if err := os.WriteFile(filepath.Join(other, "mine.txt"), []byte("keep"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := LayOutDemo(other); err == nil || !strings.Contains(err.Error(), "was not made by demo mode") {
-		t.Errorf("LayOutDemo(a foreign folder) = %v; want a refusal", err)
+	if _, err := layOutDemo(other); err == nil || !strings.Contains(err.Error(), "was not made by demo mode") {
+		t.Errorf("layOutDemo(a foreign folder) = %v; want a refusal", err)
 	}
 	if _, err := os.Stat(filepath.Join(other, "mine.txt")); err != nil {
 		t.Errorf("the foreign folder lost its file: %v", err)
@@ -54,7 +54,7 @@ func TestLayOutDemo(t *testing.T) {
 
 func TestWriteDemoGuide(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "demo")
-	path, err := LayOutDemo(root)
+	path, err := layOutDemo(root)
 	if err != nil {
 		t.Fatal(err)
 	}
