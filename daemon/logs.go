@@ -17,8 +17,8 @@ import (
 	"gopkg.in/natefinch/lumberjack.v2"
 )
 
-// LogOptions say where a service logs.
-type LogOptions struct {
+// logOptions say where a service logs.
+type logOptions struct {
 	// File is the log file, rotated by size (<state>/logs/forgesync.log by
 	// default); "" logs to no file.
 	File string
@@ -27,17 +27,17 @@ type LogOptions struct {
 	// Stderr receives JSON lines when System is nil: systemd's journal
 	// reads a service's stderr.
 	Stderr io.Writer
-	// System is the OS log (the Windows Event Log), from [SystemLogger].
+	// System is the OS log (the Windows Event Log), from systemLogger.
 	System service.Logger
 	// MaxSizeMB and MaxBackups bound the log file: 10 MB, 5 old files by
 	// default.
 	MaxSizeMB, MaxBackups int
 }
 
-// SystemLogger returns the OS log of the service cfg describes where a
+// systemLogger returns the OS log of the service cfg describes where a
 // service has no stderr (the Windows Event Log); nil elsewhere, where the
 // service manager reads stderr (systemd's journal, launchd's log).
-func SystemLogger(cfg ServiceConfig) (service.Logger, error) {
+func systemLogger(cfg ServiceConfig) (service.Logger, error) {
 	if runtime.GOOS != "windows" {
 		return nil, nil
 	}
@@ -48,10 +48,10 @@ func SystemLogger(cfg ServiceConfig) (service.Logger, error) {
 	return svc.SystemLogger(nil)
 }
 
-// NewServiceLog returns the logger of a running service: the OS log (or
+// newServiceLog returns the logger of a running service: the OS log (or
 // JSON on stderr) and a size-rotated file, both at o.Level. Close the
 // returned io.Closer at exit.
-func NewServiceLog(o LogOptions) (*slog.Logger, io.Closer, error) {
+func newServiceLog(o logOptions) (*slog.Logger, io.Closer, error) {
 	hopts := &slog.HandlerOptions{Level: o.Level}
 	var handlers []slog.Handler
 	if o.System != nil {

@@ -38,7 +38,7 @@ func (f *fakeSystemLog) add(level string, v []any) error {
 func TestServiceLogsToOSLogAndFile(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "state", "logs", "forgesync.log")
 	sys := &fakeSystemLog{}
-	log, closer, err := NewServiceLog(LogOptions{File: file, Level: slog.LevelInfo, System: sys})
+	log, closer, err := newServiceLog(logOptions{File: file, Level: slog.LevelInfo, System: sys})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestServiceLogsToOSLogAndFile(t *testing.T) {
 
 func TestServiceLogsJSONToStderrWithoutOSLog(t *testing.T) {
 	var stderr bytes.Buffer
-	log, closer, err := NewServiceLog(LogOptions{Level: slog.LevelInfo, Stderr: &stderr})
+	log, closer, err := newServiceLog(logOptions{Level: slog.LevelInfo, Stderr: &stderr})
 	if err != nil {
 		t.Fatal(err)
 	}

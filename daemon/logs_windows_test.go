@@ -25,7 +25,7 @@ func TestServiceLogHeldByViewer(t *testing.T) {
 	}
 	defer os.RemoveAll(dir)
 	file := filepath.Join(dir, "forgesync.log")
-	log, closer, err := NewServiceLog(LogOptions{File: file, Level: slog.LevelInfo, MaxSizeMB: 1})
+	log, closer, err := newServiceLog(logOptions{File: file, Level: slog.LevelInfo, MaxSizeMB: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,8 +15,8 @@ import (
 // reads) and to cfg's log file, rotated; serve gets that logger. log is
 // the logger until then. A service log that cannot be made is the error.
 func RunAsService(cfg *config.Config, log *slog.Logger, stderr io.Writer, serve func(ctx context.Context, log *slog.Logger) error) error {
-	sys, serr := SystemLogger(Service(cfg, false, log, nil))
-	svcLog, closer, lerr := NewServiceLog(LogOptions{File: cfg.Log.File, Level: cfg.Log.Level, Stderr: stderr, System: sys})
+	sys, serr := systemLogger(Service(cfg, false, log, nil))
+	svcLog, closer, lerr := newServiceLog(logOptions{File: cfg.Log.File, Level: cfg.Log.Level, Stderr: stderr, System: sys})
 	if lerr != nil {
 		return errors.Join(serr, lerr)
 	}

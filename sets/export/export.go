@@ -51,9 +51,9 @@ func ArchiveExt(name string) string {
 	return ""
 }
 
-// LockFor returns the lock of packs, each with the URL that template gives
+// lockFor returns the lock of packs, each with the URL that template gives
 // it (DefaultURLTemplate when empty) and the size of its kept archive.
-func LockFor(name string, packs []Kept, template string) (*lock.Lock, error) {
+func lockFor(name string, packs []Kept, template string) (*lock.Lock, error) {
 	if template == "" {
 		template = DefaultURLTemplate
 	}
@@ -137,7 +137,7 @@ type ExportStats struct {
 // every archive and chunk once, and writes only that pack's archive, index
 // and new chunks.
 func ExportWith(ctx context.Context, dir string, packs []Kept, opt ExportOptions) (*lock.Lock, error) {
-	l, err := LockFor(opt.Name, packs, opt.Template)
+	l, err := lockFor(opt.Name, packs, opt.Template)
 	if err != nil {
 		return nil, err
 	}

@@ -117,19 +117,19 @@ func TestExportIndexes(t *testing.T) {
 	}
 
 	before := len(chunkFiles(t, out))
-	removed, err := PruneExport(out, l)
+	removed, err := pruneExport(out, l)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(removed) != 1 || !strings.HasPrefix(removed[0], old.SHA256) {
-		t.Errorf("PruneExport removed %v; want the old archive", removed)
+		t.Errorf("pruneExport removed %v; want the old archive", removed)
 	}
 	if _, err := os.Stat(filepath.Join(out, "packs", old.SHA256+casync.IndexExt)); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("the old archive's index stayed: %v", err)
 	}
-	n, err := PruneChunks(out, l)
+	n, err := pruneChunks(out, l)
 	if err != nil || n == 0 || n > 6 || len(chunkFiles(t, out)) != before-n {
-		t.Errorf("PruneChunks = %d, %v (from %d chunks); want the old version's own chunks", n, err, before)
+		t.Errorf("pruneChunks = %d, %v (from %d chunks); want the old version's own chunks", n, err, before)
 	}
 	// What is left still rebuilds every pack.
 	for _, p := range l.Packs {

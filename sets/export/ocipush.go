@@ -34,7 +34,7 @@ type PushedSet struct {
 // lock's serial follows the one at the tag, and with lifetime > 0 it
 // expires that long after now (see [lock.Lock.Stamp]).
 func ExportOCI(ctx context.Context, reg *oci.Registry, ref oci.Reference, name string, packs []Kept, template string, key *minisign.PrivateKey, now time.Time, lifetime time.Duration) (*PushedSet, error) {
-	l, err := LockFor(name, packs, template)
+	l, err := lockFor(name, packs, template)
 	if err != nil {
 		return nil, err
 	}

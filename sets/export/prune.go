@@ -16,14 +16,14 @@ import (
 	"github.com/mjolnir-forge/forgesync/sets/lock"
 )
 
-// PruneExport removes from dir/packs the archives and chunk indexes that
+// pruneExport removes from dir/packs the archives and chunk indexes that
 // Export may have written there and that l does not pin: files named
 // <sha256><ext> (a lower-case SHA-256 and an archive extension) or
 // <sha256>.caibx. Anything else in the folder is left alone. Call it after
 // the lock is written, so that a folder always holds every archive its lock
 // pins. It returns the names of the archives removed, sorted (an index goes
 // with its archive).
-func PruneExport(dir string, l *lock.Lock) ([]string, error) {
+func pruneExport(dir string, l *lock.Lock) ([]string, error) {
 	keep := make(map[string]bool, len(l.Packs))
 	for _, p := range l.Packs {
 		keep[p.SHA256] = true
@@ -57,12 +57,12 @@ func PruneExport(dir string, l *lock.Lock) ([]string, error) {
 	return removed, nil
 }
 
-// PruneChunks removes from dir/chunks the chunks that no index of l's
+// pruneChunks removes from dir/chunks the chunks that no index of l's
 // packs uses, and returns how many. It reads every index l names first
 // (dir/packs/<sha256>.caibx, as Export writes them): when one cannot be
 // read it removes nothing, as it cannot tell which chunks that index
-// needs. Call it after the lock is written, as PruneExport.
-func PruneChunks(dir string, l *lock.Lock) (int, error) {
+// needs. Call it after the lock is written, as pruneExport.
+func pruneChunks(dir string, l *lock.Lock) (int, error) {
 	if _, err := os.Stat(filepath.Join(dir, ChunksDir)); errors.Is(err, fs.ErrNotExist) {
 		return 0, nil
 	}

@@ -37,9 +37,9 @@ func TestPruneExport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	removed, err := PruneExport(out, l)
+	removed, err := pruneExport(out, l)
 	if err != nil || !slices.Equal(removed, []string{gone}) {
-		t.Fatalf("PruneExport = %v, %v; want [%s]", removed, err, gone)
+		t.Fatalf("pruneExport = %v, %v; want [%s]", removed, err, gone)
 	}
 	names := settest.DirNames(t, pdir)
 	want := append([]string{kept[0].SHA256 + kept[0].Ext, kept[0].SHA256 + casync.IndexExt, strings.Repeat("d", 64) + ".zip"}, others...)
@@ -49,7 +49,7 @@ func TestPruneExport(t *testing.T) {
 		t.Errorf("packs/ = %v\nwant %v", names, want)
 	}
 	// Nothing more to remove the second time.
-	if removed, err := PruneExport(out, l); err != nil || len(removed) != 0 {
-		t.Errorf("PruneExport again = %v, %v; want nothing", removed, err)
+	if removed, err := pruneExport(out, l); err != nil || len(removed) != 0 {
+		t.Errorf("pruneExport again = %v, %v; want nothing", removed, err)
 	}
 }

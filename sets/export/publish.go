@@ -10,12 +10,12 @@ import (
 	"github.com/mjolnir-forge/forgesync/sets/lock"
 )
 
-// NewLock returns the lock of packs (see [LockFor]) as `forgesync lock`
+// NewLock returns the lock of packs (see lockFor) as `forgesync lock`
 // writes it: stamped (see [lock.Lock.Stamp]) at now with lifetime, its
 // serial following the lock at path when path is not "" (the lock it
 // replaces there).
 func NewLock(name string, packs []Kept, template, path string, now time.Time, lifetime time.Duration) (*lock.Lock, error) {
-	l, err := LockFor(name, packs, template)
+	l, err := lockFor(name, packs, template)
 	if err != nil {
 		return nil, err
 	}
@@ -29,7 +29,7 @@ func NewLock(name string, packs []Kept, template, path string, now time.Time, li
 
 // Publish writes the folder dir of packs (see [ExportWith]) and, with
 // prune, then removes from it what the new lock no longer pins: archives
-// and their indexes (see [PruneExport]) and chunks (see [PruneChunks]). It
+// and their indexes (see pruneExport) and chunks (see pruneChunks). It
 // returns what it wrote and removed.
 func Publish(ctx context.Context, dir string, packs []Kept, opt ExportOptions, prune bool) (Written, error) {
 	if opt.Stats == nil {
@@ -42,10 +42,10 @@ func Publish(ctx context.Context, dir string, packs []Kept, opt ExportOptions, p
 	var removed []string
 	pruned := 0
 	if prune {
-		if removed, err = PruneExport(dir, l); err != nil {
+		if removed, err = pruneExport(dir, l); err != nil {
 			return Written{}, err
 		}
-		if pruned, err = PruneChunks(dir, l); err != nil {
+		if pruned, err = pruneChunks(dir, l); err != nil {
 			return Written{}, err
 		}
 	}

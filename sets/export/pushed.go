@@ -43,7 +43,7 @@ func WritePushed(w io.Writer, p Pushed) error {
 		fmt.Fprintf(w, "signed by key %s (%s)\n", p.SignedBy, lock.SignatureName)
 	}
 	if p.Expires != nil {
-		fmt.Fprintln(w, ExpiresLine(*p.Expires))
+		fmt.Fprintln(w, expiresLine(*p.Expires))
 	}
 	fmt.Fprintf(w, "uploaded %d blobs (%d bytes); %d were in the registry already\n", p.Uploaded, p.UploadedBytes, p.Skipped)
 	_, err := fmt.Fprintln(w, p.Reference)

@@ -14,7 +14,7 @@ func TestWritePushed(t *testing.T) {
 		Uploaded: 3, UploadedBytes: 300, Skipped: 1, Expires: &expires}
 	want := "pushed reg/sets:live: 2 packs, sha256:x\n" +
 		"signed by key AB (forgepacks.lock.minisig)\n" +
-		ExpiresLine(expires) + "\n" +
+		expiresLine(expires) + "\n" +
 		"uploaded 3 blobs (300 bytes); 1 were in the registry already\n" +
 		"reg/sets@sha256:ab\n"
 	var b strings.Builder

@@ -39,7 +39,7 @@ type Written struct {
 func WriteWritten(w io.Writer, x Written) error {
 	_, err := fmt.Fprintf(w, "wrote %s: %d packs, %s\n", x.Lock, x.Packs, x.Fingerprint)
 	if x.Expires != nil && err == nil {
-		_, err = fmt.Fprintln(w, ExpiresLine(*x.Expires))
+		_, err = fmt.Fprintln(w, expiresLine(*x.Expires))
 	}
 	if x.SignedBy != "" && err == nil {
 		_, err = fmt.Fprintf(w, "signed by key %s (%s)\n", x.SignedBy, x.Lock+".minisig")
@@ -61,9 +61,9 @@ func WriteWritten(w io.Writer, x Written) error {
 	return err
 }
 
-// ExpiresLine is what lock, export and a push say of a lock that
+// expiresLine is what lock, export and a push say of a lock that
 // expires (its serial is in their JSON only, so that their text stays as
 // it was before serials).
-func ExpiresLine(t time.Time) string {
+func expiresLine(t time.Time) string {
 	return "expires " + t.UTC().Format(time.RFC3339) + ": export the set again before then, or machines refuse it"
 }

@@ -19,7 +19,7 @@ import (
 // clear it and nothing else is ever cleared.
 const demoMarker = ".forgesync-demo"
 
-// Demo lays out root for `forgesync demo` (see [layOutDemo]), saying on w
+// Demo lays out root for `forgesync demo` (see layOutDemo), saying on w
 // when the folders of a previous demo are cleared, and returns the demo's
 // configuration.
 func Demo(root string, w io.Writer) (*config.Config, error) {
