@@ -42,7 +42,7 @@ func scanCommand() *cli.Command {
 			if err != nil {
 				return e.Fail(err)
 			}
-			valid, err := verdict.Scan(ctx, e.Stdout, newExtractor(e.Config), args, lim, format, version)
+			valid, err := verdict.Scan(ctx, e.Stdout, daemon.SelfExtractor(e.Config), args, lim, format, version)
 			if err != nil {
 				return e.Fail(err)
 			}
@@ -144,7 +144,7 @@ func liftPreviewCommand() *cli.Command {
 			if err != nil {
 				return e.Fail(err)
 			}
-			rep, err := verdict.Check(ctx, newExtractor(e.Config), args[0], lim)
+			rep, err := verdict.Check(ctx, daemon.SelfExtractor(e.Config), args[0], lim)
 			if err != nil {
 				return e.Fail(err)
 			}
@@ -187,10 +187,7 @@ func utocCommand() *cli.Command {
 			"For authors chasing a missing surface package: compare with `forgesync package-id`.",
 		Run: func(ctx context.Context, e *cli.Env, args []string) int {
 			toc, err := iostore.ReadFile(args[0])
-			if err != nil {
-				return e.Fail(err)
-			}
-			return cli.Show(e, toc, iostore.WriteTOC)
+			return cli.Result(e, toc, err, iostore.WriteTOC)
 		},
 	}
 }

@@ -2,11 +2,21 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
+	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
 
 	"github.com/mjolnir-forge/forgesync/cmd/forgesync/cli"
+	"github.com/mjolnir-forge/forgesync/cmd/forgesync/examples"
+	"github.com/mjolnir-forge/forgesync/cmd/forgesync/view"
+	"github.com/mjolnir-forge/forgesync/config"
 	"github.com/mjolnir-forge/forgesync/daemon"
+	"github.com/mjolnir-forge/forgesync/daemon/setup"
 )
 
 func daemonCommand() *cli.Command {
@@ -16,22 +26,14 @@ func daemonCommand() *cli.Command {
 			"Under a service manager (see `forgesync service`) it runs as that service, logging JSON.",
 		Run: func(ctx context.Context, e *cli.Env, args []string) int {
 			if daemon.Interactive() {
-				return serveExit(e, serveDaemon(ctx, e, "", nil))
+				return e.Exit(serveDaemon(ctx, e, "", nil))
 			}
-			return serveExit(e, daemon.RunAsService(e.Config, e.Log, e.Stderr, func(ctx context.Context, log *slog.Logger) error {
+			return e.Exit(daemon.RunAsService(e.Config, e.Log, e.Stderr, func(ctx context.Context, log *slog.Logger) error {
 				e.Log = log // the service's: the OS log and a rotated file
 				return serveDaemon(ctx, e, e.Config.Log.File, nil)
 			}))
 		},
 	}
-}
-
-// serveExit is the exit status of a daemon that stopped with err.
-func serveExit(e *cli.Env, err error) int {
-	if err != nil {
-		return e.Fail(err)
-	}
-	return cli.ExitOK
 }
 
 // serveDaemon runs the daemon until ctx ends; logFile is the service's log
@@ -61,10 +63,139 @@ func serviceCommand() *cli.Command {
 				e.Name = "service install"
 			}
 			opts := daemon.ServiceOptions{User: user, NoNative: noNative}
-			if err := daemon.ControlService(e.Config, args[0], opts, e.Log, e.Stdout); err != nil {
+			return e.Exit(daemon.ControlService(e.Config, args[0], opts, e.Log, e.Stdout))
+		},
+	}
+}
+
+func demoCommand() *cli.Command {
+	var root string
+	var runFor time.Duration
+	return &cli.Command{
+		Name: "demo", Args: "", NoConfig: true, Serves: true, Nargs: cli.NoArgs,
+		Summary: "see the whole flow without the game: example packs installed by a daemon in a temp folder\n" +
+			"Lays out drop/mods/paks/state under one folder, drops the example packs (and one bad\n" +
+			"archive) in as archives, and runs the daemon in the foreground.\n" +
+			"Ctrl-C stops it; --for stops it after a while.",
+		Flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&root, "root", filepath.Join(os.TempDir(), "forgesync-demo"), "the `DIR` to lay everything out in")
+			fs.DurationVar(&runFor, "for", 0, "stop after this long (0: until interrupted)")
+		},
+		Run: func(ctx context.Context, e *cli.Env, args []string) int {
+			cfg, err := examples.Demo(root, e.Stdout)
+			if err != nil {
 				return e.Fail(err)
 			}
+			e.Config = cfg
+			if e.Log, err = e.NewLogger(); err != nil {
+				return e.Fail(err)
+			}
+			if runFor > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, runFor)
+				defer cancel()
+			}
+			err = serveDaemon(ctx, e, "", func() { examples.WriteDemoGuide(e.Stdout, cfg) })
+			if errors.Is(err, context.DeadlineExceeded) {
+				return cli.ExitOK // --for ran out
+			}
+			return e.Exit(err)
+		},
+	}
+}
+
+// setupFlags are `forgesync setup`'s flags.
+var setupFlags struct {
+	mods, paks, state string
+	undo, service     bool
+}
+
+func setupCommand() *cli.Command {
+	return &cli.Command{
+		Name: "setup", Args: "", NoConfig: true, Nargs: cli.NoArgs,
+		Summary: "the one command after unzipping: check the game's folders, write the config where forgesync finds it\n" +
+			"(the user's, or the machine's with --machine) and make the drop folder; it asks on a terminal,\n" +
+			"and without one every folder must be a flag. --service also installs and starts the service;\n" +
+			"--undo removes what setup made (never a pack, never a file it did not write).",
+		Flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&setupFlags.mods, "mods", "", "the game's UE4SS Mods `DIR`")
+			fs.StringVar(&setupFlags.paks, "paks", "", "the game's Paks `DIR`")
+			fs.StringVar(&setupFlags.state, "state", "", "forgesync's state `DIR` (made when missing)")
+			fs.BoolVar(&setupFlags.undo, "undo", false, "remove what setup made")
+			fs.BoolVar(&setupFlags.service, "service", false, "also install and start the service")
+		},
+		Run: func(ctx context.Context, e *cli.Env, args []string) int {
+			o := setup.SetupOptions{Mods: setupFlags.mods, Paks: setupFlags.paks, State: setupFlags.state, Env: config.Process(e.Machine), Log: e.Log}
+			if setupFlags.undo {
+				e.Name = "setup --undo"
+				return e.Exit(setup.SetupUndo(ctx, o, e.Stdout))
+			}
+			if setupFlags.service {
+				// Refused before it asks or writes anything.
+				opts, err := daemon.SetupService(runtime.GOOS, e.Machine)
+				if err != nil {
+					return e.Fail(err)
+				}
+				o.Service = &opts
+			}
+			if err := setup.SetupAsk(&o, os.Stdin, e.Stdout, cli.StdinTerminal()); err != nil {
+				return e.Fail(err)
+			}
+			return e.Exit(setup.Setup(ctx, o, e.Stdout))
+		},
+	}
+}
+
+func statusCommand() *cli.Command {
+	var watch bool
+	return &cli.Command{
+		Name: "status", Args: "", Nargs: cli.NoArgs,
+		Summary: "ask the running daemon what is installed, what was rejected and why\n" +
+			"--watch follows the event stream, with a progress bar for a running install.\n" +
+			"Exit status: 0 daemon running, 1 no daemon, 2 failure.",
+		Flags: func(fs *flag.FlagSet) { fs.BoolVar(&watch, "watch", false, "follow the daemon's events") },
+		Run: func(ctx context.Context, e *cli.Env, args []string) int {
+			c := daemon.Dial(ctx, e.Config)
+			if c == nil {
+				n := view.NotRunning{Socket: e.Config.Paths.Socket}
+				if e.JSON {
+					gates := daemon.Gates(e.Config.Paths.Mods)
+					n.Gates = &gates
+				}
+				cli.Show(e, n, view.WriteNotRunning)
+				return cli.ExitInvalid
+			}
+			defer c.Close()
+			if watch {
+				return watchEvents(ctx, e, c)
+			}
+			st, err := c.Status(ctx)
+			if err != nil {
+				return e.Fail(err)
+			}
+			if e.JSON {
+				cli.WriteJSON(e.Stdout, view.RunningStatus{Status: &st, Socket: e.Config.Paths.Socket, LogFile: st.LogFile})
+				return cli.ExitOK
+			}
+			rej, err := c.Rejections(ctx)
+			if err != nil {
+				return e.Fail(err)
+			}
+			view.WriteStatus(e.Stdout, st, rej)
 			return cli.ExitOK
 		},
 	}
+}
+
+// watchEvents prints the daemon's events as they come, drawing a progress
+// bar for a running extraction, until interrupted.
+func watchEvents(ctx context.Context, e *cli.Env, c *daemon.Client) int {
+	ew := &view.EventWriter{W: e.Stdout, JSON: e.JSON}
+	err := c.Events(ctx, daemon.Live, ew.Write)
+	ew.Close()
+	if err != nil && !errors.Is(err, context.Canceled) && ctx.Err() == nil {
+		fmt.Fprintf(e.Stderr, "forgesync status --watch: %v\n", err)
+		return cli.ExitFailure
+	}
+	return cli.ExitOK
 }

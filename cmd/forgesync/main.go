@@ -6,6 +6,7 @@ package main
 
 import (
 	"context"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -27,4 +28,55 @@ func main() {
 	stop()
 	stopProfile()
 	os.Exit(code)
+}
+
+// version is the program's version, set at link time by `make dist`.
+var version = cli.DevVersion
+
+// commit and buildDate are the commit the binary was built from and when
+// (RFC 3339, UTC: the commit's time, so that two builds of one commit are
+// the same bytes), set at link time by `make dist` and `make release`. A
+// binary built with plain `go build` in a git checkout takes them from the
+// build information Go stamps into it instead (see cli.CurrentBuild).
+var commit, buildDate string
+
+// currentBuild is this binary's build.
+func currentBuild() cli.Build { return cli.CurrentBuild(version, commit, buildDate) }
+
+// run runs the sub-command args names and returns its exit status: 1 when
+// the machine refused the request (see cli.ExitStatus).
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	p := &cli.Program{Version: version, Commands: commands()}
+	return p.Run(ctx, args, stdout, stderr)
+}
+
+func commands() []*cli.Command {
+	return []*cli.Command{
+		daemonCommand(),
+		demoCommand(),
+		statusCommand(),
+		syncCommand(),
+		installCommand(),
+		packsCommand(),
+		lockCommand(),
+		exportCommand(),
+		diffCommand(),
+		keygenCommand(),
+		enableCommand(),
+		disableCommand(),
+		removeCommand(),
+		historyCommand(),
+		rollbackCommand(),
+		retryCommand(),
+		scanCommand(),
+		packCommand(),
+		initCommand(),
+		schemaCommand(),
+		liftPreviewCommand(),
+		utocCommand(),
+		packageIDCommand(),
+		serviceCommand(),
+		setupCommand(),
+		cli.VersionCommand(currentBuild),
+	}
 }

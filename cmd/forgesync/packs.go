@@ -29,7 +29,7 @@ var setFetcher fetch.Fetcher
 // openMachine returns the machine of the command's configuration: its
 // running daemon, or else its state opened under the lock at first use.
 func openMachine(e *cli.Env) *daemon.Machine {
-	opts := daemon.Options{Config: e.Config, Log: e.Log, LockWait: lockWait, Fetcher: setFetcher, Extractor: newExtractor(e.Config)}
+	opts := daemon.Options{Config: e.Config, Log: e.Log, LockWait: lockWait, Fetcher: setFetcher, Extractor: daemon.SelfExtractor(e.Config)}
 	if !e.JSON {
 		opts.Progress = e.Stderr // a headless host sees each download start
 	}
@@ -125,10 +125,7 @@ func packsCommand() *cli.Command {
 			m := openMachine(e)
 			defer m.Close()
 			packs, err := m.Packs(ctx)
-			if err != nil {
-				return e.Fail(err)
-			}
-			return cli.Show(e, packs, view.WritePacks)
+			return cli.Result(e, packs, err, view.WritePacks)
 		},
 	}
 }
@@ -205,10 +202,7 @@ func historyCommand() *cli.Command {
 			"Reads the state without its lock, so it works beside a running daemon.",
 		Run: func(ctx context.Context, e *cli.Env, args []string) int {
 			h, err := daemon.ReadHistory(e.Config.Paths.State)
-			if err != nil {
-				return e.Fail(err)
-			}
-			return cli.Show(e, h, view.WriteHistory)
+			return cli.Result(e, h, err, view.WriteHistory)
 		},
 	}
 }

@@ -26,7 +26,7 @@ func TestSnapshotsDuringChanges(t *testing.T) {
 	}
 	t.Cleanup(func() { os.RemoveAll(root) })
 	opts := pipeline.Options{Drop: filepath.Join(root, "drop"), Mods: filepath.Join(root, "mods"),
-		Paks: filepath.Join(root, "paks"), State: filepath.Join(root, "state"), Extractor: newExtractor(config.Default())}
+		Paks: filepath.Join(root, "paks"), State: filepath.Join(root, "state"), Extractor: daemon.SelfExtractor(config.Default())}
 	p, _, err := pipeline.Open(t.Context(), opts)
 	if err != nil {
 		t.Fatal(err)

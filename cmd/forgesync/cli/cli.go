@@ -300,6 +300,15 @@ func (e *Env) Fail(err error) int {
 	return ExitStatus(err)
 }
 
+// Exit returns the exit status of a command that ends with err: ExitOK
+// when err is nil, else what [Env.Fail] reports.
+func (e *Env) Exit(err error) int {
+	if err != nil {
+		return e.Fail(err)
+	}
+	return ExitOK
+}
+
 // Failf reports a failure the command decided itself, before or instead
 // of its work (flags that contradict each other, a file in the way): the
 // text of format and args after "forgesync NAME: ", as it is (the words
@@ -348,4 +357,13 @@ func Show[T any](e *Env, v T, text func(io.Writer, T) error) int {
 		text(e.Stdout, v)
 	}
 	return ExitOK
+}
+
+// Result prints v as [Show] does when err is nil, else reports err as
+// [Env.Fail] does, and returns the exit status.
+func Result[T any](e *Env, v T, err error, text func(io.Writer, T) error) int {
+	if err != nil {
+		return e.Fail(err)
+	}
+	return Show(e, v, text)
 }

@@ -12,6 +12,7 @@ package view
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -229,15 +230,20 @@ func WritePacks(w io.Writer, packs []api.Pack) error {
 }
 
 // EventWriter writes events as lines, and a running extraction's progress
-// as a bar redrawn in place. Its zero value is not usable; set W.
+// as a bar redrawn in place; with JSON, each event as a line of JSON. Its
+// zero value is not usable; set W.
 type EventWriter struct {
 	W       io.Writer
+	JSON    bool
 	barOpen bool // a progress bar is drawn and its line not ended
 }
 
 // Write writes one event; an event of a type this version does not know is
 // written raw.
 func (ew *EventWriter) Write(ev api.Event) error {
+	if ew.JSON {
+		return json.NewEncoder(ew.W).Encode(ev)
+	}
 	ts := ev.Time.Local().Format("15:04:05")
 	d, err := ev.Decode()
 	if p, ok := d.(api.Progress); ok && err == nil {
