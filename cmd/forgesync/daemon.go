@@ -19,6 +19,9 @@ import (
 	"github.com/mjolnir-forge/forgesync/daemon/setup"
 )
 
+// The commands that run the daemon, install it as a service, lay out a
+// demo or a first setup, and ask the running daemon its status.
+
 func daemonCommand() *cli.Command {
 	return &cli.Command{
 		Name: "daemon", Args: "", Serves: true, Nargs: cli.NoArgs,

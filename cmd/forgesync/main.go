@@ -33,11 +33,8 @@ func main() {
 // version is the program's version, set at link time by `make dist`.
 var version = cli.DevVersion
 
-// commit and buildDate are the commit the binary was built from and when
-// (RFC 3339, UTC: the commit's time, so that two builds of one commit are
-// the same bytes), set at link time by `make dist` and `make release`. A
-// binary built with plain `go build` in a git checkout takes them from the
-// build information Go stamps into it instead (see cli.CurrentBuild).
+// commit and buildDate are the commit the binary was built from and when,
+// set at link time by `make dist` and `make release` (see cli.Build).
 var commit, buildDate string
 
 // currentBuild is this binary's build.

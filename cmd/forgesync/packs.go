@@ -13,10 +13,12 @@ import (
 	"github.com/mjolnir-forge/forgesync/cmd/forgesync/cli"
 	"github.com/mjolnir-forge/forgesync/cmd/forgesync/view"
 	"github.com/mjolnir-forge/forgesync/daemon"
-	"github.com/mjolnir-forge/forgesync/inventory/rejection"
 	"github.com/mjolnir-forge/forgesync/pipeline"
 	"github.com/mjolnir-forge/forgesync/sets/fetch"
 )
+
+// The commands on this machine's installed set, each through the running
+// daemon when one answers, else on the state under its lock (openMachine).
 
 // lockWait is how long a command waits for another process holding the
 // state folder before it gives up and names the holder.
@@ -142,17 +144,8 @@ func changeCommand(name, summary string, do func(*daemon.Machine, context.Contex
 			if err != nil {
 				return e.Fail(err)
 			}
-			if !e.JSON && (name == "enable" || name == "disable") && sum.Generation == 0 && len(sum.Outcomes) == 0 {
-				// Nothing changed: the pack was so already.
-				fmt.Fprintf(e.Stdout, "%s is already %sd\n", rejection.Escape(args[0]), name)
-				return cli.ExitOK
-			}
-			if !e.JSON {
-				by := ""
-				if m.Daemon(ctx) != nil {
-					by = " (by the running daemon)"
-				}
-				fmt.Fprintf(e.Stdout, "%s: %sd%s\n", args[0], name, by)
+			if !e.JSON && view.WriteChange(e.Stdout, name, args[0], sum, m.Daemon(ctx) != nil) {
+				return cli.ExitOK // the pack was so already
 			}
 			if printSummary(e, sum, view.WriteSummary) == cli.ExitFailure {
 				return cli.ExitFailure // committed; the game does not see it yet

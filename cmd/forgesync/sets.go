@@ -23,6 +23,9 @@ import (
 	"github.com/mjolnir-forge/forgesync/sets/lock"
 )
 
+// The commands on pack sets: lock, export, diff, sync --set (runSyncSet),
+// and keygen for the key that signs them.
+
 // signPasswordEnv names the environment variable that holds the password
 // of a password-protected minisign secret key for --sign. A flag would
 // leave it in the shell's history and the process list.
@@ -240,12 +243,9 @@ func keygenCommand() *cli.Command {
 					return e.Fail(err)
 				}
 			}
-			pass := ""
-			if !noPassword {
-				var code int
-				if pass, code = keygenPassword(e, password); code != cli.ExitOK {
-					return code
-				}
+			pass, code := keygenPassword(e, password, noPassword)
+			if code != cli.ExitOK {
+				return code
 			}
 			k, err := lock.GenerateKeyPair(sec, pub, pass)
 			return cli.Result(e, k, err, func(w io.Writer, k lock.KeyPair) error {
@@ -255,11 +255,14 @@ func keygenCommand() *cli.Command {
 	}
 }
 
-// keygenPassword returns the password for a new secret key: the
-// environment's, else one asked twice on the terminal (an empty answer
-// means no password). Without either, or without one that --password
-// (required) needs, it says so and returns the exit status.
-func keygenPassword(e *cli.Env, required bool) (string, int) {
+// keygenPassword returns the password for a new secret key: none with
+// --no-password, else the environment's, else one asked twice on the
+// terminal (an empty answer means none). Without either, or without one
+// that --password (required) needs, it says so and returns the exit status.
+func keygenPassword(e *cli.Env, required, none bool) (string, int) {
+	if none {
+		return "", cli.ExitOK
+	}
 	pass, ok, err := cli.NewPassword(os.Getenv(signPasswordEnv), "the secret key", askPassword)
 	switch {
 	case err != nil:

@@ -12,7 +12,11 @@ import (
 const DevVersion = "0.1.0-dev"
 
 // Build is what `version` prints and `status` reports: the program's
-// version, the commit it was built from and when (RFC 3339, UTC).
+// version, the commit it was built from and when (RFC 3339, UTC: the
+// commit's time, so that two builds of one commit are the same bytes). The
+// linker sets them (`make dist`, `make release`); a binary built with plain
+// `go build` in a git checkout takes them from the build information Go
+// stamps into it instead.
 type Build struct {
 	Version   string `json:"version"`
 	Commit    string `json:"commit"`

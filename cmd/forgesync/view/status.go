@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/inventory/rejection"
 )
 
 // RunningStatus is what `status --json` prints for a running daemon: the
@@ -32,4 +33,22 @@ func WriteNotRunning(w io.Writer, n NotRunning) error {
 	fmt.Fprintf(w, "no forgesync daemon is answering on %s\n", n.Socket)
 	_, err := fmt.Fprintln(w, "start one with `forgesync daemon`, or use `forgesync sync` and `forgesync packs` directly")
 	return err
+}
+
+// WriteChange writes what enable, disable or remove (verb) did to the
+// pack id, before the summary: "ID: enabled", and " (by the running
+// daemon)" when byDaemon. An enable or a disable that changed nothing
+// writes that the pack is so already and reports true: there is no
+// summary to write. id is the user's argument.
+func WriteChange(w io.Writer, verb, id string, sum *api.Summary, byDaemon bool) (already bool) {
+	if (verb == "enable" || verb == "disable") && sum.Generation == 0 && len(sum.Outcomes) == 0 {
+		fmt.Fprintf(w, "%s is already %sd\n", rejection.Escape(id), verb)
+		return true
+	}
+	by := ""
+	if byDaemon {
+		by = " (by the running daemon)"
+	}
+	fmt.Fprintf(w, "%s: %sd%s\n", id, verb, by)
+	return false
 }
