@@ -41,7 +41,7 @@ var commit, buildDate string
 func currentBuild() cli.Build { return cli.CurrentBuild(version, commit, buildDate) }
 
 // run runs the sub-command args names and returns its exit status: 1 when
-// the machine refused the request (see cli.ExitStatus).
+// the machine refused the request (see cli.Env.Fail).
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	p := &cli.Program{Version: version, Commands: commands()}
 	return p.Run(ctx, args, stdout, stderr)

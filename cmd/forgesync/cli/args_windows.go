@@ -7,7 +7,7 @@ import (
 )
 
 // OSArgs returns the process's arguments after the program's name, read
-// as meant where a quoted folder ended in a backslash ([RepairWindowsArgs]).
+// as meant where a quoted folder ended in a backslash (repairWindowsArgs).
 func OSArgs() []string {
-	return RepairWindowsArgs(windows.UTF16PtrToString(windows.GetCommandLine()), os.Args)
+	return repairWindowsArgs(windows.UTF16PtrToString(windows.GetCommandLine()), os.Args)
 }

@@ -35,12 +35,12 @@ const (
 	ExitFailure = 2 // could not do the job (unreadable input, bad usage, I/O)
 )
 
-// exitStatus is the one table from the kind of a command's failure to its
+// exitStatuses is the one table from the kind of a command's failure to its
 // exit status: a request refused by a rule, naming what is not there, or
 // at odds with the state is the request's fault (1); a request the daemon
 // calls invalid, one to try again later, and the machine's own failures
 // are 2, as they were before kinds.
-var exitStatus = map[errkind.Kind]int{
+var exitStatuses = map[errkind.Kind]int{
 	errkind.Refused:     ExitInvalid,
 	errkind.NotFound:    ExitInvalid,
 	errkind.Conflict:    ExitInvalid,
@@ -50,10 +50,10 @@ var exitStatus = map[errkind.Kind]int{
 	errkind.Internal:    ExitFailure,
 }
 
-// ExitStatus returns the exit status of a command that failed with err,
+// exitStatus returns the exit status of a command that failed with err,
 // by err's kind ([errkind.Of]).
-func ExitStatus(err error) int {
-	if code, ok := exitStatus[errkind.Of(err)]; ok {
+func exitStatus(err error) int {
+	if code, ok := exitStatuses[errkind.Of(err)]; ok {
 		return code
 	}
 	return ExitFailure
@@ -65,12 +65,12 @@ type Env struct {
 	Name           string // the command's
 	Stdout, Stderr io.Writer
 	JSON           bool
-	ConfigPath     string
+	configPath     string
 	Machine        bool   // --machine: run as the machine service
 	Owner          string // --owner: the installing user, admitted to the socket's folder
-	LogFormat      string
-	LogLevel       string
-	Serves         bool // a long-running command: it logs at the configured level
+	logFormat      string
+	logLevel       string
+	serves         bool // a long-running command: it logs at the configured level
 	Config         *config.Config
 	Log            *slog.Logger
 }
@@ -120,7 +120,7 @@ func (p *Program) Run(ctx context.Context, args []string, stdout, stderr io.Writ
 		fmt.Fprintf(stderr, "forgesync %s: %v\n", c.Name, err)
 		return ExitFailure
 	}
-	e := &Env{Name: c.Name, Stdout: stdout, Stderr: stderr, Serves: c.Serves}
+	e := &Env{Name: c.Name, Stdout: stdout, Stderr: stderr, serves: c.Serves}
 	fs := flag.NewFlagSet("forgesync "+c.Name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	globals(fs, e)
@@ -152,12 +152,12 @@ func (p *Program) Run(ctx context.Context, args []string, stdout, stderr io.Writ
 // reads none gets the defaults unless --config names a file) and makes the
 // logger.
 func (e *Env) configure(noConfig bool) error {
-	if !noConfig || e.ConfigPath != "" {
+	if !noConfig || e.configPath != "" {
 		cenv := config.Process(e.Machine)
-		path := e.ConfigPath
+		path := e.configPath
 		var err error
 		if !noConfig {
-			path, _, err = cenv.Discover(e.ConfigPath)
+			path, _, err = cenv.Discover(e.configPath)
 		}
 		cfg, lerr := config.LoadEnv(path, cenv)
 		if err = errors.Join(err, lerr); err != nil {
@@ -210,12 +210,12 @@ func printDefaults(fs *flag.FlagSet, w io.Writer) {
 
 // globals registers the flags every command takes.
 func globals(fs *flag.FlagSet, e *Env) {
-	fs.StringVar(&e.ConfigPath, "config", "", "configuration `FILE` (TOML); default: $FORGESYNC_CONFIG, then the user's, then the machine's forgesync.toml")
+	fs.StringVar(&e.configPath, "config", "", "configuration `FILE` (TOML); default: $FORGESYNC_CONFIG, then the user's, then the machine's forgesync.toml")
 	fs.BoolVar(&e.Machine, "machine", false, "resolve the config as the machine service does (service install sets it)")
 	fs.StringVar(&e.Owner, "owner", "", "the `SID` of the user the socket's folder admits besides SYSTEM and Administrators (service install sets it)")
 	fs.BoolVar(&e.JSON, "json", false, "print JSON for machines")
-	fs.StringVar(&e.LogFormat, "log-format", "", "log format: text or json (default from config, else text)")
-	fs.StringVar(&e.LogLevel, "log-level", "", "log level: debug, info, warn, error")
+	fs.StringVar(&e.logFormat, "log-format", "", "log format: text or json (default from config, else text)")
+	fs.StringVar(&e.logLevel, "log-level", "", "log level: debug, info, warn, error")
 }
 
 // commandFirst moves the command name before the flags that precede it,
@@ -248,16 +248,16 @@ func isBoolFlag(f *flag.Flag) bool {
 // unless --log-level says otherwise.
 func (e *Env) NewLogger() (*slog.Logger, error) {
 	level, format := e.Config.Log.Level, e.Config.Log.Format
-	if !e.Serves {
+	if !e.serves {
 		level = slog.LevelWarn
 	}
-	if e.LogLevel != "" {
-		if err := level.UnmarshalText([]byte(e.LogLevel)); err != nil {
-			return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", e.LogLevel)
+	if e.logLevel != "" {
+		if err := level.UnmarshalText([]byte(e.logLevel)); err != nil {
+			return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", e.logLevel)
 		}
 	}
-	if e.LogFormat != "" {
-		format = e.LogFormat
+	if e.logFormat != "" {
+		format = e.logFormat
 	}
 	opts := &slog.HandlerOptions{Level: level}
 	switch format {
@@ -288,7 +288,7 @@ func firstLine(s string) string {
 }
 
 // Fail reports err as the command's failure and returns its exit status,
-// by its kind ([ExitStatus]): 1 when the request was refused, else 2. Each
+// by its kind (exitStatus): 1 when the request was refused, else 2. Each
 // line of the error is escaped (rejection.Escape): names from archives and
 // answers from servers cannot drive the terminal.
 func (e *Env) Fail(err error) int {
@@ -297,7 +297,7 @@ func (e *Env) Fail(err error) int {
 		lines[i] = rejection.Escape(l)
 	}
 	fmt.Fprintf(e.Stderr, "forgesync %s: %s\n", e.Name, strings.Join(lines, "\n"))
-	return ExitStatus(err)
+	return exitStatus(err)
 }
 
 // Exit returns the exit status of a command that ends with err: ExitOK

@@ -198,7 +198,7 @@ func TestHelpShowsOnlyThisOSFlags(t *testing.T) {
 func TestExitStatusOfEveryKind(t *testing.T) {
 	want := map[errkind.Kind]int{errkind.Refused: ExitInvalid, errkind.NotFound: ExitInvalid, errkind.Conflict: ExitInvalid}
 	for _, k := range errkind.Kinds {
-		if _, ok := exitStatus[k]; !ok {
+		if _, ok := exitStatuses[k]; !ok {
 			t.Errorf("kind %v has no exit status", k)
 		}
 		w, ok := want[k]
@@ -206,14 +206,14 @@ func TestExitStatusOfEveryKind(t *testing.T) {
 			w = ExitFailure
 		}
 		err := fmt.Errorf("enable x: %w", errkind.Wrap(k, errors.New("no")))
-		if got := ExitStatus(err); got != w {
-			t.Errorf("ExitStatus(%v of kind %v) = %d; want %d", err, k, got, w)
+		if got := exitStatus(err); got != w {
+			t.Errorf("exitStatus(%v of kind %v) = %d; want %d", err, k, got, w)
 		}
 	}
-	if got := ExitStatus(errors.New("disk on fire")); got != ExitFailure {
-		t.Errorf("ExitStatus(an error of no kind) = %d; want %d", got, ExitFailure)
+	if got := exitStatus(errors.New("disk on fire")); got != ExitFailure {
+		t.Errorf("exitStatus(an error of no kind) = %d; want %d", got, ExitFailure)
 	}
-	if len(exitStatus) != len(errkind.Kinds) {
-		t.Errorf("the exit table has %d rows; want one per kind (%d)", len(exitStatus), len(errkind.Kinds))
+	if len(exitStatuses) != len(errkind.Kinds) {
+		t.Errorf("the exit table has %d rows; want one per kind (%d)", len(exitStatuses), len(errkind.Kinds))
 	}
 }

@@ -13,7 +13,7 @@ import (
 // the closing quote reads as a quote inside the value and the rest of the
 // line joins it: `--mods "C:\x y\Mods\" --paks D:\p` arrives as the one
 // argument `C:\x y\Mods" --paks D:\p`. No Windows path holds a quote, so
-// [RepairWindowsArgs] reads such a line as meant, and [Program.Run]
+// repairWindowsArgs reads such a line as meant, and [Program.Run]
 // refuses what is still left of one, naming the stray quote and the fix.
 
 // splitWindows splits a Windows command line into arguments as Go's os
@@ -77,11 +77,11 @@ func nextWindowsArg(line string, trailingBackslash bool) (arg []byte, rest strin
 	return append(arg, strings.Repeat(`\`, nslash)...), ""
 }
 
-// RepairWindowsArgs returns the arguments after the program's name of the
+// repairWindowsArgs returns the arguments after the program's name of the
 // Windows command line line, which Go split into args (os.Args): args as
 // they are, unless one holds a quote and line read with quoted folders
 // ending in a backslash (see [splitWindows]) leaves none; then that.
-func RepairWindowsArgs(line string, args []string) []string {
+func repairWindowsArgs(line string, args []string) []string {
 	if len(args) == 0 {
 		return nil
 	}

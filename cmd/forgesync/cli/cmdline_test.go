@@ -55,8 +55,8 @@ func TestRepairWindowsArgs(t *testing.T) {
 		{`forgesync.exe lock --name "the \"best\" set" -o x`, []string{"lock", "--name", `the "best" set`, "-o", "x"}},
 	}
 	for _, tt := range tests {
-		if got := RepairWindowsArgs(tt.line, splitWindows(tt.line, false)); !slices.Equal(got, tt.want) {
-			t.Errorf("RepairWindowsArgs(%s) = %q; want %q", tt.line, got, tt.want)
+		if got := repairWindowsArgs(tt.line, splitWindows(tt.line, false)); !slices.Equal(got, tt.want) {
+			t.Errorf("repairWindowsArgs(%s) = %q; want %q", tt.line, got, tt.want)
 		}
 	}
 }

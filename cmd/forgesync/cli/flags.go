@@ -6,11 +6,11 @@ package cli
 // [OptionalValue.With].
 type OptionalValue struct {
 	Given bool   // the flag was given
-	Value string // its value after "=", if any
+	value string // its value after "=", if any
 }
 
 // String returns the flag's value.
-func (v *OptionalValue) String() string { return v.Value }
+func (v *OptionalValue) String() string { return v.value }
 
 // IsBoolFlag reports that the flag may stand alone.
 func (v *OptionalValue) IsBoolFlag() bool { return true }
@@ -20,7 +20,7 @@ func (v *OptionalValue) IsBoolFlag() bool { return true }
 func (v *OptionalValue) Set(s string) error {
 	v.Given = true
 	if s != "true" {
-		v.Value = s
+		v.value = s
 	}
 	return nil
 }
@@ -28,8 +28,8 @@ func (v *OptionalValue) Set(s string) error {
 // With returns the flag's value followed by the positional arguments
 // args, or args alone when the flag carries no value.
 func (v *OptionalValue) With(args []string) []string {
-	if v.Value != "" {
-		return append([]string{v.Value}, args...)
+	if v.value != "" {
+		return append([]string{v.value}, args...)
 	}
 	return args
 }

@@ -17,7 +17,7 @@ func TestKindsExitAlikeThroughTheDaemon(t *testing.T) {
 		local := fmt.Errorf("enable x: %w", errkind.Wrap(k, errors.New("no")))
 		a := daemon.Answer(k)
 		remote := error(&daemon.APIError{Status: a.Status, Code: a.Code, Message: local.Error()})
-		if got, want := ExitStatus(remote), ExitStatus(local); got != want {
+		if got, want := exitStatus(remote), exitStatus(local); got != want {
 			t.Errorf("kind %v: exit %d through the daemon (%d %s, read back as %v); want %d as locally",
 				k, got, a.Status, a.Code, errkind.Of(remote), want)
 		}
