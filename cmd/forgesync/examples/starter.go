@@ -15,12 +15,12 @@ import (
 //go:embed starter/*.tmpl
 var starterFS embed.FS
 
-// Starter returns the files of a new pack with id packID, as `forgesync
+// starter returns the files of a new pack with id packID, as `forgesync
 // init` writes them: a manifest that names its JSON Schema (schemaURL) and
 // passes `forgesync scan` as written, and a README saying what goes where.
 // The folder content/, for the cooked containers, is the caller's to make.
 // packID must already be a valid pack slug.
-func Starter(packID, schemaURL string) map[string][]byte {
+func starter(packID, schemaURL string) map[string][]byte {
 	r := strings.NewReplacer("{{ID}}", packID, "{{NAME}}", displayName(packID), "{{SCHEMA}}", schemaURL)
 	out := map[string][]byte{}
 	for _, name := range []string{"forgepack.json", "README.md"} {
@@ -42,7 +42,7 @@ func displayName(slug string) string {
 	return strings.Join(words, " ")
 }
 
-// Init writes the starter pack (see Starter) into dir, which must be empty
+// Init writes the starter pack (see starter) into dir, which must be empty
 // or absent, with the pack id id (the folder's name when empty) and the
 // manifest naming the JSON Schema at schemaURL.
 func Init(dir, id, schemaURL string) error {
@@ -60,7 +60,7 @@ func Init(dir, id, schemaURL string) error {
 	if err := os.MkdirAll(filepath.Join(dir, "content"), 0o755); err != nil {
 		return err
 	}
-	for name, data := range Starter(id, schemaURL) {
+	for name, data := range starter(id, schemaURL) {
 		if err := atomicfile.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
 			return err
 		}

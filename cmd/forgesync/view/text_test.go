@@ -122,7 +122,7 @@ func TestTextWritersEscape(t *testing.T) {
 		api.Warning{Message: h}, *set, api.GenerationRecorded{Cause: api.Cause(h), Fingerprint: h}, check, api.Download{Pack: h, URL: h},
 		api.PackEnabled{Pack: h, Version: h}, api.PackDisabled{Pack: h, Version: h}, api.PackRemoved{Pack: h, Version: h},
 		api.SyncStarted{Trigger: h, Archives: []string{h}}, api.SyncFinished{Trigger: h, Archives: []string{h}, Results: map[api.Result]int{api.Result(h): 1}, Fingerprint: h, Error: h}} {
-		checkEscaped(t, fmt.Sprintf("Describe(%T)", d), Describe(d))
+		checkEscaped(t, fmt.Sprintf("describe(%T)", d), describe(d))
 	}
 	// An event this version does not know is written raw, but escaped.
 	b.Reset()
@@ -165,8 +165,8 @@ func TestDescribeLauncherEvents(t *testing.T) {
 			"sync failed (watch) after 0.5 s: read processing folder: permission denied"},
 	}
 	for _, c := range cases {
-		if got := Describe(c.d); got != c.want {
-			t.Errorf("Describe(%#v) =\n%q; want\n%q", c.d, got, c.want)
+		if got := describe(c.d); got != c.want {
+			t.Errorf("describe(%#v) =\n%q; want\n%q", c.d, got, c.want)
 		}
 	}
 }
@@ -227,10 +227,10 @@ func TestWriteStatusCounts(t *testing.T) {
 func TestCountsInWords(t *testing.T) {
 	fp := "sha256:" + strings.Repeat("ab", 32)
 	for _, tc := range []struct{ got, want string }{
-		{Describe(api.ArchiveSeen{Archive: "a.zip", Size: 1}), "claimed a.zip (1 byte)"},
-		{Describe(api.InventoryPublished{Files: []string{"installed.txt"}, Packs: 1}), "published installed.txt (1 enabled pack)"},
-		{Describe(api.GenerationRecorded{N: 2, Cause: "drop", Packs: 1, Fingerprint: fp}), "generation 2 (drop): 1 pack, " + fp},
-		{Describe(api.SyncFinished{Trigger: "watch", Archives: []string{"a.zip"}, Results: map[api.Result]int{api.ResultInstalled: 1}, Fingerprint: fp}),
+		{describe(api.ArchiveSeen{Archive: "a.zip", Size: 1}), "claimed a.zip (1 byte)"},
+		{describe(api.InventoryPublished{Files: []string{"installed.txt"}, Packs: 1}), "published installed.txt (1 enabled pack)"},
+		{describe(api.GenerationRecorded{N: 2, Cause: "drop", Packs: 1, Fingerprint: fp}), "generation 2 (drop): 1 pack, " + fp},
+		{describe(api.SyncFinished{Trigger: "watch", Archives: []string{"a.zip"}, Results: map[api.Result]int{api.ResultInstalled: 1}, Fingerprint: fp}),
 			"sync finished (watch) in 0 s: 1 installed; " + fp},
 	} {
 		if tc.got != tc.want {

@@ -256,7 +256,7 @@ func (ew *EventWriter) Write(ev api.Event) error {
 		_, err = printf(ew.W, "%s %s %s\n", ts, ev.Type, ev.Data)
 		return err
 	}
-	_, err = printf(ew.W, "%s %s\n", ts, Describe(d))
+	_, err = printf(ew.W, "%s %s\n", ts, describe(d))
 	return err
 }
 
@@ -268,8 +268,8 @@ func (ew *EventWriter) Close() {
 	}
 }
 
-// Describe says in words what an event reports.
-func Describe(d api.EventData) string {
+// describe says in words what an event reports.
+func describe(d api.EventData) string {
 	switch d := d.(type) {
 	case api.ArchiveSeen:
 		return sprintf("claimed %s (%s)", d.Archive, text.Count64(d.Size, "byte"))
