@@ -86,8 +86,9 @@ func TestScanFormats(t *testing.T) {
 	}
 	code, out, errs := runCLI(t, "scan", "--format", "github", dir, "examples/foundry-wide")
 	want := "::error file=" + filepath.ToSlash(manifest) + ",line="
-	if code != cli.ExitInvalid || !strings.HasPrefix(out, want) || !strings.Contains(out, ",title=forgesync range::pieces[0].door.hold_open_s: must be between 0 and 10, got 11\n") || strings.Count(out, "\n") != 1 {
-		t.Fatalf("scan --format github = %d\n%s%s\nwant 1 and one annotation starting %q", code, out, errs, want)
+	if code != cli.ExitInvalid || !strings.HasPrefix(out, want) || !strings.Contains(out, ",title=forgesync range::pieces[0].door.hold_open_s: must be between 0 and 10, got 11\n") ||
+		!strings.HasSuffix(out, "\n::notice file=examples/foundry-wide/forgepack.json,title=forgesync::foundry-wide 1.4.0: valid (3 pieces, 2 lifts, 0 doors, 0 surface packages)\n") || strings.Count(out, "\n") != 2 {
+		t.Fatalf("scan --format github = %d\n%s%s\nwant 1, one annotation starting %q and the valid pack's notice", code, out, errs, want)
 	}
 	code, out, _ = runCLI(t, "scan", "--format", "sarif", dir)
 	if code != cli.ExitInvalid || !strings.Contains(out, `"version": "2.1.0"`) || !strings.Contains(out, `"ruleId": "range"`) {

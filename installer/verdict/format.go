@@ -12,6 +12,7 @@ import (
 
 	"github.com/mjolnir-forge/forgesync/installer/intake"
 	"github.com/mjolnir-forge/forgesync/internal/text"
+	"github.com/mjolnir-forge/forgesync/inventory"
 	"github.com/mjolnir-forge/forgesync/inventory/rejection"
 )
 
@@ -86,6 +87,15 @@ func WriteText(w io.Writer, r *Report) error {
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "%s: note: %s\n", rejection.Escape(r.Source), rejection.Escape(n))
 	}
+	b.WriteString(r.verdictLine() + "\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// verdictLine says the verdict in one line, escaped: "neon-halls 0.1.0:
+// valid (2 pieces, 1 lift, 1 door, 0 surface packages)" or "…: invalid,
+// 3 problems".
+func (r *Report) verdictLine() string {
 	name := strings.TrimSpace(r.Pack.ID + " " + r.Pack.Version)
 	if name == "" {
 		name = r.Source
@@ -93,13 +103,21 @@ func WriteText(w io.Writer, r *Report) error {
 	name = rejection.Escape(name)
 	if r.Valid {
 		m := r.Manifest
-		fmt.Fprintf(&b, "%s: valid (%s, %s, %s, %s)\n", name, text.Count(len(m.Pieces), "piece"),
+		return fmt.Sprintf("%s: valid (%s, %s, %s, %s)", name, text.Count(len(m.Pieces), "piece"),
 			text.Count(m.Lifts(), "lift"), text.Count(m.Doors(), "door"), text.Count(len(m.RequiredPackages()), "surface package"))
-	} else {
-		fmt.Fprintf(&b, "%s: invalid, %s\n", name, text.Count(len(r.Problems), "problem"))
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return fmt.Sprintf("%s: invalid, %s", name, text.Count(len(r.Problems), "problem"))
+}
+
+// manifestFile is the pack's manifest as [Report.ProblemFile] names
+// files: beside the folder scanned (below it when the pack's root is a
+// folder inside), or the archive itself.
+func (r *Report) manifestFile() string {
+	name := inventory.ManifestName
+	if rel, err := filepath.Rel(r.Source, r.Root); err == nil && rel != "." && filepath.IsLocal(rel) {
+		name = filepath.ToSlash(rel) + "/" + name
+	}
+	return r.ProblemFile(rejection.Reason{File: name})
 }
 
 // ProblemFile returns the file a problem is in the way a user, or a CI
@@ -114,12 +132,20 @@ func (r *Report) ProblemFile(p rejection.Reason) string {
 }
 
 // WriteGitHub writes one `::error` workflow command per problem, so a pack
-// repository's GitHub Actions run marks each problem on its line. Control
-// and bidi characters in names and messages are escaped (escapeLines),
-// then GitHub's own escaping applies: a name cannot end the command's line
-// and start a command of its own.
+// repository's GitHub Actions run marks each problem on its line, and one
+// `::notice` on the manifest of each valid pack with its verdict, so a run
+// that passes says what it checked. Control and bidi characters in names
+// and messages are escaped (escapeLines), then GitHub's own escaping
+// applies: a name cannot end the command's line and start a command of its
+// own.
 func WriteGitHub(w io.Writer, reports []*Report) error {
 	for _, r := range reports {
+		if r.Valid {
+			if _, err := fmt.Fprintf(w, "::notice file=%s,title=forgesync::%s\n", escapeProperty(escapeLines(r.manifestFile())), escapeData(r.verdictLine())); err != nil {
+				return err
+			}
+			continue
+		}
 		for _, p := range r.Problems {
 			props := []string{"file=" + escapeProperty(escapeLines(r.ProblemFile(p)))}
 			if p.Line > 0 {

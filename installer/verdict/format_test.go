@@ -282,3 +282,44 @@ func TestFileRuleIDAndWords(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteGitHubNotice: a valid pack gets one notice on its manifest with
+// its verdict, where a run that passes would otherwise print nothing; a
+// pack whose root is a folder inside the one scanned is named there, and an
+// invalid pack beside it keeps its errors and gets no notice.
+func TestWriteGitHubNotice(t *testing.T) {
+	good, err := Dir("../../cmd/forgesync/examples/foundry-wide", intake.DefaultLimits())
+	if err != nil || !good.Valid {
+		t.Fatalf("Dir(foundry-wide) = %+v, %v; want valid", good, err)
+	}
+	outer := filepath.Join(t.TempDir(), "repo")
+	inner := filepath.Join(outer, "foundry-wide")
+	if err := os.MkdirAll(inner, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile("../../cmd/forgesync/examples/foundry-wide/forgepack.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(inner, "forgepack.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	nested, err := Dir(outer, intake.DefaultLimits())
+	if err != nil || !nested.Valid {
+		t.Fatalf("Dir(%s) = %+v, %v; want valid", outer, nested, err)
+	}
+	bad, _, _ := badPack(t)
+	var out bytes.Buffer
+	if err := WriteGitHub(&out, []*Report{good, nested, scanned(t, bad)}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	verdict := "foundry-wide " + good.Pack.Version + ": valid (3 pieces, 2 lifts, 0 doors, 0 surface packages)"
+	want := []string{
+		"::notice file=../../cmd/forgesync/examples/foundry-wide/forgepack.json,title=forgesync::" + verdict,
+		"::notice file=" + filepath.ToSlash(inner) + "/forgepack.json,title=forgesync::" + verdict,
+	}
+	if len(lines) < 4 || lines[0] != want[0] || lines[1] != want[1] || strings.Count(out.String(), "::notice") != 2 {
+		t.Fatalf("WriteGitHub =\n%s\nwant it to start\n%s\nand the bad pack's errors after, no notice", out.String(), strings.Join(want, "\n"))
+	}
+}
