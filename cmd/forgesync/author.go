@@ -15,6 +15,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/installer/iostore"
 	"github.com/mjolnir-forge/forgesync/installer/verdict"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
+	"github.com/mjolnir-forge/forgesync/internal/semver"
 	"github.com/mjolnir-forge/forgesync/inventory"
 	"github.com/mjolnir-forge/forgesync/lua/preview"
 )
@@ -91,18 +92,38 @@ func initCommand() *cli.Command {
 	var id string
 	return &cli.Command{
 		Name: "init", Args: "DIR [--id ID]", NoConfig: true, Nargs: cli.One("one DIR"),
-		Summary: "start a new pack in DIR (made if missing; refused unless empty)\n" +
-			"It writes a forgepack.json that names its JSON Schema and passes scan, a README, and content/.\n" +
-			"The pack id is --id, else DIR's name. Exit status: 0 written, 2 failure.",
-		Flags: func(fs *flag.FlagSet) { fs.StringVar(&id, "id", "", "the pack `ID` (default: the folder's name)") },
+		Summary: "start a new pack in DIR (made if missing; refused unless empty or holding only dot-files, like a fresh git repository)\n" +
+			"It writes a forgepack.json that names its JSON Schema and passes scan, a README, content/, a .gitignore,\n" +
+			"a .forgeignore and a GitHub Actions workflow that scans the pack with a forgesync release; a file that\n" +
+			"exists is kept, never overwritten. The pack id is --id, else DIR's name made an id (\"Neon Halls\" is neon-halls).\n" +
+			"Exit status: 0 written, 2 failure.",
+		Flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&id, "id", "", "the pack `ID` (default: the folder's name, made an id)")
+		},
 		Run: func(ctx context.Context, e *cli.Env, args []string) int {
-			if err := examples.Init(args[0], id, inventory.JSONSchemaURL); err != nil {
+			st, err := examples.Init(args[0], id, inventory.JSONSchemaURL, workflowRelease(version))
+			if err != nil {
 				return e.Fail(err)
 			}
-			fmt.Fprintf(e.Stdout, "%s: new pack (forgepack.json, README.md, content/)\nnext: forgesync scan %s, then forgesync pack %s\n", args[0], args[0], args[0])
+			fmt.Fprintf(e.Stdout, "%s: new pack %s (%s)\n", args[0], st.ID, strings.Join(st.Written, ", "))
+			if len(st.Kept) > 0 {
+				fmt.Fprintf(e.Stdout, "%s: kept %s as %s (init never overwrites a file)\n", args[0], strings.Join(st.Kept, ", "),
+					map[bool]string{true: "it was", false: "they were"}[len(st.Kept) == 1])
+			}
+			fmt.Fprintf(e.Stdout, "next: forgesync scan %s, then forgesync pack %s\n", args[0], args[0])
 			return cli.ExitOK
 		},
 	}
+}
+
+// workflowRelease is the forgesync release the workflow init writes
+// installs: this binary's version when it is a release (MAJOR.MINOR.PATCH),
+// else "latest", the newest release.
+func workflowRelease(v string) string {
+	if semver.Valid(v) && !strings.ContainsAny(v, "-+") {
+		return v
+	}
+	return "latest"
 }
 
 func schemaCommand() *cli.Command {

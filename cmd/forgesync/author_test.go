@@ -18,7 +18,7 @@ func TestInitScanPack(t *testing.T) {
 		code int
 		out  string
 	}{
-		{[]string{"init", "neon-halls"}, cli.ExitOK, "neon-halls: new pack (forgepack.json, README.md, content/)"},
+		{[]string{"init", "neon-halls"}, cli.ExitOK, "neon-halls: new pack neon-halls (forgepack.json, README.md, content/, .gitignore, .forgeignore, .github/workflows/forgesync.yml)\n"},
 		{[]string{"scan", "neon-halls"}, cli.ExitOK, "neon-halls 0.1.0: valid (2 pieces, 1 lift, 1 door, 0 surface packages)"},
 		{[]string{"pack", "neon-halls", "-o", "neon-halls-0.1.0.zip"}, cli.ExitOK, "neon-halls 0.1.0: wrote neon-halls-0.1.0.zip (2 files)"},
 		{[]string{"scan", "neon-halls-0.1.0.zip"}, cli.ExitOK, "neon-halls 0.1.0: valid"},
@@ -50,9 +50,9 @@ func TestInitRefuses(t *testing.T) {
 		args []string
 		err  string
 	}{
-		{[]string{"init", "full", "--id", "full-pack"}, "forgesync init: full: not empty (1 entries); init only starts a pack in an empty or new folder\n"},
-		{[]string{"init", "My Pack"}, `forgesync init: pack id "My Pack": must be 3–48 bytes of [a-z0-9] with single '-' between them (name the folder so, or pass --id)` + "\n"},
-		{[]string{"init", "x", "--id", "a--b"}, `forgesync init: pack id "a--b": must be 3–48 bytes of [a-z0-9] with single '-' between them (name the folder so, or pass --id)` + "\n"},
+		{[]string{"init", "full", "--id", "full-pack"}, "forgesync init: full: holds notes.txt; init starts a pack only in a new or empty folder, or one holding nothing but dot-files such as .git\n"},
+		{[]string{"init", "Ö!"}, `forgesync init: pack id "o" (from the folder's name "Ö!"): must be 3–48 bytes of [a-z0-9] with single '-' between them (rename the folder, or pass --id)` + "\n"},
+		{[]string{"init", "x", "--id", "a--b"}, `forgesync init: pack id "a--b": must be 3–48 bytes of [a-z0-9] with single '-' between them (pass another --id)` + "\n"},
 	} {
 		code, _, errs := runCLI(t, c.args...)
 		if code != cli.ExitFailure || errs != c.err {
