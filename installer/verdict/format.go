@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mjolnir-forge/forgesync/installer/intake"
 	"github.com/mjolnir-forge/forgesync/internal/text"
 	"github.com/mjolnir-forge/forgesync/inventory"
 	"github.com/mjolnir-forge/forgesync/inventory/rejection"
@@ -215,8 +214,9 @@ type (
 		Rules          []sarifRule `json:"rules"`
 	}
 	sarifRule struct {
-		ID               string       `json:"id"`
-		ShortDescription sarifMessage `json:"shortDescription"`
+		ID               string        `json:"id"`
+		ShortDescription sarifMessage  `json:"shortDescription"`
+		Help             *sarifMessage `json:"help,omitempty"`
 	}
 	sarifMessage struct {
 		Text string `json:"text"`
@@ -248,8 +248,8 @@ type (
 const SARIFSchema = "https://json.schemastore.org/sarif-2.1.0.json"
 
 // WriteSARIF writes the reports as one SARIF 2.1.0 run of the tool
-// forgesync at version toolVersion: a rule per distinct rule broken, a
-// result per problem with its file and, for the manifest, line and column.
+// forgesync at version toolVersion: a rule per distinct rule broken, with
+// its short description and help (ruleDocs), a result per problem with its file and, for the manifest, line and column.
 func WriteSARIF(w io.Writer, reports []*Report, toolVersion string) error {
 	run := sarifRun{
 		Tool: sarifTool{Driver: sarifDriver{
@@ -267,7 +267,12 @@ func WriteSARIF(w io.Writer, reports []*Report, toolVersion string) error {
 			if !seen {
 				i = len(run.Tool.Driver.Rules)
 				index[id] = i
-				run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRule{ID: id, ShortDescription: sarifMessage{Text: rejection.Escape(intake.RuleText(p.Rule))}})
+				doc := ruleDocOf(id)
+				rule := sarifRule{ID: id, ShortDescription: sarifMessage{Text: rejection.Escape(doc.short)}}
+				if doc.help != "" {
+					rule.Help = &sarifMessage{Text: rejection.Escape(doc.help)}
+				}
+				run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, rule)
 			}
 			loc := sarifPhysical{ArtifactLocation: sarifArtifact{URI: (&url.URL{Path: r.ProblemFile(p)}).String()}}
 			if p.Line > 0 {

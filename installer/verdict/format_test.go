@@ -323,3 +323,62 @@ func TestWriteGitHubNotice(t *testing.T) {
 		t.Fatalf("WriteGitHub =\n%s\nwant it to start\n%s\nand the bad pack's errors after, no notice", out.String(), strings.Join(want, "\n"))
 	}
 }
+
+// TestSARIFRuleHelp: every rule id a reason can name (the golden list
+// inventory/rejection keeps equal to the rule constants of the module) has
+// a short description in words, not its id, and help in a SARIF log, and
+// the log of all of them still matches the SARIF 2.1.0 schema.
+func TestSARIFRuleHelp(t *testing.T) {
+	golden, err := os.ReadFile("../../inventory/rejection/testdata/rule-ids.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := strings.Fields(string(golden))
+	if len(ids) < 60 {
+		t.Fatalf("rule-ids.txt lists %d rules; want them all", len(ids))
+	}
+	rep := &Report{Source: "p.zip"}
+	for i, id := range ids {
+		rep.Problems = append(rep.Problems, rejection.Reason{File: "forgepack.json", Line: i + 1, Column: 1, Rule: id, Message: "m"})
+	}
+	var out bytes.Buffer
+	if err := WriteSARIF(&out, []*Report{rep}, "1.2.3"); err != nil {
+		t.Fatal(err)
+	}
+	var log struct {
+		Runs []struct {
+			Tool struct {
+				Driver struct {
+					Rules []struct {
+						ID               string `json:"id"`
+						ShortDescription struct {
+							Text string `json:"text"`
+						} `json:"shortDescription"`
+						Help *struct {
+							Text string `json:"text"`
+						} `json:"help"`
+					} `json:"rules"`
+				} `json:"driver"`
+			} `json:"tool"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &log); err != nil {
+		t.Fatal(err)
+	}
+	rules := log.Runs[0].Tool.Driver.Rules
+	if len(rules) != len(ids) {
+		t.Fatalf("%d rules in the log for %d ids", len(rules), len(ids))
+	}
+	for _, r := range rules {
+		if r.ShortDescription.Text == "" || r.ShortDescription.Text == r.ID || r.Help == nil || len(r.Help.Text) < 20 {
+			t.Errorf("rule %s: shortDescription %q, help %+v; want words and help", r.ID, r.ShortDescription.Text, r.Help)
+		}
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(out.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sarifSchema(t).Validate(inst); err != nil {
+		t.Fatalf("the SARIF log of every rule does not match the SARIF 2.1.0 schema: %v", err)
+	}
+}
