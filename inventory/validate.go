@@ -128,7 +128,7 @@ func (v *validator) object(n *node, path string, keys []string, required ...int)
 		case m.dup:
 			v.add(m.off, joinKey(path, m.key), RuleDuplicateKey, "duplicate key "+strconv.Quote(m.key)+" (each key may appear once in an object)", "")
 		case idx < 0:
-			v.add(m.off, joinKey(path, m.key), RuleUnknownKey, "unknown key "+strconv.Quote(m.key)+" (allowed: "+strings.Join(keys, ", ")+")", "")
+			v.add(m.off, joinKey(path, m.key), RuleUnknownKey, unknownKey(m.key, keys), "")
 		default:
 			fields[idx] = &m.val
 		}
@@ -139,6 +139,67 @@ func (v *validator) object(n *node, path string, keys []string, required ...int)
 		}
 	}
 	return fields, true
+}
+
+// unknownKey says that key is not one of keys, the keys allowed where it
+// stands: with the allowed key it is a slip of (did you mean `max_speed_m_s`?),
+// else with the list of them.
+func unknownKey(key string, keys []string) string {
+	msg := "unknown key " + strconv.Quote(key)
+	if near := nearestKey(key, keys); near != "" {
+		return msg + ": did you mean `" + near + "`?"
+	}
+	return msg + " (allowed: " + strings.Join(keys, ", ") + ")"
+}
+
+// nearestKey returns the key of keys that key is most likely a slip of:
+// the one fewest edits away (letters inserted, deleted, replaced or two
+// swapped, case ignored), when those edits are at most a third of its
+// length (at least 1); "" when none is that near, or two are.
+func nearestKey(key string, keys []string) string {
+	best, bestD, tie := "", -1, false
+	for _, k := range keys {
+		d := editDistance(strings.ToLower(key), k)
+		switch {
+		case d > max(1, len([]rune(k))/3):
+		case bestD < 0 || d < bestD:
+			best, bestD, tie = k, d, false
+		case d == bestD:
+			tie = true
+		}
+	}
+	if tie {
+		return ""
+	}
+	return best
+}
+
+// editDistance is the optimal string alignment distance between a and b,
+// in characters: the insertions, deletions, substitutions and swaps of
+// neighbours that turn one into the other.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev2 := make([]int, len(rb)+1)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(rb)]
 }
 
 func (v *validator) number(n *node, path string) (float64, bool) {
@@ -563,11 +624,7 @@ func (v *validator) lift(n *node, path string) *Lift {
 		d, ok := v.vec3(n, path+".direction", span{lo: math.Inf(-1), hi: math.Inf(1), words: "must be a number"})
 		l.Direction = d
 		if ok {
-			sq := d[0]*d[0] + d[1]*d[1] + d[2]*d[2]
-			if math.Abs(sq-1) > 0.001 {
-				v.add(n.off, path+".direction", RuleUnitVector, "must be a unit vector (|x²+y²+z² − 1| ≤ 0.001)",
-					"["+fmtNum(d[0])+", "+fmtNum(d[1])+", "+fmtNum(d[2])+"] with x²+y²+z² = "+strconv.FormatFloat(sq, 'g', 6, 64))
-			}
+			v.unitVector(n, path+".direction", d)
 		}
 	}
 	if n := f[3]; n != nil {
@@ -583,6 +640,31 @@ func (v *validator) lift(n *node, path string) *Lift {
 		l.NegatesGravity = n.b
 	}
 	return l
+}
+
+// unitVector checks that the direction d, read from the list n, has
+// length 1. The fault quotes the numbers as written (1e9, not
+// 1000000000) and the normalised vector to write instead.
+func (v *validator) unitVector(n *node, path string, d Vec3) {
+	sq := d[0]*d[0] + d[1]*d[1] + d[2]*d[2]
+	if math.Abs(sq-1) <= 0.001 {
+		return
+	}
+	got := "[" + v.text(&n.arr[0]) + ", " + v.text(&n.arr[1]) + ", " + v.text(&n.arr[2]) + "] with x²+y²+z² = " + strconv.FormatFloat(sq, 'g', 6, 64)
+	msg := "must be a unit vector (|x²+y²+z² − 1| ≤ 0.001)"
+	if length := math.Sqrt(sq); length > 0 && !math.IsInf(length, 0) {
+		var unit [3]string
+		for i, x := range d {
+			unit[i] = strconv.FormatFloat(x/length+0, 'g', 6, 64)
+			if unit[i] == "-0" {
+				unit[i] = "0"
+			}
+		}
+		msg += ": write [" + strings.Join(unit[:], ", ") + "] for this direction (normalised)"
+	} else {
+		msg += ": a direction of length 0 points nowhere"
+	}
+	v.add(n.off, path, RuleUnitVector, msg, got)
 }
 
 func (v *validator) door(n *node, path string) *Door {
