@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -97,7 +98,7 @@ func WriteText(w io.Writer, r *Report) error {
 func (r *Report) verdictLine() string {
 	name := strings.TrimSpace(r.Pack.ID + " " + r.Pack.Version)
 	if name == "" {
-		name = r.Source
+		name = r.unnamed()
 	}
 	name = rejection.Escape(name)
 	if r.Valid {
@@ -106,6 +107,21 @@ func (r *Report) verdictLine() string {
 			text.Count(m.Lifts(), "lift"), text.Count(m.Doors(), "door"), text.Count(len(m.RequiredPackages()), "surface package"))
 	}
 	return fmt.Sprintf("%s: invalid, %s", name, text.Count(len(r.Problems), "problem"))
+}
+
+// unnamed names a pack whose id could not be read: a folder whose
+// manifest is at fault by the manifest's path (forgepack.json, not "."),
+// else the folder or archive checked.
+func (r *Report) unnamed() string {
+	if info, err := os.Stat(r.Source); err != nil || !info.IsDir() {
+		return r.Source
+	}
+	for _, p := range r.Problems {
+		if path.Base(p.File) == inventory.ManifestName {
+			return filepath.FromSlash(r.manifestFile())
+		}
+	}
+	return r.Source
 }
 
 // manifestFile is the pack's manifest as [Report.ProblemFile] names

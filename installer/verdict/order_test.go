@@ -30,8 +30,11 @@ func TestTextOrderAndRuleIDs(t *testing.T) {
 	if err := WriteText(&out, rep); err != nil {
 		t.Fatal(err)
 	}
-	want := dir + "/README.exe: not allowed in a pack (packs carry data, never code) [not-allowed-in-a-pack]\n" +
-		dir + "/content/a.txt: not allowed in a pack (a pack holds forgepack.json, content/ containers (.utoc .ucas .pak .sig) and README, LICENSE, CHANGELOG or preview files at its root) [not-allowed-in-a-pack]\n" +
+	keep := func(name string) string {
+		return `; to keep it in this folder but out of the pack, add the line "/` + name + `" to .forgeignore`
+	}
+	want := dir + "/README.exe: not allowed in a pack (packs carry data, never code)" + keep("README.exe") + " [not-allowed-in-a-pack]\n" +
+		dir + "/content/a.txt: not allowed in a pack (a pack holds forgepack.json, content/ containers (.utoc .ucas .pak .sig) and README, LICENSE, CHANGELOG or preview files at its root)" + keep("content/a.txt") + " [not-allowed-in-a-pack]\n" +
 		dir + "/forgepack.json:2:13: schema: must be 1 (the only schema this forgesync reads), got 2 [schema]\n" +
 		dir + "/forgepack.json:3:9: id: must be a pack slug: 3–48 bytes of [a-z0-9] with single '-' between them, got \"Lockout\" [format]\n" +
 		dir + "/forgepack.json:8:3: extra: unknown key \"extra\" (allowed: schema, id, version, name, authors, description, pieces, $schema) [unknown-key]\n" +

@@ -1,0 +1,68 @@
+package verdict
+
+import (
+	"bytes"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/mjolnir-forge/forgesync/installer/intake"
+)
+
+// TestForgeignoreHint: a file of the author's own in a pack folder (the
+// SVG lift-preview drew) is refused with the .forgeignore line that keeps
+// it there but out of the pack, and that line, added, makes the folder a
+// valid pack; a file in the wrong place gets no such hint.
+func TestForgeignoreHint(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("../../cmd/forgesync/examples/foundry-wide")); err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, dir, map[string]string{"lift.svg": "<svg/>", "content/LICENSE": "x"})
+	rep, err := Dir(dir, intake.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var svg, license string
+	for _, p := range rep.Problems {
+		switch p.File {
+		case "lift.svg":
+			svg = p.String()
+		case "content/LICENSE":
+			license = p.String()
+		}
+	}
+	if want := `lift.svg: not allowed in a pack (a pack holds forgepack.json, content/ containers (.utoc .ucas .pak .sig) and README, LICENSE, CHANGELOG or preview files at its root); to keep it in this folder but out of the pack, add the line "/lift.svg" to .forgeignore`; svg != want {
+		t.Fatalf("lift.svg: %q\nwant %q", svg, want)
+	}
+	if license == "" || strings.Contains(license, ".forgeignore") {
+		t.Fatalf("content/LICENSE: %q; want it refused as misplaced, with no .forgeignore hint", license)
+	}
+	writeFiles(t, dir, map[string]string{".forgeignore": "/lift.svg\n"})
+	if err := os.Remove(dir + "/content/LICENSE"); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := Dir(dir, intake.DefaultLimits()); err != nil || !rep.Valid {
+		t.Fatalf("with the hinted .forgeignore line: %+v, %v; want valid", rep.Problems, err)
+	}
+}
+
+// TestSyntaxErrorNamesFile: a folder scanned as "." whose manifest is not
+// JSON says its verdict under the manifest's name, which a user can open,
+// not ".".
+func TestSyntaxErrorNamesFile(t *testing.T) {
+	t.Chdir(t.TempDir())
+	writeFiles(t, ".", map[string]string{"forgepack.json": "{\"id\": \"neon-halls\",\n  \"x\": [1,\n}"})
+	rep, err := Dir(".", intake.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := WriteText(&out, rep); err != nil {
+		t.Fatal(err)
+	}
+	want := "forgepack.json:3:1: unexpected character '}', expected a value [syntax]\nforgepack.json: invalid, 1 problem\n"
+	if out.String() != want {
+		t.Fatalf("WriteText =\n%s\nwant\n%s", out.String(), want)
+	}
+}
