@@ -154,7 +154,7 @@ func liftPreviewCommand() *cli.Command {
 	var svg string
 	return &cli.Command{
 		Name: "lift-preview", Args: "PACK_OR_DIR PIECE", NoConfig: true, Nargs: cli.Args{Min: 2, Max: 2, Want: "PACK_OR_DIR and PIECE"},
-		Summary: "ride a pack's lift with the real Lua scripts: column exit time and height, and the apex\n" +
+		Summary: "ride a pack's lift with the real Lua scripts: when, how high and through which face it leaves the column, and the apex\n" +
 			"A Spartan stands on the block; Halo gravity, the push rules, a fixed 30 Hz tick.\n" +
 			"--svg FILE draws height over time with the column top and the apex marked, and a side view\n" +
 			"(height against the distance along the lift's direction, the trigger box drawn).\n" +

@@ -80,8 +80,12 @@ type Result struct {
 	ExitHeightM    float64    `json:"exit_height_m"`     // height at the first tick outside the trigger
 	ExitSpeedMS    float64    `json:"exit_speed_m_s"`    // speed at that tick
 	ExitVerticalMS float64    `json:"exit_vertical_m_s"` // vertical speed at that tick
-	ApexTimeS      float64    `json:"apex_time_s"`
-	ApexHeightM    float64    `json:"apex_height_m"` // highest point after leaving the column (the ride's highest otherwise)
+	// ExitThrough is the face of the trigger box the biped left through,
+	// as the side view draws it: "top", "bottom", or a side, "+x", "-x",
+	// "+y" or "-y" (block-local axes); empty when it never left.
+	ExitThrough string  `json:"exit_through,omitempty"`
+	ApexTimeS   float64 `json:"apex_time_s"`
+	ApexHeightM float64 `json:"apex_height_m"` // highest point after leaving the column (the ride's highest otherwise)
 	// PredictedApexM is exit height + v²/2g from the vertical speed at
 	// exit: the continuous-time apex the fixed tick approximates.
 	PredictedApexM float64  `json:"predicted_apex_m"`
@@ -220,6 +224,7 @@ func (r *Result) analyse() {
 		r.ExitTimeS, r.ExitHeightM = s.TimeS, s.PosM[2]
 		r.ExitSpeedMS = math.Sqrt(s.VelMS[0]*s.VelMS[0] + s.VelMS[1]*s.VelMS[1] + s.VelMS[2]*s.VelMS[2])
 		r.ExitVerticalMS = s.VelMS[2]
+		r.ExitThrough = r.Lift.face(s.PosM)
 		r.PredictedApexM = s.PosM[2]
 		if s.VelMS[2] > 0 {
 			r.PredictedApexM += s.VelMS[2] * s.VelMS[2] / (2 * GravityMS2)
@@ -237,6 +242,38 @@ func (r *Result) analyse() {
 	}
 }
 
+// face returns the face of the trigger box that the point p, outside it,
+// lies beyond the most: "top" or "bottom", or the side "+x", "-x", "+y" or
+// "-y". The box is the lift's offset and size in block-local metres, as
+// the runtime places it on an unrotated block.
+func (l Lift) face(p [3]float64) string {
+	best, out := "top", p[2]-(l.OffsetM[2]+l.SizeM[2])
+	if below := l.OffsetM[2] - p[2]; below > out {
+		best, out = "bottom", below
+	}
+	for i, axis := range []string{"x", "y"} {
+		d := p[i] - l.OffsetM[i]
+		sign := "+"
+		if d < 0 {
+			sign = "-"
+		}
+		if beyond := math.Abs(d) - l.SizeM[i]/2; beyond > out {
+			best, out = sign+axis, beyond
+		}
+	}
+	return best
+}
+
+// through says where the biped left the column, in words: "through its
+// top", or "through its +y side, 1.20 m below its top".
+func (r Result) through() string {
+	switch r.ExitThrough {
+	case "top", "bottom":
+		return "through its " + r.ExitThrough
+	}
+	return fmt.Sprintf("through its %s side, %.2f m below its top", r.ExitThrough, r.ColumnTopM-r.ExitHeightM)
+}
+
 // Summary returns the ride in a few plain lines, for the command line.
 func (r Result) Summary() string {
 	var b strings.Builder
@@ -248,8 +285,8 @@ func (r Result) Summary() string {
 	case !r.Exited:
 		fmt.Fprintf(&b, "the biped is still in the column after %.2f s\n", r.Samples[len(r.Samples)-1].TimeS)
 	default:
-		fmt.Fprintf(&b, "leaves the column at %.2f s, %.2f m up, at %.2f m/s (%.2f m/s upward)\n",
-			r.ExitTimeS, r.ExitHeightM, r.ExitSpeedMS, r.ExitVerticalMS)
+		fmt.Fprintf(&b, "leaves the column %s, at %.2f s, %.2f m up, at %.2f m/s (%.2f m/s upward)\n",
+			r.through(), r.ExitTimeS, r.ExitHeightM, r.ExitSpeedMS, r.ExitVerticalMS)
 		fmt.Fprintf(&b, "apex %.2f m at %.2f s (%.2f m from the exit speed without the fixed tick)\n",
 			r.ApexHeightM, r.ApexTimeS, r.PredictedApexM)
 	}

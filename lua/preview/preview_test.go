@@ -254,7 +254,7 @@ func TestSummary(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := r.Summary()
-	for _, want := range []string{"column top 3.95 m", "leaves the column at 0.87 s, 3.97 m up", "apex 4.69 m", "ride ends: re-entered", "not a landing guarantee"} {
+	for _, want := range []string{"column top 3.95 m", "leaves the column through its top, at 0.87 s, 3.97 m up", "apex 4.69 m", "ride ends: re-entered", "not a landing guarantee"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("Summary() lacks %q:\n%s", want, s)
 		}

@@ -293,3 +293,30 @@ func TestJSONSnakeCase(t *testing.T) {
 		}
 	}
 }
+
+// TestSummarySaysWhere: the text says where the rider leaves the column,
+// as the side view draws it: the angled lift through the side it pushes
+// towards, below the column top; the straight one through its top.
+func TestSummarySaysWhere(t *testing.T) {
+	r, err := Run(angled, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	below := r.ColumnTopM - r.ExitHeightM
+	want := "leaves the column through its +y side, " + strconv.FormatFloat(below, 'f', 2, 64) + " m below its top, at "
+	if r.ExitThrough != "+y" || below < 1 || !strings.Contains(r.Summary(), want) {
+		t.Fatalf("angled ride: through %q, %.2f m below the top; Summary() =\n%s\nwant %q", r.ExitThrough, below, r.Summary(), want)
+	}
+	down := angled
+	down.Direction = [3]float64{0, -0.6, 0.8}
+	if r, err := Run(down, Options{}); err != nil || r.ExitThrough != "-y" || !strings.Contains(r.Summary(), "through its -y side") {
+		t.Fatalf("angled the other way: %v, through %q\n%s", err, r.ExitThrough, r.Summary())
+	}
+	r, err = Run(foundryWide, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.ExitThrough != "top" || !strings.Contains(r.Summary(), "leaves the column through its top, at ") {
+		t.Fatalf("straight ride: through %q; Summary() =\n%s", r.ExitThrough, r.Summary())
+	}
+}
