@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/mjolnir-forge/forgesync/installer/intake"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/inventory"
 )
@@ -126,7 +127,7 @@ type Started struct {
 
 // Init starts a pack in dir (see starter): dir must be absent, empty, or
 // hold nothing but dot-files and dot-folders (a fresh git repository:
-// .git, .gitignore, .github/). The pack id is id, else derived from the
+// .git, .gitignore, .github/) and the files an OS adds (desktop.ini). The pack id is id, else derived from the
 // folder's name (idFromName); release is the forgesync version the
 // workflow installs. Init never overwrites a file: one that exists is
 // kept, and Started says so. When a write fails, what Init made is
@@ -186,7 +187,7 @@ func startable(dir string) error {
 	}
 	var names []string
 	for _, e := range entries {
-		if !strings.HasPrefix(e.Name(), ".") {
+		if !strings.HasPrefix(e.Name(), ".") && !osAdded(e.Name()) {
 			names = append(names, e.Name())
 		}
 	}
@@ -198,6 +199,18 @@ func startable(dir string) error {
 		list += fmt.Sprintf(" and %d more", len(names)-3)
 	}
 	return fmt.Errorf("%s: holds %s; init starts a pack only in a new or empty folder, or one holding nothing but dot-files such as .git", dir, list)
+}
+
+// osAdded reports whether name is one of the files a Mac or Windows adds
+// to a folder (intake.OSAdded, such as desktop.ini), in any case: they are
+// no author's content, and scan and pack leave them out.
+func osAdded(name string) bool {
+	for _, a := range intake.OSAdded {
+		if strings.EqualFold(strings.TrimSuffix(a, "/"), name) {
+			return true
+		}
+	}
+	return false
 }
 
 // mkdirs makes each folder that is missing, parents first, and returns

@@ -3,7 +3,10 @@ package examples
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/mjolnir-forge/forgesync/internal/toolcheck"
 )
 
 // TestIDFromName: a folder's name becomes a pack id the way a person
@@ -46,5 +49,38 @@ func TestInitUndoesOnFailure(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(filepath.Join(dir, ".github")); string(data) != "not a folder" {
 		t.Fatalf(".github = %q; want it untouched", data)
+	}
+}
+
+// TestInitKeepsWhatIsThere: a folder holding the files an OS adds and a
+// dot-file spelled in another case, on a disk that ignores case as
+// Windows' does, takes the pack; Init keeps those files as they were and
+// says which it kept.
+func TestInitKeepsWhatIsThere(t *testing.T) {
+	dir := filepath.Join(toolcheck.CaseInsensitiveDir(t), "Neon Halls")
+	files := map[string]string{"desktop.ini": "[.ShellClassInfo]\n", "Thumbs.db": "x", ".GitIgnore": "build/\n"}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := Init(dir, "", "https://example.org/s.json", "1.4.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.ID != "neon-halls" || len(st.Kept) != 1 || st.Kept[0] != ".gitignore" || len(st.Written) != 5 {
+		t.Fatalf("Init = %+v; want neon-halls, .gitignore kept, 4 files and content/ written", st)
+	}
+	for name, data := range files {
+		if got, err := os.ReadFile(filepath.Join(dir, name)); err != nil || string(got) != data {
+			t.Errorf("%s = %q, %v; want it as it was", name, got, err)
+		}
+	}
+	wf, err := os.ReadFile(filepath.Join(dir, ".github", "workflows", "forgesync.yml"))
+	if err != nil || !strings.Contains(string(wf), `FORGESYNC_VERSION: "1.4.0"`) {
+		t.Fatalf("workflow: %v\n%s\nwant the release pinned", err, wf)
 	}
 }
