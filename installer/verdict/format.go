@@ -9,8 +9,10 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/mjolnir-forge/forgesync/installer/intake"
 	"github.com/mjolnir-forge/forgesync/internal/text"
 	"github.com/mjolnir-forge/forgesync/inventory"
 	"github.com/mjolnir-forge/forgesync/inventory/rejection"
@@ -57,16 +59,16 @@ func Write(w io.Writer, format string, reports []*Report, toolVersion string) er
 // WriteText writes a report for people: every problem compiler-style with
 // its rule id in brackets,
 // named the way the user can open its file (beside the folder they named,
-// or inside the archive they named), then a line with the verdict. Names
+// or inside the archive they named), a stray file of a folder with the
+// .forgeignore line that keeps it (keepHint), then a line with the
+// verdict. Names
 // and messages are escaped (rejection.Escape): an archive's entry names
 // cannot drive the terminal or forge a line.
 func WriteText(w io.Writer, r *Report) error {
 	var b strings.Builder
-	dir := false
-	if info, err := os.Stat(r.Source); err == nil && info.IsDir() {
-		dir = true
-	}
+	dir := r.isDir()
 	for _, p := range r.Problems {
+		p.Message += r.keepHint(p)
 		rule := " [" + rejection.Escape(p.Rule) + "]"
 		switch {
 		case p.File == "":
@@ -92,6 +94,24 @@ func WriteText(w io.Writer, r *Report) error {
 	return err
 }
 
+// isDir reports whether the report is of a folder.
+func (r *Report) isDir() bool {
+	info, err := os.Stat(r.Source)
+	return err == nil && info.IsDir()
+}
+
+// keepHint is what a problem's words gain in a folder scan when the file
+// is one of the author's own that packs may not carry (the SVG
+// lift-preview drew), not one in the wrong place: the .forgeignore line
+// that keeps it in the folder but out of the pack. The reason itself
+// stays as an archive's scan gives it.
+func (r *Report) keepHint(p rejection.Reason) string {
+	if p.Rule != intake.RuleNotAllowed || p.File == "" || strings.Contains(p.Message, "belong") || !r.isDir() {
+		return ""
+	}
+	return "; to keep it in this folder but out of the pack, add the line " + strconv.Quote("/"+p.File) + " to " + IgnoreName
+}
+
 // verdictLine says the verdict in one line, escaped: "neon-halls 0.1.0:
 // valid (2 pieces, 1 lift, 1 door, 0 surface packages)" or "…: invalid,
 // 3 problems".
@@ -113,7 +133,7 @@ func (r *Report) verdictLine() string {
 // manifest is at fault by the manifest's path (forgepack.json, not "."),
 // else the folder or archive checked.
 func (r *Report) unnamed() string {
-	if info, err := os.Stat(r.Source); err != nil || !info.IsDir() {
+	if !r.isDir() {
 		return r.Source
 	}
 	for _, p := range r.Problems {
@@ -162,6 +182,7 @@ func WriteGitHub(w io.Writer, reports []*Report) error {
 			continue
 		}
 		for _, p := range r.Problems {
+			p.Message += r.keepHint(p)
 			props := []string{"file=" + escapeProperty(escapeLines(r.ProblemFile(p)))}
 			if p.Line > 0 {
 				props = append(props, fmt.Sprintf("line=%d", p.Line), fmt.Sprintf("col=%d", p.Column))
@@ -278,6 +299,7 @@ func WriteSARIF(w io.Writer, reports []*Report, toolVersion string) error {
 	index := map[string]int{}
 	for _, r := range reports {
 		for _, p := range r.Problems {
+			p.Message += r.keepHint(p)
 			id := p.Rule
 			i, seen := index[id]
 			if !seen {

@@ -15,7 +15,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/mjolnir-forge/forgesync/installer/intake"
@@ -89,13 +88,7 @@ func dirSkipping(dir string, lim intake.Limits, also ...string) (*Report, error)
 	}
 	r := &Report{Source: dir, Root: listing.Root}
 	for _, p := range listing.Problems {
-		reason := fromInstaller(p)
-		if p.Rule == intake.RuleNotAllowed && !strings.Contains(p.Value, "belong") {
-			// A file of the author's own, not one in the wrong place: the
-			// folder may keep it if the pack leaves it out.
-			reason.Message += "; to keep it in this folder but out of the pack, add the line " + strconv.Quote("/"+p.Entry) + " to " + IgnoreName
-		}
-		r.Problems = append(r.Problems, reason)
+		r.Problems = append(r.Problems, fromInstaller(p))
 	}
 	if len(listing.Problems) == 0 {
 		r.Files = listing.Files
