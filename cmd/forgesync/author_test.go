@@ -62,8 +62,10 @@ func TestInitRefuses(t *testing.T) {
 	if data, _ := os.ReadFile(filepath.Join("full", "notes.txt")); string(data) != "mine" {
 		t.Fatalf("init touched a non-empty folder: notes.txt = %q", data)
 	}
-	if _, err := os.Stat("x"); !os.IsNotExist(err) {
-		t.Fatalf("init with a bad id made the folder: %v", err)
+	for _, dir := range []string{"x", "Ö!"} {
+		if _, err := os.Stat(dir); !os.IsNotExist(err) {
+			t.Fatalf("init with a bad id made the folder %s: %v", dir, err)
+		}
 	}
 	// an id given for a folder whose name is not a slug
 	if code, out, errs := runCLI(t, "init", "My Pack", "--id", "my-pack"); code != cli.ExitOK {
