@@ -1,8 +1,10 @@
 package api
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -94,5 +96,39 @@ func TestOpenAPIGeneratorFriendly(t *testing.T) {
 	}
 	if len(faults) > 0 {
 		t.Logf("%d faults", len(faults))
+	}
+}
+
+// TestOpenAPIJSON: the JSON form of the document is the same OpenAPI
+// document as the YAML, valid for kin-openapi, its keys in the YAML's order.
+func TestOpenAPIJSON(t *testing.T) {
+	j, err := OpenAPIJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(j, []byte("{\n  \"openapi\": \"3.1.0\",\n  \"info\": {")) {
+		t.Errorf("OpenAPIJSON starts %.60q; want the YAML's keys in its order", j)
+	}
+	fromJSON, err := openapi3.NewLoader().LoadFromData(j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fromJSON.Validate(t.Context()); err != nil {
+		t.Fatalf("OpenAPIJSON is not a valid OpenAPI document: %v", err)
+	}
+	fromYAML, err := openapi3.NewLoader().LoadFromData(OpenAPI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, errA := fromJSON.MarshalJSON()
+	b, errB := fromYAML.MarshalJSON()
+	if errA != nil || errB != nil || !bytes.Equal(a, b) || fromJSON.Paths.Len() != fromYAML.Paths.Len() {
+		t.Errorf("the JSON document differs from openapi.yaml (%v, %v)", errA, errB)
+	}
+}
+
+func TestYAMLToJSONRefusesNonScalarKeys(t *testing.T) {
+	if _, err := yamlToJSON([]byte("? [a, b]\n: 1\n")); err == nil || !strings.Contains(err.Error(), "line 1") {
+		t.Errorf("yamlToJSON(a sequence as a key) = %v; want an error naming line 1", err)
 	}
 }

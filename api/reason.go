@@ -9,10 +9,13 @@ type Reason struct {
 	// for the pack as a whole.
 	File string `json:"file"`
 	// Path is the JSON path inside forgepack.json for manifest rules, else
-	// the entry or package concerned.
-	Path   string `json:"path"`
-	Line   int    `json:"line"`
-	Column int    `json:"column"`
+	// the entry or package concerned; empty (absent) when unknown or when
+	// it would only repeat File.
+	Path string `json:"path,omitempty"`
+	// Line and Column place the reason in File, from 1; 0 (absent) when
+	// unknown.
+	Line   int `json:"line,omitempty"`
+	Column int `json:"column,omitempty"`
 	// Rule is the rule's stable slug, for programs to decide on.
 	Rule string `json:"rule"`
 	// Value is the value found, when there is one to quote.

@@ -57,6 +57,21 @@ type Status struct {
 	// [performance] priority: "background" or "normal". The server fills
 	// it in.
 	Priority string `json:"priority,omitempty"`
+	// Folders are where the daemon works, as absolute paths. The server
+	// fills them in.
+	Folders Folders `json:"folders"`
+}
+
+// Folders are the daemon's folders in [Status], absolute.
+type Folders struct {
+	// Drop is the drop folder: an archive renamed into it is installed.
+	Drop string `json:"drop"`
+	// State is forgesync's own data: packs.json, kept archives, the
+	// api-key file.
+	State string `json:"state"`
+	// Inventory is where the inventory files (installed.json,
+	// installed.txt, doors.txt, lifts.txt) are published.
+	Inventory string `json:"inventory"`
 }
 
 // LastSync describes the last finished sync.

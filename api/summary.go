@@ -1,9 +1,6 @@
 package api
 
-import (
-	"slices"
-	"time"
-)
+import "slices"
 
 // Result is what happened to one archive.
 type Result string
@@ -36,10 +33,18 @@ type Outcome struct {
 // Summary is the result of one transaction: what the CLI prints and what
 // the status socket answers a mutation with.
 type Summary struct {
-	Outcomes  []Outcome     `json:"outcomes"`
-	Published []string      `json:"published"` // inventory files rewritten (unchanged ones are not)
-	Warnings  []string      `json:"warnings"`
-	Duration  time.Duration `json:"duration_ns"`
+	Outcomes  []Outcome `json:"outcomes"`
+	Published []string  `json:"published"` // inventory files rewritten (unchanged ones are not)
+	Warnings  []string  `json:"warnings"`
+	// DurationSeconds is how long the transaction took, in seconds, as
+	// every other duration on the wire says it.
+	DurationSeconds float64 `json:"duration_s"`
+	// DurationNanos is the same duration in nanoseconds, the unit this
+	// answer used before duration_s.
+	//
+	// Deprecated: read DurationSeconds; duration_ns goes in the next
+	// release.
+	DurationNanos int64 `json:"duration_ns,omitempty"`
 	// Generation is the generation the transaction recorded; 0 when the
 	// installed set did not change.
 	Generation int `json:"generation,omitempty"`

@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/config"
 	"github.com/mjolnir-forge/forgesync/installer/intake"
 	"github.com/mjolnir-forge/forgesync/pipeline"
@@ -104,7 +105,8 @@ func (m *Machine) Serve(ctx context.Context, so ServeOptions) error {
 	g.Go(func() error { return sets.Run(gctx, cfg.Sets.Interval) })
 	g.Go(func() error {
 		return eps.Serve(gctx, backend, ev, ServerOptions{Logger: log, Version: so.Version, LogFile: so.LogFile,
-			Commit: so.Commit, BuildDate: so.BuildDate, Priority: cfg.Performance.Priority})
+			Commit: so.Commit, BuildDate: so.BuildDate, Priority: cfg.Performance.Priority,
+			Folders: StatusFolders(cfg), MaxArchiveBytes: UploadLimit(lim)})
 	})
 	log.Info("daemon started", "socket", cfg.Paths.Socket, "drop", cfg.Paths.Drop, "state", cfg.Paths.State)
 	if so.Started != nil {
@@ -113,6 +115,19 @@ func (m *Machine) Serve(ctx context.Context, so ServeOptions) error {
 	err = g.Wait()
 	log.Info("daemon stopped")
 	return err
+}
+
+// StatusFolders are the folders of cfg that GET /v1/status names, made
+// absolute (a service starts in system32: a relative path would mean
+// nothing to a client).
+func StatusFolders(cfg *config.Config) api.Folders {
+	abs := func(p string) string {
+		if a, err := filepath.Abs(p); err == nil {
+			return a
+		}
+		return p
+	}
+	return api.Folders{Drop: abs(cfg.Paths.Drop), State: abs(cfg.Paths.State), Inventory: abs(pipeline.InventoryDir(cfg.Paths.Mods))}
 }
 
 // watcher watches the drop folder and hands each settled batch to r.

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/installer/intake"
 	"github.com/mjolnir-forge/forgesync/internal/errkind"
 	"github.com/mjolnir-forge/forgesync/internal/strictjson"
 )
@@ -69,6 +70,13 @@ type ServerOptions struct {
 	// Priority is the install work's priority ([performance] priority),
 	// for GET /v1/status.
 	Priority string
+	// Folders are the daemon's folders, absolute, for GET /v1/status;
+	// Folders.Drop is also where POST /v1/install streams an uploaded
+	// archive (drop/.install/), which is refused without it.
+	Folders api.Folders
+	// MaxArchiveBytes bounds an archive uploaded to POST /v1/install;
+	// 0 takes [UploadLimit] of the default limits.
+	MaxArchiveBytes int64
 	// readsPathsOf reports whether the daemon reads a local lock path for
 	// a socket peer with this uid (POST /v1/set/apply); by default its own
 	// effective uid and root, like AllowUID. Tests change it.
@@ -105,6 +113,9 @@ func (o ServerOptions) withDefaults() ServerOptions {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.MaxArchiveBytes <= 0 {
+		o.MaxArchiveBytes = UploadLimit(intake.DefaultLimits())
 	}
 	return o
 }
@@ -205,8 +216,11 @@ func (s *server) routes() http.Handler {
 	mux.Handle("/v1/events", s.handle(map[string]handlerFunc{http.MethodGet: s.getEvents}))
 	mux.Handle("/v1/history", s.handle(map[string]handlerFunc{http.MethodGet: s.getHistory}))
 	mux.Handle("/v1/rollback", s.handle(map[string]handlerFunc{http.MethodPost: s.postRollback}))
-	mux.Handle("/v1/install", s.handle(map[string]handlerFunc{http.MethodPost: s.postInstall}))
+	// The body of an upload is bounded by the archive limit, a JSON
+	// body by MaxBodyBytes (see postInstall).
+	mux.Handle("/v1/install", s.handleLimit(map[string]handlerFunc{http.MethodPost: s.postInstall}, max(s.opts.MaxArchiveBytes, s.opts.MaxBodyBytes)))
 	mux.Handle("/v1/rejections/retry", s.handle(map[string]handlerFunc{http.MethodPost: s.postRetry}))
+	mux.Handle("/v1/openapi.json", s.handle(map[string]handlerFunc{http.MethodGet: s.getOpenAPI}))
 	s.setRoutes(mux)
 	mux.Handle("/", s.handle(nil))
 	return mux
@@ -236,7 +250,7 @@ func (s *server) handleLimit(methods map[string]handlerFunc, maxBody int64) http
 		}
 		switch h, ok := methods[method]; {
 		case methods == nil:
-			err = errkind.Errorf(errkind.NotFound, "no endpoint %s; the status socket serves /v1/status, /v1/packs, /v1/packs/{id}, /v1/rejections, /v1/sync, /v1/events, /v1/history, /v1/rollback, /v1/install, /v1/rejections/retry, /v1/set, /v1/set/diff, /v1/set/apply and /v1/set/check (api/openapi.yaml describes each)", r.URL.Path)
+			err = errkind.Errorf(errkind.NotFound, "no endpoint %s; the status socket serves /v1/status, /v1/packs, /v1/packs/{id}, /v1/rejections, /v1/sync, /v1/events, /v1/history, /v1/rollback, /v1/install, /v1/rejections/retry, /v1/set, /v1/set/diff, /v1/set/apply, /v1/set/check and /v1/openapi.json (which describes each)", r.URL.Path)
 		case !ok:
 			w.Header().Set("Allow", strings.Join(allow, ", "))
 			err = &APIError{Status: http.StatusMethodNotAllowed, Code: CodeMethodNotAllowed,
@@ -320,6 +334,7 @@ func (s *server) getStatus(w http.ResponseWriter, r *http.Request) error {
 	st := s.b.Status()
 	st.PID, st.Version, st.LogFile = s.pid, s.opts.Version, s.opts.LogFile
 	st.Commit, st.BuildDate, st.Priority = s.opts.Commit, s.opts.BuildDate, s.opts.Priority
+	st.Folders = s.opts.Folders
 	if st.UptimeSeconds == 0 && !st.StartedAt.IsZero() {
 		st.UptimeSeconds = s.opts.Now().Sub(st.StartedAt).Seconds()
 	}
@@ -435,6 +450,16 @@ func (s *server) readBody(w http.ResponseWriter, r *http.Request, v any, hint st
 	return nil
 }
 
+// getOpenAPI answers GET /v1/openapi.json: the contract, as JSON.
+func (s *server) getOpenAPI(w http.ResponseWriter, r *http.Request) error {
+	doc, err := api.OpenAPIJSON()
+	if err != nil {
+		return err
+	}
+	s.writeBody(w, http.StatusOK, doc)
+	return nil
+}
+
 func (s *server) getHistory(w http.ResponseWriter, r *http.Request) error {
 	s.writeJSON(w, http.StatusOK, s.b.History())
 	return nil
@@ -458,12 +483,23 @@ func (s *server) postRollback(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// postInstall answers POST /v1/install {"archive": "FOLDER/NAME", "force": B}.
+// postInstall answers POST /v1/install: {"archive": "FOLDER/NAME",
+// "force": B} for a copy in drop/.install/, or the archive itself as the
+// body (see postUpload), told apart by the Content-Type.
 func (s *server) postInstall(w http.ResponseWriter, r *http.Request) error {
-	const hint = `send {"archive": "FOLDER/NAME", "force": true|false} for a copy in drop/.install/FOLDER/NAME`
+	const hint = `send {"archive": "FOLDER/NAME", "force": true|false} for a copy in drop/.install/FOLDER/NAME, or the archive as the body with ?name=FILE`
 	in, ok := s.b.(Installer)
 	if !ok {
 		return errkind.New(errkind.NotFound, "this daemon does not install archives on request")
+	}
+	if upload, err := uploadType(r.Header.Get("Content-Type")); err != nil {
+		return err
+	} else if upload {
+		return s.postUpload(w, r, in)
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes)
+	if len(r.URL.Query()) > 0 {
+		return errkind.New(errkind.Invalid, "query parameters are for an archive sent as the body; "+hint)
 	}
 	var body api.Install
 	if err := s.readBody(w, r, &body, hint); err != nil {

@@ -28,7 +28,8 @@ func wireSummary(s *pipeline.Summary) *api.Summary {
 	if s == nil {
 		return nil
 	}
-	out := &api.Summary{Published: s.Published, Warnings: s.Warnings, Duration: s.Duration, Generation: s.Generation,
+	out := &api.Summary{Published: s.Published, Warnings: s.Warnings, Generation: s.Generation,
+		DurationSeconds: s.Duration.Seconds(), DurationNanos: s.Duration.Nanoseconds(),
 		Set: wireSetResult(s.Set), RolledBackTo: s.RolledBackTo, Pending: wireReasons(s.Pending)}
 	if s.Outcomes != nil {
 		out.Outcomes = make([]api.Outcome, len(s.Outcomes))
@@ -70,6 +71,10 @@ func wireReasons(rs []rejection.Reason) []api.Reason {
 	out := make([]api.Reason, len(rs))
 	for i, r := range rs {
 		out[i] = api.Reason{File: r.File, Path: r.Path, Line: r.Line, Column: r.Column, Rule: r.Rule, Value: r.Value, Message: r.Message}
+		// A path that only repeats the file says nothing more: absent.
+		if r.Path == r.File {
+			out[i].Path = ""
+		}
 	}
 	return out
 }

@@ -102,8 +102,50 @@ func TestWireSummaryWhole(t *testing.T) {
 		t.Error("wireSummary(nil) is not nil")
 	}
 	empty, err := json.Marshal(wireSummary(&pipeline.Summary{Outcomes: []pipeline.Outcome{}, Published: []string{}, Set: &pipeline.SetResult{Installed: []pipeline.SetChange{}}}))
-	if want := `{"outcomes":[],"published":[],"warnings":null,"duration_ns":0,"set":{"fingerprint":"","installed":[],"upgraded":null,"downgraded":null,"disabled":null,"removed":null}}`; err != nil || string(empty) != want {
+	if want := `{"outcomes":[],"published":[],"warnings":null,"duration_s":0,"set":{"fingerprint":"","installed":[],"upgraded":null,"downgraded":null,"disabled":null,"removed":null}}`; err != nil || string(empty) != want {
 		t.Errorf("wireSummary of empty and nil lists = %s, %v; want %s", empty, err, want)
+	}
+}
+
+// TestWireDurationSeconds: a summary says its duration in seconds, as
+// events and status do (duration_s), and in nanoseconds one more release
+// (duration_ns, deprecated).
+func TestWireDurationSeconds(t *testing.T) {
+	b, err := json.Marshal(wireSummary(&pipeline.Summary{Duration: 1500 * time.Millisecond}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got["duration_s"] != 1.5 || got["duration_ns"] != 1.5e9 {
+		t.Errorf("wireSummary(1.5 s) = %s; want duration_s 1.5 (and the deprecated duration_ns 1500000000)", b)
+	}
+}
+
+// TestWireReasonsOmitUnknown: a reason about a whole file carries no line
+// and column (0 means unknown) and no path that only repeats its file; a
+// manifest reason keeps all three.
+func TestWireReasonsOmitUnknown(t *testing.T) {
+	tests := []struct {
+		name string
+		in   rejection.Reason
+		want string
+	}{
+		{"file-level", rejection.Reason{File: "Content/x.pak", Path: "Content/x.pak", Rule: "not-allowed", Message: "m"},
+			`{"file":"Content/x.pak","rule":"not-allowed","value":"","message":"m"}`},
+		{"pack-level", rejection.Reason{Rule: "no-manifest", Message: "m"}, `{"file":"","rule":"no-manifest","value":"","message":"m"}`},
+		{"manifest", rejection.Reason{File: "forgepack.json", Path: "$.pieces[0].id", Line: 3, Column: 9, Rule: "pattern", Value: "X", Message: "m"},
+			`{"file":"forgepack.json","path":"$.pieces[0].id","line":3,"column":9,"rule":"pattern","value":"X","message":"m"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, err := json.Marshal(wireReasons([]rejection.Reason{tt.in})[0])
+			if err != nil || string(b) != tt.want {
+				t.Errorf("wireReasons(%+v) = %s, %v; want %s", tt.in, b, err, tt.want)
+			}
+		})
 	}
 }
 

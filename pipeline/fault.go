@@ -95,7 +95,11 @@ func childFault(err error) bool {
 }
 
 // diskFull reports whether err says a disk or a quota is full.
-func diskFull(err error) bool {
+func diskFull(err error) bool { return DiskFull(err) }
+
+// DiskFull reports whether err says a disk is full or a quota is reached,
+// on any OS: the machine's condition, which passes.
+func DiskFull(err error) bool {
 	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) || platformDiskFull(err)
 }
 

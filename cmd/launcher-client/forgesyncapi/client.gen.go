@@ -992,6 +992,18 @@ type FileReportStatus string
 // Fingerprint sha256: and the hex SHA-256 of the canonical text of the enabled packs (SPEC §10.1).
 type Fingerprint = string
 
+// Folders Where the daemon works, as absolute paths.
+type Folders struct {
+	// Drop The drop folder: an archive renamed into it is installed (POST /v1/install streams an upload into its .install folder).
+	Drop string `json:"drop"`
+
+	// Inventory Where the inventory files (installed.json, installed.txt, doors.txt, lifts.txt) are published.
+	Inventory string `json:"inventory"`
+
+	// State forgesync's own data: packs.json, the kept archives, the api-key file.
+	State string `json:"state"`
+}
+
 // Gates The SPEC §7 version gate: which mods were found at which versions, and what they allow.
 type Gates struct {
 	// DoorAutomation The mods' versions let the native module animate doors: MJOLNIRForge, MJOLNIRLobby and MJOLNIRLevelLoader at their minimum versions or newer, together.
@@ -1561,20 +1573,20 @@ type ProgressEventType string
 
 // Reason One reason a pack is refused.
 type Reason struct {
-	// Column The column in file, from 1; 0 when not known.
-	Column int `json:"column"`
+	// Column The column in file, from 1; absent when not known.
+	Column *int `json:"column,omitempty"`
 
 	// File The file in the pack, empty for the pack as a whole.
 	File string `json:"file"`
 
-	// Line The line in file, from 1; 0 when not known.
-	Line int `json:"line"`
+	// Line The line in file, from 1; absent when not known.
+	Line *int `json:"line,omitempty"`
 
 	// Message What is wrong, in plain words.
 	Message string `json:"message"`
 
-	// Path The JSON path in forgepack.json, or the entry or package concerned.
-	Path string `json:"path"`
+	// Path The JSON path in forgepack.json, or the entry or package concerned; absent when unknown or when it would repeat file.
+	Path *string `json:"path,omitempty"`
 
 	// Rule The rule broken, for programs to decide on.
 	Rule string `json:"rule"`
@@ -1888,6 +1900,9 @@ type Status struct {
 	// Counts The sizes of the installed set. pieces, lifts and doors count every installed pack's, enabled or not; enabled_doors counts the enabled packs' only, as the 256-door limit does.
 	Counts Counts `json:"counts"`
 
+	// Folders Where the daemon works, as absolute paths.
+	Folders Folders `json:"folders"`
+
 	// Generation The current generation (SPEC §11); 0 before the first.
 	Generation int `json:"generation"`
 
@@ -1939,8 +1954,12 @@ type StatusState string
 
 // Summary The summary of one transaction.
 type Summary struct {
-	// DurationNs How long the transaction took, in nanoseconds.
-	DurationNs int `json:"duration_ns"`
+	// DurationNs Deprecated: the same duration in nanoseconds; read duration_s. Goes in the next release.
+	// Deprecated: this property has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+	DurationNs *int64 `json:"duration_ns,omitempty"`
+
+	// DurationS How long the transaction took, in seconds (as every duration in this document).
+	DurationS float64 `json:"duration_s"`
 
 	// Generation The generation recorded; absent when the installed set did not change.
 	Generation *int `json:"generation,omitempty"`
@@ -2097,6 +2116,15 @@ type InstallJSONBody struct {
 
 	// Force Allow a same-version reinstall from other bytes, or a downgrade.
 	Force *bool `json:"force,omitempty"`
+}
+
+// InstallParams defines parameters for Install.
+type InstallParams struct {
+	// Name The archive's file name, for an archive sent as the body (required then): one name without a folder, that every OS can create (SPEC §2's naming rules).
+	Name *string `form:"name,omitempty" json:"name,omitempty"`
+
+	// Force For an archive sent as the body: allow a same-version reinstall from other bytes, or a downgrade.
+	Force *bool `form:"force,omitempty" json:"force,omitempty"`
 }
 
 // RemovePackJSONBody defines parameters for RemovePack.
@@ -2890,29 +2918,50 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/history (the `GetHistory` operationId).
 	GetHistory(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// InstallWithBody Install one archive a command copied to drop/.install/FOLDER/NAME, as its own transaction; force allows a same-version reinstall or a downgrade.
+	// InstallWithBody Install one archive, sent as the body or copied to drop/.install/FOLDER/NAME, as its own transaction; force allows a same-version reinstall or a downgrade.
 	//
-	// What `forgesync install [--force] FILE` does while the daemon runs. The daemon reads nothing outside its
-	// drop folder on a client's word: the command copies the file into a new folder under drop/.install/ (the
-	// watcher leaves names starting with a dot alone), asks, and removes its copy. An archive rejected here
-	// is not moved to drop/rejected/.
+	// A launcher sends the archive itself as the body, with an archive Content-Type (application/zip,
+	// application/x-7z-compressed, application/x-tar, application/gzip, application/x-xz, application/zstd,
+	// application/x-rar-compressed, application/octet-stream, …) and its file name as `?name=`: the daemon
+	// streams it into a new folder under drop/.install/, checks and installs it like a dropped archive (its
+	// bytes, not the type, decide the format), and removes it. A body over the limits (`[limits]`
+	// max_total_bytes and the headers of max_entries entries) answers 413 and leaves nothing behind; another
+	// Content-Type answers 415.
+	//
+	// `forgesync install [--force] FILE` uses the JSON form while the daemon runs: the daemon reads nothing
+	// outside its drop folder on a client's word, so the command copies the file into a new folder under
+	// drop/.install/ (the watcher leaves names starting with a dot alone), asks, and removes its copy. A copy
+	// that is not there answers 404. An archive rejected here is not moved to drop/rejected/.
 	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /v1/install (the `Install` operationId).
-	InstallWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	InstallWithBody(ctx context.Context, params *InstallParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// Install Install one archive a command copied to drop/.install/FOLDER/NAME, as its own transaction; force allows a same-version reinstall or a downgrade.
+	// Install Install one archive, sent as the body or copied to drop/.install/FOLDER/NAME, as its own transaction; force allows a same-version reinstall or a downgrade.
 	//
-	// What `forgesync install [--force] FILE` does while the daemon runs. The daemon reads nothing outside its
-	// drop folder on a client's word: the command copies the file into a new folder under drop/.install/ (the
-	// watcher leaves names starting with a dot alone), asks, and removes its copy. An archive rejected here
-	// is not moved to drop/rejected/.
+	// A launcher sends the archive itself as the body, with an archive Content-Type (application/zip,
+	// application/x-7z-compressed, application/x-tar, application/gzip, application/x-xz, application/zstd,
+	// application/x-rar-compressed, application/octet-stream, …) and its file name as `?name=`: the daemon
+	// streams it into a new folder under drop/.install/, checks and installs it like a dropped archive (its
+	// bytes, not the type, decide the format), and removes it. A body over the limits (`[limits]`
+	// max_total_bytes and the headers of max_entries entries) answers 413 and leaves nothing behind; another
+	// Content-Type answers 415.
+	//
+	// `forgesync install [--force] FILE` uses the JSON form while the daemon runs: the daemon reads nothing
+	// outside its drop folder on a client's word, so the command copies the file into a new folder under
+	// drop/.install/ (the watcher leaves names starting with a dot alone), asks, and removes its copy. A copy
+	// that is not there answers 404. An archive rejected here is not moved to drop/rejected/.
 	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /v1/install (the `Install` operationId).
-	Install(ctx context.Context, body InstallJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	Install(ctx context.Context, params *InstallParams, body InstallJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetOpenAPI This document, as JSON.
+	//
+	// Corresponds with GET /v1/openapi.json (the `GetOpenAPI` operationId).
+	GetOpenAPI(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListPacks Every installed pack (enabled or not) and its pieces, sorted by id.
 	//
@@ -3129,18 +3178,26 @@ func (c *Client) GetHistory(ctx context.Context, reqEditors ...RequestEditorFn) 
 	return c.Client.Do(req)
 }
 
-// InstallWithBody Install one archive a command copied to drop/.install/FOLDER/NAME, as its own transaction; force allows a same-version reinstall or a downgrade.
+// InstallWithBody Install one archive, sent as the body or copied to drop/.install/FOLDER/NAME, as its own transaction; force allows a same-version reinstall or a downgrade.
 //
-// What `forgesync install [--force] FILE` does while the daemon runs. The daemon reads nothing outside its
-// drop folder on a client's word: the command copies the file into a new folder under drop/.install/ (the
-// watcher leaves names starting with a dot alone), asks, and removes its copy. An archive rejected here
-// is not moved to drop/rejected/.
+// A launcher sends the archive itself as the body, with an archive Content-Type (application/zip,
+// application/x-7z-compressed, application/x-tar, application/gzip, application/x-xz, application/zstd,
+// application/x-rar-compressed, application/octet-stream, …) and its file name as `?name=`: the daemon
+// streams it into a new folder under drop/.install/, checks and installs it like a dropped archive (its
+// bytes, not the type, decide the format), and removes it. A body over the limits (`[limits]`
+// max_total_bytes and the headers of max_entries entries) answers 413 and leaves nothing behind; another
+// Content-Type answers 415.
+//
+// `forgesync install [--force] FILE` uses the JSON form while the daemon runs: the daemon reads nothing
+// outside its drop folder on a client's word, so the command copies the file into a new folder under
+// drop/.install/ (the watcher leaves names starting with a dot alone), asks, and removes its copy. A copy
+// that is not there answers 404. An archive rejected here is not moved to drop/rejected/.
 //
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /v1/install (the `Install` operationId).
-func (c *Client) InstallWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewInstallRequestWithBody(c.Server, contentType, body)
+func (c *Client) InstallWithBody(ctx context.Context, params *InstallParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInstallRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3151,18 +3208,41 @@ func (c *Client) InstallWithBody(ctx context.Context, contentType string, body i
 	return c.Client.Do(req)
 }
 
-// Install Install one archive a command copied to drop/.install/FOLDER/NAME, as its own transaction; force allows a same-version reinstall or a downgrade.
+// Install Install one archive, sent as the body or copied to drop/.install/FOLDER/NAME, as its own transaction; force allows a same-version reinstall or a downgrade.
 //
-// What `forgesync install [--force] FILE` does while the daemon runs. The daemon reads nothing outside its
-// drop folder on a client's word: the command copies the file into a new folder under drop/.install/ (the
-// watcher leaves names starting with a dot alone), asks, and removes its copy. An archive rejected here
-// is not moved to drop/rejected/.
+// A launcher sends the archive itself as the body, with an archive Content-Type (application/zip,
+// application/x-7z-compressed, application/x-tar, application/gzip, application/x-xz, application/zstd,
+// application/x-rar-compressed, application/octet-stream, …) and its file name as `?name=`: the daemon
+// streams it into a new folder under drop/.install/, checks and installs it like a dropped archive (its
+// bytes, not the type, decide the format), and removes it. A body over the limits (`[limits]`
+// max_total_bytes and the headers of max_entries entries) answers 413 and leaves nothing behind; another
+// Content-Type answers 415.
+//
+// `forgesync install [--force] FILE` uses the JSON form while the daemon runs: the daemon reads nothing
+// outside its drop folder on a client's word, so the command copies the file into a new folder under
+// drop/.install/ (the watcher leaves names starting with a dot alone), asks, and removes its copy. A copy
+// that is not there answers 404. An archive rejected here is not moved to drop/rejected/.
 //
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /v1/install (the `Install` operationId).
-func (c *Client) Install(ctx context.Context, body InstallJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewInstallRequest(c.Server, body)
+func (c *Client) Install(ctx context.Context, params *InstallParams, body InstallJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInstallRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetOpenAPI This document, as JSON.
+//
+// Corresponds with GET /v1/openapi.json (the `GetOpenAPI` operationId).
+func (c *Client) GetOpenAPI(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetOpenAPIRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -3663,18 +3743,18 @@ func NewGetHistoryRequest(server string) (*http.Request, error) {
 }
 
 // NewInstallRequest calls the generic Install builder with application/json body
-func NewInstallRequest(server string, body InstallJSONRequestBody) (*http.Request, error) {
+func NewInstallRequest(server string, params *InstallParams, body InstallJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewInstallRequestWithBody(server, "application/json", bodyReader)
+	return NewInstallRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewInstallRequestWithBody constructs an http.Request for the Install method, with any body, and a specified content type
-func NewInstallRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewInstallRequestWithBody(server string, params *InstallParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -3692,12 +3772,78 @@ func NewInstallRequestWithBody(server string, contentType string, body io.Reader
 		return nil, err
 	}
 
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Name != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "name", *params.Name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Force != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "force", *params.Force, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
 	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
 	if err != nil {
 		return nil, err
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetOpenAPIRequest constructs an http.Request for the GetOpenAPI method
+func NewGetOpenAPIRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/openapi.json")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	return req, nil
 }
@@ -4289,29 +4435,52 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/history (the `GetHistory` operationId).
 	GetHistoryWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetHistoryResponse, error)
 
-	// InstallWithBodyWithResponse Install one archive a command copied to drop/.install/FOLDER/NAME, as its own transaction; force allows a same-version reinstall or a downgrade.
+	// InstallWithBodyWithResponse Install one archive, sent as the body or copied to drop/.install/FOLDER/NAME, as its own transaction; force allows a same-version reinstall or a downgrade.
 	//
-	// What `forgesync install [--force] FILE` does while the daemon runs. The daemon reads nothing outside its
-	// drop folder on a client's word: the command copies the file into a new folder under drop/.install/ (the
-	// watcher leaves names starting with a dot alone), asks, and removes its copy. An archive rejected here
-	// is not moved to drop/rejected/.
+	// A launcher sends the archive itself as the body, with an archive Content-Type (application/zip,
+	// application/x-7z-compressed, application/x-tar, application/gzip, application/x-xz, application/zstd,
+	// application/x-rar-compressed, application/octet-stream, …) and its file name as `?name=`: the daemon
+	// streams it into a new folder under drop/.install/, checks and installs it like a dropped archive (its
+	// bytes, not the type, decide the format), and removes it. A body over the limits (`[limits]`
+	// max_total_bytes and the headers of max_entries entries) answers 413 and leaves nothing behind; another
+	// Content-Type answers 415.
+	//
+	// `forgesync install [--force] FILE` uses the JSON form while the daemon runs: the daemon reads nothing
+	// outside its drop folder on a client's word, so the command copies the file into a new folder under
+	// drop/.install/ (the watcher leaves names starting with a dot alone), asks, and removes its copy. A copy
+	// that is not there answers 404. An archive rejected here is not moved to drop/rejected/.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/install (the `Install` operationId).
-	InstallWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InstallResponse, error)
+	InstallWithBodyWithResponse(ctx context.Context, params *InstallParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InstallResponse, error)
 
-	// InstallWithResponse Install one archive a command copied to drop/.install/FOLDER/NAME, as its own transaction; force allows a same-version reinstall or a downgrade.
+	// InstallWithResponse Install one archive, sent as the body or copied to drop/.install/FOLDER/NAME, as its own transaction; force allows a same-version reinstall or a downgrade.
 	//
-	// What `forgesync install [--force] FILE` does while the daemon runs. The daemon reads nothing outside its
-	// drop folder on a client's word: the command copies the file into a new folder under drop/.install/ (the
-	// watcher leaves names starting with a dot alone), asks, and removes its copy. An archive rejected here
-	// is not moved to drop/rejected/.
+	// A launcher sends the archive itself as the body, with an archive Content-Type (application/zip,
+	// application/x-7z-compressed, application/x-tar, application/gzip, application/x-xz, application/zstd,
+	// application/x-rar-compressed, application/octet-stream, …) and its file name as `?name=`: the daemon
+	// streams it into a new folder under drop/.install/, checks and installs it like a dropped archive (its
+	// bytes, not the type, decide the format), and removes it. A body over the limits (`[limits]`
+	// max_total_bytes and the headers of max_entries entries) answers 413 and leaves nothing behind; another
+	// Content-Type answers 415.
+	//
+	// `forgesync install [--force] FILE` uses the JSON form while the daemon runs: the daemon reads nothing
+	// outside its drop folder on a client's word, so the command copies the file into a new folder under
+	// drop/.install/ (the watcher leaves names starting with a dot alone), asks, and removes its copy. A copy
+	// that is not there answers 404. An archive rejected here is not moved to drop/rejected/.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/install (the `Install` operationId).
-	InstallWithResponse(ctx context.Context, body InstallJSONRequestBody, reqEditors ...RequestEditorFn) (*InstallResponse, error)
+	InstallWithResponse(ctx context.Context, params *InstallParams, body InstallJSONRequestBody, reqEditors ...RequestEditorFn) (*InstallResponse, error)
+
+	// GetOpenAPIWithResponse This document, as JSON.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/openapi.json (the `GetOpenAPI` operationId).
+	GetOpenAPIWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetOpenAPIResponse, error)
 
 	// ListPacksWithResponse Every installed pack (enabled or not) and its pieces, sorted by id.
 	//
@@ -4631,6 +4800,8 @@ type InstallResponse struct {
 	JSON409 *Error
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *Error
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *Error
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Error
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -4677,6 +4848,11 @@ func (r InstallResponse) GetJSON413() *Error {
 	return r.JSON413
 }
 
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r InstallResponse) GetJSON415() *Error {
+	return r.JSON415
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r InstallResponse) GetJSON500() *Error {
 	return r.JSON500
@@ -4710,6 +4886,61 @@ func (r InstallResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r InstallResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetOpenAPIResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *map[string]interface{}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetOpenAPIResponse) GetJSON200() *map[string]interface{} {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetOpenAPIResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetOpenAPIResponse) GetJSON403() *Error {
+	return r.JSON403
+}
+
+// GetBody returns the raw response body bytes
+func (r GetOpenAPIResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetOpenAPIResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetOpenAPIResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetOpenAPIResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -5999,40 +6230,69 @@ func (c *ClientWithResponses) GetHistoryWithResponse(ctx context.Context, reqEdi
 	return ParseGetHistoryResponse(rsp)
 }
 
-// InstallWithBodyWithResponse Install one archive a command copied to drop/.install/FOLDER/NAME, as its own transaction; force allows a same-version reinstall or a downgrade.
+// InstallWithBodyWithResponse Install one archive, sent as the body or copied to drop/.install/FOLDER/NAME, as its own transaction; force allows a same-version reinstall or a downgrade.
 //
-// What `forgesync install [--force] FILE` does while the daemon runs. The daemon reads nothing outside its
-// drop folder on a client's word: the command copies the file into a new folder under drop/.install/ (the
-// watcher leaves names starting with a dot alone), asks, and removes its copy. An archive rejected here
-// is not moved to drop/rejected/.
+// A launcher sends the archive itself as the body, with an archive Content-Type (application/zip,
+// application/x-7z-compressed, application/x-tar, application/gzip, application/x-xz, application/zstd,
+// application/x-rar-compressed, application/octet-stream, …) and its file name as `?name=`: the daemon
+// streams it into a new folder under drop/.install/, checks and installs it like a dropped archive (its
+// bytes, not the type, decide the format), and removes it. A body over the limits (`[limits]`
+// max_total_bytes and the headers of max_entries entries) answers 413 and leaves nothing behind; another
+// Content-Type answers 415.
+//
+// `forgesync install [--force] FILE` uses the JSON form while the daemon runs: the daemon reads nothing
+// outside its drop folder on a client's word, so the command copies the file into a new folder under
+// drop/.install/ (the watcher leaves names starting with a dot alone), asks, and removes its copy. A copy
+// that is not there answers 404. An archive rejected here is not moved to drop/rejected/.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v1/install (the `Install` operationId).
-func (c *ClientWithResponses) InstallWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InstallResponse, error) {
-	rsp, err := c.InstallWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) InstallWithBodyWithResponse(ctx context.Context, params *InstallParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InstallResponse, error) {
+	rsp, err := c.InstallWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
 	return ParseInstallResponse(rsp)
 }
 
-// InstallWithResponse Install one archive a command copied to drop/.install/FOLDER/NAME, as its own transaction; force allows a same-version reinstall or a downgrade.
+// InstallWithResponse Install one archive, sent as the body or copied to drop/.install/FOLDER/NAME, as its own transaction; force allows a same-version reinstall or a downgrade.
 //
-// What `forgesync install [--force] FILE` does while the daemon runs. The daemon reads nothing outside its
-// drop folder on a client's word: the command copies the file into a new folder under drop/.install/ (the
-// watcher leaves names starting with a dot alone), asks, and removes its copy. An archive rejected here
-// is not moved to drop/rejected/.
+// A launcher sends the archive itself as the body, with an archive Content-Type (application/zip,
+// application/x-7z-compressed, application/x-tar, application/gzip, application/x-xz, application/zstd,
+// application/x-rar-compressed, application/octet-stream, …) and its file name as `?name=`: the daemon
+// streams it into a new folder under drop/.install/, checks and installs it like a dropped archive (its
+// bytes, not the type, decide the format), and removes it. A body over the limits (`[limits]`
+// max_total_bytes and the headers of max_entries entries) answers 413 and leaves nothing behind; another
+// Content-Type answers 415.
+//
+// `forgesync install [--force] FILE` uses the JSON form while the daemon runs: the daemon reads nothing
+// outside its drop folder on a client's word, so the command copies the file into a new folder under
+// drop/.install/ (the watcher leaves names starting with a dot alone), asks, and removes its copy. A copy
+// that is not there answers 404. An archive rejected here is not moved to drop/rejected/.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v1/install (the `Install` operationId).
-func (c *ClientWithResponses) InstallWithResponse(ctx context.Context, body InstallJSONRequestBody, reqEditors ...RequestEditorFn) (*InstallResponse, error) {
-	rsp, err := c.Install(ctx, body, reqEditors...)
+func (c *ClientWithResponses) InstallWithResponse(ctx context.Context, params *InstallParams, body InstallJSONRequestBody, reqEditors ...RequestEditorFn) (*InstallResponse, error) {
+	rsp, err := c.Install(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
 	return ParseInstallResponse(rsp)
+}
+
+// GetOpenAPIWithResponse This document, as JSON.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/openapi.json (the `GetOpenAPI` operationId).
+func (c *ClientWithResponses) GetOpenAPIWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetOpenAPIResponse, error) {
+	rsp, err := c.GetOpenAPI(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetOpenAPIResponse(rsp)
 }
 
 // ListPacksWithResponse Every installed pack (enabled or not) and its pieces, sorted by id.
@@ -6511,6 +6771,13 @@ func ParseInstallResponse(rsp *http.Response) (*InstallResponse, error) {
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -6524,6 +6791,46 @@ func ParseInstallResponse(rsp *http.Response) (*InstallResponse, error) {
 			return nil, err
 		}
 		response.JSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetOpenAPIResponse parses an HTTP response from a GetOpenAPIWithResponse call
+func ParseGetOpenAPIResponse(rsp *http.Response) (*GetOpenAPIResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetOpenAPIResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest map[string]interface{}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
 
 	}
 
