@@ -95,6 +95,10 @@ type contract struct {
 // A lock posted to /v1/set/diff may be TOML: its schema is a string, and
 // the daemon, not the validator, reads the TOML.
 func init() {
+	// An archive sent to /v1/install is bytes, as application/octet-stream.
+	for _, ct := range []string{"application/zip", "application/x-7z-compressed", "application/x-tar", "application/gzip", "application/x-xz", "application/zstd"} {
+		openapi3filter.RegisterBodyDecoder(ct, openapi3filter.FileBodyDecoder)
+	}
 	openapi3filter.RegisterBodyDecoder("application/toml", func(body io.Reader, _ http.Header, _ *openapi3.SchemaRef, _ openapi3filter.EncodingFn) (any, error) {
 		b, err := io.ReadAll(body)
 		return string(b), err
@@ -265,6 +269,30 @@ func call(t *testing.T, c *http.Client, method, path, body string) (int, []byte)
 	return resp.StatusCode, b
 }
 
+// expectUpload sends data as the body of a POST with the Content-Type
+// ctype and requires the status.
+func expectUpload(t *testing.T, c *http.Client, path, ctype string, data []byte, want int) []byte {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, "http://forgesync"+path, bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", ctype)
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatalf("POST %s: %v", path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != want {
+		t.Fatalf("POST %s (%s) = %d %s; want %d", path, ctype, resp.StatusCode, b, want)
+	}
+	return b
+}
+
 // expect sends a request and requires its status.
 func expect(t *testing.T, c *http.Client, method, path, body string, want int) []byte {
 	t.Helper()
@@ -365,6 +393,10 @@ func TestOpenAPIContract(t *testing.T) {
 	os.WriteFile(filepath.Join(handed, "foundry-wide.zip"), exampleZip(t, "foundry-wide"), 0o644)
 	expect(t, c, http.MethodPost, "/v1/install", `{"archive":"t1/foundry-wide.zip","force":true}`, http.StatusOK) // already installed
 	expect(t, c, http.MethodPost, "/v1/install", `{"archive":"../foundry-wide.zip"}`, http.StatusBadRequest)
+	expect(t, c, http.MethodPost, "/v1/install", `{"archive":"t9/gone.zip"}`, http.StatusNotFound)
+	expectUpload(t, c, "/v1/install?name=glass-works-again.zip", "application/zip", exampleZip(t, "glass-works"), http.StatusOK)
+	expectUpload(t, c, "/v1/install?name=a.zip", "text/plain", []byte("PK"), http.StatusUnsupportedMediaType)
+	expect(t, c, http.MethodGet, "/v1/openapi.json", "", http.StatusOK)
 	expect(t, c, http.MethodDelete, "/v1/packs/doors-b", "", http.StatusOK)
 	expect(t, c, http.MethodDelete, "/v1/packs/doors-b", "", http.StatusNotFound)
 	expect(t, c, http.MethodGet, "/v1/history", "", http.StatusOK)
