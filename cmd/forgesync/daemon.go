@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/cmd/forgesync/cli"
 	"github.com/mjolnir-forge/forgesync/cmd/forgesync/examples"
 	"github.com/mjolnir-forge/forgesync/cmd/forgesync/view"
@@ -185,6 +186,31 @@ func statusCommand() *cli.Command {
 				return e.Fail(err)
 			}
 			view.WriteStatus(e.Stdout, st, rej)
+			return cli.ExitOK
+		},
+	}
+}
+
+// openapiCommand prints the status socket's contract, the document the
+// daemon serves at GET /v1/openapi.json.
+func openapiCommand() *cli.Command {
+	var asYAML bool
+	return &cli.Command{
+		Name: "openapi", Args: "[--yaml]", NoConfig: true, Nargs: cli.NoArgs,
+		Summary: "print the OpenAPI 3.1 document of the status socket and the TCP API, for client generators\n" +
+			"JSON, as the daemon serves it at GET /v1/openapi.json; --yaml prints its YAML source.\n" +
+			"Exit status: 0 printed, 2 failure.",
+		Flags: func(fs *flag.FlagSet) { fs.BoolVar(&asYAML, "yaml", false, "print the YAML source instead of JSON") },
+		Run: func(ctx context.Context, e *cli.Env, args []string) int {
+			if asYAML {
+				e.Stdout.Write(api.OpenAPI)
+				return cli.ExitOK
+			}
+			doc, err := api.OpenAPIJSON()
+			if err != nil {
+				return e.Fail(err)
+			}
+			e.Stdout.Write(doc)
 			return cli.ExitOK
 		},
 	}

@@ -69,6 +69,7 @@ func commands() []*cli.Command {
 		packCommand(),
 		initCommand(),
 		schemaCommand(),
+		openapiCommand(),
 		liftPreviewCommand(),
 		utocCommand(),
 		packageIDCommand(),

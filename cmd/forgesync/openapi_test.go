@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -624,4 +625,64 @@ func walkProperties(path string, s *openapi3.Schema, done map[*openapi3.Schema]b
 func headLine(err error) string {
 	s, _, _ := strings.Cut(err.Error(), "\n")
 	return s
+}
+
+// TestOpenAPICommand: `forgesync openapi` prints the contract as JSON, the
+// document the daemon serves, which kin-openapi takes; --yaml prints its
+// YAML source. Neither needs a config.
+func TestOpenAPICommand(t *testing.T) {
+	t.Setenv("FORGESYNC_CONFIG", filepath.Join(t.TempDir(), "none.toml"))
+	code, out, errs := runCLI(t, "openapi")
+	want, err := api.OpenAPIJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code != 0 || out != string(want) || errs != "" {
+		t.Fatalf("forgesync openapi = %d, %.60q…, %q; want 0 and the served document", code, out, errs)
+	}
+	doc, err := openapi3.NewLoader().LoadFromData([]byte(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := doc.Validate(t.Context()); err != nil || doc.Paths.Find("/v1/openapi.json") == nil {
+		t.Errorf("forgesync openapi printed a document kin-openapi refuses (%v) or without /v1/openapi.json", err)
+	}
+	code, out, _ = runCLI(t, "openapi", "--yaml")
+	if code != 0 || out != string(api.OpenAPI) {
+		t.Errorf("forgesync openapi --yaml = %d, %.60q…; want 0 and api/openapi.yaml", code, out)
+	}
+}
+
+// TestREADMENamesEveryEndpoint: the list of endpoints that opens the
+// README's "The status socket" names every operation of the contract as
+// `METHOD /v1/…`, and none the contract lacks.
+func TestREADMENamesEveryEndpoint(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(readme), "\n## The status socket\n\n")
+	if !ok {
+		t.Fatal(`README.md has no "## The status socket" section`)
+	}
+	list, _, _ := strings.Cut(section, "\n\n")
+	named := map[string]bool{}
+	for _, m := range regexp.MustCompile("`(GET|POST|DELETE|PUT|PATCH)\\s+(/v1/[^\\s`?]*)").FindAllStringSubmatch(list, -1) {
+		named[m[1]+" "+m[2]] = true
+	}
+	doc := loadContract(t).doc
+	documented := map[string]bool{}
+	for _, path := range doc.Paths.InMatchingOrder() {
+		for method := range doc.Paths.Value(path).Operations() {
+			documented[method+" "+path] = true
+			if !named[method+" "+path] {
+				t.Errorf("README.md's list of endpoints (The status socket) does not name `%s %s`", method, path)
+			}
+		}
+	}
+	for op := range named {
+		if !documented[op] {
+			t.Errorf("README.md's list of endpoints names `%s`, which api/openapi.yaml does not document", op)
+		}
+	}
 }

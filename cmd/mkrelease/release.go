@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/lua"
 	"github.com/mjolnir-forge/forgesync/native"
 	"github.com/mjolnir-forge/forgesync/sets/lock"
@@ -36,7 +37,9 @@ type entry struct {
 // readBundle returns the files of one OS's release, sorted by name: everything
 // in dist (the binary and modules/, as `make dist` leaves them in
 // dist/<os>), the deployed Lua scripts under lua/, and README.md and
-// LICENSE from the repository root. A bundle without its native module is
+// LICENSE from the repository root, and the status socket's contract,
+// openapi.yaml and openapi.json (what `forgesync openapi` prints), for a
+// launcher's client generator. A bundle without its native module is
 // refused: a release without it cannot animate doors.
 func readBundle(dist, root string) ([]entry, error) {
 	var files []entry
@@ -85,6 +88,11 @@ func readBundle(dist, root string) ([]entry, error) {
 		}
 		files = append(files, entry{Name: n, Data: data})
 	}
+	contract, err := api.OpenAPIJSON()
+	if err != nil {
+		return nil, fmt.Errorf("release file openapi.json: %w", err)
+	}
+	files = append(files, entry{Name: "openapi.yaml", Data: api.OpenAPI}, entry{Name: "openapi.json", Data: contract})
 	return sorted(files)
 }
 

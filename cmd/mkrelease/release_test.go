@@ -127,7 +127,7 @@ func TestMakeRelease(t *testing.T) {
 	if out, err := exec.Command("tar", "-xzf", filepath.Join(rel, tarName), "-C", linDir).CombinedOutput(); err != nil {
 		t.Fatalf("tar -x: %v\n%s", err, out)
 	}
-	common := []string{"LICENSE", "README.md", "lua/h2_lifts.lua", "lua/halo2_math.lua", "lua/lifts.lua", "lua/pack_lifts.lua", "lua/script_writer.lua",
+	common := []string{"LICENSE", "README.md", "openapi.json", "openapi.yaml", "lua/h2_lifts.lua", "lua/halo2_math.lua", "lua/lifts.lua", "lua/pack_lifts.lua", "lua/script_writer.lua",
 		"modules/MJOLNIRLobby/dlls/forge_doors.dll", "modules/MJOLNIRLobby/dlls/forge_doors.version"}
 	for dir, bin := range map[string]string{winDir: "forgesync.exe", linDir: "forgesync"} {
 		want := append([]string{bin}, common...)
@@ -141,6 +141,12 @@ func TestMakeRelease(t *testing.T) {
 	commit, err := exec.Command("git", "-C", root, "rev-parse", "HEAD").Output()
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The contract a launcher developer takes from the archive is the one
+	// the unpacked binary prints (and its daemon serves).
+	printed, err := exec.Command(bin, "openapi").Output()
+	if carried, rerr := os.ReadFile(filepath.Join(linDir, "openapi.json")); err != nil || rerr != nil || !bytes.Equal(printed, carried) {
+		t.Errorf("the release's openapi.json is not what its forgesync openapi prints (%v, %v)", err, rerr)
 	}
 	out, err := exec.Command(bin, "version").CombinedOutput()
 	if want := "forgesync " + version + " (commit " + strings.TrimSpace(string(commit)) + ", built " + built + ")\n"; err != nil || string(out) != want {
