@@ -40,10 +40,9 @@ type Summary struct {
 	// every other duration on the wire says it.
 	DurationSeconds float64 `json:"duration_s"`
 	// DurationNanos is the same duration in nanoseconds, the unit this
-	// answer used before duration_s.
-	//
-	// Deprecated: read DurationSeconds; duration_ns goes in the next
-	// release.
+	// answer used before duration_s, kept one release for the clients
+	// built on it: the document marks it deprecated, and it goes in the
+	// next release.
 	DurationNanos int64 `json:"duration_ns,omitempty"`
 	// Generation is the generation the transaction recorded; 0 when the
 	// installed set did not change.
