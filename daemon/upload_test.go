@@ -19,11 +19,11 @@ import (
 )
 
 // uploadLimits are the [limits] of the upload tests' daemon: an archive
-// sent as a body may have at most 64 KiB + 16 × 2 KiB.
+// sent as a body may have at most 64 KiB + 16 × 2 KiB (UploadLimit).
 const (
 	uploadMaxTotal   = 64 << 10
 	uploadMaxEntries = 16
-	uploadLimit      = uploadMaxTotal + uploadMaxEntries*uploadHeaderBytes
+	uploadLimit      = uploadMaxTotal + uploadMaxEntries*2048
 )
 
 // serveUploads serves a real machine with small [limits] on its socket
