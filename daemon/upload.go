@@ -88,7 +88,9 @@ func uploadName(r *http.Request) (name string, force bool, err error) {
 		return "", false, errkind.Errorf(errkind.Invalid, "name %q: a file name without a folder; %s", name, hint)
 	}
 	if ps := intake.CheckName(name, intake.DefaultLimits()); len(ps) > 0 {
-		return "", false, errkind.Errorf(errkind.Invalid, "name %q: %s", name, ps[0])
+		p := ps[0]
+		p.Entry = "" // the message names it once, quoted
+		return "", false, errkind.Errorf(errkind.Invalid, "name %q: %s [rule %s]; send a file name every OS can create", name, p, p.Rule)
 	}
 	return name, force, nil
 }
