@@ -14,7 +14,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -541,9 +540,6 @@ func (p *Pipeline) Install(ctx context.Context, archive string, o InstallOptions
 	name := filepath.Base(archive)
 	dst := p.store.Path(store.ProcessingDir, name)
 	in, err := os.Open(archive)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, errkind.Errorf(errkind.NotFound, "install: %w; name an archive that exists", err)
-	}
 	if err != nil {
 		return nil, fmt.Errorf("install: %w", err)
 	}

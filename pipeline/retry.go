@@ -2,7 +2,9 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -123,6 +125,12 @@ func (r *Runner) InstallHanded(ctx context.Context, archive string, o InstallOpt
 		}
 	}
 	path := filepath.Join(r.p.opts.Drop, InstallDir, folder, name)
+	// A copy that is not there is the request's fault (404), not the
+	// machine's; the check is repeated by the open that follows.
+	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, errkind.Errorf(errkind.NotFound, "install %q: no such copy in %s; copy the archive there first, or send it as the body",
+			archive, filepath.Join(r.p.opts.Drop, InstallDir))
+	}
 	return r.submit(ctx, func(ctx context.Context) (*Summary, error) {
 		return r.p.Install(ctx, path, o)
 	})
