@@ -184,6 +184,9 @@ type Modules struct {
 	// allow it and the native module was not missing or failed at the
 	// last deploy.
 	DoorAutomation bool `json:"door_automation"`
+	// DoorAutomationOff says why door automation is off when the
+	// configuration turned it off ([deploy] native = false).
+	DoorAutomationOff string `json:"door_automation_off,omitempty"`
 	// SupportedBuilds are the game builds the release's native module
 	// accepts (its build allowlist).
 	SupportedBuilds []string `json:"supported_builds"`

@@ -161,7 +161,7 @@ func wireModules(m *pipeline.Modules) *api.Modules {
 		return nil
 	}
 	return &api.Modules{Gates: wireGates(m.Gates), Deployed: wireFileReports(m.Deployed), DoorAutomation: m.DoorAutomation,
-		SupportedBuilds: m.SupportedBuilds}
+		DoorAutomationOff: m.DoorAutomationOff, SupportedBuilds: m.SupportedBuilds}
 }
 
 // wireGates is a version gate in its wire shape; Mods is never nil.

@@ -214,7 +214,7 @@ func TestWireModulesWhole(t *testing.T) {
 	m := &pipeline.Modules{Gates: native.Gates{Mods: []native.ModVersion{{Mod: "m", Version: "1", Minimum: "1", State: native.ModOld, Reason: "r"}},
 		DoorAutomation: true, PackLifts: true, Reasons: []string{"r"}},
 		Deployed:       []deploy.FileReport{{Component: "native", Name: "n", Path: "/p", Status: deploy.StagedLocked, SHA256: "ab", Staged: "/p.pending", Reason: "held"}},
-		DoorAutomation: true, SupportedBuilds: []string{"CU4"}}
+		DoorAutomation: true, DoorAutomationOff: "off", SupportedBuilds: []string{"CU4"}}
 	if zero := nonZero("api.Modules", reflect.ValueOf(wireModules(m))); len(zero) > 0 {
 		t.Errorf("wireModules leaves %v unset", zero)
 	}

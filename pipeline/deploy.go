@@ -54,7 +54,15 @@ type Modules struct {
 	Deployed        []deploy.FileReport
 	DoorAutomation  bool
 	SupportedBuilds []string
+	// DoorAutomationOff says why doors are not automated when the
+	// machine's configuration, not the gates, turned it off; empty
+	// otherwise.
+	DoorAutomationOff string
 }
+
+// NativeOff is why door automation is off on a machine that deploys no
+// door module.
+const NativeOff = "[deploy] native = false: this machine deploys no door module (set it true to animate doors)"
 
 // DeployModules deploys (see Deploy) and returns what status shows of it,
 // and the warnings a user must hear of.
@@ -64,6 +72,10 @@ func (p *Pipeline) DeployModules(ctx context.Context) (*Modules, []string) {
 	m.DoorAutomation = m.Gates.DoorAutomation && !slices.ContainsFunc(reports, func(r deploy.FileReport) bool {
 		return r.Component == "native" && r.Status == deploy.DeployFailed
 	})
+	if !p.opts.DeployNative {
+		// Nothing puts the module in place: the gates alone make nothing work.
+		m.DoorAutomation, m.DoorAutomationOff = false, NativeOff
+	}
 	warnings, _ := DeployWarnings(reports, err)
 	return m, warnings
 }

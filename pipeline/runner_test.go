@@ -18,6 +18,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/installer/store"
 	"github.com/mjolnir-forge/forgesync/internal/errkind"
 	"github.com/mjolnir-forge/forgesync/lua"
+	"github.com/mjolnir-forge/forgesync/native"
 )
 
 // recorder keeps what a pipeline tells its Observer, each call as a
@@ -539,5 +540,34 @@ func TestLiftClassWarningOneText(t *testing.T) {
 	}
 	if st := r.Status(); !slices.Contains(st.Warnings, sum.Warnings[0]) {
 		t.Errorf("status warnings = %q; want the summary's %q", st.Warnings, sum.Warnings[0])
+	}
+}
+
+// TestNativeOffDoorsNotWorkable: with [deploy] native = false, doors are
+// not reported workable even when every gating mod is at its minimum, and
+// status says why.
+func TestNativeOffDoorsNotWorkable(t *testing.T) {
+	e := newEnv(t)
+	for mod, v := range map[string]string{native.ModForge: native.MinForge, native.ModLobby: native.MinLobby, native.ModLevelLoader: native.MinLevelLoader} {
+		if err := os.MkdirAll(filepath.Join(e.mods, mod), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(e.mods, mod, native.ModVersionFile), []byte(v+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	opts := e.options()
+	opts.DeployLua, opts.DeployNative = true, false
+	p, _, err := Open(t.Context(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	m, _ := p.DeployModules(t.Context())
+	if !m.Gates.DoorAutomation {
+		t.Fatalf("gates = %+v; want the gates open (every mod at its minimum)", m.Gates)
+	}
+	if m.DoorAutomation || m.DoorAutomationOff != NativeOff {
+		t.Errorf("DeployModules with native off: door automation %v, off because %q; want false because %q", m.DoorAutomation, m.DoorAutomationOff, NativeOff)
 	}
 }

@@ -333,3 +333,20 @@ func TestDifferenceLine(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusDoorAutomationOffSaysWhy: door automation the configuration
+// turned off says why on the status line.
+func TestStatusDoorAutomationOffSaysWhy(t *testing.T) {
+	var out bytes.Buffer
+	st := api.Status{State: api.StateIdle, Version: "1.0.0", PID: 7, Modules: &api.Modules{
+		Gates:             api.Gates{DoorAutomation: true, PackLifts: true},
+		DoorAutomationOff: "[deploy] native = false",
+		SupportedBuilds:   []string{"CU4"},
+	}}
+	if err := WriteStatus(&out, st, nil); err != nil {
+		t.Fatal(err)
+	}
+	if want := "door automation: off ([deploy] native = false); pack lifts"; !strings.Contains(out.String(), want) {
+		t.Errorf("status =\n%s\nwant %q", out.String(), want)
+	}
+}

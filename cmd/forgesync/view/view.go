@@ -105,8 +105,12 @@ func WriteStatus(w io.Writer, st api.Status, rejected []api.Rejection) error {
 		}
 		// Door automation needs the gates and the module in place: the
 		// deploy's result, not the gates alone.
+		doors := canWork(m.DoorAutomation)
+		if m.DoorAutomationOff != "" {
+			doors += " (" + m.DoorAutomationOff + ")"
+		}
 		printf(&b, "door automation: %s; pack lifts: %s; native module builds: %s\n",
-			canWork(m.DoorAutomation), canWork(m.Gates.PackLifts), strings.Join(m.SupportedBuilds, ", "))
+			doors, canWork(m.Gates.PackLifts), strings.Join(m.SupportedBuilds, ", "))
 	}
 	for _, w := range st.Warnings {
 		printf(&b, "warning: %s\n", w)

@@ -1276,6 +1276,9 @@ type Modules struct {
 	// DoorAutomation The gates allow door automation and the native module is in place.
 	DoorAutomation bool `json:"door_automation"`
 
+	// DoorAutomationOff Why door automation is off when the configuration turned it off (`[deploy] native = false`); absent otherwise.
+	DoorAutomationOff *string `json:"door_automation_off,omitempty"`
+
 	// Gates The SPEC §7 version gate: which mods were found at which versions, and what they allow.
 	Gates Gates `json:"gates"`
 
