@@ -291,3 +291,30 @@ func TestDaemonFollowsOCI(t *testing.T) {
 		}
 	}
 }
+
+// TestOCIExportUnsignedWarns: export oci:// without --sign from a config
+// that trusts keys warns that such machines refuse the set; with --sign it
+// does not.
+func TestOCIExportUnsignedWarns(t *testing.T) {
+	reg := registrytest.Start(t, registrytest.Options{})
+	registryEnv(t, reg)
+	tag := "oci://" + reg.Ref("league/packs", "live")
+	host, drop, _ := gameEnv(t)
+	doorPack(t, drop, "alpha-gates", "1.0.0", 1)
+	if code, out, errs := runCLI(t, "sync", "--config", host); code != cli.ExitOK {
+		t.Fatalf("host sync = %d\n%s%s", code, out, errs)
+	}
+	pub, priv, _ := minisign.GenerateKey(nil)
+	keyText, _ := priv.MarshalText()
+	keyPath := filepath.Join(t.TempDir(), "host.key")
+	os.WriteFile(keyPath, keyText, 0o600)
+	appendConfig(t, host, "[sets]\ntrusted_keys = ['"+pub.String()+"']\n")
+	const warning = "warning: the set is not signed, and this config trusts keys ([sets] trusted_keys in " // …
+	code, out, errs := runCLI(t, "export", tag, "--config", host)
+	if code != cli.ExitOK || !strings.Contains(errs, "forgesync export: "+warning+host) || !strings.Contains(errs, "add --sign KEY") {
+		t.Fatalf("export %s without --sign = %d\n%s%s; want the warning naming %s", tag, code, out, errs, host)
+	}
+	if code, out, errs := runCLI(t, "export", tag, "--sign", keyPath, "--config", host); code != cli.ExitOK || strings.Contains(errs, "warning") {
+		t.Fatalf("export %s --sign = %d\n%s%s; want no warning", tag, code, out, errs)
+	}
+}

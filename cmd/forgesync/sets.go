@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -138,6 +139,7 @@ func exportCommand() *cli.Command {
 			if err != nil {
 				return e.Fail(err)
 			}
+			warnUnsigned(e, key)
 			m := openMachine(e)
 			defer m.Close()
 			kept, err := m.Kept(ctx)
@@ -156,6 +158,16 @@ func exportCommand() *cli.Command {
 			return cli.Result(e, w, err, export.WriteWritten)
 		},
 	}
+}
+
+// warnUnsigned warns when a set is published without --sign from a
+// config that trusts keys: machines configured alike refuse it.
+func warnUnsigned(e *cli.Env, key *minisign.PrivateKey) {
+	if key != nil || e.Config == nil || len(e.Config.Sets.TrustedKeys) == 0 {
+		return
+	}
+	fmt.Fprintf(e.Stderr, "forgesync %s: warning: the set is not signed, and this config trusts keys ([sets] trusted_keys in %s): "+
+		"machines that trust keys refuse an unsigned lock; add --sign KEY\n", e.Name, cmp.Or(e.Config.File, "the config"))
 }
 
 func diffCommand() *cli.Command {
