@@ -27,6 +27,7 @@ const (
 	debBinary  = "/usr/bin/forgesync"
 	debModules = "/usr/lib/forgesync/modules"
 	debUnit    = "/usr/lib/systemd/system/forgesync.service"
+	debUnits   = "/usr/lib/systemd/system/forgesync@.service" // one per server: the instance is the config's name
 	debConfig  = "/etc/forgesync/forgesync.toml"
 	debDoc     = "/usr/share/doc/forgesync"
 )
@@ -48,7 +49,9 @@ func debVersion(v string) string {
 // binary in /usr/bin, the modules bundle in /usr/lib/forgesync/modules
 // (which the default configuration names, as [deploy] modules), the
 // systemd unit running `forgesync daemon --machine` as the forgesync user
-// that postinst makes, state in /var/lib/forgesync, and
+// that postinst makes, state in /var/lib/forgesync, the template unit
+// forgesync@.service for several servers on one host (forgesync@NAME reads
+// /etc/forgesync/NAME.toml, state in /var/lib/forgesync/NAME), and
 // /etc/forgesync/forgesync.toml as a conffile. Every file is dated mtime.
 func writeDeb(w io.Writer, version, bundle, root string, mtime time.Time) error {
 	tmp, err := os.MkdirTemp("", "forgesync-deb")
@@ -58,7 +61,7 @@ func writeDeb(w io.Writer, version, bundle, root string, mtime time.Time) error 
 	defer os.RemoveAll(tmp)
 	// nfpm reads its sources from files: the embedded ones go to tmp.
 	own := map[string]string{}
-	for _, n := range []string{"forgesync.service", "forgesync.toml", "postinst", "prerm", "postrm"} {
+	for _, n := range []string{"forgesync.service", "forgesync@.service", "forgesync.toml", "postinst", "prerm", "postrm"} {
 		data, err := debian.ReadFile("debian/" + n)
 		if err != nil {
 			return fmt.Errorf("deb: %w", err)
@@ -74,6 +77,7 @@ func writeDeb(w io.Writer, version, bundle, root string, mtime time.Time) error 
 	contents := files.Contents{
 		{Source: filepath.Join(bundle, "forgesync"), Destination: debBinary, FileInfo: at(0o755)},
 		{Source: own["forgesync.service"], Destination: debUnit, FileInfo: at(0o644)},
+		{Source: own["forgesync@.service"], Destination: debUnits, FileInfo: at(0o644)},
 		{Source: own["forgesync.toml"], Destination: debConfig, Type: files.TypeConfigNoReplace, FileInfo: at(0o644)},
 		{Source: filepath.Join(root, "README.md"), Destination: debDoc + "/README.md", FileInfo: at(0o644)},
 		{Source: filepath.Join(root, "LICENSE"), Destination: debDoc + "/copyright", FileInfo: at(0o644)},

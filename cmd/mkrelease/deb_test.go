@@ -66,7 +66,7 @@ func TestDeb(t *testing.T) {
 		}
 	}
 	want := []string{debConfig, debBinary, debModules + "/MJOLNIRLobby/dlls/forge_doors.dll", debModules + "/MJOLNIRLobby/dlls/forge_doors.version",
-		debUnit, debDoc + "/README.md", debDoc + "/copyright"}
+		debUnit, debUnits, debDoc + "/README.md", debDoc + "/copyright"}
 	slices.Sort(got)
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
@@ -109,6 +109,7 @@ func TestDeb(t *testing.T) {
 			t.Errorf("the unit lacks %q:\n%s", want, unit)
 		}
 	}
+	checkUnits(t, read(filepath.Join(tree, debUnit)), read(filepath.Join(tree, debUnits)), read("../../README.md"))
 	// The default configuration, once a host names the game's folders,
 	// points the daemon at the packaged modules and the service's state.
 	conf := filepath.Join(t.TempDir(), "forgesync.toml")
@@ -121,5 +122,34 @@ func TestDeb(t *testing.T) {
 	}
 	if cfg.Deploy.Modules != debModules || cfg.Paths.State != "/var/lib/forgesync" || cfg.Paths.Mods != "/srv/game/Mods" {
 		t.Errorf("the packaged configuration gives modules %q, state %q, mods %q", cfg.Deploy.Modules, cfg.Paths.State, cfg.Paths.Mods)
+	}
+}
+
+// checkUnits checks the template unit of several servers on one host
+// (the instance is the config's name, each with its own state) and that
+// both units run as the user the README names.
+func checkUnits(t *testing.T, unit, template, readme string) {
+	t.Helper()
+	for _, want := range []string{"\nExecStart=/usr/bin/forgesync daemon --config /etc/forgesync/%i.toml --machine\n",
+		"\nStateDirectory=forgesync/%i\n", "\nWantedBy=multi-user.target\n"} {
+		if !strings.Contains(template, want) {
+			t.Errorf("forgesync@.service lacks %q:\n%s", want, template)
+		}
+	}
+	user := func(u string) string {
+		_, rest, ok := strings.Cut(u, "\nUser=")
+		if !ok {
+			return "root"
+		}
+		name, _, _ := strings.Cut(rest, "\n")
+		return name
+	}
+	for name, u := range map[string]string{"forgesync.service": unit, "forgesync@.service": template} {
+		if got := user(u); !strings.Contains(readme, "Both units run as the `"+got+"` user") {
+			t.Errorf("%s runs as %s; the README does not say so (\"Both units run as the `%s` user\")", name, got, got)
+		}
+	}
+	if !strings.Contains(readme, "`forgesync@.service`") || !strings.Contains(readme, "`forgesync@league` reads `/etc/forgesync/league.toml`") {
+		t.Error("the README does not describe forgesync@.service and its instances")
 	}
 }
