@@ -655,6 +655,8 @@ type txnOptions struct {
 	// change, when set, is applied first; a set is applied alone, the
 	// archives in processing waiting for the next pass.
 	change *change
+	// rollbackTo is the generation a rollback goes back to; 0 otherwise.
+	rollbackTo int
 	// install is the archive Install copied into processing (its name
 	// there): its rejection or fault is the install's, not the drop
 	// folder's (see origin).

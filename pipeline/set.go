@@ -156,7 +156,7 @@ func (p *Pipeline) Rollback(ctx context.Context, n int) (*Summary, error) {
 		return nil, sentence{fmt.Sprintf("generation %d is not kept (kept: %s; see `forgesync history`)", n, kept), ErrNoGeneration}
 	}
 	sc := &setApply{PendingSet: store.PendingSet{Cause: CauseRollback, Prune: true, Packs: slices.Clone(gens[i].Packs)}}
-	sum, err := p.transact(ctx, txnOptions{cause: CauseRollback, change: &change{kind: changeSet, set: sc}})
+	sum, err := p.transact(ctx, txnOptions{cause: CauseRollback, change: &change{kind: changeSet, set: sc}, rollbackTo: n})
 	if sum != nil {
 		sum.RolledBackTo = n
 	}

@@ -97,6 +97,7 @@ func (p *Pipeline) transact(ctx context.Context, o txnOptions) (*Summary, error)
 	w := p.writes.since(writes)
 	p.log.Debug("transaction done", append([]any{"cause", o.cause, "duration", sum.Duration, "flushes", atomicfile.Fsyncs() - flushes,
 		"state_writes", w.total(), "state_appends", w.appends, "state_bytes", w.bytes}, p.stages.attrs...)...)
+	p.logChanges(sum, changes, o)
 	p.report(sum, changes)
 	if trigger != "" {
 		p.passFinished(trigger, sum)

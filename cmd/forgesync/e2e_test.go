@@ -93,12 +93,54 @@ type logWriter struct {
 	buf   bytes.Buffer
 	want  string
 	ready chan struct{} // closed once want was written
+	wrote chan struct{} // when not nil, signalled after each write
+}
+
+// waitFor blocks until the log holds a line matching each of lines (each
+// a list of substrings one line must hold together), or fails at the
+// deadline; it returns the log.
+func (w *logWriter) waitFor(t testing.TB, d time.Duration, lines ...[]string) string {
+	t.Helper()
+	deadline := time.After(d)
+	for {
+		w.mu.Lock()
+		if w.wrote == nil {
+			w.wrote = make(chan struct{}, 1)
+		}
+		text, wrote := w.buf.String(), w.wrote
+		w.mu.Unlock()
+		missing := slices.IndexFunc(lines, func(want []string) bool { return !logHas(text, want...) })
+		if missing < 0 {
+			return text
+		}
+		select {
+		case <-wrote:
+		case <-deadline:
+			t.Fatalf("timed out waiting for a log line holding %q; log:\n%s", lines[missing], text)
+		}
+	}
+}
+
+// logHas reports whether one line of log holds every one of parts.
+func logHas(log string, parts ...string) bool {
+	for l := range strings.Lines(log) {
+		if !slices.ContainsFunc(parts, func(p string) bool { return !strings.Contains(l, p) }) {
+			return true
+		}
+	}
+	return false
 }
 
 func (w *logWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.buf.Write(p)
+	if w.wrote != nil {
+		select {
+		case w.wrote <- struct{}{}:
+		default:
+		}
+	}
 	if w.want != "" && bytes.Contains(w.buf.Bytes(), []byte(w.want)) {
 		close(w.ready)
 		w.want = ""

@@ -23,6 +23,15 @@ import (
 // to rebuild a newer one from: the archive is downloaded whole.
 var ErrNoSeed = errors.New("no earlier archive of the pack is kept")
 
+// noSeedsError is ErrNoSeed for a pack of which the machine has no earlier
+// version at all (its first install), as against seeds that could not be
+// read.
+type noSeedsError struct{ id string }
+
+func (e noSeedsError) Error() string { return fmt.Sprintf("%v (%s)", ErrNoSeed, e.id) }
+
+func (e noSeedsError) Unwrap() error { return ErrNoSeed }
+
 // Seed is an earlier archive of a pack that the machine keeps.
 type Seed struct {
 	// Path is the archive's file.
@@ -83,7 +92,7 @@ func (f *Fetcher) fetchDelta(ctx context.Context, base Source, p lock.Pack, dst 
 		}
 	}
 	if len(seeds) == 0 {
-		return nil, fmt.Errorf("%w (%s)", ErrNoSeed, p.ID)
+		return nil, noSeedsError{p.ID}
 	}
 	deadline := AttemptDeadline(p.Size, pos(f.MinRate, DefaultMinRate))
 	due := f.now().Add(deadline)

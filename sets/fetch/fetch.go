@@ -316,17 +316,27 @@ func (f *Fetcher) fetchPack(ctx context.Context, base Source, p lock.Pack) (*Res
 	if f.Delta != nil && p.Index != nil && base.OCI == "" {
 		r, err := f.fetchDelta(ctx, base, p, dst)
 		if err == nil {
+			if d := r.Delta; d != nil {
+				f.deltaLog().Info("archive rebuilt from chunks", "pack", p.ID, "version", p.Version, "bytes", p.Size,
+					"seed_bytes", d.SeedBytes, "fetched_bytes", d.FetchedBytes, "wire_bytes", d.WireBytes, "requests", d.Requests)
+			}
 			return r, nil
 		}
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)
 		}
 		// No seed is the first download of a pack, not a fault: it is
-		// logged, and results and events name only real faults.
-		if !errors.Is(err, ErrNoSeed) {
+		// logged as such, and results and events name only real faults.
+		var first noSeedsError
+		switch {
+		case errors.As(err, &first):
+			f.deltaLog().Info("downloading the whole archive: no earlier version of the pack to rebuild it from", "pack", p.ID, "version", p.Version)
+		case errors.Is(err, ErrNoSeed):
+			f.deltaLog().Info("downloading the whole archive: the delta update could not be used", "pack", p.ID, "version", p.Version, "err", err)
+		default:
 			fallback = err.Error()
+			f.deltaLog().Info("downloading the whole archive: the delta update could not be used", "pack", p.ID, "version", p.Version, "err", err)
 		}
-		f.deltaLog().Info("downloading the whole archive: the delta update could not be used", "pack", p.ID, "version", p.Version, "err", err)
 	}
 	fe := &FetchError{Pack: p}
 	if base.OCI != "" {

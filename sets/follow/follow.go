@@ -555,8 +555,11 @@ func (s *Syncer) apply(ctx context.Context, req Request, res *Result, l *lock.Lo
 	res.Summary = sum
 	check.Result = CheckEqual
 	if sum.Set != nil && sum.Set.Changed() {
-		// The pipeline reports set-applied with the transaction.
+		// The pipeline reports set-applied with the transaction, and logs
+		// each pack it changed; this line names the set's source.
 		check.Result = CheckApplied
+		s.opts.Log.Info("pack set applied from its source", "source", check.Source, "fingerprint", check.Fingerprint,
+			"generation", sum.Generation, "signed_by", res.SignedBy, "downloaded", len(res.Downloaded))
 	}
 	if req.remote() {
 		return s.recordApplied(check, sum.Generation, l)
