@@ -84,6 +84,9 @@ type Options struct {
 	Log      *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Ticks returns the ticks of Run's checks, every interval, and how to
+	// stop them; nil means a time.Ticker.
+	Ticks func(interval time.Duration) (<-chan time.Time, func())
 }
 
 // Request is one sync: a lock's location, or a lock's text with its
@@ -131,6 +134,9 @@ type Record struct {
 	// (at most maxSerials, the oldest forgotten first): a lock from there
 	// with a lower serial is a replay (SPEC §10.2c).
 	Serials map[string]lock.Applied `json:"serials,omitempty"`
+	// Paused, when set, says a set applied by hand pinned the machine:
+	// the follower checks nothing until following is resumed.
+	Paused *Pause `json:"paused,omitempty"`
 }
 
 // maxSerials bounds Record.Serials: a machine follows one source, and a
@@ -295,6 +301,9 @@ func (s *Syncer) SyncSet(ctx context.Context, req Request) (*Result, error) {
 	check := &res.Check
 	check.Time = s.opts.Now().UTC()
 	err := s.sync(ctx, req, res)
+	if err == nil && !req.follow {
+		err = s.pinByHand(check)
+	}
 	if err != nil {
 		check.Error = err.Error()
 		if check.Result == "" {
@@ -573,7 +582,7 @@ func (s *Syncer) apply(ctx context.Context, req Request, res *Result, l *lock.Lo
 // same source, and returns the new record.
 func (s *Syncer) remember(rec Record, src fetch.Source, l *lock.Lock, fingerprint, signedBy string, data, sig []byte, val fetch.Validators) (Record, error) {
 	nr := Record{Source: src.Redacted(), Name: l.Name, Fingerprint: fingerprint, SignedBy: signedBy,
-		Serial: l.Serial, Expires: timeOrNil(l.Expires), Serials: rec.Serials}
+		Serial: l.Serial, Expires: timeOrNil(l.Expires), Serials: rec.Serials, Paused: rec.Paused}
 	nr.Lock, nr.Signature, nr.Validators, _ = storedLock(nr.Source, data, sig, val)
 	if rec.Source == nr.Source {
 		nr.Applied, nr.LastCheck, nr.LastApply = rec.Applied, rec.LastCheck, rec.LastApply
@@ -783,10 +792,14 @@ func (s *Syncer) keptKeys() (keptSet, error) {
 }
 
 // Check reads the followed source now and applies it when it changed
-// since the last apply (POST /v1/set/check, and every interval).
+// since the last apply (POST /v1/set/check, and every interval). While a
+// set applied by hand pins the machine it fails with ErrPaused.
 func (s *Syncer) Check(ctx context.Context) (*Result, error) {
 	if s.opts.Follow == "" {
 		return nil, fmt.Errorf("%w: set one to follow a pack set: %w", ErrNoSource, errkind.Invalid)
+	}
+	if p := s.Paused(); p != nil {
+		return nil, pausedError(p)
 	}
 	return s.SyncSet(ctx, Request{Source: s.opts.Follow, follow: true})
 }
@@ -801,20 +814,37 @@ func (s *Syncer) Run(ctx context.Context, interval time.Duration) error {
 	if interval <= 0 {
 		interval = 5 * time.Minute
 	}
-	t := time.NewTicker(interval)
-	defer t.Stop()
+	ticks, stop := s.ticks(interval)
+	defer stop()
+	paused := false
 	for {
-		if _, err := s.Check(ctx); errors.Is(err, ErrSyncRunning) {
+		_, err := s.Check(ctx)
+		switch {
+		case errors.Is(err, ErrPaused):
+			if !paused { // said once per pause, not at every interval
+				s.opts.Log.Info("pack set not checked: following is paused", "source", lock.Redact(s.opts.Follow), "err", err)
+			}
+		case errors.Is(err, ErrSyncRunning):
 			s.opts.Log.Info("pack set check skipped: a sync is running", "source", lock.Redact(s.opts.Follow))
-		} else if err != nil && ctx.Err() == nil {
+		case err != nil && ctx.Err() == nil:
 			s.opts.Log.Warn("pack set check failed; tried again at the next one", "source", lock.Redact(s.opts.Follow), "err", err)
 		}
+		paused = errors.Is(err, ErrPaused)
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-t.C:
+		case <-ticks:
 		}
 	}
+}
+
+// ticks returns Options.Ticks, or a time.Ticker's.
+func (s *Syncer) ticks(interval time.Duration) (<-chan time.Time, func()) {
+	if s.opts.Ticks != nil {
+		return s.opts.Ticks(interval)
+	}
+	t := time.NewTicker(interval)
+	return t.C, t.Stop
 }
 
 // Status says how the machine stands against its set: nil when it has
@@ -826,7 +856,8 @@ func (s *Syncer) Status(installed []lock.Installed) *Status {
 	}
 	st := &Status{Source: v.rec.Source, Name: v.rec.Name, Fingerprint: v.rec.Fingerprint, SignedBy: v.rec.SignedBy,
 		Following: s.opts.Follow != "", LastCheck: v.rec.LastCheck.check(), LastApply: v.rec.LastApply,
-		Machine: lock.MachineFingerprint(installed), Differences: []lock.Difference{}, Serial: v.rec.Serial, Expires: v.rec.Expires}
+		Machine: lock.MachineFingerprint(installed), Differences: []lock.Difference{}, Serial: v.rec.Serial, Expires: v.rec.Expires,
+		Paused: s.Paused()}
 	if st.Source == "" {
 		st.Source = lock.Redact(s.opts.Follow)
 	}

@@ -107,4 +107,6 @@ type Status struct {
 	Differences []lock.Difference
 	Serial      int64
 	Expires     *time.Time
+	// Paused, when set, says a set applied by hand paused following.
+	Paused *Pause
 }
