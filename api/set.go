@@ -106,6 +106,23 @@ type SetStatus struct {
 	// Expires when the lock stops being valid, nil when it never does.
 	Serial  int64      `json:"serial,omitempty"`
 	Expires *time.Time `json:"expires,omitempty"`
+	// Paused, when set, says a set applied by hand paused following.
+	Paused *SetPause `json:"paused,omitempty"`
+}
+
+// SetPause says that a set applied by hand pinned a machine that follows
+// [sets] source: the daemon checks nothing until following is resumed.
+type SetPause struct {
+	// Since is when the set was applied by hand.
+	Since time.Time `json:"since"`
+	// Source is where that set came from, "(request body)" for a lock
+	// sent as text; Fingerprint is its.
+	Source      string `json:"source"`
+	Fingerprint string `json:"fingerprint"`
+	// Following is the source that is not checked meanwhile.
+	Following string `json:"following"`
+	// Resume says how to follow again.
+	Resume string `json:"resume"`
 }
 
 // SetCheck is one check of a set's source: the data of the set-checked

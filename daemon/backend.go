@@ -132,6 +132,12 @@ func (b setsBackend) SetCheck(ctx context.Context) (*api.SetSyncResult, error) {
 	return wireSetSync(res), err
 }
 
+// SetFollow answers POST /v1/set/follow.
+func (b setsBackend) SetFollow(ctx context.Context) (*api.SetSyncResult, error) {
+	res, err := b.sets.Resume(ctx)
+	return wireSetSync(res), err
+}
+
 var (
 	_ Retrier    = runnerBackend{}
 	_ Installer  = runnerBackend{}

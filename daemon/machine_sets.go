@@ -74,6 +74,23 @@ func (m *Machine) SyncSet(ctx context.Context, arg string, prune bool) (*api.Set
 	if c := m.Daemon(ctx); c != nil {
 		return c.SetApply(ctx, api.SetApplyRequest{URL: src.String(), Prune: prune})
 	}
+	return m.syncLocal(ctx, func(s *follow.Syncer) (*follow.Result, error) {
+		return s.SyncSet(ctx, follow.Request{From: src, Prune: prune})
+	})
+}
+
+// ResumeFollow resumes following [sets] source after a set applied by
+// hand paused it, and checks the source at once (`sync --set --follow`):
+// through the daemon, or else locally, as SyncSet.
+func (m *Machine) ResumeFollow(ctx context.Context) (*api.SetSyncResult, error) {
+	if c := m.Daemon(ctx); c != nil {
+		return c.SetFollow(ctx)
+	}
+	return m.syncLocal(ctx, func(s *follow.Syncer) (*follow.Result, error) { return s.Resume(ctx) })
+}
+
+// syncLocal runs do on a Syncer over the local state, then deploys.
+func (m *Machine) syncLocal(ctx context.Context, do func(*follow.Syncer) (*follow.Result, error)) (*api.SetSyncResult, error) {
 	opts, err := m.setOptions()
 	if err != nil {
 		return nil, err
@@ -89,7 +106,7 @@ func (m *Machine) SyncSet(ctx context.Context, arg string, prune bool) (*api.Set
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.SyncSet(ctx, follow.Request{From: src, Prune: prune})
+	res, err := do(s)
 	if err != nil {
 		return wireSetSync(res), err
 	}

@@ -29,6 +29,7 @@ type SetBackend interface {
 	SetDiff(ctx context.Context, lock []byte) (api.SetComparison, error)
 	SetApply(ctx context.Context, req api.SetApplyRequest) (*api.SetSyncResult, error)
 	SetCheck(ctx context.Context) (*api.SetSyncResult, error)
+	SetFollow(ctx context.Context) (*api.SetSyncResult, error)
 }
 
 func (s *server) setRoutes(mux *http.ServeMux) {
@@ -36,6 +37,7 @@ func (s *server) setRoutes(mux *http.ServeMux) {
 	mux.Handle("/v1/set/diff", s.handleLimit(map[string]handlerFunc{http.MethodPost: s.sets(s.postSetDiff)}, MaxSetBodyBytes))
 	mux.Handle("/v1/set/apply", s.handleLimit(map[string]handlerFunc{http.MethodPost: s.sets(s.postSetApply)}, MaxSetBodyBytes))
 	mux.Handle("/v1/set/check", s.handle(map[string]handlerFunc{http.MethodPost: s.sets(s.postSetCheck)}))
+	mux.Handle("/v1/set/follow", s.handle(map[string]handlerFunc{http.MethodPost: s.sets(s.postSetFollow)}))
 }
 
 // sets answers 404 when the backend knows no sets.
@@ -146,6 +148,28 @@ func (s *server) postSetCheck(sb SetBackend, w http.ResponseWriter, r *http.Requ
 	}
 	s.writeJSON(w, http.StatusOK, res)
 	return nil
+}
+
+func (s *server) postSetFollow(sb SetBackend, w http.ResponseWriter, r *http.Request) error {
+	if err := s.readEmptyBody(w, r); err != nil {
+		return err
+	}
+	res, err := sb.SetFollow(r.Context())
+	if err != nil {
+		return err
+	}
+	s.writeJSON(w, http.StatusOK, res)
+	return nil
+}
+
+// SetFollow asks the daemon to resume following its source (POST
+// /v1/set/follow) and waits for the check.
+func (c *Client) SetFollow(ctx context.Context) (*api.SetSyncResult, error) {
+	var out api.SetSyncResult
+	if err := c.post(ctx, "/v1/set/follow", nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
 }
 
 // SetApply asks the daemon to apply a set (POST /v1/set/apply) and waits

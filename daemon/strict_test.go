@@ -42,6 +42,9 @@ func (f *fakeSets) SetDiff(context.Context, []byte) (api.SetComparison, error) {
 func (f *fakeSets) SetCheck(context.Context) (*api.SetSyncResult, error) {
 	return &api.SetSyncResult{}, nil
 }
+func (f *fakeSets) SetFollow(context.Context) (*api.SetSyncResult, error) {
+	return &api.SetSyncResult{}, nil
+}
 func (f *fakeSets) SetApply(_ context.Context, req api.SetApplyRequest) (*api.SetSyncResult, error) {
 	f.applied <- req
 	return &api.SetSyncResult{Downloaded: []api.Downloaded{}}, nil

@@ -252,6 +252,9 @@ func wireSetStatus(s *follow.Status) *api.SetStatus {
 	if a := s.LastApply; a != nil {
 		out.LastApply = &api.SetApply{Time: a.Time, Fingerprint: a.Fingerprint, Generation: a.Generation}
 	}
+	if p := s.Paused; p != nil {
+		out.Paused = &api.SetPause{Since: p.Since, Source: p.Source, Fingerprint: p.Fingerprint, Following: p.Following, Resume: follow.ResumeHint}
+	}
 	return out
 }
 

@@ -90,6 +90,12 @@ func TestHostPersona(t *testing.T) {
 	if code, out, errs := runCLI(t, "sync", "--config", hostConfig); code != cli.ExitOK || !strings.Contains(out, "lockout-gates 0.4.0") {
 		t.Fatalf("host sync (upgrade) = %d\n%s%s", code, out, errs)
 	}
+	// The first set's lock, kept to go back to it by hand later.
+	pinned := filepath.Join(t.TempDir(), lock.LockName)
+	for _, ext := range []string{"", ".minisig"} {
+		data, _ := os.ReadFile(lockPath + ext)
+		os.WriteFile(pinned+ext, data, 0o644)
+	}
 	before := archiveNames(t, filepath.Join(site, "packs"))
 	code, out, errs = runCLI(t, "export", site, "--sign", secret, "--prune", "--config", hostConfig)
 	fp2 := machineFingerprint(t, hostConfig)
@@ -119,6 +125,36 @@ func TestHostPersona(t *testing.T) {
 	}
 	if got := machineFingerprint(t, config); got != fp2 {
 		t.Errorf("server fingerprint %s; want the host's %s", got, fp2)
+	}
+	pinnedServerStaysPinned(t, config, pinned, folder+"/", fp, fp2)
+}
+
+// pinnedServerStaysPinned: a server following folder goes back by hand to
+// the first set (its lock kept at pinned): following pauses, its daemon's
+// start-up check leaves the set, a check asked for is refused, status
+// says how to resume, and sync --set --follow brings the followed set back.
+func pinnedServerStaysPinned(t *testing.T, config, pinned, folder, first, followed string) {
+	code, out, errs := runCLI(t, "sync", "--set", pinned, "--config", config)
+	if code != cli.ExitOK || !strings.Contains(out, "the machine now equals the set "+first) {
+		t.Fatalf("sync --set %s (by hand) = %d\n%s%s", pinned, code, out, errs)
+	}
+	root := filepath.Dir(config)
+	g := &game{root: root, config: config, state: filepath.Join(root, "state"), sock: filepath.Join(root, "state", "forgesync.sock")}
+	d := g.start(t)
+	d.logs.waitFor(t, 30*time.Second, []string{`msg="pack set not checked: following is paused"`, "source=" + folder})
+	hc, _ := socketClient(g.sock)
+	expect(t, hc, http.MethodPost, "/v1/set/check", "", http.StatusConflict)
+	code, out, errs = runCLI(t, "status", "--config", config)
+	if code != cli.ExitOK || !strings.Contains(out, "applied by hand; following paused") ||
+		!strings.Contains(out, "following "+folder+lock.LockName+" is paused since") || !strings.Contains(out, "forgesync sync --set --follow") {
+		t.Fatalf("status (pinned) = %d\n%s%s", code, out, errs)
+	}
+	if got := machineFingerprint(t, config); got != first {
+		t.Fatalf("the pinned server is at %s; want the set applied by hand, %s", got, first)
+	}
+	code, out, errs = runCLI(t, "sync", "--set", "--follow", "--config", config)
+	if code != cli.ExitOK || !strings.Contains(out, "the machine now equals the set "+followed) {
+		t.Fatalf("sync --set --follow = %d\n%s%s", code, out, errs)
 	}
 }
 

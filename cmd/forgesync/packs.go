@@ -40,19 +40,25 @@ func openMachine(e *cli.Env) *daemon.Machine {
 
 func syncCommand() *cli.Command {
 	var set cli.OptionalValue // --set [LOCK|URL]; none: the configured [sets] source
-	var prune bool
+	var prune, follow bool
 	return &cli.Command{
-		Name: "sync", Args: "[--set [LOCK|URL] [--prune]]", Nargs: cli.Args{Min: 0, Max: 1},
+		Name: "sync", Args: "[--set [LOCK|URL] [--prune] | --set --follow]", Nargs: cli.Args{Min: 0, Max: 1},
 		Summary: "process every archive in the drop folder once, publish the inventory, then exit\n" +
 			"For headless hosts and scripts. Exit status: 0 all good, 1 something rejected, 2 failure\n" +
 			"or an archive waiting for the machine (a file held by the game, a full disk; it stays in drop).\n" +
 			"--set makes the enabled packs exactly a pack set's (SPEC §10): fetch and verify the lock,\n" +
-			"download what the machine lacks, apply it all as one transaction (exit 1: the set was refused).",
+			"download what the machine lacks, apply it all as one transaction (exit 1: the set was refused).\n" +
+			"On a machine that follows [sets] source, a set given by hand pauses following (status says so);\n" +
+			"--set --follow resumes it and syncs the source now.",
 		Flags: func(fs *flag.FlagSet) {
 			fs.Var(&set, "set", "make the enabled packs exactly the pack set of this lock `FILE|DIR|URL|oci://REF` (none: [sets] source)")
 			fs.BoolVar(&prune, "prune", false, "with --set: remove the installed packs the set does not pin, instead of disabling them")
+			fs.BoolVar(&follow, "follow", false, "with --set: follow [sets] source again after a set given by hand paused it, and sync it now")
 		},
 		Run: func(ctx context.Context, e *cli.Env, args []string) int {
+			if follow {
+				return runResumeFollow(ctx, e, set, args, prune)
+			}
 			if set.Given {
 				return runSyncSet(ctx, e, set.With(args), prune)
 			}

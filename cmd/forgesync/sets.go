@@ -16,6 +16,7 @@ import (
 
 	"aead.dev/minisign"
 
+	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/cmd/forgesync/cli"
 	"github.com/mjolnir-forge/forgesync/cmd/forgesync/view"
 	"github.com/mjolnir-forge/forgesync/daemon"
@@ -209,6 +210,11 @@ func runSyncSet(ctx context.Context, e *cli.Env, locks []string, prune bool) int
 	m := openMachine(e)
 	defer m.Close()
 	res, err := m.SyncSet(ctx, arg, prune)
+	return showSetSync(e, res, err)
+}
+
+// showSetSync prints a set sync's result and returns its exit status.
+func showSetSync(e *cli.Env, res *api.SetSyncResult, err error) int {
 	if err != nil && !errors.Is(err, daemon.ErrDeploy) {
 		if e.JSON && res != nil {
 			cli.WriteJSON(e.Stdout, res)
@@ -223,6 +229,26 @@ func runSyncSet(ctx context.Context, e *cli.Env, locks []string, prune bool) int
 		return cli.ExitFailure
 	}
 	return cli.ExitOK
+}
+
+// runResumeFollow is `forgesync sync --set --follow`: following [sets]
+// source again, and a sync of it now.
+func runResumeFollow(ctx context.Context, e *cli.Env, set cli.OptionalValue, args []string, prune bool) int {
+	e.Name = "sync --set --follow"
+	switch {
+	case !set.Given:
+		return e.Failf("--follow goes with --set: sync --set --follow")
+	case len(set.With(args)) > 0:
+		return e.Failf("--follow syncs [sets] source, and takes no lock (got %s): drop it, or sync --set LOCK without --follow", strings.Join(set.With(args), " "))
+	case prune:
+		return e.Failf("--prune goes with --set LOCK|URL, not --follow")
+	case e.Config.Sets.Source == "":
+		return e.Failf("no [sets] source in the config to follow: set source in the [sets] section of the config")
+	}
+	m := openMachine(e)
+	defer m.Close()
+	res, err := m.ResumeFollow(ctx)
+	return showSetSync(e, res, err)
 }
 
 // askPassword asks for a password on the terminal; tests replace it.

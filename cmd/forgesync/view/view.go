@@ -444,7 +444,10 @@ func writeSetStatus(b *strings.Builder, set *api.SetStatus) {
 		return
 	}
 	how := "applied by sync --set"
-	if set.Following {
+	switch {
+	case set.Paused != nil:
+		how = "applied by hand; following paused"
+	case set.Following:
 		how = "followed"
 	}
 	if set.SignedBy != "" {
@@ -473,6 +476,10 @@ func writeSetStatus(b *strings.Builder, set *api.SetStatus) {
 				printf(b, "    %s\n", differenceLine(d))
 			}
 		}
+	}
+	if p := set.Paused; p != nil {
+		printf(b, "  following %s is paused since %s: a set was applied by hand (%s from %s); %s\n",
+			p.Following, p.Since.Local().Format("2006-01-02 15:04:05"), p.Fingerprint, p.Source, p.Resume)
 	}
 	if c := set.LastCheck; c != nil {
 		line := sprintf("  last check: %s, %s", c.Time.Local().Format("2006-01-02 15:04:05"), c.Result)

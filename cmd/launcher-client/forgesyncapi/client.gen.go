@@ -1808,6 +1808,24 @@ type SetPack struct {
 	Version string `json:"version"`
 }
 
+// SetPause A set applied by hand (`sync --set`, `POST /v1/set/apply`) pinned a machine that follows `[sets] source`: following is paused, across restarts, until `POST /v1/set/follow` (`forgesync sync --set --follow`); absent while the machine follows.
+type SetPause struct {
+	// Fingerprint sha256: and the hex SHA-256 of the canonical text of the enabled packs (SPEC §10.1).
+	Fingerprint Fingerprint `json:"fingerprint"`
+
+	// Following The followed source, not checked meanwhile.
+	Following string `json:"following"`
+
+	// Resume How to follow again, in words.
+	Resume string `json:"resume"`
+
+	// Since When the set was applied by hand.
+	Since time.Time `json:"since"`
+
+	// Source Where that set came from; `(request body)` for a lock sent as text.
+	Source string `json:"source"`
+}
+
 // SetResult What a set apply or a rollback changed in the installed set.
 type SetResult struct {
 	// Disabled Ids of packs disabled (the set does not pin them, or pins them disabled).
@@ -1866,6 +1884,9 @@ type SetStatus struct {
 
 	// Name The set's name, from its lock.
 	Name *string `json:"name,omitempty"`
+
+	// Paused A set applied by hand (`sync --set`, `POST /v1/set/apply`) pinned a machine that follows `[sets] source`: following is paused, across restarts, until `POST /v1/set/follow` (`forgesync sync --set --follow`); absent while the machine follows.
+	Paused *SetPause `json:"paused,omitempty"`
 
 	// Serial The set's lock's serial, which grows with each export (SPEC §10.2c); absent when it has none.
 	Serial *int64 `json:"serial,omitempty"`
@@ -2157,6 +2178,9 @@ type RollbackJSONBody struct {
 // CheckSetJSONBody defines parameters for CheckSet.
 type CheckSetJSONBody = map[string]interface{}
 
+// ResumeFollowingJSONBody defines parameters for ResumeFollowing.
+type ResumeFollowingJSONBody = map[string]interface{}
+
 // SyncJSONBody defines parameters for Sync.
 type SyncJSONBody = map[string]interface{}
 
@@ -2186,6 +2210,9 @@ type CheckSetJSONRequestBody = CheckSetJSONBody
 
 // DiffSetJSONRequestBody defines body for DiffSet for application/json ContentType.
 type DiffSetJSONRequestBody = Lock
+
+// ResumeFollowingJSONRequestBody defines body for ResumeFollowing for application/json ContentType.
+type ResumeFollowingJSONRequestBody = ResumeFollowingJSONBody
 
 // SyncJSONRequestBody defines body for Sync for application/json ContentType.
 type SyncJSONRequestBody = SyncJSONBody
@@ -3097,14 +3124,14 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/set/apply (the `ApplySet` operationId).
 	ApplySet(ctx context.Context, body ApplySetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CheckSetWithBody Check the followed source (`[sets] source`) now, and apply it when it changed.
+	// CheckSetWithBody Check the followed source (`[sets] source`) now, and apply it when it changed; 409 while following is paused (see SetPause).
 	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /v1/set/check (the `CheckSet` operationId).
 	CheckSetWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CheckSet Check the followed source (`[sets] source`) now, and apply it when it changed.
+	// CheckSet Check the followed source (`[sets] source`) now, and apply it when it changed; 409 while following is paused (see SetPause).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3124,6 +3151,20 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /v1/set/diff (the `DiffSet` operationId).
 	DiffSet(ctx context.Context, body DiffSetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ResumeFollowingWithBody Resume following `[sets] source` after a set applied by hand paused it, and check it now (applying it when the machine differs).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/set/follow (the `ResumeFollowing` operationId).
+	ResumeFollowingWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ResumeFollowing Resume following `[sets] source` after a set applied by hand paused it, and check it now (applying it when the machine differs).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/set/follow (the `ResumeFollowing` operationId).
+	ResumeFollowing(ctx context.Context, body ResumeFollowingJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetStatus Daemon state, version, uptime, last sync, counts, module versions and gates, warnings, queue.
 	//
@@ -3547,7 +3588,7 @@ func (c *Client) ApplySet(ctx context.Context, body ApplySetJSONRequestBody, req
 	return c.Client.Do(req)
 }
 
-// CheckSetWithBody Check the followed source (`[sets] source`) now, and apply it when it changed.
+// CheckSetWithBody Check the followed source (`[sets] source`) now, and apply it when it changed; 409 while following is paused (see SetPause).
 //
 // Takes any type of body and a specified content type.
 //
@@ -3564,7 +3605,7 @@ func (c *Client) CheckSetWithBody(ctx context.Context, contentType string, body 
 	return c.Client.Do(req)
 }
 
-// CheckSet Check the followed source (`[sets] source`) now, and apply it when it changed.
+// CheckSet Check the followed source (`[sets] source`) now, and apply it when it changed; 409 while following is paused (see SetPause).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3605,6 +3646,40 @@ func (c *Client) DiffSetWithBody(ctx context.Context, contentType string, body i
 // Corresponds with POST /v1/set/diff (the `DiffSet` operationId).
 func (c *Client) DiffSet(ctx context.Context, body DiffSetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewDiffSetRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ResumeFollowingWithBody Resume following `[sets] source` after a set applied by hand paused it, and check it now (applying it when the machine differs).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/set/follow (the `ResumeFollowing` operationId).
+func (c *Client) ResumeFollowingWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewResumeFollowingRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ResumeFollowing Resume following `[sets] source` after a set applied by hand paused it, and check it now (applying it when the machine differs).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/set/follow (the `ResumeFollowing` operationId).
+func (c *Client) ResumeFollowing(ctx context.Context, body ResumeFollowingJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewResumeFollowingRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4307,6 +4382,46 @@ func NewDiffSetRequestWithBody(server string, contentType string, body io.Reader
 	return req, nil
 }
 
+// NewResumeFollowingRequest calls the generic ResumeFollowing builder with application/json body
+func NewResumeFollowingRequest(server string, body ResumeFollowingJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewResumeFollowingRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewResumeFollowingRequestWithBody constructs an http.Request for the ResumeFollowing method, with any body, and a specified content type
+func NewResumeFollowingRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/set/follow")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewGetStatusRequest constructs an http.Request for the GetStatus method
 func NewGetStatusRequest(server string) (*http.Request, error) {
 	var err error
@@ -4624,14 +4739,14 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/set/apply (the `ApplySet` operationId).
 	ApplySetWithResponse(ctx context.Context, body ApplySetJSONRequestBody, reqEditors ...RequestEditorFn) (*ApplySetResponse, error)
 
-	// CheckSetWithBodyWithResponse Check the followed source (`[sets] source`) now, and apply it when it changed.
+	// CheckSetWithBodyWithResponse Check the followed source (`[sets] source`) now, and apply it when it changed; 409 while following is paused (see SetPause).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/set/check (the `CheckSet` operationId).
 	CheckSetWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CheckSetResponse, error)
 
-	// CheckSetWithResponse Check the followed source (`[sets] source`) now, and apply it when it changed.
+	// CheckSetWithResponse Check the followed source (`[sets] source`) now, and apply it when it changed; 409 while following is paused (see SetPause).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -4651,6 +4766,20 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /v1/set/diff (the `DiffSet` operationId).
 	DiffSetWithResponse(ctx context.Context, body DiffSetJSONRequestBody, reqEditors ...RequestEditorFn) (*DiffSetResponse, error)
+
+	// ResumeFollowingWithBodyWithResponse Resume following `[sets] source` after a set applied by hand paused it, and check it now (applying it when the machine differs).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/set/follow (the `ResumeFollowing` operationId).
+	ResumeFollowingWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ResumeFollowingResponse, error)
+
+	// ResumeFollowingWithResponse Resume following `[sets] source` after a set applied by hand paused it, and check it now (applying it when the machine differs).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/set/follow (the `ResumeFollowing` operationId).
+	ResumeFollowingWithResponse(ctx context.Context, body ResumeFollowingJSONRequestBody, reqEditors ...RequestEditorFn) (*ResumeFollowingResponse, error)
 
 	// GetStatusWithResponse Daemon state, version, uptime, last sync, counts, module versions and gates, warnings, queue.
 	//
@@ -6042,6 +6171,110 @@ func (r DiffSetResponse) ContentType() string {
 	return ""
 }
 
+type ResumeFollowingResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SetSyncResult
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Error
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ResumeFollowingResponse) GetJSON200() *SetSyncResult {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ResumeFollowingResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ResumeFollowingResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ResumeFollowingResponse) GetJSON403() *Error {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ResumeFollowingResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ResumeFollowingResponse) GetJSON408() *Error {
+	return r.JSON408
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r ResumeFollowingResponse) GetJSON409() *Error {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r ResumeFollowingResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ResumeFollowingResponse) GetJSON500() *Error {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ResumeFollowingResponse) GetJSON503() *Error {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ResumeFollowingResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ResumeFollowingResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ResumeFollowingResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ResumeFollowingResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type GetStatusResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6533,7 +6766,7 @@ func (c *ClientWithResponses) ApplySetWithResponse(ctx context.Context, body App
 	return ParseApplySetResponse(rsp)
 }
 
-// CheckSetWithBodyWithResponse Check the followed source (`[sets] source`) now, and apply it when it changed.
+// CheckSetWithBodyWithResponse Check the followed source (`[sets] source`) now, and apply it when it changed; 409 while following is paused (see SetPause).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -6546,7 +6779,7 @@ func (c *ClientWithResponses) CheckSetWithBodyWithResponse(ctx context.Context, 
 	return ParseCheckSetResponse(rsp)
 }
 
-// CheckSetWithResponse Check the followed source (`[sets] source`) now, and apply it when it changed.
+// CheckSetWithResponse Check the followed source (`[sets] source`) now, and apply it when it changed; 409 while following is paused (see SetPause).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -6583,6 +6816,32 @@ func (c *ClientWithResponses) DiffSetWithResponse(ctx context.Context, body Diff
 		return nil, err
 	}
 	return ParseDiffSetResponse(rsp)
+}
+
+// ResumeFollowingWithBodyWithResponse Resume following `[sets] source` after a set applied by hand paused it, and check it now (applying it when the machine differs).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/set/follow (the `ResumeFollowing` operationId).
+func (c *ClientWithResponses) ResumeFollowingWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ResumeFollowingResponse, error) {
+	rsp, err := c.ResumeFollowingWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseResumeFollowingResponse(rsp)
+}
+
+// ResumeFollowingWithResponse Resume following `[sets] source` after a set applied by hand paused it, and check it now (applying it when the machine differs).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/set/follow (the `ResumeFollowing` operationId).
+func (c *ClientWithResponses) ResumeFollowingWithResponse(ctx context.Context, body ResumeFollowingJSONRequestBody, reqEditors ...RequestEditorFn) (*ResumeFollowingResponse, error) {
+	rsp, err := c.ResumeFollowing(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseResumeFollowingResponse(rsp)
 }
 
 // GetStatusWithResponse Daemon state, version, uptime, last sync, counts, module versions and gates, warnings, queue.
@@ -7740,6 +7999,95 @@ func ParseDiffSetResponse(rsp *http.Response) (*DiffSetResponse, error) {
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseResumeFollowingResponse parses an HTTP response from a ResumeFollowingWithResponse call
+func ParseResumeFollowingResponse(rsp *http.Response) (*ResumeFollowingResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ResumeFollowingResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SetSyncResult
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
