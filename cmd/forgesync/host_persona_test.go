@@ -17,7 +17,9 @@ import (
 // export --sign of a machine with the example packs, a real HTTP server,
 // a second machine that syncs the set with the trusted_keys line keygen
 // printed (after mistyping the folder's URL without its slash), then an
-// upgrade published with export --prune and synced from [sets] source.
+// upgrade published with export --prune and synced from [sets] source; the
+// same set published from a folder of archives without a game; a server
+// pinned by hand to the first set that stays pinned.
 func TestHostPersona(t *testing.T) {
 	fastFetch(t)
 	noTerminal(t)
@@ -125,6 +127,15 @@ func TestHostPersona(t *testing.T) {
 	}
 	if got := machineFingerprint(t, config); got != fp2 {
 		t.Errorf("server fingerprint %s; want the host's %s", got, fp2)
+	}
+
+	// A host without a game or a config publishes the same set from a
+	// folder of the same archives.
+	noConfigFound(t)
+	fromFolder := filepath.Join(t.TempDir(), "site")
+	code, out, errs = runCLI(t, "export", fromFolder, "--from", archivesDir(t), "--sign", secret)
+	if code != cli.ExitOK || !strings.Contains(out, ": 2 packs, "+fp2+"\nsigned by key "+keyID) {
+		t.Fatalf("export --from a folder of archives = %d\n%s%s; want the set %s", code, out, errs, fp2)
 	}
 	pinnedServerStaysPinned(t, config, pinned, folder+"/", fp, fp2)
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/cmd/forgesync/cli"
 	"github.com/mjolnir-forge/forgesync/cmd/forgesync/view"
 	"github.com/mjolnir-forge/forgesync/daemon"
+	"github.com/mjolnir-forge/forgesync/installer/verdict"
 	"github.com/mjolnir-forge/forgesync/sets/export"
 	"github.com/mjolnir-forge/forgesync/sets/fetch"
 	"github.com/mjolnir-forge/forgesync/sets/lock"
@@ -35,7 +36,7 @@ const signPasswordEnv = "FORGESYNC_SIGN_PASSWORD"
 
 // setFlags are the flags shared by lock and export.
 type setFlags struct {
-	urls, sign, name, expires string
+	urls, sign, name, expires, from string
 }
 
 func (s *setFlags) register(fs *flag.FlagSet) {
@@ -43,6 +44,28 @@ func (s *setFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.sign, "sign", "", "sign the lock with this minisign secret key `FILE` (password from $"+signPasswordEnv+")")
 	fs.StringVar(&s.name, "name", "", "the set's `NAME`, free text")
 	fs.StringVar(&s.expires, "expires", "", "machines refuse the lock this `LONG` after now (30d, 72h); export again before to renew it")
+	fs.StringVar(&s.from, "from", "", "publish the newest version of each pack in the archives of `DIR` (each checked as scan does), not the machine's packs: no game or config needed")
+}
+
+// kept returns the packs to publish: the newest of each pack id in
+// --from's folder of archives, each checked as scan does (a rejected one is
+// printed with its reasons, and fails the command), or else the machine's
+// enabled packs.
+func (s *setFlags) kept(ctx context.Context, e *cli.Env, m *daemon.Machine) ([]export.Kept, error) {
+	if s.from == "" {
+		return m.Kept(ctx)
+	}
+	f, err := daemon.KeptFrom(ctx, e.Config, s.from)
+	for _, r := range f.Rejected() {
+		verdict.WriteText(e.Stderr, r)
+	}
+	for _, p := range f.NotRead {
+		fmt.Fprintf(e.Stderr, "forgesync %s: %s is not read: not a regular file\n", e.Name, p)
+	}
+	for _, p := range f.Older {
+		fmt.Fprintf(e.Stderr, "forgesync %s: %s left out: a newer version of its pack is in %s\n", e.Name, p, s.from)
+	}
+	return f.Packs, err
 }
 
 // parse returns --expires (0 when not given) and the key of --sign (nil
@@ -69,9 +92,11 @@ func lockCommand() *cli.Command {
 	var sf setFlags
 	var out string
 	return &cli.Command{
-		Name: "lock", Args: "[-o FILE]", Nargs: cli.NoArgs,
+		Name: "lock", Args: "[-o FILE] [--from ARCHIVES_DIR]", Nargs: cli.NoArgs,
 		Summary: "write the machine's enabled packs as a pack set (forgepacks.lock, SPEC §10)\n" +
-			"Without -o the lock goes to standard output. --sign writes FILE.minisig beside it.",
+			"Without -o the lock goes to standard output. --sign writes FILE.minisig beside it.\n" +
+			"--from ARCHIVES_DIR locks the newest valid version of each pack in that folder instead\n" +
+			"(no game or config needed); an archive scan rejects fails it, naming why (exit 1).",
 		Flags: func(fs *flag.FlagSet) {
 			sf.register(fs)
 			fs.StringVar(&out, "o", "", "write the lock to `FILE`")
@@ -86,7 +111,7 @@ func lockCommand() *cli.Command {
 			}
 			m := openMachine(e)
 			defer m.Close()
-			kept, err := m.Kept(ctx)
+			kept, err := sf.kept(ctx, e, m)
 			if err != nil {
 				return e.Fail(err)
 			}
@@ -115,13 +140,15 @@ func exportCommand() *cli.Command {
 	var prune, noIndex bool
 	var chunksURL string
 	return &cli.Command{
-		Name: "export", Args: "DIR|oci://HOST/REPO:TAG [--prune]", Nargs: cli.One("one DIR or oci:// reference"),
+		Name: "export", Args: "DIR|oci://HOST/REPO:TAG [--prune] [--from ARCHIVES_DIR]", Nargs: cli.One("one DIR or oci:// reference"),
 		Summary: "write the machine's enabled packs as a folder to publish: DIR/forgepacks.lock\n" +
 			"(+ .minisig with --sign) and DIR/packs/<sha256><ext>, each with its chunk index\n" +
 			"DIR/packs/<sha256>.caibx and one shared chunk store DIR/chunks/ for delta updates.\n" +
 			"Any static web server, bucket or CDN serves it as it is; names by content never change.\n" +
 			"oci://HOST/REPO:TAG pushes the set to an OCI registry instead (blobs it has are not sent\n" +
-			"again), moves the tag, and prints oci://HOST/REPO@sha256:… which pins the set.",
+			"again), moves the tag, and prints oci://HOST/REPO@sha256:… which pins the set.\n" +
+			"--from ARCHIVES_DIR publishes the newest valid version of each pack in that folder instead\n" +
+			"(no game or config needed); an archive scan rejects fails it, naming why (exit 1).",
 		Flags: func(fs *flag.FlagSet) {
 			sf.register(fs)
 			fs.BoolVar(&prune, "prune", false, "after the new lock is written, remove from DIR/packs the archives it no longer pins, and from DIR/chunks the chunks no kept index uses")
@@ -143,7 +170,7 @@ func exportCommand() *cli.Command {
 			warnUnsigned(e, key)
 			m := openMachine(e)
 			defer m.Close()
-			kept, err := m.Kept(ctx)
+			kept, err := sf.kept(ctx, e, m)
 			if err != nil {
 				return e.Fail(err)
 			}
