@@ -108,6 +108,10 @@ type SetStatus struct {
 	Expires *time.Time `json:"expires,omitempty"`
 	// Paused, when set, says a set applied by hand paused following.
 	Paused *SetPause `json:"paused,omitempty"`
+	// LastDownload is the last check that downloaded an archive, with its
+	// delta figures: they stay until the next download, whatever checks
+	// with nothing new (a 304) come between.
+	LastDownload *SetCheck `json:"last_download,omitempty"`
 }
 
 // SetPause says that a set applied by hand pinned a machine that follows

@@ -249,6 +249,10 @@ func wireSetStatus(s *follow.Status) *api.SetStatus {
 		c := wireCheck(*s.LastCheck)
 		out.LastCheck = &c
 	}
+	if s.LastDownload != nil {
+		c := wireCheck(*s.LastDownload)
+		out.LastDownload = &c
+	}
 	if a := s.LastApply; a != nil {
 		out.LastApply = &api.SetApply{Time: a.Time, Fingerprint: a.Fingerprint, Generation: a.Generation}
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/cmd/forgesync/cli"
 	"github.com/mjolnir-forge/forgesync/sets/lock"
 )
@@ -63,6 +65,19 @@ func TestDaemonLogsChanges(t *testing.T) {
 	d.logs.waitFor(t, 30*time.Second,
 		[]string{"level=INFO", `msg="archive rebuilt from chunks"`, "pack=delta-pack", "version=2.0.0", "seed_bytes=", "fetched_bytes="},
 		[]string{"level=INFO", `msg="pack upgraded"`, "pack=delta-pack", "version=2.0.0", "previous=1.0.0", "generation=2"})
+
+	// A check with nothing new (a 304) keeps the last download's figures.
+	expect(t, hc, http.MethodPost, "/v1/set/check", "", http.StatusOK)
+	var st api.Status
+	if err := json.Unmarshal(expect(t, hc, http.MethodGet, "/v1/status", "", http.StatusOK), &st); err != nil || st.Set == nil ||
+		st.Set.LastCheck == nil || !st.Set.LastCheck.NotModified || st.Set.LastDownload == nil || st.Set.LastDownload.Delta == nil ||
+		st.Set.LastDownload.Delta.FetchedBytes == 0 {
+		t.Fatalf("status.set after a 304 = %+v, %v; want the last download's delta figures kept", st.Set, err)
+	}
+	code, out, errs := runCLI(t, "status", "--config", g.config)
+	if code != cli.ExitOK || !strings.Contains(out, "(not modified)\n  last download: ") || !strings.Contains(out, "    delta updates: fetched ") {
+		t.Fatalf("status after a 304 = %d\n%s%s; want the last download's figures", code, out, errs)
+	}
 
 	// A rollback and a disable, through the daemon.
 	if code, out, errs := runCLI(t, "rollback", "--config", g.config); code != cli.ExitOK {

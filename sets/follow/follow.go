@@ -126,6 +126,9 @@ type Record struct {
 	Applied   string       `json:"applied,omitempty"`
 	LastCheck *StoredCheck `json:"last_check,omitempty"`
 	LastApply *StoredApply `json:"last_apply,omitempty"`
+	// LastDownload is the last check from Source that downloaded an
+	// archive, with its delta figures: they stay until the next download.
+	LastDownload *StoredCheck `json:"last_download,omitempty"`
 	// Serial and Expires are the lock's (SPEC §10.2c); 0 and nil when it
 	// has none.
 	Serial  int64      `json:"serial,omitempty"`
@@ -322,6 +325,9 @@ func (s *Syncer) SyncSet(ctx context.Context, req Request) (*Result, error) {
 	rec := v.rec
 	if check.Source == rec.Source || rec.Source == "" {
 		rec.LastCheck = storedCheck(*check)
+		if len(res.Downloaded) > 0 {
+			rec.LastDownload = rec.LastCheck
+		}
 		if serr := s.save(rec, v.pins); serr != nil && err == nil {
 			err = serr
 		}
@@ -585,7 +591,7 @@ func (s *Syncer) remember(rec Record, src fetch.Source, l *lock.Lock, fingerprin
 		Serial: l.Serial, Expires: timeOrNil(l.Expires), Serials: rec.Serials, Paused: rec.Paused}
 	nr.Lock, nr.Signature, nr.Validators, _ = storedLock(nr.Source, data, sig, val)
 	if rec.Source == nr.Source {
-		nr.Applied, nr.LastCheck, nr.LastApply = rec.Applied, rec.LastCheck, rec.LastApply
+		nr.Applied, nr.LastCheck, nr.LastApply, nr.LastDownload = rec.Applied, rec.LastCheck, rec.LastApply, rec.LastDownload
 	}
 	if err := s.save(nr, l.Entries()); err != nil {
 		return rec, err
@@ -855,7 +861,7 @@ func (s *Syncer) Status(installed []lock.Installed) *Status {
 		return nil
 	}
 	st := &Status{Source: v.rec.Source, Name: v.rec.Name, Fingerprint: v.rec.Fingerprint, SignedBy: v.rec.SignedBy,
-		Following: s.opts.Follow != "", LastCheck: v.rec.LastCheck.check(), LastApply: v.rec.LastApply,
+		Following: s.opts.Follow != "", LastCheck: v.rec.LastCheck.check(), LastApply: v.rec.LastApply, LastDownload: v.rec.LastDownload.check(),
 		Machine: lock.MachineFingerprint(installed), Differences: []lock.Difference{}, Serial: v.rec.Serial, Expires: v.rec.Expires,
 		Paused: s.Paused()}
 	if st.Source == "" {

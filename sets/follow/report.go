@@ -109,4 +109,6 @@ type Status struct {
 	Expires     *time.Time
 	// Paused, when set, says a set applied by hand paused following.
 	Paused *Pause
+	// LastDownload is the last check that downloaded an archive.
+	LastDownload *Check
 }

@@ -316,6 +316,41 @@ func TestEventWriter(t *testing.T) {
 	}
 }
 
+// TestWatchDownloads: status --watch draws a download under way as a bar
+// in MiB, ends it with one line (for a delta, what was fetched against the
+// whole), and says a 304 re-check in one quiet line; status keeps the last
+// download's figures after a check with nothing new.
+func TestWatchDownloads(t *testing.T) {
+	var out bytes.Buffer
+	ew := &EventWriter{W: &out}
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.Local)
+	const mib = 1 << 20
+	delta := &api.DeltaStats{SeedBytes: 3 * mib, FetchedBytes: mib, WireBytes: mib / 2}
+	for _, d := range []api.EventData{api.Download{Pack: "p", URL: "https://h/chunks/", Done: mib, Total: 4 * mib},
+		api.Download{Pack: "p", URL: "https://h/chunks/", Done: 4 * mib, Total: 4 * mib, Delta: delta},
+		api.Download{Pack: "q", URL: "https://h/q.zip", Done: 2 * mib, Total: 2 * mib},
+		api.SetCheck{Source: "https://h/forgepacks.lock", Result: api.CheckEqual, NotModified: true}} {
+		raw, _ := json.Marshal(d)
+		if err := ew.Write(api.Event{ID: 1, Time: at, Type: d.EventType(), Data: raw}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := "\r03:04:05 [#######.......................]  25% 1.0 MiB of 4.0 MiB p\n" +
+		"03:04:05 rebuilt p from chunks: fetched 1.0 MiB of 4.0 MiB (3.0 MiB from earlier archives, 0.5 MiB on the wire)\n" +
+		"03:04:05 downloaded q (2.0 MiB) from https://h/q.zip\n" +
+		"03:04:05 pack set not modified: https://h/forgepacks.lock\n"
+	if out.String() != want {
+		t.Errorf("events =\n%q\nwant\n%q", out.String(), want)
+	}
+	var b strings.Builder
+	WriteStatus(&b, api.Status{Version: "1", State: api.StateIdle, Set: &api.SetStatus{Source: "s", Fingerprint: "sha256:f", Equal: true,
+		LastCheck:    &api.SetCheck{Time: at, Result: api.CheckEqual, NotModified: true},
+		LastDownload: &api.SetCheck{Time: at, Result: api.CheckApplied, Delta: delta}}}, nil)
+	if !strings.Contains(b.String(), "  last download: ") || !strings.Contains(b.String(), "    delta updates: fetched 1.0 MiB of 4.0 MiB") {
+		t.Errorf("status after a 304 =\n%s\nwant the last download's figures", b.String())
+	}
+}
+
 func TestDifferenceLine(t *testing.T) {
 	want := &api.SetEntry{ID: "p", Version: "1.0.0", SHA256: "aaaaaaaaaaaaaaaa"}
 	have := &api.SetPack{ID: "p", Version: "2.0.0", SHA256: "bbbbbbbbbbbbbbbb", Enabled: false}

@@ -255,6 +255,12 @@ func (ew *EventWriter) Write(ev api.Event) error {
 		_, err := printf(ew.W, "\r%s %s %s", ts, progressBar(p.Done, p.Total, 30), p.Archive)
 		return err
 	}
+	if p, ok := d.(api.Download); ok && err == nil && p.Done < p.Total {
+		// A download under way is a bar in MiB; its last event a line.
+		ew.barOpen = true
+		_, err := printf(ew.W, "\r%s %s %s of %s %s", ts, progressBar(p.Done, p.Total, 30), MiB(p.Done), MiB(p.Total), p.Pack)
+		return err
+	}
 	ew.Close()
 	if err != nil {
 		_, err = printf(ew.W, "%s %s %s\n", ts, ev.Type, ev.Data)
@@ -304,6 +310,9 @@ func describe(d api.EventData) string {
 	case api.GenerationRecorded:
 		return sprintf("generation %d (%s): %s, %s", d.N, d.Cause, text.Count(d.Packs, "pack"), d.Fingerprint)
 	case api.SetCheck:
+		if d.NotModified && d.Error == "" && d.Result == api.CheckEqual {
+			return sprintf("pack set not modified: %s", d.Source) // a 304: nothing new, nothing done
+		}
 		s := sprintf("checked the pack set %s: %s", d.Source, d.Result)
 		if d.NotModified {
 			s += " (not modified)"
@@ -313,7 +322,14 @@ func describe(d api.EventData) string {
 		}
 		return s
 	case api.Download:
-		return sprintf("downloading %s from %s: %d of %d bytes", d.Pack, d.URL, d.Done, d.Total)
+		if x := d.Delta; x != nil {
+			return sprintf("rebuilt %s from chunks: ", d.Pack) + deltaFigures(x)
+		}
+		s := sprintf("downloaded %s (%s) from %s", d.Pack, MiB(d.Total), d.URL)
+		if d.Fallback != "" {
+			s += "; whole, as the delta update failed: " + text.Escape(d.Fallback)
+		}
+		return s
 	case api.PackEnabled:
 		return describeChange("enabled", api.PackChange(d))
 	case api.PackDisabled:
@@ -414,6 +430,17 @@ func WriteHistory(w io.Writer, h *api.History) error {
 	return err
 }
 
+// MiB says a byte count in mebibytes ("12.3 MiB"), as status --watch
+// prints sizes.
+func MiB(n int64) string { return sprintf("%.1f MiB", float64(n)/(1<<20)) }
+
+// deltaFigures says what a rebuild from chunks fetched against the
+// archive's whole size.
+func deltaFigures(d *api.DeltaStats) string {
+	return sprintf("fetched %s of %s (%s from earlier archives, %s on the wire)",
+		MiB(d.FetchedBytes), MiB(d.FetchedBytes+d.SeedBytes), MiB(d.SeedBytes), MiB(d.WireBytes))
+}
+
 // Bytes says a byte count in binary units ("1.5 MiB").
 func Bytes(n int64) string {
 	const unit = 1024
@@ -490,15 +517,27 @@ func writeSetStatus(b *strings.Builder, set *api.SetStatus) {
 			line += ": " + text.Escape(c.Error)
 		}
 		fmt.Fprintln(b, line)
-		if d := c.Delta; d != nil {
-			printf(b, "    delta updates: %s from earlier archives, %s fetched as chunks (%s on the wire)\n", Bytes(d.SeedBytes), Bytes(d.FetchedBytes), Bytes(d.WireBytes))
+		if set.LastDownload == nil {
+			writeDownloadFigures(b, c) // a record of an older version
 		}
-		for _, f := range c.Fallbacks {
-			printf(b, "    whole, as the delta update failed: %s\n", f)
-		}
+	}
+	if c := set.LastDownload; c != nil {
+		// Kept until the next download, whatever checks come between.
+		printf(b, "  last download: %s\n", c.Time.Local().Format("2006-01-02 15:04:05"))
+		writeDownloadFigures(b, c)
 	}
 	if a := set.LastApply; a != nil {
 		printf(b, "  last apply: %s, %s\n", a.Time.Local().Format("2006-01-02 15:04:05"), a.Fingerprint)
+	}
+}
+
+// writeDownloadFigures writes a check's delta figures and fallbacks.
+func writeDownloadFigures(b *strings.Builder, c *api.SetCheck) {
+	if d := c.Delta; d != nil {
+		b.WriteString("    delta updates: " + deltaFigures(d) + "\n")
+	}
+	for _, f := range c.Fallbacks {
+		printf(b, "    whole, as the delta update failed: %s\n", f)
 	}
 }
 

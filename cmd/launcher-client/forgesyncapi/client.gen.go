@@ -1879,6 +1879,9 @@ type SetStatus struct {
 	// LastCheck One check of the followed set's source.
 	LastCheck *SetCheck `json:"last_check,omitempty"`
 
+	// LastDownload One check of the followed set's source.
+	LastDownload *SetCheck `json:"last_download,omitempty"`
+
 	// MachineFingerprint sha256: and the hex SHA-256 of the canonical text of the enabled packs (SPEC §10.1).
 	MachineFingerprint Fingerprint `json:"machine_fingerprint"`
 
