@@ -175,6 +175,15 @@ type FileReport struct {
 	Reason    string       `json:"reason,omitempty"` // why a file was skipped, staged or failed
 }
 
+// ReloadResult is the answer of POST /v1/reload: the config file read,
+// the sections whose changes were applied, and the keys that changed but
+// take effect only at a restart.
+type ReloadResult struct {
+	Config       string   `json:"config"`
+	Applied      []string `json:"applied"`
+	NeedsRestart []string `json:"needs_restart"`
+}
+
 // Modules is the "modules" part of GET /v1/status: the gates, what the
 // last deploy did, and whether doors can be automated at all.
 type Modules struct {

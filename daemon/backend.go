@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/internal/errkind"
@@ -18,7 +19,9 @@ func NewBackend(r *pipeline.Runner, sets *follow.Syncer) Backend {
 	if sets == nil {
 		return runnerBackend{r}
 	}
-	return setsBackend{runnerBackend{r}, sets}
+	var p atomic.Pointer[follow.Syncer]
+	p.Store(sets)
+	return setsBackend{runnerBackend{r}, &p}
 }
 
 // runnerBackend serves a Runner: a [Backend], [Retrier] and [Installer].
@@ -78,23 +81,25 @@ func (b runnerBackend) InstallHanded(ctx context.Context, req api.Install) (*api
 // machine stands against its set.
 type setsBackend struct {
 	runnerBackend
-	sets *follow.Syncer
+	follower *atomic.Pointer[follow.Syncer] // a config reload replaces it
 }
+
+func (b setsBackend) sets() *follow.Syncer { return b.follower.Load() }
 
 // Status adds to the Runner's status how the machine stands against its
 // set, and its warnings of the set's expiry.
 func (b setsBackend) Status() api.Status {
 	st := b.runnerBackend.Status()
 	installed, _ := b.r.Installed()
-	st.Set = wireSetStatus(b.sets.Status(installed))
-	st.Warnings = append(st.Warnings, b.sets.Warnings()...)
+	st.Set = wireSetStatus(b.sets().Status(installed))
+	st.Warnings = append(st.Warnings, b.sets().Warnings()...)
 	return st
 }
 
 // SetInfo answers GET /v1/set.
 func (b setsBackend) SetInfo() api.SetInfo {
 	installed, _ := b.r.Installed()
-	return wireSetInfo(installed, b.sets.Status(installed))
+	return wireSetInfo(installed, b.sets().Status(installed))
 }
 
 // SetDiff answers POST /v1/set/diff.
@@ -122,19 +127,19 @@ func (b setsBackend) SetApply(ctx context.Context, req api.SetApplyRequest) (*ap
 			r.Signature = []byte(req.Signature)
 		}
 	}
-	res, err := b.sets.SyncSet(ctx, r)
+	res, err := b.sets().SyncSet(ctx, r)
 	return wireSetSync(res), err
 }
 
 // SetCheck answers POST /v1/set/check.
 func (b setsBackend) SetCheck(ctx context.Context) (*api.SetSyncResult, error) {
-	res, err := b.sets.Check(ctx)
+	res, err := b.sets().Check(ctx)
 	return wireSetSync(res), err
 }
 
 // SetFollow answers POST /v1/set/follow.
 func (b setsBackend) SetFollow(ctx context.Context) (*api.SetSyncResult, error) {
-	res, err := b.sets.Resume(ctx)
+	res, err := b.sets().Resume(ctx)
 	return wireSetSync(res), err
 }
 

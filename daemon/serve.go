@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -39,6 +40,9 @@ type ServeOptions struct {
 	LogFile string
 	// Started, when set, is called once everything is up.
 	Started func()
+	// Reload, when set, reads the config again for a reload (SIGHUP,
+	// POST /v1/reload); without it the daemon reloads nothing.
+	Reload func() (*config.Config, error)
 }
 
 // Serve runs the daemon until ctx ends: the status socket, the single
@@ -81,8 +85,7 @@ func (m *Machine) Serve(ctx context.Context, so ServeOptions) error {
 	// The Runner deploys at start, after every transaction and every
 	// rescan period: a game update can wipe the scripts or the module.
 	r := pipeline.NewRunner(p, pipeline.RunnerOptions{Deploy: true, Redeploy: cfg.Watch.Rescan})
-	w, err := m.watcher(r)
-	if err != nil {
+	if _, err := m.watcherFor(cfg, r); err != nil { // said before anything runs
 		eps.Close()
 		return err
 	}
@@ -96,16 +99,24 @@ func (m *Machine) Serve(ctx context.Context, so ServeOptions) error {
 		eps.Close()
 		return err
 	}
-	backend := NewBackend(r, sets)
+	var follower atomic.Pointer[follow.Syncer]
+	follower.Store(sets)
+	backend := setsBackend{runnerBackend{r}, &follower}
+	load := so.Reload
+	if load == nil {
+		load = func() (*config.Config, error) {
+			return nil, errors.New("this daemon was started without a config file to read again; restart it instead")
+		}
+	}
+	rl := newReloader(m, load, r, &follower, m.opts.Extractor)
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return r.Run(gctx) })
-	g.Go(func() error { return w.Run(gctx) })
-	// With [sets] source the daemon follows the set: a check at once,
-	// then every interval.
-	g.Go(func() error { return sets.Run(gctx, cfg.Sets.Interval) })
+	// The watcher and, with [sets] source, the set follower (a check at
+	// once, then every interval), started again by each reload.
+	g.Go(func() error { return rl.run(gctx) })
 	g.Go(func() error {
 		return eps.Serve(gctx, backend, ev, ServerOptions{Logger: log, Version: so.Version, LogFile: so.LogFile,
-			Commit: so.Commit, BuildDate: so.BuildDate, Priority: cfg.Performance.Priority,
+			Commit: so.Commit, BuildDate: so.BuildDate, Priority: cfg.Performance.Priority, PriorityNow: rl.Priority, Reload: rl.Reload,
 			Folders: StatusFolders(cfg), MaxArchiveBytes: UploadLimit(lim)})
 	})
 	log.Info("daemon started", "socket", cfg.Paths.Socket, "drop", cfg.Paths.Drop, "state", cfg.Paths.State)
@@ -130,9 +141,10 @@ func StatusFolders(cfg *config.Config) api.Folders {
 	return api.Folders{Drop: abs(cfg.Paths.Drop), State: abs(cfg.Paths.State), Inventory: abs(pipeline.InventoryDir(cfg.Paths.Mods))}
 }
 
-// watcher watches the drop folder and hands each settled batch to r.
-func (m *Machine) watcher(r *pipeline.Runner) (*watch.Watcher, error) {
-	cfg, log := m.opts.Config, m.opts.Log
+// watcherFor watches the drop folder with cfg's [watch] and hands each
+// settled batch to r.
+func (m *Machine) watcherFor(cfg *config.Config, r *pipeline.Runner) (*watch.Watcher, error) {
+	log := m.opts.Log
 	return watch.New(watch.Options{
 		Drop: cfg.Paths.Drop, Settle: cfg.Watch.Settle, Rescan: cfg.Watch.Rescan, Ignore: intake.IgnoredDropName, Logger: log,
 		// Archives dropped together settle together, so a short quiet

@@ -77,6 +77,11 @@ type ServerOptions struct {
 	// MaxArchiveBytes bounds an archive uploaded to POST /v1/install;
 	// 0 takes [UploadLimit] of the default limits.
 	MaxArchiveBytes int64
+	// PriorityNow, when set, gives the priority after a reload.
+	PriorityNow func() string
+	// Reload, when set, serves POST /v1/reload: the config read again
+	// and applied (see the daemon's reloader); else it answers 404.
+	Reload func(ctx context.Context) (*api.ReloadResult, error)
 	// readsPathsOf reports whether the daemon reads a local lock path for
 	// a socket peer with this uid (POST /v1/set/apply); by default its own
 	// effective uid and root, like AllowUID. Tests change it.
@@ -221,6 +226,7 @@ func (s *server) routes() http.Handler {
 	mux.Handle("/v1/install", s.handleLimit(map[string]handlerFunc{http.MethodPost: s.postInstall}, max(s.opts.MaxArchiveBytes, s.opts.MaxBodyBytes)))
 	mux.Handle("/v1/rejections/retry", s.handle(map[string]handlerFunc{http.MethodPost: s.postRetry}))
 	mux.Handle("/v1/openapi.json", s.handle(map[string]handlerFunc{http.MethodGet: s.getOpenAPI}))
+	mux.Handle("/v1/reload", s.handle(map[string]handlerFunc{http.MethodPost: s.postReload}))
 	s.setRoutes(mux)
 	mux.Handle("/", s.handle(nil))
 	return mux
@@ -250,7 +256,7 @@ func (s *server) handleLimit(methods map[string]handlerFunc, maxBody int64) http
 		}
 		switch h, ok := methods[method]; {
 		case methods == nil:
-			err = errkind.Errorf(errkind.NotFound, "no endpoint %s; the status socket serves /v1/status, /v1/packs, /v1/packs/{id}, /v1/rejections, /v1/sync, /v1/events, /v1/history, /v1/rollback, /v1/install, /v1/rejections/retry, /v1/set, /v1/set/diff, /v1/set/apply, /v1/set/check, /v1/set/follow and /v1/openapi.json (which describes each)", r.URL.Path)
+			err = errkind.Errorf(errkind.NotFound, "no endpoint %s; the status socket serves /v1/status, /v1/packs, /v1/packs/{id}, /v1/rejections, /v1/sync, /v1/events, /v1/history, /v1/rollback, /v1/install, /v1/rejections/retry, /v1/reload, /v1/set, /v1/set/diff, /v1/set/apply, /v1/set/check, /v1/set/follow and /v1/openapi.json (which describes each)", r.URL.Path)
 		case !ok:
 			w.Header().Set("Allow", strings.Join(allow, ", "))
 			err = &APIError{Status: http.StatusMethodNotAllowed, Code: CodeMethodNotAllowed,
@@ -466,6 +472,21 @@ func (s *server) getHistory(w http.ResponseWriter, r *http.Request) error {
 }
 
 // postRollback answers POST /v1/rollback {"generation": N}.
+func (s *server) postReload(w http.ResponseWriter, r *http.Request) error {
+	if err := s.readEmptyBody(w, r); err != nil {
+		return err
+	}
+	if s.opts.Reload == nil {
+		return errkind.New(errkind.NotFound, "this daemon reloads no config")
+	}
+	res, err := s.opts.Reload(r.Context())
+	if err != nil {
+		return err
+	}
+	s.writeJSON(w, http.StatusOK, res)
+	return nil
+}
+
 func (s *server) postRollback(w http.ResponseWriter, r *http.Request) error {
 	const hint = `send {"generation": N} (0 or no body: the generation before the current one)`
 	var body api.Rollback

@@ -162,6 +162,15 @@ func (s *server) postSetFollow(sb SetBackend, w http.ResponseWriter, r *http.Req
 	return nil
 }
 
+// Reload asks the daemon to read its config again (POST /v1/reload).
+func (c *Client) Reload(ctx context.Context) (*api.ReloadResult, error) {
+	var out api.ReloadResult
+	if err := c.post(ctx, "/v1/reload", nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // SetFollow asks the daemon to resume following its source (POST
 // /v1/set/follow) and waits for the check.
 func (c *Client) SetFollow(ctx context.Context) (*api.SetSyncResult, error) {

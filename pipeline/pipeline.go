@@ -748,3 +748,16 @@ func ReadyArchives(drop string) ([]string, error) {
 	}
 	return names, nil
 }
+
+// Reconfigure takes new extraction limits and a new unpacker for the
+// transactions that follow (a daemon's config reload: [limits],
+// [performance]); a zero lim or a nil x keeps the one it has. It must run
+// on the writer (see Runner.Do).
+func (p *Pipeline) Reconfigure(lim intake.Limits, x *intake.Extractor) {
+	if lim != (intake.Limits{}) {
+		p.opts.Limits = lim
+	}
+	if x != nil {
+		p.opts.Extractor = x
+	}
+}

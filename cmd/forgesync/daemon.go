@@ -46,8 +46,33 @@ func serveDaemon(ctx context.Context, e *cli.Env, logFile string, started func()
 	m := openMachine(e)
 	defer m.Close()
 	b := currentBuild()
-	return m.Serve(ctx, daemon.ServeOptions{Owner: e.Owner, Version: b.Version, Commit: b.Commit, BuildDate: b.BuildDate,
-		LogFile: logFile, Started: started})
+	so := daemon.ServeOptions{Owner: e.Owner, Version: b.Version, Commit: b.Commit, BuildDate: b.BuildDate,
+		LogFile: logFile, Started: started}
+	if file := e.Config.File; file != "" {
+		// A reload reads the same file as this process did.
+		so.Reload = func() (*config.Config, error) { return config.LoadEnv(file, config.Process(e.Machine)) }
+	}
+	return m.Serve(ctx, so)
+}
+
+func reloadCommand() *cli.Command {
+	return &cli.Command{
+		Name: "reload", Args: "", Nargs: cli.NoArgs,
+		Summary: "ask the running daemon to read its config again (what SIGHUP does on Linux and macOS)\n" +
+			"It applies [sets], [watch], [limits] and [performance], and names the other keys that changed:\n" +
+			"they take effect at a restart. A bad config changes nothing. Exit status: 0 reloaded,\n" +
+			"1 no daemon, 2 the config could not be read or is invalid, or failure.",
+		Run: func(ctx context.Context, e *cli.Env, args []string) int {
+			c := daemon.Dial(ctx, e.Config)
+			if c == nil {
+				fmt.Fprintf(e.Stderr, "forgesync reload: no daemon answers on %s: nothing to reload (a daemon reads its config when it starts)\n", e.Config.Paths.Socket)
+				return cli.ExitInvalid
+			}
+			defer c.Close()
+			res, err := c.Reload(ctx)
+			return cli.Result(e, res, err, view.WriteReload)
+		},
+	}
 }
 
 func serviceCommand() *cli.Command {

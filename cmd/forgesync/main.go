@@ -52,6 +52,7 @@ func commands() []*cli.Command {
 		daemonCommand(),
 		demoCommand(),
 		statusCommand(),
+		reloadCommand(),
 		syncCommand(),
 		installCommand(),
 		packsCommand(),

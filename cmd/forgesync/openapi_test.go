@@ -498,6 +498,7 @@ func setsFlow(t *testing.T) ([]exchange, [][]byte) {
 	expect(t, c, http.MethodGet, "/v1/set", "", http.StatusOK) // paused by the lock sent as text
 	expect(t, c, http.MethodPost, "/v1/set/check", "", http.StatusConflict)
 	expect(t, c, http.MethodPost, "/v1/set/follow", "", http.StatusOK)
+	expect(t, c, http.MethodPost, "/v1/reload", "", http.StatusOK)
 	expect(t, c, http.MethodGet, "/v1/set", "", http.StatusOK)
 
 	held := ev.wait(t, 30*time.Second, "the applies' events", func(all []api.Event) bool { return count(all, api.EventSetApplied) >= 2 })

@@ -122,3 +122,12 @@ func (s *Syncer) unpause() error {
 	rec.Paused = nil
 	return s.save(rec, v.pins)
 }
+
+// Retire waits for a sync that runs to end and keeps any other from
+// starting on this Syncer, which a config reload replaces by a new one on
+// the same state: a sync asked of it from now on fails with
+// ErrSyncRunning.
+func (s *Syncer) Retire() {
+	s.mu.Lock() // never unlocked: the Syncer is done
+	s.since.Store(s.opts.Now().UnixNano())
+}

@@ -430,6 +430,21 @@ func WriteHistory(w io.Writer, h *api.History) error {
 	return err
 }
 
+// WriteReload writes what a config reload did.
+func WriteReload(w io.Writer, res *api.ReloadResult) error {
+	var b strings.Builder
+	if len(res.Applied) == 0 {
+		printf(&b, "reloaded %s: nothing it applies changed ([sets], [watch], [limits], [performance])\n", res.Config)
+	} else {
+		printf(&b, "reloaded %s: applied %s\n", res.Config, strings.Join(res.Applied, ", "))
+	}
+	if len(res.NeedsRestart) > 0 {
+		printf(&b, "changed, but taking effect only when the daemon restarts: %s\n", strings.Join(res.NeedsRestart, ", "))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
 // MiB says a byte count in mebibytes ("12.3 MiB"), as status --watch
 // prints sizes.
 func MiB(n int64) string { return sprintf("%.1f MiB", float64(n)/(1<<20)) }

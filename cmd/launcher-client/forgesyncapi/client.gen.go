@@ -1616,6 +1616,18 @@ type Rejection struct {
 	Version *string `json:"version,omitempty"`
 }
 
+// ReloadResult What a config reload did.
+type ReloadResult struct {
+	// Applied The sections whose changes were applied: `[sets]`, `[watch]`, `[limits]`, `[performance]`.
+	Applied []string `json:"applied"`
+
+	// Config The config file read.
+	Config string `json:"config"`
+
+	// NeedsRestart The keys that changed but take effect only when the daemon restarts (`paths.mods`, `api.listen`, …).
+	NeedsRestart []string `json:"needs_restart"`
+}
+
 // Result What happened to one archive: installed, upgraded, reinstalled (same version, other bytes), downgraded, already-installed (the same bytes), rejected, or waiting (the machine stopped it, not the archive; it is retried).
 type Result string
 
@@ -2172,6 +2184,9 @@ type RetryRejectionsJSONBody struct {
 	Archives *[]string `json:"archives,omitempty"`
 }
 
+// ReloadConfigJSONBody defines parameters for ReloadConfig.
+type ReloadConfigJSONBody = map[string]interface{}
+
 // RollbackJSONBody defines parameters for Rollback.
 type RollbackJSONBody struct {
 	// Generation The generation to return to; 0: the one before the current one.
@@ -2201,6 +2216,9 @@ type EnablePackJSONRequestBody = EnablePackJSONBody
 
 // RetryRejectionsJSONRequestBody defines body for RetryRejections for application/json ContentType.
 type RetryRejectionsJSONRequestBody RetryRejectionsJSONBody
+
+// ReloadConfigJSONRequestBody defines body for ReloadConfig for application/json ContentType.
+type ReloadConfigJSONRequestBody = ReloadConfigJSONBody
 
 // RollbackJSONRequestBody defines body for Rollback for application/json ContentType.
 type RollbackJSONRequestBody RollbackJSONBody
@@ -3073,6 +3091,28 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/rejections/retry (the `RetryRejections` operationId).
 	RetryRejections(ctx context.Context, body RetryRejectionsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ReloadConfigWithBody Read the daemon's config file again and apply `[sets]`, `[watch]`, `[limits]` and `[performance]` (SIGHUP does the same on Linux and macOS).
+	//
+	// A config that cannot be read or is invalid answers 400 and changes nothing: the daemon keeps
+	// the config it has, and logs why. Other settings that changed need a restart: the answer and
+	// the log name each.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/reload (the `ReloadConfig` operationId).
+	ReloadConfigWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReloadConfig Read the daemon's config file again and apply `[sets]`, `[watch]`, `[limits]` and `[performance]` (SIGHUP does the same on Linux and macOS).
+	//
+	// A config that cannot be read or is invalid answers 400 and changes nothing: the daemon keeps
+	// the config it has, and logs why. Other settings that changed need a restart: the answer and
+	// the log name each.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/reload (the `ReloadConfig` operationId).
+	ReloadConfig(ctx context.Context, body ReloadConfigJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// RollbackWithBody Make the installed set equal to a kept generation, from kept archives only, as one transaction.
 	//
 	// Records a new generation with cause `rollback`. A generation that is not kept answers 404;
@@ -3477,6 +3517,48 @@ func (c *Client) RetryRejectionsWithBody(ctx context.Context, contentType string
 // Corresponds with POST /v1/rejections/retry (the `RetryRejections` operationId).
 func (c *Client) RetryRejections(ctx context.Context, body RetryRejectionsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRetryRejectionsRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReloadConfigWithBody Read the daemon's config file again and apply `[sets]`, `[watch]`, `[limits]` and `[performance]` (SIGHUP does the same on Linux and macOS).
+//
+// A config that cannot be read or is invalid answers 400 and changes nothing: the daemon keeps
+// the config it has, and logs why. Other settings that changed need a restart: the answer and
+// the log name each.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/reload (the `ReloadConfig` operationId).
+func (c *Client) ReloadConfigWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReloadConfigRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReloadConfig Read the daemon's config file again and apply `[sets]`, `[watch]`, `[limits]` and `[performance]` (SIGHUP does the same on Linux and macOS).
+//
+// A config that cannot be read or is invalid answers 400 and changes nothing: the daemon keeps
+// the config it has, and logs why. Other settings that changed need a restart: the answer and
+// the log name each.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/reload (the `ReloadConfig` operationId).
+func (c *Client) ReloadConfig(ctx context.Context, body ReloadConfigJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReloadConfigRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4198,6 +4280,46 @@ func NewRetryRejectionsRequestWithBody(server string, contentType string, body i
 	return req, nil
 }
 
+// NewReloadConfigRequest calls the generic ReloadConfig builder with application/json body
+func NewReloadConfigRequest(server string, body ReloadConfigJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewReloadConfigRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewReloadConfigRequestWithBody constructs an http.Request for the ReloadConfig method, with any body, and a specified content type
+func NewReloadConfigRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/reload")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewRollbackRequest calls the generic Rollback builder with application/json body
 func NewRollbackRequest(server string, body RollbackJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -4685,6 +4807,28 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /v1/rejections/retry (the `RetryRejections` operationId).
 	RetryRejectionsWithResponse(ctx context.Context, body RetryRejectionsJSONRequestBody, reqEditors ...RequestEditorFn) (*RetryRejectionsResponse, error)
+
+	// ReloadConfigWithBodyWithResponse Read the daemon's config file again and apply `[sets]`, `[watch]`, `[limits]` and `[performance]` (SIGHUP does the same on Linux and macOS).
+	//
+	// A config that cannot be read or is invalid answers 400 and changes nothing: the daemon keeps
+	// the config it has, and logs why. Other settings that changed need a restart: the answer and
+	// the log name each.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/reload (the `ReloadConfig` operationId).
+	ReloadConfigWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReloadConfigResponse, error)
+
+	// ReloadConfigWithResponse Read the daemon's config file again and apply `[sets]`, `[watch]`, `[limits]` and `[performance]` (SIGHUP does the same on Linux and macOS).
+	//
+	// A config that cannot be read or is invalid answers 400 and changes nothing: the daemon keeps
+	// the config it has, and logs why. Other settings that changed need a restart: the answer and
+	// the log name each.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/reload (the `ReloadConfig` operationId).
+	ReloadConfigWithResponse(ctx context.Context, body ReloadConfigJSONRequestBody, reqEditors ...RequestEditorFn) (*ReloadConfigResponse, error)
 
 	// RollbackWithBodyWithResponse Make the installed set equal to a kept generation, from kept archives only, as one transaction.
 	//
@@ -5703,6 +5847,110 @@ func (r RetryRejectionsResponse) ContentType() string {
 	return ""
 }
 
+type ReloadConfigResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ReloadResult
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Error
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ReloadConfigResponse) GetJSON200() *ReloadResult {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ReloadConfigResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ReloadConfigResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ReloadConfigResponse) GetJSON403() *Error {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ReloadConfigResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r ReloadConfigResponse) GetJSON408() *Error {
+	return r.JSON408
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r ReloadConfigResponse) GetJSON409() *Error {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r ReloadConfigResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ReloadConfigResponse) GetJSON500() *Error {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ReloadConfigResponse) GetJSON503() *Error {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ReloadConfigResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReloadConfigResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReloadConfigResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReloadConfigResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type RollbackResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6683,6 +6931,40 @@ func (c *ClientWithResponses) RetryRejectionsWithResponse(ctx context.Context, b
 	return ParseRetryRejectionsResponse(rsp)
 }
 
+// ReloadConfigWithBodyWithResponse Read the daemon's config file again and apply `[sets]`, `[watch]`, `[limits]` and `[performance]` (SIGHUP does the same on Linux and macOS).
+//
+// A config that cannot be read or is invalid answers 400 and changes nothing: the daemon keeps
+// the config it has, and logs why. Other settings that changed need a restart: the answer and
+// the log name each.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/reload (the `ReloadConfig` operationId).
+func (c *ClientWithResponses) ReloadConfigWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReloadConfigResponse, error) {
+	rsp, err := c.ReloadConfigWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReloadConfigResponse(rsp)
+}
+
+// ReloadConfigWithResponse Read the daemon's config file again and apply `[sets]`, `[watch]`, `[limits]` and `[performance]` (SIGHUP does the same on Linux and macOS).
+//
+// A config that cannot be read or is invalid answers 400 and changes nothing: the daemon keeps
+// the config it has, and logs why. Other settings that changed need a restart: the answer and
+// the log name each.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/reload (the `ReloadConfig` operationId).
+func (c *ClientWithResponses) ReloadConfigWithResponse(ctx context.Context, body ReloadConfigJSONRequestBody, reqEditors ...RequestEditorFn) (*ReloadConfigResponse, error) {
+	rsp, err := c.ReloadConfig(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReloadConfigResponse(rsp)
+}
+
 // RollbackWithBodyWithResponse Make the installed set equal to a kept generation, from kept archives only, as one transaction.
 //
 // Records a new generation with cause `rollback`. A generation that is not kept answers 404;
@@ -7539,6 +7821,95 @@ func ParseRetryRejectionsResponse(rsp *http.Response) (*RetryRejectionsResponse,
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest Summary
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseReloadConfigResponse parses an HTTP response from a ReloadConfigWithResponse call
+func ParseReloadConfigResponse(rsp *http.Response) (*ReloadConfigResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReloadConfigResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ReloadResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
