@@ -13,15 +13,14 @@ import (
 
 // NewBackend returns what the status socket serves of a running daemon:
 // the writer r's snapshots and mutations, and, when sets is not nil, the
-// pack set endpoints of SPEC §10.3 ([SetBackend]). Every answer is the
-// domain's value converted to its wire shape.
-func NewBackend(r *pipeline.Runner, sets *follow.Syncer) Backend {
+// pack set endpoints of SPEC §10.3 ([SetBackend]) of the Syncer it holds,
+// which a config reload may replace. Every answer is the domain's value
+// converted to its wire shape.
+func NewBackend(r *pipeline.Runner, sets *atomic.Pointer[follow.Syncer]) Backend {
 	if sets == nil {
 		return runnerBackend{r}
 	}
-	var p atomic.Pointer[follow.Syncer]
-	p.Store(sets)
-	return setsBackend{runnerBackend{r}, &p}
+	return setsBackend{runnerBackend{r}, sets}
 }
 
 // runnerBackend serves a Runner: a [Backend], [Retrier] and [Installer].

@@ -101,7 +101,7 @@ func (m *Machine) Serve(ctx context.Context, so ServeOptions) error {
 	}
 	var follower atomic.Pointer[follow.Syncer]
 	follower.Store(sets)
-	backend := setsBackend{runnerBackend{r}, &follower}
+	backend := NewBackend(r, &follower)
 	load := so.Reload
 	if load == nil {
 		load = func() (*config.Config, error) {
