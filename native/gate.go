@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mjolnir-forge/forgesync/internal/semver"
+	"github.com/mjolnir-forge/forgesync/internal/text"
 )
 
 // The MJOLNIR mods whose versions gate the door module and pack lifts.
@@ -46,8 +47,9 @@ const (
 )
 
 // ModVersion is the gate's finding for one mod: its version (empty when
-// none could be read), the minimum it needs, the state found and, unless
-// the state is ModOK, why in words.
+// none could be read; for ModInvalid the line as written, escaped), the
+// minimum it needs, the state found and, unless the state is ModOK, why in
+// words.
 type ModVersion struct {
 	Mod     string
 	Version string
@@ -129,10 +131,11 @@ func readMod(mods fs.FS, mod, minimum string) ModVersion {
 		mv.Reason = fmt.Sprintf("cannot read %s: %v", name, err)
 		return mv
 	}
-	v, err := parseVersionLine(b)
+	v, written, err := parseVersionLine(b)
 	if err != nil {
 		mv.State = ModInvalid
-		mv.Reason = fmt.Sprintf("%s: %v; it should hold one version line such as %s", name, err, minimum)
+		mv.Version = text.Escape(written)
+		mv.Reason = fmt.Sprintf("%s: %q: %v; it should hold one version line such as %s", name, written, err, minimum)
 		return mv
 	}
 	mv.Version = v.String()
@@ -172,19 +175,26 @@ func readBounded(fsys fs.FS, name string) ([]byte, error) {
 }
 
 // parseVersionLine reads a version.txt: one SemVer line, with an optional
-// UTF-8 byte order mark, surrounding spaces and a final LF or CRLF (editors
-// on Windows add them; they carry no meaning).
-func parseVersionLine(b []byte) (semver.Version, error) {
+// UTF-8 byte order mark, surrounding spaces, a final LF or CRLF (editors
+// on Windows add them; they carry no meaning) and a leading "v" or "V", as
+// mods tag their releases (v0.19.2). It returns the line as written
+// (without those) as well, for an error to show.
+func parseVersionLine(b []byte) (v semver.Version, written string, err error) {
 	b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
 	s := strings.TrimRight(string(b), "\r\n")
 	if strings.ContainsAny(s, "\r\n") {
-		return semver.Version{}, errors.New("more than one line")
+		return semver.Version{}, s, errors.New("more than one line")
 	}
 	s = strings.TrimSpace(s)
 	if s == "" {
-		return semver.Version{}, errors.New("empty")
+		return semver.Version{}, s, errors.New("empty")
 	}
-	return semver.Parse(s)
+	bare := s
+	if s[0] == 'v' || s[0] == 'V' {
+		bare = s[1:]
+	}
+	v, err = semver.Parse(bare)
+	return v, s, err
 }
 
 // supportedBuilds is the release module's build allowlist, comma

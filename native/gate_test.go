@@ -46,7 +46,9 @@ func TestCheckGates(t *testing.T) {
 		{name: "nothing installed", forge: "-", lobby: "-", loader: "-",
 			states:  [3]ModState{ModMissing, ModMissing, ModMissing},
 			reasons: []string{"MJOLNIRForge is not installed", "MJOLNIRLobby is not installed", "MJOLNIRLevelLoader is not installed"}},
-		{name: "invalid versions", forge: "v0.4.0\n", lobby: "0.19.2\n0.19.3\n", loader: "\n",
+		{name: "a leading v, as mods tag releases", forge: "v0.4.0\n", lobby: "v0.19.2\r\n", loader: "V0.9.8",
+			doors: true, lifts: true, states: [3]ModState{ModOK, ModOK, ModOK}},
+		{name: "invalid versions", forge: "vv0.4.0\n", lobby: "0.19.2\n0.19.3\n", loader: "\n",
 			states:  [3]ModState{ModInvalid, ModInvalid, ModInvalid},
 			reasons: []string{"MJOLNIRForge/version.txt", "more than one line", "empty"}},
 	}
@@ -75,6 +77,17 @@ func TestCheckGates(t *testing.T) {
 				t.Errorf("CheckGates reasons %q; want none", g.Reasons)
 			}
 		})
+	}
+}
+
+// TestCheckGatesInvalidShowsTheValue: a version.txt that is not a version
+// is shown as written, in the state's version and in its reason, never as
+// an empty version.
+func TestCheckGatesInvalidShowsTheValue(t *testing.T) {
+	g := CheckGates(modsFS("0.4.0\n", "v0.19\n", "0.9.8\n"))
+	lobby := g.Mods[1]
+	if lobby.State != ModInvalid || lobby.Version != "v0.19" || !strings.Contains(lobby.Reason, `MJOLNIRLobby/version.txt: "v0.19": not a semantic version`) {
+		t.Errorf("CheckGates(v0.19) lobby = %+v; want invalid, version v0.19, the value in the reason", lobby)
 	}
 }
 
