@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // ErrNoServiceManager is returned by [DetectServiceManager] on a machine
@@ -27,8 +28,9 @@ type ServiceManager struct {
 // folder): systemd when root/run/systemd/system is a folder (as
 // sd_booted(3) checks), launchd on darwin, the service manager on windows.
 // Anywhere else it fails with [ErrNoServiceManager] and one sentence
-// saying what to do instead.
-func DetectServiceManager(goos, root string) (string, error) {
+// saying what to do instead, with configFile, the config the service
+// would have run with.
+func DetectServiceManager(goos, root, configFile string) (string, error) {
 	switch goos {
 	case "windows":
 		return "windows", nil
@@ -39,9 +41,40 @@ func DetectServiceManager(goos, root string) (string, error) {
 		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
 			return "systemd", nil
 		}
-		return "", noManagerError(fmt.Sprintf("this machine does not run systemd (there is no %s), so forgesync installs no service: run `forgesync daemon --config FILE` under your own supervisor instead (the README's \"Running without systemd\" has a unit and a compose example)", dir))
+		return "", noManagerError(fmt.Sprintf("this machine does not run systemd (there is no %s), so forgesync installs no service: %s", dir, WithoutService(configFile)))
 	}
-	return "", noManagerError(fmt.Sprintf("forgesync installs services with systemd, launchd or the Windows service manager, and %s has none of them: run `forgesync daemon --config FILE` under your own supervisor instead", goos))
+	return "", noManagerError(fmt.Sprintf("forgesync installs services with systemd, launchd or the Windows service manager, and %s has none of them: %s", goos, WithoutService(configFile)))
+}
+
+// WithoutService says what a machine without a service manager forgesync
+// supports does instead, for the config at configFile: the daemon under
+// its own supervisor, an XDG autostart entry that starts it at login, or
+// a Steam launch option that syncs before the game starts.
+func WithoutService(configFile string) string {
+	exe, err := os.Executable()
+	if err != nil {
+		exe = "forgesync"
+	}
+	daemonLine := shellWord(exe) + " daemon --config " + shellWord(configFile)
+	return fmt.Sprintf("run `%s` under your own supervisor instead, or start it at login with an XDG autostart entry "+
+		"(~/.config/autostart/forgesync.desktop saying Exec=%s), or sync before the game starts with its Steam launch option "+
+		"`%s sync; %%command%%` (the README's \"Running without systemd\" has all of them)", daemonLine, daemonLine, shellWord(exe))
+}
+
+// shellWord quotes s for a POSIX shell when it holds anything but letters,
+// digits and -_./:=+,@%.
+func shellWord(s string) string {
+	plain := s != ""
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=+,@%", r)) {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // noManagerError is the one sentence of [ErrNoServiceManager].

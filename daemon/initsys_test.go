@@ -10,7 +10,7 @@ import (
 
 func TestServiceManagerDetected(t *testing.T) {
 	root := t.TempDir()
-	_, err := DetectServiceManager("linux", root)
+	_, err := DetectServiceManager("linux", root, "/etc/forgesync/forgesync.toml")
 	if !errors.Is(err, ErrNoServiceManager) || strings.Contains(err.Error(), ErrNoServiceManager.Error()) {
 		t.Errorf("linux without /run/systemd/system: %v; want one sentence matching ErrNoServiceManager", err)
 	}
@@ -21,14 +21,14 @@ func TestServiceManagerDetected(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "run", "systemd", "system"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := DetectServiceManager("linux", root); !errors.Is(err, ErrNoServiceManager) {
+	if _, err := DetectServiceManager("linux", root, "/etc/forgesync/forgesync.toml"); !errors.Is(err, ErrNoServiceManager) {
 		t.Errorf("a file at run/systemd/system: %v", err)
 	}
 	root = t.TempDir()
 	if err := os.MkdirAll(filepath.Join(root, "run", "systemd", "system"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := DetectServiceManager("linux", root); got != "systemd" || err != nil {
+	if got, err := DetectServiceManager("linux", root, "/etc/forgesync/forgesync.toml"); got != "systemd" || err != nil {
 		t.Errorf("linux with systemd: %q, %v", got, err)
 	}
 }

@@ -118,7 +118,7 @@ func ControlService(cfg *config.Config, action string, opts ServiceOptions, log 
 	if err := opts.Fill(action); err != nil {
 		return err
 	}
-	name, err := DetectServiceManager(opts.GOOS, opts.Root)
+	name, err := DetectServiceManager(opts.GOOS, opts.Root, cfg.File)
 	if err != nil {
 		if action == ActionStatus {
 			_, err = fmt.Fprintf(out, "not installed (%s)\n", err)

@@ -48,8 +48,7 @@ func TestControlServiceWithoutSystemdRefusesAndLeavesNothing(t *testing.T) {
 		var out strings.Builder
 		err := ControlService(o.Config, action, ServiceOptions{GOOS: "linux", Root: root, Control: fake.control}, o.Log, &out)
 		want := "this machine does not run systemd (there is no " + filepath.Join(root, "run", "systemd", "system") +
-			"), so forgesync installs no service: run `forgesync daemon --config FILE` under your own supervisor instead" +
-			" (the README's \"Running without systemd\" has a unit and a compose example)"
+			"), so forgesync installs no service: " + WithoutService(o.Config.File)
 		if err == nil || err.Error() != want || !errors.Is(err, ErrNoServiceManager) {
 			t.Errorf("%s: err = %v\nwant %s", action, err, want)
 		}
@@ -67,19 +66,47 @@ func TestControlServiceWithoutSystemdRefusesAndLeavesNothing(t *testing.T) {
 	if err := ControlService(o.Config, "status", ServiceOptions{GOOS: "linux", Root: root, Control: fake.control}, o.Log, &out); err != nil {
 		t.Fatal(err)
 	}
-	if want := "not installed (this machine does not run systemd (there is no " + filepath.Join(root, "run", "systemd", "system") + "), so forgesync installs no service: run `forgesync daemon --config FILE` under your own supervisor instead (the README's \"Running without systemd\" has a unit and a compose example))\n"; out.String() != want {
+	if want := "not installed (this machine does not run systemd (there is no " + filepath.Join(root, "run", "systemd", "system") + "), so forgesync installs no service: " + WithoutService(o.Config.File) + ")\n"; out.String() != want {
 		t.Errorf("status wrote %q; want %q", out.String(), want)
 	}
 }
 
+// TestWithoutServiceNamesTheConfigAndAlternatives: the refusal names the
+// real config (never FILE), the executable, and the alternatives without
+// systemd: an XDG autostart entry and a Steam launch option.
+func TestWithoutServiceNamesTheConfigAndAlternatives(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := WithoutService("/home/p/.config/forge sync/forgesync.toml")
+	for _, want := range []string{
+		"run `" + shellWord(exe) + " daemon --config '/home/p/.config/forge sync/forgesync.toml'` under your own supervisor",
+		"~/.config/autostart/forgesync.desktop saying Exec=" + shellWord(exe) + " daemon --config '/home/p/.config/forge sync/forgesync.toml'",
+		"Steam launch option `" + shellWord(exe) + " sync; %command%`",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("WithoutService = %s\nwant it to say %s", got, want)
+		}
+	}
+	if strings.Contains(got, "FILE") {
+		t.Errorf("WithoutService = %s; want the real config path, not FILE", got)
+	}
+	for in, want := range map[string]string{"/usr/bin/forgesync": "/usr/bin/forgesync", "/a b/it's": `'/a b/it'\''s'`, "": "''"} {
+		if got := shellWord(in); got != want {
+			t.Errorf("shellWord(%q) = %s; want %s", in, got, want)
+		}
+	}
+}
+
 func TestControlServiceOtherOS(t *testing.T) {
-	_, err := DetectServiceManager("freebsd", t.TempDir())
-	want := "forgesync installs services with systemd, launchd or the Windows service manager, and freebsd has none of them: run `forgesync daemon --config FILE` under your own supervisor instead"
+	_, err := DetectServiceManager("freebsd", t.TempDir(), "/etc/forgesync/forgesync.toml")
+	want := "forgesync installs services with systemd, launchd or the Windows service manager, and freebsd has none of them: " + WithoutService("/etc/forgesync/forgesync.toml")
 	if err == nil || err.Error() != want {
 		t.Errorf("err = %v; want %s", err, want)
 	}
 	for goos, want := range map[string]string{"windows": "windows", "darwin": "launchd"} {
-		if got, err := DetectServiceManager(goos, t.TempDir()); got != want || err != nil {
+		if got, err := DetectServiceManager(goos, t.TempDir(), ""); got != want || err != nil {
 			t.Errorf("%s: %q, %v; want %q", goos, got, err, want)
 		}
 	}

@@ -97,7 +97,8 @@ func TestPlayerFirstHour(t *testing.T) {
 
 	code, out, errs := p.run(t, "setup", "--mods", "../Game/Mods", "--paks", p.paks, "--state", p.state)
 	if code != cli.ExitOK || !strings.Contains(out, "found MJOLNIRForge 0.5.0\n") || !strings.Contains(out, "wrote "+config+"\n") ||
-		!strings.HasSuffix(out, "drop packs into "+p.drop+"\n") || errs != "" {
+		!strings.Contains(out, "drop packs into "+p.drop+"\n") || errs != "" ||
+		!strings.HasSuffix(out, "; then run `forgesync sync` to install them (or leave `forgesync daemon` running: it installs what you drop); `forgesync status` shows what is installed\n") {
 		t.Fatalf("setup = %d\n%s%s", code, out, errs)
 	}
 	code, out, _ = p.run(t, "setup", "--mods", p.mods, "--paks", p.paks, "--state", p.state)
@@ -109,7 +110,9 @@ func TestPlayerFirstHour(t *testing.T) {
 	if _, err := os.Stat("/run/systemd/system"); err != nil && runtime.GOOS == "linux" {
 		code, out, errs = p.run(t, "setup", "--mods", p.mods, "--paks", p.paks, "--state", p.state, "--service")
 		want := "forgesync setup: --service: this machine does not run systemd (there is no /run/systemd/system), so forgesync installs no service: " +
-			"run `forgesync daemon --config FILE` under your own supervisor instead (the README's \"Running without systemd\" has a unit and a compose example)\n"
+			"run `" + p.exe + " daemon --config " + config + "` under your own supervisor instead, or start it at login with an XDG autostart entry " +
+			"(~/.config/autostart/forgesync.desktop saying Exec=" + p.exe + " daemon --config " + config + "), or sync before the game starts with its Steam launch option `" +
+			p.exe + " sync; %command%` (the README's \"Running without systemd\" has all of them)\n"
 		if code != cli.ExitFailure || errs != want || out != "" {
 			t.Fatalf("setup --service = %d\n%s%s\nwant stderr %s", code, out, errs, want)
 		}

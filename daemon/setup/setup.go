@@ -235,8 +235,7 @@ func (r *setupRun) run() error {
 			if err := r.startService(&prev); err != nil {
 				return err
 			}
-			_, err = fmt.Fprintf(r.out, "drop packs into %s\n", drop)
-			return err
+			return nextSteps(r.out, drop, r.o.Service != nil)
 		}
 	}
 	for _, dir := range []string{filepath.Dir(r.file), filepath.Dir(drop), drop} {
@@ -262,7 +261,17 @@ func (r *setupRun) run() error {
 	if err := r.startService(&rec); err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(r.out, "drop packs into %s\n", drop)
+	return nextSteps(r.out, drop, r.o.Service != nil)
+}
+
+// nextSteps ends a setup on out: where packs go, and what to run next
+// (sync or the daemon, unless the service runs, then status).
+func nextSteps(out io.Writer, drop string, service bool) error {
+	install := "then run `forgesync sync` to install them (or leave `forgesync daemon` running: it installs what you drop)"
+	if service {
+		install = "the service installs what you drop"
+	}
+	_, err := fmt.Fprintf(out, "drop packs into %s\nnext: drop a pack archive (zip, 7z, tar.*) there; %s; `forgesync status` shows what is installed\n", drop, install)
 	return err
 }
 

@@ -28,7 +28,7 @@ func (r *setupRun) checkService() error {
 		return err
 	}
 	opts.User = !r.o.Env.Machine
-	if _, err := daemon.DetectServiceManager(opts.GOOS, opts.Root); err != nil {
+	if _, err := daemon.DetectServiceManager(opts.GOOS, opts.Root, r.file); err != nil {
 		return fmt.Errorf("--service: %w", err)
 	}
 	if err := daemon.CheckBundle(r.cfg, opts.NoNative); err != nil {

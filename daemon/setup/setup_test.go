@@ -74,7 +74,8 @@ func TestSetupWritesTheConfigAndIsIdempotent(t *testing.T) {
 		"made folder " + drop + "\n" +
 		"wrote " + file + "\n" +
 		"wrote " + record + " (what setup made, for `forgesync setup --undo`)\n" +
-		"drop packs into " + drop + "\n"
+		"drop packs into " + drop + "\n" +
+		"next: drop a pack archive (zip, 7z, tar.*) there; then run `forgesync sync` to install them (or leave `forgesync daemon` running: it installs what you drop); `forgesync status` shows what is installed\n"
 	if got != want {
 		t.Errorf("setup printed\n%s\nwant\n%s", got, want)
 	}
@@ -95,7 +96,8 @@ func TestSetupWritesTheConfigAndIsIdempotent(t *testing.T) {
 	got = runSetup(t, o)
 	want = "found MJOLNIRForge 0.5.0\nfound MJOLNIRLobby 0.19.2\n" +
 		"not found: MJOLNIRLevelLoader (no " + filepath.Join(o.Mods, "MJOLNIRLevelLoader", "version.txt") + "); packs install, but it is needed in game\n" +
-		"nothing to change: " + file + " already says this\ndrop packs into " + drop + "\n"
+		"nothing to change: " + file + " already says this\ndrop packs into " + drop + "\n" +
+		"next: drop a pack archive (zip, 7z, tar.*) there; then run `forgesync sync` to install them (or leave `forgesync daemon` running: it installs what you drop); `forgesync status` shows what is installed\n"
 	if got != want {
 		t.Errorf("second setup printed\n%s\nwant\n%s", got, want)
 	}

@@ -105,7 +105,7 @@ func undoService(cfg *config.Config, o SetupOptions, s serviceRecord, out io.Wri
 	if err := opts.Fill(daemon.ActionUninstall); err != nil {
 		return err
 	}
-	if _, err := daemon.DetectServiceManager(opts.GOOS, opts.Root); err != nil {
+	if _, err := daemon.DetectServiceManager(opts.GOOS, opts.Root, cfg.File); err != nil {
 		_, err = fmt.Fprintf(out, "service %s: not installed (%v)\n", s.Name, err)
 		return err
 	}
