@@ -7,7 +7,9 @@
 // .tar.gz (the others), for linux also the .deb for hosts
 // (DIR/forgesync_V_amd64.deb), then DIR/SHA256SUMS and, with -sign-key, its
 // minisign signature DIR/SHA256SUMS.minisig (the key's password, if it
-// has one, from $FORGESYNC_SIGN_PASSWORD). Every entry is dated SECONDS
+// has one, from $FORGESYNC_SIGN_PASSWORD) and the key's public half beside
+// it, DIR/forgesync.pub, as `minisign -Vm SHA256SUMS -p forgesync.pub`
+// reads it. Every entry is dated SECONDS
 // (SOURCE_DATE_EPOCH), so the same inputs give the same bytes.
 //
 // A release archive holds the built bundle (the binary and its modules/
@@ -106,6 +108,11 @@ func run(args []string) error {
 			return err
 		}
 		written[sumsName+".minisig"] = sig
+		pub, err := publicKeyOf(*signKey, os.Getenv(signPasswordEnv))
+		if err != nil {
+			return err
+		}
+		written[pubName] = pub // after the sums: it checks them, they do not list it
 	}
 	for name, data := range written {
 		p := filepath.Join(*out, name)

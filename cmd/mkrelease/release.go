@@ -16,6 +16,8 @@ import (
 	"strings"
 	"time"
 
+	"aead.dev/minisign"
+
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/lua"
 	"github.com/mjolnir-forge/forgesync/native"
@@ -24,6 +26,9 @@ import (
 
 // sumsName is the checksum file, in sha256sum's format.
 const sumsName = "SHA256SUMS"
+
+// pubName is the public key of a signed release, beside its signature.
+const pubName = "forgesync.pub"
 
 // entry is one file of a release archive.
 type entry struct {
@@ -225,4 +230,23 @@ func signSums(keyPath, password string, sums []byte) ([]byte, error) {
 		return nil, err
 	}
 	return lock.Sign(key, sums, "file:"+sumsName), nil
+}
+
+// publicKeyOf returns the public half of the secret key at keyPath, as
+// minisign writes a .pub file: an untrusted comment naming the key ID,
+// then the key.
+func publicKeyOf(keyPath, password string) ([]byte, error) {
+	key, err := lock.ReadSecretKey(keyPath, password)
+	if err != nil {
+		return nil, err
+	}
+	pub, ok := key.Public().(minisign.PublicKey)
+	if !ok {
+		return nil, fmt.Errorf("release: %s: no minisign public key in it", keyPath)
+	}
+	text, err := pub.MarshalText()
+	if err != nil {
+		return nil, fmt.Errorf("release: public key of %s: %w", keyPath, err)
+	}
+	return append(text, '\n'), nil
 }

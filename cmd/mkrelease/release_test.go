@@ -13,6 +13,7 @@ import (
 	"aead.dev/minisign"
 
 	"github.com/mjolnir-forge/forgesync/internal/toolcheck"
+	"github.com/mjolnir-forge/forgesync/native"
 )
 
 // TestArchivesReproducible: the same files give the same bytes in any
@@ -42,6 +43,61 @@ func TestArchivesReproducible(t *testing.T) {
 		}
 		if _, err := f.pack(append(a, entry{Name: "LICENSE"}), mtime); err == nil || err.Error() != "release: LICENSE is in the bundle twice" {
 			t.Errorf("%s of a name given twice = %v", f.name, err)
+		}
+	}
+}
+
+// TestSignedReleaseCarriesThePublicKey: a signed release holds
+// forgesync.pub beside SHA256SUMS.minisig, the public half of the signing
+// key, which verifies the signature; SHA256SUMS does not list it, and an
+// unsigned release has neither.
+func TestSignedReleaseCarriesThePublicKey(t *testing.T) {
+	tmp := t.TempDir()
+	dist := filepath.Join(tmp, "dist")
+	for name, data := range map[string]string{"forgesync.exe": "MZ bin", "modules/" + native.ModulePath(): "MZ dll", "modules/" + native.VersionPath(): "forge_doors 1.0.0 api 1\n"} {
+		p := filepath.Join(dist, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pub, priv, err := minisign.GenerateKey(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyText, _ := priv.MarshalText()
+	key := filepath.Join(tmp, "key")
+	if err := os.WriteFile(key, keyText, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	signed, unsigned := filepath.Join(tmp, "signed"), filepath.Join(tmp, "unsigned")
+	for _, args := range [][]string{{"-out", signed, "-sign-key", key}, {"-out", unsigned}} {
+		if err := run(append(append([]string{"-version", "1.0.0", "-epoch", "0", "-root", "../.."}, args...), "windows="+dist)); err != nil {
+			t.Fatalf("mkrelease %q: %v", args, err)
+		}
+	}
+	got, err := os.ReadFile(filepath.Join(signed, pubName))
+	wantText, _ := pub.MarshalText()
+	if err != nil || string(got) != string(wantText)+"\n" {
+		t.Fatalf("signed release's %s = %q, %v; want %q", pubName, got, err, wantText)
+	}
+	var shipped minisign.PublicKey
+	if err := shipped.UnmarshalText(got); err != nil {
+		t.Fatal(err)
+	}
+	sums, _ := os.ReadFile(filepath.Join(signed, sumsName))
+	sig, _ := os.ReadFile(filepath.Join(signed, sumsName+".minisig"))
+	if !minisign.Verify(shipped, sums, sig) {
+		t.Errorf("the shipped %s does not verify %s.minisig", pubName, sumsName)
+	}
+	if strings.Contains(string(sums), pubName) {
+		t.Errorf("%s lists %s:\n%s", sumsName, pubName, sums)
+	}
+	for _, n := range []string{pubName, sumsName + ".minisig"} {
+		if _, err := os.Stat(filepath.Join(unsigned, n)); err == nil {
+			t.Errorf("an unsigned release holds %s", n)
 		}
 	}
 }
@@ -99,7 +155,7 @@ func TestMakeRelease(t *testing.T) {
 		names = append(names, e.Name())
 	}
 	debName := "forgesync_" + version + "_amd64.deb"
-	if want := []string{"SHA256SUMS", "SHA256SUMS.minisig", debName, tarName, zipName}; !slices.Equal(names, want) {
+	if want := []string{"SHA256SUMS", "SHA256SUMS.minisig", debName, "forgesync.pub", tarName, zipName}; !slices.Equal(names, want) {
 		t.Fatalf("dist/release holds %q; want %q", names, want)
 	}
 	for _, n := range []string{sumsName, zipName, tarName, debName} {
