@@ -9,7 +9,7 @@
 #                      forgesync_<version>_linux_amd64.tar.gz (the binary, modules/,
 #                      lua/, README.md, LICENSE), forgesync_<version>_amd64.deb for
 #                      hosts (systemd unit, forgesync user), SHA256SUMS and, with
-#                      SIGN_KEY=<minisign secret key>, SHA256SUMS.minisig
+#                      SIGN_KEY=<minisign secret key>, SHA256SUMS.minisig and forgesync.pub
 #                      (the key's password, if any, in $$FORGESYNC_SIGN_PASSWORD);
 #                      reproducible: every date is SOURCE_DATE_EPOCH (the commit's time)
 #   make test-native   the portable C tests, plain and under ASan/UBSan
