@@ -180,19 +180,14 @@ func statusCommand() *cli.Command {
 	return &cli.Command{
 		Name: "status", Args: "", Nargs: cli.NoArgs,
 		Summary: "ask the running daemon what is installed, what was rejected and why\n" +
+			"Without a daemon it shows the state on disk (read under its lock, changing nothing).\n" +
 			"--watch follows the event stream, with a progress bar for a running install.\n" +
-			"Exit status: 0 daemon running, 1 no daemon, 2 failure.",
+			"Exit status: 0 daemon running, 1 no daemon (the state on disk shown), 2 failure.",
 		Flags: func(fs *flag.FlagSet) { fs.BoolVar(&watch, "watch", false, "follow the daemon's events") },
 		Run: func(ctx context.Context, e *cli.Env, args []string) int {
 			c := daemon.Dial(ctx, e.Config)
 			if c == nil {
-				n := view.NotRunning{Socket: e.Config.Paths.Socket}
-				if e.JSON {
-					gates := daemon.Gates(e.Config.Paths.Mods)
-					n.Gates = &gates
-				}
-				cli.Show(e, n, view.WriteNotRunning)
-				return cli.ExitInvalid
+				return statusOnDisk(ctx, e)
 			}
 			defer c.Close()
 			if watch {
@@ -239,6 +234,25 @@ func openapiCommand() *cli.Command {
 			return cli.ExitOK
 		},
 	}
+}
+
+// statusOnDisk is status without a daemon: the state on disk, read under
+// its shared lock; exit 1 (no daemon), or 2 when the state cannot be read.
+func statusOnDisk(ctx context.Context, e *cli.Env) int {
+	n := view.NotRunning{Socket: e.Config.Paths.Socket, StateDir: e.Config.Paths.State}
+	if e.JSON {
+		gates := daemon.Gates(e.Config.Paths.Mods)
+		n.Gates = &gates
+	}
+	disk, err := daemon.ReadOnDisk(ctx, e.Config, lockWait)
+	if disk != nil {
+		n.Status, n.Rejections = &disk.Status, disk.Rejections
+	}
+	cli.Show(e, n, view.WriteNotRunning)
+	if err != nil {
+		return e.Fail(fmt.Errorf("no daemon, and the state on disk cannot be read: %w", err))
+	}
+	return cli.ExitInvalid
 }
 
 // watchEvents prints the daemon's events as they come, drawing a progress

@@ -157,6 +157,27 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 	return &Store{Dir: dir, lock: lock}, nil
 }
 
+// OpenRead takes the state folder's lock shared, for a reader that
+// changes nothing (`status` without a daemon): readers share it, and wait
+// for a writer that holds it until ctx ends, failing with ErrLocked as
+// Open does. It creates nothing: a state folder without its lock file has
+// never been written, so there is nothing a writer could be changing, and
+// it returns the store unlocked.
+func OpenRead(ctx context.Context, dir string) (*Store, error) {
+	path := filepath.Join(dir, lockFileName)
+	lock, err := filelock.AcquireShared(ctx, path, nil)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return &Store{Dir: dir}, nil
+	case errors.Is(err, filelock.ErrHeld):
+		return nil, fmt.Errorf("%s (%s, held by pid %s); wait for it to finish, or use the daemon's socket: %w",
+			dir, lockFileName, readHolder(path), ErrLocked)
+	case err != nil:
+		return nil, fmt.Errorf("open store: %w", err)
+	}
+	return &Store{Dir: dir, lock: lock}, nil
+}
+
 func readHolder(path string) string {
 	data, err := atomicfile.ReadFile(path, maxHolderBytes)
 	if err != nil || strings.TrimSpace(string(data)) == "" {

@@ -34,10 +34,29 @@ func Acquire(ctx context.Context, path string, waiting func()) (*Lock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("filelock: open %s: %w", path, err)
 	}
+	return acquire(ctx, f, path, waiting, tryLock)
+}
+
+// AcquireShared takes a shared lock on the existing file path, as a
+// reader does: any number of readers hold it together, none while
+// another holds it exclusively ([Acquire]). It creates nothing: a missing
+// file fails with an error matching fs.ErrNotExist. It waits as Acquire
+// does.
+func AcquireShared(ctx context.Context, path string, waiting func()) (*Lock, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("filelock: open %s: %w", path, err)
+	}
+	return acquire(ctx, f, path, waiting, tryLockShared)
+}
+
+// acquire takes the lock on f, open at path, with try, waiting as
+// Acquire says; f is closed unless the lock is taken.
+func acquire(ctx context.Context, f *os.File, path string, waiting func(), try func(*os.File) error) (*Lock, error) {
 	t := time.NewTimer(0)
 	defer t.Stop()
 	for tries := 0; ; tries++ {
-		err := tryLock(f)
+		err := try(f)
 		if err == nil {
 			return &Lock{f: f}, nil
 		}

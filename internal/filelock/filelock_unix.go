@@ -17,4 +17,12 @@ func tryLock(f *os.File) error {
 	return err
 }
 
+func tryLockShared(f *os.File) error {
+	err := unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB)
+	if errors.Is(err, unix.EWOULDBLOCK) {
+		return errWouldBlock
+	}
+	return err
+}
+
 func unlock(f *os.File) error { return unix.Flock(int(f.Fd()), unix.LOCK_UN) }

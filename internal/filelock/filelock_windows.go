@@ -11,9 +11,15 @@ import (
 // into the file: Windows locks are mandatory, and others may still read it.
 const lockOffset = 1 << 30
 
-func tryLock(f *os.File) error {
+func tryLock(f *os.File) error { return lockFile(f, windows.LOCKFILE_EXCLUSIVE_LOCK) }
+
+func tryLockShared(f *os.File) error { return lockFile(f, 0) }
+
+// lockFile locks the byte at lockOffset with flags (exclusive, or 0 for
+// shared), failing at once when another holds it.
+func lockFile(f *os.File, flags uint32) error {
 	ol := &windows.Overlapped{Offset: lockOffset}
-	err := windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK|windows.LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, ol)
+	err := windows.LockFileEx(windows.Handle(f.Fd()), flags|windows.LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, ol)
 	if errors.Is(err, windows.ERROR_LOCK_VIOLATION) || errors.Is(err, windows.ERROR_IO_PENDING) {
 		return errWouldBlock
 	}

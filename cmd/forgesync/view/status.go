@@ -3,6 +3,7 @@ package view
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/inventory/rejection"
@@ -19,18 +20,29 @@ type RunningStatus struct {
 }
 
 // NotRunning is what `status` says when no daemon answers: where it
-// asked, and (in JSON) the mods folder's version gates.
+// asked, the mods folder's version gates (in JSON) and, when it could be
+// read, the state on disk (the folder, the status and the rejected
+// archives).
 type NotRunning struct {
-	Gates   *api.Gates `json:"gates,omitempty"`
-	Running bool       `json:"running"`
-	Socket  string     `json:"socket"`
+	Gates      *api.Gates      `json:"gates,omitempty"`
+	Running    bool            `json:"running"`
+	Socket     string          `json:"socket"`
+	StateDir   string          `json:"state_dir,omitempty"`
+	Status     *api.Status     `json:"status,omitempty"`
+	Rejections []api.Rejection `json:"rejections,omitempty"`
 }
 
-// WriteNotRunning writes that no daemon answers on the socket, and what
-// to do instead. The socket's path is the user's configuration, written as
-// it is.
+// WriteNotRunning writes that no daemon answers on the socket, the state
+// on disk when it was read, and what to do. The paths are the user's
+// configuration, written as they are.
 func WriteNotRunning(w io.Writer, n NotRunning) error {
 	fmt.Fprintf(w, "no forgesync daemon is answering on %s\n", n.Socket)
+	if n.Status != nil {
+		var b strings.Builder
+		printf(&b, "no daemon running: this is the state on disk (%s), as the last command left it\n", n.StateDir)
+		writeStatusBody(&b, *n.Status, n.Rejections)
+		io.WriteString(w, b.String())
+	}
 	_, err := fmt.Fprintln(w, "start one with `forgesync daemon`, or use `forgesync sync` and `forgesync packs` directly")
 	return err
 }

@@ -75,33 +75,43 @@ func WriteStatus(w io.Writer, st api.Status, rejected []api.Rejection) error {
 	if st.Commit != "" || st.BuildDate != "" {
 		printf(&b, "commit %s, built %s\n", cmp.Or(st.Commit, "unknown"), cmp.Or(st.BuildDate, "unknown"))
 	}
+	writeStatusBody(&b, st, rejected)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeStatusBody writes to b what status says of the installed set, a
+// running daemon's or the state on disk: the last sync, the counts, the
+// generation, the set, the gates and door automation, the warnings and
+// the rejected archives with their reasons.
+func writeStatusBody(b *strings.Builder, st api.Status, rejected []api.Rejection) {
 	if ls := st.LastSync; ls != nil {
 		at := ls.Time.Local().Format("2006-01-02 15:04:05")
 		if counts := resultCounts(ls.Results); len(counts) > 0 && ls.Error == "" {
-			printf(&b, "last sync: %s, %s (%s)\n", at, strings.Join(counts, ", "), seconds(ls.DurationSeconds))
+			printf(b, "last sync: %s, %s (%s)\n", at, strings.Join(counts, ", "), seconds(ls.DurationSeconds))
 		} else {
-			printf(&b, "last sync: %s, %s in %s\n", at, ls.Result, seconds(ls.DurationSeconds))
+			printf(b, "last sync: %s, %s in %s\n", at, ls.Result, seconds(ls.DurationSeconds))
 		}
 		if ls.Error != "" && ls.Result == api.SyncWaiting {
-			printf(&b, "  waiting: %s\n", ls.Error)
+			printf(b, "  waiting: %s\n", ls.Error)
 		} else if ls.Error != "" {
-			printf(&b, "  error: %s\n", ls.Error)
+			printf(b, "  error: %s\n", ls.Error)
 		}
 	}
 	c := st.Counts
-	printf(&b, "packs: %d installed, %d enabled; %s, %s; %d of %d doors in enabled packs; %s\n",
+	printf(b, "packs: %d installed, %d enabled; %s, %s; %d of %d doors in enabled packs; %s\n",
 		c.Packs, c.Enabled, text.Count(c.Pieces, "piece"), text.Count(c.Lifts, "lift"),
 		c.EnabledDoors, inventory.MaxDoorsInstalled, text.Count(c.Rejected, "rejected archive"))
 	if len(st.Queue) > 0 {
-		printf(&b, "queue: %s\n", strings.Join(st.Queue, ", "))
+		printf(b, "queue: %s\n", strings.Join(st.Queue, ", "))
 	}
 	if st.Generation > 0 {
-		printf(&b, "generation %d; kept archives take %s (forgesync history)\n", st.Generation, Bytes(st.KeptArchiveBytes))
+		printf(b, "generation %d; kept archives take %s (forgesync history)\n", st.Generation, Bytes(st.KeptArchiveBytes))
 	}
-	writeSetStatus(&b, st.Set)
+	writeSetStatus(b, st.Set)
 	if m := st.Modules; m != nil {
 		for _, mv := range m.Gates.Mods {
-			printf(&b, "%-20s %-10s %s (needs %s)\n", mv.Mod, cmp.Or(mv.Version, "-"), mv.State, mv.Minimum)
+			printf(b, "%-20s %-10s %s (needs %s)\n", mv.Mod, cmp.Or(mv.Version, "-"), mv.State, mv.Minimum)
 		}
 		// Door automation needs the gates and the module in place: the
 		// deploy's result, not the gates alone.
@@ -109,29 +119,27 @@ func WriteStatus(w io.Writer, st api.Status, rejected []api.Rejection) error {
 		if m.DoorAutomationOff != "" {
 			doors += " (" + m.DoorAutomationOff + ")"
 		}
-		printf(&b, "door automation: %s; pack lifts: %s; native module builds: %s\n",
+		printf(b, "door automation: %s; pack lifts: %s; native module builds: %s\n",
 			doors, canWork(m.Gates.PackLifts), strings.Join(m.SupportedBuilds, ", "))
 	}
 	for _, w := range st.Warnings {
-		printf(&b, "warning: %s\n", w)
+		printf(b, "warning: %s\n", w)
 	}
 	if st.Priority != "" {
-		printf(&b, "install priority: %s\n", st.Priority)
+		printf(b, "install priority: %s\n", st.Priority)
 	}
 	if st.LogFile != "" {
-		printf(&b, "log: %s\n", st.LogFile)
+		printf(b, "log: %s\n", st.LogFile)
 	}
 	if len(rejected) > 0 {
 		b.WriteString("\nrejected archives (in drop/rejected/):\n")
 		for _, r := range rejected {
-			printf(&b, "  %s  (%s)\n", r.Archive, r.Time.Local().Format("2006-01-02 15:04"))
+			printf(b, "  %s  (%s)\n", r.Archive, r.Time.Local().Format("2006-01-02 15:04"))
 			for _, reason := range r.Reasons {
-				printf(&b, "    - %s\n", reasonLine(reason))
+				printf(b, "    - %s\n", reasonLine(reason))
 			}
 		}
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
 }
 
 func canWork(b bool) string {
