@@ -103,16 +103,9 @@ func run(args []string) error {
 	sums := sha256Sums(written)
 	written[sumsName] = sums
 	if *signKey != "" {
-		sig, err := signSums(*signKey, os.Getenv(signPasswordEnv), sums)
-		if err != nil {
+		if err := sign(written, *signKey, sums); err != nil {
 			return err
 		}
-		written[sumsName+".minisig"] = sig
-		pub, err := publicKeyOf(*signKey, os.Getenv(signPasswordEnv))
-		if err != nil {
-			return err
-		}
-		written[pubName] = pub // after the sums: it checks them, they do not list it
 	}
 	for name, data := range written {
 		p := filepath.Join(*out, name)
@@ -121,5 +114,22 @@ func run(args []string) error {
 		}
 	}
 	fmt.Print(string(sums))
+	return nil
+}
+
+// sign adds to written the signature of sums by the key at keyPath and,
+// beside it, the key's public half: after the sums, which check the files
+// the key checks, and do not list it.
+func sign(written map[string][]byte, keyPath string, sums []byte) error {
+	sig, err := signSums(keyPath, os.Getenv(signPasswordEnv), sums)
+	if err != nil {
+		return err
+	}
+	written[sumsName+".minisig"] = sig
+	pub, err := publicKeyOf(keyPath, os.Getenv(signPasswordEnv))
+	if err != nil {
+		return err
+	}
+	written[pubName] = pub
 	return nil
 }
