@@ -98,8 +98,12 @@ func (p *Pipeline) deployNative(ctx context.Context, d *deploy.Deployer) ([]depl
 
 // nativeDeployment is the deployment of the native module into the mods
 // folder, without its source.
-func (p *Pipeline) nativeDeployment() deploy.Deployment {
-	return deploy.Deployment{Component: "native", Names: []string{native.ModulePath(), native.VersionPath()}, Target: p.opts.Mods, Base: p.opts.Mods}
+func (p *Pipeline) nativeDeployment() deploy.Deployment { return nativeDeploymentOf(p.opts.Mods) }
+
+// nativeDeploymentOf is the deployment of the native module into mods,
+// without its source.
+func nativeDeploymentOf(mods string) deploy.Deployment {
+	return deploy.Deployment{Component: "native", Names: []string{native.ModulePath(), native.VersionPath()}, Target: mods, Base: mods}
 }
 
 func missingModule(reason string) deploy.FileReport {

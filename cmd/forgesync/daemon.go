@@ -175,6 +175,26 @@ func setupCommand() *cli.Command {
 	}
 }
 
+func uninstallCommand() *cli.Command {
+	var yes, deleteDropped bool
+	return &cli.Command{
+		Name: "uninstall", Args: "", Nargs: cli.NoArgs,
+		Summary: "remove everything forgesync made: the service, every pack's content, the deployed scripts and module,\n" +
+			"the inventory files, drop, the state and the config; the game's folders are left as before setup.\n" +
+			"It names all of it and asks first (without a terminal: --yes); a file forgesync did not write stays,\n" +
+			"named, and so do the archives you dropped unless --delete-dropped.",
+		Flags: func(fs *flag.FlagSet) {
+			fs.BoolVar(&yes, "yes", false, "do not ask (needed without a terminal)")
+			fs.BoolVar(&deleteDropped, "delete-dropped", false, "also delete the archives you dropped that wait in drop or were rejected")
+		},
+		Run: func(ctx context.Context, e *cli.Env, args []string) int {
+			opts, _ := daemon.SetupService(runtime.GOOS, e.Machine) // the service, if setup installed one
+			return e.Exit(setup.Uninstall(ctx, setup.UninstallOptions{Config: e.Config, Service: opts, Log: e.Log, Yes: yes,
+				Terminal: cli.StdinTerminal(), In: os.Stdin, DeleteDropped: deleteDropped, LockWait: lockWait}, e.Stdout))
+		},
+	}
+}
+
 func statusCommand() *cli.Command {
 	var watch bool
 	return &cli.Command{

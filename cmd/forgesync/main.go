@@ -76,6 +76,7 @@ func commands() []*cli.Command {
 		packageIDCommand(),
 		serviceCommand(),
 		setupCommand(),
+		uninstallCommand(),
 		cli.VersionCommand(currentBuild),
 	}
 }

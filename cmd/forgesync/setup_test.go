@@ -85,6 +85,7 @@ func TestPlayerFirstHour(t *testing.T) {
 	}
 	p := newPlayer(t)
 	config := filepath.Join(p.home, ".config", "forgesync", "forgesync.toml")
+	beforeSetup := treeSnapshot(t, p.root)
 
 	code, _, errs := p.run(t, "setup", "--mods", p.mods, "--state", p.state)
 	if want := "forgesync setup: --paks: not given, and there is no terminal to ask on; pass --paks DIR (the game's Paks folder (e.g. ...\\Content\\Paks))\n"; code != cli.ExitFailure || errs != want {
@@ -130,7 +131,9 @@ func TestPlayerFirstHour(t *testing.T) {
 		t.Fatalf("sync = %d\n%s%s", code, out, errs)
 	}
 	code, out, errs = p.run(t, "status")
-	if code != cli.ExitInvalid || !strings.Contains(out+errs, "no forgesync daemon is answering on "+filepath.Join(p.state, "forgesync.sock")) {
+	if code != cli.ExitInvalid || !strings.Contains(out+errs, "no forgesync daemon is answering on "+filepath.Join(p.state, "forgesync.sock")) ||
+		!strings.Contains(out, "no daemon running: this is the state on disk ("+p.state+")") || !strings.Contains(out, "packs: 1 installed, 1 enabled;") ||
+		!strings.Contains(out, "MJOLNIRForge         0.5.0      ok") {
 		t.Fatalf("status without a daemon = %d\n%s%s", code, out, errs)
 	}
 	pack("foundry-wide", "fw.zip")
@@ -193,12 +196,24 @@ func TestPlayerFirstHour(t *testing.T) {
 		t.Errorf("the native module was not deployed from the bundle: %v", err)
 	}
 
-	code, out, errs = p.run(t, "setup", "--undo")
-	if code != cli.ExitOK || !strings.HasPrefix(out, "removed "+config+"\n") || errs != "" {
-		t.Fatalf("setup --undo = %d\n%s%s", code, out, errs)
+	// Uninstall: refused without a terminal and --yes, changing nothing;
+	// with --yes the game (and the home) are as before setup.
+	beforeUninstall := treeSnapshot(t, p.root)
+	code, out, errs = p.run(t, "uninstall")
+	if code != cli.ExitFailure || !strings.Contains(errs, "uninstall: not confirmed: there is no terminal to ask on; run `forgesync uninstall --yes`") ||
+		!strings.Contains(out, "1 installed pack (glass-works 2.0.0)") {
+		t.Fatalf("uninstall without a terminal = %d\n%s%s", code, out, errs)
 	}
-	if _, err := os.Stat(filepath.Join(p.paks, "MJOLNIRForge", "glass-works")); err != nil {
-		t.Errorf("setup --undo removed an installed pack: %v", err)
+	if d := diffSnapshots(beforeUninstall, treeSnapshot(t, p.root)); len(d) > 0 {
+		t.Fatalf("an unconfirmed uninstall changed:\n%s", strings.Join(d, "\n"))
+	}
+	code, out, errs = p.run(t, "uninstall", "--yes")
+	if code != cli.ExitOK || errs != "" || !strings.Contains(out, "removed "+config+"\n") ||
+		!strings.Contains(out, "removed "+filepath.Join(p.mods, filepath.FromSlash(native.ModulePath()))+"\n") {
+		t.Fatalf("uninstall --yes = %d\n%s%s", code, out, errs)
+	}
+	if d := diffSnapshots(beforeSetup, treeSnapshot(t, p.root)); len(d) > 0 {
+		t.Errorf("after uninstall, the game and the home differ from before setup:\n%s\nuninstall said:\n%s", strings.Join(d, "\n"), out)
 	}
 }
 
@@ -281,5 +296,106 @@ func TestSetupStrayQuote(t *testing.T) {
 	}
 	if _, err := os.Stat(p.state); err == nil {
 		t.Errorf("a refused setup made %s", p.state)
+	}
+}
+
+// TestUninstallKeepsWhatIsNotForgesyncs: uninstall keeps and names a file
+// the player put into a pack's folder and into a folder forgesync deploys
+// into, and the archives the player dropped (waiting, and rejected: its
+// note goes); --delete-dropped deletes those archives too. setup --undo
+// with packs installed warns and names uninstall.
+func TestUninstallKeepsWhatIsNotForgesyncs(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the player's files are found through HOME here; on Windows through %APPDATA%")
+	}
+	p := newPlayer(t)
+	if code, out, errs := p.run(t, "setup", "--mods", p.mods, "--paks", p.paks, "--state", p.state); code != cli.ExitOK {
+		t.Fatalf("setup = %d\n%s%s", code, out, errs)
+	}
+	if code, out, errs := p.run(t, "pack", filepath.Join(wd(t), "examples", "glass-works"), "-o", filepath.Join(p.drop, "gw.zip")); code != cli.ExitOK {
+		t.Fatalf("pack = %d\n%s%s", code, out, errs)
+	}
+	if err := os.WriteFile(filepath.Join(p.drop, "bad.zip"), []byte("not a zip"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errs := p.run(t, "sync"); code != cli.ExitInvalid {
+		t.Fatalf("sync = %d\n%s%s", code, out, errs)
+	}
+	mine := map[string]string{
+		filepath.Join(p.paks, "MJOLNIRForge", "glass-works", "notes.txt"):    "my notes\n",
+		filepath.Join(p.mods, "MJOLNIRLevelLoader", "Scripts", "my_mod.lua"): "-- mine\n",
+		filepath.Join(p.drop, "later.zip"):                                   "waiting\n",
+	}
+	for name, data := range mine {
+		if err := os.WriteFile(name, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, errs := p.run(t, "uninstall", "--yes")
+	rejected := filepath.Join(p.drop, "rejected", "bad.zip")
+	for _, want := range []string{
+		"and keeps " + filepath.Join(p.drop, "later.zip") + ", an archive you dropped (--delete-dropped deletes it)\n",
+		"and keeps " + rejected + ", an archive you dropped",
+		"kept " + filepath.Join(p.paks, "MJOLNIRForge", "glass-works", "notes.txt") + ": not placed by forgesync\n",
+		"kept " + filepath.Join(p.drop, "later.zip") + ": an archive you dropped (uninstall --delete-dropped deletes it)\n",
+		"kept " + rejected + ": an archive you dropped",
+		"removed " + rejected + ".txt\n",
+		"kept folder " + filepath.Join(p.mods, "MJOLNIRLevelLoader", "Scripts") + ": it is not empty\n",
+		"kept folder " + p.drop + ": it is not empty\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("uninstall --yes does not say %q:\n%s%s", want, out, errs)
+		}
+	}
+	if code != cli.ExitOK {
+		t.Errorf("uninstall --yes = %d\n%s%s", code, out, errs)
+	}
+	mine[rejected] = "not a zip"
+	for name, data := range mine {
+		if got, err := os.ReadFile(name); err != nil || string(got) != data {
+			t.Errorf("uninstall changed the player's %s: %q, %v", name, got, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(p.paks, "MJOLNIRForge", "glass-works", "Surfaces.utoc")); err == nil {
+		t.Errorf("uninstall left the pack's content")
+	}
+}
+
+// TestSetupUndoWarnsOfInstalledPacks: setup --undo with a pack installed
+// warns that it leaves it and names uninstall; after a setup again,
+// uninstall --delete-dropped deletes the rejected archive the player
+// dropped too.
+func TestSetupUndoWarnsOfInstalledPacks(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the player's files are found through HOME here; on Windows through %APPDATA%")
+	}
+	p := newPlayer(t)
+	setupArgs := []string{"setup", "--mods", p.mods, "--paks", p.paks, "--state", p.state}
+	if code, out, errs := p.run(t, setupArgs...); code != cli.ExitOK {
+		t.Fatalf("setup = %d\n%s%s", code, out, errs)
+	}
+	if code, out, errs := p.run(t, "pack", filepath.Join(wd(t), "examples", "glass-works"), "-o", filepath.Join(p.drop, "gw.zip")); code != cli.ExitOK {
+		t.Fatalf("pack = %d\n%s%s", code, out, errs)
+	}
+	if err := os.WriteFile(filepath.Join(p.drop, "bad.zip"), []byte("not a zip"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p.run(t, "sync")
+	code, out, errs := p.run(t, "setup", "--undo")
+	want := "warning: 1 pack is installed (glass-works): setup --undo leaves them, their content, the deployed scripts and the state " + p.state +
+		"; `forgesync uninstall` removes all of it (run it before setup --undo: without the config no command finds them)\n"
+	if code != cli.ExitOK || !strings.HasPrefix(out, want) {
+		t.Fatalf("setup --undo with a pack installed = %d\n%s%s\nwant it to start with %s", code, out, errs, want)
+	}
+	if code, out, errs := p.run(t, setupArgs...); code != cli.ExitOK {
+		t.Fatalf("setup again = %d\n%s%s", code, out, errs)
+	}
+	rejected := filepath.Join(p.drop, "rejected", "bad.zip")
+	code, out, errs = p.run(t, "uninstall", "--yes", "--delete-dropped")
+	if code != cli.ExitOK || !strings.Contains(out, "  "+rejected+", an archive you dropped (--delete-dropped)\n") || !strings.Contains(out, "removed "+rejected+"\n") {
+		t.Errorf("uninstall --delete-dropped = %d\n%s%s", code, out, errs)
+	}
+	if _, err := os.Stat(rejected); err == nil {
+		t.Errorf("uninstall --delete-dropped kept %s", rejected)
 	}
 }

@@ -3,8 +3,10 @@
 // the drop and state folders and, asked to, installs and starts the
 // service, recording all it made in <state>/setup.json; and the undo that
 // removes exactly that (folders it made that are empty, files whose
-// SHA-256 it recorded, the service it installed), naming what it keeps.
-// Two setups take turns on <state>/setup.lock.
+// SHA-256 it recorded, the service it installed), naming what it keeps;
+// and uninstall, which also removes what forgesync installed and deployed
+// since, leaving the game's folders as setup found them. Two setups take
+// turns on <state>/setup.lock.
 package setup
 
 import (
@@ -31,6 +33,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/internal/filelock"
 	"github.com/mjolnir-forge/forgesync/internal/samepath"
 	"github.com/mjolnir-forge/forgesync/native"
+	"github.com/mjolnir-forge/forgesync/pipeline"
 )
 
 // SetupRecordName is the file in the state folder where `forgesync setup`
@@ -80,6 +83,13 @@ type setupRecord struct {
 	SHA256  string         `json:"sha256"`
 	Made    []string       `json:"made"`
 	Service *serviceRecord `json:"service,omitempty"`
+	// Absent are the folders forgesync may make in the game's folders
+	// later (pipeline.GameFolders) that were missing at setup: uninstall
+	// removes them when empty, and keeps every other.
+	Absent []string `json:"absent,omitempty"`
+	// StateBefore names what the state folder held at setup when setup
+	// did not make it: uninstall keeps those.
+	StateBefore []string `json:"state_before,omitempty"`
 }
 
 // serviceRecord is the service setup installed: its name, and whether it
@@ -107,6 +117,26 @@ type setupRun struct {
 	cfg              *config.Config
 	made             []string // the folders this run made, outermost first
 	out              io.Writer
+	absent           []string // pipeline.GameFolders missing before this run
+	stateBefore      []string // what State held before this run; nil when missing
+}
+
+// beforeSetup returns the game folders forgesync may make later that are
+// missing now, and the names the state folder holds now (nil when it is
+// missing): what uninstall must leave as it found it.
+func beforeSetup(o SetupOptions) (absent, stateBefore []string) {
+	for _, d := range pipeline.GameFolders(pipeline.Options{Mods: o.Mods, Paks: o.Paks, State: o.State}) {
+		if _, err := os.Lstat(d); errors.Is(err, fs.ErrNotExist) {
+			absent = append(absent, d)
+		}
+	}
+	if entries, err := os.ReadDir(o.State); err == nil {
+		stateBefore = []string{}
+		for _, e := range entries {
+			stateBefore = append(stateBefore, e.Name())
+		}
+	}
+	return absent, stateBefore
 }
 
 // Setup checks the game folders of o, writes the config where discovery
@@ -124,6 +154,7 @@ func Setup(ctx context.Context, o SetupOptions, out io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
+	r.absent, r.stateBefore = beforeSetup(r.o)
 	defer func() {
 		if err != nil {
 			r.unmake() // nothing recorded them
@@ -251,7 +282,11 @@ func (r *setupRun) run() error {
 			return err
 		}
 	}
-	rec := setupRecord{Config: r.file, SHA256: hash(r.text), Made: mergeMade(prev.Made, r.made), Service: prev.Service}
+	rec := setupRecord{Config: r.file, SHA256: hash(r.text), Made: mergeMade(prev.Made, r.made), Service: prev.Service,
+		Absent: mergeMade(prev.Absent, r.absent), StateBefore: prev.StateBefore}
+	if prev.Config == "" && !slices.Contains(r.made, r.o.State) {
+		rec.StateBefore = r.stateBefore
+	}
 	if err := r.write(old, prev, rec); err != nil {
 		return err
 	}

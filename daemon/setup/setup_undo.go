@@ -8,10 +8,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/mjolnir-forge/forgesync/config"
 	"github.com/mjolnir-forge/forgesync/daemon"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
+	"github.com/mjolnir-forge/forgesync/internal/text"
+	"github.com/mjolnir-forge/forgesync/pipeline"
 )
 
 // SetupUndo removes what [Setup] made for o.Env, as its record in the
@@ -39,6 +42,7 @@ func SetupUndo(ctx context.Context, o SetupOptions, out io.Writer) error {
 	if _, err := undoRecord(recordPath, file, cfg); err != nil {
 		return err
 	}
+	warnInstalled(cfg, out)
 	o.State = cfg.Paths.State
 	lock, err := lockSetup(ctx, &o, out)
 	if err != nil {
@@ -176,4 +180,19 @@ func removeLockFile(path string, out io.Writer) {
 	if err := os.Remove(path); err != nil {
 		fmt.Fprintf(out, "kept %s: %v\n", path, err)
 	}
+}
+
+// warnInstalled says, when packs are installed, that undo leaves them and
+// what removes them: once the config is gone no command finds the state.
+func warnInstalled(cfg *config.Config, out io.Writer) {
+	packs, err := pipeline.ReadPacks(cfg.Paths.State)
+	if err != nil || len(packs) == 0 {
+		return
+	}
+	ids := make([]string, len(packs))
+	for i, p := range packs {
+		ids[i] = p.Manifest.ID
+	}
+	fmt.Fprintf(out, "warning: %s installed (%s): setup --undo leaves them, their content, the deployed scripts and the state %s; `forgesync uninstall` removes all of it (run it before setup --undo: without the config no command finds them)\n",
+		text.Of(len(packs), "pack is", "packs are"), strings.Join(ids, ", "), cfg.Paths.State)
 }
