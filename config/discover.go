@@ -58,6 +58,16 @@ func (e Env) getenv(k string) string {
 	return os.Getenv(k)
 }
 
+// Var returns the account's environment variable k, as e reads it.
+func (e Env) Var(k string) string { return e.getenv(k) }
+
+// HomeDir returns the account's home folder, as e knows it ("" when
+// none).
+func (e Env) HomeDir() string { return e.home() }
+
+// OS returns the operating system whose rules e applies.
+func (e Env) OS() string { return e.goos() }
+
 func (e Env) home() string {
 	if e.Home != "" || e.Getenv != nil {
 		return e.Home

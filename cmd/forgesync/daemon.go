@@ -144,7 +144,8 @@ func setupCommand() *cli.Command {
 		Name: "setup", Args: "", NoConfig: true, Nargs: cli.NoArgs,
 		Summary: "the one command after unzipping: check the game's folders, write the config where forgesync finds it\n" +
 			"(the user's, or the machine's with --machine) and make the drop folder; it asks on a terminal,\n" +
-			"and without one every folder must be a flag. --service also installs and starts the service;\n" +
+			"offering its config's folders, else the game found in Steam's libraries; without a terminal it\n" +
+			"takes those. --service also installs and starts the service;\n" +
 			"--undo removes what setup made (never a pack, never a file it did not write).",
 		Flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&setupFlags.mods, "mods", "", "the game's UE4SS Mods `DIR`")

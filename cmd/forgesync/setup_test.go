@@ -88,11 +88,11 @@ func TestPlayerFirstHour(t *testing.T) {
 	beforeSetup := treeSnapshot(t, p.root)
 
 	code, _, errs := p.run(t, "setup", "--mods", p.mods, "--state", p.state)
-	if want := "forgesync setup: --paks: not given, and there is no terminal to ask on; pass --paks DIR (the game's Paks folder (e.g. ...\\Content\\Paks))\n"; code != cli.ExitFailure || errs != want {
+	if want := "forgesync setup: --paks: not given, and there is no terminal to ask on; pass --paks DIR (the game's Paks folder (e.g. ~/.local/share/Steam/steamapps/common/GAME/PROJECT/Content/Paks))\n"; code != cli.ExitFailure || errs != want {
 		t.Fatalf("setup without --paks = %d %q; want %d %q", code, errs, cli.ExitFailure, want)
 	}
 	code, _, errs = p.run(t, "setup", "--mods", p.mods, "--paks", "/x", "--state", p.state)
-	if want := "forgesync setup: --paks /x: no such folder; give the game's Paks folder, e.g. ...\\Content\\Paks\n"; code != cli.ExitFailure || errs != want {
+	if want := "forgesync setup: --paks /x: no such folder; give the game's Paks folder, e.g. ~/.local/share/Steam/steamapps/common/GAME/PROJECT/Content/Paks\n"; code != cli.ExitFailure || errs != want {
 		t.Fatalf("setup --paks /x = %d %q; want %q", code, errs, want)
 	}
 
@@ -105,6 +105,15 @@ func TestPlayerFirstHour(t *testing.T) {
 	code, out, _ = p.run(t, "setup", "--mods", p.mods, "--paks", p.paks, "--state", p.state)
 	if code != cli.ExitOK || !strings.Contains(out, "nothing to change: "+config+" already says this\n") {
 		t.Fatalf("second setup = %d\n%s", code, out)
+	}
+	// Setup again with no flags, no terminal: the config's folders.
+	afterSetup := treeSnapshot(t, p.root)
+	code, out, errs = p.run(t, "setup")
+	if code != cli.ExitOK || !strings.Contains(out, "nothing to change: "+config+" already says this\n") || errs != "" {
+		t.Fatalf("setup again with no flags = %d\n%s%s", code, out, errs)
+	}
+	if d := diffSnapshots(afterSetup, treeSnapshot(t, p.root)); len(d) > 0 {
+		t.Fatalf("setup again with no flags changed:\n%s", strings.Join(d, "\n"))
 	}
 
 	// Without systemd, --service is refused, and changes nothing.

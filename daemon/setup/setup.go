@@ -421,9 +421,10 @@ func tomlString(s string) string {
 // and Paks exist, are folders and writable, State is a folder or missing,
 // and none is inside another.
 func checkSetupFolders(o *SetupOptions) error {
+	ex := folderExamples(o.Env)
 	example := map[string]string{
-		"mods":  `the game's UE4SS Mods folder, e.g. ...\Binaries\Win64\Mods (or .../Binaries/Win64/ue4ss/Mods)`,
-		"paks":  `the game's Paks folder, e.g. ...\Content\Paks`,
+		"mods":  "the game's UE4SS Mods folder, e.g. " + ex.mods,
+		"paks":  "the game's Paks folder, e.g. " + ex.paks,
 		"state": `a folder of forgesync's own, e.g. ` + o.Env.UserStateDir(),
 	}
 	dirs := []struct {
@@ -587,21 +588,64 @@ func hash(b []byte) string {
 	return hex.EncodeToString(s[:])
 }
 
-// SetupAsk fills in the folders o lacks: on a terminal it asks for each on
-// out and reads the answer from in (an empty answer takes the shown
-// default, when there is one); without a terminal it never prompts and
-// names the first missing flag.
+// examples are the game's folders as a player of env's OS finds them.
+type examples struct{ mods, paks string }
+
+// folderExamples returns the example Mods and Paks folders of env's OS:
+// Windows paths on Windows, a Steam library's (Proton's too) elsewhere.
+func folderExamples(env config.Env) examples {
+	if env.OS() == "windows" {
+		return examples{mods: `...\Binaries\Win64\Mods (or ...\Binaries\Win64\ue4ss\Mods)`, paks: `...\Content\Paks`}
+	}
+	return examples{mods: "~/.local/share/Steam/steamapps/common/GAME/PROJECT/Binaries/Win64/Mods (or .../Win64/ue4ss/Mods)",
+		paks: "~/.local/share/Steam/steamapps/common/GAME/PROJECT/Content/Paks"}
+}
+
+// setupDefaults returns the folder each question offers: those of the
+// config setup would rewrite, when there is one; else the state folder's
+// default and the game Steam's libraries hold (the first of several, on
+// a terminal; without one only when there is exactly one), which it
+// names on out.
+func setupDefaults(o *SetupOptions, out io.Writer, terminal bool) (mods, paks, state string) {
+	file := ConfigFile(o.Env)
+	if data, err := atomicfile.ReadFile(file, config.MaxConfigBytes); err == nil {
+		if cfg, err := config.ParseEnv(file, data, o.Env); err == nil {
+			return cfg.Paths.Mods, cfg.Paths.Paks, cfg.Paths.State
+		}
+	}
+	state = o.Env.UserStateDir()
+	if o.Env.Machine {
+		state = o.Env.MachineStateDir()
+	}
+	if o.Mods != "" && o.Paks != "" {
+		return "", "", state
+	}
+	games := FindSteamGames(o.Env)
+	for _, g := range games {
+		fmt.Fprintf(out, "found through Steam: mods %s, paks %s\n", g.Mods, g.Paks)
+	}
+	if len(games) == 1 || len(games) > 1 && terminal {
+		return games[0].Mods, games[0].Paks, state
+	}
+	return "", "", state
+}
+
+// SetupAsk fills in the folders o lacks. Each has a default: the folder
+// the config setup would rewrite says, else the state folder's default
+// and the game found in Steam's libraries. On a terminal it asks for each
+// on out, showing the default, and reads the answer from in (an empty
+// answer takes the default); without a terminal it takes the defaults
+// and names the first flag that has none.
 func SetupAsk(o *SetupOptions, in io.Reader, out io.Writer, terminal bool) error {
+	ex := folderExamples(o.Env)
+	mods, paks, state := setupDefaults(o, out, terminal)
 	questions := []struct {
 		flag, question, def string
 		path                *string
 	}{
-		{"mods", `the game's UE4SS Mods folder (e.g. ...\Binaries\Win64\Mods)`, "", &o.Mods},
-		{"paks", `the game's Paks folder (e.g. ...\Content\Paks)`, "", &o.Paks},
-		{"state", "forgesync's own folder, for its state and logs", o.Env.UserStateDir(), &o.State},
-	}
-	if o.Env.Machine {
-		questions[2].def = o.Env.MachineStateDir()
+		{"mods", "the game's UE4SS Mods folder (e.g. " + ex.mods + ")", mods, &o.Mods},
+		{"paks", "the game's Paks folder (e.g. " + ex.paks + ")", paks, &o.Paks},
+		{"state", "forgesync's own folder, for its state and logs", state, &o.State},
 	}
 	var lines *bufio.Scanner
 	for _, q := range questions {
@@ -609,27 +653,40 @@ func SetupAsk(o *SetupOptions, in io.Reader, out io.Writer, terminal bool) error
 			continue
 		}
 		if !terminal {
-			return fmt.Errorf("--%s: not given, and there is no terminal to ask on; pass --%s DIR (%s)", q.flag, q.flag, q.question)
+			if q.def == "" {
+				return fmt.Errorf("--%s: not given, and there is no terminal to ask on; pass --%s DIR (%s)", q.flag, q.flag, q.question)
+			}
+			*q.path = q.def
+			continue
 		}
 		if lines == nil {
 			lines = bufio.NewScanner(in)
 		}
-		for *q.path == "" {
-			if q.def != "" {
-				fmt.Fprintf(out, "%s [%s]: ", q.question, q.def)
-			} else {
-				fmt.Fprintf(out, "%s: ", q.question)
+		if err := ask(lines, out, q.flag, q.question, q.def, q.path); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ask asks question on out until lines gives an answer, or an empty one
+// where there is a default, and sets *path to it.
+func ask(lines *bufio.Scanner, out io.Writer, flag, question, def string, path *string) error {
+	for *path == "" {
+		if def != "" {
+			fmt.Fprintf(out, "%s [%s]: ", question, def)
+		} else {
+			fmt.Fprintf(out, "%s: ", question)
+		}
+		if !lines.Scan() {
+			if err := lines.Err(); err != nil {
+				return fmt.Errorf("setup: read the answer for --%s: %w", flag, err)
 			}
-			if !lines.Scan() {
-				if err := lines.Err(); err != nil {
-					return fmt.Errorf("setup: read the answer for --%s: %w", q.flag, err)
-				}
-				return fmt.Errorf("--%s: no answer (the input ended); pass --%s DIR", q.flag, q.flag)
-			}
-			*q.path = strings.Trim(strings.TrimSpace(lines.Text()), `"`)
-			if *q.path == "" {
-				*q.path = q.def
-			}
+			return fmt.Errorf("--%s: no answer (the input ended); pass --%s DIR", flag, flag)
+		}
+		*path = strings.Trim(strings.TrimSpace(lines.Text()), `"`)
+		if *path == "" {
+			*path = def
 		}
 	}
 	return nil

@@ -218,15 +218,16 @@ func TestSetupRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	missing := filepath.Join(t.TempDir(), "x")
+	ex := folderExamples(o.Env)
 	tests := []struct {
 		name   string
 		change func(*SetupOptions)
 		want   string
 	}{
-		{"no mods", func(o *SetupOptions) { o.Mods = "" }, `--mods: no folder given; give the game's UE4SS Mods folder, e.g. ...\Binaries\Win64\Mods (or .../Binaries/Win64/ue4ss/Mods)`},
-		{"no paks folder", func(o *SetupOptions) { o.Paks = missing }, "--paks " + missing + `: no such folder; give the game's Paks folder, e.g. ...\Content\Paks`},
-		{"mods missing", func(o *SetupOptions) { o.Mods = missing }, "--mods " + missing + `: no such folder; give the game's UE4SS Mods folder, e.g. ...\Binaries\Win64\Mods (or .../Binaries/Win64/ue4ss/Mods)`},
-		{"paks a file", func(o *SetupOptions) { o.Paks = file }, "--paks " + file + `: a file, not a folder; give the game's Paks folder, e.g. ...\Content\Paks`},
+		{"no mods", func(o *SetupOptions) { o.Mods = "" }, "--mods: no folder given; give the game's UE4SS Mods folder, e.g. " + ex.mods},
+		{"no paks folder", func(o *SetupOptions) { o.Paks = missing }, "--paks " + missing + ": no such folder; give the game's Paks folder, e.g. " + ex.paks},
+		{"mods missing", func(o *SetupOptions) { o.Mods = missing }, "--mods " + missing + ": no such folder; give the game's UE4SS Mods folder, e.g. " + ex.mods},
+		{"paks a file", func(o *SetupOptions) { o.Paks = file }, "--paks " + file + ": a file, not a folder; give the game's Paks folder, e.g. " + ex.paks},
 		{"state a file", func(o *SetupOptions) { o.State = file }, "--state " + file + ": a file, not a folder; give a folder of forgesync's own, e.g. " + o.Env.UserStateDir()},
 		{"paks inside mods", func(o *SetupOptions) { o.Paks = o.Mods + string(filepath.Separator) + "MJOLNIRForge" }, "--paks " + filepath.Join(o.Mods, "MJOLNIRForge") + " is inside --mods " + o.Mods + "; give folders that are not inside each other"},
 		{"mods inside state", func(o *SetupOptions) { o.State = filepath.Dir(filepath.Dir(o.Mods)) }, "--mods " + o.Mods + " is inside --state " + filepath.Dir(filepath.Dir(o.Mods)) + "; give folders that are not inside each other"},
@@ -281,7 +282,7 @@ func TestSetupAskNeverPromptsWithoutATerminal(t *testing.T) {
 	o.Paks = ""
 	var out strings.Builder
 	err := SetupAsk(&o, strings.NewReader("/somewhere\n"), &out, false)
-	want := `--paks: not given, and there is no terminal to ask on; pass --paks DIR (the game's Paks folder (e.g. ...\Content\Paks))`
+	want := "--paks: not given, and there is no terminal to ask on; pass --paks DIR (the game's Paks folder (e.g. " + folderExamples(o.Env).paks + "))"
 	if err == nil || err.Error() != want {
 		t.Errorf("err = %v\nwant %s", err, want)
 	}
@@ -302,8 +303,9 @@ func TestSetupAskOnATerminal(t *testing.T) {
 	if o.Mods != mods || o.Paks != "/game/Paks" || o.State != state {
 		t.Errorf("answers = %q %q %q", o.Mods, o.Paks, o.State)
 	}
-	want := `the game's UE4SS Mods folder (e.g. ...\Binaries\Win64\Mods): ` +
-		`the game's Paks folder (e.g. ...\Content\Paks): the game's Paks folder (e.g. ...\Content\Paks): ` +
+	ex := folderExamples(o.Env)
+	want := "the game's UE4SS Mods folder (e.g. " + ex.mods + "): " +
+		"the game's Paks folder (e.g. " + ex.paks + "): the game's Paks folder (e.g. " + ex.paks + "): " +
 		"forgesync's own folder, for its state and logs [" + state + "]: "
 	if out.String() != want {
 		t.Errorf("prompts = %q\nwant %q", out.String(), want)
@@ -347,5 +349,18 @@ func TestSetupWithoutAConfigFolder(t *testing.T) {
 	want := "setup: this account has no config folder (neither %APPDATA% nor a home folder is set): run setup with --machine, or set one"
 	if err == nil || err.Error() != want {
 		t.Errorf("err = %v; want %s", err, want)
+	}
+}
+
+// TestFolderExamplesPerOS: the examples are the OS's paths: Windows ones
+// on Windows, a Steam library's elsewhere (they were Windows ones on
+// Linux).
+func TestFolderExamplesPerOS(t *testing.T) {
+	win, linux := folderExamples(config.Env{GOOS: "windows"}), folderExamples(config.Env{GOOS: "linux"})
+	if win.mods != `...\Binaries\Win64\Mods (or ...\Binaries\Win64\ue4ss\Mods)` || win.paks != `...\Content\Paks` {
+		t.Errorf("Windows examples = %+v", win)
+	}
+	if strings.Contains(linux.mods+linux.paks, `\`) || !strings.HasPrefix(linux.mods, "~/.local/share/Steam/steamapps/common/") || !strings.HasSuffix(linux.paks, "/Content/Paks") {
+		t.Errorf("Linux examples = %+v; want Linux paths", linux)
 	}
 }
