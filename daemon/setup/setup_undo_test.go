@@ -2,12 +2,15 @@ package setup
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mjolnir-forge/forgesync/config"
 )
 
 // editRecord rewrites the made list of the setup record in state, as a
@@ -182,5 +185,44 @@ func TestSetupThatFailsLeavesNothing(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(blocker); string(data) != "not a folder" {
 		t.Errorf("the file in the way was changed")
+	}
+}
+
+// TestUninstallAsksOnATerminal: on a terminal uninstall asks y/N after
+// naming what it removes; anything but yes removes nothing, yes removes
+// it all; without a terminal and --yes it refuses, removing nothing.
+func TestUninstallAsksOnATerminal(t *testing.T) {
+	o := fakeGame(t)
+	runSetup(t, o)
+	file := ConfigFile(o.Env)
+	cfg, err := config.LoadEnv(file, o.Env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	uo := UninstallOptions{Config: cfg, LockWait: time.Second}
+	var out strings.Builder
+	if err := Uninstall(t.Context(), uo, &out); !errors.Is(err, ErrNotConfirmed) {
+		t.Errorf("Uninstall without a terminal = %v; want ErrNotConfirmed", err)
+	}
+	uo.Terminal = true
+	for _, answer := range []string{"n\n", "\n", ""} {
+		out.Reset()
+		uo.In = strings.NewReader(answer)
+		if err := Uninstall(t.Context(), uo, &out); err != nil || !strings.HasSuffix(out.String(), "remove all of this? [y/N]: nothing removed\n") {
+			t.Errorf("Uninstall answered %q = %v\n%s", answer, err, out.String())
+		}
+		if _, err := os.Stat(file); err != nil {
+			t.Fatalf("Uninstall answered %q removed the config: %v", answer, err)
+		}
+	}
+	out.Reset()
+	uo.In = strings.NewReader("yes\n")
+	if err := Uninstall(t.Context(), uo, &out); err != nil || !strings.Contains(out.String(), "removed "+file+"\n") {
+		t.Errorf("Uninstall answered yes = %v\n%s", err, out.String())
+	}
+	for _, gone := range []string{file, o.State, filepath.Join(o.Mods, "MJOLNIRForgePacks")} {
+		if _, err := os.Stat(gone); err == nil {
+			t.Errorf("Uninstall left %s\n%s", gone, out.String())
+		}
 	}
 }
