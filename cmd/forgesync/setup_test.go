@@ -408,3 +408,29 @@ func TestSetupUndoWarnsOfInstalledPacks(t *testing.T) {
 		t.Errorf("uninstall --delete-dropped kept %s", rejected)
 	}
 }
+
+// TestUninstallRefusedWhileADaemonRuns: a daemon that uninstall did not
+// start as a service holds the state: uninstall says to stop it and
+// removes nothing.
+func TestUninstallRefusedWhileADaemonRuns(t *testing.T) {
+	g := newGame(t)
+	if err := os.WriteFile(filepath.Join(g.drop, "good.zip"), packZip(t, "good-pack", "1.0.0", 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errs := runCLI(t, "sync", "--config", g.config); code != cli.ExitOK {
+		t.Fatalf("sync = %d\n%s%s", code, out, errs)
+	}
+	g.start(t)
+	before := treeSnapshot(t, filepath.Join(g.root, "paks"))
+	code, _, errs := runCLI(t, "uninstall", "--yes", "--config", g.config)
+	want := "forgesync uninstall: uninstall: a forgesync daemon answers on " + g.sock + ": stop it (Ctrl-C where it runs, or `forgesync service stop`) and run uninstall again; nothing was removed\n"
+	if code != cli.ExitFailure || errs != want {
+		t.Errorf("uninstall beside a daemon = %d %q; want %d %q", code, errs, cli.ExitFailure, want)
+	}
+	if d := diffSnapshots(before, treeSnapshot(t, filepath.Join(g.root, "paks"))); len(d) > 0 {
+		t.Errorf("a refused uninstall changed the packs:\n%s", strings.Join(d, "\n"))
+	}
+	if _, err := os.Stat(g.config); err != nil {
+		t.Errorf("a refused uninstall removed the config: %v", err)
+	}
+}

@@ -72,15 +72,17 @@ func Uninstall(ctx context.Context, o UninstallOptions, out io.Writer) error {
 	if ok, err := r.confirm(); err != nil || !ok {
 		return err
 	}
+	removed := "nothing was removed"
 	if r.hasRecord && r.rec.Service != nil {
 		so := SetupOptions{Service: &o.Service, Log: o.Log}
 		if err := undoService(r.cfg, so, *r.rec.Service, out); err != nil {
 			return fmt.Errorf("uninstall: the %s service is still there: %w; nothing else was removed: run uninstall again as an administrator (root)", r.rec.Service.Name, err)
 		}
+		removed = "only the service was removed"
 	}
 	if c := daemon.Dial(ctx, r.cfg); c != nil {
 		c.Close()
-		return fmt.Errorf("uninstall: a forgesync daemon answers on %s: stop it (Ctrl-C where it runs, or `forgesync service stop`) and run uninstall again; nothing was removed", r.cfg.Paths.Socket)
+		return fmt.Errorf("uninstall: a forgesync daemon answers on %s: stop it (Ctrl-C where it runs, or `forgesync service stop`) and run uninstall again; %s", r.cfg.Paths.Socket, removed)
 	}
 	p := r.cfg.Paths
 	u, err := pipeline.Uninstall(ctx, pipeline.Options{Drop: p.Drop, Mods: p.Mods, Paks: p.Paks, State: p.State, LockWait: o.LockWait}, o.DeleteDropped)
