@@ -525,6 +525,19 @@ rc=0; sfs setup --machine --mods "$smods" --paks "$spaks" --state "$sstate-m" > 
 sfs setup --undo > "$work/undo-user.out" 2>&1 || { cat "$work/undo-user.out"; fail "setup --undo of the user's setup"; }
 [ ! -e "$(unixpath "$ucfg")" ] || fail "setup --undo left $ucfg"
 
+step "uninstall: setup, a pack synced (content, Lua scripts, module deployed), uninstall --yes: the game as before setup"
+gametree() { (cd "$1" && find . -printf '%y %m %p\n' | sort && find . -type f -exec sha256sum {} + | sort); }
+gametree "$sroot" > "$work/before-setup.tree"
+sfs setup --mods "$smods" --paks "$spaks" --state "$sstate" > "$work/u-setup.out" 2>&1 || { cat "$work/u-setup.out"; fail "setup before uninstall"; }
+"$bin/forgesync" pack "$packsrc/foundry-wide" -o "$sroot/Game/Mods/MJOLNIRForgePacks/drop/fw.zip" >/dev/null
+sfs sync > "$work/u-sync.out" 2>&1 || { cat "$work/u-sync.out"; fail "sync before uninstall"; }
+[ -f "$sroot/Game/Mods/MJOLNIRLobby/dlls/forge_doors.dll" ] || { cat "$work/u-sync.out"; fail "sync deployed no module before uninstall"; }
+rc=0; sfs uninstall < /dev/null > "$work/u-refused.out" 2>&1 || rc=$?
+[ "$rc" = 2 ] && grep -q "uninstall --yes" "$work/u-refused.out" || { cat "$work/u-refused.out"; fail "uninstall without a terminal or --yes: exit $rc"; }
+sfs uninstall --yes > "$work/u.out" 2>&1 || { cat "$work/u.out"; fail "uninstall --yes"; }
+gametree "$sroot" > "$work/after-uninstall.tree"
+diff "$work/before-setup.tree" "$work/after-uninstall.tree" || { cat "$work/u.out"; fail "after uninstall the game differs from before setup"; }
+
 step "setup --machine --service installs the service; setup --undo --machine removes it"
 # wineboot -i and the first program each start a services.exe in a new
 # prefix; a service one creates the other does not know, and a client may

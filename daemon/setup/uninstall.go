@@ -174,16 +174,19 @@ func (r *uninstallRun) removeState() {
 		fmt.Fprintf(r.out, "kept %s: %v\n", state, err)
 		return
 	}
+	removed := 0
 	for _, e := range entries {
 		if slices.Contains(r.rec.StateBefore, e.Name()) {
 			fmt.Fprintf(r.out, "kept %s: it was there before setup\n", filepath.Join(state, e.Name()))
 			continue
 		}
-		if err := os.RemoveAll(filepath.Join(state, e.Name())); err != nil {
+		if err := atomicfile.RemoveAll(atomicfile.Renamer{}, filepath.Join(state, e.Name())); err != nil {
 			fmt.Fprintf(r.out, "kept %s: %v\n", filepath.Join(state, e.Name()), err)
+			continue
 		}
+		removed++
 	}
-	fmt.Fprintf(r.out, "removed the contents of %s\n", state)
+	fmt.Fprintf(r.out, "removed %s from %s (forgesync's state)\n", text.Of(removed, "entry", "entries"), state)
 }
 
 // removeConfig removes the config when it holds what setup wrote.
