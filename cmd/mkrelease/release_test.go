@@ -155,7 +155,7 @@ func TestMakeRelease(t *testing.T) {
 		names = append(names, e.Name())
 	}
 	debName := "forgesync_" + version + "_amd64.deb"
-	if want := []string{"SHA256SUMS", "SHA256SUMS.minisig", debName, "forgesync.pub", tarName, zipName}; !slices.Equal(names, want) {
+	if want := []string{"SHA256SUMS", "SHA256SUMS.minisig", "forgesync.pub", debName, tarName, zipName}; !slices.Equal(names, want) {
 		t.Fatalf("dist/release holds %q; want %q", names, want)
 	}
 	for _, n := range []string{sumsName, zipName, tarName, debName} {
