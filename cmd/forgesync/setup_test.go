@@ -205,12 +205,16 @@ func TestPlayerFirstHour(t *testing.T) {
 		t.Errorf("the native module was not deployed from the bundle: %v", err)
 	}
 
+	// The rollback rolled back: both packs installed again.
+	if code, out, errs = p.run(t, "rollback"); code != cli.ExitOK || !strings.Contains(out, "rolled back to generation 2: now generation 4\n  installed foundry-wide 1.4.0\n") {
+		t.Fatalf("rollback of the rollback = %d\n%s%s", code, out, errs)
+	}
 	// Uninstall: refused without a terminal and --yes, changing nothing;
 	// with --yes the game (and the home) are as before setup.
 	beforeUninstall := treeSnapshot(t, p.root)
 	code, out, errs = p.run(t, "uninstall")
 	if code != cli.ExitFailure || !strings.Contains(errs, "uninstall: not confirmed: there is no terminal to ask on; run `forgesync uninstall --yes`") ||
-		!strings.Contains(out, "1 installed pack (glass-works 2.0.0)") {
+		!strings.Contains(out, "2 installed packs (foundry-wide 1.4.0, glass-works 2.0.0)") {
 		t.Fatalf("uninstall without a terminal = %d\n%s%s", code, out, errs)
 	}
 	if d := diffSnapshots(beforeUninstall, treeSnapshot(t, p.root)); len(d) > 0 {
