@@ -64,6 +64,10 @@ func Dropped(drop string) ([]string, error) {
 // deleteDropped. The state folder itself is the caller's to remove. It
 // refuses a state it cannot read, changing nothing.
 func Uninstall(ctx context.Context, opts Options, deleteDropped bool) (*Uninstalled, error) {
+	if _, err := os.Stat(opts.State); errors.Is(err, fs.ErrNotExist) {
+		u := &Uninstalled{} // nothing was ever installed; make no state to find that out
+		return u, u.drop(opts.Drop, deleteDropped)
+	}
 	wctx, cancel := context.WithTimeout(ctx, opts.LockWait)
 	s, err := store.Open(wctx, opts.State)
 	cancel()

@@ -532,6 +532,9 @@ sfs setup --mods "$smods" --paks "$spaks" --state "$sstate" > "$work/u-setup.out
 "$bin/forgesync" pack "$packsrc/foundry-wide" -o "$sroot/Game/Mods/MJOLNIRForgePacks/drop/fw.zip" >/dev/null
 sfs sync > "$work/u-sync.out" 2>&1 || { cat "$work/u-sync.out"; fail "sync before uninstall"; }
 [ -f "$sroot/Game/Mods/MJOLNIRLobby/dlls/forge_doors.dll" ] || { cat "$work/u-sync.out"; fail "sync deployed no module before uninstall"; }
+rc=0; sfs status > "$work/u-status.out" 2>&1 || rc=$?
+[ "$rc" = 1 ] && grep -q "no daemon running: this is the state on disk" "$work/u-status.out" && grep -q "packs: 1 installed, 1 enabled" "$work/u-status.out" ||
+  { cat "$work/u-status.out"; fail "status without a daemon (the state read under a shared LockFileEx): exit $rc"; }
 rc=0; sfs uninstall < /dev/null > "$work/u-refused.out" 2>&1 || rc=$?
 [ "$rc" = 2 ] && grep -q "uninstall --yes" "$work/u-refused.out" || { cat "$work/u-refused.out"; fail "uninstall without a terminal or --yes: exit $rc"; }
 sfs uninstall --yes > "$work/u.out" 2>&1 || { cat "$work/u.out"; fail "uninstall --yes"; }

@@ -438,3 +438,18 @@ func TestUninstallRefusedWhileADaemonRuns(t *testing.T) {
 		t.Errorf("a refused uninstall removed the config: %v", err)
 	}
 }
+
+// TestUninstallOfAHandWrittenConfig: a config setup did not write, over a
+// state never made: uninstall makes no state to look into, keeps the
+// config and says why, and changes nothing else.
+func TestUninstallOfAHandWrittenConfig(t *testing.T) {
+	g := newGame(t)
+	before := treeSnapshot(t, g.root)
+	code, out, errs := runCLI(t, "uninstall", "--yes", "--config", g.config)
+	if code != cli.ExitOK || !strings.Contains(out, "kept "+g.config+": setup did not write it\n") || strings.Contains(out, "kept "+g.state) {
+		t.Errorf("uninstall of a hand-written config = %d\n%s%s", code, out, errs)
+	}
+	if d := diffSnapshots(before, treeSnapshot(t, g.root)); len(d) > 0 {
+		t.Errorf("uninstall of a hand-written config changed:\n%s", strings.Join(d, "\n"))
+	}
+}

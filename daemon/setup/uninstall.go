@@ -165,6 +165,9 @@ func (r *uninstallRun) report(removed, kept []string) {
 // the folder and says so.
 func (r *uninstallRun) removeState() {
 	state := r.cfg.Paths.State
+	if _, err := os.Lstat(state); errors.Is(err, fs.ErrNotExist) {
+		return
+	}
 	if !r.hasRecord {
 		fmt.Fprintf(r.out, "kept %s: no record of setup there, so forgesync cannot tell what else is yours in it: remove it by hand\n", state)
 		return
