@@ -137,6 +137,9 @@ func TestStatusWithoutDaemonReadsTheStateOnDisk(t *testing.T) {
 			Counts struct {
 				Packs, Rejected int
 			} `json:"counts"`
+			Folders struct {
+				Drop string `json:"drop"`
+			} `json:"folders"`
 		} `json:"status"`
 		Rejections []struct {
 			Archive string `json:"archive"`
@@ -146,7 +149,7 @@ func TestStatusWithoutDaemonReadsTheStateOnDisk(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &got); err != nil || code != cli.ExitInvalid {
 		t.Fatalf("status --json = %d, %v\n%s", code, err, out)
 	}
-	if got.Running || got.StateDir != g.state || got.Status.Counts.Packs != 1 || got.Status.Counts.Rejected != 1 ||
+	if got.Running || got.StateDir != g.state || got.Status.Counts.Packs != 1 || got.Status.Counts.Rejected != 1 || got.Status.Folders.Drop != g.drop ||
 		len(got.Rejections) != 1 || got.Rejections[0].Archive != "bad.zip" || len(got.Rejections[0].Reasons) == 0 {
 		t.Errorf("status --json without a daemon:\n%s", out)
 	}
