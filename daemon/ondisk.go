@@ -79,7 +79,9 @@ func ReadOnDisk(ctx context.Context, cfg *config.Config, wait time.Duration) (*O
 func modulesOnDisk(cfg *config.Config) *api.Modules {
 	g := native.CheckGatesDir(cfg.Paths.Mods)
 	_, err := os.Stat(filepath.Join(cfg.Paths.Mods, filepath.FromSlash(native.ModulePath())))
-	m := wireModules(&pipeline.Modules{Gates: g, SupportedBuilds: native.SupportedBuilds()})
-	m.DoorAutomation = g.DoorAutomation && cfg.Deploy.Native && err == nil
-	return m
+	pm := &pipeline.Modules{Gates: g, SupportedBuilds: native.SupportedBuilds(), DoorAutomation: g.DoorAutomation && err == nil}
+	if !cfg.Deploy.Native {
+		pm.DoorAutomation, pm.DoorAutomationOff = false, pipeline.NativeOff
+	}
+	return wireModules(pm)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mjolnir-forge/forgesync/config"
 	"github.com/mjolnir-forge/forgesync/native"
+	"github.com/mjolnir-forge/forgesync/pipeline"
 )
 
 // TestModulesOnDisk: without a daemon, door automation can work only
@@ -38,7 +39,7 @@ func TestModulesOnDisk(t *testing.T) {
 		t.Errorf("with the module deployed and the gates met: door automation off; want can work")
 	}
 	cfg.Deploy.Native = false
-	if m := modulesOnDisk(cfg); m.DoorAutomation {
-		t.Errorf("with [deploy] native = false: door automation can work; want off")
+	if m := modulesOnDisk(cfg); m.DoorAutomation || m.DoorAutomationOff != pipeline.NativeOff {
+		t.Errorf("with [deploy] native = false: door automation %v (%q); want off, saying why", m.DoorAutomation, m.DoorAutomationOff)
 	}
 }

@@ -119,7 +119,7 @@ func TestStatusWithoutDaemonReadsTheStateOnDisk(t *testing.T) {
 		"packs: 1 installed, 1 enabled;",
 		"1 rejected archive\n",
 		"MJOLNIRForge         -          missing (needs 0.4.0)\n",
-		"door automation: off; pack lifts: off;",
+		"door automation: off ([deploy] native = false: this machine deploys no door module (set it true to animate doors)); pack lifts: off;",
 		"rejected archives (in drop/rejected/):\n  bad.zip",
 	} {
 		if !strings.Contains(out, want) {
