@@ -273,3 +273,67 @@ func ReadHistory(state string) (*History, error) {
 	}
 	return HistoryOf(sh.Generations, size), nil
 }
+
+// lastGeneration returns the number of st's last generation, 0 when none.
+func lastGeneration(st *store.State) int {
+	if len(st.Generations) == 0 {
+		return 0
+	}
+	return st.Generations[len(st.Generations)-1].N
+}
+
+// copyGenerations writes the copy of st's generations beside packs.json
+// (store.GenerationsFile), which recovery reads when packs.json was set
+// aside. It is advisory and not flushed: a copy lost or stale only makes
+// that recovery take every kept archive, so a failure is a warning.
+func (p *Pipeline) copyGenerations(st *store.State) {
+	data, err := store.EncodeGenerations(st.Generations)
+	if err == nil {
+		err = p.writeState(store.GenerationsFile, data, atomicfile.FlushNone)
+	}
+	if err != nil {
+		p.log.Warn("could not write the copy of the generations; a damaged packs.json would then bring back every kept archive", "err", err)
+	}
+}
+
+// restoreLastGeneration prepares the recovery of a state folder whose
+// packs.json was set aside (the safe step of a damaged one): when the copy
+// of the generations says which set the machine had, the generations come
+// back and the last one's set is journaled in st, to be rolled forward
+// from the kept archives like an interrupted rollback, each pack enabled
+// or disabled as it was. Archives kept only for older generations stay
+// kept, for rollback, and are not installed. Without a usable copy
+// nothing is journaled, and every kept archive is installed again.
+func (p *Pipeline) restoreLastGeneration(st *store.State) error {
+	if len(st.Packs) > 0 || len(st.Generations) > 0 || st.PendingSet != nil {
+		return nil
+	}
+	if _, err := os.Lstat(p.store.Path(store.StateFileName)); !errors.Is(err, fs.ErrNotExist) {
+		return nil // a state that says it holds nothing
+	}
+	gens, err := p.store.LoadGenerations()
+	if err != nil {
+		p.log.Warn("the copy of the generations cannot be read; every kept archive is installed again", "err", err)
+		return nil
+	}
+	if len(gens) == 0 {
+		return nil
+	}
+	kept, err := (&txn{p: p}).keptIndex()
+	if err != nil {
+		return err
+	}
+	last := gens[len(gens)-1]
+	pins := make([]store.GenerationPack, 0, len(last.Packs))
+	for _, gp := range last.Packs {
+		if _, ok := kept[store.KeptKey(gp.ID, gp.Version, gp.SHA256)]; !ok {
+			p.log.Warn("a pack of the last generation has no kept archive; not installed again", "pack", gp.ID, "version", gp.Version, "generation", last.N)
+			continue
+		}
+		pins = append(pins, gp)
+	}
+	p.log.Info("packs.json is missing: installing again the set of the last generation", "generation", last.N, "packs", len(pins), "file", p.store.Path(store.GenerationsFile))
+	st.Generations = gens
+	st.PendingSet = &store.PendingSet{Cause: CauseRollback, Prune: true, Packs: pins}
+	return nil
+}

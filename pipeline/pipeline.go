@@ -345,6 +345,9 @@ func (p *Pipeline) recover(ctx context.Context) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := p.restoreLastGeneration(st); err != nil {
+		return nil, err
+	}
 	if err := p.cleanIncoming(st); err != nil {
 		return nil, err
 	}

@@ -49,8 +49,8 @@ func TestDamagedStateSafeStep(t *testing.T) {
 			t.Fatalf("%s: processing holds %v; want nothing requeued", when, got)
 		}
 	}
-	step := "rename " + statePath + " to packs.json.damaged and start forgesync again: it installs every pack again from " +
-		filepath.Join(e.state, store.ArchivesDir) + ", each one enabled"
+	step := "rename " + statePath + " to packs.json.damaged and start forgesync again: it installs again the packs of the last generation from " +
+		filepath.Join(e.state, store.ArchivesDir) + ", each enabled or disabled as it was"
 
 	// Truncated.
 	good, err := os.ReadFile(statePath)
@@ -89,8 +89,8 @@ func TestDamagedStateSafeStep(t *testing.T) {
 		t.Fatalf("Open after the step = %v", err)
 	}
 	defer p.Close()
-	if got := results(sum); len(got) != 1 || got[archives[0]] != ResultInstalled {
-		t.Fatalf("recovery = %+v; want %s installed", sum.Outcomes, archives[0])
+	if sum.Set == nil || len(sum.Set.Installed) != 1 || sum.Set.Installed[0].ID != "abc-pack" || len(sum.Outcomes) != 0 {
+		t.Fatalf("recovery = %+v, set %+v; want abc-pack installed again from its kept archive", sum.Outcomes, sum.Set)
 	}
 	packs, err := p.Packs()
 	if err != nil || len(packs) != 1 || packs[0].Manifest.Version != "1.1.0" || !packs[0].Enabled {
@@ -132,5 +132,80 @@ func TestSafeStepWithKeptGenerations(t *testing.T) {
 	}
 	if rejected := listFiles(t, filepath.Join(e.drop, "rejected")); len(rejected) != 0 {
 		t.Fatalf("drop/rejected after the step holds %v; want none: the player dropped nothing bad", rejected)
+	}
+}
+
+// TestSafeStepRestoresLastGeneration follows the safe step for a damaged
+// state after a pack was removed and another disabled: the archives kept
+// for rollback do not bring the removed pack back, and the others come
+// back as they were (issue 37). The removed pack's archive stays kept, and
+// history still lists the generations.
+func TestSafeStepRestoresLastGeneration(t *testing.T) {
+	e := newEnv(t)
+	statePath := filepath.Join(e.state, "packs.json")
+	p := e.open(t)
+	e.dropPack(t, "a.zip", spec{id: "alpha-pack", version: "1.0.0", doors: 1})
+	e.dropPack(t, "b.zip", spec{id: "beta-pack", version: "1.0.0", doors: 1})
+	e.dropPack(t, "c.zip", spec{id: "gamma-pack", version: "1.0.0", doors: 1})
+	mustSync(t, p, map[string]Result{"a.zip": ResultInstalled, "b.zip": ResultInstalled, "c.zip": ResultInstalled})
+	if _, err := p.Remove(t.Context(), "beta-pack"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Disable(t.Context(), "gamma-pack"); err != nil {
+		t.Fatal(err)
+	}
+	history, err := p.History()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+	kept := listFiles(t, filepath.Join(e.state, store.ArchivesDir))
+	if len(kept) != 3 {
+		t.Fatalf("kept archives %v; want all three (a generation still needs beta-pack's)", kept)
+	}
+	good, err := os.ReadFile(statePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(statePath, good[:len(good)/3], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Open(t.Context(), e.options()); !errors.Is(err, store.ErrStateRefused) {
+		t.Fatalf("Open with a damaged state = %v; want it refused", err)
+	}
+	if err := os.Rename(statePath, statePath+".damaged"); err != nil {
+		t.Fatal(err)
+	}
+	p, sum, err := Open(t.Context(), e.options())
+	if err != nil {
+		t.Fatalf("Open after the step = %v", err)
+	}
+	defer p.Close()
+	packs, err := p.Packs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, ip := range packs {
+		got[ip.Manifest.ID] = ip.Enabled
+	}
+	if len(got) != 2 || !got["alpha-pack"] || got["gamma-pack"] || func() bool { _, ok := got["beta-pack"]; return ok }() {
+		t.Fatalf("packs after the step = %v (recovery %+v, warnings %v); want alpha-pack enabled, gamma-pack disabled, beta-pack still removed", got, sum.Outcomes, sum.Warnings)
+	}
+	if doors := e.inv("doors.txt"); strings.Contains(doors, "beta-pack") || strings.Contains(doors, "gamma-pack") || !strings.Contains(doors, "alpha-pack") {
+		t.Fatalf("doors.txt after the step:\n%s\nwant alpha-pack's door only", doors)
+	}
+	if after := listFiles(t, filepath.Join(e.state, store.ArchivesDir)); !slices.Equal(after, kept) {
+		t.Fatalf("kept archives after the step %v; want %v (beta-pack's kept for rollback)", after, kept)
+	}
+	if rejected := listFiles(t, filepath.Join(e.drop, "rejected")); len(rejected) != 0 {
+		t.Fatalf("drop/rejected after the step holds %v; want none", rejected)
+	}
+	restored, err := p.History()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if restored.Current != history.Current || len(restored.Generations) != len(history.Generations) {
+		t.Fatalf("history after the step: current %d, %d generations; want %d, %d as before", restored.Current, len(restored.Generations), history.Current, len(history.Generations))
 	}
 }

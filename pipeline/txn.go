@@ -371,11 +371,15 @@ func (t *txn) commit() (*Summary, error) {
 	recorded := false
 	if t.dirty {
 		st.Inventory = inv.hashes
+		before := lastGeneration(st)
 		if err := t.recordGeneration(); err != nil {
 			return nil, err
 		}
 		if err := p.store.Save(st); err != nil {
 			return nil, err
+		}
+		if lastGeneration(st) != before {
+			p.copyGenerations(st)
 		}
 		recorded = true
 		p.step("state")

@@ -1,12 +1,16 @@
 package store
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/internal/semver"
 )
 
@@ -225,4 +229,54 @@ func SplitKeptKey(key string) (id, version string, ok bool) {
 		}
 	}
 	return "", "", false
+}
+
+// GenerationsFile is the copy of the kept generations beside packs.json,
+// under the state folder. packs.json holds the generations too; the copy
+// is what tells, once a damaged packs.json is set aside, which set the
+// machine had: the last generation's, not every archive kept for rollback.
+// It is advisory (written without a flush, like the attempt counts): a
+// copy that is missing or damaged only means every kept archive is
+// installed again.
+const GenerationsFile = "generations.json"
+
+// generationsFormat names the format of [GenerationsFile].
+const generationsFormat = "forgesync-generations"
+
+// generationsCopy is the content of [GenerationsFile].
+type generationsCopy struct {
+	Format      string      `json:"format"`
+	Generations Generations `json:"generations"`
+}
+
+// EncodeGenerations returns the bytes of [GenerationsFile] for gens.
+func EncodeGenerations(gens Generations) ([]byte, error) {
+	data, err := json.Marshal(generationsCopy{Format: generationsFormat, Generations: gens})
+	if err != nil {
+		return nil, fmt.Errorf("store: encode the copy of the generations: %w", err)
+	}
+	return append(data, '\n'), nil
+}
+
+// LoadGenerations reads [GenerationsFile]: nil when there is none, an
+// error naming the file when it cannot be read or is damaged.
+func (s *Store) LoadGenerations() (Generations, error) {
+	path := s.Path(GenerationsFile)
+	data, err := atomicfile.Renamer{}.ReadLimited(path, MaxStateBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: read %s: %w", path, err)
+	}
+	var c generationsCopy
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return nil, fmt.Errorf("store: %s is damaged: %w", path, err)
+	}
+	if c.Format != generationsFormat {
+		return nil, fmt.Errorf("store: %s is damaged: format %q, want %q", path, c.Format, generationsFormat)
+	}
+	return c.Generations, nil
 }

@@ -273,13 +273,14 @@ func upgradeState(version int, data []byte) ([]byte, string) {
 }
 
 // startAgainStep is the safe step for a state that cannot be trusted:
-// installing every pack again from the kept archives.
+// installing the last generation's packs again from the kept archives.
 func (s *Store) startAgainStep() string {
 	path := s.Path(stateFile)
 	return fmt.Sprintf("To start again from the kept archives, rename %s to %s.damaged and start forgesync again: "+
-		"it installs every pack again from %s, each one enabled (disable again what you had disabled). "+
+		"it installs again the packs of the last generation from %s, each enabled or disabled as it was "+
+		"(the copy of the generations, %s, says which; without it every kept archive, each one enabled). "+
 		"Do not put back an older copy of %s: it names archives and manifests that later changes removed",
-		path, stateFile, s.Path(ArchivesDir), stateFile)
+		path, stateFile, s.Path(ArchivesDir), GenerationsFile, stateFile)
 }
 
 // ManifestRefused returns the *StateError of the stored manifest name of

@@ -57,7 +57,8 @@ func TestStoreRefusesState(t *testing.T) {
 	}
 	path := filepath.Join(dir, "packs.json")
 	rename := "; nothing was changed. To start again from the kept archives, rename " + path + " to packs.json.damaged and start forgesync again: " +
-		"it installs every pack again from " + filepath.Join(dir, "archives") + ", each one enabled (disable again what you had disabled). " +
+		"it installs again the packs of the last generation from " + filepath.Join(dir, "archives") + ", each enabled or disabled as it was " +
+		"(the copy of the generations, generations.json, says which; without it every kept archive, each one enabled). " +
 		"Do not put back an older copy of packs.json: it names archives and manifests that later changes removed"
 	rec := `{"id":"abc","version":"1.0.0","enabled":true,"archive_sha256":"","archive":"abc.zip","installed_at":"2026-01-01T00:00:00Z","manifest":"abc-1.json"}`
 	head := `{"format":"forgesync-state","version":1,`
