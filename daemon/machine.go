@@ -59,9 +59,6 @@ type Machine struct {
 	client *Client            // nil: no daemon answers
 	p      *pipeline.Pipeline // opened locally
 	rec    *pipeline.Summary  // what opening the state recovered
-	// lock is the state's lock, taken without opening the pipeline while
-	// kept archives are read.
-	lock *store.Store
 	// registry is the client of OCI registries, made at first use.
 	registry *oci.Registry
 }
@@ -71,13 +68,11 @@ func New(opts Options) *Machine {
 	return &Machine{opts: opts}
 }
 
-// Close releases the daemon client and the state's lock.
+// Close releases the daemon client and the state's lock, if a change
+// took it.
 func (m *Machine) Close() error {
 	if m.client != nil {
 		m.client.Close()
-	}
-	if m.lock != nil {
-		m.lock.Close()
 	}
 	if m.p != nil {
 		return m.p.Close()
@@ -365,21 +360,14 @@ func (m *Machine) Installed(ctx context.Context) ([]lock.Installed, error) {
 	return out, nil
 }
 
-// Kept returns each enabled pack with its kept archive. Without a daemon
-// the state's lock is held until Close, so that no transaction replaces an
-// archive while it is read; with a daemon the state file (replaced
-// atomically) is read as it stands, and every archive's SHA-256 is
-// checked while it is copied.
+// Kept returns each enabled pack with its kept archive. It is a read: it
+// takes no lock and writes nothing, not even the state folder or its lock
+// file on a machine that has none (issue 37). The state file, replaced
+// atomically, is read as it stands, with or without a daemon, and every
+// archive's SHA-256 is checked while it is copied: a transaction that
+// replaced one meanwhile makes the copy fail, and the command says to
+// try again.
 func (m *Machine) Kept(ctx context.Context) ([]export.Kept, error) {
-	if m.Daemon(ctx) == nil && m.p == nil && m.lock == nil {
-		lctx, cancel := context.WithTimeout(ctx, m.opts.LockWait)
-		lock, err := store.Open(lctx, m.opts.Config.Paths.State)
-		cancel()
-		if err != nil {
-			return nil, err
-		}
-		m.lock = lock
-	}
 	installed, err := m.Installed(ctx)
 	if err != nil {
 		return nil, err
