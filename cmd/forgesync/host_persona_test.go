@@ -108,7 +108,8 @@ func TestHostPersona(t *testing.T) {
 			gone = n
 		}
 	}
-	want = "wrote " + lockPath + ": 2 packs, " + fp2 + "\nsigned by key " + keyID + " (" + lockPath + ".minisig)\nremoved 1 archive the set no longer pins: " + gone + "\n"
+	want = "wrote " + lockPath + ": 2 packs, " + fp2 + "\nsigned by key " + keyID + " (" + lockPath + ".minisig)\nremoved 1 archive the set no longer pins: " + gone + "\n" +
+		"removed 1 chunk index the set no longer pins: " + gone[:min(64, len(gone))] + ".caibx\n"
 	if code != cli.ExitOK || gone == "" || out != want {
 		t.Fatalf("export --prune = %d\n%s%s\nwant\n%s", code, out, errs, want)
 	}

@@ -118,7 +118,8 @@ func TestExportPrune(t *testing.T) {
 			gone = n
 		}
 	}
-	want := "wrote " + filepath.Join(dir, lock.LockName) + ": 1 packs, " + l.Fingerprint() + "\nremoved 1 archive the set no longer pins: " + gone + "\n"
+	want := "wrote " + filepath.Join(dir, lock.LockName) + ": 1 packs, " + l.Fingerprint() + "\nremoved 1 archive the set no longer pins: " + gone + "\n" +
+		"removed 1 chunk index the set no longer pins: " + gone[:min(64, len(gone))] + ".caibx\n"
 	if code != cli.ExitOK || out != want {
 		t.Fatalf("export --prune = %d\n%s%s\nwant\n%s", code, out, errs, want)
 	}

@@ -117,12 +117,15 @@ func TestExportIndexes(t *testing.T) {
 	}
 
 	before := len(chunkFiles(t, out))
-	removed, err := pruneExport(out, l)
+	removed, indexes, err := pruneExport(out, l)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(removed) != 1 || !strings.HasPrefix(removed[0], old.SHA256) {
 		t.Errorf("pruneExport removed %v; want the old archive", removed)
+	}
+	if !slices.Equal(indexes, []string{old.SHA256 + casync.IndexExt}) {
+		t.Errorf("pruneExport removed the indexes %v; want the old archive's, named", indexes)
 	}
 	if _, err := os.Stat(filepath.Join(out, "packs", old.SHA256+casync.IndexExt)); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("the old archive's index stayed: %v", err)

@@ -21,9 +21,9 @@ import (
 // <sha256><ext> (a lower-case SHA-256 and an archive extension) or
 // <sha256>.caibx. Anything else in the folder is left alone. Call it after
 // the lock is written, so that a folder always holds every archive its lock
-// pins. It returns the names of the archives removed, sorted (an index goes
-// with its archive).
-func pruneExport(dir string, l *lock.Lock) ([]string, error) {
+// pins. It returns the names of the archives and of the chunk indexes
+// removed, each sorted.
+func pruneExport(dir string, l *lock.Lock) (archives, indexes []string, err error) {
 	keep := make(map[string]bool, len(l.Packs))
 	for _, p := range l.Packs {
 		keep[p.SHA256] = true
@@ -31,10 +31,8 @@ func pruneExport(dir string, l *lock.Lock) ([]string, error) {
 	pdir := filepath.Join(dir, "packs")
 	entries, err := os.ReadDir(pdir)
 	if err != nil {
-		return nil, fmt.Errorf("export --prune: %w", err)
+		return nil, nil, fmt.Errorf("export --prune: %w", err)
 	}
-	var removed []string
-	pruned := false
 	for _, e := range entries {
 		name := e.Name()
 		sum := exportedName(name)
@@ -42,19 +40,20 @@ func pruneExport(dir string, l *lock.Lock) ([]string, error) {
 			continue
 		}
 		if err := os.Remove(filepath.Join(pdir, name)); err != nil {
-			return removed, fmt.Errorf("export --prune: %w", err)
+			return archives, indexes, fmt.Errorf("export --prune: %w", err)
 		}
-		pruned = true
-		if !strings.HasSuffix(name, casync.IndexExt) { // an index goes with its archive
-			removed = append(removed, name)
+		if strings.HasSuffix(name, casync.IndexExt) {
+			indexes = append(indexes, name)
+		} else {
+			archives = append(archives, name)
 		}
 	}
-	if pruned {
+	if len(archives)+len(indexes) > 0 {
 		if err := atomicfile.SyncDir(pdir); err != nil {
-			return removed, err
+			return archives, indexes, err
 		}
 	}
-	return removed, nil
+	return archives, indexes, nil
 }
 
 // pruneChunks removes from dir/chunks the chunks that no index of l's

@@ -37,9 +37,9 @@ func TestPruneExport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	removed, err := pruneExport(out, l)
-	if err != nil || !slices.Equal(removed, []string{gone}) {
-		t.Fatalf("pruneExport = %v, %v; want [%s]", removed, err, gone)
+	removed, indexes, err := pruneExport(out, l)
+	if err != nil || !slices.Equal(removed, []string{gone}) || len(indexes) != 1 || !strings.HasSuffix(indexes[0], casync.IndexExt) {
+		t.Fatalf("pruneExport = %v, %v, %v; want [%s] and its chunk index", removed, indexes, err, gone)
 	}
 	names := settest.DirNames(t, pdir)
 	want := append([]string{kept[0].SHA256 + kept[0].Ext, kept[0].SHA256 + casync.IndexExt, strings.Repeat("d", 64) + ".zip"}, others...)
@@ -49,7 +49,7 @@ func TestPruneExport(t *testing.T) {
 		t.Errorf("packs/ = %v\nwant %v", names, want)
 	}
 	// Nothing more to remove the second time.
-	if removed, err := pruneExport(out, l); err != nil || len(removed) != 0 {
-		t.Errorf("pruneExport again = %v, %v; want nothing", removed, err)
+	if removed, indexes, err := pruneExport(out, l); err != nil || len(removed)+len(indexes) != 0 {
+		t.Errorf("pruneExport again = %v, %v, %v; want nothing", removed, indexes, err)
 	}
 }

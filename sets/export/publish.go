@@ -39,10 +39,10 @@ func Publish(ctx context.Context, dir string, packs []Kept, opt ExportOptions, p
 	if err != nil {
 		return Written{}, err
 	}
-	var removed []string
+	var removed, indexes []string
 	pruned := 0
 	if prune {
-		if removed, err = pruneExport(dir, l); err != nil {
+		if removed, indexes, err = pruneExport(dir, l); err != nil {
 			return Written{}, err
 		}
 		if pruned, err = pruneChunks(dir, l); err != nil {
@@ -50,6 +50,7 @@ func Publish(ctx context.Context, dir string, packs []Kept, opt ExportOptions, p
 		}
 	}
 	w := WrittenOf(filepath.Join(dir, lock.LockName), l, opt.Key, removed...)
+	w.RemovedIndexes = indexes
 	st := opt.Stats
 	w.Indexed, w.ChunksWritten, w.ChunksPruned, w.Repaired = st.Indexed, st.ChunksWritten, pruned, st.Repaired
 	return w, nil

@@ -22,6 +22,9 @@ type Written struct {
 	// Removed are the archives `export --prune` removed from the folder's
 	// packs/: the set no longer pins them.
 	Removed []string `json:"removed,omitempty"`
+	// RemovedIndexes are the chunk indexes (<sha256>.caibx) `export
+	// --prune` removed from packs/ with those archives.
+	RemovedIndexes []string `json:"removed_indexes,omitempty"`
 	// Indexed, ChunksWritten and ChunksPruned count the chunk indexes
 	// `export` made, the chunks it added to the store, and those
 	// `export --prune` removed from it: in JSON only, the text stays as it
@@ -50,6 +53,13 @@ func WriteWritten(w io.Writer, x Written) error {
 			noun = "archive"
 		}
 		_, err = fmt.Fprintf(w, "removed %d %s the set no longer pins: %s\n", len(x.Removed), noun, strings.Join(x.Removed, ", "))
+	}
+	if len(x.RemovedIndexes) > 0 && err == nil {
+		noun := "chunk indexes"
+		if len(x.RemovedIndexes) == 1 {
+			noun = "chunk index"
+		}
+		_, err = fmt.Fprintf(w, "removed %d %s the set no longer pins: %s\n", len(x.RemovedIndexes), noun, strings.Join(x.RemovedIndexes, ", "))
 	}
 	if x.Repaired > 0 && err == nil {
 		noun := "files"

@@ -30,6 +30,12 @@ func TestWriteWrittenRemoved(t *testing.T) {
 		t.Errorf("WriteWritten = %q; want %q", b.String(), want)
 	}
 	b.Reset()
+	WriteWritten(&b, Written{Lock: "f.lock", Fingerprint: "sha256:x", Packs: 1, Removed: []string{"aa.zip"}, RemovedIndexes: []string{"aa.caibx"}})
+	want = "wrote f.lock: 1 packs, sha256:x\nremoved 1 archive the set no longer pins: aa.zip\nremoved 1 chunk index the set no longer pins: aa.caibx\n"
+	if b.String() != want {
+		t.Errorf("WriteWritten with an index = %q; want %q", b.String(), want)
+	}
+	b.Reset()
 	WriteWritten(&b, Written{Lock: "f.lock", Fingerprint: "sha256:x", Packs: 0, Removed: []string{"aa.zip", "bb.7z"}})
 	if !strings.HasSuffix(b.String(), "removed 2 archives the set no longer pins: aa.zip, bb.7z\n") {
 		t.Errorf("WriteWritten = %q", b.String())
