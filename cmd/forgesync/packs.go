@@ -39,10 +39,10 @@ func openMachine(e *cli.Env) *daemon.Machine {
 }
 
 func syncCommand() *cli.Command {
-	var set cli.OptionalValue // --set [LOCK|URL]; none: the configured [sets] source
+	var set cli.OptionalValue // --set [LOCK|DIR|URL|oci://REF]; none: the configured [sets] source
 	var prune, follow bool
 	return &cli.Command{
-		Name: "sync", Args: "[--set [LOCK|URL] [--prune] | --set --follow]", Nargs: cli.Args{Min: 0, Max: 1},
+		Name: "sync", Args: "[--set [LOCK|DIR|URL|oci://REF] [--prune] | --set --follow]", Nargs: cli.Args{Min: 0, Max: 1},
 		Summary: "process every archive in the drop folder once, publish the inventory, then exit\n" +
 			"For headless hosts and scripts. Exit status: 0 all good, 1 something rejected, 2 failure\n" +
 			"or an archive waiting for the machine (a file held by the game, a full disk; it stays in drop).\n" +
@@ -127,7 +127,7 @@ func installCommand() *cli.Command {
 
 func packsCommand() *cli.Command {
 	return &cli.Command{
-		Name: "packs", Args: "",
+		Name: "packs", Args: "", Nargs: cli.NoArgs,
 		Summary: "list the installed packs",
 		Run: func(ctx context.Context, e *cli.Env, args []string) int {
 			m := openMachine(e)
@@ -170,7 +170,8 @@ func disableCommand() *cli.Command {
 }
 
 func removeCommand() *cli.Command {
-	return changeCommand("remove", "uninstall a pack: its entry, content and kept archive go", (*daemon.Machine).Remove)
+	return changeCommand("remove", "uninstall a pack: its entry and content go; its archive stays kept while a kept generation\n"+
+		"needs it, so that `forgesync rollback` can bring the pack back ([sets] keep_generations).", (*daemon.Machine).Remove)
 }
 
 func retryCommand() *cli.Command {

@@ -151,7 +151,7 @@ func exportCommand() *cli.Command {
 			"(no game or config needed); an archive scan rejects fails it, naming why (exit 1).",
 		Flags: func(fs *flag.FlagSet) {
 			sf.register(fs)
-			fs.BoolVar(&prune, "prune", false, "after the new lock is written, remove from DIR/packs the archives it no longer pins, and from DIR/chunks the chunks no kept index uses")
+			fs.BoolVar(&prune, "prune", false, "after the new lock is written, remove from DIR/packs the archives it no longer pins and their chunk indexes (naming both), and from DIR/chunks the chunks no kept index uses")
 			fs.BoolVar(&noIndex, "no-index", false, "write no chunk indexes and no chunk store (no delta updates)")
 			fs.StringVar(&chunksURL, "chunks", export.DefaultChunksURL, "the chunk store's `URL` as the lock names it (relative: beside the lock)")
 		},
@@ -200,7 +200,7 @@ func warnUnsigned(e *cli.Env, key *minisign.PrivateKey) {
 
 func diffCommand() *cli.Command {
 	return &cli.Command{
-		Name: "diff", Args: "LOCK|URL|oci://REF", Nargs: cli.One("one lock file, folder, URL or oci:// reference"),
+		Name: "diff", Args: "LOCK|DIR|URL|oci://REF", Nargs: cli.One("one lock file, folder, URL or oci:// reference"),
 		Summary: "compare the machine's packs with a pack set, one line per difference\n" +
 			"Exit status: 0 equal, 1 different, 2 could not tell.",
 		Run: func(ctx context.Context, e *cli.Env, args []string) int {

@@ -74,7 +74,7 @@ func (b Build) String() string {
 // a line of words or, with --json, its fields.
 func VersionCommand(build func() Build) *Command {
 	return &Command{
-		Name: "version", Summary: "print the version, commit and build date", NoConfig: true,
+		Name: "version", Summary: "print the version, commit and build date", NoConfig: true, Nargs: NoArgs,
 		Run: func(ctx context.Context, e *Env, args []string) int {
 			return Show(e, build(), func(w io.Writer, b Build) error {
 				_, err := fmt.Fprintln(w, b)
