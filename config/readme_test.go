@@ -2,6 +2,8 @@ package config
 
 import (
 	"os"
+	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -59,6 +61,55 @@ func TestReadmeSampleConfigParses(t *testing.T) {
 	for _, table := range []string{"[paths]", "[watch]", "[limits]", "[deploy]", "[log]", "[api]", "[sets]", "[performance]"} {
 		if !strings.Contains(sample, "\n"+table) && !strings.HasPrefix(sample, table) {
 			t.Errorf("the sample has no %s", table)
+		}
+	}
+}
+
+// acceptedKeys returns every key the config accepts, by table, as the
+// decoder knows them: the toml tags of the file struct.
+func acceptedKeys() map[string][]string {
+	out := map[string][]string{}
+	ft := reflect.TypeFor[file]()
+	for i := range ft.NumField() {
+		table := ft.Field(i)
+		name := table.Tag.Get("toml")
+		for j := range table.Type.NumField() {
+			out[name] = append(out[name], table.Type.Field(j).Tag.Get("toml"))
+		}
+	}
+	return out
+}
+
+// TestReadmeSampleNamesEveryKey: the README's complete sample config names
+// every key the config accepts, each in its table, set or commented out
+// with its default; a key added to the config without README text fails
+// here (issue 37).
+func TestReadmeSampleNamesEveryKey(t *testing.T) {
+	sample := readmeSample(t)
+	sections := map[string]string{}
+	for _, part := range regexp.MustCompile(`(?m)^\[`).Split(sample, -1)[1:] {
+		name, body, _ := strings.Cut(part, "]")
+		sections[name] = body
+	}
+	keys := acceptedKeys()
+	if len(keys) < 8 {
+		t.Fatalf("the config's tables = %v; want them all", keys)
+	}
+	for table, names := range keys {
+		body, ok := sections[table]
+		if !ok {
+			t.Errorf("the README's sample config has no [%s]", table)
+			continue
+		}
+		for _, k := range names {
+			if !regexp.MustCompile(`(?m)^(# )?` + regexp.QuoteMeta(k) + ` *=`).MatchString(body) {
+				t.Errorf("the README's sample config does not name %s.%s (as %q or %q in [%s])", table, k, k+" = …", "# "+k+" = …", table)
+			}
+		}
+	}
+	for table := range sections {
+		if _, ok := keys[table]; !ok {
+			t.Errorf("the README's sample config has [%s], which the config does not accept", table)
 		}
 	}
 }
