@@ -209,3 +209,34 @@ func TestSafeStepRestoresLastGeneration(t *testing.T) {
 		t.Fatalf("history after the step: current %d, %d generations; want %d, %d as before", restored.Current, len(restored.Generations), history.Current, len(history.Generations))
 	}
 }
+
+// TestSafeStepWithDamagedGenerationsCopy: when the copy of the generations
+// is damaged too, the safe step still starts: every kept archive comes
+// back, enabled, as before the copy existed.
+func TestSafeStepWithDamagedGenerationsCopy(t *testing.T) {
+	e := newEnv(t)
+	p := e.open(t)
+	e.dropPack(t, "a.zip", spec{id: "alpha-pack", version: "1.0.0", doors: 1})
+	e.dropPack(t, "b.zip", spec{id: "beta-pack", version: "1.0.0", doors: 1})
+	mustSync(t, p, map[string]Result{"a.zip": ResultInstalled, "b.zip": ResultInstalled})
+	if _, err := p.Remove(t.Context(), "beta-pack"); err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+	if err := os.WriteFile(filepath.Join(e.state, store.GenerationsFile), []byte("{garbage"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	statePath := filepath.Join(e.state, store.StateFileName)
+	if err := os.Rename(statePath, statePath+".damaged"); err != nil {
+		t.Fatal(err)
+	}
+	p, _, err := Open(t.Context(), e.options())
+	if err != nil {
+		t.Fatalf("Open after the step with a damaged copy = %v; want a start", err)
+	}
+	defer p.Close()
+	packs, err := p.Packs()
+	if err != nil || len(packs) != 2 || !packs[0].Enabled || !packs[1].Enabled {
+		t.Fatalf("Packs = %+v, %v; want both kept archives installed, enabled", packs, err)
+	}
+}
