@@ -144,6 +144,8 @@ func exitCases(t *testing.T) []exitCase {
 		{"utoc", []string{"utoc", junk}, nil},
 		{"package-id", []string{"package-id"}, nil},
 		{"version", []string{"version", "extra"}, nil},
+		{"openapi", []string{"openapi"}, nil},
+		{"openapi", []string{"openapi", "extra"}, nil},
 	}
 }
 

@@ -66,7 +66,8 @@ func treeChanges(before, after map[string]string) []string {
 
 // TestReadingChangesNothing is issue 37's "Reading writes": every command
 // that reads (packs, lock, export's reading of the machine, status, diff,
-// history, scan, package-id, lift-preview, utoc, schema, version, help)
+// history, scan, package-id, lift-preview, utoc, schema, version, help,
+// openapi)
 // leaves the game, its config and the state byte-identical, on a fresh
 // config (no state folder, no inventory published yet) and on a populated
 // one with an archive waiting in drop: no state folder or lock file made,
@@ -88,7 +89,7 @@ func TestReadingChangesNothing(t *testing.T) {
 			{"package-id", "/Game/MJOLNIR/Forge/x/Surfaces/MI_GlassCyan"},
 			{"lift-preview", filepath.Join("examples", "foundry-wide"), "lift_pad_4x4"},
 			{"utoc", filepath.Join("examples", "glass-works", "content", "Surfaces.utoc")},
-			{"schema"}, {"version"}, {"help"},
+			{"schema"}, {"version"}, {"help"}, {"openapi"},
 		}
 	}
 	check := func(t *testing.T, g *game, tag string) {
