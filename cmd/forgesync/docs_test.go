@@ -145,6 +145,12 @@ func exitCases(t *testing.T) []exitCase {
 		{"package-id", []string{"package-id"}, nil},
 		{"version", []string{"version", "extra"}, nil},
 		{"openapi", []string{"openapi"}, nil},
+		{"reload", []string{"reload"}, nil}, // no daemon
+		{"reload", []string{"reload", "extra"}, nil},
+		{"uninstall", []string{"uninstall"}, nil}, // no terminal, no --yes
+		{"sync --set", []string{"sync", "--set", "--follow"}, nil},
+		{"lock", []string{"lock", "--from", missing}, nil},
+		{"export", []string{"export", filepath.Join(tmp, "site"), "--from", missing}, nil},
 		{"openapi", []string{"openapi", "extra"}, nil},
 	}
 }

@@ -65,17 +65,21 @@ func treeChanges(before, after map[string]string) []string {
 }
 
 // TestReadingChangesNothing is issue 37's "Reading writes": every command
-// that reads (packs, lock, export's reading of the machine, status, diff,
-// history, scan, package-id, lift-preview, utoc, schema, version, help,
-// openapi)
-// leaves the game, its config and the state byte-identical, on a fresh
-// config (no state folder, no inventory published yet) and on a populated
-// one with an archive waiting in drop: no state folder or lock file made,
-// no recovery, no publication, nothing claimed. What a command is asked to
-// write (lock -o, export DIR) goes outside the tree.
+// that reads (packs, lock, export's reading of the machine or of a folder
+// of archives with --from, status, diff, history, scan, package-id,
+// lift-preview, utoc, schema, version, help, openapi) leaves the game, its
+// config and the state byte-identical, on a fresh config (no state folder,
+// no inventory published yet) and on a populated one with an archive
+// waiting in drop: no state folder or lock file made, no recovery, no
+// publication, nothing claimed. What a command is asked to write (lock -o,
+// export DIR) goes outside the tree.
 func TestReadingChangesNothing(t *testing.T) {
 	out := t.TempDir()
-	pack := filepath.Join(out, "waiting.zip")
+	archives := filepath.Join(out, "archives")
+	pack := filepath.Join(archives, "waiting.zip")
+	if err := os.MkdirAll(archives, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(pack, packZip(t, "lockout-gates", "0.3.1", 0), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -84,6 +88,7 @@ func TestReadingChangesNothing(t *testing.T) {
 		return [][]string{
 			{"packs"}, {"packs", "--json"}, {"lock"}, {"lock", "-o", lockFile},
 			{"export", filepath.Join(out, tag+"-export")}, {"diff", lockFile},
+			{"lock", "--from", archives}, {"export", filepath.Join(out, tag+"-from"), "--from", archives},
 			{"status"}, {"status", "--json"}, {"history"}, {"history", "--json"},
 			{"scan", pack}, {"scan", filepath.Join("examples", "foundry-wide")},
 			{"package-id", "/Game/MJOLNIR/Forge/x/Surfaces/MI_GlassCyan"},
