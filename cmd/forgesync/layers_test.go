@@ -5,7 +5,9 @@ package main
 // cmd/tailscaled/deps_test.go): this file holds the layers as an
 // allow-list and what the binary may link; pkgdoc_test.go, that every
 // package says what it owns and that the README's package map lists every
-// package; funclen_test.go, that no function is over 80 lines.
+// package; funclen_test.go, that no function is over 80 lines;
+// exports_test.go, that no exported name is used only inside its package
+// (unexport_test.go renames the findings).
 
 import (
 	"encoding/json"
