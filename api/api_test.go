@@ -33,7 +33,7 @@ func TestDecodeEveryType(t *testing.T) {
 	if _, err := (Event{ID: 2, Type: "from-the-future", Data: []byte(`{}`)}).Decode(); err == nil {
 		t.Error("Decode of an unknown type = nil error")
 	}
-	if _, err := (Event{ID: 3, Type: EventWarning, Data: []byte(`{"message":1}`)}).Decode(); err == nil {
+	if _, err := (Event{ID: 3, Type: eventWarning, Data: []byte(`{"message":1}`)}).Decode(); err == nil {
 		t.Error("Decode of a mistyped field = nil error")
 	}
 }

@@ -28,7 +28,7 @@ const (
 	EventPackRejected       EventType = "pack-rejected"
 	EventInventoryPublished EventType = "inventory-published"
 	EventModuleDeployed     EventType = "module-deployed"
-	EventWarning            EventType = "warning"
+	eventWarning            EventType = "warning"
 	// EventSetApplied follows a set apply or a rollback that changed the
 	// installed set (SPEC §10.3); its data is a [SetResult].
 	EventSetApplied EventType = "set-applied"
@@ -111,7 +111,7 @@ type ModuleDeployed struct {
 	Pending bool `json:"pending,omitempty"`
 }
 
-// Warning is the data of [EventWarning].
+// Warning is the data of [eventWarning].
 type Warning struct {
 	Message string `json:"message"`
 }
@@ -212,8 +212,8 @@ func (InventoryPublished) EventType() EventType { return EventInventoryPublished
 // EventType returns [EventModuleDeployed].
 func (ModuleDeployed) EventType() EventType { return EventModuleDeployed }
 
-// EventType returns [EventWarning].
-func (Warning) EventType() EventType { return EventWarning }
+// EventType returns [eventWarning].
+func (Warning) EventType() EventType { return eventWarning }
 
 // EventType returns [EventSetApplied].
 func (SetResult) EventType() EventType { return EventSetApplied }
@@ -258,7 +258,7 @@ var decoders = map[EventType]func(json.RawMessage) (EventData, error){
 	EventPackRejected:       decodeAs[PackRejected],
 	EventInventoryPublished: decodeAs[InventoryPublished],
 	EventModuleDeployed:     decodeAs[ModuleDeployed],
-	EventWarning:            decodeAs[Warning],
+	eventWarning:            decodeAs[Warning],
 	EventDropped:            decodeAs[Dropped],
 	EventSetApplied:         decodeAs[SetResult],
 	EventGeneration:         decodeAs[GenerationRecorded],
