@@ -78,7 +78,7 @@ func layOutDemo(root string) (string, error) {
 			return "", err
 		}
 	}
-	for _, id := range Packs() {
+	for _, id := range packs() {
 		if err := zipExample(id, filepath.Join(drop, id+".zip")); err != nil {
 			return "", err
 		}
@@ -99,7 +99,7 @@ func layOutDemo(root string) (string, error) {
 
 // zipExample packs an embedded example with the packer's reproducible writer.
 func zipExample(id, dst string) error {
-	sub, err := fs.Sub(FS, id)
+	sub, err := fs.Sub(packsFS, id)
 	if err != nil {
 		return err
 	}
@@ -131,7 +131,7 @@ func writeBadDemoPack(dst string) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	manifest, err := fs.ReadFile(FS, path.Join("foundry-wide", "forgepack.json"))
+	manifest, err := fs.ReadFile(packsFS, path.Join("foundry-wide", "forgepack.json"))
 	if err != nil {
 		return err
 	}

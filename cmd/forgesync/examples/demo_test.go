@@ -29,7 +29,7 @@ func TestLayOutDemo(t *testing.T) {
 		names = append(names, e.Name())
 	}
 	want := []string{"sneaky-scripts.zip"}
-	for _, id := range Packs() {
+	for _, id := range packs() {
 		want = append(want, id+".zip")
 	}
 	slices.Sort(want)

@@ -6,14 +6,14 @@ package examples
 
 import "embed"
 
-// FS holds every example pack, one folder per pack id.
+// packsFS holds every example pack, one folder per pack id.
 //
 //go:embed */forgepack.json */README.md glass-works/content
-var FS embed.FS
+var packsFS embed.FS
 
-// Packs lists the example pack folders in FS.
-func Packs() []string {
-	entries, _ := FS.ReadDir(".")
+// packs lists the example pack folders in FS.
+func packs() []string {
+	entries, _ := packsFS.ReadDir(".")
 	var out []string
 	for _, e := range entries {
 		if e.IsDir() {
