@@ -106,7 +106,7 @@ func writeStatusBody(b *strings.Builder, st api.Status, rejected []api.Rejection
 		printf(b, "queue: %s\n", strings.Join(st.Queue, ", "))
 	}
 	if st.Generation > 0 {
-		printf(b, "generation %d; kept archives take %s (forgesync history)\n", st.Generation, Bytes(st.KeptArchiveBytes))
+		printf(b, "generation %d; kept archives take %s (forgesync history)\n", st.Generation, byteSize(st.KeptArchiveBytes))
 	}
 	writeSetStatus(b, st.Set)
 	if m := st.Modules; m != nil {
@@ -266,7 +266,7 @@ func (ew *EventWriter) Write(ev api.Event) error {
 	if p, ok := d.(api.Download); ok && err == nil && p.Done < p.Total {
 		// A download under way is a bar in MiB; its last event a line.
 		ew.barOpen = true
-		_, err := printf(ew.W, "\r%s %s %s of %s %s", ts, progressBar(p.Done, p.Total, 30), MiB(p.Done), MiB(p.Total), p.Pack)
+		_, err := printf(ew.W, "\r%s %s %s of %s %s", ts, progressBar(p.Done, p.Total, 30), miB(p.Done), miB(p.Total), p.Pack)
 		return err
 	}
 	ew.Close()
@@ -333,7 +333,7 @@ func describe(d api.EventData) string {
 		if x := d.Delta; x != nil {
 			return sprintf("rebuilt %s from chunks: ", d.Pack) + deltaFigures(x)
 		}
-		s := sprintf("downloaded %s (%s) from %s", d.Pack, MiB(d.Total), d.URL)
+		s := sprintf("downloaded %s (%s) from %s", d.Pack, miB(d.Total), d.URL)
 		if d.Fallback != "" {
 			s += "; whole, as the delta update failed: " + text.Escape(d.Fallback)
 		}
@@ -432,7 +432,7 @@ func WriteHistory(w io.Writer, h *api.History) error {
 		}
 	}
 	if len(h.Generations) > 0 {
-		printf(&b, "kept archives: %s\n", Bytes(h.KeptBytes))
+		printf(&b, "kept archives: %s\n", byteSize(h.KeptBytes))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -453,19 +453,19 @@ func WriteReload(w io.Writer, res *api.ReloadResult) error {
 	return err
 }
 
-// MiB says a byte count in mebibytes ("12.3 MiB"), as status --watch
+// miB says a byte count in mebibytes ("12.3 MiB"), as status --watch
 // prints sizes.
-func MiB(n int64) string { return sprintf("%.1f MiB", float64(n)/(1<<20)) }
+func miB(n int64) string { return sprintf("%.1f MiB", float64(n)/(1<<20)) }
 
 // deltaFigures says what a rebuild from chunks fetched against the
 // archive's whole size.
 func deltaFigures(d *api.DeltaStats) string {
 	return sprintf("fetched %s of %s (%s from earlier archives, %s on the wire)",
-		MiB(d.FetchedBytes), MiB(d.FetchedBytes+d.SeedBytes), MiB(d.SeedBytes), MiB(d.WireBytes))
+		miB(d.FetchedBytes), miB(d.FetchedBytes+d.SeedBytes), miB(d.SeedBytes), miB(d.WireBytes))
 }
 
-// Bytes says a byte count in binary units ("1.5 MiB").
-func Bytes(n int64) string {
+// byteSize says a byte count in binary units ("1.5 MiB").
+func byteSize(n int64) string {
 	const unit = 1024
 	if n < unit {
 		return sprintf("%d B", n)
