@@ -54,7 +54,7 @@ type Performance struct {
 
 // The values of performance.priority.
 const (
-	PriorityBackground = "background"
+	priorityBackground = "background"
 	PriorityNormal     = "normal"
 )
 
@@ -138,16 +138,16 @@ type Sets struct {
 
 // Defaults of SPEC §1.
 const (
-	DefaultSettle          = 750 * time.Millisecond
-	DefaultRescan          = 60 * time.Second
-	DefaultSetInterval     = 5 * time.Minute
-	DefaultCacheMax        = 2 << 30
-	DefaultKeepGenerations = 10
+	defaultSettle          = 750 * time.Millisecond
+	defaultRescan          = 60 * time.Second
+	defaultSetInterval     = 5 * time.Minute
+	defaultCacheMax        = 2 << 30
+	defaultKeepGenerations = 10
 )
 
-// ErrInvalid is matched by every error about the file's content (as
+// errInvalid is matched by every error about the file's content (as
 // opposed to failing to read it): an *Error.
-var ErrInvalid = errors.New("invalid configuration")
+var errInvalid = errors.New("invalid configuration")
 
 // file mirrors the TOML layout; strings hold what needs parsing.
 type file struct {
@@ -196,9 +196,9 @@ type file struct {
 	} `toml:"performance"`
 }
 
-// ParseSize parses a byte count with an optional unit: B, KB, MB, GB, TB
+// parseSize parses a byte count with an optional unit: B, KB, MB, GB, TB
 // (powers of 1000) or KiB, MiB, GiB, TiB (powers of 1024).
-func ParseSize(s string) (int64, error) {
+func parseSize(s string) (int64, error) {
 	t := strings.TrimSpace(s)
 	i := 0
 	for i < len(t) && (t[i] >= '0' && t[i] <= '9' || t[i] == '.') {
@@ -225,12 +225,12 @@ func ParseSize(s string) (int64, error) {
 // SPEC §1 for this operating system, with Mods and Paks unset.
 func Default() *Config {
 	c := &Config{
-		Watch:  Watch{Settle: DefaultSettle, Rescan: DefaultRescan},
+		Watch:  Watch{Settle: defaultSettle, Rescan: defaultRescan},
 		Deploy: Deploy{Lua: true, Native: true},
 		Log:    Log{Level: slog.LevelInfo, Format: "text"},
-		Sets:   Sets{Interval: DefaultSetInterval, CacheMax: DefaultCacheMax, KeepGenerations: DefaultKeepGenerations},
+		Sets:   Sets{Interval: defaultSetInterval, CacheMax: defaultCacheMax, KeepGenerations: defaultKeepGenerations},
 
-		Performance: Performance{Priority: PriorityBackground},
+		Performance: Performance{Priority: priorityBackground},
 	}
 	c.Paths.State = Process(false).defaultState("")
 	c.fillDerived()
@@ -305,20 +305,20 @@ func ParseEnv(path string, data []byte, env Env) (*Config, error) {
 	// Notepad writes a BOM; TOML does not allow one.
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	var f file
-	var problems []Problem
+	var problems []problem
 	bad := func(key, format string, args ...any) {
-		problems = append(problems, Problem{Line: keyLine(data, key), Key: key, Message: fmt.Sprintf(format, args...)})
+		problems = append(problems, problem{Line: keyLine(data, key), Key: key, Message: fmt.Sprintf(format, args...)})
 	}
 	if err := decodeFile(data, &f, bad); err != nil {
 		var pe toml.ParseError
 		if !errors.As(err, &pe) {
-			return nil, &Error{File: path, Problems: []Problem{{Message: err.Error()}}}
+			return nil, &fileError{File: path, Problems: []problem{{Message: err.Error()}}}
 		}
 		msg := pe.Message
 		if strings.Contains(msg, "escape") {
 			msg += ` (a Windows path in double quotes needs each \ doubled: write it in single quotes, mods = 'C:\Games\Mods', or with forward slashes, mods = "C:/Games/Mods")`
 		}
-		return nil, &Error{File: path, Problems: []Problem{{Line: pe.Position.Line, Message: msg}}}
+		return nil, &fileError{File: path, Problems: []problem{{Line: pe.Position.Line, Message: msg}}}
 	}
 
 	c := Default()
@@ -350,7 +350,7 @@ func ParseEnv(path string, data []byte, env Env) (*Config, error) {
 	c.Log.File = resolve("log.file", f.Log.File)
 	c.fillDerived()
 	if f.API.Listen != "" {
-		if err := CheckLoopback(f.API.Listen); err != nil {
+		if err := checkLoopback(f.API.Listen); err != nil {
 			bad("api.listen", "%v", err)
 		}
 		c.API.Listen = f.API.Listen
@@ -365,8 +365,8 @@ func ParseEnv(path string, data []byte, env Env) (*Config, error) {
 	}
 	parseSets(&c.Sets, &f, resolve, bad)
 	if len(problems) > 0 {
-		slices.SortStableFunc(problems, func(a, b Problem) int { return cmp.Compare(a.Line, b.Line) })
-		return nil, &Error{File: path, Problems: problems}
+		slices.SortStableFunc(problems, func(a, b problem) int { return cmp.Compare(a.Line, b.Line) })
+		return nil, &fileError{File: path, Problems: problems}
 	}
 	return c, nil
 }
@@ -402,10 +402,10 @@ func parseWatchLog(c *Config, f *file, bad func(key, format string, args ...any)
 	}
 	switch f.Performance.Priority {
 	case "":
-	case PriorityBackground, PriorityNormal:
+	case priorityBackground, PriorityNormal:
 		c.Performance.Priority = f.Performance.Priority
 	default:
-		bad("performance.priority", "want %q or %q, got %q", PriorityBackground, PriorityNormal, f.Performance.Priority)
+		bad("performance.priority", "want %q or %q, got %q", priorityBackground, PriorityNormal, f.Performance.Priority)
 	}
 }
 
@@ -427,7 +427,7 @@ func parseLimits(l *Limits, f *file, bad func(key, format string, args ...any)) 
 		if s == nil {
 			return 0
 		}
-		n, err := ParseSize(s.raw)
+		n, err := parseSize(s.raw)
 		if err != nil {
 			bad("limits."+key, "%v", err)
 			return 0
@@ -436,7 +436,7 @@ func parseLimits(l *Limits, f *file, bad func(key, format string, args ...any)) 
 		if s.quote {
 			raw = strconv.Quote(raw)
 		}
-		return check(key, raw, n, def, strconv.Quote(FormatSize(def)))
+		return check(key, raw, n, def, strconv.Quote(formatSize(def)))
 	}
 	intLimit := func(key string, n *int, def int64) int64 {
 		if n == nil {
@@ -450,9 +450,9 @@ func parseLimits(l *Limits, f *file, bad func(key, format string, args ...any)) 
 	l.MaxRatio = int(intLimit("max_ratio", f.Limits.MaxRatio, spec.MaxRatio))
 }
 
-// FormatSize writes a byte count in the largest binary unit that divides
+// formatSize writes a byte count in the largest binary unit that divides
 // it (4294967296 is "4GiB"), else in bytes.
-func FormatSize(n int64) string {
+func formatSize(n int64) string {
 	for _, u := range []struct {
 		name string
 		mult int64
@@ -510,7 +510,7 @@ func parseSets(s *Sets, f *file, resolve func(key, p string) string, bad func(ke
 	s.TrustedKeys = f.Sets.TrustedKeys
 	s.AllowPrivateMirrors = f.Sets.AllowPrivate
 	if f.Sets.CacheMax != nil {
-		if n, err := ParseSize(f.Sets.CacheMax.raw); err != nil {
+		if n, err := parseSize(f.Sets.CacheMax.raw); err != nil {
 			bad("sets.cache_max", "%v", err)
 		} else {
 			s.CacheMax = n
@@ -562,7 +562,7 @@ func (c *Config) RequireGame() error {
 	if c.File != "" {
 		where = c.File
 	}
-	return &Error{File: where, Problems: []Problem{{Message: strings.Join(missing, " and ") +
+	return &fileError{File: where, Problems: []problem{{Message: strings.Join(missing, " and ") +
 		" required; set them in the config file, or try `forgesync demo`"}}}
 }
 
@@ -601,10 +601,10 @@ func keyLine(data []byte, dotted string) int {
 	return tableLine
 }
 
-// CheckLoopback reports an error unless addr is a host:port whose host is a
+// checkLoopback reports an error unless addr is a host:port whose host is a
 // loopback address or "localhost": the TCP API must not be reachable from
 // another machine.
-func CheckLoopback(addr string) error {
+func checkLoopback(addr string) error {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil || port == "" {
 		return fmt.Errorf("want a loopback address such as \"127.0.0.1:8384\", got %q", addr)

@@ -93,7 +93,7 @@ func TestParseErrorsNameKeyAndLine(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("parse(%q) = %v; want error containing %q", tt.text, err, tt.want)
 			}
-			if !errors.Is(err, ErrInvalid) {
+			if !errors.Is(err, errInvalid) {
 				t.Errorf("error is not ErrInvalid: %v", err)
 			}
 		})
@@ -101,10 +101,10 @@ func TestParseErrorsNameKeyAndLine(t *testing.T) {
 }
 
 func TestPerformancePriority(t *testing.T) {
-	if p := Default().Performance.Priority; p != PriorityBackground {
-		t.Errorf("default priority = %q; want %q", p, PriorityBackground)
+	if p := Default().Performance.Priority; p != priorityBackground {
+		t.Errorf("default priority = %q; want %q", p, priorityBackground)
 	}
-	for _, v := range []string{PriorityBackground, PriorityNormal} {
+	for _, v := range []string{priorityBackground, PriorityNormal} {
 		c, err := parse("f.toml", []byte("[performance]\npriority = \""+v+"\"\n"))
 		if err != nil || c.Performance.Priority != v {
 			t.Errorf("priority = %q: got %+v, %v", v, c, err)
@@ -129,19 +129,19 @@ func TestLoadMissingFile(t *testing.T) {
 		t.Fatalf("Load(missing) = %v; want not-exist", err)
 	}
 	c, err := Load("")
-	if err != nil || c.Watch.Settle != DefaultSettle || !c.Deploy.Lua {
+	if err != nil || c.Watch.Settle != defaultSettle || !c.Deploy.Lua {
 		t.Fatalf("Load(\"\") = %+v, %v; want defaults", c, err)
 	}
 }
 
 func TestParseSize(t *testing.T) {
 	for in, want := range map[string]int64{"4GiB": 4 << 30, "2 GiB": 2 << 30, "100MB": 100e6, "512": 512, "1.5KiB": 1536} {
-		if got, err := ParseSize(in); err != nil || got != want {
+		if got, err := parseSize(in); err != nil || got != want {
 			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, got, err, want)
 		}
 	}
 	for _, in := range []string{"", "GiB", "4 GB2", "-1", "1e3"} {
-		if _, err := ParseSize(in); err == nil {
+		if _, err := parseSize(in); err == nil {
 			t.Errorf("ParseSize(%q) = ok; want error", in)
 		}
 	}
@@ -200,7 +200,7 @@ func TestParseSets(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := parse("f.toml", []byte(tt.text))
-			if err == nil || !strings.Contains(err.Error(), tt.want) || !errors.Is(err, ErrInvalid) {
+			if err == nil || !strings.Contains(err.Error(), tt.want) || !errors.Is(err, errInvalid) {
 				t.Fatalf("parse(%q) = %v; want ErrInvalid containing %q", tt.text, err, tt.want)
 			}
 			if strings.Contains(err.Error(), "hunter2") {
@@ -240,7 +240,7 @@ f.toml:9: limits.max_ratio: 1000 is above the default 200; limits may only be lo
 f.toml:12: log.level: want debug, info, warn or error, got "loud"
 f.toml:15: extras.x: unknown key: there is no table [extras] (the tables are [paths], [watch], [limits], [deploy], [log], [api], [sets] and [performance])`
 	_, err := parse("f.toml", []byte(text))
-	if err == nil || err.Error() != want || !errors.Is(err, ErrInvalid) {
+	if err == nil || err.Error() != want || !errors.Is(err, errInvalid) {
 		t.Fatalf("Parse =\n%v\nwant\n%s", err, want)
 	}
 	for _, tt := range []struct{ name, text, want string }{
@@ -254,7 +254,7 @@ f.toml:15: extras.x: unknown key: there is no table [extras] (the tables are [pa
 		{"syntax", "[paths\n", "f.toml:2: expected '.' or ']' to end table name, but got '\\n' instead"},
 	} {
 		_, err := parse("f.toml", []byte(tt.text))
-		if err == nil || err.Error() != tt.want || !errors.Is(err, ErrInvalid) {
+		if err == nil || err.Error() != tt.want || !errors.Is(err, errInvalid) {
 			t.Errorf("%s: parse(%q) =\n%v\nwant\n%s", tt.name, tt.text, err, tt.want)
 		}
 	}
@@ -263,7 +263,7 @@ f.toml:15: extras.x: unknown key: there is no table [extras] (the tables are [pa
 		t.Errorf("parse(lowered limits) = %+v, %v", c, err)
 	}
 	err = (&Config{File: "/x/f.toml"}).RequireGame()
-	if want := "/x/f.toml: paths.mods (the game's UE4SS Mods folder) and paths.paks (where pack content is installed) required; set them in the config file, or try `forgesync demo`"; err == nil || err.Error() != want || !errors.Is(err, ErrInvalid) {
+	if want := "/x/f.toml: paths.mods (the game's UE4SS Mods folder) and paths.paks (where pack content is installed) required; set them in the config file, or try `forgesync demo`"; err == nil || err.Error() != want || !errors.Is(err, errInvalid) {
 		t.Errorf("RequireGame =\n%v\nwant\n%s", err, want)
 	}
 }

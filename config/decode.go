@@ -12,22 +12,22 @@ import (
 	"github.com/BurntSushi/toml"
 )
 
-// Problem is one fault in a configuration file: its line (0 when it has
+// problem is one fault in a configuration file: its line (0 when it has
 // none), the dotted key, and what is wrong in plain words.
-type Problem struct {
+type problem struct {
 	Line    int
 	Key     string
 	Message string
 }
 
-// Error is returned for a configuration file with faults; every fault
-// found is listed, in line order. It matches [ErrInvalid].
-type Error struct {
+// fileError is returned for a configuration file with faults; every fault
+// found is listed, in line order. It matches [errInvalid].
+type fileError struct {
 	File     string
-	Problems []Problem
+	Problems []problem
 }
 
-func (e *Error) Error() string {
+func (e *fileError) Error() string {
 	var b strings.Builder
 	for i, p := range e.Problems {
 		if i > 0 {
@@ -47,7 +47,7 @@ func (e *Error) Error() string {
 }
 
 // Is reports whether target is ErrInvalid.
-func (e *Error) Is(target error) bool { return target == ErrInvalid }
+func (e *fileError) Is(target error) bool { return target == errInvalid }
 
 // size is a byte count as written: an integer, or a string with a unit
 // ("4GiB", "512 MiB", "100MB"). It is parsed by the validation, so that

@@ -12,9 +12,9 @@ import (
 	"github.com/mjolnir-forge/forgesync/internal/samepath"
 )
 
-// FileName is the configuration file's name in the user's and the
+// fileName is the configuration file's name in the user's and the
 // machine's configuration folders.
-const FileName = "forgesync.toml"
+const fileName = "forgesync.toml"
 
 // EnvVar names the environment variable that points at a configuration
 // file, second in the discovery order after --config.
@@ -23,7 +23,7 @@ const EnvVar = "FORGESYNC_CONFIG"
 // Env is what resolving a configuration depends on besides the file: the
 // account's environment and whether the process is a machine service. The
 // service and the player's CLI resolve the same file with different Envs;
-// [CheckServiceAgrees] proves the results are the same.
+// [checkServiceAgrees] proves the results are the same.
 type Env struct {
 	// GOOS is the operating system whose rules apply; runtime.GOOS when
 	// empty.
@@ -92,15 +92,15 @@ func (e Env) join(elem ...string) string {
 func (e Env) UserFile() string {
 	if e.goos() == "windows" {
 		if d := e.getenv("APPDATA"); d != "" {
-			return e.join(d, "forgesync", FileName)
+			return e.join(d, "forgesync", fileName)
 		}
 		return ""
 	}
 	if d := e.getenv("XDG_CONFIG_HOME"); d != "" && filepath.IsAbs(d) {
-		return e.join(d, "forgesync", FileName)
+		return e.join(d, "forgesync", fileName)
 	}
 	if h := e.home(); h != "" {
-		return e.join(h, ".config", "forgesync", FileName)
+		return e.join(h, ".config", "forgesync", fileName)
 	}
 	return ""
 }
@@ -114,9 +114,9 @@ func (e Env) MachineFile() string {
 		if d == "" {
 			d = `C:\ProgramData`
 		}
-		return e.join(d, "forgesync", FileName)
+		return e.join(d, "forgesync", fileName)
 	}
-	return filepath.Join(e.Root+"/etc", "forgesync", FileName)
+	return filepath.Join(e.Root+"/etc", "forgesync", fileName)
 }
 
 // MachineStateDir returns a machine service's state folder:
@@ -193,16 +193,16 @@ func (e Env) Discover(flagPath string) (path, how string, err error) {
 	return "", "", nil
 }
 
-// ErrServiceDisagrees is returned, wrapped with the key and both values,
+// errServiceDisagrees is returned, wrapped with the key and both values,
 // when a configuration resolves to different places for the service
 // account and the installing user.
-var ErrServiceDisagrees = errors.New("the service and your CLI would not agree")
+var errServiceDisagrees = errors.New("the service and your CLI would not agree")
 
-// CheckServiceAgrees resolves the configuration file at path for the
+// checkServiceAgrees resolves the configuration file at path for the
 // service account and for the installing user and reports the first place
 // (state, socket, mods, paks, drop, modules, log file) where they differ, with what
 // to write in the file to make them agree.
-func CheckServiceAgrees(path string, user, svc Env) error {
+func checkServiceAgrees(path string, user, svc Env) error {
 	data, err := readConfig(path)
 	if err != nil {
 		return err
@@ -230,17 +230,17 @@ func CheckServiceAgrees(path string, user, svc Env) error {
 				hint = fmt.Sprintf("set [paths] state = '%s' in %s, or install with the machine's file %s", s.Paths.State, path, svc.MachineFile())
 			}
 			return fmt.Errorf("%s: %s is %s for the service but %s for you (%s): %w",
-				path, p.key, p.svc, p.user, hint, ErrServiceDisagrees)
+				path, p.key, p.svc, p.user, hint, errServiceDisagrees)
 		}
 	}
 	return nil
 }
 
-// MachineService returns the Env of this machine's service account
+// machineService returns the Env of this machine's service account
 // (Windows: LocalSystem, whose profile is under system32; elsewhere: a
 // system unit running as root with systemd's bare environment), for
-// [CheckServiceAgrees].
-func MachineService() Env {
+// [checkServiceAgrees].
+func machineService() Env {
 	if runtime.GOOS == "windows" {
 		root := os.Getenv("SystemRoot")
 		if root == "" {
@@ -263,21 +263,21 @@ func MachineService() Env {
 	return Env{Machine: true, Home: home, Getenv: func(string) string { return "" }}
 }
 
-// ErrUserServiceWindows is returned by [CheckServiceInstall] for --user on
+// errUserServiceWindows is returned by [CheckServiceInstall] for --user on
 // Windows.
-var ErrUserServiceWindows = errors.New("--user is not available on Windows: Windows has no per-user services that start with the user's session without storing the password; run `forgesync service install` from an administrator prompt instead: the machine service runs as LocalSystem, keeps its state in %ProgramData%\\forgesync, and your CLI finds it through the same config file")
+var errUserServiceWindows = errors.New("--user is not available on Windows: Windows has no per-user services that start with the user's session without storing the password; run `forgesync service install` from an administrator prompt instead: the machine service runs as LocalSystem, keeps its state in %ProgramData%\\forgesync, and your CLI finds it through the same config file")
 
 // CheckServiceInstall reports what stops `service install` with the
 // configuration file at path: --user on Windows, no file, a relative file,
 // or (for a machine service) a file that resolves otherwise for the
 // service account than for the installing user.
 func CheckServiceInstall(path string, userService bool) error {
-	return checkServiceInstall(runtime.GOOS, path, userService, Process(false), MachineService())
+	return checkServiceInstall(runtime.GOOS, path, userService, Process(false), machineService())
 }
 
 func checkServiceInstall(goos, path string, userService bool, user, svc Env) error {
 	if userService && goos == "windows" {
-		return ErrUserServiceWindows
+		return errUserServiceWindows
 	}
 	if path == "" {
 		return fmt.Errorf("no configuration file: pass --config FILE, or create %s (yours) or %s (the machine's); the service reads it at every start", user.UserFile(), user.MachineFile())
@@ -288,5 +288,5 @@ func checkServiceInstall(goos, path string, userService bool, user, svc Env) err
 	if userService {
 		return nil // the same account: it resolves alike
 	}
-	return CheckServiceAgrees(path, user, svc)
+	return checkServiceAgrees(path, user, svc)
 }

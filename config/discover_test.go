@@ -68,7 +68,7 @@ func TestServiceAndCLIAgree(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			write(t, c.file, c.text)
-			err := CheckServiceAgrees(c.file, user, svc)
+			err := checkServiceAgrees(c.file, user, svc)
 			if c.wantKey == "" {
 				if err != nil {
 					t.Fatalf("CheckServiceAgrees = %v; want agreement", err)
@@ -81,7 +81,7 @@ func TestServiceAndCLIAgree(t *testing.T) {
 				}
 				return
 			}
-			if !errors.Is(err, ErrServiceDisagrees) || !strings.Contains(err.Error(), c.wantKey) {
+			if !errors.Is(err, errServiceDisagrees) || !strings.Contains(err.Error(), c.wantKey) {
 				t.Fatalf("CheckServiceAgrees = %v; want ErrServiceDisagrees naming %s", err, c.wantKey)
 			}
 		})
@@ -111,7 +111,7 @@ func TestMachineServiceState(t *testing.T) {
 
 func TestWindowsPathHint(t *testing.T) {
 	_, err := parse("/x/forgesync.toml", []byte("[paths]\nmods = \"C:\\Games\\Mods\"\n"))
-	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "single quotes") || !strings.Contains(err.Error(), "forward slashes") || !strings.Contains(err.Error(), ":2:") {
+	if !errors.Is(err, errInvalid) || !strings.Contains(err.Error(), "single quotes") || !strings.Contains(err.Error(), "forward slashes") || !strings.Contains(err.Error(), ":2:") {
 		t.Fatalf("parse(double-quoted backslashes) = %v; want the hint of SPEC §1 on line 2", err)
 	}
 }
@@ -156,7 +156,7 @@ func TestLogFileDefault(t *testing.T) {
 func TestServiceInstallChecks(t *testing.T) {
 	root := t.TempDir()
 	user, svc := accounts(root)
-	if err := checkServiceInstall("windows", `C:\cfg.toml`, true, user, svc); !errors.Is(err, ErrUserServiceWindows) || !strings.Contains(err.Error(), "administrator") {
+	if err := checkServiceInstall("windows", `C:\cfg.toml`, true, user, svc); !errors.Is(err, errUserServiceWindows) || !strings.Contains(err.Error(), "administrator") {
 		t.Fatalf("--user on Windows = %v; want a refusal saying why", err)
 	}
 	if err := checkServiceInstall("linux", "", false, user, svc); err == nil || !strings.Contains(err.Error(), "--config") {
@@ -166,7 +166,7 @@ func TestServiceInstallChecks(t *testing.T) {
 	if err := checkServiceInstall("linux", f, true, user, svc); err != nil {
 		t.Fatalf("--user on Linux = %v; want it accepted", err)
 	}
-	if err := checkServiceInstall("linux", f, false, user, svc); !errors.Is(err, ErrServiceDisagrees) {
+	if err := checkServiceInstall("linux", f, false, user, svc); !errors.Is(err, errServiceDisagrees) {
 		t.Fatalf("machine service with a user file and default state = %v; want ErrServiceDisagrees", err)
 	}
 }

@@ -62,7 +62,7 @@ func TestWindowsPathForms(t *testing.T) {
 				}
 				return
 			}
-			var ce *Error
+			var ce *fileError
 			if !errors.As(err, &ce) || len(ce.Problems) != 1 {
 				t.Fatalf("ParseEnv(%q) = %v; want one problem", text, err)
 			}

@@ -20,7 +20,7 @@ func TestLoadBoundsConfig(t *testing.T) {
 	}
 	for name, load := range map[string]func() error{
 		"Load":               func() error { _, err := Load(p); return err },
-		"CheckServiceAgrees": func() error { return CheckServiceAgrees(p, Process(false), Process(false)) },
+		"CheckServiceAgrees": func() error { return checkServiceAgrees(p, Process(false), Process(false)) },
 	} {
 		err := load()
 		if !errors.Is(err, atomicfile.ErrTooLarge) || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "1048576 bytes") {
