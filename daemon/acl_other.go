@@ -10,14 +10,14 @@ import (
 	"strconv"
 )
 
-// SecureFolder creates dir (mode 0700), which holds forgesync's what
+// osSecureFolder creates dir (mode 0700), which holds forgesync's what
 // ("state" or "status socket"). Outside Windows the socket's own mode
 // (0600, set by [Listen]) and the peer check guard it, so an existing
 // folder's mode is left as it is; a shared folder (/, /run, /tmp, a home
 // folder, a sticky or world-writable one) is refused with
-// [ErrSharedFolder], as [Listen] refuses it. The owner is a Windows notion
+// [errSharedFolder], as [Listen] refuses it. The owner is a Windows notion
 // and is ignored.
-func SecureFolder(what, dir, _ string) error {
+func osSecureFolder(what, dir, _ string) error {
 	_, err := os.Stat(dir)
 	created := errors.Is(err, fs.ErrNotExist)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -31,7 +31,7 @@ func SecureFolder(what, dir, _ string) error {
 	return err
 }
 
-// CurrentUserSID returns the user's id: the uid outside Windows.
-func CurrentUserSID() (string, error) { return strconv.Itoa(os.Getuid()), nil }
+// currentUserSID returns the user's id: the uid outside Windows.
+func currentUserSID() (string, error) { return strconv.Itoa(os.Getuid()), nil }
 
 func isAccessDenied(error) bool { return false }

@@ -15,7 +15,7 @@ import (
 func TestRefusedNamesTheFolder(t *testing.T) {
 	sock := filepath.Join("srv", "forgesync", "forgesync.sock")
 	err := refused(sock, &os.SyscallError{Syscall: "connect", Err: syscall.EACCES})
-	if !errors.Is(err, ErrDeniedByFolder) || !errors.Is(err, fs.ErrPermission) || !strings.Contains(err.Error(), filepath.Dir(sock)) || !strings.Contains(err.Error(), "administrator") {
+	if !errors.Is(err, errDeniedByFolder) || !errors.Is(err, fs.ErrPermission) || !strings.Contains(err.Error(), filepath.Dir(sock)) || !strings.Contains(err.Error(), "administrator") {
 		t.Fatalf("refused(permission) = %v; want ErrDeniedByFolder naming %s", err, filepath.Dir(sock))
 	}
 	other := errors.New("connection refused")
@@ -26,7 +26,7 @@ func TestRefusedNamesTheFolder(t *testing.T) {
 
 func TestSecureFolderCreates(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "state", "run")
-	if err := SecureFolder("state", dir, ""); err != nil {
+	if err := osSecureFolder("state", dir, ""); err != nil {
 		t.Fatal(err)
 	}
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {

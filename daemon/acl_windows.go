@@ -21,7 +21,7 @@ import (
 // removed (P: protected).
 const folderSDDL = "D:P(A;OICI;FA;;;SY)(A;OICI;FA;;;BA)(A;OICI;FA;;;%s)"
 
-// SecureFolder creates dir, which holds forgesync's what ("state" or
+// osSecureFolder creates dir, which holds forgesync's what ("state" or
 // "status socket"), and sets its ACL to SYSTEM, Administrators and owner
 // (a SID string such as "S-1-5-21-…"; the current user when empty),
 // removing inherited permissions, so that the status socket and the API
@@ -30,9 +30,9 @@ const folderSDDL = "D:P(A;OICI;FA;;;SY)(A;OICI;FA;;;BA)(A;OICI;FA;;;%s)"
 // on a folder forgesync owns ([decideFolder]): one it created, an empty
 // one, or one that already has this ACL. A folder holding other files
 // keeps its own ACL, and a drive root, a system or a profile folder is
-// refused with [ErrSharedFolder]. On a file system without ACLs (FAT,
-// exFAT) the error matches [ErrNoACL]: a caller warns and goes on.
-func SecureFolder(what, dir, owner string) error {
+// refused with [errSharedFolder]. On a file system without ACLs (FAT,
+// exFAT) the error matches [errNoACL]: a caller warns and goes on.
+func osSecureFolder(what, dir, owner string) error {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return fmt.Errorf("secure %s folder %s: %w", what, dir, err)
@@ -43,7 +43,7 @@ func SecureFolder(what, dir, owner string) error {
 		return fmt.Errorf("secure %s folder %s: %w", what, abs, err)
 	}
 	if owner == "" {
-		sid, err := CurrentUserSID()
+		sid, err := currentUserSID()
 		if err != nil {
 			return fmt.Errorf("secure %s folder %s: %w", what, abs, err)
 		}
@@ -83,16 +83,16 @@ var setNamedSecurityInfo = windows.SetNamedSecurityInfo
 
 // aclError wraps the error of setting a folder's ACL; a file system that
 // keeps no ACLs (FAT and exFAT answer ERROR_NOT_SUPPORTED or
-// ERROR_INVALID_FUNCTION) gives one matching [ErrNoACL].
+// ERROR_INVALID_FUNCTION) gives one matching [errNoACL].
 func aclError(what, dir string, err error) error {
 	if errors.Is(err, windows.ERROR_NOT_SUPPORTED) || errors.Is(err, windows.ERROR_INVALID_FUNCTION) {
-		return fmt.Errorf("secure %s folder %s: %w: %w", what, dir, ErrNoACL, err)
+		return fmt.Errorf("secure %s folder %s: %w: %w", what, dir, errNoACL, err)
 	}
 	return fmt.Errorf("secure %s folder %s: set its ACL: %w", what, dir, err)
 }
 
 // hasFolderACL reports whether dir already has the protected ACL that
-// [SecureFolder] sets for owner, so that setting it again changes nothing.
+// [secureFolder] sets for owner, so that setting it again changes nothing.
 func hasFolderACL(dir, owner string) bool {
 	sd, err := windows.GetNamedSecurityInfo(longpath.Extend(dir), windows.SE_FILE_OBJECT, windows.DACL_SECURITY_INFORMATION)
 	if err != nil {
@@ -128,8 +128,8 @@ func isEmptyDir(dir string) (bool, error) {
 	return len(names) == 0, nil
 }
 
-// CurrentUserSID returns the SID of the user the process runs as.
-func CurrentUserSID() (string, error) {
+// currentUserSID returns the SID of the user the process runs as.
+func currentUserSID() (string, error) {
 	u, err := windows.GetCurrentProcessToken().GetTokenUser()
 	if err != nil {
 		return "", fmt.Errorf("read the current user: %w", err)

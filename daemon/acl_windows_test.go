@@ -22,7 +22,7 @@ func TestSecureFolder(t *testing.T) {
 	}
 	defer os.Remove(dir)
 	owner := "S-1-5-21-1004336348-1177238915-682003330-1001"
-	if err := SecureFolder("state", dir, owner); err != nil {
+	if err := osSecureFolder("state", dir, owner); err != nil {
 		t.Fatalf("SecureFolder = %v", err)
 	}
 	sd, err := windows.GetNamedSecurityInfo(dir, windows.SE_FILE_OBJECT, windows.DACL_SECURITY_INFORMATION)
@@ -42,7 +42,7 @@ func TestSecureFolder(t *testing.T) {
 	if n := strings.Count(sddl, "(A;"); n != 3 {
 		t.Errorf("ACL %s has %d allow entries; want 3", sddl, n)
 	}
-	if err := SecureFolder("state", dir, "not a sid"); err == nil {
+	if err := osSecureFolder("state", dir, "not a sid"); err == nil {
 		t.Error("SecureFolder accepted an owner that is not a SID")
 	}
 }
@@ -60,10 +60,10 @@ func TestSecureFolderNoACL(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = SecureFolder("state", dir, "")
+		err = osSecureFolder("state", dir, "")
 		setNamedSecurityInfo = saved
 		os.Remove(dir)
-		if !errors.Is(err, ErrNoACL) || !errors.Is(err, code) {
+		if !errors.Is(err, errNoACL) || !errors.Is(err, code) {
 			t.Errorf("SecureFolder on a file system answering %v = %v; want ErrNoACL", code, err)
 		}
 	}
@@ -80,7 +80,7 @@ func TestSecureFolderLeavesOthers(t *testing.T) {
 	}
 	defer func() { setNamedSecurityInfo = saved }()
 	root := os.Getenv("SystemDrive") + `\`
-	if err := SecureFolder("status socket", root, ""); !errors.Is(err, ErrSharedFolder) || !strings.Contains(err.Error(), "root of a drive") {
+	if err := osSecureFolder("status socket", root, ""); !errors.Is(err, errSharedFolder) || !strings.Contains(err.Error(), "root of a drive") {
 		t.Errorf("SecureFolder(%s) = %v; want ErrSharedFolder", root, err)
 	}
 	dir, err := os.MkdirTemp("", "forgesync-full-")
@@ -91,7 +91,7 @@ func TestSecureFolderLeavesOthers(t *testing.T) {
 	if err := os.WriteFile(dir+`\notes.txt`, []byte("mine"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := SecureFolder("state", dir, ""); err != nil {
+	if err := osSecureFolder("state", dir, ""); err != nil {
 		t.Errorf("SecureFolder(folder with files) = %v", err)
 	}
 	if calls != 0 {

@@ -34,32 +34,32 @@ type Backend interface {
 	Rollback(ctx context.Context, n int) (*api.Summary, error)
 }
 
-// Retrier is a [Backend] that can move rejected archives back into drop
+// retrier is a [Backend] that can move rejected archives back into drop
 // and process them (POST /v1/rejections/retry); a Backend without it
 // answers that endpoint 404.
-type Retrier interface {
+type retrier interface {
 	Retry(ctx context.Context, req api.Retry) (*api.Summary, error)
 }
 
-// Installer is a [Backend] that installs an archive a command copied into
+// installer is a [Backend] that installs an archive a command copied into
 // drop/.install/ (POST /v1/install); a Backend without it answers that
 // endpoint 404.
-type Installer interface {
+type installer interface {
 	InstallHanded(ctx context.Context, req api.Install) (*api.Summary, error)
 }
 
 // Error codes of the JSON error body {"error":{"code":…,"message":…}}.
 const (
-	CodeNotFound         = "not_found"
-	CodeConflict         = "conflict"
-	CodeBusy             = "busy"
-	CodeInvalid          = "invalid_request"
-	CodeMethodNotAllowed = "method_not_allowed"
-	CodeTooLarge         = "request_too_large"
-	CodeTimeout          = "request_timeout"
-	CodeInternal         = "internal"
-	CodeUnauthorized     = "unauthorized"
-	CodeForbidden        = "forbidden"
+	codeNotFound         = "not_found"
+	codeConflict         = "conflict"
+	codeBusy             = "busy"
+	codeInvalid          = "invalid_request"
+	codeMethodNotAllowed = "method_not_allowed"
+	codeTooLarge         = "request_too_large"
+	codeTimeout          = "request_timeout"
+	codeInternal         = "internal"
+	codeUnauthorized     = "unauthorized"
+	codeForbidden        = "forbidden"
 )
 
 // APIError is an error answered by the status socket: the server's handlers
@@ -112,13 +112,13 @@ type KindAnswer struct {
 // the code reads back as the first (a refusal by a rule is answered as a
 // conflict, a daemon stopping as busy), whose exit status is the same.
 var answers = []KindAnswer{
-	{errkind.NotFound, http.StatusNotFound, CodeNotFound},
-	{errkind.Conflict, http.StatusConflict, CodeConflict},
-	{errkind.Refused, http.StatusConflict, CodeConflict},
-	{errkind.Busy, http.StatusServiceUnavailable, CodeBusy},
-	{errkind.Unavailable, http.StatusServiceUnavailable, CodeBusy},
-	{errkind.Invalid, http.StatusBadRequest, CodeInvalid},
-	{errkind.Internal, http.StatusInternalServerError, CodeInternal},
+	{errkind.NotFound, http.StatusNotFound, codeNotFound},
+	{errkind.Conflict, http.StatusConflict, codeConflict},
+	{errkind.Refused, http.StatusConflict, codeConflict},
+	{errkind.Busy, http.StatusServiceUnavailable, codeBusy},
+	{errkind.Unavailable, http.StatusServiceUnavailable, codeBusy},
+	{errkind.Invalid, http.StatusBadRequest, codeInvalid},
+	{errkind.Internal, http.StatusInternalServerError, codeInternal},
 }
 
 // Answer returns the status socket's answer to a failure of kind k.

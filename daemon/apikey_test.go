@@ -43,13 +43,13 @@ func TestAPIKeyDamaged(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			state := t.TempDir()
-			path := filepath.Join(state, APIKeyName)
+			path := filepath.Join(state, apiKeyName)
 			if err := tc.make(path); err != nil {
 				t.Fatal(err)
 			}
-			reads := map[string]func(string) (string, error){"APIKey": APIKey}
+			reads := map[string]func(string) (string, error){"APIKey": apiKey}
 			if tc.want != nil {
-				reads["ReadAPIKey"] = ReadAPIKey
+				reads["ReadAPIKey"] = readAPIKey
 			}
 			for name, read := range reads {
 				done := make(chan error, 1)
@@ -85,11 +85,11 @@ func TestAPIKeyNotHex(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			state := t.TempDir()
-			path := filepath.Join(state, APIKeyName)
+			path := filepath.Join(state, apiKeyName)
 			if err := os.WriteFile(path, []byte(tc.text), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			for name, read := range map[string]func(string) (string, error){"APIKey": APIKey, "ReadAPIKey": ReadAPIKey} {
+			for name, read := range map[string]func(string) (string, error){"APIKey": apiKey, "ReadAPIKey": readAPIKey} {
 				key, err := read(state)
 				if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), tc.says) ||
 					!strings.Contains(err.Error(), "delete the file to make a new key") || strings.Contains(err.Error(), strings.TrimSpace(tc.text)) {
@@ -100,10 +100,10 @@ func TestAPIKeyNotHex(t *testing.T) {
 	}
 	state := t.TempDir()
 	real := strings.Repeat("0123456789ABCDEF", 4)
-	if err := os.WriteFile(filepath.Join(state, APIKeyName), []byte(real+"\r\n"), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(state, apiKeyName), []byte(real+"\r\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	for name, read := range map[string]func(string) (string, error){"APIKey": APIKey, "ReadAPIKey": ReadAPIKey} {
+	for name, read := range map[string]func(string) (string, error){"APIKey": apiKey, "ReadAPIKey": readAPIKey} {
 		if key, err := read(state); err != nil || key != real {
 			t.Errorf("%s of a real key = %q, %v", name, key, err)
 		}

@@ -13,7 +13,7 @@ import (
 
 // NewBackend returns what the status socket serves of a running daemon:
 // the writer r's snapshots and mutations, and, when sets is not nil, the
-// pack set endpoints of SPEC §10.3 ([SetBackend]) of the Syncer it holds,
+// pack set endpoints of SPEC §10.3 ([setBackend]) of the Syncer it holds,
 // which a config reload may replace. Every answer is the domain's value
 // converted to its wire shape.
 func NewBackend(r *pipeline.Runner, sets *atomic.Pointer[follow.Syncer]) Backend {
@@ -23,7 +23,7 @@ func NewBackend(r *pipeline.Runner, sets *atomic.Pointer[follow.Syncer]) Backend
 	return setsBackend{runnerBackend{r}, sets}
 }
 
-// runnerBackend serves a Runner: a [Backend], [Retrier] and [Installer].
+// runnerBackend serves a Runner: a [Backend], [retrier] and [installer].
 type runnerBackend struct {
 	r *pipeline.Runner
 }
@@ -76,7 +76,7 @@ func (b runnerBackend) InstallHanded(ctx context.Context, req api.Install) (*api
 }
 
 // setsBackend serves a Runner and the set follower beside it: a
-// runnerBackend that is also a [SetBackend], and whose status says how the
+// runnerBackend that is also a [setBackend], and whose status says how the
 // machine stands against its set.
 type setsBackend struct {
 	runnerBackend
@@ -143,7 +143,7 @@ func (b setsBackend) SetFollow(ctx context.Context) (*api.SetSyncResult, error) 
 }
 
 var (
-	_ Retrier    = runnerBackend{}
-	_ Installer  = runnerBackend{}
-	_ SetBackend = setsBackend{}
+	_ retrier    = runnerBackend{}
+	_ installer  = runnerBackend{}
+	_ setBackend = setsBackend{}
 )

@@ -51,11 +51,11 @@ func NewClient(path string) *Client {
 // Close releases the client's idle connections.
 func (c *Client) Close() { c.hc.CloseIdleConnections() }
 
-// Probe reports whether a daemon listens on the socket at path: whether a
+// probe reports whether a daemon listens on the socket at path: whether a
 // connection to it is accepted within a short timeout or ctx. A daemon that
 // then refuses this user (the Linux peer check) still counts as running, so
 // the CLI tells the user instead of working on the state behind its back.
-func Probe(ctx context.Context, path string) bool {
+func probe(ctx context.Context, path string) bool {
 	d := net.Dialer{Timeout: probeTimeout}
 	conn, err := d.DialContext(ctx, "unix", path)
 	if err != nil {
@@ -174,7 +174,7 @@ func (c *Client) mutate(ctx context.Context, method, path string) (*api.Summary,
 // shows as an event whose id is greater than the previous one plus one (or
 // than since plus one, first). When the daemon dropped this client for
 // falling behind, fn gets the [api.EventDropped] marker and Events returns
-// [ErrSubscriberDropped]; call again with since set to the last id seen.
+// [errSubscriberDropped]; call again with since set to the last id seen.
 func (c *Client) Events(ctx context.Context, since uint64, fn func(api.Event) error) error {
 	path := "/v1/events"
 	if since != Live {
@@ -196,7 +196,7 @@ func (c *Client) Events(ctx context.Context, since uint64, fn func(api.Event) er
 			return err
 		}
 		if ev.Type == api.EventDropped {
-			return ErrSubscriberDropped
+			return errSubscriberDropped
 		}
 	}
 	if err := ctx.Err(); err != nil {
@@ -263,7 +263,7 @@ func (c *Client) sendBody(ctx context.Context, method, path string, reqBody []by
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxAnswerBytes))
-	ae := &APIError{Status: resp.StatusCode, Code: CodeInternal, Message: string(bytes.TrimSpace(b))}
+	ae := &APIError{Status: resp.StatusCode, Code: codeInternal, Message: string(bytes.TrimSpace(b))}
 	var eb errorBody
 	if json.Unmarshal(b, &eb) == nil && eb.Error.Code != "" {
 		ae.Code, ae.Message = eb.Error.Code, eb.Error.Message

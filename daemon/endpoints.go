@@ -11,33 +11,33 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
-// Endpoints are what a daemon serves on: the status socket and, when
+// endpoints are what a daemon serves on: the status socket and, when
 // configured, the loopback TCP API with its key.
-type Endpoints struct {
+type endpoints struct {
 	unix net.Listener // nil when only the TCP API serves
 	tcp  net.Listener // nil without [api] listen
 	key  string
 }
 
-// ListenAll opens the status socket at socket and, when tcpAddr is set,
+// listenAll opens the status socket at socket and, when tcpAddr is set,
 // the TCP API with the key kept in stateDir. A socket that cannot be
 // opened (no AF_UNIX: old Windows, wine) is only a warning when the TCP
 // API is there to answer; another daemon on the socket is always an error.
-func ListenAll(socket, tcpAddr, stateDir string, log *slog.Logger) (*Endpoints, error) {
+func listenAll(socket, tcpAddr, stateDir string, log *slog.Logger) (*endpoints, error) {
 	ln, err := Listen(socket)
-	if err != nil && (tcpAddr == "" || errors.Is(err, ErrAlreadyRunning)) {
+	if err != nil && (tcpAddr == "" || errors.Is(err, errAlreadyRunning)) {
 		return nil, err
 	}
 	if err != nil {
 		log.Warn("status socket unavailable; serving the TCP API only", "socket", socket, "err", err)
 		ln = nil
 	}
-	e := &Endpoints{unix: ln}
+	e := &endpoints{unix: ln}
 	if tcpAddr == "" {
 		return e, nil
 	}
-	key, kerr := APIKey(stateDir)
-	tln, lerr := ListenTCP(tcpAddr)
+	key, kerr := apiKey(stateDir)
+	tln, lerr := listenTCP(tcpAddr)
 	e.tcp, e.key = tln, key
 	if err := errors.Join(kerr, lerr); err != nil {
 		e.Close()
@@ -48,7 +48,7 @@ func ListenAll(socket, tcpAddr, stateDir string, log *slog.Logger) (*Endpoints, 
 }
 
 // Close closes the listeners; Serve closes them itself.
-func (e *Endpoints) Close() {
+func (e *endpoints) Close() {
 	for _, ln := range []net.Listener{e.unix, e.tcp} {
 		if ln != nil {
 			ln.Close()
@@ -58,7 +58,7 @@ func (e *Endpoints) Close() {
 
 // Serve answers on every endpoint (see [Serve]) until ctx ends; the TCP
 // API asks for the key.
-func (e *Endpoints) Serve(ctx context.Context, b Backend, ev *Events, opts ServerOptions) error {
+func (e *endpoints) Serve(ctx context.Context, b Backend, ev *Events, opts ServerOptions) error {
 	g, ctx := errgroup.WithContext(ctx)
 	if e.unix != nil {
 		g.Go(func() error { return Serve(ctx, e.unix, b, ev, opts) })
@@ -74,13 +74,13 @@ func (e *Endpoints) Serve(ctx context.Context, b Backend, ev *Events, opts Serve
 // minProcs is the fewest Ps ReserveProcs leaves the daemon.
 const minProcs = 4
 
-// ReserveProcs gives the process at least four Ps, unless GOMAXPROCS is
+// reserveProcs gives the process at least four Ps, unless GOMAXPROCS is
 // set. A transaction keeps two goroutines busy (decompressing, writing);
 // with as many Ps as cores, a status request then waits for the
 // scheduler's 10 ms preemption, while with spare Ps it runs at once and
 // the OS shares the cores. Measured on 2 cores: GET /v1/status p99 15 ms
 // during a 256 MiB install with 2 Ps, 3–5 ms with 4.
-func ReserveProcs() {
+func reserveProcs() {
 	if os.Getenv("GOMAXPROCS") == "" && runtime.GOMAXPROCS(0) < minProcs {
 		runtime.GOMAXPROCS(minProcs)
 	}

@@ -16,7 +16,7 @@ func TestListenAll(t *testing.T) {
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	sock := filepath.Join(dir, "s.sock")
 	log := slog.New(slog.DiscardHandler)
-	eps, err := ListenAll(sock, "127.0.0.1:0", dir, log)
+	eps, err := listenAll(sock, "127.0.0.1:0", dir, log)
 	if err != nil {
 		t.Fatalf("ListenAll = %v", err)
 	}
@@ -24,7 +24,7 @@ func TestListenAll(t *testing.T) {
 	if eps.unix == nil || eps.tcp == nil || eps.key == "" {
 		t.Fatalf("endpoints = %+v; want the socket, the TCP API and its key", eps)
 	}
-	if _, err := ListenAll(sock, "", dir, log); !errors.Is(err, ErrAlreadyRunning) {
+	if _, err := listenAll(sock, "", dir, log); !errors.Is(err, errAlreadyRunning) {
 		t.Errorf("a second ListenAll on the socket = %v; want ErrAlreadyRunning", err)
 	}
 }

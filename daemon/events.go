@@ -18,21 +18,21 @@ const Live uint64 = math.MaxUint64
 
 // Errors that end a [Subscription].
 var (
-	// ErrSubscriberDropped is returned by Subscription.Next after the
+	// errSubscriberDropped is returned by Subscription.Next after the
 	// buffered events when the subscriber fell behind and was dropped so
 	// that the publisher never waits for it.
-	ErrSubscriberDropped = errors.New("daemon: event subscriber fell behind and was dropped; subscribe again with since set to the last id received")
-	// ErrEventsClosed is returned by Publish and Subscription.Next once the
+	errSubscriberDropped = errors.New("daemon: event subscriber fell behind and was dropped; subscribe again with since set to the last id received")
+	// errEventsClosed is returned by Publish and Subscription.Next once the
 	// bus is closed.
-	ErrEventsClosed = errors.New("daemon: event bus closed")
-	// ErrSubscriptionClosed is returned by Subscription.Next after Close.
-	ErrSubscriptionClosed = errors.New("daemon: subscription closed")
+	errEventsClosed = errors.New("daemon: event bus closed")
+	// errSubscriptionClosed is returned by Subscription.Next after Close.
+	errSubscriptionClosed = errors.New("daemon: subscription closed")
 )
 
 // Defaults of [EventsOptions].
 const (
-	DefaultEventRing   = 4096
-	DefaultEventBuffer = 512
+	defaultEventRing   = 4096
+	defaultEventBuffer = 512
 )
 
 // EventsOptions configures an [Events] bus. Zero values take the defaults.
@@ -64,10 +64,10 @@ type Events struct {
 // NewEvents returns an empty bus.
 func NewEvents(opts EventsOptions) *Events {
 	if opts.Ring <= 0 {
-		opts.Ring = DefaultEventRing
+		opts.Ring = defaultEventRing
 	}
 	if opts.Buffer <= 0 {
-		opts.Buffer = DefaultEventBuffer
+		opts.Buffer = defaultEventBuffer
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -93,7 +93,7 @@ func (e *Events) Publish(d api.EventData) (api.Event, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.closed {
-		return api.Event{}, fmt.Errorf("publish %s event: %w", typ, ErrEventsClosed)
+		return api.Event{}, fmt.Errorf("publish %s event: %w", typ, errEventsClosed)
 	}
 	e.lastID++
 	ev := api.Event{ID: e.lastID, Time: e.now().UTC(), Type: typ, Data: raw}
@@ -107,7 +107,7 @@ func (e *Events) Publish(d api.EventData) (api.Event, error) {
 		select {
 		case s.ch <- ev:
 		default:
-			e.endLocked(s, ErrSubscriberDropped)
+			e.endLocked(s, errSubscriberDropped)
 		}
 	}
 	return ev, nil
@@ -130,7 +130,7 @@ func (e *Events) Subscribe(since uint64) *Subscription {
 		}
 	}
 	if e.closed {
-		s.err = ErrEventsClosed
+		s.err = errEventsClosed
 		close(s.ch)
 		return s
 	}
@@ -138,14 +138,14 @@ func (e *Events) Subscribe(since uint64) *Subscription {
 	return s
 }
 
-// Close ends every subscription (their Next returns [ErrEventsClosed] after
+// Close ends every subscription (their Next returns [errEventsClosed] after
 // the buffered events) and refuses further events.
 func (e *Events) Close() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.closed = true
 	for s := range e.subs {
-		e.endLocked(s, ErrEventsClosed)
+		e.endLocked(s, errEventsClosed)
 	}
 }
 
@@ -169,7 +169,7 @@ type Subscription struct {
 
 // Next returns the next event, waiting for one while ctx lasts. When the
 // subscription ends it returns, after the events still buffered,
-// [ErrSubscriberDropped], [ErrEventsClosed] or [ErrSubscriptionClosed].
+// [errSubscriberDropped], [errEventsClosed] or [errSubscriptionClosed].
 func (s *Subscription) Next(ctx context.Context) (api.Event, error) {
 	if len(s.replay) > 0 {
 		ev := s.replay[0]
@@ -194,11 +194,11 @@ func (s *Subscription) Next(ctx context.Context) (api.Event, error) {
 func (s *Subscription) LastID() uint64 { return s.last }
 
 // Close ends the subscription; Next then returns what is still buffered,
-// then [ErrSubscriptionClosed]. Closing twice is harmless.
+// then [errSubscriptionClosed]. Closing twice is harmless.
 func (s *Subscription) Close() {
 	s.bus.mu.Lock()
 	defer s.bus.mu.Unlock()
 	if _, ok := s.bus.subs[s]; ok {
-		s.bus.endLocked(s, ErrSubscriptionClosed)
+		s.bus.endLocked(s, errSubscriptionClosed)
 	}
 }

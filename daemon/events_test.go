@@ -183,7 +183,7 @@ func TestEventsSlowSubscriberDropped(t *testing.T) {
 
 	got = next(t, slow, 4)
 	wantIDs(t, got, 1)
-	if _, err := slow.Next(waitCtx(t)); !errors.Is(err, ErrSubscriberDropped) {
+	if _, err := slow.Next(waitCtx(t)); !errors.Is(err, errSubscriberDropped) {
 		t.Fatalf("Next after the buffer of a dropped subscriber = %v; want ErrSubscriberDropped", err)
 	}
 	if slow.LastID() != 4 {
@@ -205,17 +205,17 @@ func TestEventsCloseEndsSubscribers(t *testing.T) {
 	if got := next(t, sub, 1); string(got[0].Data) != `{"message":"disk nearly full"}` {
 		t.Fatalf("event data = %s; want the buffered event", got[0].Data)
 	}
-	if _, err := sub.Next(waitCtx(t)); !errors.Is(err, ErrEventsClosed) {
+	if _, err := sub.Next(waitCtx(t)); !errors.Is(err, errEventsClosed) {
 		t.Fatalf("Next after Close = %v; want ErrEventsClosed", err)
 	}
-	if _, err := e.Publish(api.Warning{}); !errors.Is(err, ErrEventsClosed) {
+	if _, err := e.Publish(api.Warning{}); !errors.Is(err, errEventsClosed) {
 		t.Fatalf("Publish after Close = %v; want ErrEventsClosed", err)
 	}
 	late := e.Subscribe(0)
 	if got := next(t, late, 1); got[0].ID != 1 {
 		t.Fatalf("Subscribe(0) after Close replays id %d; want 1", got[0].ID)
 	}
-	if _, err := late.Next(waitCtx(t)); !errors.Is(err, ErrEventsClosed) {
+	if _, err := late.Next(waitCtx(t)); !errors.Is(err, errEventsClosed) {
 		t.Fatalf("Next of a subscription made after Close = %v; want ErrEventsClosed", err)
 	}
 	sub.Close()
@@ -227,7 +227,7 @@ func TestEventsSubscriptionClose(t *testing.T) {
 	sub := e.Subscribe(Live)
 	sub.Close()
 	sub.Close()
-	if _, err := sub.Next(waitCtx(t)); !errors.Is(err, ErrSubscriptionClosed) {
+	if _, err := sub.Next(waitCtx(t)); !errors.Is(err, errSubscriptionClosed) {
 		t.Fatalf("Next after Close = %v; want ErrSubscriptionClosed", err)
 	}
 	publish(t, e, api.Warning{}) // must not panic on a closed channel

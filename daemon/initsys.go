@@ -8,13 +8,13 @@ import (
 	"strings"
 )
 
-// ErrNoServiceManager is returned by [DetectServiceManager] on a machine
+// errNoServiceManager is returned by [DetectServiceManager] on a machine
 // without systemd, launchd or the Windows service manager: forgesync then
 // installs no service rather than fall back to SysV or upstart scripts.
-var ErrNoServiceManager = errors.New("no service manager forgesync supports")
+var errNoServiceManager = errors.New("no service manager forgesync supports")
 
-// ServiceManager is the init system a service is installed with.
-type ServiceManager struct {
+// serviceManager is the init system a service is installed with.
+type serviceManager struct {
 	// Name is systemd, launchd or windows.
 	Name string
 	// User is set for a service of the current user.
@@ -27,7 +27,7 @@ type ServiceManager struct {
 // system starts at root ("/" on a real machine; a test gives a temp
 // folder): systemd when root/run/systemd/system is a folder (as
 // sd_booted(3) checks), launchd on darwin, the service manager on windows.
-// Anywhere else it fails with [ErrNoServiceManager] and one sentence
+// Anywhere else it fails with [errNoServiceManager] and one sentence
 // saying what to do instead, with configFile, the config the service
 // would have run with.
 func DetectServiceManager(goos, root, configFile string) (string, error) {
@@ -41,16 +41,16 @@ func DetectServiceManager(goos, root, configFile string) (string, error) {
 		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
 			return "systemd", nil
 		}
-		return "", noManagerError(fmt.Sprintf("this machine does not run systemd (there is no %s), so forgesync installs no service: %s", dir, WithoutService(configFile)))
+		return "", noManagerError(fmt.Sprintf("this machine does not run systemd (there is no %s), so forgesync installs no service: %s", dir, withoutService(configFile)))
 	}
-	return "", noManagerError(fmt.Sprintf("forgesync installs services with systemd, launchd or the Windows service manager, and %s has none of them: %s", goos, WithoutService(configFile)))
+	return "", noManagerError(fmt.Sprintf("forgesync installs services with systemd, launchd or the Windows service manager, and %s has none of them: %s", goos, withoutService(configFile)))
 }
 
-// WithoutService says what a machine without a service manager forgesync
+// withoutService says what a machine without a service manager forgesync
 // supports does instead, for the config at configFile: the daemon under
 // its own supervisor, an XDG autostart entry that starts it at login, or
 // a Steam launch option that syncs before the game starts.
-func WithoutService(configFile string) string {
+func withoutService(configFile string) string {
 	exe, err := os.Executable()
 	if err != nil {
 		exe = "forgesync"
@@ -77,15 +77,15 @@ func shellWord(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// noManagerError is the one sentence of [ErrNoServiceManager].
+// noManagerError is the one sentence of [errNoServiceManager].
 type noManagerError string
 
 func (e noManagerError) Error() string        { return string(e) }
-func (e noManagerError) Is(target error) bool { return target == ErrNoServiceManager }
+func (e noManagerError) Is(target error) bool { return target == errNoServiceManager }
 
 // Files lists what installing the service named name writes: the unit or
 // property list file, or the Windows service manager's registry key.
-func (m ServiceManager) Files(name string) []string {
+func (m serviceManager) Files(name string) []string {
 	switch m.Name {
 	case "systemd":
 		if m.User {

@@ -11,7 +11,7 @@ import (
 func TestServiceManagerDetected(t *testing.T) {
 	root := t.TempDir()
 	_, err := DetectServiceManager("linux", root, "/etc/forgesync/forgesync.toml")
-	if !errors.Is(err, ErrNoServiceManager) || strings.Contains(err.Error(), ErrNoServiceManager.Error()) {
+	if !errors.Is(err, errNoServiceManager) || strings.Contains(err.Error(), errNoServiceManager.Error()) {
 		t.Errorf("linux without /run/systemd/system: %v; want one sentence matching ErrNoServiceManager", err)
 	}
 	// A file where the folder should be is no systemd either.
@@ -21,7 +21,7 @@ func TestServiceManagerDetected(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "run", "systemd", "system"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := DetectServiceManager("linux", root, "/etc/forgesync/forgesync.toml"); !errors.Is(err, ErrNoServiceManager) {
+	if _, err := DetectServiceManager("linux", root, "/etc/forgesync/forgesync.toml"); !errors.Is(err, errNoServiceManager) {
 		t.Errorf("a file at run/systemd/system: %v", err)
 	}
 	root = t.TempDir()
@@ -35,14 +35,14 @@ func TestServiceManagerDetected(t *testing.T) {
 
 func TestServiceManagerFiles(t *testing.T) {
 	tests := []struct {
-		m    ServiceManager
+		m    serviceManager
 		want string
 	}{
-		{ServiceManager{Name: "systemd"}, "/etc/systemd/system/forgesync.service"},
-		{ServiceManager{Name: "systemd", User: true, Home: "/home/p"}, filepath.Join("/home/p", ".config", "systemd", "user", "forgesync.service")},
-		{ServiceManager{Name: "launchd"}, "/Library/LaunchDaemons/forgesync.plist"},
-		{ServiceManager{Name: "launchd", User: true, Home: "/Users/p"}, "/Users/p/Library/LaunchAgents/forgesync.plist"},
-		{ServiceManager{Name: "windows"}, `HKLM\SYSTEM\CurrentControlSet\Services\forgesync (the Windows service manager's entry)`},
+		{serviceManager{Name: "systemd"}, "/etc/systemd/system/forgesync.service"},
+		{serviceManager{Name: "systemd", User: true, Home: "/home/p"}, filepath.Join("/home/p", ".config", "systemd", "user", "forgesync.service")},
+		{serviceManager{Name: "launchd"}, "/Library/LaunchDaemons/forgesync.plist"},
+		{serviceManager{Name: "launchd", User: true, Home: "/Users/p"}, "/Users/p/Library/LaunchAgents/forgesync.plist"},
+		{serviceManager{Name: "windows"}, `HKLM\SYSTEM\CurrentControlSet\Services\forgesync (the Windows service manager's entry)`},
 	}
 	for _, tc := range tests {
 		if got := tc.m.Files("forgesync"); len(got) != 1 || got[0] != tc.want {

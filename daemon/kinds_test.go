@@ -46,7 +46,7 @@ func TestEveryKindAnswered(t *testing.T) {
 			t.Errorf("code %s reads back as %v, answered %s", code, k, Answer(k).Code)
 		}
 	}
-	if k := (&APIError{Status: 405, Code: CodeMethodNotAllowed}).Kind(); k != errkind.Internal {
-		t.Errorf("code %s reads back as %v; want internal (no kind)", CodeMethodNotAllowed, k)
+	if k := (&APIError{Status: 405, Code: codeMethodNotAllowed}).Kind(); k != errkind.Internal {
+		t.Errorf("code %s reads back as %v; want internal (no kind)", codeMethodNotAllowed, k)
 	}
 }

@@ -13,18 +13,18 @@ import (
 	"time"
 )
 
-// ErrAlreadyRunning is matched (errors.Is) by the [AlreadyRunningError]
+// errAlreadyRunning is matched (errors.Is) by the [alreadyRunningError]
 // that [Listen] returns when another daemon answers on the socket.
-var ErrAlreadyRunning = errors.New("daemon: another daemon is running")
+var errAlreadyRunning = errors.New("daemon: another daemon is running")
 
-// AlreadyRunningError is returned by [Listen] when a live daemon answers on
+// alreadyRunningError is returned by [Listen] when a live daemon answers on
 // the socket path.
-type AlreadyRunningError struct {
+type alreadyRunningError struct {
 	Path string // the socket
 	PID  int    // the running daemon's process id, 0 when it could not be learnt
 }
 
-func (e *AlreadyRunningError) Error() string {
+func (e *alreadyRunningError) Error() string {
 	who := "another forgesync daemon"
 	if e.PID > 0 {
 		who = fmt.Sprintf("another forgesync daemon (pid %d)", e.PID)
@@ -32,8 +32,8 @@ func (e *AlreadyRunningError) Error() string {
 	return fmt.Sprintf("status socket %s: %s is running and answers on it; stop it first (forgesync service stop, or end that process) or set another [paths] socket", e.Path, who)
 }
 
-// Is reports whether target is [ErrAlreadyRunning].
-func (e *AlreadyRunningError) Is(target error) bool { return target == ErrAlreadyRunning }
+// Is reports whether target is [errAlreadyRunning].
+func (e *alreadyRunningError) Is(target error) bool { return target == errAlreadyRunning }
 
 // maxSocketPath is the longest AF_UNIX path: sun_path holds 108 bytes with
 // the final NUL, on Linux and on Windows.
@@ -45,7 +45,7 @@ const probeTimeout = 2 * time.Second
 // Listen opens the status socket at path the safe way: it creates the
 // socket's folder (mode 0700, and sets 0700 on an existing folder only when
 // it is empty; a shared folder such as /, /run or /tmp is refused with
-// [ErrSharedFolder], see decideFolder); if
+// [errSharedFolder], see decideFolder); if
 // a file is already at path it dials it, and refuses with an
 // [*AlreadyRunningError] when a daemon answers, or removes the file when the
 // dial proves it dead (connection refused); then it listens and sets the
@@ -98,7 +98,7 @@ func clearStale(path string) error {
 	if err == nil {
 		pid := runningPID(conn)
 		conn.Close()
-		return &AlreadyRunningError{Path: path, PID: pid}
+		return &alreadyRunningError{Path: path, PID: pid}
 	}
 	if !isStaleDial(err) {
 		return fmt.Errorf("status socket %s: cannot tell whether a daemon answers on it: %w", path, err)

@@ -8,13 +8,13 @@ import (
 	"strings"
 )
 
-// ErrSharedFolder is matched (errors.Is) by the error [Listen] and
-// [SecureFolder] return for a socket or state folder that other programs
+// errSharedFolder is matched (errors.Is) by the error [Listen] and
+// [secureFolder] return for a socket or state folder that other programs
 // or accounts share (a drive root, /, /run, /tmp, %ProgramData%, a
 // profile, a sticky or world-writable folder, one owned by another user):
 // forgesync makes its own folders private, and must never do that to one
 // of these.
-var ErrSharedFolder = errors.New("a folder forgesync does not own")
+var errSharedFolder = errors.New("a folder forgesync does not own")
 
 // folderFacts is what decides whether forgesync may make a folder private
 // (Unix mode 0700; on Windows a protected ACL of SYSTEM, Administrators and
@@ -37,7 +37,7 @@ type folderFacts struct {
 
 // decideFolder says what forgesync does to the folder f describes, which
 // holds its what ("status socket" or "state"): an error wrapping
-// [ErrSharedFolder], with the reason and the fix, for a shared folder;
+// [errSharedFolder], with the reason and the fix, for a shared folder;
 // else tighten reports whether to make it private, which is only for a
 // folder forgesync created, an empty one, or one already private. A
 // folder that holds other files is left as it is: on Unix the socket's
@@ -71,7 +71,7 @@ func decideFolder(what string, f folderFacts) (tighten bool, err error) {
 	}
 	if reason != "" {
 		return false, fmt.Errorf("%s folder %s: %w: it %s, and forgesync makes its %s folder private (mode 0700, or an ACL of its own on Windows); put the %s in a folder of its own, e.g. %s",
-			what, f.Path, ErrSharedFolder, reason, what, what, ownFolderExample(what, f))
+			what, f.Path, errSharedFolder, reason, what, what, ownFolderExample(what, f))
 	}
 	return f.Created || f.Empty || f.Private, nil
 }

@@ -67,7 +67,7 @@ func TestDecideFolder(t *testing.T) {
 				}
 				return
 			}
-			if !errors.Is(err, ErrSharedFolder) || tighten {
+			if !errors.Is(err, errSharedFolder) || tighten {
 				t.Fatalf("decideFolder(%+v) = %v, %v; want ErrSharedFolder", tc.f, tighten, err)
 			}
 			for _, w := range tc.refuse {

@@ -20,7 +20,7 @@ const socketExample = `/run/forgesync/forgesync.sock`
 // 0700 only when it is empty or already private; one that holds other
 // files is left as it is (the socket's own 0600 guards it), and a shared
 // one (/, /run, /tmp, a home folder, a sticky or world-writable folder,
-// one owned by another user) is refused with [ErrSharedFolder]: forgesync
+// one owned by another user) is refused with [errSharedFolder]: forgesync
 // never changes a folder it does not own.
 func prepareDir(dir string) error {
 	_, err := os.Stat(dir)

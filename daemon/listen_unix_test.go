@@ -110,7 +110,7 @@ func TestListenNeverChangesSharedFolder(t *testing.T) {
 				if err == nil {
 					ln.Close()
 				}
-				if !errors.Is(err, ErrSharedFolder) || !strings.Contains(err.Error(), tc.refuse) || !strings.Contains(err.Error(), "a folder of its own") {
+				if !errors.Is(err, errSharedFolder) || !strings.Contains(err.Error(), tc.refuse) || !strings.Contains(err.Error(), "a folder of its own") {
 					t.Fatalf("Listen(%s) = %v; want ErrSharedFolder saying %q and the fix", path, err, tc.refuse)
 				}
 			}
@@ -144,7 +144,7 @@ func TestListenReplacesStaleSocket(t *testing.T) {
 		t.Fatalf("Listen over a stale socket = %v; want it replaced", err)
 	}
 	defer ln.Close()
-	if !Probe(waitCtx(t), path) {
+	if !probe(waitCtx(t), path) {
 		t.Fatal("Probe after replacing the stale socket = false")
 	}
 }
@@ -156,8 +156,8 @@ func TestListenRefusesRunningDaemon(t *testing.T) {
 		ln.Close()
 		t.Fatal("second Listen on a live socket = nil error; want ErrAlreadyRunning")
 	}
-	var are *AlreadyRunningError
-	if !errors.Is(err, ErrAlreadyRunning) || !errors.As(err, &are) || are.PID != os.Getpid() {
+	var are *alreadyRunningError
+	if !errors.Is(err, errAlreadyRunning) || !errors.As(err, &are) || are.PID != os.Getpid() {
 		t.Fatalf("second Listen = %v; want an AlreadyRunningError with pid %d", err, os.Getpid())
 	}
 	for _, want := range []string{s.path, "pid", "stop it first"} {
@@ -181,7 +181,7 @@ func TestListenRefusesListenerNotServing(t *testing.T) {
 	}
 	defer ln.Close()
 	_, err = Listen(path)
-	if !errors.Is(err, ErrAlreadyRunning) {
+	if !errors.Is(err, errAlreadyRunning) {
 		t.Fatalf("second Listen = %v; want ErrAlreadyRunning", err)
 	}
 }

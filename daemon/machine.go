@@ -95,12 +95,12 @@ func (m *Machine) Daemon(ctx context.Context) *Client {
 func Dial(ctx context.Context, cfg *config.Config) *Client {
 	pctx, cancel := context.WithTimeout(ctx, probeWait)
 	defer cancel()
-	if cfg.Paths.Socket != "" && Probe(pctx, cfg.Paths.Socket) {
+	if cfg.Paths.Socket != "" && probe(pctx, cfg.Paths.Socket) {
 		return NewClient(cfg.Paths.Socket)
 	}
-	if cfg.API.Listen != "" && ProbeTCP(pctx, cfg.API.Listen) {
-		if key, err := ReadAPIKey(cfg.Paths.State); err == nil {
-			return NewTCPClient(cfg.API.Listen, key)
+	if cfg.API.Listen != "" && probeTCP(pctx, cfg.API.Listen) {
+		if key, err := readAPIKey(cfg.Paths.State); err == nil {
+			return newTCPClient(cfg.API.Listen, key)
 		}
 	}
 	return nil

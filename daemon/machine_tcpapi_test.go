@@ -65,11 +65,11 @@ func serveTCP(t *testing.T) (Options, *Client) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("the daemon did not start")
 	}
-	key, err := ReadAPIKey(opts.Config.Paths.State)
+	key, err := readAPIKey(opts.Config.Paths.State)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := NewTCPClient(opts.Config.API.Listen, key)
+	c := newTCPClient(opts.Config.API.Listen, key)
 	t.Cleanup(func() { c.Close() })
 	return opts, c
 }

@@ -56,7 +56,7 @@ func ReadOnDisk(ctx context.Context, cfg *config.Config, wait time.Duration) (*O
 	if err != nil {
 		return nil, err
 	}
-	st := api.Status{Generation: h.Current, KeptArchiveBytes: h.KeptBytes, Modules: modulesOnDisk(cfg), Folders: StatusFolders(cfg)}
+	st := api.Status{Generation: h.Current, KeptArchiveBytes: h.KeptBytes, Modules: modulesOnDisk(cfg), Folders: statusFolders(cfg)}
 	for _, p := range packs {
 		st.Counts.Packs++
 		if p.Enabled {

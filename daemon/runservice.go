@@ -10,7 +10,7 @@ import (
 )
 
 // RunAsService runs serve as the machine's OS service of cfg until the
-// service manager stops it (see [RunService]). The service logs to the OS
+// service manager stops it (see [runService]). The service logs to the OS
 // log (the Windows Event Log; JSON on stderr elsewhere, which the journal
 // reads) and to cfg's log file, rotated; serve gets that logger. log is
 // the logger until then. A service log that cannot be made is the error.
@@ -21,5 +21,5 @@ func RunAsService(cfg *config.Config, log *slog.Logger, stderr io.Writer, serve 
 		return errors.Join(serr, lerr)
 	}
 	defer closer.Close()
-	return RunService(Service(cfg, false, svcLog, func(ctx context.Context) error { return serve(ctx, svcLog) }))
+	return runService(Service(cfg, false, svcLog, func(ctx context.Context) error { return serve(ctx, svcLog) }))
 }

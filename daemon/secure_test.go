@@ -26,8 +26,8 @@ func TestSecureFoldersNoACL(t *testing.T) {
 		err  error
 		want error // nil: no error, and a warning
 	}{
-		{"no ACLs", fmt.Errorf("secure state folder /fat/state: %w: %w", ErrNoACL, errors.New("not supported")), nil},
-		{"shared folder", fmt.Errorf("state folder /fat/state: %w", ErrSharedFolder), ErrSharedFolder},
+		{"no ACLs", fmt.Errorf("secure state folder /fat/state: %w: %w", errNoACL, errors.New("not supported")), nil},
+		{"shared folder", fmt.Errorf("state folder /fat/state: %w", errSharedFolder), errSharedFolder},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var calls []string
@@ -38,7 +38,7 @@ func TestSecureFoldersNoACL(t *testing.T) {
 			}
 			t.Cleanup(func() { secureFolder = saved })
 			var logs bytes.Buffer
-			err := SecureFolders(cfg, "", slog.New(slog.NewTextHandler(&logs, nil)))
+			err := secureFolders(cfg, "", slog.New(slog.NewTextHandler(&logs, nil)))
 			if tc.want != nil {
 				if !errors.Is(err, tc.want) {
 					t.Fatalf("SecureFolders = %v; want %v", err, tc.want)
@@ -80,7 +80,7 @@ func TestServeRefusesSharedStateFolder(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	err := m.Serve(ctx, ServeOptions{Started: cancel})
-	if !errors.Is(err, ErrSharedFolder) || !strings.Contains(err.Error(), "writable by every user") || !strings.Contains(err.Error(), "a folder of its own") {
+	if !errors.Is(err, errSharedFolder) || !strings.Contains(err.Error(), "writable by every user") || !strings.Contains(err.Error(), "a folder of its own") {
 		t.Fatalf("Serve with a world-writable state folder = %v; want ErrSharedFolder with the reason and the fix", err)
 	}
 	if fi, err := os.Stat(shared); err != nil || fi.Mode().Perm() != 0o777 {

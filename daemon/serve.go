@@ -53,7 +53,7 @@ func (m *Machine) Serve(ctx context.Context, so ServeOptions) error {
 	if err := cfg.RequireGame(); err != nil {
 		return err
 	}
-	ReserveProcs()
+	reserveProcs()
 	lim, err := ArchiveLimits(cfg)
 	if err != nil {
 		return err
@@ -67,10 +67,10 @@ func (m *Machine) Serve(ctx context.Context, so ServeOptions) error {
 	}
 	ev := NewEvents(EventsOptions{})
 	defer ev.Close()
-	if err := SecureFolders(cfg, so.Owner, log); err != nil {
+	if err := secureFolders(cfg, so.Owner, log); err != nil {
 		return err
 	}
-	eps, err := ListenAll(cfg.Paths.Socket, cfg.API.Listen, cfg.Paths.State, log)
+	eps, err := listenAll(cfg.Paths.Socket, cfg.API.Listen, cfg.Paths.State, log)
 	if err != nil {
 		return err
 	}
@@ -117,7 +117,7 @@ func (m *Machine) Serve(ctx context.Context, so ServeOptions) error {
 	g.Go(func() error {
 		return eps.Serve(gctx, backend, ev, ServerOptions{Logger: log, Version: so.Version, LogFile: so.LogFile,
 			Commit: so.Commit, BuildDate: so.BuildDate, Priority: cfg.Performance.Priority, PriorityNow: rl.Priority, Reload: rl.Reload,
-			Folders: StatusFolders(cfg), MaxArchiveBytes: UploadLimit(lim)})
+			Folders: statusFolders(cfg), MaxArchiveBytes: archiveUploadLimit(lim)})
 	})
 	log.Info("daemon started", "socket", cfg.Paths.Socket, "drop", cfg.Paths.Drop, "state", cfg.Paths.State)
 	if so.Started != nil {
@@ -128,10 +128,10 @@ func (m *Machine) Serve(ctx context.Context, so ServeOptions) error {
 	return err
 }
 
-// StatusFolders are the folders of cfg that GET /v1/status names, made
+// statusFolders are the folders of cfg that GET /v1/status names, made
 // absolute (a service starts in system32: a relative path would mean
 // nothing to a client).
-func StatusFolders(cfg *config.Config) api.Folders {
+func statusFolders(cfg *config.Config) api.Folders {
 	abs := func(p string) string {
 		if a, err := filepath.Abs(p); err == nil {
 			return a
@@ -161,16 +161,16 @@ func (m *Machine) watcherFor(cfg *config.Config, r *pipeline.Runner) (*watch.Wat
 	})
 }
 
-// SecureFolders gives the state folder (the API key) and the socket's
+// secureFolders gives the state folder (the API key) and the socket's
 // folder the ACL of SPEC §8 on Windows: SYSTEM, Administrators and owner
 // (the installing user; the current one when empty). A shared folder is
-// refused ([ErrSharedFolder]); on a file system that keeps no ACLs
+// refused ([errSharedFolder]); on a file system that keeps no ACLs
 // (FAT, exFAT) it warns on log and goes on, since the daemon works there,
 // only less private.
-func SecureFolders(cfg *config.Config, owner string, log *slog.Logger) error {
+func secureFolders(cfg *config.Config, owner string, log *slog.Logger) error {
 	for _, f := range []struct{ what, dir string }{{"state", cfg.Paths.State}, {"status socket", filepath.Dir(cfg.Paths.Socket)}} {
 		err := secureFolder(f.what, f.dir, owner)
-		if errors.Is(err, ErrNoACL) {
+		if errors.Is(err, errNoACL) {
 			log.Warn("folder left open: its file system keeps no permissions; put it on an NTFS drive to make it private", "folder", f.dir, "err", err)
 			continue
 		}
@@ -182,4 +182,4 @@ func SecureFolders(cfg *config.Config, owner string, log *slog.Logger) error {
 }
 
 // secureFolder is SecureFolder; tests make it fail as FAT does.
-var secureFolder = SecureFolder
+var secureFolder = osSecureFolder

@@ -24,12 +24,12 @@ import (
 
 // Defaults of [ServerOptions].
 const (
-	DefaultMaxBodyBytes      = 64 << 10
-	DefaultReadHeaderTimeout = 5 * time.Second
-	DefaultBodyTimeout       = 10 * time.Second
-	DefaultWriteTimeout      = 10 * time.Second
-	DefaultIdleTimeout       = 60 * time.Second
-	DefaultShutdownTimeout   = 5 * time.Second
+	defaultMaxBodyBytes      = 64 << 10
+	defaultReadHeaderTimeout = 5 * time.Second
+	defaultBodyTimeout       = 10 * time.Second
+	defaultWriteTimeout      = 10 * time.Second
+	defaultIdleTimeout       = 60 * time.Second
+	defaultShutdownTimeout   = 5 * time.Second
 	maxHeaderBytes           = 16 << 10
 )
 
@@ -93,22 +93,22 @@ func (o ServerOptions) withDefaults() ServerOptions {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	if o.MaxBodyBytes <= 0 {
-		o.MaxBodyBytes = DefaultMaxBodyBytes
+		o.MaxBodyBytes = defaultMaxBodyBytes
 	}
 	if o.ReadHeaderTimeout <= 0 {
-		o.ReadHeaderTimeout = DefaultReadHeaderTimeout
+		o.ReadHeaderTimeout = defaultReadHeaderTimeout
 	}
 	if o.BodyTimeout <= 0 {
-		o.BodyTimeout = DefaultBodyTimeout
+		o.BodyTimeout = defaultBodyTimeout
 	}
 	if o.WriteTimeout <= 0 {
-		o.WriteTimeout = DefaultWriteTimeout
+		o.WriteTimeout = defaultWriteTimeout
 	}
 	if o.IdleTimeout <= 0 {
-		o.IdleTimeout = DefaultIdleTimeout
+		o.IdleTimeout = defaultIdleTimeout
 	}
 	if o.ShutdownTimeout <= 0 {
-		o.ShutdownTimeout = DefaultShutdownTimeout
+		o.ShutdownTimeout = defaultShutdownTimeout
 	}
 	if o.AllowUID == nil {
 		o.AllowUID = defaultAllowUID
@@ -120,7 +120,7 @@ func (o ServerOptions) withDefaults() ServerOptions {
 		o.Now = time.Now
 	}
 	if o.MaxArchiveBytes <= 0 {
-		o.MaxArchiveBytes = UploadLimit(intake.DefaultLimits())
+		o.MaxArchiveBytes = archiveUploadLimit(intake.DefaultLimits())
 	}
 	return o
 }
@@ -259,7 +259,7 @@ func (s *server) handleLimit(methods map[string]handlerFunc, maxBody int64) http
 			err = errkind.Errorf(errkind.NotFound, "no endpoint %s; the status socket serves /v1/status, /v1/packs, /v1/packs/{id}, /v1/rejections, /v1/sync, /v1/events, /v1/history, /v1/rollback, /v1/install, /v1/rejections/retry, /v1/reload, /v1/set, /v1/set/diff, /v1/set/apply, /v1/set/check, /v1/set/follow and /v1/openapi.json (which describes each)", r.URL.Path)
 		case !ok:
 			w.Header().Set("Allow", strings.Join(allow, ", "))
-			err = &APIError{Status: http.StatusMethodNotAllowed, Code: CodeMethodNotAllowed,
+			err = &APIError{Status: http.StatusMethodNotAllowed, Code: codeMethodNotAllowed,
 				Message: fmt.Sprintf("%s does not allow %s; use %s", r.URL.Path, r.Method, strings.Join(allow, " or "))}
 		default:
 			r.Body = http.MaxBytesReader(w, r.Body, maxBody)
@@ -282,10 +282,10 @@ func (s *server) apiError(r *http.Request, err error) *APIError {
 	case errors.As(err, &ae):
 		return ae
 	case errors.As(err, &tooLarge):
-		return &APIError{Status: http.StatusRequestEntityTooLarge, Code: CodeTooLarge,
+		return &APIError{Status: http.StatusRequestEntityTooLarge, Code: codeTooLarge,
 			Message: fmt.Sprintf("request body is larger than %d bytes", tooLarge.Limit)}
 	case errors.As(err, &timeout) && timeout.Timeout():
-		return &APIError{Status: http.StatusRequestTimeout, Code: CodeTimeout,
+		return &APIError{Status: http.StatusRequestTimeout, Code: codeTimeout,
 			Message: fmt.Sprintf("the request body did not arrive within %s", s.opts.BodyTimeout)}
 	}
 	k := errkind.Of(err)
@@ -509,7 +509,7 @@ func (s *server) postRollback(w http.ResponseWriter, r *http.Request) error {
 // body (see postUpload), told apart by the Content-Type.
 func (s *server) postInstall(w http.ResponseWriter, r *http.Request) error {
 	const hint = `send {"archive": "FOLDER/NAME", "force": true|false} for a copy in drop/.install/FOLDER/NAME, or the archive as the body with ?name=FILE`
-	in, ok := s.b.(Installer)
+	in, ok := s.b.(installer)
 	if !ok {
 		return errkind.New(errkind.NotFound, "this daemon does not install archives on request")
 	}
@@ -541,7 +541,7 @@ func (s *server) postInstall(w http.ResponseWriter, r *http.Request) error {
 // {"all": true}.
 func (s *server) postRetry(w http.ResponseWriter, r *http.Request) error {
 	const hint = `send {"archives": ["NAME", …]} (names in drop/rejected/) or {"all": true}`
-	rt, ok := s.b.(Retrier)
+	rt, ok := s.b.(retrier)
 	if !ok {
 		return errkind.New(errkind.NotFound, "this daemon does not retry rejected archives")
 	}
@@ -597,7 +597,7 @@ func (s *server) getEvents(w http.ResponseWriter, r *http.Request) error {
 	enc := json.NewEncoder(w)
 	for {
 		ev, err := sub.Next(ctx)
-		if errors.Is(err, ErrSubscriberDropped) {
+		if errors.Is(err, errSubscriberDropped) {
 			s.log.Warn("event subscriber fell behind; dropped it", slog.Uint64(keyLastID, sub.LastID()), slog.Uint64(keySince, since))
 			data, _ := json.Marshal(api.Dropped{LastID: sub.LastID()}) // a struct of one integer always marshals
 			s.writeEvent(rc, enc, api.Event{Type: api.EventDropped, Time: s.opts.Now().UTC(), Data: data})

@@ -45,7 +45,7 @@ func TestStatusPacksRejections(t *testing.T) {
 	}
 	_, err = s.client.Pack(ctx, "missing-pack")
 	var ae *APIError
-	if !errors.As(err, &ae) || ae.Status != http.StatusNotFound || ae.Code != CodeNotFound || !errors.Is(err, errkind.NotFound) {
+	if !errors.As(err, &ae) || ae.Status != http.StatusNotFound || ae.Code != codeNotFound || !errors.Is(err, errkind.NotFound) {
 		t.Errorf("Pack(missing-pack) = %v; want a 404 not_found APIError", err)
 	}
 	rej, err := s.client.Rejections(ctx)
@@ -126,8 +126,8 @@ func TestHistoryAndRollback(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{`{"generation": -1}`, `{"gen": 2}`, `{"generation": 2} {}`, `[2]`} {
-		if status, body := rawRequest(t, s, http.MethodPost, "/v1/rollback", bad); status != http.StatusBadRequest || !strings.Contains(body, CodeInvalid) {
-			t.Errorf("POST /v1/rollback %q = %d %s; want 400 %s", bad, status, body, CodeInvalid)
+		if status, body := rawRequest(t, s, http.MethodPost, "/v1/rollback", bad); status != http.StatusBadRequest || !strings.Contains(body, codeInvalid) {
+			t.Errorf("POST /v1/rollback %q = %d %s; want 400 %s", bad, status, body, codeInvalid)
 		}
 	}
 	if status, _ := rawRequest(t, s, http.MethodGet, "/v1/rollback", ""); status != http.StatusMethodNotAllowed {
@@ -154,11 +154,11 @@ func TestMutationErrors(t *testing.T) {
 		wantStatus int
 		wantCode   string
 	}{
-		{"not found", errkind.NotFound, http.StatusNotFound, CodeNotFound},
-		{"conflict", fmt.Errorf("door limit: 300 doors > 256: %w", errkind.Conflict), http.StatusConflict, CodeConflict},
-		{"busy", errkind.Busy, http.StatusServiceUnavailable, CodeBusy},
-		{"invalid", errkind.Invalid, http.StatusBadRequest, CodeInvalid},
-		{"other", errors.New("disk on fire"), http.StatusInternalServerError, CodeInternal},
+		{"not found", errkind.NotFound, http.StatusNotFound, codeNotFound},
+		{"conflict", fmt.Errorf("door limit: 300 doors > 256: %w", errkind.Conflict), http.StatusConflict, codeConflict},
+		{"busy", errkind.Busy, http.StatusServiceUnavailable, codeBusy},
+		{"invalid", errkind.Invalid, http.StatusBadRequest, codeInvalid},
+		{"other", errors.New("disk on fire"), http.StatusInternalServerError, codeInternal},
 		{"typed", &APIError{Status: http.StatusTeapot, Code: "teapot", Message: "short and stout"}, http.StatusTeapot, "teapot"},
 	}
 	b := newFakeBackend()
@@ -211,27 +211,27 @@ func TestRequestErrors(t *testing.T) {
 		wantStatus int
 		wantCode   string
 	}{
-		{"unknown path", "GET", "/nope", "", 404, CodeNotFound},
-		{"unknown version", "GET", "/v2/status", "", 404, CodeNotFound},
-		{"packs trailing slash", "GET", "/v1/packs/", "", 404, CodeNotFound},
-		{"pack sub-path", "GET", "/v1/packs/gates/pieces", "", 404, CodeNotFound},
-		{"post status", "POST", "/v1/status", "", 405, CodeMethodNotAllowed},
-		{"get sync", "GET", "/v1/sync", "", 405, CodeMethodNotAllowed},
-		{"put pack", "PUT", "/v1/packs/gates", "", 405, CodeMethodNotAllowed},
-		{"get enable", "GET", "/v1/packs/gates/enable", "", 405, CodeMethodNotAllowed},
-		{"delete events", "DELETE", "/v1/events", "", 405, CodeMethodNotAllowed},
-		{"unknown body key", "POST", "/v1/sync", `{"force":true}`, 400, CodeInvalid},
-		{"body not an object", "POST", "/v1/sync", `[]`, 400, CodeInvalid},
-		{"truncated body", "POST", "/v1/packs/gates/enable", `{`, 400, CodeInvalid},
-		{"trailing data", "POST", "/v1/packs/gates/disable", `{} {}`, 400, CodeInvalid},
-		{"oversized body", "POST", "/v1/sync", `{"x":"` + strings.Repeat("x", 70<<10) + `"}`, 413, CodeTooLarge},
-		{"oversized delete", "DELETE", "/v1/packs/gates", strings.Repeat(" ", 65<<10), 413, CodeTooLarge},
-		{"since not a number", "GET", "/v1/events?since=abc", "", 400, CodeInvalid},
-		{"since negative", "GET", "/v1/events?since=-1", "", 400, CodeInvalid},
-		{"since empty", "GET", "/v1/events?since=", "", 400, CodeInvalid},
-		{"since twice", "GET", "/v1/events?since=1&since=2", "", 400, CodeInvalid},
-		{"since too big", "GET", "/v1/events?since=18446744073709551616", "", 400, CodeInvalid},
-		{"unknown query", "GET", "/v1/events?from=1", "", 400, CodeInvalid},
+		{"unknown path", "GET", "/nope", "", 404, codeNotFound},
+		{"unknown version", "GET", "/v2/status", "", 404, codeNotFound},
+		{"packs trailing slash", "GET", "/v1/packs/", "", 404, codeNotFound},
+		{"pack sub-path", "GET", "/v1/packs/gates/pieces", "", 404, codeNotFound},
+		{"post status", "POST", "/v1/status", "", 405, codeMethodNotAllowed},
+		{"get sync", "GET", "/v1/sync", "", 405, codeMethodNotAllowed},
+		{"put pack", "PUT", "/v1/packs/gates", "", 405, codeMethodNotAllowed},
+		{"get enable", "GET", "/v1/packs/gates/enable", "", 405, codeMethodNotAllowed},
+		{"delete events", "DELETE", "/v1/events", "", 405, codeMethodNotAllowed},
+		{"unknown body key", "POST", "/v1/sync", `{"force":true}`, 400, codeInvalid},
+		{"body not an object", "POST", "/v1/sync", `[]`, 400, codeInvalid},
+		{"truncated body", "POST", "/v1/packs/gates/enable", `{`, 400, codeInvalid},
+		{"trailing data", "POST", "/v1/packs/gates/disable", `{} {}`, 400, codeInvalid},
+		{"oversized body", "POST", "/v1/sync", `{"x":"` + strings.Repeat("x", 70<<10) + `"}`, 413, codeTooLarge},
+		{"oversized delete", "DELETE", "/v1/packs/gates", strings.Repeat(" ", 65<<10), 413, codeTooLarge},
+		{"since not a number", "GET", "/v1/events?since=abc", "", 400, codeInvalid},
+		{"since negative", "GET", "/v1/events?since=-1", "", 400, codeInvalid},
+		{"since empty", "GET", "/v1/events?since=", "", 400, codeInvalid},
+		{"since twice", "GET", "/v1/events?since=1&since=2", "", 400, codeInvalid},
+		{"since too big", "GET", "/v1/events?since=18446744073709551616", "", 400, codeInvalid},
+		{"unknown query", "GET", "/v1/events?from=1", "", 400, codeInvalid},
 		{"empty object body", "POST", "/v1/sync", `{}`, 200, ""},
 		{"whitespace body", "POST", "/v1/sync", " \n", 200, ""},
 	}
@@ -494,7 +494,7 @@ func TestEventStreamSlowClient(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("the stream did not end for a client that fell behind")
 	}
-	if !errors.Is(err, ErrSubscriberDropped) {
+	if !errors.Is(err, errSubscriberDropped) {
 		t.Fatalf("Events = %v; want ErrSubscriberDropped", err)
 	}
 	last := got[len(got)-1]
@@ -555,17 +555,17 @@ func TestShutdown(t *testing.T) {
 	if _, err := os.Lstat(s.path); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("socket file after shutdown: %v; want it removed", err)
 	}
-	if Probe(ctx, s.path) {
+	if probe(ctx, s.path) {
 		t.Error("Probe after shutdown = true; want false")
 	}
 }
 
 func TestProbe(t *testing.T) {
 	s := startServer(t, newFakeBackend(), nil, ServerOptions{})
-	if !Probe(waitCtx(t), s.path) {
+	if !probe(waitCtx(t), s.path) {
 		t.Errorf("Probe(%s) = false with a daemon serving", s.path)
 	}
-	if Probe(waitCtx(t), s.path+".none") {
+	if probe(waitCtx(t), s.path+".none") {
 		t.Errorf("Probe(%s.none) = true; want false", s.path)
 	}
 }
@@ -625,8 +625,8 @@ func TestStalledBody(t *testing.T) {
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusRequestTimeout || !strings.Contains(string(body), CodeTimeout) {
-		t.Fatalf("stalled body: %d %s; want 408 %s", resp.StatusCode, body, CodeTimeout)
+	if resp.StatusCode != http.StatusRequestTimeout || !strings.Contains(string(body), codeTimeout) {
+		t.Fatalf("stalled body: %d %s; want 408 %s", resp.StatusCode, body, codeTimeout)
 	}
 	if got := s.b.callLog(); len(got) != 0 {
 		t.Errorf("backend calls = %q; want none for a request whose body never came", got)
@@ -646,7 +646,7 @@ func TestHeadEventsAnswersAtOnce(t *testing.T) {
 
 func TestListenAndServe(t *testing.T) {
 	held := startServer(t, newFakeBackend(), nil, ServerOptions{})
-	if err := ListenAndServe(waitCtx(t), held.path, newFakeBackend(), NewEvents(EventsOptions{}), ServerOptions{}); !errors.Is(err, ErrAlreadyRunning) {
+	if err := ListenAndServe(waitCtx(t), held.path, newFakeBackend(), NewEvents(EventsOptions{}), ServerOptions{}); !errors.Is(err, errAlreadyRunning) {
 		t.Errorf("ListenAndServe on a live socket = %v; want ErrAlreadyRunning", err)
 	}
 	path := sockDir(t) + "/forgesync.sock"

@@ -18,17 +18,17 @@ import (
 	"github.com/kardianos/service"
 )
 
-// DefaultStopTimeout is how long Stop waits for the daemon to finish by
+// defaultStopTimeout is how long Stop waits for the daemon to finish by
 // default.
-const DefaultStopTimeout = 15 * time.Second
+const defaultStopTimeout = 15 * time.Second
 
 // Errors of the service lifecycle.
 var (
-	// ErrStopTimeout is returned by Program.Stop when the run function did
+	// errStopTimeout is returned by Program.Stop when the run function did
 	// not return within the stop timeout after its context was cancelled.
-	ErrStopTimeout = errors.New("daemon: stop timed out")
-	// ErrAlreadyStarted is returned by Program.Start when called twice.
-	ErrAlreadyStarted = errors.New("daemon: program already started")
+	errStopTimeout = errors.New("daemon: stop timed out")
+	// errAlreadyStarted is returned by Program.Start when called twice.
+	errAlreadyStarted = errors.New("daemon: program already started")
 )
 
 // Interactive reports whether the process runs in a terminal rather than
@@ -40,11 +40,11 @@ func Interactive() bool {
 	return service.Interactive() && os.Getenv("INVOCATION_ID") == ""
 }
 
-// Program runs the daemon's main function for a service manager: Start
+// program runs the daemon's main function for a service manager: Start
 // returns at once and runs it in a goroutine with a cancellable context;
 // Stop cancels that context and waits for the function to return, for at
 // most the stop timeout. It implements service.Interface.
-type Program struct {
+type program struct {
 	run         func(ctx context.Context) error
 	stopTimeout time.Duration
 	log         *slog.Logger
@@ -59,27 +59,27 @@ type Program struct {
 	err    error         // run's error, set before done is closed
 }
 
-// NewProgram returns a Program for run. A stopTimeout of 0 means
-// [DefaultStopTimeout]; a nil logger logs nothing.
-func NewProgram(run func(ctx context.Context) error, stopTimeout time.Duration, log *slog.Logger) *Program {
+// newProgram returns a Program for run. A stopTimeout of 0 means
+// [defaultStopTimeout]; a nil logger logs nothing.
+func newProgram(run func(ctx context.Context) error, stopTimeout time.Duration, log *slog.Logger) *program {
 	if stopTimeout <= 0 {
-		stopTimeout = DefaultStopTimeout
+		stopTimeout = defaultStopTimeout
 	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Program{run: run, stopTimeout: stopTimeout, log: log}
+	return &program{run: run, stopTimeout: stopTimeout, log: log}
 }
 
 // Start starts the run function in a goroutine and returns at once.
-func (p *Program) Start(s service.Service) error {
+func (p *program) Start(s service.Service) error {
 	if p.run == nil {
 		return errors.New("start forgesync: no run function; the service was built for control only")
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.done != nil {
-		return ErrAlreadyStarted
+		return errAlreadyStarted
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	p.cancel, p.done = cancel, make(chan struct{})
@@ -88,7 +88,7 @@ func (p *Program) Start(s service.Service) error {
 }
 
 // loop runs the run function and records how it ended.
-func (p *Program) loop(ctx context.Context, s service.Service, done chan struct{}) {
+func (p *program) loop(ctx context.Context, s service.Service, done chan struct{}) {
 	err := p.run(ctx)
 	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
 		err = nil // stopped as asked: cancellation is not an error
@@ -113,9 +113,9 @@ func (p *Program) loop(ctx context.Context, s service.Service, done chan struct{
 }
 
 // Stop cancels the run function's context and waits for it to return, for
-// at most the stop timeout; then it fails with [ErrStopTimeout]. Stop before
+// at most the stop timeout; then it fails with [errStopTimeout]. Stop before
 // Start, or a second Stop, returns at once.
-func (p *Program) Stop(service.Service) error {
+func (p *program) Stop(service.Service) error {
 	p.mu.Lock()
 	cancel, done := p.cancel, p.done
 	p.mu.Unlock()
@@ -129,13 +129,13 @@ func (p *Program) Stop(service.Service) error {
 	case <-done:
 		return nil
 	case <-t.C:
-		return fmt.Errorf("stop forgesync: the daemon did not finish within %s: %w", p.stopTimeout, ErrStopTimeout)
+		return fmt.Errorf("stop forgesync: the daemon did not finish within %s: %w", p.stopTimeout, errStopTimeout)
 	}
 }
 
 // Done returns a channel closed when the run function has returned, or nil
 // before Start.
-func (p *Program) Done() <-chan struct{} {
+func (p *program) Done() <-chan struct{} {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.done
@@ -143,14 +143,14 @@ func (p *Program) Done() <-chan struct{} {
 
 // Err returns the run function's error once it has returned: nil when it
 // ended cleanly or because Stop cancelled it.
-func (p *Program) Err() error {
+func (p *program) Err() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.err
 }
 
 // ServiceConfig describes the forgesync service for [NewService] and
-// [RunService].
+// [runService].
 type ServiceConfig struct {
 	// Name is the service's name; "forgesync" by default.
 	Name        string
@@ -175,14 +175,14 @@ type ServiceConfig struct {
 	Logger *slog.Logger
 }
 
-// NewService returns the service described by cfg, for [Control]. Running
-// it is [RunService]'s job.
-func NewService(cfg ServiceConfig) (service.Service, error) {
+// serviceFor returns the service described by cfg, for [control]. Running
+// it is [runService]'s job.
+func serviceFor(cfg ServiceConfig) (service.Service, error) {
 	svc, _, err := newService(cfg)
 	return svc, err
 }
 
-func newService(cfg ServiceConfig) (service.Service, *Program, error) {
+func newService(cfg ServiceConfig) (service.Service, *program, error) {
 	if cfg.Name == "" {
 		cfg.Name = "forgesync"
 	}
@@ -199,7 +199,7 @@ func newService(cfg ServiceConfig) (service.Service, *Program, error) {
 	if err := checkArguments(cfg.Arguments); err != nil {
 		return nil, nil, fmt.Errorf("service %s: %w", cfg.Name, err)
 	}
-	prg := NewProgram(cfg.Run, cfg.StopTimeout, cfg.Logger)
+	prg := newProgram(cfg.Run, cfg.StopTimeout, cfg.Logger)
 	opts := service.KeyValue{
 		"UserService": cfg.UserService,
 		// Under systemd and launchd, Run waits here: a stop signal, or
@@ -250,17 +250,17 @@ func checkArguments(args []string) error {
 	return nil
 }
 
-// RunService runs cfg.Run until it is told to stop: under the service
+// runService runs cfg.Run until it is told to stop: under the service
 // manager when the process was started by one, else in the foreground
 // until SIGINT or SIGTERM. Either way Stop cancels the run function's
 // context and waits for it for cfg.StopTimeout. RunService returns the run
 // function's error (nil for a clean stop), or the stop timeout.
-func RunService(cfg ServiceConfig) error {
+func runService(cfg ServiceConfig) error {
 	if cfg.Run == nil {
 		return errors.New("run forgesync: no run function")
 	}
 	if Interactive() {
-		return runForeground(NewProgram(cfg.Run, cfg.StopTimeout, cfg.Logger))
+		return runForeground(newProgram(cfg.Run, cfg.StopTimeout, cfg.Logger))
 	}
 	svc, prg, err := newService(cfg)
 	if err != nil {
@@ -274,7 +274,7 @@ func RunService(cfg ServiceConfig) error {
 }
 
 // runForeground runs prg until SIGINT or SIGTERM, or until it ends.
-func runForeground(prg *Program) error {
+func runForeground(prg *program) error {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGTERM, os.Interrupt)
 	defer signal.Stop(sig)
@@ -291,16 +291,16 @@ func runForeground(prg *Program) error {
 	return prg.Err()
 }
 
-// Service actions of [Control].
+// Service actions of [control].
 const (
 	ActionInstall   = "install"
 	ActionUninstall = "uninstall"
 	ActionStart     = "start"
 	ActionStop      = "stop"
-	ActionStatus    = "status"
+	actionStatus    = "status"
 )
 
-// The states of a service, as [ServiceState] returns them and `service
+// The states of a service, as [serviceState] returns them and `service
 // status` prints them.
 const (
 	StateRunning      = "running"
@@ -308,8 +308,8 @@ const (
 	StateNotInstalled = "not installed"
 )
 
-// ServiceState returns whether svc is running, stopped or not installed.
-func ServiceState(svc service.Service) (string, error) {
+// serviceState returns whether svc is running, stopped or not installed.
+func serviceState(svc service.Service) (string, error) {
 	st, err := svc.Status()
 	switch {
 	case errors.Is(err, service.ErrNotInstalled):
@@ -324,10 +324,10 @@ func ServiceState(svc service.Service) (string, error) {
 	return "", fmt.Errorf("service %s status: the service manager (%s) cannot tell", svc, svc.Platform())
 }
 
-// Control runs a service action: install, uninstall, start, stop or
+// control runs a service action: install, uninstall, start, stop or
 // status. Status writes one line to out: running, stopped or not installed.
 // The other actions write what they did.
-func Control(svc service.Service, action string, out io.Writer) error {
+func control(svc service.Service, action string, out io.Writer) error {
 	var err error
 	switch action {
 	case ActionInstall:
@@ -338,8 +338,8 @@ func Control(svc service.Service, action string, out io.Writer) error {
 		err = svc.Start()
 	case ActionStop:
 		err = svc.Stop()
-	case ActionStatus:
-		state, err := ServiceState(svc)
+	case actionStatus:
+		state, err := serviceState(svc)
 		if err != nil {
 			return err
 		}

@@ -27,7 +27,7 @@ func Service(cfg *config.Config, user bool, log *slog.Logger, run func(ctx conte
 	if !user {
 		args = append(args, "--machine")
 		// The owner is a Windows SID; elsewhere the socket's mode guards it.
-		if sid, err := CurrentUserSID(); err == nil && runtime.GOOS == "windows" {
+		if sid, err := currentUserSID(); err == nil && runtime.GOOS == "windows" {
 			args = append(args, "--owner", sid)
 		}
 	}
@@ -38,17 +38,17 @@ func Service(cfg *config.Config, user bool, log *slog.Logger, run func(ctx conte
 	}
 }
 
-// CheckServiceInstall reports why the service of cfg cannot be installed:
+// checkServiceInstall reports why the service of cfg cannot be installed:
 // a configuration the service would not find, no game folder, or folders
-// that cannot be given their ACL (see [SecureFolders], which warns on log).
-func CheckServiceInstall(cfg *config.Config, user bool, log *slog.Logger) error {
+// that cannot be given their ACL (see [secureFolders], which warns on log).
+func checkServiceInstall(cfg *config.Config, user bool, log *slog.Logger) error {
 	if err := config.CheckServiceInstall(cfg.File, user); err != nil {
 		return err
 	}
 	if err := cfg.RequireGame(); err != nil {
 		return err
 	}
-	return SecureFolders(cfg, "", log)
+	return secureFolders(cfg, "", log)
 }
 
 // ServiceOptions says how [ControlService] controls the service.
@@ -62,11 +62,11 @@ type ServiceOptions struct {
 	GOOS, Root string
 	// Home is the user's home folder, named for a user service's file.
 	Home string
-	// Control runs the action; [Control] on a real service by
+	// Control runs the action; [control] on a real service by
 	// default (tests give a fake).
 	Control func(cfg ServiceConfig, action string, out io.Writer) error
 	// State reports whether the service is running, stopped or not
-	// installed ([ServiceState]); the real service's by default.
+	// installed ([serviceState]); the real service's by default.
 	State func(cfg ServiceConfig) (string, error)
 }
 
@@ -89,20 +89,20 @@ func (o *ServiceOptions) Fill(action string) error {
 	}
 	if o.Control == nil {
 		o.Control = func(sc ServiceConfig, action string, out io.Writer) error {
-			svc, err := NewService(sc)
+			svc, err := serviceFor(sc)
 			if err != nil {
 				return err
 			}
-			return Control(svc, action, out)
+			return control(svc, action, out)
 		}
 	}
 	if o.State == nil {
 		o.State = func(sc ServiceConfig) (string, error) {
-			svc, err := NewService(sc)
+			svc, err := serviceFor(sc)
 			if err != nil {
 				return "", err
 			}
-			return ServiceState(svc)
+			return serviceState(svc)
 		}
 	}
 	return nil
@@ -120,7 +120,7 @@ func ControlService(cfg *config.Config, action string, opts ServiceOptions, log 
 	}
 	name, err := DetectServiceManager(opts.GOOS, opts.Root, cfg.File)
 	if err != nil {
-		if action == ActionStatus {
+		if action == actionStatus {
 			_, err = fmt.Fprintf(out, "not installed (%s)\n", err)
 			return err
 		}
@@ -130,7 +130,7 @@ func ControlService(cfg *config.Config, action string, opts ServiceOptions, log 
 		if err := CheckBundle(cfg, opts.NoNative); err != nil {
 			return err
 		}
-		if err := CheckServiceInstall(cfg, opts.User, log); err != nil {
+		if err := checkServiceInstall(cfg, opts.User, log); err != nil {
 			return err
 		}
 	}
@@ -138,7 +138,7 @@ func ControlService(cfg *config.Config, action string, opts ServiceOptions, log 
 	if err := opts.Control(sc, action, out); err != nil {
 		return err
 	}
-	m := ServiceManager{Name: name, User: opts.User, Home: opts.Home}
+	m := serviceManager{Name: name, User: opts.User, Home: opts.Home}
 	verb := map[string]string{ActionInstall: "wrote", ActionUninstall: "removed"}[action]
 	if verb == "" {
 		return nil

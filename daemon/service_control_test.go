@@ -48,8 +48,8 @@ func TestControlServiceWithoutSystemdRefusesAndLeavesNothing(t *testing.T) {
 		var out strings.Builder
 		err := ControlService(o.Config, action, ServiceOptions{GOOS: "linux", Root: root, Control: fake.control}, o.Log, &out)
 		want := "this machine does not run systemd (there is no " + filepath.Join(root, "run", "systemd", "system") +
-			"), so forgesync installs no service: " + WithoutService(o.Config.File)
-		if err == nil || err.Error() != want || !errors.Is(err, ErrNoServiceManager) {
+			"), so forgesync installs no service: " + withoutService(o.Config.File)
+		if err == nil || err.Error() != want || !errors.Is(err, errNoServiceManager) {
 			t.Errorf("%s: err = %v\nwant %s", action, err, want)
 		}
 		if out.Len() != 0 {
@@ -66,7 +66,7 @@ func TestControlServiceWithoutSystemdRefusesAndLeavesNothing(t *testing.T) {
 	if err := ControlService(o.Config, "status", ServiceOptions{GOOS: "linux", Root: root, Control: fake.control}, o.Log, &out); err != nil {
 		t.Fatal(err)
 	}
-	if want := "not installed (this machine does not run systemd (there is no " + filepath.Join(root, "run", "systemd", "system") + "), so forgesync installs no service: " + WithoutService(o.Config.File) + ")\n"; out.String() != want {
+	if want := "not installed (this machine does not run systemd (there is no " + filepath.Join(root, "run", "systemd", "system") + "), so forgesync installs no service: " + withoutService(o.Config.File) + ")\n"; out.String() != want {
 		t.Errorf("status wrote %q; want %q", out.String(), want)
 	}
 }
@@ -79,7 +79,7 @@ func TestWithoutServiceNamesTheConfigAndAlternatives(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := WithoutService("/home/p/.config/forge sync/forgesync.toml")
+	got := withoutService("/home/p/.config/forge sync/forgesync.toml")
 	for _, want := range []string{
 		"run `" + shellWord(exe) + " daemon --config '/home/p/.config/forge sync/forgesync.toml'` under your own supervisor",
 		"~/.config/autostart/forgesync.desktop saying Exec=" + shellWord(exe) + " daemon --config '/home/p/.config/forge sync/forgesync.toml'",
@@ -101,7 +101,7 @@ func TestWithoutServiceNamesTheConfigAndAlternatives(t *testing.T) {
 
 func TestControlServiceOtherOS(t *testing.T) {
 	_, err := DetectServiceManager("freebsd", t.TempDir(), "/etc/forgesync/forgesync.toml")
-	want := "forgesync installs services with systemd, launchd or the Windows service manager, and freebsd has none of them: " + WithoutService("/etc/forgesync/forgesync.toml")
+	want := "forgesync installs services with systemd, launchd or the Windows service manager, and freebsd has none of them: " + withoutService("/etc/forgesync/forgesync.toml")
 	if err == nil || err.Error() != want {
 		t.Errorf("err = %v; want %s", err, want)
 	}

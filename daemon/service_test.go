@@ -23,7 +23,7 @@ func waitClosed(t *testing.T, c <-chan struct{}, what string) {
 func TestProgramStartReturnsAtOnceAndStopCancels(t *testing.T) {
 	running := make(chan struct{})
 	cancelled := make(chan struct{})
-	prg := NewProgram(func(ctx context.Context) error {
+	prg := newProgram(func(ctx context.Context) error {
 		close(running)
 		<-ctx.Done() // blocks until Stop: Start must not wait for this
 		close(cancelled)
@@ -53,14 +53,14 @@ func TestProgramStartReturnsAtOnceAndStopCancels(t *testing.T) {
 	if err := prg.Stop(nil); err != nil {
 		t.Errorf("second Stop = %v; want nil", err)
 	}
-	if err := prg.Start(nil); !errors.Is(err, ErrAlreadyStarted) {
+	if err := prg.Start(nil); !errors.Is(err, errAlreadyStarted) {
 		t.Errorf("second Start = %v; want ErrAlreadyStarted", err)
 	}
 }
 
 func TestProgramStopTimeout(t *testing.T) {
 	release := make(chan struct{})
-	prg := NewProgram(func(ctx context.Context) error {
+	prg := newProgram(func(ctx context.Context) error {
 		<-release // ignores its context, like a stuck shutdown
 		return nil
 	}, time.Millisecond, nil)
@@ -68,7 +68,7 @@ func TestProgramStopTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := prg.Stop(nil)
-	if !errors.Is(err, ErrStopTimeout) || !strings.Contains(err.Error(), "did not finish within 1ms") {
+	if !errors.Is(err, errStopTimeout) || !strings.Contains(err.Error(), "did not finish within 1ms") {
 		t.Fatalf("Stop of a stuck run function = %v; want ErrStopTimeout saying the timeout", err)
 	}
 	close(release)
@@ -113,7 +113,7 @@ func (f *fakeService) Platform() string                { return "fake" }
 
 func TestProgramEndingByItselfStopsTheService(t *testing.T) {
 	boom := errors.New("listen: already running")
-	prg := NewProgram(func(context.Context) error { return boom }, time.Minute, nil)
+	prg := newProgram(func(context.Context) error { return boom }, time.Minute, nil)
 	prg.stopManager = true
 	svc := &fakeService{notify: make(chan string, 4)}
 	if err := prg.Start(svc); err != nil {
@@ -137,10 +137,10 @@ func TestProgramEndingByItselfStopsTheService(t *testing.T) {
 }
 
 func TestProgramWithoutRun(t *testing.T) {
-	if err := NewProgram(nil, 0, nil).Start(nil); err == nil {
+	if err := newProgram(nil, 0, nil).Start(nil); err == nil {
 		t.Fatal("Start without a run function = nil error")
 	}
-	if err := NewProgram(nil, 0, nil).Stop(nil); err != nil {
+	if err := newProgram(nil, 0, nil).Stop(nil); err != nil {
 		t.Fatalf("Stop before Start = %v; want nil", err)
 	}
 }
@@ -169,7 +169,7 @@ func TestControl(t *testing.T) {
 	}
 	for _, tc := range tests {
 		var out strings.Builder
-		err := Control(tc.svc, tc.action, &out)
+		err := control(tc.svc, tc.action, &out)
 		if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
 			t.Errorf("%s: Control(%s) = %v; want error %q", tc.name, tc.action, err, tc.wantErr)
 		}
@@ -202,10 +202,10 @@ func TestCheckArguments(t *testing.T) {
 }
 
 func TestNewServiceRefusesRelativePaths(t *testing.T) {
-	if _, err := NewService(ServiceConfig{Executable: "forgesync"}); err == nil || !strings.Contains(err.Error(), "absolute") {
+	if _, err := serviceFor(ServiceConfig{Executable: "forgesync"}); err == nil || !strings.Contains(err.Error(), "absolute") {
 		t.Errorf("NewService(relative executable) = %v; want an error asking for an absolute path", err)
 	}
-	if _, err := NewService(ServiceConfig{Arguments: []string{"daemon", "--config", "rel.toml"}}); err == nil || !strings.Contains(err.Error(), "absolute") {
+	if _, err := serviceFor(ServiceConfig{Arguments: []string{"daemon", "--config", "rel.toml"}}); err == nil || !strings.Contains(err.Error(), "absolute") {
 		t.Errorf("NewService(relative --config) = %v; want an error asking for an absolute path", err)
 	}
 }
@@ -217,19 +217,19 @@ func TestRunServiceForeground(t *testing.T) {
 		t.Skip("running under a service manager")
 	}
 	boom := errors.New("boom")
-	if err := RunService(ServiceConfig{Run: func(context.Context) error { return boom }}); !errors.Is(err, boom) {
+	if err := runService(ServiceConfig{Run: func(context.Context) error { return boom }}); !errors.Is(err, boom) {
 		t.Errorf("RunService(run returning boom) = %v; want boom", err)
 	}
-	if err := RunService(ServiceConfig{Run: func(context.Context) error { return nil }}); err != nil {
+	if err := runService(ServiceConfig{Run: func(context.Context) error { return nil }}); err != nil {
 		t.Errorf("RunService(run returning nil) = %v; want nil", err)
 	}
-	if err := RunService(ServiceConfig{}); err == nil {
+	if err := runService(ServiceConfig{}); err == nil {
 		t.Error("RunService without a run function = nil error")
 	}
 }
 
 func TestNewService(t *testing.T) {
-	svc, err := NewService(ServiceConfig{DisplayName: "forgesync", Arguments: []string{"daemon", "--config", "/etc/forgesync.toml"}, UserService: true})
+	svc, err := serviceFor(ServiceConfig{DisplayName: "forgesync", Arguments: []string{"daemon", "--config", "/etc/forgesync.toml"}, UserService: true})
 	if errors.Is(err, service.ErrNoServiceSystemDetected) {
 		t.Skip("no service manager on this machine")
 	}

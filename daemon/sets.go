@@ -14,17 +14,17 @@ import (
 	"github.com/mjolnir-forge/forgesync/internal/errkind"
 )
 
-// MaxSetBodyBytes bounds the body of POST /v1/set/diff and /v1/set/apply:
+// maxSetBodyBytes bounds the body of POST /v1/set/diff and /v1/set/apply:
 // a lock of 1,024 packs with a few mirrors each fits many times over.
-const MaxSetBodyBytes = 8 << 20
+const maxSetBodyBytes = 8 << 20
 
-// SetBackend is what the status socket serves of pack sets (SPEC §10.3). A
+// setBackend is what the status socket serves of pack sets (SPEC §10.3). A
 // [Backend] that implements it gets the /v1/set endpoints; one that does
 // not answers them 404.
 //
 // SetInfo must be a cheap snapshot. SetApply and SetCheck block until the
 // sync is done or ctx ends; their errors wrap the kinds of [Backend]'s.
-type SetBackend interface {
+type setBackend interface {
 	SetInfo() api.SetInfo
 	SetDiff(ctx context.Context, lock []byte) (api.SetComparison, error)
 	SetApply(ctx context.Context, req api.SetApplyRequest) (*api.SetSyncResult, error)
@@ -34,16 +34,16 @@ type SetBackend interface {
 
 func (s *server) setRoutes(mux *http.ServeMux) {
 	mux.Handle("/v1/set", s.handle(map[string]handlerFunc{http.MethodGet: s.sets(s.getSet)}))
-	mux.Handle("/v1/set/diff", s.handleLimit(map[string]handlerFunc{http.MethodPost: s.sets(s.postSetDiff)}, MaxSetBodyBytes))
-	mux.Handle("/v1/set/apply", s.handleLimit(map[string]handlerFunc{http.MethodPost: s.sets(s.postSetApply)}, MaxSetBodyBytes))
+	mux.Handle("/v1/set/diff", s.handleLimit(map[string]handlerFunc{http.MethodPost: s.sets(s.postSetDiff)}, maxSetBodyBytes))
+	mux.Handle("/v1/set/apply", s.handleLimit(map[string]handlerFunc{http.MethodPost: s.sets(s.postSetApply)}, maxSetBodyBytes))
 	mux.Handle("/v1/set/check", s.handle(map[string]handlerFunc{http.MethodPost: s.sets(s.postSetCheck)}))
 	mux.Handle("/v1/set/follow", s.handle(map[string]handlerFunc{http.MethodPost: s.sets(s.postSetFollow)}))
 }
 
 // sets answers 404 when the backend knows no sets.
-func (s *server) sets(h func(sb SetBackend, w http.ResponseWriter, r *http.Request) error) handlerFunc {
+func (s *server) sets(h func(sb setBackend, w http.ResponseWriter, r *http.Request) error) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		sb, ok := s.b.(SetBackend)
+		sb, ok := s.b.(setBackend)
 		if !ok {
 			return errkind.New(errkind.NotFound, "this daemon serves no pack sets")
 		}
@@ -51,7 +51,7 @@ func (s *server) sets(h func(sb SetBackend, w http.ResponseWriter, r *http.Reque
 	}
 }
 
-func (s *server) getSet(sb SetBackend, w http.ResponseWriter, r *http.Request) error {
+func (s *server) getSet(sb setBackend, w http.ResponseWriter, r *http.Request) error {
 	s.writeJSON(w, http.StatusOK, sb.SetInfo())
 	return nil
 }
@@ -69,7 +69,7 @@ func (s *server) readRaw(w http.ResponseWriter, r *http.Request) ([]byte, error)
 	return b, nil
 }
 
-func (s *server) postSetDiff(sb SetBackend, w http.ResponseWriter, r *http.Request) error {
+func (s *server) postSetDiff(sb setBackend, w http.ResponseWriter, r *http.Request) error {
 	b, err := s.readRaw(w, r)
 	if err != nil {
 		return err
@@ -82,7 +82,7 @@ func (s *server) postSetDiff(sb SetBackend, w http.ResponseWriter, r *http.Reque
 	return nil
 }
 
-func (s *server) postSetApply(sb SetBackend, w http.ResponseWriter, r *http.Request) error {
+func (s *server) postSetApply(sb setBackend, w http.ResponseWriter, r *http.Request) error {
 	var req api.SetApplyRequest
 	if err := s.readBody(w, r, &req, `send {"url": "…"} or {"lock": "…", "signature": "…"}`); err != nil {
 		return err
@@ -115,16 +115,16 @@ func (s *server) checkLockPath(r *http.Request, ref string) error {
 		return nil
 	}
 	if s.opts.APIKey != "" {
-		return &APIError{Status: http.StatusForbidden, Code: CodeForbidden,
+		return &APIError{Status: http.StatusForbidden, Code: codeForbidden,
 			Message: fmt.Sprintf("set/apply over the TCP API takes an http(s) URL, an oci:// reference or the lock's text, not a local path (%q): the daemon's account would read it for a caller it cannot identify; use the local socket, or send the lock", ref)}
 	}
 	c, _ := r.Context().Value(connKey{}).(net.Conn)
 	if c == nil {
-		return &APIError{Status: http.StatusForbidden, Code: CodeForbidden,
+		return &APIError{Status: http.StatusForbidden, Code: codeForbidden,
 			Message: fmt.Sprintf("set/apply of a local path (%q): the caller cannot be identified; send an http(s) URL, an oci:// reference or the lock", ref)}
 	}
 	if uid, ok := peerUID(c); ok && !s.opts.readsPathsOf(uid) {
-		return &APIError{Status: http.StatusForbidden, Code: CodeForbidden,
+		return &APIError{Status: http.StatusForbidden, Code: codeForbidden,
 			Message: fmt.Sprintf("set/apply of a local path (%q) is for the daemon's own user or root, not uid %d: send an http(s) URL, an oci:// reference or the lock", ref, uid)}
 	}
 	return nil
@@ -138,7 +138,7 @@ func isRemoteRef(ref string) bool {
 	return ok && (strings.EqualFold(scheme, "http") || strings.EqualFold(scheme, "https") || strings.EqualFold(scheme, "oci"))
 }
 
-func (s *server) postSetCheck(sb SetBackend, w http.ResponseWriter, r *http.Request) error {
+func (s *server) postSetCheck(sb setBackend, w http.ResponseWriter, r *http.Request) error {
 	if err := s.readEmptyBody(w, r); err != nil {
 		return err
 	}
@@ -150,7 +150,7 @@ func (s *server) postSetCheck(sb SetBackend, w http.ResponseWriter, r *http.Requ
 	return nil
 }
 
-func (s *server) postSetFollow(sb SetBackend, w http.ResponseWriter, r *http.Request) error {
+func (s *server) postSetFollow(sb setBackend, w http.ResponseWriter, r *http.Request) error {
 	if err := s.readEmptyBody(w, r); err != nil {
 		return err
 	}

@@ -20,7 +20,7 @@ func TestBodyDuplicateKeysRefused(t *testing.T) {
 	}
 	for _, tc := range tests {
 		status, body := rawRequest(t, s, http.MethodPost, "/v1/rollback", tc.body)
-		if status != http.StatusBadRequest || !strings.Contains(body, CodeInvalid) || !strings.Contains(body, "duplicate key") || !strings.Contains(body, tc.key) {
+		if status != http.StatusBadRequest || !strings.Contains(body, codeInvalid) || !strings.Contains(body, "duplicate key") || !strings.Contains(body, tc.key) {
 			t.Errorf("POST /v1/rollback %s = %d %s; want 400 naming the duplicate key %s", tc.body, status, body, tc.key)
 		}
 	}
@@ -55,11 +55,11 @@ func TestSetApplyLocalPathOnlyOverTheSocket(t *testing.T) {
 	remote := []string{"https://forge.example.org/forgepacks.lock", "oci://ghcr.io/league/packs:live", "OCI://ghcr.io/league/packs@sha256:" + strings.Repeat("0", 64)}
 
 	// The TCP API: an http(s) URL or a lock's text, never a local path.
-	key, err := APIKey(t.TempDir())
+	key, err := apiKey(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := ListenTCP("127.0.0.1:0")
+	ln, err := listenTCP("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestSetApplyLocalPathOnlyOverTheSocket(t *testing.T) {
 	served := make(chan error, 1)
 	go func() { served <- Serve(ctx, ln, b, nil, ServerOptions{APIKey: key, Now: fixedClock}) }()
 	defer func() { cancel(); <-served }()
-	c := NewTCPClient(ln.Addr().String(), key)
+	c := newTCPClient(ln.Addr().String(), key)
 	defer c.Close()
 	for _, path := range local {
 		_, err := c.SetApply(waitCtx(t), api.SetApplyRequest{URL: path})

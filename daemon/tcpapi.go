@@ -18,22 +18,22 @@ import (
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 )
 
-// APIKeyName is the file in the state folder holding the TCP API's key.
-const APIKeyName = "api-key"
+// apiKeyName is the file in the state folder holding the TCP API's key.
+const apiKeyName = "api-key"
 
 // maxAPIKeyBytes bounds the api-key file: 64 hex digits and a newline.
 const maxAPIKeyBytes = 4 << 10
 
-// ErrNotLoopback is returned, wrapped with the address, when the TCP API
+// errNotLoopback is returned, wrapped with the address, when the TCP API
 // is asked to listen on an address another machine could reach.
-var ErrNotLoopback = errors.New("the TCP API listens on a loopback address only")
+var errNotLoopback = errors.New("the TCP API listens on a loopback address only")
 
-// APIKey returns the TCP API's key from <stateDir>/api-key, creating it at
+// apiKey returns the TCP API's key from <stateDir>/api-key, creating it at
 // first start: 32 random bytes, hex-encoded, in a file readable only by
 // its owner (on Windows the state folder's ACL, set by service install,
 // admits only SYSTEM, Administrators and the installing user).
-func APIKey(stateDir string) (string, error) {
-	p := filepath.Join(stateDir, APIKeyName)
+func apiKey(stateDir string) (string, error) {
+	p := filepath.Join(stateDir, apiKeyName)
 	data, err := atomicfile.ReadFile(p, maxAPIKeyBytes)
 	if err == nil {
 		return checkAPIKey(p, data)
@@ -55,9 +55,9 @@ func APIKey(stateDir string) (string, error) {
 	return key, nil
 }
 
-// ReadAPIKey returns the key in <stateDir>/api-key without creating one.
-func ReadAPIKey(stateDir string) (string, error) {
-	p := filepath.Join(stateDir, APIKeyName)
+// readAPIKey returns the key in <stateDir>/api-key without creating one.
+func readAPIKey(stateDir string) (string, error) {
+	p := filepath.Join(stateDir, apiKeyName)
 	data, err := atomicfile.ReadFile(p, maxAPIKeyBytes)
 	if err != nil {
 		return "", fmt.Errorf("read API key: %w", err)
@@ -79,15 +79,15 @@ func checkAPIKey(p string, data []byte) (string, error) {
 	return key, nil
 }
 
-// ListenTCP listens for the TCP API on addr, which must be a loopback
+// listenTCP listens for the TCP API on addr, which must be a loopback
 // address or "localhost" (resolved to loopback addresses only).
-func ListenTCP(addr string) (net.Listener, error) {
+func listenTCP(addr string) (net.Listener, error) {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, fmt.Errorf("TCP API %s: %w", addr, err)
 	}
 	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		return nil, fmt.Errorf("TCP API %s: %w", addr, ErrNotLoopback)
+		return nil, fmt.Errorf("TCP API %s: %w", addr, errNotLoopback)
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -95,7 +95,7 @@ func ListenTCP(addr string) (net.Listener, error) {
 	}
 	if ta, ok := ln.Addr().(*net.TCPAddr); !ok || !ta.IP.IsLoopback() {
 		ln.Close()
-		return nil, fmt.Errorf("TCP API %s listens on %s: %w", addr, ln.Addr(), ErrNotLoopback)
+		return nil, fmt.Errorf("TCP API %s listens on %s: %w", addr, ln.Addr(), errNotLoopback)
 	}
 	return ln, nil
 }
@@ -109,7 +109,7 @@ func (s *server) requireKey(key string, next http.Handler) http.Handler {
 	want := []byte(key)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !loopbackHost(r.Host) {
-			s.writeError(w, r, &APIError{Status: http.StatusForbidden, Code: CodeForbidden,
+			s.writeError(w, r, &APIError{Status: http.StatusForbidden, Code: codeForbidden,
 				Message: fmt.Sprintf("host %q is not a loopback name or address", r.Host)})
 			return
 		}
@@ -123,7 +123,7 @@ func (s *server) requireKey(key string, next http.Handler) http.Handler {
 			if strings.TrimSpace(got) != "" {
 				msg = "wrong API key: the key sent does not match the state folder's api-key file"
 			}
-			s.writeError(w, r, &APIError{Status: http.StatusUnauthorized, Code: CodeUnauthorized, Message: msg})
+			s.writeError(w, r, &APIError{Status: http.StatusUnauthorized, Code: codeUnauthorized, Message: msg})
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -156,8 +156,8 @@ func loopbackHost(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// NewTCPClient returns a client for the TCP API at addr with key.
-func NewTCPClient(addr, key string) *Client {
+// newTCPClient returns a client for the TCP API at addr with key.
+func newTCPClient(addr, key string) *Client {
 	d := net.Dialer{Timeout: probeTimeout}
 	tr := &http.Transport{
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
@@ -171,8 +171,8 @@ func NewTCPClient(addr, key string) *Client {
 	return &Client{path: addr, base: "http://" + addr, key: key, hc: &http.Client{Transport: tr}}
 }
 
-// ProbeTCP reports whether something accepts connections on addr.
-func ProbeTCP(ctx context.Context, addr string) bool {
+// probeTCP reports whether something accepts connections on addr.
+func probeTCP(ctx context.Context, addr string) bool {
 	d := net.Dialer{Timeout: probeTimeout}
 	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {

@@ -15,7 +15,7 @@ import (
 // address.
 func startTCP(t *testing.T, b *fakeBackend, key string) string {
 	t.Helper()
-	ln, err := ListenTCP("127.0.0.1:0")
+	ln, err := listenTCP("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func startTCP(t *testing.T, b *fakeBackend, key string) string {
 }
 
 func TestTCPAPI(t *testing.T) {
-	key, err := APIKey(t.TempDir())
+	key, err := apiKey(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,12 +94,12 @@ func TestTCPAPI(t *testing.T) {
 		}
 	}
 	// The client speaks it.
-	c := NewTCPClient(addr, key)
+	c := newTCPClient(addr, key)
 	defer c.Close()
 	if st, err := c.Status(waitCtx(t)); err != nil || st.Version != "1.2.3" {
 		t.Fatalf("TCP client Status = %+v, %v", st, err)
 	}
-	bad := NewTCPClient(addr, "nope")
+	bad := newTCPClient(addr, "nope")
 	defer bad.Close()
 	var ae *APIError
 	if _, err := bad.Packs(waitCtx(t)); !errors.As(err, &ae) || ae.Status != http.StatusUnauthorized {
@@ -109,7 +109,7 @@ func TestTCPAPI(t *testing.T) {
 
 func TestListenTCPRefusesNonLoopback(t *testing.T) {
 	for _, addr := range []string{"0.0.0.0:0", ":0", "[::]:0", "192.0.2.1:0"} {
-		if ln, err := ListenTCP(addr); !errors.Is(err, ErrNotLoopback) {
+		if ln, err := listenTCP(addr); !errors.Is(err, errNotLoopback) {
 			if ln != nil {
 				ln.Close()
 			}
@@ -120,26 +120,26 @@ func TestListenTCPRefusesNonLoopback(t *testing.T) {
 
 func TestAPIKeyCreatedOnceAndPrivate(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "state")
-	k1, err := APIKey(dir)
+	k1, err := apiKey(dir)
 	if err != nil || len(k1) != 64 {
 		t.Fatalf("APIKey = %q, %v; want 64 hex digits", k1, err)
 	}
-	k2, err := APIKey(dir)
+	k2, err := apiKey(dir)
 	if err != nil || k2 != k1 {
 		t.Fatalf("second APIKey = %q, %v; want the same key", k2, err)
 	}
-	fi, err := os.Stat(filepath.Join(dir, APIKeyName))
+	fi, err := os.Stat(filepath.Join(dir, apiKeyName))
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("api-key mode = %v, %v; want 0600", fi.Mode().Perm(), err)
 	}
-	k3, _ := APIKey(t.TempDir())
+	k3, _ := apiKey(t.TempDir())
 	if k3 == k1 {
 		t.Fatal("two state folders got the same key")
 	}
 }
 
 func TestServeRefusesTCPWithoutKey(t *testing.T) {
-	ln, err := ListenTCP("127.0.0.1:0")
+	ln, err := listenTCP("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +154,7 @@ func TestServeRefusesTCPWithoutKey(t *testing.T) {
 // TestTCPKeyMessages pins the 401 messages: a request without a key is told
 // where the key is, one with a key that does not match is told it is wrong.
 func TestTCPKeyMessages(t *testing.T) {
-	key, err := APIKey(t.TempDir())
+	key, err := apiKey(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,18 +25,18 @@ import (
 // (2 KiB in all), more than a zip's local and central headers or a 7z's.
 const uploadHeaderBytes = 2 << 10
 
-// UploadLimit is the largest archive POST /v1/install takes as its body
+// archiveUploadLimit is the largest archive POST /v1/install takes as its body
 // under lim: an archive holds at most lim.MaxTotalBytes of entries (stored
 // uncompressed, at worst) and their headers, so a larger body could never
 // pass the limits a dropped archive is held to.
-func UploadLimit(lim intake.Limits) int64 {
+func archiveUploadLimit(lim intake.Limits) int64 {
 	return lim.MaxTotalBytes + int64(lim.MaxEntries)*uploadHeaderBytes
 }
 
-// UploadTypes are the Content-Types of an archive sent as the body of
+// uploadTypes are the Content-Types of an archive sent as the body of
 // POST /v1/install; the archive's bytes, not the type, decide its format,
 // as for a dropped archive.
-var UploadTypes = []string{
+var uploadTypes = []string{
 	"application/zip", "application/x-zip-compressed", "application/x-7z-compressed", "application/x-tar",
 	"application/gzip", "application/x-gzip", "application/x-xz", "application/zstd", "application/x-rar-compressed",
 	"application/vnd.rar", "application/octet-stream",
@@ -53,12 +53,12 @@ func uploadType(header string) (bool, error) {
 	switch {
 	case err == nil && mt == "application/json":
 		return false, nil
-	case err == nil && slices.Contains(UploadTypes, mt):
+	case err == nil && slices.Contains(uploadTypes, mt):
 		return true, nil
 	}
-	return false, &APIError{Status: http.StatusUnsupportedMediaType, Code: CodeInvalid,
+	return false, &APIError{Status: http.StatusUnsupportedMediaType, Code: codeInvalid,
 		Message: fmt.Sprintf("Content-Type %q: POST /v1/install takes application/json ({\"archive\": …}) or an archive as the body (%s)",
-			header, strings.Join(UploadTypes, ", "))}
+			header, strings.Join(uploadTypes, ", "))}
 }
 
 // uploadName returns the archive's file name from the query's name
@@ -99,7 +99,7 @@ func uploadName(r *http.Request) (name string, force bool, err error) {
 // streamed into a new folder under drop/.install/ (never held whole in
 // memory), bounded by MaxArchiveBytes, installed like a copy the command
 // hands over, and removed.
-func (s *server) postUpload(w http.ResponseWriter, r *http.Request, in Installer) error {
+func (s *server) postUpload(w http.ResponseWriter, r *http.Request, in installer) error {
 	name, force, err := uploadName(r)
 	if err != nil {
 		return err
@@ -132,7 +132,7 @@ func (s *server) tooLarge(size, limit int64, exact bool) error {
 	if !exact {
 		got = fmt.Sprintf("more than %d bytes", limit)
 	}
-	return &APIError{Status: http.StatusRequestEntityTooLarge, Code: CodeTooLarge,
+	return &APIError{Status: http.StatusRequestEntityTooLarge, Code: codeTooLarge,
 		Message: fmt.Sprintf("archive: %s, over the limit of %d bytes (max_total_bytes of [limits] and the headers of max_entries entries); no pack that large can pass the limits", got, limit)}
 }
 

@@ -54,11 +54,11 @@ func serveUploads(t *testing.T) (Options, *Client, *Client) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("the daemon did not start")
 	}
-	key, err := ReadAPIKey(opts.Config.Paths.State)
+	key, err := readAPIKey(opts.Config.Paths.State)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sock, tcp := NewClient(opts.Config.Paths.Socket), NewTCPClient(opts.Config.API.Listen, key)
+	sock, tcp := NewClient(opts.Config.Paths.Socket), newTCPClient(opts.Config.API.Listen, key)
 	t.Cleanup(func() { sock.Close(); tcp.Close() })
 	return opts, sock, tcp
 }

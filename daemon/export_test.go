@@ -1,0 +1,4 @@
+package daemon
+
+// Probe is probe, for the external tests.
+var Probe = probe
