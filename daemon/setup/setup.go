@@ -36,9 +36,9 @@ import (
 	"github.com/mjolnir-forge/forgesync/pipeline"
 )
 
-// SetupRecordName is the file in the state folder where `forgesync setup`
+// setupRecordName is the file in the state folder where `forgesync setup`
 // records what it made, for `setup --undo`.
-const SetupRecordName = "setup.json"
+const setupRecordName = "setup.json"
 
 // setupLockName is the file in the state folder that two setups (or a
 // setup and an undo) of one state folder take turns on.
@@ -99,9 +99,9 @@ type serviceRecord struct {
 	User bool   `json:"user"`
 }
 
-// ConfigFile returns the file setup writes for env: the machine's file
+// configFile returns the file setup writes for env: the machine's file
 // when env.Machine is set, else the user's.
-func ConfigFile(env config.Env) string {
+func configFile(env config.Env) string {
 	if env.Machine {
 		return env.MachineFile()
 	}
@@ -177,16 +177,16 @@ func planSetup(o SetupOptions, out io.Writer) (*setupRun, error) {
 	if err := checkSetupFolders(&o); err != nil {
 		return nil, err
 	}
-	file := ConfigFile(o.Env)
+	file := configFile(o.Env)
 	if file == "" {
 		return nil, errors.New("setup: this account has no config folder (neither %APPDATA% nor a home folder is set): run setup with --machine, or set one")
 	}
-	text := SetupConfig(o.Mods, o.Paks, o.State)
+	text := setupConfig(o.Mods, o.Paks, o.State)
 	cfg, err := config.ParseEnv(file, text, o.Env)
 	if err != nil {
 		return nil, fmt.Errorf("setup: the config it would write does not parse: %w", err)
 	}
-	r := &setupRun{o: o, file: file, recordPath: filepath.Join(o.State, SetupRecordName), text: text, cfg: cfg, out: out}
+	r := &setupRun{o: o, file: file, recordPath: filepath.Join(o.State, setupRecordName), text: text, cfg: cfg, out: out}
 	if err := checkShadow(o, file); err != nil {
 		return nil, err
 	}
@@ -236,7 +236,7 @@ func (r *setupRun) previous() (old []byte, prev setupRecord, err error) {
 	case !bytes.Equal(old, r.text):
 		oldRecord := ""
 		if oldCfg, perr := config.ParseEnv(r.file, old, r.o.Env); perr == nil {
-			oldRecord = filepath.Join(oldCfg.Paths.State, SetupRecordName)
+			oldRecord = filepath.Join(oldCfg.Paths.State, setupRecordName)
 		}
 		prev, rerr := readSetupRecord(oldRecord)
 		if oldRecord == "" || rerr != nil || prev.Config != r.file || prev.SHA256 != hash(old) {
@@ -333,7 +333,7 @@ func (r *setupRun) write(old []byte, prev setupRecord, rec setupRecord) error {
 	if err != nil {
 		return nil
 	}
-	stale := filepath.Join(oldCfg.Paths.State, SetupRecordName)
+	stale := filepath.Join(oldCfg.Paths.State, setupRecordName)
 	if stale == r.recordPath {
 		return nil
 	}
@@ -397,8 +397,8 @@ func checkShadow(o SetupOptions, file string) error {
 	return nil
 }
 
-// SetupConfig returns the config setup writes for the three folders.
-func SetupConfig(mods, paks, state string) []byte {
+// setupConfig returns the config setup writes for the three folders.
+func setupConfig(mods, paks, state string) []byte {
 	var b strings.Builder
 	b.WriteString("# Written by `forgesync setup`; `forgesync setup --undo` removes it.\n")
 	b.WriteString("# Every key and its default: see \"Getting started\" in the README.\n")
@@ -607,7 +607,7 @@ func folderExamples(env config.Env) examples {
 // a terminal; without one only when there is exactly one), which it
 // names on out.
 func setupDefaults(o *SetupOptions, out io.Writer, terminal bool) (mods, paks, state string) {
-	file := ConfigFile(o.Env)
+	file := configFile(o.Env)
 	if data, err := atomicfile.ReadFile(file, config.MaxConfigBytes); err == nil {
 		if cfg, err := config.ParseEnv(file, data, o.Env); err == nil {
 			return cfg.Paths.Mods, cfg.Paths.Paks, cfg.Paths.State
@@ -620,7 +620,7 @@ func setupDefaults(o *SetupOptions, out io.Writer, terminal bool) (mods, paks, s
 	if o.Mods != "" && o.Paks != "" {
 		return "", "", state
 	}
-	games := FindSteamGames(o.Env)
+	games := findSteamGames(o.Env)
 	for _, g := range games {
 		fmt.Fprintf(out, "found through Steam: mods %s, paks %s\n", g.Mods, g.Paks)
 	}

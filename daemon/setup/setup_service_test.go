@@ -60,7 +60,7 @@ func TestSetupUndoRemovesTheService(t *testing.T) {
 	if strings.Join(f.actions, ",") != "install,start" || f.state != daemon.StateRunning {
 		t.Fatalf("setup --service asked for %v (service %s)\n%s", f.actions, f.state, got)
 	}
-	record, _ := os.ReadFile(filepath.Join(o.State, SetupRecordName))
+	record, _ := os.ReadFile(filepath.Join(o.State, setupRecordName))
 	if !strings.Contains(string(record), `"service": {`) {
 		t.Errorf("the record does not hold the service:\n%s", record)
 	}
@@ -70,7 +70,7 @@ func TestSetupUndoRemovesTheService(t *testing.T) {
 		t.Errorf("second setup --service asked for %v\n%s", f.actions, got)
 	}
 
-	file := ConfigFile(o.Env)
+	file := configFile(o.Env)
 	undo := SetupOptions{Env: o.Env, Service: &daemon.ServiceOptions{GOOS: "linux", Root: o.Service.Root, Home: o.Env.Home, Control: f.control, State: f.status}}
 	f.fail = daemon.ActionUninstall
 	var out strings.Builder
@@ -144,7 +144,7 @@ func TestSetupServiceRefusedBeforeWriting(t *testing.T) {
 				t.Errorf("a refused setup printed %q and asked for %v", out.String(), f.actions)
 			}
 			drop := filepath.Join(o.Mods, "MJOLNIRForgePacks")
-			for _, p := range []string{ConfigFile(o.Env), filepath.Dir(ConfigFile(o.Env)), o.State, drop} {
+			for _, p := range []string{configFile(o.Env), filepath.Dir(configFile(o.Env)), o.State, drop} {
 				if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
 					t.Errorf("a refused setup made %s", p)
 				}
@@ -166,8 +166,8 @@ func TestSetupRefusesTwoWritersOverOneGame(t *testing.T) {
 		if err == nil || !strings.HasPrefix(err.Error(), want) {
 			t.Fatalf("err = %v\nwant %s…", err, want)
 		}
-		if _, err := os.Stat(ConfigFile(o.Env)); !errors.Is(err, os.ErrNotExist) {
-			t.Errorf("a refused setup wrote %s", ConfigFile(o.Env))
+		if _, err := os.Stat(configFile(o.Env)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("a refused setup wrote %s", configFile(o.Env))
 		}
 	}
 	t.Run("machine under the user's config", func(t *testing.T) {

@@ -57,9 +57,9 @@ func runSetup(t *testing.T, o SetupOptions) string {
 
 func TestSetupWritesTheConfigAndIsIdempotent(t *testing.T) {
 	o := fakeGame(t)
-	file := ConfigFile(o.Env)
+	file := configFile(o.Env)
 	drop := filepath.Join(o.Mods, "MJOLNIRForgePacks", "drop")
-	record := filepath.Join(o.State, SetupRecordName)
+	record := filepath.Join(o.State, setupRecordName)
 	got := runSetup(t, o)
 	var made []string
 	for d := filepath.Dir(file); d != o.Env.Home; d = filepath.Dir(d) {
@@ -142,7 +142,7 @@ func TestSetupUndo(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "removed " + o.Env.UserFile() + "\n" +
-		"removed " + filepath.Join(o.State, SetupRecordName) + "\n" +
+		"removed " + filepath.Join(o.State, setupRecordName) + "\n" +
 		"kept folder " + drop + ": it is not empty\n" +
 		"kept folder " + filepath.Dir(drop) + ": it is not empty\n" +
 		"removed folder " + o.State + "\n"
@@ -168,8 +168,8 @@ func TestSetupUndo(t *testing.T) {
 func TestSetupUndoKeepsAnEditedConfig(t *testing.T) {
 	o := fakeGame(t)
 	runSetup(t, o)
-	file := ConfigFile(o.Env)
-	edited := string(SetupConfig(o.Mods, o.Paks, o.State)) + "[log]\nlevel = \"debug\"\n"
+	file := configFile(o.Env)
+	edited := string(setupConfig(o.Mods, o.Paks, o.State)) + "[log]\nlevel = \"debug\"\n"
 	if err := os.WriteFile(file, []byte(edited), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +187,7 @@ func TestSetupUndoKeepsAnEditedConfig(t *testing.T) {
 
 func TestSetupUndoOfAConfigSetupDidNotWrite(t *testing.T) {
 	o := fakeGame(t)
-	file := ConfigFile(o.Env)
+	file := configFile(o.Env)
 	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +197,7 @@ func TestSetupUndoOfAConfigSetupDidNotWrite(t *testing.T) {
 	}
 	var out strings.Builder
 	err := SetupUndo(t.Context(), SetupOptions{Env: o.Env}, &out)
-	want := "setup --undo: " + o.State + " has no record of " + file + " (" + filepath.Join(o.State, SetupRecordName) + "), so setup did not write it: remove it by hand if you want it gone"
+	want := "setup --undo: " + o.State + " has no record of " + file + " (" + filepath.Join(o.State, setupRecordName) + "), so setup did not write it: remove it by hand if you want it gone"
 	if err == nil || err.Error() != want {
 		t.Errorf("err = %v\nwant %s", err, want)
 	}
@@ -241,7 +241,7 @@ func TestSetupRefusals(t *testing.T) {
 			if err == nil || err.Error() != tt.want {
 				t.Errorf("err = %v\nwant %s", err, tt.want)
 			}
-			if _, err := os.Stat(ConfigFile(o.Env)); err == nil {
+			if _, err := os.Stat(configFile(o.Env)); err == nil {
 				t.Error("a refused setup wrote the config")
 			}
 		})
@@ -265,7 +265,7 @@ func TestSetupRefusals(t *testing.T) {
 func TestSetupConfigQuotesPaths(t *testing.T) {
 	base := t.TempDir()
 	for _, p := range []string{filepath.Join(base, "Mods"), filepath.Join(base, "o'neil", "Mods"), filepath.Join(base, `a "b" \c`, "Mods")} {
-		text := SetupConfig(p, p+"x", p+"y")
+		text := setupConfig(p, p+"x", p+"y")
 		cfg, err := config.ParseEnv(filepath.Join(base, "f.toml"), text, config.Process(false))
 		if err != nil {
 			t.Errorf("%s: %v\n%s", p, err, text)
@@ -323,12 +323,12 @@ func TestSetupWithOtherAnswersUpdatesItsOwnConfig(t *testing.T) {
 	first := o.State
 	o.State = first + "2"
 	got := runSetup(t, o)
-	file := ConfigFile(o.Env)
+	file := configFile(o.Env)
 	if !strings.Contains(got, "made folder "+o.State+"\n") || !strings.Contains(got, "wrote "+file+"\n") ||
-		!strings.Contains(got, "removed "+filepath.Join(first, SetupRecordName)+"\n") {
+		!strings.Contains(got, "removed "+filepath.Join(first, setupRecordName)+"\n") {
 		t.Errorf("setup with another state printed\n%s", got)
 	}
-	if data, _ := os.ReadFile(file); string(data) != string(SetupConfig(o.Mods, o.Paks, o.State)) {
+	if data, _ := os.ReadFile(file); string(data) != string(setupConfig(o.Mods, o.Paks, o.State)) {
 		t.Errorf("config = %s", data)
 	}
 	var out strings.Builder

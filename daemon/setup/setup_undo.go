@@ -25,7 +25,7 @@ import (
 // setup did not write, or a folder that is not empty; whatever it keeps
 // it names. When the service cannot be removed it removes nothing.
 func SetupUndo(ctx context.Context, o SetupOptions, out io.Writer) error {
-	file := ConfigFile(o.Env)
+	file := configFile(o.Env)
 	data, err := atomicfile.ReadFile(file, config.MaxConfigBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		_, err = fmt.Fprintf(out, "nothing to undo: there is no %s\n", file)
@@ -38,7 +38,7 @@ func SetupUndo(ctx context.Context, o SetupOptions, out io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("setup --undo: %w", err)
 	}
-	recordPath := filepath.Join(cfg.Paths.State, SetupRecordName)
+	recordPath := filepath.Join(cfg.Paths.State, setupRecordName)
 	if _, err := undoRecord(recordPath, file, cfg); err != nil {
 		return err
 	}

@@ -17,7 +17,7 @@ import (
 // player editing it by hand, or restoring an old copy, would.
 func editRecord(t *testing.T, state string, made func([]string) []string) {
 	t.Helper()
-	path := filepath.Join(state, SetupRecordName)
+	path := filepath.Join(state, setupRecordName)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -158,7 +158,7 @@ func TestSetupTwoAtOnce(t *testing.T) {
 	if err := SetupUndo(t.Context(), SetupOptions{Env: o.Env}, &out); err != nil {
 		t.Fatal(err)
 	}
-	for _, gone := range []string{o.State, filepath.Join(o.Mods, "MJOLNIRForgePacks"), filepath.Dir(ConfigFile(o.Env))} {
+	for _, gone := range []string{o.State, filepath.Join(o.Mods, "MJOLNIRForgePacks"), filepath.Dir(configFile(o.Env))} {
 		if _, err := os.Stat(gone); err == nil {
 			t.Errorf("undo after two setups at once left %s\n%s", gone, out.String())
 		}
@@ -178,7 +178,7 @@ func TestSetupThatFailsLeavesNothing(t *testing.T) {
 	if err == nil || !strings.HasPrefix(err.Error(), "setup: make folder "+blocker) {
 		t.Fatalf("err = %v; want setup: make folder %s…", err, blocker)
 	}
-	for _, p := range []string{o.State, filepath.Dir(ConfigFile(o.Env))} {
+	for _, p := range []string{o.State, filepath.Dir(configFile(o.Env))} {
 		if _, err := os.Stat(p); err == nil {
 			t.Errorf("the failed setup left %s", p)
 		}
@@ -194,14 +194,14 @@ func TestSetupThatFailsLeavesNothing(t *testing.T) {
 func TestUninstallAsksOnATerminal(t *testing.T) {
 	o := fakeGame(t)
 	runSetup(t, o)
-	file := ConfigFile(o.Env)
+	file := configFile(o.Env)
 	cfg, err := config.LoadEnv(file, o.Env)
 	if err != nil {
 		t.Fatal(err)
 	}
 	uo := UninstallOptions{Config: cfg, LockWait: time.Second}
 	var out strings.Builder
-	if err := Uninstall(t.Context(), uo, &out); !errors.Is(err, ErrNotConfirmed) {
+	if err := Uninstall(t.Context(), uo, &out); !errors.Is(err, errNotConfirmed) {
 		t.Errorf("Uninstall without a terminal = %v; want ErrNotConfirmed", err)
 	}
 	uo.Terminal = true

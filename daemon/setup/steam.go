@@ -14,11 +14,11 @@ import (
 // the game reads: a library of thousands of games is not walked whole.
 const maxSteamEntries = 2000
 
-// SteamGame is a game with the MJOLNIR mods' layout found in a Steam
+// steamGame is a game with the MJOLNIR mods' layout found in a Steam
 // library: its UE4SS Mods folder (holding an MJOLNIR mod) and its Paks
 // folder. A Proton game on Linux has the same layout in the same
 // libraries.
-type SteamGame struct {
+type steamGame struct {
 	Mods, Paks string
 }
 
@@ -47,11 +47,11 @@ func steamRoots(env config.Env) []string {
 		filepath.Join(home, ".var", "app", "com.valvesoftware.Steam", ".local", "share", "Steam")}
 }
 
-// FindSteamGames returns the games with the MJOLNIR mods' layout in the
+// findSteamGames returns the games with the MJOLNIR mods' layout in the
 // Steam libraries of env's account, each once: every library
 // libraryfolders.vdf names in each Steam installation, and the
 // installation itself.
-func FindSteamGames(env config.Env) []SteamGame {
+func findSteamGames(env config.Env) []steamGame {
 	var libs []string
 	for _, root := range steamRoots(env) {
 		if root == "" {
@@ -60,7 +60,7 @@ func FindSteamGames(env config.Env) []SteamGame {
 		libs = append(libs, root)
 		libs = append(libs, libraryFolders(filepath.Join(root, "steamapps", "libraryfolders.vdf"))...)
 	}
-	var games []SteamGame
+	var games []steamGame
 	seen := map[string]bool{}
 	for _, lib := range libs {
 		for _, g := range gamesIn(filepath.Join(lib, "steamapps", "common")) {
@@ -112,8 +112,8 @@ func libraryFolders(path string) []string {
 // gamesIn returns the games under common (steamapps/common) with the
 // layout <game>/<project>/Binaries/Win64/Mods (or .../ue4ss/Mods) holding
 // an MJOLNIR mod, beside <game>/<project>/Content/Paks.
-func gamesIn(common string) []SteamGame {
-	var games []SteamGame
+func gamesIn(common string) []steamGame {
+	var games []steamGame
 	for _, game := range readDirNames(common) {
 		for _, project := range readDirNames(filepath.Join(common, game)) {
 			base := filepath.Join(common, game, project)
@@ -123,7 +123,7 @@ func gamesIn(common string) []SteamGame {
 			}
 			for _, mods := range []string{filepath.Join(base, "Binaries", "Win64", "Mods"), filepath.Join(base, "Binaries", "Win64", "ue4ss", "Mods")} {
 				if hasMJOLNIR(mods) {
-					games = append(games, SteamGame{Mods: mods, Paks: paks})
+					games = append(games, steamGame{Mods: mods, Paks: paks})
 				}
 			}
 		}

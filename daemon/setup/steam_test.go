@@ -47,11 +47,11 @@ func steamHome(t *testing.T) (config.Env, string, string) {
 // MJOLNIR mods is not.
 func TestFindSteamGames(t *testing.T) {
 	env, mods, paks := steamHome(t)
-	games := FindSteamGames(env)
+	games := findSteamGames(env)
 	if len(games) != 1 || games[0].Mods != mods || games[0].Paks != paks {
 		t.Errorf("FindSteamGames = %+v; want mods %s, paks %s", games, mods, paks)
 	}
-	if got := FindSteamGames(config.Env{GOOS: "linux", Home: t.TempDir(), Getenv: func(string) string { return "" }}); len(got) != 0 {
+	if got := findSteamGames(config.Env{GOOS: "linux", Home: t.TempDir(), Getenv: func(string) string { return "" }}); len(got) != 0 {
 		t.Errorf("FindSteamGames without Steam = %+v", got)
 	}
 }
@@ -88,7 +88,7 @@ func TestSetupAgainTakesTheConfiguredFolders(t *testing.T) {
 	if again.Mods != o.Mods || again.Paks != o.Paks || again.State != o.State || out.Len() != 0 {
 		t.Errorf("SetupAsk after a setup took %+v, said %q; want the configured folders", again, out.String())
 	}
-	if got := runSetup(t, again); !strings.Contains(got, "nothing to change: "+ConfigFile(o.Env)+" already says this\n") {
+	if got := runSetup(t, again); !strings.Contains(got, "nothing to change: "+configFile(o.Env)+" already says this\n") {
 		t.Errorf("setup again with the defaults printed\n%s", got)
 	}
 	onTerminal := SetupOptions{Env: o.Env}

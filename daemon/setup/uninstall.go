@@ -21,9 +21,9 @@ import (
 	"github.com/mjolnir-forge/forgesync/pipeline"
 )
 
-// ErrNotConfirmed is returned by [Uninstall] when there is no terminal to
+// errNotConfirmed is returned by [Uninstall] when there is no terminal to
 // confirm on and --yes was not given: nothing was removed.
-var ErrNotConfirmed = errors.New("uninstall: not confirmed: there is no terminal to ask on; run `forgesync uninstall --yes` to remove all of the above")
+var errNotConfirmed = errors.New("uninstall: not confirmed: there is no terminal to ask on; run `forgesync uninstall --yes` to remove all of the above")
 
 // UninstallOptions are what `forgesync uninstall` was given.
 type UninstallOptions struct {
@@ -67,7 +67,7 @@ type uninstallRun struct {
 // daemon it did not stop answers, removing nothing.
 func Uninstall(ctx context.Context, o UninstallOptions, out io.Writer) error {
 	r := &uninstallRun{o: o, cfg: o.Config, out: out}
-	rec, err := readSetupRecord(filepath.Join(r.cfg.Paths.State, SetupRecordName))
+	rec, err := readSetupRecord(filepath.Join(r.cfg.Paths.State, setupRecordName))
 	r.rec, r.hasRecord = rec, err == nil && rec.Config == r.cfg.File
 	if ok, err := r.confirm(); err != nil || !ok {
 		return err
@@ -138,7 +138,7 @@ func (r *uninstallRun) confirm() (bool, error) {
 		return true, nil
 	}
 	if !r.o.Terminal {
-		return false, ErrNotConfirmed
+		return false, errNotConfirmed
 	}
 	fmt.Fprint(r.out, "remove all of this? [y/N]: ")
 	line := bufio.NewScanner(r.o.In)
