@@ -42,17 +42,17 @@ const (
 	// DeployFailed: reading the source or writing the target failed; Reason
 	// says why.
 	DeployFailed DeployStatus = "failed"
-	// Removed: a file of the same component in the same target that the
+	// removed: a file of the same component in the same target that the
 	// deployment no longer names, still holding the bytes forgesync wrote,
 	// was deleted (a script dropped by a newer version).
-	Removed DeployStatus = "removed"
+	removed DeployStatus = "removed"
 )
 
 // PendingSuffix ends the name of the file staged beside a locked target.
 const PendingSuffix = ".forgesync-pending"
 
-// LedgerName is the name of the deploy ledger in the state folder.
-const LedgerName = "deployed.json"
+// ledgerName is the name of the deploy ledger in the state folder.
+const ledgerName = "deployed.json"
 
 const (
 	ledgerFormat  = "forgesync-deployed"
@@ -60,12 +60,12 @@ const (
 )
 
 var (
-	// ErrDeployName is returned, wrapped with the name, when a deployment
+	// errDeployName is returned, wrapped with the name, when a deployment
 	// names a file that is not a clean relative slash path.
-	ErrDeployName = errors.New("deploy: deploy name is not a local slash path")
-	// ErrLedger is returned, wrapped with the path, when the deploy ledger
+	errDeployName = errors.New("deploy: deploy name is not a local slash path")
+	// errLedger is returned, wrapped with the path, when the deploy ledger
 	// cannot be read or decoded.
-	ErrLedger = errors.New("deploy: deploy ledger unreadable")
+	errLedger = errors.New("deploy: deploy ledger unreadable")
 )
 
 // A Deployment is a set of named files to keep deployed in one folder.
@@ -98,8 +98,8 @@ type FileReport struct {
 	Reason    string       // why a file was skipped, staged or failed
 }
 
-// LedgerEntry records a file forgesync wrote.
-type LedgerEntry struct {
+// ledgerEntry records a file forgesync wrote.
+type ledgerEntry struct {
 	Path      string    `json:"path"`      // the target, absolute
 	Component string    `json:"component"` // the deployment it belongs to
 	SHA256    string    `json:"sha256"`    // of the bytes forgesync last put at Path
@@ -120,7 +120,7 @@ type ledgerFile struct {
 // a Latin-1 name), and the file would look foreign from then on: such a
 // path is stored as bytes too (base64), and read back from them.
 type storedLedgerEntry struct {
-	LedgerEntry
+	ledgerEntry
 	PathBytes []byte `json:"path_bytes,omitempty"`
 }
 
@@ -129,7 +129,7 @@ func (dep Deployment) checkNames() error {
 	for _, name := range dep.Names {
 		if !fs.ValidPath(name) || name == "." || strings.ContainsRune(name, '\\') ||
 			!filepath.IsLocal(filepath.FromSlash(name)) || path.Clean(name) != name {
-			return fmt.Errorf("deploy %s: %q: %w", dep.Component, name, ErrDeployName)
+			return fmt.Errorf("deploy %s: %q: %w", dep.Component, name, errDeployName)
 		}
 	}
 	return nil
@@ -173,7 +173,7 @@ func (d *Deployer) DeployLua(ctx context.Context, mods string) ([]FileReport, er
 // Deploy brings every file of dep up to date and returns one report per
 // name, in order, followed by one per file of the same component under the
 // same target that dep no longer names and forgesync removed (see
-// [Removed]). A file that cannot be deployed does not stop the others;
+// [removed]). A file that cannot be deployed does not stop the others;
 // their errors are joined in the returned error, and the ledger records
 // every file that was written. A cancelled ctx stops before the next file.
 func (d *Deployer) Deploy(ctx context.Context, dep Deployment) ([]FileReport, error) {
@@ -189,7 +189,7 @@ func (d *Deployer) Deploy(ctx context.Context, dep Deployment) ([]FileReport, er
 	if err := dep.checkNames(); err != nil {
 		return nil, err
 	}
-	ledgerPath := filepath.Join(d.StateDir, LedgerName)
+	ledgerPath := filepath.Join(d.StateDir, ledgerName)
 	led, err := readLedger(ledgerPath)
 	if err != nil {
 		return nil, err
@@ -251,7 +251,7 @@ func (d *Deployer) Deploy(ctx context.Context, dep Deployment) ([]FileReport, er
 
 // syncDeployed syncs the folders written to, then writes the ledger when
 // it changed: the ledger never names a file that is not durable yet.
-func syncDeployed(dirs map[string]bool, changed bool, ledgerPath string, led map[string]*LedgerEntry) []error {
+func syncDeployed(dirs map[string]bool, changed bool, ledgerPath string, led map[string]*ledgerEntry) []error {
 	var errs []error
 	for dir := range dirs {
 		if err := atomicfile.SyncDir(dir); err != nil {
@@ -270,7 +270,7 @@ func syncDeployed(dirs map[string]bool, changed bool, ledgerPath string, led map
 // records but dep no longer names, when they still hold the bytes
 // forgesync wrote; a file changed since is left alone and forgotten. The
 // reports come sorted by path.
-func (d *Deployer) prune(dep Deployment, target string, led map[string]*LedgerEntry) ([]FileReport, []error, bool) {
+func (d *Deployer) prune(dep Deployment, target string, led map[string]*ledgerEntry) ([]FileReport, []error, bool) {
 	named := map[string]bool{}
 	var namedPaths []string
 	for _, name := range dep.Names {
@@ -315,10 +315,10 @@ func (d *Deployer) prune(dep Deployment, target string, led map[string]*LedgerEn
 				reports = append(reports, rep)
 				continue
 			}
-			rep.Status = Removed
+			rep.Status = removed
 			rep.Reason = fmt.Sprintf("%s is no longer part of %s", rel, dep.Component)
 		case cur == "":
-			rep.Status = Removed
+			rep.Status = removed
 			rep.Reason = fmt.Sprintf("%s is no longer part of %s and was already gone", rel, dep.Component)
 		default:
 			rep.Status = ForeignSkipped
@@ -375,9 +375,9 @@ func fileSumOpen(p string, open func(string) (*os.File, error)) (string, error) 
 // deployFile deploys one file and returns its report, its new ledger entry
 // (old when nothing changed, nil when forgesync no longer owns it) and an
 // error for failures.
-func (d *Deployer) deployFile(dep Deployment, name, dst string, old *LedgerEntry) (FileReport, *LedgerEntry, error) {
+func (d *Deployer) deployFile(dep Deployment, name, dst string, old *ledgerEntry) (FileReport, *ledgerEntry, error) {
 	rep := FileReport{Component: dep.Component, Name: name, Path: dst}
-	fail := func(err error) (FileReport, *LedgerEntry, error) {
+	fail := func(err error) (FileReport, *ledgerEntry, error) {
 		err = fmt.Errorf("deploy %s %s to %s: %w", dep.Component, name, dst, err)
 		rep.Status, rep.Reason = DeployFailed, err.Error()
 		return rep, old, err
@@ -404,7 +404,7 @@ func (d *Deployer) deployFile(dep Deployment, name, dst string, old *LedgerEntry
 	case cur == want:
 		// Already in place: forgesync owns it from now on (adopting an
 		// identical file overwrites nothing), and a staged copy is obsolete.
-		e := &LedgerEntry{Path: dst, Component: dep.Component, SHA256: want, Time: d.now()}
+		e := &ledgerEntry{Path: dst, Component: dep.Component, SHA256: want, Time: d.now()}
 		if old != nil && old.SHA256 == want {
 			e.Time = old.Time
 		}
@@ -440,10 +440,10 @@ func (d *Deployer) deployFile(dep Deployment, name, dst string, old *LedgerEntry
 // replace writes data over dst, which is missing or holds bytes forgesync
 // wrote: from the staged copy when it waits beside a target once locked,
 // else atomically; a target still locked gets the new bytes staged.
-func (d *Deployer) replace(dep Deployment, name, dst string, data []byte, cur string, old *LedgerEntry, rep FileReport,
-	fail func(error) (FileReport, *LedgerEntry, error)) (FileReport, *LedgerEntry, error) {
+func (d *Deployer) replace(dep Deployment, name, dst string, data []byte, cur string, old *ledgerEntry, rep FileReport,
+	fail func(error) (FileReport, *ledgerEntry, error)) (FileReport, *ledgerEntry, error) {
 	want, staged := rep.SHA256, dst+PendingSuffix
-	written := &LedgerEntry{Path: dst, Component: dep.Component, SHA256: want, Time: d.now()}
+	written := &ledgerEntry{Path: dst, Component: dep.Component, SHA256: want, Time: d.now()}
 	if old != nil && old.StagedSHA256 == want {
 		// Swap in the bytes staged while the target was locked.
 		if s, err := d.fileSum(staged); err == nil && s == want {
@@ -487,8 +487,8 @@ func (d *Deployer) replace(dep Deployment, name, dst string, data []byte, cur st
 // stage writes the new bytes of a locked target beside it, in
 // dst+PendingSuffix, unless something forgesync did not put there holds
 // that name; cur is the target's hash when it could be read.
-func (d *Deployer) stage(dep Deployment, name, dst string, data []byte, want string, old *LedgerEntry, cur string, rep FileReport) (FileReport, *LedgerEntry, error) {
-	fail := func(err error) (FileReport, *LedgerEntry, error) {
+func (d *Deployer) stage(dep Deployment, name, dst string, data []byte, want string, old *ledgerEntry, cur string, rep FileReport) (FileReport, *ledgerEntry, error) {
+	fail := func(err error) (FileReport, *ledgerEntry, error) {
 		err = fmt.Errorf("deploy %s %s to %s: %w", dep.Component, name, dst, err)
 		rep.Status, rep.Reason = DeployFailed, err.Error()
 		return rep, old, err
@@ -512,7 +512,7 @@ func (d *Deployer) stage(dep Deployment, name, dst string, data []byte, want str
 			return fail(err)
 		}
 	}
-	e := &LedgerEntry{Path: dst, Component: dep.Component, StagedSHA256: want}
+	e := &ledgerEntry{Path: dst, Component: dep.Component, StagedSHA256: want}
 	if old != nil {
 		e.SHA256, e.Time = old.SHA256, old.Time
 	} else {
@@ -553,7 +553,7 @@ func makeTarget(base, target string) error {
 // ledgerKey returns the key under which led records dst: its own key, or
 // the key of an entry that names the same file in another spelling (a
 // linked parent, a case-folding volume); dst's key when none does.
-func ledgerKey(led map[string]*LedgerEntry, dst string) string {
+func ledgerKey(led map[string]*ledgerEntry, dst string) string {
 	key := samepath.Key(dst)
 	if _, ok := led[key]; ok {
 		return key
@@ -573,45 +573,45 @@ const ledgerStep = "move the file aside; forgesync then treats deployed files it
 // each deployed file.
 const maxLedgerBytes = 64 << 20
 
-func readLedger(p string) (map[string]*LedgerEntry, error) {
-	m := map[string]*LedgerEntry{}
+func readLedger(p string) (map[string]*ledgerEntry, error) {
+	m := map[string]*ledgerEntry{}
 	data, err := atomicfile.Renamer{}.ReadLimited(p, maxLedgerBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return m, nil
 	}
 	if errors.Is(err, atomicfile.ErrNotRegular) || errors.Is(err, atomicfile.ErrTooLarge) {
-		return nil, fmt.Errorf("read %s: %w: %w (%s)", p, ErrLedger, err, ledgerStep)
+		return nil, fmt.Errorf("read %s: %w: %w (%s)", p, errLedger, err, ledgerStep)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w: %w", p, ErrLedger, err)
+		return nil, fmt.Errorf("read %s: %w: %w", p, errLedger, err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var lf ledgerFile
 	if err := dec.Decode(&lf); err != nil {
-		return nil, fmt.Errorf("decode %s: %w: %w (%s)", p, ErrLedger, err, ledgerStep)
+		return nil, fmt.Errorf("decode %s: %w: %w (%s)", p, errLedger, err, ledgerStep)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("decode %s: %w: data after the ledger", p, ErrLedger)
+		return nil, fmt.Errorf("decode %s: %w: data after the ledger", p, errLedger)
 	}
 	if lf.Format != ledgerFormat {
-		return nil, fmt.Errorf("decode %s: %w: format %q, want %q (%s)", p, ErrLedger, lf.Format, ledgerFormat, ledgerStep)
+		return nil, fmt.Errorf("decode %s: %w: format %q, want %q (%s)", p, errLedger, lf.Format, ledgerFormat, ledgerStep)
 	}
 	if lf.Version != ledgerVersion {
-		return nil, fmt.Errorf("decode %s: %w: format %q version %d, want %q version %d", p, ErrLedger, lf.Format, lf.Version, ledgerFormat, ledgerVersion)
+		return nil, fmt.Errorf("decode %s: %w: format %q version %d, want %q version %d", p, errLedger, lf.Format, lf.Version, ledgerFormat, ledgerVersion)
 	}
 	for i := range lf.Files {
-		e := lf.Files[i].LedgerEntry
+		e := lf.Files[i].ledgerEntry
 		if b := lf.Files[i].PathBytes; b != nil {
 			e.Path = string(b)
 		}
 		if e.Path == "" || !filepath.IsAbs(e.Path) {
-			return nil, fmt.Errorf("decode %s: %w: files[%d].path %q is not absolute", p, ErrLedger, i, e.Path)
+			return nil, fmt.Errorf("decode %s: %w: files[%d].path %q is not absolute", p, errLedger, i, e.Path)
 		}
 		key := samepath.Key(e.Path)
 		if prev, dup := m[key]; dup {
 			if prev.Path == e.Path {
-				return nil, fmt.Errorf("decode %s: %w: files[%d].path %q listed twice", p, ErrLedger, i, e.Path)
+				return nil, fmt.Errorf("decode %s: %w: files[%d].path %q listed twice", p, errLedger, i, e.Path)
 			}
 			// Two spellings of one file, as a version that keyed the
 			// ledger by spelling wrote: keep the newer record.
@@ -624,12 +624,12 @@ func readLedger(p string) (map[string]*LedgerEntry, error) {
 	return m, nil
 }
 
-func sortedEntries(m map[string]*LedgerEntry) []LedgerEntry {
-	out := make([]LedgerEntry, 0, len(m))
+func sortedEntries(m map[string]*ledgerEntry) []ledgerEntry {
+	out := make([]ledgerEntry, 0, len(m))
 	for _, e := range m {
 		out = append(out, *e)
 	}
-	slices.SortFunc(out, func(a, b LedgerEntry) int {
+	slices.SortFunc(out, func(a, b ledgerEntry) int {
 		switch {
 		case a.Path < b.Path:
 			return -1
@@ -641,11 +641,11 @@ func sortedEntries(m map[string]*LedgerEntry) []LedgerEntry {
 	return out
 }
 
-func writeLedger(p string, m map[string]*LedgerEntry) error {
+func writeLedger(p string, m map[string]*ledgerEntry) error {
 	entries := sortedEntries(m)
 	files := make([]storedLedgerEntry, len(entries))
 	for i, e := range entries {
-		files[i].LedgerEntry = e
+		files[i].ledgerEntry = e
 		if !utf8.ValidString(e.Path) {
 			files[i].PathBytes = []byte(e.Path)
 		}

@@ -60,7 +60,7 @@ func TestDeployOneFolderManySpellings(t *testing.T) {
 	files := map[string]string{"lifts.lua": "lifts", "pack_lifts.lua": "pack"}
 	for _, sp := range spellings {
 		for _, r := range deploySpelled(t, d, sp, files) {
-			if r.Status == Removed || r.Status == DeployFailed {
+			if r.Status == removed || r.Status == DeployFailed {
 				t.Fatalf("Deploy(%s) report %+v; want nothing removed or failed", sp, r)
 			}
 		}
@@ -79,7 +79,7 @@ func TestDeployOneFolderManySpellings(t *testing.T) {
 	}
 	// A later version drops pack_lifts.lua: it goes, lifts.lua stays.
 	reps := deploySpelled(t, d, spellings[1], map[string]string{"lifts.lua": "lifts"})
-	if len(reps) != 2 || reps[1].Status != Removed {
+	if len(reps) != 2 || reps[1].Status != removed {
 		t.Fatalf("reports = %+v; want lifts.lua unchanged, pack_lifts.lua removed", reps)
 	}
 	if _, err := os.Stat(filepath.Join(real, "lifts.lua")); err != nil {

@@ -31,8 +31,8 @@ type locks struct {
 
 // ledgerEntries returns what the ledger in stateDir records, sorted by
 // path; no ledger yet is an empty record.
-func ledgerEntries(stateDir string) ([]LedgerEntry, error) {
-	m, err := readLedger(filepath.Join(stateDir, LedgerName))
+func ledgerEntries(stateDir string) ([]ledgerEntry, error) {
+	m, err := readLedger(filepath.Join(stateDir, ledgerName))
 	if err != nil {
 		return nil, err
 	}
@@ -110,13 +110,13 @@ func (f *fixture) read(name string) string {
 	return string(b)
 }
 
-func (f *fixture) ledger() map[string]LedgerEntry {
+func (f *fixture) ledger() map[string]ledgerEntry {
 	f.t.Helper()
 	es, err := ledgerEntries(f.state)
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	m := map[string]LedgerEntry{}
+	m := map[string]ledgerEntry{}
 	for _, e := range es {
 		m[e.Path] = e
 	}
@@ -347,7 +347,7 @@ func TestDeployErrors(t *testing.T) {
 	f := newFixture(t)
 	for _, name := range []string{"/abs.lua", "../up.lua", "a/../b.lua", `dir\file.lua`, "", ".", "a//b.lua"} {
 		_, err := f.d.Deploy(t.Context(), Deployment{Component: "lua", Source: src(nil), Names: []string{name}, Target: f.target})
-		if !errors.Is(err, ErrDeployName) || !strings.Contains(err.Error(), "lua") {
+		if !errors.Is(err, errDeployName) || !strings.Contains(err.Error(), "lua") {
 			t.Errorf("Deploy(name %q) error = %v; want ErrDeployName naming the component", name, err)
 		}
 	}
@@ -384,16 +384,16 @@ func TestLedgerDecoding(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
-			p := filepath.Join(dir, LedgerName)
+			p := filepath.Join(dir, ledgerName)
 			if err := os.WriteFile(p, []byte(c.body), 0o600); err != nil {
 				t.Fatal(err)
 			}
 			_, err := ledgerEntries(dir)
-			if !errors.Is(err, ErrLedger) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), p) {
+			if !errors.Is(err, errLedger) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), p) {
 				t.Errorf("ledgerEntries(%s) = %v; want ErrLedger naming %s and %q", c.name, err, p, c.want)
 			}
 			d := &Deployer{StateDir: dir}
-			if _, err := d.Deploy(t.Context(), Deployment{Component: "lua", Source: src(map[string]string{"a": "a"}), Names: []string{"a"}, Target: filepath.Join(dir, "t")}); !errors.Is(err, ErrLedger) {
+			if _, err := d.Deploy(t.Context(), Deployment{Component: "lua", Source: src(map[string]string{"a": "a"}), Names: []string{"a"}, Target: filepath.Join(dir, "t")}); !errors.Is(err, errLedger) {
 				t.Errorf("Deploy with a bad ledger = %v; want ErrLedger", err)
 			}
 			if _, err := os.Stat(filepath.Join(dir, "t", "a")); err == nil {
@@ -500,7 +500,7 @@ func TestDeployRemovesFilesNoLongerNamed(t *testing.T) {
 	for _, r := range reps {
 		got[r.Name] = r.Status
 	}
-	want := map[string]DeployStatus{"kept.lua": Unchanged, "old.lua": Removed, "edited.lua": ForeignSkipped, "gone.lua": Removed}
+	want := map[string]DeployStatus{"kept.lua": Unchanged, "old.lua": removed, "edited.lua": ForeignSkipped, "gone.lua": removed}
 	if len(got) != len(want) {
 		t.Fatalf("reports = %v; want %v", got, want)
 	}

@@ -28,7 +28,7 @@ func Folders(stateDir string, deps ...Deployment) []string {
 			add(filepath.Dir(filepath.Join(dep.Target, filepath.FromSlash(n))))
 		}
 	}
-	if led, err := readLedger(filepath.Join(stateDir, LedgerName)); err == nil {
+	if led, err := readLedger(filepath.Join(stateDir, ledgerName)); err == nil {
 		for _, e := range sortedEntries(led) {
 			add(filepath.Dir(e.Path))
 		}

@@ -26,13 +26,13 @@ func TestLedgerDamaged(t *testing.T) {
 		{"folder", func(p string) error { return os.Mkdir(p, 0o700) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := filepath.Join(t.TempDir(), LedgerName)
+			p := filepath.Join(t.TempDir(), ledgerName)
 			if err := tc.make(p); err != nil {
 				t.Fatal(err)
 			}
 			_, err := readLedger(p)
-			if !errors.Is(err, ErrLedger) || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "move the file aside") {
-				t.Fatalf("readLedger(%s) = %v; want %v naming the file and the step", tc.name, err, ErrLedger)
+			if !errors.Is(err, errLedger) || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "move the file aside") {
+				t.Fatalf("readLedger(%s) = %v; want %v naming the file and the step", tc.name, err, errLedger)
 			}
 		})
 	}

@@ -25,7 +25,7 @@ type Undeployed struct {
 // fails it, the ledger kept, so that a later run finishes.
 func Undeploy(stateDir string) (Undeployed, error) {
 	var u Undeployed
-	ledger := filepath.Join(stateDir, LedgerName)
+	ledger := filepath.Join(stateDir, ledgerName)
 	led, err := readLedger(ledger)
 	if err != nil {
 		return u, err

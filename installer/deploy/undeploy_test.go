@@ -41,7 +41,7 @@ func TestUndeploy(t *testing.T) {
 			t.Errorf("Undeploy changed %s: %q, %v", p, got, err)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(state, LedgerName)); err == nil {
+	if _, err := os.Stat(filepath.Join(state, ledgerName)); err == nil {
 		t.Error("Undeploy kept the ledger")
 	}
 	if u, err := Undeploy(state); err != nil || len(u.Removed)+len(u.Kept) != 0 {
