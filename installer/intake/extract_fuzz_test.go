@@ -24,7 +24,7 @@ func FuzzExtractNames(f *testing.F) {
 		iso := newIsolated(t)
 		st, err := testExtract(t.Context(), archive, iso.staging, DefaultLimits(), nil)
 		if err != nil {
-			if !errors.Is(err, ErrRejected) {
+			if !errors.Is(err, errRejected) {
 				t.Fatalf("Extract(%q, %q) = %v; want success or a rejection", a, b, err)
 			}
 			iso.verify(t, true)

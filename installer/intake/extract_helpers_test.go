@@ -295,7 +295,7 @@ func mustReject(t *testing.T, archive string, lim Limits, wants ...want) *Reject
 		t.Fatalf("Extract(%s) = success; want rejection", filepath.Base(archive))
 	}
 	var re *RejectError
-	if !errors.As(err, &re) || !errors.Is(err, ErrRejected) {
+	if !errors.As(err, &re) || !errors.Is(err, errRejected) {
 		t.Fatalf("Extract(%s) = %v; want a *RejectError", filepath.Base(archive), err)
 	}
 	for _, p := range re.Problems {

@@ -235,11 +235,11 @@ func TestExtractProblemText(t *testing.T) {
 func TestExtractNotArchiveIs(t *testing.T) {
 	iso := newIsolated(t)
 	_, err := testExtract(t.Context(), writeArchive(t, "x.zip", []byte("hello")), iso.staging, DefaultLimits(), nil)
-	if !errors.Is(err, ErrNotArchive) || !errors.Is(err, ErrRejected) {
+	if !errors.Is(err, errNotArchive) || !errors.Is(err, errRejected) {
 		t.Errorf("Extract(text) = %v; want ErrNotArchive and ErrRejected", err)
 	}
 	_, err = testExtract(t.Context(), writeArchive(t, "x.zip", zipBytes(t, without("forgepack.json"))), iso.staging, DefaultLimits(), nil)
-	if errors.Is(err, ErrNotArchive) || !errors.Is(err, ErrRejected) {
+	if errors.Is(err, errNotArchive) || !errors.Is(err, errRejected) {
 		t.Errorf("Extract(no manifest) = %v; want ErrRejected only", err)
 	}
 	iso.verify(t, true)
@@ -318,7 +318,7 @@ func TestExtractCancelled(t *testing.T) {
 			cancel()
 		}
 	})
-	if !errors.Is(err, context.Canceled) || errors.Is(err, ErrRejected) {
+	if !errors.Is(err, context.Canceled) || errors.Is(err, errRejected) {
 		t.Errorf("Extract(cancelled) = %v; want context.Canceled, not a rejection", err)
 	}
 	iso.verify(t, true)
@@ -335,7 +335,7 @@ func TestExtractBadLimits(t *testing.T) {
 
 func TestExtractMissingArchive(t *testing.T) {
 	_, err := testExtract(t.Context(), filepath.Join(t.TempDir(), "gone.zip"), t.TempDir(), DefaultLimits(), nil)
-	if !errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrRejected) {
+	if !errors.Is(err, fs.ErrNotExist) || errors.Is(err, errRejected) {
 		t.Errorf("Extract(missing) = %v; want fs.ErrNotExist", err)
 	}
 }

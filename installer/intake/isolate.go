@@ -33,15 +33,15 @@ const envBackground = "FORGESYNC_UNPACK_BACKGROUND"
 
 // Defaults of an [Isolation].
 const (
-	// DefaultUnpackMemory is the memory an unpacking child may commit. The
+	// defaultUnpackMemory is the memory an unpacking child may commit. The
 	// decoders' bounds keep a good pack far below it (measured: under
 	// 64 MiB for zip and tar, under 64 MiB plus the dictionary for 7z).
-	DefaultUnpackMemory = 256 << 20
-	// DefaultUnpackTime is the wall-clock budget of a small archive.
-	DefaultUnpackTime = 60 * time.Second
-	// DefaultUnpackRate is how many archive bytes a second of budget is
+	defaultUnpackMemory = 256 << 20
+	// defaultUnpackTime is the wall-clock budget of a small archive.
+	defaultUnpackTime = 60 * time.Second
+	// defaultUnpackRate is how many archive bytes a second of budget is
 	// added for: a slow disk unpacks a 4 GiB pack within it.
-	DefaultUnpackRate = 4 << 20
+	defaultUnpackRate = 4 << 20
 )
 
 // Isolation says how an [Extractor] runs its child process: identification,
@@ -72,9 +72,9 @@ type Isolation struct {
 	Background bool
 }
 
-// ErrNoUnpacker is returned by [NewExtractor] for an Isolation without a
+// errNoUnpacker is returned by [NewExtractor] for an Isolation without a
 // command: there is no way to extract an archive but in a child.
-var ErrNoUnpacker = errors.New("intake: no unpacker command to extract archives with")
+var errNoUnpacker = errors.New("intake: no unpacker command to extract archives with")
 
 // Extractor extracts pack archives, each in a child process under the
 // limits of its [Isolation]; it is the only way this package extracts an
@@ -97,18 +97,18 @@ type Extractor struct {
 // limits replaced by the defaults.
 func NewExtractor(iso Isolation) (*Extractor, error) {
 	if len(iso.Command) == 0 {
-		return nil, ErrNoUnpacker
+		return nil, errNoUnpacker
 	}
 	iso.Command = slices.Clone(iso.Command)
 	iso.Env = slices.Clone(iso.Env)
 	if iso.Memory <= 0 {
-		iso.Memory = DefaultUnpackMemory
+		iso.Memory = defaultUnpackMemory
 	}
 	if iso.Time <= 0 {
-		iso.Time = DefaultUnpackTime
+		iso.Time = defaultUnpackTime
 	}
 	if iso.Rate <= 0 {
-		iso.Rate = DefaultUnpackRate
+		iso.Rate = defaultUnpackRate
 	}
 	return &Extractor{iso: iso}, nil
 }
@@ -514,11 +514,11 @@ func runtimeFault(stderr string) bool {
 // heap: a child that died within one arena of its limit hit the limit.
 const arenaBytes = 64 << 20
 
-// ErrUnconfined is matched by the error of an extraction whose unpacker
+// errUnconfined is matched by the error of an extraction whose unpacker
 // could not be given its limits (on Windows: put in its Job Object, which
 // a launcher's own job may forbid). The unpacker is never run without
 // them; the archive gets no verdict, and the fault is this machine's.
-var ErrUnconfined = errors.New("intake: the unpacker could not be confined, so it was not run")
+var errUnconfined = errors.New("intake: the unpacker could not be confined, so it was not run")
 
 // confine gives a child that was started suspended its limits, then lets
 // it run: assign puts it in its confinement and resume starts it. When

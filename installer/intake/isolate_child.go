@@ -52,7 +52,7 @@ func (iso *Isolation) start() (*child, error) {
 	c.conf = conf
 	if err != nil {
 		c.kill()
-		return nil, fmt.Errorf("%w: %w", ErrUnconfined, err)
+		return nil, fmt.Errorf("%w: %w", errUnconfined, err)
 	}
 	return c, nil
 }
@@ -89,7 +89,7 @@ func (x *Extractor) send(ctx context.Context, req []byte, cpu time.Duration) (*c
 		}
 		if err := c.conf.cpu(cpu); err != nil {
 			c.kill()
-			return nil, fmt.Errorf("%w: limit its processor time: %w", ErrUnconfined, err)
+			return nil, fmt.Errorf("%w: limit its processor time: %w", errUnconfined, err)
 		}
 		_, err := c.stdin.Write(req)
 		if err == nil || !warm {

@@ -110,7 +110,7 @@ func TestRejectedStagingUsesRetryingRemover(t *testing.T) {
 // TestExtractorNeedsUnpacker: an Extractor without the child's command is
 // refused when built; there is no extraction in process to fall back on.
 func TestExtractorNeedsUnpacker(t *testing.T) {
-	if x, err := NewExtractor(Isolation{}); x != nil || !errors.Is(err, ErrNoUnpacker) {
+	if x, err := NewExtractor(Isolation{}); x != nil || !errors.Is(err, errNoUnpacker) {
 		t.Fatalf("NewExtractor(no command) = %v, %v; want ErrNoUnpacker", x, err)
 	}
 }

@@ -56,7 +56,7 @@ func TestIsolationUnconfinedChildNeverRuns(t *testing.T) {
 	}
 	_, err = testExtract(t.Context(), archive, staging, DefaultLimits(), nil)
 	var re *RejectError
-	if err == nil || errors.As(err, &re) || !errors.Is(err, ErrUnconfined) {
+	if err == nil || errors.As(err, &re) || !errors.Is(err, errUnconfined) {
 		t.Fatalf("Extract with a failed Job Object assignment = %v; want ErrUnconfined, a fault and no verdict", err)
 	}
 	if _, err := os.Stat(marker); err == nil {

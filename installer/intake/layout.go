@@ -293,7 +293,7 @@ func (c *packCheck) grow(name string, idx int, max, done, n, compressed int64) (
 		c.stopped = true
 		return false, false
 	}
-	if compressed >= 0 && done > RatioFloor && done > c.lim.MaxRatio*max1(compressed) {
+	if compressed >= 0 && done > ratioFloor && done > c.lim.MaxRatio*max1(compressed) {
 		c.add(name, RuleRatio, fmt.Sprintf("%d bytes from %d compressed, limit 1:%d", done, compressed, c.lim.MaxRatio))
 		c.stopped = true
 		return false, false

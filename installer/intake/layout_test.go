@@ -162,7 +162,7 @@ func TestGrowStreamsLimits(t *testing.T) {
 	}
 	c = newPackCheck(lim)
 	_, _, max, idx, _ = c.admit("content/d.pak", typeFile, 0)
-	if _, ok := c.grow("content/d.pak", idx, max, RatioFloor, RatioFloor, 1); !ok {
+	if _, ok := c.grow("content/d.pak", idx, max, ratioFloor, ratioFloor, 1); !ok {
 		t.Errorf("grow(1 MiB from 1 byte) stopped; the ratio applies only above 1 MiB")
 	}
 	if _, ok := c.grow("content/d.pak", idx, max, 201*10000, 1, 10000); ok || c.problems[0].Rule != RuleRatio {

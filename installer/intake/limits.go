@@ -27,9 +27,9 @@ type Limits struct {
 }
 
 const (
-	// RatioFloor is the size above which an entry's compression ratio is
+	// ratioFloor is the size above which an entry's compression ratio is
 	// checked: small files of zeros are harmless, large ones are bombs.
-	RatioFloor = 1 << 20
+	ratioFloor = 1 << 20
 
 	// maxManifestBytes is the largest forgepack.json (SPEC §2, §3).
 	maxManifestBytes = spec.MaxManifestBytes

@@ -14,9 +14,9 @@ import (
 	"time"
 )
 
-// PackTime is the modification time written for every entry of a packed
+// packTime is the modification time written for every entry of a packed
 // zip, so that the same folder always packs to the same bytes.
-var PackTime = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+var packTime = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // packStoredExt are the extensions whose entries are always stored: the
 // Unreal containers a game reads in place. Their blocks are compressed by
@@ -51,7 +51,7 @@ const (
 //
 // An entry is stored (method 0, its sizes and CRC-32 in the local header,
 // no data descriptor) when it is a .pak or .ucas, when Deflate would not
-// shrink it by 5%, or when it is over [RatioFloor] and Deflate would
+// shrink it by 5%, or when it is over [ratioFloor] and Deflate would
 // shrink it past the default limits' compression ratio (see packMethod):
 // what the packer writes, the scanner admits. Every other entry is
 // deflated.
@@ -90,7 +90,7 @@ func WritePackZipWithin(w io.Writer, fsys fs.FS, files []File, maxRatio int64) e
 // [zip.Store] for a .pak or .ucas (any case), an empty file, a file that
 // Deflate (at archive/zip's level) would not make at least 5% smaller,
 // judged on the whole file up to 1 MiB and on 16 windows of 64 KiB spread
-// over a larger one, and a file over [RatioFloor] that Deflate would make
+// over a larger one, and a file over [ratioFloor] that Deflate would make
 // more than maxRatio times smaller, judged on the whole file (the
 // scanner's ratio rule, which a repetitive 4 MB CHANGELOG.md breaks);
 // [zip.Deflate] otherwise. It depends only on the file's name and bytes
@@ -155,7 +155,7 @@ func packMethod(fsys fs.FS, f File, fw **flate.Writer, maxRatio int64) (uint16, 
 	if out.n*100 > in.n*(100-packMinSavingPercent) {
 		return zip.Store, nil
 	}
-	if f.Size <= RatioFloor {
+	if f.Size <= ratioFloor {
 		return zip.Deflate, nil
 	}
 	return packRatioMethod(fsys, f, *fw, maxRatio)
@@ -201,7 +201,7 @@ func (c *countWriter) Write(p []byte) (int, error) {
 // packDeflated writes f as a deflated entry; archive/zip streams it and
 // writes the sizes and CRC-32 in a data descriptor after the data.
 func packDeflated(zw *zip.Writer, fsys fs.FS, f File) error {
-	hdr := &zip.FileHeader{Name: f.Path, Method: zip.Deflate, Modified: PackTime}
+	hdr := &zip.FileHeader{Name: f.Path, Method: zip.Deflate, Modified: packTime}
 	dst, err := zw.CreateHeader(hdr)
 	if err != nil {
 		return fmt.Errorf("pack %s: %w", f.Path, err)
@@ -290,19 +290,19 @@ func packCRC(fsys fs.FS, name string, w io.Writer) (uint32, int64, error) {
 
 // packTimeExtra is the extended-timestamp extra field (0x5455, the
 // modification time only) that archive/zip's CreateHeader writes for
-// [PackTime], so that stored and deflated entries carry the same one.
+// [packTime], so that stored and deflated entries carry the same one.
 func packTimeExtra() []byte {
 	var b [9]byte
 	binary.LittleEndian.PutUint16(b[0:], 0x5455)
 	binary.LittleEndian.PutUint16(b[2:], 5)
 	b[4] = 1 // the modification time is present
-	binary.LittleEndian.PutUint32(b[5:], uint32(PackTime.Unix()))
+	binary.LittleEndian.PutUint32(b[5:], uint32(packTime.Unix()))
 	return b[:]
 }
 
-// packDOSTime is [PackTime] in MS-DOS date and time fields.
+// packDOSTime is [packTime] in MS-DOS date and time fields.
 func packDOSTime() (date, tm uint16) {
-	t := PackTime
+	t := packTime
 	date = uint16(t.Day() + int(t.Month())<<5 + (t.Year()-1980)<<9)
 	tm = uint16(t.Second()/2 + t.Minute()<<5 + t.Hour()<<11)
 	return date, tm

@@ -104,8 +104,8 @@ func TestPackZipStoresWhatDeflateWouldNotShrink(t *testing.T) {
 		if f.Method != want[f.Name] {
 			t.Errorf("%s: method %d, want %d", f.Name, f.Method, want[f.Name])
 		}
-		if !f.Modified.Equal(PackTime) || f.ExternalAttrs != 0 || f.CreatorVersion != 20 {
-			t.Errorf("%s: modified %v, attributes %#x, made by %#x; want %v, none, 2.0 (MS-DOS)", f.Name, f.Modified, f.ExternalAttrs, f.CreatorVersion, PackTime)
+		if !f.Modified.Equal(packTime) || f.ExternalAttrs != 0 || f.CreatorVersion != 20 {
+			t.Errorf("%s: modified %v, attributes %#x, made by %#x; want %v, none, 2.0 (MS-DOS)", f.Name, f.Modified, f.ExternalAttrs, f.CreatorVersion, packTime)
 		}
 		if f.Method == zip.Store && f.Flags&0x8 != 0 {
 			t.Errorf("%s: stored with a data descriptor; its local header should carry the sizes", f.Name)
@@ -190,7 +190,7 @@ func TestPackZipReproducible(t *testing.T) {
 	}
 	dir1, list := packTree(t, files)
 	dir2, list2 := packTree(t, files) // other inodes, other mtimes, listed in another order
-	os.Chtimes(filepath.Join(dir2, "README.md"), PackTime.AddDate(5, 0, 0), PackTime.AddDate(7, 0, 0))
+	os.Chtimes(filepath.Join(dir2, "README.md"), packTime.AddDate(5, 0, 0), packTime.AddDate(7, 0, 0))
 	os.Chmod(filepath.Join(dir2, "content", "A.pak"), 0o600)
 	a := packBytes(t, os.DirFS(dir1), list)
 	b := packBytes(t, os.DirFS(dir2), list2)

@@ -10,14 +10,14 @@ import (
 )
 
 var (
-	// ErrRejected is matched (errors.Is) by every *RejectError: the archive
+	// errRejected is matched (errors.Is) by every *RejectError: the archive
 	// breaks a rule of SPEC §2 and is not a pack this program installs.
-	ErrRejected = errors.New("intake: pack rejected")
+	errRejected = errors.New("intake: pack rejected")
 
-	// ErrNotArchive is matched by a *RejectError whose file is not an
+	// errNotArchive is matched by a *RejectError whose file is not an
 	// archive in one of the supported formats (zip, 7z, tar, tar.gz,
 	// tar.xz, tar.zst, rar), judged by content, never by extension.
-	ErrNotArchive = errors.New("intake: not an archive")
+	errNotArchive = errors.New("intake: not an archive")
 
 	// ErrLimitRaised is returned by Limits.Validate for a limit that is not
 	// positive or lies above its default: configuration may only lower them.
@@ -200,9 +200,9 @@ func (e *RejectError) Error() string {
 // was not recognised as an archive.
 func (e *RejectError) Is(target error) bool {
 	switch target {
-	case ErrRejected:
+	case errRejected:
 		return true
-	case ErrNotArchive:
+	case errNotArchive:
 		for _, p := range e.Problems {
 			if p.Rule == RuleNotArchive {
 				return true
