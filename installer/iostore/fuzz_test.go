@@ -40,7 +40,7 @@ func FuzzRead(f *testing.F) {
 				t.Fatalf("Read error %v (%T) is not a *TOCError naming %s", err, err, name)
 			}
 			known := false
-			for _, s := range []error{ErrTruncated, ErrBadMagic, ErrBadHeader, ErrPastEnd, ErrTooManyChunks} {
+			for _, s := range []error{errTruncated, errBadMagic, errBadHeader, errPastEnd, errTooManyChunks} {
 				known = known || errors.Is(err, s)
 			}
 			if !known {
@@ -55,9 +55,9 @@ func FuzzRead(f *testing.F) {
 			t.Fatalf("accepted a TOC whose sections need %d bytes of %d", HeaderSize+sectionBytes(&toc.Header), len(b))
 		}
 		for i, c := range toc.Chunks {
-			raw := b[HeaderSize+i*ChunkIDSize:]
+			raw := b[HeaderSize+i*chunkIDSize:]
 			if uint64(c.ID) != binary.LittleEndian.Uint64(raw) || c.Type != raw[11] || (c.Index == 0) != (raw[8]|raw[9] == 0) {
-				t.Fatalf("chunk %d = %+v; raw % x", i, c, raw[:ChunkIDSize])
+				t.Fatalf("chunk %d = %+v; raw % x", i, c, raw[:chunkIDSize])
 			}
 			if c.Kind != toc.Layout.KindOf(c.Type) {
 				t.Fatalf("chunk %d kind %v; layout %v says %v", i, c.Kind, toc.Layout, toc.Layout.KindOf(c.Type))

@@ -38,49 +38,49 @@ type Kind uint8
 // The chunk kinds either engine names. KindUnknown is a type number the
 // TOC's layout does not name (including 0, Invalid).
 const (
-	KindUnknown Kind = iota
+	kindUnknown Kind = iota
 	KindExportBundleData
 	KindBulkData
-	KindOptionalBulkData
+	kindOptionalBulkData
 	KindMemoryMappedBulkData
 	KindContainerHeader
 	// UE 4.27 only.
-	KindInstallManifest
-	KindLoaderGlobalMeta
-	KindLoaderInitialLoadMeta
-	KindLoaderGlobalNames
-	KindLoaderGlobalNameHashes
+	kindInstallManifest
+	kindLoaderGlobalMeta
+	kindLoaderInitialLoadMeta
+	kindLoaderGlobalNames
+	kindLoaderGlobalNameHashes
 	// UE5 only.
 	KindScriptObjects
-	KindExternalFile
-	KindShaderCodeLibrary
-	KindShaderCode
-	KindPackageStoreEntry
-	KindDerivedData
-	KindEditorDerivedData
-	KindPackageResource
+	kindExternalFile
+	kindShaderCodeLibrary
+	kindShaderCode
+	kindPackageStoreEntry
+	kindDerivedData
+	kindEditorDerivedData
+	kindPackageResource
 )
 
 var kindNames = [...]string{
-	KindUnknown:                "Unknown",
+	kindUnknown:                "Unknown",
 	KindExportBundleData:       "ExportBundleData",
 	KindBulkData:               "BulkData",
-	KindOptionalBulkData:       "OptionalBulkData",
+	kindOptionalBulkData:       "OptionalBulkData",
 	KindMemoryMappedBulkData:   "MemoryMappedBulkData",
 	KindContainerHeader:        "ContainerHeader",
-	KindInstallManifest:        "InstallManifest",
-	KindLoaderGlobalMeta:       "LoaderGlobalMeta",
-	KindLoaderInitialLoadMeta:  "LoaderInitialLoadMeta",
-	KindLoaderGlobalNames:      "LoaderGlobalNames",
-	KindLoaderGlobalNameHashes: "LoaderGlobalNameHashes",
+	kindInstallManifest:        "InstallManifest",
+	kindLoaderGlobalMeta:       "LoaderGlobalMeta",
+	kindLoaderInitialLoadMeta:  "LoaderInitialLoadMeta",
+	kindLoaderGlobalNames:      "LoaderGlobalNames",
+	kindLoaderGlobalNameHashes: "LoaderGlobalNameHashes",
 	KindScriptObjects:          "ScriptObjects",
-	KindExternalFile:           "ExternalFile",
-	KindShaderCodeLibrary:      "ShaderCodeLibrary",
-	KindShaderCode:             "ShaderCode",
-	KindPackageStoreEntry:      "PackageStoreEntry",
-	KindDerivedData:            "DerivedData",
-	KindEditorDerivedData:      "EditorDerivedData",
-	KindPackageResource:        "PackageResource",
+	kindExternalFile:           "ExternalFile",
+	kindShaderCodeLibrary:      "ShaderCodeLibrary",
+	kindShaderCode:             "ShaderCode",
+	kindPackageStoreEntry:      "PackageStoreEntry",
+	kindDerivedData:            "DerivedData",
+	kindEditorDerivedData:      "EditorDerivedData",
+	kindPackageResource:        "PackageResource",
 }
 
 // String returns the engine's name for k, such as "ExportBundleData".
@@ -96,15 +96,15 @@ func (k Kind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
 
 // ue4Kinds is UE 4.27's EIoChunkType, indexed by raw type.
 var ue4Kinds = [...]Kind{
-	1:                  KindInstallManifest,
+	1:                  kindInstallManifest,
 	2:                  KindExportBundleData,
 	3:                  KindBulkData,
-	4:                  KindOptionalBulkData,
+	4:                  kindOptionalBulkData,
 	5:                  KindMemoryMappedBulkData,
-	6:                  KindLoaderGlobalMeta,
-	7:                  KindLoaderInitialLoadMeta,
-	8:                  KindLoaderGlobalNames,
-	9:                  KindLoaderGlobalNameHashes,
+	6:                  kindLoaderGlobalMeta,
+	7:                  kindLoaderInitialLoadMeta,
+	8:                  kindLoaderGlobalNames,
+	9:                  kindLoaderGlobalNameHashes,
 	ue4ContainerHeader: KindContainerHeader,
 }
 
@@ -112,17 +112,17 @@ var ue4Kinds = [...]Kind{
 var ue5Kinds = [...]Kind{
 	1:                  KindExportBundleData,
 	2:                  KindBulkData,
-	3:                  KindOptionalBulkData,
+	3:                  kindOptionalBulkData,
 	4:                  KindMemoryMappedBulkData,
 	5:                  KindScriptObjects,
 	ue5ContainerHeader: KindContainerHeader,
-	7:                  KindExternalFile,
-	8:                  KindShaderCodeLibrary,
-	9:                  KindShaderCode,
-	10:                 KindPackageStoreEntry,
-	11:                 KindDerivedData,
-	12:                 KindEditorDerivedData,
-	13:                 KindPackageResource,
+	7:                  kindExternalFile,
+	8:                  kindShaderCodeLibrary,
+	9:                  kindShaderCode,
+	10:                 kindPackageStoreEntry,
+	11:                 kindDerivedData,
+	12:                 kindEditorDerivedData,
+	13:                 kindPackageResource,
 }
 
 func (l Layout) table() []Kind {
@@ -138,13 +138,13 @@ func (l Layout) KindOf(t uint8) Kind {
 	if int(t) < len(tab) {
 		return tab[t]
 	}
-	return KindUnknown
+	return kindUnknown
 }
 
 // TypeOf returns the raw chunk type number of k under l, and false when l
 // has no such kind.
 func (l Layout) TypeOf(k Kind) (uint8, bool) {
-	if k == KindUnknown {
+	if k == kindUnknown {
 		return 0, false
 	}
 	for t, kk := range l.table() {

@@ -172,8 +172,8 @@ func (w *wanted) scanFile(fsys fs.FS, p string) error {
 	var h Header
 	var layout layoutFinder
 	err = scan(f, fi.Size(), p, &h, func(ids []byte) {
-		for i := 0; i+ChunkIDSize <= len(ids); i += ChunkIDSize {
-			e := ids[i : i+ChunkIDSize : i+ChunkIDSize]
+		for i := 0; i+chunkIDSize <= len(ids); i += chunkIDSize {
+			e := ids[i : i+chunkIDSize : i+chunkIDSize]
 			id := binary.LittleEndian.Uint64(e)
 			if id == uint64(h.ContainerID) {
 				layout.see(h.ContainerID, e)

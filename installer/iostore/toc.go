@@ -22,13 +22,13 @@ import (
 // starts right after it.
 const HeaderSize = 144
 
-// ChunkIDSize is the size in bytes of one entry of the chunk-id array.
-const ChunkIDSize = 12
+// chunkIDSize is the size in bytes of one entry of the chunk-id array.
+const chunkIDSize = 12
 
-// MaxChunks is the largest entry count a TOC may declare. Real containers
+// maxChunks is the largest entry count a TOC may declare. Real containers
 // hold at most a few hundred thousand chunks; a count above this is treated
 // as corrupt rather than allocated for.
-const MaxChunks = 1 << 24
+const maxChunks = 1 << 24
 
 // Magic is the first 16 bytes of every .utoc file.
 const Magic = "-==--==--==--==-"
@@ -50,22 +50,22 @@ const (
 const offsetLengthSize = 10
 
 var (
-	// ErrTruncated is returned when a file is shorter than a header, or
+	// errTruncated is returned when a file is shorter than a header, or
 	// ends inside its header or chunk ids although its size said otherwise
 	// (it shrank while being read).
-	ErrTruncated = errors.New("iostore: truncated table of contents")
-	// ErrBadMagic is returned when a file does not start with [Magic].
-	ErrBadMagic = errors.New("iostore: not a .utoc (bad magic)")
-	// ErrBadHeader is returned when a header field holds a value the
+	errTruncated = errors.New("iostore: truncated table of contents")
+	// errBadMagic is returned when a file does not start with [Magic].
+	errBadMagic = errors.New("iostore: not a .utoc (bad magic)")
+	// errBadHeader is returned when a header field holds a value the
 	// engine never writes (header size other than 144, version 0, a
 	// compressed block entry size other than 12).
-	ErrBadHeader = errors.New("iostore: malformed .utoc header")
-	// ErrPastEnd is returned when the header's counts describe sections
+	errBadHeader = errors.New("iostore: malformed .utoc header")
+	// errPastEnd is returned when the header's counts describe sections
 	// that run past the end of the file: the file is truncated, or the
 	// counts are corrupt.
-	ErrPastEnd = errors.New("iostore: table of contents runs past end of file")
-	// ErrTooManyChunks is returned when the entry count exceeds [MaxChunks].
-	ErrTooManyChunks = errors.New("iostore: absurd chunk count")
+	errPastEnd = errors.New("iostore: table of contents runs past end of file")
+	// errTooManyChunks is returned when the entry count exceeds [maxChunks].
+	errTooManyChunks = errors.New("iostore: absurd chunk count")
 )
 
 // TOCError is the error for a table of contents that cannot be read. It
@@ -93,7 +93,7 @@ func (e *TOCError) Error() string {
 	}
 	b.WriteString(": ")
 	b.WriteString(e.Err.Error())
-	if errors.Is(e.Err, ErrTruncated) || errors.Is(e.Err, ErrPastEnd) {
+	if errors.Is(e.Err, errTruncated) || errors.Is(e.Err, errPastEnd) {
 		b.WriteString(" (copy the .utoc again from the cooked build)")
 	}
 	return b.String()
@@ -216,7 +216,7 @@ type Chunk struct {
 // TypeName returns the name of c's chunk type, such as "ExportBundleData",
 // or "Type(N)" for a number the layout does not name.
 func (c Chunk) TypeName() string {
-	if c.Kind == KindUnknown {
+	if c.Kind == kindUnknown {
 		return fmt.Sprintf("Type(%d)", c.Type)
 	}
 	return c.Kind.String()
@@ -275,7 +275,7 @@ func read(r io.Reader, size int64, path string) (*TOC, error) {
 		if t.Chunks == nil {
 			t.Chunks = make([]Chunk, 0, t.EntryCount)
 		}
-		for ; len(ids) >= ChunkIDSize; ids = ids[ChunkIDSize:] {
+		for ; len(ids) >= chunkIDSize; ids = ids[chunkIDSize:] {
 			layout.see(t.ContainerID, ids)
 			t.Chunks = append(t.Chunks, Chunk{
 				ID: ChunkID(binary.LittleEndian.Uint64(ids)),
@@ -336,7 +336,7 @@ func (l *layoutFinder) decide(v Version) Layout {
 func scan(r io.Reader, size int64, path string, h *Header, visit func(ids []byte)) error {
 	var hb [HeaderSize]byte
 	if size < HeaderSize {
-		return tocErr(path, "file size", size, ErrTruncated)
+		return tocErr(path, "file size", size, errTruncated)
 	}
 	if _, err := io.ReadFull(r, hb[:]); err != nil {
 		return readErr(path, "header", err)
@@ -345,11 +345,11 @@ func scan(r io.Reader, size int64, path string, h *Header, visit func(ids []byte
 		return err
 	}
 	const batch = 4096 // ids per read: 48 KiB
-	buf := make([]byte, min(int(h.EntryCount), batch)*ChunkIDSize)
+	buf := make([]byte, min(int(h.EntryCount), batch)*chunkIDSize)
 	left := int(h.EntryCount)
 	for left > 0 {
 		n := min(left, batch)
-		b := buf[:n*ChunkIDSize]
+		b := buf[:n*chunkIDSize]
 		if _, err := io.ReadFull(r, b); err != nil {
 			return readErr(path, "chunk id array", err)
 		}
@@ -361,14 +361,14 @@ func scan(r io.Reader, size int64, path string, h *Header, visit func(ids []byte
 
 func readErr(path, what string, err error) error {
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return tocErr(path, what, nil, ErrTruncated)
+		return tocErr(path, what, nil, errTruncated)
 	}
 	return &TOCError{Path: path, What: "read " + what, Err: err}
 }
 
 func parseHeader(b []byte, size int64, path string, h *Header) error {
 	if string(b[:16]) != Magic {
-		return tocErr(path, "magic", strconv.Quote(string(b[:16])), ErrBadMagic)
+		return tocErr(path, "magic", strconv.Quote(string(b[:16])), errBadMagic)
 	}
 	le := binary.LittleEndian
 	*h = Header{
@@ -393,27 +393,27 @@ func parseHeader(b []byte, size int64, path string, h *Header) error {
 	}
 	copy(h.EncryptionKeyGUID[:], b[64:80])
 	if h.Version == 0 {
-		return tocErr(path, "version", 0, ErrBadHeader)
+		return tocErr(path, "version", 0, errBadHeader)
 	}
 	if h.HeaderSize != HeaderSize {
-		return tocErr(path, "header size", h.HeaderSize, ErrBadHeader)
+		return tocErr(path, "header size", h.HeaderSize, errBadHeader)
 	}
 	if h.CompressedBlockEntrySize != compressedBlockEntrySize {
-		return tocErr(path, "compressed block entry size", h.CompressedBlockEntrySize, ErrBadHeader)
+		return tocErr(path, "compressed block entry size", h.CompressedBlockEntrySize, errBadHeader)
 	}
-	if h.EntryCount > MaxChunks {
-		return tocErr(path, "entry count", h.EntryCount, ErrTooManyChunks)
+	if h.EntryCount > maxChunks {
+		return tocErr(path, "entry count", h.EntryCount, errTooManyChunks)
 	}
 	// All in uint64 so that no count can overflow.
 	rest := uint64(size) - HeaderSize
-	ids := uint64(h.EntryCount) * ChunkIDSize
+	ids := uint64(h.EntryCount) * chunkIDSize
 	if ids > rest {
-		return tocErr(path, "entry count", fmt.Sprintf("%d (%d bytes of chunk ids, %d after the header)", h.EntryCount, ids, rest), ErrPastEnd)
+		return tocErr(path, "entry count", fmt.Sprintf("%d (%d bytes of chunk ids, %d after the header)", h.EntryCount, ids, rest), errPastEnd)
 	}
 	if need := sectionBytes(h); need > rest {
 		return tocErr(path, "section sizes", fmt.Sprintf("%d entries, %d blocks, %d×%d method names, %d-byte directory index, %d hash seeds (%d bytes, %d after the header)",
 			h.EntryCount, h.CompressedBlockCount, h.CompressionMethodCount, h.CompressionMethodLength, h.DirectoryIndexSize,
-			uint64(h.PerfectHashSeedsCount)+uint64(h.ChunksWithoutPerfectHashCount), need, rest), ErrPastEnd)
+			uint64(h.PerfectHashSeedsCount)+uint64(h.ChunksWithoutPerfectHashCount), need, rest), errPastEnd)
 	}
 	return nil
 }
@@ -429,7 +429,7 @@ func parseHeader(b []byte, size int64, path string, h *Header) error {
 // that changed.
 func sectionBytes(h *Header) uint64 {
 	n := uint64(h.EntryCount)
-	need := n*ChunkIDSize +
+	need := n*chunkIDSize +
 		n*offsetLengthSize +
 		(uint64(h.PerfectHashSeedsCount)+uint64(h.ChunksWithoutPerfectHashCount))*4 +
 		uint64(h.CompressedBlockCount)*compressedBlockEntrySize +
