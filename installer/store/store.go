@@ -45,13 +45,13 @@ const (
 	maxHolderBytes = 4 << 10
 )
 
-// StateFormat names the pack store's file format.
-const StateFormat = "forgesync-state"
+// stateFormat names the pack store's file format.
+const stateFormat = "forgesync-state"
 
-// StateVersion is the version of packs.json this store reads and writes.
+// stateVersion is the version of packs.json this store reads and writes.
 // An older version is read through [upgradeState]; a newer one is refused
 // by name, leaving the file as it is.
-const StateVersion = 1
+const stateVersion = 1
 
 // ErrLocked is returned (wrapped, with the holder's pid) when another
 // forgesync process holds the state folder; its kind is [errkind.Busy].
@@ -205,20 +205,20 @@ func (s *Store) Path(elem ...string) string {
 // file cannot be trusted, and nothing was changed.
 var ErrStateRefused = errors.New("store: state refused")
 
-// StateError is returned by Load for a state file it will not act on: the
+// stateError is returned by Load for a state file it will not act on: the
 // problem found, and the one step that recovers without losing a pack.
-type StateError struct {
+type stateError struct {
 	Path    string // packs.json
 	Problem string // what is wrong, in plain words
 	Step    string // the safe recovery step
 }
 
-func (e *StateError) Error() string {
+func (e *stateError) Error() string {
 	return "load state " + e.Path + ": " + e.Problem + "; nothing was changed. " + e.Step
 }
 
 // Is reports whether target is ErrStateRefused.
-func (e *StateError) Is(target error) bool { return target == ErrStateRefused }
+func (e *stateError) Is(target error) bool { return target == ErrStateRefused }
 
 // Load reads the state; a store never written holds no packs. It acts on
 // nothing it reads: a file that is damaged, of another format or version,
@@ -229,7 +229,7 @@ func (s *Store) Load() (*State, error) {
 	path := s.Path(stateFile)
 	data, err := atomicfile.Renamer{}.ReadLimited(path, MaxStateBytes)
 	if errors.Is(err, fs.ErrNotExist) {
-		return &State{Format: StateFormat, Version: StateVersion, Packs: []PackRecord{}}, nil
+		return &State{Format: stateFormat, Version: stateVersion, Packs: []PackRecord{}}, nil
 	}
 	var st *State
 	var problem string
@@ -250,23 +250,23 @@ func (s *Store) Load() (*State, error) {
 		return st, nil
 	}
 	step := s.startAgainStep()
-	if st != nil && st.Version > StateVersion && st.Format == StateFormat {
+	if st != nil && st.Version > stateVersion && st.Format == stateFormat {
 		step = "It was written by a newer forgesync: run that version again, and leave the file as it is"
 	}
-	return nil, &StateError{Path: path, Problem: problem, Step: step}
+	return nil, &stateError{Path: path, Problem: problem, Step: step}
 }
 
 // upgradeState turns packs.json of an older version into the bytes of
-// the next one, step by step, until it is [StateVersion], or says why it
+// the next one, step by step, until it is [stateVersion], or says why it
 // cannot. Version 1 is the first this format had: an upgrade from a
 // version before it is refused, as no forgesync wrote one. A change to the
 // file's shape raises StateVersion and adds its step here, so that a state
 // folder written by any release keeps opening.
 func upgradeState(version int, data []byte) ([]byte, string) {
-	for version < StateVersion {
+	for version < stateVersion {
 		switch version {
 		default:
-			return nil, fmt.Sprintf("version %d is not a version of %s", version, StateFormat)
+			return nil, fmt.Sprintf("version %d is not a version of %s", version, stateFormat)
 		}
 	}
 	return data, ""
@@ -289,22 +289,22 @@ func (s *Store) startAgainStep() string {
 // manifests no state names are removed, and each pack installed again
 // stores its own.
 func (s *Store) ManifestRefused(name, id, problem string) error {
-	return &StateError{Path: s.Path(ManifestsDir, name), Problem: "the stored manifest of " + id + " is damaged (" + problem + ")", Step: s.startAgainStep()}
+	return &stateError{Path: s.Path(ManifestsDir, name), Problem: "the stored manifest of " + id + " is damaged (" + problem + ")", Step: s.startAgainStep()}
 }
 
 // decodeState decodes packs.json strictly and says what is wrong with it,
 // or "". A file of this format is read at its own version first: a newer
 // one is refused by name before its fields are judged, an older one is
-// upgraded to [StateVersion] before it is decoded.
+// upgraded to [stateVersion] before it is decoded.
 func decodeState(data []byte) (*State, string) {
 	var head struct {
 		Format  string `json:"format"`
 		Version int    `json:"version"`
 	}
-	if json.Unmarshal(data, &head) == nil && head.Format == StateFormat && head.Version != StateVersion {
-		if head.Version > StateVersion {
+	if json.Unmarshal(data, &head) == nil && head.Format == stateFormat && head.Version != stateVersion {
+		if head.Version > stateVersion {
 			return &State{Format: head.Format, Version: head.Version},
-				fmt.Sprintf("version %d is newer than this forgesync reads (%d)", head.Version, StateVersion)
+				fmt.Sprintf("version %d is newer than this forgesync reads (%d)", head.Version, stateVersion)
 		}
 		up, problem := upgradeState(head.Version, data)
 		if problem != "" {
@@ -325,12 +325,12 @@ func decodeState(data []byte) (*State, string) {
 		return nil, fmt.Sprintf("the file is damaged (key %q twice in one object)", key)
 	}
 	switch {
-	case st.Format != StateFormat:
-		return &st, fmt.Sprintf("format %q is not %q", st.Format, StateFormat)
-	case st.Version > StateVersion:
-		return &st, fmt.Sprintf("version %d is newer than this forgesync reads (%d)", st.Version, StateVersion)
-	case st.Version != StateVersion:
-		return &st, fmt.Sprintf("version %d is not a version of %s", st.Version, StateFormat)
+	case st.Format != stateFormat:
+		return &st, fmt.Sprintf("format %q is not %q", st.Format, stateFormat)
+	case st.Version > stateVersion:
+		return &st, fmt.Sprintf("version %d is newer than this forgesync reads (%d)", st.Version, stateVersion)
+	case st.Version != stateVersion:
+		return &st, fmt.Sprintf("version %d is not a version of %s", st.Version, stateFormat)
 	case st.Packs == nil:
 		return &st, `"packs" is missing or null`
 	}
@@ -435,7 +435,7 @@ func (s *Store) Save(st *State) error { return s.save(st, atomicfile.FlushAll) }
 func (s *Store) SaveLazily(st *State) error { return s.save(st, atomicfile.FlushFile) }
 
 func (s *Store) save(st *State, flush atomicfile.Flush) error {
-	st.Format, st.Version = StateFormat, StateVersion
+	st.Format, st.Version = stateFormat, stateVersion
 	if st.Packs == nil {
 		st.Packs = []PackRecord{} // Load refuses null packs
 	}
