@@ -21,19 +21,19 @@ func TestForgeignoreHint(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeFiles(t, dir, map[string]string{"lift.svg": "<svg/>", "content/LICENSE": "x"})
-	rep, err := Dir(dir, intake.DefaultLimits())
+	rep, err := checkDir(dir, intake.DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}
 	const hint = `; to keep it in this folder but out of the pack, add the line "/lift.svg" to .forgeignore`
 	svg := "lift.svg: not allowed in a pack (a pack holds forgepack.json, content/ containers (.utoc .ucas .pak .sig) and README, LICENSE, CHANGELOG or preview files at its root)"
-	for _, format := range []string{FormatText, FormatGitHub, FormatSARIF} {
+	for _, format := range []string{formatText, formatGitHub, formatSARIF} {
 		var out bytes.Buffer
-		if err := Write(&out, format, []*Report{rep}, "1.0.0"); err != nil {
+		if err := write(&out, format, []*Report{rep}, "1.0.0"); err != nil {
 			t.Fatal(err)
 		}
 		want := strings.TrimPrefix(svg, "lift.svg: ") + hint
-		if format == FormatSARIF {
+		if format == formatSARIF {
 			want = strings.ReplaceAll(want, `"`, `\"`) // in a JSON string
 		}
 		if !strings.Contains(out.String(), want) || strings.Count(out.String(), "to keep it in this folder but out of the pack") != 1 {
@@ -49,7 +49,7 @@ func TestForgeignoreHint(t *testing.T) {
 	if err := os.Remove(dir + "/content/LICENSE"); err != nil {
 		t.Fatal(err)
 	}
-	if rep, err := Dir(dir, intake.DefaultLimits()); err != nil || !rep.Valid {
+	if rep, err := checkDir(dir, intake.DefaultLimits()); err != nil || !rep.Valid {
 		t.Fatalf("with the hinted .forgeignore line: %+v, %v; want valid", rep.Problems, err)
 	}
 }
@@ -60,7 +60,7 @@ func TestForgeignoreHint(t *testing.T) {
 func TestSyntaxErrorNamesFile(t *testing.T) {
 	t.Chdir(t.TempDir())
 	writeFiles(t, ".", map[string]string{"forgepack.json": "{\"id\": \"neon-halls\",\n  \"x\": [1,\n}"})
-	rep, err := Dir(".", intake.DefaultLimits())
+	rep, err := checkDir(".", intake.DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ func Check(ctx context.Context, x *intake.Extractor, target string, lim intake.L
 		return nil, err
 	}
 	if info.IsDir() {
-		return Dir(target, lim)
+		return checkDir(target, lim)
 	}
 	staging, err := os.MkdirTemp("", "forgesync-scan-")
 	if err != nil {
@@ -35,10 +35,10 @@ func Check(ctx context.Context, x *intake.Extractor, target string, lim intake.L
 	return rep, err
 }
 
-// CheckAll gives the verdict on each target in turn (see [Check]) and
+// checkAll gives the verdict on each target in turn (see [Check]) and
 // reports whether every one is valid; it stops at the first target that
 // cannot be read.
-func CheckAll(ctx context.Context, x *intake.Extractor, targets []string, lim intake.Limits) (reports []*Report, valid bool, err error) {
+func checkAll(ctx context.Context, x *intake.Extractor, targets []string, lim intake.Limits) (reports []*Report, valid bool, err error) {
 	valid = true
 	for _, target := range targets {
 		rep, err := Check(ctx, x, target, lim)
@@ -56,9 +56,9 @@ func CheckAll(ctx context.Context, x *intake.Extractor, targets []string, lim in
 func FormatOf(format string, asJSON bool) (string, error) {
 	switch {
 	case format == "" && asJSON:
-		return FormatJSON, nil
+		return formatJSON, nil
 	case format == "":
-		return FormatText, nil
+		return formatText, nil
 	case !slices.Contains(Formats, format):
 		return "", fmt.Errorf("--format %q: want one of %s", format, strings.Join(Formats, ", "))
 	}

@@ -27,7 +27,7 @@ func TestCheckAll(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			reports, valid, err := CheckAll(t.Context(), testExtractor, tt.targets, lim)
+			reports, valid, err := checkAll(t.Context(), testExtractor, tt.targets, lim)
 			if valid != tt.valid || (err != nil) != tt.err || (err == nil && len(reports) != len(tt.targets)) {
 				t.Fatalf("CheckAll(%q) = %d reports, %v, %v; want valid %v, error %v", tt.targets, len(reports), valid, err, tt.valid, tt.err)
 			}
@@ -47,9 +47,9 @@ func TestFormatOf(t *testing.T) {
 		want   string
 		err    string
 	}{
-		{"", false, FormatText, ""},
-		{"", true, FormatJSON, ""},
-		{FormatSARIF, true, FormatSARIF, ""},
+		{"", false, formatText, ""},
+		{"", true, formatJSON, ""},
+		{formatSARIF, true, formatSARIF, ""},
 		{"xml", false, "", `--format "xml": want one of text, json, github, sarif`},
 	}
 	for _, tt := range tests {

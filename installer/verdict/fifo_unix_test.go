@@ -26,7 +26,7 @@ func TestDirFIFOManifest(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		rep, err := Dir(dir, intake.DefaultLimits())
+		rep, err := checkDir(dir, intake.DefaultLimits())
 		done <- result{rep, err}
 	}()
 	select {
@@ -44,17 +44,17 @@ func TestDirFIFOManifest(t *testing.T) {
 func TestDirFIFOForgeignore(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"content/x.pak": "pak"})
-	if err := syscall.Mkfifo(filepath.Join(dir, IgnoreName), 0o600); err != nil {
+	if err := syscall.Mkfifo(filepath.Join(dir, ignoreName), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
 	go func() {
-		_, err := Dir(dir, intake.DefaultLimits())
+		_, err := checkDir(dir, intake.DefaultLimits())
 		done <- err
 	}()
 	select {
 	case err := <-done:
-		if err == nil || !strings.Contains(err.Error(), IgnoreName) {
+		if err == nil || !strings.Contains(err.Error(), ignoreName) {
 			t.Fatalf("Dir with a FIFO as .forgeignore = %v; want an error naming it", err)
 		}
 	case <-time.After(10 * time.Second):

@@ -20,24 +20,24 @@ import (
 
 // Formats `forgesync scan --format` writes besides its text.
 const (
-	FormatText   = "text"   // compiler-style lines and a summary per pack
-	FormatJSON   = "json"   // the reports as JSON
-	FormatGitHub = "github" // GitHub Actions workflow commands (::error file=…::…)
-	FormatSARIF  = "sarif"  // SARIF 2.1.0, for code-scanning dashboards
+	formatText   = "text"   // compiler-style lines and a summary per pack
+	formatJSON   = "json"   // the reports as JSON
+	formatGitHub = "github" // GitHub Actions workflow commands (::error file=…::…)
+	formatSARIF  = "sarif"  // SARIF 2.1.0, for code-scanning dashboards
 )
 
 // Formats lists the values of --format.
-var Formats = []string{FormatText, FormatJSON, FormatGitHub, FormatSARIF}
+var Formats = []string{formatText, formatJSON, formatGitHub, formatSARIF}
 
-// Write writes reports in format (one of Formats); toolVersion names the
+// write writes reports in format (one of Formats); toolVersion names the
 // scanner in a SARIF log.
-func Write(w io.Writer, format string, reports []*Report, toolVersion string) error {
+func write(w io.Writer, format string, reports []*Report, toolVersion string) error {
 	switch format {
-	case FormatGitHub:
-		return WriteGitHub(w, reports)
-	case FormatSARIF:
-		return WriteSARIF(w, reports, toolVersion)
-	case FormatJSON:
+	case formatGitHub:
+		return writeGitHub(w, reports)
+	case formatSARIF:
+		return writeSARIF(w, reports, toolVersion)
+	case formatJSON:
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
@@ -45,7 +45,7 @@ func Write(w io.Writer, format string, reports []*Report, toolVersion string) er
 			return enc.Encode(reports[0])
 		}
 		return enc.Encode(reports)
-	case FormatText:
+	case formatText:
 		for _, r := range reports {
 			if err := WriteText(w, r); err != nil {
 				return err
@@ -109,7 +109,7 @@ func (r *Report) keepHint(p rejection.Reason) string {
 	if p.Rule != intake.RuleNotAllowed || p.File == "" || strings.Contains(p.Message, "belong") || !r.isDir() {
 		return ""
 	}
-	return "; to keep it in this folder but out of the pack, add the line " + strconv.Quote("/"+p.File) + " to " + IgnoreName
+	return "; to keep it in this folder but out of the pack, add the line " + strconv.Quote("/"+p.File) + " to " + ignoreName
 }
 
 // verdictLine says the verdict in one line, escaped: "neon-halls 0.1.0:
@@ -166,14 +166,14 @@ func (r *Report) ProblemFile(p rejection.Reason) string {
 	return filepath.ToSlash(r.Source)
 }
 
-// WriteGitHub writes one `::error` workflow command per problem, so a pack
+// writeGitHub writes one `::error` workflow command per problem, so a pack
 // repository's GitHub Actions run marks each problem on its line, and one
 // `::notice` on the manifest of each valid pack with its verdict, so a run
 // that passes says what it checked. Control and bidi characters in names
 // and messages are escaped (escapeLines), then GitHub's own escaping
 // applies: a name cannot end the command's line and start a command of its
 // own.
-func WriteGitHub(w io.Writer, reports []*Report) error {
+func writeGitHub(w io.Writer, reports []*Report) error {
 	for _, r := range reports {
 		if r.Valid {
 			if _, err := fmt.Fprintf(w, "::notice file=%s,title=forgesync::%s\n", escapeProperty(escapeLines(r.manifestFile())), escapeData(r.verdictLine())); err != nil {
@@ -281,13 +281,13 @@ type (
 	}
 )
 
-// SARIFSchema is the published schema a SARIF 2.1.0 log names.
-const SARIFSchema = "https://json.schemastore.org/sarif-2.1.0.json"
+// sarifSchemaURL is the published schema a SARIF 2.1.0 log names.
+const sarifSchemaURL = "https://json.schemastore.org/sarif-2.1.0.json"
 
-// WriteSARIF writes the reports as one SARIF 2.1.0 run of the tool
+// writeSARIF writes the reports as one SARIF 2.1.0 run of the tool
 // forgesync at version toolVersion: a rule per distinct rule broken, with
 // its short description and help (ruleDocs), a result per problem with its file and, for the manifest, line and column.
-func WriteSARIF(w io.Writer, reports []*Report, toolVersion string) error {
+func writeSARIF(w io.Writer, reports []*Report, toolVersion string) error {
 	run := sarifRun{
 		Tool: sarifTool{Driver: sarifDriver{
 			Name: "forgesync", Version: toolVersion,
@@ -328,5 +328,5 @@ func WriteSARIF(w io.Writer, reports []*Report, toolVersion string) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(sarifLog{Schema: SARIFSchema, Version: "2.1.0", Runs: []sarifRun{run}})
+	return enc.Encode(sarifLog{Schema: sarifSchemaURL, Version: "2.1.0", Runs: []sarifRun{run}})
 }

@@ -47,7 +47,7 @@ func badPack(t *testing.T) (dir string, line, col int) {
 
 func scanned(t *testing.T, dir string) *Report {
 	t.Helper()
-	rep, err := Dir(dir, intake.DefaultLimits())
+	rep, err := checkDir(dir, intake.DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestWriteGitHub(t *testing.T) {
 	dir, line, col := badPack(t)
 	rep := scanned(t, dir)
 	var out bytes.Buffer
-	if err := WriteGitHub(&out, []*Report{rep}); err != nil {
+	if err := writeGitHub(&out, []*Report{rep}); err != nil {
 		t.Fatal(err)
 	}
 	want := "::error file=" + filepath.ToSlash(dir) + "/forgepack.json,line=" + strconv.Itoa(line) + ",col=" + strconv.Itoa(col) +
@@ -83,7 +83,7 @@ func TestGitHubEscaping(t *testing.T) {
 		Message: "100% wrong\nsecond line", Value: `"x"`,
 	}}}
 	var out bytes.Buffer
-	if err := WriteGitHub(&out, []*Report{rep}); err != nil {
+	if err := writeGitHub(&out, []*Report{rep}); err != nil {
 		t.Fatal(err)
 	}
 	want := "::error file=a%2Cb%3Ac.zip,line=2,col=3,title=forgesync format::name: 100%25 wrong%0Asecond line, got \"x\"\n"
@@ -126,7 +126,7 @@ func TestWriteSARIF(t *testing.T) {
 	dir, line, col := badPack(t)
 	rep := scanned(t, dir)
 	var out bytes.Buffer
-	if err := WriteSARIF(&out, []*Report{rep}, "1.2.3"); err != nil {
+	if err := writeSARIF(&out, []*Report{rep}, "1.2.3"); err != nil {
 		t.Fatal(err)
 	}
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(out.Bytes()))
@@ -222,9 +222,9 @@ func hostileReport() *Report {
 }
 
 func TestFormatsEscapeControls(t *testing.T) {
-	for _, format := range []string{FormatText, FormatGitHub, FormatSARIF} {
+	for _, format := range []string{formatText, formatGitHub, formatSARIF} {
 		var out bytes.Buffer
-		if err := Write(&out, format, []*Report{hostileReport()}, "1.0.0"); err != nil {
+		if err := write(&out, format, []*Report{hostileReport()}, "1.0.0"); err != nil {
 			t.Fatal(err)
 		}
 		s := out.String()
@@ -234,11 +234,11 @@ func TestFormatsEscapeControls(t *testing.T) {
 			}
 		}
 		switch format {
-		case FormatText:
+		case formatText:
 			if n := strings.Count(s, "\n"); n != 3 {
 				t.Errorf("Write(text) wrote %d lines; want 3 (two problems and the verdict):\n%s", n, s)
 			}
-		case FormatGitHub:
+		case formatGitHub:
 			lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
 			if len(lines) != 2 {
 				t.Errorf("Write(github) wrote %d lines; want 2:\n%s", len(lines), s)
@@ -267,13 +267,13 @@ func TestFileRuleIDAndWords(t *testing.T) {
 	if want := `p.zip: content\a.pak: backslash in name (use / between folders) [backslash]` + "\n"; !strings.HasPrefix(text.String(), want) {
 		t.Errorf("WriteText =\n%s\nwant it to start\n%s", text.String(), want)
 	}
-	if err := WriteGitHub(&gh, []*Report{rep}); err != nil {
+	if err := writeGitHub(&gh, []*Report{rep}); err != nil {
 		t.Fatal(err)
 	}
 	if want := "::error file=p.zip,title=forgesync backslash::backslash in name (use / between folders)\n"; gh.String() != want {
 		t.Errorf("WriteGitHub = %q; want %q", gh.String(), want)
 	}
-	if err := WriteSARIF(&sarif, []*Report{rep}, "1.2.3"); err != nil {
+	if err := writeSARIF(&sarif, []*Report{rep}, "1.2.3"); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{`"id": "backslash"`, `"text": "backslash in name (use / between folders)"`, `"ruleId": "backslash"`} {
@@ -288,7 +288,7 @@ func TestFileRuleIDAndWords(t *testing.T) {
 // pack whose root is a folder inside the one scanned is named there, and an
 // invalid pack beside it keeps its errors and gets no notice.
 func TestWriteGitHubNotice(t *testing.T) {
-	good, err := Dir("../../cmd/forgesync/examples/foundry-wide", intake.DefaultLimits())
+	good, err := checkDir("../../cmd/forgesync/examples/foundry-wide", intake.DefaultLimits())
 	if err != nil || !good.Valid {
 		t.Fatalf("Dir(foundry-wide) = %+v, %v; want valid", good, err)
 	}
@@ -304,13 +304,13 @@ func TestWriteGitHubNotice(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(inner, "forgepack.json"), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	nested, err := Dir(outer, intake.DefaultLimits())
+	nested, err := checkDir(outer, intake.DefaultLimits())
 	if err != nil || !nested.Valid {
 		t.Fatalf("Dir(%s) = %+v, %v; want valid", outer, nested, err)
 	}
 	bad, _, _ := badPack(t)
 	var out bytes.Buffer
-	if err := WriteGitHub(&out, []*Report{good, nested, scanned(t, bad)}); err != nil {
+	if err := writeGitHub(&out, []*Report{good, nested, scanned(t, bad)}); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
@@ -342,7 +342,7 @@ func TestSARIFRuleHelp(t *testing.T) {
 		rep.Problems = append(rep.Problems, rejection.Reason{File: "forgepack.json", Line: i + 1, Column: 1, Rule: id, Message: "m"})
 	}
 	var out bytes.Buffer
-	if err := WriteSARIF(&out, []*Report{rep}, "1.2.3"); err != nil {
+	if err := writeSARIF(&out, []*Report{rep}, "1.2.3"); err != nil {
 		t.Fatal(err)
 	}
 	var log struct {

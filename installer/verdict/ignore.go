@@ -13,29 +13,29 @@ import (
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 )
 
-// IgnoreName is the file in a pack folder that lists, in gitignore
+// ignoreName is the file in a pack folder that lists, in gitignore
 // syntax, more files for `forgesync scan DIR` and `forgesync pack` to
 // leave out.
-const IgnoreName = ".forgeignore"
+const ignoreName = ".forgeignore"
 
-// Ignored are the version-control, editor and OS files a pack folder may
+// ignored are the version-control, editor and OS files a pack folder may
 // hold that are never part of the pack: scan and pack leave them out as
 // if absent. They are gitignore patterns, matched before the folder's
 // .forgeignore, which may therefore re-include one with "!".
 // The files a Mac or Windows adds are the names an archive's unpacking
 // ignores too (intake.OSAdded).
-var Ignored = append([]string{
+var ignored = append([]string{
 	".git", // a folder, or the file naming one in a worktree or submodule
 	".github/",
 	".gitignore",
 	".gitattributes",
 	".vscode/",
 	".idea/",
-	IgnoreName,
+	ignoreName,
 }, intake.OSAdded...)
 
 // ignorer matches the entries of one pack folder that scan and pack leave
-// out: [Ignored], the folder's .forgeignore, and the files named in also
+// out: [ignored], the folder's .forgeignore, and the files named in also
 // (paths on disk, such as the archive pack is writing).
 type ignorer struct {
 	m    gitignore.Matcher
@@ -49,14 +49,14 @@ const maxIgnoreBytes = 1 << 20
 // newIgnorer reads dir's .forgeignore, if there is one.
 func newIgnorer(dir string, also ...string) (*ignorer, error) {
 	var ps []gitignore.Pattern
-	for _, p := range Ignored {
+	for _, p := range ignored {
 		ps = append(ps, gitignore.ParsePattern(p, nil))
 	}
 	// A regular file of a bounded size: a FIFO or a device in its place is
 	// refused at once, never waited on or read without end.
-	data, err := atomicfile.ReadFile(filepath.Join(dir, IgnoreName), maxIgnoreBytes)
+	data, err := atomicfile.ReadFile(filepath.Join(dir, ignoreName), maxIgnoreBytes)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("read %s: %w", filepath.Join(dir, IgnoreName), err)
+		return nil, fmt.Errorf("read %s: %w", filepath.Join(dir, ignoreName), err)
 	}
 	for _, line := range strings.Split(string(data), "\n") {
 		line = strings.TrimSuffix(line, "\r")

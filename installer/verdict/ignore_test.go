@@ -41,7 +41,7 @@ func gitKeptPack(t *testing.T) string {
 
 func TestDirIgnoresMetadata(t *testing.T) {
 	dir := gitKeptPack(t)
-	rep, err := Dir(dir, intake.DefaultLimits())
+	rep, err := checkDir(dir, intake.DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestDirIgnoresMetadata(t *testing.T) {
 func TestForgeignoreReincludes(t *testing.T) {
 	dir := gitKeptPack(t)
 	writeFiles(t, dir, map[string]string{".forgeignore": "drafts/\n*.psd\n!content/source.psd\n"})
-	rep, err := Dir(dir, intake.DefaultLimits())
+	rep, err := checkDir(dir, intake.DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}

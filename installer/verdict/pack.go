@@ -12,10 +12,10 @@ import (
 )
 
 // Pack checks the pack folder dir and, when it is valid, writes it to out
-// (when out is "", to <id>-<version>.zip beside dir; see [Beside]) as a
+// (when out is "", to <id>-<version>.zip beside dir; see [beside]) as a
 // reproducible zip (sorted entries, fixed timestamps, no OS
 // attributes) that a scan with lim admits (an entry Deflate would shrink
-// past lim's compression ratio is stored), leaving out what [Dir] leaves out and out itself. An
+// past lim's compression ratio is stored), leaving out what [dir] leaves out and out itself. An
 // invalid pack writes nothing: the report says why. The
 // error names dir once when it is missing or not a folder.
 func Pack(dir, out string, lim intake.Limits) (*Report, error) {
@@ -33,7 +33,7 @@ func Pack(dir, out string, lim intake.Limits) (*Report, error) {
 		return rep, err
 	}
 	if out == "" {
-		out = Beside(dir, rep.Pack)
+		out = beside(dir, rep.Pack)
 	}
 	rep.Archive = out
 	err = atomicfile.WriteWith(out, 0o644, func(f *os.File) error {
@@ -42,8 +42,8 @@ func Pack(dir, out string, lim intake.Limits) (*Report, error) {
 	return rep, err
 }
 
-// Beside is the archive pack writes when given no name: <id>-<version>.zip
+// beside is the archive pack writes when given no name: <id>-<version>.zip
 // in the folder holding dir, out of the pack it is built from.
-func Beside(dir string, pack PackRef) string {
+func beside(dir string, pack PackRef) string {
 	return filepath.Join(filepath.Clean(dir), "..", pack.ID+"-"+pack.Version+".zip")
 }

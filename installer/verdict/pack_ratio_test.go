@@ -49,11 +49,11 @@ func TestPackNeverWritesWhatScanRefuses(t *testing.T) {
 			if err != nil || !rep.Valid {
 				t.Fatalf("Pack = %+v, %v", rep, err)
 			}
-			reports, valid, err := CheckAll(t.Context(), testExtractor, []string{out}, tt.lim)
+			reports, valid, err := checkAll(t.Context(), testExtractor, []string{out}, tt.lim)
 			if err != nil || !valid {
 				var why strings.Builder
 				if len(reports) == 1 {
-					Write(&why, FormatText, reports, "test")
+					write(&why, formatText, reports, "test")
 				}
 				t.Fatalf("scan of the zip pack wrote = valid %v, %v\n%s", valid, err, why.String())
 			}

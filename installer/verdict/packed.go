@@ -9,15 +9,15 @@ import (
 	"github.com/mjolnir-forge/forgesync/internal/text"
 )
 
-// Scan gives the verdict on each target (see [CheckAll]) and writes the
-// reports to w in format (see [Write]), naming toolVersion where the
+// Scan gives the verdict on each target (see [checkAll]) and writes the
+// reports to w in format (see [write]), naming toolVersion where the
 // format names the tool; valid reports whether every target is valid.
 func Scan(ctx context.Context, w io.Writer, x *intake.Extractor, targets []string, lim intake.Limits, format, toolVersion string) (valid bool, err error) {
-	reports, valid, err := CheckAll(ctx, x, targets, lim)
+	reports, valid, err := checkAll(ctx, x, targets, lim)
 	if err != nil {
 		return false, err
 	}
-	return valid, Write(w, format, reports, toolVersion)
+	return valid, write(w, format, reports, toolVersion)
 }
 
 // Packed is what `forgesync pack` says of the zip it wrote: where, the

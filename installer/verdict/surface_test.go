@@ -33,7 +33,7 @@ func surfacePack(t *testing.T, id string, c *tocfixture.Container) string {
 
 func textOf(t *testing.T, dir string) string {
 	t.Helper()
-	rep, err := Dir(dir, intake.DefaultLimits())
+	rep, err := checkDir(dir, intake.DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}

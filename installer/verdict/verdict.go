@@ -68,14 +68,14 @@ func (r *Report) finish() *Report {
 	return r
 }
 
-// Dir checks the pack folder dir, leaving out the files [Ignored] and
+// checkDir checks the pack folder dir, leaving out the files [ignored] and
 // those dir's .forgeignore names. The error is only for a folder that
 // cannot be read; an invalid pack is a Report with Valid false.
-func Dir(dir string, lim intake.Limits) (*Report, error) {
+func checkDir(dir string, lim intake.Limits) (*Report, error) {
 	return dirSkipping(dir, lim)
 }
 
-// dirSkipping is [Dir] leaving out the files named in also too (paths
+// dirSkipping is [dir] leaving out the files named in also too (paths
 // on disk).
 func dirSkipping(dir string, lim intake.Limits, also ...string) (*Report, error) {
 	ig, err := newIgnorer(dir, also...)

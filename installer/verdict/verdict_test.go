@@ -126,7 +126,7 @@ func readDir(t *testing.T, dir string) []os.DirEntry {
 const badManifest = `{"schema":1,"id":"Bad Pack","version":"1.0.0","name":"B","authors":["a"],"pieces":[{"id":"deck","kind":"block","tag":"mjolnir\\forge\\bad-pack\\deck","class":"/Game/MJOLNIR/Forge/bad-pack/B/BP_D.BP_D_C","dimensions_m":[2,2,0.5]}]}`
 
 func TestDir(t *testing.T) {
-	rep, err := Dir("../../cmd/forgesync/examples/glass-works", intake.DefaultLimits())
+	rep, err := checkDir("../../cmd/forgesync/examples/glass-works", intake.DefaultLimits())
 	if err != nil || !rep.Valid || rep.Manifest == nil || rep.Manifest.ID != "glass-works" || len(rep.Files) == 0 || len(rep.Problems) != 0 {
 		t.Fatalf("Dir(glass-works) = %+v, %v; want valid with its files", rep, err)
 	}
@@ -135,7 +135,7 @@ func TestDir(t *testing.T) {
 	// manifest fault: both reported, named from the folder given.
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"top/forgepack.json": badManifest, "top/content/x.dll": "MZ"})
-	rep, err = Dir(dir, intake.DefaultLimits())
+	rep, err = checkDir(dir, intake.DefaultLimits())
 	if err != nil || rep.Valid || rep.Files != nil || rep.Root != filepath.Join(dir, "top") {
 		t.Fatalf("Dir(invalid) = %+v, %v; want invalid, no files, root top/", rep, err)
 	}
@@ -148,7 +148,7 @@ func TestDir(t *testing.T) {
 		t.Errorf("Dir(invalid) problems = %q; want %q", got, want)
 	}
 
-	if _, err := Dir(filepath.Join(dir, "missing"), intake.DefaultLimits()); err == nil {
+	if _, err := checkDir(filepath.Join(dir, "missing"), intake.DefaultLimits()); err == nil {
 		t.Errorf("Dir(missing folder) = nil error; want the read failure")
 	}
 }
