@@ -20,9 +20,9 @@ var (
 	ErrTooLarge = errors.New("file larger than the bound")
 )
 
-// DefaultReadLimit bounds [Renamer.ReadFile]: callers that know the kind
+// defaultReadLimit bounds [Renamer.ReadFile]: callers that know the kind
 // of file they read use [Renamer.ReadLimited] with a bound of their own.
-const DefaultReadLimit = 64 << 20
+const defaultReadLimit = 64 << 20
 
 // ReadFile reads the whole regular file at path, of at most limit bytes.
 // Anything else is refused before it is read: a path that is not a regular
@@ -34,9 +34,9 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 	return Renamer{}.ReadLimited(path, limit)
 }
 
-// ReadFile is [Renamer.ReadLimited] with [DefaultReadLimit].
+// ReadFile is [Renamer.ReadLimited] with [defaultReadLimit].
 func (r Renamer) ReadFile(path string) ([]byte, error) {
-	return r.ReadLimited(path, DefaultReadLimit)
+	return r.ReadLimited(path, defaultReadLimit)
 }
 
 // ReadLimited is [ReadFile], retrying the open while the file is busy (a

@@ -16,10 +16,10 @@ var (
 	// writes into or deletes from is a symbolic link, a junction or another
 	// reparse point: following it would write or delete somewhere else.
 	ErrLink = errors.New("is a link (symbolic link, junction or reparse point); forgesync does not follow links in the folders it writes: replace it with a real folder")
-	// ErrLeftover is returned, wrapped with the paths, when [RemoveAll]
+	// errLeftover is returned, wrapped with the paths, when [RemoveAll]
 	// could not remove everything; the caller logs it and tries again at
 	// its next pass.
-	ErrLeftover = errors.New("could not be removed yet")
+	errLeftover = errors.New("could not be removed yet")
 )
 
 // isLink reports whether fi (from Lstat) is a link or a reparse point:
@@ -97,7 +97,7 @@ func NoLinks(base, rel string) error {
 // RemoveAll removes path and everything under it without following links
 // (a link is removed, not what it points to). When the bulk removal fails
 // (a file held for a moment by a virus scanner) it goes file by file, each
-// remove retried by r, and returns an error wrapping [ErrLeftover] naming
+// remove retried by r, and returns an error wrapping [errLeftover] naming
 // what is still there.
 func RemoveAll(r Renamer, path string) error {
 	if r.RemoveFile == nil {
@@ -127,7 +127,7 @@ func RemoveAll(r Renamer, path string) error {
 		return nil
 	}
 	slices.Sort(left)
-	return fmt.Errorf("remove %s: %d entries %w: %s", path, len(left), ErrLeftover, strings.Join(left, ", "))
+	return fmt.Errorf("remove %s: %d entries %w: %s", path, len(left), errLeftover, strings.Join(left, ", "))
 }
 
 // Move moves the regular file src to dst. A rename is tried first (with

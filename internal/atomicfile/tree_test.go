@@ -57,7 +57,7 @@ func TestRemoveAllWaitsOutAHeldFile(t *testing.T) {
 func TestRemoveAllNamesLeftovers(t *testing.T) {
 	dir, held := tree(t)
 	err := RemoveAll(heldPolicy(map[string]int{held: -1}), dir)
-	if !errors.Is(err, ErrLeftover) {
+	if !errors.Is(err, errLeftover) {
 		t.Fatalf("RemoveAll = %v; want ErrLeftover naming %s", err, held)
 	}
 	if !strings.Contains(err.Error(), held) {
