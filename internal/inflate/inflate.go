@@ -40,12 +40,12 @@ const (
 
 // A CorruptError is a stream that is not valid DEFLATE: the offset of the
 // compressed byte where decoding stopped, and what was wrong.
-type CorruptError struct {
+type corruptError struct {
 	Offset int64
 	What   string
 }
 
-func (e *CorruptError) Error() string {
+func (e *corruptError) Error() string {
 	return fmt.Sprintf("deflate: corrupt input at byte %d: %s", e.Offset, e.What)
 }
 
@@ -201,7 +201,7 @@ func (z *Reader) decode() error {
 
 // corrupt is a CorruptError at the current input position.
 func (z *Reader) corrupt(what string) error {
-	return &CorruptError{Offset: z.inBase + int64(z.ip) - int64(z.nbits/8) + int64(z.pad), What: what}
+	return &corruptError{Offset: z.inBase + int64(z.ip) - int64(z.nbits/8) + int64(z.pad), What: what}
 }
 
 // fill reads more input, keeping keepBack bytes before ip. It returns

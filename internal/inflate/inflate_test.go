@@ -160,7 +160,7 @@ func TestCorrupt(t *testing.T) {
 		{"distance too far", []byte{0x03, 0x02, 0x00, 0x00}, "before the start"},
 	} {
 		_, err := io.ReadAll(NewReader(bytes.NewReader(tt.in)))
-		var ce *CorruptError
+		var ce *corruptError
 		if !errors.As(err, &ce) || !bytes.Contains([]byte(err.Error()), []byte(tt.want)) {
 			t.Errorf("%s: %v; want a CorruptError saying %q", tt.name, err, tt.want)
 		}
@@ -280,7 +280,7 @@ func TestPrefixCodes(t *testing.T) {
 		t.Errorf("compress/flate refuses the complete code: %v", err)
 	}
 	_, err := io.ReadAll(NewReader(bytes.NewReader(dynamicBlock(2))))
-	var ce *CorruptError
+	var ce *corruptError
 	if !errors.As(err, &ce) || !bytes.Contains([]byte(err.Error()), []byte("not a valid prefix code")) {
 		t.Errorf("an incomplete code: %v; want a CorruptError saying it is not a valid prefix code", err)
 	}
