@@ -11,19 +11,19 @@ package longpath
 
 import "strings"
 
-// Limit is the length from which [Extend] lengthens a path: MAX_PATH less
+// limit is the length from which [Extend] lengthens a path: MAX_PATH less
 // the 12 characters that CreateDirectory keeps for an 8.3 file name.
-const Limit = 248
+const limit = 248
 
 // Extend returns p in its extended-length form (\\?\C:\… or
 // \\?\UNC\server\share\…) when p is an absolute drive or UNC path of
-// [Limit] characters or more, and p unchanged otherwise: a short path, a
+// [limit] characters or more, and p unchanged otherwise: a short path, a
 // relative one (which the \\?\ form cannot express) or one already in a
 // \\?\ or \\.\ form. Forward slashes become backslashes and "." and ".."
 // components are resolved, since the \\?\ form passes names through as
 // they are.
 func Extend(p string) string {
-	if len(p) < Limit || strings.HasPrefix(p, `\\?\`) || strings.HasPrefix(p, `\\.\`) {
+	if len(p) < limit || strings.HasPrefix(p, `\\?\`) || strings.HasPrefix(p, `\\.\`) {
 		return p
 	}
 	s := strings.ReplaceAll(p, "/", `\`)
