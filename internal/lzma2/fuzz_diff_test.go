@@ -61,7 +61,7 @@ func FuzzReaderAgainstReference(f *testing.F) {
 			}
 		}
 		lim := int64(fuzzMaxOut(stream))
-		got, err := io.ReadAll(io.LimitReader(NewReader(bytes.NewReader(stream), dict, UnknownSize), lim+1))
+		got, err := io.ReadAll(io.LimitReader(NewReader(bytes.NewReader(stream), dict, unknownSize), lim+1))
 		if int64(len(got)) > lim {
 			t.Fatalf("decoded over %d bytes from %d", lim, len(stream))
 		}

@@ -26,7 +26,7 @@ func FuzzReader(f *testing.F) {
 	f.Fuzz(func(t *testing.T, dictExp byte, in []byte) {
 		dict := 4096 << (dictExp % 8)
 		lim := fuzzMaxOut(in)
-		got, err := io.ReadAll(io.LimitReader(NewReader(bytes.NewReader(in), dict, UnknownSize), int64(lim)+1))
+		got, err := io.ReadAll(io.LimitReader(NewReader(bytes.NewReader(in), dict, unknownSize), int64(lim)+1))
 		if len(got) > lim {
 			t.Fatalf("decoded over %d bytes from %d", lim, len(in))
 		}
@@ -40,7 +40,7 @@ func FuzzReader(f *testing.F) {
 			t.Fatalf("decoded %d bytes, Reader2 %d different ones", len(got), len(ref))
 		case err == nil && rerr != nil:
 			t.Fatalf("decoded %d bytes; Reader2 fails: %v", len(got), rerr)
-		case err != nil && rerr == nil && !errors.Is(err, ErrData) && !errors.Is(err, io.ErrUnexpectedEOF):
+		case err != nil && rerr == nil && !errors.Is(err, errData) && !errors.Is(err, io.ErrUnexpectedEOF):
 			// Stricter is fine: Reader2 takes a stream with no end
 			// chunk, and checks less of how a chunk ends.
 			t.Fatalf("fails (%v); Reader2 decodes %d bytes", err, len(ref))
@@ -50,7 +50,7 @@ func FuzzReader(f *testing.F) {
 			if _, err := decode(in, dict, uint64(len(got))); err != nil {
 				t.Fatalf("with its size declared: %v", err)
 			}
-			if _, err := decode(in, dict, uint64(len(got))+1); !errors.Is(err, ErrSize) {
+			if _, err := decode(in, dict, uint64(len(got))+1); !errors.Is(err, errSize) {
 				t.Fatalf("with a size one larger declared: %v", err)
 			}
 		}
@@ -75,7 +75,7 @@ func FuzzLZMAReader(f *testing.F) {
 		binary.LittleEndian.PutUint32(props[1:], 4096<<(dictExp%8))
 		size := uint64(size16)
 		if unknown {
-			size = UnknownSize
+			size = unknownSize
 		}
 		r, err := NewLZMAReader(bytes.NewReader(in), props, size)
 		if err != nil {
@@ -85,7 +85,7 @@ func FuzzLZMAReader(f *testing.F) {
 		if len(got) > lim {
 			return // a stream of long matches; ulikunitz would take long
 		}
-		if size != UnknownSize && err == nil && uint64(len(got)) != size {
+		if size != unknownSize && err == nil && uint64(len(got)) != size {
 			t.Fatalf("decoded %d bytes, declared %d, no error", len(got), size)
 		}
 		if err != nil {

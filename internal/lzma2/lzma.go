@@ -42,11 +42,11 @@ var errEndMarker = errors.New("lzma2: end marker")
 func NewLZMAReader(r io.Reader, properties [5]byte, size uint64) (*Reader, error) {
 	b := properties[0]
 	if b >= 9*5*5 {
-		return nil, fmt.Errorf("%w: LZMA properties byte %d is over 224", ErrData, b)
+		return nil, fmt.Errorf("%w: LZMA properties byte %d is over 224", errData, b)
 	}
 	dictSize := max(uint64(binary.LittleEndian.Uint32(properties[1:])), minLZMADict)
 	n := dictSize
-	if size != UnknownSize {
+	if size != unknownSize {
 		n = min(n, max(size, 16))
 	}
 	z := &Reader{
@@ -168,8 +168,8 @@ func (z *Reader) finish(marker bool) error {
 		}
 		z.inEOF = true
 	}
-	if marker && z.size != UnknownSize && z.out != z.size {
-		return fmt.Errorf("%w: the LZMA end marker comes after %d bytes, declared %d", ErrSize, z.out, z.size)
+	if marker && z.size != unknownSize && z.out != z.size {
+		return fmt.Errorf("%w: the LZMA end marker comes after %d bytes, declared %d", errSize, z.out, z.size)
 	}
 	return io.EOF
 }
@@ -226,5 +226,5 @@ func (z *Reader) corruptAt(pos int, what string) error {
 	if !z.lzma1 {
 		return z.corrupt(what)
 	}
-	return fmt.Errorf("%w: LZMA stream at decoded byte %d: %s", ErrData, z.out+uint64(pos-z.pos), what)
+	return fmt.Errorf("%w: LZMA stream at decoded byte %d: %s", errData, z.out+uint64(pos-z.pos), what)
 }

@@ -131,7 +131,7 @@ func TestLZMAAgainstUlikunitz(t *testing.T) {
 				n := uint64(len(data))
 				sizes := []uint64{n}
 				if marker {
-					sizes = append(sizes, UnknownSize)
+					sizes = append(sizes, unknownSize)
 				}
 				for _, size := range sizes {
 					got, err := decodeLZMA1(packed, props, size)
@@ -151,7 +151,7 @@ func TestLZMAAgainstUlikunitz(t *testing.T) {
 					bad = append(bad, n-1)
 				}
 				if !marker {
-					bad = append(bad, UnknownSize)
+					bad = append(bad, unknownSize)
 				}
 				for _, size := range bad {
 					if got, err := decodeLZMA1(packed, props, size); err == nil {
@@ -184,10 +184,10 @@ func TestLZMAXZ(t *testing.T) {
 				t.Fatal(err)
 			}
 			props, packed := [5]byte(out[:5]), out[13:]
-			if size := binary.LittleEndian.Uint64(out[5:13]); size != UnknownSize {
+			if size := binary.LittleEndian.Uint64(out[5:13]); size != unknownSize {
 				t.Fatalf("the header declares %d bytes; want the unknown size", size)
 			}
-			for _, size := range []uint64{UnknownSize, uint64(len(data))} {
+			for _, size := range []uint64{unknownSize, uint64(len(data))} {
 				got, err := decodeLZMA1(packed, props, size)
 				if err != nil || !bytes.Equal(got, data) {
 					t.Fatalf("decodeLZMA1(size %d) = %d bytes, %v; want the %d encoded, nil", size, len(got), err, len(data))
@@ -209,7 +209,7 @@ func TestLZMAXZ(t *testing.T) {
 // flips every bit of its last 16: each is an error.
 func checkDamagedEnd(t *testing.T, packed []byte, props [5]byte, data []byte) {
 	t.Helper()
-	for _, size := range []uint64{uint64(len(data)), UnknownSize} {
+	for _, size := range []uint64{uint64(len(data)), unknownSize} {
 		for k := 1; k <= 64 && k <= len(packed); k++ {
 			if got, err := decodeLZMA1(packed[:len(packed)-k], props, size); err == nil {
 				t.Errorf("size %d, cut by %d bytes: decoded %d bytes, nil; want an error", size, k, len(got))
@@ -239,13 +239,13 @@ func TestLZMADamagedEnd(t *testing.T) {
 			// Bytes after the stream's end, and an end marker before the
 			// declared size, are errors too.
 			for _, tail := range [][]byte{{0}, {0, 0, 0, 0}, []byte("junk")} {
-				if _, err := decodeLZMA1(append(bytes.Clone(packed), tail...), props, uint64(len(data))); !errors.Is(err, ErrData) {
+				if _, err := decodeLZMA1(append(bytes.Clone(packed), tail...), props, uint64(len(data))); !errors.Is(err, errData) {
 					t.Errorf("% x appended: %v; want ErrData", tail, err)
 				}
 			}
 			if marker {
 				short, props := encodeLZMA(t, data[:1000], lzmaProps{3, 0, 2}, 1<<16, true)
-				if _, err := decodeLZMA1(short, props, 1001); !errors.Is(err, ErrSize) {
+				if _, err := decodeLZMA1(short, props, 1001); !errors.Is(err, errSize) {
 					t.Errorf("end marker before the size: %v; want ErrSize", err)
 				}
 			}
@@ -255,7 +255,7 @@ func TestLZMADamagedEnd(t *testing.T) {
 
 func TestLZMAMalformed(t *testing.T) {
 	packed, props := encodeLZMA(t, textLike(100<<10, 27), lzmaProps{3, 0, 2}, 1<<16, false)
-	if _, err := NewLZMAReader(bytes.NewReader(packed), [5]byte{225}, 1); !errors.Is(err, ErrData) {
+	if _, err := NewLZMAReader(bytes.NewReader(packed), [5]byte{225}, 1); !errors.Is(err, errData) {
 		t.Errorf("properties byte 225: %v; want ErrData", err)
 	}
 	cases := map[string][]byte{
@@ -506,7 +506,7 @@ func Test7zLZMA(t *testing.T) {
 			if err != nil || !bytes.Equal(got, data) {
 				t.Fatalf("decodeLZMA1 = %d bytes, %v; want the %d archived, nil", len(got), err, len(data))
 			}
-			_, err = decodeLZMA1(a.packed, a.props, UnknownSize)
+			_, err = decodeLZMA1(a.packed, a.props, unknownSize)
 			t.Logf("props % x, header packed %v, end marker %v", a.props, a.encodedHeader, err == nil)
 		})
 	}

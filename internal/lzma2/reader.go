@@ -21,20 +21,20 @@ import (
 
 // Errors returned by a Reader, wrapped with where in the stream they arose.
 var (
-	// ErrData is returned when the stream is not valid LZMA2 or LZMA: a
+	// errData is returned when the stream is not valid LZMA2 or LZMA: a
 	// bad control byte or property, a distance beyond the decoded data, a
 	// chunk whose packed bytes do not decode to its declared size, an
 	// LZMA stream whose range decoder is not finished at its end or that
 	// has bytes after it.
-	ErrData = errors.New("lzma2: corrupt stream")
-	// ErrSize is returned when the stream decodes to more or fewer bytes
+	errData = errors.New("lzma2: corrupt stream")
+	// errSize is returned when the stream decodes to more or fewer bytes
 	// than the size given to NewReader or NewLZMAReader.
-	ErrSize = errors.New("lzma2: stream size differs from the declared size")
+	errSize = errors.New("lzma2: stream size differs from the declared size")
 )
 
-// UnknownSize tells NewReader that the decoded size is not known: the
+// unknownSize tells NewReader that the decoded size is not known: the
 // stream then ends at its end chunk, whatever it decoded to.
-const UnknownSize = ^uint64(0)
+const unknownSize = ^uint64(0)
 
 // maxPacked is the largest packed size of a chunk: a 16-bit size plus one.
 const maxPacked = 1 << 16
@@ -170,7 +170,7 @@ func (z *Reader) truncated(err error) error {
 
 // corrupt is an ErrData error at the current chunk.
 func (z *Reader) corrupt(what string) error {
-	return fmt.Errorf("%w: chunk at decoded byte %d: %s", ErrData, z.out, what)
+	return fmt.Errorf("%w: chunk at decoded byte %d: %s", errData, z.out, what)
 }
 
 // nextChunk reads the next chunk's control byte and header, and an LZMA
@@ -182,8 +182,8 @@ func (z *Reader) nextChunk() error {
 	}
 	c := h[0]
 	if c == 0 {
-		if z.size != UnknownSize && z.out != z.size {
-			return fmt.Errorf("%w: ends after %d bytes, declared %d", ErrSize, z.out, z.size)
+		if z.size != unknownSize && z.out != z.size {
+			return fmt.Errorf("%w: ends after %d bytes, declared %d", errSize, z.out, z.size)
 		}
 		return io.EOF
 	}
@@ -225,8 +225,8 @@ func (z *Reader) nextChunk() error {
 
 // startChunk makes a chunk of kind that decodes to n bytes current.
 func (z *Reader) startChunk(kind, n int) error {
-	if z.size != UnknownSize && z.size-z.out < uint64(n) {
-		return fmt.Errorf("%w: a chunk of %d bytes at decoded byte %d passes the declared %d", ErrSize, n, z.out, z.size)
+	if z.size != unknownSize && z.size-z.out < uint64(n) {
+		return fmt.Errorf("%w: a chunk of %d bytes at decoded byte %d passes the declared %d", errSize, n, z.out, z.size)
 	}
 	z.kind, z.left = kind, n
 	z.out += uint64(n)

@@ -132,7 +132,7 @@ func TestAgainstUlikunitz(t *testing.T) {
 		}
 		for _, dict := range dicts {
 			packed := encode(t, data, dict)
-			for _, size := range []uint64{uint64(len(data)), UnknownSize} {
+			for _, size := range []uint64{uint64(len(data)), unknownSize} {
 				got, err := decode(packed, dict, size)
 				if err != nil {
 					t.Fatalf("%s, dict %d, size %d: %v", name, dict, size, err)
@@ -233,11 +233,11 @@ func TestMalformed(t *testing.T) {
 		"size declared larger":  {packed, n + 1},
 		"size declared smaller": {packed, n - 1},
 		"no dictionary reset":   {[]byte{0x02, 0x00, 0x00, 'x', 0x00}, 1},
-		"bad control byte":      {[]byte{0x03, 0x00}, UnknownSize},
-		"no properties":         {[]byte{0x01, 0x00, 0x00, 'x', 0xa0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0}, UnknownSize},
-		"lc+lp over 4":          {[]byte{0xe0, 0, 0, 0, 4, 3*9 + 2, 0, 0, 0, 0, 0, 0}, UnknownSize},
-		"properties over 224":   {[]byte{0xe0, 0, 0, 0, 4, 225, 0, 0, 0, 0, 0, 0}, UnknownSize},
-		"range coder start":     {[]byte{0xe0, 0, 0, 0, 4, 0x5d, 1, 0, 0, 0, 0, 0}, UnknownSize},
+		"bad control byte":      {[]byte{0x03, 0x00}, unknownSize},
+		"no properties":         {[]byte{0x01, 0x00, 0x00, 'x', 0xa0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0}, unknownSize},
+		"lc+lp over 4":          {[]byte{0xe0, 0, 0, 0, 4, 3*9 + 2, 0, 0, 0, 0, 0, 0}, unknownSize},
+		"properties over 224":   {[]byte{0xe0, 0, 0, 0, 4, 225, 0, 0, 0, 0, 0, 0}, unknownSize},
+		"range coder start":     {[]byte{0xe0, 0, 0, 0, 4, 0x5d, 1, 0, 0, 0, 0, 0}, unknownSize},
 	}
 	for name, c := range cases {
 		got, err := decode(c.packed, 1<<20, c.size)

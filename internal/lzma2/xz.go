@@ -138,7 +138,7 @@ func (z *XZReader) full(p []byte) error {
 }
 
 func xzCorrupt(format string, args ...any) error {
-	return fmt.Errorf("%w: xz: %s", ErrData, fmt.Sprintf(format, args...))
+	return fmt.Errorf("%w: xz: %s", errData, fmt.Sprintf(format, args...))
 }
 
 // streamHeader checks a stream header and starts the stream.
@@ -252,7 +252,7 @@ func (f *blockFields) vli(what string) (uint64, error) {
 // flags say it declares into z.packed and z.unpacked (UnknownSize when it
 // does not).
 func (z *XZReader) blockSizes(f *blockFields, flags byte) error {
-	z.packed, z.unpacked = UnknownSize, UnknownSize
+	z.packed, z.unpacked = unknownSize, unknownSize
 	if flags&0x40 != 0 {
 		v, err := f.vli("compressed size")
 		if err != nil {
@@ -340,10 +340,10 @@ func (z *XZReader) lzma2Dict(props []byte, start int64) (int, error) {
 // check, and records it for the index.
 func (z *XZReader) endBlock() error {
 	packed := uint64(z.read - z.blockStart - z.hdrSize)
-	if z.packed != UnknownSize && packed != z.packed {
+	if z.packed != unknownSize && packed != z.packed {
 		return xzCorrupt("compressed size %d, declared %d", packed, z.packed)
 	}
-	if z.unpacked != UnknownSize && z.out != z.unpacked {
+	if z.unpacked != unknownSize && z.out != z.unpacked {
 		return xzCorrupt("uncompressed size %d, declared %d", z.out, z.unpacked)
 	}
 	var pad [3]byte

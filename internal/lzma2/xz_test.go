@@ -69,7 +69,7 @@ func TestXZReader(t *testing.T) {
 			t.Fatalf("decodeXZ(two streams, padding) = %d bytes, %v", len(got), err)
 		}
 		for _, bad := range [][]byte{append(x, 0), append(x, 0, 0, 0, 1), append(x, 'x', 'y', 'z', 'w')} {
-			if _, err := decodeXZ(bad, testMaxDict); !errors.Is(err, ErrData) {
+			if _, err := decodeXZ(bad, testMaxDict); !errors.Is(err, errData) {
 				t.Errorf("decodeXZ(bad padding %x) = %v; want ErrData", bad[len(x):], err)
 			}
 		}
