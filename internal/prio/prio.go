@@ -13,7 +13,7 @@ package prio
 // that streams assets without end while the lock is held.
 const (
 	UnpackerNice  = 19
-	InstallerNice = 10
+	installerNice = 10
 )
 
 // Scheduling policies, as Linux's sched_setattr(2) names them. The
@@ -21,16 +21,16 @@ const (
 // else wants it, and a game's thread that wakes takes the processor from
 // it at once, where a nice value alone still lets it finish its slice.
 const (
-	SchedOther = 0
+	schedOther = 0
 	SchedIdle  = 5
 )
 
 // I/O scheduling classes and the level the installer uses, as Linux's
 // ioprio_set(2) names them.
 const (
-	IOClassNone       = 0
-	IOClassBestEffort = 2
+	ioClassNone       = 0
+	ioClassBestEffort = 2
 	IOClassIdle       = 3
-	// IOLevelLowest is the lowest level of the best-effort class.
-	IOLevelLowest = 7
+	// ioLevelLowest is the lowest level of the best-effort class.
+	ioLevelLowest = 7
 )

@@ -26,7 +26,7 @@ func Unpacker() error { return lower(UnpackerNice, ioprio(IOClassIdle, 0), Sched
 // Installer lowers this process to the installer's priority: nice 10 and
 // the lowest best-effort I/O level.
 func Installer() error {
-	return lower(InstallerNice, ioprio(IOClassBestEffort, IOLevelLowest), SchedOther)
+	return lower(installerNice, ioprio(ioClassBestEffort, ioLevelLowest), schedOther)
 }
 
 // lower sets nice, the scheduling policy (SchedOther keeps the one a
@@ -74,7 +74,7 @@ func lowerThread(tid, nice, io, policy int) error {
 			return err
 		}
 	}
-	if policy != SchedOther {
+	if policy != schedOther {
 		// The nice value stays, and counts again should the policy
 		// ever be the normal one.
 		if err := unix.SchedSetAttr(tid, &unix.SchedAttr{Policy: uint32(policy), Nice: int32(max(nice, 20-cur))}, 0); err != nil {

@@ -41,7 +41,7 @@ func TestLowerEveryThread(t *testing.T) {
 		want priotest.Priority
 	}{
 		{"unpacker", priotest.Priority{Nice: UnpackerNice, IOClass: IOClassIdle, Policy: SchedIdle}},
-		{"installer", priotest.Priority{Nice: InstallerNice, IOClass: IOClassBestEffort, IOLevel: IOLevelLowest, Policy: SchedOther}},
+		{"installer", priotest.Priority{Nice: installerNice, IOClass: ioClassBestEffort, IOLevel: ioLevelLowest, Policy: schedOther}},
 	} {
 		t.Run(tt.role, func(t *testing.T) {
 			cmd := exec.Command(os.Args[0])
