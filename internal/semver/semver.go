@@ -18,8 +18,8 @@ type Version struct {
 
 // Errors returned by Parse, wrapped with the offending text.
 var (
-	// ErrSyntax is returned for a string that is not MAJOR.MINOR.PATCH[-pre][+build].
-	ErrSyntax = errors.New("not a semantic version MAJOR.MINOR.PATCH[-pre][+build]")
+	// errSyntax is returned for a string that is not MAJOR.MINOR.PATCH[-pre][+build].
+	errSyntax = errors.New("not a semantic version MAJOR.MINOR.PATCH[-pre][+build]")
 )
 
 // Parse parses s strictly: no leading "v", no leading zeros in numeric
@@ -31,29 +31,29 @@ func Parse(s string) (Version, error) {
 		v.Build = rest[i+1:]
 		rest = rest[:i]
 		if !validIdents(v.Build, false) {
-			return Version{}, ErrSyntax
+			return Version{}, errSyntax
 		}
 	}
 	if i := strings.IndexByte(rest, '-'); i >= 0 {
 		pre := rest[i+1:]
 		rest = rest[:i]
 		if !validIdents(pre, true) {
-			return Version{}, ErrSyntax
+			return Version{}, errSyntax
 		}
 		v.Pre = strings.Split(pre, ".")
 	}
 	parts := strings.Split(rest, ".")
 	if len(parts) != 3 {
-		return Version{}, ErrSyntax
+		return Version{}, errSyntax
 	}
 	nums := [3]*uint64{&v.Major, &v.Minor, &v.Patch}
 	for i, p := range parts {
 		if !isNumeric(p) || (len(p) > 1 && p[0] == '0') {
-			return Version{}, ErrSyntax
+			return Version{}, errSyntax
 		}
 		n, err := strconv.ParseUint(p, 10, 64)
 		if err != nil {
-			return Version{}, ErrSyntax
+			return Version{}, errSyntax
 		}
 		*nums[i] = n
 	}
