@@ -16,12 +16,12 @@ import (
 // nest.
 const (
 	MaxBytes = 1 << 20
-	MaxDepth = 32
+	maxDepth = 32
 )
 
-// ErrSyntax is returned, wrapped with the line and what was wrong, for
+// errSyntax is returned, wrapped with the line and what was wrong, for
 // input that is not VDF.
-var ErrSyntax = errors.New("vdf: syntax error")
+var errSyntax = errors.New("vdf: syntax error")
 
 // Node is a key's value: a string, or a block of keys (Keys, in the order
 // they came; a key given twice keeps both).
@@ -48,7 +48,7 @@ func (n *Node) Get(key string) *Node {
 // Parse reads one root key and its block from data.
 func Parse(data []byte) (*Node, error) {
 	if len(data) > MaxBytes {
-		return nil, fmt.Errorf("%w: larger than %d bytes", ErrSyntax, MaxBytes)
+		return nil, fmt.Errorf("%w: larger than %d bytes", errSyntax, MaxBytes)
 	}
 	p := &parser{s: strings.TrimPrefix(string(data), "\ufeff"), line: 1}
 	root, err := p.pair(0)
@@ -74,7 +74,7 @@ type parser struct {
 }
 
 func (p *parser) fail(format string, a ...any) error {
-	return fmt.Errorf("%w: line %d: %s", ErrSyntax, p.line, fmt.Sprintf(format, a...))
+	return fmt.Errorf("%w: line %d: %s", errSyntax, p.line, fmt.Sprintf(format, a...))
 }
 
 // pair reads a key and its value at depth.
@@ -99,8 +99,8 @@ func (p *parser) value(key string, depth int) (*Node, error) {
 		return &Node{Key: key, Value: s}, nil
 	case tok != "{":
 		return nil, p.fail("want a value or { after the key %q, got %s", key, describe(tok))
-	case depth+1 > MaxDepth:
-		return nil, p.fail("blocks nested deeper than %d", MaxDepth)
+	case depth+1 > maxDepth:
+		return nil, p.fail("blocks nested deeper than %d", maxDepth)
 	}
 	n := &Node{Key: key, Keys: []*Node{}}
 	for {
@@ -191,5 +191,5 @@ func (p *parser) quoted() (string, error) {
 			b.WriteByte(c)
 		}
 	}
-	return "", fmt.Errorf("%w: line %d: a string that never ends", ErrSyntax, start)
+	return "", fmt.Errorf("%w: line %d: a string that never ends", errSyntax, start)
 }

@@ -63,12 +63,12 @@ func TestParseRefuses(t *testing.T) {
 		{"after root", `"a" {} "b" {}`, "text after the root block"},
 		{"bad escape", `"a" { "b" "c:\q" }`, `unknown escape \q`},
 		{"key without value", `"a" { "b" }`, `want a value or { after the key "b", got }`},
-		{"too deep", strings.Repeat(`"a" {`, MaxDepth+2) + strings.Repeat("}", MaxDepth+2), "nested deeper than 32"},
+		{"too deep", strings.Repeat(`"a" {`, maxDepth+2) + strings.Repeat("}", maxDepth+2), "nested deeper than 32"},
 		{"too large", `"a" {` + strings.Repeat(" ", MaxBytes) + "}", "larger than 1048576 bytes"},
 	}
 	for _, tt := range tests {
 		_, err := Parse([]byte(tt.in))
-		if !errors.Is(err, ErrSyntax) || !strings.Contains(err.Error(), tt.want) {
+		if !errors.Is(err, errSyntax) || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: Parse = %v; want ErrSyntax saying %q", tt.name, err, tt.want)
 		}
 	}
@@ -86,7 +86,7 @@ func FuzzParse(f *testing.F) {
 		if err == nil && !root.Block() {
 			t.Fatalf("Parse = a string root without an error")
 		}
-		if err != nil && !errors.Is(err, ErrSyntax) {
+		if err != nil && !errors.Is(err, errSyntax) {
 			t.Fatalf("Parse = %v; want ErrSyntax", err)
 		}
 	})
