@@ -11,7 +11,7 @@ import (
 func manifest512(tb testing.TB) []byte {
 	var b strings.Builder
 	b.WriteString(`{"schema":1,"id":"bench-pack","version":"1.0.0","name":"Bench","authors":["A"],"pieces":[`)
-	for i := range MaxPieces {
+	for i := range maxPieces {
 		if i > 0 {
 			b.WriteString(",\n")
 		}

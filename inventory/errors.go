@@ -34,8 +34,8 @@ const (
 	RuleProfile      = "profile"       // an unknown surface profile
 )
 
-// ErrInvalid is matched (with errors.Is) by every *ManifestError.
-var ErrInvalid = errors.New("invalid manifest")
+// errInvalid is matched (with errors.Is) by every *ManifestError.
+var errInvalid = errors.New("invalid manifest")
 
 // ManifestError is every fault found in one manifest file. Each is a
 // rejection.Reason, the one shape of a refusal: File is the manifest's
@@ -77,4 +77,4 @@ func (e *ManifestError) Error() string {
 }
 
 // Is reports whether target is ErrInvalid.
-func (e *ManifestError) Is(target error) bool { return target == ErrInvalid }
+func (e *ManifestError) Is(target error) bool { return target == errInvalid }

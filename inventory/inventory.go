@@ -16,21 +16,21 @@ import (
 const (
 	// MaxManifestBytes is the largest forgepack.json accepted.
 	MaxManifestBytes = spec.MaxManifestBytes
-	// MaxDepth is the deepest nesting of objects and lists accepted.
-	MaxDepth = 16
-	// MaxPieces is the most pieces one pack may declare.
-	MaxPieces = 512
-	// MaxSurfaces is the most surface profiles one piece may declare.
-	MaxSurfaces = 16
+	// maxDepth is the deepest nesting of objects and lists accepted.
+	maxDepth = 16
+	// maxPieces is the most pieces one pack may declare.
+	maxPieces = 512
+	// maxSurfaces is the most surface profiles one piece may declare.
+	maxSurfaces = 16
 	// MaxDoorsInstalled is the most door definitions across enabled packs.
 	MaxDoorsInstalled = 256
-	// MaxLiftClassesUsed is how many lift classes the runtime uses, chosen by
+	// maxLiftClassesUsed is how many lift classes the runtime uses, chosen by
 	// sorted class path; more are allowed and ignored by the runtime.
-	MaxLiftClassesUsed = 16
-	// MaxVersionBytes is the longest pack version accepted.
-	MaxVersionBytes = 64
-	// MaxSchemaRefBytes is the longest "$schema" reference accepted.
-	MaxSchemaRefBytes = 1024
+	maxLiftClassesUsed = 16
+	// maxVersionBytes is the longest pack version accepted.
+	maxVersionBytes = 64
+	// maxSchemaRefBytes is the longest "$schema" reference accepted.
+	maxSchemaRefBytes = 1024
 	// SchemaVersion is the only manifest schema this program reads.
 	SchemaVersion = 1
 )
@@ -110,9 +110,9 @@ type Surface struct {
 	Profile Profile `json:"profile"`
 }
 
-// PackageName returns the long Unreal package name a pack with id packID
+// packageName returns the long Unreal package name a pack with id packID
 // must carry for profile p (SPEC §5).
-func PackageName(packID string, p Profile) string {
+func packageName(packID string, p Profile) string {
 	switch p {
 	case ProfileGlassCyan:
 		return "/Game/MJOLNIR/Forge/" + packID + "/Surfaces/MI_GlassCyan"
@@ -141,7 +141,7 @@ func (m *Manifest) Profiles() []Profile {
 func (m *Manifest) RequiredPackages() []string {
 	var names []string
 	for _, p := range m.Profiles() {
-		names = append(names, PackageName(m.ID, p))
+		names = append(names, packageName(m.ID, p))
 	}
 	return names
 }

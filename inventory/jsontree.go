@@ -193,8 +193,8 @@ func (p *jsonParser) literal(word string) bool {
 
 func (p *jsonParser) enter() bool {
 	p.depth++
-	if p.depth > MaxDepth {
-		return p.fail(p.pos, RuleDepth, "nesting deeper than "+strconv.Itoa(MaxDepth)+" levels")
+	if p.depth > maxDepth {
+		return p.fail(p.pos, RuleDepth, "nesting deeper than "+strconv.Itoa(maxDepth)+" levels")
 	}
 	return true
 }

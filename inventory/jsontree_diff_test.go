@@ -67,7 +67,7 @@ func FuzzJSONTreeAgainstEncodingJSON(f *testing.F) {
 // invalid UTF-8, or a lone surrogate escape. (Duplicate keys and
 // overflowing numbers do not stop ours from parsing.)
 func allowedRefusal(data []byte, std any) bool {
-	return depth(std) > MaxDepth || !utf8.Valid(data) || hasLoneSurrogate(data)
+	return depth(std) > maxDepth || !utf8.Valid(data) || hasLoneSurrogate(data)
 }
 
 // depth is the nesting of a value decoded by encoding/json: a scalar is

@@ -183,10 +183,10 @@ func doorLimit(others []InstalledPack, candidate InstalledPack) []rejection.Reas
 		candidate.Manifest.ID, candidate.Manifest.Doors(), strings.Join(names, ", "), total, MaxDoorsInstalled)}}
 }
 
-// LiftClasses splits the lift classes of enabled packs into those the
+// liftClasses splits the lift classes of enabled packs into those the
 // runtime uses (the first MaxLiftClassesUsed by sorted class path) and those
 // it ignores.
-func LiftClasses(packs []InstalledPack) (used, ignored []string) {
+func liftClasses(packs []InstalledPack) (used, ignored []string) {
 	var all []string
 	for _, p := range packs {
 		if !p.Enabled {
@@ -200,22 +200,22 @@ func LiftClasses(packs []InstalledPack) (used, ignored []string) {
 	}
 	slices.Sort(all)
 	all = slices.Compact(all)
-	if len(all) <= MaxLiftClassesUsed {
+	if len(all) <= maxLiftClassesUsed {
 		return all, nil
 	}
-	return all[:MaxLiftClassesUsed], all[MaxLiftClassesUsed:]
+	return all[:maxLiftClassesUsed], all[maxLiftClassesUsed:]
 }
 
 // LiftClassWarning returns the warning about the lift classes of enabled
 // packs the runtime ignores (see LiftClasses), naming them, or "" when it
 // uses them all. Every place that warns about them says it in these words.
 func LiftClassWarning(packs []InstalledPack) string {
-	_, ignored := LiftClasses(packs)
+	_, ignored := liftClasses(packs)
 	if len(ignored) == 0 {
 		return ""
 	}
 	return fmt.Sprintf("%d lift classes are enabled; the runtime uses the first %d by class path and ignores: %s",
-		MaxLiftClassesUsed+len(ignored), MaxLiftClassesUsed, strings.Join(ignored, ", "))
+		maxLiftClassesUsed+len(ignored), maxLiftClassesUsed, strings.Join(ignored, ", "))
 }
 
 // CheckSet applies the global rules of SPEC §4 to a whole installed set at

@@ -93,7 +93,7 @@ func TestDoorLimit(t *testing.T) {
 
 func TestLiftClasses(t *testing.T) {
 	packs := []InstalledPack{{Manifest: pack(t, "lifts", "1.0.0", 0, 17), Enabled: true}}
-	used, ignored := LiftClasses(packs)
+	used, ignored := liftClasses(packs)
 	if len(used) != 16 || len(ignored) != 1 || ignored[0] != "/Game/MJOLNIR/Forge/lifts/L16.L16_C" {
 		t.Fatalf("LiftClasses = %d used, ignored %v", len(used), ignored)
 	}
@@ -102,7 +102,7 @@ func TestLiftClasses(t *testing.T) {
 		t.Fatalf("LiftClassWarning = %q; want %q", got, want)
 	}
 	packs[0].Enabled = false
-	if used, _ := LiftClasses(packs); len(used) != 0 {
+	if used, _ := liftClasses(packs); len(used) != 0 {
 		t.Fatalf("disabled pack's lifts counted: %v", used)
 	}
 	if got := LiftClassWarning(packs); got != "" {

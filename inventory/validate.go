@@ -444,8 +444,8 @@ func (v *validator) manifest(root *node) *Manifest {
 	if n := f[2]; n != nil {
 		if s, ok := v.str(n, "version"); ok {
 			m.Version = s
-			if len(s) > MaxVersionBytes {
-				v.add(n.off, "version", RuleLength, "must be at most "+strconv.Itoa(MaxVersionBytes)+" bytes", strconv.Itoa(len(s))+" bytes")
+			if len(s) > maxVersionBytes {
+				v.add(n.off, "version", RuleLength, "must be at most "+strconv.Itoa(maxVersionBytes)+" bytes", strconv.Itoa(len(s))+" bytes")
 			} else if !semver.Valid(s) {
 				v.add(n.off, "version", RuleFormat, "must be a semantic version MAJOR.MINOR.PATCH[-pre][+build]", v.text(n))
 			}
@@ -470,8 +470,8 @@ func (v *validator) manifest(root *node) *Manifest {
 	if n := f[7]; n != nil {
 		// Where an editor finds the JSON Schema; not part of the catalog, so
 		// the normalized form drops it.
-		if s, ok := v.str(n, "$schema"); ok && len(s) > MaxSchemaRefBytes {
-			v.add(n.off, "$schema", RuleLength, "must be at most "+strconv.Itoa(MaxSchemaRefBytes)+" bytes", strconv.Itoa(len(s))+" bytes")
+		if s, ok := v.str(n, "$schema"); ok && len(s) > maxSchemaRefBytes {
+			v.add(n.off, "$schema", RuleLength, "must be at most "+strconv.Itoa(maxSchemaRefBytes)+" bytes", strconv.Itoa(len(s))+" bytes")
 		}
 	}
 	return m
@@ -498,7 +498,7 @@ func (v *validator) pieces(n *node, packID string) []Piece {
 		v.add(n.off, "pieces", RuleType, "must be a list of 1–512 pieces", v.text(n))
 		return nil
 	}
-	if len(n.arr) < 1 || len(n.arr) > MaxPieces {
+	if len(n.arr) < 1 || len(n.arr) > maxPieces {
 		v.add(n.off, "pieces", RuleLength, "must list 1–512 pieces", v.text(n))
 	}
 	out := make([]Piece, len(n.arr))
@@ -693,7 +693,7 @@ func (v *validator) surfaces(n *node, path string) []Surface {
 		v.add(n.off, path, RuleType, "must be a list of {slot, profile} objects", v.text(n))
 		return nil
 	}
-	if len(n.arr) > MaxSurfaces {
+	if len(n.arr) > maxSurfaces {
 		v.add(n.off, path, RuleLength, "must list at most 16 surfaces", v.text(n))
 	}
 	if len(n.arr) == 0 {

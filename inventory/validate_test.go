@@ -443,7 +443,7 @@ func TestPositions(t *testing.T) {
 	if err == nil || err.Error() != want {
 		t.Fatalf("Decode error =\n%v\nwant\n%s", err, want)
 	}
-	if !errors.Is(err, ErrInvalid) {
+	if !errors.Is(err, errInvalid) {
 		t.Errorf("errors.Is(err, ErrInvalid) = false")
 	}
 }
