@@ -67,13 +67,13 @@ type Options struct {
 
 // The steps of a publication, as they appear in Error.Step.
 const (
-	StepCheck   = "check"   // the file names given
-	StepRead    = "read"    // reading the current target to compare
-	StepCreate  = "create"  // creating the temp file
-	StepWrite   = "write"   // writing the temp file
-	StepPrepare = "prepare" // flushing and closing the temp file
-	StepRename  = "rename"  // renaming the temp file over the target
-	StepSync    = "sync"    // flushing the folder
+	stepCheck   = "check"   // the file names given
+	stepRead    = "read"    // reading the current target to compare
+	stepCreate  = "create"  // creating the temp file
+	stepWrite   = "write"   // writing the temp file
+	stepPrepare = "prepare" // flushing and closing the temp file
+	stepRename  = "rename"  // renaming the temp file over the target
+	stepSync    = "sync"    // flushing the folder
 )
 
 // Result says what a publication did.
@@ -108,7 +108,7 @@ func (e *Error) Error() string {
 	switch {
 	case len(e.Replaced) == 0:
 		b.WriteString(" (no file was replaced)")
-	case e.Step == StepSync:
+	case e.Step == stepSync:
 		fmt.Fprintf(&b, " (replaced: %s; a power loss now could undo the renames)", strings.Join(e.Replaced, ", "))
 	default:
 		fmt.Fprintf(&b, " (already replaced: %s; publish again to finish)", strings.Join(e.Replaced, ", "))
@@ -128,7 +128,7 @@ func (e *Error) Unwrap() error { return e.Err }
 // old. The error is an *Error naming the file and the step.
 func Publish(dir string, files []File, opts Options) (res Result, err error) {
 	if err := checkNames(files); err != nil {
-		return res, &Error{Dir: dir, Step: StepCheck, Err: err}
+		return res, &Error{Dir: dir, Step: stepCheck, Err: err}
 	}
 	perm := opts.Perm
 	if perm == 0 {
@@ -168,7 +168,7 @@ func Publish(dir string, files []File, opts Options) (res Result, err error) {
 		target := filepath.Join(dir, f.Name)
 		same, err := holds(opts.Renamer, target, f.Data)
 		if err != nil {
-			return fail(f.Name, StepRead, err)
+			return fail(f.Name, stepRead, err)
 		}
 		if same {
 			res.Unchanged = append(res.Unchanged, f.Name)
@@ -176,27 +176,27 @@ func Publish(dir string, files []File, opts Options) (res Result, err error) {
 		}
 		tmp, err := create(target, perm)
 		if err != nil {
-			return fail(f.Name, StepCreate, err)
+			return fail(f.Name, stepCreate, err)
 		}
 		pending = append(pending, prepared{f.Name, tmp})
 		if _, err := tmp.Write(f.Data); err != nil {
-			return fail(f.Name, StepWrite, err)
+			return fail(f.Name, stepWrite, err)
 		}
 		if err := tmp.Prepare(); err != nil {
-			return fail(f.Name, StepPrepare, err)
+			return fail(f.Name, stepPrepare, err)
 		}
 		step("prepare:" + f.Name)
 	}
 	for _, p := range pending {
 		if err := p.tmp.Commit(opts.Renamer); err != nil {
-			return fail(p.name, StepRename, err)
+			return fail(p.name, stepRename, err)
 		}
 		res.Written = append(res.Written, p.name)
 		step("rename:" + p.name)
 	}
 	if len(res.Written) > 0 {
 		if err := syncDir(dir); err != nil {
-			return fail("", StepSync, err)
+			return fail("", stepSync, err)
 		}
 		step("sync")
 	}

@@ -169,7 +169,7 @@ func (f *faultyTemp) Prepare() error {
 // failAt returns a Create that fails step of file name with err.
 func failAt(name, step string, err error) func(string, fs.FileMode) (Temp, error) {
 	return func(target string, perm fs.FileMode) (Temp, error) {
-		if filepath.Base(target) == name && step == StepCreate {
+		if filepath.Base(target) == name && step == stepCreate {
 			return nil, &fs.PathError{Op: "open", Path: target, Err: err}
 		}
 		p, cerr := atomicfile.Create(target, perm)
@@ -178,9 +178,9 @@ func failAt(name, step string, err error) func(string, fs.FileMode) (Temp, error
 		}
 		ft := &faultyTemp{Temp: p}
 		switch step {
-		case StepWrite:
+		case stepWrite:
 			ft.failWrite = &fs.PathError{Op: "write", Path: p.Name(), Err: err}
-		case StepPrepare:
+		case stepPrepare:
 			ft.failPrepare = &fs.PathError{Op: "sync", Path: p.Name(), Err: err}
 		}
 		return ft, nil
@@ -195,11 +195,11 @@ func TestFailureBeforeRenames(t *testing.T) {
 		name, file, step string
 		err              error
 	}{
-		{"disk full creating doors.txt", "doors.txt", StepCreate, syscall.ENOSPC},
-		{"disk full writing lifts.txt", "lifts.txt", StepWrite, syscall.ENOSPC},
-		{"disk full flushing installed.txt", "installed.txt", StepPrepare, syscall.ENOSPC},
-		{"permission denied creating installed.json", "installed.json", StepCreate, syscall.EACCES},
-		{"permission denied writing installed.txt", "installed.txt", StepWrite, syscall.EACCES},
+		{"disk full creating doors.txt", "doors.txt", stepCreate, syscall.ENOSPC},
+		{"disk full writing lifts.txt", "lifts.txt", stepWrite, syscall.ENOSPC},
+		{"disk full flushing installed.txt", "installed.txt", stepPrepare, syscall.ENOSPC},
+		{"permission denied creating installed.json", "installed.json", stepCreate, syscall.EACCES},
+		{"permission denied writing installed.txt", "installed.txt", stepWrite, syscall.EACCES},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -258,7 +258,7 @@ func TestReadOnlyFolder(t *testing.T) {
 	t.Cleanup(func() { os.Chmod(dir, 0o755) })
 	_, err := Publish(dir, generation("new"), Options{})
 	var pe *Error
-	if !errors.As(err, &pe) || !errors.Is(err, fs.ErrPermission) || pe.Name != "installed.json" || pe.Step != StepCreate {
+	if !errors.As(err, &pe) || !errors.Is(err, fs.ErrPermission) || pe.Name != "installed.json" || pe.Step != stepCreate {
 		t.Fatalf("Publish into a read-only folder = %v; want a permission error creating installed.json", err)
 	}
 	if got := contents(t, dir); !reflect.DeepEqual(got, want(old)) {
@@ -357,7 +357,7 @@ func TestBusyTargetReported(t *testing.T) {
 		t.Errorf("waited %v in all; want the renamer's MaxWait 2s", total)
 	}
 	done := []string{"installed.json", "lifts.txt"}
-	if pe.Name != "doors.txt" || pe.Step != StepRename || !reflect.DeepEqual(pe.Replaced, done) || !reflect.DeepEqual(res.Written, done) {
+	if pe.Name != "doors.txt" || pe.Step != stepRename || !reflect.DeepEqual(pe.Replaced, done) || !reflect.DeepEqual(res.Written, done) {
 		t.Errorf("Error = {%q, %q, %v}, Written %v; want doors.txt, rename, %v", pe.Name, pe.Step, pe.Replaced, res.Written, done)
 	}
 	if !strings.Contains(err.Error(), "publish again") {
@@ -375,7 +375,7 @@ func TestSyncFailureReported(t *testing.T) {
 	dir := t.TempDir()
 	_, err := Publish(dir, generation("new"), Options{SyncDir: func(string) error { return syscall.EIO }})
 	var pe *Error
-	if !errors.As(err, &pe) || !errors.Is(err, syscall.EIO) || pe.Step != StepSync || len(pe.Replaced) != 4 {
+	if !errors.As(err, &pe) || !errors.Is(err, syscall.EIO) || pe.Step != stepSync || len(pe.Replaced) != 4 {
 		t.Fatalf("Publish with a failing folder sync = %v; want *Error at step sync after 4 renames", err)
 	}
 	if !strings.Contains(err.Error(), "power loss") {
@@ -389,7 +389,7 @@ func TestBadNames(t *testing.T) {
 		files := append(generation("new"), File{name, []byte("x")})
 		_, err := Publish(dir, files, Options{})
 		var pe *Error
-		if !errors.As(err, &pe) || pe.Step != StepCheck {
+		if !errors.As(err, &pe) || pe.Step != stepCheck {
 			t.Errorf("Publish with file name %q = %v; want a check error", name, err)
 		}
 		if got := contents(t, dir); len(got) != 0 {
@@ -405,7 +405,7 @@ func TestTargetIsAFolder(t *testing.T) {
 	}
 	_, err := Publish(dir, generation("new"), Options{})
 	var pe *Error
-	if !errors.As(err, &pe) || pe.Step != StepRead || pe.Name != "doors.txt" {
+	if !errors.As(err, &pe) || pe.Step != stepRead || pe.Name != "doors.txt" {
 		t.Fatalf("Publish over a folder = %v; want a read error on doors.txt", err)
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
