@@ -15,8 +15,8 @@ import (
 
 // Format and FormatVersion identify installed.json.
 const (
-	Format        = "forge-installed"
-	FormatVersion = 1
+	format        = "forge-installed"
+	formatVersion = 1
 )
 
 // number is a float64 that marshals itself by the number rule of SPEC §6
@@ -133,13 +133,13 @@ func encode(v any, size int) ([]byte, error) {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(v); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrUnrenderable, err)
+		return nil, fmt.Errorf("%w: %w", errUnrenderable, err)
 	}
 	return b.Bytes(), nil
 }
 
 func (s *set) installedJSON() ([]byte, error) {
-	doc := installedFile{Format: Format, Version: FormatVersion, Packs: make([]packRecord, len(s.packs))}
+	doc := installedFile{Format: format, Version: formatVersion, Packs: make([]packRecord, len(s.packs))}
 	for i, p := range s.packs {
 		m := p.Manifest
 		doc.Packs[i] = packRecord{ID: m.ID, Version: m.Version, Name: m.Name, Authors: nonNil(m.Authors),
@@ -153,14 +153,14 @@ func (s *set) installedJSON() ([]byte, error) {
 // numbers by the rule of SPEC §6, two-space indentation and a final
 // newline, as installed.json writes them. Decoding it gives back an equal
 // manifest, and rendering that gives the same bytes. It fails, like
-// [Files], for what the form cannot hold (see [ErrUnrenderable]).
+// [Files], for what the form cannot hold (see [errUnrenderable]).
 func Manifest(m *inventory.Manifest) ([]byte, error) {
 	if m == nil {
-		return nil, fmt.Errorf("%w: no manifest", ErrUnrenderable)
+		return nil, fmt.Errorf("%w: no manifest", errUnrenderable)
 	}
 	for i := range m.Pieces {
 		if err := checkPiece(m, &m.Pieces[i]); err != nil {
-			return nil, fmt.Errorf("%w: %s piece %s: %w", ErrUnrenderable, m.ID, m.Pieces[i].ID, err)
+			return nil, fmt.Errorf("%w: %s piece %s: %w", errUnrenderable, m.ID, m.Pieces[i].ID, err)
 		}
 	}
 	doc := manifestRecord{Schema: m.Schema, ID: m.ID, Version: m.Version, Name: m.Name, Authors: nonNil(m.Authors),

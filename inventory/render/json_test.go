@@ -22,7 +22,7 @@ func TestNumbersBySpec(t *testing.T) {
 	if !strings.Contains(string(got), want) {
 		t.Errorf("Manifest = %s; want %s", got, want)
 	}
-	inst := string(files(t, []inventory.InstalledPack{p})[InstalledJSONName])
+	inst := string(files(t, []inventory.InstalledPack{p})[installedJSONName])
 	for _, n := range []string{"0.0000001,", "1000000000000000000000,"} {
 		if !strings.Contains(inst, n) || strings.Contains(inst, "e-07") || strings.Contains(inst, "e+21") || strings.Contains(inst, "-0\n") {
 			t.Errorf("installed.json = %s; want %s and no exponent or -0", inst, n)

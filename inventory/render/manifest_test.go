@@ -142,10 +142,10 @@ func negZero() float64 {
 func TestManifestUnrenderable(t *testing.T) {
 	m := pack(t, "nan-pack", piece("nan-pack", "wall", inventory.KindPanel, "BP_W")).Manifest
 	m.Pieces[0].Dimensions[0] = negZero() / negZero()
-	if _, err := Manifest(m); !errors.Is(err, ErrUnrenderable) {
+	if _, err := Manifest(m); !errors.Is(err, errUnrenderable) {
 		t.Errorf("Manifest with NaN = %v; want ErrUnrenderable", err)
 	}
-	if _, err := Manifest(nil); !errors.Is(err, ErrUnrenderable) {
+	if _, err := Manifest(nil); !errors.Is(err, errUnrenderable) {
 		t.Errorf("Manifest(nil) = %v; want ErrUnrenderable", err)
 	}
 }

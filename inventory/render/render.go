@@ -20,23 +20,23 @@ import (
 
 // The names of the inventory files, in <mods>/MJOLNIRForgePacks/.
 const (
-	InstalledJSONName = "installed.json"
-	LiftsName         = "lifts.txt"
+	installedJSONName = "installed.json"
+	liftsName         = "lifts.txt"
 	DoorsName         = "doors.txt"
 	InstalledName     = "installed.txt"
 )
 
 // The first lines of the text files.
 const (
-	LiftsHeader     = "forge-lifts 1"
-	DoorsHeader     = "forge-doors 1"
-	InstalledHeader = "forge-installed 1"
+	liftsHeader     = "forge-lifts 1"
+	doorsHeader     = "forge-doors 1"
+	installedHeader = "forge-installed 1"
 )
 
 // Names returns the four file names in publication order: installed.json,
 // lifts.txt, doors.txt, then installed.txt, the identity bindings, last.
 func Names() []string {
-	return []string{InstalledJSONName, LiftsName, DoorsName, InstalledName}
+	return []string{installedJSONName, liftsName, DoorsName, InstalledName}
 }
 
 // File is one rendered inventory file.
@@ -46,24 +46,24 @@ type File struct {
 }
 
 var (
-	// ErrConflict is returned when two installed packs share an id, or two
+	// errConflict is returned when two installed packs share an id, or two
 	// pieces of installed packs share a tag or a class.
-	ErrConflict = errors.New("render: conflicting installed packs")
-	// ErrTooManyDoors is returned when the enabled packs declare more
+	errConflict = errors.New("render: conflicting installed packs")
+	// errTooManyDoors is returned when the enabled packs declare more
 	// door definitions than inventory.MaxDoorsInstalled.
-	ErrTooManyDoors = errors.New("render: too many door definitions across enabled packs")
-	// ErrUnrenderable is returned for a pack the files cannot hold: no
+	errTooManyDoors = errors.New("render: too many door definitions across enabled packs")
+	// errUnrenderable is returned for a pack the files cannot hold: no
 	// manifest, an archive hash that is not SHA-256 hex, a number that is
 	// not finite, a control character (a tab, a line break) in a field of
 	// the text files, a lift on a panel or a door on a block.
-	ErrUnrenderable = errors.New("render: pack cannot be rendered")
+	errUnrenderable = errors.New("render: pack cannot be rendered")
 )
 
 // Files renders the four inventory files of packs in publication order
 // (see [Names]). The manifests are expected to have passed
 // inventory.Decode; Files checks only what the files themselves depend on,
-// and fails, naming the packs, when the set breaks it (see [ErrConflict],
-// [ErrTooManyDoors], [ErrUnrenderable]); nothing is rendered then.
+// and fails, naming the packs, when the set breaks it (see [errConflict],
+// [errTooManyDoors], [errUnrenderable]); nothing is rendered then.
 func Files(packs []inventory.InstalledPack) ([]File, error) {
 	s, err := newSet(packs)
 	if err != nil {
@@ -74,8 +74,8 @@ func Files(packs []inventory.InstalledPack) ([]File, error) {
 		return nil, err
 	}
 	return []File{
-		{InstalledJSONName, installedJSON},
-		{LiftsName, s.lifts()},
+		{installedJSONName, installedJSON},
+		{liftsName, s.lifts()},
 		{DoorsName, s.doors()},
 		{InstalledName, s.installed()},
 	}, nil
@@ -109,10 +109,10 @@ func newSet(packs []inventory.InstalledPack) (*set, error) {
 	for i := range packs {
 		p := &packs[i]
 		if p.Manifest == nil {
-			return nil, fmt.Errorf("%w: packs[%d] has no manifest", ErrUnrenderable, i)
+			return nil, fmt.Errorf("%w: packs[%d] has no manifest", errUnrenderable, i)
 		}
 		if !isSHA256(p.ArchiveSHA256) {
-			return nil, fmt.Errorf("%w: pack %s: archive SHA-256 %q is not 64 lower-case hex digits", ErrUnrenderable, p.Manifest.ID, p.ArchiveSHA256)
+			return nil, fmt.Errorf("%w: pack %s: archive SHA-256 %q is not 64 lower-case hex digits", errUnrenderable, p.Manifest.ID, p.ArchiveSHA256)
 		}
 		s.packs[i] = p
 		n += len(p.Manifest.Pieces)
@@ -125,7 +125,7 @@ func newSet(packs []inventory.InstalledPack) (*set, error) {
 	})
 	for i := 1; i < len(s.packs); i++ {
 		if s.packs[i].Manifest.ID == s.packs[i-1].Manifest.ID {
-			return nil, fmt.Errorf("%w: pack id %q is installed twice", ErrConflict, s.packs[i].Manifest.ID)
+			return nil, fmt.Errorf("%w: pack id %q is installed twice", errConflict, s.packs[i].Manifest.ID)
 		}
 	}
 	if doors > inventory.MaxDoorsInstalled {
@@ -136,7 +136,7 @@ func newSet(packs []inventory.InstalledPack) (*set, error) {
 			}
 		}
 		return nil, fmt.Errorf("%w: %d door definitions, at most %d allowed; packs with doors: %s",
-			ErrTooManyDoors, doors, inventory.MaxDoorsInstalled, strings.Join(with, ", "))
+			errTooManyDoors, doors, inventory.MaxDoorsInstalled, strings.Join(with, ", "))
 	}
 	s.pieces = make([]row, 0, n)
 	for _, p := range s.packs {
@@ -144,7 +144,7 @@ func newSet(packs []inventory.InstalledPack) (*set, error) {
 		for j := range m.Pieces {
 			pc := &m.Pieces[j]
 			if err := checkPiece(m, pc); err != nil {
-				return nil, fmt.Errorf("%w: pack %s piece %s: %v", ErrUnrenderable, m.ID, pc.ID, err)
+				return nil, fmt.Errorf("%w: pack %s piece %s: %v", errUnrenderable, m.ID, pc.ID, err)
 			}
 			s.pieces = append(s.pieces, row{p, pc})
 			if p.Enabled {
@@ -166,7 +166,7 @@ func newSet(packs []inventory.InstalledPack) (*set, error) {
 		for i := 1; i < len(by.idx); i++ {
 			a, b := s.pieces[by.idx[i-1]], s.pieces[by.idx[i]]
 			if k := by.key(a); k == by.key(b) {
-				return nil, fmt.Errorf("%w: %s %q belongs to both %s/%s and %s/%s", ErrConflict, by.what, k,
+				return nil, fmt.Errorf("%w: %s %q belongs to both %s/%s and %s/%s", errConflict, by.what, k,
 					a.pack.Manifest.ID, a.piece.ID, b.pack.Manifest.ID, b.piece.ID)
 			}
 		}
@@ -265,8 +265,8 @@ func appendNum(b []byte, v float64) []byte {
 }
 
 func (s *set) lifts() []byte {
-	b := make([]byte, 0, len(LiftsHeader)+1+s.liftRows*200)
-	b = append(b, LiftsHeader+"\n"...)
+	b := make([]byte, 0, len(liftsHeader)+1+s.liftRows*200)
+	b = append(b, liftsHeader+"\n"...)
 	for _, i := range s.byClass {
 		r := s.pieces[i]
 		l := r.piece.Lift
@@ -295,8 +295,8 @@ func (s *set) lifts() []byte {
 }
 
 func (s *set) doors() []byte {
-	b := make([]byte, 0, len(DoorsHeader)+1+inventory.MaxDoorsInstalled*100)
-	b = append(b, DoorsHeader+"\n"...)
+	b := make([]byte, 0, len(doorsHeader)+1+inventory.MaxDoorsInstalled*100)
+	b = append(b, doorsHeader+"\n"...)
 	for _, i := range s.byTag {
 		r := s.pieces[i]
 		d, dim := r.piece.Door, r.piece.Dimensions
@@ -319,8 +319,8 @@ func (s *set) doors() []byte {
 }
 
 func (s *set) installed() []byte {
-	b := make([]byte, 0, len(InstalledHeader)+1+s.enabledRows*200)
-	b = append(b, InstalledHeader+"\n"...)
+	b := make([]byte, 0, len(installedHeader)+1+s.enabledRows*200)
+	b = append(b, installedHeader+"\n"...)
 	for _, i := range s.byTag {
 		r := s.pieces[i]
 		if !r.pack.Enabled {

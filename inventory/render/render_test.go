@@ -92,7 +92,7 @@ func diff(got, want []byte) string {
 func TestCompanions(t *testing.T) {
 	packs := load(t, "testdata/companions/foundry-wide/forgepack.json", "testdata/companions/lockout-gates/forgepack.json")
 	got := files(t, packs)
-	for _, name := range []string{LiftsName, DoorsName, InstalledName} {
+	for _, name := range []string{liftsName, DoorsName, InstalledName} {
 		want, err := os.ReadFile(filepath.Join("testdata/companions", name))
 		if err != nil {
 			t.Fatal(err)
@@ -166,7 +166,7 @@ func TestDisableDropsRows(t *testing.T) {
 	}
 	after := files(t, packs)
 	rows := func(data []byte, id string) int { return bytes.Count(data, []byte(`\`+id+`\`)) }
-	for _, name := range []string{LiftsName, DoorsName, InstalledName} {
+	for _, name := range []string{liftsName, DoorsName, InstalledName} {
 		if n := rows(after[name], off); n != 0 {
 			t.Errorf("%s still holds %d rows of disabled pack %s:\n%s", name, n, off, after[name])
 		}
@@ -179,7 +179,7 @@ func TestDisableDropsRows(t *testing.T) {
 			t.Fatalf("test bug: %s held no row of %s before disabling", name, off)
 		}
 	}
-	got := readInstalled(t, after[InstalledJSONName])
+	got := readInstalled(t, after[installedJSONName])
 	if len(got) != len(packs) {
 		t.Fatalf("installed.json lists %d packs after disabling; want all %d", len(got), len(packs))
 	}
@@ -200,14 +200,14 @@ func TestNoDoorsHeaderOnly(t *testing.T) {
 		}(),
 	} {
 		got := files(t, packs)
-		if string(got[DoorsName]) != DoorsHeader+"\n" {
+		if string(got[DoorsName]) != doorsHeader+"\n" {
 			t.Errorf("%s: doors.txt = %q; want the header only", name, got[DoorsName])
 		}
 	}
 	got := files(t, nil)
 	want := map[string]string{
-		InstalledJSONName: "{\n  \"format\": \"forge-installed\",\n  \"version\": 1,\n  \"packs\": []\n}\n",
-		LiftsName:         "forge-lifts 1\n",
+		installedJSONName: "{\n  \"format\": \"forge-installed\",\n  \"version\": 1,\n  \"packs\": []\n}\n",
+		liftsName:         "forge-lifts 1\n",
 		InstalledName:     "forge-installed 1\n",
 	}
 	for name, w := range want {
@@ -256,7 +256,7 @@ func readInstalled(t testing.TB, data []byte) []inventory.InstalledPack {
 	var d installedDoc
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&d); err != nil || d.Format != Format || d.Version != FormatVersion {
+	if err := dec.Decode(&d); err != nil || d.Format != format || d.Version != formatVersion {
 		t.Fatalf("installed.json does not read back: %v (format %q version %d)", err, d.Format, d.Version)
 	}
 	out := []inventory.InstalledPack{}
@@ -272,7 +272,7 @@ func readInstalled(t testing.TB, data []byte) []inventory.InstalledPack {
 func TestRoundTrip(t *testing.T) {
 	packs := mixed(t)
 	first := files(t, packs)
-	parsed := readInstalled(t, first[InstalledJSONName])
+	parsed := readInstalled(t, first[installedJSONName])
 	if len(parsed) != len(packs) {
 		t.Fatalf("installed.json holds %d packs; want %d", len(parsed), len(packs))
 	}
@@ -314,12 +314,12 @@ func TestDeterministic(t *testing.T) {
 // rules agree.
 func TestMatchesEncodingJSON(t *testing.T) {
 	packs := mixed(t)
-	got := files(t, packs)[InstalledJSONName]
+	got := files(t, packs)[installedJSONName]
 	// The expected document is built from the packs given, not from what
 	// the writer wrote.
 	sorted := slices.Clone(packs)
 	slices.SortFunc(sorted, func(a, b inventory.InstalledPack) int { return strings.Compare(a.Manifest.ID, b.Manifest.ID) })
-	d := installedDoc{Format: Format, Version: FormatVersion, Packs: []installedPack{}}
+	d := installedDoc{Format: format, Version: formatVersion, Packs: []installedPack{}}
 	for _, p := range sorted {
 		m := p.Manifest
 		d.Packs = append(d.Packs, installedPack{m.ID, m.Version, m.Name, m.Authors, m.Description, p.Enabled, p.ArchiveSHA256, m.Pieces})
@@ -455,7 +455,7 @@ func TestByteOrder(t *testing.T) {
 		DoorsName: {`mjolnir\forge\abc-d\aa`, `mjolnir\forge\abc0\aa`, `mjolnir\forge\abc\zz`},
 		InstalledName: {`mjolnir\forge\abc-d\aa`, `mjolnir\forge\abc-d\dash`, `mjolnir\forge\abc0\aa`,
 			`mjolnir\forge\abc\b_lower`, `mjolnir\forge\abc\b_under`, `mjolnir\forge\abc\b_upper`, `mjolnir\forge\abc\zz`},
-		LiftsName: {"/Game/MJOLNIR/Forge/abc-d/Blocks/BP_-.BP_-_C", "/Game/MJOLNIR/Forge/abc/Blocks/BP_B.BP_B_C",
+		liftsName: {"/Game/MJOLNIR/Forge/abc-d/Blocks/BP_-.BP_-_C", "/Game/MJOLNIR/Forge/abc/Blocks/BP_B.BP_B_C",
 			"/Game/MJOLNIR/Forge/abc/Blocks/BP__.BP___C", "/Game/MJOLNIR/Forge/abc/Blocks/BP_b.BP_b_C"},
 	}
 	for name, w := range want {
@@ -469,7 +469,7 @@ func TestRowFields(t *testing.T) {
 	got := files(t, load(t, examples(t)...))
 	// SPEC §6 says "15 tab-separated fields" for lifts.txt but lists 14;
 	// the list, the independent rendering and the Lua reader all have 14.
-	for name, n := range map[string]int{LiftsName: 14, DoorsName: 10, InstalledName: 6} {
+	for name, n := range map[string]int{liftsName: 14, DoorsName: 10, InstalledName: 6} {
 		lines := strings.Split(string(got[name]), "\n")
 		if lines[len(lines)-1] != "" {
 			t.Errorf("%s has no final newline", name)
@@ -505,7 +505,7 @@ func TestDoorLimit(t *testing.T) {
 	}
 	extra.Enabled = true
 	_, err := Files(append(all, extra))
-	if !errors.Is(err, ErrTooManyDoors) || !strings.Contains(err.Error(), "one-more (1)") || !strings.Contains(err.Error(), "257") {
+	if !errors.Is(err, errTooManyDoors) || !strings.Contains(err.Error(), "one-more (1)") || !strings.Contains(err.Error(), "257") {
 		t.Errorf("Files with 257 doors = %v; want ErrTooManyDoors naming one-more and 257", err)
 	}
 }
@@ -537,14 +537,14 @@ func TestRejectedSets(t *testing.T) {
 		want  error
 		says  string
 	}{
-		{"same id twice", []inventory.InstalledPack{a, clone(a)}, ErrConflict, `"pack-a"`},
-		{"same tag", []inventory.InstalledPack{a, sameTag}, ErrConflict, "pack-a/gate and pack-b/wall"},
-		{"same class", []inventory.InstalledPack{a, sameClass}, ErrConflict, "pack-a/gate and pack-b/wall"},
-		{"no manifest", []inventory.InstalledPack{a, {}}, ErrUnrenderable, "packs[1]"},
-		{"NaN", []inventory.InstalledPack{a, nan}, ErrUnrenderable, "pack-b piece wall"},
-		{"tab in version", []inventory.InstalledPack{a, tab}, ErrUnrenderable, "version"},
-		{"lift on a panel", []inventory.InstalledPack{a, liftPanel}, ErrUnrenderable, "lift on a panel"},
-		{"no archive hash", []inventory.InstalledPack{a, noHash}, ErrUnrenderable, "pack-b: archive SHA-256"},
+		{"same id twice", []inventory.InstalledPack{a, clone(a)}, errConflict, `"pack-a"`},
+		{"same tag", []inventory.InstalledPack{a, sameTag}, errConflict, "pack-a/gate and pack-b/wall"},
+		{"same class", []inventory.InstalledPack{a, sameClass}, errConflict, "pack-a/gate and pack-b/wall"},
+		{"no manifest", []inventory.InstalledPack{a, {}}, errUnrenderable, "packs[1]"},
+		{"NaN", []inventory.InstalledPack{a, nan}, errUnrenderable, "pack-b piece wall"},
+		{"tab in version", []inventory.InstalledPack{a, tab}, errUnrenderable, "version"},
+		{"lift on a panel", []inventory.InstalledPack{a, liftPanel}, errUnrenderable, "lift on a panel"},
+		{"no archive hash", []inventory.InstalledPack{a, noHash}, errUnrenderable, "pack-b: archive SHA-256"},
 	} {
 		_, err := Files(tc.packs)
 		if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.says) {
