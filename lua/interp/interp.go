@@ -18,12 +18,12 @@ import (
 )
 
 var compiled = sync.OnceValues(func() (map[string]*glua.FunctionProto, error) {
-	return Compile(lua.Files)
+	return compile(lua.Files)
 })
 
-// Compile parses and compiles every .lua file of fsys, keyed by module name
+// compile parses and compiles every .lua file of fsys, keyed by module name
 // (see [lua.ModuleName]).
-func Compile(fsys fs.FS) (map[string]*glua.FunctionProto, error) {
+func compile(fsys fs.FS) (map[string]*glua.FunctionProto, error) {
 	protos := map[string]*glua.FunctionProto{}
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -61,11 +61,11 @@ func New() (*glua.LState, error) {
 	if err != nil {
 		return nil, err
 	}
-	return NewWith(protos), nil
+	return newWith(protos), nil
 }
 
-// NewWith returns a fresh state with the given compiled modules preloaded.
-func NewWith(protos map[string]*glua.FunctionProto) *glua.LState {
+// newWith returns a fresh state with the given compiled modules preloaded.
+func newWith(protos map[string]*glua.FunctionProto) *glua.LState {
 	L := glua.NewState()
 	preload := L.GetField(L.GetField(L.Get(glua.EnvironIndex), "package"), "preload")
 	for name, proto := range protos {

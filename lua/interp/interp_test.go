@@ -44,11 +44,11 @@ func TestNewPreloadsEveryScript(t *testing.T) {
 }
 
 func TestCompileReportsTheFile(t *testing.T) {
-	_, err := Compile(fstest.MapFS{"good.lua": {Data: []byte("return 1")}, "sub/bad.lua": {Data: []byte("local = 1")}})
+	_, err := compile(fstest.MapFS{"good.lua": {Data: []byte("return 1")}, "sub/bad.lua": {Data: []byte("local = 1")}})
 	if err == nil || !strings.Contains(err.Error(), "sub/bad.lua") {
 		t.Errorf("Compile(bad) error = %v; want one naming sub/bad.lua", err)
 	}
-	protos, err := Compile(fstest.MapFS{"a/b.lua": {Data: []byte("return 2")}, "notes.txt": {Data: []byte("x")}})
+	protos, err := compile(fstest.MapFS{"a/b.lua": {Data: []byte("return 2")}, "notes.txt": {Data: []byte("x")}})
 	if err != nil || len(protos) != 1 || protos["a.b"] == nil {
 		t.Errorf("Compile = %v, %v; want one module a.b", protos, err)
 	}
