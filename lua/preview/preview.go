@@ -20,9 +20,9 @@ import (
 	"github.com/mjolnir-forge/forgesync/lua/interp"
 )
 
-// GravityMS2 is Halo 2's standard gravity in m/s²: 4.1712594 WU/s² at
+// gravityMS2 is Halo 2's standard gravity in m/s²: 4.1712594 WU/s² at
 // 3.048 m per WU.
-const GravityMS2 = 4.1712594 * 3.048
+const gravityMS2 = 4.1712594 * 3.048
 
 // Lift is one block's lift as authored (SPEC §3.1), plus the block's size.
 type Lift struct {
@@ -61,10 +61,10 @@ type Sample struct {
 type End string
 
 const (
-	Landed       End = "landed"        // back on the block top after the rise
-	Reentered    End = "re-entered"    // fell back into the trigger
-	NeverEntered End = "never entered" // never pushed within the first second
-	TimeLimit    End = "time limit"    // MaxSeconds passed
+	landed       End = "landed"        // back on the block top after the rise
+	reentered    End = "re-entered"    // fell back into the trigger
+	neverEntered End = "never entered" // never pushed within the first second
+	timeLimit    End = "time limit"    // MaxSeconds passed
 )
 
 // Result is a preview's outcome. Heights are metres above the block's
@@ -94,9 +94,9 @@ type Result struct {
 	Log            []string `json:"log"` // the runtime's messages
 }
 
-// ErrLift is returned, wrapped with the reason, when the lift's numbers
+// errLift is returned, wrapped with the reason, when the lift's numbers
 // are outside SPEC §3.1 (pack_lifts.lua's message says which field).
-var ErrLift = errors.New("preview: invalid lift")
+var errLift = errors.New("preview: invalid lift")
 
 func format(v float64) string {
 	s := strconv.FormatFloat(v, 'f', -1, 64)
@@ -137,12 +137,12 @@ func Run(l Lift, o Options) (Result, error) {
 	}
 	for i, v := range l.BlockM {
 		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || v > 256 {
-			return Result{}, fmt.Errorf("%w: block dimension %d = %v: want 0-256 m", ErrLift, i, v)
+			return Result{}, fmt.Errorf("%w: block dimension %d = %v: want 0-256 m", errLift, i, v)
 		}
 	}
 	for _, v := range append(append(append(l.OffsetM[:], l.SizeM[:]...), l.Direction[:]...), l.AccelerationMS2, l.MaxSpeedMS) {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return Result{}, fmt.Errorf("%w: a number is not finite: %v", ErrLift, v)
+			return Result{}, fmt.Errorf("%w: a number is not finite: %v", errLift, v)
 		}
 	}
 	start := [3]float64{l.OffsetM[0], l.OffsetM[1], l.BlockM[2]}
@@ -175,7 +175,7 @@ func Run(l Lift, o Options) (Result, error) {
 	}
 	samples, ok := out[0].(*glua.LTable)
 	if !ok {
-		return res, fmt.Errorf("%w: %s", ErrLift, out[1].String())
+		return res, fmt.Errorf("%w: %s", errLift, out[1].String())
 	}
 	res.End = End(out[1].String())
 	if logs, ok := out[2].(*glua.LTable); ok {
@@ -227,7 +227,7 @@ func (r *Result) analyse() {
 		r.ExitThrough = r.Lift.face(s.PosM)
 		r.PredictedApexM = s.PosM[2]
 		if s.VelMS[2] > 0 {
-			r.PredictedApexM += s.VelMS[2] * s.VelMS[2] / (2 * GravityMS2)
+			r.PredictedApexM += s.VelMS[2] * s.VelMS[2] / (2 * gravityMS2)
 		}
 		from = exit
 	}

@@ -42,12 +42,12 @@ func goRide(l Lift, hz float64) (exitT, exitZ, exitV, apex float64) {
 			}
 			v, carried, riding = along, along, true
 			if l.NegatesGravity {
-				v += GravityMS2 * dt
+				v += gravityMS2 * dt
 			}
 		} else {
 			carried = -1
 		}
-		v -= GravityMS2 * dt
+		v -= gravityMS2 * dt
 		z += v * dt
 		if z < l.BlockM[2] {
 			z = l.BlockM[2]
@@ -89,7 +89,7 @@ func TestFoundryWideRide(t *testing.T) {
 	if math.Abs(r.ExitVerticalMS-4.5) > textTol {
 		t.Errorf("ExitVerticalMS = %v; want 4.5 (the maximum speed)", r.ExitVerticalMS)
 	}
-	wantPred := r.ExitHeightM + 4.5*4.5/(2*GravityMS2)
+	wantPred := r.ExitHeightM + 4.5*4.5/(2*gravityMS2)
 	if math.Abs(r.PredictedApexM-wantPred) > textTol {
 		t.Errorf("PredictedApexM = %v; want %v", r.PredictedApexM, wantPred)
 	}
@@ -99,8 +99,8 @@ func TestFoundryWideRide(t *testing.T) {
 	if r.ApexTimeS <= r.ExitTimeS {
 		t.Errorf("ApexTimeS = %v; want after ExitTimeS %v", r.ApexTimeS, r.ExitTimeS)
 	}
-	if r.End != Reentered {
-		t.Errorf("End = %q; want %q (a vertical column catches the fall)", r.End, Reentered)
+	if r.End != reentered {
+		t.Errorf("End = %q; want %q (a vertical column catches the fall)", r.End, reentered)
 	}
 	// The same ride integrated in Go, without the text rounding.
 	et, ez, ev, apex := goRide(foundryWide, 30)
@@ -122,13 +122,13 @@ func TestOtherLifts(t *testing.T) {
 		end     End
 	}{
 		{"slow without compensation", Lift{OffsetM: [3]float64{0, 0, 0.45}, SizeM: [3]float64{2, 2, 3}, Direction: [3]float64{0, 0, 1},
-			AccelerationMS2: 30, MaxSpeedMS: 6, BlockM: [3]float64{2, 2, 0.5}}, Options{}, true, Reentered},
+			AccelerationMS2: 30, MaxSpeedMS: 6, BlockM: [3]float64{2, 2, 0.5}}, Options{}, true, reentered},
 		{"angled", Lift{OffsetM: [3]float64{0.5, -1.25, 0.45}, SizeM: [3]float64{2, 2, 6.75}, Direction: [3]float64{0, 0.6, 0.8},
 			AccelerationMS2: 12.5, MaxSpeedMS: 4.5, BlockM: [3]float64{4, 4, 0.5}}, Options{}, true, ""},
 		{"trigger above the deck", Lift{OffsetM: [3]float64{0, 0, 2}, SizeM: [3]float64{4, 4, 3}, Direction: [3]float64{0, 0, 1},
-			AccelerationMS2: 20, MaxSpeedMS: 4.5, NegatesGravity: true, BlockM: [3]float64{4, 4, 0.5}}, Options{}, false, NeverEntered},
-		{"short time limit", foundryWide, Options{MaxSeconds: 0.2}, true, TimeLimit},
-		{"start inside at 60 Hz", foundryWide, Options{TickHz: 60, StartM: &[3]float64{1, 1, 2}}, true, Reentered},
+			AccelerationMS2: 20, MaxSpeedMS: 4.5, NegatesGravity: true, BlockM: [3]float64{4, 4, 0.5}}, Options{}, false, neverEntered},
+		{"short time limit", foundryWide, Options{MaxSeconds: 0.2}, true, timeLimit},
+		{"start inside at 60 Hz", foundryWide, Options{TickHz: 60, StartM: &[3]float64{1, 1, 2}}, true, reentered},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -170,17 +170,17 @@ func TestInvalidLift(t *testing.T) {
 	bad := foundryWide
 	bad.SizeM[0] = 0.05
 	_, err := Run(bad, Options{})
-	if !errors.Is(err, ErrLift) || !strings.Contains(err.Error(), "size x") {
+	if !errors.Is(err, errLift) || !strings.Contains(err.Error(), "size x") {
 		t.Errorf("Run(size x 0.05) error = %v; want ErrLift naming size x", err)
 	}
 	bad = foundryWide
 	bad.Direction = [3]float64{0, 0, 0.5}
-	if _, err := Run(bad, Options{}); !errors.Is(err, ErrLift) || !strings.Contains(err.Error(), "unit vector") {
+	if _, err := Run(bad, Options{}); !errors.Is(err, errLift) || !strings.Contains(err.Error(), "unit vector") {
 		t.Errorf("Run(direction 0 0 0.5) error = %v; want ErrLift naming the unit vector", err)
 	}
 	bad = foundryWide
 	bad.MaxSpeedMS = math.NaN()
-	if _, err := Run(bad, Options{}); !errors.Is(err, ErrLift) {
+	if _, err := Run(bad, Options{}); !errors.Is(err, errLift) {
 		t.Errorf("Run(NaN speed) error = %v; want ErrLift", err)
 	}
 	if _, err := Run(foundryWide, Options{TickHz: 0.5}); err == nil {
