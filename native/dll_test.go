@@ -37,7 +37,7 @@ func TestModuleDLL(t *testing.T) {
 	}
 	defer f.Close()
 	if f.Machine != pe.IMAGE_FILE_MACHINE_AMD64 || f.Characteristics&pe.IMAGE_FILE_DLL == 0 {
-		t.Errorf("%s: machine %#x characteristics %#x; want an AMD64 DLL", ModuleFile, f.Machine, f.Characteristics)
+		t.Errorf("%s: machine %#x characteristics %#x; want an AMD64 DLL", moduleFile, f.Machine, f.Characteristics)
 	}
 	exports, err := peExports(f)
 	if err != nil {
@@ -47,12 +47,12 @@ func TestModuleDLL(t *testing.T) {
 		"forge_doors_init", "forge_doors_load_inventory", "forge_doors_step", "forge_doors_observe_panel",
 		"forge_doors_save_project", "forge_doors_request_edit", "forge_doors_gate"} {
 		if !slices.Contains(exports, want) {
-			t.Errorf("%s does not export %s (exports %v)", ModuleFile, want, exports)
+			t.Errorf("%s does not export %s (exports %v)", moduleFile, want, exports)
 		}
 	}
 	for _, name := range exports {
 		if !strings.HasPrefix(name, "forge_doors_") {
-			t.Errorf("%s exports %s; want only the forge_doors_ ABI", ModuleFile, name)
+			t.Errorf("%s exports %s; want only the forge_doors_ ABI", moduleFile, name)
 		}
 	}
 	libs, err := f.ImportedLibraries()
@@ -61,7 +61,7 @@ func TestModuleDLL(t *testing.T) {
 	}
 	for _, lib := range libs {
 		if l := strings.ToLower(lib); l != "kernel32.dll" && l != "msvcrt.dll" && !strings.HasPrefix(l, "api-ms-win-crt-") {
-			t.Errorf("%s imports %s; want only system DLLs (a game folder has no mingw runtime)", ModuleFile, lib)
+			t.Errorf("%s imports %s; want only system DLLs (a game folder has no mingw runtime)", moduleFile, lib)
 		}
 	}
 	ver, err := os.ReadFile(filepath.Join(dist, "modules", filepath.FromSlash(VersionPath())))
@@ -69,7 +69,7 @@ func TestModuleDLL(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(ver, VersionFileContents()) {
-		t.Errorf("%s = %q; want %q", VersionFile, ver, VersionFileContents())
+		t.Errorf("%s = %q; want %q", versionFile, ver, VersionFileContents())
 	}
 }
 

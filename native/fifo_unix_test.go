@@ -25,7 +25,7 @@ func TestCheckGatesDirFIFO(t *testing.T) {
 	go func() { done <- CheckGatesDir(dir) }()
 	select {
 	case g := <-done:
-		if g.Mods[0].Mod != ModForge || g.Mods[0].State != ModUnreadable || g.DoorAutomation {
+		if g.Mods[0].Mod != ModForge || g.Mods[0].State != modUnreadable || g.DoorAutomation {
 			t.Fatalf("CheckGatesDir with a FIFO as %s's version.txt = %+v; want it unreadable", ModForge, g.Mods[0])
 		}
 	case <-time.After(10 * time.Second):

@@ -42,8 +42,8 @@ const (
 	ModOK         ModState = "ok"         // at least the minimum version
 	ModOld        ModState = "old"        // older than the minimum
 	ModMissing    ModState = "missing"    // no version.txt
-	ModUnreadable ModState = "unreadable" // version.txt could not be read
-	ModInvalid    ModState = "invalid"    // version.txt is not one SemVer line
+	modUnreadable ModState = "unreadable" // version.txt could not be read
+	modInvalid    ModState = "invalid"    // version.txt is not one SemVer line
 )
 
 // ModVersion is the gate's finding for one mod: its version (empty when
@@ -127,13 +127,13 @@ func readMod(mods fs.FS, mod, minimum string) ModVersion {
 		mv.Reason = fmt.Sprintf("%s is not installed (no %s); install %s %s or newer", mod, name, mod, minimum)
 		return mv
 	case err != nil:
-		mv.State = ModUnreadable
+		mv.State = modUnreadable
 		mv.Reason = fmt.Sprintf("cannot read %s: %v", name, err)
 		return mv
 	}
 	v, written, err := parseVersionLine(b)
 	if err != nil {
-		mv.State = ModInvalid
+		mv.State = modInvalid
 		mv.Version = text.Escape(written)
 		mv.Reason = fmt.Sprintf("%s: %q: %v; it should hold one version line such as %s", name, written, err, minimum)
 		return mv

@@ -49,7 +49,7 @@ func TestCheckGates(t *testing.T) {
 		{name: "a leading v, as mods tag releases", forge: "v0.4.0\n", lobby: "v0.19.2\r\n", loader: "V0.9.8",
 			doors: true, lifts: true, states: [3]ModState{ModOK, ModOK, ModOK}},
 		{name: "invalid versions", forge: "vv0.4.0\n", lobby: "0.19.2\n0.19.3\n", loader: "\n",
-			states:  [3]ModState{ModInvalid, ModInvalid, ModInvalid},
+			states:  [3]ModState{modInvalid, modInvalid, modInvalid},
 			reasons: []string{"MJOLNIRForge/version.txt", "more than one line", "empty"}},
 	}
 	for _, tt := range tests {
@@ -86,7 +86,7 @@ func TestCheckGates(t *testing.T) {
 func TestCheckGatesInvalidShowsTheValue(t *testing.T) {
 	g := CheckGates(modsFS("0.4.0\n", "v0.19\n", "0.9.8\n"))
 	lobby := g.Mods[1]
-	if lobby.State != ModInvalid || lobby.Version != "v0.19" || !strings.Contains(lobby.Reason, `MJOLNIRLobby/version.txt: "v0.19": not a semantic version`) {
+	if lobby.State != modInvalid || lobby.Version != "v0.19" || !strings.Contains(lobby.Reason, `MJOLNIRLobby/version.txt: "v0.19": not a semantic version`) {
 		t.Errorf("CheckGates(v0.19) lobby = %+v; want invalid, version v0.19, the value in the reason", lobby)
 	}
 }
@@ -95,7 +95,7 @@ func TestCheckGatesUnreadable(t *testing.T) {
 	m := modsFS("0.4.0\n", "0.19.2\n", "0.9.8\n")
 	m["MJOLNIRForge/version.txt"] = &fstest.MapFile{Data: []byte(strings.Repeat("1", maxVersionFile+1))}
 	g := CheckGates(m)
-	if g.Mods[0].State != ModUnreadable || g.DoorAutomation {
+	if g.Mods[0].State != modUnreadable || g.DoorAutomation {
 		t.Errorf("CheckGates with a huge version.txt: %+v; want unreadable Forge, no doors", g.Mods[0])
 	}
 }

@@ -11,13 +11,13 @@ import "path"
 // The module's files. The release bundle holds them under
 // modules/<ModuleDir>/, and package deploy deploys them to <mods>/<ModuleDir>/.
 const (
-	// ModuleDir is the folder of the module, relative to the mods folder
+	// moduleDir is the folder of the module, relative to the mods folder
 	// and to the bundle's modules/ folder.
-	ModuleDir = "MJOLNIRLobby/dlls"
-	// ModuleFile is the Windows module DLL.
-	ModuleFile = "forge_doors.dll"
-	// VersionFile names the module's version file beside the DLL.
-	VersionFile = "forge_doors.version"
+	moduleDir = "MJOLNIRLobby/dlls"
+	// moduleFile is the Windows module DLL.
+	moduleFile = "forge_doors.dll"
+	// versionFile names the module's version file beside the DLL.
+	versionFile = "forge_doors.version"
 )
 
 // APIVersion is the module's C ABI version, FD_API_VERSION in
@@ -30,8 +30,8 @@ const ModuleVersion = "1.0.0"
 
 // ModulePath returns the slash-separated path of the DLL relative to the
 // mods folder or the bundle's modules/ folder.
-func ModulePath() string { return path.Join(ModuleDir, ModuleFile) }
+func ModulePath() string { return path.Join(moduleDir, moduleFile) }
 
 // VersionPath returns the slash-separated path of the version file
 // relative to the mods folder or the bundle's modules/ folder.
-func VersionPath() string { return path.Join(ModuleDir, VersionFile) }
+func VersionPath() string { return path.Join(moduleDir, versionFile) }

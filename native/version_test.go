@@ -27,18 +27,18 @@ type ModuleInfo struct {
 func ParseVersionFile(b []byte) (ModuleInfo, error) {
 	line, ok := strings.CutSuffix(string(b), "\n")
 	if !ok || strings.ContainsAny(line, "\r\n") {
-		return ModuleInfo{}, fmt.Errorf("%s: want one line ending in a newline", VersionFile)
+		return ModuleInfo{}, fmt.Errorf("%s: want one line ending in a newline", versionFile)
 	}
 	f := strings.Split(line, " ")
 	if len(f) != 4 || f[0] != "forge_doors" || f[2] != "api" {
-		return ModuleInfo{}, fmt.Errorf("%s: want %q, got %q", VersionFile, "forge_doors VERSION api N", line)
+		return ModuleInfo{}, fmt.Errorf("%s: want %q, got %q", versionFile, "forge_doors VERSION api N", line)
 	}
 	if _, err := semver.Parse(f[1]); err != nil {
-		return ModuleInfo{}, fmt.Errorf("%s: %w", VersionFile, err)
+		return ModuleInfo{}, fmt.Errorf("%s: %w", versionFile, err)
 	}
 	api, err := strconv.Atoi(f[3])
 	if err != nil || api < 1 || f[3] != strconv.Itoa(api) {
-		return ModuleInfo{}, fmt.Errorf("%s: api version %q is not a positive integer", VersionFile, f[3])
+		return ModuleInfo{}, fmt.Errorf("%s: api version %q is not a positive integer", versionFile, f[3])
 	}
 	return ModuleInfo{Version: f[1], APIVersion: api}, nil
 }
