@@ -200,7 +200,7 @@ func TestCrashAtEveryStep(t *testing.T) {
 		want[f] = re.inv(f)
 	}
 	wantPaks := listFiles(t, re.paks)
-	wantRejected := listFiles(t, filepath.Join(re.drop, RejectedDir))
+	wantRejected := listFiles(t, filepath.Join(re.drop, rejectedDir))
 	wantKept := listFiles(t, filepath.Join(re.state, store.ArchivesDir))
 	if len(wantRejected) != 4 || len(wantKept) != 4 {
 		t.Fatalf("reference run: rejected %v, kept %v", wantRejected, wantKept)
@@ -246,7 +246,7 @@ func TestCrashAtEveryStep(t *testing.T) {
 				t.Errorf("paks after recovery = %v; want %v", got, wantPaks)
 			}
 			// Every archive accounted for exactly once.
-			if got := listFiles(t, filepath.Join(e.drop, RejectedDir)); !slices.Equal(got, wantRejected) {
+			if got := listFiles(t, filepath.Join(e.drop, rejectedDir)); !slices.Equal(got, wantRejected) {
 				t.Errorf("rejected after recovery = %v; want %v", got, wantRejected)
 			}
 			// Each rejected archive recorded once, with its reasons.
@@ -272,7 +272,7 @@ func TestCrashAtEveryStep(t *testing.T) {
 					t.Errorf("%s holds %v after recovery", d, left)
 				}
 			}
-			if left, _ := ReadyArchives(e.drop); len(left) != 0 {
+			if left, _ := readyArchives(e.drop); len(left) != 0 {
 				t.Errorf("drop still holds %v", left)
 			}
 		})

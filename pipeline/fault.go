@@ -31,12 +31,12 @@ const (
 	RuleFault = "fault"
 )
 
-// FaultRetry is how long an archive that waits for the machine's condition
+// faultRetry is how long an archive that waits for the machine's condition
 // is not claimed again by [Pipeline.Claim] (the watcher's batches, which
 // see it back in drop at once): while a game holds a file, each try would
 // cost the writer a wait. [Pipeline.SyncDrop], an explicit request, tries it
 // at once.
-const FaultRetry = 30 * time.Second
+const faultRetry = 30 * time.Second
 
 // faulted is an archive put back in drop by a fault: not claimed again
 // before retry, and its reason, said again meanwhile.
@@ -139,21 +139,21 @@ func faultReason(err error, file, retry string) rejection.Reason {
 	return r
 }
 
-// WaitError is a change the machine's condition stopped (a file the game
+// waitError is a change the machine's condition stopped (a file the game
 // holds, a full disk) before anything of it was changed: a fault, not a
 // refusal. Reason says what stops it and what to do; nothing finishes the
 // change later behind the user's back. Its kind is errkind.Internal, as
 // every fault's: the request may succeed as sent once the cause is gone.
-type WaitError struct {
+type waitError struct {
 	Reason rejection.Reason
 	err    error
 }
 
-func (e *WaitError) Error() string { return e.Reason.Message }
+func (e *waitError) Error() string { return e.Reason.Message }
 
 // Unwrap gives the kind first, so that it wins over one the cause carries
 // (a damaged kept archive is ErrArchiveMismatch's conflict).
-func (e *WaitError) Unwrap() []error { return []error{errkind.Internal, e.err} }
+func (e *waitError) Unwrap() []error { return []error{errkind.Internal, e.err} }
 
 // changeWaits returns the WaitError of a set apply or a rollback (cause)
 // that err stopped with nothing changed.
@@ -164,5 +164,5 @@ func (p *Pipeline) changeWaits(cause store.Cause, err error) error {
 	}
 	r := faultReason(err, placedFile(err, p.opts.Paks), "nothing changed; "+again+" once that is done")
 	r.Message = what + ": " + r.Message
-	return &WaitError{Reason: r, err: err}
+	return &waitError{Reason: r, err: err}
 }

@@ -136,10 +136,10 @@ func TestUpgradeHeldFileIsFault(t *testing.T) {
 		if !strings.Contains(fe.inv("installed.txt"), "1.0.0") {
 			t.Fatalf("installed.txt = %q; want 1.0.0 still", fe.inv("installed.txt"))
 		}
-		if got, _ := ReadyArchives(fe.drop); len(got) != 1 || got[0] != "a2.zip" {
+		if got, _ := readyArchives(fe.drop); len(got) != 1 || got[0] != "a2.zip" {
 			t.Fatalf("Sync #%d: drop holds %v; want a2.zip waiting", i, got)
 		}
-		if got := listFiles(t, filepath.Join(fe.drop, RejectedDir)); len(got) != 0 {
+		if got := listFiles(t, filepath.Join(fe.drop, rejectedDir)); len(got) != 0 {
 			t.Fatalf("Sync #%d: rejected %v; want nothing", i, got)
 		}
 		if got := listFiles(t, filepath.Join(fe.state, store.ProcessingDir)); len(got) != 0 {
@@ -173,7 +173,7 @@ func TestFullDiskIsFault(t *testing.T) {
 	if o.Result != ResultWaiting || !strings.Contains(o.Reasons[0].Message, "no space left") || !strings.Contains(o.Reasons[0].Message, "waits in drop") {
 		t.Fatalf("a1.zip with the disk full: %s %q; want waiting, saying the disk is full", o.Result, o.Reasons)
 	}
-	if got, _ := ReadyArchives(fe.drop); len(got) != 1 {
+	if got, _ := readyArchives(fe.drop); len(got) != 1 {
 		t.Fatalf("drop holds %v; want a1.zip waiting", got)
 	}
 	fe.set(nil)
@@ -282,7 +282,7 @@ func TestUnpackerNotStartedIsFault(t *testing.T) {
 	if o.Result != ResultWaiting || o.Reasons[0].Rule != RuleFault || !strings.Contains(o.Reasons[0].Message, "start the unpacker") {
 		t.Fatalf("a1.zip with no unpacker: %s %+v; want waiting, naming the unpacker", o.Result, o.Reasons)
 	}
-	if got, _ := ReadyArchives(e.drop); len(got) != 1 {
+	if got, _ := readyArchives(e.drop); len(got) != 1 {
 		t.Fatalf("drop holds %v; want a1.zip waiting", got)
 	}
 	p.opts.Extractor = useIsolation(testIsolation())
@@ -312,7 +312,7 @@ func TestStarvedUnpackerIsFault(t *testing.T) {
 		!strings.Contains(o.Reasons[0].Message, "in its budget of 1 s") {
 		t.Fatalf("a1.zip with a starved unpacker: %s %+v; want waiting, saying the unpacker was starved", o.Result, o.Reasons)
 	}
-	if got, _ := ReadyArchives(e.drop); len(got) != 1 {
+	if got, _ := readyArchives(e.drop); len(got) != 1 {
 		t.Fatalf("drop holds %v; want a1.zip waiting", got)
 	}
 	p.opts.Extractor = useIsolation(testIsolation())
@@ -423,13 +423,13 @@ func TestFaultRetryAtALaterPass(t *testing.T) {
 	// The watcher sees it back in drop at once: no new try, no new wait.
 	// Each batch is a pass of its own, as the daemon's writer makes it.
 	fe.waited = 0
-	now = now.Add(FaultRetry - time.Second)
+	now = now.Add(faultRetry - time.Second)
 	fe.p.BeginPass()
 	sum := mustClaim(t, fe.p, "a2.zip")
 	if o := outcome(t, sum, "a2.zip"); o.Result != ResultWaiting || fe.waited != 0 || !strings.Contains(o.Reasons[0].Message, "held by another program") {
 		t.Fatalf("a2.zip claimed again before FaultRetry: %s %q after waiting %v; want waiting, the same reason, no wait", o.Result, o.Reasons, fe.waited)
 	}
-	if got, _ := ReadyArchives(fe.drop); len(got) != 1 {
+	if got, _ := readyArchives(fe.drop); len(got) != 1 {
 		t.Fatalf("drop holds %v; want a2.zip", got)
 	}
 	// After FaultRetry the next batch tries it again.
@@ -521,7 +521,7 @@ func TestInstallFaultKeepsTheOriginal(t *testing.T) {
 	if got := listFiles(t, filepath.Join(fe.state, store.ProcessingDir)); len(got) != 0 {
 		t.Fatalf("processing holds %v", got)
 	}
-	if got, _ := ReadyArchives(fe.drop); len(got) != 0 {
+	if got, _ := readyArchives(fe.drop); len(got) != 0 {
 		t.Fatalf("drop holds %v; an installed archive is not the drop folder's", got)
 	}
 }

@@ -68,7 +68,7 @@ func TestRejectedLinkIsRefused(t *testing.T) {
 	if err := os.Mkdir(elsewhere, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	link := filepath.Join(e.drop, RejectedDir)
+	link := filepath.Join(e.drop, rejectedDir)
 	if err := os.Symlink(elsewhere, link); err != nil {
 		t.Skip(err)
 	}
@@ -83,7 +83,7 @@ func TestRejectedLinkIsRefused(t *testing.T) {
 		t.Fatalf("files written through the link: %v", got)
 	}
 	// Nothing is lost: the archive waits in drop, and the error says so.
-	if got, _ := ReadyArchives(e.drop); len(got) != 1 || !strings.Contains(err.Error(), "put back in drop") {
+	if got, _ := readyArchives(e.drop); len(got) != 1 || !strings.Contains(err.Error(), "put back in drop") {
 		t.Fatalf("drop holds %v after the failed pass (%v); want the archive back there, and named", got, err)
 	}
 }
@@ -144,7 +144,7 @@ func TestDropInsideStateIsRefused(t *testing.T) {
 		if err == nil {
 			p.Close()
 		}
-		if !errors.Is(err, ErrPlaces) || !strings.Contains(err.Error(), c.drop) {
+		if !errors.Is(err, errPlaces) || !strings.Contains(err.Error(), c.drop) {
 			t.Errorf("Open(drop %s, state %s, paks %s) = %v; want ErrPlaces naming both", c.drop, c.state, c.paks, err)
 		}
 	}

@@ -26,9 +26,9 @@ const (
 	CauseRollback store.Cause = "rollback"
 )
 
-// DefaultKeepGenerations is how many generations the state keeps when
+// defaultKeepGenerations is how many generations the state keeps when
 // Options.KeepGenerations is zero.
-const DefaultKeepGenerations = 10
+const defaultKeepGenerations = 10
 
 // generationPacks returns the installed packs of st as a generation lists
 // them, sorted by id.
@@ -72,7 +72,7 @@ func (t *txn) recordGeneration() error {
 	gens := append(slices.Clip(st.Generations), g)
 	keep := t.p.opts.KeepGenerations
 	if keep <= 0 {
-		keep = DefaultKeepGenerations
+		keep = defaultKeepGenerations
 	}
 	if len(gens) > keep {
 		dropped := gens[:len(gens)-keep]
@@ -158,9 +158,9 @@ type GenerationChange struct {
 	Previous string
 }
 
-// GenerationChanges returns what changed from prev (nil: nothing installed)
+// generationChanges returns what changed from prev (nil: nothing installed)
 // to g, sorted by id.
-func GenerationChanges(prev, g []store.GenerationPack) []GenerationChange {
+func generationChanges(prev, g []store.GenerationPack) []GenerationChange {
 	out := []GenerationChange{}
 	old := make(map[string]store.GenerationPack, len(prev))
 	for _, p := range prev {
@@ -206,7 +206,7 @@ func HistoryOf(gens []store.Generation, keptBytes int64) *History {
 		if i > 0 {
 			prev = gens[i-1].Packs
 		}
-		h.Generations = append(h.Generations, HistoryGeneration{Generation: gens[i], Changes: GenerationChanges(prev, gens[i].Packs)})
+		h.Generations = append(h.Generations, HistoryGeneration{Generation: gens[i], Changes: generationChanges(prev, gens[i].Packs)})
 	}
 	if len(gens) > 0 {
 		h.Current = gens[len(gens)-1].N
@@ -221,16 +221,16 @@ func (p *Pipeline) History() (*History, error) {
 	if err != nil {
 		return nil, err
 	}
-	size, err := KeptBytes(p.store.Dir)
+	size, err := keptBytes(p.store.Dir)
 	if err != nil {
 		return nil, err
 	}
 	return HistoryOf(st.Generations, size), nil
 }
 
-// KeptBytes returns the bytes of every archive kept under the state folder
+// keptBytes returns the bytes of every archive kept under the state folder
 // state: the installed packs' and the kept generations'.
-func KeptBytes(state string) (int64, error) {
+func keptBytes(state string) (int64, error) {
 	entries, err := os.ReadDir(filepath.Join(state, store.ArchivesDir))
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, nil
@@ -267,7 +267,7 @@ func ReadHistory(state string) (*History, error) {
 	if err := json.Unmarshal(data, &sh); err != nil {
 		return nil, fmt.Errorf("read history %s: %w", filepath.Join(state, store.StateFileName), err)
 	}
-	size, err := KeptBytes(state)
+	size, err := keptBytes(state)
 	if err != nil {
 		return nil, err
 	}

@@ -50,7 +50,7 @@ func (e *env) journaled(t *testing.T) bool {
 // what, in the drop path's words, naming no temp file.
 func checkWaits(t *testing.T, err error, what string) {
 	t.Helper()
-	var we *WaitError
+	var we *waitError
 	msg := ""
 	if err != nil {
 		msg = err.Error()
@@ -199,11 +199,11 @@ func TestInterruptedSetWaitsForHeldFile(t *testing.T) {
 	if o := outcome(t, sum, "d1.zip"); !strings.Contains(o.Reasons[0].Message, "interrupted set apply") {
 		t.Fatalf("d1.zip waits for %q; want the interrupted set named", o.Reasons[0].Message)
 	}
-	if got, _ := ReadyArchives(fe.drop); len(got) != 1 || len(listFiles(t, filepath.Join(fe.state, store.ProcessingDir))) != 0 {
+	if got, _ := readyArchives(fe.drop); len(got) != 1 || len(listFiles(t, filepath.Join(fe.state, store.ProcessingDir))) != 0 {
 		t.Fatalf("drop holds %v, processing %v; want d1.zip back in drop", got, listFiles(t, filepath.Join(fe.state, store.ProcessingDir)))
 	}
 	_, err = p.Enable(t.Context(), "pack-a")
-	if we := (*WaitError)(nil); !errors.As(err, &we) || !strings.Contains(err.Error(), "interrupted set apply") {
+	if we := (*waitError)(nil); !errors.As(err, &we) || !strings.Contains(err.Error(), "interrupted set apply") {
 		t.Fatalf("Enable while the set waits = %v; want a WaitError naming it", err)
 	}
 
@@ -375,7 +375,7 @@ func TestDamagedKeptArchive(t *testing.T) {
 	damage()
 	v1[0] = set.add(t, spec{id: "pack-a", version: "1.0.0", content: map[string]string{"a.pak": "a1"}})
 	_, err := p.Rollback(t.Context(), 0)
-	if we := (*WaitError)(nil); !errors.As(err, &we) || errkind.Of(err) != errkind.Internal ||
+	if we := (*waitError)(nil); !errors.As(err, &we) || errkind.Of(err) != errkind.Internal ||
 		!strings.Contains(err.Error(), "kept archive of pack-a 1.0.0 is damaged") {
 		t.Fatalf("Rollback to a damaged kept archive = %v; want a fault saying it is damaged", err)
 	}

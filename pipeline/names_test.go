@@ -38,7 +38,7 @@ func TestNonUTF8Paths(t *testing.T) {
 	// The rejected archive and its note keep the real bytes of its name;
 	// the records served as JSON are valid UTF-8.
 	for _, f := range []string{bad, bad + ".txt"} {
-		if _, err := os.Stat(filepath.Join(e.drop, RejectedDir, f)); err != nil {
+		if _, err := os.Stat(filepath.Join(e.drop, rejectedDir, f)); err != nil {
 			t.Fatalf("rejected archive: %v", err)
 		}
 	}

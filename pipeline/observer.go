@@ -11,7 +11,7 @@ import (
 // each call into an event of its stream (SPEC §8), a command may draw
 // progress. Its methods are called on the writer's goroutine, in the order
 // things happen, with values the observer may keep; they must not block
-// for long. Embed [NopObserver] to hear only some.
+// for long. Embed [nopObserver] to hear only some.
 type Observer interface {
 	// PassStarted: a pass over the drop folder that trigger started
 	// considers archives (those an earlier pass left in processing, in the
@@ -49,45 +49,45 @@ type Observer interface {
 	ModuleDeployed(r deploy.FileReport)
 }
 
-// NopObserver hears nothing: the Observer of a pipeline given none, and
+// nopObserver hears nothing: the Observer of a pipeline given none, and
 // the one to embed in an Observer that hears only some calls.
-type NopObserver struct{}
+type nopObserver struct{}
 
 // PassStarted does nothing.
-func (NopObserver) PassStarted(Trigger, []string) {}
+func (nopObserver) PassStarted(Trigger, []string) {}
 
 // ArchiveClaimed does nothing.
-func (NopObserver) ArchiveClaimed(string, int64) {}
+func (nopObserver) ArchiveClaimed(string, int64) {}
 
 // Extracting does nothing.
-func (NopObserver) Extracting(string, int64, int64) {}
+func (nopObserver) Extracting(string, int64, int64) {}
 
 // PackChanged does nothing.
-func (NopObserver) PackChanged(PackChange) {}
+func (nopObserver) PackChanged(PackChange) {}
 
 // PackInstalled does nothing.
-func (NopObserver) PackInstalled(Outcome) {}
+func (nopObserver) PackInstalled(Outcome) {}
 
 // PackRejected does nothing.
-func (NopObserver) PackRejected(Outcome) {}
+func (nopObserver) PackRejected(Outcome) {}
 
 // Published does nothing.
-func (NopObserver) Published([]string, int) {}
+func (nopObserver) Published([]string, int) {}
 
 // SetApplied does nothing.
-func (NopObserver) SetApplied(SetResult) {}
+func (nopObserver) SetApplied(SetResult) {}
 
 // GenerationRecorded does nothing.
-func (NopObserver) GenerationRecorded(store.Generation) {}
+func (nopObserver) GenerationRecorded(store.Generation) {}
 
 // Warning does nothing.
-func (NopObserver) Warning(string) {}
+func (nopObserver) Warning(string) {}
 
 // PassFinished does nothing.
-func (NopObserver) PassFinished(Pass) {}
+func (nopObserver) PassFinished(Pass) {}
 
 // ModuleDeployed does nothing.
-func (NopObserver) ModuleDeployed(deploy.FileReport) {}
+func (nopObserver) ModuleDeployed(deploy.FileReport) {}
 
 // Trigger is what started a pass over the drop folder.
 type Trigger string

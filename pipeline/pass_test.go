@@ -86,7 +86,7 @@ func TestPassStateWritesBounded(t *testing.T) {
 		// The same names again: kept apart as -2, the first ones kept.
 		next := map[string]Result{}
 		for n := range want {
-			data, err := os.ReadFile(filepath.Join(e.drop, RejectedDir, n))
+			data, err := os.ReadFile(filepath.Join(e.drop, rejectedDir, n))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -251,7 +251,7 @@ func Open(ctx context.Context, opts Options) (*Pipeline, *Summary, error) {
 			return nil, nil, errors.New("pipeline: drop, mods, paks and state folders are all required")
 		}
 	}
-	if err := CheckPlaces(opts.Drop, opts.State, opts.Paks); err != nil {
+	if err := checkPlaces(opts.Drop, opts.State, opts.Paks); err != nil {
 		return nil, nil, err
 	}
 	if opts.Extractor == nil {
@@ -273,7 +273,7 @@ func Open(ctx context.Context, opts Options) (*Pipeline, *Summary, error) {
 	}
 	p := &Pipeline{opts: opts, store: ps, log: opts.Log, obs: opts.Observer}
 	if p.obs == nil {
-		p.obs = NopObserver{}
+		p.obs = nopObserver{}
 	}
 	p.BeginPass()
 	sum, err := p.recover(ctx)
@@ -288,18 +288,18 @@ func Open(ctx context.Context, opts Options) (*Pipeline, *Summary, error) {
 	return p, sum, nil
 }
 
-// ErrPlaces is returned, wrapped with both folders, when the drop folder
+// errPlaces is returned, wrapped with both folders, when the drop folder
 // and the state or paks folder overlap: a sync would then reject its own
 // state files as "not an archive", or claim installed content.
-var ErrPlaces = errors.New("folders overlap")
+var errPlaces = errors.New("folders overlap")
 
-// CheckPlaces refuses a drop folder equal to or inside state or paks, and
+// checkPlaces refuses a drop folder equal to or inside state or paks, and
 // either of those inside drop, naming both, whatever their spelling.
-func CheckPlaces(drop, state, paks string) error {
+func checkPlaces(drop, state, paks string) error {
 	for _, o := range []struct{ name, dir string }{{"state", state}, {"paks", paks}} {
 		if samepath.Overlap(drop, o.dir) {
 			return fmt.Errorf("the drop folder %s and the %s folder %s %w: give each its own folder ([paths] drop and %s in the config)",
-				drop, o.name, o.dir, ErrPlaces, o.name)
+				drop, o.name, o.dir, errPlaces, o.name)
 		}
 	}
 	return nil
@@ -371,7 +371,7 @@ func (p *Pipeline) cleanTemps() {
 		tree      bool   // every folder under it too
 	}
 	folders := []folder{{p.store.Dir, ".", true}, {p.opts.Paks, place.ContentRoot, true},
-		{p.opts.Drop, ".", false}, {p.opts.Drop, RejectedDir, false}, {p.opts.Mods, filepath.Base(InventoryDir(p.opts.Mods)), false}}
+		{p.opts.Drop, ".", false}, {p.opts.Drop, rejectedDir, false}, {p.opts.Mods, filepath.Base(InventoryDir(p.opts.Mods)), false}}
 	for _, d := range deploy.Folders(p.store.Dir, deploy.LuaScripts(p.opts.Mods), p.nativeDeployment()) {
 		if rel, ok := samepath.Within(p.opts.Mods, d); ok && rel != "." {
 			folders = append(folders, folder{p.opts.Mods, rel, false})
@@ -409,7 +409,7 @@ func (p *Pipeline) cleanTemps() {
 // one transaction with one publication. It is an explicit request: the
 // archives waiting for the machine's condition are tried at once.
 func (p *Pipeline) SyncDrop(ctx context.Context) (*Summary, error) {
-	names, err := ReadyArchives(p.opts.Drop)
+	names, err := readyArchives(p.opts.Drop)
 	if err != nil {
 		return nil, err
 	}
@@ -521,7 +521,7 @@ func (p *Pipeline) putBack(names []string, err error) error {
 		if p.faulted == nil {
 			p.faulted = map[string]faulted{}
 		}
-		p.faulted[n] = faulted{retry: p.opts.Now().Add(FaultRetry), reason: reason}
+		p.faulted[n] = faulted{retry: p.opts.Now().Add(faultRetry), reason: reason}
 		back = append(back, n)
 	}
 	if len(back) == 0 {
@@ -731,13 +731,13 @@ func (p *Pipeline) cleanIncoming(st *store.State) error {
 	return nil
 }
 
-// RejectedDir is the folder under drop where rejected archives go; it is
+// rejectedDir is the folder under drop where rejected archives go; it is
 // never scanned.
-const RejectedDir = "rejected"
+const rejectedDir = "rejected"
 
-// ReadyArchives lists the regular files in drop that are not ignored, in
+// readyArchives lists the regular files in drop that are not ignored, in
 // name order. Folders (rejected/ among them) are skipped.
-func ReadyArchives(drop string) ([]string, error) {
+func readyArchives(drop string) ([]string, error) {
 	entries, err := os.ReadDir(drop)
 	if err != nil {
 		return nil, fmt.Errorf("scan drop folder: %w", err)

@@ -45,11 +45,11 @@ func TestSyncInstallsAndPublishes(t *testing.T) {
 		t.Fatalf("content not placed: %q", got)
 	}
 	// Rejections sit beside their reasons; unfinished downloads are left alone.
-	reasons, err := os.ReadFile(filepath.Join(e.drop, RejectedDir, "bad.zip.txt"))
+	reasons, err := os.ReadFile(filepath.Join(e.drop, rejectedDir, "bad.zip.txt"))
 	if err != nil || !strings.Contains(string(reasons), "pieces[0].door.travel_m") {
 		t.Fatalf("bad.zip.txt = %q, %v", reasons, err)
 	}
-	if r, _ := os.ReadFile(filepath.Join(e.drop, RejectedDir, "notes.txt.txt")); !strings.Contains(string(r), "not an archive") {
+	if r, _ := os.ReadFile(filepath.Join(e.drop, rejectedDir, "notes.txt.txt")); !strings.Contains(string(r), "not an archive") {
 		t.Errorf("notes.txt.txt = %q; want not an archive", r)
 	}
 	if got := listFiles(t, e.drop); !slices.Equal(got, []string{"big.zip.part", "rejected/bad.zip", "rejected/bad.zip.txt", "rejected/notes.txt", "rejected/notes.txt.txt"}) {
@@ -97,7 +97,7 @@ func TestVersionRules(t *testing.T) {
 	other.salt = "different bytes"
 	e.dropPack(t, "other.zip", other)
 	mustSync(t, p, map[string]Result{"other.zip": ResultRejected})
-	sum, err := p.Install(t.Context(), filepath.Join(e.drop, RejectedDir, "other.zip"), InstallOptions{Force: true})
+	sum, err := p.Install(t.Context(), filepath.Join(e.drop, rejectedDir, "other.zip"), InstallOptions{Force: true})
 	if err != nil || results(sum)["other.zip"] != ResultReinstalled {
 		t.Fatalf("Install --force = %+v, %v; want reinstalled", sum, err)
 	}
@@ -121,11 +121,11 @@ func TestVersionRules(t *testing.T) {
 		t.Errorf("downgrade reason = %v", sum.Outcomes[0].Reasons)
 	}
 	// An explicit install is held to the same rule without --force.
-	sum, err = p.Install(t.Context(), filepath.Join(e.drop, RejectedDir, "v1-again.zip"), InstallOptions{})
+	sum, err = p.Install(t.Context(), filepath.Join(e.drop, rejectedDir, "v1-again.zip"), InstallOptions{})
 	if err != nil || results(sum)["v1-again.zip"] != ResultRejected {
 		t.Fatalf("Install downgrade without --force = %+v, %v; want rejected", sum, err)
 	}
-	sum, err = p.Install(t.Context(), filepath.Join(e.drop, RejectedDir, "v1-again.zip"), InstallOptions{Force: true})
+	sum, err = p.Install(t.Context(), filepath.Join(e.drop, rejectedDir, "v1-again.zip"), InstallOptions{Force: true})
 	if err != nil || results(sum)["v1-again.zip"] != ResultDowngraded {
 		t.Fatalf("Install --force downgrade = %+v, %v", sum, err)
 	}

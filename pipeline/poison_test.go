@@ -53,7 +53,7 @@ func TestInstallFailureIsRejection(t *testing.T) {
 	if r := rejectedReasons(sum, "blocked.zip"); len(r) != 1 || !strings.HasPrefix(r[0], RuleInstallFailed+": could not install the pack: ") {
 		t.Errorf("reasons = %q; want the install failure", r)
 	}
-	if _, err := os.Stat(filepath.Join(e.drop, RejectedDir, "blocked.zip")); err != nil {
+	if _, err := os.Stat(filepath.Join(e.drop, rejectedDir, "blocked.zip")); err != nil {
 		t.Errorf("rejected archive not in drop/rejected: %v", err)
 	}
 	if got := listFiles(t, filepath.Join(e.state, store.ProcessingDir)); len(got) != 0 {
@@ -95,7 +95,7 @@ func TestLongDropNameIsRejectedBeside(t *testing.T) {
 	p := e.open(t)
 	sum := mustSync(t, p, map[string]Result{name: ResultRejected})
 	t.Logf("warnings: %q", sum.Warnings)
-	got := listFiles(t, filepath.Join(e.drop, RejectedDir))
+	got := listFiles(t, filepath.Join(e.drop, rejectedDir))
 	if len(got) != 2 {
 		t.Fatalf("drop/rejected holds %q; want the archive and its reasons", got)
 	}

@@ -39,10 +39,10 @@ func (t *txn) disposeRejected() error {
 		return nil
 	}
 	p := t.p
-	dir := filepath.Join(p.opts.Drop, RejectedDir)
+	dir := filepath.Join(p.opts.Drop, rejectedDir)
 	// drop/rejected made a link would receive files named by whoever can
 	// drop them, wherever it points.
-	if err := atomicfile.MkdirNoLinks(p.opts.Drop, RejectedDir, 0o755); err != nil {
+	if err := atomicfile.MkdirNoLinks(p.opts.Drop, rejectedDir, 0o755); err != nil {
 		err = fmt.Errorf("reject %s: %w", t.rejectedNames(), err)
 		if errors.Is(err, atomicfile.ErrLink) {
 			return err

@@ -18,7 +18,7 @@ func TestRejectedFilesOfThePlayerKept(t *testing.T) {
 	skipUnderRace(t)
 	e := newEnv(t)
 	p := e.open(t)
-	dir := filepath.Join(e.drop, RejectedDir)
+	dir := filepath.Join(e.drop, rejectedDir)
 	stray := map[string]string{"readme.txt": "my notes\n", "pack.zip.txt": "a list of packs\n"}
 	for n, data := range stray {
 		if err := os.WriteFile(filepath.Join(e.drop, n), []byte(data), 0o644); err != nil {
@@ -61,7 +61,7 @@ func TestRejectedFilesOfThePlayerKept(t *testing.T) {
 // archives Rejections lists: those with their note beside them.
 func TestRejectedCountAsListed(t *testing.T) {
 	e := newEnv(t)
-	dir := filepath.Join(e.drop, RejectedDir)
+	dir := filepath.Join(e.drop, rejectedDir)
 	if err := os.MkdirAll(filepath.Join(dir, "folder"), 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -102,7 +102,7 @@ func (p *Pipeline) recordRejections(recs []rejection.Record) error {
 	for _, r := range recs {
 		added[r.Archive] = true
 	}
-	dir := filepath.Join(p.opts.Drop, RejectedDir)
+	dir := filepath.Join(p.opts.Drop, rejectedDir)
 	old = slices.DeleteFunc(old, func(r rejection.Record) bool {
 		if added[r.Archive] {
 			return true
@@ -133,7 +133,7 @@ func Rejections(drop, state string) ([]rejection.Record, error) {
 	for _, r := range recs {
 		byName[r.Archive] = r
 	}
-	dir := filepath.Join(drop, RejectedDir)
+	dir := filepath.Join(drop, rejectedDir)
 	entries, _ := os.ReadDir(dir)
 	out := []rejection.Record{}
 	for _, e := range entries {
@@ -165,7 +165,7 @@ func Rejections(drop, state string) ([]rejection.Record, error) {
 // folder: status shows only the number, and must not read every record
 // (50,000 rejected files: a second a status) to say it.
 func countRejected(drop string) (int, error) {
-	entries, err := os.ReadDir(filepath.Join(drop, RejectedDir))
+	entries, err := os.ReadDir(filepath.Join(drop, rejectedDir))
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, nil
 	}
@@ -192,7 +192,7 @@ func countRejected(drop string) (int, error) {
 // version are installed is hashed. A failure is logged: the next pass
 // tries again.
 func (p *Pipeline) tidyRejected() {
-	dir := filepath.Join(p.opts.Drop, RejectedDir)
+	dir := filepath.Join(p.opts.Drop, rejectedDir)
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return // no drop/rejected/ yet

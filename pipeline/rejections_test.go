@@ -32,7 +32,7 @@ func TestRejectionReasonsAreData(t *testing.T) {
 	if len(reasons) != 1 || reasons[0].Path != "pieces[0].door.travel_m" || reasons[0].Rule == "" || reasons[0].Line == 0 || reasons[0].Value != "40" {
 		t.Fatalf("reasons = %+v; want the travel_m rule with its path, line and value", reasons)
 	}
-	note, err := os.ReadFile(filepath.Join(e.drop, RejectedDir, "bad.zip.txt"))
+	note, err := os.ReadFile(filepath.Join(e.drop, rejectedDir, "bad.zip.txt"))
 	if want := rejection.Note("bad.zip", "bad.zip", at, reasons); err != nil || string(note) != string(want) {
 		t.Fatalf("bad.zip.txt = %q, %v; want %q", note, err, want)
 	}
@@ -40,7 +40,7 @@ func TestRejectionReasonsAreData(t *testing.T) {
 
 	// Another process reads the same data back, and never the note: a
 	// note edited by hand changes nothing.
-	if err := os.WriteFile(filepath.Join(e.drop, RejectedDir, "bad.zip.txt"), []byte("- edited\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(e.drop, rejectedDir, "bad.zip.txt"), []byte("- edited\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	p = e.open(t)
@@ -52,7 +52,7 @@ func TestRejectionReasonsAreData(t *testing.T) {
 
 	// A rejected archive the user deletes leaves the list, and its record
 	// goes at the next rejection.
-	if err := os.Remove(filepath.Join(e.drop, RejectedDir, "bad.zip")); err != nil {
+	if err := os.Remove(filepath.Join(e.drop, rejectedDir, "bad.zip")); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := Rejections(e.drop, e.state); err != nil || len(got) != 0 {
@@ -92,7 +92,7 @@ func TestNoteOfAnInstallRuleRejection(t *testing.T) {
 	if _, err := p.SyncDrop(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	note, err := os.ReadFile(filepath.Join(e.drop, RejectedDir, "a.zip.txt"))
+	note, err := os.ReadFile(filepath.Join(e.drop, rejectedDir, "a.zip.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}

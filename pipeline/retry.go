@@ -14,9 +14,9 @@ import (
 	"github.com/mjolnir-forge/forgesync/inventory/rejection"
 )
 
-// ErrNotRejected is returned (wrapped) by Retry for a name that is not a
+// errNotRejected is returned (wrapped) by Retry for a name that is not a
 // rejected archive in drop/rejected/.
-var ErrNotRejected = errkind.New(errkind.NotFound, "not a rejected archive")
+var errNotRejected = errkind.New(errkind.NotFound, "not a rejected archive")
 
 // RetryOptions names the rejected archives a retry moves back into drop.
 type RetryOptions struct {
@@ -33,7 +33,7 @@ type RetryOptions struct {
 // A name that is not there refuses the whole call (ErrNotRejected) before
 // anything moves.
 func (p *Pipeline) Retry(o RetryOptions) ([]string, error) {
-	dir := filepath.Join(p.opts.Drop, RejectedDir)
+	dir := filepath.Join(p.opts.Drop, rejectedDir)
 	names := slices.Clone(o.Archives)
 	if o.All {
 		recs, err := Rejections(p.opts.Drop, p.store.Dir)
@@ -50,7 +50,7 @@ func (p *Pipeline) Retry(o RetryOptions) ([]string, error) {
 		names[i] = filepath.Base(n)
 		info, err := os.Lstat(filepath.Join(dir, names[i]))
 		if names[i] == "." || names[i] == ".." || filepath.Ext(names[i]) == ".txt" || err != nil || !info.Mode().IsRegular() {
-			return nil, fmt.Errorf("%s is %w in %s (`forgesync status` lists them)", n, ErrNotRejected, dir)
+			return nil, fmt.Errorf("%s is %w in %s (`forgesync status` lists them)", n, errNotRejected, dir)
 		}
 	}
 	var moved []string
@@ -96,7 +96,7 @@ func (r *Runner) Retry(ctx context.Context, o RetryOptions) (*Summary, error) {
 		if _, err := r.p.Retry(o); err != nil {
 			return nil, err
 		}
-		ready, err := ReadyArchives(r.p.opts.Drop)
+		ready, err := readyArchives(r.p.opts.Drop)
 		if err != nil {
 			return nil, err
 		}

@@ -22,8 +22,8 @@ func TestRetry(t *testing.T) {
 	if _, err := p.SyncDrop(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	rejected := filepath.Join(e.drop, RejectedDir)
-	if _, err := p.Retry(RetryOptions{Archives: []string{"old.zip", "nope.zip"}}); !errors.Is(err, ErrNotRejected) {
+	rejected := filepath.Join(e.drop, rejectedDir)
+	if _, err := p.Retry(RetryOptions{Archives: []string{"old.zip", "nope.zip"}}); !errors.Is(err, errNotRejected) {
 		t.Fatalf("Retry(old.zip, nope.zip) = %v; want ErrNotRejected", err)
 	}
 	if _, err := os.Stat(filepath.Join(rejected, "old.zip")); err != nil {
@@ -71,7 +71,7 @@ func TestStaleNotesGoAtTheNextPass(t *testing.T) {
 	if _, err := p.SyncDrop(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	rejected := filepath.Join(e.drop, RejectedDir)
+	rejected := filepath.Join(e.drop, rejectedDir)
 	os.Remove(filepath.Join(rejected, "gone.zip"))
 	if _, err := p.Install(t.Context(), filepath.Join(rejected, "old.zip"), InstallOptions{Force: true}); err != nil {
 		t.Fatal(err)
@@ -102,7 +102,7 @@ func TestRunnerRejectionsAreFresh(t *testing.T) {
 	if n := len(r.Rejections()); n != 1 || r.Status().Counts.Rejected != 1 {
 		t.Fatalf("rejections = %d; want 1", n)
 	}
-	os.Remove(filepath.Join(e.drop, RejectedDir, "bad.zip"))
+	os.Remove(filepath.Join(e.drop, rejectedDir, "bad.zip"))
 	if n := len(r.Rejections()); n != 0 || r.Status().Counts.Rejected != 0 {
 		t.Errorf("rejections after the player deleted bad.zip = %d, status counts %d; want 0", n, r.Status().Counts.Rejected)
 	}

@@ -16,10 +16,10 @@ import (
 	"github.com/mjolnir-forge/forgesync/sets/lock"
 )
 
-// ErrStopping is returned, at once, by a request that arrives after the
+// errStopping is returned, at once, by a request that arrives after the
 // Runner's Run has stopped (the daemon is shutting down): nothing will
 // take it. Its kind is [errkind.Unavailable].
-var ErrStopping = errkind.New(errkind.Unavailable, "stopping: the writer takes no more requests; try again when the daemon is back")
+var errStopping = errkind.New(errkind.Unavailable, "stopping: the writer takes no more requests; try again when the daemon is back")
 
 // Runner is the single writer in a long-running process: one goroutine
 // (Run) owns the Pipeline and applies requests one transaction at a time,
@@ -154,7 +154,7 @@ func (r *Runner) dequeue(names []string) {
 }
 
 // Run applies requests until ctx ends; it returns nil on cancellation.
-// Requests sent once it has returned fail at once with [ErrStopping].
+// Requests sent once it has returned fail at once with [errStopping].
 func (r *Runner) Run(ctx context.Context) error {
 	defer r.stopOnce.Do(func() { close(r.stopped) })
 	var tick <-chan time.Time
@@ -231,7 +231,7 @@ func (r *Runner) send(ctx context.Context, req request) (*Summary, error) {
 	select {
 	case r.reqs <- req:
 	case <-r.stopped:
-		return nil, ErrStopping
+		return nil, errStopping
 	case <-ctx.Done():
 		return nil, errkind.Wrap(errkind.Busy, ctx.Err())
 	}
@@ -255,7 +255,7 @@ func (r *Runner) Claim(ctx context.Context, names []string) (*Summary, error) {
 // waiting for the machine's condition are tried at once (see FaultRetry).
 func (r *Runner) SyncDrop(ctx context.Context) (*Summary, error) {
 	return r.submit(ctx, func(ctx context.Context) (*Summary, error) {
-		names, err := ReadyArchives(r.p.opts.Drop)
+		names, err := readyArchives(r.p.opts.Drop)
 		if err != nil {
 			return nil, err
 		}

@@ -42,7 +42,7 @@ func TestRunnerStoppedAnswersAtOnce(t *testing.T) {
 	}
 	for _, c := range calls {
 		err := c.call()
-		if errkind.Of(err) != errkind.Unavailable || !errors.Is(err, ErrStopping) || reqCtx.Err() != nil {
+		if errkind.Of(err) != errkind.Unavailable || !errors.Is(err, errStopping) || reqCtx.Err() != nil {
 			t.Fatalf("%s after the writer stopped = %v (kind %v, request context %v); want ErrStopping, unavailable, at once",
 				c.name, err, errkind.Of(err), reqCtx.Err())
 		}

@@ -30,10 +30,10 @@ var (
 	// set or generation needs is neither kept nor given by the source;
 	// its kind is [errkind.Conflict].
 	ErrNoArchive = errkind.New(errkind.Conflict, "archive not available")
-	// ErrArchiveMismatch is returned (wrapped) when an archive's bytes do
+	// errArchiveMismatch is returned (wrapped) when an archive's bytes do
 	// not have the SHA-256 its pin names; nothing is changed. Its kind is
 	// [errkind.Conflict].
-	ErrArchiveMismatch = errkind.New(errkind.Conflict, "archive does not match its sha256")
+	errArchiveMismatch = errkind.New(errkind.Conflict, "archive does not match its sha256")
 	// ErrNoGeneration is returned (wrapped) by Rollback for a generation
 	// the state does not keep; its kind is [errkind.NotFound].
 	ErrNoGeneration = errkind.New(errkind.NotFound, "no such generation")
@@ -339,12 +339,12 @@ func (t *txn) unpackPin(ctx context.Context, kept map[string]string, pin store.G
 				p.log.Warn("a kept archive is damaged; removed", "pack", pin.ID, "archive", path, "sha256", got, "want", pin.SHA256)
 			}
 		}
-		mismatch := fmt.Errorf("apply set: %s %s: %s: sha256 %s, want %s: %w", pin.ID, pin.Version, path, got, pin.SHA256, ErrArchiveMismatch)
+		mismatch := fmt.Errorf("apply set: %s %s: %s: sha256 %s, want %s: %w", pin.ID, pin.Version, path, got, pin.SHA256, errArchiveMismatch)
 		switch {
 		case !fresh && !again && source != nil:
 			p.log.Warn("an archive of the store is damaged; taking it again", "pack", pin.ID, "err", mismatch)
 		case inKept:
-			return nil, nil, &WaitError{err: mismatch, Reason: rejection.Reason{Rule: RuleFault, File: path, Value: mismatch.Error(),
+			return nil, nil, &waitError{err: mismatch, Reason: rejection.Reason{Rule: RuleFault, File: path, Value: mismatch.Error(),
 				Message: fmt.Sprintf("the kept archive of %s %s is damaged (its bytes changed on disk: sha256 %s, want %s) and was removed; nothing changed: drop the pack's archive (or sync a set that pins it) to keep it again, then try again",
 					pin.ID, pin.Version, short(got), short(pin.SHA256))}}
 		default:
@@ -547,7 +547,7 @@ func (t *txn) journaled(ctx context.Context, pin store.GenerationPack, path stri
 		if staged != nil {
 			staged.Remove()
 		}
-		return nil, fmt.Errorf("apply set: %s %s: the journaled archive %s no longer holds the pinned pack: %w", pin.ID, pin.Version, path, ErrArchiveMismatch)
+		return nil, fmt.Errorf("apply set: %s %s: the journaled archive %s no longer holds the pinned pack: %w", pin.ID, pin.Version, path, errArchiveMismatch)
 	}
 	return &prepared{staged: staged, manifest: rep.Manifest}, nil
 }

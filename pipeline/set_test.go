@@ -216,10 +216,10 @@ func TestApplySetRefusedWhole(t *testing.T) {
 		words           []string
 	}{
 		{"over 256 doors", big, false, false, errkind.Refused, []string{"doors-one (100)", "doors-three (100)", "doors-two (100)", "300"}},
-		{"wrong bytes", big[:1], true, false, ErrArchiveMismatch, []string{"doors-one", "want " + big[0].SHA256}},
+		{"wrong bytes", big[:1], true, false, errArchiveMismatch, []string{"doors-one", "want " + big[0].SHA256}},
 		// Bytes that do not unpack are named for what they are, not an
 		// invalid pack.
-		{"damaged bytes", big[:1], false, true, ErrArchiveMismatch, []string{"doors-one", "want " + big[0].SHA256}},
+		{"damaged bytes", big[:1], false, true, errArchiveMismatch, []string{"doors-one", "want " + big[0].SHA256}},
 		{"not kept, no source", []lock.Entry{{ID: "gone-pack", Version: "1.0.0", SHA256: strings.Repeat("ab", 32)}}, false, false, ErrNoArchive, []string{"gone-pack"}},
 		{"version not the archive's", []lock.Entry{{ID: "doors-one", Version: "2.0.0", SHA256: big[0].SHA256}}, false, false, errkind.Refused, []string{"doors-one 2.0.0 is pinned to an archive holding doors-one 1.0.0"}},
 	}
@@ -279,7 +279,7 @@ func TestApplySetRetakesDamagedLeftover(t *testing.T) {
 
 	damage()
 	_, err := p.ApplySet(t.Context(), []lock.Entry{pin}, SetOptions{})
-	if !errors.Is(err, ErrArchiveMismatch) || !strings.Contains(err.Error(), leftover) {
+	if !errors.Is(err, errArchiveMismatch) || !strings.Contains(err.Error(), leftover) {
 		t.Fatalf("ApplySet without a source = %v; want ErrArchiveMismatch naming %s", err, leftover)
 	}
 	if _, err := os.Stat(leftover); !errors.Is(err, fs.ErrNotExist) {

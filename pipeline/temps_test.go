@@ -43,7 +43,7 @@ func TestStartRemovesTempsEverywhere(t *testing.T) {
 	ours := []string{e.state, filepath.Join(e.state, store.ProcessingDir), filepath.Join(e.state, store.ArchivesDir),
 		filepath.Join(e.state, store.ManifestsDir), filepath.Join(e.state, store.IncomingDir), filepath.Join(e.state, store.StagingDir),
 		filepath.Join(e.state, "cache"), filepath.Join(e.state, "cache", "later"),
-		e.drop, filepath.Join(e.drop, RejectedDir), InventoryDir(e.mods),
+		e.drop, filepath.Join(e.drop, rejectedDir), InventoryDir(e.mods),
 		content, filepath.Join(content, "Maps"),
 		deploy.LuaScripts(e.mods).Target, filepath.Join(e.mods, filepath.Dir(filepath.FromSlash(native.ModulePath())))}
 	var temps, kept []string
@@ -65,7 +65,7 @@ func TestStartRemovesTempsEverywhere(t *testing.T) {
 	// or removed as theirs; elsewhere a name that only holds the prefix
 	// stays.
 	for _, d := range []string{e.state, filepath.Join(e.state, store.ManifestsDir), filepath.Join(e.state, "cache", "later"),
-		e.drop, filepath.Join(e.drop, RejectedDir), InventoryDir(e.mods), content, deploy.LuaScripts(e.mods).Target} {
+		e.drop, filepath.Join(e.drop, rejectedDir), InventoryDir(e.mods), content, deploy.LuaScripts(e.mods).Target} {
 		kept = append(kept, filepath.Join(d, "my"+atomicfile.TempPrefix+"file"))
 	}
 	kept = append(kept,

@@ -256,7 +256,7 @@ func (p *Pipeline) newTxn(ctx context.Context, ch *change, cause store.Cause) (*
 	}
 	if ch != nil {
 		if t.blocked != nil {
-			return nil, &WaitError{Reason: *t.blocked, err: errBlocked}
+			return nil, &waitError{Reason: *t.blocked, err: errBlocked}
 		}
 		if err := t.loadPacks(); err != nil {
 			return nil, err
@@ -849,7 +849,7 @@ func (t *txn) wait(name string, out Outcome, reason rejection.Reason, from origi
 		if p.faulted == nil {
 			p.faulted = map[string]faulted{}
 		}
-		p.faulted[name] = faulted{retry: p.opts.Now().Add(FaultRetry), reason: reason}
+		p.faulted[name] = faulted{retry: p.opts.Now().Add(faultRetry), reason: reason}
 	}
 	src := p.store.Path(store.ProcessingDir, name)
 	t.dispose = append(t.dispose, func() error {

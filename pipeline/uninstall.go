@@ -35,8 +35,8 @@ type Uninstalled struct {
 // the player's files: [Uninstall] keeps them unless told otherwise.
 func Dropped(drop string) ([]string, error) {
 	var out []string
-	for _, dir := range []string{drop, filepath.Join(drop, RejectedDir)} {
-		names, err := ReadyArchives(dir)
+	for _, dir := range []string{drop, filepath.Join(drop, rejectedDir)} {
+		names, err := readyArchives(dir)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -195,7 +195,7 @@ func (u *Uninstalled) drop(drop string, deleteDropped bool) error {
 	if err != nil {
 		return fmt.Errorf("uninstall: %w", err)
 	}
-	rejected := filepath.Join(drop, RejectedDir)
+	rejected := filepath.Join(drop, rejectedDir)
 	var remove []string
 	for _, a := range dropped {
 		if filepath.Dir(a) == rejected {
