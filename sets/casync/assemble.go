@@ -40,8 +40,8 @@ type Stats struct {
 	ReusedBytes  int64
 }
 
-// DefaultParallel is how many chunks Assemble works on at once by default.
-const DefaultParallel = 4
+// defaultParallel is how many chunks Assemble works on at once by default.
+const defaultParallel = 4
 
 // maxParallel bounds AssembleOptions.Parallel.
 const maxParallel = 64
@@ -90,7 +90,7 @@ func Assemble(ctx context.Context, dst io.WriterAt, ix *Index, seeds []Seed, sto
 	}
 	par := opt.Parallel
 	if par <= 0 {
-		par = DefaultParallel
+		par = defaultParallel
 	}
 	// Each worker's chunk has a buffer of Max bytes: no more workers than
 	// chunks, nor than maxParallel.
@@ -328,12 +328,12 @@ func checkChunks(ix *Index) error {
 		return errors.New("no index")
 	}
 	if ix.Max > DefaultMaxChunkSize || (len(ix.Chunks) > 0 && ix.Max == 0) {
-		return fmt.Errorf("index maximum chunk size %d is outside 1..%d: %w", ix.Max, DefaultMaxChunkSize, ErrIndexLimit)
+		return fmt.Errorf("index maximum chunk size %d is outside 1..%d: %w", ix.Max, DefaultMaxChunkSize, errIndexLimit)
 	}
 	var end uint64
 	for n, c := range ix.Chunks {
 		if c.Start != end || c.Size == 0 || c.Size > ix.Max {
-			return fmt.Errorf("index chunk %d: start %d, size %d: want start %d and size 1..%d: %w", n, c.Start, c.Size, end, ix.Max, ErrIndexInvalid)
+			return fmt.Errorf("index chunk %d: start %d, size %d: want start %d and size 1..%d: %w", n, c.Start, c.Size, end, ix.Max, errIndexInvalid)
 		}
 		end += c.Size
 	}

@@ -301,7 +301,7 @@ func TestAssembleRefusesABadIndex(t *testing.T) {
 	} {
 		if _, err := Assemble(t.Context(), &recorder{}, ix, nil, nil, AssembleOptions{}); err == nil {
 			t.Errorf("Assemble(%s) = nil error; want the index refused", name)
-		} else if name != "nil" && !errors.Is(err, ErrIndexInvalid) && !errors.Is(err, ErrIndexLimit) {
+		} else if name != "nil" && !errors.Is(err, errIndexInvalid) && !errors.Is(err, errIndexLimit) {
 			t.Errorf("Assemble(%s) = %v; want an index error", name, err)
 		}
 	}

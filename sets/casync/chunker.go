@@ -127,7 +127,7 @@ func MakeSized(ctx context.Context, r io.Reader, w ChunkWriter, min, avg, max ui
 	if err != nil {
 		return nil, err
 	}
-	ix := &Index{Flags: DefaultFlags, Min: min, Avg: avg, Max: max}
+	ix := &Index{Flags: defaultFlags, Min: min, Avg: avg, Max: max}
 	var start uint64
 	for {
 		if err := ctx.Err(); err != nil {

@@ -27,7 +27,7 @@ func TestMakeChunksWithinBounds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ix.Min != DefaultMin || ix.Avg != DefaultAvg || ix.Max != DefaultMax || ix.Flags != DefaultFlags {
+	if ix.Min != DefaultMin || ix.Avg != DefaultAvg || ix.Max != DefaultMax || ix.Flags != defaultFlags {
 		t.Fatalf("Make header = %d/%d/%d flags %#x", ix.Min, ix.Avg, ix.Max, ix.Flags)
 	}
 	if ix.Length() != uint64(len(data)) || len(w.chunks) != len(ix.Chunks) {

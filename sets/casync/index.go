@@ -23,16 +23,16 @@ const (
 	formatTable           = 0xe75b9e112f17417d // CA_FORMAT_TABLE
 	formatTableTailMarker = 0x4b4f050e5549ecd1 // CA_FORMAT_TABLE_TAIL_MARKER
 
-	// FlagSHA512256 is the index feature flag that says chunk ids are
+	// flagSHA512256 is the index feature flag that says chunk ids are
 	// SHA-512/256 digests (casync's CA_FORMAT_SHA512_256); an index
 	// without it names chunks by SHA-256, which this package does not read.
-	FlagSHA512256 = 0x2000000000000000
-	// FlagExcludeNoDump is casync's CA_FORMAT_EXCLUDE_NODUMP, which desync
+	flagSHA512256 = 0x2000000000000000
+	// flagExcludeNoDump is casync's CA_FORMAT_EXCLUDE_NODUMP, which desync
 	// sets in every index it makes.
-	FlagExcludeNoDump = 0x8000000000000000
-	// DefaultFlags are the feature flags `desync make` writes for a plain
+	flagExcludeNoDump = 0x8000000000000000
+	// defaultFlags are the feature flags `desync make` writes for a plain
 	// file (not a catar archive).
-	DefaultFlags = FlagExcludeNoDump | FlagSHA512256
+	defaultFlags = flagExcludeNoDump | flagSHA512256
 
 	indexHeaderSize = 48 // CaFormatIndex: header (16) and four uint64
 	tableHeaderSize = 16 // CaFormatTable's header; its size field is MaxUint64
@@ -48,12 +48,12 @@ const (
 
 // The default [Limits].
 const (
-	// DefaultMaxChunks bounds the chunks of an index read with zero
+	// defaultMaxChunks bounds the chunks of an index read with zero
 	// Limits: 2^20 chunks of the default average size describe 64 GiB, and
 	// hold about 48 MiB of [Chunk] values.
-	DefaultMaxChunks = 1 << 20
-	// DefaultMaxLength bounds the length of the file an index describes.
-	DefaultMaxLength = 1 << 40
+	defaultMaxChunks = 1 << 20
+	// defaultMaxLength bounds the length of the file an index describes.
+	defaultMaxLength = 1 << 40
 	// DefaultMaxChunkSize bounds the maximum chunk size an index may
 	// declare: a chunk is held in memory whole while it is checked.
 	DefaultMaxChunkSize = 4 << 20
@@ -61,13 +61,13 @@ const (
 
 // Errors callers can test for with errors.Is.
 var (
-	// ErrIndexInvalid is returned by ReadIndex for bytes that are not a
+	// errIndexInvalid is returned by ReadIndex for bytes that are not a
 	// well-formed casync index (bad magic, sizes outside the declared
 	// bounds, offsets that do not increase, a bad tail, trailing bytes).
-	ErrIndexInvalid = errors.New("invalid casync index")
-	// ErrIndexLimit is returned by ReadIndex for a well-formed index over
+	errIndexInvalid = errors.New("invalid casync index")
+	// errIndexLimit is returned by ReadIndex for a well-formed index over
 	// the caller's Limits (too many chunks, too long, chunks too large).
-	ErrIndexLimit = errors.New("casync index over the limits")
+	errIndexLimit = errors.New("casync index over the limits")
 	// ErrChunkInvalid is returned for a chunk whose bytes are not what its
 	// id and size say: not zstd, larger than allowed, another digest.
 	ErrChunkInvalid = errors.New("invalid casync chunk")
@@ -121,7 +121,7 @@ type Chunk struct {
 // starting where the one before ends, and the chunk size bounds from the
 // header.
 type Index struct {
-	// Flags are the header's feature flags; zero writes [DefaultFlags].
+	// Flags are the header's feature flags; zero writes [defaultFlags].
 	Flags         uint64
 	Min, Avg, Max uint64
 	Chunks        []Chunk
@@ -167,10 +167,10 @@ func LimitsFor(length int64) (Limits, uint64) {
 
 func (l Limits) withDefaults() Limits {
 	if l.MaxChunks <= 0 {
-		l.MaxChunks = DefaultMaxChunks
+		l.MaxChunks = defaultMaxChunks
 	}
 	if l.MaxLength == 0 {
-		l.MaxLength = DefaultMaxLength
+		l.MaxLength = defaultMaxLength
 	}
 	if l.MaxChunkSize == 0 {
 		l.MaxChunkSize = DefaultMaxChunkSize
@@ -192,31 +192,31 @@ func ReadIndex(r io.Reader, lim Limits) (*Index, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var hdr [indexHeaderSize + tableHeaderSize]byte
 	if n, err := io.ReadFull(br, hdr[:]); err != nil {
-		return nil, indexErr(int64(n), -1, ErrIndexInvalid, "truncated header: %d of %d bytes", n, len(hdr))
+		return nil, indexErr(int64(n), -1, errIndexInvalid, "truncated header: %d of %d bytes", n, len(hdr))
 	}
 	le := binary.LittleEndian
 	u := func(off int) uint64 { return le.Uint64(hdr[off:]) }
 	if v := u(0); v != indexHeaderSize {
-		return nil, indexErr(0, -1, ErrIndexInvalid, "index header size %d, want %d", v, indexHeaderSize)
+		return nil, indexErr(0, -1, errIndexInvalid, "index header size %d, want %d", v, indexHeaderSize)
 	}
 	if v := u(8); v != formatIndex {
-		return nil, indexErr(8, -1, ErrIndexInvalid, "index header type %#x, want %#x (not a casync index)", v, uint64(formatIndex))
+		return nil, indexErr(8, -1, errIndexInvalid, "index header type %#x, want %#x (not a casync index)", v, uint64(formatIndex))
 	}
 	ix := &Index{Flags: u(16), Min: u(24), Avg: u(32), Max: u(40)}
-	if ix.Flags&FlagSHA512256 == 0 {
-		return nil, indexErr(16, -1, ErrIndexInvalid, "feature flags %#x name SHA-256 chunk ids; only SHA-512/256 is read", ix.Flags)
+	if ix.Flags&flagSHA512256 == 0 {
+		return nil, indexErr(16, -1, errIndexInvalid, "feature flags %#x name SHA-256 chunk ids; only SHA-512/256 is read", ix.Flags)
 	}
 	if ix.Min < 1 || ix.Min > ix.Avg || ix.Avg > ix.Max {
-		return nil, indexErr(24, -1, ErrIndexInvalid, "chunk size bounds min %d, avg %d, max %d do not satisfy 1 <= min <= avg <= max", ix.Min, ix.Avg, ix.Max)
+		return nil, indexErr(24, -1, errIndexInvalid, "chunk size bounds min %d, avg %d, max %d do not satisfy 1 <= min <= avg <= max", ix.Min, ix.Avg, ix.Max)
 	}
 	if ix.Max > lim.MaxChunkSize {
-		return nil, indexErr(40, -1, ErrIndexLimit, "maximum chunk size %d is over the limit %d", ix.Max, lim.MaxChunkSize)
+		return nil, indexErr(40, -1, errIndexLimit, "maximum chunk size %d is over the limit %d", ix.Max, lim.MaxChunkSize)
 	}
 	if v := u(48); v != math.MaxUint64 {
-		return nil, indexErr(48, -1, ErrIndexInvalid, "table header size %#x, want %#x", v, uint64(math.MaxUint64))
+		return nil, indexErr(48, -1, errIndexInvalid, "table header size %#x, want %#x", v, uint64(math.MaxUint64))
 	}
 	if v := u(56); v != formatTable {
-		return nil, indexErr(56, -1, ErrIndexInvalid, "table header type %#x, want %#x", v, uint64(formatTable))
+		return nil, indexErr(56, -1, errIndexInvalid, "table header type %#x, want %#x", v, uint64(formatTable))
 	}
 
 	var item [tableItemSize]byte
@@ -224,7 +224,7 @@ func ReadIndex(r io.Reader, lim Limits) (*Index, error) {
 	pos := int64(len(hdr))
 	for n := 0; ; n++ {
 		if k, err := io.ReadFull(br, item[:]); err != nil {
-			return nil, indexErr(pos+int64(k), n, ErrIndexInvalid, "truncated table: the entry or tail at byte %d has %d of %d bytes", pos, k, tableItemSize)
+			return nil, indexErr(pos+int64(k), n, errIndexInvalid, "truncated table: the entry or tail at byte %d has %d of %d bytes", pos, k, tableItemSize)
 		}
 		offset := le.Uint64(item[:])
 		if offset == 0 {
@@ -235,23 +235,23 @@ func ReadIndex(r io.Reader, lim Limits) (*Index, error) {
 			break
 		}
 		if n >= lim.MaxChunks {
-			return nil, indexErr(pos, n, ErrIndexLimit, "more than %d chunks", lim.MaxChunks)
+			return nil, indexErr(pos, n, errIndexLimit, "more than %d chunks", lim.MaxChunks)
 		}
 		if offset <= end {
-			return nil, indexErr(pos, n, ErrIndexInvalid, "offset %d does not increase past %d", offset, end)
+			return nil, indexErr(pos, n, errIndexInvalid, "offset %d does not increase past %d", offset, end)
 		}
 		if offset > lim.MaxLength {
-			return nil, indexErr(pos, n, ErrIndexLimit, "offset %d is past the length limit %d", offset, lim.MaxLength)
+			return nil, indexErr(pos, n, errIndexLimit, "offset %d is past the length limit %d", offset, lim.MaxLength)
 		}
 		size := offset - end
 		if size > ix.Max {
-			return nil, indexErr(pos, n, ErrIndexInvalid, "size %d is over the maximum %d", size, ix.Max)
+			return nil, indexErr(pos, n, errIndexInvalid, "size %d is over the maximum %d", size, ix.Max)
 		}
 		// Only the last chunk may be smaller than Min: a small chunk is
 		// refused as soon as another one follows it.
 		if n > 0 {
 			if prev := ix.Chunks[n-1]; prev.Size < ix.Min {
-				return nil, indexErr(pos-tableItemSize, n-1, ErrIndexInvalid, "size %d is under the minimum %d and it is not the last chunk", prev.Size, ix.Min)
+				return nil, indexErr(pos-tableItemSize, n-1, errIndexInvalid, "size %d is under the minimum %d and it is not the last chunk", prev.Size, ix.Min)
 			}
 		}
 		c := Chunk{Start: end, Size: size}
@@ -262,7 +262,7 @@ func ReadIndex(r io.Reader, lim Limits) (*Index, error) {
 	}
 	var one [1]byte
 	if k, _ := io.ReadFull(br, one[:]); k != 0 {
-		return nil, indexErr(pos, -1, ErrIndexInvalid, "trailing bytes after the table's tail (first %#02x)", one[0])
+		return nil, indexErr(pos, -1, errIndexInvalid, "trailing bytes after the table's tail (first %#02x)", one[0])
 	}
 	return ix, nil
 }
@@ -273,17 +273,17 @@ func ReadIndex(r io.Reader, lim Limits) (*Index, error) {
 func checkTail(tail []byte, n int, pos int64) error {
 	le := binary.LittleEndian
 	if v := le.Uint64(tail[8:]); v != 0 {
-		return indexErr(pos+8, n, ErrIndexInvalid, "table tail: second zero fill is %#x", v)
+		return indexErr(pos+8, n, errIndexInvalid, "table tail: second zero fill is %#x", v)
 	}
 	if v := le.Uint64(tail[16:]); v != indexHeaderSize {
-		return indexErr(pos+16, n, ErrIndexInvalid, "table tail: index offset %d, want %d", v, indexHeaderSize)
+		return indexErr(pos+16, n, errIndexInvalid, "table tail: index offset %d, want %d", v, indexHeaderSize)
 	}
 	want := uint64(tableHeaderSize + tableItemSize*n + tableItemSize)
 	if v := le.Uint64(tail[24:]); v != want {
-		return indexErr(pos+24, n, ErrIndexInvalid, "table tail: table size %d, want %d for %d chunks", v, want, n)
+		return indexErr(pos+24, n, errIndexInvalid, "table tail: table size %d, want %d for %d chunks", v, want, n)
 	}
 	if v := le.Uint64(tail[32:]); v != formatTableTailMarker {
-		return indexErr(pos+32, n, ErrIndexInvalid, "table tail: marker %#x, want %#x", v, uint64(formatTableTailMarker))
+		return indexErr(pos+32, n, errIndexInvalid, "table tail: marker %#x, want %#x", v, uint64(formatTableTailMarker))
 	}
 	return nil
 }
@@ -307,7 +307,7 @@ func (ix *Index) WriteTo(w io.Writer) (int64, error) {
 	var buf [indexHeaderSize + tableHeaderSize]byte
 	flags := ix.Flags
 	if flags == 0 {
-		flags = DefaultFlags
+		flags = defaultFlags
 	}
 	for i, v := range []uint64{indexHeaderSize, formatIndex, flags, ix.Min, ix.Avg, ix.Max, math.MaxUint64, formatTable} {
 		le.PutUint64(buf[8*i:], v)

@@ -48,7 +48,7 @@ func TestIndexRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatalf("ReadIndex(WriteTo(%d chunks)) = %v", len(ix.Chunks), err)
 		}
-		if got.Flags != DefaultFlags || got.Min != ix.Min || got.Avg != ix.Avg || got.Max != ix.Max || len(got.Chunks) != len(ix.Chunks) {
+		if got.Flags != defaultFlags || got.Min != ix.Min || got.Avg != ix.Avg || got.Max != ix.Max || len(got.Chunks) != len(ix.Chunks) {
 			t.Fatalf("ReadIndex = %+v; want %+v", got, ix)
 		}
 		for i := range ix.Chunks {
@@ -85,31 +85,31 @@ func TestReadIndexRefuses(t *testing.T) {
 		kind error
 		want string // in the message: where, which rule, what value
 	}{
-		{"empty input", nil, Limits{}, ErrIndexInvalid, "byte 0: truncated header: 0 of 64"},
-		{"header size", patch(good, 0, 49), Limits{}, ErrIndexInvalid, "byte 0: index header size 49, want 48"},
-		{"not an index", patch(good, 8, 0x1396fabcea5bbb51), Limits{}, ErrIndexInvalid, "header type 0x1396fabcea5bbb51"},
-		{"sha256 ids", patch(good, 16, FlagExcludeNoDump), Limits{}, ErrIndexInvalid, "byte 16: feature flags 0x8000000000000000 name SHA-256"},
-		{"min zero", patch(good, 24, 0), Limits{}, ErrIndexInvalid, "min 0, avg 65536, max 262144"},
-		{"min over avg", patch(good, 24, DefaultAvg+1), Limits{}, ErrIndexInvalid, "min 65537, avg 65536"},
-		{"avg over max", patch(good, 32, DefaultMax+1), Limits{}, ErrIndexInvalid, "avg 262145, max 262144"},
-		{"max over the limit", patch(good, 40, 1<<40), Limits{}, ErrIndexLimit, "byte 40: maximum chunk size 1099511627776 is over the limit 4194304"},
-		{"max over a caller's limit", good, Limits{MaxChunkSize: 128 << 10}, ErrIndexLimit, "maximum chunk size 262144 is over the limit 131072"},
-		{"table size", patch(good, 48, 56), Limits{}, ErrIndexInvalid, "byte 48: table header size 0x38"},
-		{"table type", patch(good, 56, 7), Limits{}, ErrIndexInvalid, "byte 56: table header type 0x7"},
-		{"chunk over max", patch(good, entry(1), DefaultAvg+DefaultMax+1), Limits{}, ErrIndexInvalid, "byte 104, chunk 1: size 262145 is over the maximum 262144"},
-		{"chunk under min, not last", patch(good, entry(1), DefaultAvg+100), Limits{}, ErrIndexInvalid, "byte 104, chunk 1: size 100 is under the minimum 16384 and it is not the last chunk"},
-		{"offset repeats", patch(good, entry(2), 2*DefaultAvg), Limits{}, ErrIndexInvalid, "byte 144, chunk 2: offset 131072 does not increase past 131072"},
-		{"offset goes back", patch(good, entry(2), 100), Limits{}, ErrIndexInvalid, "chunk 2: offset 100 does not increase past 131072"},
-		{"too many chunks", good, Limits{MaxChunks: 3}, ErrIndexLimit, "byte 184, chunk 3: more than 3 chunks"},
-		{"too long", good, Limits{MaxLength: 3 * DefaultAvg}, ErrIndexLimit, "chunk 3: offset 197608 is past the length limit 196608"},
-		{"truncated entry", good[:entry(2)+20], Limits{}, ErrIndexInvalid, "byte 164, chunk 2: truncated table: the entry or tail at byte 144 has 20 of 40 bytes"},
-		{"truncated tail", good[:len(good)-1], Limits{}, ErrIndexInvalid, "chunk 4: truncated table: the entry or tail at byte 224 has 39 of 40"},
-		{"no tail", good[:tail], Limits{}, ErrIndexInvalid, "byte 224, chunk 4: truncated table"},
-		{"tail fill", patch(good, tail+8, 1), Limits{}, ErrIndexInvalid, "byte 232, chunk 4: table tail: second zero fill is 0x1"},
-		{"tail index offset", patch(good, tail+16, 64), Limits{}, ErrIndexInvalid, "byte 240, chunk 4: table tail: index offset 64, want 48"},
-		{"tail table size", patch(good, tail+24, 1e12), Limits{}, ErrIndexInvalid, "byte 248, chunk 4: table tail: table size 1000000000000, want 216 for 4 chunks"},
-		{"tail marker", patch(good, tail+32, 0x57446fa533702943), Limits{}, ErrIndexInvalid, "byte 256, chunk 4: table tail: marker 0x57446fa533702943, want 0x4b4f050e5549ecd1"},
-		{"trailing bytes", append(bytes.Clone(good), 0xAB), Limits{}, ErrIndexInvalid, "byte 264: trailing bytes after the table's tail (first 0xab)"},
+		{"empty input", nil, Limits{}, errIndexInvalid, "byte 0: truncated header: 0 of 64"},
+		{"header size", patch(good, 0, 49), Limits{}, errIndexInvalid, "byte 0: index header size 49, want 48"},
+		{"not an index", patch(good, 8, 0x1396fabcea5bbb51), Limits{}, errIndexInvalid, "header type 0x1396fabcea5bbb51"},
+		{"sha256 ids", patch(good, 16, flagExcludeNoDump), Limits{}, errIndexInvalid, "byte 16: feature flags 0x8000000000000000 name SHA-256"},
+		{"min zero", patch(good, 24, 0), Limits{}, errIndexInvalid, "min 0, avg 65536, max 262144"},
+		{"min over avg", patch(good, 24, DefaultAvg+1), Limits{}, errIndexInvalid, "min 65537, avg 65536"},
+		{"avg over max", patch(good, 32, DefaultMax+1), Limits{}, errIndexInvalid, "avg 262145, max 262144"},
+		{"max over the limit", patch(good, 40, 1<<40), Limits{}, errIndexLimit, "byte 40: maximum chunk size 1099511627776 is over the limit 4194304"},
+		{"max over a caller's limit", good, Limits{MaxChunkSize: 128 << 10}, errIndexLimit, "maximum chunk size 262144 is over the limit 131072"},
+		{"table size", patch(good, 48, 56), Limits{}, errIndexInvalid, "byte 48: table header size 0x38"},
+		{"table type", patch(good, 56, 7), Limits{}, errIndexInvalid, "byte 56: table header type 0x7"},
+		{"chunk over max", patch(good, entry(1), DefaultAvg+DefaultMax+1), Limits{}, errIndexInvalid, "byte 104, chunk 1: size 262145 is over the maximum 262144"},
+		{"chunk under min, not last", patch(good, entry(1), DefaultAvg+100), Limits{}, errIndexInvalid, "byte 104, chunk 1: size 100 is under the minimum 16384 and it is not the last chunk"},
+		{"offset repeats", patch(good, entry(2), 2*DefaultAvg), Limits{}, errIndexInvalid, "byte 144, chunk 2: offset 131072 does not increase past 131072"},
+		{"offset goes back", patch(good, entry(2), 100), Limits{}, errIndexInvalid, "chunk 2: offset 100 does not increase past 131072"},
+		{"too many chunks", good, Limits{MaxChunks: 3}, errIndexLimit, "byte 184, chunk 3: more than 3 chunks"},
+		{"too long", good, Limits{MaxLength: 3 * DefaultAvg}, errIndexLimit, "chunk 3: offset 197608 is past the length limit 196608"},
+		{"truncated entry", good[:entry(2)+20], Limits{}, errIndexInvalid, "byte 164, chunk 2: truncated table: the entry or tail at byte 144 has 20 of 40 bytes"},
+		{"truncated tail", good[:len(good)-1], Limits{}, errIndexInvalid, "chunk 4: truncated table: the entry or tail at byte 224 has 39 of 40"},
+		{"no tail", good[:tail], Limits{}, errIndexInvalid, "byte 224, chunk 4: truncated table"},
+		{"tail fill", patch(good, tail+8, 1), Limits{}, errIndexInvalid, "byte 232, chunk 4: table tail: second zero fill is 0x1"},
+		{"tail index offset", patch(good, tail+16, 64), Limits{}, errIndexInvalid, "byte 240, chunk 4: table tail: index offset 64, want 48"},
+		{"tail table size", patch(good, tail+24, 1e12), Limits{}, errIndexInvalid, "byte 248, chunk 4: table tail: table size 1000000000000, want 216 for 4 chunks"},
+		{"tail marker", patch(good, tail+32, 0x57446fa533702943), Limits{}, errIndexInvalid, "byte 256, chunk 4: table tail: marker 0x57446fa533702943, want 0x4b4f050e5549ecd1"},
+		{"trailing bytes", append(bytes.Clone(good), 0xAB), Limits{}, errIndexInvalid, "byte 264: trailing bytes after the table's tail (first 0xab)"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -159,7 +159,7 @@ func TestReadIndexStopsAtTheLimit(t *testing.T) {
 	for _, lim := range []Limits{{MaxChunks: 1000}, {MaxLength: 1000 * DefaultMax}} {
 		src := &endlessTable{head: head}
 		_, err := ReadIndex(src, lim)
-		if !errors.Is(err, ErrIndexLimit) || !strings.Contains(err.Error(), "chunk 1000:") {
+		if !errors.Is(err, errIndexLimit) || !strings.Contains(err.Error(), "chunk 1000:") {
 			t.Fatalf("ReadIndex(10^12 chunks, %+v) = %v; want the limit at chunk 1000", lim, err)
 		}
 		// What it read is the 1,001 entries and at most one buffer more.
