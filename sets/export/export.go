@@ -57,7 +57,7 @@ func lockFor(name string, packs []Kept, template string) (*lock.Lock, error) {
 	if template == "" {
 		template = DefaultURLTemplate
 	}
-	if err := CheckTemplate(template); err != nil {
+	if err := checkTemplate(template); err != nil {
 		return nil, err
 	}
 	l := &lock.Lock{Name: name}
@@ -66,7 +66,7 @@ func lockFor(name string, packs []Kept, template string) (*lock.Lock, error) {
 		if err != nil {
 			return nil, fmt.Errorf("kept archive of %s %s: %w", k.ID, k.Version, err)
 		}
-		u, err := ExpandURL(template, k.SHA256, k.Ext)
+		u, err := expandURL(template, k.SHA256, k.Ext)
 		if err != nil {
 			return nil, err
 		}
@@ -313,7 +313,7 @@ func checkIndexed(ctx context.Context, path string, ix *casync.Index, p lock.Pac
 // bytes give an error wrapping lock.ErrWrongBytes.
 func exportIndex(ctx context.Context, pdir, path string, p lock.Pack, template string, store *countingStore) (ref *lock.IndexRef, made bool, err error) {
 	ipath := filepath.Join(pdir, p.SHA256+casync.IndexExt)
-	u, err := ExpandURL(template, p.SHA256, casync.IndexExt)
+	u, err := expandURL(template, p.SHA256, casync.IndexExt)
 	if err != nil {
 		return nil, false, err
 	}

@@ -12,21 +12,21 @@ import (
 // archive is: beside the lock, by content.
 const DefaultURLTemplate = "packs/{sha256}{ext}"
 
-// CheckTemplate reports why a URL template cannot name every pack's
+// checkTemplate reports why a URL template cannot name every pack's
 // archive: it must hold {sha256} (one URL per archive), may hold {ext},
 // nothing else in braces, and expand to a URL that a lock accepts.
-func CheckTemplate(template string) error {
+func checkTemplate(template string) error {
 	if !strings.Contains(template, "{sha256}") {
 		return fmt.Errorf("URL template %q: %w: it must contain {sha256}, so that each archive has its own URL", template, lock.ErrURL)
 	}
-	_, err := ExpandURL(template, strings.Repeat("0", 64), ".zip")
+	_, err := expandURL(template, strings.Repeat("0", 64), ".zip")
 	return err
 }
 
-// ExpandURL fills a URL template's {sha256} and {ext} (the archive's
+// expandURL fills a URL template's {sha256} and {ext} (the archive's
 // extension with its dot, e.g. ".tar.zst"), and checks that the result is
 // a URL a lock accepts.
-func ExpandURL(template, sha256, ext string) (string, error) {
+func expandURL(template, sha256, ext string) (string, error) {
 	out := strings.NewReplacer("{sha256}", sha256, "{ext}", ext).Replace(template)
 	if i := strings.IndexAny(out, "{}"); i >= 0 {
 		return "", fmt.Errorf("URL template %q: %w: only {sha256} and {ext} are filled in", template, lock.ErrURL)

@@ -10,19 +10,19 @@ import (
 )
 
 func TestExpandURL(t *testing.T) {
-	got, err := ExpandURL("https://cdn.example.org/forge/{sha256}{ext}", settest.HashA, ".tar.zst")
+	got, err := expandURL("https://cdn.example.org/forge/{sha256}{ext}", settest.HashA, ".tar.zst")
 	if err != nil || got != "https://cdn.example.org/forge/"+settest.HashA+".tar.zst" {
 		t.Errorf("ExpandURL = %q, %v", got, err)
 	}
-	if got, err := ExpandURL(DefaultURLTemplate, settest.HashA, ".zip"); err != nil || got != "packs/"+settest.HashA+".zip" {
+	if got, err := expandURL(DefaultURLTemplate, settest.HashA, ".zip"); err != nil || got != "packs/"+settest.HashA+".zip" {
 		t.Errorf("ExpandURL(default) = %q, %v", got, err)
 	}
 	for _, bad := range []string{"https://cdn.example.org/forge/x.zip", "https://x.org/{id}/{sha256}", "ftp://x.org/{sha256}", "packs/{sha256} {ext}"} {
-		if err := CheckTemplate(bad); !errors.Is(err, lock.ErrURL) {
+		if err := checkTemplate(bad); !errors.Is(err, lock.ErrURL) {
 			t.Errorf("CheckTemplate(%q) = %v; want ErrURL", bad, err)
 		}
 	}
-	if err := CheckTemplate(DefaultURLTemplate); err != nil {
+	if err := checkTemplate(DefaultURLTemplate); err != nil {
 		t.Errorf("CheckTemplate(default) = %v", err)
 	}
 }
