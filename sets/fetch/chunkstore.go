@@ -15,9 +15,9 @@ import (
 	"github.com/mjolnir-forge/forgesync/sets/lock"
 )
 
-// ErrChunk is wrapped when no chunk store mirror gave a chunk's right
+// errChunk is wrapped when no chunk store mirror gave a chunk's right
 // bytes.
-var ErrChunk = errors.New("chunk not available")
+var errChunk = errors.New("chunk not available")
 
 // chunkStall is how long one chunk's transfer may go without a byte; a
 // chunk is at most a few hundred KiB, so a mirror that keeps it longer is
@@ -29,27 +29,27 @@ const chunkStall = 30 * time.Second
 type lateRebuild struct{ d time.Duration }
 
 func (e lateRebuild) Error() string {
-	return fmt.Sprintf("%v: the rebuild ran past its deadline of %v, the time one attempt at the whole archive may take", ErrTooSlow, e.d)
+	return fmt.Sprintf("%v: the rebuild ran past its deadline of %v, the time one attempt at the whole archive may take", errTooSlow, e.d)
 }
 
 // Is reports whether target is ErrTooSlow.
-func (e lateRebuild) Is(target error) bool { return target == ErrTooSlow }
+func (e lateRebuild) Is(target error) bool { return target == errTooSlow }
 
-// MaxCompressedChunk is the most bytes a chunk file of size uncompressed
+// maxCompressedChunk is the most bytes a chunk file of size uncompressed
 // bytes may have: zstd's worst case for incompressible data (its
 // ZSTD_COMPRESSBOUND, size + size/256 + a little) plus room for a frame
 // header and checksum. A larger answer is refused unread.
-func MaxCompressedChunk(size uint64) uint64 { return size + size>>7 + 1<<10 }
+func maxCompressedChunk(size uint64) uint64 { return size + size>>7 + 1<<10 }
 
 // ChunkStore fetches chunks from a lock's chunk store (SPEC §10.2a) over
 // HTTP, or from a folder for a lock read from a folder: each mirror in
 // order, at BASE/xxxx/<id>.cacnk, with a Fetcher's client, tries and
 // back-off. A 4xx moves to the next mirror; connection errors, timeouts and
-// 5xx are tried again first. A response over [MaxCompressedChunk] of the
+// 5xx are tried again first. A response over [maxCompressedChunk] of the
 // chunk's size, or one that does not decompress to the chunk's bytes
 // (casync.DecodeChunk checks the digest), moves to the next mirror. A chunk
 // is held to the rules of an archive's download: the Fetcher's minimum
-// rate over its window and a deadline per attempt ([AttemptDeadline] of
+// rate over its window and a deadline per attempt ([attemptDeadline] of
 // the chunk's bound); a mirror too slow for one chunk is given up for the
 // rest of the store's chunks. It implements casync.Store and is safe for
 // concurrent use.
@@ -74,7 +74,7 @@ type ChunkStore struct {
 func (f *Fetcher) NewChunkStore(base Source, refs []string) (*ChunkStore, error) {
 	s := &ChunkStore{f: f, client: f.mirrorClient(base)}
 	for _, ref := range refs {
-		src, err := Resolve(base, ref)
+		src, err := resolve(base, ref)
 		if err != nil {
 			return nil, fmt.Errorf("chunk store: %w", err)
 		}
@@ -107,7 +107,7 @@ func (s *ChunkStore) GetChunk(ctx context.Context, id casync.ChunkID, size uint6
 		var err error
 		shown := m.Redacted()
 		if s.slow[i].Load() {
-			errs = append(errs, fmt.Sprintf("%s: given up as %v earlier in this rebuild", rejection.Escape(shown), ErrTooSlow))
+			errs = append(errs, fmt.Sprintf("%s: given up as %v earlier in this rebuild", rejection.Escape(shown), errTooSlow))
 			continue
 		}
 		if m.Path != "" {
@@ -121,20 +121,20 @@ func (s *ChunkStore) GetChunk(ctx context.Context, id casync.ChunkID, size uint6
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)
 		}
-		if errors.Is(err, ErrTooSlow) {
+		if errors.Is(err, errTooSlow) {
 			s.slow[i].Store(true)
 		}
 		errs = append(errs, fmt.Sprintf("%s: %v", rejection.Escape(shown), err))
 	}
 	if len(errs) == 0 {
-		return nil, fmt.Errorf("chunk %s: %w: the lock names no chunk store", name, ErrChunk)
+		return nil, fmt.Errorf("chunk %s: %w: the lock names no chunk store", name, errChunk)
 	}
-	return nil, fmt.Errorf("chunk %s: %w: %s", name, ErrChunk, strings.Join(errs, "; "))
+	return nil, fmt.Errorf("chunk %s: %w: %s", name, errChunk, strings.Join(errs, "; "))
 }
 
 // fromURL returns one mirror's chunk.
 func (s *ChunkStore) fromURL(ctx context.Context, u string, id casync.ChunkID, size uint64) ([]byte, error) {
-	data, err := s.f.smallGet(ctx, s.client, u, MaxCompressedChunk(size), &s.requests, &s.wire)
+	data, err := s.f.smallGet(ctx, s.client, u, maxCompressedChunk(size), &s.requests, &s.wire)
 	if err != nil {
 		return nil, err
 	}
@@ -171,8 +171,8 @@ func (f *Fetcher) smallOnce(ctx context.Context, client *http.Client, u string, 
 	stall := pos(f.Stall, chunkStall)
 	watchdog := time.AfterFunc(stall, func() { cancel(errStalled) })
 	defer watchdog.Stop()
-	minRate := pos(f.MinRate, DefaultMinRate)
-	deadline := AttemptDeadline(int64(limit), minRate)
+	minRate := pos(f.MinRate, defaultMinRate)
+	deadline := attemptDeadline(int64(limit), minRate)
 	late := time.AfterFunc(deadline, func() { cancel(deadlineError{deadline}) })
 	defer late.Stop()
 	start := f.now()
@@ -201,14 +201,14 @@ func (f *Fetcher) smallOnce(ctx context.Context, client *http.Client, u string, 
 		return nil, permanent(fmt.Errorf("unexpected answer %s", rejection.Escape(resp.Status)))
 	}
 	if resp.ContentLength > int64(limit) {
-		return nil, permanent(fmt.Errorf("%w: the server sends %d bytes, over the limit of %d", ErrTooLarge, resp.ContentLength, limit))
+		return nil, permanent(fmt.Errorf("%w: the server sends %d bytes, over the limit of %d", errTooLarge, resp.ContentLength, limit))
 	}
 	size := int64(limit) + 1 // unknown: the transfer is never taken as done
 	if resp.ContentLength >= 0 {
 		size = resp.ContentLength
 	}
 	body := &pacedReader{r: &watchedReader{r: resp.Body, reset: func() { watchdog.Reset(stall) }}, size: size,
-		pace: &pace{now: f.now, start: start, deadline: deadline, minRate: minRate, window: pos(f.RateWindow, DefaultRateWindow), winStart: f.now()}}
+		pace: &pace{now: f.now, start: start, deadline: deadline, minRate: minRate, window: pos(f.RateWindow, defaultRateWindow), winStart: f.now()}}
 	data, err := io.ReadAll(io.LimitReader(body, int64(limit)+1))
 	if wire != nil {
 		wire.Add(int64(len(data)))
@@ -222,7 +222,7 @@ func (f *Fetcher) smallOnce(ctx context.Context, client *http.Client, u string, 
 		return nil, fmt.Errorf("transfer cut at %d bytes: %w", len(data), err)
 	}
 	if uint64(len(data)) > limit {
-		return nil, permanent(fmt.Errorf("%w: over the limit of %d bytes", ErrTooLarge, limit))
+		return nil, permanent(fmt.Errorf("%w: over the limit of %d bytes", errTooLarge, limit))
 	}
 	return data, nil
 }

@@ -19,18 +19,18 @@ import (
 	"github.com/mjolnir-forge/forgesync/sets/lock"
 )
 
-// ErrNoSeed is wrapped when the machine keeps no earlier archive of a pack
+// errNoSeed is wrapped when the machine keeps no earlier archive of a pack
 // to rebuild a newer one from: the archive is downloaded whole.
-var ErrNoSeed = errors.New("no earlier archive of the pack is kept")
+var errNoSeed = errors.New("no earlier archive of the pack is kept")
 
 // noSeedsError is ErrNoSeed for a pack of which the machine has no earlier
 // version at all (its first install), as against seeds that could not be
 // read.
 type noSeedsError struct{ id string }
 
-func (e noSeedsError) Error() string { return fmt.Sprintf("%v (%s)", ErrNoSeed, e.id) }
+func (e noSeedsError) Error() string { return fmt.Sprintf("%v (%s)", errNoSeed, e.id) }
 
-func (e noSeedsError) Unwrap() error { return ErrNoSeed }
+func (e noSeedsError) Unwrap() error { return errNoSeed }
 
 // Seed is an earlier archive of a pack that the machine keeps.
 type Seed struct {
@@ -79,7 +79,7 @@ type DeltaStats struct {
 // fetchDelta rebuilds p's archive into dst from seeds and the chunk store,
 // checked as a whole download is, or returns why it could not. The whole
 // rebuild (its index, seeds and chunks) may take no longer than one attempt
-// at the whole archive ([AttemptDeadline] of its size): past that, by the
+// at the whole archive ([attemptDeadline] of its size): past that, by the
 // wall clock or the Fetcher's, it ends with an error matching ErrTooSlow,
 // and the caller downloads the archive whole.
 func (f *Fetcher) fetchDelta(ctx context.Context, base Source, p lock.Pack, dst string) (*Result, error) {
@@ -94,7 +94,7 @@ func (f *Fetcher) fetchDelta(ctx context.Context, base Source, p lock.Pack, dst 
 	if len(seeds) == 0 {
 		return nil, noSeedsError{p.ID}
 	}
-	deadline := AttemptDeadline(p.Size, pos(f.MinRate, DefaultMinRate))
+	deadline := attemptDeadline(p.Size, pos(f.MinRate, defaultMinRate))
 	due := f.now().Add(deadline)
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -102,7 +102,7 @@ func (f *Fetcher) fetchDelta(ctx context.Context, base Source, p lock.Pack, dst 
 	defer late.Stop()
 	r, err := f.rebuild(ctx, base, p, dst, seeds, due, deadline)
 	if err != nil {
-		if c := context.Cause(ctx); errors.Is(c, ErrTooSlow) {
+		if c := context.Cause(ctx); errors.Is(c, errTooSlow) {
 			return nil, fmt.Errorf("rebuild from chunks: %w", c)
 		}
 		return nil, err
@@ -135,7 +135,7 @@ func (f *Fetcher) rebuild(ctx context.Context, base Source, p lock.Pack, dst str
 		cs = append(cs, casync.Seed{Path: s.Path, Index: six})
 	}
 	if len(cs) == 0 {
-		return nil, fmt.Errorf("%w: %w", ErrNoSeed, errors.Join(seedErrs...))
+		return nil, fmt.Errorf("%w: %w", errNoSeed, errors.Join(seedErrs...))
 	}
 	shown := "chunks"
 	if len(store.mirrors) > 0 {
@@ -200,7 +200,7 @@ func (f *Fetcher) deltaLog() *slog.Logger {
 // lock's SHA-256 and its chunks against the archive's pinned size.
 func (f *Fetcher) fetchIndex(ctx context.Context, client *http.Client, base Source, p lock.Pack, requests, wire *atomic.Int64) ([]byte, *casync.Index, error) {
 	lim, maxBytes := casync.LimitsFor(p.Size)
-	src, err := Resolve(base, p.Index.URL)
+	src, err := resolve(base, p.Index.URL)
 	if err != nil {
 		return nil, nil, fmt.Errorf("chunk index: %w", err)
 	}

@@ -199,7 +199,7 @@ func TestFetchDeltaFaults(t *testing.T) {
 		}, "decompresses to more than"},
 		{"chunk over the compressed bound", func(t *testing.T, s *deltaSite, f *Fetcher) {
 			p, c := s.newChunk(t)
-			s.m.files[p] = make([]byte, MaxCompressedChunk(c.Size)+1)
+			s.m.files[p] = make([]byte, maxCompressedChunk(c.Size)+1)
 		}, "over the limit"},
 		{"index of other bytes", func(t *testing.T, s *deltaSite, f *Fetcher) {
 			p := "/" + s.l.Packs[0].Index.URL

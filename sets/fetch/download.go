@@ -171,11 +171,11 @@ func (d *download) restart() error {
 func (d *download) attempt(ctx context.Context) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	stall := pos(d.f.Stall, DefaultStall)
+	stall := pos(d.f.Stall, defaultStall)
 	watchdog := time.AfterFunc(stall, func() { cancel(errStalled) })
 	defer watchdog.Stop()
-	minRate := pos(d.f.MinRate, DefaultMinRate)
-	deadline := AttemptDeadline(d.pack.Size-d.have, minRate)
+	minRate := pos(d.f.MinRate, defaultMinRate)
+	deadline := attemptDeadline(d.pack.Size-d.have, minRate)
 	late := time.AfterFunc(deadline, func() { cancel(deadlineError{deadline}) })
 	defer late.Stop()
 	start := d.f.now()
@@ -276,7 +276,7 @@ func (d *download) receive(ctx context.Context, r io.Reader, watchdog *time.Time
 		d.report()
 	}
 	d.pace = &pace{now: d.f.now, start: start, deadline: deadline, minRate: minRate,
-		window: pos(d.f.RateWindow, DefaultRateWindow), winStart: d.f.now(), winBytes: d.have}
+		window: pos(d.f.RateWindow, defaultRateWindow), winStart: d.f.now(), winBytes: d.have}
 	body := &watchedReader{r: r, reset: func() { watchdog.Reset(stall) }}
 	if err := d.copy(body); err != nil {
 		if c := context.Cause(ctx); errors.Is(c, errStalled) {

@@ -21,45 +21,45 @@ import (
 
 // Defaults of a Fetcher.
 const (
-	// MaxConcurrency is the most archives fetched at once (SPEC §10.2).
-	MaxConcurrency = 4
-	// DefaultTries is how often one mirror is tried for a failure that may
+	// maxConcurrency is the most archives fetched at once (SPEC §10.2).
+	maxConcurrency = 4
+	// defaultTries is how often one mirror is tried for a failure that may
 	// pass (a connection error, a timeout, a 5xx, a cut transfer).
-	DefaultTries = 4
-	// DefaultInitialDelay is the first back-off delay; it doubles per try,
+	defaultTries = 4
+	// defaultInitialDelay is the first back-off delay; it doubles per try,
 	// with ±50% jitter, up to DefaultMaxDelay.
-	DefaultInitialDelay = 500 * time.Millisecond
-	// DefaultMaxDelay bounds one back-off delay.
-	DefaultMaxDelay = 15 * time.Second
-	// DefaultStall is how long a transfer may go without a byte before
+	defaultInitialDelay = 500 * time.Millisecond
+	// defaultMaxDelay bounds one back-off delay.
+	defaultMaxDelay = 15 * time.Second
+	// defaultStall is how long a transfer may go without a byte before
 	// the attempt fails as a timeout.
-	DefaultStall = 30 * time.Second
-	// DefaultMinRate is the slowest a transfer may be, in bytes per
+	defaultStall = 30 * time.Second
+	// defaultMinRate is the slowest a transfer may be, in bytes per
 	// second averaged over DefaultRateWindow: a mirror below it (say, a
 	// byte every two seconds, which the stall watchdog never catches) is
 	// given up for the next one, not retried.
-	DefaultMinRate = 16 << 10
-	// DefaultRateWindow is how long the rate is averaged over.
-	DefaultRateWindow = 30 * time.Second
-	// DefaultAttemptSlack is added to the time the archive's remaining
+	defaultMinRate = 16 << 10
+	// defaultRateWindow is how long the rate is averaged over.
+	defaultRateWindow = 30 * time.Second
+	// defaultAttemptSlack is added to the time the archive's remaining
 	// bytes take at the minimum rate to give one attempt's deadline
-	// (see [AttemptDeadline]).
-	DefaultAttemptSlack = 2 * time.Minute
+	// (see [attemptDeadline]).
+	defaultAttemptSlack = 2 * time.Minute
 	// progressStep is how many bytes pass between two progress reports.
 	progressStep = 256 << 10
 )
 
 // Errors of fetching, wrapped with the URL and the details.
 var (
-	// ErrAllMirrorsFailed is matched by a *FetchError: no mirror of a pack
+	// errAllMirrorsFailed is matched by a *FetchError: no mirror of a pack
 	// gave its archive.
-	ErrAllMirrorsFailed = errors.New("every mirror failed")
-	// ErrTooLarge is returned when a lock or a signature is over its
+	errAllMirrorsFailed = errors.New("every mirror failed")
+	// errTooLarge is returned when a lock or a signature is over its
 	// limit.
-	ErrTooLarge = errors.New("too large")
-	// ErrTooSlow is returned when a mirror sends below the minimum rate,
+	errTooLarge = errors.New("too large")
+	// errTooSlow is returned when a mirror sends below the minimum rate,
 	// or an attempt runs past its deadline: the next mirror is tried.
-	ErrTooSlow = errors.New("too slow")
+	errTooSlow = errors.New("too slow")
 )
 
 // Progress is one report of a download: how many of an archive's bytes
@@ -141,9 +141,9 @@ type Result struct {
 	Fallback string
 }
 
-// Attempt is one mirror's failure for one pack; URL is redacted (see
+// attempt is one mirror's failure for one pack; URL is redacted (see
 // lock.Redact).
-type Attempt struct {
+type attempt struct {
 	URL   string `json:"url"`
 	Tries int    `json:"tries"`
 	Err   error  `json:"-"`
@@ -151,15 +151,15 @@ type Attempt struct {
 	Reason string `json:"reason"`
 }
 
-// FetchError says why a pack could not be fetched: every mirror, in order,
+// fetchError says why a pack could not be fetched: every mirror, in order,
 // with what went wrong.
-type FetchError struct {
+type fetchError struct {
 	Pack     lock.Pack
-	Attempts []Attempt
+	Attempts []attempt
 }
 
 // Error names the pack and each URL with why it failed.
-func (e *FetchError) Error() string {
+func (e *fetchError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "download %s %s: every mirror failed", e.Pack.ID, e.Pack.Version)
 	if len(e.Attempts) == 0 {
@@ -175,10 +175,10 @@ func (e *FetchError) Error() string {
 }
 
 // Is reports whether target is ErrAllMirrorsFailed.
-func (e *FetchError) Is(target error) bool { return target == ErrAllMirrorsFailed }
+func (e *fetchError) Is(target error) bool { return target == errAllMirrorsFailed }
 
 // Unwrap returns each mirror's error.
-func (e *FetchError) Unwrap() []error {
+func (e *fetchError) Unwrap() []error {
 	errs := make([]error, len(e.Attempts))
 	for i, a := range e.Attempts {
 		errs[i] = a.Err
@@ -200,7 +200,7 @@ var defaultClient = &http.Client{Transport: &http.Transport{
 	TLSHandshakeTimeout:   15 * time.Second,
 	ResponseHeaderTimeout: 30 * time.Second,
 	IdleConnTimeout:       90 * time.Second,
-	MaxIdleConnsPerHost:   MaxConcurrency,
+	MaxIdleConnsPerHost:   maxConcurrency,
 	ForceAttemptHTTP2:     true,
 }}
 
@@ -244,13 +244,13 @@ func (f *Fetcher) now() time.Time {
 	return time.Now()
 }
 
-// AttemptDeadline is how long one attempt at a mirror may take to send
+// attemptDeadline is how long one attempt at a mirror may take to send
 // remaining bytes at minRate bytes per second (0: DefaultMinRate):
 // DefaultAttemptSlack for the request and the first bytes, plus the
 // bytes at the minimum rate.
-func AttemptDeadline(remaining, minRate int64) time.Duration {
-	minRate = pos(minRate, DefaultMinRate)
-	return DefaultAttemptSlack + time.Duration(remaining/minRate)*time.Second
+func attemptDeadline(remaining, minRate int64) time.Duration {
+	minRate = pos(minRate, defaultMinRate)
+	return defaultAttemptSlack + time.Duration(remaining/minRate)*time.Second
 }
 
 func pos[T int | int64 | time.Duration](v, def T) T {
@@ -277,7 +277,7 @@ func (f *Fetcher) Fetch(ctx context.Context, base Source, packs []lock.Pack) ([]
 	results := make([]*Result, len(packs))
 	errs := make([]error, len(packs))
 	var g errgroup.Group
-	g.SetLimit(min(pos(f.Concurrency, MaxConcurrency), MaxConcurrency))
+	g.SetLimit(min(pos(f.Concurrency, maxConcurrency), maxConcurrency))
 	for i, p := range packs {
 		g.Go(func() error {
 			r, err := f.fetchPack(ctx, base, p)
@@ -331,14 +331,14 @@ func (f *Fetcher) fetchPack(ctx context.Context, base Source, p lock.Pack) (*Res
 		switch {
 		case errors.As(err, &first):
 			f.deltaLog().Info("downloading the whole archive: no earlier version of the pack to rebuild it from", "pack", p.ID, "version", p.Version)
-		case errors.Is(err, ErrNoSeed):
+		case errors.Is(err, errNoSeed):
 			f.deltaLog().Info("downloading the whole archive: the delta update could not be used", "pack", p.ID, "version", p.Version, "err", err)
 		default:
 			fallback = err.Error()
 			f.deltaLog().Info("downloading the whole archive: the delta update could not be used", "pack", p.ID, "version", p.Version, "err", err)
 		}
 	}
-	fe := &FetchError{Pack: p}
+	fe := &fetchError{Pack: p}
 	if base.OCI != "" {
 		// A set in a registry: the archive is the blob by its SHA-256,
 		// whatever URLs its lock names.
@@ -354,7 +354,7 @@ func (f *Fetcher) fetchPack(ctx context.Context, base Source, p lock.Pack) (*Res
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)
 		}
-		fe.Attempts = append(fe.Attempts, Attempt{URL: src.OCI, Tries: tries, Err: err, Reason: err.Error()})
+		fe.Attempts = append(fe.Attempts, attempt{URL: src.OCI, Tries: tries, Err: err, Reason: err.Error()})
 		return nil, fe
 	}
 	client := f.mirrorClient(base)
@@ -362,9 +362,9 @@ func (f *Fetcher) fetchPack(ctx context.Context, base Source, p lock.Pack) (*Res
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)
 		}
-		src, err := Resolve(base, ref)
+		src, err := resolve(base, ref)
 		if err != nil {
-			fe.Attempts = append(fe.Attempts, Attempt{URL: lock.Redact(ref), Tries: 0, Err: err, Reason: err.Error()})
+			fe.Attempts = append(fe.Attempts, attempt{URL: lock.Redact(ref), Tries: 0, Err: err, Reason: err.Error()})
 			continue
 		}
 		tries, err := f.fetchFrom(ctx, client, p, src, dst, fallback, nil)
@@ -374,7 +374,7 @@ func (f *Fetcher) fetchPack(ctx context.Context, base Source, p lock.Pack) (*Res
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)
 		}
-		fe.Attempts = append(fe.Attempts, Attempt{URL: src.Redacted(), Tries: tries, Err: err, Reason: err.Error()})
+		fe.Attempts = append(fe.Attempts, attempt{URL: src.Redacted(), Tries: tries, Err: err, Reason: err.Error()})
 	}
 	return nil, fe
 }

@@ -187,8 +187,8 @@ func TestFetch500ThenOK(t *testing.T) {
 	if got := len(m.requests()); got != 2 {
 		t.Errorf("server saw %d requests; want 2 (500, then 200)", got)
 	}
-	if s.count() != 1 || s.d[0] < DefaultInitialDelay/2 || s.d[0] > DefaultInitialDelay*3/2 {
-		t.Errorf("back-off delays = %v; want one of %s ±50%%", s.d, DefaultInitialDelay)
+	if s.count() != 1 || s.d[0] < defaultInitialDelay/2 || s.d[0] > defaultInitialDelay*3/2 {
+		t.Errorf("back-off delays = %v; want one of %s ±50%%", s.d, defaultInitialDelay)
 	}
 	checkLanded(t, f.Dir, map[string][]byte{p.SHA256: data})
 }
@@ -205,7 +205,7 @@ func TestFetchBackoffGrows(t *testing.T) {
 	f, s := newFetcher(t)
 	f.Tries = 6
 	_, err := f.Fetch(t.Context(), Source{}, []lock.Pack{p})
-	if !errors.Is(err, ErrAllMirrorsFailed) || !strings.Contains(err.Error(), "502 Bad Gateway (6 tries)") {
+	if !errors.Is(err, errAllMirrorsFailed) || !strings.Contains(err.Error(), "502 Bad Gateway (6 tries)") {
 		t.Fatalf("Fetch = %v; want every mirror failed after 6 tries", err)
 	}
 	if len(s.d) != 5 {
@@ -213,7 +213,7 @@ func TestFetchBackoffGrows(t *testing.T) {
 	}
 	// Doubling with ±50% jitter: each delay lies in [0.5, 1.5] × 2^i × initial.
 	for i, d := range s.d {
-		base := DefaultInitialDelay << i
+		base := defaultInitialDelay << i
 		if d < base/2 || d > base*3/2 {
 			t.Errorf("delay %d = %s; want %s ±50%%", i, d, base)
 		}
@@ -408,7 +408,7 @@ func TestFetchEveryMirrorDown(t *testing.T) {
 	f, _ := newFetcher(t)
 	f.Tries = 3
 	res, err := f.Fetch(t.Context(), Source{}, []lock.Pack{p})
-	if len(res) != 0 || !errors.Is(err, ErrAllMirrorsFailed) {
+	if len(res) != 0 || !errors.Is(err, errAllMirrorsFailed) {
 		t.Fatalf("Fetch = %+v, %v; want every mirror failed", res, err)
 	}
 	msg := err.Error()
@@ -426,7 +426,7 @@ func TestFetchEveryMirrorDown(t *testing.T) {
 	if len(gone.requests()) != 1 || len(sick.requests()) != 3 {
 		t.Errorf("404 mirror asked %d times (want 1), 503 mirror %d times (want 3)", len(gone.requests()), len(sick.requests()))
 	}
-	var fe *FetchError
+	var fe *fetchError
 	if !errors.As(err, &fe) || len(fe.Attempts) != 4 {
 		t.Errorf("FetchError = %+v", fe)
 	}
@@ -454,7 +454,7 @@ func TestFetchAtMostFourAtOnce(t *testing.T) {
 		_, err := f.Fetch(t.Context(), Source{}, packs)
 		done <- err
 	}()
-	for range MaxConcurrency {
+	for range maxConcurrency {
 		select {
 		case <-arrived:
 		case <-time.After(10 * time.Second):
@@ -465,8 +465,8 @@ func TestFetchAtMostFourAtOnce(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("Fetch = %v", err)
 	}
-	if m.maxIn != MaxConcurrency {
-		t.Errorf("the server saw %d requests at once; want %d", m.maxIn, MaxConcurrency)
+	if m.maxIn != maxConcurrency {
+		t.Errorf("the server saw %d requests at once; want %d", m.maxIn, maxConcurrency)
 	}
 	if len(settest.DirNames(t, f.Dir)) != 10 {
 		t.Errorf("landed %d archives; want 10", len(settest.DirNames(t, f.Dir)))
@@ -602,7 +602,7 @@ func TestFetchTooSlowError(t *testing.T) {
 	clock := &stepClock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), step: 10 * time.Second}
 	f.Now = clock.now
 	_, err := f.Fetch(t.Context(), Source{}, []lock.Pack{p})
-	if !errors.Is(err, ErrTooSlow) || !strings.Contains(err.Error(), "below the minimum of 16384 bytes/s") {
+	if !errors.Is(err, errTooSlow) || !strings.Contains(err.Error(), "below the minimum of 16384 bytes/s") {
 		t.Errorf("Fetch(trickling mirror) = %v; want ErrTooSlow naming the minimum rate", err)
 	}
 }
@@ -626,7 +626,7 @@ func TestFetchAttemptDeadline(t *testing.T) {
 	f.Dir = t.TempDir()
 	clock.n = 0
 	_, err = f.Fetch(t.Context(), Source{}, []lock.Pack{p})
-	if !errors.Is(err, ErrTooSlow) || !strings.Contains(err.Error(), "past its deadline") {
+	if !errors.Is(err, errTooSlow) || !strings.Contains(err.Error(), "past its deadline") {
 		t.Errorf("Fetch(past the deadline) = %v; want ErrTooSlow naming the deadline", err)
 	}
 }

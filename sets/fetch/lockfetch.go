@@ -20,9 +20,9 @@ import (
 	"github.com/mjolnir-forge/forgesync/sets/lock"
 )
 
-// ErrHTMLPage is returned when a lock's URL answers an HTML page: most
+// errHTMLPage is returned when a lock's URL answers an HTML page: most
 // often a folder's listing, its URL given without the trailing slash.
-var ErrHTMLPage = errors.New("answered an HTML page, not a lock")
+var errHTMLPage = errors.New("answered an HTML page, not a lock")
 
 // Validators are what a server said about a lock's version, sent back to
 // ask whether it changed (If-None-Match, If-Modified-Since).
@@ -69,7 +69,7 @@ func (f *Fetcher) FetchLock(ctx context.Context, src Source, prev Validators) (*
 			return nil, fmt.Errorf("read lock: %w", err)
 		}
 		out.Data = data
-		sig, err := readLimited(SignatureSource(src).Path, lock.MaxSignatureBytes)
+		sig, err := readLimited(signatureSource(src).Path, lock.MaxSignatureBytes)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("read lock signature: %w", err)
 		}
@@ -100,9 +100,9 @@ func (f *Fetcher) FetchLock(ctx context.Context, src Source, prev Validators) (*
 		return out, nil
 	}
 	out.Data = data
-	sigURL := SignatureSource(src).URL
+	sigURL := signatureSource(src).URL
 	sig, _, _, err := f.get(ctx, sigURL, Validators{}, lock.MaxSignatureBytes, nil, nil)
-	var se *StatusError
+	var se *httpStatusError
 	switch {
 	case errors.As(err, &se) && (se.Code == http.StatusNotFound || se.Code == http.StatusGone):
 	case err != nil:
@@ -138,9 +138,9 @@ func htmlError(lockURL string) error {
 	if err == nil && !strings.Contains(path.Base(u.Path), ".") {
 		u.Path += "/"
 		u.RawPath = ""
-		return fmt.Errorf("%s %w: the folder's URL needs its trailing slash, %s", shown, ErrHTMLPage, lock.Redact(u.String()))
+		return fmt.Errorf("%s %w: the folder's URL needs its trailing slash, %s", shown, errHTMLPage, lock.Redact(u.String()))
 	}
-	return fmt.Errorf("%s %w: is it the URL of the %s file, or of its folder with a trailing slash?", shown, ErrHTMLPage, lock.LockName)
+	return fmt.Errorf("%s %w: is it the URL of the %s file, or of its folder with a trailing slash?", shown, errHTMLPage, lock.LockName)
 }
 
 // get fetches a small file, retrying failures that may pass. When peer is
@@ -162,7 +162,7 @@ func (f *Fetcher) get(ctx context.Context, url string, prev Validators, limit in
 }
 
 func (f *Fetcher) getOnce(ctx context.Context, url string, prev Validators, limit int64, peer *netip.Addr, ctype *string) ([]byte, Validators, int, error) {
-	ctx, cancel := context.WithTimeout(ctx, pos(f.Stall, DefaultStall))
+	ctx, cancel := context.WithTimeout(ctx, pos(f.Stall, defaultStall))
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
@@ -213,14 +213,14 @@ func (f *Fetcher) getOnce(ctx context.Context, url string, prev Validators, limi
 		return nil, Validators{}, resp.StatusCode, permanent(fmt.Errorf("unexpected answer %s", rejection.Escape(resp.Status)))
 	}
 	if resp.ContentLength > limit {
-		return nil, Validators{}, resp.StatusCode, permanent(fmt.Errorf("%w: %d bytes, over the limit of %d", ErrTooLarge, resp.ContentLength, limit))
+		return nil, Validators{}, resp.StatusCode, permanent(fmt.Errorf("%w: %d bytes, over the limit of %d", errTooLarge, resp.ContentLength, limit))
 	}
 	data, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
 		return nil, Validators{}, resp.StatusCode, requestError(err)
 	}
 	if int64(len(data)) > limit {
-		return nil, Validators{}, resp.StatusCode, permanent(fmt.Errorf("%w: over the limit of %d bytes", ErrTooLarge, limit))
+		return nil, Validators{}, resp.StatusCode, permanent(fmt.Errorf("%w: over the limit of %d bytes", errTooLarge, limit))
 	}
 	return data, val, resp.StatusCode, nil
 }
@@ -229,7 +229,7 @@ func (f *Fetcher) getOnce(ctx context.Context, url string, prev Validators, limi
 func readLimited(path string, limit int64) ([]byte, error) {
 	data, err := atomicfile.ReadFile(path, limit)
 	if errors.Is(err, atomicfile.ErrTooLarge) {
-		return nil, fmt.Errorf("%s: %w: over the limit of %d bytes", path, ErrTooLarge, limit)
+		return nil, fmt.Errorf("%s: %w: over the limit of %d bytes", path, errTooLarge, limit)
 	}
 	return data, err
 }

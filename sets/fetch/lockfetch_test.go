@@ -71,12 +71,12 @@ func TestFetchLockSignature(t *testing.T) {
 	if _, err := f.FetchLock(t.Context(), src, Validators{}); err == nil || !strings.Contains(err.Error(), "signature") {
 		t.Errorf("FetchLock(signature 500) = %v; want an error about the signature", err)
 	}
-	if s.count() != DefaultTries-1 {
-		t.Errorf("back-offs = %d; want %d", s.count(), DefaultTries-1)
+	if s.count() != defaultTries-1 {
+		t.Errorf("back-offs = %d; want %d", s.count(), defaultTries-1)
 	}
 	// Too large.
 	m.files["/big.lock"] = make([]byte, lock.MaxLockBytes+1)
-	if _, err := f.FetchLock(t.Context(), Source{URL: m.url("/big.lock")}, Validators{}); !errors.Is(err, ErrTooLarge) {
+	if _, err := f.FetchLock(t.Context(), Source{URL: m.url("/big.lock")}, Validators{}); !errors.Is(err, errTooLarge) {
 		t.Errorf("FetchLock(big) = %v; want ErrTooLarge", err)
 	}
 }

@@ -28,7 +28,7 @@ func TestFetchLockHTMLFolderListing(t *testing.T) {
 	}
 	_, err = f.FetchLock(t.Context(), src, Validators{})
 	want := srv.URL + "/forge answered an HTML page, not a lock: the folder's URL needs its trailing slash, " + srv.URL + "/forge/"
-	if err == nil || err.Error() != want || !errors.Is(err, ErrHTMLPage) {
+	if err == nil || err.Error() != want || !errors.Is(err, errHTMLPage) {
 		t.Fatalf("FetchLock(folder without slash) = %v\nwant %s", err, want)
 	}
 	// With the slash, the lock itself.
@@ -58,7 +58,7 @@ func TestFetchLockHTMLPage(t *testing.T) {
 		}
 		return false
 	}
-	if _, err := f.FetchLock(t.Context(), Source{URL: m.url("/typed/forgepacks.lock")}, Validators{}); !errors.Is(err, ErrHTMLPage) {
+	if _, err := f.FetchLock(t.Context(), Source{URL: m.url("/typed/forgepacks.lock")}, Validators{}); !errors.Is(err, errHTMLPage) {
 		t.Errorf("FetchLock(text/html) = %v; want ErrHTMLPage", err)
 	}
 }

@@ -36,8 +36,8 @@ func (f *Fetcher) fetchOCILock(ctx context.Context, src Source, prev Validators)
 	}
 	// The manifest, the lock and its signature are small: a registry that
 	// sends them slower than the minimum rate (with retries) is given up.
-	limit := 2 * AttemptDeadline(oci.MaxManifestBytes+lock.MaxLockBytes+lock.MaxSignatureBytes, f.MinRate)
-	ctx, cancel := context.WithTimeoutCause(ctx, limit, fmt.Errorf("%w: the manifest, lock and signature of %s took over %v", ErrTooSlow, ref, limit))
+	limit := 2 * attemptDeadline(oci.MaxManifestBytes+lock.MaxLockBytes+lock.MaxSignatureBytes, f.MinRate)
+	ctx, cancel := context.WithTimeoutCause(ctx, limit, fmt.Errorf("%w: the manifest, lock and signature of %s took over %v", errTooSlow, ref, limit))
 	defer cancel()
 	// oras-go's retry transport retries what a registry answers (5xx,
 	// 429) and a refused connection; a transfer cut mid-body is retried

@@ -24,7 +24,7 @@ func (f *Fetcher) retry(ctx context.Context, transient func(error) bool, op func
 			return struct{}{}, backoff.Permanent(err)
 		}
 		return struct{}{}, err
-	}, backoff.WithBackOff(w), backoff.WithMaxTries(uint(pos(f.Tries, DefaultTries))), backoff.WithMaxElapsedTime(0))
+	}, backoff.WithBackOff(w), backoff.WithMaxTries(uint(pos(f.Tries, defaultTries))), backoff.WithMaxElapsedTime(0))
 	if w.err != nil {
 		return tries, w.err
 	}
@@ -35,8 +35,8 @@ func (f *Fetcher) retry(ctx context.Context, transient func(error) bool, op func
 // MaxDelay, each ±50%.
 func (f *Fetcher) backOff() backoff.BackOff {
 	bo := backoff.NewExponentialBackOff()
-	bo.InitialInterval = pos(f.InitialDelay, DefaultInitialDelay)
-	bo.MaxInterval = pos(f.MaxDelay, DefaultMaxDelay)
+	bo.InitialInterval = pos(f.InitialDelay, defaultInitialDelay)
+	bo.MaxInterval = pos(f.MaxDelay, defaultMaxDelay)
 	bo.RandomizationFactor = 0.5
 	bo.Multiplier = 2
 	return bo

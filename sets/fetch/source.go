@@ -101,8 +101,8 @@ func LockSource(arg string) (Source, error) {
 	return Source{Path: p}, nil
 }
 
-// SignatureSource returns where the signature of the lock at s is.
-func SignatureSource(s Source) Source {
+// signatureSource returns where the signature of the lock at s is.
+func signatureSource(s Source) Source {
 	if s.URL != "" {
 		u, err := url.Parse(s.URL)
 		if err == nil {
@@ -115,7 +115,7 @@ func SignatureSource(s Source) Source {
 	return Source{Path: s.Path + ".minisig"}
 }
 
-// Resolve returns the source of ref, a URL of a pack in the lock at base
+// resolve returns the source of ref, a URL of a pack in the lock at base
 // (SPEC §10.1): https and http URLs as they are, file: URLs as local paths,
 // and relative URLs against the lock's own location (its folder, or its
 // URL). Anything else is refused, naming the URL. Only a lock read from a
@@ -124,7 +124,7 @@ func SignatureSource(s Source) Source {
 // has no location), whose sender the machine cannot vouch for; such a
 // lock's relative URLs resolve to nothing.
 // Errors name ref with its password redacted (see lock.Redact).
-func Resolve(base Source, ref string) (Source, error) {
+func resolve(base Source, ref string) (Source, error) {
 	shown := lock.Redact(ref)
 	if why := lock.CheckURL(ref); why != "" {
 		return Source{}, fmt.Errorf("%q %s: %w", shown, why, lock.ErrURL)

@@ -44,7 +44,7 @@ func TestResolve(t *testing.T) {
 		{Source{}, "https://cdn.example.org/f/ab.zip", Source{URL: "https://cdn.example.org/f/ab.zip"}, ""},
 	}
 	for _, tc := range tests {
-		got, err := Resolve(tc.base, tc.ref)
+		got, err := resolve(tc.base, tc.ref)
 		if tc.err != "" {
 			if err == nil || !errors.Is(err, lock.ErrURL) || !strings.Contains(err.Error(), tc.err) {
 				t.Errorf("Resolve(%v, %q) = %v, %v; want error %q", tc.base, tc.ref, got, err, tc.err)
@@ -80,7 +80,7 @@ func TestLockSource(t *testing.T) {
 			t.Errorf("LockSource(%q) = %+v, %v; want %+v (error %v)", tc.arg, got, err, tc.want, tc.err)
 		}
 	}
-	if s := SignatureSource(Source{URL: "https://x.org/a/forgepacks.lock"}); s.URL != "https://x.org/a/forgepacks.lock.minisig" {
+	if s := signatureSource(Source{URL: "https://x.org/a/forgepacks.lock"}); s.URL != "https://x.org/a/forgepacks.lock.minisig" {
 		t.Errorf("SignatureSource = %v", s)
 	}
 }
@@ -115,7 +115,7 @@ func TestSourceErrorsRedacted(t *testing.T) {
 	if _, err := LockSource("gopher://user:s3cret@host/x"); err == nil || strings.Contains(err.Error(), "s3cret") {
 		t.Errorf("LockSource(gopher with a password) = %v; want an error without the password", err)
 	}
-	if _, err := Resolve(Source{URL: "https://host/forgepacks.lock"}, "ftp://user:s3cret@host/a.zip"); err == nil || strings.Contains(err.Error(), "s3cret") || !errors.Is(err, lock.ErrURL) {
+	if _, err := resolve(Source{URL: "https://host/forgepacks.lock"}, "ftp://user:s3cret@host/a.zip"); err == nil || strings.Contains(err.Error(), "s3cret") || !errors.Is(err, lock.ErrURL) {
 		t.Errorf("Resolve(ftp with a password) = %v; want ErrURL without the password", err)
 	}
 }

@@ -29,7 +29,7 @@ type pace struct {
 func (p *pace) check(have, size int64) error {
 	now := p.now()
 	if now.Sub(p.start) > p.deadline {
-		return fmt.Errorf("%w: the attempt ran past its deadline of %v, at %d of %d bytes", ErrTooSlow, p.deadline, have, size)
+		return fmt.Errorf("%w: the attempt ran past its deadline of %v, at %d of %d bytes", errTooSlow, p.deadline, have, size)
 	}
 	el := now.Sub(p.winStart)
 	if el < p.window {
@@ -37,7 +37,7 @@ func (p *pace) check(have, size int64) error {
 	}
 	got := have - p.winBytes
 	if have < size && float64(got) < float64(p.minRate)*el.Seconds() {
-		return fmt.Errorf("%w: %d bytes in %v, below the minimum of %d bytes/s", ErrTooSlow, got, el.Round(time.Millisecond), p.minRate)
+		return fmt.Errorf("%w: %d bytes in %v, below the minimum of %d bytes/s", errTooSlow, got, el.Round(time.Millisecond), p.minRate)
 	}
 	p.winStart, p.winBytes = now, have
 	return nil
@@ -59,7 +59,7 @@ func (e deadlineError) Error() string {
 func lateError(ctx context.Context) error {
 	var de deadlineError
 	if errors.As(context.Cause(ctx), &de) {
-		return permanent(fmt.Errorf("%w: %v", ErrTooSlow, de))
+		return permanent(fmt.Errorf("%w: %v", errTooSlow, de))
 	}
 	return nil
 }
@@ -89,15 +89,15 @@ func (w *watchedReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// StatusError is an HTTP answer that is not a success.
-type StatusError struct {
+// httpStatusError is an HTTP answer that is not a success.
+type httpStatusError struct {
 	Code   int
 	Status string
 }
 
 // Error names the status; the server's reason phrase is escaped
 // (rejection.Escape), so that it cannot drive a terminal.
-func (e *StatusError) Error() string { return "HTTP " + rejection.Escape(e.Status) }
+func (e *httpStatusError) Error() string { return "HTTP " + rejection.Escape(e.Status) }
 
 // statusError returns the error of a failed response: 408, 429 and 5xx
 // may pass and are retried; any other 4xx (and 3xx that were not followed)
@@ -107,7 +107,7 @@ func statusError(resp *http.Response) error {
 	if c < 300 || c == http.StatusNotModified {
 		return nil
 	}
-	err := &StatusError{Code: c, Status: resp.Status}
+	err := &httpStatusError{Code: c, Status: resp.Status}
 	if c >= 500 || c == http.StatusRequestTimeout || c == http.StatusTooManyRequests {
 		return err
 	}
