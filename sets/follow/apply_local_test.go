@@ -42,8 +42,8 @@ func TestApplyNeverDownloads(t *testing.T) {
 		os.Remove(s.Cache().Path(pin.SHA256))
 	}
 	_, err = s.SyncSet(t.Context(), Request{Lock: []byte(text)})
-	if !errors.Is(err, ErrArchiveGone) {
-		t.Errorf("Sync(archive gone during the apply) = %v; want %v", err, ErrArchiveGone)
+	if !errors.Is(err, errArchiveGone) {
+		t.Errorf("Sync(archive gone during the apply) = %v; want %v", err, errArchiveGone)
 	}
 	if got := requests.Load(); atApply < 0 || got != atApply {
 		t.Errorf("requests after the apply began = %d (%d before it); want none", got-atApply, atApply)

@@ -8,12 +8,12 @@ import (
 	"github.com/mjolnir-forge/forgesync/sets/lock"
 )
 
-// DecodeBody decodes the lock of a request body holding either the TOML
+// decodeBody decodes the lock of a request body holding either the TOML
 // file or the same keys in JSON (an object with format, version, name,
 // fingerprint and a pack array), holding both to the same rules
 // (lock.Decode, lock.DecodeJSON). name is used in errors only.
 // Every error wraps errkind.Invalid.
-func DecodeBody(name string, body []byte, opt lock.DecodeOptions) (*lock.Lock, error) {
+func decodeBody(name string, body []byte, opt lock.DecodeOptions) (*lock.Lock, error) {
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) == 0 {
 		return nil, fmt.Errorf("no lock in the request body: send a forgepacks.lock (TOML) or the same in JSON: %w", errkind.Invalid)

@@ -13,22 +13,22 @@ const sha = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
 func TestDecodeBodyJSON(t *testing.T) {
 	body := `{"format":"forgepacks-lock","version":1,"name":"league","pack":[{"id":"foundry-wide","version":"1.4.0","sha256":"` + sha + `","size":1788,"urls":["packs/a.zip"]}]}`
-	l, err := DecodeBody("json", []byte(body), lock.DecodeOptions{})
+	l, err := decodeBody("json", []byte(body), lock.DecodeOptions{})
 	if err != nil || l.Name != "league" || len(l.Packs) != 1 || l.Packs[0].Size != 1788 || l.Packs[0].URLs[0] != "packs/a.zip" {
 		t.Fatalf("DecodeBody(%s) = %+v, %v", body, l, err)
 	}
 	toml := []byte("format = \"forgepacks-lock\"\nversion = 1\n")
-	if l, err := DecodeBody("toml", toml, lock.DecodeOptions{}); err != nil || len(l.Packs) != 0 {
+	if l, err := decodeBody("toml", toml, lock.DecodeOptions{}); err != nil || len(l.Packs) != 0 {
 		t.Errorf("DecodeBody(TOML) = %+v, %v; want the empty set", l, err)
 	}
 	for _, bad := range []string{"", "  ", `{"format":null}`, `{"a":1} {}`, `{"size":1.5e400}`} {
-		if _, err := DecodeBody("json", []byte(bad), lock.DecodeOptions{}); !errors.Is(err, errkind.Invalid) {
+		if _, err := decodeBody("json", []byte(bad), lock.DecodeOptions{}); !errors.Is(err, errkind.Invalid) {
 			t.Errorf("DecodeBody(%q) = %v; want an invalid request", bad, err)
 		}
 	}
 	// A JSON lock is held to the lock's rules: an unknown key is refused
 	// with its name.
-	if _, err := DecodeBody("json", []byte(`{"format":"forgepacks-lock","version":1,"colour":"red"}`), lock.DecodeOptions{}); err == nil || !strings.Contains(err.Error(), "colour") {
+	if _, err := decodeBody("json", []byte(`{"format":"forgepacks-lock","version":1,"colour":"red"}`), lock.DecodeOptions{}); err == nil || !strings.Contains(err.Error(), "colour") {
 		t.Errorf("DecodeBody(unknown key) = %v; want it named", err)
 	}
 }
@@ -50,7 +50,7 @@ func TestDecodeBodyDuplicateKeys(t *testing.T) {
 		`{"format":"forgepacks-lock","version":1,"version":2}`,
 		`{"format":"forgepacks-lock","version":1,"pack":[{"id":"a","id":"b"}]}`,
 	} {
-		if _, err := DecodeBody("json", []byte(body), lock.DecodeOptions{}); !errors.Is(err, errkind.Invalid) || !strings.Contains(err.Error(), "duplicate key") {
+		if _, err := decodeBody("json", []byte(body), lock.DecodeOptions{}); !errors.Is(err, errkind.Invalid) || !strings.Contains(err.Error(), "duplicate key") {
 			t.Errorf("DecodeBody(%s) = %v; want an invalid request naming the duplicate key", body, err)
 		}
 	}

@@ -77,7 +77,7 @@ func TestFollowedLockWithPasswords(t *testing.T) {
 	if err != nil || len(res.Downloaded) != 1 || len(w.installed) != 1 {
 		t.Fatalf("Check = %+v, %v; want the archive downloaded and the set applied", res, err)
 	}
-	noPassword(t, filepath.Join(state, RecordName), map[string]any{"record": s.Record(), "status": s.Status(w.installed)})
+	noPassword(t, filepath.Join(state, recordName), map[string]any{"record": s.Record(), "status": s.Status(w.installed)})
 	if st := s.Status(w.installed); st == nil || !st.Equal {
 		t.Errorf("Status = %+v; want the machine equal to the set kept without its password", st)
 	}
@@ -108,7 +108,7 @@ func TestFollowedLockWithPasswords(t *testing.T) {
 			t.Errorf("lock request %d sent If-None-Match %s; want the lock read whole: the record keeps no copy that reaches the mirrors", i+1, c)
 		}
 	}
-	noPassword(t, filepath.Join(state, RecordName), map[string]any{"record": s.Record(), "result": res})
+	noPassword(t, filepath.Join(state, recordName), map[string]any{"record": s.Record(), "result": res})
 }
 
 // TestOldRecordLosesItsPasswords: a set.json that an older version wrote
@@ -125,7 +125,7 @@ func TestOldRecordLosesItsPasswords(t *testing.T) {
 		LastCheck: &StoredCheck{Time: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Source: authed + "/set/forgepacks.lock", Result: CheckFailed,
 			Error: "download failed: " + authed + "/a.zip: HTTP 503", Fallbacks: []string{"held-pack: chunk index " + authed + "/a.caibx: HTTP 404"}}}
 	b, _ := json.MarshalIndent(old, "", "  ")
-	path := filepath.Join(state, RecordName)
+	path := filepath.Join(state, recordName)
 	if err := os.WriteFile(path, b, 0o600); err != nil {
 		t.Fatal(err)
 	}

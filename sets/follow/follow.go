@@ -42,8 +42,8 @@ import (
 
 // Names under the state folder.
 const (
-	// RecordName is the file that remembers the set (state/set.json).
-	RecordName = "set.json"
+	// recordName is the file that remembers the set (state/set.json).
+	recordName = "set.json"
 	// maxRecordBytes bounds RecordName: the set's lock and a few fields.
 	maxRecordBytes = 4 * lock.MaxLockBytes
 	// CacheDir is the folder of downloaded archives (state/cache/).
@@ -240,7 +240,7 @@ func decodeRecord(data []byte) (Record, error) {
 	return rec, nil
 }
 
-func (s *Syncer) recordPath() string { return filepath.Join(s.opts.State, RecordName) }
+func (s *Syncer) recordPath() string { return filepath.Join(s.opts.State, recordName) }
 
 // Cache returns the cache of downloaded archives.
 func (s *Syncer) Cache() *fetch.Cache { return s.cache }
@@ -264,20 +264,20 @@ func (s *Syncer) save(rec Record, pins []lock.Entry) error {
 
 // Error kinds of a failed sync, for exit codes and answers.
 var (
-	// ErrLock is wrapped when the lock could not be read, was invalid, or
+	// errLock is wrapped when the lock could not be read, was invalid, or
 	// its signature was refused; its kind is [errkind.Invalid].
-	ErrLock = errkind.New(errkind.Invalid, "pack set refused")
-	// ErrDownload is wrapped when an archive could not be downloaded.
-	ErrDownload = errors.New("download failed")
-	// ErrNoSource is returned by Check when no [sets] source is set.
-	ErrNoSource = errors.New("no [sets] source is configured")
-	// ErrSyncRunning is returned, wrapped with [errkind.Busy], by a sync
+	errLock = errkind.New(errkind.Invalid, "pack set refused")
+	// errDownload is wrapped when an archive could not be downloaded.
+	errDownload = errors.New("download failed")
+	// errNoSource is returned by Check when no [sets] source is set.
+	errNoSource = errors.New("no [sets] source is configured")
+	// errSyncRunning is returned, wrapped with [errkind.Busy], by a sync
 	// asked for while another runs (a download may take long).
-	ErrSyncRunning = errors.New("a pack set sync is already running")
-	// ErrArchiveGone is wrapped when an archive verified before a set
+	errSyncRunning = errors.New("a pack set sync is already running")
+	// errArchiveGone is wrapped when an archive verified before a set
 	// apply, or kept, is not there when the apply takes it: the apply
 	// changes nothing and downloads nothing.
-	ErrArchiveGone = errors.New("an archive of the set went away during the apply")
+	errArchiveGone = errors.New("an archive of the set went away during the apply")
 )
 
 // SyncSet makes the machine's enabled set exactly the lock's (SPEC §10.2,
@@ -295,7 +295,7 @@ func (s *Syncer) SyncSet(ctx context.Context, req Request) (*Result, error) {
 		if since := s.since.Load(); since != 0 {
 			msg = fmt.Sprintf("started %s; try again when it ends", time.Unix(0, since).UTC().Format(time.RFC3339))
 		}
-		return nil, fmt.Errorf("%w (%s): %w", ErrSyncRunning, msg, errkind.Busy)
+		return nil, fmt.Errorf("%w (%s): %w", errSyncRunning, msg, errkind.Busy)
 	}
 	defer s.mu.Unlock()
 	s.since.Store(s.opts.Now().UnixNano())
@@ -352,11 +352,11 @@ func (s *Syncer) archiveSource(byHash map[string]lock.Pack, verified map[string]
 		}
 		if !verified[p.SHA256] {
 			return "", fmt.Errorf("%w: the archive of %s %s (sha256 %s) was kept under %s when the sync began and is gone; sync again to download it",
-				ErrArchiveGone, p.ID, p.Version, p.SHA256, store.ArchivesDir)
+				errArchiveGone, p.ID, p.Version, p.SHA256, store.ArchivesDir)
 		}
 		if !s.cache.Has(p.SHA256, p.Size) {
 			return "", fmt.Errorf("%w: the archive of %s %s left the cache as %s after it was verified; sync again to download it",
-				ErrArchiveGone, p.ID, p.Version, s.cache.Path(p.SHA256))
+				errArchiveGone, p.ID, p.Version, s.cache.Path(p.SHA256))
 		}
 		s.cache.Touch(p.SHA256)
 		return s.cache.Path(p.SHA256), nil
@@ -390,7 +390,7 @@ func (s *Syncer) download(ctx context.Context, src fetch.Source, l *lock.Lock, k
 			addDelta(&res.Check, r)
 		}
 		if err != nil {
-			return nil, nil, fmt.Errorf("%w: %w", ErrDownload, err)
+			return nil, nil, fmt.Errorf("%w: %w", errDownload, err)
 		}
 	}
 	return byHash, verified, nil
@@ -450,7 +450,7 @@ func (s *Syncer) readLock(ctx context.Context, req Request, rec Record, check *C
 	if req.remote() {
 		if src = req.From; src == (fetch.Source{}) {
 			if src, err = fetch.LockSource(req.Source); err != nil {
-				return src, nil, nil, val, nil, fmt.Errorf("%w: %w", ErrLock, err)
+				return src, nil, nil, val, nil, fmt.Errorf("%w: %w", errLock, err)
 			}
 		}
 		// The source is shown, stored and compared without its password.
@@ -462,7 +462,7 @@ func (s *Syncer) readLock(ctx context.Context, req Request, rec Record, check *C
 		f := s.opts.Fetcher
 		lf, err := f.FetchLock(ctx, src, prev)
 		if err != nil {
-			return src, nil, nil, val, nil, fmt.Errorf("%w: %w", ErrLock, err)
+			return src, nil, nil, val, nil, fmt.Errorf("%w: %w", errLock, err)
 		}
 		val = lf.Validators
 		src.Private = lf.Source.Private // whether its mirrors may be private
@@ -477,7 +477,7 @@ func (s *Syncer) readLock(ctx context.Context, req Request, rec Record, check *C
 		}
 	} else {
 		if len(req.Lock) == 0 {
-			return src, nil, nil, val, nil, fmt.Errorf("%w: no lock given", ErrLock)
+			return src, nil, nil, val, nil, fmt.Errorf("%w: no lock given", errLock)
 		}
 		data, sig = req.Lock, req.Signature
 		check.Source = "(request body)"
@@ -496,7 +496,7 @@ func (s *Syncer) sync(ctx context.Context, req Request, res *Result) error {
 	}
 	verification, err := lock.Verify(data, sig, s.opts.TrustedKeys)
 	if err != nil {
-		return fmt.Errorf("%w: %s: %w", ErrLock, check.Source, err)
+		return fmt.Errorf("%w: %s: %w", errLock, check.Source, err)
 	}
 	res.SignedBy = verification.SignedBy()
 	kept, err := s.keptKeys()
@@ -512,19 +512,19 @@ func (s *Syncer) sync(ctx context.Context, req Request, res *Result) error {
 	// A lock given as text names no local file (lock.DecodeOptions).
 	l, err := lock.Decode(check.Source, data, lock.DecodeOptions{Have: have, Given: !req.remote()})
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrLock, err)
+		return fmt.Errorf("%w: %w", errLock, err)
 	}
 	if layers != nil {
 		// Before the record remembers this manifest as read.
 		if err := fetch.CheckLayers(check.Source, l, layers); err != nil {
-			return fmt.Errorf("%w: %w", ErrLock, err)
+			return fmt.Errorf("%w: %w", errLock, err)
 		}
 	}
 	check.Fingerprint = l.Fingerprint()
 	// Before the record remembers the lock as read: a replayed or frozen
 	// set is not the set.
 	if err := s.checkFresh(check.Source, l, rec, req.remote()); err != nil {
-		return fmt.Errorf("%w: %w", ErrLock, err)
+		return fmt.Errorf("%w: %w", errLock, err)
 	}
 	if req.remote() {
 		if rec, err = s.remember(rec, src, l, check.Fingerprint, res.SignedBy, data, sig, val); err != nil {
@@ -802,7 +802,7 @@ func (s *Syncer) keptKeys() (keptSet, error) {
 // set applied by hand pins the machine it fails with ErrPaused.
 func (s *Syncer) Check(ctx context.Context) (*Result, error) {
 	if s.opts.Follow == "" {
-		return nil, fmt.Errorf("%w: set one to follow a pack set: %w", ErrNoSource, errkind.Invalid)
+		return nil, fmt.Errorf("%w: set one to follow a pack set: %w", errNoSource, errkind.Invalid)
 	}
 	if p := s.Paused(); p != nil {
 		return nil, pausedError(p)
@@ -826,16 +826,16 @@ func (s *Syncer) Run(ctx context.Context, interval time.Duration) error {
 	for {
 		_, err := s.Check(ctx)
 		switch {
-		case errors.Is(err, ErrPaused):
+		case errors.Is(err, errPaused):
 			if !paused { // said once per pause, not at every interval
 				s.opts.Log.Info("pack set not checked: following is paused", "source", lock.Redact(s.opts.Follow), "err", err)
 			}
-		case errors.Is(err, ErrSyncRunning):
+		case errors.Is(err, errSyncRunning):
 			s.opts.Log.Info("pack set check skipped: a sync is running", "source", lock.Redact(s.opts.Follow))
 		case err != nil && ctx.Err() == nil:
 			s.opts.Log.Warn("pack set check failed; tried again at the next one", "source", lock.Redact(s.opts.Follow), "err", err)
 		}
-		paused = errors.Is(err, ErrPaused)
+		paused = errors.Is(err, errPaused)
 		select {
 		case <-ctx.Done():
 			return nil
@@ -890,7 +890,7 @@ func (s *Syncer) Warnings() []string {
 // Diff compares the machine with a lock given as TOML, or as the same in
 // JSON (POST /v1/set/diff).
 func Diff(installed []lock.Installed, body []byte) (lock.Comparison, error) {
-	l, err := DecodeBody("request body", body, lock.DecodeOptions{Have: lock.HaveAll})
+	l, err := decodeBody("request body", body, lock.DecodeOptions{Have: lock.HaveAll})
 	if err != nil {
 		return lock.Comparison{}, err
 	}

@@ -102,7 +102,7 @@ func TestCheckDuringDownloadAnswersAtOnce(t *testing.T) {
 	}()
 	select {
 	case err := <-checked:
-		if !errors.Is(err, errkind.Busy) || !errors.Is(err, ErrSyncRunning) {
+		if !errors.Is(err, errkind.Busy) || !errors.Is(err, errSyncRunning) {
 			t.Errorf("Check during a download = %v; want ErrSyncRunning, busy", err)
 		}
 	case <-time.After(10 * time.Second):
@@ -171,7 +171,7 @@ func TestCredentialsRedacted(t *testing.T) {
 	if err != nil || len(res.Downloaded) != 1 {
 		t.Fatalf("Check = %+v, %v", res, err)
 	}
-	file, err := os.ReadFile(filepath.Join(state, RecordName))
+	file, err := os.ReadFile(filepath.Join(state, recordName))
 	if err != nil || !strings.Contains(string(file), `"lock": "format`) {
 		t.Fatalf("set.json = %s, %v; want the lock kept", file, err)
 	}

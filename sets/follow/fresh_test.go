@@ -126,7 +126,7 @@ func TestFollowerRefusesReplayAndFreeze(t *testing.T) {
 		for _, s := range []*Syncer{s, open()} { // and after a restart
 			m.serve(r.lock, r.sig)
 			res, err := s.Check(t.Context())
-			if !errors.Is(err, ErrLock) || !errors.Is(err, lock.ErrReplay) || !strings.Contains(err.Error(), r.says) {
+			if !errors.Is(err, errLock) || !errors.Is(err, lock.ErrReplay) || !strings.Contains(err.Error(), r.says) {
 				t.Fatalf("%s: Check = %v; want a replay refused: %s", r.name, err, r.says)
 			}
 			st := s.Status(w.installed)
@@ -157,7 +157,7 @@ func TestFollowerRefusesReplayAndFreeze(t *testing.T) {
 
 	// Past its expiry the same lock is refused: a freeze.
 	now = expires
-	if _, err := s.Check(t.Context()); !errors.Is(err, ErrLock) || !errors.Is(err, lock.ErrExpired) || !strings.Contains(err.Error(), "it expired at 2030-01-04T00:00:00Z") {
+	if _, err := s.Check(t.Context()); !errors.Is(err, errLock) || !errors.Is(err, lock.ErrExpired) || !strings.Contains(err.Error(), "it expired at 2030-01-04T00:00:00Z") {
 		t.Fatalf("Check(expired) = %v; want the set refused as expired", err)
 	}
 	if st := s.Status(w.installed); installed() != want || st.LastCheck.Result != CheckFailed || !strings.Contains(st.LastCheck.Error, "expired") {

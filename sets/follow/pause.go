@@ -30,9 +30,9 @@ type Pause struct {
 // ResumeHint says how to resume following, for errors and status.
 const ResumeHint = "resume with `forgesync sync --set --follow` or POST /v1/set/follow"
 
-// ErrPaused is wrapped, with [errkind.Conflict], by a check of the
+// errPaused is wrapped, with [errkind.Conflict], by a check of the
 // followed source while a set applied by hand pins the machine.
-var ErrPaused = errors.New("following the pack set is paused")
+var errPaused = errors.New("following the pack set is paused")
 
 // Paused returns the pause of following, or nil when the machine follows
 // its source (or follows none).
@@ -47,7 +47,7 @@ func (s *Syncer) Paused() *Pause {
 // resume.
 func pausedError(p *Pause) error {
 	return fmt.Errorf("%w: the machine was pinned by hand to %s (%s) at %s, and %s is not checked; %s: %w",
-		ErrPaused, p.Source, p.Fingerprint, p.Since.UTC().Format(time.RFC3339), p.Following, ResumeHint, errkind.Conflict)
+		errPaused, p.Source, p.Fingerprint, p.Since.UTC().Format(time.RFC3339), p.Following, ResumeHint, errkind.Conflict)
 }
 
 // followed returns the followed source as a sync shows it (its lock's
@@ -95,7 +95,7 @@ func (s *Syncer) pinByHand(check *Check) error {
 // a source it fails with ErrNoSource.
 func (s *Syncer) Resume(ctx context.Context) (*Result, error) {
 	if s.opts.Follow == "" {
-		return nil, fmt.Errorf("%w: set one to follow a pack set: %w", ErrNoSource, errkind.Invalid)
+		return nil, fmt.Errorf("%w: set one to follow a pack set: %w", errNoSource, errkind.Invalid)
 	}
 	if err := s.unpause(); err != nil {
 		return nil, err
@@ -110,7 +110,7 @@ func (s *Syncer) unpause() error {
 		return nil
 	}
 	if !s.mu.TryLock() {
-		return fmt.Errorf("%w (try again when it ends): %w", ErrSyncRunning, errkind.Busy)
+		return fmt.Errorf("%w (try again when it ends): %w", errSyncRunning, errkind.Busy)
 	}
 	defer s.mu.Unlock()
 	v := s.view.Load()

@@ -90,7 +90,7 @@ func TestManualSetPinsFollower(t *testing.T) {
 		t.Fatalf("after 3 intervals installed %+v, %d checks; want the set applied by hand, no check", w.installed, len(checked.ch))
 	}
 	_, err = s.Check(t.Context())
-	if !errors.Is(err, ErrPaused) || errkind.Of(err) != errkind.Conflict || !strings.Contains(err.Error(), "sync --set --follow") {
+	if !errors.Is(err, errPaused) || errkind.Of(err) != errkind.Conflict || !strings.Contains(err.Error(), "sync --set --follow") {
 		t.Fatalf("Check while paused = %v; want ErrPaused naming how to resume", err)
 	}
 	if st := s.Status(w.installed); st == nil || st.Paused == nil || !st.Following {

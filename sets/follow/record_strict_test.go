@@ -25,7 +25,7 @@ func TestSetRecordStrict(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			state := t.TempDir()
-			path := filepath.Join(state, RecordName)
+			path := filepath.Join(state, recordName)
 			if err := os.WriteFile(path, []byte(tc.data), 0o600); err != nil {
 				t.Fatal(err)
 			}
@@ -44,7 +44,7 @@ func TestSetRecordStrict(t *testing.T) {
 	}
 	// The record as written is read back.
 	state := t.TempDir()
-	if err := os.WriteFile(filepath.Join(state, RecordName), []byte(good), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(state, recordName), []byte(good), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	s, err := New(nil, Options{State: state})
