@@ -31,8 +31,8 @@ func Decode(name string, data []byte, opt DecodeOptions) (*Lock, error) {
 	}
 	l := d.decode()
 	if len(d.problems) > 0 {
-		slices.SortStableFunc(d.problems, func(a, b Problem) int { return a.Line - b.Line })
-		return nil, &LockError{File: name, Problems: d.problems}
+		slices.SortStableFunc(d.problems, func(a, b problem) int { return a.Line - b.Line })
+		return nil, &lockError{File: name, Problems: d.problems}
 	}
 	return l, nil
 }
@@ -42,7 +42,7 @@ type decoder struct {
 	data     []byte
 	opt      DecodeOptions
 	lines    *lineIndex
-	problems []Problem
+	problems []problem
 	// json is set for a lock in JSON, whose packs have no lines of their
 	// own: a pack is then named by its index.
 	json bool
@@ -58,7 +58,7 @@ func (d *decoder) where(p Pack, i int) string {
 }
 
 func (d *decoder) add(line int, key, format string, args ...any) {
-	d.problems = append(d.problems, Problem{Line: line, Key: key, Message: fmt.Sprintf(format, args...)})
+	d.problems = append(d.problems, problem{Line: line, Key: key, Message: fmt.Sprintf(format, args...)})
 }
 
 var (
@@ -105,8 +105,8 @@ func (d *decoder) check(root map[string]any) *Lock {
 	if !ok {
 		d.add(top("pack"), "pack", "must be [[pack]] tables, found %s", show(root["pack"]))
 	}
-	if len(tables) > MaxPacks {
-		d.add(top("pack"), "pack", "%d packs, over the limit of %d", len(tables), MaxPacks)
+	if len(tables) > maxPacks {
+		d.add(top("pack"), "pack", "%d packs, over the limit of %d", len(tables), maxPacks)
 		return nil
 	}
 	d.packs(l, tables)
@@ -134,9 +134,9 @@ func (d *decoder) header(root map[string]any) string {
 		d.add(top("format"), "format", "must be %q, found %s", LockFormat, show(v))
 	}
 	if v, ok := root["version"]; !ok {
-		d.add(1, "version", "missing: a lock says version = %d", LockVersion)
-	} else if n, ok := v.(int64); !ok || n != LockVersion {
-		d.add(top("version"), "version", "must be %d (the only lock version this forgesync reads), found %s", LockVersion, show(v))
+		d.add(1, "version", "missing: a lock says version = %d", lockVersion)
+	} else if n, ok := v.(int64); !ok || n != lockVersion {
+		d.add(top("version"), "version", "must be %d (the only lock version this forgesync reads), found %s", lockVersion, show(v))
 	}
 	if v, ok := root["name"]; ok {
 		s, ok := v.(string)

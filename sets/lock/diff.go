@@ -73,13 +73,13 @@ func (d Difference) String() string {
 	return fmt.Sprintf("%s: %s", d.ID, d.Kind)
 }
 
-// Diff returns how a machine's installed packs differ from a set, one
+// diff returns how a machine's installed packs differ from a set, one
 // difference per pack id that differs, sorted by id in byte order. A
 // disabled pack the set does not pin is no difference: only enabled packs
 // reach the game. No differences means the machine's fingerprint equals the
 // set's. Neither argument is modified. installed holds at most one pack per
 // id; when it holds more, the first wins.
-func Diff(installed []Installed, set []Entry) []Difference {
+func diff(installed []Installed, set []Entry) []Difference {
 	have := make(map[string]*Installed, len(installed))
 	for i := range installed {
 		if _, dup := have[installed[i].ID]; !dup {
@@ -134,7 +134,7 @@ type Comparison struct {
 
 // Compare returns the comparison of a machine's installed packs with a set.
 func Compare(installed []Installed, set []Entry) Comparison {
-	d := Diff(installed, set)
+	d := diff(installed, set)
 	if d == nil {
 		d = []Difference{}
 	}

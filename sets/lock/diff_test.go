@@ -28,7 +28,7 @@ func TestDiff(t *testing.T) {
 		{ID: "extra-pack", Version: "3.0.0", SHA256: settest.HashC, Enabled: true},
 		{ID: "extra-off-pack", Version: "3.0.0", SHA256: settest.HashC, Enabled: false},
 	}
-	got := Diff(machine, set)
+	got := diff(machine, set)
 	var lines []string
 	for _, d := range got {
 		lines = append(lines, d.String())
@@ -55,7 +55,7 @@ func TestDiff(t *testing.T) {
 	}
 	// Equal sets: no differences, and equal fingerprints.
 	eq := []Installed{{ID: "same-pack", Version: "1.0.0", SHA256: settest.HashA, Enabled: true}, {ID: "off-pack", Version: "1.0.0", SHA256: settest.HashB, Enabled: false}}
-	if d := Diff(eq, set[:1]); len(d) != 0 {
+	if d := diff(eq, set[:1]); len(d) != 0 {
 		t.Errorf("Diff(equal) = %v; want none", d)
 	}
 	if MachineFingerprint(eq) != Fingerprint(set[:1]) {
@@ -90,7 +90,7 @@ func bigSets() ([]Installed, []Entry) {
 
 func TestDiffBig(t *testing.T) {
 	machine, set := bigSets()
-	got := Diff(machine, set)
+	got := diff(machine, set)
 	if len(got) != 500 { // 100 each: missing, not-in-set, other version, other bytes, disabled
 		t.Errorf("Diff of the big sets = %d differences; want 500", len(got))
 	}
@@ -124,7 +124,7 @@ func BenchmarkDiff1000(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if d := Diff(machine, l.Entries()); len(d) != 500 {
+		if d := diff(machine, l.Entries()); len(d) != 500 {
 			b.Fatalf("%d differences", len(d))
 		}
 	}
@@ -135,7 +135,7 @@ func BenchmarkDiff1000(b *testing.B) {
 func BenchmarkDiffOnly1000(b *testing.B) {
 	machine, set := bigSets()
 	for b.Loop() {
-		if d := Diff(machine, set); len(d) != 500 {
+		if d := diff(machine, set); len(d) != 500 {
 			b.Fatalf("%d differences", len(d))
 		}
 	}

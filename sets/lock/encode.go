@@ -29,7 +29,7 @@ func Encode(l *Lock) ([]byte, error) {
 	slices.SortFunc(packs, func(a, b Pack) int { return cmp.Compare(a.ID, b.ID) })
 	var b strings.Builder
 	b.WriteString("format = " + quote(LockFormat) + "\n")
-	b.WriteString("version = " + strconv.Itoa(LockVersion) + "\n")
+	b.WriteString("version = " + strconv.Itoa(lockVersion) + "\n")
 	if l.Name != "" {
 		b.WriteString("name = " + quote(l.Name) + "\n")
 	}

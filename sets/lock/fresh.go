@@ -15,11 +15,11 @@ import (
 // export to the next, and an optional expiry, both lock text (so covered
 // by its signature) and neither in its fingerprint.
 const (
-	// ExpiryWarning is how long before a lock's expiry status and diff
+	// expiryWarning is how long before a lock's expiry status and diff
 	// warn that it is near.
-	ExpiryWarning = 7 * 24 * time.Hour
-	// MaxLifetime is the longest --expires a lock may be given.
-	MaxLifetime = 3650 * 24 * time.Hour
+	expiryWarning = 7 * 24 * time.Hour
+	// maxLifetime is the longest --expires a lock may be given.
+	maxLifetime = 3650 * 24 * time.Hour
 )
 
 // Errors of a lock that is not fresh, wrapped with the details.
@@ -57,7 +57,7 @@ func (l *Lock) CheckExpiry(now time.Time) error {
 // than ExpiryWarning away.
 func ExpiryNote(expires, now time.Time) string {
 	switch {
-	case expires.IsZero() || expires.Sub(now) > ExpiryWarning:
+	case expires.IsZero() || expires.Sub(now) > expiryWarning:
 		return ""
 	case !now.Before(expires):
 		return fmt.Sprintf("the pack set expired at %s: sync --set and the daemon refuse it until its host exports it again", expires.UTC().Format(time.RFC3339))
@@ -147,8 +147,8 @@ func ParseLifetime(s string) (time.Duration, error) {
 	if n, ok := strings.CutSuffix(s, "d"); ok {
 		var days int64
 		days, err = strconv.ParseInt(n, 10, 64)
-		if err == nil && (days <= 0 || days > int64(MaxLifetime/(24*time.Hour))) {
-			return 0, fmt.Errorf("--expires %q: want 1 to %d days", s, MaxLifetime/(24*time.Hour))
+		if err == nil && (days <= 0 || days > int64(maxLifetime/(24*time.Hour))) {
+			return 0, fmt.Errorf("--expires %q: want 1 to %d days", s, maxLifetime/(24*time.Hour))
 		}
 		d = time.Duration(days) * 24 * time.Hour
 	} else {
@@ -157,8 +157,8 @@ func ParseLifetime(s string) (time.Duration, error) {
 	if err != nil {
 		return 0, fmt.Errorf("--expires %q: want how long the set stays valid, such as 30d, 72h or 90m", s)
 	}
-	if d <= 0 || d > MaxLifetime {
-		return 0, fmt.Errorf("--expires %q: want more than zero and at most %d days", s, MaxLifetime/(24*time.Hour))
+	if d <= 0 || d > maxLifetime {
+		return 0, fmt.Errorf("--expires %q: want more than zero and at most %d days", s, maxLifetime/(24*time.Hour))
 	}
 	return d, nil
 }

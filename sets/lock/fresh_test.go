@@ -54,7 +54,7 @@ func TestDecodeFreshness(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Decode("set.lock", []byte(settest.Edit(t, "version = 1\n", "version = 1\n"+tc.text+"\n")), DecodeOptions{})
-			if !errors.Is(err, ErrInvalidLock) || !strings.HasPrefix(err.Error(), "set.lock:3: ") || !strings.Contains(err.Error(), tc.want) {
+			if !errors.Is(err, errInvalidLock) || !strings.HasPrefix(err.Error(), "set.lock:3: ") || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("Decode(%s) = %v; want set.lock:3: …%s", tc.text, err, tc.want)
 			}
 		})
@@ -115,7 +115,7 @@ func TestCheckSerialAndExpiry(t *testing.T) {
 		want string
 	}{
 		{expires.Add(-8 * 24 * time.Hour), ""},
-		{expires.Add(-ExpiryWarning), "the pack set expires at 2030-01-31T12:00:00Z, in 7 days"},
+		{expires.Add(-expiryWarning), "the pack set expires at 2030-01-31T12:00:00Z, in 7 days"},
 		{expires.Add(-74 * time.Hour), "in 3 days 2 hours"},
 		{expires.Add(-90 * time.Minute), "in 1 hour 30 minutes"},
 		{expires, "the pack set expired at 2030-01-31T12:00:00Z"},
@@ -167,7 +167,7 @@ func TestStamp(t *testing.T) {
 // TestParseLifetime: --expires takes whole days or a Go duration, and
 // refuses nothing, less, too much or another unit, saying what it wants.
 func TestParseLifetime(t *testing.T) {
-	for in, want := range map[string]time.Duration{"30d": 30 * 24 * time.Hour, "1d": 24 * time.Hour, "72h": 72 * time.Hour, "90m": 90 * time.Minute, "3650d": MaxLifetime} {
+	for in, want := range map[string]time.Duration{"30d": 30 * 24 * time.Hour, "1d": 24 * time.Hour, "72h": 72 * time.Hour, "90m": 90 * time.Minute, "3650d": maxLifetime} {
 		if got, err := ParseLifetime(in); err != nil || got != want {
 			t.Errorf("ParseLifetime(%q) = %v, %v; want %v", in, got, err, want)
 		}

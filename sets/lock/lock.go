@@ -17,10 +17,10 @@ const (
 	SignatureName = LockName + ".minisig"
 	// LockFormat is the value of the lock's format key.
 	LockFormat = "forgepacks-lock"
-	// LockVersion is the only lock version this program reads.
-	LockVersion = 1
-	// MaxPacks is the most packs one lock may pin.
-	MaxPacks = 1024
+	// lockVersion is the only lock version this program reads.
+	lockVersion = 1
+	// maxPacks is the most packs one lock may pin.
+	maxPacks = 1024
 	// MaxLockBytes is the largest lock file read (1,024 packs with a few
 	// mirrors each fit many times over).
 	MaxLockBytes = 4 << 20
@@ -42,8 +42,8 @@ const (
 	maxChunkStores = 16
 )
 
-// ErrInvalidLock is matched (with errors.Is) by every *LockError.
-var ErrInvalidLock = errors.New("invalid lock file")
+// errInvalidLock is matched (with errors.Is) by every *LockError.
+var errInvalidLock = errors.New("invalid lock file")
 
 // Lock is a decoded, valid pack set.
 type Lock struct {
@@ -123,8 +123,8 @@ type DecodeOptions struct {
 // pack needs a URL.
 func HaveAll(string) bool { return true }
 
-// Problem is one fault of a lock file: where, and what.
-type Problem struct {
+// problem is one fault of a lock file: where, and what.
+type problem struct {
 	// Line is 1-based; 0 when the fault has no place (an empty file).
 	Line int `json:"line"`
 	// Key is the key's path, e.g. pack[3].sha256; empty for the file as a
@@ -134,15 +134,15 @@ type Problem struct {
 	Message string `json:"message"`
 }
 
-// LockError lists every fault of a lock file, each with its line.
-type LockError struct {
+// lockError lists every fault of a lock file, each with its line.
+type lockError struct {
 	File     string    `json:"file"`
-	Problems []Problem `json:"problems"`
+	Problems []problem `json:"problems"`
 }
 
 // Error returns one "FILE:LINE: KEY: MESSAGE" line per problem, each part
 // escaped (rejection.Escape): a lock's text cannot drive a terminal.
-func (e *LockError) Error() string {
+func (e *lockError) Error() string {
 	var b strings.Builder
 	for i, p := range e.Problems {
 		if i > 0 {
@@ -162,7 +162,7 @@ func (e *LockError) Error() string {
 }
 
 // Is reports whether target is ErrInvalidLock.
-func (e *LockError) Is(target error) bool { return target == ErrInvalidLock }
+func (e *lockError) Is(target error) bool { return target == errInvalidLock }
 
 // IsSHA256 reports whether s is a SHA-256 as a lock writes it: 64
 // lowercase hex digits.

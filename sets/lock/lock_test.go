@@ -81,7 +81,7 @@ func TestEncodeRoundTrip(t *testing.T) {
 		t.Errorf("Encode(no urls) = %v", err)
 	}
 	bad := &Lock{Packs: []Pack{{ID: "Alpha", Version: "1.0.0", SHA256: settest.HashA, Size: 1}}}
-	if _, err := Encode(bad); !errors.Is(err, ErrInvalidLock) {
+	if _, err := Encode(bad); !errors.Is(err, errInvalidLock) {
 		t.Errorf("Encode(bad id) = %v; want ErrInvalidLock", err)
 	}
 }
@@ -131,8 +131,8 @@ func TestDecodeErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Decode("set.lock", []byte(tc.text), tc.opt)
-			var le *LockError
-			if !errors.As(err, &le) || !errors.Is(err, ErrInvalidLock) {
+			var le *lockError
+			if !errors.As(err, &le) || !errors.Is(err, errInvalidLock) {
 				t.Fatalf("Decode = %v; want a *LockError", err)
 			}
 			msg := err.Error()
@@ -169,7 +169,7 @@ func TestDecodeGivenNamesNoLocalFile(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Decode("request body", []byte(tc.text), tc.opt)
 			prefix := fmt.Sprintf("request body:%d: ", tc.line)
-			if !errors.Is(err, ErrInvalidLock) || !strings.Contains(err.Error(), prefix) || !strings.Contains(err.Error(), tc.want) {
+			if !errors.Is(err, errInvalidLock) || !strings.Contains(err.Error(), prefix) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("Decode(given) = %v; want %q…%q", err, prefix, tc.want)
 			}
 			if _, err := Decode(LockName, []byte(tc.text), DecodeOptions{Have: tc.opt.Have}); err != nil {
@@ -217,14 +217,14 @@ func TestDecodeAllowed(t *testing.T) {
 
 func TestDecodeTooManyPacks(t *testing.T) {
 	l := &Lock{}
-	for i := range MaxPacks + 1 {
+	for i := range maxPacks + 1 {
 		sum := fmt.Sprintf("%064x", i)
 		l.Packs = append(l.Packs, Pack{ID: fmt.Sprintf("pack-%04d", i), Version: "1.0.0", SHA256: sum, Size: 1})
 	}
 	if _, err := Encode(l); err == nil || !strings.Contains(err.Error(), "1025 packs, over the limit of 1024") {
 		t.Errorf("Encode(1025 packs) = %v; want over the limit", err)
 	}
-	l.Packs = l.Packs[:MaxPacks]
+	l.Packs = l.Packs[:maxPacks]
 	if _, err := Encode(l); err != nil {
 		t.Errorf("Encode(1024 packs) = %v", err)
 	}
@@ -234,7 +234,7 @@ func TestDecodeReportsEveryProblem(t *testing.T) {
 	text := settest.Edit(t, "size = 42", "size = 0")
 	text = strings.Replace(text, `version = "2.0.0-rc.1"`, `version = "two"`, 1)
 	_, err := Decode(LockName, []byte(text), DecodeOptions{})
-	var le *LockError
+	var le *lockError
 	if !errors.As(err, &le) {
 		t.Fatalf("Decode = %v", err)
 	}
@@ -285,7 +285,7 @@ func FuzzDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		l, err := Decode(LockName, data, DecodeOptions{Have: HaveAll})
 		if err != nil {
-			var le *LockError
+			var le *lockError
 			if !errors.As(err, &le) || len(le.Problems) == 0 {
 				t.Fatalf("Decode error %v is not a *LockError with problems", err)
 			}

@@ -123,7 +123,7 @@ func TestDecodeDeltaErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Decode("set.lock", []byte(tc.text), DecodeOptions{})
-			if !errors.Is(err, ErrInvalidLock) {
+			if !errors.Is(err, errInvalidLock) {
 				t.Fatalf("Decode = %v; want a lock error", err)
 			}
 			prefix := fmt.Sprintf("set.lock:%d: ", tc.line)

@@ -31,8 +31,8 @@ func DecodeJSON(name string, data []byte, opt DecodeOptions) (*Lock, error) {
 		l = d.check(root)
 	}
 	if len(d.problems) > 0 {
-		slices.SortStableFunc(d.problems, func(a, b Problem) int { return a.Line - b.Line })
-		return nil, &LockError{File: name, Problems: d.problems}
+		slices.SortStableFunc(d.problems, func(a, b problem) int { return a.Line - b.Line })
+		return nil, &lockError{File: name, Problems: d.problems}
 	}
 	return l, nil
 }

@@ -15,7 +15,7 @@ import (
 // problemsOf returns each problem of err as "KEY: MESSAGE", sorted.
 func problemsOf(t *testing.T, err error) []string {
 	t.Helper()
-	var le *LockError
+	var le *lockError
 	if !errors.As(err, &le) {
 		t.Fatalf("error %v is not a *LockError", err)
 	}
@@ -105,7 +105,7 @@ func TestDecodeJSONRefused(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := DecodeJSON("set.lock", []byte(tc.body), DecodeOptions{})
-			if !errors.Is(err, ErrInvalidLock) || !strings.Contains(err.Error(), tc.want) {
+			if !errors.Is(err, errInvalidLock) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("DecodeJSON(%s) = %v; want %q", tc.body, err, tc.want)
 			}
 		})

@@ -13,16 +13,16 @@ import (
 
 // Errors of signature checks and signing keys, wrapped with the details.
 var (
-	// ErrUnsigned is returned when trusted keys are set and a lock comes
+	// errUnsigned is returned when trusted keys are set and a lock comes
 	// without a signature.
-	ErrUnsigned = errors.New("the lock is not signed")
-	// ErrUntrustedKey is returned when trusted keys are set and the lock is
+	errUnsigned = errors.New("the lock is not signed")
+	// errUntrustedKey is returned when trusted keys are set and the lock is
 	// signed by a key that is not one of them.
-	ErrUntrustedKey = errors.New("the lock is signed by a key that is not trusted")
-	// ErrBadSignature is returned when a signature is malformed or does not
+	errUntrustedKey = errors.New("the lock is signed by a key that is not trusted")
+	// errBadSignature is returned when a signature is malformed or does not
 	// match the lock (edited after signing, or the signature of another
 	// file).
-	ErrBadSignature = errors.New("the lock's signature is not valid")
+	errBadSignature = errors.New("the lock's signature is not valid")
 	// ErrKeyEncrypted is returned when a secret key file is protected by a
 	// password and none was given.
 	ErrKeyEncrypted = errors.New("the secret key is password-protected")
@@ -33,8 +33,8 @@ type SignatureState string
 
 // The states of a signature check.
 const (
-	// Unsigned: there is no signature.
-	Unsigned SignatureState = "unsigned"
+	// unsigned: there is no signature.
+	unsigned SignatureState = "unsigned"
 	// Verified: the signature is valid and by a trusted key.
 	Verified SignatureState = "verified"
 	// Unverified: a well-formed signature that could not be checked,
@@ -105,15 +105,15 @@ func ParsePublicKeys(list []string) ([]minisign.PublicKey, error) {
 func Verify(lock, sig []byte, trusted []minisign.PublicKey) (Verification, error) {
 	if sig == nil {
 		if len(trusted) > 0 {
-			return Verification{State: Unsigned}, fmt.Errorf("%w, and [sets] trusted_keys requires a signature by %s (%s beside the lock)", ErrUnsigned, keyList(trusted), SignatureName)
+			return Verification{State: unsigned}, fmt.Errorf("%w, and [sets] trusted_keys requires a signature by %s (%s beside the lock)", errUnsigned, keyList(trusted), SignatureName)
 		}
-		return Verification{State: Unsigned}, nil
+		return Verification{State: unsigned}, nil
 	}
 	var s minisign.Signature
 	if err := s.UnmarshalText(bytes.ReplaceAll(sig, []byte("\r\n"), []byte("\n"))); err != nil {
 		v := Verification{State: Invalid, Reason: "malformed signature: " + err.Error()}
 		if len(trusted) > 0 {
-			return v, fmt.Errorf("%w: %s", ErrBadSignature, v.Reason)
+			return v, fmt.Errorf("%w: %s", errBadSignature, v.Reason)
 		}
 		return v, nil
 	}
@@ -127,13 +127,13 @@ func Verify(lock, sig []byte, trusted []minisign.PublicKey) (Verification, error
 		}
 		if !minisign.Verify(k, lock, sig) {
 			v.State, v.Reason = Invalid, "the signature by key "+v.KeyID+" does not match the lock: it was edited after signing, or the signature is another file's"
-			return v, fmt.Errorf("%w: %s", ErrBadSignature, v.Reason)
+			return v, fmt.Errorf("%w: %s", errBadSignature, v.Reason)
 		}
 		v.State, v.TrustedComment = Verified, s.TrustedComment
 		return v, nil
 	}
 	v.State, v.Reason = Invalid, "signed by key "+v.KeyID+", which is not one of the trusted keys ("+keyList(trusted)+")"
-	return v, fmt.Errorf("%w: %s", ErrUntrustedKey, v.Reason)
+	return v, fmt.Errorf("%w: %s", errUntrustedKey, v.Reason)
 }
 
 // maxKeyBytes bounds a minisign key file: a few lines of base64.

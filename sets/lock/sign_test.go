@@ -83,23 +83,23 @@ func TestVerifyMinisignCLI(t *testing.T) {
 	}
 	// Edited after signing.
 	edited := strings.Replace(settest.GoodLock, "size = 42", "size = 43", 1)
-	if v, err := Verify([]byte(edited), sig, trusted); !errors.Is(err, ErrBadSignature) || v.State != Invalid {
+	if v, err := Verify([]byte(edited), sig, trusted); !errors.Is(err, errBadSignature) || v.State != Invalid {
 		t.Errorf("Verify(edited) = %+v, %v; want ErrBadSignature", v, err)
 	}
 	// Signed by another key.
 	other := sign(otherSec)
-	if v, err := Verify([]byte(settest.GoodLock), other, trusted); !errors.Is(err, ErrUntrustedKey) || !strings.Contains(err.Error(), hostID) {
+	if v, err := Verify([]byte(settest.GoodLock), other, trusted); !errors.Is(err, errUntrustedKey) || !strings.Contains(err.Error(), hostID) {
 		t.Errorf("Verify(other key) = %+v, %v; want ErrUntrustedKey naming %s", v, err, hostID)
 	}
 	// Unsigned.
-	if _, err := Verify([]byte(settest.GoodLock), nil, trusted); !errors.Is(err, ErrUnsigned) {
+	if _, err := Verify([]byte(settest.GoodLock), nil, trusted); !errors.Is(err, errUnsigned) {
 		t.Errorf("Verify(unsigned) = %v; want ErrUnsigned", err)
 	}
-	if v, err := Verify([]byte(settest.GoodLock), nil, nil); err != nil || v.State != Unsigned {
+	if v, err := Verify([]byte(settest.GoodLock), nil, nil); err != nil || v.State != unsigned {
 		t.Errorf("Verify(unsigned, no keys) = %+v, %v", v, err)
 	}
 	// Garbage.
-	if _, err := Verify([]byte(settest.GoodLock), []byte("untrusted comment: x\nnot base64\n"), trusted); !errors.Is(err, ErrBadSignature) {
+	if _, err := Verify([]byte(settest.GoodLock), []byte("untrusted comment: x\nnot base64\n"), trusted); !errors.Is(err, errBadSignature) {
 		t.Errorf("Verify(garbage) = %v; want ErrBadSignature", err)
 	}
 	if v, err := Verify([]byte(settest.GoodLock), []byte("junk"), nil); err != nil || v.State != Invalid {
