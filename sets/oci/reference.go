@@ -8,9 +8,9 @@ import (
 	"oras.land/oras-go/v2/registry"
 )
 
-// Scheme is the scheme of a set in an OCI registry: oci://HOST/REPO:TAG or
+// scheme is the scheme of a set in an OCI registry: oci://HOST/REPO:TAG or
 // oci://HOST/REPO@sha256:….
-const Scheme = "oci"
+const scheme = "oci"
 
 // ErrReference is wrapped by every error about a reference that cannot name
 // a set.
@@ -33,7 +33,7 @@ type Reference struct {
 // IsReference reports whether s is meant as an OCI reference: it starts
 // with "oci://" (in any case).
 func IsReference(s string) bool {
-	return len(s) >= len(Scheme)+3 && strings.EqualFold(s[:len(Scheme)+3], Scheme+"://")
+	return len(s) >= len(scheme)+3 && strings.EqualFold(s[:len(scheme)+3], scheme+"://")
 }
 
 // ParseReference reads oci://HOST/REPO:TAG or oci://HOST/REPO@sha256:… with
@@ -43,7 +43,7 @@ func ParseReference(s string) (Reference, error) {
 	if !IsReference(s) {
 		return Reference{}, fmt.Errorf("%q: %w: it must start with oci://", s, ErrReference)
 	}
-	rest := s[len(Scheme)+3:]
+	rest := s[len(scheme)+3:]
 	if rest == "" || strings.ContainsAny(rest, " \t\r\n") {
 		return Reference{}, fmt.Errorf("%q: %w: want oci://HOST/REPOSITORY:TAG or oci://HOST/REPOSITORY@sha256:DIGEST", s, ErrReference)
 	}
@@ -79,7 +79,7 @@ func hostAfterAt(s string) string { return s[strings.LastIndex(s, "@")+1:] }
 
 // String returns the reference as ParseReference reads it.
 func (r Reference) String() string {
-	s := Scheme + "://" + r.Host + "/" + r.Repository
+	s := scheme + "://" + r.Host + "/" + r.Repository
 	if r.Digest != "" {
 		return s + "@" + r.Digest
 	}
@@ -94,7 +94,7 @@ func (r Reference) Pinned(d string) Reference {
 // Blob returns the reference of the blob with this SHA-256 (hex) in the
 // same repository, as shown in progress and errors.
 func (r Reference) Blob(sha256 string) string {
-	return Scheme + "://" + r.Host + "/" + r.Repository + "@sha256:" + sha256
+	return scheme + "://" + r.Host + "/" + r.Repository + "@sha256:" + sha256
 }
 
 // reference returns r as oras-go's reference: the tag or the digest.

@@ -33,30 +33,30 @@ const (
 
 // Defaults of a Registry.
 const (
-	// DefaultMaxRetryAfter is the longest Retry-After of a 429 that is
+	// defaultMaxRetryAfter is the longest Retry-After of a 429 that is
 	// waited out; a registry that asks for more fails the request at once
 	// with ErrRateLimited.
-	DefaultMaxRetryAfter = time.Minute
-	// DefaultRetries is how often a request that may pass (a connection
+	defaultMaxRetryAfter = time.Minute
+	// defaultRetries is how often a request that may pass (a connection
 	// error, 408, 429, 5xx) is sent again.
-	DefaultRetries = 4
-	// DefaultMinWait and DefaultMaxWait bound the back-off between retries.
-	DefaultMinWait = 250 * time.Millisecond
-	DefaultMaxWait = 5 * time.Second
+	defaultRetries = 4
+	// defaultMinWait and DefaultMaxWait bound the back-off between retries.
+	defaultMinWait = 250 * time.Millisecond
+	defaultMaxWait = 5 * time.Second
 )
 
 // Errors of talking to a registry, wrapped with the reference and the
 // registry's answer.
 var (
-	// ErrRateLimited is returned when the registry answers 429 Too Many
+	// errRateLimited is returned when the registry answers 429 Too Many
 	// Requests after the retries, or asks to wait longer than the bound.
-	ErrRateLimited = errors.New("the registry limits requests (HTTP 429 Too Many Requests)")
-	// ErrUnauthorized is returned when the registry refuses the credential
+	errRateLimited = errors.New("the registry limits requests (HTTP 429 Too Many Requests)")
+	// errUnauthorized is returned when the registry refuses the credential
 	// (or its absence) with 401 or 403.
-	ErrUnauthorized = errors.New("the registry refused access")
-	// ErrNotFound is returned when the repository, tag, manifest or blob
+	errUnauthorized = errors.New("the registry refused access")
+	// errNotFound is returned when the repository, tag, manifest or blob
 	// does not exist.
-	ErrNotFound = errors.New("not found in the registry")
+	errNotFound = errors.New("not found in the registry")
 )
 
 // Options configure a Registry.
@@ -202,10 +202,10 @@ func (r *Registry) credential(ctx context.Context, host string) (auth.Credential
 // the bound and giving up at once when it is not.
 func (r *Registry) policy() retry.Policy {
 	return &policy{
-		maxAfter: pos(r.opts.MaxRetryAfter, DefaultMaxRetryAfter),
-		tries:    pos(r.opts.Retries, DefaultRetries),
-		backoff:  retry.ExponentialBackoff(pos(r.opts.MinWait, DefaultMinWait), 2, 0.2),
-		maxWait:  pos(r.opts.MaxWait, DefaultMaxWait),
+		maxAfter: pos(r.opts.MaxRetryAfter, defaultMaxRetryAfter),
+		tries:    pos(r.opts.Retries, defaultRetries),
+		backoff:  retry.ExponentialBackoff(pos(r.opts.MinWait, defaultMinWait), 2, 0.2),
+		maxWait:  pos(r.opts.MaxWait, defaultMaxWait),
 	}
 }
 
@@ -255,9 +255,9 @@ func pos[T int | time.Duration](v, def T) T {
 	return def
 }
 
-// Loopback reports whether host (with or without a port) is a loopback
+// loopback reports whether host (with or without a port) is a loopback
 // address or localhost.
-func Loopback(host string) bool {
+func loopback(host string) bool {
 	h := host
 	if hh, _, err := net.SplitHostPort(host); err == nil {
 		h = hh
@@ -272,7 +272,7 @@ func Loopback(host string) bool {
 
 // plain reports whether host is spoken to over plain HTTP.
 func (r *Registry) plain(host string) bool {
-	if Loopback(host) {
+	if loopback(host) {
 		return true
 	}
 	name, _, _ := net.SplitHostPort(host)
@@ -288,7 +288,7 @@ func (r *Registry) plain(host string) bool {
 func (r *Registry) repository(ref Reference) *remote.Repository {
 	client := r.remote
 	switch {
-	case Loopback(ref.Host):
+	case loopback(ref.Host):
 		client = r.local
 	case r.plain(ref.Host):
 		client = r.lan // named in [sets] insecure_registries: on the LAN
@@ -311,16 +311,16 @@ func explain(what string, err error) error {
 	switch {
 	case errors.As(err, &er) && er.StatusCode == http.StatusTooManyRequests:
 		return fmt.Errorf("%s: %w: it kept refusing through the retries, or asked to wait past the bound: try again later, or log in (Docker Hub allows anonymous pulls of 10 per hour per IP address; docker login or %s/%s raise it): %w",
-			what, ErrRateLimited, EnvUsername, EnvPassword, err)
+			what, errRateLimited, EnvUsername, EnvPassword, err)
 	case errors.As(err, &er) && (er.StatusCode == http.StatusUnauthorized || er.StatusCode == http.StatusForbidden):
 		host := "HOST"
 		if er.URL != nil {
 			host = er.URL.Host
 		}
 		return fmt.Errorf("%s: %w (HTTP %d): log in with `docker login %s` (or oras login), or set %s and %s: %w",
-			what, ErrUnauthorized, er.StatusCode, host, EnvUsername, EnvPassword, err)
+			what, errUnauthorized, er.StatusCode, host, EnvUsername, EnvPassword, err)
 	case errors.Is(err, errdef.ErrNotFound) || errors.As(err, &er) && er.StatusCode == http.StatusNotFound:
-		return fmt.Errorf("%s: %w: %w", what, ErrNotFound, err)
+		return fmt.Errorf("%s: %w: %w", what, errNotFound, err)
 	}
 	return fmt.Errorf("%s: %w", what, err)
 }
@@ -330,6 +330,6 @@ func explain(what string, err error) error {
 // which oras-go has retried already when it may pass, does not.
 func Retryable(err error) bool {
 	var er *errcode.ErrorResponse
-	return !errors.As(err, &er) && !errors.Is(err, errdef.ErrNotFound) && !errors.Is(err, ErrRateLimited) &&
-		!errors.Is(err, ErrUnauthorized) && !errors.Is(err, ErrNotFound) && !errors.Is(err, ErrReference)
+	return !errors.As(err, &er) && !errors.Is(err, errdef.ErrNotFound) && !errors.Is(err, errRateLimited) &&
+		!errors.Is(err, errUnauthorized) && !errors.Is(err, errNotFound) && !errors.Is(err, ErrReference)
 }

@@ -47,9 +47,9 @@ const MaxManifestBytes = 4 << 20
 // pushConcurrency is how many blobs are checked and pushed at once.
 const pushConcurrency = 4
 
-// ErrNotASet is wrapped when a manifest is not a set's: another
+// errNotASet is wrapped when a manifest is not a set's: another
 // artifactType, an index, a lock missing or too large.
-var ErrNotASet = errors.New("not a pack set")
+var errNotASet = errors.New("not a pack set")
 
 // File is one blob of a set to push.
 type File struct {
@@ -239,10 +239,10 @@ func (r *Registry) Pull(ctx context.Context, ref Reference, prev string, maxLock
 	defer rc.Close()
 	pinned := ref.Pinned(desc.Digest.String())
 	if desc.MediaType != ocispec.MediaTypeImageManifest {
-		return nil, fmt.Errorf("%s: %w: the registry serves a %s, not an OCI image manifest (%s)", pinned, ErrNotASet, desc.MediaType, ocispec.MediaTypeImageManifest)
+		return nil, fmt.Errorf("%s: %w: the registry serves a %s, not an OCI image manifest (%s)", pinned, errNotASet, desc.MediaType, ocispec.MediaTypeImageManifest)
 	}
 	if desc.Size > MaxManifestBytes {
-		return nil, fmt.Errorf("%s: %w: its manifest has %d bytes, over the limit of %d", pinned, ErrNotASet, desc.Size, MaxManifestBytes)
+		return nil, fmt.Errorf("%s: %w: its manifest has %d bytes, over the limit of %d", pinned, errNotASet, desc.Size, MaxManifestBytes)
 	}
 	data, err := content.ReadAll(rc, desc) // checks the size and the digest
 	if err != nil {
@@ -250,7 +250,7 @@ func (r *Registry) Pull(ctx context.Context, ref Reference, prev string, maxLock
 	}
 	var m ocispec.Manifest
 	if err := json.NewDecoder(bytes.NewReader(data)).Decode(&m); err != nil {
-		return nil, fmt.Errorf("%s: %w: its manifest does not decode: %w", pinned, ErrNotASet, err)
+		return nil, fmt.Errorf("%s: %w: its manifest does not decode: %w", pinned, errNotASet, err)
 	}
 	at := m.ArtifactType
 	if at == "" {
@@ -258,7 +258,7 @@ func (r *Registry) Pull(ctx context.Context, ref Reference, prev string, maxLock
 	}
 	if at != ArtifactType {
 		return nil, fmt.Errorf("%s: %w: the manifest's artifactType is %q, not %q (push a set with forgesync export, or oras push --artifact-type %s)",
-			pinned, ErrNotASet, at, ArtifactType, ArtifactType)
+			pinned, errNotASet, at, ArtifactType, ArtifactType)
 	}
 	set := &Set{Reference: pinned, Digest: desc.Digest.String(), Layers: map[string]int64{}}
 	var lockDesc, sigDesc *ocispec.Descriptor
@@ -274,7 +274,7 @@ func (r *Registry) Pull(ctx context.Context, ref Reference, prev string, maxLock
 		}
 	}
 	if lockDesc == nil {
-		return nil, fmt.Errorf("%s: %w: no layer is titled %s", pinned, ErrNotASet, LockTitle)
+		return nil, fmt.Errorf("%s: %w: no layer is titled %s", pinned, errNotASet, LockTitle)
 	}
 	if set.Lock, err = fetchSmall(ctx, repo, *lockDesc, maxLock); err != nil {
 		return nil, fmt.Errorf("%s: the lock: %w", pinned, err)
@@ -291,7 +291,7 @@ func (r *Registry) Pull(ctx context.Context, ref Reference, prev string, maxLock
 // descriptor's size and digest.
 func fetchSmall(ctx context.Context, f content.Fetcher, desc ocispec.Descriptor, limit int64) ([]byte, error) {
 	if desc.Size > limit || desc.Size < 0 {
-		return nil, fmt.Errorf("%w: its layer has %d bytes, over the limit of %d", ErrNotASet, desc.Size, limit)
+		return nil, fmt.Errorf("%w: its layer has %d bytes, over the limit of %d", errNotASet, desc.Size, limit)
 	}
 	data, err := content.FetchAll(ctx, f, desc)
 	if err != nil {
