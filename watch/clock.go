@@ -3,7 +3,7 @@ package watch
 import "time"
 
 // Clock is the time source of a [Watcher]. Production code uses
-// [SystemClock]; tests pass a fake they advance by hand, so that nothing
+// [systemClock]; tests pass a fake they advance by hand, so that nothing
 // waits on the wall clock.
 type Clock interface {
 	// Now returns the current time.
@@ -25,8 +25,8 @@ type Timer interface {
 	Stop()
 }
 
-// SystemClock returns the [Clock] of the operating system.
-func SystemClock() Clock { return systemClock{} }
+// osClock returns the [Clock] of the operating system.
+func osClock() Clock { return systemClock{} }
 
 type systemClock struct{}
 

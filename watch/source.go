@@ -3,7 +3,7 @@ package watch
 import "github.com/fsnotify/fsnotify"
 
 // EventSource is a feed of file-system events on one folder: the part of an
-// *fsnotify.Watcher that a [Watcher] uses. [NewFSNotifySource] makes the real
+// *fsnotify.Watcher that a [Watcher] uses. [newFSNotifySource] makes the real
 // one; tests make fakes that push events and errors such as
 // fsnotify.ErrEventOverflow.
 type EventSource interface {
@@ -21,10 +21,10 @@ type EventSource interface {
 	Close() error
 }
 
-// NewFSNotifySource returns an [EventSource] backed by
+// newFSNotifySource returns an [EventSource] backed by
 // github.com/fsnotify/fsnotify (inotify on Linux, ReadDirectoryChangesW on
 // Windows, kqueue on macOS and the BSDs).
-func NewFSNotifySource() (EventSource, error) {
+func newFSNotifySource() (EventSource, error) {
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		return nil, err

@@ -25,13 +25,13 @@ import (
 // Defaults of the batching window of a [Watcher], used when the matching
 // [Options] field is zero.
 const (
-	// DefaultBatchQuiet is how long nothing may happen in drop before the
+	// defaultBatchQuiet is how long nothing may happen in drop before the
 	// archives that are ready are handed over together.
-	DefaultBatchQuiet = 50 * time.Millisecond
-	// DefaultBatchMaxWait is the longest an archive that is ready waits for
+	defaultBatchQuiet = 50 * time.Millisecond
+	// defaultBatchMaxWait is the longest an archive that is ready waits for
 	// others still arriving; the default is the larger of this and four
 	// times Settle.
-	DefaultBatchMaxWait = 10 * time.Second
+	defaultBatchMaxWait = 10 * time.Second
 )
 
 // Options configures a [Watcher]. Drop, Settle, Rescan, Ignore and
@@ -48,7 +48,7 @@ type Options struct {
 	// lost events (config watch.rescan). It also bounds every back-off.
 	Rescan time.Duration
 	// BatchQuiet and BatchMaxWait shape batches; see [Watcher]. Zero means
-	// [DefaultBatchQuiet] and [DefaultBatchMaxWait].
+	// [defaultBatchQuiet] and [defaultBatchMaxWait].
 	BatchQuiet   time.Duration
 	BatchMaxWait time.Duration
 
@@ -67,10 +67,10 @@ type Options struct {
 	// which on Windows fails with a sharing violation while a browser still
 	// holds the download. Tests inject a failure to simulate such a lock.
 	OpenCheck func(path string) error
-	// Clock is the time source; nil means [SystemClock].
+	// Clock is the time source; nil means [systemClock].
 	Clock Clock
 	// NewSource makes the event source each time Drop is (re)watched; nil
-	// means [NewFSNotifySource].
+	// means [newFSNotifySource].
 	NewSource func() (EventSource, error)
 	// Logger receives what the watcher notices; nil discards it.
 	Logger *slog.Logger
@@ -185,19 +185,19 @@ func New(opts Options) (*Watcher, error) {
 		log:       opts.Logger,
 	}
 	if w.quiet == 0 {
-		w.quiet = DefaultBatchQuiet
+		w.quiet = defaultBatchQuiet
 	}
 	if w.maxWait == 0 {
-		w.maxWait = max(DefaultBatchMaxWait, 4*w.settle)
+		w.maxWait = max(defaultBatchMaxWait, 4*w.settle)
 	}
 	if w.openCheck == nil {
 		w.openCheck = openForReading
 	}
 	if w.clock == nil {
-		w.clock = SystemClock()
+		w.clock = osClock()
 	}
 	if w.newSource == nil {
-		w.newSource = NewFSNotifySource
+		w.newSource = newFSNotifySource
 	}
 	if w.log == nil {
 		w.log = slog.New(slog.DiscardHandler)

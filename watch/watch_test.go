@@ -381,7 +381,7 @@ func TestWatcherRewatchBackoff(t *testing.T) {
 			mu.Unlock()
 			return nil, errors.New("inotify_init1: too many open files")
 		}
-		return NewFSNotifySource()
+		return newFSNotifySource()
 	}})
 	failing.Store(true)
 	start := h.clock.Now()
@@ -577,7 +577,7 @@ func TestWatcherCancelLeavesNoGoroutine(t *testing.T) {
 					<-ctx.Done()
 					return ctx.Err()
 				},
-				Clock: SystemClock(),
+				Clock: osClock(),
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -784,10 +784,10 @@ func TestWatcherBatchRule(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer busy.Close()
-		limit := t0.Add(testSettle + DefaultBatchMaxWait + 2*testSettle)
+		limit := t0.Add(testSettle + defaultBatchMaxWait + 2*testSettle)
 		for size := int64(100); h.batchCount() == 0; size += 100 {
 			if h.clock.Now().After(limit) {
-				t.Fatalf("no batch by %v; want a.zip delivered after BatchMaxWait (%v) although busy.zip keeps changing", limit, DefaultBatchMaxWait)
+				t.Fatalf("no batch by %v; want a.zip delivered after BatchMaxWait (%v) although busy.zip keeps changing", limit, defaultBatchMaxWait)
 			}
 			if _, err := busy.Write(make([]byte, 100)); err != nil {
 				t.Fatal(err)
@@ -801,7 +801,7 @@ func TestWatcherBatchRule(t *testing.T) {
 		if want := [][]string{{"a.zip"}}; !slices.EqualFunc(batches, want, slices.Equal) {
 			t.Fatalf("batches = %q; want %q", batches, want)
 		}
-		if min := t0.Add(testSettle + DefaultBatchMaxWait); at[0].Before(min) {
+		if min := t0.Add(testSettle + defaultBatchMaxWait); at[0].Before(min) {
 			t.Errorf("batch at %v; want no earlier than %v, BatchMaxWait after a.zip was ready", at[0], min)
 		}
 	})
