@@ -15,22 +15,3 @@ const (
 	UnpackerNice  = 19
 	installerNice = 10
 )
-
-// Scheduling policies, as Linux's sched_setattr(2) names them. The
-// unpacker runs under SCHED_IDLE: it gets a processor only when nothing
-// else wants it, and a game's thread that wakes takes the processor from
-// it at once, where a nice value alone still lets it finish its slice.
-const (
-	schedOther = 0
-	SchedIdle  = 5
-)
-
-// I/O scheduling classes and the level the installer uses, as Linux's
-// ioprio_set(2) names them.
-const (
-	ioClassNone       = 0
-	ioClassBestEffort = 2
-	IOClassIdle       = 3
-	// ioLevelLowest is the lowest level of the best-effort class.
-	ioLevelLowest = 7
-)

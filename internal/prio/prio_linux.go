@@ -9,6 +9,25 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// Scheduling policies, as Linux's sched_setattr(2) names them. The
+// unpacker runs under SCHED_IDLE: it gets a processor only when nothing
+// else wants it, and a game's thread that wakes takes the processor from
+// it at once, where a nice value alone still lets it finish its slice.
+const (
+	schedOther = 0
+	SchedIdle  = 5
+)
+
+// I/O scheduling classes and the level the installer uses, as Linux's
+// ioprio_set(2) names them.
+const (
+	ioClassNone       = 0
+	ioClassBestEffort = 2
+	IOClassIdle       = 3
+	// ioLevelLowest is the lowest level of the best-effort class.
+	ioLevelLowest = 7
+)
+
 // ioprioWhoProcess makes ioprio_set and ioprio_get act on one thread
 // (Linux keeps the I/O priority per thread, as the nice value).
 const ioprioWhoProcess = 1
