@@ -5,6 +5,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
 	"os/exec"
 	"path"
 	"path/filepath"
@@ -152,4 +153,33 @@ func funcName(d *ast.FuncDecl) string {
 		return id.Name + "." + d.Name.Name
 	}
 	return d.Name.Name
+}
+
+// maxCommandLines is DESIGN.md's bound on the forgesync command's own
+// package: it parses flags, builds and calls; what grows beyond that
+// belongs in cli (the machinery), view (the text), author (the authors'
+// commands) or the domain.
+const maxCommandLines = 1000
+
+// TestCommandIsThin holds package main of cmd/forgesync under
+// maxCommandLines lines of code, every line of its non-test files counted.
+func TestCommandIsThin(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += strings.Count(string(b), "\n")
+	}
+	if total >= maxCommandLines {
+		t.Errorf("cmd/forgesync holds %d lines outside its tests; it stays under %d (DESIGN.md): move what is not flags and wiring into cli, view, author or the package that does the work", total, maxCommandLines)
+	}
 }

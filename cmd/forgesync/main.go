@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/mjolnir-forge/forgesync/cmd/forgesync/author"
 	"github.com/mjolnir-forge/forgesync/cmd/forgesync/cli"
 	"github.com/mjolnir-forge/forgesync/installer/intake"
 )
@@ -66,14 +67,14 @@ func commands() []*cli.Command {
 		historyCommand(),
 		rollbackCommand(),
 		retryCommand(),
-		scanCommand(),
-		packCommand(),
-		initCommand(),
-		schemaCommand(),
+		author.Scan(version),
+		author.Pack(),
+		author.Init(version),
+		author.Schema(),
 		openapiCommand(),
-		liftPreviewCommand(),
-		utocCommand(),
-		packageIDCommand(),
+		author.LiftPreview(),
+		author.Utoc(),
+		author.PackageID(),
 		serviceCommand(),
 		setupCommand(),
 		uninstallCommand(),

@@ -1,4 +1,8 @@
-package main
+// Package author holds forgesync's commands for pack authors: scan, pack,
+// init, schema, lift-preview, utoc and package-id. They need no
+// configuration and touch no machine's state; the forgesync command lists
+// them among its own.
+package author
 
 import (
 	"context"
@@ -20,11 +24,8 @@ import (
 	"github.com/mjolnir-forge/forgesync/lua/preview"
 )
 
-// The commands for pack authors: scan, pack, init, schema, lift-preview,
-// utoc and package-id. They need no configuration and touch no machine's
-// state.
-
-func scanCommand() *cli.Command {
+// Scan is the `scan` command.
+func Scan(version string) *cli.Command {
 	var format string
 	return &cli.Command{
 		Name: "scan", Args: "ARCHIVE|DIR…", NoConfig: true, Nargs: cli.Args{Min: 1, Max: -1, Want: "one or more ARCHIVE or DIR"},
@@ -55,7 +56,8 @@ func scanCommand() *cli.Command {
 	}
 }
 
-func packCommand() *cli.Command {
+// Pack is the `pack` command.
+func Pack() *cli.Command {
 	var out string
 	return &cli.Command{
 		Name: "pack", Args: "DIR [-o ARCHIVE.zip]", NoConfig: true, Nargs: cli.One("one DIR"),
@@ -88,7 +90,8 @@ func packCommand() *cli.Command {
 	}
 }
 
-func initCommand() *cli.Command {
+// Init is the `init` command.
+func Init(version string) *cli.Command {
 	var id string
 	return &cli.Command{
 		Name: "init", Args: "DIR [--id ID]", NoConfig: true, Nargs: cli.One("one DIR"),
@@ -126,7 +129,8 @@ func workflowRelease(v string) string {
 	return "latest"
 }
 
-func schemaCommand() *cli.Command {
+// Schema is the `schema` command.
+func Schema() *cli.Command {
 	var out string
 	return &cli.Command{
 		Name: "schema", Args: "[-o FILE]", NoConfig: true, Nargs: cli.NoArgs,
@@ -150,7 +154,8 @@ func schemaCommand() *cli.Command {
 	}
 }
 
-func liftPreviewCommand() *cli.Command {
+// LiftPreview is the `lift-preview` command.
+func LiftPreview() *cli.Command {
 	var svg string
 	return &cli.Command{
 		Name: "lift-preview", Args: "PACK_OR_DIR PIECE", NoConfig: true, Nargs: cli.Args{Min: 2, Max: 2, Want: "PACK_OR_DIR and PIECE"},
@@ -201,7 +206,8 @@ func liftPreviewCommand() *cli.Command {
 	}
 }
 
-func utocCommand() *cli.Command {
+// Utoc is the `utoc` command.
+func Utoc() *cli.Command {
 	return &cli.Command{
 		Name: "utoc", Args: "FILE.utoc", NoConfig: true, Nargs: cli.One("one FILE.utoc"),
 		Summary: "list the chunks of an IoStore table of contents: id, index, type\n" +
@@ -213,7 +219,8 @@ func utocCommand() *cli.Command {
 	}
 }
 
-func packageIDCommand() *cli.Command {
+// PackageID is the `package-id` command.
+func PackageID() *cli.Command {
 	return &cli.Command{
 		Name: "package-id", Args: "NAME...", NoConfig: true, Nargs: cli.Args{Min: 1, Max: -1, Want: "one or more package NAMEs"},
 		Summary: "print the Unreal package id of each long package name\n" +
