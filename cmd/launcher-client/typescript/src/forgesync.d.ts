@@ -185,6 +185,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/reload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read the daemon's config file again and apply `[sets]`, `[watch]`, `[limits]` and `[performance]` (SIGHUP does the same on Linux and macOS).
+         * @description A config that cannot be read or is invalid answers 400 and changes nothing: the daemon keeps
+         *     the config it has, and logs why. Other settings that changed need a restart: the answer and
+         *     the log name each.
+         */
+        post: operations["reloadConfig"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sync": {
         parameters: {
             query?: never;
@@ -311,8 +333,25 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Check the followed source (`[sets] source`) now, and apply it when it changed. */
+        /** Check the followed source (`[sets] source`) now, and apply it when it changed; 409 while following is paused (see SetPause). */
         post: operations["checkSet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/set/follow": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Resume following `[sets] source` after a set applied by hand paused it, and check it now (applying it when the machine differs). */
+        post: operations["resumeFollowing"];
         delete?: never;
         options?: never;
         head?: never;
@@ -458,6 +497,8 @@ export interface components {
             deployed: components["schemas"]["FileReport"][];
             /** @description The gates allow door automation and the native module is in place. */
             door_automation: boolean;
+            /** @description Why door automation is off when the configuration turned it off (`[deploy] native = false`); absent otherwise. */
+            door_automation_off?: string;
             /** @description The game builds the release's native module accepts. */
             supported_builds: string[];
         };
@@ -1037,6 +1078,32 @@ export interface components {
              * @description When the set's lock stops being valid (SPEC §10.2c); absent when it never does. Status warns 7 days before.
              */
             expires?: string;
+            paused?: components["schemas"]["SetPause"];
+            last_download?: components["schemas"]["SetCheck"];
+        };
+        /** @description What a config reload did. */
+        ReloadResult: {
+            /** @description The config file read. */
+            config: string;
+            /** @description The sections whose changes were applied: `[sets]`, `[watch]`, `[limits]`, `[performance]`. */
+            applied: string[];
+            /** @description The keys that changed but take effect only when the daemon restarts (`paths.mods`, `api.listen`, …). */
+            needs_restart: string[];
+        };
+        /** @description A set applied by hand (`sync --set`, `POST /v1/set/apply`) pinned a machine that follows `[sets] source`: following is paused, across restarts, until `POST /v1/set/follow` (`forgesync sync --set --follow`); absent while the machine follows. */
+        SetPause: {
+            /**
+             * Format: date-time
+             * @description When the set was applied by hand.
+             */
+            since: string;
+            /** @description Where that set came from; `(request body)` for a lock sent as text. */
+            source: string;
+            fingerprint: components["schemas"]["Fingerprint"];
+            /** @description The followed source, not checked meanwhile. */
+            following: string;
+            /** @description How to follow again, in words. */
+            resume: string;
         };
         SetInfo: {
             fingerprint: components["schemas"]["Fingerprint"];
@@ -1693,6 +1760,35 @@ export interface operations {
             503: components["responses"]["Error"];
         };
     };
+    reloadConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: components["requestBodies"]["Empty"];
+        responses: {
+            /** @description What the reload applied, and what waits for a restart. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReloadResult"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            408: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+            413: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
     sync: {
         parameters: {
             query?: never;
@@ -1855,6 +1951,35 @@ export interface operations {
         };
     };
     checkSet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: components["requestBodies"]["Empty"];
+        responses: {
+            /** @description The result of the check. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SetSyncResult"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            408: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+            413: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    resumeFollowing: {
         parameters: {
             query?: never;
             header?: never;
