@@ -297,9 +297,19 @@ func (s *Syncer) SyncSet(ctx context.Context, req Request) (*Result, error) {
 		}
 		return nil, fmt.Errorf("%w (%s): %w", errSyncRunning, msg, errkind.Busy)
 	}
-	defer s.mu.Unlock()
 	s.since.Store(s.opts.Now().UnixNano())
-	defer s.since.Store(0)
+	res, err := s.syncLocked(ctx, req)
+	s.since.Store(0)
+	s.mu.Unlock()
+	// The observer hears of the check once another sync may start: a
+	// client that applies a set when it sees one is not told "busy".
+	s.obs.Checked(res.Check)
+	return res, err
+}
+
+// syncLocked is SyncSet's work under its lock: the sync, the pin by hand,
+// the cache's eviction and the record of the check.
+func (s *Syncer) syncLocked(ctx context.Context, req Request) (*Result, error) {
 	res := &Result{Downloaded: []Download{}}
 	check := &res.Check
 	check.Time = s.opts.Now().UTC()
@@ -332,7 +342,6 @@ func (s *Syncer) SyncSet(ctx context.Context, req Request) (*Result, error) {
 			err = serr
 		}
 	}
-	s.obs.Checked(*check)
 	return res, err
 }
 
