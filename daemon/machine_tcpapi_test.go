@@ -43,7 +43,12 @@ func packArchive(t *testing.T, id, v string) []byte {
 // TCP API with the key from the state folder.
 func serveTCP(t *testing.T) (Options, *Client) {
 	t.Helper()
-	opts := game(t)
+	return serveTCPWith(t, game(t))
+}
+
+// serveTCPWith is serveTCP of a machine with opts.
+func serveTCPWith(t *testing.T, opts Options) (Options, *Client) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

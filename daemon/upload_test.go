@@ -2,17 +2,14 @@ package daemon
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mjolnir-forge/forgesync/api"
 	"github.com/mjolnir-forge/forgesync/pipeline"
@@ -33,33 +30,9 @@ func serveUploads(t *testing.T) (Options, *Client, *Client) {
 	t.Helper()
 	opts := game(t)
 	opts.Config.Limits.MaxTotalBytes, opts.Config.Limits.MaxEntries = uploadMaxTotal, uploadMaxEntries
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts.Config.API.Listen = ln.Addr().String()
-	ln.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	started, served := make(chan struct{}), make(chan error, 1)
-	go func() {
-		m := New(opts)
-		defer m.Close()
-		served <- m.Serve(ctx, ServeOptions{Version: "test", Started: func() { close(started) }})
-	}()
-	t.Cleanup(func() { cancel(); <-served })
-	select {
-	case <-started:
-	case err := <-served:
-		t.Fatalf("Serve = %v before it started", err)
-	case <-time.After(20 * time.Second):
-		t.Fatal("the daemon did not start")
-	}
-	key, err := readAPIKey(opts.Config.Paths.State)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sock, tcp := NewClient(opts.Config.Paths.Socket), newTCPClient(opts.Config.API.Listen, key)
-	t.Cleanup(func() { sock.Close(); tcp.Close() })
+	opts, tcp := serveTCPWith(t, opts)
+	sock := NewClient(opts.Config.Paths.Socket)
+	t.Cleanup(func() { sock.Close() })
 	return opts, sock, tcp
 }
 
