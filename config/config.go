@@ -122,6 +122,10 @@ type Sets struct {
 	CacheMax int64
 	// KeepGenerations is how many generations the state keeps (at least 1).
 	KeepGenerations int
+	// MaxStageBytes bounds one stage (SPEC §12): a set whose archives
+	// still to fetch are more bytes than this is refused before any
+	// download.
+	MaxStageBytes int64
 	// AllowPrivateMirrors lets a lock served from a public address name
 	// mirrors on loopback, private and link-local addresses (LAN hosts);
 	// without it they are refused when dialled.
@@ -143,6 +147,7 @@ const (
 	defaultSetInterval     = 5 * time.Minute
 	defaultCacheMax        = 2 << 30
 	defaultKeepGenerations = 10
+	defaultMaxStageBytes   = 4 << 30
 )
 
 // errInvalid is matched by every error about the file's content (as
@@ -187,6 +192,7 @@ type file struct {
 		TrustedKeys     []string `toml:"trusted_keys"`
 		CacheMax        *size    `toml:"cache_max"`
 		KeepGenerations *int     `toml:"keep_generations"`
+		MaxStageBytes   *size    `toml:"max_stage_bytes"`
 		AllowPrivate    bool     `toml:"allow_private_mirrors"`
 		Insecure        []string `toml:"insecure_registries"`
 		DockerConfig    string   `toml:"docker_config"`
@@ -228,7 +234,8 @@ func Default() *Config {
 		Watch:  Watch{Settle: defaultSettle, Rescan: defaultRescan},
 		Deploy: Deploy{Lua: true, Native: true},
 		Log:    Log{Level: slog.LevelInfo, Format: "text"},
-		Sets:   Sets{Interval: defaultSetInterval, CacheMax: defaultCacheMax, KeepGenerations: defaultKeepGenerations},
+		Sets: Sets{Interval: defaultSetInterval, CacheMax: defaultCacheMax, KeepGenerations: defaultKeepGenerations,
+			MaxStageBytes: defaultMaxStageBytes},
 
 		Performance: Performance{Priority: priorityBackground},
 	}
@@ -514,6 +521,13 @@ func parseSets(s *Sets, f *file, resolve func(key, p string) string, bad func(ke
 			bad("sets.cache_max", "%v", err)
 		} else {
 			s.CacheMax = n
+		}
+	}
+	if f.Sets.MaxStageBytes != nil {
+		if n, err := parseSize(f.Sets.MaxStageBytes.raw); err != nil || n < 1 {
+			bad("sets.max_stage_bytes", "want a size of at least 1 byte such as \"4GiB\", got %q", f.Sets.MaxStageBytes.raw)
+		} else {
+			s.MaxStageBytes = n
 		}
 	}
 	if f.Sets.KeepGenerations != nil {

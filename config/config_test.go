@@ -172,6 +172,12 @@ func TestParseSets(t *testing.T) {
 	if c.Sets.AllowPrivateMirrors {
 		t.Errorf("Sets.AllowPrivateMirrors = true by default; want false")
 	}
+	if c.Sets.MaxStageBytes != 4<<30 {
+		t.Errorf("Sets.MaxStageBytes = %d by default; want 4 GiB", c.Sets.MaxStageBytes)
+	}
+	if c, err := parse(filepath.Join(dir, "f.toml"), []byte("[sets]\nmax_stage_bytes = \"500MiB\"\n")); err != nil || c.Sets.MaxStageBytes != 500<<20 {
+		t.Errorf("parse(max_stage_bytes = 500MiB) = %+v, %v; want 500 MiB", c, err)
+	}
 	c, err = parse(filepath.Join(dir, "f.toml"), []byte("[sets]\nallow_private_mirrors = true\n"))
 	if err != nil || !c.Sets.AllowPrivateMirrors {
 		t.Errorf("parse(allow_private_mirrors = true) = %+v, %v; want it set", c, err)
@@ -193,6 +199,7 @@ func TestParseSets(t *testing.T) {
 		{"interval too short", "[sets]\ninterval = \"10ms\"\n", `f.toml:2: sets.interval`},
 		{"key", "[sets]\ntrusted_keys = [\"RWQnotakey\"]\n", `f.toml:2: sets.trusted_keys: key 1: want a minisign public key`},
 		{"cache", "[sets]\ncache_max = \"lots\"\n", `f.toml:2`},
+		{"stage bound", "[sets]\nmax_stage_bytes = \"0\"\n", `f.toml:2: sets.max_stage_bytes: want a size of at least 1 byte such as "4GiB", got "0"`},
 		{"keep zero", "[sets]\nkeep_generations = 0\n", `f.toml:2: sets.keep_generations: want a number from 1 to 1000, got 0`},
 		{"unknown", "[sets]\nkeep = 3\n", `f.toml:2: sets.keep: unknown key`},
 		{"insecure registry with a scheme", "[sets]\ninsecure_registries = [\"http://registry.lan:5000\"]\n", `f.toml:2: sets.insecure_registries: entry 1: want a registry's host or host:port`},
