@@ -45,9 +45,9 @@ func TestEnumsMatchOpenAPI(t *testing.T) {
 		{"GenerationChange.kind", field("GenerationChange", "kind"),
 			strs(string(ChangeAdded), string(ChangeUpdated), string(ChangeRemoved), string(ChangeEnabled), string(ChangeDisabled))},
 		{"HistoryGeneration.cause", field("HistoryGeneration", "cause"), strs(string(CauseDrop), string(CauseInstall),
-			string(CauseEnable), string(CauseDisable), string(CauseRemove), string(CauseSet), string(CauseRollback))},
+			string(CauseEnable), string(CauseDisable), string(CauseRemove), string(CauseSet), string(CauseRollback), string(CauseProfile))},
 		{"GenerationEvent.data.cause", field("GenerationEvent", "data", "cause"), strs(string(CauseDrop), string(CauseInstall),
-			string(CauseEnable), string(CauseDisable), string(CauseRemove), string(CauseSet), string(CauseRollback))},
+			string(CauseEnable), string(CauseDisable), string(CauseRemove), string(CauseSet), string(CauseRollback), string(CauseProfile))},
 	} {
 		if len(c.doc) == 0 || !slices.Equal(c.doc, c.goSet) {
 			t.Errorf("%s: the OpenAPI document lists %q, the Go constants %q", c.where, c.doc, c.goSet)

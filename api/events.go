@@ -47,6 +47,9 @@ const (
 	// failed; their data is a [SyncStarted] and a [SyncFinished].
 	EventSyncStarted  EventType = "sync-started"
 	EventSyncFinished EventType = "sync-finished"
+	// EventProfileSwitched follows a profile switch (SPEC §12); its data is
+	// a [ProfileSwitched].
+	EventProfileSwitched EventType = "profile-switched"
 	// EventDropped is never published: it is the type of the last line
 	// the server writes on an event stream whose client fell so far behind
 	// that its buffer filled up. That line has ID 0 and [Dropped] data.
@@ -187,6 +190,15 @@ type SyncFinished struct {
 	Error string `json:"error,omitempty"`
 }
 
+// ProfileSwitched is the data of [EventProfileSwitched]: the profile
+// current before and after, and the generation the switch recorded (0
+// when the installed set was the profile's already).
+type ProfileSwitched struct {
+	From       string `json:"from"`
+	To         string `json:"to"`
+	Generation int    `json:"generation"`
+}
+
 // Dropped is the data of the [EventDropped] marker: the id of the last
 // event written before it. The client reconnects with since=LastID and
 // finds out by the ids whether the ring still held what it missed.
@@ -236,6 +248,9 @@ func (SyncStarted) EventType() EventType { return EventSyncStarted }
 // EventType returns [EventSyncFinished].
 func (SyncFinished) EventType() EventType { return EventSyncFinished }
 
+// EventType returns [EventProfileSwitched].
+func (ProfileSwitched) EventType() EventType { return EventProfileSwitched }
+
 // EventType returns [EventDropped].
 func (Dropped) EventType() EventType { return EventDropped }
 
@@ -269,6 +284,7 @@ var decoders = map[EventType]func(json.RawMessage) (EventData, error){
 	EventPackRemoved:        decodeAs[PackRemoved],
 	EventSyncStarted:        decodeAs[SyncStarted],
 	EventSyncFinished:       decodeAs[SyncFinished],
+	EventProfileSwitched:    decodeAs[ProfileSwitched],
 }
 
 func decodeAs[T EventData](raw json.RawMessage) (EventData, error) {

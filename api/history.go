@@ -24,6 +24,7 @@ const (
 	CauseRemove   Cause = "remove"
 	CauseSet      Cause = "set" // a set apply
 	CauseRollback Cause = "rollback"
+	CauseProfile  Cause = "profile" // a profile switch (SPEC §12)
 )
 
 // GenerationPack is one installed pack of a generation.

@@ -52,6 +52,9 @@ type Summary struct {
 	// RolledBackTo is the generation a rollback went back to; 0 for
 	// every other transaction.
 	RolledBackTo int `json:"rolled_back_to,omitempty"`
+	// Switched is what a profile switch changed (the data of its
+	// profile-switched event); absent for every other transaction.
+	Switched *ProfileSwitched `json:"switched,omitempty"`
 	// Pending is what waits for the machine's condition besides
 	// archives (an inventory file the game holds, so not yet published;
 	// an interrupted set apply not yet finished), each with what stops

@@ -69,6 +69,11 @@ func (p publisher) GenerationRecorded(g store.Generation) {
 	p.publish(api.GenerationRecorded{N: g.N, Cause: api.Cause(g.Cause), Fingerprint: g.Fingerprint, Packs: len(g.Packs)})
 }
 
+// ProfileSwitched publishes profile-switched.
+func (p publisher) ProfileSwitched(s pipeline.ProfileSwitch) {
+	p.publish(api.ProfileSwitched{From: s.From, To: s.To, Generation: s.Generation})
+}
+
 // Warning publishes warning.
 func (p publisher) Warning(message string) { p.publish(api.Warning{Message: message}) }
 

@@ -31,6 +31,9 @@ func wireSummary(s *pipeline.Summary) *api.Summary {
 	out := &api.Summary{Published: s.Published, Warnings: s.Warnings, Generation: s.Generation,
 		DurationSeconds: s.Duration.Seconds(), DurationNanos: s.Duration.Nanoseconds(),
 		Set: wireSetResult(s.Set), RolledBackTo: s.RolledBackTo, Pending: wireReasons(s.Pending)}
+	if sw := s.Switched; sw != nil {
+		out.Switched = &api.ProfileSwitched{From: sw.From, To: sw.To, Generation: sw.Generation}
+	}
 	if s.Outcomes != nil {
 		out.Outcomes = make([]api.Outcome, len(s.Outcomes))
 		for i, o := range s.Outcomes {

@@ -88,7 +88,7 @@ func TestWireSummaryWhole(t *testing.T) {
 	ch := []pipeline.SetChange{{ID: "p", Version: "2", Previous: "1"}}
 	sum := &pipeline.Summary{Outcomes: []pipeline.Outcome{{Archive: "a.zip", Result: pipeline.ResultUpgraded, Pack: "p", Version: "2", Previous: "1",
 		Reasons: []rejection.Reason{{Rule: "r", File: "f", Path: "p", Message: "m", Value: "v", Line: 1, Column: 2}}}},
-		Published: []string{"x.json"}, Warnings: []string{"w"}, Duration: time.Second, Generation: 4, RolledBackTo: 2,
+		Published: []string{"x.json"}, Warnings: []string{"w"}, Duration: time.Second, Generation: 4, RolledBackTo: 2, Switched: &pipeline.ProfileSwitch{From: "own", To: "srv", Generation: 4},
 		Pending: []rejection.Reason{{Rule: "held", File: "f", Path: "p", Message: "m", Value: "v", Line: 1, Column: 2}},
 		Set: &pipeline.SetResult{Fingerprint: "sha256:f", Generation: 4, Installed: ch, Upgraded: ch, Downgraded: ch, Reinstalled: ch,
 			Enabled: []string{"e"}, Disabled: []string{"d"}, Removed: []string{"r"}}}
@@ -196,7 +196,7 @@ func TestWireEnumsSameWords(t *testing.T) {
 		{string(pipeline.ChangeEnabled), string(api.ChangeEnabled)}, {string(pipeline.ChangeDisabled), string(api.ChangeDisabled)},
 		{string(pipeline.CauseDrop), string(api.CauseDrop)}, {string(pipeline.CauseInstall), string(api.CauseInstall)}, {string(pipeline.CauseEnable), string(api.CauseEnable)},
 		{string(pipeline.CauseDisable), string(api.CauseDisable)}, {string(pipeline.CauseRemove), string(api.CauseRemove)}, {string(pipeline.CauseSet), string(api.CauseSet)},
-		{string(pipeline.CauseRollback), string(api.CauseRollback)},
+		{string(pipeline.CauseRollback), string(api.CauseRollback)}, {string(pipeline.CauseProfile), string(api.CauseProfile)},
 	}
 	for _, p := range pairs {
 		if p[0] != p[1] {

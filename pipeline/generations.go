@@ -24,6 +24,7 @@ const (
 	CauseRemove   store.Cause = "remove"
 	CauseSet      store.Cause = "set" // a set apply
 	CauseRollback store.Cause = "rollback"
+	CauseProfile  store.Cause = "profile" // a profile switch (SPEC §12)
 )
 
 // defaultKeepGenerations is how many generations the state keeps when
@@ -101,7 +102,8 @@ func (t *txn) recordGeneration() error {
 }
 
 // neededKeys returns the keys (store.KeptKey) of every archive the
-// installed packs, the kept generations and a journaled set need.
+// installed packs, the kept generations, a journaled set and the profiles
+// need.
 func neededKeys(st *store.State) map[string]bool {
 	out := map[string]bool{}
 	for _, r := range st.Packs {
@@ -114,6 +116,11 @@ func neededKeys(st *store.State) map[string]bool {
 	}
 	if ps := st.PendingSet; ps != nil {
 		for _, gp := range ps.Packs {
+			out[store.KeptKey(gp.ID, gp.Version, gp.SHA256)] = true
+		}
+	}
+	for _, pr := range st.Profiles {
+		for _, gp := range pr.Packs {
 			out[store.KeptKey(gp.ID, gp.Version, gp.SHA256)] = true
 		}
 	}

@@ -39,6 +39,8 @@ type Observer interface {
 	SetApplied(r SetResult)
 	// GenerationRecorded: a committed transaction recorded g.
 	GenerationRecorded(g store.Generation)
+	// ProfileSwitched: a committed profile switch made s.To current.
+	ProfileSwitched(s ProfileSwitch)
 	// Warning: something a user should act on, in plain words.
 	Warning(message string)
 	// PassFinished: a pass over the drop folder ended, committed or
@@ -79,6 +81,9 @@ func (nopObserver) SetApplied(SetResult) {}
 
 // GenerationRecorded does nothing.
 func (nopObserver) GenerationRecorded(store.Generation) {}
+
+// ProfileSwitched does nothing.
+func (nopObserver) ProfileSwitched(ProfileSwitch) {}
 
 // Warning does nothing.
 func (nopObserver) Warning(string) {}

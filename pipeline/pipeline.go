@@ -70,6 +70,9 @@ type Options struct {
 	// KeepGenerations is how many generations the state keeps (SPEC §11);
 	// zero means DefaultKeepGenerations.
 	KeepGenerations int
+	// KeepProfiles is how many profiles besides own the state keeps (SPEC
+	// §12), the least recently used pruned first; zero means 5.
+	KeepProfiles int
 }
 
 // InventoryDir returns the folder of the inventory files under mods.
@@ -100,6 +103,9 @@ type Summary struct {
 	Generation   int
 	Set          *SetResult
 	RolledBackTo int
+	// Switched is what a profile switch changed; nil for every other
+	// transaction.
+	Switched *ProfileSwitch
 	// Pending is what waits for the machine's condition besides archives:
 	// an inventory not yet published, an interrupted set apply not yet
 	// finished, each with what stops it and what to do.
@@ -698,6 +704,9 @@ const (
 	changeDisable
 	changeRemove
 	changeSet // a set apply or a rollback
+	// changeProfile edits the profiles (save, remove, record) and leaves
+	// the installed set as it is.
+	changeProfile
 )
 
 // change is an enable, disable or remove of one pack in a transaction, or
@@ -706,14 +715,24 @@ type change struct {
 	kind changeKind
 	id   string    // the pack enabled, disabled or removed
 	set  *setApply // with changeSet
+	// edit is the change of a changeProfile, run in the transaction.
+	edit func(ctx context.Context, t *txn) error
 }
 
 // cleanIncoming removes the archives in incoming/ that no journaled set
-// names: a set apply interrupted before its journal changed nothing.
+// and no profile names: a set apply interrupted before its journal
+// changed nothing.
 func (p *Pipeline) cleanIncoming(st *store.State) error {
 	keep := map[string]bool{}
 	if st.PendingSet != nil {
 		for _, gp := range st.PendingSet.Packs {
+			keep[gp.SHA256] = true
+		}
+	}
+	for _, pr := range st.Profiles {
+		// A profile recorded just before a crash: its archives are kept
+		// from here at the next switch to it.
+		for _, gp := range pr.Packs {
 			keep[gp.SHA256] = true
 		}
 	}

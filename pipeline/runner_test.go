@@ -78,6 +78,7 @@ func (rc *recorder) Published(files []string, enabledPacks int) {
 	rc.add(published{files, enabledPacks})
 }
 func (rc *recorder) SetApplied(r SetResult)                { rc.add(r) }
+func (rc *recorder) ProfileSwitched(s ProfileSwitch)       { rc.add(s) }
 func (rc *recorder) GenerationRecorded(g store.Generation) { rc.add(g) }
 func (rc *recorder) Warning(message string)                { rc.add(warning(message)) }
 func (rc *recorder) PassFinished(p Pass)                   { rc.add(p) }

@@ -64,6 +64,11 @@ type SetOptions struct {
 	// Source gives the archives the store does not keep; nil means kept
 	// archives only.
 	Source ArchiveSource
+	// Profile names the profile the set is recorded as and made current
+	// (SPEC §12); "" means "set". ProfileSource says where it came from;
+	// "" means followed.
+	Profile       string
+	ProfileSource store.ProfileSource
 }
 
 // SetResult is what a set apply or a rollback changed (SPEC §10.3): the
@@ -103,6 +108,9 @@ func newSetResult() *SetResult {
 type setApply struct {
 	store.PendingSet
 	source ArchiveSource
+	// record, when not nil, is the profile the set is recorded as, put in
+	// the state with the journal.
+	record *store.Profile
 }
 
 // ApplySet makes the installed set exactly pins (SPEC §10.2 step 3), as one
@@ -124,7 +132,11 @@ func (p *Pipeline) ApplySet(ctx context.Context, pins []lock.Entry, opts SetOpti
 		packs = append(packs, store.GenerationPack{ID: e.ID, Version: e.Version, SHA256: e.SHA256, Enabled: true})
 	}
 	slices.SortFunc(packs, func(a, b store.GenerationPack) int { return strings.Compare(a.ID, b.ID) })
-	sc := &setApply{PendingSet: store.PendingSet{Cause: CauseSet, Prune: opts.Prune, Packs: packs}, source: opts.Source}
+	rec, err := p.setProfile(pins, packs, opts)
+	if err != nil {
+		return nil, err
+	}
+	sc := &setApply{PendingSet: store.PendingSet{Cause: CauseSet, Prune: opts.Prune, Packs: packs, Profile: rec.Name}, source: opts.Source, record: rec}
 	return p.transact(ctx, txnOptions{cause: CauseSet, change: &change{kind: changeSet, set: sc}})
 }
 
@@ -231,6 +243,10 @@ func (t *txn) applySet(ctx context.Context, sc *setApply) error {
 	if !t.setChanges(sc) {
 		t.sum.Set = newSetResult()
 		t.sum.Set.Fingerprint = fingerprint(generationPacks(st))
+		if sc.Profile != "" && !store.SameProfile(sc.Profile, st.CurrentProfile()) || sc.record != nil {
+			t.leaveProfile(sc)
+			t.enterProfile(&sc.PendingSet)
+		}
 		return nil
 	}
 	return t.journalAndRoll(ctx, sc, ready)
@@ -244,6 +260,7 @@ func (t *txn) applySet(ctx context.Context, sc *setApply) error {
 // stays on disk for a later pass to finish.
 func (t *txn) journalAndRoll(ctx context.Context, sc *setApply, ready map[string]*prepared) error {
 	p, st := t.p, t.st
+	t.leaveProfile(sc)
 	st.PendingSet = &sc.PendingSet
 	if err := p.store.Save(st); err != nil {
 		st.PendingSet = nil
@@ -581,6 +598,7 @@ func (t *txn) commitPins(ps *store.PendingSet, placed map[string]*pinPlaced, kep
 	}
 	t.unpinned(pinned, ps.Prune, res)
 	sortPacks(t.packs)
+	t.enterProfile(ps)
 	st.PendingSet = nil
 	t.dirty = true
 	t.cause = ps.Cause

@@ -222,8 +222,9 @@ func (p *Pipeline) run(ctx context.Context, o txnOptions) (_ *Summary, _ []PackC
 		}
 	}()
 	p.stages.mark("begin")
-	if o.change == nil || o.change.kind != changeSet {
-		// A set is applied alone: dropped archives wait for the next pass.
+	if o.change == nil || o.change.kind != changeSet && o.change.kind != changeProfile {
+		// A set (or a profile) is applied alone: dropped archives wait
+		// for the next pass.
 		if err := t.processAll(ctx, o); err != nil {
 			return nil, nil, err
 		}
@@ -372,6 +373,10 @@ func (t *txn) commit() (*Summary, error) {
 	if t.dirty {
 		st.Inventory = inv.hashes
 		before := lastGeneration(st)
+		syncOwn(st, p.opts.Now().UTC())
+		if err := t.pruneProfiles(); err != nil {
+			return nil, err
+		}
 		if err := t.recordGeneration(); err != nil {
 			return nil, err
 		}
@@ -587,8 +592,11 @@ func keptOrder(name string) (string, semver.Version, bool) {
 }
 
 func (t *txn) apply(ctx context.Context, ch *change) error {
-	if ch.kind == changeSet {
+	switch ch.kind {
+	case changeSet:
 		return t.applySet(ctx, ch.set)
+	case changeProfile:
+		return ch.edit(ctx, t)
 	}
 	rec := t.st.Find(ch.id)
 	if rec == nil {

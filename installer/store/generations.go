@@ -43,13 +43,17 @@ type GenerationPack struct {
 	Enabled bool   `json:"enabled"`
 }
 
-// PendingSet is the journal of a set apply or rollback: the installed set
-// it makes (every pack with its enabled flag), whether packs outside it are
-// removed rather than disabled, and the generation cause it records.
+// PendingSet is the journal of a set apply, rollback or profile switch: the
+// installed set it makes (every pack with its enabled flag), whether packs
+// outside it are removed rather than disabled, the generation cause it
+// records and the profile it makes current.
 type PendingSet struct {
 	Cause Cause            `json:"cause"`
 	Prune bool             `json:"prune"`
 	Packs []GenerationPack `json:"packs"`
+	// Profile, when not "", is the profile the set makes current once it
+	// is rolled forward (a profile switch, a set recorded as a profile).
+	Profile string `json:"profile,omitempty"`
 }
 
 // KeptKey returns the part of a kept archive's name that its content

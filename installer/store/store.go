@@ -92,6 +92,11 @@ type State struct {
 	// store and whose checks passed, but whose records are not yet
 	// committed: the next start rolls it forward.
 	PendingSet *PendingSet `json:"pending_set,omitempty"`
+	// Profiles are the named sets kept on the machine (SPEC §12), own
+	// among them once it was ever recorded; each keeps its archives.
+	Profiles []Profile `json:"profiles,omitempty"`
+	// Profile is the name of the current profile; "" is [OwnProfile].
+	Profile string `json:"profile,omitempty"`
 }
 
 // PackRecord is one installed pack.
@@ -353,6 +358,9 @@ func decodeState(data []byte) (*State, string) {
 				return &st, fmt.Sprintf("pending file %q is not a plain file name", n)
 			}
 		}
+	}
+	if problem := checkProfiles(&st); problem != "" {
+		return &st, problem
 	}
 	return &st, ""
 }

@@ -201,6 +201,7 @@ const (
 	GenerationEventDataCauseDrop     GenerationEventDataCause = "drop"
 	GenerationEventDataCauseEnable   GenerationEventDataCause = "enable"
 	GenerationEventDataCauseInstall  GenerationEventDataCause = "install"
+	GenerationEventDataCauseProfile  GenerationEventDataCause = "profile"
 	GenerationEventDataCauseRemove   GenerationEventDataCause = "remove"
 	GenerationEventDataCauseRollback GenerationEventDataCause = "rollback"
 	GenerationEventDataCauseSet      GenerationEventDataCause = "set"
@@ -216,6 +217,8 @@ func (e GenerationEventDataCause) Valid() bool {
 	case GenerationEventDataCauseEnable:
 		return true
 	case GenerationEventDataCauseInstall:
+		return true
+	case GenerationEventDataCauseProfile:
 		return true
 	case GenerationEventDataCauseRemove:
 		return true
@@ -249,6 +252,7 @@ const (
 	HistoryGenerationCauseDrop     HistoryGenerationCause = "drop"
 	HistoryGenerationCauseEnable   HistoryGenerationCause = "enable"
 	HistoryGenerationCauseInstall  HistoryGenerationCause = "install"
+	HistoryGenerationCauseProfile  HistoryGenerationCause = "profile"
 	HistoryGenerationCauseRemove   HistoryGenerationCause = "remove"
 	HistoryGenerationCauseRollback HistoryGenerationCause = "rollback"
 	HistoryGenerationCauseSet      HistoryGenerationCause = "set"
@@ -264,6 +268,8 @@ func (e HistoryGenerationCause) Valid() bool {
 	case HistoryGenerationCauseEnable:
 		return true
 	case HistoryGenerationCauseInstall:
+		return true
+	case HistoryGenerationCauseProfile:
 		return true
 	case HistoryGenerationCauseRemove:
 		return true
@@ -534,6 +540,21 @@ func (e PieceSurfacesProfile) Valid() bool {
 	case GlassCyan:
 		return true
 	case TeleporterGreen:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ProfileSwitchedEventType.
+const (
+	ProfileSwitched ProfileSwitchedEventType = "profile-switched"
+)
+
+// Valid indicates whether the value is a known member of the ProfileSwitchedEventType enum.
+func (e ProfileSwitchedEventType) Valid() bool {
+	switch e {
+	case ProfileSwitched:
 		return true
 	default:
 		return false
@@ -1099,7 +1120,7 @@ type History struct {
 
 // HistoryGeneration defines model for HistoryGeneration.
 type HistoryGeneration struct {
-	// Cause What recorded it: a drop-folder pass, an install, an enable, a disable, a remove, a set apply or a rollback.
+	// Cause What recorded it: a drop-folder pass, an install, an enable, a disable, a remove, a set apply, a rollback or a profile switch.
 	Cause HistoryGenerationCause `json:"cause"`
 
 	// Changes What changed from the generation before.
@@ -1118,7 +1139,7 @@ type HistoryGeneration struct {
 	Time time.Time `json:"time"`
 }
 
-// HistoryGenerationCause What recorded it: a drop-folder pass, an install, an enable, a disable, a remove, a set apply or a rollback.
+// HistoryGenerationCause What recorded it: a drop-folder pass, an install, an enable, a disable, a remove, a set apply, a rollback or a profile switch.
 type HistoryGenerationCause string
 
 // InventoryPublishedEvent The inventory files were published.
@@ -1540,6 +1561,33 @@ type PieceKind string
 
 // PieceSurfacesProfile The surface profile.
 type PieceSurfacesProfile string
+
+// ProfileSwitchedEvent A profile switch made another profile current (SPEC §12).
+type ProfileSwitchedEvent struct {
+	// Data What the event reports.
+	Data struct {
+		// From The profile current before.
+		From string `json:"from"`
+
+		// Generation The generation the switch recorded (cause profile); 0 when the installed set was the profile's already.
+		Generation int `json:"generation"`
+
+		// To The profile current now.
+		To string `json:"to"`
+	} `json:"data"`
+
+	// Id The event's id: from 1, consecutive for the life of the daemon.
+	Id int `json:"id"`
+
+	// Time When the daemon published the event.
+	Time time.Time `json:"time"`
+
+	// Type The event type; it names the shape of data.
+	Type ProfileSwitchedEventType `json:"type"`
+}
+
+// ProfileSwitchedEventType The event type; it names the shape of data.
+type ProfileSwitchedEventType string
 
 // ProgressEvent How far one archive's step is (total 0 when not known).
 type ProgressEvent struct {
@@ -2017,6 +2065,18 @@ type Summary struct {
 
 	// Set What a set apply or a rollback changed in the installed set.
 	Set *SetResult `json:"set,omitempty"`
+
+	// Switched What a profile switch changed (as its profile-switched event says); absent for every other transaction.
+	Switched *struct {
+		// From The profile current before.
+		From string `json:"from"`
+
+		// Generation The generation the switch recorded; 0 when the installed set was the profile's already.
+		Generation int `json:"generation"`
+
+		// To The profile current now.
+		To string `json:"to"`
+	} `json:"switched,omitempty"`
 
 	// Warnings Things a user should act on, in plain words.
 	Warnings []string `json:"warnings"`
@@ -2782,6 +2842,40 @@ func (t *Event) MergeSyncFinishedEvent(v SyncFinishedEvent) error {
 	return err
 }
 
+// AsProfileSwitchedEvent returns the union data inside the Event as a ProfileSwitchedEvent
+func (t Event) AsProfileSwitchedEvent() (ProfileSwitchedEvent, error) {
+	var body ProfileSwitchedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromProfileSwitchedEvent overwrites any union data inside the Event as the provided ProfileSwitchedEvent
+func (t *Event) FromProfileSwitchedEvent(v ProfileSwitchedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"profile-switched"}`))
+	t.union = b
+	return err
+}
+
+// MergeProfileSwitchedEvent performs a merge with any union data inside the Event, using the provided ProfileSwitchedEvent
+func (t *Event) MergeProfileSwitchedEvent(v ProfileSwitchedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"profile-switched"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
 // AsDroppedEvent returns the union data inside the Event as a DroppedEvent
 func (t Event) AsDroppedEvent() (DroppedEvent, error) {
 	var body DroppedEvent
@@ -2852,6 +2946,8 @@ func (t Event) ValueByDiscriminator() (interface{}, error) {
 		return t.AsPackRejectedEvent()
 	case "pack-removed":
 		return t.AsPackRemovedEvent()
+	case "profile-switched":
+		return t.AsProfileSwitchedEvent()
 	case "progress":
 		return t.AsProgressEvent()
 	case "set-applied":

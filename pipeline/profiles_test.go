@@ -1,0 +1,177 @@
+package pipeline
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mjolnir-forge/forgesync/installer/store"
+	"github.com/mjolnir-forge/forgesync/internal/errkind"
+	"github.com/mjolnir-forge/forgesync/sets/lock"
+)
+
+// profileSets makes two sets of four packs that share two (alpha and
+// beta), in one folder of archives, and returns their packs.
+func profileSets(t *testing.T) (*archiveSet, []store.GenerationPack, []store.GenerationPack) {
+	t.Helper()
+	a := newArchiveSet(t)
+	pack := func(s spec) store.GenerationPack {
+		e := a.add(t, s)
+		return store.GenerationPack{ID: e.ID, Version: e.Version, SHA256: e.SHA256, Enabled: true}
+	}
+	shared1 := pack(spec{id: "shared-deck", version: "1.0.0", content: map[string]string{"s.pak": "shared deck"}})
+	shared2 := pack(spec{id: "shared-gates", version: "2.0.0", doors: 2, content: map[string]string{"g.pak": "shared gates"}})
+	alpha := []store.GenerationPack{shared1, shared2,
+		pack(spec{id: "alpha-lifts", version: "1.0.0", lifts: 2, content: map[string]string{"l.pak": "alpha lifts"}}),
+		pack(spec{id: "common-walls", version: "1.0.0", content: map[string]string{"w.pak": "walls 1.0.0", "old.pak": "only in 1.0.0"}})}
+	beta := []store.GenerationPack{shared1, shared2,
+		pack(spec{id: "beta-doors", version: "3.1.0", doors: 3, content: map[string]string{"d.pak": "beta doors"}}),
+		pack(spec{id: "common-walls", version: "1.2.0", content: map[string]string{"w.pak": "walls 1.2.0", "new.pak": "only in 1.2.0"}})}
+	return a, alpha, beta
+}
+
+// directMachine is the machine of a fresh install that applied packs
+// directly, as `sync --set` does.
+func directMachine(t *testing.T, a *archiveSet, packs []store.GenerationPack) map[string]string {
+	t.Helper()
+	e := newEnv(t)
+	p := e.open(t)
+	var pins []lock.Entry
+	for _, gp := range packs {
+		pins = append(pins, lock.Entry{ID: gp.ID, Version: gp.Version, SHA256: gp.SHA256})
+	}
+	if _, err := p.ApplySet(t.Context(), pins, SetOptions{Prune: true, Source: a.source}); err != nil {
+		t.Fatalf("ApplySet = %v", err)
+	}
+	return e.machine(t)
+}
+
+// TestProfileSwitchEqualsDirectInstall records two sets as profiles (the
+// archives taken from a folder, as a stage does), then takes the source
+// away and switches own → alpha → beta → own → alpha: each time the paks
+// and the inventory equal a machine that installed that set directly (own:
+// the machine before the first switch), each switch is a generation with
+// cause profile, and the current profile is the one switched to.
+func TestProfileSwitchEqualsDirectInstall(t *testing.T) {
+	a, alpha, beta := profileSets(t)
+	want := map[string]map[string]string{"alpha": directMachine(t, a, alpha), "beta": directMachine(t, a, beta)}
+	e := newEnv(t)
+	p := e.open(t)
+	e.dropPack(t, "mine.zip", spec{id: "my-own", version: "0.1.0", lifts: 1, content: map[string]string{"m.pak": "mine"}})
+	mustSync(t, p, map[string]Result{"mine.zip": ResultInstalled})
+	want["own"] = e.machine(t)
+	for name, packs := range map[string][]store.GenerationPack{"alpha": alpha, "beta": beta} {
+		if _, err := p.RecordProfile(t.Context(), ProfileSpec{Name: name, Source: SourceStaged, Packs: packs}, a.source); err != nil {
+			t.Fatalf("RecordProfile(%s) = %v", name, err)
+		}
+	}
+	if d := diffMachines(e.machine(t), want["own"]); d != "" {
+		t.Fatalf("recording profiles changed the machine:\n%s", d)
+	}
+	if err := os.RemoveAll(a.dir); err != nil { // the network is gone
+		t.Fatal(err)
+	}
+	from := "own"
+	for _, name := range []string{"alpha", "beta", "own", "alpha"} {
+		sum, err := p.SwitchProfile(t.Context(), name)
+		if err != nil {
+			t.Fatalf("SwitchProfile(%s) = %v", name, err)
+		}
+		if d := diffMachines(e.machine(t), want[name]); d != "" {
+			t.Fatalf("after SwitchProfile(%s) the machine differs from a direct install:\n%s", name, d)
+		}
+		h, _ := p.History()
+		if g := h.Generations[0]; g.Cause != CauseProfile || sum.Generation != g.N {
+			t.Errorf("SwitchProfile(%s) recorded %+v (summary generation %d); want a generation with cause profile", name, g.Generation, sum.Generation)
+		}
+		if sw := sum.Switched; sw == nil || sw.From != from || sw.To != name || sw.Generation != sum.Generation {
+			t.Errorf("SwitchProfile(%s).Switched = %+v; want from %s to %s", name, sum.Switched, from, name)
+		}
+		list, err := ReadProfiles(e.state)
+		if err != nil || list.Current != name {
+			t.Fatalf("ReadProfiles = %+v, %v; want current %s", list, err, name)
+		}
+		from = name
+	}
+}
+
+// TestProfileSwitchMissingArchiveRefused removes a kept archive of a
+// profile: the switch is refused naming the pack, and nothing changes.
+func TestProfileSwitchMissingArchiveRefused(t *testing.T) {
+	a, alpha, _ := profileSets(t)
+	e := newEnv(t)
+	p := e.open(t)
+	if _, err := p.RecordProfile(t.Context(), ProfileSpec{Name: "alpha", Packs: alpha}, a.source); err != nil {
+		t.Fatal(err)
+	}
+	lost := alpha[2]
+	kept, err := keptFiles(e.state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(e.state, store.ArchivesDir, kept[store.KeptKey(lost.ID, lost.Version, lost.SHA256)].name)); err != nil {
+		t.Fatal(err)
+	}
+	before, stateBefore := e.machine(t), readFile(t, filepath.Join(e.state, store.StateFileName))
+	missing, err := p.ProfileMissing("alpha")
+	if err != nil || len(missing) != 1 || missing[0] != lost {
+		t.Fatalf("ProfileMissing(alpha) = %v, %v; want %s", missing, err, lost.ID)
+	}
+	_, err = p.SwitchProfile(t.Context(), "alpha")
+	if !errors.Is(err, ErrNoArchive) || errkind.Of(err) != errkind.Conflict || !strings.Contains(err.Error(), lost.ID+" "+lost.Version) {
+		t.Fatalf("SwitchProfile(alpha) = %v; want refused naming %s %s", err, lost.ID, lost.Version)
+	}
+	if d := diffMachines(e.machine(t), before); d != "" {
+		t.Fatalf("a refused switch changed the machine:\n%s", d)
+	}
+	if got := readFile(t, filepath.Join(e.state, store.StateFileName)); got != stateBefore {
+		t.Fatalf("a refused switch changed the state")
+	}
+	if _, err := p.SwitchProfile(t.Context(), "nowhere"); !errors.Is(err, ErrNoProfile) {
+		t.Fatalf("SwitchProfile(nowhere) = %v; want ErrNoProfile", err)
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// TestFindProfileByFingerprint finds a recorded set by its fingerprint,
+// as an apply by fingerprint does, and switches to it.
+func TestFindProfileByFingerprint(t *testing.T) {
+	a, alpha, beta := profileSets(t)
+	e := newEnv(t)
+	p := e.open(t)
+	for name, packs := range map[string][]store.GenerationPack{"alpha": alpha, "beta": beta} {
+		if _, err := p.RecordProfile(t.Context(), ProfileSpec{Name: name, Packs: packs}, a.source); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fp := fingerprint(beta)
+	pr, err := p.FindProfile(fp)
+	if err != nil || pr == nil || pr.Name != "beta" || pr.Source != SourceStaged {
+		t.Fatalf("FindProfile(beta's) = %+v, %v; want beta, staged", pr, err)
+	}
+	if pr, err := p.FindProfile("sha256:none"); pr != nil || err != nil {
+		t.Fatalf("FindProfile(none) = %+v, %v; want nil", pr, err)
+	}
+	sum, err := p.SwitchFingerprint(t.Context(), fp)
+	if err != nil || sum.Switched.To != "beta" {
+		t.Fatalf("SwitchFingerprint = %+v, %v; want beta", sum, err)
+	}
+	if _, err := p.SwitchFingerprint(t.Context(), "sha256:none"); !errors.Is(err, ErrNoProfile) {
+		t.Fatalf("SwitchFingerprint(none) = %v; want ErrNoProfile", err)
+	}
+	list, _ := p.Profiles()
+	if i := slices.IndexFunc(list.Profiles, func(pi ProfileInfo) bool { return pi.Name == "beta" }); i < 0 || !list.Profiles[i].Current {
+		t.Fatalf("Profiles = %+v; want beta current", list)
+	}
+}
