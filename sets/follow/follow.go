@@ -75,6 +75,9 @@ type Options struct {
 	TrustedKeys []minisign.PublicKey
 	// CacheMax bounds the cache; 0 or less: no bound.
 	CacheMax int64
+	// MaxStageBytes bounds what one stage fetches ([sets]
+	// max_stage_bytes); 0 or less: no bound.
+	MaxStageBytes int64
 	// Fetcher is the template of every fetch (client, tries, delays); its
 	// Dir and Progress are set by the Syncer.
 	Fetcher fetch.Fetcher

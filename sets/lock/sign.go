@@ -16,9 +16,9 @@ var (
 	// errUnsigned is returned when trusted keys are set and a lock comes
 	// without a signature.
 	errUnsigned = errors.New("the lock is not signed")
-	// errUntrustedKey is returned when trusted keys are set and the lock is
+	// ErrUntrustedKey is returned when trusted keys are set and the lock is
 	// signed by a key that is not one of them.
-	errUntrustedKey = errors.New("the lock is signed by a key that is not trusted")
+	ErrUntrustedKey = errors.New("the lock is signed by a key that is not trusted")
 	// errBadSignature is returned when a signature is malformed or does not
 	// match the lock (edited after signing, or the signature of another
 	// file).
@@ -133,7 +133,7 @@ func Verify(lock, sig []byte, trusted []minisign.PublicKey) (Verification, error
 		return v, nil
 	}
 	v.State, v.Reason = Invalid, "signed by key "+v.KeyID+", which is not one of the trusted keys ("+keyList(trusted)+")"
-	return v, fmt.Errorf("%w: %s", errUntrustedKey, v.Reason)
+	return v, fmt.Errorf("%w: %s", ErrUntrustedKey, v.Reason)
 }
 
 // maxKeyBytes bounds a minisign key file: a few lines of base64.

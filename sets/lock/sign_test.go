@@ -88,7 +88,7 @@ func TestVerifyMinisignCLI(t *testing.T) {
 	}
 	// Signed by another key.
 	other := sign(otherSec)
-	if v, err := Verify([]byte(settest.GoodLock), other, trusted); !errors.Is(err, errUntrustedKey) || !strings.Contains(err.Error(), hostID) {
+	if v, err := Verify([]byte(settest.GoodLock), other, trusted); !errors.Is(err, ErrUntrustedKey) || !strings.Contains(err.Error(), hostID) {
 		t.Errorf("Verify(other key) = %+v, %v; want ErrUntrustedKey naming %s", v, err, hostID)
 	}
 	// Unsigned.
