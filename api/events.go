@@ -279,6 +279,7 @@ var decoders = map[EventType]func(json.RawMessage) (EventData, error){
 	EventGeneration:         decodeAs[GenerationRecorded],
 	EventSetChecked:         decodeAs[SetCheck],
 	EventDownload:           decodeAs[Download],
+	EventSetStaged:          decodeAs[SetStaged],
 	EventPackEnabled:        decodeAs[PackEnabled],
 	EventPackDisabled:       decodeAs[PackDisabled],
 	EventPackRemoved:        decodeAs[PackRemoved],

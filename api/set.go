@@ -208,6 +208,10 @@ type SetApplyRequest struct {
 	// Prune removes the installed packs the set does not pin, instead of
 	// disabling them.
 	Prune bool `json:"prune,omitempty"`
+	// Fingerprint applies the staged set with this fingerprint (SPEC §12):
+	// a switch to its profile, from archives on the machine, with no
+	// network. It goes alone.
+	Fingerprint string `json:"fingerprint,omitempty"`
 }
 
 // SetSyncResult is what `forgesync sync --set` and POST /v1/set/apply

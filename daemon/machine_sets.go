@@ -27,7 +27,7 @@ func (m *Machine) setOptions() (follow.Options, error) {
 		}
 	}
 	return follow.Options{State: cfg.Paths.State, Follow: cfg.Sets.Source, TrustedKeys: keys,
-		CacheMax: cfg.Sets.CacheMax, Log: m.opts.Log, Fetcher: m.Fetcher()}, nil
+		CacheMax: cfg.Sets.CacheMax, MaxStageBytes: cfg.Sets.MaxStageBytes, Log: m.opts.Log, Fetcher: m.Fetcher()}, nil
 }
 
 // Fetcher returns the template of every fetch of a set on this machine:

@@ -36,7 +36,8 @@ func (s *server) setRoutes(mux *http.ServeMux) {
 	mux.Handle("/v1/set", s.handle(map[string]handlerFunc{http.MethodGet: s.sets(s.getSet)}))
 	mux.Handle("/v1/set/diff", s.handleLimit(map[string]handlerFunc{http.MethodPost: s.sets(s.postSetDiff)}, maxSetBodyBytes))
 	mux.Handle("/v1/set/apply", s.handleLimit(map[string]handlerFunc{http.MethodPost: s.sets(s.postSetApply)}, maxSetBodyBytes))
-	mux.Handle("/v1/set/check", s.handle(map[string]handlerFunc{http.MethodPost: s.sets(s.postSetCheck)}))
+	mux.Handle("/v1/set/check", s.handle(map[string]handlerFunc{http.MethodPost: s.sets(s.postSetCheck), http.MethodGet: s.stages(s.getSetCheck)}))
+	mux.Handle("/v1/set/stage", s.handleLimit(map[string]handlerFunc{http.MethodPost: s.stages(s.postSetStage)}, maxSetBodyBytes))
 	mux.Handle("/v1/set/follow", s.handle(map[string]handlerFunc{http.MethodPost: s.sets(s.postSetFollow)}))
 }
 
@@ -84,8 +85,11 @@ func (s *server) postSetDiff(sb setBackend, w http.ResponseWriter, r *http.Reque
 
 func (s *server) postSetApply(sb setBackend, w http.ResponseWriter, r *http.Request) error {
 	var req api.SetApplyRequest
-	if err := s.readBody(w, r, &req, `send {"url": "…"} or {"lock": "…", "signature": "…"}`); err != nil {
+	if err := s.readBody(w, r, &req, `send {"url": "…"}, {"lock": "…", "signature": "…"} or {"fingerprint": "sha256:…"}`); err != nil {
 		return err
+	}
+	if req.Fingerprint != "" {
+		return s.applyStaged(w, r, req)
 	}
 	if err := s.checkLockPath(r, req.URL); err != nil {
 		return err

@@ -426,7 +426,7 @@ func TestOpenAPIContract(t *testing.T) {
 	setExchanges, setLines := setsFlow(t)
 	all := append(slices.Clone(rec.all), setExchanges...)
 	lines = append(lines, setLines...)
-	for _, typ := range []api.EventType{api.EventDownload, api.EventSetChecked, api.EventSetApplied} {
+	for _, typ := range []api.EventType{api.EventDownload, api.EventSetChecked, api.EventSetApplied, api.EventSetStaged} {
 		if !slices.ContainsFunc(setLines, func(l []byte) bool { return bytes.Contains(l, []byte(`"type":"`+string(typ)+`"`)) }) {
 			t.Errorf("the sets flow sent no %s event", typ)
 		}
@@ -500,8 +500,18 @@ func setsFlow(t *testing.T) ([]exchange, [][]byte) {
 	expect(t, c, http.MethodPost, "/v1/set/follow", "", http.StatusOK)
 	expect(t, c, http.MethodPost, "/v1/reload", "", http.StatusOK)
 	expect(t, c, http.MethodGet, "/v1/set", "", http.StatusOK)
+	// Staging (SPEC §12): the set as a profile of its own, then joined by
+	// its fingerprint.
+	var staged api.SetStageResult
+	json.Unmarshal(expect(t, c, http.MethodPost, "/v1/set/stage", `{"url":"`+srv.URL+`/","as":"staged-copy"}`, http.StatusOK), &staged)
+	expect(t, c, http.MethodPost, "/v1/set/stage", `{"url":"`+srv.URL+`/","key":"RWQnotakey"}`, http.StatusConflict)
+	expect(t, c, http.MethodGet, "/v1/set/check?fingerprint="+staged.Fingerprint, "", http.StatusOK)
+	expect(t, c, http.MethodGet, "/v1/set/check?fingerprint=abc", "", http.StatusBadRequest)
+	expect(t, c, http.MethodPost, "/v1/set/apply", `{"fingerprint":"`+staged.Fingerprint+`"}`, http.StatusOK)
 
-	held := ev.wait(t, 30*time.Second, "the applies' events", func(all []api.Event) bool { return count(all, api.EventSetApplied) >= 2 })
+	held := ev.wait(t, 30*time.Second, "the applies' events", func(all []api.Event) bool {
+		return count(all, api.EventSetApplied) >= 2 && count(all, api.EventSetStaged) >= 1
+	})
 	return rec.all, readEvents(t, c, len(held))
 }
 

@@ -705,6 +705,21 @@ func (e SetDifferenceKind) Valid() bool {
 	}
 }
 
+// Defines values for SetStagedEventType.
+const (
+	SetStaged SetStagedEventType = "set-staged"
+)
+
+// Valid indicates whether the value is a known member of the SetStagedEventType enum.
+func (e SetStagedEventType) Valid() bool {
+	switch e {
+	case SetStaged:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for StatusPriority.
 const (
 	Background StatusPriority = "background"
@@ -1711,6 +1726,9 @@ type SetApply struct {
 
 // SetApplyRequest A lock by `url`, or inline as `lock` (its TOML text) with its `signature` (.minisig).
 type SetApplyRequest struct {
+	// Fingerprint Apply the staged set with this fingerprint through its profile, with no network (SPEC §12); it goes alone.
+	Fingerprint *string `json:"fingerprint,omitempty"`
+
 	// Lock The lock's TOML text, instead of url. It may name no file: URL, and its relative URLs resolve to nothing.
 	Lock *string `json:"lock,omitempty"`
 
@@ -1829,6 +1847,24 @@ type SetEntry struct {
 	Version string `json:"version"`
 }
 
+// SetFingerprintCheck defines model for SetFingerprintCheck.
+type SetFingerprintCheck struct {
+	// Current The machine's enabled packs are that set now: join at once.
+	Current bool `json:"current"`
+
+	// Fingerprint The fingerprint asked about (a server's set).
+	Fingerprint string `json:"fingerprint"`
+
+	// Machine The fingerprint of the machine's enabled packs.
+	Machine string `json:"machine"`
+
+	// Profile The profile kept with that set, when one is.
+	Profile *string `json:"profile,omitempty"`
+
+	// Staged Every archive of that profile is on the machine: POST /v1/set/apply {"fingerprint"} switches to it with no network.
+	Staged bool `json:"staged"`
+}
+
 // SetInfo defines model for SetInfo.
 type SetInfo struct {
 	// Fingerprint sha256: and the hex SHA-256 of the canonical text of the enabled packs (SPEC §10.1).
@@ -1915,6 +1951,75 @@ type SetResult struct {
 	// Upgraded Packs moved to a newer version.
 	Upgraded []SetChange `json:"upgraded"`
 }
+
+// SetStageRequest A lock by `url`, or inline as `lock` with its `signature`, to stage as a profile (SPEC §12).
+type SetStageRequest struct {
+	// As The profile's name (letters, digits, '.', '_', '-'); default the set's name, else set- and its fingerprint's first 12 digits.
+	As *string `json:"as,omitempty"`
+
+	// Key A minisign public key (RW…) the player trusts for this set: a set signed by a key outside [sets] trusted_keys is staged only when the request names it; over the TCP API only with the API key on the request.
+	Key *string `json:"key,omitempty"`
+
+	// Lock The lock's TOML text, instead of url.
+	Lock *string `json:"lock,omitempty"`
+
+	// Signature The lock's minisign signature (.minisig text), with lock.
+	Signature *string `json:"signature,omitempty"`
+
+	// Url The lock's URL (http, https), an OCI reference, or over the socket a path the daemon can read.
+	Url *string `json:"url,omitempty"`
+}
+
+// SetStageResult defines model for SetStageResult.
+type SetStageResult struct {
+	// Bytes What the stage fetched over the network (for an archive rebuilt from chunks, the chunks' bytes on the wire).
+	Bytes int64 `json:"bytes"`
+
+	// Check One check of the followed set's source.
+	Check SetCheck `json:"check"`
+
+	// Downloaded The archives fetched; empty when the machine had them all.
+	Downloaded []Downloaded `json:"downloaded"`
+
+	// Fingerprint The set's fingerprint: POST /v1/set/apply {"fingerprint"} applies it with no network.
+	Fingerprint string `json:"fingerprint"`
+
+	// Name The profile the set became.
+	Name string `json:"name"`
+
+	// SetBytes The size of all the set's archives.
+	SetBytes int64 `json:"set_bytes"`
+
+	// SignedBy The key id of the verified signature.
+	SignedBy *string `json:"signed_by,omitempty"`
+}
+
+// SetStagedEvent A set was staged as a profile (SPEC §12).
+type SetStagedEvent struct {
+	// Data What the event reports.
+	Data struct {
+		// Bytes What the stage fetched over the network.
+		Bytes int64 `json:"bytes"`
+
+		// Fingerprint The set's fingerprint.
+		Fingerprint string `json:"fingerprint"`
+
+		// Name The profile the set became.
+		Name string `json:"name"`
+	} `json:"data"`
+
+	// Id The event's id: from 1, consecutive for the life of the daemon.
+	Id int `json:"id"`
+
+	// Time When the daemon published the event.
+	Time time.Time `json:"time"`
+
+	// Type The event type; it names the shape of data.
+	Type SetStagedEventType `json:"type"`
+}
+
+// SetStagedEventType The event type; it names the shape of data.
+type SetStagedEventType string
 
 // SetStatus How the machine stands against its set.
 type SetStatus struct {
@@ -2253,6 +2358,12 @@ type RollbackJSONBody struct {
 	Generation *int `json:"generation,omitempty"`
 }
 
+// CheckFingerprintParams defines parameters for CheckFingerprint.
+type CheckFingerprintParams struct {
+	// Fingerprint The server's set fingerprint: sha256: and 64 lowercase hex digits.
+	Fingerprint string `form:"fingerprint" json:"fingerprint"`
+}
+
 // CheckSetJSONBody defines parameters for CheckSet.
 type CheckSetJSONBody = map[string]interface{}
 
@@ -2294,6 +2405,9 @@ type DiffSetJSONRequestBody = Lock
 
 // ResumeFollowingJSONRequestBody defines body for ResumeFollowing for application/json ContentType.
 type ResumeFollowingJSONRequestBody = ResumeFollowingJSONBody
+
+// StageSetJSONRequestBody defines body for StageSet for application/json ContentType.
+type StageSetJSONRequestBody = SetStageRequest
 
 // SyncJSONRequestBody defines body for Sync for application/json ContentType.
 type SyncJSONRequestBody = SyncJSONBody
@@ -2595,6 +2709,40 @@ func (t *Event) MergeSetCheckedEvent(v SetCheckedEvent) error {
 		return err
 	}
 	b, err = runtime.JSONMerge(b, []byte(`{"type":"set-checked"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsSetStagedEvent returns the union data inside the Event as a SetStagedEvent
+func (t Event) AsSetStagedEvent() (SetStagedEvent, error) {
+	var body SetStagedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSetStagedEvent overwrites any union data inside the Event as the provided SetStagedEvent
+func (t *Event) FromSetStagedEvent(v SetStagedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"set-staged"}`))
+	t.union = b
+	return err
+}
+
+// MergeSetStagedEvent performs a merge with any union data inside the Event, using the provided SetStagedEvent
+func (t *Event) MergeSetStagedEvent(v SetStagedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"set-staged"}`))
 	if err != nil {
 		return err
 	}
@@ -2954,6 +3102,8 @@ func (t Event) ValueByDiscriminator() (interface{}, error) {
 		return t.AsSetAppliedEvent()
 	case "set-checked":
 		return t.AsSetCheckedEvent()
+	case "set-staged":
+		return t.AsSetStagedEvent()
 	case "sync-finished":
 		return t.AsSyncFinishedEvent()
 	case "sync-started":
@@ -3245,6 +3395,11 @@ type ClientInterface interface {
 	// applied as one transaction (`set-applied`). A lock or signature that fails, or a download
 	// that fails, answers 400 or 500 with nothing changed; a set the install rules refuse, 409.
 	//
+	// With `fingerprint` alone it applies a set staged before (POST /v1/set/stage) by switching
+	// to its profile (SPEC §12): from archives on the machine, with no network at all
+	// (`profile-switched`); `downloaded` is then empty. No profile with that set answers 404,
+	// one whose archives are gone 409, each naming what to do.
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /v1/set/apply (the `ApplySet` operationId).
@@ -3258,10 +3413,24 @@ type ClientInterface interface {
 	// applied as one transaction (`set-applied`). A lock or signature that fails, or a download
 	// that fails, answers 400 or 500 with nothing changed; a set the install rules refuse, 409.
 	//
+	// With `fingerprint` alone it applies a set staged before (POST /v1/set/stage) by switching
+	// to its profile (SPEC §12): from archives on the machine, with no network at all
+	// (`profile-switched`); `downloaded` is then empty. No profile with that set answers 404,
+	// one whose archives are gone 409, each naming what to do.
+	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /v1/set/apply (the `ApplySet` operationId).
 	ApplySet(ctx context.Context, body ApplySetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CheckFingerprint How a server's set stands on this machine, for a launcher's server list (SPEC §12).
+	//
+	// Whether the machine's enabled packs are the set of that fingerprint now (join at once),
+	// whether a profile keeps it with every archive (apply it by fingerprint, no network), or
+	// neither (stage it first). A read of a snapshot: it never waits for a sync.
+	//
+	// Corresponds with GET /v1/set/check (the `CheckFingerprint` operationId).
+	CheckFingerprint(ctx context.Context, params *CheckFingerprintParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CheckSetWithBody Check the followed source (`[sets] source`) now, and apply it when it changed; 409 while following is paused (see SetPause).
 	//
@@ -3304,6 +3473,36 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /v1/set/follow (the `ResumeFollowing` operationId).
 	ResumeFollowing(ctx context.Context, body ResumeFollowingJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// StageSetWithBody Fetch and verify everything a set needs without changing the installed set; the set becomes a profile (SPEC §12).
+	//
+	// The same checks as POST /v1/set/apply (signature, freshness, pins, sizes; `download`
+	// events, deltas from kept archives), but nothing installed changes: the archives are kept
+	// and the set is recorded as a profile (source `staged`), then `set-staged`. A set signed by
+	// a key outside `[sets] trusted_keys` is refused (409) unless `key` names it, and over the
+	// TCP API naming a key needs the API key on the request (403). A set whose archives still to
+	// fetch exceed `[sets] max_stage_bytes` is refused (409) before any download, with both
+	// figures. A stage or sync already running answers 503.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/set/stage (the `StageSet` operationId).
+	StageSetWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// StageSet Fetch and verify everything a set needs without changing the installed set; the set becomes a profile (SPEC §12).
+	//
+	// The same checks as POST /v1/set/apply (signature, freshness, pins, sizes; `download`
+	// events, deltas from kept archives), but nothing installed changes: the archives are kept
+	// and the set is recorded as a profile (source `staged`), then `set-staged`. A set signed by
+	// a key outside `[sets] trusted_keys` is refused (409) unless `key` names it, and over the
+	// TCP API naming a key needs the API key on the request (403). A set whose archives still to
+	// fetch exceed `[sets] max_stage_bytes` is refused (409) before any download, with both
+	// figures. A stage or sync already running answers 503.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/set/stage (the `StageSet` operationId).
+	StageSet(ctx context.Context, body StageSetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetStatus Daemon state, version, uptime, last sync, counts, module versions and gates, warnings, queue.
 	//
@@ -3731,6 +3930,11 @@ func (c *Client) GetSet(ctx context.Context, reqEditors ...RequestEditorFn) (*ht
 // applied as one transaction (`set-applied`). A lock or signature that fails, or a download
 // that fails, answers 400 or 500 with nothing changed; a set the install rules refuse, 409.
 //
+// With `fingerprint` alone it applies a set staged before (POST /v1/set/stage) by switching
+// to its profile (SPEC §12): from archives on the machine, with no network at all
+// (`profile-switched`); `downloaded` is then empty. No profile with that set answers 404,
+// one whose archives are gone 409, each naming what to do.
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /v1/set/apply (the `ApplySet` operationId).
@@ -3754,11 +3958,35 @@ func (c *Client) ApplySetWithBody(ctx context.Context, contentType string, body 
 // applied as one transaction (`set-applied`). A lock or signature that fails, or a download
 // that fails, answers 400 or 500 with nothing changed; a set the install rules refuse, 409.
 //
+// With `fingerprint` alone it applies a set staged before (POST /v1/set/stage) by switching
+// to its profile (SPEC §12): from archives on the machine, with no network at all
+// (`profile-switched`); `downloaded` is then empty. No profile with that set answers 404,
+// one whose archives are gone 409, each naming what to do.
+//
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /v1/set/apply (the `ApplySet` operationId).
 func (c *Client) ApplySet(ctx context.Context, body ApplySetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewApplySetRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CheckFingerprint How a server's set stands on this machine, for a launcher's server list (SPEC §12).
+//
+// Whether the machine's enabled packs are the set of that fingerprint now (join at once),
+// whether a profile keeps it with every archive (apply it by fingerprint, no network), or
+// neither (stage it first). A read of a snapshot: it never waits for a sync.
+//
+// Corresponds with GET /v1/set/check (the `CheckFingerprint` operationId).
+func (c *Client) CheckFingerprint(ctx context.Context, params *CheckFingerprintParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCheckFingerprintRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -3861,6 +4089,56 @@ func (c *Client) ResumeFollowingWithBody(ctx context.Context, contentType string
 // Corresponds with POST /v1/set/follow (the `ResumeFollowing` operationId).
 func (c *Client) ResumeFollowing(ctx context.Context, body ResumeFollowingJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewResumeFollowingRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// StageSetWithBody Fetch and verify everything a set needs without changing the installed set; the set becomes a profile (SPEC §12).
+//
+// The same checks as POST /v1/set/apply (signature, freshness, pins, sizes; `download`
+// events, deltas from kept archives), but nothing installed changes: the archives are kept
+// and the set is recorded as a profile (source `staged`), then `set-staged`. A set signed by
+// a key outside `[sets] trusted_keys` is refused (409) unless `key` names it, and over the
+// TCP API naming a key needs the API key on the request (403). A set whose archives still to
+// fetch exceed `[sets] max_stage_bytes` is refused (409) before any download, with both
+// figures. A stage or sync already running answers 503.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/set/stage (the `StageSet` operationId).
+func (c *Client) StageSetWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewStageSetRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// StageSet Fetch and verify everything a set needs without changing the installed set; the set becomes a profile (SPEC §12).
+//
+// The same checks as POST /v1/set/apply (signature, freshness, pins, sizes; `download`
+// events, deltas from kept archives), but nothing installed changes: the archives are kept
+// and the set is recorded as a profile (source `staged`), then `set-staged`. A set signed by
+// a key outside `[sets] trusted_keys` is refused (409) unless `key` names it, and over the
+// TCP API naming a key needs the API key on the request (403). A set whose archives still to
+// fetch exceed `[sets] max_stage_bytes` is refused (409) before any download, with both
+// figures. A stage or sync already running answers 503.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/set/stage (the `StageSet` operationId).
+func (c *Client) StageSet(ctx context.Context, body StageSetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewStageSetRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4523,6 +4801,56 @@ func NewApplySetRequestWithBody(server string, contentType string, body io.Reade
 	return req, nil
 }
 
+// NewCheckFingerprintRequest constructs an http.Request for the CheckFingerprint method
+func NewCheckFingerprintRequest(server string, params *CheckFingerprintParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/set/check")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fingerprint", params.Fingerprint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewCheckSetRequest calls the generic CheckSet builder with application/json body
 func NewCheckSetRequest(server string, body CheckSetJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -4624,6 +4952,46 @@ func NewResumeFollowingRequestWithBody(server string, contentType string, body i
 	}
 
 	operationPath := fmt.Sprintf("/v1/set/follow")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewStageSetRequest calls the generic StageSet builder with application/json body
+func NewStageSetRequest(server string, body StageSetJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewStageSetRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewStageSetRequestWithBody constructs an http.Request for the StageSet method, with any body, and a specified content type
+func NewStageSetRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/set/stage")
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -4964,6 +5332,11 @@ type ClientWithResponsesInterface interface {
 	// applied as one transaction (`set-applied`). A lock or signature that fails, or a download
 	// that fails, answers 400 or 500 with nothing changed; a set the install rules refuse, 409.
 	//
+	// With `fingerprint` alone it applies a set staged before (POST /v1/set/stage) by switching
+	// to its profile (SPEC §12): from archives on the machine, with no network at all
+	// (`profile-switched`); `downloaded` is then empty. No profile with that set answers 404,
+	// one whose archives are gone 409, each naming what to do.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/set/apply (the `ApplySet` operationId).
@@ -4977,10 +5350,26 @@ type ClientWithResponsesInterface interface {
 	// applied as one transaction (`set-applied`). A lock or signature that fails, or a download
 	// that fails, answers 400 or 500 with nothing changed; a set the install rules refuse, 409.
 	//
+	// With `fingerprint` alone it applies a set staged before (POST /v1/set/stage) by switching
+	// to its profile (SPEC §12): from archives on the machine, with no network at all
+	// (`profile-switched`); `downloaded` is then empty. No profile with that set answers 404,
+	// one whose archives are gone 409, each naming what to do.
+	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/set/apply (the `ApplySet` operationId).
 	ApplySetWithResponse(ctx context.Context, body ApplySetJSONRequestBody, reqEditors ...RequestEditorFn) (*ApplySetResponse, error)
+
+	// CheckFingerprintWithResponse How a server's set stands on this machine, for a launcher's server list (SPEC §12).
+	//
+	// Whether the machine's enabled packs are the set of that fingerprint now (join at once),
+	// whether a profile keeps it with every archive (apply it by fingerprint, no network), or
+	// neither (stage it first). A read of a snapshot: it never waits for a sync.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/set/check (the `CheckFingerprint` operationId).
+	CheckFingerprintWithResponse(ctx context.Context, params *CheckFingerprintParams, reqEditors ...RequestEditorFn) (*CheckFingerprintResponse, error)
 
 	// CheckSetWithBodyWithResponse Check the followed source (`[sets] source`) now, and apply it when it changed; 409 while following is paused (see SetPause).
 	//
@@ -5023,6 +5412,36 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /v1/set/follow (the `ResumeFollowing` operationId).
 	ResumeFollowingWithResponse(ctx context.Context, body ResumeFollowingJSONRequestBody, reqEditors ...RequestEditorFn) (*ResumeFollowingResponse, error)
+
+	// StageSetWithBodyWithResponse Fetch and verify everything a set needs without changing the installed set; the set becomes a profile (SPEC §12).
+	//
+	// The same checks as POST /v1/set/apply (signature, freshness, pins, sizes; `download`
+	// events, deltas from kept archives), but nothing installed changes: the archives are kept
+	// and the set is recorded as a profile (source `staged`), then `set-staged`. A set signed by
+	// a key outside `[sets] trusted_keys` is refused (409) unless `key` names it, and over the
+	// TCP API naming a key needs the API key on the request (403). A set whose archives still to
+	// fetch exceed `[sets] max_stage_bytes` is refused (409) before any download, with both
+	// figures. A stage or sync already running answers 503.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/set/stage (the `StageSet` operationId).
+	StageSetWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*StageSetResponse, error)
+
+	// StageSetWithResponse Fetch and verify everything a set needs without changing the installed set; the set becomes a profile (SPEC §12).
+	//
+	// The same checks as POST /v1/set/apply (signature, freshness, pins, sizes; `download`
+	// events, deltas from kept archives), but nothing installed changes: the archives are kept
+	// and the set is recorded as a profile (source `staged`), then `set-staged`. A set signed by
+	// a key outside `[sets] trusted_keys` is refused (409) unless `key` names it, and over the
+	// TCP API naming a key needs the API key on the request (403). A set whose archives still to
+	// fetch exceed `[sets] max_stage_bytes` is refused (409) before any download, with both
+	// figures. A stage or sync already running answers 503.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/set/stage (the `StageSet` operationId).
+	StageSetWithResponse(ctx context.Context, body StageSetJSONRequestBody, reqEditors ...RequestEditorFn) (*StageSetResponse, error)
 
 	// GetStatusWithResponse Daemon state, version, uptime, last sync, counts, module versions and gates, warnings, queue.
 	//
@@ -6324,6 +6743,82 @@ func (r ApplySetResponse) ContentType() string {
 	return ""
 }
 
+type CheckFingerprintResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SetFingerprintCheck
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r CheckFingerprintResponse) GetJSON200() *SetFingerprintCheck {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CheckFingerprintResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CheckFingerprintResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r CheckFingerprintResponse) GetJSON403() *Error {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r CheckFingerprintResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r CheckFingerprintResponse) GetJSON500() *Error {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r CheckFingerprintResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CheckFingerprintResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CheckFingerprintResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CheckFingerprintResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type CheckSetResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6616,6 +7111,110 @@ func (r ResumeFollowingResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ResumeFollowingResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type StageSetResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SetStageResult
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Error
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r StageSetResponse) GetJSON200() *SetStageResult {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r StageSetResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r StageSetResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r StageSetResponse) GetJSON403() *Error {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r StageSetResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r StageSetResponse) GetJSON408() *Error {
+	return r.JSON408
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r StageSetResponse) GetJSON409() *Error {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r StageSetResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r StageSetResponse) GetJSON500() *Error {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r StageSetResponse) GetJSON503() *Error {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r StageSetResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r StageSetResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r StageSetResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r StageSetResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -7117,6 +7716,11 @@ func (c *ClientWithResponses) GetSetWithResponse(ctx context.Context, reqEditors
 // applied as one transaction (`set-applied`). A lock or signature that fails, or a download
 // that fails, answers 400 or 500 with nothing changed; a set the install rules refuse, 409.
 //
+// With `fingerprint` alone it applies a set staged before (POST /v1/set/stage) by switching
+// to its profile (SPEC §12): from archives on the machine, with no network at all
+// (`profile-switched`); `downloaded` is then empty. No profile with that set answers 404,
+// one whose archives are gone 409, each naming what to do.
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v1/set/apply (the `ApplySet` operationId).
@@ -7136,6 +7740,11 @@ func (c *ClientWithResponses) ApplySetWithBodyWithResponse(ctx context.Context, 
 // applied as one transaction (`set-applied`). A lock or signature that fails, or a download
 // that fails, answers 400 or 500 with nothing changed; a set the install rules refuse, 409.
 //
+// With `fingerprint` alone it applies a set staged before (POST /v1/set/stage) by switching
+// to its profile (SPEC §12): from archives on the machine, with no network at all
+// (`profile-switched`); `downloaded` is then empty. No profile with that set answers 404,
+// one whose archives are gone 409, each naming what to do.
+//
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v1/set/apply (the `ApplySet` operationId).
@@ -7145,6 +7754,23 @@ func (c *ClientWithResponses) ApplySetWithResponse(ctx context.Context, body App
 		return nil, err
 	}
 	return ParseApplySetResponse(rsp)
+}
+
+// CheckFingerprintWithResponse How a server's set stands on this machine, for a launcher's server list (SPEC §12).
+//
+// Whether the machine's enabled packs are the set of that fingerprint now (join at once),
+// whether a profile keeps it with every archive (apply it by fingerprint, no network), or
+// neither (stage it first). A read of a snapshot: it never waits for a sync.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/set/check (the `CheckFingerprint` operationId).
+func (c *ClientWithResponses) CheckFingerprintWithResponse(ctx context.Context, params *CheckFingerprintParams, reqEditors ...RequestEditorFn) (*CheckFingerprintResponse, error) {
+	rsp, err := c.CheckFingerprint(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCheckFingerprintResponse(rsp)
 }
 
 // CheckSetWithBodyWithResponse Check the followed source (`[sets] source`) now, and apply it when it changed; 409 while following is paused (see SetPause).
@@ -7223,6 +7849,48 @@ func (c *ClientWithResponses) ResumeFollowingWithResponse(ctx context.Context, b
 		return nil, err
 	}
 	return ParseResumeFollowingResponse(rsp)
+}
+
+// StageSetWithBodyWithResponse Fetch and verify everything a set needs without changing the installed set; the set becomes a profile (SPEC §12).
+//
+// The same checks as POST /v1/set/apply (signature, freshness, pins, sizes; `download`
+// events, deltas from kept archives), but nothing installed changes: the archives are kept
+// and the set is recorded as a profile (source `staged`), then `set-staged`. A set signed by
+// a key outside `[sets] trusted_keys` is refused (409) unless `key` names it, and over the
+// TCP API naming a key needs the API key on the request (403). A set whose archives still to
+// fetch exceed `[sets] max_stage_bytes` is refused (409) before any download, with both
+// figures. A stage or sync already running answers 503.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/set/stage (the `StageSet` operationId).
+func (c *ClientWithResponses) StageSetWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*StageSetResponse, error) {
+	rsp, err := c.StageSetWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseStageSetResponse(rsp)
+}
+
+// StageSetWithResponse Fetch and verify everything a set needs without changing the installed set; the set becomes a profile (SPEC §12).
+//
+// The same checks as POST /v1/set/apply (signature, freshness, pins, sizes; `download`
+// events, deltas from kept archives), but nothing installed changes: the archives are kept
+// and the set is recorded as a profile (source `staged`), then `set-staged`. A set signed by
+// a key outside `[sets] trusted_keys` is refused (409) unless `key` names it, and over the
+// TCP API naming a key needs the API key on the request (403). A set whose archives still to
+// fetch exceed `[sets] max_stage_bytes` is refused (409) before any download, with both
+// figures. A stage or sync already running answers 503.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/set/stage (the `StageSet` operationId).
+func (c *ClientWithResponses) StageSetWithResponse(ctx context.Context, body StageSetJSONRequestBody, reqEditors ...RequestEditorFn) (*StageSetResponse, error) {
+	rsp, err := c.StageSet(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseStageSetResponse(rsp)
 }
 
 // GetStatusWithResponse Daemon state, version, uptime, last sync, counts, module versions and gates, warnings, queue.
@@ -8311,6 +8979,67 @@ func ParseApplySetResponse(rsp *http.Response) (*ApplySetResponse, error) {
 	return response, nil
 }
 
+// ParseCheckFingerprintResponse parses an HTTP response from a CheckFingerprintWithResponse call
+func ParseCheckFingerprintResponse(rsp *http.Response) (*CheckFingerprintResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CheckFingerprintResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SetFingerprintCheck
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseCheckSetResponse parses an HTTP response from a CheckSetWithResponse call
 func ParseCheckSetResponse(rsp *http.Response) (*CheckSetResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -8491,6 +9220,95 @@ func ParseResumeFollowingResponse(rsp *http.Response) (*ResumeFollowingResponse,
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest SetSyncResult
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseStageSetResponse parses an HTTP response from a StageSetWithResponse call
+func ParseStageSetResponse(rsp *http.Response) (*StageSetResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &StageSetResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SetStageResult
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

@@ -316,8 +316,39 @@ export interface paths {
          *     file: URL (400, nothing read), and its relative URLs resolve to nothing. Its archives are downloaded as needed (`download` events), then the set is
          *     applied as one transaction (`set-applied`). A lock or signature that fails, or a download
          *     that fails, answers 400 or 500 with nothing changed; a set the install rules refuse, 409.
+         *
+         *     With `fingerprint` alone it applies a set staged before (POST /v1/set/stage) by switching
+         *     to its profile (SPEC §12): from archives on the machine, with no network at all
+         *     (`profile-switched`); `downloaded` is then empty. No profile with that set answers 404,
+         *     one whose archives are gone 409, each naming what to do.
          */
         post: operations["applySet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/set/stage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fetch and verify everything a set needs without changing the installed set; the set becomes a profile (SPEC §12).
+         * @description The same checks as POST /v1/set/apply (signature, freshness, pins, sizes; `download`
+         *     events, deltas from kept archives), but nothing installed changes: the archives are kept
+         *     and the set is recorded as a profile (source `staged`), then `set-staged`. A set signed by
+         *     a key outside `[sets] trusted_keys` is refused (409) unless `key` names it, and over the
+         *     TCP API naming a key needs the API key on the request (403). A set whose archives still to
+         *     fetch exceed `[sets] max_stage_bytes` is refused (409) before any download, with both
+         *     figures. A stage or sync already running answers 503.
+         */
+        post: operations["stageSet"];
         delete?: never;
         options?: never;
         head?: never;
@@ -331,7 +362,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * How a server's set stands on this machine, for a launcher's server list (SPEC §12).
+         * @description Whether the machine's enabled packs are the set of that fingerprint now (join at once),
+         *     whether a profile keeps it with every archive (apply it by fingerprint, no network), or
+         *     neither (stage it first). A read of a snapshot: it never waits for a sync.
+         */
+        get: operations["checkFingerprint"];
         put?: never;
         /** Check the followed source (`[sets] source`) now, and apply it when it changed; 409 while following is paused (see SetPause). */
         post: operations["checkSet"];
@@ -715,6 +752,15 @@ export interface components {
             set?: components["schemas"]["SetResult"];
             /** @description The generation a rollback went back to (the installed set is now equal to it); absent for every other transaction. */
             rolled_back_to?: number;
+            /** @description What a profile switch changed (as its profile-switched event says); absent for every other transaction. */
+            switched?: {
+                /** @description The profile current before. */
+                from: string;
+                /** @description The profile current now. */
+                to: string;
+                /** @description The generation the switch recorded; 0 when the installed set was the profile's already. */
+                generation: number;
+            };
             /** @description What waits for the machine's condition besides archives: an inventory file the game holds (the change is committed, the game does not see it yet), an interrupted set apply not yet finished; each says what stops it and what to do, and the next pass tries again. A command exits 2 while anything is pending. */
             pending?: components["schemas"]["Reason"][];
         };
@@ -779,10 +825,10 @@ export interface components {
              */
             time: string;
             /**
-             * @description What recorded it: a drop-folder pass, an install, an enable, a disable, a remove, a set apply or a rollback.
+             * @description What recorded it: a drop-folder pass, an install, an enable, a disable, a remove, a set apply, a rollback or a profile switch.
              * @enum {string}
              */
-            cause: "drop" | "install" | "enable" | "disable" | "remove" | "set" | "rollback";
+            cause: "drop" | "install" | "enable" | "disable" | "remove" | "set" | "rollback" | "profile";
             /** @description The fingerprint of its enabled packs (SPEC §10.1). */
             fingerprint: string;
             /** @description Its installed packs, sorted by id. */
@@ -799,7 +845,7 @@ export interface components {
             generations: components["schemas"]["HistoryGeneration"][];
         };
         /** @description One line of the event stream. */
-        Event: components["schemas"]["ArchiveSeenEvent"] | components["schemas"]["ProgressEvent"] | components["schemas"]["PackInstalledEvent"] | components["schemas"]["PackRejectedEvent"] | components["schemas"]["InventoryPublishedEvent"] | components["schemas"]["ModuleDeployedEvent"] | components["schemas"]["WarningEvent"] | components["schemas"]["SetAppliedEvent"] | components["schemas"]["SetCheckedEvent"] | components["schemas"]["DownloadEvent"] | components["schemas"]["GenerationEvent"] | components["schemas"]["PackEnabledEvent"] | components["schemas"]["PackDisabledEvent"] | components["schemas"]["PackRemovedEvent"] | components["schemas"]["SyncStartedEvent"] | components["schemas"]["SyncFinishedEvent"] | components["schemas"]["DroppedEvent"];
+        Event: components["schemas"]["ArchiveSeenEvent"] | components["schemas"]["ProgressEvent"] | components["schemas"]["PackInstalledEvent"] | components["schemas"]["PackRejectedEvent"] | components["schemas"]["InventoryPublishedEvent"] | components["schemas"]["ModuleDeployedEvent"] | components["schemas"]["WarningEvent"] | components["schemas"]["SetAppliedEvent"] | components["schemas"]["SetCheckedEvent"] | components["schemas"]["SetStagedEvent"] | components["schemas"]["DownloadEvent"] | components["schemas"]["GenerationEvent"] | components["schemas"]["PackEnabledEvent"] | components["schemas"]["PackDisabledEvent"] | components["schemas"]["PackRemovedEvent"] | components["schemas"]["SyncStartedEvent"] | components["schemas"]["SyncFinishedEvent"] | components["schemas"]["ProfileSwitchedEvent"] | components["schemas"]["DroppedEvent"];
         /** @description An archive in drop was claimed for processing. */
         ArchiveSeenEvent: {
             /** @description The event's id: from 1, consecutive for the life of the daemon. */
@@ -1127,6 +1173,54 @@ export interface components {
             signature?: string;
             /** @description Remove the installed packs the set does not pin, instead of disabling them. */
             prune?: boolean;
+            /** @description Apply the staged set with this fingerprint through its profile, with no network (SPEC §12); it goes alone. */
+            fingerprint?: string;
+        };
+        /** @description A lock by `url`, or inline as `lock` with its `signature`, to stage as a profile (SPEC §12). */
+        SetStageRequest: {
+            /** @description The lock's URL (http, https), an OCI reference, or over the socket a path the daemon can read. */
+            url?: string;
+            /** @description The lock's TOML text, instead of url. */
+            lock?: string;
+            /** @description The lock's minisign signature (.minisig text), with lock. */
+            signature?: string;
+            /** @description The profile's name (letters, digits, '.', '_', '-'); default the set's name, else set- and its fingerprint's first 12 digits. */
+            as?: string;
+            /** @description A minisign public key (RW…) the player trusts for this set: a set signed by a key outside [sets] trusted_keys is staged only when the request names it; over the TCP API only with the API key on the request. */
+            key?: string;
+        };
+        SetStageResult: {
+            check: components["schemas"]["SetCheck"];
+            /** @description The profile the set became. */
+            name: string;
+            /** @description The set's fingerprint: POST /v1/set/apply {"fingerprint"} applies it with no network. */
+            fingerprint: string;
+            /** @description The key id of the verified signature. */
+            signed_by?: string;
+            /** @description The archives fetched; empty when the machine had them all. */
+            downloaded: components["schemas"]["Downloaded"][];
+            /**
+             * Format: int64
+             * @description What the stage fetched over the network (for an archive rebuilt from chunks, the chunks' bytes on the wire).
+             */
+            bytes: number;
+            /**
+             * Format: int64
+             * @description The size of all the set's archives.
+             */
+            set_bytes: number;
+        };
+        SetFingerprintCheck: {
+            /** @description The fingerprint asked about (a server's set). */
+            fingerprint: string;
+            /** @description The fingerprint of the machine's enabled packs. */
+            machine: string;
+            /** @description The machine's enabled packs are that set now: join at once. */
+            current: boolean;
+            /** @description The profile kept with that set, when one is. */
+            profile?: string;
+            /** @description Every archive of that profile is on the machine: POST /v1/set/apply {"fingerprint"} switches to it with no network. */
+            staged: boolean;
         };
         Downloaded: {
             /** @description The pack id. */
@@ -1218,6 +1312,33 @@ export interface components {
             /** @description What the event reports. */
             data: components["schemas"]["SetCheck"];
         };
+        /** @description A set was staged as a profile (SPEC §12). */
+        SetStagedEvent: {
+            /** @description The event's id: from 1, consecutive for the life of the daemon. */
+            id: number;
+            /**
+             * Format: date-time
+             * @description When the daemon published the event.
+             */
+            time: string;
+            /**
+             * @description The event type; it names the shape of data. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "set-staged";
+            /** @description What the event reports. */
+            data: {
+                /** @description The profile the set became. */
+                name: string;
+                /** @description The set's fingerprint. */
+                fingerprint: string;
+                /**
+                 * Format: int64
+                 * @description What the stage fetched over the network.
+                 */
+                bytes: number;
+            };
+        };
         /** @description How far the download of one pack's archive is. */
         DownloadEvent: {
             /** @description The event's id: from 1, consecutive for the life of the daemon. */
@@ -1286,11 +1407,35 @@ export interface components {
                  * @description What recorded it (as in the history).
                  * @enum {string}
                  */
-                cause: "drop" | "install" | "enable" | "disable" | "remove" | "set" | "rollback";
+                cause: "drop" | "install" | "enable" | "disable" | "remove" | "set" | "rollback" | "profile";
                 /** @description The fingerprint of its enabled packs. */
                 fingerprint: string;
                 /** @description Installed packs in the generation. */
                 packs: number;
+            };
+        };
+        /** @description A profile switch made another profile current (SPEC §12). */
+        ProfileSwitchedEvent: {
+            /** @description The event's id: from 1, consecutive for the life of the daemon. */
+            id: number;
+            /**
+             * Format: date-time
+             * @description When the daemon published the event.
+             */
+            time: string;
+            /**
+             * @description The event type; it names the shape of data. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "profile-switched";
+            /** @description What the event reports. */
+            data: {
+                /** @description The profile current before. */
+                from: string;
+                /** @description The profile current now. */
+                to: string;
+                /** @description The generation the switch recorded (cause profile); 0 when the installed set was the profile's already. */
+                generation: number;
             };
         };
         /** @description What an enable, disable or remove request changed for one pack. */
@@ -1948,6 +2093,67 @@ export interface operations {
             413: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
+        };
+    };
+    stageSet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetStageRequest"];
+            };
+        };
+        responses: {
+            /** @description The set is staged. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SetStageResult"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            408: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+            413: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    checkFingerprint: {
+        parameters: {
+            query: {
+                /** @description The server's set fingerprint: sha256: and 64 lowercase hex digits. */
+                fingerprint: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How the set stands. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SetFingerprintCheck"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            500: components["responses"]["Error"];
         };
     };
     checkSet: {
