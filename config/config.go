@@ -122,6 +122,9 @@ type Sets struct {
 	CacheMax int64
 	// KeepGenerations is how many generations the state keeps (at least 1).
 	KeepGenerations int
+	// KeepProfiles is how many profiles besides own the state keeps (SPEC
+	// §12), the least recently used pruned first (at least 1).
+	KeepProfiles int
 	// AllowPrivateMirrors lets a lock served from a public address name
 	// mirrors on loopback, private and link-local addresses (LAN hosts);
 	// without it they are refused when dialled.
@@ -143,6 +146,7 @@ const (
 	defaultSetInterval     = 5 * time.Minute
 	defaultCacheMax        = 2 << 30
 	defaultKeepGenerations = 10
+	defaultKeepProfiles    = 5
 )
 
 // errInvalid is matched by every error about the file's content (as
@@ -187,6 +191,7 @@ type file struct {
 		TrustedKeys     []string `toml:"trusted_keys"`
 		CacheMax        *size    `toml:"cache_max"`
 		KeepGenerations *int     `toml:"keep_generations"`
+		KeepProfiles    *int     `toml:"keep_profiles"`
 		AllowPrivate    bool     `toml:"allow_private_mirrors"`
 		Insecure        []string `toml:"insecure_registries"`
 		DockerConfig    string   `toml:"docker_config"`
@@ -228,7 +233,7 @@ func Default() *Config {
 		Watch:  Watch{Settle: defaultSettle, Rescan: defaultRescan},
 		Deploy: Deploy{Lua: true, Native: true},
 		Log:    Log{Level: slog.LevelInfo, Format: "text"},
-		Sets:   Sets{Interval: defaultSetInterval, CacheMax: defaultCacheMax, KeepGenerations: defaultKeepGenerations},
+		Sets:   Sets{Interval: defaultSetInterval, CacheMax: defaultCacheMax, KeepGenerations: defaultKeepGenerations, KeepProfiles: defaultKeepProfiles},
 
 		Performance: Performance{Priority: priorityBackground},
 	}
@@ -521,6 +526,13 @@ func parseSets(s *Sets, f *file, resolve func(key, p string) string, bad func(ke
 			bad("sets.keep_generations", "want a number from 1 to 1000, got %d", n)
 		} else {
 			s.KeepGenerations = n
+		}
+	}
+	if f.Sets.KeepProfiles != nil {
+		if n := *f.Sets.KeepProfiles; n < 1 || n > 100 {
+			bad("sets.keep_profiles", "want a number from 1 to 100, got %d", n)
+		} else {
+			s.KeepProfiles = n
 		}
 	}
 }
