@@ -49,6 +49,9 @@ type Status struct {
 	// KeptArchiveBytes is the disk the kept archives take: the installed
 	// packs' and the kept generations'.
 	KeptArchiveBytes int64 `json:"kept_archive_bytes"`
+	// Profile is the current profile (SPEC §12): "own" unless a switch
+	// made another current.
+	Profile string `json:"profile,omitempty"`
 	// Set says how the machine stands against its pack set (SPEC §10):
 	// the set's fingerprint and source, and whether the machine equals
 	// it; nil when the machine has no set.

@@ -18,6 +18,9 @@ const (
 	// start). The archive waits in the drop folder and is tried again at
 	// the next pass; its reasons say what happened and what to do.
 	ResultWaiting Result = "waiting"
+	// ResultKept: another profile than own was current (SPEC §12); the
+	// valid pack joined own, and is installed when own is current again.
+	ResultKept Result = "kept-for-own"
 )
 
 // Outcome is the fate of one archive in a transaction.

@@ -126,6 +126,9 @@ type Sets struct {
 	// still to fetch are more bytes than this is refused before any
 	// download.
 	MaxStageBytes int64
+	// KeepProfiles is how many profiles besides own the state keeps (SPEC
+	// §12), the least recently used pruned first (at least 1).
+	KeepProfiles int
 	// AllowPrivateMirrors lets a lock served from a public address name
 	// mirrors on loopback, private and link-local addresses (LAN hosts);
 	// without it they are refused when dialled.
@@ -148,6 +151,7 @@ const (
 	defaultCacheMax        = 2 << 30
 	defaultKeepGenerations = 10
 	defaultMaxStageBytes   = 4 << 30
+	defaultKeepProfiles    = 5
 )
 
 // errInvalid is matched by every error about the file's content (as
@@ -193,6 +197,7 @@ type file struct {
 		CacheMax        *size    `toml:"cache_max"`
 		KeepGenerations *int     `toml:"keep_generations"`
 		MaxStageBytes   *size    `toml:"max_stage_bytes"`
+		KeepProfiles    *int     `toml:"keep_profiles"`
 		AllowPrivate    bool     `toml:"allow_private_mirrors"`
 		Insecure        []string `toml:"insecure_registries"`
 		DockerConfig    string   `toml:"docker_config"`
@@ -235,7 +240,7 @@ func Default() *Config {
 		Deploy: Deploy{Lua: true, Native: true},
 		Log:    Log{Level: slog.LevelInfo, Format: "text"},
 		Sets: Sets{Interval: defaultSetInterval, CacheMax: defaultCacheMax, KeepGenerations: defaultKeepGenerations,
-			MaxStageBytes: defaultMaxStageBytes},
+			KeepProfiles: defaultKeepProfiles, MaxStageBytes: defaultMaxStageBytes},
 
 		Performance: Performance{Priority: priorityBackground},
 	}
@@ -535,6 +540,13 @@ func parseSets(s *Sets, f *file, resolve func(key, p string) string, bad func(ke
 			bad("sets.keep_generations", "want a number from 1 to 1000, got %d", n)
 		} else {
 			s.KeepGenerations = n
+		}
+	}
+	if f.Sets.KeepProfiles != nil {
+		if n := *f.Sets.KeepProfiles; n < 1 || n > 100 {
+			bad("sets.keep_profiles", "want a number from 1 to 100, got %d", n)
+		} else {
+			s.KeepProfiles = n
 		}
 	}
 }

@@ -153,20 +153,20 @@ func TestParseSets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (Sets{Interval: 5 * time.Minute, CacheMax: 2 << 30, KeepGenerations: 10}); c.Sets.Source != "" ||
-		c.Sets.Interval != want.Interval || c.Sets.CacheMax != want.CacheMax || c.Sets.KeepGenerations != want.KeepGenerations {
+	if want := (Sets{Interval: 5 * time.Minute, CacheMax: 2 << 30, KeepGenerations: 10, KeepProfiles: 5}); c.Sets.Source != "" ||
+		c.Sets.Interval != want.Interval || c.Sets.CacheMax != want.CacheMax || c.Sets.KeepGenerations != want.KeepGenerations || c.Sets.KeepProfiles != want.KeepProfiles {
 		t.Errorf("default Sets = %+v; want %+v", c.Sets, want)
 	}
 	key := "RWQAAQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyAhIiMkJSYn"
-	text := "[sets]\nsource = \"sets/forgepacks.lock\"\ninterval = \"90s\"\ntrusted_keys = [\"" + key + "\"]\ncache_max = \"1GiB\"\nkeep_generations = 3\n"
+	text := "[sets]\nsource = \"sets/forgepacks.lock\"\ninterval = \"90s\"\ntrusted_keys = [\"" + key + "\"]\ncache_max = \"1GiB\"\nkeep_generations = 3\nkeep_profiles = 2\n"
 	c, err = parse(filepath.Join(dir, "f.toml"), []byte(text))
 	if err != nil {
 		t.Fatalf("Parse = %v", err)
 	}
 	want := Sets{Source: filepath.Join(dir, "sets", "forgepacks.lock"), Interval: 90 * time.Second,
-		TrustedKeys: []string{key}, CacheMax: 1 << 30, KeepGenerations: 3}
+		TrustedKeys: []string{key}, CacheMax: 1 << 30, KeepGenerations: 3, KeepProfiles: 2}
 	if c.Sets.Source != want.Source || c.Sets.Interval != want.Interval || len(c.Sets.TrustedKeys) != 1 ||
-		c.Sets.CacheMax != want.CacheMax || c.Sets.KeepGenerations != want.KeepGenerations {
+		c.Sets.CacheMax != want.CacheMax || c.Sets.KeepGenerations != want.KeepGenerations || c.Sets.KeepProfiles != want.KeepProfiles {
 		t.Errorf("Sets = %+v; want %+v", c.Sets, want)
 	}
 	if c.Sets.AllowPrivateMirrors {
@@ -201,6 +201,7 @@ func TestParseSets(t *testing.T) {
 		{"cache", "[sets]\ncache_max = \"lots\"\n", `f.toml:2`},
 		{"stage bound", "[sets]\nmax_stage_bytes = \"0\"\n", `f.toml:2: sets.max_stage_bytes: want a size of at least 1 byte such as "4GiB", got "0"`},
 		{"keep zero", "[sets]\nkeep_generations = 0\n", `f.toml:2: sets.keep_generations: want a number from 1 to 1000, got 0`},
+		{"keep profiles too many", "[sets]\nkeep_profiles = 101\n", `f.toml:2: sets.keep_profiles: want a number from 1 to 100, got 101`},
 		{"unknown", "[sets]\nkeep = 3\n", `f.toml:2: sets.keep: unknown key`},
 		{"insecure registry with a scheme", "[sets]\ninsecure_registries = [\"http://registry.lan:5000\"]\n", `f.toml:2: sets.insecure_registries: entry 1: want a registry's host or host:port`},
 	}

@@ -50,7 +50,7 @@ func TestReadmeSampleConfigParses(t *testing.T) {
 	if cfg.Watch != def.Watch || cfg.Deploy.Lua != def.Deploy.Lua || cfg.Deploy.Native != def.Deploy.Native ||
 		cfg.Log.Level != def.Log.Level || cfg.Log.Format != def.Log.Format ||
 		cfg.Sets.Interval != def.Sets.Interval || cfg.Sets.CacheMax != def.Sets.CacheMax ||
-		cfg.Sets.KeepGenerations != def.Sets.KeepGenerations || cfg.Sets.MaxStageBytes != def.Sets.MaxStageBytes || cfg.Sets.AllowPrivateMirrors || cfg.API.Listen != "" ||
+		cfg.Sets.KeepGenerations != def.Sets.KeepGenerations || cfg.Sets.MaxStageBytes != def.Sets.MaxStageBytes || cfg.Sets.KeepProfiles != def.Sets.KeepProfiles || cfg.Sets.AllowPrivateMirrors || cfg.API.Listen != "" ||
 		cfg.Performance != def.Performance {
 		t.Errorf("the sample says other values than the defaults: %+v", cfg)
 	}

@@ -148,6 +148,7 @@ func pipelineOptions(cfg *config.Config, lim intake.Limits, x *intake.Extractor,
 		Limits: lim, Extractor: x, Log: log, LockWait: lockWait,
 		DeployLua: cfg.Deploy.Lua, DeployNative: cfg.Deploy.Native, Modules: cfg.Deploy.Modules,
 		KeepGenerations: cfg.Sets.KeepGenerations,
+		KeepProfiles:    cfg.Sets.KeepProfiles,
 	}
 }
 

@@ -182,8 +182,8 @@ func (rl *reloader) reload(ctx context.Context) (*api.ReloadResult, error) {
 	if !reflect.DeepEqual(reloadableSets(rl.cfg.Sets), reloadableSets(cfg.Sets)) {
 		rl.replaceFollower(setOpts)
 		res.Applied = append(res.Applied, sectionSets)
-		keep := next.Sets.KeepGenerations
-		next.Sets, next.Sets.KeepGenerations = cfg.Sets, keep
+		keep, profiles := next.Sets.KeepGenerations, next.Sets.KeepProfiles
+		next.Sets, next.Sets.KeepGenerations, next.Sets.KeepProfiles = cfg.Sets, keep, profiles
 	}
 	rl.cfg = &next
 	rl.log.Info("config reloaded", "config", file, "applied", res.Applied, "needs_restart", res.NeedsRestart)
@@ -261,7 +261,7 @@ func (rl *reloader) replaceFollower(opts follow.Options) {
 
 // reloadableSets is [sets] without the keys a reload does not apply.
 func reloadableSets(s config.Sets) config.Sets {
-	s.KeepGenerations = 0
+	s.KeepGenerations, s.KeepProfiles = 0, 0
 	return s
 }
 
@@ -282,6 +282,9 @@ func needsRestart(cur, next *config.Config) []string {
 	}
 	if cur.Sets.KeepGenerations != next.Sets.KeepGenerations {
 		out = append(out, "sets.keep_generations")
+	}
+	if cur.Sets.KeepProfiles != next.Sets.KeepProfiles {
+		out = append(out, "sets.keep_profiles")
 	}
 	slices.Sort(out)
 	return out

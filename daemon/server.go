@@ -228,6 +228,7 @@ func (s *server) routes() http.Handler {
 	mux.Handle("/v1/openapi.json", s.handle(map[string]handlerFunc{http.MethodGet: s.getOpenAPI}))
 	mux.Handle("/v1/reload", s.handle(map[string]handlerFunc{http.MethodPost: s.postReload}))
 	s.setRoutes(mux)
+	s.profileRoutes(mux)
 	mux.Handle("/", s.handle(nil))
 	return mux
 }
@@ -256,7 +257,7 @@ func (s *server) handleLimit(methods map[string]handlerFunc, maxBody int64) http
 		}
 		switch h, ok := methods[method]; {
 		case methods == nil:
-			err = errkind.Errorf(errkind.NotFound, "no endpoint %s; the status socket serves /v1/status, /v1/packs, /v1/packs/{id}, /v1/rejections, /v1/sync, /v1/events, /v1/history, /v1/rollback, /v1/install, /v1/rejections/retry, /v1/reload, /v1/set, /v1/set/diff, /v1/set/apply, /v1/set/check, /v1/set/follow, /v1/set/stage and /v1/openapi.json (which describes each)", r.URL.Path)
+			err = errkind.Errorf(errkind.NotFound, "no endpoint %s; the status socket serves /v1/status, /v1/packs, /v1/packs/{id}, /v1/rejections, /v1/sync, /v1/events, /v1/history, /v1/rollback, /v1/install, /v1/rejections/retry, /v1/reload, /v1/set, /v1/set/diff, /v1/set/apply, /v1/set/check, /v1/set/follow, /v1/set/stage, /v1/profiles, /v1/profile/switch, /v1/profile/save, /v1/profile/remove and /v1/openapi.json (which describes each)", r.URL.Path)
 		case !ok:
 			w.Header().Set("Allow", strings.Join(allow, ", "))
 			err = &APIError{Status: http.StatusMethodNotAllowed, Code: codeMethodNotAllowed,

@@ -130,7 +130,7 @@ func wireGeneration(g store.Generation) api.Generation {
 func wireStatus(s pipeline.Status) api.Status {
 	c := s.Counts
 	return api.Status{State: api.State(s.State), StartedAt: s.Started, LastSync: wireLastSync(s.LastSync), Modules: wireModules(s.Modules),
-		Warnings: s.Warnings, Queue: s.Queue, Generation: s.Generation, KeptArchiveBytes: s.KeptArchiveBytes,
+		Warnings: s.Warnings, Queue: s.Queue, Generation: s.Generation, KeptArchiveBytes: s.KeptArchiveBytes, Profile: s.Profile,
 		Counts: api.Counts{Packs: c.Packs, Enabled: c.Enabled, Pieces: c.Pieces, Lifts: c.Lifts, Doors: c.Doors,
 			EnabledDoors: c.EnabledDoors, Rejected: c.Rejected}}
 }

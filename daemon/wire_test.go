@@ -181,7 +181,7 @@ func TestWireEnumsSameWords(t *testing.T) {
 		{string(pipeline.ResultInstalled), string(api.ResultInstalled)}, {string(pipeline.ResultUpgraded), string(api.ResultUpgraded)},
 		{string(pipeline.ResultReinstalled), string(api.ResultReinstalled)}, {string(pipeline.ResultDowngraded), string(api.ResultDowngraded)},
 		{string(pipeline.ResultAlready), string(api.ResultAlready)}, {string(pipeline.ResultRejected), string(api.ResultRejected)},
-		{string(pipeline.ResultWaiting), string(api.ResultWaiting)},
+		{string(pipeline.ResultWaiting), string(api.ResultWaiting)}, {string(pipeline.ResultKept), string(api.ResultKept)},
 		{string(pipeline.StateIdle), string(api.StateIdle)}, {string(pipeline.StateSyncing), string(api.StateSyncing)}, {string(pipeline.StateError), string(api.StateError)},
 		{string(pipeline.TriggerStart), api.TriggerStart}, {string(pipeline.TriggerWatch), api.TriggerWatch},
 		{string(pipeline.TriggerRequest), api.TriggerRequest}, {string(pipeline.TriggerInstall), api.TriggerInstall},

@@ -16,7 +16,8 @@ import (
 
 // childOp is what the crash test's child does after Open: "" syncs the
 // drop folder, "open" only recovers, "set" applies root/set.json with the
-// archives of root/setsrc/, "rollback:N" rolls back to generation N.
+// archives of root/setsrc/, "rollback:N" rolls back to generation N,
+// "profile:NAME" switches to profile NAME.
 func childOp(t *testing.T, p *Pipeline, root, op string) error {
 	switch {
 	case op == "":
@@ -41,6 +42,9 @@ func childOp(t *testing.T, p *Pipeline, root, op string) error {
 		}
 		_, err = p.ApplySet(t.Context(), req.Pins, SetOptions{Prune: req.Prune, Source: src.source})
 		return err
+	case strings.HasPrefix(op, "profile:"):
+		_, err := p.SwitchProfile(t.Context(), strings.TrimPrefix(op, "profile:"))
+		return err
 	case strings.HasPrefix(op, "rollback:"):
 		n, _ := strconv.Atoi(strings.TrimPrefix(op, "rollback:"))
 		_, err := p.Rollback(t.Context(), n)
@@ -62,6 +66,12 @@ type childSet struct {
 // or after the step named commit ("" when a recovery always finishes the
 // job); and that every archive a kept generation needs is kept.
 func crashWalk(t *testing.T, base, op string, keep int, commit string) {
+	crashWalkCheck(t, base, op, keep, commit, nil)
+}
+
+// crashWalkCheck is crashWalk, with check (when not nil) called on every
+// recovered machine, told whether it holds the new set.
+func crashWalkCheck(t *testing.T, base, op string, keep int, commit string, check func(t *testing.T, e *env, isNew bool)) {
 	old := envAt(base).machine(t)
 	ref := t.TempDir()
 	copyTree(t, base, ref)
@@ -103,6 +113,9 @@ func crashWalk(t *testing.T, base, op string, keep int, commit string) {
 					k, diffMachines(got, old), diffMachines(got, want))
 			}
 			checkKept(t, e)
+			if check != nil {
+				check(t, e, diffMachines(got, want) == "")
+			}
 			for _, d := range []string{store.ProcessingDir, store.StagingDir, store.IncomingDir} {
 				if left := listFiles(t, filepath.Join(e.state, d)); len(left) != 0 {
 					t.Errorf("%s holds %v after recovery", d, left)

@@ -22,6 +22,10 @@ const (
 	// start). The archive waits in the drop folder and is tried again at
 	// the next pass; its reasons say what happened and what to do.
 	ResultWaiting Result = "waiting"
+	// ResultKept: a valid pack that arrived while another profile than
+	// own was current (SPEC §12) joined own: its archive is kept, and it
+	// is installed when own is current again.
+	ResultKept Result = "kept-for-own"
 )
 
 // outcomeResults names the Result of every install outcome. The outcomes are

@@ -23,10 +23,6 @@ const (
 	SourceFollowed store.ProfileSource = "followed" // a set applied by `sync --set` or followed
 )
 
-// defaultSetProfile is the profile a set apply records when its options
-// name none.
-const defaultSetProfile = "set"
-
 // defaultKeepProfiles is how many profiles besides own the state keeps
 // when Options.KeepProfiles is zero.
 const defaultKeepProfiles = 5
@@ -232,37 +228,65 @@ func upsertProfile(st *store.State, pr store.Profile) {
 	slices.SortFunc(st.Profiles, func(a, b store.Profile) int { return strings.Compare(strings.ToLower(a.Name), strings.ToLower(b.Name)) })
 }
 
-// syncOwn records own's packs as the installed set when own is current:
-// own is what the player has while no server's profile is on.
+// installedProfile returns the installed set as profile name: own's
+// also names the stored manifest of each pack (see store.Profile).
+func installedProfile(st *store.State, name string, source store.ProfileSource, now time.Time) store.Profile {
+	packs := generationPacks(st)
+	pr := store.Profile{Name: name, Source: source, Fingerprint: fingerprint(packs), Packs: packs, LastUsed: now}
+	if store.SameProfile(name, store.OwnProfile) {
+		pr.Manifests = make(map[string]string, len(st.Packs))
+		for _, r := range st.Packs {
+			pr.Manifests[r.ID] = r.Manifest
+		}
+	}
+	return pr
+}
+
+// replaceProfile puts pr in the state in place of the profile of its name;
+// the archives only the one replaced needed are queued for deletion after
+// the state is written (left behind, a recovery would take an archive
+// nothing names for a dropped one).
+func (t *txn) replaceProfile(pr store.Profile) error {
+	var old []store.Profile
+	if o := t.st.FindProfile(pr.Name); o != nil {
+		old = append(old, *o)
+	}
+	upsertProfile(t.st, pr)
+	return t.dropArchivesOf(old)
+}
+
+// syncOwn records own as the installed set when own is current and a set
+// is about to leave it: while own is current the state keeps no record of
+// it (own is what is installed), so that a player who never uses profiles
+// has the state file of before.
 func syncOwn(st *store.State, now time.Time) {
 	if st.CurrentProfile() != store.OwnProfile {
 		return
 	}
-	packs := generationPacks(st)
-	if pr := st.FindProfile(store.OwnProfile); pr != nil && slices.Equal(pr.Packs, packs) {
-		return
-	}
-	upsertProfile(st, store.Profile{Name: store.OwnProfile, Source: SourceOwn, Fingerprint: fingerprint(packs), Packs: packs, LastUsed: now})
+	upsertProfile(st, installedProfile(st, store.OwnProfile, SourceOwn, now))
 }
 
 // leaveProfile prepares the state a journal of sc writes: own's packs as
 // installed (when own is current, the set leaves it), the profile sc
 // records, and the time the profile left was last used.
-func (t *txn) leaveProfile(sc *setApply) {
+func (t *txn) leaveProfile(sc *setApply) error {
 	if sc.Profile == "" {
-		return
+		return nil
 	}
 	now := t.p.opts.Now().UTC()
 	st := t.st
 	syncOwn(st, now)
 	if sc.record != nil {
-		upsertProfile(st, *sc.record)
+		if err := t.replaceProfile(*sc.record); err != nil {
+			return err
+		}
 	}
 	if pr := st.FindProfile(st.CurrentProfile()); pr != nil && !store.SameProfile(pr.Name, sc.Profile) {
 		cp := *pr
 		cp.LastUsed = now
 		upsertProfile(st, cp)
 	}
+	return nil
 }
 
 // enterProfile makes the profile a rolled-forward journal names current.
@@ -273,7 +297,9 @@ func (t *txn) enterProfile(ps *store.PendingSet) {
 	st := t.st
 	name := ps.Profile
 	if store.SameProfile(name, store.OwnProfile) {
+		// Own is installed now: its record is what is installed.
 		name = ""
+		st.Profiles = slices.DeleteFunc(slices.Clone(st.Profiles), func(o store.Profile) bool { return store.SameProfile(o.Name, store.OwnProfile) })
 	} else if pr := st.FindProfile(name); pr != nil {
 		cp := *pr
 		cp.LastUsed = t.p.opts.Now().UTC()
@@ -286,13 +312,10 @@ func (t *txn) enterProfile(ps *store.PendingSet) {
 	t.dirty = true
 }
 
-// setProfile returns the profile a set apply records: named by opts (else
-// "set"), followed unless opts say otherwise.
+// setProfile returns the profile a set apply records: named by opts,
+// followed unless opts say otherwise.
 func (p *Pipeline) setProfile(pins []lock.Entry, packs []store.GenerationPack, opts SetOptions) (*store.Profile, error) {
 	name, source := opts.Profile, opts.ProfileSource
-	if name == "" {
-		name = defaultSetProfile
-	}
 	if source == "" {
 		source = SourceFollowed
 	}

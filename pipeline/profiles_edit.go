@@ -20,16 +20,20 @@ func (p *Pipeline) SaveProfile(ctx context.Context, name string) (*store.Profile
 	var saved store.Profile
 	_, err := p.transact(ctx, txnOptions{cause: CauseProfile, change: &change{kind: changeProfile, edit: func(_ context.Context, t *txn) error {
 		st := t.st
-		packs := generationPacks(st)
-		saved = store.Profile{Name: name, Source: SourceSaved, Fingerprint: fingerprint(packs), Packs: packs, LastUsed: p.opts.Now().UTC()}
-		if store.SameProfile(name, store.OwnProfile) {
-			saved.Name, saved.Source = store.OwnProfile, SourceOwn
-		} else if old := st.FindProfile(name); old != nil {
-			saved.Name = old.Name // the name as first recorded
+		now := p.opts.Now().UTC()
+		switch {
+		case store.SameProfile(name, store.OwnProfile):
+			saved = installedProfile(st, store.OwnProfile, SourceOwn, now)
+			if st.CurrentProfile() == store.OwnProfile {
+				return nil // own is what is installed
+			}
+		case st.FindProfile(name) != nil:
+			saved = installedProfile(st, st.FindProfile(name).Name, SourceSaved, now) // the name as first recorded
+		default:
+			saved = installedProfile(st, name, SourceSaved, now)
 		}
-		upsertProfile(st, saved)
 		t.dirty = true
-		return nil
+		return t.replaceProfile(saved)
 	}}})
 	if err != nil {
 		return nil, err
@@ -165,7 +169,6 @@ func (t *txn) recordProfile(ctx context.Context, pr store.Profile, source Archiv
 	if len(refusals) > 0 {
 		return fmt.Errorf("record profile %s: %s: %w", pr.Name, strings.Join(refusals, "; "), errkind.Refused)
 	}
-	upsertProfile(t.st, pr)
 	t.dirty = true
-	return nil
+	return t.replaceProfile(pr)
 }

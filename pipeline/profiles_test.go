@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mjolnir-forge/forgesync/installer/store"
 	"github.com/mjolnir-forge/forgesync/internal/errkind"
@@ -173,5 +174,178 @@ func TestFindProfileByFingerprint(t *testing.T) {
 	list, _ := p.Profiles()
 	if i := slices.IndexFunc(list.Profiles, func(pi ProfileInfo) bool { return pi.Name == "beta" }); i < 0 || !list.Profiles[i].Current {
 		t.Fatalf("Profiles = %+v; want beta current", list)
+	}
+}
+
+// TestCrashAtEveryStepOfProfileSwitch switches from own (three packs
+// installed by hand) to a recorded profile that upgrades one, keeps one
+// and adds one, dying at every step: each recovery leaves own or the
+// profile whole, with the current profile the one the machine holds and
+// every archive of both profiles kept.
+func TestCrashAtEveryStepOfProfileSwitch(t *testing.T) {
+	skipUnderRace(t)
+	if testing.Short() {
+		t.Skip("spawns one child process per step")
+	}
+	base := t.TempDir()
+	e := envAt(base)
+	e.dropPack(t, "gates.zip", spec{id: "lockout-gates", version: "0.4.0", doors: 2, content: map[string]string{"g.pak": "gates 0.4", "new.pak": "only in 0.4"}})
+	e.dropPack(t, "glass.zip", spec{id: "glass-works", version: "1.0.0", lifts: 1, content: map[string]string{"glass.pak": "glass"}})
+	e.dropPack(t, "keep.zip", spec{id: "keep-pack", version: "1.0.0", lifts: 1})
+	p := e.open(t)
+	mustSync(t, p, map[string]Result{"gates.zip": ResultInstalled, "glass.zip": ResultInstalled, "keep.zip": ResultInstalled})
+	a := newArchiveSet(t)
+	var packs []store.GenerationPack
+	for _, s := range []spec{{id: "lockout-gates", version: "0.5.0", doors: 2, content: map[string]string{"g.pak": "gates 0.5"}},
+		{id: "foundry-wide", version: "1.4.0", lifts: 2, content: map[string]string{"w1.pak": "wide", "w2.pak": "wider"}}} {
+		pin := a.add(t, s)
+		packs = append(packs, store.GenerationPack{ID: pin.ID, Version: pin.Version, SHA256: pin.SHA256, Enabled: true})
+	}
+	for _, gp := range generationPacks(p.st) {
+		if gp.ID == "keep-pack" {
+			packs = append(packs, gp)
+		}
+	}
+	if _, err := p.RecordProfile(t.Context(), ProfileSpec{Name: "server", Packs: packs}, a.source); err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+	crashWalkCheck(t, base, "profile:server", 0, "journal", func(t *testing.T, e *env, isNew bool) {
+		list, err := ReadProfiles(e.state)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "own"
+		if isNew {
+			want = "server"
+		}
+		if list.Current != want {
+			t.Errorf("the machine holds profile %s's set, but the current profile is %s", want, list.Current)
+		}
+		for _, pi := range list.Profiles {
+			if len(pi.Missing) > 0 || len(pi.Packs) != 3 {
+				t.Errorf("profile %s after recovery: %d packs, missing %v; want 3, none", pi.Name, len(pi.Packs), pi.Missing)
+			}
+		}
+	})
+}
+
+// TestDropWhileServerProfileJoinsOwn drops packs while a server's profile
+// is current: a valid one joins own (kept, not installed: the machine
+// stays the server's), a downgrade of own's pack is rejected as always,
+// and switching to own installs own with the dropped pack, equal to a
+// machine that installed own's packs directly.
+func TestDropWhileServerProfileJoinsOwn(t *testing.T) {
+	a, alpha, _ := profileSets(t)
+	e := newEnv(t)
+	p := e.open(t)
+	e.dropPack(t, "mine.zip", spec{id: "my-own", version: "0.2.0", lifts: 1, content: map[string]string{"m.pak": "mine"}})
+	mustSync(t, p, map[string]Result{"mine.zip": ResultInstalled})
+	if _, err := p.RecordProfile(t.Context(), ProfileSpec{Name: "alpha", Packs: alpha}, a.source); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.SwitchProfile(t.Context(), "alpha"); err != nil {
+		t.Fatal(err)
+	}
+	onAlpha := e.machine(t)
+
+	extra := spec{id: "extra-doors", version: "1.0.0", doors: 1, content: map[string]string{"x.pak": "extra"}}
+	e.dropPack(t, "extra.zip", extra)
+	e.dropPack(t, "old-mine.zip", spec{id: "my-own", version: "0.1.0", lifts: 1, content: map[string]string{"m.pak": "older"}})
+	sum := mustSync(t, p, map[string]Result{"extra.zip": ResultKept, "old-mine.zip": ResultRejected})
+	if sum.Generation != 0 {
+		t.Errorf("a pack kept for own recorded generation %d; want none", sum.Generation)
+	}
+	if d := diffMachines(e.machine(t), onAlpha); d != "" {
+		t.Fatalf("a pack kept for own changed the installed set:\n%s", d)
+	}
+	if left := listFiles(t, e.drop); !slices.Equal(left, []string{"rejected/old-mine.zip", "rejected/old-mine.zip.txt"}) {
+		t.Errorf("the drop folder holds %v; want only the rejection", left)
+	}
+	list, _ := p.Profiles()
+	own := list.Profiles[0]
+	if own.Name != "own" || len(own.Packs) != 2 || own.Packs[0].ID != "extra-doors" || len(own.Missing) != 0 {
+		t.Fatalf("own = %+v; want my-own and extra-doors, all kept", own)
+	}
+
+	if _, err := p.SwitchProfile(t.Context(), "own"); err != nil {
+		t.Fatalf("SwitchProfile(own) = %v", err)
+	}
+	direct := newArchiveSet(t)
+	mine := direct.add(t, spec{id: "my-own", version: "0.2.0", lifts: 1, content: map[string]string{"m.pak": "mine"}})
+	ex := direct.add(t, extra)
+	want := directMachine(t, direct, []store.GenerationPack{{ID: mine.ID, Version: mine.Version, SHA256: mine.SHA256, Enabled: true},
+		{ID: ex.ID, Version: ex.Version, SHA256: ex.SHA256, Enabled: true}})
+	if d := diffMachines(e.machine(t), want); d != "" {
+		t.Fatalf("own after the switch differs from a direct install of its packs:\n%s", d)
+	}
+}
+
+// TestKeepProfilesPrunesLeastRecentlyUsed keeps 2 profiles besides own
+// and records four while one is current: the least recently used go,
+// never own and never the current one, and the archives only they held go
+// with them, after the state that drops them is written.
+func TestKeepProfilesPrunesLeastRecentlyUsed(t *testing.T) {
+	e := newEnv(t)
+	opts := e.options()
+	opts.KeepProfiles = 2
+	tick := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	opts.Now = func() time.Time { tick = tick.Add(time.Minute); return tick }
+	p, _, err := Open(t.Context(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	e.dropPack(t, "mine.zip", spec{id: "my-own", version: "0.1.0", lifts: 1, content: map[string]string{"m.pak": "mine"}})
+	mustSync(t, p, map[string]Result{"mine.zip": ResultInstalled})
+	a := newArchiveSet(t)
+	profile := func(name string) store.GenerationPack {
+		pin := a.add(t, spec{id: "only-" + name, version: "1.0.0", content: map[string]string{"o.pak": name}})
+		gp := store.GenerationPack{ID: pin.ID, Version: pin.Version, SHA256: pin.SHA256, Enabled: true}
+		if _, err := p.RecordProfile(t.Context(), ProfileSpec{Name: name, Packs: []store.GenerationPack{gp}}, a.source); err != nil {
+			t.Fatalf("RecordProfile(%s) = %v", name, err)
+		}
+		return gp
+	}
+	first := profile("first")
+	if _, err := p.SwitchProfile(t.Context(), "first"); err != nil {
+		t.Fatal(err)
+	}
+	second, third := profile("second"), profile("third")
+	profile("fourth")
+	list, err := ReadProfiles(e.state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, pi := range list.Profiles {
+		names = append(names, pi.Name)
+	}
+	if want := []string{"own", "fourth", "first"}; !slices.Equal(names, want) || list.Current != "first" {
+		t.Fatalf("profiles = %v (current %s); want %v, first current", names, list.Current, want)
+	}
+	kept, err := keptFiles(e.state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, gp := range []store.GenerationPack{second, third} {
+		if _, ok := kept[store.KeptKey(gp.ID, gp.Version, gp.SHA256)]; ok {
+			t.Errorf("the archive of %s, only a pruned profile's, is still kept", gp.ID)
+		}
+	}
+	if _, ok := kept[store.KeptKey(first.ID, first.Version, first.SHA256)]; !ok {
+		t.Errorf("the current profile's archive is gone")
+	}
+	if missing, err := p.ProfileMissing("own"); err != nil || len(missing) != 0 {
+		t.Errorf("own is missing %v, %v; want every archive kept", missing, err)
+	}
+	if err := p.RemoveProfile(t.Context(), "first"); !errors.Is(err, errProfileInUse) {
+		t.Errorf("RemoveProfile(current) = %v; want refused", err)
+	}
+	if err := p.RemoveProfile(t.Context(), "own"); !errors.Is(err, errProfileInUse) {
+		t.Errorf("RemoveProfile(own) = %v; want refused", err)
+	}
+	if err := p.RemoveProfile(t.Context(), "fourth"); err != nil {
+		t.Errorf("RemoveProfile(fourth) = %v", err)
 	}
 }

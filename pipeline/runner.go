@@ -100,6 +100,9 @@ type Snapshot struct {
 	// History is the kept generations, newest first, and the disk their
 	// archives take; nil when it could not be read.
 	History *History
+	// Profiles are the profiles kept on the machine; nil when they could
+	// not be read.
+	Profiles *ProfileList
 }
 
 type request struct {
@@ -292,6 +295,50 @@ func (r *Runner) Rollback(ctx context.Context, n int) (*Summary, error) {
 	return r.submit(ctx, func(ctx context.Context) (*Summary, error) { return r.p.Rollback(ctx, n) })
 }
 
+// SwitchProfile switches to profile name through the writer (see
+// Pipeline.SwitchProfile).
+func (r *Runner) SwitchProfile(ctx context.Context, name string) (*Summary, error) {
+	return r.submit(ctx, func(ctx context.Context) (*Summary, error) { return r.p.SwitchProfile(ctx, name) })
+}
+
+// SaveProfile records the installed set as profile name through the
+// writer (see Pipeline.SaveProfile).
+func (r *Runner) SaveProfile(ctx context.Context, name string) error {
+	return r.profileDo(ctx, func(ctx context.Context, p *Pipeline) error {
+		_, err := p.SaveProfile(ctx, name)
+		return err
+	})
+}
+
+// RemoveProfile forgets profile name through the writer (see
+// Pipeline.RemoveProfile).
+func (r *Runner) RemoveProfile(ctx context.Context, name string) error {
+	return r.profileDo(ctx, func(ctx context.Context, p *Pipeline) error { return p.RemoveProfile(ctx, name) })
+}
+
+// profileDo runs fn on the writer, as Do does, and puts the profiles it
+// leaves in the snapshot (Do is housekeeping, which refreshes nothing).
+func (r *Runner) profileDo(ctx context.Context, fn func(ctx context.Context, p *Pipeline) error) error {
+	return r.Do(ctx, func(ctx context.Context, p *Pipeline) error {
+		err := fn(ctx, p)
+		if pl, lerr := p.Profiles(); lerr == nil {
+			s := *r.snap.Load()
+			s.Profiles = pl
+			r.snap.Store(&s)
+		}
+		return err
+	})
+}
+
+// Profiles returns the profiles of the latest snapshot; it never waits
+// for the writer.
+func (r *Runner) Profiles() (*ProfileList, error) {
+	if pl := r.Snapshot().Profiles; pl != nil {
+		return pl, nil
+	}
+	return ReadProfiles(r.p.store.Dir)
+}
+
 // Do runs fn with the pipeline on the writer goroutine, for housekeeping
 // that must not overlap a transaction; it is not reported as a sync.
 func (r *Runner) Do(ctx context.Context, fn func(ctx context.Context, p *Pipeline) error) error {
@@ -384,6 +431,11 @@ func (r *Runner) refresh(state State, info *LastSync) {
 	}
 	if h, err := r.p.History(); err == nil {
 		s.History = h // built afresh: shares nothing with the writer
+	} else {
+		s.Warnings = append(s.Warnings, err.Error())
+	}
+	if pl, err := r.p.Profiles(); err == nil {
+		s.Profiles = pl // built afresh, like History
 	} else {
 		s.Warnings = append(s.Warnings, err.Error())
 	}

@@ -64,9 +64,11 @@ type SetOptions struct {
 	// Source gives the archives the store does not keep; nil means kept
 	// archives only.
 	Source ArchiveSource
-	// Profile names the profile the set is recorded as and made current
-	// (SPEC §12); "" means "set". ProfileSource says where it came from;
-	// "" means followed.
+	// Profile, when not "", names the profile the set is recorded as and
+	// made current (SPEC §12): own keeps what the player had, and a pack
+	// dropped while it is current joins own. "" applies the set to the
+	// current profile, as before profiles. ProfileSource says where the
+	// set came from; "" means followed.
 	Profile       string
 	ProfileSource store.ProfileSource
 }
@@ -132,11 +134,14 @@ func (p *Pipeline) ApplySet(ctx context.Context, pins []lock.Entry, opts SetOpti
 		packs = append(packs, store.GenerationPack{ID: e.ID, Version: e.Version, SHA256: e.SHA256, Enabled: true})
 	}
 	slices.SortFunc(packs, func(a, b store.GenerationPack) int { return strings.Compare(a.ID, b.ID) })
-	rec, err := p.setProfile(pins, packs, opts)
-	if err != nil {
-		return nil, err
+	sc := &setApply{PendingSet: store.PendingSet{Cause: CauseSet, Prune: opts.Prune, Packs: packs}, source: opts.Source}
+	if opts.Profile != "" {
+		rec, err := p.setProfile(pins, packs, opts)
+		if err != nil {
+			return nil, err
+		}
+		sc.Profile, sc.record = rec.Name, rec
 	}
-	sc := &setApply{PendingSet: store.PendingSet{Cause: CauseSet, Prune: opts.Prune, Packs: packs, Profile: rec.Name}, source: opts.Source, record: rec}
 	return p.transact(ctx, txnOptions{cause: CauseSet, change: &change{kind: changeSet, set: sc}})
 }
 
@@ -244,7 +249,9 @@ func (t *txn) applySet(ctx context.Context, sc *setApply) error {
 		t.sum.Set = newSetResult()
 		t.sum.Set.Fingerprint = fingerprint(generationPacks(st))
 		if sc.Profile != "" && !store.SameProfile(sc.Profile, st.CurrentProfile()) || sc.record != nil {
-			t.leaveProfile(sc)
+			if err := t.leaveProfile(sc); err != nil {
+				return err
+			}
 			t.enterProfile(&sc.PendingSet)
 		}
 		return nil
@@ -260,7 +267,9 @@ func (t *txn) applySet(ctx context.Context, sc *setApply) error {
 // stays on disk for a later pass to finish.
 func (t *txn) journalAndRoll(ctx context.Context, sc *setApply, ready map[string]*prepared) error {
 	p, st := t.p, t.st
-	t.leaveProfile(sc)
+	if err := t.leaveProfile(sc); err != nil {
+		return err
+	}
 	st.PendingSet = &sc.PendingSet
 	if err := p.store.Save(st); err != nil {
 		st.PendingSet = nil

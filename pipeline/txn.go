@@ -373,7 +373,6 @@ func (t *txn) commit() (*Summary, error) {
 	if t.dirty {
 		st.Inventory = inv.hashes
 		before := lastGeneration(st)
-		syncOwn(st, p.opts.Now().UTC())
 		if err := t.pruneProfiles(); err != nil {
 			return nil, err
 		}
@@ -670,6 +669,11 @@ func (t *txn) archive(ctx context.Context, name string, o txnOptions) error {
 		}
 	}()
 	m := rep.Manifest
+	if t.st.CurrentProfile() != store.OwnProfile {
+		// Another profile is on: the pack joins own, installed when own
+		// is current again.
+		return t.keepForOwn(name, out, staged, m, force, from)
+	}
 	cand := inventory.InstalledPack{Manifest: m, Enabled: true, ArchiveSHA256: staged.SHA256}
 	if prev := t.st.Find(m.ID); prev != nil {
 		cand.Enabled = prev.Enabled
@@ -942,11 +946,19 @@ func (t *txn) removeKept(name string) error {
 	return removeIfExists(t.p.store.Path(store.ArchivesDir, name))
 }
 
-// removeManifest deletes a stored manifest no state record names any more.
+// removeManifest deletes a stored manifest no state record and no
+// profile names any more.
 func (t *txn) removeManifest(name string) error {
 	for _, r := range t.st.Packs {
 		if r.Manifest == name {
 			return nil
+		}
+	}
+	for _, pr := range t.st.Profiles {
+		for _, m := range pr.Manifests {
+			if m == name {
+				return nil
+			}
 		}
 	}
 	return t.p.store.RemoveManifest(name)

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/mjolnir-forge/forgesync/installer/deploy"
+	"github.com/mjolnir-forge/forgesync/installer/store"
 	"github.com/mjolnir-forge/forgesync/inventory"
 	"github.com/mjolnir-forge/forgesync/inventory/rejection"
 	"github.com/mjolnir-forge/forgesync/sets/lock"
@@ -25,6 +26,7 @@ type Status struct {
 	Queue            []string
 	Generation       int
 	KeptArchiveBytes int64
+	Profile          string // the current profile
 }
 
 // Counts are the sizes of the installed set. Pieces, Lifts and Doors count
@@ -53,6 +55,10 @@ func (r *Runner) Status() Status {
 		st.Counts.Rejected = n
 	} else {
 		st.Counts.Rejected = len(s.Rejections)
+	}
+	st.Profile = store.OwnProfile
+	if s.Profiles != nil {
+		st.Profile = s.Profiles.Current
 	}
 	if s.History != nil {
 		st.Generation, st.KeptArchiveBytes = s.History.Current, s.History.KeptBytes

@@ -404,6 +404,15 @@ func TestOpenAPIContract(t *testing.T) {
 	expect(t, c, http.MethodPost, "/v1/rollback", `{"generation":999}`, http.StatusNotFound)
 	expect(t, c, http.MethodPost, "/v1/rollback", `{"generation":-1}`, http.StatusBadRequest)
 	expect(t, c, http.MethodPost, "/v1/rollback", "", http.StatusOK) // doors-b comes back, disabled
+	expect(t, c, http.MethodPost, "/v1/profile/save", `{"name":"pvp"}`, http.StatusOK)
+	expect(t, c, http.MethodPost, "/v1/profile/save", `{"name":"no spaces"}`, http.StatusBadRequest)
+	expect(t, c, http.MethodPost, "/v1/profile/switch", `{"name":"pvp"}`, http.StatusOK)
+	expect(t, c, http.MethodPost, "/v1/profile/switch", `{"name":"nowhere"}`, http.StatusNotFound)
+	expect(t, c, http.MethodPost, "/v1/profile/remove", `{"name":"pvp"}`, http.StatusConflict) // the current one
+	expect(t, c, http.MethodGet, "/v1/status", "", http.StatusOK)                              // profile pvp
+	expect(t, c, http.MethodPost, "/v1/profile/switch", `{"name":"own"}`, http.StatusOK)
+	expect(t, c, http.MethodGet, "/v1/profiles", "", http.StatusOK)
+	expect(t, c, http.MethodPost, "/v1/profile/remove", `{"name":"pvp"}`, http.StatusOK)
 	expect(t, c, http.MethodPost, "/v1/sync", `{"force":true}`, http.StatusBadRequest)
 	expect(t, c, http.MethodPost, "/v1/sync", `{"x":`+strings.Repeat(" ", 70<<10)+`1}`, http.StatusRequestEntityTooLarge)
 	expect(t, c, http.MethodGet, "/v1/events?since=yesterday", "", http.StatusBadRequest)
@@ -416,7 +425,7 @@ func TestOpenAPIContract(t *testing.T) {
 	})
 	lines := readEvents(t, c, len(held))
 	for _, typ := range []api.EventType{api.EventArchiveSeen, api.EventPackInstalled, api.EventPackRejected, api.EventInventoryPublished, api.EventModuleDeployed, api.EventSetApplied, api.EventGeneration,
-		api.EventPackEnabled, api.EventPackDisabled, api.EventPackRemoved, api.EventSyncStarted, api.EventSyncFinished} {
+		api.EventPackEnabled, api.EventPackDisabled, api.EventPackRemoved, api.EventSyncStarted, api.EventSyncFinished, api.EventProfileSwitched} {
 		if !slices.ContainsFunc(lines, func(l []byte) bool { return bytes.Contains(l, []byte(`"type":"`+string(typ)+`"`)) }) {
 			t.Errorf("the flow sent no %s event; the contract test must see every event type it can", typ)
 		}

@@ -24,6 +24,10 @@ type Profile struct {
 	Fingerprint string           `json:"fingerprint"`
 	Packs       []GenerationPack `json:"packs"`
 	LastUsed    time.Time        `json:"last_used"`
+	// Manifests names the stored manifest (under manifests/) of each pack
+	// by id, where known: own keeps them, so that a pack dropped while
+	// another profile is current is judged against own's packs.
+	Manifests map[string]string `json:"manifests,omitempty"`
 }
 
 // maxProfileName is the longest profile name.
@@ -84,6 +88,11 @@ func checkProfiles(st *State) string {
 		seen[strings.ToLower(pr.Name)] = i
 		if pr.Source == "" {
 			return fmt.Sprintf("profile %s has no source", pr.Name)
+		}
+		for id, m := range pr.Manifests {
+			if !plainName(m) {
+				return fmt.Sprintf("profile %s: the manifest of %s, %q, is not a plain file name", pr.Name, id, m)
+			}
 		}
 		ids := map[string]bool{}
 		for _, gp := range pr.Packs {

@@ -179,6 +179,8 @@ func WriteSummary(w io.Writer, sum *api.Summary) error {
 			}
 		case api.ResultUpgraded, api.ResultDowngraded, api.ResultReinstalled:
 			printf(&b, "%s: %s %s (was %s)\n", o.Archive, o.Result, pack, o.Previous)
+		case api.ResultKept:
+			printf(&b, "%s: kept for profile own: %s (installed when own is current: `forgesync profile switch own`)\n", o.Archive, pack)
 		default:
 			printf(&b, "%s: %s %s\n", o.Archive, o.Result, pack)
 		}
@@ -387,7 +389,7 @@ func resultCounts(results map[api.Result]int) []string {
 }
 
 // resultOrder is the order a pass's results are counted in.
-var resultOrder = []api.Result{api.ResultInstalled, api.ResultUpgraded, api.ResultReinstalled, api.ResultDowngraded, api.ResultAlready, api.ResultRejected, api.ResultWaiting}
+var resultOrder = []api.Result{api.ResultInstalled, api.ResultUpgraded, api.ResultReinstalled, api.ResultDowngraded, api.ResultAlready, api.ResultRejected, api.ResultWaiting, api.ResultKept}
 
 // describeChange says what an enable, disable or remove changed.
 func describeChange(verb string, c api.PackChange) string {

@@ -546,6 +546,30 @@ func (e PieceSurfacesProfile) Valid() bool {
 	}
 }
 
+// Defines values for ProfileSource.
+const (
+	Followed ProfileSource = "followed"
+	Own      ProfileSource = "own"
+	Saved    ProfileSource = "saved"
+	Staged   ProfileSource = "staged"
+)
+
+// Valid indicates whether the value is a known member of the ProfileSource enum.
+func (e ProfileSource) Valid() bool {
+	switch e {
+	case Followed:
+		return true
+	case Own:
+		return true
+	case Saved:
+		return true
+	case Staged:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ProfileSwitchedEventType.
 const (
 	ProfileSwitched ProfileSwitchedEventType = "profile-switched"
@@ -596,6 +620,7 @@ const (
 	ResultAlreadyInstalled Result = "already-installed"
 	ResultDowngraded       Result = "downgraded"
 	ResultInstalled        Result = "installed"
+	ResultKeptForOwn       Result = "kept-for-own"
 	ResultReinstalled      Result = "reinstalled"
 	ResultRejected         Result = "rejected"
 	ResultUpgraded         Result = "upgraded"
@@ -610,6 +635,8 @@ func (e Result) Valid() bool {
 	case ResultDowngraded:
 		return true
 	case ResultInstalled:
+		return true
+	case ResultKeptForOwn:
 		return true
 	case ResultReinstalled:
 		return true
@@ -1336,7 +1363,7 @@ type Outcome struct {
 	// Reasons Why it was rejected, or why it waits.
 	Reasons *[]Reason `json:"reasons,omitempty"`
 
-	// Result What happened to one archive: installed, upgraded, reinstalled (same version, other bytes), downgraded, already-installed (the same bytes), rejected, or waiting (the machine stopped it, not the archive; it is retried).
+	// Result What happened to one archive: installed, upgraded, reinstalled (same version, other bytes), downgraded, already-installed (the same bytes), rejected, waiting (the machine stopped it, not the archive; it is retried), or kept-for-own (another profile than own is current: the pack joined own, installed when own is current again).
 	Result Result `json:"result"`
 
 	// Version The pack version, as far as it could be read.
@@ -1440,7 +1467,7 @@ type PackInstalledEvent struct {
 		// Previous The version it replaced; absent for a new pack.
 		Previous *string `json:"previous,omitempty"`
 
-		// Result What happened to one archive: installed, upgraded, reinstalled (same version, other bytes), downgraded, already-installed (the same bytes), rejected, or waiting (the machine stopped it, not the archive; it is retried).
+		// Result What happened to one archive: installed, upgraded, reinstalled (same version, other bytes), downgraded, already-installed (the same bytes), rejected, waiting (the machine stopped it, not the archive; it is retried), or kept-for-own (another profile than own is current: the pack joined own, installed when own is current again).
 		Result Result `json:"result"`
 
 		// Version The version installed.
@@ -1577,6 +1604,45 @@ type PieceKind string
 // PieceSurfacesProfile The surface profile.
 type PieceSurfacesProfile string
 
+// Profile defines model for Profile.
+type Profile struct {
+	// Bytes The disk its kept archives take.
+	Bytes int `json:"bytes"`
+
+	// Current Whether it is the current profile.
+	Current bool `json:"current"`
+
+	// Fingerprint The set fingerprint (SPEC §10.1) of its enabled packs.
+	Fingerprint string `json:"fingerprint"`
+
+	// LastUsed When it was last current or recorded.
+	LastUsed time.Time `json:"last_used"`
+
+	// Missing Its packs whose archives are not kept; empty: a switch to it needs no network.
+	Missing []GenerationPack `json:"missing"`
+
+	// Name The profile's name; own is the player's own packs.
+	Name string `json:"name"`
+
+	// OwnBytes The disk of its kept archives no other profile holds (a kept generation may still need them).
+	OwnBytes int `json:"own_bytes"`
+
+	// Packs Its packs, each with its enabled flag, sorted by id.
+	Packs []GenerationPack `json:"packs"`
+
+	// Source Where its set came from: the packs dropped by hand, `profile save`, a stage, a followed set.
+	Source ProfileSource `json:"source"`
+}
+
+// ProfileSource Where its set came from: the packs dropped by hand, `profile save`, a stage, a followed set.
+type ProfileSource string
+
+// ProfileName defines model for ProfileName.
+type ProfileName struct {
+	// Name The profile's name (compared without case).
+	Name string `json:"name"`
+}
+
 // ProfileSwitchedEvent A profile switch made another profile current (SPEC §12).
 type ProfileSwitchedEvent struct {
 	// Data What the event reports.
@@ -1603,6 +1669,15 @@ type ProfileSwitchedEvent struct {
 
 // ProfileSwitchedEventType The event type; it names the shape of data.
 type ProfileSwitchedEventType string
+
+// Profiles defines model for Profiles.
+type Profiles struct {
+	// Current The current profile.
+	Current string `json:"current"`
+
+	// Profiles Own first, then the most recently used.
+	Profiles []Profile `json:"profiles"`
+}
 
 // ProgressEvent How far one archive's step is (total 0 when not known).
 type ProgressEvent struct {
@@ -1691,7 +1766,7 @@ type ReloadResult struct {
 	NeedsRestart []string `json:"needs_restart"`
 }
 
-// Result What happened to one archive: installed, upgraded, reinstalled (same version, other bytes), downgraded, already-installed (the same bytes), rejected, or waiting (the machine stopped it, not the archive; it is retried).
+// Result What happened to one archive: installed, upgraded, reinstalled (same version, other bytes), downgraded, already-installed (the same bytes), rejected, waiting (the machine stopped it, not the archive; it is retried), or kept-for-own (another profile than own is current: the pack joined own, installed when own is current again).
 type Result string
 
 // SetAppliedEvent A set apply or a rollback changed the installed set (SPEC §10.3).
@@ -2116,6 +2191,9 @@ type Status struct {
 	// Priority The priority of install work ([performance] priority): background (the unpacker and the install's writes at a low processor and I/O priority, the default) or normal.
 	Priority *StatusPriority `json:"priority,omitempty"`
 
+	// Profile The current profile (SPEC §12): own unless a switch made another current.
+	Profile *string `json:"profile,omitempty"`
+
 	// Queue Archive names waiting in drop or being processed.
 	Queue []string `json:"queue"`
 
@@ -2236,6 +2314,9 @@ type SyncResults struct {
 
 	// Installed Archives installed as a new pack.
 	Installed *int `json:"installed,omitempty"`
+
+	// KeptForOwn Archives kept for profile own while another profile is current.
+	KeptForOwn *int `json:"kept-for-own,omitempty"`
 
 	// Reinstalled Archives that reinstalled a version from other bytes.
 	Reinstalled *int `json:"reinstalled,omitempty"`
@@ -2384,6 +2465,15 @@ type DisablePackJSONRequestBody = DisablePackJSONBody
 
 // EnablePackJSONRequestBody defines body for EnablePack for application/json ContentType.
 type EnablePackJSONRequestBody = EnablePackJSONBody
+
+// RemoveProfileJSONRequestBody defines body for RemoveProfile for application/json ContentType.
+type RemoveProfileJSONRequestBody = ProfileName
+
+// SaveProfileJSONRequestBody defines body for SaveProfile for application/json ContentType.
+type SaveProfileJSONRequestBody = ProfileName
+
+// SwitchProfileJSONRequestBody defines body for SwitchProfile for application/json ContentType.
+type SwitchProfileJSONRequestBody = ProfileName
 
 // RetryRejectionsJSONRequestBody defines body for RetryRejections for application/json ContentType.
 type RetryRejectionsJSONRequestBody RetryRejectionsJSONBody
@@ -3312,6 +3402,65 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/packs/{id}/enable (the `EnablePack` operationId).
 	EnablePack(ctx context.Context, id PackID, body EnablePackJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// RemoveProfileWithBody Forget a profile; the archives only it held are deleted once the state without it is written.
+	//
+	// own and the current profile cannot be removed (409).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/profile/remove (the `RemoveProfile` operationId).
+	RemoveProfileWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RemoveProfile Forget a profile; the archives only it held are deleted once the state without it is written.
+	//
+	// own and the current profile cannot be removed (409).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/profile/remove (the `RemoveProfile` operationId).
+	RemoveProfile(ctx context.Context, body RemoveProfileJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SaveProfileWithBody Record the installed set (every pack with its enabled flag) as a profile, replacing the one of that name.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/profile/save (the `SaveProfile` operationId).
+	SaveProfileWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SaveProfile Record the installed set (every pack with its enabled flag) as a profile, replacing the one of that name.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/profile/save (the `SaveProfile` operationId).
+	SaveProfile(ctx context.Context, body SaveProfileJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SwitchProfileWithBody Make the installed set equal to a profile in one transaction, from kept archives only (no network).
+	//
+	// Records a generation with cause `profile` and publishes `profile-switched`. A profile that is
+	// not kept answers 404; one whose archives are not all kept is refused (409, naming each
+	// missing pack) and nothing changes; a set over the global limits is refused like any install.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/profile/switch (the `SwitchProfile` operationId).
+	SwitchProfileWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SwitchProfile Make the installed set equal to a profile in one transaction, from kept archives only (no network).
+	//
+	// Records a generation with cause `profile` and publishes `profile-switched`. A profile that is
+	// not kept answers 404; one whose archives are not all kept is refused (409, naming each
+	// missing pack) and nothing changes; a set over the global limits is refused like any install.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/profile/switch (the `SwitchProfile` operationId).
+	SwitchProfile(ctx context.Context, body SwitchProfileJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetProfiles The profiles kept on the machine (SPEC §12), own first, then the most recently used, with the disk each holds.
+	//
+	// Corresponds with GET /v1/profiles (the `GetProfiles` operationId).
+	GetProfiles(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListRejections The archives rejected into drop/rejected/, each with every reason.
 	//
 	// Corresponds with GET /v1/rejections (the `ListRejections` operationId).
@@ -3757,6 +3906,135 @@ func (c *Client) EnablePackWithBody(ctx context.Context, id PackID, contentType 
 // Corresponds with POST /v1/packs/{id}/enable (the `EnablePack` operationId).
 func (c *Client) EnablePack(ctx context.Context, id PackID, body EnablePackJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewEnablePackRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RemoveProfileWithBody Forget a profile; the archives only it held are deleted once the state without it is written.
+//
+// own and the current profile cannot be removed (409).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/profile/remove (the `RemoveProfile` operationId).
+func (c *Client) RemoveProfileWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRemoveProfileRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RemoveProfile Forget a profile; the archives only it held are deleted once the state without it is written.
+//
+// own and the current profile cannot be removed (409).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/profile/remove (the `RemoveProfile` operationId).
+func (c *Client) RemoveProfile(ctx context.Context, body RemoveProfileJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRemoveProfileRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SaveProfileWithBody Record the installed set (every pack with its enabled flag) as a profile, replacing the one of that name.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/profile/save (the `SaveProfile` operationId).
+func (c *Client) SaveProfileWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSaveProfileRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SaveProfile Record the installed set (every pack with its enabled flag) as a profile, replacing the one of that name.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/profile/save (the `SaveProfile` operationId).
+func (c *Client) SaveProfile(ctx context.Context, body SaveProfileJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSaveProfileRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SwitchProfileWithBody Make the installed set equal to a profile in one transaction, from kept archives only (no network).
+//
+// Records a generation with cause `profile` and publishes `profile-switched`. A profile that is
+// not kept answers 404; one whose archives are not all kept is refused (409, naming each
+// missing pack) and nothing changes; a set over the global limits is refused like any install.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/profile/switch (the `SwitchProfile` operationId).
+func (c *Client) SwitchProfileWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSwitchProfileRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SwitchProfile Make the installed set equal to a profile in one transaction, from kept archives only (no network).
+//
+// Records a generation with cause `profile` and publishes `profile-switched`. A profile that is
+// not kept answers 404; one whose archives are not all kept is refused (409, naming each
+// missing pack) and nothing changes; a set over the global limits is refused like any install.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/profile/switch (the `SwitchProfile` operationId).
+func (c *Client) SwitchProfile(ctx context.Context, body SwitchProfileJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSwitchProfileRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetProfiles The profiles kept on the machine (SPEC §12), own first, then the most recently used, with the disk each holds.
+//
+// Corresponds with GET /v1/profiles (the `GetProfiles` operationId).
+func (c *Client) GetProfiles(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetProfilesRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -4587,6 +4865,153 @@ func NewEnablePackRequestWithBody(server string, id PackID, contentType string, 
 	return req, nil
 }
 
+// NewRemoveProfileRequest calls the generic RemoveProfile builder with application/json body
+func NewRemoveProfileRequest(server string, body RemoveProfileJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewRemoveProfileRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewRemoveProfileRequestWithBody constructs an http.Request for the RemoveProfile method, with any body, and a specified content type
+func NewRemoveProfileRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/profile/remove")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewSaveProfileRequest calls the generic SaveProfile builder with application/json body
+func NewSaveProfileRequest(server string, body SaveProfileJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSaveProfileRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewSaveProfileRequestWithBody constructs an http.Request for the SaveProfile method, with any body, and a specified content type
+func NewSaveProfileRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/profile/save")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewSwitchProfileRequest calls the generic SwitchProfile builder with application/json body
+func NewSwitchProfileRequest(server string, body SwitchProfileJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSwitchProfileRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewSwitchProfileRequestWithBody constructs an http.Request for the SwitchProfile method, with any body, and a specified content type
+func NewSwitchProfileRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/profile/switch")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetProfilesRequest constructs an http.Request for the GetProfiles method
+func NewGetProfilesRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/profiles")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewListRejectionsRequest constructs an http.Request for the ListRejections method
 func NewListRejectionsRequest(server string) (*http.Request, error) {
 	var err error
@@ -5244,6 +5669,67 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /v1/packs/{id}/enable (the `EnablePack` operationId).
 	EnablePackWithResponse(ctx context.Context, id PackID, body EnablePackJSONRequestBody, reqEditors ...RequestEditorFn) (*EnablePackResponse, error)
+
+	// RemoveProfileWithBodyWithResponse Forget a profile; the archives only it held are deleted once the state without it is written.
+	//
+	// own and the current profile cannot be removed (409).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/profile/remove (the `RemoveProfile` operationId).
+	RemoveProfileWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RemoveProfileResponse, error)
+
+	// RemoveProfileWithResponse Forget a profile; the archives only it held are deleted once the state without it is written.
+	//
+	// own and the current profile cannot be removed (409).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/profile/remove (the `RemoveProfile` operationId).
+	RemoveProfileWithResponse(ctx context.Context, body RemoveProfileJSONRequestBody, reqEditors ...RequestEditorFn) (*RemoveProfileResponse, error)
+
+	// SaveProfileWithBodyWithResponse Record the installed set (every pack with its enabled flag) as a profile, replacing the one of that name.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/profile/save (the `SaveProfile` operationId).
+	SaveProfileWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SaveProfileResponse, error)
+
+	// SaveProfileWithResponse Record the installed set (every pack with its enabled flag) as a profile, replacing the one of that name.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/profile/save (the `SaveProfile` operationId).
+	SaveProfileWithResponse(ctx context.Context, body SaveProfileJSONRequestBody, reqEditors ...RequestEditorFn) (*SaveProfileResponse, error)
+
+	// SwitchProfileWithBodyWithResponse Make the installed set equal to a profile in one transaction, from kept archives only (no network).
+	//
+	// Records a generation with cause `profile` and publishes `profile-switched`. A profile that is
+	// not kept answers 404; one whose archives are not all kept is refused (409, naming each
+	// missing pack) and nothing changes; a set over the global limits is refused like any install.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/profile/switch (the `SwitchProfile` operationId).
+	SwitchProfileWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SwitchProfileResponse, error)
+
+	// SwitchProfileWithResponse Make the installed set equal to a profile in one transaction, from kept archives only (no network).
+	//
+	// Records a generation with cause `profile` and publishes `profile-switched`. A profile that is
+	// not kept answers 404; one whose archives are not all kept is refused (409, naming each
+	// missing pack) and nothing changes; a set over the global limits is refused like any install.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/profile/switch (the `SwitchProfile` operationId).
+	SwitchProfileWithResponse(ctx context.Context, body SwitchProfileJSONRequestBody, reqEditors ...RequestEditorFn) (*SwitchProfileResponse, error)
+
+	// GetProfilesWithResponse The profiles kept on the machine (SPEC §12), own first, then the most recently used, with the disk each holds.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/profiles (the `GetProfiles` operationId).
+	GetProfilesWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetProfilesResponse, error)
 
 	// ListRejectionsWithResponse The archives rejected into drop/rejected/, each with every reason.
 	//
@@ -6184,6 +6670,380 @@ func (r EnablePackResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r EnablePackResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type RemoveProfileResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Profiles
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Error
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RemoveProfileResponse) GetJSON200() *Profiles {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r RemoveProfileResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r RemoveProfileResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r RemoveProfileResponse) GetJSON403() *Error {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r RemoveProfileResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r RemoveProfileResponse) GetJSON408() *Error {
+	return r.JSON408
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r RemoveProfileResponse) GetJSON409() *Error {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r RemoveProfileResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r RemoveProfileResponse) GetJSON500() *Error {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r RemoveProfileResponse) GetJSON503() *Error {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r RemoveProfileResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RemoveProfileResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RemoveProfileResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RemoveProfileResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SaveProfileResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Profiles
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *Error
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SaveProfileResponse) GetJSON200() *Profiles {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r SaveProfileResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r SaveProfileResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r SaveProfileResponse) GetJSON403() *Error {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r SaveProfileResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r SaveProfileResponse) GetJSON408() *Error {
+	return r.JSON408
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r SaveProfileResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r SaveProfileResponse) GetJSON500() *Error {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r SaveProfileResponse) GetJSON503() *Error {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r SaveProfileResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SaveProfileResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SaveProfileResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SaveProfileResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SwitchProfileResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Summary
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Error
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SwitchProfileResponse) GetJSON200() *Summary {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r SwitchProfileResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r SwitchProfileResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r SwitchProfileResponse) GetJSON403() *Error {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r SwitchProfileResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r SwitchProfileResponse) GetJSON408() *Error {
+	return r.JSON408
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r SwitchProfileResponse) GetJSON409() *Error {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r SwitchProfileResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r SwitchProfileResponse) GetJSON500() *Error {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r SwitchProfileResponse) GetJSON503() *Error {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r SwitchProfileResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SwitchProfileResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SwitchProfileResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SwitchProfileResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetProfilesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Profiles
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetProfilesResponse) GetJSON200() *Profiles {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetProfilesResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetProfilesResponse) GetJSON403() *Error {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetProfilesResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetProfilesResponse) GetJSON500() *Error {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetProfilesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetProfilesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetProfilesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetProfilesResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -7581,6 +8441,109 @@ func (c *ClientWithResponses) EnablePackWithResponse(ctx context.Context, id Pac
 	return ParseEnablePackResponse(rsp)
 }
 
+// RemoveProfileWithBodyWithResponse Forget a profile; the archives only it held are deleted once the state without it is written.
+//
+// own and the current profile cannot be removed (409).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/profile/remove (the `RemoveProfile` operationId).
+func (c *ClientWithResponses) RemoveProfileWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RemoveProfileResponse, error) {
+	rsp, err := c.RemoveProfileWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRemoveProfileResponse(rsp)
+}
+
+// RemoveProfileWithResponse Forget a profile; the archives only it held are deleted once the state without it is written.
+//
+// own and the current profile cannot be removed (409).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/profile/remove (the `RemoveProfile` operationId).
+func (c *ClientWithResponses) RemoveProfileWithResponse(ctx context.Context, body RemoveProfileJSONRequestBody, reqEditors ...RequestEditorFn) (*RemoveProfileResponse, error) {
+	rsp, err := c.RemoveProfile(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRemoveProfileResponse(rsp)
+}
+
+// SaveProfileWithBodyWithResponse Record the installed set (every pack with its enabled flag) as a profile, replacing the one of that name.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/profile/save (the `SaveProfile` operationId).
+func (c *ClientWithResponses) SaveProfileWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SaveProfileResponse, error) {
+	rsp, err := c.SaveProfileWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSaveProfileResponse(rsp)
+}
+
+// SaveProfileWithResponse Record the installed set (every pack with its enabled flag) as a profile, replacing the one of that name.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/profile/save (the `SaveProfile` operationId).
+func (c *ClientWithResponses) SaveProfileWithResponse(ctx context.Context, body SaveProfileJSONRequestBody, reqEditors ...RequestEditorFn) (*SaveProfileResponse, error) {
+	rsp, err := c.SaveProfile(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSaveProfileResponse(rsp)
+}
+
+// SwitchProfileWithBodyWithResponse Make the installed set equal to a profile in one transaction, from kept archives only (no network).
+//
+// Records a generation with cause `profile` and publishes `profile-switched`. A profile that is
+// not kept answers 404; one whose archives are not all kept is refused (409, naming each
+// missing pack) and nothing changes; a set over the global limits is refused like any install.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/profile/switch (the `SwitchProfile` operationId).
+func (c *ClientWithResponses) SwitchProfileWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SwitchProfileResponse, error) {
+	rsp, err := c.SwitchProfileWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSwitchProfileResponse(rsp)
+}
+
+// SwitchProfileWithResponse Make the installed set equal to a profile in one transaction, from kept archives only (no network).
+//
+// Records a generation with cause `profile` and publishes `profile-switched`. A profile that is
+// not kept answers 404; one whose archives are not all kept is refused (409, naming each
+// missing pack) and nothing changes; a set over the global limits is refused like any install.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/profile/switch (the `SwitchProfile` operationId).
+func (c *ClientWithResponses) SwitchProfileWithResponse(ctx context.Context, body SwitchProfileJSONRequestBody, reqEditors ...RequestEditorFn) (*SwitchProfileResponse, error) {
+	rsp, err := c.SwitchProfile(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSwitchProfileResponse(rsp)
+}
+
+// GetProfilesWithResponse The profiles kept on the machine (SPEC §12), own first, then the most recently used, with the disk each holds.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/profiles (the `GetProfiles` operationId).
+func (c *ClientWithResponses) GetProfilesWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetProfilesResponse, error) {
+	rsp, err := c.GetProfiles(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetProfilesResponse(rsp)
+}
+
 // ListRejectionsWithResponse The archives rejected into drop/rejected/, each with every reason.
 //
 // Returns a wrapper object for the known response body format(s).
@@ -8513,6 +9476,320 @@ func ParseEnablePackResponse(rsp *http.Response) (*EnablePackResponse, error) {
 			return nil, err
 		}
 		response.JSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseRemoveProfileResponse parses an HTTP response from a RemoveProfileWithResponse call
+func ParseRemoveProfileResponse(rsp *http.Response) (*RemoveProfileResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RemoveProfileResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Profiles
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSaveProfileResponse parses an HTTP response from a SaveProfileWithResponse call
+func ParseSaveProfileResponse(rsp *http.Response) (*SaveProfileResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SaveProfileResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Profiles
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSwitchProfileResponse parses an HTTP response from a SwitchProfileWithResponse call
+func ParseSwitchProfileResponse(rsp *http.Response) (*SwitchProfileResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SwitchProfileResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Summary
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetProfilesResponse parses an HTTP response from a GetProfilesWithResponse call
+func ParseGetProfilesResponse(rsp *http.Response) (*GetProfilesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetProfilesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Profiles
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
 
 	}
 
