@@ -2,10 +2,14 @@
 // daemon, in Go, on the client oapi-codegen generates from
 // api/openapi.yaml (package forgesyncapi, beside it): it prints the
 // daemon's status, then follows its event stream, one line per event,
-// until interrupted (or after -events events).
+// until interrupted (or after -events events). With -join it does the
+// join flow for one server instead (README "For launchers: join a server's
+// set"): stage the server's set unless the machine has it, then apply it by
+// fingerprint; -leave switches back to the player's own packs.
 //
 //	go run ./examples/launcher-client -socket /var/lib/forgesync/forgesync.sock
 //	go run ./examples/launcher-client -url http://127.0.0.1:8384 -key "$(cat state/api-key)"
+//	go run ./examples/launcher-client -socket … -join https://forge.example.org/ -fingerprint sha256:…
 //
 // The socket is HTTP over AF_UNIX, so the client gets an http.Client whose
 // transport dials it; the host name in its URLs is never looked up. A
@@ -36,10 +40,22 @@ func main() {
 	key := flag.String("key", "", "the TCP API's key (`<state>/api-key`)")
 	since := flag.Int("since", -1, "replay the held events after this id (0: all held); -1 follows live events only")
 	events := flag.Int("events", 0, "stop after this many events (0: follow until interrupted)")
+	var s server
+	flag.StringVar(&s.url, "join", "", "join the server whose pack set is at this `URL` (or oci:// reference): stage it, then apply it")
+	flag.StringVar(&s.fingerprint, "fingerprint", "", "with -join: the set `FINGERPRINT` the server advertises")
+	flag.StringVar(&s.trust, "trust", "", "with -join: the minisign public `KEY` the player trusts for this set")
+	leave := flag.Bool("leave", false, "switch back to the player's own packs (profile own)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := run(ctx, os.Stdout, *socket, *url, *key, *since, *events); err != nil && ctx.Err() == nil {
+	var err error
+	switch {
+	case s.url != "" || *leave:
+		err = joinOrLeave(ctx, os.Stdout, *socket, *url, *key, s, *leave)
+	default:
+		err = run(ctx, os.Stdout, *socket, *url, *key, *since, *events)
+	}
+	if err != nil && ctx.Err() == nil {
 		fmt.Fprintln(os.Stderr, "launcher-client:", err)
 		os.Exit(1)
 	}
@@ -55,6 +71,24 @@ func run(ctx context.Context, w io.Writer, socket, url, key string, since, event
 		return err
 	}
 	return follow(ctx, w, c, since, events)
+}
+
+// joinOrLeave joins the server s, or with leave switches back to the
+// player's own packs.
+func joinOrLeave(ctx context.Context, w io.Writer, socket, url, key string, s server, leave bool) error {
+	c, err := newClient(socket, url, key)
+	if err != nil {
+		return err
+	}
+	switch {
+	case leave && s.url != "":
+		return errors.New("give -join URL -fingerprint FP, or -leave, not both")
+	case leave:
+		return leaveToOwn(ctx, w, c)
+	case s.fingerprint == "":
+		return errors.New("-join needs -fingerprint, the set the server advertises")
+	}
+	return join(ctx, w, c, s)
 }
 
 // newClient returns a client of the socket, or of the TCP API with its key.

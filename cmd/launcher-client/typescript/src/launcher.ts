@@ -1,10 +1,15 @@
 // What a launcher does with the forgesync daemon, in TypeScript: it prints
 // the daemon's status and folders, installs an archive by sending it as the
 // body of POST /v1/install, lists the installed packs and reads the served
-// contract.
+// contract. With --join it does the join flow for one server instead (the
+// README's "For launchers: join a server's set"): stage the server's set
+// unless the machine has it, then apply it by fingerprint; --leave switches
+// back to the player's own packs.
 //
 //   npm ci && npm run build
 //   node build/launcher.js --socket /var/lib/forgesync/forgesync.sock [--install pack.zip]
+//   node build/launcher.js --socket … --join https://forge.example.org/ --fingerprint sha256:… [--trust RW…]
+//   node build/launcher.js --socket … --leave
 //
 // The types come from api/openapi.yaml through openapi-typescript
 // (src/forgesync.d.ts; `npm run generate` after a change to the document).
@@ -25,6 +30,10 @@ type Status = components["schemas"]["Status"];
 type Summary = components["schemas"]["Summary"];
 type ErrorBody = components["schemas"]["Error"];
 type PacksAnswer = paths["/v1/packs"]["get"]["responses"]["200"]["content"]["application/json"];
+type FingerprintCheck = components["schemas"]["SetFingerprintCheck"];
+type StageRequest = components["schemas"]["SetStageRequest"];
+type StageResult = components["schemas"]["SetStageResult"];
+type SyncResult = components["schemas"]["SetSyncResult"];
 
 // The Content-Type of an archive, by its name; the daemon decides the
 // format by the bytes, so application/octet-stream fits any archive.
@@ -80,6 +89,26 @@ class Daemon {
     return this.#call("POST", `/v1/install?name=${encodeURIComponent(name)}`, { body, contentType });
   }
 
+  /** check asks how a server's set stands on this machine (the server list). */
+  check(fingerprint: string): Promise<FingerprintCheck> {
+    return this.#call("GET", `/v1/set/check?fingerprint=${encodeURIComponent(fingerprint)}`);
+  }
+
+  /** stage fetches and keeps a set without changing what is installed (hover, lobby). */
+  stage(req: StageRequest): Promise<StageResult> {
+    return this.#call("POST", "/v1/set/stage", { body: new Blob([JSON.stringify(req)]), contentType: "application/json" });
+  }
+
+  /** apply switches to a staged set by its fingerprint, with no network (join). */
+  apply(fingerprint: string): Promise<SyncResult> {
+    return this.#call("POST", "/v1/set/apply", { body: new Blob([JSON.stringify({ fingerprint })]), contentType: "application/json" });
+  }
+
+  /** switchTo makes a profile current, from kept archives (leave: "own"). */
+  switchTo(name: string): Promise<Summary> {
+    return this.#call("POST", "/v1/profile/switch", { body: new Blob([JSON.stringify({ name })]), contentType: "application/json" });
+  }
+
   /** contract returns the OpenAPI document the daemon serves. */
   contract(): Promise<{ openapi: string; paths: Record<string, unknown> }> {
     return this.#call("GET", "/v1/openapi.json");
@@ -90,12 +119,54 @@ class Daemon {
   }
 }
 
+/** join makes the machine's packs a server's set: staged unless it is on the machine, then applied by fingerprint. */
+async function join(d: Daemon, url: string, fingerprint: string, trust?: string): Promise<void> {
+  const st = await d.check(fingerprint);
+  if (st.current) {
+    console.log(`the machine has the set ${fingerprint}: join`);
+    return;
+  }
+  if (!st.staged) {
+    const res = await d.stage(trust ? { url, key: trust } : { url });
+    if (res.fingerprint !== fingerprint) {
+      throw new Error(`${url} serves the set ${res.fingerprint}, not the ${fingerprint} the server advertises`);
+    }
+    console.log(`staged ${res.fingerprint} as profile ${res.name}: ${res.bytes} bytes fetched, ${res.set_bytes} in all`);
+  }
+  const res = await d.apply(fingerprint);
+  console.log(`switched to ${fingerprint} (${res.check.source}), ${res.downloaded.length} downloads: join`);
+}
+
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { socket: { type: "string" }, install: { type: "string" } } });
+  const { values } = parseArgs({
+    options: {
+      socket: { type: "string" },
+      install: { type: "string" },
+      join: { type: "string" },
+      fingerprint: { type: "string" },
+      trust: { type: "string" },
+      leave: { type: "boolean" },
+    },
+  });
   if (!values.socket) {
     throw new Error("give --socket PATH (<state>/forgesync.sock) and optionally --install ARCHIVE");
   }
   const d = new Daemon(values.socket);
+  if (values.join || values.leave) {
+    try {
+      if (values.leave) {
+        await d.switchTo("own");
+        console.log("switched back to profile own");
+      } else if (!values.fingerprint) {
+        throw new Error("--join needs --fingerprint, the set the server advertises");
+      } else {
+        await join(d, values.join!, values.fingerprint, values.trust);
+      }
+    } finally {
+      await d.close();
+    }
+    return;
+  }
   try {
     const st = await d.status();
     console.log(`forgesync ${st.version} (pid ${st.pid}): ${st.state}, generation ${st.generation}`);
