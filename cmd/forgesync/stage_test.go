@@ -194,3 +194,91 @@ func TestStageMaxBytes(t *testing.T) {
 		t.Errorf("the stage fetched %q; want beta-gates' archive only", got)
 	}
 }
+
+// TestStageDeltaFetchesWhatDiffEstimates is issue 38's measurement: a
+// machine follows a pack through two versions (the second rebuilt from
+// chunks, so it keeps that archive's chunk index, which `diff` compares
+// against); the host upgrades it once more (1/32 of its .pak inserted, 1/16
+// overwritten) and exports; `diff` estimates the bytes a delta update
+// fetches, and `stage` of the new set fetches exactly that many chunk bytes
+// (no whole archive), leaving the installed set as it was. The figures are
+// logged.
+func TestStageDeltaFetchesWhatDiffEstimates(t *testing.T) {
+	fastFetch(t)
+	const size = 2 << 20
+	v0 := bigPak(1, size)
+	v1 := slices.Concat(v0[:size/8], bigPak(5, 4096), v0[size/8:])
+	v2 := slices.Concat(v1[:size/4], bigPak(2, size/32), v1[size/4:])
+	copy(v2[size/2:], bigPak(3, size/16))
+
+	host, hostDrop, _ := gameEnv(t)
+	doorPack(t, hostDrop, "alpha-gates", "1.0.0", 2)
+	machine, _, _ := gameEnv(t)
+	var c servedCounter
+	// publish makes version v of delta-pack the host's, exports the set to
+	// a folder of its own and serves it.
+	publish := func(v string, pak []byte) string {
+		t.Helper()
+		matches, _ := filepath.Glob(filepath.Join(hostDrop, "delta-pack*.zip"))
+		for _, m := range matches {
+			os.Remove(m)
+		}
+		storedPackZip(t, filepath.Join(hostDrop, "delta-pack-"+v+".zip"), "delta-pack", v, pak)
+		if code, out, errs := runCLI(t, "sync", "--config", host); code != cli.ExitOK {
+			t.Fatalf("host sync %s = %d\n%s%s", v, code, out, errs)
+		}
+		site := filepath.Join(t.TempDir(), "site")
+		if code, out, errs := runCLI(t, "export", site, "--config", host); code != cli.ExitOK {
+			t.Fatalf("export %s = %d\n%s%s", v, code, out, errs)
+		}
+		srv := httptest.NewServer(c.handler(site))
+		t.Cleanup(srv.Close)
+		return srv.URL + "/"
+	}
+	if code, out, errs := runCLI(t, "sync", "--set", publish("1.0.0", v0), "--config", machine); code != cli.ExitOK {
+		t.Fatalf("sync --set 1.0.0 = %d\n%s%s", code, out, errs)
+	}
+	if code, out, errs := runCLI(t, "sync", "--set", publish("1.1.0", v1), "--config", machine); code != cli.ExitOK || !strings.Contains(out, "rebuilt delta-pack from chunks") {
+		t.Fatalf("sync --set 1.1.0 = %d\n%s%s; want it rebuilt from chunks", code, out, errs)
+	}
+	before := gameTree(t, machine)
+	next := publish("2.0.0", v2)
+
+	code, out, errs := runCLI(t, "diff", next, "--config", machine, "--json")
+	var rep struct {
+		Transfers []struct {
+			ID    string `json:"id"`
+			Size  int64  `json:"size"`
+			Fetch int64  `json:"fetch"`
+		} `json:"transfers"`
+	}
+	if code != cli.ExitInvalid || json.Unmarshal([]byte(out), &rep) != nil || len(rep.Transfers) != 1 || rep.Transfers[0].ID != "delta-pack" {
+		t.Fatalf("diff --json = %d\n%s%s; want one estimated transfer, delta-pack's", code, out, errs)
+	}
+	est := rep.Transfers[0]
+	c.take()
+
+	code, out, errs = runCLI(t, "stage", next, "--as", "next", "--config", machine, "--json")
+	var res api.SetStageResult
+	if code != cli.ExitOK || json.Unmarshal([]byte(out), &res) != nil || len(res.Downloaded) != 1 || res.Downloaded[0].Delta == nil {
+		t.Fatalf("stage 2.0.0 = %d\n%s%s; want delta-pack rebuilt from chunks", code, out, errs)
+	}
+	d := res.Downloaded[0].Delta
+	paths, served := c.take()
+	for _, p := range paths {
+		if strings.HasSuffix(p, ".zip") {
+			t.Errorf("the stage downloaded an archive whole: %s", p)
+		}
+	}
+	t.Logf("delta-pack 1.1.0 → 2.0.0, a %d-byte archive: diff estimated %d bytes to fetch; the stage fetched %d chunk bytes (%d on the wire; %d bytes served in %d requests with the lock), %d bytes from the installed 1.1.0",
+		est.Size, est.Fetch, d.FetchedBytes, d.WireBytes, served, len(paths), d.SeedBytes)
+	if d.FetchedBytes != est.Fetch || d.SeedBytes+d.FetchedBytes != est.Size {
+		t.Errorf("the stage fetched %d chunk bytes (%d from seeds); diff estimated %d of %d", d.FetchedBytes, d.SeedBytes, est.Fetch, est.Size)
+	}
+	if res.Bytes != d.WireBytes || res.Bytes > est.Size/4 {
+		t.Errorf("the stage says it fetched %d bytes; want the chunks' %d on the wire, a fraction of the %d-byte archive", res.Bytes, d.WireBytes, est.Size)
+	}
+	if !maps.Equal(gameTree(t, machine), before) {
+		t.Errorf("staging changed the installed files")
+	}
+}
