@@ -152,6 +152,7 @@ func exitCases(t *testing.T) []exitCase {
 		{"lock", []string{"lock", "--from", missing}, nil},
 		{"export", []string{"export", filepath.Join(tmp, "site"), "--from", missing}, nil},
 		{"openapi", []string{"openapi", "extra"}, nil},
+		{"stage", []string{"stage", missing}, nil},
 	}
 }
 
