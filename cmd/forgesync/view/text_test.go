@@ -114,12 +114,15 @@ func TestTextWritersEscape(t *testing.T) {
 	WriteSetSync(&b, &api.SetSyncResult{Check: check, SignedBy: h, Downloaded: []api.Downloaded{{Pack: h, URL: h}}, Summary: sum})
 	checkEscaped(t, "WriteSetSync", b.String())
 	b.Reset()
+	WriteStaged(&b, &api.SetStageResult{Check: check, Name: h, Fingerprint: h, SignedBy: h, Downloaded: []api.Downloaded{{Pack: h, URL: h}}})
+	checkEscaped(t, "WriteStaged", b.String())
+	b.Reset()
 	WriteHistory(&b, &api.History{Generations: []api.HistoryGeneration{{Generation: api.Generation{Cause: api.Cause(h), Fingerprint: h},
 		Changes: []api.GenerationChange{{Kind: api.ChangeUpdated, ID: h, Version: h, Previous: h}, {Kind: api.ChangeKind(h), ID: h}}}}})
 	checkEscaped(t, "WriteHistory", b.String())
 	for _, d := range []api.EventData{api.ArchiveSeen{Archive: h}, api.PackInstalled{Result: api.ResultInstalled, Pack: h, Version: h, Archive: h, Previous: h},
 		api.PackRejected{Archive: h, Reasons: reasons}, api.InventoryPublished{Files: []string{h}}, api.ModuleDeployed{Component: h, Path: h},
-		api.Warning{Message: h}, *set, api.GenerationRecorded{Cause: api.Cause(h), Fingerprint: h}, check, api.Download{Pack: h, URL: h},
+		api.Warning{Message: h}, *set, api.GenerationRecorded{Cause: api.Cause(h), Fingerprint: h}, check, api.Download{Pack: h, URL: h}, api.SetStaged{Name: h, Fingerprint: h},
 		api.PackEnabled{Pack: h, Version: h}, api.PackDisabled{Pack: h, Version: h}, api.PackRemoved{Pack: h, Version: h},
 		api.SyncStarted{Trigger: h, Archives: []string{h}}, api.SyncFinished{Trigger: h, Archives: []string{h}, Results: map[api.Result]int{api.Result(h): 1}, Fingerprint: h, Error: h}} {
 		checkEscaped(t, fmt.Sprintf("describe(%T)", d), describe(d))

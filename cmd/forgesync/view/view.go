@@ -331,6 +331,8 @@ func describe(d api.EventData) string {
 			s += ": " + text.Escape(d.Error)
 		}
 		return s
+	case api.SetStaged:
+		return sprintf("staged the pack set %s as profile %s (%s fetched)", d.Fingerprint, d.Name, text.Count64(d.Bytes, "byte"))
 	case api.Download:
 		if x := d.Delta; x != nil {
 			return sprintf("rebuilt %s from chunks: ", d.Pack) + deltaFigures(x)
