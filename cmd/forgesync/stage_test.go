@@ -120,6 +120,15 @@ func TestStageTrust(t *testing.T) {
 		t.Errorf("profiles %v; want League-season-3 with %s", profileNames(t, player), want)
 	}
 
+	// An unsigned set on a machine that trusts keys: refused, as sync --set
+	// refuses it.
+	unsigned, _ := publishedSet(t, map[string]int{"gamma-gates": 1})
+	usrv := httptest.NewServer(http.FileServer(http.Dir(unsigned)))
+	defer usrv.Close()
+	if code, out, errs := runCLI(t, "stage", usrv.URL+"/", "--as", "unsigned", "--config", player); code != cli.ExitInvalid || !strings.Contains(errs, "not signed") {
+		t.Errorf("stage of an unsigned set with trusted_keys = %d\n%s%s; want 1, saying it is not signed", code, out, errs)
+	}
+
 	// Without trusted_keys the signature is still the stage's business.
 	fresh, _, _ := gameEnv(t)
 	code, out, errs = runCLI(t, "stage", srv.URL+"/", "--as", "league", "--config", fresh)
