@@ -131,8 +131,8 @@ func TestProfileSwitchMissingArchiveRefused(t *testing.T) {
 	if got := readFile(t, filepath.Join(e.state, store.StateFileName)); got != stateBefore {
 		t.Fatalf("a refused switch changed the state")
 	}
-	if _, err := p.SwitchProfile(t.Context(), "nowhere"); !errors.Is(err, ErrNoProfile) {
-		t.Fatalf("SwitchProfile(nowhere) = %v; want ErrNoProfile", err)
+	if _, err := p.SwitchProfile(t.Context(), "nowhere"); !errors.Is(err, errNoProfile) {
+		t.Fatalf("SwitchProfile(nowhere) = %v; want errNoProfile", err)
 	}
 }
 
@@ -168,8 +168,8 @@ func TestFindProfileByFingerprint(t *testing.T) {
 	if err != nil || sum.Switched.To != "beta" {
 		t.Fatalf("SwitchFingerprint = %+v, %v; want beta", sum, err)
 	}
-	if _, err := p.SwitchFingerprint(t.Context(), "sha256:none"); !errors.Is(err, ErrNoProfile) {
-		t.Fatalf("SwitchFingerprint(none) = %v; want ErrNoProfile", err)
+	if _, err := p.SwitchFingerprint(t.Context(), "sha256:none"); !errors.Is(err, errNoProfile) {
+		t.Fatalf("SwitchFingerprint(none) = %v; want errNoProfile", err)
 	}
 	list, _ := p.Profiles()
 	if i := slices.IndexFunc(list.Profiles, func(pi ProfileInfo) bool { return pi.Name == "beta" }); i < 0 || !list.Profiles[i].Current {

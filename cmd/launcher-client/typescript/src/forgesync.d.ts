@@ -262,6 +262,82 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/profiles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The profiles kept on the machine (SPEC §12), own first, then the most recently used, with the disk each holds. */
+        get: operations["getProfiles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/profile/switch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make the installed set equal to a profile in one transaction, from kept archives only (no network).
+         * @description Records a generation with cause `profile` and publishes `profile-switched`. A profile that is
+         *     not kept answers 404; one whose archives are not all kept is refused (409, naming each
+         *     missing pack) and nothing changes; a set over the global limits is refused like any install.
+         */
+        post: operations["switchProfile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/profile/save": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Record the installed set (every pack with its enabled flag) as a profile, replacing the one of that name. */
+        post: operations["saveProfile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/profile/remove": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Forget a profile; the archives only it held are deleted once the state without it is written.
+         * @description own and the current profile cannot be removed (409).
+         */
+        post: operations["removeProfile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/set": {
         parameters: {
             query?: never;
@@ -435,6 +511,8 @@ export interface components {
             generation: number;
             /** @description The disk the kept archives take: the installed packs' and the kept generations'. */
             kept_archive_bytes: number;
+            /** @description The current profile (SPEC §12): own unless a switch made another current. */
+            profile?: string;
             set?: components["schemas"]["SetStatus"];
             /**
              * @description The priority of install work ([performance] priority): background (the unpacker and the install's writes at a low processor and I/O priority, the default) or normal.
@@ -674,10 +752,10 @@ export interface components {
             reasons: components["schemas"]["Reason"][];
         };
         /**
-         * @description What happened to one archive: installed, upgraded, reinstalled (same version, other bytes), downgraded, already-installed (the same bytes), rejected, or waiting (the machine stopped it, not the archive; it is retried).
+         * @description What happened to one archive: installed, upgraded, reinstalled (same version, other bytes), downgraded, already-installed (the same bytes), rejected, waiting (the machine stopped it, not the archive; it is retried), or kept-for-own (another profile than own is current: the pack joined own, installed when own is current again).
          * @enum {string}
          */
-        Result: "installed" | "upgraded" | "reinstalled" | "downgraded" | "already-installed" | "rejected" | "waiting";
+        Result: "installed" | "upgraded" | "reinstalled" | "downgraded" | "already-installed" | "rejected" | "waiting" | "kept-for-own";
         Outcome: {
             /** @description The archive's file name as dropped (or as given to install). */
             archive: string;
@@ -715,6 +793,15 @@ export interface components {
             set?: components["schemas"]["SetResult"];
             /** @description The generation a rollback went back to (the installed set is now equal to it); absent for every other transaction. */
             rolled_back_to?: number;
+            /** @description What a profile switch changed (as its profile-switched event says); absent for every other transaction. */
+            switched?: {
+                /** @description The profile current before. */
+                from: string;
+                /** @description The profile current now. */
+                to: string;
+                /** @description The generation the switch recorded; 0 when the installed set was the profile's already. */
+                generation: number;
+            };
             /** @description What waits for the machine's condition besides archives: an inventory file the game holds (the change is committed, the game does not see it yet), an interrupted set apply not yet finished; each says what stops it and what to do, and the next pass tries again. A command exits 2 while anything is pending. */
             pending?: components["schemas"]["Reason"][];
         };
@@ -779,10 +866,10 @@ export interface components {
              */
             time: string;
             /**
-             * @description What recorded it: a drop-folder pass, an install, an enable, a disable, a remove, a set apply or a rollback.
+             * @description What recorded it: a drop-folder pass, an install, an enable, a disable, a remove, a set apply, a rollback or a profile switch.
              * @enum {string}
              */
-            cause: "drop" | "install" | "enable" | "disable" | "remove" | "set" | "rollback";
+            cause: "drop" | "install" | "enable" | "disable" | "remove" | "set" | "rollback" | "profile";
             /** @description The fingerprint of its enabled packs (SPEC §10.1). */
             fingerprint: string;
             /** @description Its installed packs, sorted by id. */
@@ -798,8 +885,44 @@ export interface components {
             /** @description The kept generations, newest first. */
             generations: components["schemas"]["HistoryGeneration"][];
         };
+        ProfileName: {
+            /** @description The profile's name (compared without case). */
+            name: string;
+        };
+        Profiles: {
+            /** @description The current profile. */
+            current: string;
+            /** @description Own first, then the most recently used. */
+            profiles: components["schemas"]["Profile"][];
+        };
+        Profile: {
+            /** @description The profile's name; own is the player's own packs. */
+            name: string;
+            /**
+             * @description Where its set came from: the packs dropped by hand, `profile save`, a stage, a followed set.
+             * @enum {string}
+             */
+            source: "own" | "saved" | "staged" | "followed";
+            /** @description The set fingerprint (SPEC §10.1) of its enabled packs. */
+            fingerprint: string;
+            /** @description Whether it is the current profile. */
+            current: boolean;
+            /**
+             * Format: date-time
+             * @description When it was last current or recorded.
+             */
+            last_used: string;
+            /** @description Its packs, each with its enabled flag, sorted by id. */
+            packs: components["schemas"]["GenerationPack"][];
+            /** @description Its packs whose archives are not kept; empty: a switch to it needs no network. */
+            missing: components["schemas"]["GenerationPack"][];
+            /** @description The disk its kept archives take. */
+            bytes: number;
+            /** @description The disk of its kept archives no other profile holds (a kept generation may still need them). */
+            own_bytes: number;
+        };
         /** @description One line of the event stream. */
-        Event: components["schemas"]["ArchiveSeenEvent"] | components["schemas"]["ProgressEvent"] | components["schemas"]["PackInstalledEvent"] | components["schemas"]["PackRejectedEvent"] | components["schemas"]["InventoryPublishedEvent"] | components["schemas"]["ModuleDeployedEvent"] | components["schemas"]["WarningEvent"] | components["schemas"]["SetAppliedEvent"] | components["schemas"]["SetCheckedEvent"] | components["schemas"]["DownloadEvent"] | components["schemas"]["GenerationEvent"] | components["schemas"]["PackEnabledEvent"] | components["schemas"]["PackDisabledEvent"] | components["schemas"]["PackRemovedEvent"] | components["schemas"]["SyncStartedEvent"] | components["schemas"]["SyncFinishedEvent"] | components["schemas"]["DroppedEvent"];
+        Event: components["schemas"]["ArchiveSeenEvent"] | components["schemas"]["ProgressEvent"] | components["schemas"]["PackInstalledEvent"] | components["schemas"]["PackRejectedEvent"] | components["schemas"]["InventoryPublishedEvent"] | components["schemas"]["ModuleDeployedEvent"] | components["schemas"]["WarningEvent"] | components["schemas"]["SetAppliedEvent"] | components["schemas"]["SetCheckedEvent"] | components["schemas"]["DownloadEvent"] | components["schemas"]["GenerationEvent"] | components["schemas"]["PackEnabledEvent"] | components["schemas"]["PackDisabledEvent"] | components["schemas"]["PackRemovedEvent"] | components["schemas"]["SyncStartedEvent"] | components["schemas"]["SyncFinishedEvent"] | components["schemas"]["ProfileSwitchedEvent"] | components["schemas"]["DroppedEvent"];
         /** @description An archive in drop was claimed for processing. */
         ArchiveSeenEvent: {
             /** @description The event's id: from 1, consecutive for the life of the daemon. */
@@ -1286,11 +1409,35 @@ export interface components {
                  * @description What recorded it (as in the history).
                  * @enum {string}
                  */
-                cause: "drop" | "install" | "enable" | "disable" | "remove" | "set" | "rollback";
+                cause: "drop" | "install" | "enable" | "disable" | "remove" | "set" | "rollback" | "profile";
                 /** @description The fingerprint of its enabled packs. */
                 fingerprint: string;
                 /** @description Installed packs in the generation. */
                 packs: number;
+            };
+        };
+        /** @description A profile switch made another profile current (SPEC §12). */
+        ProfileSwitchedEvent: {
+            /** @description The event's id: from 1, consecutive for the life of the daemon. */
+            id: number;
+            /**
+             * Format: date-time
+             * @description When the daemon published the event.
+             */
+            time: string;
+            /**
+             * @description The event type; it names the shape of data. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "profile-switched";
+            /** @description What the event reports. */
+            data: {
+                /** @description The profile current before. */
+                from: string;
+                /** @description The profile current now. */
+                to: string;
+                /** @description The generation the switch recorded (cause profile); 0 when the installed set was the profile's already. */
+                generation: number;
             };
         };
         /** @description What an enable, disable or remove request changed for one pack. */
@@ -1395,6 +1542,8 @@ export interface components {
             rejected?: number;
             /** @description Archives that wait for the machine's condition. */
             waiting?: number;
+            /** @description Archives kept for profile own while another profile is current. */
+            "kept-for-own"?: number;
         };
         /** @description A pass over the drop folder ended, committed or failed. */
         SyncFinishedEvent: {
@@ -1849,6 +1998,120 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Summary"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            408: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+            413: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    getProfiles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The profiles, read from the state on disk (never waits for a running sync). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Profiles"];
+                };
+            };
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+        };
+    };
+    switchProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProfileName"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Summary"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            408: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+            413: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    saveProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProfileName"];
+            };
+        };
+        responses: {
+            /** @description The profiles afterwards. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Profiles"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            408: components["responses"]["Error"];
+            413: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    removeProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProfileName"];
+            };
+        };
+        responses: {
+            /** @description The profiles afterwards. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Profiles"];
+                };
+            };
             400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
