@@ -349,3 +349,41 @@ func TestKeepProfilesPrunesLeastRecentlyUsed(t *testing.T) {
 		t.Errorf("RemoveProfile(fourth) = %v", err)
 	}
 }
+
+// TestRecordProfileCrashBeforeKeep: a profile is written before its
+// archives move from incoming/ to archives/; a crash between the two
+// leaves them in incoming/, where a restart keeps them (the profile names
+// them) and a switch takes them, with no source at all.
+func TestRecordProfileCrashBeforeKeep(t *testing.T) {
+	a, alpha, _ := profileSets(t)
+	want := directMachine(t, a, alpha)
+	e := newEnv(t)
+	p := e.open(t)
+	if _, err := p.RecordProfile(t.Context(), ProfileSpec{Name: "alpha", Packs: alpha}, a.source); err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+	kept, err := keptFiles(e.state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, gp := range alpha { // as the crash left them
+		name := kept[store.KeptKey(gp.ID, gp.Version, gp.SHA256)].name
+		if err := os.Rename(filepath.Join(e.state, store.ArchivesDir, name), filepath.Join(e.state, store.IncomingDir, gp.SHA256)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p = e.open(t)
+	if missing, err := p.ProfileMissing("alpha"); err != nil || len(missing) != 0 {
+		t.Fatalf("after the restart ProfileMissing(alpha) = %v, %v; want none (in incoming/)", missing, err)
+	}
+	if _, err := p.SwitchProfile(t.Context(), "alpha"); err != nil {
+		t.Fatalf("SwitchProfile(alpha) = %v", err)
+	}
+	if d := diffMachines(e.machine(t), want); d != "" {
+		t.Fatalf("alpha from incoming/ differs from a direct install:\n%s", d)
+	}
+	if left := listFiles(t, filepath.Join(e.state, store.IncomingDir)); len(left) != 0 {
+		t.Errorf("incoming/ still holds %v; want every archive kept", left)
+	}
+}
