@@ -46,6 +46,7 @@ func TestEnumsMatchOpenAPI(t *testing.T) {
 			strs(string(ChangeAdded), string(ChangeUpdated), string(ChangeRemoved), string(ChangeEnabled), string(ChangeDisabled))},
 		{"HistoryGeneration.cause", field("HistoryGeneration", "cause"), strs(string(CauseDrop), string(CauseInstall),
 			string(CauseEnable), string(CauseDisable), string(CauseRemove), string(CauseSet), string(CauseRollback), string(CauseProfile))},
+		{"Profile.source", field("Profile", "source"), strs(string(ProfileOwn), string(ProfileSaved), string(ProfileStaged), string(ProfileFollowed))},
 		{"GenerationEvent.data.cause", field("GenerationEvent", "data", "cause"), strs(string(CauseDrop), string(CauseInstall),
 			string(CauseEnable), string(CauseDisable), string(CauseRemove), string(CauseSet), string(CauseRollback), string(CauseProfile))},
 	} {

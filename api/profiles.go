@@ -18,7 +18,7 @@ type Profiles struct {
 // only its own (held by no other profile).
 type Profile struct {
 	Name        string           `json:"name"`
-	Source      string           `json:"source"`
+	Source      ProfileSource    `json:"source"`
 	Fingerprint string           `json:"fingerprint"`
 	Current     bool             `json:"current"`
 	LastUsed    time.Time        `json:"last_used"`
@@ -27,6 +27,17 @@ type Profile struct {
 	Bytes       int64            `json:"bytes"`
 	OwnBytes    int64            `json:"own_bytes"`
 }
+
+// ProfileSource says where a profile's set came from.
+type ProfileSource string
+
+// The sources of a profile (SPEC §12).
+const (
+	ProfileOwn      ProfileSource = "own"      // the packs dropped or installed by hand
+	ProfileSaved    ProfileSource = "saved"    // `profile save`
+	ProfileStaged   ProfileSource = "staged"   // a set staged for a server
+	ProfileFollowed ProfileSource = "followed" // a set applied as a profile, or followed
+)
 
 // ProfileName is the body of POST /v1/profile/switch, /v1/profile/save
 // and /v1/profile/remove: the profile's name.

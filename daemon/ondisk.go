@@ -57,6 +57,9 @@ func ReadOnDisk(ctx context.Context, cfg *config.Config, wait time.Duration) (*O
 		return nil, err
 	}
 	st := api.Status{Generation: h.Current, KeptArchiveBytes: h.KeptBytes, Modules: modulesOnDisk(cfg), Folders: statusFolders(cfg)}
+	if pl, err := pipeline.ReadProfiles(cfg.Paths.State); err == nil {
+		st.Profile = pl.Current
+	}
 	for _, p := range packs {
 		st.Counts.Packs++
 		if p.Enabled {

@@ -117,7 +117,7 @@ func wireProfiles(pl *pipeline.ProfileList) *api.Profiles {
 	}
 	out := &api.Profiles{Current: pl.Current, Profiles: make([]api.Profile, len(pl.Profiles))}
 	for i, p := range pl.Profiles {
-		out.Profiles[i] = api.Profile{Name: p.Name, Source: string(p.Source), Fingerprint: p.Fingerprint, Current: p.Current,
+		out.Profiles[i] = api.Profile{Name: p.Name, Source: api.ProfileSource(p.Source), Fingerprint: p.Fingerprint, Current: p.Current,
 			LastUsed: p.LastUsed, Packs: wireGenerationPacks(p.Packs), Missing: wireGenerationPacks(p.Missing), Bytes: p.Bytes, OwnBytes: p.OwnBytes}
 	}
 	return out

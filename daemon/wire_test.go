@@ -182,6 +182,8 @@ func TestWireEnumsSameWords(t *testing.T) {
 		{string(pipeline.ResultReinstalled), string(api.ResultReinstalled)}, {string(pipeline.ResultDowngraded), string(api.ResultDowngraded)},
 		{string(pipeline.ResultAlready), string(api.ResultAlready)}, {string(pipeline.ResultRejected), string(api.ResultRejected)},
 		{string(pipeline.ResultWaiting), string(api.ResultWaiting)}, {string(pipeline.ResultKept), string(api.ResultKept)},
+		{string(pipeline.SourceOwn), string(api.ProfileOwn)}, {string(pipeline.SourceSaved), string(api.ProfileSaved)},
+		{string(pipeline.SourceStaged), string(api.ProfileStaged)}, {string(pipeline.SourceFollowed), string(api.ProfileFollowed)},
 		{string(pipeline.StateIdle), string(api.StateIdle)}, {string(pipeline.StateSyncing), string(api.StateSyncing)}, {string(pipeline.StateError), string(api.StateError)},
 		{string(pipeline.TriggerStart), api.TriggerStart}, {string(pipeline.TriggerWatch), api.TriggerWatch},
 		{string(pipeline.TriggerRequest), api.TriggerRequest}, {string(pipeline.TriggerInstall), api.TriggerInstall},

@@ -29,9 +29,9 @@ const defaultKeepProfiles = 5
 
 // Errors of the profiles.
 var (
-	// ErrNoProfile is returned (wrapped, naming it) for a profile the
+	// errNoProfile is returned (wrapped, naming it) for a profile the
 	// state does not keep; its kind is [errkind.NotFound].
-	ErrNoProfile = errkind.New(errkind.NotFound, "no such profile")
+	errNoProfile = errkind.New(errkind.NotFound, "no such profile")
 	// errProfileInUse is returned (wrapped) when a profile that must stay
 	// (own, the current one) is to be removed; its kind is
 	// [errkind.Conflict].
@@ -81,7 +81,7 @@ func (p *Pipeline) SwitchFingerprint(ctx context.Context, fp string) (*Summary, 
 	}
 	target := findFingerprint(st, fp)
 	if target == nil {
-		return nil, sentence{fmt.Sprintf("no profile has the set of fingerprint %s (see `forgesync profile list`; stage the set first)", fp), ErrNoProfile}
+		return nil, sentence{fmt.Sprintf("no profile has the set of fingerprint %s (see `forgesync profile list`; stage the set first)", fp), errNoProfile}
 	}
 	return p.switchTo(ctx, st, target)
 }
@@ -192,7 +192,7 @@ func profileOf(st *store.State, name string) (*store.Profile, error) {
 	if err := store.CheckProfileName(name); err != nil {
 		return nil, fmt.Errorf("pipeline: %w: %w", err, errkind.Invalid)
 	}
-	return nil, sentence{fmt.Sprintf("there is no profile %q (see `forgesync profile list`)", name), ErrNoProfile}
+	return nil, sentence{fmt.Sprintf("there is no profile %q (see `forgesync profile list`)", name), errNoProfile}
 }
 
 // allProfiles returns st's profiles with own first, own's packs those

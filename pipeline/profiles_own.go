@@ -64,8 +64,8 @@ func (t *txn) keepForOwn(name string, out Outcome, staged *intake.Staged, m *inv
 	gp := store.GenerationPack{ID: m.ID, Version: m.Version, SHA256: staged.SHA256, Enabled: cand.Enabled}
 	if i >= 0 {
 		if old := own.Packs[i]; old != gp {
-			if name, ok := index[store.KeptKey(old.ID, old.Version, old.SHA256)]; ok {
-				st.PendingArchives = append(st.PendingArchives, name)
+			if kept, ok := index[store.KeptKey(old.ID, old.Version, old.SHA256)]; ok {
+				st.PendingArchives = append(st.PendingArchives, kept) // deleted unless still needed
 			}
 		}
 		if om := own.Manifests[m.ID]; om != "" && om != manifest {

@@ -131,8 +131,8 @@ func TestProfileSwitchMissingArchiveRefused(t *testing.T) {
 	if got := readFile(t, filepath.Join(e.state, store.StateFileName)); got != stateBefore {
 		t.Fatalf("a refused switch changed the state")
 	}
-	if _, err := p.SwitchProfile(t.Context(), "nowhere"); !errors.Is(err, ErrNoProfile) {
-		t.Fatalf("SwitchProfile(nowhere) = %v; want ErrNoProfile", err)
+	if _, err := p.SwitchProfile(t.Context(), "nowhere"); !errors.Is(err, errNoProfile) {
+		t.Fatalf("SwitchProfile(nowhere) = %v; want errNoProfile", err)
 	}
 }
 
@@ -168,8 +168,8 @@ func TestFindProfileByFingerprint(t *testing.T) {
 	if err != nil || sum.Switched.To != "beta" {
 		t.Fatalf("SwitchFingerprint = %+v, %v; want beta", sum, err)
 	}
-	if _, err := p.SwitchFingerprint(t.Context(), "sha256:none"); !errors.Is(err, ErrNoProfile) {
-		t.Fatalf("SwitchFingerprint(none) = %v; want ErrNoProfile", err)
+	if _, err := p.SwitchFingerprint(t.Context(), "sha256:none"); !errors.Is(err, errNoProfile) {
+		t.Fatalf("SwitchFingerprint(none) = %v; want errNoProfile", err)
 	}
 	list, _ := p.Profiles()
 	if i := slices.IndexFunc(list.Profiles, func(pi ProfileInfo) bool { return pi.Name == "beta" }); i < 0 || !list.Profiles[i].Current {
@@ -347,5 +347,43 @@ func TestKeepProfilesPrunesLeastRecentlyUsed(t *testing.T) {
 	}
 	if err := p.RemoveProfile(t.Context(), "fourth"); err != nil {
 		t.Errorf("RemoveProfile(fourth) = %v", err)
+	}
+}
+
+// TestRecordProfileCrashBeforeKeep: a profile is written before its
+// archives move from incoming/ to archives/; a crash between the two
+// leaves them in incoming/, where a restart keeps them (the profile names
+// them) and a switch takes them, with no source at all.
+func TestRecordProfileCrashBeforeKeep(t *testing.T) {
+	a, alpha, _ := profileSets(t)
+	want := directMachine(t, a, alpha)
+	e := newEnv(t)
+	p := e.open(t)
+	if _, err := p.RecordProfile(t.Context(), ProfileSpec{Name: "alpha", Packs: alpha}, a.source); err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+	kept, err := keptFiles(e.state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, gp := range alpha { // as the crash left them
+		name := kept[store.KeptKey(gp.ID, gp.Version, gp.SHA256)].name
+		if err := os.Rename(filepath.Join(e.state, store.ArchivesDir, name), filepath.Join(e.state, store.IncomingDir, gp.SHA256)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p = e.open(t)
+	if missing, err := p.ProfileMissing("alpha"); err != nil || len(missing) != 0 {
+		t.Fatalf("after the restart ProfileMissing(alpha) = %v, %v; want none (in incoming/)", missing, err)
+	}
+	if _, err := p.SwitchProfile(t.Context(), "alpha"); err != nil {
+		t.Fatalf("SwitchProfile(alpha) = %v", err)
+	}
+	if d := diffMachines(e.machine(t), want); d != "" {
+		t.Fatalf("alpha from incoming/ differs from a direct install:\n%s", d)
+	}
+	if left := listFiles(t, filepath.Join(e.state, store.IncomingDir)); len(left) != 0 {
+		t.Errorf("incoming/ still holds %v; want every archive kept", left)
 	}
 }

@@ -134,6 +134,8 @@ func exitCases(t *testing.T) []exitCase {
 		{"history", []string{"history"}, damagedState},
 		{"rollback", []string{"rollback"}, nil},
 		{"rollback", []string{"rollback"}, damagedState},
+		{"profile list|save|switch|remove", []string{"profile", "switch", "nowhere"}, nil},
+		{"profile list|save|switch|remove", []string{"profile"}, nil},
 		{"scan", []string{"scan", missing}, nil},
 		{"scan", []string{"scan", junk}, nil},
 		{"pack", []string{"pack", missing}, nil},

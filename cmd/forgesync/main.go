@@ -66,6 +66,7 @@ func commands() []*cli.Command {
 		removeCommand(),
 		historyCommand(),
 		rollbackCommand(),
+		profileCommand(),
 		stageCommand(),
 		retryCommand(),
 		author.Scan(version),

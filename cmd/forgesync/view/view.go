@@ -108,6 +108,9 @@ func writeStatusBody(b *strings.Builder, st api.Status, rejected []api.Rejection
 	if st.Generation > 0 {
 		printf(b, "generation %d; kept archives take %s (forgesync history)\n", st.Generation, byteSize(st.KeptArchiveBytes))
 	}
+	if st.Profile != "" {
+		printf(b, "profile: %s (forgesync profile list)\n", st.Profile)
+	}
 	writeSetStatus(b, st.Set)
 	if m := st.Modules; m != nil {
 		for _, mv := range m.Gates.Mods {
