@@ -13,6 +13,7 @@ import (
 
 	"github.com/mjolnir-forge/forgesync/cmd/forgesync/author"
 	"github.com/mjolnir-forge/forgesync/cmd/forgesync/cli"
+	"github.com/mjolnir-forge/forgesync/cmd/forgesync/stage"
 	"github.com/mjolnir-forge/forgesync/installer/intake"
 )
 
@@ -67,7 +68,7 @@ func commands() []*cli.Command {
 		historyCommand(),
 		rollbackCommand(),
 		profileCommand(),
-		stageCommand(),
+		stage.Command(openMachine),
 		retryCommand(),
 		author.Scan(version),
 		author.Pack(),
