@@ -157,9 +157,7 @@ func TestExampleJoins(t *testing.T) {
 // --leave back to the player's pack and --join again with the server gone.
 func TestTypeScriptJoins(t *testing.T) {
 	needTypeScript(t)
-	if out, errs, err := node(t, "node_modules/typescript/bin/tsc", "-p", "."); err != nil {
-		t.Fatalf("tsc: %v\n%s%s", err, out, errs)
-	}
+	buildTypeScript(t)
 	site, fp, key := signedExample(t, "foundry-wide")
 	srv := httptest.NewServer(http.FileServer(http.Dir(site)))
 	defer srv.Close()

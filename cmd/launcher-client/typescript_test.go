@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mjolnir-forge/forgesync/api"
@@ -46,6 +48,26 @@ func needTypeScript(t *testing.T) {
 	}
 }
 
+// tscOnce compiles the example once for the package's tests; tscFailed
+// holds what tsc said when it failed.
+var (
+	tscOnce   sync.Once
+	tscFailed string
+)
+
+// buildTypeScript compiles the example with tsc into build/, once.
+func buildTypeScript(t *testing.T) {
+	t.Helper()
+	tscOnce.Do(func() {
+		if out, errs, err := node(t, "node_modules/typescript/bin/tsc", "-p", "."); err != nil {
+			tscFailed = fmt.Sprintf("%v\n%s%s", err, out, errs)
+		}
+	})
+	if tscFailed != "" {
+		t.Fatalf("tsc: %s", tscFailed)
+	}
+}
+
 // TestTypeScriptExample: the committed types are what openapi-typescript
 // makes of api/openapi.yaml today, the example compiles with tsc, and,
 // run against a live daemon over its socket with Node's global fetch and
@@ -64,9 +86,7 @@ func TestTypeScriptExample(t *testing.T) {
 	if got, err := os.ReadFile(filepath.Join(tsDir, "src", "forgesync.d.ts")); err != nil || !bytes.Equal(got, want) {
 		t.Fatalf("typescript/src/forgesync.d.ts differs from what openapi-typescript makes of api/openapi.yaml (%v): run `npm run generate` in cmd/launcher-client/typescript and commit the result", err)
 	}
-	if out, errs, err := node(t, "node_modules/typescript/bin/tsc", "-p", "."); err != nil {
-		t.Fatalf("tsc: %v\n%s%s", err, out, errs)
-	}
+	buildTypeScript(t)
 
 	d := startDaemon(t)
 	archive := filepath.Join(t.TempDir(), "glass-works.zip")
