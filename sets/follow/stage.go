@@ -45,34 +45,32 @@ type StageRequest struct {
 func (r StageRequest) remote() bool { return r.Source != "" || r.From != (fetch.Source{}) }
 
 // Staged is what a stage did: the check (source, fingerprint, delta
-// figures), the profile's name, the set's pins and packs, the signer's key
-// id, each archive fetched, Bytes the bytes it fetched (what [sets]
-// max_stage_bytes bounds) and SetBytes the size of all the set's
-// archives.
+// figures), the profile's name, the set's pins, the signer's key id, each
+// archive fetched, Bytes the bytes it fetched over the network and
+// SetBytes the size of all the set's archives.
 type Staged struct {
 	Check      Check
 	Name       string
-	SetName    string
 	Pins       []lock.Entry
-	Packs      []lock.Pack
 	SignedBy   string
 	Downloaded []Download
 	Bytes      int64
 	SetBytes   int64
 }
 
-// Stage fetches and verifies everything the set of req needs into the
-// cache without changing the installed set (SPEC §12): the lock and its
-// signature checked as by SyncSet (and the signer trusted for the stage,
-// see [StageRequest]), its freshness, then every archive the machine
-// neither keeps nor caches, checked against its size and SHA-256, rebuilt
-// from chunks where the machine keeps an earlier version. A set whose
-// archives still to fetch are more than Options.MaxStageBytes (when
-// positive) is
-// refused before any download, with both figures. It runs as a sync does,
-// one at a time, and never touches set.json: staging is not following.
-// The caller keeps the staged archives out of the cache's eviction (see
-// Options.Keep) by recording the profile.
+// Stage fetches and verifies everything the set of req needs without
+// changing the installed set (SPEC §12): the lock and its signature
+// checked as by SyncSet (and the signer trusted for the stage, see
+// [StageRequest]), its freshness, then every archive the machine does not
+// keep, fetched into the cache (or found there) and checked against its
+// size and SHA-256, rebuilt from chunks where the machine keeps an earlier
+// version. A set whose archives still to fetch (their whole sizes, before
+// any chunk index is read) are more than Options.MaxStageBytes (when
+// positive) is refused before any download, with both figures. The set
+// then becomes a profile (source staged) through the writer, which checks
+// each archive as a set apply does and keeps it under archives/: a switch
+// to it needs no network. It runs as a sync does, one at a time, and never
+// touches set.json: staging is not following.
 func (s *Syncer) Stage(ctx context.Context, req StageRequest) (*Staged, error) {
 	if !s.mu.TryLock() {
 		return nil, fmt.Errorf("%w (try again when it ends): %w", errSyncRunning, errkind.Busy)
@@ -124,7 +122,7 @@ func (s *Syncer) stage(ctx context.Context, req StageRequest, maxBytes int64, st
 	if err := s.checkFresh(check.Source, l, rec, req.remote()); err != nil {
 		return fmt.Errorf("%w: %w", errLock, err)
 	}
-	st.SetName, st.Name, st.Pins, st.Packs = l.Name, stageName(req.Name, l), l.Entries(), l.Packs
+	st.Name, st.Pins = stageName(req.Name, l), l.Entries()
 	lacking := s.lacking(l, kept)
 	for _, p := range l.Packs {
 		st.SetBytes += p.Size
