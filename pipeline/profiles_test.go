@@ -387,3 +387,48 @@ func TestRecordProfileCrashBeforeKeep(t *testing.T) {
 		t.Errorf("incoming/ still holds %v; want every archive kept", left)
 	}
 }
+
+// TestCrashAtEveryStepOfProfilePruning switches to a profile with
+// keep_profiles = 1, which prunes the other one, dying at every step: the
+// pruned profile's archive is deleted only after the state without it is
+// written, so each recovery has either both profiles with every archive,
+// or the new one alone and no archive nothing needs.
+func TestCrashAtEveryStepOfProfilePruning(t *testing.T) {
+	skipUnderRace(t)
+	if testing.Short() {
+		t.Skip("spawns one child process per step")
+	}
+	base := t.TempDir()
+	e := envAt(base)
+	e.dropPack(t, "mine.zip", spec{id: "my-own", version: "1.0.0", lifts: 1, content: map[string]string{"m.pak": "mine"}})
+	p := e.open(t)
+	mustSync(t, p, map[string]Result{"mine.zip": ResultInstalled})
+	a := newArchiveSet(t)
+	for _, pr := range []struct{ name, id string }{{"older", "only-older"}, {"server", "only-server"}} {
+		pin := a.add(t, spec{id: pr.id, version: "1.0.0", content: map[string]string{"o.pak": pr.name}})
+		gp := store.GenerationPack{ID: pin.ID, Version: pin.Version, SHA256: pin.SHA256, Enabled: true}
+		if _, err := p.RecordProfile(t.Context(), ProfileSpec{Name: pr.name, Packs: []store.GenerationPack{gp}}, a.source); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p.Close()
+	t.Setenv(envKeepProfiles, "1")
+	crashWalkCheck(t, base, "profile:server", 0, "journal", func(t *testing.T, e *env, isNew bool) {
+		list, err := ReadProfiles(e.state)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, pi := range list.Profiles {
+			names = append(names, pi.Name)
+		}
+		want := []string{"own", "older", "server"}
+		if isNew {
+			want = []string{"own", "server"}
+		}
+		slices.Sort(names[1:])
+		if !slices.Equal(names, want) {
+			t.Errorf("profiles after recovery = %v; want %v", names, want)
+		}
+	})
+}
