@@ -432,3 +432,36 @@ func TestCrashAtEveryStepOfProfilePruning(t *testing.T) {
 		}
 	})
 }
+
+// TestApplySetAsProfileKeepsOwn applies a set as a profile: the set is
+// recorded (followed) and current, own keeps what the player had, and a
+// switch to own brings the machine back as it was.
+func TestApplySetAsProfileKeepsOwn(t *testing.T) {
+	a, alpha, _ := profileSets(t)
+	e := newEnv(t)
+	p := e.open(t)
+	e.dropPack(t, "mine.zip", spec{id: "my-own", version: "0.1.0", lifts: 1, content: map[string]string{"m.pak": "mine"}})
+	mustSync(t, p, map[string]Result{"mine.zip": ResultInstalled})
+	before := e.machine(t)
+	var pins []lock.Entry
+	for _, gp := range alpha {
+		pins = append(pins, lock.Entry{ID: gp.ID, Version: gp.Version, SHA256: gp.SHA256})
+	}
+	if _, err := p.ApplySet(t.Context(), pins, SetOptions{Source: a.source, Profile: "srv"}); err != nil {
+		t.Fatal(err)
+	}
+	list, err := p.Profiles()
+	if err != nil || list.Current != "srv" || len(list.Profiles) != 2 || list.Profiles[1].Source != SourceFollowed ||
+		list.Profiles[1].Fingerprint != lock.Fingerprint(pins) || len(list.Profiles[0].Packs) != 1 {
+		t.Fatalf("Profiles = %+v, %v; want own (my-own) and srv (followed, the set's fingerprint) current", list, err)
+	}
+	if _, err := p.ApplySet(t.Context(), pins, SetOptions{Profile: "own"}); !errors.Is(err, errkind.Invalid) {
+		t.Errorf("ApplySet as profile own = %v; want refused as invalid", err)
+	}
+	if _, err := p.SwitchProfile(t.Context(), "own"); err != nil {
+		t.Fatal(err)
+	}
+	if d := diffMachines(e.machine(t), before); d != "" {
+		t.Fatalf("own after the set differs from the machine before it:\n%s", d)
+	}
+}
