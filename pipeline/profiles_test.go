@@ -465,3 +465,34 @@ func TestApplySetAsProfileKeepsOwn(t *testing.T) {
 		t.Fatalf("own after the set differs from the machine before it:\n%s", d)
 	}
 }
+
+// TestSaveOwnAwayForgetsWhatOwnHad saves the installed server set as own
+// while the server's profile is current: the packs own had (one installed
+// before, one dropped meanwhile) are no longer needed, and their archives
+// and stored manifests go once the state without them is written.
+func TestSaveOwnAwayForgetsWhatOwnHad(t *testing.T) {
+	a, alpha, _ := profileSets(t)
+	e := newEnv(t)
+	p := e.open(t)
+	e.dropPack(t, "mine.zip", spec{id: "my-own", version: "0.1.0", lifts: 1, content: map[string]string{"m.pak": "mine"}})
+	mustSync(t, p, map[string]Result{"mine.zip": ResultInstalled})
+	if _, err := p.RecordProfile(t.Context(), ProfileSpec{Name: "alpha", Packs: alpha}, a.source); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.SwitchProfile(t.Context(), "alpha"); err != nil {
+		t.Fatal(err)
+	}
+	e.dropPack(t, "extra.zip", spec{id: "extra-doors", version: "1.0.0", doors: 1})
+	mustSync(t, p, map[string]Result{"extra.zip": ResultKept})
+	if _, err := p.SaveProfile(t.Context(), "own"); err != nil {
+		t.Fatal(err)
+	}
+	// my-own's archive stays for the generations that installed it;
+	// manifests are kept for records and own only.
+	e.storedManifestsNamed(t)
+	for _, f := range listFiles(t, filepath.Join(e.state, store.ArchivesDir)) {
+		if strings.HasPrefix(f, "extra-doors-") {
+			t.Errorf("the archive %s, only own's before the save, is still kept", f)
+		}
+	}
+}
