@@ -28,6 +28,9 @@ const (
 	envSteps   = "FORGESYNC_TEST_STEPS"    // append each step name to this file
 	envOp      = "FORGESYNC_TEST_OP"       // what the child does after Open; see childOp
 	envKeep    = "FORGESYNC_TEST_KEEP"     // KeepGenerations of the child
+	// envKeepProfiles is KeepProfiles of the child, when set (a test sets
+	// it in its own environment, which the child inherits).
+	envKeepProfiles = "FORGESYNC_TEST_KEEP_PROFILES"
 )
 
 var inventoryNames = []string{"installed.json", "lifts.txt", "doors.txt", "installed.txt"}
@@ -46,6 +49,7 @@ func TestChildSync(t *testing.T) {
 	e.keep, _ = strconv.Atoi(os.Getenv(envKeep))
 	n := 0
 	opts := e.options()
+	opts.KeepProfiles, _ = strconv.Atoi(os.Getenv(envKeepProfiles))
 	opts.Step = func(name string) {
 		n++
 		fmt.Fprintf(log, "%d %s\n", n, name)

@@ -27,7 +27,7 @@ type Observer interface {
 	// PackChanged: a committed enable, disable or remove changed a pack.
 	PackChanged(c PackChange)
 	// PackInstalled: a committed archive was installed, replaced another
-	// version, or was already installed.
+	// version, was already installed, or joined own (ResultKept).
 	PackInstalled(o Outcome)
 	// PackRejected: an archive was rejected, with its reasons.
 	PackRejected(o Outcome)

@@ -243,13 +243,18 @@ func installedProfile(st *store.State, name string, source store.ProfileSource, 
 }
 
 // replaceProfile puts pr in the state in place of the profile of its name;
-// the archives only the one replaced needed are queued for deletion after
-// the state is written (left behind, a recovery would take an archive
-// nothing names for a dropped one).
+// the archives and stored manifests only the one replaced needed are
+// queued for deletion after the state is written (left behind, a recovery
+// would take an archive nothing names for a dropped one).
 func (t *txn) replaceProfile(pr store.Profile) error {
 	var old []store.Profile
 	if o := t.st.FindProfile(pr.Name); o != nil {
 		old = append(old, *o)
+		for id, m := range o.Manifests {
+			if pr.Manifests[id] != m {
+				t.st.PendingManifests = append(t.st.PendingManifests, m) // removeManifest keeps one still named
+			}
+		}
 	}
 	upsertProfile(t.st, pr)
 	return t.dropArchivesOf(old)

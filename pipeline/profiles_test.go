@@ -387,3 +387,112 @@ func TestRecordProfileCrashBeforeKeep(t *testing.T) {
 		t.Errorf("incoming/ still holds %v; want every archive kept", left)
 	}
 }
+
+// TestCrashAtEveryStepOfProfilePruning switches to a profile with
+// keep_profiles = 1, which prunes the other one, dying at every step: the
+// pruned profile's archive is deleted only after the state without it is
+// written, so each recovery has either both profiles with every archive,
+// or the new one alone and no archive nothing needs.
+func TestCrashAtEveryStepOfProfilePruning(t *testing.T) {
+	skipUnderRace(t)
+	if testing.Short() {
+		t.Skip("spawns one child process per step")
+	}
+	base := t.TempDir()
+	e := envAt(base)
+	e.dropPack(t, "mine.zip", spec{id: "my-own", version: "1.0.0", lifts: 1, content: map[string]string{"m.pak": "mine"}})
+	p := e.open(t)
+	mustSync(t, p, map[string]Result{"mine.zip": ResultInstalled})
+	a := newArchiveSet(t)
+	for _, pr := range []struct{ name, id string }{{"older", "only-older"}, {"server", "only-server"}} {
+		pin := a.add(t, spec{id: pr.id, version: "1.0.0", content: map[string]string{"o.pak": pr.name}})
+		gp := store.GenerationPack{ID: pin.ID, Version: pin.Version, SHA256: pin.SHA256, Enabled: true}
+		if _, err := p.RecordProfile(t.Context(), ProfileSpec{Name: pr.name, Packs: []store.GenerationPack{gp}}, a.source); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p.Close()
+	t.Setenv(envKeepProfiles, "1")
+	crashWalkCheck(t, base, "profile:server", 0, "journal", func(t *testing.T, e *env, isNew bool) {
+		list, err := ReadProfiles(e.state)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, pi := range list.Profiles {
+			names = append(names, pi.Name)
+		}
+		want := []string{"own", "older", "server"}
+		if isNew {
+			want = []string{"own", "server"}
+		}
+		slices.Sort(names[1:])
+		if !slices.Equal(names, want) {
+			t.Errorf("profiles after recovery = %v; want %v", names, want)
+		}
+	})
+}
+
+// TestApplySetAsProfileKeepsOwn applies a set as a profile: the set is
+// recorded (followed) and current, own keeps what the player had, and a
+// switch to own brings the machine back as it was.
+func TestApplySetAsProfileKeepsOwn(t *testing.T) {
+	a, alpha, _ := profileSets(t)
+	e := newEnv(t)
+	p := e.open(t)
+	e.dropPack(t, "mine.zip", spec{id: "my-own", version: "0.1.0", lifts: 1, content: map[string]string{"m.pak": "mine"}})
+	mustSync(t, p, map[string]Result{"mine.zip": ResultInstalled})
+	before := e.machine(t)
+	var pins []lock.Entry
+	for _, gp := range alpha {
+		pins = append(pins, lock.Entry{ID: gp.ID, Version: gp.Version, SHA256: gp.SHA256})
+	}
+	if _, err := p.ApplySet(t.Context(), pins, SetOptions{Source: a.source, Profile: "srv"}); err != nil {
+		t.Fatal(err)
+	}
+	list, err := p.Profiles()
+	if err != nil || list.Current != "srv" || len(list.Profiles) != 2 || list.Profiles[1].Source != SourceFollowed ||
+		list.Profiles[1].Fingerprint != lock.Fingerprint(pins) || len(list.Profiles[0].Packs) != 1 {
+		t.Fatalf("Profiles = %+v, %v; want own (my-own) and srv (followed, the set's fingerprint) current", list, err)
+	}
+	if _, err := p.ApplySet(t.Context(), pins, SetOptions{Profile: "own"}); !errors.Is(err, errkind.Invalid) {
+		t.Errorf("ApplySet as profile own = %v; want refused as invalid", err)
+	}
+	if _, err := p.SwitchProfile(t.Context(), "own"); err != nil {
+		t.Fatal(err)
+	}
+	if d := diffMachines(e.machine(t), before); d != "" {
+		t.Fatalf("own after the set differs from the machine before it:\n%s", d)
+	}
+}
+
+// TestSaveOwnAwayForgetsWhatOwnHad saves the installed server set as own
+// while the server's profile is current: the packs own had (one installed
+// before, one dropped meanwhile) are no longer needed, and their archives
+// and stored manifests go once the state without them is written.
+func TestSaveOwnAwayForgetsWhatOwnHad(t *testing.T) {
+	a, alpha, _ := profileSets(t)
+	e := newEnv(t)
+	p := e.open(t)
+	e.dropPack(t, "mine.zip", spec{id: "my-own", version: "0.1.0", lifts: 1, content: map[string]string{"m.pak": "mine"}})
+	mustSync(t, p, map[string]Result{"mine.zip": ResultInstalled})
+	if _, err := p.RecordProfile(t.Context(), ProfileSpec{Name: "alpha", Packs: alpha}, a.source); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.SwitchProfile(t.Context(), "alpha"); err != nil {
+		t.Fatal(err)
+	}
+	e.dropPack(t, "extra.zip", spec{id: "extra-doors", version: "1.0.0", doors: 1})
+	mustSync(t, p, map[string]Result{"extra.zip": ResultKept})
+	if _, err := p.SaveProfile(t.Context(), "own"); err != nil {
+		t.Fatal(err)
+	}
+	// my-own's archive stays for the generations that installed it;
+	// manifests are kept for records and own only.
+	e.storedManifestsNamed(t)
+	for _, f := range listFiles(t, filepath.Join(e.state, store.ArchivesDir)) {
+		if strings.HasPrefix(f, "extra-doors-") {
+			t.Errorf("the archive %s, only own's before the save, is still kept", f)
+		}
+	}
+}

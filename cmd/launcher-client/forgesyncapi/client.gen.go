@@ -1454,7 +1454,7 @@ type PackEnabledEvent struct {
 // PackEnabledEventType The event type; it names the shape of data.
 type PackEnabledEventType string
 
-// PackInstalledEvent An archive was installed, replaced another version, or was already installed.
+// PackInstalledEvent An archive was installed, replaced another version, was already installed, or (result kept-for-own) joined profile own while another profile is current.
 type PackInstalledEvent struct {
 	// Data What the event reports.
 	Data struct {

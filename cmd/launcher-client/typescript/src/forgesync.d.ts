@@ -1011,7 +1011,7 @@ export interface components {
                 total: number;
             };
         };
-        /** @description An archive was installed, replaced another version, or was already installed. */
+        /** @description An archive was installed, replaced another version, was already installed, or (result kept-for-own) joined profile own while another profile is current. */
         PackInstalledEvent: {
             /** @description The event's id: from 1, consecutive for the life of the daemon. */
             id: number;
