@@ -208,6 +208,9 @@ func (in install) finish(src string) error {
 	if err := in.dropStaged(src); err != nil {
 		return err
 	}
+	if err := in.step("forget"); err != nil {
+		return err
+	}
 	return removeFile(in.work(journalName))
 }
 
@@ -264,6 +267,9 @@ func (in install) undo(src string, hadModules bool) error {
 		return err
 	}
 	if err := in.dropStaged(src); err != nil {
+		return err
+	}
+	if err := in.step("forget"); err != nil {
 		return err
 	}
 	return removeFile(in.work(journalName))
