@@ -163,7 +163,7 @@ func tarFiles(archive []byte) ([]file, error) {
 
 // stage writes files into the folder dir (made anew), each synced.
 func stage(dir string, files []file) error {
-	if err := os.RemoveAll(dir); err != nil {
+	if err := removeAll(dir); err != nil {
 		return fmt.Errorf("selfupdate: clear %s: %w", dir, err)
 	}
 	for _, f := range files {

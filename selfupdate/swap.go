@@ -126,7 +126,7 @@ func (in install) stageVersion(files []file, version string) error {
 // [install.recover] finish or undo a swap a crash cut short.
 func (in install) swap(src, current string) error {
 	keep := in.work(keepName)
-	if err := os.RemoveAll(keep); err != nil {
+	if err := removeAll(keep); err != nil {
 		return fmt.Errorf("selfupdate: clear %s: %w", keep, err)
 	}
 	exe, err := os.ReadFile(in.path(in.exe))
@@ -199,7 +199,7 @@ func (in install) finish(src string) error {
 		return err
 	}
 	prev := in.work(prevName)
-	if err := os.RemoveAll(prev); err != nil {
+	if err := removeAll(prev); err != nil {
 		return fmt.Errorf("selfupdate: clear %s: %w", prev, err)
 	}
 	if err := os.Rename(in.work(keepName), prev); err != nil {
@@ -263,7 +263,7 @@ func (in install) undo(src string, hadModules bool) error {
 			return fmt.Errorf("selfupdate: put the modules back: %w", err)
 		}
 	}
-	if err := os.RemoveAll(keep); err != nil {
+	if err := removeAll(keep); err != nil {
 		return err
 	}
 	if err := in.dropStaged(src); err != nil {
@@ -281,7 +281,7 @@ func (in install) dropStaged(src string) error {
 	if filepath.Base(src) != newName {
 		return nil
 	}
-	if err := os.RemoveAll(src); err != nil {
+	if err := removeAll(src); err != nil {
 		return fmt.Errorf("selfupdate: clear %s: %w", src, err)
 	}
 	return nil
@@ -336,7 +336,7 @@ func (in install) update(ctx context.Context, o Options, r Release) (Result, err
 		return Result{}, err
 	}
 	if err := in.stageVersion(files, r.Latest); err != nil {
-		return Result{}, errors.Join(err, os.RemoveAll(in.work(newName)))
+		return Result{}, errors.Join(err, removeAll(in.work(newName)))
 	}
 	if err := in.swap(in.work(newName), o.Current); err != nil {
 		return Result{}, err
@@ -408,4 +408,10 @@ func (in install) locked(ctx context.Context, fn func() error) error {
 		_ = os.Remove(in.work(lockName))
 	}
 	return in.tidy(err)
+}
+
+// removeAll removes p and what it holds, file by file when the bulk
+// removal fails (a file a virus scanner holds for a moment; wine).
+func removeAll(p string) error {
+	return atomicfile.RemoveAll(atomicfile.Renamer{}, p)
 }
