@@ -124,7 +124,7 @@ func Check(ctx context.Context, o Options) (Release, error) {
 		return Release{}, fmt.Errorf("selfupdate: %s from %s: %w", sumsName, redact(base), err)
 	}
 	r.Current, r.SignedBy, r.URL = o.Current, signedBy, base.JoinPath(r.Archive).String()
-	r.Available = newer(r.Latest, o.Current)
+	r.Available = Newer(r.Latest, o.Current)
 	return r, nil
 }
 
@@ -276,9 +276,9 @@ func pick(sums []byte, goos, goarch string) (Release, error) {
 	return found[0], nil
 }
 
-// newer reports whether version latest is newer than current; a current
+// Newer reports whether version latest is newer than current; a current
 // that is not a semantic version is older than any release.
-func newer(latest, current string) bool {
+func Newer(latest, current string) bool {
 	l, err := semver.Parse(latest)
 	if err != nil {
 		return false

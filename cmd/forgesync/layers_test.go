@@ -102,7 +102,7 @@ var layers = map[string]layer{
 
 	// The service, and the wire shapes only it and the commands know.
 	"daemon": {owns: "the service: the socket and TCP API, events, the status page; wire shapes made once",
-		may: []string{"api", "config", "pipeline", "watch", "installer/...", "inventory/...", "sets/...", "native", "internal/..."}},
+		may: []string{"api", "config", "pipeline", "watch", "installer/...", "inventory/...", "sets/...", "native", "selfupdate", "internal/..."}},
 	"daemon/setup": {owns: "the player's setup, its undo and uninstall", may: []string{"daemon", "config", "pipeline", "native", "internal/..."}},
 	"api":          {owns: "the wire shapes only", may: []string{"internal/..."}, never: []string{"os", "net", "net/http"}},
 
