@@ -78,18 +78,20 @@ func (u *updateChecker) checkIfDue(ctx context.Context) time.Time {
 	r, err := u.check(ctx, u.opts)
 	if err != nil {
 		st.Error = err.Error()
-		u.log.Warn("update check failed", attrErr(err))
 	} else {
 		st.Latest = r.Latest
-		if r.Available {
-			u.log.Info("a newer forgesync exists: run forgesync update", "version", r.Latest, "current", u.opts.Current)
-		}
 	}
-	u.set(st)
 	if data, err := json.Marshal(st); err == nil {
 		if err := atomicfile.WriteFile(u.file, data, 0o644); err != nil {
 			u.log.Warn("update check: keep its result", attrErr(err))
 		}
+	}
+	u.set(st)
+	switch {
+	case err != nil:
+		u.log.Warn("update check failed", attrErr(err))
+	case r.Available:
+		u.log.Info("a newer forgesync exists: run forgesync update", "version", r.Latest, "current", u.opts.Current)
 	}
 	return now.Add(updateCheckEvery)
 }

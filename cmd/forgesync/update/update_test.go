@@ -7,8 +7,11 @@ package update_test
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"fmt"
 	"io/fs"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -17,7 +20,9 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/mjolnir-forge/forgesync/native"
 	"github.com/mjolnir-forge/forgesync/sets/lock"
@@ -334,4 +339,85 @@ func TestUpdateRefusesABadReleaseAndChangesNothing(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDaemonSaysANewerVersionExists: a daemon of 1.0.0 with [update]
+// check = true reads the feed when it starts and answers GET /v1/update
+// on its socket with 1.1.0 available; it keeps the check in its state
+// folder.
+func TestDaemonSaysANewerVersionExists(t *testing.T) {
+	srv := feedServer(t, nil)
+	in := newInst(t, srv.URL+"/")
+	root, err := os.MkdirTemp("", "fsupd") // a socket path fits in 108 bytes
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(root) })
+	sock := filepath.Join(root, "s.sock")
+	text := fmt.Sprintf("[paths]\nmods = %q\npaks = %q\nstate = %q\nsocket = %q\n[deploy]\nnative = false\n[update]\nfeed = %q\ncheck = true\n",
+		filepath.Join(root, "mods"), filepath.Join(root, "paks"), filepath.Join(root, "state"), sock, srv.URL+"/")
+	if err := os.WriteFile(in.config, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(in.bin, "daemon", "--config", in.config)
+	logs := &lineWatch{want: "a newer forgesync exists", seen: make(chan struct{})}
+	cmd.Stdout, cmd.Stderr = logs, logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	select {
+	case <-logs.seen:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the daemon logged no newer version in 30 s; its log:\n%s", logs.String())
+	}
+	client := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, "unix", sock)
+	}}}
+	var st struct {
+		Current, Latest string
+		Available       bool
+		CheckedAt       *time.Time `json:"checked_at"`
+	}
+	resp, err := client.Get("http://forgesync/v1/update")
+	if err != nil {
+		t.Fatalf("GET /v1/update: %v", err)
+	}
+	err = json.NewDecoder(resp.Body).Decode(&st)
+	resp.Body.Close()
+	if err != nil || st.CheckedAt == nil {
+		t.Fatalf("GET /v1/update = %+v, %v; want a check", st, err)
+	}
+	if st.Current != oldVersion || st.Latest != newVersion || !st.Available {
+		t.Errorf("GET /v1/update = %+v; want %s available to %s", st, newVersion, oldVersion)
+	}
+	if _, err := os.Stat(filepath.Join(root, "state", "update-check.json")); err != nil {
+		t.Errorf("the check is not kept in the state folder: %v", err)
+	}
+}
+
+// lineWatch keeps a process's output and closes seen once it holds want.
+type lineWatch struct {
+	mu   sync.Mutex // guards buf and seen's closing
+	buf  bytes.Buffer
+	want string
+	seen chan struct{}
+	done bool
+}
+
+func (w *lineWatch) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	if !w.done && strings.Contains(w.buf.String(), w.want) {
+		w.done = true
+		close(w.seen)
+	}
+	return len(p), nil
+}
+
+func (w *lineWatch) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
 }
