@@ -152,6 +152,8 @@ func exitCases(t *testing.T) []exitCase {
 		{"lock", []string{"lock", "--from", missing}, nil},
 		{"export", []string{"export", filepath.Join(tmp, "site"), "--from", missing}, nil},
 		{"openapi", []string{"openapi", "extra"}, nil},
+		{"update", []string{"update", "--check", "--rollback"}, nil},
+		{"update", []string{"update"}, nil}, // no terminal, no --yes
 	}
 }
 
