@@ -71,11 +71,15 @@ type file struct {
 }
 
 // bundleFiles returns the binary and the modules/ files of a release
-// archive (zip for Windows, else tar.gz), refusing any other shape.
+// archive (zip for Windows, else tar.gz), refusing any other shape. The
+// binary (forgesync.exe in a zip, else forgesync) is named exe, the name
+// the running one has.
 func bundleFiles(archive []byte, name, exe string) ([]file, error) {
 	var files []file
 	var err error
+	bin := "forgesync"
 	if strings.HasSuffix(name, ".zip") {
+		bin += ".exe"
 		files, err = zipFiles(archive)
 	} else {
 		files, err = tarFiles(archive)
@@ -90,8 +94,8 @@ func bundleFiles(archive []byte, name, exe string) ([]file, error) {
 			return nil, fmt.Errorf("selfupdate: %s: %w: entry %q is not a plain relative path", name, errBadArchive, f.name)
 		}
 		switch {
-		case f.name == exe:
-			hasExe, f.exec = true, true
+		case f.name == bin:
+			hasExe, f.exec, f.name = true, true, exe
 		case strings.HasPrefix(f.name, "modules/"):
 		default:
 			continue
@@ -99,7 +103,7 @@ func bundleFiles(archive []byte, name, exe string) ([]file, error) {
 		kept = append(kept, f)
 	}
 	if !hasExe {
-		return nil, fmt.Errorf("selfupdate: %s: %w: it holds no %s", name, errBadArchive, exe)
+		return nil, fmt.Errorf("selfupdate: %s: %w: it holds no %s", name, errBadArchive, bin)
 	}
 	return kept, nil
 }
