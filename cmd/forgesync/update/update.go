@@ -100,7 +100,7 @@ func updateRun(ctx context.Context, e *cli.Env, o selfupdate.Options, yes, rollb
 	}
 	var note string
 	if res.Changed {
-		note = restartService(e)
+		note = restartService(ctx, e)
 	}
 	return cli.Show(e, res, func(w io.Writer, r selfupdate.Result) error {
 		if !r.Changed {
@@ -137,11 +137,15 @@ func askYes(w io.Writer, in io.Reader, question string) bool {
 
 // restartService restarts the forgesync service when one runs, so that it
 // runs the new binary, and returns a line saying what it did.
-func restartService(e *cli.Env) string {
+func restartService(ctx context.Context, e *cli.Env) string {
 	opts := daemon.ServiceOptions{GOOS: runtime.GOOS, User: !e.Machine && runtime.GOOS != "windows"}
 	var state strings.Builder
 	if err := daemon.ControlService(e.Config, "status", opts, e.Log, &state); err != nil || strings.TrimSpace(state.String()) != daemon.StateRunning {
-		return "" // no service runs: the next start runs the new version
+		if c := daemon.Dial(ctx, e.Config); c != nil { // a daemon started by hand
+			c.Close()
+			return "a daemon runs the previous version: stop it and start it again to run this one\n"
+		}
+		return "" // nothing runs: the next start runs this version
 	}
 	err := errors.Join(daemon.ControlService(e.Config, daemon.ActionStop, opts, e.Log, io.Discard),
 		daemon.ControlService(e.Config, daemon.ActionStart, opts, e.Log, io.Discard))
