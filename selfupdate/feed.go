@@ -51,7 +51,7 @@ const (
 // Errors a caller may test for.
 var (
 	// errNoKey is returned by a binary built without the release key.
-	errNoKey = errors.New("this forgesync was built without the release key, so it cannot check an update: download the release by hand (see the README's Install), or build with `make release`")
+	errNoKey = errors.New("this forgesync was built without the release key, so it cannot check an update: download the release by hand (see the README's Install), or build with `make release RELEASE_KEY=RW…`")
 	// errBadSignature is wrapped when SHA256SUMS.minisig does not check.
 	errBadSignature = errors.New("the release's signature does not check")
 	// errNoArchive is wrapped when the feed has no archive for this OS.
@@ -94,7 +94,7 @@ type Release struct {
 func Check(ctx context.Context, o Options) (Release, error) {
 	o = o.filled()
 	if o.Key == "" {
-		return Release{}, errkind.Wrap(errkind.Refused, fmt.Errorf("selfupdate: %w", errNoKey))
+		return Release{}, errkind.Wrap(errkind.Unavailable, fmt.Errorf("selfupdate: %w", errNoKey))
 	}
 	key, err := lock.ParsePublicKey(o.Key)
 	if err != nil {

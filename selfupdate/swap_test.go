@@ -144,8 +144,8 @@ func TestBuiltWithoutAKey(t *testing.T) {
 	defer func(k string) { releaseKey = k }(releaseKey)
 	releaseKey = ""
 	_, err := Check(t.Context(), Options{Feed: "http://127.0.0.1:1/", Current: "1.0.0"})
-	if errkind.Of(err) != errkind.Refused || !errors.Is(err, errNoKey) || !strings.Contains(err.Error(), "built without the release key") {
-		t.Fatalf("Check without a key = %v; want refused, saying the key is missing", err)
+	if errkind.Of(err) != errkind.Unavailable || !errors.Is(err, errNoKey) || !strings.Contains(err.Error(), "built without the release key") {
+		t.Fatalf("Check without a key = %v; want unavailable (exit 2: no answer, not a newer version), saying the key is missing", err)
 	}
 }
 

@@ -30,7 +30,8 @@ func Command(version string) *cli.Command {
 			"--check only says whether a newer version exists; --rollback goes back to the previous version.\n" +
 			"It asks first on a terminal (without one: --yes). Refused where apt installed forgesync.\n" +
 			"Exit status: 0 updated or already the newest (--check: the newest), 1 --check: a newer version\n" +
-			"exists, or refused, 2 the feed, the signature or the download failed (nothing changed).",
+			"exists, or refused, 2 could not tell or could not update (the feed, the signature or the download\n" +
+			"failed: nothing changed; a binary built without the release key).",
 		Flags: func(fs *flag.FlagSet) {
 			fs.BoolVar(&check, "check", false, "only say whether a newer version exists")
 			fs.BoolVar(&rollback, "rollback", false, "go back to the version the last update replaced")
