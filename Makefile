@@ -11,6 +11,7 @@
 #                      hosts (systemd unit, forgesync user), SHA256SUMS and, with
 #                      SIGN_KEY=<minisign secret key>, SHA256SUMS.minisig and forgesync.pub
 #                      (the key's password, if any, in $$FORGESYNC_SIGN_PASSWORD);
+#                      RELEASE_KEY=RW… builds the key `forgesync update` checks into the binaries;
 #                      reproducible: every date is SOURCE_DATE_EPOCH (the commit's time)
 #   make test-native   the portable C tests, plain and under ASan/UBSan
 #   make bench-native  the C benchmark (-O2)
@@ -29,6 +30,10 @@ COMMIT   ?= $(shell git rev-parse HEAD 2>/dev/null)
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 BUILD_DATE := $(shell date -u -d @$(SOURCE_DATE_EPOCH) +%Y-%m-%dT%H:%M:%SZ)
 SIGN_KEY ?=
+# The release public key (the RW… line of forgesync.pub) that `forgesync
+# update` checks SHA256SUMS.minisig with; a binary built without it
+# refuses to update itself.
+RELEASE_KEY ?=
 
 # The game builds the release's door module accepts (its build allowlist,
 # comma separated; the seed names CU4). This is the one place it is set:
@@ -38,7 +43,8 @@ SUPPORTED_BUILDS := CU4
 comma := ,
 FD_BUILDS := $(patsubst %,"%",$(subst $(comma), ,$(SUPPORTED_BUILDS)))
 LDFLAGS := -X main.version=$(RELEASE_VERSION) -X main.commit=$(COMMIT) -X main.buildDate=$(BUILD_DATE) \
-	-X github.com/mjolnir-forge/forgesync/native.supportedBuilds=$(SUPPORTED_BUILDS)
+	-X github.com/mjolnir-forge/forgesync/native.supportedBuilds=$(SUPPORTED_BUILDS) \
+	$(if $(RELEASE_KEY),-X github.com/mjolnir-forge/forgesync/selfupdate.releaseKey=$(RELEASE_KEY))
 
 STRICT  := -std=c11 -Wall -Wextra -Wpedantic -Werror
 LOBBY   := native/lobby

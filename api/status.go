@@ -203,3 +203,17 @@ type Modules struct {
 	// accepts (its build allowlist).
 	SupportedBuilds []string `json:"supported_builds"`
 }
+
+// UpdateStatus is the answer of GET /v1/update: the daemon's version and
+// what its last look at the release feed found ([update] check).
+type UpdateStatus struct {
+	Current   string `json:"current"`
+	Latest    string `json:"latest,omitempty"`
+	Available bool   `json:"available"`
+	// Checking reports whether the daemon checks the feed ([update] check).
+	Checking bool `json:"checking"`
+	// CheckedAt is when the feed was last read; absent before then.
+	CheckedAt *time.Time `json:"checked_at,omitempty"`
+	// Error says why the last check failed; absent when it did not.
+	Error string `json:"error,omitempty"`
+}

@@ -41,6 +41,18 @@ type Config struct {
 	Sets   Sets
 	// Performance says how install work shares the machine with the game.
 	Performance Performance
+	// Update says where forgesync's own releases come from (SPEC §14).
+	Update Update
+}
+
+// Update configures `forgesync update` and the daemon's check for a newer
+// forgesync.
+type Update struct {
+	// Feed is the http or https URL of the folder holding a release's
+	// SHA256SUMS, its signature and archives; empty: the project's.
+	Feed string
+	// Check makes the daemon read the feed at most once a day.
+	Check bool
 }
 
 // Performance says how install work shares the machine with a game that
@@ -205,6 +217,10 @@ type file struct {
 	Performance struct {
 		Priority string `toml:"priority"`
 	} `toml:"performance"`
+	Update struct {
+		Feed  string `toml:"feed"`
+		Check bool   `toml:"check"`
+	} `toml:"update"`
 }
 
 // parseSize parses a byte count with an optional unit: B, KB, MB, GB, TB
@@ -376,6 +392,7 @@ func ParseEnv(path string, data []byte, env Env) (*Config, error) {
 		c.Deploy.Native = *f.Deploy.Native
 	}
 	parseSets(&c.Sets, &f, resolve, bad)
+	parseUpdate(&c.Update, &f, bad)
 	if len(problems) > 0 {
 		slices.SortStableFunc(problems, func(a, b problem) int { return cmp.Compare(a.Line, b.Line) })
 		return nil, &fileError{File: path, Problems: problems}
@@ -483,6 +500,19 @@ func redacted(s string) string {
 		return u.Redacted()
 	}
 	return s
+}
+
+// parseUpdate validates the [update] table into u.
+func parseUpdate(u *Update, f *file, bad func(key, format string, args ...any)) {
+	u.Check = f.Update.Check
+	if f.Update.Feed == "" {
+		return
+	}
+	if p, err := url.Parse(f.Update.Feed); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+		bad("update.feed", "want the http or https URL of the folder holding a release's SHA256SUMS, got %q", redacted(f.Update.Feed))
+		return
+	}
+	u.Feed = f.Update.Feed
 }
 
 // parseSets validates the [sets] table into s.

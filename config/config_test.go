@@ -112,6 +112,25 @@ func TestPerformancePriority(t *testing.T) {
 	}
 }
 
+// TestParseUpdate: [update] feed is an http or https URL, refused
+// otherwise with the key, its line and the value (a password hidden);
+// check is off unless set.
+func TestParseUpdate(t *testing.T) {
+	if u := Default().Update; u.Feed != "" || u.Check {
+		t.Errorf("default [update] = %+v; want no feed (the built-in one) and no check", u)
+	}
+	c, err := parse("f.toml", []byte("[update]\nfeed = \"https://mirror.example.org/forgesync/\"\ncheck = true\n"))
+	if err != nil || c.Update.Feed != "https://mirror.example.org/forgesync/" || !c.Update.Check {
+		t.Errorf("parse([update]) = %+v, %v; want the feed kept and check on", c, err)
+	}
+	for _, text := range []string{"[update]\n\nfeed = \"ftp://u:hunter2@x/rel/\"\n", "[update]\n\nfeed = \"releases/\"\n"} {
+		_, err := parse("f.toml", []byte(text))
+		if err == nil || !strings.Contains(err.Error(), "f.toml:3: update.feed: want the http or https URL") || !errors.Is(err, errInvalid) || strings.Contains(err.Error(), "hunter2") {
+			t.Errorf("parse(%q) = %v; want update.feed at line 3 refused, no password", text, err)
+		}
+	}
+}
+
 func TestRequireGame(t *testing.T) {
 	c, err := parse("/x/f.toml", []byte("[paths]\nmods = \"m\"\n"))
 	if err != nil {
@@ -246,13 +265,13 @@ f.toml:7: limits.max_total_bytes: "8GiB" is above the default "4GiB"; limits may
 f.toml:8: limits.max_entry_bytes: 3221225472 is above the default "2GiB"; limits may only be lowered
 f.toml:9: limits.max_ratio: 1000 is above the default 200; limits may only be lowered
 f.toml:12: log.level: want debug, info, warn or error, got "loud"
-f.toml:15: extras.x: unknown key: there is no table [extras] (the tables are [paths], [watch], [limits], [deploy], [log], [api], [sets] and [performance])`
+f.toml:15: extras.x: unknown key: there is no table [extras] (the tables are [paths], [watch], [limits], [deploy], [log], [api], [sets], [performance] and [update])`
 	_, err := parse("f.toml", []byte(text))
 	if err == nil || err.Error() != want || !errors.Is(err, errInvalid) {
 		t.Fatalf("Parse =\n%v\nwant\n%s", err, want)
 	}
 	for _, tt := range []struct{ name, text, want string }{
-		{"top-level key", "mods = \"x\"\n", "f.toml:1: mods: unknown key: every key belongs in a table ([paths], [watch], [limits], [deploy], [log], [api], [sets] and [performance])"},
+		{"top-level key", "mods = \"x\"\n", "f.toml:1: mods: unknown key: every key belongs in a table ([paths], [watch], [limits], [deploy], [log], [api], [sets], [performance] and [update])"},
 		{"table as value", "paths = 3\n", "f.toml:1: paths: want the table [paths], got 3 (a number)"},
 		{"array of tables", "[[paths]]\nmods = \"x\"\n", "f.toml:1: paths: want the table [paths], got a list of tables"},
 		{"bool", "[deploy]\nlua = \"yes\"\n", `f.toml:2: deploy.lua: want true or false, got "yes" (a string)`},

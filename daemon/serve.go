@@ -14,6 +14,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/config"
 	"github.com/mjolnir-forge/forgesync/installer/intake"
 	"github.com/mjolnir-forge/forgesync/pipeline"
+	"github.com/mjolnir-forge/forgesync/selfupdate"
 	"github.com/mjolnir-forge/forgesync/sets/follow"
 	"github.com/mjolnir-forge/forgesync/watch"
 )
@@ -114,10 +115,11 @@ func (m *Machine) Serve(ctx context.Context, so ServeOptions) error {
 	// The watcher and, with [sets] source, the set follower (a check at
 	// once, then every interval), started again by each reload.
 	g.Go(func() error { return rl.run(gctx) })
+	update := startUpdateCheck(gctx, g, cfg, so.Version, log)
 	g.Go(func() error {
 		return eps.Serve(gctx, backend, ev, ServerOptions{Logger: log, Version: so.Version, LogFile: so.LogFile,
 			Commit: so.Commit, BuildDate: so.BuildDate, Priority: cfg.Performance.Priority, PriorityNow: rl.Priority, Reload: rl.Reload,
-			Folders: statusFolders(cfg), MaxArchiveBytes: archiveUploadLimit(lim)})
+			Folders: statusFolders(cfg), MaxArchiveBytes: archiveUploadLimit(lim), Update: update})
 	})
 	log.Info("daemon started", "socket", cfg.Paths.Socket, "drop", cfg.Paths.Drop, "state", cfg.Paths.State)
 	if so.Started != nil {
@@ -126,6 +128,18 @@ func (m *Machine) Serve(ctx context.Context, so ServeOptions) error {
 	err = g.Wait()
 	log.Info("daemon stopped")
 	return err
+}
+
+// startUpdateCheck starts in g, with [update] check, the check for a newer
+// forgesync (at most daily) and returns what GET /v1/update answers; nil
+// without it.
+func startUpdateCheck(ctx context.Context, g *errgroup.Group, cfg *config.Config, version string, log *slog.Logger) func() api.UpdateStatus {
+	if !cfg.Update.Check {
+		return nil
+	}
+	u := newUpdateChecker(selfupdate.Options{Feed: cfg.Update.Feed, Current: version}, cfg.Paths.State, log)
+	g.Go(func() error { return u.run(ctx) })
+	return u.Status
 }
 
 // statusFolders are the folders of cfg that GET /v1/status names, made

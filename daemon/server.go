@@ -82,6 +82,10 @@ type ServerOptions struct {
 	// Reload, when set, serves POST /v1/reload: the config read again
 	// and applied (see the daemon's reloader); else it answers 404.
 	Reload func(ctx context.Context) (*api.ReloadResult, error)
+	// Update, when set, gives GET /v1/update what the daemon's last look
+	// at the release feed found ([update] check); without it the answer
+	// says the daemon does not check.
+	Update func() api.UpdateStatus
 	// readsPathsOf reports whether the daemon reads a local lock path for
 	// a socket peer with this uid (POST /v1/set/apply); by default its own
 	// effective uid and root, like AllowUID. Tests change it.
@@ -227,6 +231,7 @@ func (s *server) routes() http.Handler {
 	mux.Handle("/v1/rejections/retry", s.handle(map[string]handlerFunc{http.MethodPost: s.postRetry}))
 	mux.Handle("/v1/openapi.json", s.handle(map[string]handlerFunc{http.MethodGet: s.getOpenAPI}))
 	mux.Handle("/v1/reload", s.handle(map[string]handlerFunc{http.MethodPost: s.postReload}))
+	mux.Handle("/v1/update", s.handle(map[string]handlerFunc{http.MethodGet: s.getUpdate}))
 	s.setRoutes(mux)
 	s.profileRoutes(mux)
 	mux.Handle("/", s.handle(nil))
@@ -257,7 +262,7 @@ func (s *server) handleLimit(methods map[string]handlerFunc, maxBody int64) http
 		}
 		switch h, ok := methods[method]; {
 		case methods == nil:
-			err = errkind.Errorf(errkind.NotFound, "no endpoint %s; the status socket serves /v1/status, /v1/packs, /v1/packs/{id}, /v1/rejections, /v1/sync, /v1/events, /v1/history, /v1/rollback, /v1/install, /v1/rejections/retry, /v1/reload, /v1/set, /v1/set/diff, /v1/set/apply, /v1/set/check, /v1/set/follow, /v1/set/stage, /v1/profiles, /v1/profile/switch, /v1/profile/save, /v1/profile/remove and /v1/openapi.json (which describes each)", r.URL.Path)
+			err = errkind.Errorf(errkind.NotFound, "no endpoint %s; the status socket serves /v1/status, /v1/packs, /v1/packs/{id}, /v1/rejections, /v1/sync, /v1/events, /v1/history, /v1/rollback, /v1/install, /v1/rejections/retry, /v1/reload, /v1/set, /v1/set/diff, /v1/set/apply, /v1/set/check, /v1/set/follow, /v1/set/stage, /v1/profiles, /v1/profile/switch, /v1/profile/save, /v1/profile/remove, /v1/update and /v1/openapi.json (which describes each)", r.URL.Path)
 		case !ok:
 			w.Header().Set("Allow", strings.Join(allow, ", "))
 			err = &APIError{Status: http.StatusMethodNotAllowed, Code: codeMethodNotAllowed,
@@ -469,6 +474,16 @@ func (s *server) getOpenAPI(w http.ResponseWriter, r *http.Request) error {
 
 func (s *server) getHistory(w http.ResponseWriter, r *http.Request) error {
 	s.writeJSON(w, http.StatusOK, s.b.History())
+	return nil
+}
+
+// getUpdate answers GET /v1/update: whether a newer forgesync exists.
+func (s *server) getUpdate(w http.ResponseWriter, r *http.Request) error {
+	st := api.UpdateStatus{Current: s.opts.Version}
+	if s.opts.Update != nil {
+		st = s.opts.Update()
+	}
+	s.writeJSON(w, http.StatusOK, st)
 	return nil
 }
 

@@ -28,6 +28,13 @@ func (c *Client) History(ctx context.Context) (*api.History, error) {
 	return &h, nil
 }
 
+// Update returns GET /v1/update.
+func (c *Client) Update(ctx context.Context) (api.UpdateStatus, error) {
+	var u api.UpdateStatus
+	err := c.do(ctx, http.MethodGet, "/v1/update", &u)
+	return u, err
+}
+
 // LastID returns the id of the latest event, 0 before the first.
 func (e *Events) LastID() uint64 {
 	e.mu.Lock()

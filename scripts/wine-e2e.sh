@@ -14,7 +14,9 @@
 # stays whole, exit 2, the archive waits in drop, the next sync upgrades); a
 # read-only (attrib +r) .pak forgesync placed, cleared on upgrade and removal;
 # a drive root, %ProgramData% or the profiles folder as state or socket
-# folder refused, a state folder holding other files left as it was.
+# folder refused, a state folder holding other files left as it was;
+# `forgesync update` replacing the running forgesync.exe (renamed aside to
+# forgesync.exe.old, removed at the next start) and rolling it back.
 #
 # Not covered, because wine cannot show them: AF_UNIX and the socket
 # folder's ACL (wine 8 accepts SetNamedSecurityInfo but reads back its
@@ -571,6 +573,40 @@ rc=0; FORGESYNC_SIGN_PASSWORD= sfs keygen -o "$(winpath "$work/no keys")" < /dev
 grep -qF "(PowerShell: \$env:FORGESYNC_SIGN_PASSWORD = '…'; cmd: set FORGESYNC_SIGN_PASSWORD=…)" "$work/keygen-nopass.out" ||
   { cat "$work/keygen-nopass.out"; fail "keygen did not name the password variable in the Windows shells' syntax (exit $rc)"; }
 # ---- end of issue 35 items 13-15 and 17 ----
+
+step "update: the running forgesync.exe is replaced by a signed release from a feed, and rolled back"
+# Two builds with a test release key (1.0.0 installed, 1.1.0 released), the
+# release folder by the real mkrelease, served over HTTP on loopback.
+upd="$work/update"
+mkdir -p "$upd/dist/modules/MJOLNIRLobby/dlls" "$upd/inst/modules/MJOLNIRLobby/dlls"
+"$bin/forgesync" keygen -o "$upd/key" --no-password > /dev/null || fail "keygen for the release key"
+pub=$(sed -n 2p "$upd/key/forgesync.pub")
+keyvar=github.com/mjolnir-forge/forgesync/selfupdate.releaseKey
+GOOS=windows GOARCH=amd64 go build -ldflags "-X main.version=1.0.0 -X $keyvar=$pub" -o "$upd/inst/forgesync.exe" ./cmd/forgesync
+GOOS=windows GOARCH=amd64 go build -ldflags "-X main.version=1.1.0 -X $keyvar=$pub" -o "$upd/dist/forgesync.exe" ./cmd/forgesync
+for d in dist inst; do
+  printf 'module %s\n' "$d" > "$upd/$d/modules/MJOLNIRLobby/dlls/forge_doors.dll"
+  printf 'forge_doors 1.0.0 api 1\n' > "$upd/$d/modules/MJOLNIRLobby/dlls/forge_doors.version"
+done
+go run ./cmd/mkrelease -version 1.1.0 -epoch 1764000000 -out "$upd/feed" -sign-key "$upd/key/forgesync.key" "windows=$upd/dist" > /dev/null ||
+  fail "mkrelease of the test release"
+uport=$((20000 + RANDOM % 20000))
+python3 -m http.server --bind 127.0.0.1 --directory "$upd/feed" "$uport" > /dev/null 2>&1 &
+feedpid=$!
+wait_for 30 curl -fsS "http://127.0.0.1:$uport/SHA256SUMS" || fail "the feed server did not start"
+printf '[update]\r\nfeed = "http://127.0.0.1:%s/"\r\n' "$uport" > "$upd/f.toml"
+ufs() { $WINE "$upd/inst/forgesync.exe" "$@" --config "$(winpath "$upd/f.toml")"; }
+ufs update --yes > "$work/update.out" 2>&1 || { cat "$work/update.out"; fail "update under wine"; }
+grep -q "updated forgesync 1.0.0 → 1.1.0" "$work/update.out" || { cat "$work/update.out"; fail "update did not say 1.0.0 → 1.1.0"; }
+cmp -s "$upd/inst/forgesync.exe" "$upd/dist/forgesync.exe" || fail "forgesync.exe is not the release's after the update"
+grep -q "module dist" "$upd/inst/modules/MJOLNIRLobby/dlls/forge_doors.dll" || fail "modules/ is not the release's after the update"
+[ -e "$upd/inst/forgesync.exe.old" ] || fail "the running forgesync.exe was not renamed aside to forgesync.exe.old"
+ufs version | grep -q "^forgesync 1.1.0 " || fail "the next run is not 1.1.0: $(ufs version)"
+[ ! -e "$upd/inst/forgesync.exe.old" ] || fail "the next start left forgesync.exe.old"
+ufs update --rollback --yes > "$work/rollback.out" 2>&1 || { cat "$work/rollback.out"; fail "update --rollback under wine"; }
+ufs version | grep -q "^forgesync 1.0.0 " || fail "after the rollback the next run is not 1.0.0: $(ufs version)"
+grep -q "module inst" "$upd/inst/modules/MJOLNIRLobby/dlls/forge_doors.dll" || fail "modules/ is not the old one after the rollback"
+kill "$feedpid"; wait "$feedpid" 2>/dev/null || true
 
 elapsed=$(($(date +%s) - start))
 echo "wine-e2e: PASS in ${elapsed}s"

@@ -155,6 +155,9 @@ func exitCases(t *testing.T) []exitCase {
 		{"export", []string{"export", filepath.Join(tmp, "site"), "--from", missing}, nil},
 		{"openapi", []string{"openapi", "extra"}, nil},
 		{"stage", []string{"stage", missing}, nil},
+		{"update", []string{"update", "--check", "--rollback"}, nil},
+		{"update", []string{"update"}, nil},            // no terminal, no --yes
+		{"update", []string{"update", "--check"}, nil}, // this binary has no release key: 2, asking nothing of the network
 	}
 }
 

@@ -91,7 +91,7 @@ type layer struct {
 var layers = map[string]layer{
 	// The commands: the binary's wiring, and the tools beside it.
 	"cmd/forgesync/...": {owns: "the forgesync command: flags, sub-commands, wiring and its text views",
-		may: []string{"cmd/forgesync/...", "daemon/...", "api", "pipeline", "watch", "installer/...", "inventory/...", "sets/...", "config", "lua/...", "native", "internal/..."}},
+		may: []string{"cmd/forgesync/...", "daemon/...", "api", "pipeline", "watch", "installer/...", "inventory/...", "sets/...", "config", "lua/...", "native", "selfupdate", "internal/..."}},
 	"cmd/launcher-client":              {owns: "a launcher's use of the daemon, in Go", may: []string{"cmd/launcher-client/forgesyncapi"}},
 	"cmd/launcher-client/forgesyncapi": {owns: "the client generated from api/openapi.yaml"},
 	"cmd/mkrelease":                    {owns: "the release packaging of make release", may: []string{"api", "lua", "native", "sets/lock", "internal/..."}},
@@ -102,7 +102,7 @@ var layers = map[string]layer{
 
 	// The service, and the wire shapes only it and the commands know.
 	"daemon": {owns: "the service: the socket and TCP API, events, the status page; wire shapes made once",
-		may: []string{"api", "config", "pipeline", "watch", "installer/...", "inventory/...", "sets/...", "native", "internal/..."}},
+		may: []string{"api", "config", "pipeline", "watch", "installer/...", "inventory/...", "sets/...", "native", "selfupdate", "internal/..."}},
 	"daemon/setup": {owns: "the player's setup, its undo and uninstall", may: []string{"daemon", "config", "pipeline", "native", "internal/..."}},
 	"api":          {owns: "the wire shapes only", may: []string{"internal/..."}, never: []string{"os", "net", "net/http"}},
 
@@ -143,6 +143,10 @@ var layers = map[string]layer{
 	"sets/oci":     {owns: "a pack set as an OCI artifact", may: []string{"internal/..."}},
 	"sets/casync":  {owns: "casync's chunk formats", may: []string{"internal/..."}, never: []string{"net", "net/http"}},
 	"sets/settest": {owns: "what the sets packages' tests share", may: []string{"internal/..."}},
+
+	// Updating forgesync itself: the feed, the signature, the swap.
+	"selfupdate": {owns: "updating forgesync itself", may: []string{"sets/lock", "sets/fetch", "internal/..."},
+		never: []string{"github.com/fsnotify/fsnotify", "github.com/kardianos/service"}},
 
 	// The rest of the card.
 	"config":      {owns: "the TOML configuration", may: []string{"internal/..."}, never: []string{"net/http"}},

@@ -14,6 +14,7 @@ import (
 	"github.com/mjolnir-forge/forgesync/cmd/forgesync/author"
 	"github.com/mjolnir-forge/forgesync/cmd/forgesync/cli"
 	"github.com/mjolnir-forge/forgesync/cmd/forgesync/stage"
+	"github.com/mjolnir-forge/forgesync/cmd/forgesync/update"
 	"github.com/mjolnir-forge/forgesync/installer/intake"
 )
 
@@ -26,6 +27,7 @@ func main() {
 	}
 	stopProfile := cli.StartProfile(cli.ProfileEnv)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	update.Recover(ctx) // an update a crash cut short; Windows: the old .exe
 	code := run(ctx, cli.OSArgs(), os.Stdout, os.Stderr)
 	stop()
 	stopProfile()
@@ -81,6 +83,7 @@ func commands() []*cli.Command {
 		serviceCommand(),
 		setupCommand(),
 		uninstallCommand(),
+		update.Command(version),
 		cli.VersionCommand(currentBuild),
 	}
 }

@@ -398,6 +398,7 @@ func TestOpenAPIContract(t *testing.T) {
 	expectUpload(t, c, "/v1/install?name=glass-works-again.zip", "application/zip", exampleZip(t, "glass-works"), http.StatusOK)
 	expectUpload(t, c, "/v1/install?name=a.zip", "text/plain", []byte("PK"), http.StatusUnsupportedMediaType)
 	expect(t, c, http.MethodGet, "/v1/openapi.json", "", http.StatusOK)
+	expect(t, c, http.MethodGet, "/v1/update", "", http.StatusOK) // checking: false, [update] check is off
 	expect(t, c, http.MethodDelete, "/v1/packs/doors-b", "", http.StatusOK)
 	expect(t, c, http.MethodDelete, "/v1/packs/doors-b", "", http.StatusNotFound)
 	expect(t, c, http.MethodGet, "/v1/history", "", http.StatusOK)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
@@ -47,8 +48,8 @@ type stagingWriter struct {
 // the staging root, a file in content/ took three (open the folder,
 // create the file in it, close the folder).
 type madeDirs struct {
-	mu   sync.Mutex          // guards made and held
-	made map[string]*os.Root // folders created; a Root for those held open
+	mu   sync.Mutex             // guards made and held
+	made map[string]*heldFolder // folders created; a heldFolder for those held open
 	held int
 }
 
@@ -75,7 +76,7 @@ func (d *madeDirs) mkdirAllLocked(root *os.Root, name string) error {
 		return fmt.Errorf("create %s: %w", name, err)
 	}
 	if d.made == nil {
-		d.made = map[string]*os.Root{}
+		d.made = map[string]*heldFolder{}
 	}
 	for p := name; p != "." && p != "/"; p = path.Dir(p) {
 		if _, ok := d.made[p]; !ok {
@@ -101,8 +102,8 @@ func (d *madeDirs) create(root *os.Root, name string) (*os.File, error) {
 		// A folder of staging this extraction made (os.Root would
 		// refuse a link on the way all the same). Should it not open
 		// (no descriptor to spare), the file is created through root.
-		if r, err := root.OpenRoot(filepath.FromSlash(dir)); err == nil {
-			in, d.made[dir] = r, r
+		if h, err := openHeld(root, filepath.FromSlash(dir)); err == nil {
+			in, d.made[dir] = h, h
 			d.held++
 		}
 	}
@@ -110,7 +111,7 @@ func (d *madeDirs) create(root *os.Root, name string) (*os.File, error) {
 	var f *os.File
 	var err error
 	if in != nil {
-		f, err = in.OpenFile(base, flags, stagedPerm)
+		f, err = in.create(base, name, stagedPerm)
 	} else {
 		f, err = root.OpenFile(filepath.FromSlash(name), flags, stagedPerm)
 	}
@@ -124,13 +125,20 @@ func (d *madeDirs) create(root *os.Root, name string) (*os.File, error) {
 func (d *madeDirs) close() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	for p, r := range d.made {
-		if r != nil {
-			r.Close()
+	for p, h := range d.made {
+		if h != nil {
+			h.close()
 			d.made[p] = nil
 		}
 	}
 	d.held = 0
+}
+
+// singleName reports whether base is one name in a folder: not empty, not
+// "." or "..", and without a separator.
+func singleName(base string) bool {
+	return base != "" && base != "." && base != ".." &&
+		!strings.ContainsRune(base, '/') && !strings.ContainsRune(base, os.PathSeparator)
 }
 
 // syncList collects the files an extraction wrote (by the writer

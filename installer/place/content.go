@@ -53,7 +53,14 @@ type swap struct {
 // pending is one file to place: target is its slash path relative to
 // paks, dst its place, src the staged file, and tmp, when not "", its
 // copy (or the first file's move) beside dst.
-type pending struct{ target, dst, src, tmp string }
+// free says nothing stood at dst when it was prepared (clearTarget's
+// Lstat found nothing), so that swapIn need not look again: the pack's
+// folders are forgesync's, and no two of a pack's files share a target
+// (intake refuses names that fold to one).
+type pending struct {
+	target, dst, src, tmp string
+	free                  bool
+}
 
 // Place puts the pack's content/ files from a staged root into
 // <paks>/MJOLNIRForge/<packID>/, all or nothing, on every OS. Where the
@@ -159,10 +166,11 @@ func (pl *Placement) prepare(stagedRoot string, files []intake.File, packID stri
 				dirs[d] = true
 			}
 		}
-		if err := pl.clearTarget(dst, target); err != nil {
+		free, err := pl.clearTarget(dst, target)
+		if err != nil {
 			return todo, err
 		}
-		p := pending{target: target, dst: dst, src: filepath.Join(stagedRoot, filepath.FromSlash(f.Path))}
+		p := pending{target: target, dst: dst, src: filepath.Join(stagedRoot, filepath.FromSlash(f.Path)), free: free}
 		if !oneVolume {
 			tmp, err := tempBeside(dst)
 			if err != nil {
@@ -201,17 +209,12 @@ func (pl *Placement) prepare(stagedRoot string, files []intake.File, packID stri
 func (pl *Placement) swapIn(p *pending) error {
 	r := pl.r
 	s := swap{dst: p.dst}
-	if _, err := os.Lstat(p.dst); err == nil {
-		backup, err := tempBeside(p.dst)
+	if !p.free { // else nothing to set aside (see pending)
+		backup, err := pl.aside(p)
 		if err != nil {
 			return &fs.PathError{Op: "place content", Path: p.target, Err: err}
 		}
-		if err := r.Aside(p.dst, backup); err != nil {
-			return &fs.PathError{Op: "place content", Path: p.target, Err: err}
-		}
 		s.backup = backup
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return &fs.PathError{Op: "place content", Path: p.target, Err: err}
 	}
 	pl.swaps = append(pl.swaps, s)
 	var err error
@@ -228,6 +231,24 @@ func (pl *Placement) swapIn(p *pending) error {
 	p.tmp = ""
 	pl.Paths = append(pl.Paths, p.target)
 	return nil
+}
+
+// aside renames what stands at p's target, if anything, to a backup
+// beside it, and returns the backup's name ("" for none).
+func (pl *Placement) aside(p *pending) (string, error) {
+	if _, err := os.Lstat(p.dst); errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	} else if err != nil {
+		return "", err
+	}
+	backup, err := tempBeside(p.dst)
+	if err != nil {
+		return "", err
+	}
+	if err := pl.r.Aside(p.dst, backup); err != nil {
+		return "", err
+	}
+	return backup, nil
 }
 
 // makeFolder makes the folder dir (a slash path relative to paks, at or
@@ -265,19 +286,23 @@ func (pl *Placement) makeFolder(root, dir string) error {
 // forgesync placed is made writable, one it did not place refused; a
 // folder of the old version's files (content/x.pak/a.pak before,
 // content/X.PAK now) is set aside whole, and one holding anything
-// forgesync did not place refused.
-func (pl *Placement) clearTarget(dst, target string) error {
+// forgesync did not place refused. It reports whether nothing stands
+// there: a new pack's file costs this one Lstat.
+func (pl *Placement) clearTarget(dst, target string) (free bool, err error) {
 	fi, err := os.Lstat(dst)
+	if errors.Is(err, fs.ErrNotExist) {
+		return true, nil
+	}
 	if err != nil || fi.Mode().IsRegular() {
-		return pl.checkWritable(dst, target)
+		return false, pl.checkWritable(dst, target, fi)
 	}
 	if !fi.IsDir() {
-		return nil // a link or a device: the rename over it is refused
+		return false, nil // a link or a device: the rename over it is refused
 	}
 	if err := pl.ownsFolder(dst, target); err != nil {
-		return &fs.PathError{Op: "place content", Path: target, Err: err}
+		return false, &fs.PathError{Op: "place content", Path: target, Err: err}
 	}
-	return pl.setAside(dst, target, swap{folder: true})
+	return false, pl.setAside(dst, target, swap{folder: true})
 }
 
 // ownsFolder returns nil when every file under the folder dst (target,
@@ -296,7 +321,11 @@ func (pl *Placement) ownsFolder(dst, target string) error {
 		if !d.Type().IsRegular() || !pl.owned.owns(t) {
 			return fmt.Errorf("%s holds %s, which forgesync did not place, where the pack needs a file: move it away", dst, p)
 		}
-		return pl.checkWritable(p, t)
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return nil
+		}
+		return pl.checkWritable(p, t, fi)
 	})
 }
 
@@ -331,10 +360,9 @@ func (pl *Placement) cleanTemps(dir string) {
 }
 
 // checkWritable makes a read-only target forgesync owns writable, and
-// refuses one it does not own.
-func (pl *Placement) checkWritable(dst, target string) error {
-	fi, err := os.Lstat(dst)
-	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o200 != 0 {
+// refuses one it does not own. fi is dst's Lstat (nil when there was none).
+func (pl *Placement) checkWritable(dst, target string, fi fs.FileInfo) error {
+	if fi == nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o200 != 0 {
 		return nil
 	}
 	if !pl.owned.owns(target) {

@@ -2358,6 +2358,27 @@ type SyncStartedEventType string
 // SyncTrigger What started a pass over the drop folder: `start` (the pass at the daemon's start, which also finishes what a stop interrupted), `watch` (the watcher or its periodic rescan found settled archives), `request` (POST /v1/sync, `forgesync sync`), `install` (`forgesync install FILE`).
 type SyncTrigger string
 
+// UpdateStatus Whether a newer forgesync exists (`forgesync update --check` asks the feed itself).
+type UpdateStatus struct {
+	// Available Whether `latest` is newer than `current`.
+	Available bool `json:"available"`
+
+	// CheckedAt When the feed was last read; absent before then.
+	CheckedAt *time.Time `json:"checked_at,omitempty"`
+
+	// Checking Whether the daemon checks the feed (`[update] check`).
+	Checking bool `json:"checking"`
+
+	// Current The daemon's version.
+	Current string `json:"current"`
+
+	// Error Why the last check failed (the feed unreachable, a bad signature); absent when it did not.
+	Error *string `json:"error,omitempty"`
+
+	// Latest The newest release the feed offers for this system; absent before a check succeeded.
+	Latest *string `json:"latest,omitempty"`
+}
+
 // Vec3 Three numbers: x, y, z.
 type Vec3 = []float64
 
@@ -3671,6 +3692,15 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /v1/sync (the `Sync` operationId).
 	Sync(ctx context.Context, body SyncJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetUpdate Whether a newer forgesync exists, from the daemon's last look at the release feed.
+	//
+	// With `[update] check = true` the daemon reads the release feed (`[update] feed`) at most once a
+	// day, the signature checked with the release key built into it; `forgesync update` installs the
+	// newer version. Without it `checking` is false and nothing is read.
+	//
+	// Corresponds with GET /v1/update (the `GetUpdate` operationId).
+	GetUpdate(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // FollowEvents A stream of newline-delimited JSON events; replays what the daemon holds after `since`, then follows live.
@@ -4466,6 +4496,25 @@ func (c *Client) SyncWithBody(ctx context.Context, contentType string, body io.R
 // Corresponds with POST /v1/sync (the `Sync` operationId).
 func (c *Client) Sync(ctx context.Context, body SyncJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewSyncRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetUpdate Whether a newer forgesync exists, from the daemon's last look at the release feed.
+//
+// With `[update] check = true` the daemon reads the release feed (`[update] feed`) at most once a
+// day, the signature checked with the release key built into it; `forgesync update` installs the
+// newer version. Without it `checking` is false and nothing is read.
+//
+// Corresponds with GET /v1/update (the `GetUpdate` operationId).
+func (c *Client) GetUpdate(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetUpdateRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -5503,6 +5552,33 @@ func NewSyncRequestWithBody(server string, contentType string, body io.Reader) (
 	return req, nil
 }
 
+// NewGetUpdateRequest constructs an http.Request for the GetUpdate method
+func NewGetUpdateRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/update")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 func (c *Client) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
 	for _, r := range c.RequestEditors {
 		if err := r(ctx, req); err != nil {
@@ -5949,6 +6025,17 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /v1/sync (the `Sync` operationId).
 	SyncWithResponse(ctx context.Context, body SyncJSONRequestBody, reqEditors ...RequestEditorFn) (*SyncResponse, error)
+
+	// GetUpdateWithResponse Whether a newer forgesync exists, from the daemon's last look at the release feed.
+	//
+	// With `[update] check = true` the daemon reads the release feed (`[update] feed`) at most once a
+	// day, the signature checked with the release key built into it; `forgesync update` installs the
+	// newer version. Without it `checking` is false and nothing is read.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/update (the `GetUpdate` operationId).
+	GetUpdateWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetUpdateResponse, error)
 }
 
 type FollowEventsResponse struct {
@@ -8240,6 +8327,61 @@ func (r SyncResponse) ContentType() string {
 	return ""
 }
 
+type GetUpdateResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *UpdateStatus
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetUpdateResponse) GetJSON200() *UpdateStatus {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetUpdateResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetUpdateResponse) GetJSON403() *Error {
+	return r.JSON403
+}
+
+// GetBody returns the raw response body bytes
+func (r GetUpdateResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetUpdateResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetUpdateResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetUpdateResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // FollowEventsWithResponse A stream of newline-delimited JSON events; replays what the daemon holds after `since`, then follows live.
 //
 // Each line is one [Event](#/components/schemas/Event). Ids start at 1 and are consecutive
@@ -8893,6 +9035,23 @@ func (c *ClientWithResponses) SyncWithResponse(ctx context.Context, body SyncJSO
 		return nil, err
 	}
 	return ParseSyncResponse(rsp)
+}
+
+// GetUpdateWithResponse Whether a newer forgesync exists, from the daemon's last look at the release feed.
+//
+// With `[update] check = true` the daemon reads the release feed (`[update] feed`) at most once a
+// day, the signature checked with the release key built into it; `forgesync update` installs the
+// newer version. Without it `checking` is false and nothing is read.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/update (the `GetUpdate` operationId).
+func (c *ClientWithResponses) GetUpdateWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetUpdateResponse, error) {
+	rsp, err := c.GetUpdate(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetUpdateResponse(rsp)
 }
 
 // ParseFollowEventsResponse parses an HTTP response from a FollowEventsWithResponse call
@@ -10782,6 +10941,46 @@ func ParseSyncResponse(rsp *http.Response) (*SyncResponse, error) {
 			return nil, err
 		}
 		response.JSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetUpdateResponse parses an HTTP response from a GetUpdateWithResponse call
+func ParseGetUpdateResponse(rsp *http.Response) (*GetUpdateResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetUpdateResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest UpdateStatus
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
 
 	}
 

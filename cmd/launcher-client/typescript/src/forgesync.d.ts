@@ -224,6 +224,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether a newer forgesync exists, from the daemon's last look at the release feed.
+         * @description With `[update] check = true` the daemon reads the release feed (`[update] feed`) at most once a
+         *     day, the signature checked with the release key built into it; `forgesync update` installs the
+         *     newer version. Without it `checking` is false and nothing is read.
+         */
+        get: operations["getUpdate"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/history": {
         parameters: {
             query?: never;
@@ -1241,6 +1263,24 @@ export interface components {
             paused?: components["schemas"]["SetPause"];
             last_download?: components["schemas"]["SetCheck"];
         };
+        /** @description Whether a newer forgesync exists (`forgesync update --check` asks the feed itself). */
+        UpdateStatus: {
+            /** @description The daemon's version. */
+            current: string;
+            /** @description The newest release the feed offers for this system; absent before a check succeeded. */
+            latest?: string;
+            /** @description Whether `latest` is newer than `current`. */
+            available: boolean;
+            /** @description Whether the daemon checks the feed (`[update] check`). */
+            checking: boolean;
+            /**
+             * Format: date-time
+             * @description When the feed was last read; absent before then.
+             */
+            checked_at?: string;
+            /** @description Why the last check failed (the feed unreachable, a bad signature); absent when it did not. */
+            error?: string;
+        };
         /** @description What a config reload did. */
         ReloadResult: {
             /** @description The config file read. */
@@ -2068,6 +2108,28 @@ export interface operations {
             413: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
+        };
+    };
+    getUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The running version and what the last check found. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpdateStatus"];
+                };
+            };
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
         };
     };
     getHistory: {
