@@ -408,6 +408,8 @@ func TestOpenAPIContract(t *testing.T) {
 	expect(t, c, http.MethodPost, "/v1/sync", `{"force":true}`, http.StatusBadRequest)
 	expect(t, c, http.MethodPost, "/v1/sync", `{"x":`+strings.Repeat(" ", 70<<10)+`1}`, http.StatusRequestEntityTooLarge)
 	expect(t, c, http.MethodGet, "/v1/events?since=yesterday", "", http.StatusBadRequest)
+	expect(t, c, http.MethodPost, "/v1/page/token", "", http.StatusServiceUnavailable) // no [api] listen here
+	expect(t, c, http.MethodGet, "/v1/page/session", "", http.StatusForbidden)         // the page's own
 	expect(t, c, http.MethodGet, "/v1/status", "", http.StatusOK)
 	expect(t, c, http.MethodGet, "/v1/packs", "", http.StatusOK)
 

@@ -380,6 +380,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/page/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A one-time URL that opens the status page (what `forgesync open --print` prints).
+         * @description For the socket's peer or an API-key client, never for a page session. The URL is on the
+         *     TCP API and opens a session once, within two minutes: an HttpOnly, SameSite=Strict cookie
+         *     kept in the daemon's memory only. A `forgesync://` link, when given, is checked strictly
+         *     and the page opens on its confirmation. 503 when the daemon runs no TCP API.
+         */
+        post: operations["pageToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/page/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The page session's CSRF token, for the page's own script.
+         * @description Only with the page's session cookie (403 otherwise). Every change the page asks for
+         *     carries this token in `X-Forgesync-CSRF` and the page's own `Origin`, or it is refused.
+         */
+        get: operations["pageSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/events": {
         parameters: {
             query?: never;
@@ -1129,6 +1173,28 @@ export interface components {
             applied: string[];
             /** @description The keys that changed but take effect only when the daemon restarts (`paths.mods`, `api.listen`, …). */
             needs_restart: string[];
+        };
+        /** @description What the page opens on. */
+        PageTokenRequest: {
+            /** @description A `forgesync://set?url=URL[&key=KEY]` link; the page opens on its confirmation. */
+            link?: string;
+        };
+        /** @description A URL that opens the status page once. */
+        PageToken: {
+            /** @description The URL on the TCP API, with its one-time token. */
+            url: string;
+            /**
+             * Format: date-time
+             * @description When the token stops working.
+             */
+            expires_at: string;
+        };
+        /** @description The page's session, for its script. */
+        PageSession: {
+            /** @description The token every change sends in `X-Forgesync-CSRF`. */
+            csrf: string;
+            /** @description The `forgesync://` link the page was opened for. */
+            link?: string;
         };
         /** @description A set applied by hand (`sync --set`, `POST /v1/set/apply`) pinned a machine that follows `[sets] source`: following is paused, across restarts, until `POST /v1/set/follow` (`forgesync sync --set --follow`); absent while the machine follows. */
         SetPause: {
@@ -2068,6 +2134,61 @@ export interface operations {
             413: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
+        };
+    };
+    pageToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PageTokenRequest"];
+            };
+        };
+        responses: {
+            /** @description The one-time URL. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PageToken"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            408: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+            413: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    pageSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PageSession"];
+                };
+            };
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            500: components["responses"]["Error"];
         };
     };
     followEvents: {
