@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/mjolnir-forge/forgesync/cmd/forgesync/author"
+	"github.com/mjolnir-forge/forgesync/cmd/forgesync/browser"
 	"github.com/mjolnir-forge/forgesync/cmd/forgesync/cli"
 	"github.com/mjolnir-forge/forgesync/cmd/forgesync/update"
 	"github.com/mjolnir-forge/forgesync/installer/intake"
@@ -56,6 +57,8 @@ func commands() []*cli.Command {
 		demoCommand(),
 		statusCommand(),
 		reloadCommand(),
+		browser.Open(),
+		browser.OpenLink(),
 		syncCommand(),
 		installCommand(),
 		packsCommand(),
