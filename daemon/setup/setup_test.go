@@ -1,6 +1,7 @@
 package setup
 
 import (
+	"net"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -169,7 +170,8 @@ func TestSetupUndoKeepsAnEditedConfig(t *testing.T) {
 	o := fakeGame(t)
 	runSetup(t, o)
 	file := configFile(o.Env)
-	edited := string(setupConfig(o.Mods, o.Paks, o.State)) + "[log]\nlevel = \"debug\"\n"
+	written, _ := os.ReadFile(file)
+	edited := string(written) + "[log]\nlevel = \"debug\"\n"
 	if err := os.WriteFile(file, []byte(edited), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +267,7 @@ func TestSetupRefusals(t *testing.T) {
 func TestSetupConfigQuotesPaths(t *testing.T) {
 	base := t.TempDir()
 	for _, p := range []string{filepath.Join(base, "Mods"), filepath.Join(base, "o'neil", "Mods"), filepath.Join(base, `a "b" \c`, "Mods")} {
-		text := setupConfig(p, p+"x", p+"y")
+		text := setupConfig(p, p+"x", p+"y", "127.0.0.1:8384")
 		cfg, err := config.ParseEnv(filepath.Join(base, "f.toml"), text, config.Process(false))
 		if err != nil {
 			t.Errorf("%s: %v\n%s", p, err, text)
@@ -328,7 +330,7 @@ func TestSetupWithOtherAnswersUpdatesItsOwnConfig(t *testing.T) {
 		!strings.Contains(got, "removed "+filepath.Join(first, setupRecordName)+"\n") {
 		t.Errorf("setup with another state printed\n%s", got)
 	}
-	if data, _ := os.ReadFile(file); string(data) != string(setupConfig(o.Mods, o.Paks, o.State)) {
+	if data, _ := os.ReadFile(file); string(data) != string(setupConfig(o.Mods, o.Paks, o.State, listenOf(t, file))) {
 		t.Errorf("config = %s", data)
 	}
 	var out strings.Builder
@@ -362,5 +364,37 @@ func TestFolderExamplesPerOS(t *testing.T) {
 	}
 	if strings.Contains(linux.mods+linux.paks, `\`) || !strings.HasPrefix(linux.mods, "~/.local/share/Steam/steamapps/common/") || !strings.HasSuffix(linux.paks, "/Content/Paks") {
 		t.Errorf("Linux examples = %+v; want Linux paths", linux)
+	}
+}
+
+// listenOf returns the [api] listen of the config at file.
+func listenOf(t *testing.T, file string) string {
+	t.Helper()
+	cfg, err := config.LoadEnv(file, config.Process(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg.API.Listen
+}
+
+// TestSetupEnablesThePage: setup turns on the TCP API, where the status
+// page lives, on a loopback port that is free, and keeps that port when
+// run again (nothing to change).
+func TestSetupEnablesThePage(t *testing.T) {
+	o := fakeGame(t)
+	runSetup(t, o)
+	file := configFile(o.Env)
+	listen := listenOf(t, file)
+	host, _, err := net.SplitHostPort(listen)
+	if err != nil || host != "127.0.0.1" {
+		t.Fatalf("[api] listen = %q; want a port on 127.0.0.1", listen)
+	}
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		t.Fatalf("the port setup chose, %s, is not free: %v", listen, err)
+	}
+	ln.Close()
+	if got := runSetup(t, o); !strings.Contains(got, "nothing to change") || listenOf(t, file) != listen {
+		t.Errorf("setup again printed\n%s\nand listens on %s; want nothing changed (%s)", got, listenOf(t, file), listen)
 	}
 }
