@@ -1,10 +1,16 @@
 package daemon
 
 import (
+	"context"
 	"fmt"
+	"net/http"
 	"net/url"
 	"strings"
 	"unicode"
+
+	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/internal/errkind"
+	"github.com/mjolnir-forge/forgesync/sets/follow"
 )
 
 // The bounds of a forgesync:// link (SPEC §14): a whole link, and the set
@@ -113,4 +119,67 @@ func short(s string) string {
 		return s[:120] + "…"
 	}
 	return s
+}
+
+// previewer is a [Backend] that previews a set a link names (POST
+// /v1/set/preview).
+type previewer interface {
+	SetPreview(ctx context.Context, req api.SetPreviewRequest) (*api.SetPreview, error)
+}
+
+// postSetPreview answers POST /v1/set/preview {"url": URL, "key": KEY}:
+// the set compared with the machine, nothing applied.
+func (s *server) postSetPreview(w http.ResponseWriter, r *http.Request) error {
+	const hint = `send {"url": "https://…" or "oci://…", "key": "RW…"}`
+	pv, ok := s.b.(previewer)
+	if !ok {
+		return errkind.New(errkind.NotFound, "this daemon serves no pack sets")
+	}
+	var req api.SetPreviewRequest
+	if err := s.readBody(w, r, &req, hint); err != nil {
+		return err
+	}
+	if err := (Link{URL: req.URL, Key: req.Key}).check(); err != nil {
+		return errkind.Wrap(errkind.Invalid, err)
+	}
+	res, err := pv.SetPreview(r.Context(), req)
+	if err != nil {
+		return err
+	}
+	s.writeJSON(w, http.StatusOK, res)
+	return nil
+}
+
+// SetPreview answers POST /v1/set/preview.
+func (b setsBackend) SetPreview(ctx context.Context, req api.SetPreviewRequest) (*api.SetPreview, error) {
+	installed, err := b.r.Installed()
+	if err != nil {
+		return nil, err
+	}
+	p, err := b.sets().Preview(ctx, req.URL, req.Key, installed)
+	if err != nil {
+		return nil, errkind.Wrap(errkind.Invalid, err)
+	}
+	out := &api.SetPreview{Source: p.Source, Name: p.Name, SignedBy: p.Signature.SignedBy(), LinkKey: p.LinkKey, Trusted: p.Trusted,
+		Trust: trustWords(p), Comparison: wireComparison(p.Comparison), Pinned: p.Pinned,
+		TotalBytes: p.TotalBytes, DownloadBytes: p.DownloadBytes, Warnings: p.Warnings}
+	if out.Warnings == nil {
+		out.Warnings = []string{}
+	}
+	return out, nil
+}
+
+// trustWords says who signed a previewed set and whether this machine
+// trusts them, for a player deciding to join it.
+func trustWords(p *follow.Preview) string {
+	by := p.Signature.SignedBy()
+	switch {
+	case p.Trusted:
+		return "Signed by key " + by + ", one of the keys this machine trusts ([sets] trusted_keys)."
+	case by != "" && by == p.LinkKey:
+		return "Signed by key " + by + ", the key the link names. This key is NOT one of the keys this machine trusts ([sets] trusted_keys): anyone can make a link, so join only if you know the host who sent it."
+	case p.Signature.KeyID != "":
+		return "The set claims to be signed by key " + p.Signature.KeyID + ", but this machine trusts no key and the link names none, so nobody checked it. Join only if you know the host who sent it."
+	}
+	return "This set is NOT signed: whoever can change the file at " + p.Source + " can change what you install. Join only if you know the host who sent it."
 }

@@ -63,14 +63,14 @@ type pageSessions struct {
 // was made for (a forgesync:// link, or "").
 type pageGrant struct {
 	expires time.Time
-	link    string
+	link    *api.PageLink
 }
 
 // pageSession is one browser's session: its CSRF token, the link it was
 // opened for, and when it ends.
 type pageSession struct {
 	csrf    string
-	link    string
+	link    *api.PageLink
 	expires time.Time
 }
 
@@ -87,7 +87,7 @@ func (p *pageSessions) setBase(addr string) {
 
 // grant makes a one-time token for link and returns the URL that spends
 // it; an error when no TCP API serves the page.
-func (p *pageSessions) grant(link string) (api.PageToken, error) {
+func (p *pageSessions) grant(link *api.PageLink) (api.PageToken, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.base == "" {
@@ -176,6 +176,7 @@ func setPageHeaders(h http.Header) {
 func (s *server) pageRoutes(mux *http.ServeMux) {
 	mux.Handle("/v1/page/token", s.handle(map[string]handlerFunc{http.MethodPost: s.postPageToken}))
 	mux.Handle("/v1/page/session", s.handle(map[string]handlerFunc{http.MethodGet: s.getPageCSRF}))
+	mux.Handle("/v1/set/preview", s.handle(map[string]handlerFunc{http.MethodPost: s.postSetPreview}))
 	if s.opts.APIKey == "" {
 		return // the socket: no browser comes here
 	}
@@ -226,12 +227,15 @@ func (s *server) postPageToken(w http.ResponseWriter, r *http.Request) error {
 	if err := s.readBody(w, r, &body, `send {} or {"link": "forgesync://set?url=…"}`); err != nil {
 		return err
 	}
+	var link *api.PageLink
 	if body.Link != "" {
-		if _, err := ParseLink(body.Link); err != nil {
+		l, err := ParseLink(body.Link)
+		if err != nil {
 			return errkind.Wrap(errkind.Invalid, err)
 		}
+		link = &api.PageLink{URL: l.URL, Key: l.Key}
 	}
-	tok, err := s.opts.pages.grant(body.Link)
+	tok, err := s.opts.pages.grant(link)
 	if err != nil {
 		return err
 	}

@@ -268,7 +268,7 @@ func (s *server) handleLimit(methods map[string]handlerFunc, maxBody int64) http
 		}
 		switch h, ok := methods[method]; {
 		case methods == nil:
-			err = errkind.Errorf(errkind.NotFound, "no endpoint %s; the status socket serves /v1/status, /v1/packs, /v1/packs/{id}, /v1/rejections, /v1/sync, /v1/events, /v1/history, /v1/rollback, /v1/install, /v1/rejections/retry, /v1/reload, /v1/set, /v1/set/diff, /v1/set/apply, /v1/set/check, /v1/set/follow, /v1/update, /v1/page/token, /v1/page/session and /v1/openapi.json (which describes each)", r.URL.Path)
+			err = errkind.Errorf(errkind.NotFound, "no endpoint %s; the status socket serves /v1/status, /v1/packs, /v1/packs/{id}, /v1/rejections, /v1/sync, /v1/events, /v1/history, /v1/rollback, /v1/install, /v1/rejections/retry, /v1/reload, /v1/set, /v1/set/diff, /v1/set/apply, /v1/set/check, /v1/set/follow, /v1/set/preview, /v1/update, /v1/page/token, /v1/page/session and /v1/openapi.json (which describes each)", r.URL.Path)
 		case !ok:
 			w.Header().Set("Allow", strings.Join(allow, ", "))
 			err = &APIError{Status: http.StatusMethodNotAllowed, Code: codeMethodNotAllowed,

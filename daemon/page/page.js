@@ -212,12 +212,44 @@ async function start() {
   follow();
 }
 
-// linkView is the confirmation of a forgesync:// link: filled in by
-// linkPreview; nothing is applied before the player clicks.
-function linkView(link) {
+// linkView is the confirmation of a forgesync:// link: the set's diff
+// against this machine, its size and signer, fetched by the daemon (the
+// lock only); nothing is applied before the player clicks.
+async function linkView(link) {
   document.getElementById("link").hidden = false;
-  show("link-source", "A link asks this machine to follow the pack set at " + link);
-  if (typeof linkPreview === "function") linkPreview(link);
+  show("link-source", "A link asks this machine to use the pack set at " + link.url);
+  let p;
+  try {
+    p = await call("POST", "/v1/set/preview", { url: link.url, key: link.key || undefined });
+  } catch (e) {
+    show("link-trust", "This set cannot be used: " + e.message);
+    return;
+  }
+  const trust = document.getElementById("link-trust");
+  trust.textContent = p.trust;
+  trust.className = p.trusted ? "trusted" : "untrusted";
+  show("link-summary", (p.name ? p.name + ": " : "") + p.pinned + " packs, " + bytes(p.total_bytes) + "; " +
+    (p.comparison.equal ? "this machine already has exactly this set." : bytes(p.download_bytes) + " to download, " + p.comparison.differences.length + " changes:"));
+  const ul = document.getElementById("link-diff");
+  ul.replaceChildren(...p.comparison.differences.map((d) => el("li", { "data-diff": d.id },
+    d.kind + " " + d.id + (d.want ? " " + d.want.version : "") + (d.have ? " (have " + d.have.version + ")" : ""))));
+  for (const w of p.warnings) ul.append(el("li", { class: "warning" }, w));
+  const confirmButton = document.getElementById("link-confirm");
+  confirmButton.disabled = false;
+  confirmButton.addEventListener("click", async () => {
+    confirmButton.disabled = true;
+    show("link-result", "Applying…");
+    try {
+      const res = await call("POST", "/v1/set/apply", { url: link.url });
+      show("link-result", "Applied: the machine now has the set (" + res.check.result + ").");
+    } catch (e) {
+      show("link-result", "Not applied: " + e.message);
+    }
+    await refresh();
+  }, { once: true });
+  document.getElementById("link-cancel").addEventListener("click", () => {
+    document.getElementById("link").hidden = true;
+  });
 }
 
 document.addEventListener("DOMContentLoaded", start);

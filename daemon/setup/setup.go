@@ -91,6 +91,9 @@ type setupRecord struct {
 	// StateBefore names what the state folder held at setup when setup
 	// did not make it: uninstall keeps those.
 	StateBefore []string `json:"state_before,omitempty"`
+	// URLHandler is the forgesync:// handler setup registered; nil when
+	// it registered none.
+	URLHandler *urlHandlerRecord `json:"url_handler,omitempty"`
 }
 
 // serviceRecord is the service setup installed: its name, and whether it
@@ -288,7 +291,12 @@ func (r *setupRun) run() error {
 		}
 	}
 	rec := setupRecord{Config: r.file, SHA256: hash(r.text), Made: mergeMade(prev.Made, r.made), Service: prev.Service,
-		Absent: mergeMade(prev.Absent, r.absent), StateBefore: prev.StateBefore}
+		Absent: mergeMade(prev.Absent, r.absent), StateBefore: prev.StateBefore, URLHandler: prev.URLHandler}
+	if rec.URLHandler == nil && !r.o.Env.Machine {
+		if rec.URLHandler, err = r.registerLinks(); err != nil {
+			return err
+		}
+	}
 	if prev.Config == "" && !slices.Contains(r.made, r.o.State) {
 		rec.StateBefore = r.stateBefore
 	}
@@ -302,6 +310,16 @@ func (r *setupRun) run() error {
 		return err
 	}
 	return nextSteps(r.out, drop, r.o.Service != nil)
+}
+
+// registerLinks registers this program as the handler of forgesync://
+// links for the user (SPEC §14).
+func (r *setupRun) registerLinks() (*urlHandlerRecord, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("setup: register forgesync:// links: %w", err)
+	}
+	return registerURLHandler(r.o.Env, exe, r.out)
 }
 
 // nextSteps ends a setup on out: where packs go, and what to run next

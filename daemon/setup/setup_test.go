@@ -32,8 +32,8 @@ func fakeGame(t *testing.T) SetupOptions {
 		t.Fatal(err)
 	}
 	home := filepath.Join(root, "home")
-	if err := os.Mkdir(home, 0o755); err != nil {
-		t.Fatal(err)
+	if err := os.MkdirAll(filepath.Join(home, ".local", "share", "applications"), 0o755); err != nil {
+		t.Fatal(err) // a desktop's: setup writes its forgesync:// handler there
 	}
 	vars := map[string]string{
 		"APPDATA":      filepath.Join(home, "AppData", "Roaming"),
@@ -73,6 +73,7 @@ func TestSetupWritesTheConfigAndIsIdempotent(t *testing.T) {
 		strings.Join(made, "") +
 		"made folder " + filepath.Dir(drop) + "\n" +
 		"made folder " + drop + "\n" +
+		"wrote " + desktopFile(o) + " (forgesync:// links open the status page)\n" +
 		"wrote " + file + "\n" +
 		"wrote " + record + " (what setup made, for `forgesync setup --undo`)\n" +
 		"drop packs into " + drop + "\n" +
@@ -143,6 +144,7 @@ func TestSetupUndo(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "removed " + o.Env.UserFile() + "\n" +
+		"removed " + desktopFile(o) + "\n" +
 		"removed " + filepath.Join(o.State, setupRecordName) + "\n" +
 		"kept folder " + drop + ": it is not empty\n" +
 		"kept folder " + filepath.Dir(drop) + ": it is not empty\n" +
@@ -397,4 +399,9 @@ func TestSetupEnablesThePage(t *testing.T) {
 	if got := runSetup(t, o); !strings.Contains(got, "nothing to change") || listenOf(t, file) != listen {
 		t.Errorf("setup again printed\n%s\nand listens on %s; want nothing changed (%s)", got, listenOf(t, file), listen)
 	}
+}
+
+// desktopFile is where setup writes the forgesync:// handler for o.
+func desktopFile(o SetupOptions) string {
+	return filepath.Join(o.Env.Home, ".local", "share", "applications", desktopName)
 }

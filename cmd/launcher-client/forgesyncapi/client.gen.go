@@ -1472,13 +1472,22 @@ type PackRemovedEvent struct {
 // PackRemovedEventType The event type; it names the shape of data.
 type PackRemovedEventType string
 
+// PageLink The parameters of the `forgesync://` link the page was opened for, as the daemon checked them.
+type PageLink struct {
+	// Key The minisign public key the link names.
+	Key *string `json:"key,omitempty"`
+
+	// Url The set's lock: an http(s) URL or an oci:// reference.
+	Url string `json:"url"`
+}
+
 // PageSession The page's session, for its script.
 type PageSession struct {
 	// Csrf The token every change sends in `X-Forgesync-CSRF`.
 	Csrf string `json:"csrf"`
 
-	// Link The `forgesync://` link the page was opened for.
-	Link *string `json:"link,omitempty"`
+	// Link The parameters of the `forgesync://` link the page was opened for, as the daemon checked them.
+	Link *PageLink `json:"link,omitempty"`
 }
 
 // PageToken A URL that opens the status page once.
@@ -1860,6 +1869,51 @@ type SetPause struct {
 
 	// Source Where that set came from; `(request body)` for a lock sent as text.
 	Source string `json:"source"`
+}
+
+// SetPreview A set a player is asked to join, compared with the machine.
+type SetPreview struct {
+	// Comparison How the machine differs from the set.
+	Comparison SetComparison `json:"comparison"`
+
+	// DownloadBytes The bytes of those the machine lacks.
+	DownloadBytes int64 `json:"download_bytes"`
+
+	// LinkKey The key id of the key the link names.
+	LinkKey *string `json:"link_key,omitempty"`
+
+	// Name The set's name, when its lock gives one.
+	Name *string `json:"name,omitempty"`
+
+	// Pinned How many packs the set pins.
+	Pinned int `json:"pinned"`
+
+	// SignedBy The key id of the verified signature.
+	SignedBy *string `json:"signed_by,omitempty"`
+
+	// Source The lock's source, without a password.
+	Source string `json:"source"`
+
+	// TotalBytes The bytes of the set's archives.
+	TotalBytes int64 `json:"total_bytes"`
+
+	// Trust Who signed the set and whether this machine trusts them, in words.
+	Trust string `json:"trust"`
+
+	// Trusted Whether signed_by is one of `[sets] trusted_keys`.
+	Trusted bool `json:"trusted"`
+
+	// Warnings What the player should know of the set (its expiry).
+	Warnings []string `json:"warnings"`
+}
+
+// SetPreviewRequest The set a link names.
+type SetPreviewRequest struct {
+	// Key The minisign public key the link names (base64).
+	Key *string `json:"key,omitempty"`
+
+	// Url The set's lock: an http(s) URL or an oci:// reference.
+	Url string `json:"url"`
 }
 
 // SetResult What a set apply or a rollback changed in the installed set.
@@ -2282,6 +2336,9 @@ type DiffSetJSONRequestBody = Lock
 
 // ResumeFollowingJSONRequestBody defines body for ResumeFollowing for application/json ContentType.
 type ResumeFollowingJSONRequestBody = ResumeFollowingJSONBody
+
+// PreviewSetJSONRequestBody defines body for PreviewSet for application/json ContentType.
+type PreviewSetJSONRequestBody = SetPreviewRequest
 
 // SyncJSONRequestBody defines body for Sync for application/json ContentType.
 type SyncJSONRequestBody = SyncJSONBody
@@ -3289,6 +3346,28 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/set/follow (the `ResumeFollowing` operationId).
 	ResumeFollowing(ctx context.Context, body ResumeFollowingJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// PreviewSetWithBody The set a `forgesync://` link names, compared with the machine, for the player to confirm.
+	//
+	// Fetches the lock and its signature only, checks the signature against `[sets] trusted_keys`
+	// and the link's key, and applies nothing (apply with `POST /v1/set/apply`). A lock that no
+	// named key signed is refused (400).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/set/preview (the `PreviewSet` operationId).
+	PreviewSetWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PreviewSet The set a `forgesync://` link names, compared with the machine, for the player to confirm.
+	//
+	// Fetches the lock and its signature only, checks the signature against `[sets] trusted_keys`
+	// and the link's key, and applies nothing (apply with `POST /v1/set/apply`). A lock that no
+	// named key signed is refused (400).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/set/preview (the `PreviewSet` operationId).
+	PreviewSet(ctx context.Context, body PreviewSetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetStatus Daemon state, version, uptime, last sync, counts, module versions and gates, warnings, queue.
 	//
 	// Corresponds with GET /v1/status (the `GetStatus` operationId).
@@ -3916,6 +3995,48 @@ func (c *Client) ResumeFollowingWithBody(ctx context.Context, contentType string
 // Corresponds with POST /v1/set/follow (the `ResumeFollowing` operationId).
 func (c *Client) ResumeFollowing(ctx context.Context, body ResumeFollowingJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewResumeFollowingRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PreviewSetWithBody The set a `forgesync://` link names, compared with the machine, for the player to confirm.
+//
+// Fetches the lock and its signature only, checks the signature against `[sets] trusted_keys`
+// and the link's key, and applies nothing (apply with `POST /v1/set/apply`). A lock that no
+// named key signed is refused (400).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/set/preview (the `PreviewSet` operationId).
+func (c *Client) PreviewSetWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPreviewSetRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PreviewSet The set a `forgesync://` link names, compared with the machine, for the player to confirm.
+//
+// Fetches the lock and its signature only, checks the signature against `[sets] trusted_keys`
+// and the link's key, and applies nothing (apply with `POST /v1/set/apply`). A lock that no
+// named key signed is refused (400).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/set/preview (the `PreviewSet` operationId).
+func (c *Client) PreviewSet(ctx context.Context, body PreviewSetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPreviewSetRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4784,6 +4905,46 @@ func NewResumeFollowingRequestWithBody(server string, contentType string, body i
 	return req, nil
 }
 
+// NewPreviewSetRequest calls the generic PreviewSet builder with application/json body
+func NewPreviewSetRequest(server string, body PreviewSetJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPreviewSetRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewPreviewSetRequestWithBody constructs an http.Request for the PreviewSet method, with any body, and a specified content type
+func NewPreviewSetRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/set/preview")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewGetStatusRequest constructs an http.Request for the GetStatus method
 func NewGetStatusRequest(server string) (*http.Request, error) {
 	var err error
@@ -5225,6 +5386,28 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /v1/set/follow (the `ResumeFollowing` operationId).
 	ResumeFollowingWithResponse(ctx context.Context, body ResumeFollowingJSONRequestBody, reqEditors ...RequestEditorFn) (*ResumeFollowingResponse, error)
+
+	// PreviewSetWithBodyWithResponse The set a `forgesync://` link names, compared with the machine, for the player to confirm.
+	//
+	// Fetches the lock and its signature only, checks the signature against `[sets] trusted_keys`
+	// and the link's key, and applies nothing (apply with `POST /v1/set/apply`). A lock that no
+	// named key signed is refused (400).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/set/preview (the `PreviewSet` operationId).
+	PreviewSetWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PreviewSetResponse, error)
+
+	// PreviewSetWithResponse The set a `forgesync://` link names, compared with the machine, for the player to confirm.
+	//
+	// Fetches the lock and its signature only, checks the signature against `[sets] trusted_keys`
+	// and the link's key, and applies nothing (apply with `POST /v1/set/apply`). A lock that no
+	// named key signed is refused (400).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/set/preview (the `PreviewSet` operationId).
+	PreviewSetWithResponse(ctx context.Context, body PreviewSetJSONRequestBody, reqEditors ...RequestEditorFn) (*PreviewSetResponse, error)
 
 	// GetStatusWithResponse Daemon state, version, uptime, last sync, counts, module versions and gates, warnings, queue.
 	//
@@ -6994,6 +7177,103 @@ func (r ResumeFollowingResponse) ContentType() string {
 	return ""
 }
 
+type PreviewSetResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SetPreview
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *Error
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PreviewSetResponse) GetJSON200() *SetPreview {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PreviewSetResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PreviewSetResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PreviewSetResponse) GetJSON403() *Error {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PreviewSetResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r PreviewSetResponse) GetJSON408() *Error {
+	return r.JSON408
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PreviewSetResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PreviewSetResponse) GetJSON500() *Error {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PreviewSetResponse) GetJSON503() *Error {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PreviewSetResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PreviewSetResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PreviewSetResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PreviewSetResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type GetStatusResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7702,6 +7982,40 @@ func (c *ClientWithResponses) ResumeFollowingWithResponse(ctx context.Context, b
 		return nil, err
 	}
 	return ParseResumeFollowingResponse(rsp)
+}
+
+// PreviewSetWithBodyWithResponse The set a `forgesync://` link names, compared with the machine, for the player to confirm.
+//
+// Fetches the lock and its signature only, checks the signature against `[sets] trusted_keys`
+// and the link's key, and applies nothing (apply with `POST /v1/set/apply`). A lock that no
+// named key signed is refused (400).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/set/preview (the `PreviewSet` operationId).
+func (c *ClientWithResponses) PreviewSetWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PreviewSetResponse, error) {
+	rsp, err := c.PreviewSetWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePreviewSetResponse(rsp)
+}
+
+// PreviewSetWithResponse The set a `forgesync://` link names, compared with the machine, for the player to confirm.
+//
+// Fetches the lock and its signature only, checks the signature against `[sets] trusted_keys`
+// and the link's key, and applies nothing (apply with `POST /v1/set/apply`). A lock that no
+// named key signed is refused (400).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/set/preview (the `PreviewSet` operationId).
+func (c *ClientWithResponses) PreviewSetWithResponse(ctx context.Context, body PreviewSetJSONRequestBody, reqEditors ...RequestEditorFn) (*PreviewSetResponse, error) {
+	rsp, err := c.PreviewSet(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePreviewSetResponse(rsp)
 }
 
 // GetStatusWithResponse Daemon state, version, uptime, last sync, counts, module versions and gates, warnings, queue.
@@ -9162,6 +9476,88 @@ func ParseResumeFollowingResponse(rsp *http.Response) (*ResumeFollowingResponse,
 			return nil, err
 		}
 		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePreviewSetResponse parses an HTTP response from a PreviewSetWithResponse call
+func ParsePreviewSetResponse(rsp *http.Response) (*PreviewSetResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PreviewSetResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SetPreview
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest Error

@@ -403,6 +403,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/set/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The set a `forgesync://` link names, compared with the machine, for the player to confirm.
+         * @description Fetches the lock and its signature only, checks the signature against `[sets] trusted_keys`
+         *     and the link's key, and applies nothing (apply with `POST /v1/set/apply`). A lock that no
+         *     named key signed is refused (400).
+         */
+        post: operations["previewSet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/page/session": {
         parameters: {
             query?: never;
@@ -1193,8 +1215,52 @@ export interface components {
         PageSession: {
             /** @description The token every change sends in `X-Forgesync-CSRF`. */
             csrf: string;
-            /** @description The `forgesync://` link the page was opened for. */
-            link?: string;
+            link?: components["schemas"]["PageLink"];
+        };
+        /** @description The parameters of the `forgesync://` link the page was opened for, as the daemon checked them. */
+        PageLink: {
+            /** @description The set's lock: an http(s) URL or an oci:// reference. */
+            url: string;
+            /** @description The minisign public key the link names. */
+            key?: string;
+        };
+        /** @description The set a link names. */
+        SetPreviewRequest: {
+            /** @description The set's lock: an http(s) URL or an oci:// reference. */
+            url: string;
+            /** @description The minisign public key the link names (base64). */
+            key?: string;
+        };
+        /** @description A set a player is asked to join, compared with the machine. */
+        SetPreview: {
+            /** @description The lock's source, without a password. */
+            source: string;
+            /** @description The set's name, when its lock gives one. */
+            name?: string;
+            /** @description The key id of the verified signature. */
+            signed_by?: string;
+            /** @description The key id of the key the link names. */
+            link_key?: string;
+            /** @description Whether signed_by is one of `[sets] trusted_keys`. */
+            trusted: boolean;
+            /** @description Who signed the set and whether this machine trusts them, in words. */
+            trust: string;
+            /** @description How the machine differs from the set. */
+            comparison: components["schemas"]["SetComparison"];
+            /** @description How many packs the set pins. */
+            pinned: number;
+            /**
+             * Format: int64
+             * @description The bytes of the set's archives.
+             */
+            total_bytes: number;
+            /**
+             * Format: int64
+             * @description The bytes of those the machine lacks.
+             */
+            download_bytes: number;
+            /** @description What the player should know of the set (its expiry). */
+            warnings: string[];
         };
         /** @description A set applied by hand (`sync --set`, `POST /v1/set/apply`) pinned a machine that follows `[sets] source`: following is paused, across restarts, until `POST /v1/set/follow` (`forgesync sync --set --follow`); absent while the machine follows. */
         SetPause: {
@@ -2163,6 +2229,38 @@ export interface operations {
             403: components["responses"]["Error"];
             408: components["responses"]["Error"];
             409: components["responses"]["Error"];
+            413: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    previewSet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetPreviewRequest"];
+            };
+        };
+        responses: {
+            /** @description The preview. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SetPreview"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            408: components["responses"]["Error"];
             413: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
