@@ -247,7 +247,7 @@ func TestPageInBrowser(t *testing.T) {
 	if os.Getenv("FORGESYNC_PAGE_SCREENSHOT") != "" {
 		var png []byte
 		do(t, tab, "screenshot", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) (err error) {
-			png, err = chromedp.FullScreenshot(90)(ctx, tg)
+			png, err = chromedp.FullScreenshot(100)(ctx, tg)
 			return err
 		}))
 		if err := os.WriteFile(os.Getenv("FORGESYNC_PAGE_SCREENSHOT"), png, 0o644); err != nil {

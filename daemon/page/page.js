@@ -155,7 +155,7 @@ function progress(ev) {
     bar.value = d.done;
     show("install-archive", "Installing " + d.archive + ": " + bytes(d.done) + " of " + bytes(d.total));
   } else if (ev.type === "sync-finished") {
-    bar.value = bar.max;
+    bar.value = 0;
     show("install-archive", "Nothing is being installed.");
   }
 }
