@@ -93,7 +93,11 @@ func openBrowser(ctx context.Context, url string) error {
 	wait := true
 	switch runtime.GOOS {
 	case "windows":
-		cmd = exec.CommandContext(ctx, filepath.Join(os.Getenv("SystemRoot"), "System32", "rundll32.exe"), "url.dll,FileProtocolHandler", url)
+		rundll := "rundll32.exe"
+		if root := os.Getenv("SystemRoot"); filepath.IsAbs(root) {
+			rundll = filepath.Join(root, "System32", rundll) // not one a folder earlier in PATH holds
+		}
+		cmd = exec.CommandContext(ctx, rundll, "url.dll,FileProtocolHandler", url)
 	case "darwin":
 		cmd = exec.CommandContext(ctx, "open", url)
 	default:
