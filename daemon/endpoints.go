@@ -60,6 +60,10 @@ func (e *endpoints) Close() {
 // API asks for the key.
 func (e *endpoints) Serve(ctx context.Context, b Backend, ev *Events, opts ServerOptions) error {
 	g, ctx := errgroup.WithContext(ctx)
+	opts = opts.withDefaults() // one set of page sessions for both
+	if e.tcp != nil {
+		opts.pages.setBase(e.tcp.Addr().String())
+	}
 	if e.unix != nil {
 		g.Go(func() error { return Serve(ctx, e.unix, b, ev, opts) })
 	}

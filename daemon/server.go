@@ -86,6 +86,9 @@ type ServerOptions struct {
 	// at the release feed found ([update] check); without it the answer
 	// says the daemon does not check.
 	Update func() api.UpdateStatus
+	// pages holds the status page's tokens and sessions (SPEC §14); the
+	// socket and the TCP API of one daemon share it. A new one by default.
+	pages *pageSessions
 	// readsPathsOf reports whether the daemon reads a local lock path for
 	// a socket peer with this uid (POST /v1/set/apply); by default its own
 	// effective uid and root, like AllowUID. Tests change it.
@@ -122,6 +125,9 @@ func (o ServerOptions) withDefaults() ServerOptions {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.pages == nil {
+		o.pages = newPageSessions(o.Now)
 	}
 	if o.MaxArchiveBytes <= 0 {
 		o.MaxArchiveBytes = archiveUploadLimit(intake.DefaultLimits())
@@ -234,6 +240,7 @@ func (s *server) routes() http.Handler {
 	mux.Handle("/v1/update", s.handle(map[string]handlerFunc{http.MethodGet: s.getUpdate}))
 	s.setRoutes(mux)
 	s.profileRoutes(mux)
+	s.pageRoutes(mux)
 	mux.Handle("/", s.handle(nil))
 	return mux
 }
@@ -262,7 +269,7 @@ func (s *server) handleLimit(methods map[string]handlerFunc, maxBody int64) http
 		}
 		switch h, ok := methods[method]; {
 		case methods == nil:
-			err = errkind.Errorf(errkind.NotFound, "no endpoint %s; the status socket serves /v1/status, /v1/packs, /v1/packs/{id}, /v1/rejections, /v1/sync, /v1/events, /v1/history, /v1/rollback, /v1/install, /v1/rejections/retry, /v1/reload, /v1/set, /v1/set/diff, /v1/set/apply, /v1/set/check, /v1/set/follow, /v1/set/stage, /v1/profiles, /v1/profile/switch, /v1/profile/save, /v1/profile/remove, /v1/update and /v1/openapi.json (which describes each)", r.URL.Path)
+			err = errkind.Errorf(errkind.NotFound, "no endpoint %s; the status socket serves /v1/status, /v1/packs, /v1/packs/{id}, /v1/rejections, /v1/sync, /v1/events, /v1/history, /v1/rollback, /v1/install, /v1/rejections/retry, /v1/reload, /v1/set, /v1/set/diff, /v1/set/apply, /v1/set/check, /v1/set/follow, /v1/set/preview, /v1/set/stage, /v1/profiles, /v1/profile/switch, /v1/profile/save, /v1/profile/remove, /v1/update, /v1/page/token, /v1/page/session and /v1/openapi.json (which describes each)", r.URL.Path)
 		case !ok:
 			w.Header().Set("Allow", strings.Join(allow, ", "))
 			err = &APIError{Status: http.StatusMethodNotAllowed, Code: codeMethodNotAllowed,

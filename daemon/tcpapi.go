@@ -103,11 +103,15 @@ func listenTCP(addr string) (net.Listener, error) {
 // requireKey wraps the API for TCP: a request whose Host is not a loopback
 // name or address is refused (a web page's DNS rebinding would otherwise
 // reach it), and every request needs the key, as "Authorization: Bearer
-// KEY" or "X-API-Key: KEY", compared in constant time. Without it the
-// answer is 401 and nothing else. No CORS headers are ever sent.
+// KEY" or "X-API-Key: KEY", compared in constant time, or the status
+// page's session cookie (see [server.pageSession]). Without either the
+// answer is 401 and nothing else. The page's own files and the link that
+// opens its session need neither. Every answer carries the page's
+// security headers; no CORS headers are ever sent.
 func (s *server) requireKey(key string, next http.Handler) http.Handler {
 	want := []byte(key)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		setPageHeaders(w.Header())
 		if !loopbackHost(r.Host) {
 			s.writeError(w, r, &APIError{Status: http.StatusForbidden, Code: codeForbidden,
 				Message: fmt.Sprintf("host %q is not a loopback name or address", r.Host)})
@@ -117,17 +121,51 @@ func (s *server) requireKey(key string, next http.Handler) http.Handler {
 		if b, ok := bearerToken(r.Header.Get("Authorization")); ok {
 			got = b
 		}
-		if subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), want) != 1 {
+		switch {
+		case publicPagePath(r):
+			next.ServeHTTP(w, r)
+		case strings.TrimSpace(got) == "" && s.pageSession(w, r, next):
+		case subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), want) != 1:
 			w.Header().Set("WWW-Authenticate", `Bearer realm="forgesync"`)
 			msg := "an API key is required (Authorization: Bearer KEY or X-API-Key: KEY; the key is in the state folder's api-key file)"
 			if strings.TrimSpace(got) != "" {
 				msg = "wrong API key: the key sent does not match the state folder's api-key file"
 			}
 			s.writeError(w, r, &APIError{Status: http.StatusUnauthorized, Code: codeUnauthorized, Message: msg})
-			return
+		default:
+			next.ServeHTTP(w, r)
 		}
-		next.ServeHTTP(w, r)
 	})
+}
+
+// publicPagePath reports whether r asks for one of the page's own files or
+// spends its one-time token: what a browser loads before it has a session.
+func publicPagePath(r *http.Request) bool {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		return false
+	}
+	switch r.URL.Path {
+	case "/", "/page.css", "/page.js", "/page/session":
+		return true
+	}
+	return false
+}
+
+// pageSession serves r when it carries a live page session, and reports
+// whether it did: a change (any method but GET) must also carry the
+// session's CSRF token and come from the page's own origin, or it is
+// refused with 403 here.
+func (s *server) pageSession(w http.ResponseWriter, r *http.Request, next http.Handler) bool {
+	ps, ok := s.opts.pages.session(r)
+	if !ok {
+		return false
+	}
+	if err := checkPageChange(r, ps); err != nil {
+		s.writeError(w, r, &APIError{Status: http.StatusForbidden, Code: codeForbidden, Message: err.Error()})
+		return true
+	}
+	next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), sessionKey{}, true)))
+	return true
 }
 
 // bearerToken returns the token of an "Authorization: Bearer TOKEN"

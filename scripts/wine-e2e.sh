@@ -520,12 +520,21 @@ ucfg=$(sed -n 's/^wrote \(.*forgesync\.toml\)$/\1/p' "$work/setup-quote.txt")
 [ -n "$ucfg" ] && grep -q "^paks = '$(printf '%s' "$spaks" | sed 's/\\/\\\\/g')'" "$(unixpath "$ucfg")" ||
   { cat "$work/setup-quote.txt" "$(unixpath "$ucfg")"; fail "the config setup wrote does not name the Paks folder as meant"; }
 
+step "setup registered forgesync:// links in HKCU\\Software\\Classes\\forgesync (the real registry)"
+$WINE reg query 'HKCU\Software\Classes\forgesync' /v 'URL Protocol' > "$work/reg-proto.out" 2>&1 ||
+  { cat "$work/setup-quote.txt" "$work/reg-proto.out"; fail "setup wrote no URL Protocol value under HKCU\\Software\\Classes\\forgesync"; }
+$WINE reg query 'HKCU\Software\Classes\forgesync\shell\open\command' /ve > "$work/reg-cmd.out" 2>&1 &&
+  tr -d '\r' < "$work/reg-cmd.out" | grep -qF "forgesync.exe\" open-link \"%1\"" ||
+  { cat "$work/reg-cmd.out"; fail "the forgesync:// command is not forgesync.exe open-link \"%1\""; }
+
 step "setup --machine refuses while the user's config would shadow it; --undo"
 rc=0; sfs setup --machine --mods "$smods" --paks "$spaks" --state "$sstate-m" > "$work/shadow.out" 2>&1 || rc=$?
 [ "$rc" = 2 ] && grep -q "is found before the machine's config" "$work/shadow.out" || { cat "$work/shadow.out"; fail "setup --machine under a user config: exit $rc"; }
 [ ! -e "$WINEPREFIX/drive_c/ProgramData/forgesync/forgesync.toml" ] && [ ! -e "$sroot/state-m" ] || fail "the refused setup --machine wrote"
 sfs setup --undo > "$work/undo-user.out" 2>&1 || { cat "$work/undo-user.out"; fail "setup --undo of the user's setup"; }
 [ ! -e "$(unixpath "$ucfg")" ] || fail "setup --undo left $ucfg"
+! $WINE reg query 'HKCU\Software\Classes\forgesync' > "$work/reg-undo.out" 2>&1 ||
+  { cat "$work/undo-user.out" "$work/reg-undo.out"; fail "setup --undo left HKCU\\Software\\Classes\\forgesync"; }
 
 step "uninstall: setup, a pack synced (content, Lua scripts, module deployed), uninstall --yes: the game as before setup"
 gametree() { (cd "$1" && find . -printf '%y %m %p\n' | sort && find . -type f -exec sha256sum {} + | sort); }

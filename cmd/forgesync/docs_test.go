@@ -149,7 +149,10 @@ func exitCases(t *testing.T) []exitCase {
 		{"openapi", []string{"openapi"}, nil},
 		{"reload", []string{"reload"}, nil}, // no daemon
 		{"reload", []string{"reload", "extra"}, nil},
-		{"uninstall", []string{"uninstall"}, nil}, // no terminal, no --yes
+		{"open", []string{"open", "--print"}, nil}, // no daemon
+		{"open-link", []string{"open-link", "forgesync://set?url=file:///etc/passwd"}, nil},
+		{"open-link", []string{"open-link", "forgesync://set?url=https://h.example/l"}, nil}, // no daemon
+		{"uninstall", []string{"uninstall"}, nil},                                            // no terminal, no --yes
 		{"sync --set", []string{"sync", "--set", "--follow"}, nil},
 		{"lock", []string{"lock", "--from", missing}, nil},
 		{"export", []string{"export", filepath.Join(tmp, "site"), "--from", missing}, nil},

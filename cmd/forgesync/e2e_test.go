@@ -45,6 +45,7 @@ func TestMain(m *testing.M) {
 		os.Exit(2)
 	}
 	code := m.Run()
+	closeBrowser()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

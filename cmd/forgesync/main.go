@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/mjolnir-forge/forgesync/cmd/forgesync/author"
+	"github.com/mjolnir-forge/forgesync/cmd/forgesync/browser"
 	"github.com/mjolnir-forge/forgesync/cmd/forgesync/cli"
 	"github.com/mjolnir-forge/forgesync/cmd/forgesync/stage"
 	"github.com/mjolnir-forge/forgesync/cmd/forgesync/update"
@@ -57,6 +58,8 @@ func commands() []*cli.Command {
 		demoCommand(),
 		statusCommand(),
 		reloadCommand(),
+		browser.Open(),
+		browser.OpenLink(),
 		syncCommand(),
 		installCommand(),
 		packsCommand(),

@@ -417,6 +417,9 @@ func TestOpenAPIContract(t *testing.T) {
 	expect(t, c, http.MethodPost, "/v1/sync", `{"force":true}`, http.StatusBadRequest)
 	expect(t, c, http.MethodPost, "/v1/sync", `{"x":`+strings.Repeat(" ", 70<<10)+`1}`, http.StatusRequestEntityTooLarge)
 	expect(t, c, http.MethodGet, "/v1/events?since=yesterday", "", http.StatusBadRequest)
+	expect(t, c, http.MethodPost, "/v1/page/token", "", http.StatusServiceUnavailable) // no [api] listen here
+	expect(t, c, http.MethodGet, "/v1/page/session", "", http.StatusForbidden)         // the page's own
+	expect(t, c, http.MethodPost, "/v1/set/preview", `{"url":"file:///etc/forgepacks.lock"}`, http.StatusBadRequest)
 	expect(t, c, http.MethodGet, "/v1/status", "", http.StatusOK)
 	expect(t, c, http.MethodGet, "/v1/packs", "", http.StatusOK)
 
@@ -500,6 +503,7 @@ func setsFlow(t *testing.T) ([]exchange, [][]byte) {
 	}
 	expect(t, c, http.MethodPost, "/v1/set/diff", `{"format":"forgepacks-lock","version":1,"pack":[]}`, http.StatusOK)
 	expect(t, c, http.MethodPost, "/v1/set/diff", `{"format":"forgepacks-lock","version":9}`, http.StatusBadRequest)
+	expect(t, c, http.MethodPost, "/v1/set/preview", `{"url":"`+srv.URL+`/"}`, http.StatusOK)
 	expect(t, c, http.MethodPost, "/v1/set/apply", `{"url":"`+srv.URL+`/","prune":true}`, http.StatusOK)
 	inline, _ := json.Marshal(api.SetApplyRequest{Lock: string(lock)})
 	expect(t, c, http.MethodPost, "/v1/set/apply", string(inline), http.StatusOK)

@@ -21,6 +21,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -90,6 +91,9 @@ type setupRecord struct {
 	// StateBefore names what the state folder held at setup when setup
 	// did not make it: uninstall keeps those.
 	StateBefore []string `json:"state_before,omitempty"`
+	// URLHandler is the forgesync:// handler setup registered; nil when
+	// it registered none.
+	URLHandler *urlHandlerRecord `json:"url_handler,omitempty"`
 }
 
 // serviceRecord is the service setup installed: its name, and whether it
@@ -181,7 +185,11 @@ func planSetup(o SetupOptions, out io.Writer) (*setupRun, error) {
 	if file == "" {
 		return nil, errors.New("setup: this account has no config folder (neither %APPDATA% nor a home folder is set): run setup with --machine, or set one")
 	}
-	text := setupConfig(o.Mods, o.Paks, o.State)
+	listen, err := setupListen(file, o.Env)
+	if err != nil {
+		return nil, err
+	}
+	text := setupConfig(o.Mods, o.Paks, o.State, listen)
 	cfg, err := config.ParseEnv(file, text, o.Env)
 	if err != nil {
 		return nil, fmt.Errorf("setup: the config it would write does not parse: %w", err)
@@ -283,7 +291,12 @@ func (r *setupRun) run() error {
 		}
 	}
 	rec := setupRecord{Config: r.file, SHA256: hash(r.text), Made: mergeMade(prev.Made, r.made), Service: prev.Service,
-		Absent: mergeMade(prev.Absent, r.absent), StateBefore: prev.StateBefore}
+		Absent: mergeMade(prev.Absent, r.absent), StateBefore: prev.StateBefore, URLHandler: prev.URLHandler}
+	if rec.URLHandler == nil && !r.o.Env.Machine {
+		if rec.URLHandler, err = r.registerLinks(); err != nil {
+			return err
+		}
+	}
 	if prev.Config == "" && !slices.Contains(r.made, r.o.State) {
 		rec.StateBefore = r.stateBefore
 	}
@@ -297,6 +310,16 @@ func (r *setupRun) run() error {
 		return err
 	}
 	return nextSteps(r.out, drop, r.o.Service != nil)
+}
+
+// registerLinks registers this program as the handler of forgesync://
+// links for the user (SPEC §14).
+func (r *setupRun) registerLinks() (*urlHandlerRecord, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("setup: register forgesync:// links: %w", err)
+	}
+	return registerURLHandler(r.o.Env, exe, r.out)
 }
 
 // nextSteps ends a setup on out: where packs go, and what to run next
@@ -397,14 +420,34 @@ func checkShadow(o SetupOptions, file string) error {
 	return nil
 }
 
-// setupConfig returns the config setup writes for the three folders.
-func setupConfig(mods, paks, state string) []byte {
+// setupConfig returns the config setup writes for the three folders and
+// the TCP API's loopback address, where the status page is served.
+func setupConfig(mods, paks, state, listen string) []byte {
 	var b strings.Builder
 	b.WriteString("# Written by `forgesync setup`; `forgesync setup --undo` removes it.\n")
 	b.WriteString("# Every key and its default: see \"Getting started\" in the README.\n")
 	b.WriteString("[paths]\n")
 	fmt.Fprintf(&b, "mods = %s\npaks = %s\nstate = %s\n", tomlString(mods), tomlString(paks), tomlString(state))
+	b.WriteString("# The status page (forgesync open) and launchers' API, on this machine only.\n")
+	fmt.Fprintf(&b, "[api]\nlisten = %s\n", tomlString(listen))
 	return []byte(b.String())
+}
+
+// setupListen returns the TCP API's address for the config at file: the
+// one it names already, so that setup run again changes nothing, or else
+// a loopback port free now.
+func setupListen(file string, env config.Env) (string, error) {
+	if old, err := atomicfile.ReadFile(file, config.MaxConfigBytes); err == nil {
+		if cfg, err := config.ParseEnv(file, old, env); err == nil && cfg.API.Listen != "" {
+			return cfg.API.Listen, nil
+		}
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", fmt.Errorf("setup: find a free loopback port for the status page: %w", err)
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
 }
 
 // tomlString quotes s for TOML: a literal string when it can be one, so a

@@ -1,6 +1,7 @@
 package setup
 
 import (
+	"net"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -31,8 +32,8 @@ func fakeGame(t *testing.T) SetupOptions {
 		t.Fatal(err)
 	}
 	home := filepath.Join(root, "home")
-	if err := os.Mkdir(home, 0o755); err != nil {
-		t.Fatal(err)
+	if err := os.MkdirAll(filepath.Join(home, ".local", "share", "applications"), 0o755); err != nil {
+		t.Fatal(err) // a desktop's: setup writes its forgesync:// handler there
 	}
 	vars := map[string]string{
 		"APPDATA":      filepath.Join(home, "AppData", "Roaming"),
@@ -72,6 +73,7 @@ func TestSetupWritesTheConfigAndIsIdempotent(t *testing.T) {
 		strings.Join(made, "") +
 		"made folder " + filepath.Dir(drop) + "\n" +
 		"made folder " + drop + "\n" +
+		"wrote " + desktopFile(o) + " (forgesync:// links open the status page)\n" +
 		"wrote " + file + "\n" +
 		"wrote " + record + " (what setup made, for `forgesync setup --undo`)\n" +
 		"drop packs into " + drop + "\n" +
@@ -142,6 +144,7 @@ func TestSetupUndo(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "removed " + o.Env.UserFile() + "\n" +
+		"removed " + desktopFile(o) + "\n" +
 		"removed " + filepath.Join(o.State, setupRecordName) + "\n" +
 		"kept folder " + drop + ": it is not empty\n" +
 		"kept folder " + filepath.Dir(drop) + ": it is not empty\n" +
@@ -169,7 +172,8 @@ func TestSetupUndoKeepsAnEditedConfig(t *testing.T) {
 	o := fakeGame(t)
 	runSetup(t, o)
 	file := configFile(o.Env)
-	edited := string(setupConfig(o.Mods, o.Paks, o.State)) + "[log]\nlevel = \"debug\"\n"
+	written, _ := os.ReadFile(file)
+	edited := string(written) + "[log]\nlevel = \"debug\"\n"
 	if err := os.WriteFile(file, []byte(edited), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +269,7 @@ func TestSetupRefusals(t *testing.T) {
 func TestSetupConfigQuotesPaths(t *testing.T) {
 	base := t.TempDir()
 	for _, p := range []string{filepath.Join(base, "Mods"), filepath.Join(base, "o'neil", "Mods"), filepath.Join(base, `a "b" \c`, "Mods")} {
-		text := setupConfig(p, p+"x", p+"y")
+		text := setupConfig(p, p+"x", p+"y", "127.0.0.1:8384")
 		cfg, err := config.ParseEnv(filepath.Join(base, "f.toml"), text, config.Process(false))
 		if err != nil {
 			t.Errorf("%s: %v\n%s", p, err, text)
@@ -328,7 +332,7 @@ func TestSetupWithOtherAnswersUpdatesItsOwnConfig(t *testing.T) {
 		!strings.Contains(got, "removed "+filepath.Join(first, setupRecordName)+"\n") {
 		t.Errorf("setup with another state printed\n%s", got)
 	}
-	if data, _ := os.ReadFile(file); string(data) != string(setupConfig(o.Mods, o.Paks, o.State)) {
+	if data, _ := os.ReadFile(file); string(data) != string(setupConfig(o.Mods, o.Paks, o.State, listenOf(t, file))) {
 		t.Errorf("config = %s", data)
 	}
 	var out strings.Builder
@@ -363,4 +367,41 @@ func TestFolderExamplesPerOS(t *testing.T) {
 	if strings.Contains(linux.mods+linux.paks, `\`) || !strings.HasPrefix(linux.mods, "~/.local/share/Steam/steamapps/common/") || !strings.HasSuffix(linux.paks, "/Content/Paks") {
 		t.Errorf("Linux examples = %+v; want Linux paths", linux)
 	}
+}
+
+// listenOf returns the [api] listen of the config at file.
+func listenOf(t *testing.T, file string) string {
+	t.Helper()
+	cfg, err := config.LoadEnv(file, config.Process(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg.API.Listen
+}
+
+// TestSetupEnablesThePage: setup turns on the TCP API, where the status
+// page lives, on a loopback port that is free, and keeps that port when
+// run again (nothing to change).
+func TestSetupEnablesThePage(t *testing.T) {
+	o := fakeGame(t)
+	runSetup(t, o)
+	file := configFile(o.Env)
+	listen := listenOf(t, file)
+	host, _, err := net.SplitHostPort(listen)
+	if err != nil || host != "127.0.0.1" {
+		t.Fatalf("[api] listen = %q; want a port on 127.0.0.1", listen)
+	}
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		t.Fatalf("the port setup chose, %s, is not free: %v", listen, err)
+	}
+	ln.Close()
+	if got := runSetup(t, o); !strings.Contains(got, "nothing to change") || listenOf(t, file) != listen {
+		t.Errorf("setup again printed\n%s\nand listens on %s; want nothing changed (%s)", got, listenOf(t, file), listen)
+	}
+}
+
+// desktopFile is where setup writes the forgesync:// handler for o.
+func desktopFile(o SetupOptions) string {
+	return filepath.Join(o.Env.Home, ".local", "share", "applications", desktopName)
 }

@@ -91,6 +91,7 @@ func undoLocked(cfg *config.Config, o SetupOptions, rec setupRecord, data []byte
 	} else {
 		fmt.Fprintf(out, "kept %s: it was changed after setup wrote it\n", cfg.File)
 	}
+	unregisterURLHandler(rec.URLHandler, out)
 	if err := os.Remove(recordPath); err != nil {
 		return fmt.Errorf("setup --undo: %w", err)
 	}

@@ -92,6 +92,9 @@ func Uninstall(ctx context.Context, o UninstallOptions, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if r.hasRecord {
+		unregisterURLHandler(r.rec.URLHandler, out)
+	}
 	r.removeState()
 	r.removeConfig()
 	r.removeFolders()

@@ -209,3 +209,16 @@ func WriteDiff(w io.Writer, rep *DiffReport) error {
 	_, err := fmt.Fprintf(w, "the machine (%s) differs from the set in %d %s\n", rep.Machine, n, word)
 	return err
 }
+
+// Bytes returns the bytes of the archives the set pins, and of those
+// among them have says the machine lacks: what applying it downloads at
+// most.
+func (rep *DiffReport) Bytes(have func(sha string) bool) (total, lacking int64) {
+	for _, p := range rep.lock.Packs {
+		total += p.Size
+		if !have(p.SHA256) {
+			lacking += p.Size
+		}
+	}
+	return total, lacking
+}

@@ -1535,6 +1535,39 @@ type PackRemovedEvent struct {
 // PackRemovedEventType The event type; it names the shape of data.
 type PackRemovedEventType string
 
+// PageLink The parameters of the `forgesync://` link the page was opened for, as the daemon checked them.
+type PageLink struct {
+	// Key The minisign public key the link names.
+	Key *string `json:"key,omitempty"`
+
+	// Url The set's lock: an http(s) URL or an oci:// reference.
+	Url string `json:"url"`
+}
+
+// PageSession The page's session, for its script.
+type PageSession struct {
+	// Csrf The token every change sends in `X-Forgesync-CSRF`.
+	Csrf string `json:"csrf"`
+
+	// Link The parameters of the `forgesync://` link the page was opened for, as the daemon checked them.
+	Link *PageLink `json:"link,omitempty"`
+}
+
+// PageToken A URL that opens the status page once.
+type PageToken struct {
+	// ExpiresAt When the token stops working.
+	ExpiresAt time.Time `json:"expires_at"`
+
+	// Url The URL on the TCP API, with its one-time token.
+	Url string `json:"url"`
+}
+
+// PageTokenRequest What the page opens on.
+type PageTokenRequest struct {
+	// Link A `forgesync://set?url=URL[&key=KEY]` link; the page opens on its confirmation.
+	Link *string `json:"link,omitempty"`
+}
+
 // Piece One piece; schema/forgepack.schema.json describes each field's rules.
 type Piece struct {
 	// Class The piece's blueprint class path.
@@ -1995,6 +2028,51 @@ type SetPause struct {
 
 	// Source Where that set came from; `(request body)` for a lock sent as text.
 	Source string `json:"source"`
+}
+
+// SetPreview A set a player is asked to join, compared with the machine.
+type SetPreview struct {
+	// Comparison How the machine differs from the set.
+	Comparison SetComparison `json:"comparison"`
+
+	// DownloadBytes The bytes of those the machine lacks.
+	DownloadBytes int64 `json:"download_bytes"`
+
+	// LinkKey The key id of the key the link names.
+	LinkKey *string `json:"link_key,omitempty"`
+
+	// Name The set's name, when its lock gives one.
+	Name *string `json:"name,omitempty"`
+
+	// Pinned How many packs the set pins.
+	Pinned int `json:"pinned"`
+
+	// SignedBy The key id of the verified signature.
+	SignedBy *string `json:"signed_by,omitempty"`
+
+	// Source The lock's source, without a password.
+	Source string `json:"source"`
+
+	// TotalBytes The bytes of the set's archives.
+	TotalBytes int64 `json:"total_bytes"`
+
+	// Trust Who signed the set and whether this machine trusts them, in words.
+	Trust string `json:"trust"`
+
+	// Trusted Whether signed_by is one of `[sets] trusted_keys`.
+	Trusted bool `json:"trusted"`
+
+	// Warnings What the player should know of the set (its expiry).
+	Warnings []string `json:"warnings"`
+}
+
+// SetPreviewRequest The set a link names.
+type SetPreviewRequest struct {
+	// Key The minisign public key the link names (base64).
+	Key *string `json:"key,omitempty"`
+
+	// Url The set's lock: an http(s) URL or an oci:// reference.
+	Url string `json:"url"`
 }
 
 // SetResult What a set apply or a rollback changed in the installed set.
@@ -2487,6 +2565,9 @@ type DisablePackJSONRequestBody = DisablePackJSONBody
 // EnablePackJSONRequestBody defines body for EnablePack for application/json ContentType.
 type EnablePackJSONRequestBody = EnablePackJSONBody
 
+// PageTokenJSONRequestBody defines body for PageToken for application/json ContentType.
+type PageTokenJSONRequestBody = PageTokenRequest
+
 // RemoveProfileJSONRequestBody defines body for RemoveProfile for application/json ContentType.
 type RemoveProfileJSONRequestBody = ProfileName
 
@@ -2516,6 +2597,9 @@ type DiffSetJSONRequestBody = Lock
 
 // ResumeFollowingJSONRequestBody defines body for ResumeFollowing for application/json ContentType.
 type ResumeFollowingJSONRequestBody = ResumeFollowingJSONBody
+
+// PreviewSetJSONRequestBody defines body for PreviewSet for application/json ContentType.
+type PreviewSetJSONRequestBody = SetPreviewRequest
 
 // StageSetJSONRequestBody defines body for StageSet for application/json ContentType.
 type StageSetJSONRequestBody = SetStageRequest
@@ -3423,6 +3507,38 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/packs/{id}/enable (the `EnablePack` operationId).
 	EnablePack(ctx context.Context, id PackID, body EnablePackJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// PageSession The page session's CSRF token, for the page's own script.
+	//
+	// Only with the page's session cookie (403 otherwise). Every change the page asks for
+	// carries this token in `X-Forgesync-CSRF` and the page's own `Origin`, or it is refused.
+	//
+	// Corresponds with GET /v1/page/session (the `PageSession` operationId).
+	PageSession(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PageTokenWithBody A one-time URL that opens the status page (what `forgesync open --print` prints).
+	//
+	// For the socket's peer or an API-key client, never for a page session. The URL is on the
+	// TCP API and opens a session once, within two minutes: an HttpOnly, SameSite=Strict cookie
+	// kept in the daemon's memory only. A `forgesync://` link, when given, is checked strictly
+	// and the page opens on its confirmation. 503 when the daemon runs no TCP API.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/page/token (the `PageToken` operationId).
+	PageTokenWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PageToken A one-time URL that opens the status page (what `forgesync open --print` prints).
+	//
+	// For the socket's peer or an API-key client, never for a page session. The URL is on the
+	// TCP API and opens a session once, within two minutes: an HttpOnly, SameSite=Strict cookie
+	// kept in the daemon's memory only. A `forgesync://` link, when given, is checked strictly
+	// and the page opens on its confirmation. 503 when the daemon runs no TCP API.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/page/token (the `PageToken` operationId).
+	PageToken(ctx context.Context, body PageTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// RemoveProfileWithBody Forget a profile; the archives only it held are deleted once the state without it is written.
 	//
 	// own and the current profile cannot be removed (409).
@@ -3643,6 +3759,28 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /v1/set/follow (the `ResumeFollowing` operationId).
 	ResumeFollowing(ctx context.Context, body ResumeFollowingJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PreviewSetWithBody The set a `forgesync://` link names, compared with the machine, for the player to confirm.
+	//
+	// Fetches the lock and its signature only, checks the signature against `[sets] trusted_keys`
+	// and the link's key, and applies nothing (apply with `POST /v1/set/apply`). A lock that no
+	// named key signed is refused (400).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/set/preview (the `PreviewSet` operationId).
+	PreviewSetWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PreviewSet The set a `forgesync://` link names, compared with the machine, for the player to confirm.
+	//
+	// Fetches the lock and its signature only, checks the signature against `[sets] trusted_keys`
+	// and the link's key, and applies nothing (apply with `POST /v1/set/apply`). A lock that no
+	// named key signed is refused (400).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/set/preview (the `PreviewSet` operationId).
+	PreviewSet(ctx context.Context, body PreviewSetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// StageSetWithBody Fetch and verify everything a set needs without changing the installed set; the set becomes a profile (SPEC §12).
 	//
@@ -3936,6 +4074,68 @@ func (c *Client) EnablePackWithBody(ctx context.Context, id PackID, contentType 
 // Corresponds with POST /v1/packs/{id}/enable (the `EnablePack` operationId).
 func (c *Client) EnablePack(ctx context.Context, id PackID, body EnablePackJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewEnablePackRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PageSession The page session's CSRF token, for the page's own script.
+//
+// Only with the page's session cookie (403 otherwise). Every change the page asks for
+// carries this token in `X-Forgesync-CSRF` and the page's own `Origin`, or it is refused.
+//
+// Corresponds with GET /v1/page/session (the `PageSession` operationId).
+func (c *Client) PageSession(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPageSessionRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PageTokenWithBody A one-time URL that opens the status page (what `forgesync open --print` prints).
+//
+// For the socket's peer or an API-key client, never for a page session. The URL is on the
+// TCP API and opens a session once, within two minutes: an HttpOnly, SameSite=Strict cookie
+// kept in the daemon's memory only. A `forgesync://` link, when given, is checked strictly
+// and the page opens on its confirmation. 503 when the daemon runs no TCP API.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/page/token (the `PageToken` operationId).
+func (c *Client) PageTokenWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPageTokenRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PageToken A one-time URL that opens the status page (what `forgesync open --print` prints).
+//
+// For the socket's peer or an API-key client, never for a page session. The URL is on the
+// TCP API and opens a session once, within two minutes: an HttpOnly, SameSite=Strict cookie
+// kept in the daemon's memory only. A `forgesync://` link, when given, is checked strictly
+// and the page opens on its confirmation. 503 when the daemon runs no TCP API.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/page/token (the `PageToken` operationId).
+func (c *Client) PageToken(ctx context.Context, body PageTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPageTokenRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4397,6 +4597,48 @@ func (c *Client) ResumeFollowingWithBody(ctx context.Context, contentType string
 // Corresponds with POST /v1/set/follow (the `ResumeFollowing` operationId).
 func (c *Client) ResumeFollowing(ctx context.Context, body ResumeFollowingJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewResumeFollowingRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PreviewSetWithBody The set a `forgesync://` link names, compared with the machine, for the player to confirm.
+//
+// Fetches the lock and its signature only, checks the signature against `[sets] trusted_keys`
+// and the link's key, and applies nothing (apply with `POST /v1/set/apply`). A lock that no
+// named key signed is refused (400).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/set/preview (the `PreviewSet` operationId).
+func (c *Client) PreviewSetWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPreviewSetRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PreviewSet The set a `forgesync://` link names, compared with the machine, for the player to confirm.
+//
+// Fetches the lock and its signature only, checks the signature against `[sets] trusted_keys`
+// and the link's key, and applies nothing (apply with `POST /v1/set/apply`). A lock that no
+// named key signed is refused (400).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/set/preview (the `PreviewSet` operationId).
+func (c *Client) PreviewSet(ctx context.Context, body PreviewSetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPreviewSetRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4895,6 +5137,73 @@ func NewEnablePackRequestWithBody(server string, id PackID, contentType string, 
 	}
 
 	operationPath := fmt.Sprintf("/v1/packs/%s/enable", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewPageSessionRequest constructs an http.Request for the PageSession method
+func NewPageSessionRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/page/session")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPageTokenRequest calls the generic PageToken builder with application/json body
+func NewPageTokenRequest(server string, body PageTokenJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPageTokenRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewPageTokenRequestWithBody constructs an http.Request for the PageToken method, with any body, and a specified content type
+func NewPageTokenRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/page/token")
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -5445,6 +5754,46 @@ func NewResumeFollowingRequestWithBody(server string, contentType string, body i
 	return req, nil
 }
 
+// NewPreviewSetRequest calls the generic PreviewSet builder with application/json body
+func NewPreviewSetRequest(server string, body PreviewSetJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPreviewSetRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewPreviewSetRequestWithBody constructs an http.Request for the PreviewSet method, with any body, and a specified content type
+func NewPreviewSetRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/set/preview")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewStageSetRequest calls the generic StageSet builder with application/json body
 func NewStageSetRequest(server string, body StageSetJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -5746,6 +6095,40 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/packs/{id}/enable (the `EnablePack` operationId).
 	EnablePackWithResponse(ctx context.Context, id PackID, body EnablePackJSONRequestBody, reqEditors ...RequestEditorFn) (*EnablePackResponse, error)
 
+	// PageSessionWithResponse The page session's CSRF token, for the page's own script.
+	//
+	// Only with the page's session cookie (403 otherwise). Every change the page asks for
+	// carries this token in `X-Forgesync-CSRF` and the page's own `Origin`, or it is refused.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/page/session (the `PageSession` operationId).
+	PageSessionWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*PageSessionResponse, error)
+
+	// PageTokenWithBodyWithResponse A one-time URL that opens the status page (what `forgesync open --print` prints).
+	//
+	// For the socket's peer or an API-key client, never for a page session. The URL is on the
+	// TCP API and opens a session once, within two minutes: an HttpOnly, SameSite=Strict cookie
+	// kept in the daemon's memory only. A `forgesync://` link, when given, is checked strictly
+	// and the page opens on its confirmation. 503 when the daemon runs no TCP API.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/page/token (the `PageToken` operationId).
+	PageTokenWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PageTokenResponse, error)
+
+	// PageTokenWithResponse A one-time URL that opens the status page (what `forgesync open --print` prints).
+	//
+	// For the socket's peer or an API-key client, never for a page session. The URL is on the
+	// TCP API and opens a session once, within two minutes: an HttpOnly, SameSite=Strict cookie
+	// kept in the daemon's memory only. A `forgesync://` link, when given, is checked strictly
+	// and the page opens on its confirmation. 503 when the daemon runs no TCP API.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/page/token (the `PageToken` operationId).
+	PageTokenWithResponse(ctx context.Context, body PageTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*PageTokenResponse, error)
+
 	// RemoveProfileWithBodyWithResponse Forget a profile; the archives only it held are deleted once the state without it is written.
 	//
 	// own and the current profile cannot be removed (409).
@@ -5974,6 +6357,28 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /v1/set/follow (the `ResumeFollowing` operationId).
 	ResumeFollowingWithResponse(ctx context.Context, body ResumeFollowingJSONRequestBody, reqEditors ...RequestEditorFn) (*ResumeFollowingResponse, error)
+
+	// PreviewSetWithBodyWithResponse The set a `forgesync://` link names, compared with the machine, for the player to confirm.
+	//
+	// Fetches the lock and its signature only, checks the signature against `[sets] trusted_keys`
+	// and the link's key, and applies nothing (apply with `POST /v1/set/apply`). A lock that no
+	// named key signed is refused (400).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/set/preview (the `PreviewSet` operationId).
+	PreviewSetWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PreviewSetResponse, error)
+
+	// PreviewSetWithResponse The set a `forgesync://` link names, compared with the machine, for the player to confirm.
+	//
+	// Fetches the lock and its signature only, checks the signature against `[sets] trusted_keys`
+	// and the link's key, and applies nothing (apply with `POST /v1/set/apply`). A lock that no
+	// named key signed is refused (400).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/set/preview (the `PreviewSet` operationId).
+	PreviewSetWithResponse(ctx context.Context, body PreviewSetJSONRequestBody, reqEditors ...RequestEditorFn) (*PreviewSetResponse, error)
 
 	// StageSetWithBodyWithResponse Fetch and verify everything a set needs without changing the installed set; the set becomes a profile (SPEC §12).
 	//
@@ -6757,6 +7162,165 @@ func (r EnablePackResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r EnablePackResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PageSessionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PageSession
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Error
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PageSessionResponse) GetJSON200() *PageSession {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PageSessionResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PageSessionResponse) GetJSON403() *Error {
+	return r.JSON403
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PageSessionResponse) GetJSON500() *Error {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PageSessionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PageSessionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PageSessionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PageSessionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PageTokenResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PageToken
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Error
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Error
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PageTokenResponse) GetJSON200() *PageToken {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PageTokenResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PageTokenResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PageTokenResponse) GetJSON403() *Error {
+	return r.JSON403
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r PageTokenResponse) GetJSON408() *Error {
+	return r.JSON408
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r PageTokenResponse) GetJSON409() *Error {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PageTokenResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PageTokenResponse) GetJSON500() *Error {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PageTokenResponse) GetJSON503() *Error {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PageTokenResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PageTokenResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PageTokenResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PageTokenResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -8064,6 +8628,103 @@ func (r ResumeFollowingResponse) ContentType() string {
 	return ""
 }
 
+type PreviewSetResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SetPreview
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *Error
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PreviewSetResponse) GetJSON200() *SetPreview {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PreviewSetResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PreviewSetResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PreviewSetResponse) GetJSON403() *Error {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PreviewSetResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r PreviewSetResponse) GetJSON408() *Error {
+	return r.JSON408
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PreviewSetResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PreviewSetResponse) GetJSON500() *Error {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PreviewSetResponse) GetJSON503() *Error {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PreviewSetResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PreviewSetResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PreviewSetResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PreviewSetResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type StageSetResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8583,6 +9244,58 @@ func (c *ClientWithResponses) EnablePackWithResponse(ctx context.Context, id Pac
 	return ParseEnablePackResponse(rsp)
 }
 
+// PageSessionWithResponse The page session's CSRF token, for the page's own script.
+//
+// Only with the page's session cookie (403 otherwise). Every change the page asks for
+// carries this token in `X-Forgesync-CSRF` and the page's own `Origin`, or it is refused.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/page/session (the `PageSession` operationId).
+func (c *ClientWithResponses) PageSessionWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*PageSessionResponse, error) {
+	rsp, err := c.PageSession(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePageSessionResponse(rsp)
+}
+
+// PageTokenWithBodyWithResponse A one-time URL that opens the status page (what `forgesync open --print` prints).
+//
+// For the socket's peer or an API-key client, never for a page session. The URL is on the
+// TCP API and opens a session once, within two minutes: an HttpOnly, SameSite=Strict cookie
+// kept in the daemon's memory only. A `forgesync://` link, when given, is checked strictly
+// and the page opens on its confirmation. 503 when the daemon runs no TCP API.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/page/token (the `PageToken` operationId).
+func (c *ClientWithResponses) PageTokenWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PageTokenResponse, error) {
+	rsp, err := c.PageTokenWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePageTokenResponse(rsp)
+}
+
+// PageTokenWithResponse A one-time URL that opens the status page (what `forgesync open --print` prints).
+//
+// For the socket's peer or an API-key client, never for a page session. The URL is on the
+// TCP API and opens a session once, within two minutes: an HttpOnly, SameSite=Strict cookie
+// kept in the daemon's memory only. A `forgesync://` link, when given, is checked strictly
+// and the page opens on its confirmation. 503 when the daemon runs no TCP API.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/page/token (the `PageToken` operationId).
+func (c *ClientWithResponses) PageTokenWithResponse(ctx context.Context, body PageTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*PageTokenResponse, error) {
+	rsp, err := c.PageToken(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePageTokenResponse(rsp)
+}
+
 // RemoveProfileWithBodyWithResponse Forget a profile; the archives only it held are deleted once the state without it is written.
 //
 // own and the current profile cannot be removed (409).
@@ -8954,6 +9667,40 @@ func (c *ClientWithResponses) ResumeFollowingWithResponse(ctx context.Context, b
 		return nil, err
 	}
 	return ParseResumeFollowingResponse(rsp)
+}
+
+// PreviewSetWithBodyWithResponse The set a `forgesync://` link names, compared with the machine, for the player to confirm.
+//
+// Fetches the lock and its signature only, checks the signature against `[sets] trusted_keys`
+// and the link's key, and applies nothing (apply with `POST /v1/set/apply`). A lock that no
+// named key signed is refused (400).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/set/preview (the `PreviewSet` operationId).
+func (c *ClientWithResponses) PreviewSetWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PreviewSetResponse, error) {
+	rsp, err := c.PreviewSetWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePreviewSetResponse(rsp)
+}
+
+// PreviewSetWithResponse The set a `forgesync://` link names, compared with the machine, for the player to confirm.
+//
+// Fetches the lock and its signature only, checks the signature against `[sets] trusted_keys`
+// and the link's key, and applies nothing (apply with `POST /v1/set/apply`). A lock that no
+// named key signed is refused (400).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/set/preview (the `PreviewSet` operationId).
+func (c *ClientWithResponses) PreviewSetWithResponse(ctx context.Context, body PreviewSetJSONRequestBody, reqEditors ...RequestEditorFn) (*PreviewSetResponse, error) {
+	rsp, err := c.PreviewSet(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePreviewSetResponse(rsp)
 }
 
 // StageSetWithBodyWithResponse Fetch and verify everything a set needs without changing the installed set; the set becomes a profile (SPEC §12).
@@ -9600,6 +10347,135 @@ func ParseEnablePackResponse(rsp *http.Response) (*EnablePackResponse, error) {
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePageSessionResponse parses an HTTP response from a PageSessionWithResponse call
+func ParsePageSessionResponse(rsp *http.Response) (*PageSessionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PageSessionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PageSession
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePageTokenResponse parses an HTTP response from a PageTokenWithResponse call
+func ParsePageTokenResponse(rsp *http.Response) (*PageTokenResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PageTokenResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PageToken
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
 		var dest Error
@@ -10702,6 +11578,88 @@ func ParseResumeFollowingResponse(rsp *http.Response) (*ResumeFollowingResponse,
 			return nil, err
 		}
 		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePreviewSetResponse parses an HTTP response from a PreviewSetWithResponse call
+func ParsePreviewSetResponse(rsp *http.Response) (*PreviewSetResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PreviewSetResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SetPreview
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest Error

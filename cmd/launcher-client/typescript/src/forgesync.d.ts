@@ -493,6 +493,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/page/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A one-time URL that opens the status page (what `forgesync open --print` prints).
+         * @description For the socket's peer or an API-key client, never for a page session. The URL is on the
+         *     TCP API and opens a session once, within two minutes: an HttpOnly, SameSite=Strict cookie
+         *     kept in the daemon's memory only. A `forgesync://` link, when given, is checked strictly
+         *     and the page opens on its confirmation. 503 when the daemon runs no TCP API.
+         */
+        post: operations["pageToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/set/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The set a `forgesync://` link names, compared with the machine, for the player to confirm.
+         * @description Fetches the lock and its signature only, checks the signature against `[sets] trusted_keys`
+         *     and the link's key, and applies nothing (apply with `POST /v1/set/apply`). A lock that no
+         *     named key signed is refused (400).
+         */
+        post: operations["previewSet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/page/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The page session's CSRF token, for the page's own script.
+         * @description Only with the page's session cookie (403 otherwise). Every change the page asks for
+         *     carries this token in `X-Forgesync-CSRF` and the page's own `Origin`, or it is refused.
+         */
+        get: operations["pageSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/events": {
         parameters: {
             query?: never;
@@ -1289,6 +1355,72 @@ export interface components {
             applied: string[];
             /** @description The keys that changed but take effect only when the daemon restarts (`paths.mods`, `api.listen`, …). */
             needs_restart: string[];
+        };
+        /** @description What the page opens on. */
+        PageTokenRequest: {
+            /** @description A `forgesync://set?url=URL[&key=KEY]` link; the page opens on its confirmation. */
+            link?: string;
+        };
+        /** @description A URL that opens the status page once. */
+        PageToken: {
+            /** @description The URL on the TCP API, with its one-time token. */
+            url: string;
+            /**
+             * Format: date-time
+             * @description When the token stops working.
+             */
+            expires_at: string;
+        };
+        /** @description The page's session, for its script. */
+        PageSession: {
+            /** @description The token every change sends in `X-Forgesync-CSRF`. */
+            csrf: string;
+            link?: components["schemas"]["PageLink"];
+        };
+        /** @description The parameters of the `forgesync://` link the page was opened for, as the daemon checked them. */
+        PageLink: {
+            /** @description The set's lock: an http(s) URL or an oci:// reference. */
+            url: string;
+            /** @description The minisign public key the link names. */
+            key?: string;
+        };
+        /** @description The set a link names. */
+        SetPreviewRequest: {
+            /** @description The set's lock: an http(s) URL or an oci:// reference. */
+            url: string;
+            /** @description The minisign public key the link names (base64). */
+            key?: string;
+        };
+        /** @description A set a player is asked to join, compared with the machine. */
+        SetPreview: {
+            /** @description The lock's source, without a password. */
+            source: string;
+            /** @description The set's name, when its lock gives one. */
+            name?: string;
+            /** @description The key id of the verified signature. */
+            signed_by?: string;
+            /** @description The key id of the key the link names. */
+            link_key?: string;
+            /** @description Whether signed_by is one of `[sets] trusted_keys`. */
+            trusted: boolean;
+            /** @description Who signed the set and whether this machine trusts them, in words. */
+            trust: string;
+            /** @description How the machine differs from the set. */
+            comparison: components["schemas"]["SetComparison"];
+            /** @description How many packs the set pins. */
+            pinned: number;
+            /**
+             * Format: int64
+             * @description The bytes of the set's archives.
+             */
+            total_bytes: number;
+            /**
+             * Format: int64
+             * @description The bytes of those the machine lacks.
+             */
+            download_bytes: number;
+            /** @description What the player should know of the set (its expiry). */
+            warnings: string[];
         };
         /** @description A set applied by hand (`sync --set`, `POST /v1/set/apply`) pinned a machine that follows `[sets] source`: following is paused, across restarts, until `POST /v1/set/follow` (`forgesync sync --set --follow`); absent while the machine follows. */
         SetPause: {
@@ -2504,6 +2636,93 @@ export interface operations {
             413: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
+        };
+    };
+    pageToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PageTokenRequest"];
+            };
+        };
+        responses: {
+            /** @description The one-time URL. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PageToken"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            408: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+            413: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    previewSet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetPreviewRequest"];
+            };
+        };
+        responses: {
+            /** @description The preview. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SetPreview"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            408: components["responses"]["Error"];
+            413: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    pageSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PageSession"];
+                };
+            };
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            500: components["responses"]["Error"];
         };
     };
     followEvents: {
