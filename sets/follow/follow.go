@@ -78,6 +78,10 @@ type Options struct {
 	// Fetcher is the template of every fetch (client, tries, delays); its
 	// Dir and Progress are set by the Syncer.
 	Fetcher fetch.Fetcher
+	// Chunks, when set, is the machine's own chunk store, which it shares
+	// with LAN peers (SPEC §13): every chunk a delta update fetches lands
+	// there too. Empty: chunks are not kept.
+	Chunks string
 	// Observer, when set, hears each check and download (the pipeline's
 	// observer hears the apply).
 	Observer Observer
@@ -430,12 +434,23 @@ func (s *Syncer) keptUsable(p lock.Pack) bool {
 }
 
 // addDelta counts a fetch's delta update, or its fallback, into the
-// check, for status.
+// check, for status, and where its bytes came from: LAN peers or mirrors
+// (SPEC §13).
 func addDelta(c *Check, r fetch.Result) {
 	if r.Fallback != "" {
 		c.Fallbacks = append(c.Fallbacks, r.Pack.ID+": "+r.Fallback)
 	}
 	d := r.Delta
+	switch {
+	case r.From == "": // in the cache already
+	case r.Peer:
+		c.PeerBytes += r.Pack.Size
+	case d != nil:
+		c.PeerBytes += d.PeerBytes
+		c.MirrorBytes += d.FetchedBytes - d.PeerBytes
+	default:
+		c.MirrorBytes += r.Pack.Size
+	}
 	if d == nil {
 		return
 	}
@@ -448,6 +463,7 @@ func addDelta(c *Check, r fetch.Result) {
 	c.Delta.FetchedChunks += d.FetchedChunks
 	c.Delta.Requests += d.Requests
 	c.Delta.WireBytes += d.WireBytes
+	c.Delta.PeerBytes += d.PeerBytes
 }
 
 // readLock returns the lock of req and its signature: fetched from its
@@ -680,7 +696,7 @@ func (s *Syncer) fetch(ctx context.Context, base fetch.Source, l *lock.Lock, pac
 			// a failed one.
 			s.opts.Log.Warn("no seeds for delta updates", "err", err)
 		}
-		f.Delta = &fetch.Delta{Chunks: l.Chunks, Seeds: seeds, IndexPath: s.indexPath, Log: s.opts.Log}
+		f.Delta = &fetch.Delta{Chunks: l.Chunks, Seeds: seeds, IndexPath: s.indexPath, Log: s.opts.Log, Keep: s.opts.Chunks}
 	}
 	if s.opts.Observer != nil {
 		var mu sync.Mutex
@@ -699,6 +715,31 @@ func (s *Syncer) fetch(ctx context.Context, base fetch.Source, l *lock.Lock, pac
 		}
 	}
 	return f.Fetch(ctx, base, packs)
+}
+
+// ArchivePath returns the file of the archive with this SHA-256 that the
+// machine caches, or keeps under archives/ for an installed pack, or ""
+// when it has none: what the machine serves its LAN peers (SPEC §13).
+func (s *Syncer) ArchivePath(sha string) string {
+	if s.cache.Has(sha, 0) {
+		return s.cache.Path(sha)
+	}
+	installed, err := s.w.Installed()
+	if err != nil {
+		return ""
+	}
+	for _, in := range installed {
+		if in.SHA256 != sha {
+			continue
+		}
+		// A kept name holds 12 digits of the SHA-256; the installed
+		// state holds all of them.
+		names, err := s.keptNames()
+		if name, ok := names[store.KeptKey(in.ID, in.Version, in.SHA256)]; ok && err == nil {
+			return filepath.Join(s.opts.State, store.ArchivesDir, name)
+		}
+	}
+	return ""
 }
 
 // indexPath is where the chunk index of the archive with this SHA-256 is
