@@ -360,25 +360,10 @@ func (f *Fetcher) fetchPack(ctx context.Context, base Source, p lock.Pack) (*Res
 	if r := f.fetchFromPeers(ctx, p, dst, fallback); r != nil {
 		return r, nil
 	}
-	fe := &fetchError{Pack: p}
 	if base.OCI != "" {
-		// A set in a registry: the archive is the blob by its SHA-256,
-		// whatever URLs its lock names.
-		ref, err := oci.ParseReference(base.OCI)
-		if err != nil {
-			return nil, err
-		}
-		src := Source{OCI: ref.Blob(p.SHA256)}
-		tries, err := f.fetchFrom(ctx, nil, p, src, dst, "", &blobSource{reg: f.registry(), ref: ref}, false)
-		if err == nil {
-			return &Result{Pack: p, Path: dst, From: src.OCI}, nil
-		}
-		if ctx.Err() != nil {
-			return nil, context.Cause(ctx)
-		}
-		fe.Attempts = append(fe.Attempts, attempt{URL: src.OCI, Tries: tries, Err: err, Reason: err.Error()})
-		return nil, fe
+		return f.fetchBlob(ctx, base, p, dst)
 	}
+	fe := &fetchError{Pack: p}
 	client := f.mirrorClient(base)
 	for _, ref := range p.URLs {
 		if ctx.Err() != nil {
@@ -398,5 +383,25 @@ func (f *Fetcher) fetchPack(ctx context.Context, base Source, p lock.Pack) (*Res
 		}
 		fe.Attempts = append(fe.Attempts, attempt{URL: src.Redacted(), Tries: tries, Err: err, Reason: err.Error()})
 	}
+	return nil, fe
+}
+
+// fetchBlob brings p's archive from a set in a registry: the blob by its
+// SHA-256, whatever URLs its lock names.
+func (f *Fetcher) fetchBlob(ctx context.Context, base Source, p lock.Pack, dst string) (*Result, error) {
+	ref, err := oci.ParseReference(base.OCI)
+	if err != nil {
+		return nil, err
+	}
+	src := Source{OCI: ref.Blob(p.SHA256)}
+	tries, err := f.fetchFrom(ctx, nil, p, src, dst, "", &blobSource{reg: f.registry(), ref: ref}, false)
+	if err == nil {
+		return &Result{Pack: p, Path: dst, From: src.OCI}, nil
+	}
+	if ctx.Err() != nil {
+		return nil, context.Cause(ctx)
+	}
+	fe := &fetchError{Pack: p}
+	fe.Attempts = append(fe.Attempts, attempt{URL: src.OCI, Tries: tries, Err: err, Reason: err.Error()})
 	return nil, fe
 }
