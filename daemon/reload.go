@@ -210,7 +210,7 @@ func (rl *reloader) read() (*config.Config, follow.Options, intake.Limits, error
 		return nil, follow.Options{}, intake.Limits{}, err
 	}
 	// The set options of the new config, and its registry client.
-	nm := &Machine{opts: rl.m.opts}
+	nm := &Machine{opts: rl.m.opts, lan: rl.m.lan} // the same LAN peers
 	nm.opts.Config = cfg
 	setOpts, err := nm.setOptions()
 	return cfg, setOpts, lim, err

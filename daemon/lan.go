@@ -1,0 +1,100 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+
+	"github.com/mjolnir-forge/forgesync/config"
+	"github.com/mjolnir-forge/forgesync/sets/follow"
+	"github.com/mjolnir-forge/forgesync/sets/lan"
+)
+
+// chunksDir is the machine's own chunk store under the state folder, kept
+// while [lan] share is on: the chunks its delta updates fetched, served to
+// its peers (SPEC §13).
+const chunksDir = "chunks"
+
+// lanPeers is a machine's LAN peers, made once from [lan] and kept, with
+// the peers dropped, until the process ends (SPEC §13: in memory only).
+type lanPeers struct {
+	once  sync.Once
+	peers *lan.Peers
+	err   error
+}
+
+// LANPeers returns the machine's LAN peers ([lan] peers, and those found
+// by mDNS while it shares), or nil when it asks none.
+func (m *Machine) LANPeers() (*lan.Peers, error) {
+	cfg := m.opts.Config.LAN
+	if !cfg.Share && len(cfg.Peers) == 0 {
+		return nil, nil
+	}
+	if m.lan == nil {
+		m.lan = &lanPeers{}
+	}
+	m.lan.once.Do(func() {
+		listen := ""
+		if cfg.Share {
+			listen = cfg.Listen
+		}
+		m.lan.peers, m.lan.err = lan.NewPeers(cfg.Peers, listen, m.opts.Log)
+	})
+	return m.lan.peers, m.lan.err
+}
+
+// chunkStore returns the machine's own chunk store, kept only while it
+// shares.
+func chunkStore(cfg *config.Config) string {
+	if !cfg.LAN.Share {
+		return ""
+	}
+	return filepath.Join(cfg.Paths.State, chunksDir)
+}
+
+// serveLAN serves the machine's archives and chunks to its LAN peers and
+// announces it by mDNS, until ctx ends; with [lan] share off it does
+// nothing. A LAN without multicast is logged, not a failure: peers named
+// in [lan] peers still work.
+func (m *Machine) serveLAN(ctx context.Context, ln net.Listener, follower *atomic.Pointer[follow.Syncer]) error {
+	cfg, log := m.opts.Config, m.opts.Log
+	if ln == nil {
+		return nil
+	}
+	peers, err := m.LANPeers()
+	if err != nil {
+		return err
+	}
+	srv := &lan.Server{Chunks: chunkStore(cfg), MaxUpload: cfg.LAN.MaxUpload, Log: log,
+		Archive: func(sha string) string { return follower.Load().ArchivePath(sha) }}
+	d := &lan.Discovery{Peers: peers, Port: ln.Addr().(*net.TCPAddr).Port, Log: log}
+	go func() {
+		if err := d.Run(ctx); err != nil {
+			log.Warn("LAN peers are not announced or found by mDNS; those in [lan] peers are still asked", "err", err)
+		}
+	}()
+	log.Info("sharing archives and chunks with LAN peers", "listen", ln.Addr().String(), "max_upload", cfg.LAN.MaxUpload)
+	return srv.Run(ctx, ln)
+}
+
+// listenLAN listens on [lan] listen when the machine shares; nil when it
+// does not.
+func listenLAN(cfg *config.Config, log *slog.Logger) (net.Listener, error) {
+	if !cfg.LAN.Share {
+		return nil, nil
+	}
+	ln, err := net.Listen("tcp", cfg.LAN.Listen)
+	if err != nil {
+		var op *net.OpError
+		if errors.As(err, &op) {
+			return nil, fmt.Errorf("daemon: [lan] listen %s: %w (another program holds the port: choose another, or set share = false)", cfg.LAN.Listen, err)
+		}
+		return nil, fmt.Errorf("daemon: [lan] listen %s: %w", cfg.LAN.Listen, err)
+	}
+	return ln, nil
+}
