@@ -171,7 +171,7 @@ const (
 	defaultLANListen = "0.0.0.0:47380"
 	// defaultMaxUpload is half of an assumed 100 Mbit/s link (6.25 MB/s):
 	// a machine that shares still has the other half for itself.
-	defaultMaxUpload = 6_250_000
+	defaultMaxUpload       = 6_250_000
 	defaultSettle          = 750 * time.Millisecond
 	defaultRescan          = 60 * time.Second
 	defaultSetInterval     = 5 * time.Minute
