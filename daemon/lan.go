@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/mjolnir-forge/forgesync/config"
 	"github.com/mjolnir-forge/forgesync/sets/follow"
 	"github.com/mjolnir-forge/forgesync/sets/lan"
@@ -61,25 +63,30 @@ func chunkStore(cfg *config.Config) string {
 // announces it by mDNS, until ctx ends; with [lan] share off it does
 // nothing. A LAN without multicast is logged, not a failure: peers named
 // in [lan] peers still work.
-func (m *Machine) serveLAN(ctx context.Context, ln net.Listener, follower *atomic.Pointer[follow.Syncer]) error {
+func (m *Machine) serveLAN(ctx context.Context, follower *atomic.Pointer[follow.Syncer]) error {
 	cfg, log := m.opts.Config, m.opts.Log
-	if ln == nil {
-		return nil
+	ln, err := listenLAN(cfg, log)
+	if ln == nil || err != nil {
+		return err
 	}
 	peers, err := m.LANPeers()
 	if err != nil {
+		ln.Close()
 		return err
 	}
 	srv := &lan.Server{Chunks: chunkStore(cfg), MaxUpload: cfg.LAN.MaxUpload, Log: log,
 		Archive: func(sha string) string { return follower.Load().ArchivePath(sha) }}
 	d := &lan.Discovery{Peers: peers, Port: ln.Addr().(*net.TCPAddr).Port, Log: log}
-	go func() {
-		if err := d.Run(ctx); err != nil {
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		if err := d.Run(gctx); err != nil {
 			log.Warn("LAN peers are not announced or found by mDNS; those in [lan] peers are still asked", "err", err)
 		}
-	}()
+		return nil
+	})
 	log.Info("sharing archives and chunks with LAN peers", "listen", ln.Addr().String(), "max_upload", cfg.LAN.MaxUpload)
-	return srv.Run(ctx, ln)
+	g.Go(func() error { return srv.Run(gctx, ln) })
+	return g.Wait()
 }
 
 // listenLAN listens on [lan] listen when the machine shares; nil when it

@@ -100,11 +100,6 @@ func (m *Machine) Serve(ctx context.Context, so ServeOptions) error {
 		eps.Close()
 		return err
 	}
-	lanLn, err := listenLAN(cfg, log)
-	if err != nil {
-		eps.Close()
-		return err
-	}
 	var follower atomic.Pointer[follow.Syncer]
 	follower.Store(sets)
 	backend := NewBackend(r, &follower)
@@ -121,7 +116,7 @@ func (m *Machine) Serve(ctx context.Context, so ServeOptions) error {
 	// once, then every interval), started again by each reload.
 	g.Go(func() error { return rl.run(gctx) })
 	update := startUpdateCheck(gctx, g, cfg, so.Version, log)
-	g.Go(func() error { return m.serveLAN(gctx, lanLn, &follower) }) // [lan] share (SPEC §13)
+	g.Go(func() error { return m.serveLAN(gctx, &follower) }) // [lan] share (SPEC §13)
 	g.Go(func() error {
 		return eps.Serve(gctx, backend, ev, ServerOptions{Logger: log, Version: so.Version, LogFile: so.LogFile,
 			Commit: so.Commit, BuildDate: so.BuildDate, Priority: cfg.Performance.Priority, PriorityNow: rl.Priority, Reload: rl.Reload,

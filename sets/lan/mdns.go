@@ -15,9 +15,9 @@ import (
 	"github.com/hashicorp/mdns"
 )
 
-// Service is the DNS-SD service type a machine that shares announces and
+// service is the DNS-SD service type a machine that shares announces and
 // browses for (SPEC §13).
-const Service = "_forgesync._tcp"
+const service = "_forgesync._tcp"
 
 // Defaults of a Discovery.
 const (
@@ -58,13 +58,13 @@ func (d *Discovery) Run(ctx context.Context) error {
 	}
 	quiet := log.New(io.Discard, "", 0)
 	if d.Port > 0 {
-		svc, err := mdns.NewMDNSService(d.id, Service, "", "", d.Port, announceIPs(d.Iface), []string{idField + d.id})
+		svc, err := mdns.NewMDNSService(d.id, service, "", "", d.Port, announceIPs(d.Iface), []string{idField + d.id})
 		if err != nil {
-			return fmt.Errorf("lan: announce %s on port %d: %w", Service, d.Port, err)
+			return fmt.Errorf("lan: announce %s on port %d: %w", service, d.Port, err)
 		}
 		srv, err := mdns.NewServer(&mdns.Config{Zone: svc, Iface: d.Iface, Logger: quiet})
 		if err != nil {
-			return fmt.Errorf("lan: announce %s: %w (multicast does not work here: name peers in [lan] peers instead)", Service, err)
+			return fmt.Errorf("lan: announce %s: %w (multicast does not work here: name peers in [lan] peers instead)", service, err)
 		}
 		defer srv.Shutdown()
 	}
@@ -76,7 +76,7 @@ func (d *Discovery) Run(ctx context.Context) error {
 	defer t.Stop()
 	for {
 		if err := d.browse(ctx, quiet); err != nil && ctx.Err() == nil {
-			d.Log.Warn("could not browse the LAN for peers", "service", Service, "err", err)
+			d.Log.Warn("could not browse the LAN for peers", "service", service, "err", err)
 		}
 		select {
 		case <-ctx.Done():
@@ -96,7 +96,7 @@ func (d *Discovery) browse(ctx context.Context, quiet *log.Logger) error {
 			d.add(e)
 		}
 	}()
-	err := mdns.QueryContext(ctx, &mdns.QueryParam{Service: Service, Domain: "local", Timeout: browseFor,
+	err := mdns.QueryContext(ctx, &mdns.QueryParam{Service: service, Domain: "local", Timeout: browseFor,
 		Interface: d.Iface, Entries: entries, DisableIPv6: true, Logger: quiet})
 	close(entries)
 	<-done

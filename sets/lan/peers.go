@@ -28,10 +28,10 @@ type Peers struct {
 	dropped map[string]string // peer → why it was dropped
 }
 
-// ParsePeer returns the base URL of a peer as [lan] peers writes it,
+// parsePeer returns the base URL of a peer as [lan] peers writes it,
 // "http://HOST:PORT", without a final slash, or an error that says what is
 // wrong with it.
-func ParsePeer(s string) (string, error) {
+func parsePeer(s string) (string, error) {
 	u, err := url.Parse(strings.TrimSpace(s))
 	if err != nil {
 		return "", fmt.Errorf("lan: peer %q: %w", s, err)
@@ -56,7 +56,7 @@ func NewPeers(configured []string, listen string, log *slog.Logger) (*Peers, err
 	}
 	p := &Peers{log: log, self: selfMatcher(listen), dropped: map[string]string{}}
 	for _, c := range configured {
-		u, err := ParsePeer(c)
+		u, err := parsePeer(c)
 		if err != nil {
 			return nil, err
 		}
@@ -87,7 +87,7 @@ func (p *Peers) List() []string {
 // Add adds a peer found on the LAN (http://HOST:PORT); a peer already
 // known, a dropped one, or this machine's own server is not added.
 func (p *Peers) Add(peer string) {
-	u, err := ParsePeer(peer)
+	u, err := parsePeer(peer)
 	if err != nil || p.isSelf(u) {
 		return
 	}

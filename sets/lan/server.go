@@ -25,9 +25,9 @@ const (
 
 // Defaults of a Server.
 const (
-	// DefaultMaxConns bounds the connections a server holds at once; more
+	// defaultMaxConns bounds the connections a server holds at once; more
 	// wait to be accepted.
-	DefaultMaxConns = 16
+	defaultMaxConns = 16
 	// shutdownGrace is how long Run lets answers under way finish once
 	// its context ends.
 	shutdownGrace = 5 * time.Second
@@ -100,7 +100,7 @@ func (s *Server) Handler() http.Handler {
 func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 	maxConns := s.MaxConns
 	if maxConns <= 0 {
-		maxConns = DefaultMaxConns
+		maxConns = defaultMaxConns
 	}
 	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute,
 		MaxHeaderBytes: 8 << 10, BaseContext: func(net.Listener) context.Context { return ctx }}
