@@ -1,10 +1,14 @@
 package daemon
 
 import (
+	"encoding/json"
 	"net"
+	"strings"
 	"testing"
 
 	"github.com/mjolnir-forge/forgesync/config"
+	"github.com/mjolnir-forge/forgesync/sets/fetch"
+	"github.com/mjolnir-forge/forgesync/sets/follow"
 )
 
 // TestLANShareOff: with [lan] share off (the default) the daemon listens
@@ -40,5 +44,32 @@ func TestLANShareOff(t *testing.T) {
 	defer ln.Close()
 	if ln.Addr().String() != addr || chunkStore(cfg) == "" {
 		t.Errorf("share on: listening on %s, chunk store %q; want %s and one", ln.Addr(), chunkStore(cfg), addr)
+	}
+}
+
+// TestDownloadEventCountsPeerBytes: the download event and the check say
+// which bytes came from LAN peers and which from mirrors (SPEC §13).
+func TestDownloadEventCountsPeerBytes(t *testing.T) {
+	for _, tt := range []struct {
+		name         string
+		pr           fetch.Progress
+		peer, mirror int64
+	}{
+		{"from a peer", fetch.Progress{Pack: "p", Done: 700, Total: 900, Peer: true}, 700, 0},
+		{"from a mirror", fetch.Progress{Pack: "p", Done: 700, Total: 900}, 0, 700},
+		{"rebuilt", fetch.Progress{Pack: "p", Done: 900, Total: 900, Delta: &fetch.DeltaStats{SeedBytes: 500, FetchedBytes: 400, PeerBytes: 300}}, 300, 100},
+	} {
+		got := wireDownload(tt.pr)
+		if got.PeerBytes != tt.peer || got.MirrorBytes != tt.mirror {
+			t.Errorf("%s: wireDownload = peer %d, mirror %d; want %d, %d", tt.name, got.PeerBytes, got.MirrorBytes, tt.peer, tt.mirror)
+		}
+	}
+	b, err := json.Marshal(wireDownload(fetch.Progress{Pack: "p", Done: 1, Total: 2}))
+	if err != nil || !strings.Contains(string(b), `"peer_bytes":0`) || !strings.Contains(string(b), `"mirror_bytes":1`) {
+		t.Errorf("the download event = %s, %v; want peer_bytes and mirror_bytes", b, err)
+	}
+	c := wireCheck(follow.Check{PeerBytes: 5, MirrorBytes: 7})
+	if c.PeerBytes != 5 || c.MirrorBytes != 7 {
+		t.Errorf("wireCheck = %+v; want peer_bytes 5, mirror_bytes 7", c)
 	}
 }
