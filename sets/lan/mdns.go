@@ -42,6 +42,8 @@ type Discovery struct {
 	Log *slog.Logger
 
 	id string
+	// wait is how long one browse listens for answers; 0: browseFor.
+	wait time.Duration
 }
 
 // Run announces and browses until ctx ends. It fails at once when the
@@ -96,7 +98,11 @@ func (d *Discovery) browse(ctx context.Context, quiet *log.Logger) error {
 			d.add(e)
 		}
 	}()
-	err := mdns.QueryContext(ctx, &mdns.QueryParam{Service: service, Domain: "local", Timeout: browseFor,
+	wait := d.wait
+	if wait <= 0 {
+		wait = browseFor
+	}
+	err := mdns.QueryContext(ctx, &mdns.QueryParam{Service: service, Domain: "local", Timeout: wait,
 		Interface: d.Iface, Entries: entries, DisableIPv6: true, Logger: quiet})
 	close(entries)
 	<-done

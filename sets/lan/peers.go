@@ -26,6 +26,8 @@ type Peers struct {
 	static  []string          // from the configuration, in order
 	found   []string          // found on the LAN, in the order found
 	dropped map[string]string // peer → why it was dropped
+	// added, when set, hears each peer found; for tests.
+	added func(peer string)
 }
 
 // parsePeer returns the base URL of a peer as [lan] peers writes it,
@@ -34,7 +36,10 @@ type Peers struct {
 func parsePeer(s string) (string, error) {
 	u, err := url.Parse(strings.TrimSpace(s))
 	if err != nil {
-		return "", fmt.Errorf("lan: peer %q: %w", s, err)
+		return "", fmt.Errorf("lan: a peer is not a URL: want http://HOST:PORT")
+	}
+	if u.User != nil {
+		s = u.Redacted() // never shown with its password
 	}
 	switch {
 	case u.Scheme != "http":
@@ -98,6 +103,9 @@ func (p *Peers) Add(peer string) {
 	}
 	p.found = append(p.found, u)
 	p.log.Info("found a LAN peer", "peer", u)
+	if p.added != nil {
+		p.added(u)
+	}
 }
 
 // Drop drops peer until the daemon restarts, and logs it with why.
