@@ -73,7 +73,8 @@ type Server struct {
 	MaxUpload int64
 	// MaxConns bounds the connections held at once; 0: DefaultMaxConns.
 	MaxConns int
-	// Open opens a file to serve; nil means os.Open. Tests record what is
+	// Open opens a file to serve; nil means one that on Windows lets the
+	// file be renamed or removed while it is served. Tests record what is
 	// opened.
 	Open func(name string) (*os.File, error)
 	// Now and Sleep are the clock of the upload bound; nil means the
@@ -135,7 +136,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	open := s.Open
 	if open == nil {
-		open = os.Open
+		open = openShared
 	}
 	f, err := open(path)
 	if err != nil {
