@@ -76,7 +76,8 @@ func (m *Machine) serveLAN(ctx context.Context, follower *atomic.Pointer[follow.
 	}
 	srv := &lan.Server{Chunks: chunkStore(cfg), MaxUpload: cfg.LAN.MaxUpload, Log: log,
 		Archive: func(sha string) string { return follower.Load().ArchivePath(sha) }}
-	d := &lan.Discovery{Peers: peers, Port: ln.Addr().(*net.TCPAddr).Port, Log: log}
+	d := &lan.Discovery{Peers: peers, Log: log}
+	d.Port, d.Addr = announced(ln.Addr().(*net.TCPAddr))
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
 		if err := d.Run(gctx); err != nil {
@@ -104,4 +105,18 @@ func listenLAN(cfg *config.Config, log *slog.Logger) (net.Listener, error) {
 		return nil, fmt.Errorf("daemon: [lan] listen %s: %w", cfg.LAN.Listen, err)
 	}
 	return ln, nil
+}
+
+// announced returns the port and address to announce of a server
+// listening on a: none (browse only) on loopback, which no peer can
+// reach; every interface's addresses (nil) when a is unspecified; else
+// a's own.
+func announced(a *net.TCPAddr) (int, net.IP) {
+	switch {
+	case a.IP.IsLoopback():
+		return 0, nil
+	case a.IP.IsUnspecified():
+		return a.Port, nil
+	}
+	return a.Port, a.IP
 }

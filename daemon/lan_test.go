@@ -73,3 +73,20 @@ func TestDownloadEventCountsPeerBytes(t *testing.T) {
 		t.Errorf("wireCheck = %+v; want peer_bytes 5, mirror_bytes 7", c)
 	}
 }
+
+// TestLANAnnounced: a peer server on loopback is not announced on the LAN;
+// one on every interface is announced with their addresses; one on an
+// address, with that address.
+func TestLANAnnounced(t *testing.T) {
+	for _, tt := range []struct {
+		listen string
+		port   int
+		ip     string
+	}{{"127.0.0.1:47380", 0, "<nil>"}, {"0.0.0.0:47380", 47380, "<nil>"}, {"192.168.1.5:47380", 47380, "192.168.1.5"}} {
+		a, _ := net.ResolveTCPAddr("tcp", tt.listen)
+		port, ip := announced(a)
+		if port != tt.port || ip.String() != tt.ip {
+			t.Errorf("announced(%s) = %d, %v; want %d, %s", tt.listen, port, ip, tt.port, tt.ip)
+		}
+	}
+}

@@ -33,6 +33,9 @@ type Discovery struct {
 	Peers *Peers
 	// Port is the server's port to announce; 0: browse only.
 	Port int
+	// Addr is the address to announce, that of a server listening on
+	// one address; nil: those of every interface that is up.
+	Addr net.IP
 	// Every is how often to browse; 0: once a minute.
 	Every time.Duration
 	// Iface is the interface to announce and browse on; nil: the
@@ -60,7 +63,11 @@ func (d *Discovery) Run(ctx context.Context) error {
 	}
 	quiet := log.New(io.Discard, "", 0)
 	if d.Port > 0 {
-		svc, err := mdns.NewMDNSService(d.id, service, "", "", d.Port, announceIPs(d.Iface), []string{idField + d.id})
+		ips := announceIPs(d.Iface)
+		if d.Addr != nil {
+			ips = []net.IP{d.Addr}
+		}
+		svc, err := mdns.NewMDNSService(d.id, service, "", "", d.Port, ips, []string{idField + d.id})
 		if err != nil {
 			return fmt.Errorf("lan: announce %s on port %d: %w", service, d.Port, err)
 		}
