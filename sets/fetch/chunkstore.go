@@ -154,7 +154,7 @@ func (s *ChunkStore) GetChunk(ctx context.Context, id casync.ChunkID, size uint6
 }
 
 // fromPeer returns a LAN peer's chunk, with one try: a peer that does not
-// have it (404) is passed over; one that errs, stalls or sends wrong bytes
+// have it (404) or is busy (503) is passed over; one that errs, stalls or sends wrong bytes
 // is dropped, and not asked again in this rebuild.
 func (s *ChunkStore) fromPeer(ctx context.Context, i int, u string, id casync.ChunkID, size uint64) ([]byte, error) {
 	data, err := s.fromURL(ctx, s.f.peerFetcher(), u, id, size)
@@ -162,7 +162,7 @@ func (s *ChunkStore) fromPeer(ctx context.Context, i int, u string, id casync.Ch
 		s.peerBytes.Add(int64(len(data)))
 		return data, nil
 	}
-	if ctx.Err() == nil && !notFound(err) {
+	if ctx.Err() == nil && !passOver(err) {
 		s.slow[i].Store(true)
 		s.f.Peers.Drop(s.peer[i], err)
 	}

@@ -17,7 +17,7 @@ const (
 // fetchFromPeers asks each peer in turn for p's archive (SPEC §13): one try
 // each, held to a mirror's stall, minimum-rate and deadline rules, the
 // bytes checked against the pin before they land. A peer without the
-// archive (404) is passed over; one that errs, stalls or sends wrong bytes
+// archive (404) or busy (503) is passed over; one that errs, stalls or sends wrong bytes
 // is dropped. It returns nil when no peer gave the archive.
 func (f *Fetcher) fetchFromPeers(ctx context.Context, p lock.Pack, dst, fallback string) *Result {
 	if f.Peers == nil {
@@ -36,7 +36,7 @@ func (f *Fetcher) fetchFromPeers(ctx context.Context, p lock.Pack, dst, fallback
 		if ctx.Err() != nil {
 			return nil
 		}
-		if !notFound(err) {
+		if !passOver(err) {
 			f.Peers.Drop(peer, err)
 		}
 	}
@@ -51,9 +51,9 @@ func (f *Fetcher) peerFetcher() *Fetcher {
 	return &once
 }
 
-// notFound reports whether err is a 404: a peer that does not have what
-// was asked for, which is no fault.
-func notFound(err error) bool {
+// passOver reports whether err is a 404 or a 503: a peer that does not
+// have what was asked for, or is busy serving others, which is no fault.
+func passOver(err error) bool {
 	var se *httpStatusError
-	return errors.As(err, &se) && se.Code == http.StatusNotFound
+	return errors.As(err, &se) && (se.Code == http.StatusNotFound || se.Code == http.StatusServiceUnavailable)
 }

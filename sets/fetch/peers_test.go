@@ -82,7 +82,7 @@ func TestFetchFromPeer(t *testing.T) {
 // TestFetchPeerFaults: a peer that serves wrong bytes, stalls, trickles,
 // fails or is not there: the archive lands with its pinned bytes from the
 // mirror, and the peer is dropped with why. A peer without the archive
-// (404) is no fault: it stays.
+// (404) or busy (503) is no fault: it stays.
 func TestFetchPeerFaults(t *testing.T) {
 	var mirrorFast func() // called when the mirror is asked
 	tests := []struct {
@@ -126,6 +126,12 @@ func TestFetchPeerFaults(t *testing.T) {
 			peer.srv.Close()
 		}, "connect"},
 		{"not there", func(t *testing.T, peer *mirror, f *Fetcher, p lock.Pack, data []byte) {}, ""},
+		{"busy", func(t *testing.T, peer *mirror, f *Fetcher, p lock.Pack, data []byte) {
+			peer.fault = func(w http.ResponseWriter, r *http.Request, n int) bool {
+				http.Error(w, "busy", http.StatusServiceUnavailable)
+				return true
+			}
+		}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

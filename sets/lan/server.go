@@ -27,7 +27,11 @@ const (
 const (
 	// defaultMaxConns bounds the connections a server holds at once; more
 	// wait to be accepted.
-	defaultMaxConns = 16
+	defaultMaxConns = 64
+	// defaultMaxActive bounds the files sent at once; a request beyond it
+	// is answered 503 at once (busy), and the peer asks the next source
+	// rather than wait.
+	defaultMaxActive = 16
 	// shutdownGrace is how long Run lets answers under way finish once
 	// its context ends.
 	shutdownGrace = 5 * time.Second
@@ -71,8 +75,10 @@ type Server struct {
 	// MaxUpload bounds the bytes per second sent, over all connections; 0
 	// or less: no bound.
 	MaxUpload int64
-	// MaxConns bounds the connections held at once; 0: DefaultMaxConns.
+	// MaxConns bounds the connections held at once; 0: defaultMaxConns.
 	MaxConns int
+	// MaxActive bounds the files sent at once; 0: defaultMaxActive.
+	MaxActive int
 	// Open opens a file to serve; nil means one that on Windows lets the
 	// file be renamed or removed while it is served. Tests record what is
 	// opened.
@@ -86,12 +92,18 @@ type Server struct {
 	// discarded.
 	Log *slog.Logger
 
-	limit *throttle
+	limit  *throttle
+	active chan struct{} // a token per file being sent
 }
 
 // Handler returns the server as an http.Handler, its upload bound set.
 func (s *Server) Handler() http.Handler {
 	s.limit = &throttle{rate: s.MaxUpload, now: s.Now, sleep: s.Sleep}
+	n := s.MaxActive
+	if n <= 0 {
+		n = defaultMaxActive
+	}
+	s.active = make(chan struct{}, n)
 	return http.HandlerFunc(s.serve)
 }
 
@@ -132,6 +144,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	path := s.path(r.URL.EscapedPath())
 	if path == "" {
 		http.NotFound(w, r)
+		return
+	}
+	select {
+	case s.active <- struct{}{}:
+		defer func() { <-s.active }()
+	default:
+		w.Header().Set("Retry-After", "5")
+		http.Error(w, "busy: ask another peer or the mirror", http.StatusServiceUnavailable)
 		return
 	}
 	open := s.Open

@@ -300,3 +300,47 @@ func TestUploadUnderRateTogether(t *testing.T) {
 		t.Errorf("received %d bytes; want both archives", got)
 	}
 }
+
+// TestServerBusy: past MaxActive files sent at once, a request is answered
+// 503 at once, opening nothing, so that the peer asks another source; the
+// transfer under way ends whole.
+func TestServerBusy(t *testing.T) {
+	s := newSite(t)
+	o := &opens{}
+	srv := s.server(o)
+	started, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	srv.MaxActive, srv.MaxUpload = 1, 1<<30
+	srv.Sleep = func(ctx context.Context, d time.Duration) error {
+		once.Do(func() { close(started); <-release })
+		return nil
+	}
+	addr := serve(t, srv)
+	first := make(chan int64, 1)
+	go func() {
+		resp, err := noKeepAlive.Get("http://" + addr + "/lan/v1/archives/" + s.sha)
+		if err != nil {
+			first <- -1
+			return
+		}
+		defer resp.Body.Close()
+		n, _ := io.Copy(io.Discard, resp.Body)
+		first <- n
+	}()
+	select {
+	case <-started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the first transfer did not start")
+	}
+	code, _ := rawGet(t, addr, http.MethodGet, "/lan/v1/chunks/"+s.chunkID[:4]+"/"+s.chunkID+".cacnk")
+	if code != http.StatusServiceUnavailable {
+		t.Errorf("a second transfer while one is under way = %d; want 503", code)
+	}
+	if files, _ := o.seen(); len(files) != 1 {
+		t.Errorf("opened %v; want only the first transfer's file", files)
+	}
+	close(release)
+	if n := <-first; n != int64(len(s.archive)) {
+		t.Errorf("the first transfer got %d bytes; want %d", n, len(s.archive))
+	}
+}
