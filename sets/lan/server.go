@@ -32,8 +32,8 @@ const (
 	// is answered 503 at once (busy), and the peer asks the next source
 	// rather than wait.
 	defaultMaxActive = 16
-	// shutdownGrace is how long Run lets answers under way finish once
-	// its context ends.
+	// shutdownGrace is how long Run waits for connections to close once
+	// its context ends, before it closes them.
 	shutdownGrace = 5 * time.Second
 )
 
@@ -108,8 +108,9 @@ func (s *Server) Handler() http.Handler {
 }
 
 // Run serves on ln, at most MaxConns connections at once, until ctx ends;
-// then it lets answers under way finish for a few seconds and returns nil.
-// It closes ln.
+// then it cuts the answers under way (their requests' contexts are ctx's:
+// a peer asks its next source), closes the connections within a few
+// seconds, and returns nil. It closes ln.
 func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 	maxConns := s.MaxConns
 	if maxConns <= 0 {
