@@ -116,14 +116,17 @@ func (d *Discovery) browse(ctx context.Context, quiet *log.Logger) error {
 	return err
 }
 
-// add adds the peer an answer names, unless it is this machine's own.
+// add adds the peer an answer names, unless it is this machine's own or
+// not on a private, link-local or loopback address.
 func (d *Discovery) add(e *mdns.ServiceEntry) {
 	for _, f := range e.InfoFields {
 		if f == idField+d.id {
 			return
 		}
 	}
-	if e.AddrV4 == nil || e.Port <= 0 {
+	// A peer found on the LAN is on the LAN: an answer naming a public
+	// address would have this machine send requests off it.
+	if e.AddrV4 == nil || e.Port <= 0 || !(e.AddrV4.IsPrivate() || e.AddrV4.IsLinkLocalUnicast() || e.AddrV4.IsLoopback()) {
 		return
 	}
 	d.Peers.Add("http://" + net.JoinHostPort(e.AddrV4.String(), strconv.Itoa(e.Port)))

@@ -2,10 +2,14 @@ package lan
 
 import (
 	"context"
+	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hashicorp/mdns"
 
 	"github.com/mjolnir-forge/forgesync/internal/toolcheck"
 )
@@ -36,7 +40,10 @@ func TestDiscovery(t *testing.T) {
 	}
 	port := 20000 + int(time.Now().UnixNano()%20000)
 	suffix := ":" + strconv.Itoa(port)
-	announcer := &Discovery{Peers: self, Port: port, Every: 100 * time.Millisecond, wait: 200 * time.Millisecond}
+	// Announced on loopback: this machine's own address may be outside
+	// the private ranges (CI's is in a documentation range), which
+	// browsing ignores.
+	announcer := &Discovery{Peers: self, Port: port, Addr: net.IPv4(127, 0, 0, 1), Every: 100 * time.Millisecond, wait: 200 * time.Millisecond}
 	browser := &Discovery{Peers: other, Every: 100 * time.Millisecond, wait: 200 * time.Millisecond}
 	errs := make(chan error, 2)
 	go func() { errs <- announcer.Run(ctx) }()
@@ -67,5 +74,24 @@ wait:
 		if strings.HasSuffix(p, suffix) {
 			t.Errorf("the announcer found itself: %s", p)
 		}
+	}
+}
+
+// TestDiscoveryAddsOnlyLANAddresses: an answer naming a public address, or
+// this machine's own announcement, adds no peer.
+func TestDiscoveryAddsOnlyLANAddresses(t *testing.T) {
+	p, _ := NewPeers(nil, "", nil)
+	d := &Discovery{Peers: p, id: "self"}
+	for _, e := range []*mdns.ServiceEntry{
+		{AddrV4: net.ParseIP("8.8.8.8"), Port: 47380},
+		{AddrV4: net.ParseIP("192.168.1.20"), Port: 47380, InfoFields: []string{"id=self"}},
+		{AddrV4: net.ParseIP("192.168.1.21"), Port: 0},
+		{AddrV4: net.ParseIP("192.168.1.22"), Port: 47380, InfoFields: []string{"id=other"}},
+		{AddrV4: net.ParseIP("169.254.3.4"), Port: 47380},
+	} {
+		d.add(e)
+	}
+	if got := p.List(); !slices.Equal(got, []string{"http://192.168.1.22:47380", "http://169.254.3.4:47380"}) {
+		t.Errorf("List() = %v; want the two LAN peers that are not this machine", got)
 	}
 }
