@@ -28,10 +28,14 @@ const (
 	// defaultMaxConns bounds the connections a server holds at once; more
 	// wait to be accepted.
 	defaultMaxConns = 64
-	// defaultMaxActive bounds the files sent at once; a request beyond it
-	// is answered 503 at once (busy), and the peer asks the next source
-	// rather than wait.
-	defaultMaxActive = 16
+	// defaultMaxActive bounds the files sent at once (they share the
+	// upload bound); a request beyond it waits for one to end, up to
+	// defaultBusyWait, and is then answered 503 (busy): the peer asks its
+	// next source without dropping this one.
+	defaultMaxActive = 32
+	// defaultBusyWait is how long a request waits for a file to end: well
+	// under a fetcher's stall (30 s), which would drop this peer.
+	defaultBusyWait = 10 * time.Second
 	// shutdownGrace is how long Run waits for connections to close once
 	// its context ends, before it closes them.
 	shutdownGrace = 5 * time.Second
@@ -79,6 +83,9 @@ type Server struct {
 	MaxConns int
 	// MaxActive bounds the files sent at once; 0: defaultMaxActive.
 	MaxActive int
+	// BusyWait is how long a request beyond MaxActive waits before it is
+	// answered 503; 0: defaultBusyWait; negative: it is answered at once.
+	BusyWait time.Duration
 	// Open opens a file to serve; nil means one that on Windows lets the
 	// file be renamed or removed while it is served. Tests record what is
 	// opened.
@@ -147,14 +154,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	select {
-	case s.active <- struct{}{}:
-		defer func() { <-s.active }()
-	default:
+	if !s.acquire(r.Context()) {
 		w.Header().Set("Retry-After", "5")
 		http.Error(w, "busy: ask another peer or the mirror", http.StatusServiceUnavailable)
 		return
 	}
+	defer func() { <-s.active }()
 	open := s.Open
 	if open == nil {
 		open = openShared
@@ -176,6 +181,32 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.Log.Debug("serving a peer", "path", r.URL.EscapedPath(), "bytes", st.Size(), "peer", r.RemoteAddr)
 	}
 	http.ServeContent(&limitedWriter{ResponseWriter: w, ctx: r.Context(), t: s.limit}, r, "", time.Time{}, f)
+}
+
+// acquire takes a slot of the files sent at once, waiting up to BusyWait
+// for one, and reports whether it did.
+func (s *Server) acquire(ctx context.Context) bool {
+	select {
+	case s.active <- struct{}{}:
+		return true
+	default:
+	}
+	wait := s.BusyWait
+	if wait < 0 {
+		return false
+	}
+	if wait == 0 {
+		wait = defaultBusyWait
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case s.active <- struct{}{}:
+		return true
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return false
 }
 
 // path returns the file that the request's path names, built from the

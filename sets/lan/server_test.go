@@ -302,7 +302,7 @@ func TestUploadUnderRateTogether(t *testing.T) {
 }
 
 // TestServerBusy: past MaxActive files sent at once, a request is answered
-// 503 at once, opening nothing, so that the peer asks another source; the
+// 503 (here at once: BusyWait is negative), opening nothing, so that the peer asks another source; the
 // transfer under way ends whole.
 func TestServerBusy(t *testing.T) {
 	s := newSite(t)
@@ -310,7 +310,7 @@ func TestServerBusy(t *testing.T) {
 	srv := s.server(o)
 	started, release := make(chan struct{}), make(chan struct{})
 	var once sync.Once
-	srv.MaxActive, srv.MaxUpload = 1, 1<<30
+	srv.MaxActive, srv.MaxUpload, srv.BusyWait = 1, 1<<30, -1
 	srv.Sleep = func(ctx context.Context, d time.Duration) error {
 		once.Do(func() { close(started); <-release })
 		return nil
