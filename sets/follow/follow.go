@@ -335,6 +335,7 @@ func (s *Syncer) syncLocked(ctx context.Context, req Request) (*Result, error) {
 		s.opts.Log.Info("evicted archives from the cache", "archives", len(removed))
 	}
 	s.pruneIndexes()
+	s.pruneChunks()
 	v := s.view.Load()
 	rec := v.rec
 	if check.Source == rec.Source || rec.Source == "" {
@@ -780,6 +781,46 @@ func (s *Syncer) seeds() (func(lock.Pack) []fetch.Seed, error) {
 		}
 		return out
 	}, nil
+}
+
+// pruneChunks removes from the machine's own chunk store (Options.Chunks,
+// kept while it shares them with LAN peers) the chunks that no index kept
+// in the cache uses: those of archives neither cached nor installed. An
+// index that cannot be read keeps every chunk, as which it needs cannot be
+// told.
+func (s *Syncer) pruneChunks() {
+	if s.opts.Chunks == "" {
+		return
+	}
+	if _, err := os.Stat(s.opts.Chunks); err != nil {
+		return
+	}
+	es, err := os.ReadDir(s.cache.Dir())
+	if err != nil {
+		return
+	}
+	keep := map[casync.ChunkID]bool{}
+	for _, e := range es {
+		if !strings.HasSuffix(e.Name(), casync.IndexExt) || !e.Type().IsRegular() {
+			continue
+		}
+		path := filepath.Join(s.cache.Dir(), e.Name())
+		raw, err := atomicfile.ReadFile(path, 64<<20)
+		var ix *casync.Index
+		if err == nil {
+			ix, err = casync.ReadIndex(bytes.NewReader(raw), casync.Limits{})
+		}
+		if err != nil {
+			s.opts.Log.Warn("chunks for LAN peers not pruned: an index cannot be read", "path", path, "err", err)
+			return
+		}
+		for _, c := range ix.Chunks {
+			keep[c.ID] = true
+		}
+	}
+	if _, err := (casync.LocalStore{Dir: s.opts.Chunks}).Prune(func(id casync.ChunkID) bool { return keep[id] }); err != nil {
+		s.opts.Log.Warn("could not prune the chunks kept for LAN peers", "err", err)
+	}
 }
 
 // pruneIndexes removes the chunk indexes kept in the cache for archives
