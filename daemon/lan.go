@@ -22,32 +22,43 @@ import (
 // its peers (SPEC §13).
 const chunksDir = "chunks"
 
-// lanPeers is a machine's LAN peers, made once from [lan] and kept, with
-// the peers dropped, until the process ends (SPEC §13: in memory only).
+// lanPeers is a machine's LAN peers and chunk store, decided once from
+// the [lan] of the config the process started with and kept, with the
+// peers dropped, until it ends (SPEC §13: in memory only); a reload
+// changes neither (it says [lan] needs a restart).
 type lanPeers struct {
-	once  sync.Once
-	peers *lan.Peers
-	err   error
+	once   sync.Once
+	peers  *lan.Peers
+	chunks string
+	err    error
+}
+
+// lanState returns the machine's LAN peers and chunk store, made at the
+// first call.
+func (m *Machine) lanState() *lanPeers {
+	if m.lan == nil {
+		m.lan = &lanPeers{}
+	}
+	m.lan.once.Do(func() {
+		cfg := m.opts.Config
+		m.lan.chunks = chunkStore(cfg)
+		if !cfg.LAN.Share && len(cfg.LAN.Peers) == 0 {
+			return
+		}
+		listen := ""
+		if cfg.LAN.Share {
+			listen = cfg.LAN.Listen
+		}
+		m.lan.peers, m.lan.err = lan.NewPeers(cfg.LAN.Peers, listen, m.opts.Log)
+	})
+	return m.lan
 }
 
 // LANPeers returns the machine's LAN peers ([lan] peers, and those found
 // by mDNS while it shares), or nil when it asks none.
 func (m *Machine) LANPeers() (*lan.Peers, error) {
-	cfg := m.opts.Config.LAN
-	if !cfg.Share && len(cfg.Peers) == 0 {
-		return nil, nil
-	}
-	if m.lan == nil {
-		m.lan = &lanPeers{}
-	}
-	m.lan.once.Do(func() {
-		listen := ""
-		if cfg.Share {
-			listen = cfg.Listen
-		}
-		m.lan.peers, m.lan.err = lan.NewPeers(cfg.Peers, listen, m.opts.Log)
-	})
-	return m.lan.peers, m.lan.err
+	st := m.lanState()
+	return st.peers, st.err
 }
 
 // chunkStore returns the machine's own chunk store, kept only while it
@@ -74,7 +85,7 @@ func (m *Machine) serveLAN(ctx context.Context, follower *atomic.Pointer[follow.
 		ln.Close()
 		return err
 	}
-	srv := &lan.Server{Chunks: chunkStore(cfg), MaxUpload: cfg.LAN.MaxUpload, Log: log,
+	srv := &lan.Server{Chunks: m.lanState().chunks, MaxUpload: cfg.LAN.MaxUpload, Log: log,
 		Archive: func(sha string) string { return follower.Load().ArchivePath(sha) }}
 	d := &lan.Discovery{Peers: peers, Log: log}
 	d.Port, d.Addr = announced(ln.Addr().(*net.TCPAddr))

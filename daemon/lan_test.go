@@ -3,6 +3,7 @@ package daemon
 import (
 	"encoding/json"
 	"net"
+	"slices"
 	"strings"
 	"testing"
 
@@ -88,5 +89,31 @@ func TestLANAnnounced(t *testing.T) {
 		if port != tt.port || ip.String() != tt.ip {
 			t.Errorf("announced(%s) = %d, %v; want %d, %s", tt.listen, port, ip, tt.port, tt.ip)
 		}
+	}
+}
+
+// TestLANWaitsForRestart: a reload that changes [lan] says it needs a
+// restart, and the machine it makes keeps the peers and chunk store the
+// daemon started with.
+func TestLANWaitsForRestart(t *testing.T) {
+	cur := config.Default()
+	cur.Paths.State = t.TempDir()
+	next := *cur
+	next.LAN.Share, next.LAN.Peers = true, []string{"http://192.0.2.9:47380"}
+	if got := needsRestart(cur, &next); !slices.Equal(got, []string{"lan.peers", "lan.share"}) {
+		t.Errorf("needsRestart = %v; want lan.peers and lan.share", got)
+	}
+	m := New(Options{Config: cur})
+	if p, _ := m.LANPeers(); p != nil {
+		t.Fatalf("LANPeers = %v; want none", p)
+	}
+	nm := &Machine{opts: m.opts, lan: m.lan} // as a reload makes it
+	nm.opts.Config = &next
+	if p, _ := nm.LANPeers(); p != nil || nm.lanState().chunks != "" {
+		t.Errorf("after a reload: peers %v, chunk store %q; want the start's: none", p, nm.lanState().chunks)
+	}
+	opts, err := nm.setOptions()
+	if err != nil || opts.Fetcher.Peers != nil || opts.Chunks != "" {
+		t.Errorf("setOptions after a reload = peers %v, chunks %q, %v; want none", opts.Fetcher.Peers, opts.Chunks, err)
 	}
 }

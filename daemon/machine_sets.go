@@ -35,7 +35,7 @@ func (m *Machine) setOptions() (follow.Options, error) {
 		f.Peers = peers
 	}
 	return follow.Options{State: cfg.Paths.State, Follow: cfg.Sets.Source, TrustedKeys: keys,
-		CacheMax: cfg.Sets.CacheMax, Log: m.opts.Log, Fetcher: f, Chunks: chunkStore(cfg)}, nil
+		CacheMax: cfg.Sets.CacheMax, Log: m.opts.Log, Fetcher: f, Chunks: m.lanState().chunks}, nil
 }
 
 // Fetcher returns the template of every fetch of a set on this machine:

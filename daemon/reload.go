@@ -272,7 +272,8 @@ func needsRestart(cur, next *config.Config) []string {
 	for _, sec := range []struct {
 		name    string
 		cur, nx any
-	}{{"paths", cur.Paths, next.Paths}, {"deploy", cur.Deploy, next.Deploy}, {"log", cur.Log, next.Log}, {"api", cur.API, next.API}} {
+	}{{"paths", cur.Paths, next.Paths}, {"deploy", cur.Deploy, next.Deploy}, {"log", cur.Log, next.Log}, {"api", cur.API, next.API},
+		{"lan", cur.LAN, next.LAN}} {
 		a, b := reflect.ValueOf(sec.cur), reflect.ValueOf(sec.nx)
 		for i := range a.NumField() {
 			if !reflect.DeepEqual(a.Field(i).Interface(), b.Field(i).Interface()) {
