@@ -151,6 +151,10 @@ type SetCheck struct {
 	// Fallbacks name each archive downloaded whole though its pack names a
 	// chunk index, and why: "PACK: CAUSE".
 	Fallbacks []string `json:"fallbacks,omitempty"`
+	// PeerBytes and MirrorBytes are the bytes the check's downloads took
+	// from LAN peers (SPEC §13) and from mirrors and chunk stores.
+	PeerBytes   int64 `json:"peer_bytes,omitempty"`
+	MirrorBytes int64 `json:"mirror_bytes,omitempty"`
 }
 
 // The results of a SetCheck.
@@ -181,6 +185,11 @@ type Download struct {
 	// Fallback says why an archive whose pack names a chunk index is
 	// downloaded whole.
 	Fallback string `json:"fallback,omitempty"`
+	// PeerBytes and MirrorBytes say where Done came from: LAN peers
+	// (SPEC §13) or mirrors; for an archive rebuilt from chunks, in its
+	// last event, the chunks' bytes (Delta.SeedBytes came from seeds).
+	PeerBytes   int64 `json:"peer_bytes"`
+	MirrorBytes int64 `json:"mirror_bytes"`
 }
 
 // DeltaStats say how an archive was rebuilt from chunks (SPEC §10.2a):

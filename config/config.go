@@ -39,6 +39,8 @@ type Config struct {
 	Log    Log
 	API    API
 	Sets   Sets
+	// LAN is the LAN peer cache (SPEC §13).
+	LAN LAN
 	// Performance says how install work shares the machine with the game.
 	Performance Performance
 	// Update says where forgesync's own releases come from (SPEC §14).
@@ -155,8 +157,28 @@ type Sets struct {
 	DockerConfig string
 }
 
+// LAN configures the LAN peer cache (SPEC §13).
+type LAN struct {
+	// Share serves this machine's archives and chunks to LAN peers, and
+	// announces and browses for peers by mDNS; off by default.
+	Share bool
+	// Listen is the ADDR:PORT the peer server listens on.
+	Listen string
+	// MaxUpload bounds the bytes per second sent to peers.
+	MaxUpload int64
+	// Peers are peers' base URLs (http://HOST:PORT), asked first for each
+	// archive and chunk, with or without Share.
+	Peers []string
+}
+
 // Defaults of SPEC §1.
 const (
+	// defaultLANListen is the peer server's address: every interface,
+	// port 47380.
+	defaultLANListen = "0.0.0.0:47380"
+	// defaultMaxUpload is half of an assumed 100 Mbit/s link (6.25 MB/s):
+	// a machine that shares still has the other half for itself.
+	defaultMaxUpload       = 6_250_000
 	defaultSettle          = 750 * time.Millisecond
 	defaultRescan          = 60 * time.Second
 	defaultSetInterval     = 5 * time.Minute
@@ -214,6 +236,12 @@ type file struct {
 		Insecure        []string `toml:"insecure_registries"`
 		DockerConfig    string   `toml:"docker_config"`
 	} `toml:"sets"`
+	LAN struct {
+		Share     bool     `toml:"share"`
+		Listen    string   `toml:"listen"`
+		MaxUpload *size    `toml:"max_upload"`
+		Peers     []string `toml:"peers"`
+	} `toml:"lan"`
 	Performance struct {
 		Priority string `toml:"priority"`
 	} `toml:"performance"`
@@ -257,6 +285,7 @@ func Default() *Config {
 		Log:    Log{Level: slog.LevelInfo, Format: "text"},
 		Sets: Sets{Interval: defaultSetInterval, CacheMax: defaultCacheMax, KeepGenerations: defaultKeepGenerations,
 			KeepProfiles: defaultKeepProfiles, MaxStageBytes: defaultMaxStageBytes},
+		LAN: LAN{Listen: defaultLANListen, MaxUpload: defaultMaxUpload},
 
 		Performance: Performance{Priority: priorityBackground},
 	}
@@ -393,6 +422,7 @@ func ParseEnv(path string, data []byte, env Env) (*Config, error) {
 	}
 	parseSets(&c.Sets, &f, resolve, bad)
 	parseUpdate(&c.Update, &f, bad)
+	parseLAN(&c.LAN, &f, bad)
 	if len(problems) > 0 {
 		slices.SortStableFunc(problems, func(a, b problem) int { return cmp.Compare(a.Line, b.Line) })
 		return nil, &fileError{File: path, Problems: problems}
@@ -578,6 +608,36 @@ func parseSets(s *Sets, f *file, resolve func(key, p string) string, bad func(ke
 		} else {
 			s.KeepProfiles = n
 		}
+	}
+}
+
+// parseLAN validates the [lan] table into l.
+func parseLAN(l *LAN, f *file, bad func(key, format string, args ...any)) {
+	l.Share = f.LAN.Share
+	if f.LAN.Listen != "" {
+		host, port, err := net.SplitHostPort(f.LAN.Listen)
+		n, perr := strconv.Atoi(port)
+		if err != nil || perr != nil || n < 1 || n > 65535 || (host != "" && net.ParseIP(host) == nil) {
+			bad("lan.listen", "want ADDR:PORT with an IP address and a port from 1 to 65535 (\"0.0.0.0:47380\"), got %q", f.LAN.Listen)
+		} else {
+			l.Listen = f.LAN.Listen
+		}
+	}
+	if f.LAN.MaxUpload != nil {
+		if n, err := parseSize(f.LAN.MaxUpload.raw); err != nil || n < 1 {
+			bad("lan.max_upload", "want bytes per second above 0 such as \"6MB\", got %q", f.LAN.MaxUpload.raw)
+		} else {
+			l.MaxUpload = n
+		}
+	}
+	for i, p := range f.LAN.Peers {
+		u, err := url.Parse(p)
+		if err != nil || u.Scheme != "http" || u.Hostname() == "" || u.Port() == "" || u.User != nil ||
+			strings.Trim(u.Path, "/") != "" || u.RawQuery != "" || u.Fragment != "" {
+			bad("lan.peers", "peer %d: want http://HOST:PORT (peers speak plain HTTP; every byte is checked against its digest), got %q", i+1, redacted(p))
+			continue
+		}
+		l.Peers = append(l.Peers, p)
 	}
 }
 

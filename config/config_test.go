@@ -265,13 +265,13 @@ f.toml:7: limits.max_total_bytes: "8GiB" is above the default "4GiB"; limits may
 f.toml:8: limits.max_entry_bytes: 3221225472 is above the default "2GiB"; limits may only be lowered
 f.toml:9: limits.max_ratio: 1000 is above the default 200; limits may only be lowered
 f.toml:12: log.level: want debug, info, warn or error, got "loud"
-f.toml:15: extras.x: unknown key: there is no table [extras] (the tables are [paths], [watch], [limits], [deploy], [log], [api], [sets], [performance] and [update])`
+f.toml:15: extras.x: unknown key: there is no table [extras] (the tables are [paths], [watch], [limits], [deploy], [log], [api], [sets], [lan], [performance] and [update])`
 	_, err := parse("f.toml", []byte(text))
 	if err == nil || err.Error() != want || !errors.Is(err, errInvalid) {
 		t.Fatalf("Parse =\n%v\nwant\n%s", err, want)
 	}
 	for _, tt := range []struct{ name, text, want string }{
-		{"top-level key", "mods = \"x\"\n", "f.toml:1: mods: unknown key: every key belongs in a table ([paths], [watch], [limits], [deploy], [log], [api], [sets], [performance] and [update])"},
+		{"top-level key", "mods = \"x\"\n", "f.toml:1: mods: unknown key: every key belongs in a table ([paths], [watch], [limits], [deploy], [log], [api], [sets], [lan], [performance] and [update])"},
 		{"table as value", "paths = 3\n", "f.toml:1: paths: want the table [paths], got 3 (a number)"},
 		{"array of tables", "[[paths]]\nmods = \"x\"\n", "f.toml:1: paths: want the table [paths], got a list of tables"},
 		{"bool", "[deploy]\nlua = \"yes\"\n", `f.toml:2: deploy.lua: want true or false, got "yes" (a string)`},

@@ -61,6 +61,9 @@ type Machine struct {
 	rec    *pipeline.Summary  // what opening the state recovered
 	// registry is the client of OCI registries, made at first use.
 	registry *oci.Registry
+	// lan is the LAN peers, made at first use and shared with the
+	// machines a reload makes.
+	lan *lanPeers
 }
 
 // New returns the machine of opts.Config; it opens nothing yet.

@@ -26,8 +26,16 @@ func (m *Machine) setOptions() (follow.Options, error) {
 			return follow.Options{}, fmt.Errorf("[sets] source: %w", err)
 		}
 	}
+	f := m.Fetcher()
+	peers, err := m.LANPeers()
+	if err != nil {
+		return follow.Options{}, fmt.Errorf("[lan] peers: %w", err)
+	}
+	if peers != nil {
+		f.Peers = peers
+	}
 	return follow.Options{State: cfg.Paths.State, Follow: cfg.Sets.Source, TrustedKeys: keys,
-		CacheMax: cfg.Sets.CacheMax, MaxStageBytes: cfg.Sets.MaxStageBytes, Log: m.opts.Log, Fetcher: m.Fetcher()}, nil
+		CacheMax: cfg.Sets.CacheMax, MaxStageBytes: cfg.Sets.MaxStageBytes, Log: m.opts.Log, Fetcher: f, Chunks: m.lanState().chunks}, nil
 }
 
 // Fetcher returns the template of every fetch of a set on this machine:

@@ -90,5 +90,5 @@ func (p publisher) Checked(c follow.Check) { p.publish(wireCheck(c)) }
 
 // Downloading publishes download.
 func (p publisher) Downloading(pr fetch.Progress) {
-	p.publish(api.Download{Pack: pr.Pack, URL: pr.URL, Done: pr.Done, Total: pr.Total, Delta: wireDelta(pr.Delta), Fallback: pr.Fallback})
+	p.publish(wireDownload(pr))
 }

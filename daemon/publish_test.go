@@ -75,7 +75,7 @@ func TestPublisherEveryCall(t *testing.T) {
 			Fallbacks: []string{"p: gone"}}},
 		{func(p publisher) {
 			p.Downloading(fetch.Progress{Pack: "p", URL: "https://m/p.zip", Done: 9, Total: 9, Delta: delta, Fallback: "f"})
-		}, api.Download{Pack: "p", URL: "https://m/p.zip", Done: 9, Total: 9, Delta: wireDelta, Fallback: "f"}},
+		}, api.Download{Pack: "p", URL: "https://m/p.zip", Done: 9, Total: 9, Delta: wireDelta, Fallback: "f", MirrorBytes: delta.FetchedBytes}},
 	} {
 		ev := NewEvents(EventsOptions{})
 		c.call(publisher{ev})

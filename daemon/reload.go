@@ -210,7 +210,7 @@ func (rl *reloader) read() (*config.Config, follow.Options, intake.Limits, error
 		return nil, follow.Options{}, intake.Limits{}, err
 	}
 	// The set options of the new config, and its registry client.
-	nm := &Machine{opts: rl.m.opts}
+	nm := &Machine{opts: rl.m.opts, lan: rl.m.lan} // the same LAN peers
 	nm.opts.Config = cfg
 	setOpts, err := nm.setOptions()
 	return cfg, setOpts, lim, err
@@ -272,7 +272,8 @@ func needsRestart(cur, next *config.Config) []string {
 	for _, sec := range []struct {
 		name    string
 		cur, nx any
-	}{{"paths", cur.Paths, next.Paths}, {"deploy", cur.Deploy, next.Deploy}, {"log", cur.Log, next.Log}, {"api", cur.API, next.API}} {
+	}{{"paths", cur.Paths, next.Paths}, {"deploy", cur.Deploy, next.Deploy}, {"log", cur.Log, next.Log}, {"api", cur.API, next.API},
+		{"lan", cur.LAN, next.LAN}} {
 		a, b := reflect.ValueOf(sec.cur), reflect.ValueOf(sec.nx)
 		for i := range a.NumField() {
 			if !reflect.DeepEqual(a.Field(i).Interface(), b.Field(i).Interface()) {

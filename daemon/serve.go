@@ -90,12 +90,7 @@ func (m *Machine) Serve(ctx context.Context, so ServeOptions) error {
 		eps.Close()
 		return err
 	}
-	setOpts, err := m.setOptions()
-	var sets *follow.Syncer
-	if err == nil {
-		setOpts.Observer = publisher{ev}
-		sets, err = follow.New(r, setOpts)
-	}
+	sets, err := m.newFollower(r, ev)
 	if err != nil {
 		eps.Close()
 		return err
@@ -116,6 +111,7 @@ func (m *Machine) Serve(ctx context.Context, so ServeOptions) error {
 	// once, then every interval), started again by each reload.
 	g.Go(func() error { return rl.run(gctx) })
 	update := startUpdateCheck(gctx, g, cfg, so.Version, log)
+	g.Go(func() error { return m.serveLAN(gctx, &follower) }) // [lan] share (SPEC §13)
 	g.Go(func() error {
 		return eps.Serve(gctx, backend, ev, ServerOptions{Logger: log, Version: so.Version, LogFile: so.LogFile,
 			Commit: so.Commit, BuildDate: so.BuildDate, Priority: cfg.Performance.Priority, PriorityNow: rl.Priority, Reload: rl.Reload,
@@ -140,6 +136,17 @@ func startUpdateCheck(ctx context.Context, g *errgroup.Group, cfg *config.Config
 	u := newUpdateChecker(selfupdate.Options{Feed: cfg.Update.Feed, Current: version}, cfg.Paths.State, log)
 	g.Go(func() error { return u.run(ctx) })
 	return u.Status
+}
+
+// newFollower returns the set follower of the configuration, which
+// publishes its checks and downloads on ev.
+func (m *Machine) newFollower(r *pipeline.Runner, ev *Events) (*follow.Syncer, error) {
+	setOpts, err := m.setOptions()
+	if err != nil {
+		return nil, err
+	}
+	setOpts.Observer = publisher{ev}
+	return follow.New(r, setOpts)
 }
 
 // statusFolders are the folders of cfg that GET /v1/status names, made

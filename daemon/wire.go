@@ -228,7 +228,22 @@ func wireSetSync(r *follow.Result) *api.SetSyncResult {
 // event.
 func wireCheck(c follow.Check) api.SetCheck {
 	return api.SetCheck{Time: c.Time, Source: c.Source, Result: string(c.Result), Fingerprint: c.Fingerprint, NotModified: c.NotModified,
-		Error: c.Error, Delta: wireDelta(c.Delta), Fallbacks: c.Fallbacks}
+		Error: c.Error, Delta: wireDelta(c.Delta), Fallbacks: c.Fallbacks, PeerBytes: c.PeerBytes, MirrorBytes: c.MirrorBytes}
+}
+
+// wireDownload is a download's progress, the data of the download event,
+// with where its bytes came from: a LAN peer or a mirror (SPEC §13).
+func wireDownload(pr fetch.Progress) api.Download {
+	out := api.Download{Pack: pr.Pack, URL: pr.URL, Done: pr.Done, Total: pr.Total, Delta: wireDelta(pr.Delta), Fallback: pr.Fallback}
+	switch d := pr.Delta; {
+	case d != nil:
+		out.PeerBytes, out.MirrorBytes = d.PeerBytes, d.FetchedBytes-d.PeerBytes
+	case pr.Peer:
+		out.PeerBytes = pr.Done
+	default:
+		out.MirrorBytes = pr.Done
+	}
+	return out
 }
 
 // wireDelta are an archive's delta figures; nil for none.

@@ -474,7 +474,8 @@ grep -q "case-pack.*3.0.0" "$inv" || fail "installed.txt does not name case-pack
 step "the Windows-only tests of issue 20 §3 and §4 that make their own folders"
 # They avoid t.TempDir, whose cleanup wine cannot run (see the top).
 for t in "daemon:TestSecureFolderNoACL|TestSecureFolderLeavesOthers|TestServiceLogHeldByViewer" \
-         "installer/intake:TestIsolationUnconfinedChildNeverRuns|TestConfine|TestChildCreationFlags|TestChildPriority|TestWarmChildClosed" "watch:TestWatcherLongDropPath"; do
+         "installer/intake:TestIsolationUnconfinedChildNeverRuns|TestConfine|TestChildCreationFlags|TestChildPriority|TestWarmChildClosed" "watch:TestWatcherLongDropPath" \
+         "sets/lan:TestServedFileRenames"; do
   pkg=${t%%:*} exe=${t%%:*}; exe=${exe//\//-}
   GOOS=windows GOARCH=amd64 go test -c -o "$bin/$exe.test.exe" "./$pkg"
   $WINE "$bin/$exe.test.exe" -test.v -test.run "^(${t#*:})\$" > "$work/$exe.test.out" 2>&1 ||

@@ -140,7 +140,9 @@ var layers = map[string]layer{
 		never: []string{"github.com/fsnotify/fsnotify", "github.com/kardianos/service"}},
 	"sets/follow": {owns: "a machine following a set", may: []string{"pipeline", "installer/store", "sets/lock", "sets/fetch", "sets/casync", "internal/..."},
 		never: []string{"github.com/fsnotify/fsnotify", "github.com/kardianos/service"}},
-	"sets/oci":     {owns: "a pack set as an OCI artifact", may: []string{"internal/..."}},
+	"sets/oci": {owns: "a pack set as an OCI artifact", may: []string{"internal/..."}},
+	"sets/lan": {owns: "the LAN peer cache: serving peers, finding them", may: []string{"internal/..."},
+		never: []string{"github.com/fsnotify/fsnotify", "github.com/kardianos/service"}},
 	"sets/casync":  {owns: "casync's chunk formats", may: []string{"internal/..."}, never: []string{"net", "net/http"}},
 	"sets/settest": {owns: "what the sets packages' tests share", may: []string{"internal/..."}},
 

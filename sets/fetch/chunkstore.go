@@ -63,9 +63,16 @@ type ChunkStore struct {
 	// Fetcher's clock: a chunk asked for after it is refused.
 	due   time.Time
 	dueIn time.Duration
+	// peer is, by index in mirrors, the LAN peer (SPEC §13) whose store
+	// the mirror is, or "" for one of the lock's: the peers come first.
+	peer []string
+	// keep, when set, is the machine's own chunk store: every chunk
+	// fetched lands there too, for its peers.
+	keep string
 	// requests and wire count HTTP requests made and the body bytes they
-	// received; local counts chunks read from a folder.
-	requests, wire atomic.Int64
+	// received; local counts chunks read from a folder. peerBytes counts
+	// the chunks' (uncompressed) bytes that peers gave.
+	requests, wire, peerBytes atomic.Int64
 }
 
 // NewChunkStore returns the chunk store of a lock read from base whose
@@ -73,6 +80,15 @@ type ChunkStore struct {
 // location; a reference that does not resolve is an error naming it.
 func (f *Fetcher) NewChunkStore(base Source, refs []string) (*ChunkStore, error) {
 	s := &ChunkStore{f: f, client: f.mirrorClient(base)}
+	if f.Peers != nil && len(refs) > 0 {
+		for _, peer := range f.Peers.List() {
+			s.mirrors = append(s.mirrors, Source{URL: peer + peerChunks})
+			s.peer = append(s.peer, peer)
+		}
+	}
+	if f.Delta != nil {
+		s.keep = f.Delta.Keep
+	}
 	for _, ref := range refs {
 		src, err := resolve(base, ref)
 		if err != nil {
@@ -82,6 +98,7 @@ func (f *Fetcher) NewChunkStore(base Source, refs []string) (*ChunkStore, error)
 			src.URL += "/"
 		}
 		s.mirrors = append(s.mirrors, src)
+		s.peer = append(s.peer, "")
 	}
 	s.slow = make([]atomic.Bool, len(s.mirrors))
 	return s, nil
@@ -110,12 +127,16 @@ func (s *ChunkStore) GetChunk(ctx context.Context, id casync.ChunkID, size uint6
 			errs = append(errs, fmt.Sprintf("%s: given up as %v earlier in this rebuild", rejection.Escape(shown), errTooSlow))
 			continue
 		}
-		if m.Path != "" {
+		switch {
+		case m.Path != "":
 			data, err = casync.LocalStore{Dir: m.Path}.GetChunk(ctx, id, size)
-		} else {
-			data, err = s.fromURL(ctx, m.URL+rel, id, size)
+		case s.peer[i] != "":
+			data, err = s.fromPeer(ctx, i, m.URL+rel, id, size)
+		default:
+			data, err = s.fromURL(ctx, s.f, m.URL+rel, id, size)
 		}
 		if err == nil {
+			s.kept(id, data, m.Path == "")
 			return data, nil
 		}
 		if ctx.Err() != nil {
@@ -132,9 +153,40 @@ func (s *ChunkStore) GetChunk(ctx context.Context, id casync.ChunkID, size uint6
 	return nil, fmt.Errorf("chunk %s: %w: %s", name, errChunk, strings.Join(errs, "; "))
 }
 
-// fromURL returns one mirror's chunk.
-func (s *ChunkStore) fromURL(ctx context.Context, u string, id casync.ChunkID, size uint64) ([]byte, error) {
-	data, err := s.f.smallGet(ctx, s.client, u, maxCompressedChunk(size), &s.requests, &s.wire)
+// fromPeer returns a LAN peer's chunk, with one try: a peer that does not
+// have it (404) or is busy (503) is passed over; one that errs, stalls or sends wrong bytes
+// is dropped, and not asked again in this rebuild.
+func (s *ChunkStore) fromPeer(ctx context.Context, i int, u string, id casync.ChunkID, size uint64) ([]byte, error) {
+	data, err := s.fromURL(ctx, s.f.peerFetcher(), u, id, size)
+	if err == nil {
+		s.peerBytes.Add(int64(len(data)))
+		return data, nil
+	}
+	if ctx.Err() == nil && !passOver(err) {
+		s.slow[i].Store(true)
+		s.f.Peers.Drop(s.peer[i], err)
+	}
+	return nil, err
+}
+
+// kept puts a chunk fetched over the network into the machine's own chunk
+// store, when it has one; a chunk that cannot be kept costs only a peer's
+// later fetch.
+func (s *ChunkStore) kept(id casync.ChunkID, data []byte, fetched bool) {
+	if s.keep == "" || !fetched {
+		return
+	}
+	if err := (casync.LocalStore{Dir: s.keep}).PutChunk(id, data); err != nil {
+		s.f.deltaLog().Warn("could not keep a chunk for LAN peers", "chunk", id.String(), "err", err)
+	}
+}
+
+// PeerBytes returns the (uncompressed) bytes of the chunks LAN peers gave.
+func (s *ChunkStore) PeerBytes() int64 { return s.peerBytes.Load() }
+
+// fromURL returns one mirror's chunk, fetched with f's tries.
+func (s *ChunkStore) fromURL(ctx context.Context, f *Fetcher, u string, id casync.ChunkID, size uint64) ([]byte, error) {
+	data, err := f.smallGet(ctx, s.client, u, maxCompressedChunk(size), &s.requests, &s.wire)
 	if err != nil {
 		return nil, err
 	}

@@ -61,6 +61,10 @@ type Delta struct {
 	Parallel int
 	// Log hears why a delta update fell back; nil: discarded.
 	Log *slog.Logger
+	// Keep, when set, is the machine's own chunk store (casync's layout):
+	// each chunk fetched lands there too, so that LAN peers can fetch it
+	// from this machine (SPEC §13).
+	Keep string
 }
 
 // DeltaStats say how an archive was rebuilt from chunks.
@@ -74,6 +78,9 @@ type DeltaStats struct {
 	// Requests and WireBytes are the HTTP requests made for the index and
 	// the chunks, and the body bytes they received.
 	Requests, WireBytes int64
+	// PeerBytes are the bytes of FetchedBytes that LAN peers gave (SPEC
+	// §13); the rest came from the lock's chunk store.
+	PeerBytes int64
 }
 
 // fetchDelta rebuilds p's archive into dst from seeds and the chunk store,
@@ -138,8 +145,11 @@ func (f *Fetcher) rebuild(ctx context.Context, base Source, p lock.Pack, dst str
 		return nil, fmt.Errorf("%w: %w", errNoSeed, errors.Join(seedErrs...))
 	}
 	shown := "chunks"
-	if len(store.mirrors) > 0 {
-		shown = store.mirrors[0].Redacted()
+	for i, m := range store.mirrors {
+		if store.peer[i] == "" { // the lock's store, not a peer's
+			shown = m.Redacted()
+			break
+		}
 	}
 	if f.Progress != nil {
 		f.Progress(Progress{Pack: p.ID, URL: shown, Done: 0, Total: p.Size})
@@ -157,7 +167,7 @@ func (f *Fetcher) rebuild(ctx context.Context, base Source, p lock.Pack, dst str
 	}
 	ds := &DeltaStats{Chunks: st.Chunks, SeedChunks: st.SeedChunks, FetchedChunks: st.FetchedChunks,
 		SeedBytes: st.SeedBytes, FetchedBytes: st.FetchedBytes,
-		Requests: requests.Load() + store.Requests(), WireBytes: wire.Load() + store.WireBytes()}
+		Requests: requests.Load() + store.Requests(), WireBytes: wire.Load() + store.WireBytes(), PeerBytes: store.PeerBytes()}
 	if f.Progress != nil {
 		f.Progress(Progress{Pack: p.ID, URL: shown, Done: p.Size, Total: p.Size, Delta: ds})
 	}

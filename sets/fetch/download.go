@@ -45,6 +45,8 @@ type download struct {
 	// blob, when set, reads the archive from an OCI registry instead of
 	// url.
 	blob *blobSource
+	// peer is set when url is a LAN peer's.
+	peer bool
 }
 
 // blobSource is the registry and repository an archive's blob is read
@@ -57,13 +59,13 @@ type blobSource struct {
 // fetchFrom brings the archive from one mirror into dst and returns how
 // many tries it took. Failures that may pass are retried with back-off;
 // a 4xx or wrong bytes end this mirror at once.
-func (f *Fetcher) fetchFrom(ctx context.Context, client *http.Client, p lock.Pack, src Source, dst, fallback string, blob *blobSource) (int, error) {
+func (f *Fetcher) fetchFrom(ctx context.Context, client *http.Client, p lock.Pack, src Source, dst, fallback string, blob *blobSource, peer bool) (int, error) {
 	pending, err := atomicfile.Create(dst, 0o644)
 	if err != nil {
 		return 0, err
 	}
 	defer pending.Cleanup()
-	d := &download{f: f, client: client, ctx: ctx, pack: p, url: src.String(), shown: src.Redacted(), file: pending.File(), hash: sha256.New(), blob: blob, fallback: fallback}
+	d := &download{f: f, client: client, ctx: ctx, pack: p, url: src.String(), shown: src.Redacted(), file: pending.File(), hash: sha256.New(), blob: blob, fallback: fallback, peer: peer}
 	tries := 0
 	if src.Path != "" {
 		tries = 1
@@ -149,7 +151,7 @@ func (d *download) copy(r io.Reader) error {
 func (d *download) report() {
 	d.reported = d.have
 	if d.f.Progress != nil {
-		d.f.Progress(Progress{Pack: d.pack.ID, URL: d.shown, Done: d.have, Total: d.pack.Size, Fallback: d.fallback})
+		d.f.Progress(Progress{Pack: d.pack.ID, URL: d.shown, Done: d.have, Total: d.pack.Size, Fallback: d.fallback, Peer: d.peer})
 	}
 }
 

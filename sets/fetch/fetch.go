@@ -76,6 +76,17 @@ type Progress struct {
 	// Fallback says why an archive whose pack names a chunk index is
 	// downloaded whole.
 	Fallback string
+	// Peer is set when the bytes come from a LAN peer (SPEC §13), not a
+	// mirror.
+	Peer bool
+}
+
+// Peers are the LAN peers a [Fetcher] asks first for each archive and
+// chunk (SPEC §13): List returns their base URLs (http://HOST:PORT), in the
+// order to ask them; Drop drops one, until the daemon restarts, with why.
+type Peers interface {
+	List() []string
+	Drop(peer string, why error)
 }
 
 // Fetcher downloads archives from the mirrors a lock names, into a folder
@@ -122,6 +133,12 @@ type Fetcher struct {
 	// index from earlier archives plus chunks (SPEC §10.2a) before their
 	// mirrors are tried.
 	Delta *Delta
+	// Peers, when set, are asked for each archive (after a delta update,
+	// whose chunks they are asked for first) before its mirrors: one try
+	// each, under the mirrors' stall, minimum-rate and deadline rules. A
+	// peer without the archive (404) is passed over; one that errs,
+	// stalls or sends wrong bytes is dropped.
+	Peers Peers
 }
 
 // Result is a pack whose archive is in the destination folder.
@@ -139,6 +156,8 @@ type Result struct {
 	// Fallback says why an archive whose pack names a chunk index was
 	// downloaded whole.
 	Fallback string
+	// Peer is set when a LAN peer served the whole archive (SPEC §13).
+	Peer bool
 }
 
 // attempt is one mirror's failure for one pack; URL is redacted (see
@@ -338,25 +357,13 @@ func (f *Fetcher) fetchPack(ctx context.Context, base Source, p lock.Pack) (*Res
 			f.deltaLog().Info("downloading the whole archive: the delta update could not be used", "pack", p.ID, "version", p.Version, "err", err)
 		}
 	}
-	fe := &fetchError{Pack: p}
-	if base.OCI != "" {
-		// A set in a registry: the archive is the blob by its SHA-256,
-		// whatever URLs its lock names.
-		ref, err := oci.ParseReference(base.OCI)
-		if err != nil {
-			return nil, err
-		}
-		src := Source{OCI: ref.Blob(p.SHA256)}
-		tries, err := f.fetchFrom(ctx, nil, p, src, dst, "", &blobSource{reg: f.registry(), ref: ref})
-		if err == nil {
-			return &Result{Pack: p, Path: dst, From: src.OCI}, nil
-		}
-		if ctx.Err() != nil {
-			return nil, context.Cause(ctx)
-		}
-		fe.Attempts = append(fe.Attempts, attempt{URL: src.OCI, Tries: tries, Err: err, Reason: err.Error()})
-		return nil, fe
+	if r := f.fetchFromPeers(ctx, p, dst, fallback); r != nil {
+		return r, nil
 	}
+	if base.OCI != "" {
+		return f.fetchBlob(ctx, base, p, dst)
+	}
+	fe := &fetchError{Pack: p}
 	client := f.mirrorClient(base)
 	for _, ref := range p.URLs {
 		if ctx.Err() != nil {
@@ -367,7 +374,7 @@ func (f *Fetcher) fetchPack(ctx context.Context, base Source, p lock.Pack) (*Res
 			fe.Attempts = append(fe.Attempts, attempt{URL: lock.Redact(ref), Tries: 0, Err: err, Reason: err.Error()})
 			continue
 		}
-		tries, err := f.fetchFrom(ctx, client, p, src, dst, fallback, nil)
+		tries, err := f.fetchFrom(ctx, client, p, src, dst, fallback, nil, false)
 		if err == nil {
 			return &Result{Pack: p, Path: dst, From: src.Redacted(), Fallback: fallback}, nil
 		}
@@ -376,5 +383,25 @@ func (f *Fetcher) fetchPack(ctx context.Context, base Source, p lock.Pack) (*Res
 		}
 		fe.Attempts = append(fe.Attempts, attempt{URL: src.Redacted(), Tries: tries, Err: err, Reason: err.Error()})
 	}
+	return nil, fe
+}
+
+// fetchBlob brings p's archive from a set in a registry: the blob by its
+// SHA-256, whatever URLs its lock names.
+func (f *Fetcher) fetchBlob(ctx context.Context, base Source, p lock.Pack, dst string) (*Result, error) {
+	ref, err := oci.ParseReference(base.OCI)
+	if err != nil {
+		return nil, err
+	}
+	src := Source{OCI: ref.Blob(p.SHA256)}
+	tries, err := f.fetchFrom(ctx, nil, p, src, dst, "", &blobSource{reg: f.registry(), ref: ref}, false)
+	if err == nil {
+		return &Result{Pack: p, Path: dst, From: src.OCI}, nil
+	}
+	if ctx.Err() != nil {
+		return nil, context.Cause(ctx)
+	}
+	fe := &fetchError{Pack: p}
+	fe.Attempts = append(fe.Attempts, attempt{URL: src.OCI, Tries: tries, Err: err, Reason: err.Error()})
 	return nil, fe
 }

@@ -81,6 +81,10 @@ type Options struct {
 	// Fetcher is the template of every fetch (client, tries, delays); its
 	// Dir and Progress are set by the Syncer.
 	Fetcher fetch.Fetcher
+	// Chunks, when set, is the machine's own chunk store, which it shares
+	// with LAN peers (SPEC §13): every chunk a delta update fetches lands
+	// there too. Empty: chunks are not kept.
+	Chunks string
 	// Observer, when set, hears each check and download (the pipeline's
 	// observer hears the apply).
 	Observer Observer
@@ -334,6 +338,7 @@ func (s *Syncer) syncLocked(ctx context.Context, req Request) (*Result, error) {
 		s.opts.Log.Info("evicted archives from the cache", "archives", len(removed))
 	}
 	s.pruneIndexes()
+	s.pruneChunks()
 	v := s.view.Load()
 	rec := v.rec
 	if check.Source == rec.Source || rec.Source == "" {
@@ -433,12 +438,23 @@ func (s *Syncer) keptUsable(p lock.Pack) bool {
 }
 
 // addDelta counts a fetch's delta update, or its fallback, into the
-// check, for status.
+// check, for status, and where its bytes came from: LAN peers or mirrors
+// (SPEC §13).
 func addDelta(c *Check, r fetch.Result) {
 	if r.Fallback != "" {
 		c.Fallbacks = append(c.Fallbacks, r.Pack.ID+": "+r.Fallback)
 	}
 	d := r.Delta
+	switch {
+	case r.From == "": // in the cache already
+	case r.Peer:
+		c.PeerBytes += r.Pack.Size
+	case d != nil:
+		c.PeerBytes += d.PeerBytes
+		c.MirrorBytes += d.FetchedBytes - d.PeerBytes
+	default:
+		c.MirrorBytes += r.Pack.Size
+	}
 	if d == nil {
 		return
 	}
@@ -451,6 +467,7 @@ func addDelta(c *Check, r fetch.Result) {
 	c.Delta.FetchedChunks += d.FetchedChunks
 	c.Delta.Requests += d.Requests
 	c.Delta.WireBytes += d.WireBytes
+	c.Delta.PeerBytes += d.PeerBytes
 }
 
 // readLock returns the lock of req and its signature: fetched from its
@@ -683,7 +700,7 @@ func (s *Syncer) fetch(ctx context.Context, base fetch.Source, l *lock.Lock, pac
 			// a failed one.
 			s.opts.Log.Warn("no seeds for delta updates", "err", err)
 		}
-		f.Delta = &fetch.Delta{Chunks: l.Chunks, Seeds: seeds, IndexPath: s.indexPath, Log: s.opts.Log}
+		f.Delta = &fetch.Delta{Chunks: l.Chunks, Seeds: seeds, IndexPath: s.indexPath, Log: s.opts.Log, Keep: s.opts.Chunks}
 	}
 	if s.opts.Observer != nil {
 		var mu sync.Mutex
@@ -702,6 +719,31 @@ func (s *Syncer) fetch(ctx context.Context, base fetch.Source, l *lock.Lock, pac
 		}
 	}
 	return f.Fetch(ctx, base, packs)
+}
+
+// ArchivePath returns the file of the archive with this SHA-256 that the
+// machine caches, or keeps under archives/ for an installed pack, or ""
+// when it has none: what the machine serves its LAN peers (SPEC §13).
+func (s *Syncer) ArchivePath(sha string) string {
+	if s.cache.Has(sha, 0) {
+		return s.cache.Path(sha)
+	}
+	installed, err := s.w.Installed()
+	if err != nil {
+		return ""
+	}
+	for _, in := range installed {
+		if in.SHA256 != sha {
+			continue
+		}
+		// A kept name holds 12 digits of the SHA-256; the installed
+		// state holds all of them.
+		names, err := s.keptNames()
+		if name, ok := names[store.KeptKey(in.ID, in.Version, in.SHA256)]; ok && err == nil {
+			return filepath.Join(s.opts.State, store.ArchivesDir, name)
+		}
+	}
+	return ""
 }
 
 // indexPath is where the chunk index of the archive with this SHA-256 is
@@ -742,6 +784,46 @@ func (s *Syncer) seeds() (func(lock.Pack) []fetch.Seed, error) {
 		}
 		return out
 	}, nil
+}
+
+// pruneChunks removes from the machine's own chunk store (Options.Chunks,
+// kept while it shares them with LAN peers) the chunks that no index kept
+// in the cache uses: those of archives neither cached nor installed. An
+// index that cannot be read keeps every chunk, as which it needs cannot be
+// told.
+func (s *Syncer) pruneChunks() {
+	if s.opts.Chunks == "" {
+		return
+	}
+	if _, err := os.Stat(s.opts.Chunks); err != nil {
+		return
+	}
+	es, err := os.ReadDir(s.cache.Dir())
+	if err != nil {
+		return
+	}
+	keep := map[casync.ChunkID]bool{}
+	for _, e := range es {
+		if !strings.HasSuffix(e.Name(), casync.IndexExt) || !e.Type().IsRegular() {
+			continue
+		}
+		path := filepath.Join(s.cache.Dir(), e.Name())
+		raw, err := atomicfile.ReadFile(path, 64<<20)
+		var ix *casync.Index
+		if err == nil {
+			ix, err = casync.ReadIndex(bytes.NewReader(raw), casync.Limits{})
+		}
+		if err != nil {
+			s.opts.Log.Warn("chunks for LAN peers not pruned: an index cannot be read", "path", path, "err", err)
+			return
+		}
+		for _, c := range ix.Chunks {
+			keep[c.ID] = true
+		}
+	}
+	if _, err := (casync.LocalStore{Dir: s.opts.Chunks}).Prune(func(id casync.ChunkID) bool { return keep[id] }); err != nil {
+		s.opts.Log.Warn("could not prune the chunks kept for LAN peers", "err", err)
+	}
 }
 
 // pruneIndexes removes the chunk indexes kept in the cache for archives

@@ -21,6 +21,10 @@ type StoredCheck struct {
 	// Delta and Fallbacks are the check's delta updates.
 	Delta     *StoredDelta `json:"delta,omitempty"`
 	Fallbacks []string     `json:"fallbacks,omitempty"`
+	// PeerBytes and MirrorBytes say where the check's downloads came
+	// from (SPEC §13).
+	PeerBytes   int64 `json:"peer_bytes,omitempty"`
+	MirrorBytes int64 `json:"mirror_bytes,omitempty"`
 }
 
 // StoredDelta is the sum of a check's delta updates as set.json keeps it
@@ -32,6 +36,7 @@ type StoredDelta struct {
 	FetchedChunks int   `json:"fetched_chunks"`
 	Requests      int64 `json:"requests"`
 	WireBytes     int64 `json:"wire_bytes"`
+	PeerBytes     int64 `json:"peer_bytes,omitempty"`
 }
 
 // StoredApply is the last apply that changed the machine, as set.json
@@ -45,10 +50,10 @@ type StoredApply struct {
 // storedCheck is a check as the record keeps it.
 func storedCheck(c Check) *StoredCheck {
 	out := &StoredCheck{Time: c.Time, Source: c.Source, Result: c.Result, Fingerprint: c.Fingerprint, NotModified: c.NotModified,
-		Error: c.Error, Fallbacks: c.Fallbacks}
+		Error: c.Error, Fallbacks: c.Fallbacks, PeerBytes: c.PeerBytes, MirrorBytes: c.MirrorBytes}
 	if d := c.Delta; d != nil {
 		out.Delta = &StoredDelta{SeedBytes: d.SeedBytes, FetchedBytes: d.FetchedBytes, SeedChunks: d.SeedChunks, FetchedChunks: d.FetchedChunks,
-			Requests: d.Requests, WireBytes: d.WireBytes}
+			Requests: d.Requests, WireBytes: d.WireBytes, PeerBytes: d.PeerBytes}
 	}
 	return out
 }
@@ -59,10 +64,10 @@ func (c *StoredCheck) check() *Check {
 		return nil
 	}
 	out := &Check{Time: c.Time, Source: c.Source, Result: c.Result, Fingerprint: c.Fingerprint, NotModified: c.NotModified,
-		Error: c.Error, Fallbacks: c.Fallbacks}
+		Error: c.Error, Fallbacks: c.Fallbacks, PeerBytes: c.PeerBytes, MirrorBytes: c.MirrorBytes}
 	if d := c.Delta; d != nil {
 		out.Delta = &fetch.DeltaStats{SeedBytes: d.SeedBytes, FetchedBytes: d.FetchedBytes, SeedChunks: d.SeedChunks, FetchedChunks: d.FetchedChunks,
-			Requests: d.Requests, WireBytes: d.WireBytes}
+			Requests: d.Requests, WireBytes: d.WireBytes, PeerBytes: d.PeerBytes}
 	}
 	return out
 }

@@ -63,6 +63,10 @@ type Check struct {
 	Error       string
 	Delta       *fetch.DeltaStats
 	Fallbacks   []string
+	// PeerBytes and MirrorBytes are the bytes the check's downloads took
+	// from LAN peers (SPEC §13) and from mirrors and chunk stores; those
+	// from seeds are Delta's.
+	PeerBytes, MirrorBytes int64
 }
 
 // Result is what a sync did: the check, the key id of a verified

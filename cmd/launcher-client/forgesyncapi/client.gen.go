@@ -937,13 +937,19 @@ type DownloadEvent struct {
 		// Fallback Why an archive whose pack names a chunk index is downloaded whole (SPEC §10.2a).
 		Fallback *string `json:"fallback,omitempty"`
 
+		// MirrorBytes Of done, the bytes from mirrors; for an archive rebuilt from chunks, in its last event, the chunks' bytes from the lock's chunk store (delta.seed_bytes came from earlier archives).
+		MirrorBytes int64 `json:"mirror_bytes"`
+
 		// Pack The pack id.
 		Pack string `json:"pack"`
+
+		// PeerBytes Of done, the bytes from LAN peers (SPEC §13); for an archive rebuilt from chunks, in its last event, the chunks' bytes from peers.
+		PeerBytes int64 `json:"peer_bytes"`
 
 		// Total Bytes in all; 0 when not known.
 		Total int `json:"total"`
 
-		// Url The mirror being read.
+		// Url The mirror being read, or the LAN peer (SPEC §13).
 		Url string `json:"url"`
 	} `json:"data"`
 
@@ -1876,8 +1882,14 @@ type SetCheck struct {
 	// Fingerprint sha256: and the hex SHA-256 of the canonical text of the enabled packs (SPEC §10.1).
 	Fingerprint *Fingerprint `json:"fingerprint,omitempty"`
 
+	// MirrorBytes Bytes the check's downloads took from mirrors and chunk stores; those from earlier archives are delta's seed_bytes. Absent when none.
+	MirrorBytes *int64 `json:"mirror_bytes,omitempty"`
+
 	// NotModified The source showed the lock unchanged since the last check: an HTTP 304 to a conditional request, or an OCI tag still at the manifest digest it had.
 	NotModified *bool `json:"not_modified,omitempty"`
+
+	// PeerBytes Bytes the check's downloads took from LAN peers (SPEC §13); absent when none.
+	PeerBytes *int64 `json:"peer_bytes,omitempty"`
 
 	// Result equal (nothing to do), applied (the machine was changed to the set), refused (the install rules refused it: nothing changed) or failed (the lock, its signature or a download failed: nothing changed).
 	Result SetCheckResult `json:"result"`

@@ -1286,6 +1286,16 @@ export interface components {
             delta?: components["schemas"]["DeltaStats"];
             /** @description Each archive downloaded whole though its pack names a chunk index, and why: "PACK: CAUSE" (SPEC §10.2a). */
             fallbacks?: string[];
+            /**
+             * Format: int64
+             * @description Bytes the check's downloads took from LAN peers (SPEC §13); absent when none.
+             */
+            peer_bytes?: number;
+            /**
+             * Format: int64
+             * @description Bytes the check's downloads took from mirrors and chunk stores; those from earlier archives are delta's seed_bytes. Absent when none.
+             */
+            mirror_bytes?: number;
         };
         /** @description The last apply that changed the machine. */
         SetApply: {
@@ -1643,7 +1653,7 @@ export interface components {
             data: {
                 /** @description The pack id. */
                 pack: string;
-                /** @description The mirror being read. */
+                /** @description The mirror being read, or the LAN peer (SPEC §13). */
                 url: string;
                 /** @description Bytes received. */
                 done: number;
@@ -1652,6 +1662,16 @@ export interface components {
                 delta?: components["schemas"]["DeltaStats"];
                 /** @description Why an archive whose pack names a chunk index is downloaded whole (SPEC §10.2a). */
                 fallback?: string;
+                /**
+                 * Format: int64
+                 * @description Of done, the bytes from LAN peers (SPEC §13); for an archive rebuilt from chunks, in its last event, the chunks' bytes from peers.
+                 */
+                peer_bytes: number;
+                /**
+                 * Format: int64
+                 * @description Of done, the bytes from mirrors; for an archive rebuilt from chunks, in its last event, the chunks' bytes from the lock's chunk store (delta.seed_bytes came from earlier archives).
+                 */
+                mirror_bytes: number;
             };
         };
         /** @description A set apply or a rollback changed the installed set (SPEC §10.3). */
