@@ -1,0 +1,222 @@
+package zstd
+
+import (
+	"encoding/binary"
+	"errors"
+	"io"
+)
+
+// Reader decodes a stream of frames from an io.Reader. Its buffer holds
+// the window and the block being read out: it grows with the bytes
+// decoded up to twice the window plus a block, so a frame that claims a
+// large window costs only what it decodes, and never more than
+// maxWindow allows.
+type Reader struct {
+	r         io.Reader
+	maxWindow uint64
+	d         *decoder
+	f         frameState
+	inFrame   bool
+	out       []byte // history and decoded bytes
+	rd        int    // bytes of out already read
+	in        []byte // the block being decoded
+	off       int64  // bytes read from r
+	nframes   int
+	err       error
+}
+
+// NewReader returns a Reader of r whose frames may ask for a window of at
+// most maxWindow bytes.
+func NewReader(r io.Reader, maxWindow uint64) *Reader {
+	return &Reader{r: r, maxWindow: maxWindow, d: new(decoder), in: make([]byte, 0, 4096)}
+}
+
+// Reset makes z read r from its start, keeping its buffers.
+func (z *Reader) Reset(r io.Reader) {
+	*z = Reader{r: r, maxWindow: z.maxWindow, d: z.d, out: z.out[:0], in: z.in[:0]}
+}
+
+// Read reads decoded bytes into p.
+func (z *Reader) Read(p []byte) (int, error) {
+	for z.rd == len(z.out) {
+		if z.err != nil {
+			return 0, z.err
+		}
+		z.err = z.step()
+	}
+	n := copy(p, z.out[z.rd:])
+	z.rd += n
+	return n, nil
+}
+
+// WriteTo writes the decoded bytes to w until the end of the stream.
+func (z *Reader) WriteTo(w io.Writer) (int64, error) {
+	var total int64
+	for {
+		if z.rd < len(z.out) {
+			n, err := w.Write(z.out[z.rd:])
+			z.rd += n
+			total += int64(n)
+			if err != nil {
+				return total, err
+			}
+		}
+		if z.err != nil {
+			if z.err == io.EOF {
+				return total, nil
+			}
+			return total, z.err
+		}
+		z.err = z.step()
+	}
+}
+
+// fill reads exactly n bytes into z.in; the stream ending first is
+// ErrCorrupt with what.
+func (z *Reader) fill(n int, what string) error {
+	z.in = append(z.in[:0], make([]byte, n)...)[:n]
+	k, err := io.ReadFull(z.r, z.in)
+	z.off += int64(k)
+	if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
+		return z.f.fail(z.off-int64(k), ErrCorrupt, what)
+	}
+	return err
+}
+
+// step decodes the next block, or reads the next frame's header, or a
+// frame's end.
+func (z *Reader) step() error {
+	if !z.inFrame {
+		return z.startFrame()
+	}
+	if z.f.block < 0 {
+		return z.endFrame()
+	}
+	at := z.off
+	if err := z.fill(3, "block header cut short"); err != nil {
+		return err
+	}
+	last, typ, size := blockHeader(z.in)
+	n, what := z.d.checkBlock(typ, size)
+	if what != "" {
+		return z.f.fail(at, ErrCorrupt, what)
+	}
+	if err := z.fill(n, "block cut short"); err != nil {
+		return err
+	}
+	z.room(z.d.blockMax + slop)
+	was := len(z.out)
+	if z.out, what = z.d.decodeBlock(z.out, 0, typ, size, z.in); what != "" {
+		z.out = z.out[:was]
+		return z.f.fail(at, ErrCorrupt, what)
+	}
+	z.f.produced += uint64(len(z.out) - was)
+	if z.f.h.checksum {
+		_, _ = z.f.hash.Write(z.out[was:])
+	}
+	if z.f.h.hasSize && z.f.produced > z.f.h.size {
+		return z.f.fail(at, ErrCorrupt, "content larger than the frame header's size")
+	}
+	z.f.block++
+	if last {
+		z.f.block = -1
+	}
+	return nil
+}
+
+// startFrame reads a frame header, or skips a skippable frame; the end
+// of the stream before a frame is io.EOF.
+func (z *Reader) startFrame() error {
+	z.f = frameState{n: z.nframes, block: -1}
+	at := z.off
+	var magic [4]byte
+	k, err := io.ReadFull(z.r, magic[:])
+	z.off += int64(k)
+	if err == io.EOF {
+		return io.EOF
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return z.f.fail(at, ErrCorrupt, "magic number cut short")
+	}
+	if err != nil {
+		return err
+	}
+	m := binary.LittleEndian.Uint32(magic[:])
+	if m&skippableMask == skippableMagic {
+		if err := z.fill(4, "skippable frame header cut short"); err != nil {
+			return err
+		}
+		n := int64(binary.LittleEndian.Uint32(z.in))
+		k, err := io.CopyN(io.Discard, z.r, n)
+		z.off += k
+		if err == io.EOF {
+			return z.f.fail(at, ErrCorrupt, "skippable frame cut short")
+		}
+		z.nframes++
+		return err
+	}
+	if m != frameMagic {
+		return z.f.fail(at, ErrCorrupt, "unknown magic number")
+	}
+	if err := z.fill(1, "frame header cut short"); err != nil {
+		return err
+	}
+	var h0 [16]byte
+	h0[0] = z.in[0]
+	hl := headerLen(h0[0])
+	if err := z.fill(hl-1, "frame header cut short"); err != nil {
+		return err
+	}
+	copy(h0[1:], z.in)
+	h, what, err := parseHeader(h0[:hl], z.maxWindow)
+	if err != nil {
+		return z.f.fail(at, err, what)
+	}
+	z.f.h, z.f.block = h, 0
+	z.d.reset(int(h.window))
+	z.f.hash.Reset()
+	z.out, z.rd = z.out[:0], 0
+	z.inFrame = true
+	return nil
+}
+
+// endFrame reads a frame's checksum and checks it and the content size.
+func (z *Reader) endFrame() error {
+	z.inFrame = false
+	z.nframes++
+	at := z.off
+	if z.f.h.checksum {
+		if err := z.fill(4, "checksum cut short"); err != nil {
+			return err
+		}
+	}
+	return z.f.endFrame(z.in, at)
+}
+
+// room makes room for n more bytes in z.out, all of whose bytes have been
+// read: it grows the buffer up to twice the window plus n, then slides
+// the last window of bytes to its front.
+func (z *Reader) room(n int) {
+	if cap(z.out)-len(z.out) >= n {
+		return
+	}
+	w := z.d.window
+	if limit := 2*w + n; cap(z.out) < limit {
+		c := min(max(2*cap(z.out), len(z.out)+n, 64<<10), limit)
+		if c >= len(z.out)+n {
+			b := make([]byte, len(z.out), c)
+			copy(b, z.out)
+			z.out = b
+			return
+		}
+	}
+	keep := min(w, len(z.out))
+	copy(z.out, z.out[len(z.out)-keep:])
+	z.out = z.out[:keep]
+	z.rd = keep
+	if cap(z.out)-len(z.out) < n {
+		b := make([]byte, len(z.out), len(z.out)+n)
+		copy(b, z.out)
+		z.out = b
+	}
+}
