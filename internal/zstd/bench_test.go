@@ -1,0 +1,107 @@
+package zstd
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"testing"
+
+	kzstd "github.com/klauspost/compress/zstd"
+)
+
+// benchCorpus is one input of the benchmarks: its bytes and them
+// compressed by `zstd -3` (the CLI's default, as hosts make .tar.zst).
+type benchCorpus struct {
+	name    string
+	data, z []byte
+}
+
+// benchData holds the corpora: 16 MiB of text, 16 MiB of noise and 16
+// MiB of a .pak-like mix, or ZSTD_BENCH_FILE as a fourth.
+var benchData struct {
+	once    sync.Once
+	corpora []benchCorpus
+	err     error
+}
+
+func loadBench(b *testing.B) []benchCorpus {
+	d := &benchData
+	d.once.Do(func() {
+		d.corpora = []benchCorpus{
+			{name: "text", data: textLike(16<<20, 11)},
+			{name: "random", data: randomBytes(16<<20, 12)},
+			{name: "pak", data: pakLike(16<<20, 13)},
+		}
+		if f := os.Getenv("ZSTD_BENCH_FILE"); f != "" {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				d.err = err
+				return
+			}
+			d.corpora = append(d.corpora, benchCorpus{name: "file", data: data})
+		}
+		for i := range d.corpora {
+			c := &d.corpora[i]
+			cmd := exec.Command("zstd", "-q", "-c", "-3")
+			cmd.Stdin = bytes.NewReader(c.data)
+			if c.z, d.err = cmd.Output(); d.err != nil {
+				return
+			}
+		}
+	})
+	if d.err != nil {
+		b.Skipf("zstd CLI: %v", d.err)
+	}
+	return d.corpora
+}
+
+// BenchmarkDecode decodes each corpus with ours and with klauspost's, as
+// a stream (io.Copy to io.Discard: Reader and klauspost's NewReader with
+// one goroutine) and as a whole buffer (DecodeAll).
+func BenchmarkDecode(b *testing.B) {
+	for _, c := range loadBench(b) {
+		b.Run("stream/ours/"+c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.data)))
+			z := NewReader(nil, 1<<27)
+			for b.Loop() {
+				z.Reset(bytes.NewReader(c.z))
+				if _, err := io.Copy(io.Discard, z); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run("stream/klauspost/"+c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.data)))
+			z, _ := kzstd.NewReader(nil, kzstd.WithDecoderConcurrency(1), kzstd.WithDecoderLowmem(false), kzstd.WithDecoderMaxWindow(1<<27))
+			defer z.Close()
+			for b.Loop() {
+				_ = z.Reset(bytes.NewReader(c.z))
+				if _, err := io.Copy(io.Discard, z); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run("all/ours/"+c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.data)))
+			out := make([]byte, 0, len(c.data)+1<<20)
+			for b.Loop() {
+				if _, err := DecodeAll(out[:0], c.z, 1<<27, 1<<30); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run("all/klauspost/"+c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.data)))
+			z, _ := kzstd.NewReader(nil, kzstd.WithDecoderConcurrency(1), kzstd.WithDecoderMaxWindow(1<<27))
+			defer z.Close()
+			out := make([]byte, 0, len(c.data)+1<<20)
+			for b.Loop() {
+				if _, err := z.DecodeAll(c.z, out[:0]); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
