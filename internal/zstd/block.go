@@ -63,6 +63,7 @@ type decoder struct {
 	llBuf, ofBuf fseTable
 	mlBuf        fseTable
 	rep          [3]int
+	seqs         []seq
 	lits         [maxBlock + slop]byte
 	window       int
 	blockMax     int

@@ -141,28 +141,28 @@ func (t *huffTable) decode1(dst, in []byte) bool {
 	if !br.init(in) {
 		return false
 	}
-	shift := 64 - uint(t.log)
+	shift := (63 - uint(t.log)) & 63
 	i := 0
 	for br.off >= 8 && i+4 <= len(dst) {
 		br.reload()
 		d := dst[i : i+4 : i+4]
-		e := t.e[(br.value<<br.consumed>>shift)&(1<<maxHuffLog-1)]
+		e := t.e[(br.value<<(br.consumed&63)>>1>>shift)&(1<<maxHuffLog-1)]
 		br.consumed += uint(e & 255)
 		d[0] = uint8(e >> 8)
-		e = t.e[(br.value<<br.consumed>>shift)&(1<<maxHuffLog-1)]
+		e = t.e[(br.value<<(br.consumed&63)>>1>>shift)&(1<<maxHuffLog-1)]
 		br.consumed += uint(e & 255)
 		d[1] = uint8(e >> 8)
-		e = t.e[(br.value<<br.consumed>>shift)&(1<<maxHuffLog-1)]
+		e = t.e[(br.value<<(br.consumed&63)>>1>>shift)&(1<<maxHuffLog-1)]
 		br.consumed += uint(e & 255)
 		d[2] = uint8(e >> 8)
-		e = t.e[(br.value<<br.consumed>>shift)&(1<<maxHuffLog-1)]
+		e = t.e[(br.value<<(br.consumed&63)>>1>>shift)&(1<<maxHuffLog-1)]
 		br.consumed += uint(e & 255)
 		d[3] = uint8(e >> 8)
 		i += 4
 	}
 	for ; i < len(dst); i++ {
 		br.reload()
-		e := t.e[(br.value<<br.consumed>>shift)&(1<<maxHuffLog-1)]
+		e := t.e[(br.value<<(br.consumed&63)>>1>>shift)&(1<<maxHuffLog-1)]
 		br.consumed += uint(e & 255)
 		dst[i] = uint8(e >> 8)
 	}

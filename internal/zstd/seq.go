@@ -2,58 +2,116 @@ package zstd
 
 import "encoding/binary"
 
-// seqState is the state of a sequences section between two sequences:
-// the backward bit stream (as bitReader, in locals of the loop) and the
-// three FSE states.
-type seqState struct {
-	in            []byte
-	off           int
-	value         uint64
-	consumed      uint
-	lls, ofs, mls uint32
+// seq is one decoded sequence: literals to copy, then a match.
+type seq struct{ ll, ml, off uint32 }
+
+// sequences decodes nseq sequences from the backward stream in, then
+// executes them (RFC 8878 sections 3.1.1.3.2 and 3.1.1.4): decoding them
+// all first leaves the execution loop free of the bit stream, so the
+// processor overlaps the reads of far matches.
+func (d *decoder) sequences(out []byte, hist, end int, lits, in []byte, nseq int) ([]byte, string) {
+	if nseq > d.blockMax/3+1 {
+		return out, "more sequences than a block holds"
+	}
+	if cap(d.seqs) < nseq {
+		d.seqs = make([]seq, nseq, max(nseq, 1024))
+	}
+	seqs := d.seqs[:nseq]
+	if what := d.decodeSeqs(seqs, in); what != "" {
+		return out, what
+	}
+	return d.execute(out, hist, end, lits, seqs)
 }
 
-// sequences decodes nseq sequences from the backward stream in and
-// executes them (RFC 8878 sections 3.1.1.3.2 and 3.1.1.4): out grows by
-// literals and matches, never past end; a match reaches back at most to
-// hist and at most the window. out must have slop bytes of room past end:
-// short copies write up to 16 bytes past what they copy.
-func (d *decoder) sequences(out []byte, hist, end int, lits, in []byte, nseq int) ([]byte, string) {
+// decodeSeqs decodes len(seqs) sequences from the backward stream in,
+// resolving repeat offsets. The stream's state lives in locals (a struct
+// of more than four fields would live in memory), read as bitReader
+// reads it: used counts the bits of value already read, from its top.
+func (d *decoder) decodeSeqs(seqs []seq, in []byte) string {
 	var br bitReader
 	if !br.init(in) {
-		return out, "bad sequences bit stream"
+		return "bad sequences bit stream"
 	}
 	llt, oft, mlt := d.ll, d.of, d.ml
-	st := seqState{in: in, lls: br.readBits(llt.log), ofs: br.readBits(oft.log), mls: br.readBits(mlt.log)}
-	st.off, st.value, st.consumed = br.off, br.value, br.consumed
+	lls, ofs, mls := br.readBits(llt.log), br.readBits(oft.log), br.readBits(mlt.log)
+	at, value, used := br.off, br.value, br.consumed
 	r0, r1, r2 := d.rep[0], d.rep[1], d.rep[2]
+	var stateBits uint
+	for i := range seqs {
+		if at >= 8 {
+			at -= int(used >> 3)
+			used &= 7
+			value = binary.LittleEndian.Uint64(in[at:])
+		} else {
+			at, value, used = reloadEnd(in, at, value, used)
+		}
+		lle, ofe, mle := llt.e[lls&511], oft.e[ofs&511], mlt.e[mls&511]
+		off := int(ofe.base) + int(value<<(used&63)>>1>>((63-uint(ofe.addBits))&63))
+		used += uint(ofe.addBits)
+		ml := mle.base + uint32(value<<(used&63)>>1>>((63-uint(mle.addBits))&63))
+		used += uint(mle.addBits)
+		if ofe.addBits+mle.addBits+lle.addBits > 30 {
+			at, value, used = reloadEnd(in, at, value, used)
+		}
+		ll := lle.base + uint32(value<<(used&63)>>1>>((63-uint(lle.addBits))&63))
+		used += uint(lle.addBits)
+		if ofe.addBits > 1 {
+			off -= 3
+			r0, r1, r2 = off, r0, r1
+		} else if off, r0, r1, r2 = repeat(off, int(ll), r0, r1, r2); off == 0 {
+			return "repeat offset of zero"
+		}
+		seqs[i] = seq{ll: ll, ml: ml, off: uint32(off)}
+		lls = uint32(lle.next) + uint32(value<<(used&63)>>1>>((63-uint(lle.nbBits))&63))
+		used += uint(lle.nbBits)
+		mls = uint32(mle.next) + uint32(value<<(used&63)>>1>>((63-uint(mle.nbBits))&63))
+		used += uint(mle.nbBits)
+		ofs = uint32(ofe.next) + uint32(value<<(used&63)>>1>>((63-uint(ofe.nbBits))&63))
+		used += uint(ofe.nbBits)
+		stateBits = uint(lle.nbBits) + uint(mle.nbBits) + uint(ofe.nbBits)
+	}
+	// The last sequence has no state updates: the bits read for them
+	// are given back.
+	return d.endSeqs(in, at, value, used-stateBits, r0, r1, r2)
+}
+
+// endSeqs checks that the stream was used up exactly and keeps the
+// repeat offsets.
+func (d *decoder) endSeqs(in []byte, at int, value uint64, used uint, r0, r1, r2 int) string {
+	at, _, used = reloadEnd(in, at, value, used)
+	if at != 0 || used != 64 {
+		return "sequences bit stream not used up exactly"
+	}
+	d.rep = [3]int{r0, r1, r2}
+	return ""
+}
+
+// reloadEnd refills value as bitReader.reload does, wherever the stream
+// is.
+func reloadEnd(in []byte, at int, value uint64, used uint) (int, uint64, uint) {
+	if used > 64 {
+		return at, value, used
+	}
+	n := min(int(used>>3), at)
+	if n == 0 {
+		return at, value, used
+	}
+	at -= n
+	return at, binary.LittleEndian.Uint64(in[at:]), used - uint(n)*8
+}
+
+// execute appends the literals and matches of seqs to out, never past
+// end; a match reaches back at most to hist and at most the window. out
+// must have slop bytes of room past end: short copies write up to 32
+// bytes past what they copy, always overwritten later.
+func (d *decoder) execute(out []byte, hist, end int, lits []byte, seqs []seq) ([]byte, string) {
 	pos := len(out)
 	out = out[:end+slop]
 	lits = lits[:len(lits):len(lits)]
 	litPos := 0
-	for i := nseq - 1; i >= 0; i-- {
-		st.reload()
-		lle, ofe, mle := llt.e[st.lls&511], oft.e[st.ofs&511], mlt.e[st.mls&511]
-		off := int(ofe.base + st.bits(ofe.addBits))
-		ml := int(mle.base + st.bits(mle.addBits))
-		if ofe.addBits+mle.addBits+lle.addBits > 30 {
-			st.reload()
-		}
-		ll := int(lle.base + st.bits(lle.addBits))
-		if ofe.addBits > 1 {
-			off -= 3
-			r0, r1, r2 = off, r0, r1
-		} else {
-			off, r0, r1, r2 = repeat(off, ll, r0, r1, r2)
-			if off == 0 {
-				return out, "repeat offset of zero"
-			}
-		}
-		if i > 0 {
-			st.lls = uint32(lle.next) + st.bits(lle.nbBits)
-			st.mls = uint32(mle.next) + st.bits(mle.nbBits)
-			st.ofs = uint32(ofe.next) + st.bits(ofe.nbBits)
-		}
+	window := d.window
+	for _, s := range seqs {
+		ll, ml, off := int(s.ll), int(s.ml), int(s.off)
 		if ll > len(lits)-litPos {
 			return out, "literal length past the literals"
 		}
@@ -67,53 +125,22 @@ func (d *decoder) sequences(out []byte, hist, end int, lits, in []byte, nseq int
 		}
 		litPos += ll
 		pos += ll
-		if off > pos-hist || off > d.window {
+		if off > pos-hist || off > window {
 			return out, "match offset before the frame's start or past the window"
 		}
+		if off >= 16 && ml <= 32 {
+			*(*[16]byte)(out[pos:]) = *(*[16]byte)(out[pos-off:])
+			*(*[16]byte)(out[pos+16:]) = *(*[16]byte)(out[pos-off+16:])
+			pos += ml
+			continue
+		}
 		pos = matchCopy(out, pos, off, ml)
-	}
-	st.reload()
-	if st.off != 0 || st.consumed != 64 {
-		return out, "sequences bit stream not used up exactly"
 	}
 	if len(lits)-litPos > end-pos {
 		return out, "block larger than its maximum"
 	}
 	pos += copy(out[pos:], lits[litPos:])
-	d.rep = [3]int{r0, r1, r2}
 	return out[:pos], ""
-}
-
-// bits reads n bits of the stream.
-func (s *seqState) bits(n uint8) uint32 {
-	v := s.value << s.consumed >> (64 - uint(n))
-	s.consumed += uint(n)
-	return uint32(v)
-}
-
-// reload refills the stream's value as bitReader.reload does.
-func (s *seqState) reload() {
-	if s.off >= 8 {
-		s.off -= int(s.consumed >> 3)
-		s.consumed &= 7
-		s.value = binary.LittleEndian.Uint64(s.in[s.off:])
-		return
-	}
-	s.reloadEnd()
-}
-
-// reloadEnd is reload near the stream's start.
-func (s *seqState) reloadEnd() {
-	if s.consumed > 64 {
-		return
-	}
-	n := min(int(s.consumed>>3), s.off)
-	if n == 0 {
-		return
-	}
-	s.off -= n
-	s.consumed -= uint(n) * 8
-	s.value = binary.LittleEndian.Uint64(s.in[s.off:])
 }
 
 // repeat resolves an offset value of 1 to 3 into an offset and the new
