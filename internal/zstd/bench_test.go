@@ -105,3 +105,22 @@ func BenchmarkDecode(b *testing.B) {
 		})
 	}
 }
+
+// TestWriteBenchCorpora writes the benchmarks' corpora to the folder
+// ZSTD_BENCH_OUT names, for scripts/bench-zstd.sh to time the zstd CLI on
+// the same bytes; without it, it does nothing.
+func TestWriteBenchCorpora(t *testing.T) {
+	dir := os.Getenv("ZSTD_BENCH_OUT")
+	if dir == "" {
+		t.Skip("ZSTD_BENCH_OUT not set")
+	}
+	for name, data := range map[string][]byte{
+		"text":   textLike(16<<20, 11),
+		"random": randomBytes(16<<20, 12),
+		"pak":    pakLike(16<<20, 13),
+	} {
+		if err := os.WriteFile(dir+"/"+name, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -1,6 +1,9 @@
 package zstd
 
-import "math/bits"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
 // maxHuffLog is the longest Huffman code (RFC 8878 section 4.2.1).
 const maxHuffLog = 11
@@ -134,6 +137,9 @@ func (t *huffTable) build(w []uint8, nw int) bool {
 	return true
 }
 
+// huffMask keeps a table index in bounds.
+const huffMask = 1<<maxHuffLog - 1
+
 // decode1 decodes the stream in into exactly len(dst) symbols and reports
 // whether the stream was used up exactly.
 func (t *huffTable) decode1(dst, in []byte) bool {
@@ -141,37 +147,39 @@ func (t *huffTable) decode1(dst, in []byte) bool {
 	if !br.init(in) {
 		return false
 	}
+	return t.tail(dst, 0, &br)
+}
+
+// tail decodes dst[i:] from br, four symbols a reload while br is far
+// from its start, and reports whether br was used up exactly.
+func (t *huffTable) tail(dst []byte, i int, br *bitReader) bool {
 	shift := (63 - uint(t.log)) & 63
-	i := 0
-	for br.off >= 8 && i+4 <= len(dst) {
-		br.reload()
+	at, value, used, in := br.off, br.value, br.consumed, br.in
+	for ; at >= 8 && i+4 <= len(dst); i += 4 {
+		at -= int(used >> 3)
+		used &= 7
+		value = binary.LittleEndian.Uint64(in[at:])
 		d := dst[i : i+4 : i+4]
-		e := t.e[(br.value<<(br.consumed&63)>>1>>shift)&(1<<maxHuffLog-1)]
-		br.consumed += uint(e & 255)
-		d[0] = uint8(e >> 8)
-		e = t.e[(br.value<<(br.consumed&63)>>1>>shift)&(1<<maxHuffLog-1)]
-		br.consumed += uint(e & 255)
-		d[1] = uint8(e >> 8)
-		e = t.e[(br.value<<(br.consumed&63)>>1>>shift)&(1<<maxHuffLog-1)]
-		br.consumed += uint(e & 255)
-		d[2] = uint8(e >> 8)
-		e = t.e[(br.value<<(br.consumed&63)>>1>>shift)&(1<<maxHuffLog-1)]
-		br.consumed += uint(e & 255)
-		d[3] = uint8(e >> 8)
-		i += 4
+		for k := range d {
+			e := t.e[value<<(used&63)>>1>>shift&huffMask]
+			used += uint(e & 255)
+			d[k] = uint8(e >> 8)
+		}
 	}
 	for ; i < len(dst); i++ {
-		br.reload()
-		e := t.e[(br.value<<(br.consumed&63)>>1>>shift)&(1<<maxHuffLog-1)]
-		br.consumed += uint(e & 255)
+		at, value, used = reloadEnd(in, at, value, used)
+		e := t.e[value<<(used&63)>>1>>shift&huffMask]
+		used += uint(e & 255)
 		dst[i] = uint8(e >> 8)
 	}
-	br.reload()
-	return br.finished()
+	at, _, used = reloadEnd(in, at, value, used)
+	return at == 0 && used == 64
 }
 
 // decode4 decodes four streams, described by the six-byte jump table at
-// the start of in, into dst.
+// the start of in, into dst: the four are decoded side by side while
+// all are far from their starts, so the processor overlaps their table
+// reads.
 func (t *huffTable) decode4(dst, in []byte) bool {
 	if len(in) < 6 || len(dst) < 4 {
 		return false
@@ -180,15 +188,58 @@ func (t *huffTable) decode4(dst, in []byte) bool {
 	s2 := int(in[2]) | int(in[3])<<8
 	s3 := int(in[4]) | int(in[5])<<8
 	in = in[6:]
-	if s1+s2+s3 > len(in) {
-		return false
-	}
 	seg := (len(dst) + 3) / 4
-	if 3*seg > len(dst) {
+	if s1+s2+s3 > len(in) || 3*seg > len(dst) {
 		return false
 	}
-	return t.decode1(dst[:seg], in[:s1]) &&
-		t.decode1(dst[seg:2*seg], in[s1:s1+s2]) &&
-		t.decode1(dst[2*seg:3*seg], in[s1+s2:s1+s2+s3]) &&
-		t.decode1(dst[3*seg:], in[s1+s2+s3:])
+	var b [4]bitReader
+	if !b[0].init(in[:s1]) || !b[1].init(in[s1:s1+s2]) || !b[2].init(in[s1+s2:s1+s2+s3]) || !b[3].init(in[s1+s2+s3:]) {
+		return false
+	}
+	d1, d2, d3, d4 := dst[:seg], dst[seg:2*seg], dst[2*seg:3*seg], dst[3*seg:]
+	i := t.side4(d1, d2, d3, d4, &b)
+	return t.tail(d1, i, &b[0]) && t.tail(d2, i, &b[1]) && t.tail(d3, i, &b[2]) && t.tail(d4, i, &b[3])
+}
+
+// side4 decodes the four streams side by side, four symbols of each a
+// round, while every stream is far from its start and d4 (the shortest)
+// has room; it leaves b where they are and returns how far it got.
+func (t *huffTable) side4(d1, d2, d3, d4 []byte, b *[4]bitReader) int {
+	shift := (63 - uint(t.log)) & 63
+	a1, v1, u1, in1 := b[0].off, b[0].value, b[0].consumed, b[0].in
+	a2, v2, u2, in2 := b[1].off, b[1].value, b[1].consumed, b[1].in
+	a3, v3, u3, in3 := b[2].off, b[2].value, b[2].consumed, b[2].in
+	a4, v4, u4, in4 := b[3].off, b[3].value, b[3].consumed, b[3].in
+	d2, d3 = d2[:len(d1)], d3[:len(d1)]
+	i := 0
+	for ; i+4 <= len(d4) && a1 >= 8 && a2 >= 8 && a3 >= 8 && a4 >= 8; i += 4 {
+		a1 -= int(u1 >> 3)
+		u1 &= 7
+		v1 = binary.LittleEndian.Uint64(in1[a1:])
+		a2 -= int(u2 >> 3)
+		u2 &= 7
+		v2 = binary.LittleEndian.Uint64(in2[a2:])
+		a3 -= int(u3 >> 3)
+		u3 &= 7
+		v3 = binary.LittleEndian.Uint64(in3[a3:])
+		a4 -= int(u4 >> 3)
+		u4 &= 7
+		v4 = binary.LittleEndian.Uint64(in4[a4:])
+		for k := i; k < i+4; k++ {
+			e1 := t.e[v1<<(u1&63)>>1>>shift&huffMask]
+			e2 := t.e[v2<<(u2&63)>>1>>shift&huffMask]
+			e3 := t.e[v3<<(u3&63)>>1>>shift&huffMask]
+			e4 := t.e[v4<<(u4&63)>>1>>shift&huffMask]
+			u1 += uint(e1 & 255)
+			u2 += uint(e2 & 255)
+			u3 += uint(e3 & 255)
+			u4 += uint(e4 & 255)
+			d1[k], d2[k], d3[k], d4[k] = uint8(e1>>8), uint8(e2>>8), uint8(e3>>8), uint8(e4>>8)
+		}
+	}
+	b[0].off, b[0].value, b[0].consumed = a1, v1, u1
+	b[1].off, b[1].value, b[1].consumed = a2, v2, u2
+	b[2].off, b[2].value, b[2].consumed = a3, v3, u3
+	b[3].off, b[3].value, b[3].consumed = a4, v4, u4
+	return i
 }
