@@ -136,8 +136,12 @@ func (d *decoder) frameAll(dst, src []byte, base int64, nf int, lim limits) ([]b
 	f.h = h
 	d.reset(int(h.window))
 	f.hash.Reset()
+	// Room for the content size the header claims, at most the caller's
+	// limit and at most what the frame's bytes could hold at a ratio of
+	// 16 (more comes block by block): a short hostile frame claiming a
+	// large size costs little.
 	if h.hasSize && h.size <= lim.size-min(lim.size, uint64(len(dst)-lim.start)) {
-		dst = grow(dst, int(h.size)+slop)
+		dst = grow(dst, int(min(h.size, uint64(len(src))*16+maxBlock))+slop)
 	}
 	dst, n, err := d.blocksAll(dst, src[hl:], base+int64(hl), f, lim)
 	return dst, hl + n, err
