@@ -66,9 +66,6 @@ func (b *bitReader) reload() {
 	b.value = binary.LittleEndian.Uint64(b.in[b.off:])
 }
 
-// finished reports whether every bit of the stream was read, and no more.
-func (b *bitReader) finished() bool { return b.off == 0 && b.consumed == 64 }
-
 // overflowed reports whether more bits were read than the stream holds.
 func (b *bitReader) overflowed() bool { return b.consumed > 64 }
 

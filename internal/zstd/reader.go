@@ -1,6 +1,8 @@
 package zstd
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -13,6 +15,7 @@ import (
 // maxWindow allows.
 type Reader struct {
 	r         io.Reader
+	br        *bufio.Reader // r's buffer, when it needs one
 	maxWindow uint64
 	d         *decoder
 	f         frameState
@@ -26,14 +29,28 @@ type Reader struct {
 }
 
 // NewReader returns a Reader of r whose frames may ask for a window of at
-// most maxWindow bytes.
+// most maxWindow bytes. It reads r through a buffer of its own unless r
+// is a *bufio.Reader or a *bytes.Reader, so it may read past the end of
+// the last frame.
 func NewReader(r io.Reader, maxWindow uint64) *Reader {
-	return &Reader{r: r, maxWindow: maxWindow, d: new(decoder), in: make([]byte, 0, 4096)}
+	z := &Reader{maxWindow: maxWindow, d: new(decoder)}
+	z.Reset(r)
+	return z
 }
 
 // Reset makes z read r from its start, keeping its buffers.
 func (z *Reader) Reset(r io.Reader) {
-	*z = Reader{r: r, maxWindow: z.maxWindow, d: z.d, out: z.out[:0], in: z.in[:0]}
+	br := z.br
+	switch r.(type) {
+	case *bufio.Reader, *bytes.Reader, nil:
+	default:
+		if br == nil {
+			br = bufio.NewReaderSize(r, 64<<10)
+		}
+		br.Reset(r)
+		r = br
+	}
+	*z = Reader{r: r, br: br, maxWindow: z.maxWindow, d: z.d, out: z.out[:0], in: z.in[:0]}
 }
 
 // Read reads decoded bytes into p.
@@ -74,11 +91,20 @@ func (z *Reader) WriteTo(w io.Writer) (int64, error) {
 // fill reads exactly n bytes into z.in; the stream ending first is
 // ErrCorrupt with what.
 func (z *Reader) fill(n int, what string) error {
-	z.in = append(z.in[:0], make([]byte, n)...)[:n]
+	if cap(z.in) < n {
+		z.in = make([]byte, n, max(n, maxBlock))
+	}
+	z.in = z.in[:n]
 	k, err := io.ReadFull(z.r, z.in)
 	z.off += int64(k)
+	return z.cut(err, what)
+}
+
+// cut turns the stream's end in the middle of a part into ErrCorrupt
+// with what.
+func (z *Reader) cut(err error, what string) error {
 	if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
-		return z.f.fail(z.off-int64(k), ErrCorrupt, what)
+		return z.f.fail(z.off, ErrCorrupt, what)
 	}
 	return err
 }
@@ -101,14 +127,25 @@ func (z *Reader) step() error {
 	if what != "" {
 		return z.f.fail(at, ErrCorrupt, what)
 	}
-	if err := z.fill(n, "block cut short"); err != nil {
-		return err
-	}
 	z.room(z.d.blockMax + slop)
 	was := len(z.out)
-	if z.out, what = z.d.decodeBlock(z.out, 0, typ, size, z.in); what != "" {
-		z.out = z.out[:was]
-		return z.f.fail(at, ErrCorrupt, what)
+	if typ == 0 {
+		// A raw block is read straight into the window.
+		z.out = z.out[:was+size]
+		k, err := io.ReadFull(z.r, z.out[was:])
+		z.off += int64(k)
+		if err != nil {
+			z.out = z.out[:was]
+			return z.cut(err, "block cut short")
+		}
+	} else {
+		if err := z.fill(n, "block cut short"); err != nil {
+			return err
+		}
+		if z.out, what = z.d.decodeBlock(z.out, 0, typ, size, z.in); what != "" {
+			z.out = z.out[:was]
+			return z.f.fail(at, ErrCorrupt, what)
+		}
 	}
 	z.f.produced += uint64(len(z.out) - was)
 	if z.f.h.checksum {
