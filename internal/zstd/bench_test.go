@@ -65,6 +65,7 @@ func BenchmarkDecode(b *testing.B) {
 		b.Run("stream/ours/"+c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(c.data)))
 			z := NewReader(nil, 1<<27)
+			defer reportCPU(b, len(c.data))()
 			for b.Loop() {
 				z.Reset(bytes.NewReader(c.z))
 				if _, err := io.Copy(io.Discard, z); err != nil {
@@ -76,6 +77,7 @@ func BenchmarkDecode(b *testing.B) {
 			b.SetBytes(int64(len(c.data)))
 			z, _ := kzstd.NewReader(nil, kzstd.WithDecoderConcurrency(1), kzstd.WithDecoderLowmem(false), kzstd.WithDecoderMaxWindow(1<<27))
 			defer z.Close()
+			defer reportCPU(b, len(c.data))()
 			for b.Loop() {
 				_ = z.Reset(bytes.NewReader(c.z))
 				if _, err := io.Copy(io.Discard, z); err != nil {
@@ -86,6 +88,7 @@ func BenchmarkDecode(b *testing.B) {
 		b.Run("all/ours/"+c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(c.data)))
 			out := make([]byte, 0, len(c.data)+1<<20)
+			defer reportCPU(b, len(c.data))()
 			for b.Loop() {
 				if _, err := DecodeAll(out[:0], c.z, 1<<27, 1<<30); err != nil {
 					b.Fatal(err)
@@ -97,12 +100,25 @@ func BenchmarkDecode(b *testing.B) {
 			z, _ := kzstd.NewReader(nil, kzstd.WithDecoderConcurrency(1), kzstd.WithDecoderMaxWindow(1<<27))
 			defer z.Close()
 			out := make([]byte, 0, len(c.data)+1<<20)
+			defer reportCPU(b, len(c.data))()
 			for b.Loop() {
 				if _, err := z.DecodeAll(c.z, out[:0]); err != nil {
 					b.Fatal(err)
 				}
 			}
 		})
+	}
+}
+
+// reportCPU starts counting the process's CPU time; the function it
+// returns reports it as cpu-MB/s (decoded bytes per CPU-second), beside
+// the wall-clock MB/s, which other work on the machine inflates more.
+func reportCPU(b *testing.B, size int) func() {
+	start := cpuTime()
+	return func() {
+		if used := cpuTime() - start; used > 0 && b.N > 0 {
+			b.ReportMetric(float64(size)*float64(b.N)/1e6/used.Seconds(), "cpu-MB/s")
+		}
 	}
 }
 
