@@ -46,10 +46,12 @@ func (d *decoder) decodeSeqs(seqs []seq, in []byte) string {
 			at, value, used = reloadEnd(in, at, value, used)
 		}
 		lle, ofe, mle := llt.e[lls&511], oft.e[ofs&511], mlt.e[mls&511]
-		off := int(ofe.base) + int(value<<(used&63)>>1>>((63-uint(ofe.addBits))&63))
-		used += uint(ofe.addBits)
-		ml := mle.base + uint32(value<<(used&63)>>1>>((63-uint(mle.addBits))&63))
-		used += uint(mle.addBits)
+		// The offset's and the match length's extra bits in one read.
+		om := uint(ofe.addBits) + uint(mle.addBits)
+		v := value << (used & 63) >> 1 >> ((63 - om) & 63)
+		used += om
+		ml := mle.base + uint32(v&(1<<mle.addBits-1))
+		off := int(ofe.base) + int(v>>mle.addBits)
 		if ofe.addBits+mle.addBits+lle.addBits > 30 {
 			at, value, used = reloadEnd(in, at, value, used)
 		}
@@ -62,13 +64,15 @@ func (d *decoder) decodeSeqs(seqs []seq, in []byte) string {
 			return "repeat offset of zero"
 		}
 		seqs[i] = seq{ll: ll, ml: ml, off: uint32(off)}
-		lls = uint32(lle.next) + uint32(value<<(used&63)>>1>>((63-uint(lle.nbBits))&63))
-		used += uint(lle.nbBits)
-		mls = uint32(mle.next) + uint32(value<<(used&63)>>1>>((63-uint(mle.nbBits))&63))
-		used += uint(mle.nbBits)
-		ofs = uint32(ofe.next) + uint32(value<<(used&63)>>1>>((63-uint(ofe.nbBits))&63))
-		used += uint(ofe.nbBits)
+		// The three state updates in one read: LL's bits first, then
+		// ML's, then OF's.
 		stateBits = uint(lle.nbBits) + uint(mle.nbBits) + uint(ofe.nbBits)
+		v = value << (used & 63) >> 1 >> ((63 - stateBits) & 63)
+		used += stateBits
+		ofs = uint32(ofe.next) + uint32(v&(1<<ofe.nbBits-1))
+		v >>= ofe.nbBits
+		mls = uint32(mle.next) + uint32(v&(1<<mle.nbBits-1))
+		lls = uint32(lle.next) + uint32(v>>mle.nbBits)
 	}
 	// The last sequence has no state updates: the bits read for them
 	// are given back.
