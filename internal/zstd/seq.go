@@ -50,7 +50,7 @@ func (d *decoder) decodeSeqs(seqs []seq, in []byte) string {
 		om := uint(ofe.addBits) + uint(mle.addBits)
 		v := value << (used & 63) >> 1 >> ((63 - om) & 63)
 		used += om
-		ml := mle.base + uint32(v&(1<<mle.addBits-1))
+		ml := mle.base + uint32(v&lowMask[mle.addBits&31])
 		off := int(ofe.base) + int(v>>mle.addBits)
 		if ofe.addBits+mle.addBits+lle.addBits > 30 {
 			at, value, used = reloadEnd(in, at, value, used)
@@ -69,9 +69,9 @@ func (d *decoder) decodeSeqs(seqs []seq, in []byte) string {
 		stateBits = uint(lle.nbBits) + uint(mle.nbBits) + uint(ofe.nbBits)
 		v = value << (used & 63) >> 1 >> ((63 - stateBits) & 63)
 		used += stateBits
-		ofs = uint32(ofe.next) + uint32(v&(1<<ofe.nbBits-1))
+		ofs = uint32(ofe.next) + uint32(v&lowMask[ofe.nbBits&31])
 		v >>= ofe.nbBits
-		mls = uint32(mle.next) + uint32(v&(1<<mle.nbBits-1))
+		mls = uint32(mle.next) + uint32(v&lowMask[mle.nbBits&31])
 		lls = uint32(lle.next) + uint32(v>>mle.nbBits)
 	}
 	// The last sequence has no state updates: the bits read for them
@@ -191,3 +191,12 @@ func matchCopy(out []byte, pos, off, ml int) int {
 	}
 	return end
 }
+
+// lowMask[n] has the low n bits set: a load, where 1<<n-1 is a shift by
+// a variable, which costs several micro-operations on amd64 before BMI2.
+var lowMask = func() (m [32]uint64) {
+	for i := range m {
+		m[i] = 1<<i - 1
+	}
+	return
+}()
