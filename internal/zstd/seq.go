@@ -51,7 +51,7 @@ func (d *decoder) decodeSeqs(seqs []seq, in []byte) string {
 		v := value << (used & 63) >> 1 >> ((63 - om) & 63)
 		used += om
 		ml := mle.base + uint32(v&lowMask[mle.addBits&31])
-		off := int(ofe.base) + int(v>>mle.addBits)
+		off := int(ofe.base) + int(v>>(mle.addBits&63))
 		if ofe.addBits+mle.addBits+lle.addBits > 30 {
 			at, value, used = reloadEnd(in, at, value, used)
 		}
@@ -70,9 +70,9 @@ func (d *decoder) decodeSeqs(seqs []seq, in []byte) string {
 		v = value << (used & 63) >> 1 >> ((63 - stateBits) & 63)
 		used += stateBits
 		ofs = uint32(ofe.next) + uint32(v&lowMask[ofe.nbBits&31])
-		v >>= ofe.nbBits
+		v >>= ofe.nbBits & 63
 		mls = uint32(mle.next) + uint32(v&lowMask[mle.nbBits&31])
-		lls = uint32(lle.next) + uint32(v>>mle.nbBits)
+		lls = uint32(lle.next) + uint32(v>>(mle.nbBits&63))
 	}
 	// The last sequence has no state updates: the bits read for them
 	// are given back.
@@ -131,6 +131,14 @@ func (d *decoder) execute(out []byte, hist, end int, lits []byte, seqs []seq) ([
 		pos += ll
 		if off > pos-hist || off > window {
 			return out, "match offset before the frame's start or past the window"
+		}
+		if off >= 32 && ml <= 32 {
+			// Both loads before the stores: the copy does not overlap
+			// itself.
+			a, b := *(*[16]byte)(out[pos-off:]), *(*[16]byte)(out[pos-off+16:])
+			*(*[16]byte)(out[pos:]), *(*[16]byte)(out[pos+16:]) = a, b
+			pos += ml
+			continue
 		}
 		if off >= 16 && ml <= 32 {
 			*(*[16]byte)(out[pos:]) = *(*[16]byte)(out[pos-off:])
