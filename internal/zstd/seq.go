@@ -132,6 +132,11 @@ func (d *decoder) execute(out []byte, hist, end int, lits []byte, seqs []seq) ([
 		if off > pos-hist || off > window {
 			return out, "match offset before the frame's start or past the window"
 		}
+		if off >= 16 && ml <= 16 {
+			*(*[16]byte)(out[pos:]) = *(*[16]byte)(out[pos-off:])
+			pos += ml
+			continue
+		}
 		if off >= 32 && ml <= 32 {
 			// Both loads before the stores: the copy does not overlap
 			// itself.
