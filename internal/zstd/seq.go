@@ -123,7 +123,7 @@ func (d *decoder) execute(out []byte, hist, end int, lits []byte, seqs []seq) ([
 			return out, "block larger than its maximum"
 		}
 		if ll <= 16 && len(lits)-litPos >= 16 {
-			*(*[16]byte)(out[pos:]) = *(*[16]byte)(lits[litPos:])
+			*(*[16]byte)(out[pos : pos+16]) = *(*[16]byte)(lits[litPos : litPos+16])
 		} else {
 			copy(out[pos:pos+ll], lits[litPos:litPos+ll])
 		}
@@ -133,21 +133,21 @@ func (d *decoder) execute(out []byte, hist, end int, lits []byte, seqs []seq) ([
 			return out, "match offset before the frame's start or past the window"
 		}
 		if off >= 16 && ml <= 16 {
-			*(*[16]byte)(out[pos:]) = *(*[16]byte)(out[pos-off:])
+			*(*[16]byte)(out[pos : pos+16]) = *(*[16]byte)(out[pos-off : pos-off+16])
 			pos += ml
 			continue
 		}
 		if off >= 32 && ml <= 32 {
 			// Both loads before the stores: the copy does not overlap
 			// itself.
-			a, b := *(*[16]byte)(out[pos-off:]), *(*[16]byte)(out[pos-off+16:])
-			*(*[16]byte)(out[pos:]), *(*[16]byte)(out[pos+16:]) = a, b
+			a, b := *(*[16]byte)(out[pos-off : pos-off+16]), *(*[16]byte)(out[pos-off+16 : pos-off+32])
+			*(*[16]byte)(out[pos : pos+16]), *(*[16]byte)(out[pos+16 : pos+32]) = a, b
 			pos += ml
 			continue
 		}
 		if off >= 16 && ml <= 32 {
-			*(*[16]byte)(out[pos:]) = *(*[16]byte)(out[pos-off:])
-			*(*[16]byte)(out[pos+16:]) = *(*[16]byte)(out[pos-off+16:])
+			*(*[16]byte)(out[pos : pos+16]) = *(*[16]byte)(out[pos-off : pos-off+16])
+			*(*[16]byte)(out[pos+16 : pos+32]) = *(*[16]byte)(out[pos-off+16 : pos-off+32])
 			pos += ml
 			continue
 		}
@@ -185,8 +185,8 @@ func matchCopy(out []byte, pos, off, ml int) int {
 	end := pos + ml
 	if off >= 16 {
 		if ml <= 32 {
-			*(*[16]byte)(out[pos:]) = *(*[16]byte)(out[src:])
-			*(*[16]byte)(out[pos+16:]) = *(*[16]byte)(out[src+16:])
+			*(*[16]byte)(out[pos : pos+16]) = *(*[16]byte)(out[src : src+16])
+			*(*[16]byte)(out[pos+16 : pos+32]) = *(*[16]byte)(out[src+16 : src+16+16])
 			return end
 		}
 		if off >= ml {
@@ -195,8 +195,8 @@ func matchCopy(out []byte, pos, off, ml int) int {
 		}
 	}
 	if off >= 8 && ml <= 16 {
-		*(*[8]byte)(out[pos:]) = *(*[8]byte)(out[src:])
-		*(*[8]byte)(out[pos+8:]) = *(*[8]byte)(out[src+8:])
+		*(*[8]byte)(out[pos : pos+8]) = *(*[8]byte)(out[src : src+8])
+		*(*[8]byte)(out[pos+8 : pos+8+8]) = *(*[8]byte)(out[src+8 : src+8+8])
 		return end
 	}
 	for pos < end {
