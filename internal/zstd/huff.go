@@ -158,7 +158,7 @@ func (t *huffTable) tail(dst []byte, i int, br *bitReader) bool {
 	for ; at >= 8 && i+4 <= len(dst); i += 4 {
 		at -= int(used >> 3)
 		used &= 7
-		value = binary.LittleEndian.Uint64(in[at:])
+		value = binary.LittleEndian.Uint64(in[at : at+8])
 		d := dst[i : i+4 : i+4]
 		for k := range d {
 			e := t.e[value<<(used&63)>>1>>shift&huffMask]
@@ -215,16 +215,16 @@ func (t *huffTable) side4(d1, d2, d3, d4 []byte, b *[4]bitReader) int {
 	for ; i+4 <= len(d4) && a1 >= 8 && a2 >= 8 && a3 >= 8 && a4 >= 8; i += 4 {
 		a1 -= int(u1 >> 3)
 		u1 &= 7
-		v1 = binary.LittleEndian.Uint64(in1[a1:])
+		v1 = binary.LittleEndian.Uint64(in1[a1 : a1+8])
 		a2 -= int(u2 >> 3)
 		u2 &= 7
-		v2 = binary.LittleEndian.Uint64(in2[a2:])
+		v2 = binary.LittleEndian.Uint64(in2[a2 : a2+8])
 		a3 -= int(u3 >> 3)
 		u3 &= 7
-		v3 = binary.LittleEndian.Uint64(in3[a3:])
+		v3 = binary.LittleEndian.Uint64(in3[a3 : a3+8])
 		a4 -= int(u4 >> 3)
 		u4 &= 7
-		v4 = binary.LittleEndian.Uint64(in4[a4:])
+		v4 = binary.LittleEndian.Uint64(in4[a4 : a4+8])
 		for k := i; k < i+4; k++ {
 			e1 := t.e[v1<<(u1&63)>>1>>shift&huffMask]
 			e2 := t.e[v2<<(u2&63)>>1>>shift&huffMask]

@@ -41,7 +41,7 @@ func (d *decoder) decodeSeqs(seqs []seq, in []byte) string {
 		if at >= 8 {
 			at -= int(used >> 3)
 			used &= 7
-			value = binary.LittleEndian.Uint64(in[at:])
+			value = binary.LittleEndian.Uint64(in[at : at+8])
 		} else {
 			at, value, used = reloadEnd(in, at, value, used)
 		}
@@ -101,7 +101,7 @@ func reloadEnd(in []byte, at int, value uint64, used uint) (int, uint64, uint) {
 		return at, value, used
 	}
 	at -= n
-	return at, binary.LittleEndian.Uint64(in[at:]), used - uint(n)*8
+	return at, binary.LittleEndian.Uint64(in[at : at+8]), used - uint(n)*8
 }
 
 // execute appends the literals and matches of seqs to out, never past
