@@ -114,17 +114,18 @@ func (d *decoder) execute(out []byte, hist, end int, lits []byte, seqs []seq) ([
 	lits = lits[:len(lits):len(lits)]
 	litPos := 0
 	window := d.window
+	last16 := len(lits) - 16 // the last literal a 16-byte move may start at
 	for _, s := range seqs {
 		ll, ml, off := int(s.ll), int(s.ml), int(s.off)
-		if ll > len(lits)-litPos {
-			return out, "literal length past the literals"
-		}
 		if ll+ml > end-pos {
 			return out, "block larger than its maximum"
 		}
-		if ll <= 16 && len(lits)-litPos >= 16 {
+		if ll <= 16 && litPos <= last16 {
 			*(*[16]byte)(out[pos : pos+16]) = *(*[16]byte)(lits[litPos : litPos+16])
 		} else {
+			if ll > len(lits)-litPos {
+				return out, "literal length past the literals"
+			}
 			copy(out[pos:pos+ll], lits[litPos:litPos+ll])
 		}
 		litPos += ll
