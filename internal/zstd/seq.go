@@ -187,7 +187,7 @@ func matchCopy(out []byte, pos, off, ml int) int {
 	if off >= 16 {
 		if ml <= 32 {
 			*(*[16]byte)(out[pos : pos+16]) = *(*[16]byte)(out[src : src+16])
-			*(*[16]byte)(out[pos+16 : pos+32]) = *(*[16]byte)(out[src+16 : src+16+16])
+			*(*[16]byte)(out[pos+16 : pos+32]) = *(*[16]byte)(out[src+16 : src+32])
 			return end
 		}
 		if off >= ml {
@@ -197,7 +197,7 @@ func matchCopy(out []byte, pos, off, ml int) int {
 	}
 	if off >= 8 && ml <= 16 {
 		*(*[8]byte)(out[pos : pos+8]) = *(*[8]byte)(out[src : src+8])
-		*(*[8]byte)(out[pos+8 : pos+8+8]) = *(*[8]byte)(out[src+8 : src+8+8])
+		*(*[8]byte)(out[pos+8 : pos+16]) = *(*[8]byte)(out[src+8 : src+16])
 		return end
 	}
 	for pos < end {
