@@ -2,6 +2,7 @@ package zstd
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"testing"
 
@@ -14,7 +15,8 @@ const fuzzWindow, fuzzSize = 1 << 20, 4 << 20
 
 // FuzzDecode feeds any bytes to DecodeAll and to a Reader: neither may
 // panic or decode more than the limit, and both agree on the bytes and
-// on whether the stream is valid.
+// on whether the stream is valid; DecodeAll gives the same bytes and
+// error with the assembly sequences loop as without.
 //
 // Seeds: the corpus of testdata/fuzz/FuzzDecode (frames of the zstd CLI
 // at several levels, with and without checksum, skippable and empty
@@ -25,6 +27,9 @@ func FuzzDecode(f *testing.F) {
 		all, err := DecodeAll(nil, in, fuzzWindow, fuzzSize)
 		if len(all) > fuzzSize+maxBlock {
 			t.Fatalf("DecodeAll = %d bytes, over the limit of %d and a block", len(all), fuzzSize)
+		}
+		if g, gerr := decodeGo(in, fuzzWindow, fuzzSize); !bytes.Equal(g, all) || fmt.Sprint(gerr) != fmt.Sprint(err) {
+			t.Fatalf("DecodeAll = %d bytes, %v; with the Go sequences loop only %d bytes, %v", len(all), err, len(g), gerr)
 		}
 		r, rerr := io.ReadAll(io.LimitReader(NewReader(bytes.NewReader(in), fuzzWindow), fuzzSize+1))
 		if err == nil && len(all) <= fuzzSize && (rerr != nil || !bytes.Equal(r, all)) {

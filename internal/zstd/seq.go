@@ -5,6 +5,21 @@ import "encoding/binary"
 // seq is one decoded sequence: literals to copy, then a match.
 type seq struct{ ll, ml, off uint32 }
 
+// seqState is decodeSeqs's state where seqsFast takes it up and leaves it
+// (seq_amd64.s reads its fields by offset): the stream's first byte, the
+// read position and its 8 bytes and used bits as bitReader has them, the
+// three tables and their states, the repeat offsets, and whether a
+// repeat offset was zero.
+type seqState struct {
+	in            *byte
+	at            int
+	value, used   uint64
+	ll, of, ml    *fseTable
+	lls, ofs, mls uint64
+	rep           [3]int
+	bad           bool
+}
+
 // sequences decodes nseq sequences from the backward stream in, then
 // executes them (RFC 8878 sections 3.1.1.3.2 and 3.1.1.4): decoding them
 // all first leaves the execution loop free of the bit stream, so the
@@ -34,10 +49,17 @@ func (d *decoder) decodeSeqs(seqs []seq, in []byte) string {
 	}
 	llt, oft, mlt := d.ll, d.of, d.ml
 	lls, ofs, mls := br.readBits(llt.log), br.readBits(oft.log), br.readBits(mlt.log)
-	at, value, used := br.off, br.value, br.consumed
-	r0, r1, r2 := d.rep[0], d.rep[1], d.rep[2]
+	st := seqState{in: &in[0], at: br.off, value: br.value, used: uint64(br.consumed),
+		ll: llt, of: oft, ml: mlt, lls: uint64(lls), ofs: uint64(ofs), mls: uint64(mls), rep: d.rep}
+	i := seqsFast(&st, seqs)
+	if st.bad {
+		return "repeat offset of zero"
+	}
+	at, value, used := st.at, st.value, uint(st.used)
+	lls, ofs, mls = uint32(st.lls), uint32(st.ofs), uint32(st.mls)
+	r0, r1, r2 := st.rep[0], st.rep[1], st.rep[2]
 	var stateBits uint
-	for i := range seqs {
+	for ; i < len(seqs); i++ {
 		if at >= 8 {
 			at -= int(used >> 3)
 			used &= 7
