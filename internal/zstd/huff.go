@@ -8,9 +8,10 @@ import (
 // maxHuffLog is the longest Huffman code (RFC 8878 section 4.2.1).
 const maxHuffLog = 11
 
-// huffTable decodes Huffman-coded literals: e is indexed by the next log
-// bits of a stream and holds a symbol in its high byte and its code
-// length in its low byte.
+// huffTable decodes Huffman-coded literals: e is indexed by the next
+// maxHuffLog bits of a stream, whatever the table's log (an entry for
+// log bits is repeated for every value of the bits after them), and
+// holds a symbol in its high byte and its code length in its low byte.
 type huffTable struct {
 	e   [1 << maxHuffLog]uint16
 	log uint8
@@ -133,12 +134,19 @@ func (t *huffTable) build(w []uint8, nw int) bool {
 		}
 		rank[x] += length
 	}
+	// Each entry of the log-bit table, repeated for the maxHuffLog-log
+	// bits after it: from the top down, so no entry is read after it is
+	// overwritten.
+	for k, u := maxHuffLog-log, 1<<maxHuffLog-1; u >= 0; u-- {
+		t.e[u] = t.e[u>>k]
+	}
 	t.log = uint8(log)
 	return true
 }
 
-// huffMask keeps a table index in bounds.
-const huffMask = 1<<maxHuffLog - 1
+// huffShift moves the next maxHuffLog bits of a stream from the top of a
+// uint64 to the bottom.
+const huffShift = 64 - maxHuffLog
 
 // decode1 decodes the stream in into exactly len(dst) symbols and reports
 // whether the stream was used up exactly.
@@ -153,7 +161,6 @@ func (t *huffTable) decode1(dst, in []byte) bool {
 // tail decodes dst[i:] from br, four symbols a reload while br is far
 // from its start, and reports whether br was used up exactly.
 func (t *huffTable) tail(dst []byte, i int, br *bitReader) bool {
-	shift := (63 - uint(t.log)) & 63
 	at, value, used, in := br.off, br.value, br.consumed, br.in
 	for ; at >= 8 && i+4 <= len(dst); i += 4 {
 		at -= int(used >> 3)
@@ -161,14 +168,14 @@ func (t *huffTable) tail(dst []byte, i int, br *bitReader) bool {
 		value = binary.LittleEndian.Uint64(in[at : at+8])
 		d := dst[i : i+4 : i+4]
 		for k := range d {
-			e := t.e[value<<(used&63)>>1>>shift&huffMask]
+			e := t.e[value<<(used&63)>>huffShift]
 			used += uint(e & 255)
 			d[k] = uint8(e >> 8)
 		}
 	}
 	for ; i < len(dst); i++ {
 		at, value, used = reloadEnd(in, at, value, used)
-		e := t.e[value<<(used&63)>>1>>shift&huffMask]
+		e := t.e[value<<(used&63)>>huffShift]
 		used += uint(e & 255)
 		dst[i] = uint8(e >> 8)
 	}
@@ -197,21 +204,20 @@ func (t *huffTable) decode4(dst, in []byte) bool {
 		return false
 	}
 	d1, d2, d3, d4 := dst[:seg], dst[seg:2*seg], dst[2*seg:3*seg], dst[3*seg:]
-	i := t.side4(d1, d2, d3, d4, &b)
+	i := t.side4(d1, d2, d3, d4, &b, huff4Fast(t, dst, seg, &b))
 	return t.tail(d1, i, &b[0]) && t.tail(d2, i, &b[1]) && t.tail(d3, i, &b[2]) && t.tail(d4, i, &b[3])
 }
 
-// side4 decodes the four streams side by side, four symbols of each a
-// round, while every stream is far from its start and d4 (the shortest)
-// has room; it leaves b where they are and returns how far it got.
-func (t *huffTable) side4(d1, d2, d3, d4 []byte, b *[4]bitReader) int {
-	shift := (63 - uint(t.log)) & 63
+// side4 decodes the four streams side by side from symbol i on, four
+// symbols of each a round, while every stream is far from its start and
+// d4 (the shortest) has room; it leaves b where they are and returns how
+// far it got.
+func (t *huffTable) side4(d1, d2, d3, d4 []byte, b *[4]bitReader, i int) int {
 	a1, v1, u1, in1 := b[0].off, b[0].value, b[0].consumed, b[0].in
 	a2, v2, u2, in2 := b[1].off, b[1].value, b[1].consumed, b[1].in
 	a3, v3, u3, in3 := b[2].off, b[2].value, b[2].consumed, b[2].in
 	a4, v4, u4, in4 := b[3].off, b[3].value, b[3].consumed, b[3].in
 	d2, d3 = d2[:len(d1)], d3[:len(d1)]
-	i := 0
 	for ; i+4 <= len(d4) && a1 >= 8 && a2 >= 8 && a3 >= 8 && a4 >= 8; i += 4 {
 		a1 -= int(u1 >> 3)
 		u1 &= 7
@@ -226,10 +232,10 @@ func (t *huffTable) side4(d1, d2, d3, d4 []byte, b *[4]bitReader) int {
 		u4 &= 7
 		v4 = binary.LittleEndian.Uint64(in4[a4 : a4+8])
 		for k := i; k < i+4; k++ {
-			e1 := t.e[v1<<(u1&63)>>1>>shift&huffMask]
-			e2 := t.e[v2<<(u2&63)>>1>>shift&huffMask]
-			e3 := t.e[v3<<(u3&63)>>1>>shift&huffMask]
-			e4 := t.e[v4<<(u4&63)>>1>>shift&huffMask]
+			e1 := t.e[v1<<(u1&63)>>huffShift]
+			e2 := t.e[v2<<(u2&63)>>huffShift]
+			e3 := t.e[v3<<(u3&63)>>huffShift]
+			e4 := t.e[v4<<(u4&63)>>huffShift]
 			u1 += uint(e1 & 255)
 			u2 += uint(e2 & 255)
 			u3 += uint(e3 & 255)
