@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 )
 
@@ -17,6 +18,7 @@ type Reader struct {
 	r         io.Reader
 	br        *bufio.Reader // r's buffer, when it needs one
 	maxWindow uint64
+	maxFrame  uint64 // the most bytes a frame may decode to
 	d         *decoder
 	f         frameState
 	inFrame   bool
@@ -33,7 +35,7 @@ type Reader struct {
 // is a *bufio.Reader or a *bytes.Reader, so it may read past the end of
 // the last frame.
 func NewReader(r io.Reader, maxWindow uint64) *Reader {
-	z := &Reader{maxWindow: maxWindow, d: new(decoder)}
+	z := &Reader{maxWindow: maxWindow, maxFrame: ^uint64(0), d: new(decoder)}
 	z.Reset(r)
 	return z
 }
@@ -50,8 +52,14 @@ func (z *Reader) Reset(r io.Reader) {
 		br.Reset(r)
 		r = br
 	}
-	*z = Reader{r: r, br: br, maxWindow: z.maxWindow, d: z.d, out: z.out[:0], in: z.in[:0]}
+	*z = Reader{r: r, br: br, maxWindow: z.maxWindow, maxFrame: z.maxFrame, d: z.d, out: z.out[:0], in: z.in[:0]}
 }
+
+// LimitFrames makes each frame z decodes give at most n bytes (Reset
+// keeps the limit): a frame whose header claims more is ErrSize at its
+// header, and one that decodes more is ErrSize at the block that goes
+// over, whose bytes are never read.
+func (z *Reader) LimitFrames(n uint64) { z.maxFrame = n }
 
 // Read reads decoded bytes into p.
 func (z *Reader) Read(p []byte) (int, error) {
@@ -147,6 +155,10 @@ func (z *Reader) step() error {
 			return z.f.fail(at, ErrCorrupt, what)
 		}
 	}
+	if z.f.produced+uint64(len(z.out)-was) > z.maxFrame {
+		z.out = z.out[:was]
+		return z.f.fail(at, ErrSize, fmt.Sprintf("the frame decodes to more than the limit of %d bytes", z.maxFrame))
+	}
 	z.f.produced += uint64(len(z.out) - was)
 	if z.f.h.checksum {
 		_, _ = z.f.hash.Write(z.out[was:])
@@ -208,6 +220,9 @@ func (z *Reader) startFrame() error {
 	h, what, err := parseHeader(h0[:hl], z.maxWindow)
 	if err != nil {
 		return z.f.fail(at, err, what)
+	}
+	if h.hasSize && h.size > z.maxFrame {
+		return z.f.fail(at, ErrSize, fmt.Sprintf("content size of %d bytes, over the limit of %d", h.size, z.maxFrame))
 	}
 	z.f.h, z.f.block = h, 0
 	z.d.reset(int(h.window))

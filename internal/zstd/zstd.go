@@ -33,7 +33,8 @@ var (
 	// decoder has none.
 	ErrDictionary = errors.New("zstd: frame needs a dictionary")
 	// ErrSize is returned by DecodeAll when the stream decodes to more
-	// than the caller's limit.
+	// than the caller's limit, and by a Reader when a frame claims or
+	// decodes to more than Reader.LimitFrames allows.
 	ErrSize = errors.New("zstd: decoded size over the limit")
 )
 
