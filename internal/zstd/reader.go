@@ -11,9 +11,10 @@ import (
 
 // Reader decodes a stream of frames from an io.Reader. Its buffer holds
 // the window and the block being read out: it grows with the bytes
-// decoded up to twice the window (at least the window and 4 MiB) plus a
-// block, so a frame that claims a large window costs only what it
-// decodes, and never more than maxWindow allows.
+// decoded (to at most 8 times them) up to twice the window (at least the
+// window and 4 MiB) plus a block, so a frame that claims a large window
+// costs little more than what it decodes, and never more than maxWindow
+// allows.
 type Reader struct {
 	r         io.Reader
 	br        *bufio.Reader // r's buffer, when it needs one
@@ -260,7 +261,14 @@ func (z *Reader) room(n int) {
 	}
 	w := z.d.window
 	if limit := max(2*w, w+slideMin) + n; cap(z.out) < limit {
-		c := min(max(2*cap(z.out), len(z.out)+n, 64<<10), limit)
+		// Four times the bytes at each step, and the whole limit once
+		// that is within a factor of 8: few buffers left to the collector
+		// on the way up (doubling peaked at 64 MiB resident, the child's
+		// budget, for an 8 MiB window; this at 35, klauspost's at 32).
+		c := max(4*cap(z.out), len(z.out)+n, 64<<10)
+		if c >= limit/8 {
+			c = limit
+		}
 		if c >= len(z.out)+n {
 			b := make([]byte, len(z.out), c)
 			copy(b, z.out)
