@@ -135,3 +135,14 @@ func TestZstdDamageSaysWhere(t *testing.T) {
 		})
 	}
 }
+
+// TestZstdDictionaryIsMethod: a tar.zst whose frame names a dictionary
+// (zstd --dict) is refused by the method rule, which says to compress
+// without one, not as damage.
+func TestZstdDictionaryIsMethod(t *testing.T) {
+	frame := []byte{0x28, 0xb5, 0x2f, 0xfd, 0x21, 0x07, 0, 1, 0, 0} // dictionary 7, one empty raw block
+	re := mustReject(t, writeArchive(t, "p.tar.zst", frame), DefaultLimits(), want{rule: RuleMethod, anyEntry: true})
+	if !slices.ContainsFunc(re.Problems, func(p Problem) bool { return strings.Contains(p.Value, "zstd frame 0 at byte 0 needs a dictionary") }) {
+		t.Errorf("problems = %v; want the dictionary named as the reason", re.Problems)
+	}
+}

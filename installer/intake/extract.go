@@ -554,11 +554,16 @@ func (x *extraction) corrupt(entry string, err error) error {
 	var ce *coderError
 	var de *damageError
 	var xf *lzma2.FilterError
+	var ze *zstd.Error
 	switch {
 	case errors.As(err, &ce):
 		x.check.add(entry, ce.rule, ce.value)
 	case errors.As(err, &de):
 		x.check.add(entry, RuleCorrupt, de.value)
+	case errors.As(err, &ze) && errors.Is(err, zstd.ErrCorrupt):
+		x.check.add(entry, RuleCorrupt, "zstd stream damaged in "+ze.Where()+": "+ze.What)
+	case errors.As(err, &ze) && errors.Is(err, zstd.ErrDictionary):
+		x.check.add(entry, RuleMethod, "zstd "+ze.Where()+" needs a dictionary: compress without --dict")
 	case errors.Is(err, zstd.ErrSize):
 		// A frame that says or makes more than the pack may hold in all
 		// (the decoder's memory is bounded by that limit).

@@ -48,12 +48,15 @@ type Error struct {
 	Err          error
 }
 
-func (e *Error) Error() string {
-	where := fmt.Sprintf("frame %d, block %d", e.Frame, e.Block)
+func (e *Error) Error() string { return fmt.Sprintf("%s: %s: %s", e.Err, e.Where(), e.What) }
+
+// Where says where the error arose: "frame 1, block 3 at byte 5000", or
+// "frame 1 at byte 4" for a frame's header or checksum.
+func (e *Error) Where() string {
 	if e.Block < 0 {
-		where = fmt.Sprintf("frame %d", e.Frame)
+		return fmt.Sprintf("frame %d at byte %d", e.Frame, e.Offset)
 	}
-	return fmt.Sprintf("%s: %s at byte %d: %s", e.Err, where, e.Offset, e.What)
+	return fmt.Sprintf("frame %d, block %d at byte %d", e.Frame, e.Block, e.Offset)
 }
 
 // Unwrap returns the sentinel error.
