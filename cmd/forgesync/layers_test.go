@@ -164,6 +164,7 @@ var layers = map[string]layer{
 	"internal/toolcheck":     {owns: "tests' external programs", may: []string{"internal/casefold"}},
 	"internal/registrytest":  {owns: "an OCI registry, for tests", may: []string{"internal/toolcheck", "internal/..."}},
 	"internal/prio/priotest": {owns: "reading a priority back, for tests", may: []string{"internal/..."}},
+	"internal/zstd":          {owns: "the Zstandard decoder", never: []string{"os", "net", "net/http"}},
 }
 
 // testHelpers are the packages that exist for tests (scripts/deadcode.sh

@@ -155,10 +155,89 @@ func diffFormats() []diffFormat {
 			test: tarTest("zstd", "--zstd"),
 			x:    []string{"tar", "-xf", "IN", "-C", "DIR"},
 			edits: func(t *testing.T, b []byte, pack map[string][]byte) []damaged {
-				return tarEdits(t, b, []string{"zstd", "-dcq"}, []string{"zstd", "-cq"})
+				return append(tarEdits(t, b, []string{"zstd", "-dcq"}, []string{"zstd", "-cq"}), zstdEdits(t, b)...)
 			},
 		},
+		{
+			// Three frames of other levels, no checksum: only the
+			// decoders' own checks stand between damage and the files.
+			name: "tar.zst, three frames, no checksum", tools: []string{"tar", "zstd", "sh"},
+			make: []string{"sh", "-c", `tar -cf "$1.tar" forgepack.json content && head -c 20000 "$1.tar" | zstd -qc --no-check -19 >"$1" &&
+				tail -c +20001 "$1.tar" | head -c 40000 | zstd -qc --no-check -1 >>"$1" && tail -c +60001 "$1.tar" | zstd -qc --no-check -6 >>"$1" && rm "$1.tar"`, "sh", "OUT"},
+			test:  tarTest("zstd", "--zstd"),
+			x:     []string{"tar", "-xf", "IN", "-C", "DIR"},
+			edits: func(t *testing.T, b []byte, _ map[string][]byte) []damaged { return zstdEdits(t, b) },
+			thin:  3,
+		},
 	}
+}
+
+// zstdEdits damages b's zstd frames where a decoder's checks lie: each
+// frame's checksum flag and checksum, each block's type and size (one
+// more, one less), and the first, middle and last bytes of each
+// compressed block (its literals header, its Huffman and FSE streams, the
+// byte holding the sequences stream's end marker).
+func zstdEdits(t *testing.T, b []byte) []damaged {
+	var out []damaged
+	edit := func(how string, i int, f func(c []byte)) {
+		c := bytes.Clone(b)
+		f(c[i:])
+		out = append(out, damaged{how, c})
+	}
+	xor := func(m byte) func(c []byte) { return func(c []byte) { c[0] ^= m } }
+	for off, nf := 0, 0; off < len(b); nf++ {
+		if len(b)-off < 6 || binary.LittleEndian.Uint32(b[off:]) != 0xfd2fb528 {
+			t.Fatalf("zstd frame %d at byte %d: no frame magic", nf, off)
+		}
+		fhd := b[off+4]
+		edit(fmt.Sprintf("zstd frame %d: checksum flag flipped", nf), off+4, xor(0x04))
+		p := off + 4 + zstdHeaderLen(fhd)
+		for nb := 0; ; nb++ {
+			h := int(b[p]) | int(b[p+1])<<8 | int(b[p+2])<<16
+			typ, size := h>>1&3, h>>3
+			where := fmt.Sprintf("zstd frame %d, block %d", nf, nb)
+			edit(where+": type changed", p, xor(0x02))
+			for _, d := range []int{1, -1} {
+				edit(fmt.Sprintf("%s: size %+d", where, d), p, func(c []byte) {
+					v := h + d*8
+					c[0], c[1], c[2] = byte(v), byte(v>>8), byte(v>>16)
+				})
+			}
+			n := size
+			if typ == 1 {
+				n = 1
+			}
+			if typ == 2 {
+				for _, k := range []int{0, n / 2, n - 1} {
+					edit(fmt.Sprintf("%s: byte %d of %d ^0x20", where, k, n), p+3+k, xor(0x20))
+				}
+			}
+			p += 3 + n
+			if h&1 != 0 {
+				break
+			}
+		}
+		if fhd&0x04 != 0 {
+			edit(fmt.Sprintf("zstd frame %d: checksum changed", nf), p, xor(0x01))
+			p += 4
+		}
+		off = p
+	}
+	return out
+}
+
+// zstdHeaderLen is the length of a zstd frame header after the magic
+// number, from its descriptor byte (RFC 8878 section 3.1.1.1).
+func zstdHeaderLen(fhd byte) int {
+	single := fhd&0x20 != 0
+	n := 1 + [4]int{0, 1, 2, 4}[fhd&3] + [4]int{0, 2, 4, 8}[fhd>>6]
+	if !single {
+		n++
+	}
+	if single && fhd>>6 == 0 {
+		n++
+	}
+	return n
 }
 
 // genericDamage flips bytes in the head, the body and the tail of b,

@@ -8,14 +8,16 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"slices"
+	"sync"
 
 	"github.com/bodgit/sevenzip"
 	"github.com/klauspost/compress/zip"
-	"github.com/klauspost/compress/zstd"
 	"github.com/mholt/archives"
 	"github.com/mjolnir-forge/forgesync/internal/inflate"
 	"github.com/mjolnir-forge/forgesync/internal/lzma2"
+	"github.com/mjolnir-forge/forgesync/internal/zstd"
 )
 
 // This file bounds every decoder an archive can choose, by rule, before
@@ -155,20 +157,44 @@ type errReader struct{ err error }
 func (r errReader) Read([]byte) (int, error) { return 0, r.err }
 func (r errReader) Close() error             { return nil }
 
-// zipZstdReader decodes a zip entry of method 93 with the window bounded:
-// the frame header is read first, so any window size gets the rule's
-// message, not a decoder error.
+// zipZstdReader decodes a zip entry of method 93 with internal/zstd, the
+// window bounded: the frame header is read first, so any window size gets
+// the rule's message, not a decoder error. The decoder reads through the
+// same buffer, with no copy of its own, and goes back to a pool when the
+// entry is closed.
 func zipZstdReader(r io.Reader) io.ReadCloser {
-	br := bufio.NewReaderSize(r, 64)
+	br := bufio.NewReaderSize(r, 64<<10)
 	head, _ := br.Peek(18)
 	if w, ok := zstdFrameWindow(head); ok && w > maxZstdWindow {
 		return errReader{&coderError{RuleDecoderMemory, zstdWindowText(w)}}
 	}
-	zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(maxZstdWindow), zstd.WithDecoderLowmem(true))
-	if err != nil {
-		return errReader{err}
+	zr := zstdReaders.Get().(*zstd.Reader)
+	zr.Reset(br)
+	return &zipZstdEntry{zr}
+}
+
+// zstdReaders holds the decoders of zip entries between entries: each
+// holds its tables and window.
+var zstdReaders = sync.Pool{New: func() any { return zstd.NewReader(nil, maxZstdWindow) }}
+
+// zipZstdEntry is a zip entry's zstd decoder until it is closed.
+type zipZstdEntry struct{ r *zstd.Reader }
+
+func (e *zipZstdEntry) Read(p []byte) (int, error) {
+	if e.r == nil {
+		return 0, os.ErrClosed
 	}
-	return zr.IOReadCloser()
+	return e.r.Read(p)
+}
+
+// Close gives the decoder back to the pool, holding nothing of the entry.
+func (e *zipZstdEntry) Close() error {
+	if e.r != nil {
+		e.r.Reset(nil)
+		zstdReaders.Put(e.r)
+		e.r = nil
+	}
+	return nil
 }
 
 // zstdWindowText is the value of the decoder-memory rule for a zstd window.
@@ -253,22 +279,17 @@ func openStream(kind archiveKind, r io.Reader, lim Limits) (io.Reader, func(), e
 		return xr, func() {}, nil
 	case kindTarZst:
 		// One goroutine: the writes run in the staging writer's and the
-		// archive's hash in the parent, so a second decoder goroutine
-		// bought no wall time (256 MiB pack: 0.86 against 0.84 s) and
-		// cost 8% more CPU (0.76 against 0.83 CPU-s) in copies and
-		// hand-offs. The same holds for a zip's zstd entries, which the
-		// workers already decode side by side.
-		// Not low-memory: its history is the window plus 1 MiB, so every
-		// MiB decoded moved the whole window down (twice the output in
-		// copies for a 2 MiB window); twice the window (at most 32 MiB,
-		// within the child's limit) moves it once per window. The 256
-		// MiB pack decoded in 0.31 s against 0.36 s.
-		zr, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(false),
-			zstd.WithDecoderMaxWindow(maxZstdWindow), zstd.WithDecoderMaxMemory(uint64(lim.MaxTotalBytes)+1))
-		if err != nil {
-			return nil, nil, err
-		}
-		return zr, zr.Close, nil
+		// archive's hash in the parent, so a decoder goroutine of its own
+		// buys no wall time (klauspost's with two: 0.86 against 0.84 s
+		// for a 256 MiB pack, 8% more CPU in copies and hand-offs).
+		// internal/zstd's Reader keeps up to twice the window (at most
+		// 32 MiB, within the child's limit), so it moves its history
+		// down at most once per window; a frame that claims or decodes
+		// to more than a pack may hold in all is refused before its
+		// bytes are read.
+		zr := zstd.NewReader(r, maxZstdWindow)
+		zr.LimitFrames(uint64(lim.MaxTotalBytes) + 1)
+		return zr, func() {}, nil
 	}
 	return r, func() {}, nil
 }

@@ -3,6 +3,7 @@ package intake
 import (
 	"archive/zip"
 	"bytes"
+	"fmt"
 	"hash/crc32"
 	"slices"
 	"strings"
@@ -101,4 +102,47 @@ func TestExtractZipZstdWithinWindow(t *testing.T) {
 	slices.SortFunc(want, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
 	st := mustExtract(t, writeArchive(t, "z.zip", b), want)
 	st.Remove()
+}
+
+// TestZstdDamageSaysWhere: a damaged zstd stream, in a tar.zst or in a
+// zip entry of method 93, is refused as damage that names the frame, the
+// block and the byte of the stream where it lies, and what is wrong.
+func TestZstdDamageSaysWhere(t *testing.T) {
+	tb := tarBytes(t, goodPack(""))
+	half := len(tb) / 2
+	first := zstdRawFrame(20, tb[:half])
+	reserved := func(f []byte) []byte {
+		f[6] |= 3 << 1 // the first block's type: 3 is reserved
+		return f
+	}
+	payload := []byte("forge pack content\n")
+	for _, tc := range []struct {
+		name, file string
+		b          []byte
+		entry      string
+		value      string
+	}{
+		{"tar.zst, second frame", "p.tar.zst", append(bytes.Clone(first), reserved(zstdRawFrame(20, tb[half:]))...), "",
+			fmt.Sprintf("frame 1, block 0 at byte %d: reserved block type", len(first)+6)},
+		{"zip entry", "p.zip", zipWithRaw(t, zipZstd, reserved(zstdRawFrame(20, payload)), uint64(len(payload))), "content/odd.pak",
+			"frame 0, block 0 at byte 6: reserved block type"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			re := mustReject(t, writeArchive(t, tc.file, tc.b), DefaultLimits(), want{entry: tc.entry, rule: RuleCorrupt, anyEntry: tc.entry == ""})
+			if !slices.ContainsFunc(re.Problems, func(p Problem) bool { return strings.Contains(p.Value, tc.value) }) {
+				t.Errorf("problems = %v; want one that says %q", re.Problems, tc.value)
+			}
+		})
+	}
+}
+
+// TestZstdDictionaryIsMethod: a tar.zst whose frame names a dictionary
+// (zstd --dict) is refused by the method rule, which says to compress
+// without one, not as damage.
+func TestZstdDictionaryIsMethod(t *testing.T) {
+	frame := []byte{0x28, 0xb5, 0x2f, 0xfd, 0x21, 0x07, 0, 1, 0, 0} // dictionary 7, one empty raw block
+	re := mustReject(t, writeArchive(t, "p.tar.zst", frame), DefaultLimits(), want{rule: RuleMethod, anyEntry: true})
+	if !slices.ContainsFunc(re.Problems, func(p Problem) bool { return strings.Contains(p.Value, "zstd frame 0 at byte 0 needs a dictionary") }) {
+		t.Errorf("problems = %v; want the dictionary named as the reason", re.Problems)
+	}
 }

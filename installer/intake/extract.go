@@ -23,12 +23,12 @@ import (
 	"github.com/bodgit/sevenzip"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zip"
-	"github.com/klauspost/compress/zstd"
 	"github.com/mholt/archives"
 	"github.com/nwaples/rardecode/v2"
 
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/internal/lzma2"
+	"github.com/mjolnir-forge/forgesync/internal/zstd"
 )
 
 // Staged is a pack archive extracted into a private staging folder. Nothing
@@ -554,16 +554,21 @@ func (x *extraction) corrupt(entry string, err error) error {
 	var ce *coderError
 	var de *damageError
 	var xf *lzma2.FilterError
+	var ze *zstd.Error
 	switch {
 	case errors.As(err, &ce):
 		x.check.add(entry, ce.rule, ce.value)
 	case errors.As(err, &de):
 		x.check.add(entry, RuleCorrupt, de.value)
-	case errors.Is(err, zstd.ErrDecoderSizeExceeded):
+	case errors.As(err, &ze) && errors.Is(err, zstd.ErrCorrupt):
+		x.check.add(entry, RuleCorrupt, "zstd stream damaged in "+ze.Where()+": "+ze.What)
+	case errors.As(err, &ze) && errors.Is(err, zstd.ErrDictionary):
+		x.check.add(entry, RuleMethod, "zstd "+ze.Where()+" needs a dictionary: compress without --dict")
+	case errors.Is(err, zstd.ErrSize):
 		// A frame that says or makes more than the pack may hold in all
 		// (the decoder's memory is bounded by that limit).
 		x.check.add(entry, RuleTotalTooLarge, "a zstd frame of more than the "+sizeText(x.check.lim.MaxTotalBytes)+" a pack may hold in all")
-	case errors.Is(err, zstd.ErrWindowSizeExceeded):
+	case errors.Is(err, zstd.ErrWindow):
 		x.check.add(entry, RuleDecoderMemory, fmt.Sprintf("zstd window over %d MiB: compress without --long or --ultra", maxZstdWindow>>20))
 	case errors.As(err, &xf):
 		x.check.add(entry, RuleMethod, "xz filter "+xf.Name+": use xz without a filter option, or with --x86 or --delta")
@@ -802,7 +807,7 @@ func entryDamage(err error, done, declared int64) error {
 		return &damageError{"CRC-32 mismatch: the bytes are not the ones stored"}
 	case errors.Is(err, gzip.ErrChecksum):
 		return &damageError{"gzip CRC-32 or length mismatch: the bytes are not the ones stored"}
-	case errors.Is(err, zstd.ErrCRCMismatch):
+	case errors.Is(err, zstd.ErrChecksum):
 		return &damageError{"zstd checksum mismatch: the bytes are not the ones stored"}
 	case errors.Is(err, zip.ErrFormat):
 		// What a zip entry's reader says of data past the declared size.

@@ -1,12 +1,13 @@
 package casync
 
 import (
-	"bytes"
+	"errors"
 	"fmt"
-	"io"
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
+
+	izstd "github.com/mjolnir-forge/forgesync/internal/zstd"
 )
 
 // maxWindow bounds the window a chunk's zstd frame may ask the decoder for:
@@ -17,21 +18,6 @@ const maxWindow = 8 << 20
 var (
 	encoderOnce sync.Once
 	encoder     *zstd.Encoder
-
-	// decoders holds streaming decoders; each decodes one frame at a time
-	// synchronously, so its memory is its window and one block.
-	decoders = sync.Pool{New: func() any {
-		d, err := zstd.NewReader(nil,
-			zstd.WithDecoderConcurrency(1),
-			zstd.WithDecoderLowmem(true),
-			zstd.WithDecoderMaxWindow(maxWindow),
-			zstd.WithDecoderMaxMemory(maxWindow+1<<20))
-		if err != nil {
-			// The options are constant: this cannot fail at run time.
-			panic(fmt.Sprintf("casync: zstd decoder: %v", err))
-		}
-		return d
-	}}
 )
 
 // EncodeChunk returns a chunk's uncompressed bytes as a zstd frame, the form
@@ -47,34 +33,26 @@ func EncodeChunk(data []byte) []byte {
 	return encoder.EncodeAll(data, make([]byte, 0, len(data)/2+64))
 }
 
-// DecodeChunk decompresses a chunk file's bytes and checks them against id.
-// It decompresses at most maxSize+1 bytes: a frame that would give more (a
-// zstd bomb) is refused once that many have come out, so a hostile chunk
-// costs at most maxSize+1 bytes of memory. Errors name the chunk id and what
+// DecodeChunk decompresses a chunk file's bytes with internal/zstd and
+// checks them against id. It decompresses at most one block (128 KiB) past
+// maxSize: a frame that would give more (a zstd bomb) is refused there, so
+// a hostile chunk costs about twice that in memory at most. Errors name the chunk id and what
 // was wrong, and wrap ErrChunkInvalid. maxSize may be at most
 // DefaultMaxChunkSize.
 func DecodeChunk(id ChunkID, compressed []byte, maxSize uint64) ([]byte, error) {
 	if maxSize > DefaultMaxChunkSize {
 		return nil, fmt.Errorf("decode chunk %s: a limit of %d bytes is over the largest chunk size %d: %w", id, maxSize, DefaultMaxChunkSize, ErrChunkInvalid)
 	}
-	d := decoders.Get().(*zstd.Decoder)
-	defer decoders.Put(d)
-	if err := d.Reset(bytes.NewReader(compressed)); err != nil {
-		return nil, fmt.Errorf("decode chunk %s: %w: %w", id, ErrChunkInvalid, err)
-	}
-	// Grow the buffer as bytes come, not by maxSize: a caller may pass a
-	// generous bound.
-	var out bytes.Buffer
-	n, err := out.ReadFrom(io.LimitReader(d, int64(maxSize)+1))
-	// Release the decoder's hold on compressed before it goes back to the pool.
-	_ = d.Reset(bytes.NewReader(nil))
-	if err != nil {
-		return nil, fmt.Errorf("decode chunk %s: after %d bytes: %w: %w", id, n, ErrChunkInvalid, err)
-	}
-	if uint64(n) > maxSize {
+	// DecodeAll sizes its buffer by what the frame claims only up to
+	// maxSize and 16 times the compressed bytes, then grows it as blocks
+	// come: a caller may pass a generous bound.
+	data, err := izstd.DecodeAll(nil, compressed, maxWindow, maxSize)
+	if errors.Is(err, izstd.ErrSize) {
 		return nil, fmt.Errorf("decode chunk %s: it decompresses to more than %d bytes (%d compressed): %w", id, maxSize, len(compressed), ErrChunkInvalid)
 	}
-	data := out.Bytes()
+	if err != nil {
+		return nil, fmt.Errorf("decode chunk %s: after %d bytes: %w: %w", id, len(data), ErrChunkInvalid, err)
+	}
 	if got := Sum(data); got != id {
 		return nil, fmt.Errorf("decode chunk %s: its %d bytes have the digest %s: %w", id, len(data), got, ErrChunkInvalid)
 	}

@@ -44,6 +44,9 @@ func TestDecodeChunkRefuses(t *testing.T) {
 		{"not zstd", id, []byte("plain bytes, not a zstd frame"), 1 << 20, "decode chunk " + id.String()},
 		{"truncated frame", id, enc[:len(enc)/2], 1 << 20, "decode chunk " + id.String()},
 		{"empty", id, nil, 1 << 20, "decode chunk " + id.String()},
+		// A frame whose one block has the reserved type 3: the error says
+		// where and what.
+		{"reserved block type", id, []byte{0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x50, 0x0f, 0, 0, 'x'}, 1 << 20, "frame 0, block 0 at byte 6: reserved block type"},
 		{"limit too large", id, enc, 1 << 63, "a limit of 9223372036854775808 bytes is over the largest chunk size 4194304"},
 	}
 	for _, c := range cases {

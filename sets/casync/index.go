@@ -1,9 +1,9 @@
 // Package casync owns casync's chunk formats: the chunk index (.caibx),
 // content-defined chunking (casync's buzhash, with the boundaries desync
-// makes), chunk files (.cacnk, zstd via klauspost/compress) in casync's store
-// layout (xxxx/<id>.cacnk), and assembling a file from seeds plus a store. It
-// knows no HTTP and no packs: callers bring a [Store] that fetches chunks and
-// decide what a file is for.
+// makes), chunk files (.cacnk: zstd, made by klauspost/compress, read by
+// internal/zstd) in casync's store layout (xxxx/<id>.cacnk), and assembling
+// a file from seeds plus a store. It knows no HTTP and no packs: callers
+// bring a [Store] that fetches chunks and decide what a file is for.
 package casync
 
 import (

@@ -1,0 +1,288 @@
+package zstd
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Reader decodes a stream of frames from an io.Reader. Its buffer holds
+// the window and the block being read out: it grows with the bytes
+// decoded (to at most 8 times them) up to twice the window (at least the
+// window and 4 MiB) plus a block, so a frame that claims a large window
+// costs little more than what it decodes, and never more than maxWindow
+// allows.
+type Reader struct {
+	r         io.Reader
+	br        *bufio.Reader // r's buffer, when it needs one
+	maxWindow uint64
+	maxFrame  uint64 // the most bytes a frame may decode to
+	d         *decoder
+	f         frameState
+	inFrame   bool
+	out       []byte // history and decoded bytes
+	rd        int    // bytes of out already read
+	in        []byte // the block being decoded
+	off       int64  // bytes read from r
+	nframes   int
+	err       error
+}
+
+// NewReader returns a Reader of r whose frames may ask for a window of at
+// most maxWindow bytes. It reads r through a buffer of its own unless r
+// is a *bufio.Reader or a *bytes.Reader, so it may read past the end of
+// the last frame.
+func NewReader(r io.Reader, maxWindow uint64) *Reader {
+	z := &Reader{maxWindow: maxWindow, maxFrame: ^uint64(0), d: new(decoder)}
+	z.Reset(r)
+	return z
+}
+
+// Reset makes z read r from its start, keeping its buffers.
+func (z *Reader) Reset(r io.Reader) {
+	br := z.br
+	switch r.(type) {
+	case *bufio.Reader, *bytes.Reader, nil:
+	default:
+		if br == nil {
+			br = bufio.NewReaderSize(r, 64<<10)
+		}
+		br.Reset(r)
+		r = br
+	}
+	*z = Reader{r: r, br: br, maxWindow: z.maxWindow, maxFrame: z.maxFrame, d: z.d, out: z.out[:0], in: z.in[:0]}
+}
+
+// LimitFrames makes each frame z decodes give at most n bytes (Reset
+// keeps the limit): a frame whose header claims more is ErrSize at its
+// header, and one that decodes more is ErrSize at the block that goes
+// over, whose bytes are never read.
+func (z *Reader) LimitFrames(n uint64) { z.maxFrame = n }
+
+// Read reads decoded bytes into p.
+func (z *Reader) Read(p []byte) (int, error) {
+	for z.rd == len(z.out) {
+		if z.err != nil {
+			return 0, z.err
+		}
+		z.err = z.step()
+	}
+	n := copy(p, z.out[z.rd:])
+	z.rd += n
+	return n, nil
+}
+
+// WriteTo writes the decoded bytes to w until the end of the stream.
+func (z *Reader) WriteTo(w io.Writer) (int64, error) {
+	var total int64
+	for {
+		if z.rd < len(z.out) {
+			n, err := w.Write(z.out[z.rd:])
+			z.rd += n
+			total += int64(n)
+			if err != nil {
+				return total, err
+			}
+		}
+		if z.err != nil {
+			if z.err == io.EOF {
+				return total, nil
+			}
+			return total, z.err
+		}
+		z.err = z.step()
+	}
+}
+
+// fill reads exactly n bytes into z.in; the stream ending first is
+// ErrCorrupt with what.
+func (z *Reader) fill(n int, what string) error {
+	if cap(z.in) < n {
+		z.in = make([]byte, n, max(n, maxBlock))
+	}
+	z.in = z.in[:n]
+	k, err := io.ReadFull(z.r, z.in)
+	z.off += int64(k)
+	return z.cut(err, what)
+}
+
+// cut turns the stream's end in the middle of a part into ErrCorrupt
+// with what.
+func (z *Reader) cut(err error, what string) error {
+	if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
+		return z.f.fail(z.off, ErrCorrupt, what)
+	}
+	return err
+}
+
+// step decodes the next block, or reads the next frame's header, or a
+// frame's end.
+func (z *Reader) step() error {
+	if !z.inFrame {
+		return z.startFrame()
+	}
+	if z.f.block < 0 {
+		return z.endFrame()
+	}
+	at := z.off
+	if err := z.fill(3, "block header cut short"); err != nil {
+		return err
+	}
+	last, typ, size := blockHeader(z.in)
+	n, what := z.d.checkBlock(typ, size)
+	if what != "" {
+		return z.f.fail(at, ErrCorrupt, what)
+	}
+	z.room(z.d.blockMax + slop)
+	was := len(z.out)
+	if typ == 0 {
+		// A raw block is read straight into the window.
+		z.out = z.out[:was+size]
+		k, err := io.ReadFull(z.r, z.out[was:])
+		z.off += int64(k)
+		if err != nil {
+			z.out = z.out[:was]
+			return z.cut(err, "block cut short")
+		}
+	} else {
+		if err := z.fill(n, "block cut short"); err != nil {
+			return err
+		}
+		if z.out, what = z.d.decodeBlock(z.out, 0, typ, size, z.in); what != "" {
+			z.out = z.out[:was]
+			return z.f.fail(at, ErrCorrupt, what)
+		}
+	}
+	if z.f.produced+uint64(len(z.out)-was) > z.maxFrame {
+		z.out = z.out[:was]
+		return z.f.fail(at, ErrSize, fmt.Sprintf("the frame decodes to more than the limit of %d bytes", z.maxFrame))
+	}
+	z.f.produced += uint64(len(z.out) - was)
+	if z.f.h.checksum {
+		_, _ = z.f.hash.Write(z.out[was:])
+	}
+	if z.f.h.hasSize && z.f.produced > z.f.h.size {
+		return z.f.fail(at, ErrCorrupt, "content larger than the frame header's size")
+	}
+	z.f.block++
+	if last {
+		z.f.block = -1
+	}
+	return nil
+}
+
+// startFrame reads a frame header, or skips a skippable frame; the end
+// of the stream before a frame is io.EOF.
+func (z *Reader) startFrame() error {
+	z.f = frameState{n: z.nframes, block: -1}
+	at := z.off
+	var magic [4]byte
+	k, err := io.ReadFull(z.r, magic[:])
+	z.off += int64(k)
+	if err == io.EOF {
+		return io.EOF
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return z.f.fail(at, ErrCorrupt, "magic number cut short")
+	}
+	if err != nil {
+		return err
+	}
+	m := binary.LittleEndian.Uint32(magic[:])
+	if m&skippableMask == skippableMagic {
+		if err := z.fill(4, "skippable frame header cut short"); err != nil {
+			return err
+		}
+		n := int64(binary.LittleEndian.Uint32(z.in))
+		k, err := io.CopyN(io.Discard, z.r, n)
+		z.off += k
+		if err == io.EOF {
+			return z.f.fail(at, ErrCorrupt, "skippable frame cut short")
+		}
+		z.nframes++
+		return err
+	}
+	if m != frameMagic {
+		return z.f.fail(at, ErrCorrupt, "unknown magic number")
+	}
+	if err := z.fill(1, "frame header cut short"); err != nil {
+		return err
+	}
+	var h0 [16]byte
+	h0[0] = z.in[0]
+	hl := headerLen(h0[0])
+	if err := z.fill(hl-1, "frame header cut short"); err != nil {
+		return err
+	}
+	copy(h0[1:], z.in)
+	h, what, err := parseHeader(h0[:hl], z.maxWindow)
+	if err != nil {
+		return z.f.fail(at, err, what)
+	}
+	if h.hasSize && h.size > z.maxFrame {
+		return z.f.fail(at, ErrSize, fmt.Sprintf("content size of %d bytes, over the limit of %d", h.size, z.maxFrame))
+	}
+	z.f.h, z.f.block = h, 0
+	z.d.reset(int(h.window))
+	z.f.hash.Reset()
+	z.out, z.rd = z.out[:0], 0
+	z.inFrame = true
+	return nil
+}
+
+// endFrame reads a frame's checksum and checks it and the content size.
+func (z *Reader) endFrame() error {
+	z.inFrame = false
+	z.nframes++
+	at := z.off
+	if z.f.h.checksum {
+		if err := z.fill(4, "checksum cut short"); err != nil {
+			return err
+		}
+	}
+	return z.f.endFrame(z.in, at)
+}
+
+// slideMin is the least a Reader decodes between two slides of its
+// window: with a window of 2 MiB (zstd -3), sliding every 2 MiB cost a
+// copy of every byte decoded, 12% of the CPU of a .pak-like stream.
+const slideMin = 4 << 20
+
+// room makes room for n more bytes in z.out, all of whose bytes have been
+// read: it grows the buffer up to twice the window, or the window and
+// slideMin if that is more, plus n; then slides the last window of bytes
+// to its front.
+func (z *Reader) room(n int) {
+	if cap(z.out)-len(z.out) >= n {
+		return
+	}
+	w := z.d.window
+	if limit := max(2*w, w+slideMin) + n; cap(z.out) < limit {
+		// Four times the bytes at each step, and the whole limit once
+		// that is within a factor of 8: few buffers left to the collector
+		// on the way up (doubling peaked at 64 MiB resident, the child's
+		// budget, for an 8 MiB window; this at 35, klauspost's at 32).
+		c := max(4*cap(z.out), len(z.out)+n, 64<<10)
+		if c >= limit/8 {
+			c = limit
+		}
+		if c >= len(z.out)+n {
+			b := make([]byte, len(z.out), c)
+			copy(b, z.out)
+			z.out = b
+			return
+		}
+	}
+	keep := min(w, len(z.out))
+	copy(z.out, z.out[len(z.out)-keep:])
+	z.out = z.out[:keep]
+	z.rd = keep
+	if cap(z.out)-len(z.out) < n {
+		b := make([]byte, len(z.out), len(z.out)+n)
+		copy(b, z.out)
+		z.out = b
+	}
+}
