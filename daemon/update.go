@@ -16,6 +16,11 @@ import (
 // updateCheckEvery is how often the daemon reads the release feed at most.
 const updateCheckEvery = 24 * time.Hour
 
+// updateRetryAfter is how soon a check that failed (the machine offline,
+// the feed down) is tried again: a player who was offline in the morning
+// still hears of a release the same day.
+const updateRetryAfter = time.Hour
+
 // updateCheckFile keeps the last check in the state folder, so that a
 // daemon started again within the day does not read the feed again.
 const updateCheckFile = "update-check.json"
@@ -64,14 +69,19 @@ func (u *updateChecker) run(ctx context.Context) error {
 }
 
 // checkIfDue reads the feed unless the last check (kept in the state
-// folder) is less than a day old, and returns when the next is due.
+// folder) is less than a day old (an hour when it failed), and returns
+// when the next is due.
 func (u *updateChecker) checkIfDue(ctx context.Context) time.Time {
 	now := u.now()
 	var kept api.UpdateStatus
 	if data, err := atomicfile.ReadFile(u.file, 64<<10); err == nil && json.Unmarshal(data, &kept) == nil && kept.CheckedAt != nil {
-		if age := now.Sub(*kept.CheckedAt); age >= 0 && age < updateCheckEvery {
+		every := updateCheckEvery
+		if kept.Error != "" {
+			every = updateRetryAfter
+		}
+		if age := now.Sub(*kept.CheckedAt); age >= 0 && age < every {
 			u.set(kept)
-			return kept.CheckedAt.Add(updateCheckEvery)
+			return kept.CheckedAt.Add(every)
 		}
 	}
 	st := api.UpdateStatus{Latest: kept.Latest, CheckedAt: &now}
@@ -89,7 +99,8 @@ func (u *updateChecker) checkIfDue(ctx context.Context) time.Time {
 	u.set(st)
 	switch {
 	case err != nil:
-		u.log.Warn("update check failed", attrErr(err))
+		u.log.Warn("update check failed; trying again in an hour", attrErr(err))
+		return now.Add(updateRetryAfter)
 	case r.Available:
 		u.log.Info("a newer forgesync exists: run forgesync update", "version", r.Latest, "current", u.opts.Current)
 	}

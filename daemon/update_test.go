@@ -84,11 +84,16 @@ func TestUpdateCheckAtMostDaily(t *testing.T) {
 	if st := u.Status(); st.Error == "" || !strings.Contains(st.Error, "127.0.0.1:1") || st.Latest != "1.1.0" || !st.CheckedAt.Equal(now) {
 		t.Errorf("a failed check a day later = %+v; want why, and the version known before", st)
 	}
-	now = now.Add(25 * time.Hour)
+	now = now.Add(30 * time.Minute)
+	u = newChecker(feed)
+	if next := u.checkIfDue(t.Context()); reads.Load() != 1 || !next.Equal(now.Add(30*time.Minute)) {
+		t.Errorf("half an hour after the failed check: %d reads, next %v; want no read, the next half an hour on", reads.Load(), next)
+	}
+	now = now.Add(31 * time.Minute)
 	u = newChecker(feed)
 	u.checkIfDue(t.Context())
 	if st := u.Status(); reads.Load() != 2 || st.Error != "" || !st.Available {
-		t.Errorf("a day after the failed check: %d reads, %+v; want a second read", reads.Load(), st)
+		t.Errorf("an hour after the failed check: %d reads, %+v; want a second read", reads.Load(), st)
 	}
 }
 

@@ -136,6 +136,12 @@ func eval[T any](t *testing.T, tab context.Context, expr string) T {
 // port; it returns the port's address.
 func pageGame(t *testing.T) (*game, string) {
 	t.Helper()
+	return pageGameWith(t, "")
+}
+
+// pageGameWith is pageGame with more of the config (TOML tables).
+func pageGameWith(t *testing.T, more string) (*game, string) {
+	t.Helper()
 	g := newGame(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -147,7 +153,7 @@ func pageGame(t *testing.T) (*game, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fmt.Fprintf(f, "[api]\nlisten = %q\n", addr)
+	fmt.Fprintf(f, "[api]\nlisten = %q\n%s", addr, more)
 	f.Close()
 	g.start(t)
 	return g, addr
@@ -253,6 +259,18 @@ func TestPageInBrowser(t *testing.T) {
 		if err := os.WriteFile(os.Getenv("FORGESYNC_PAGE_SCREENSHOT"), png, 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestPageSaysWhyNoUpdateIsKnown: with [update] check on and the feed
+// out of reach, the page says why it knows of no newer forgesync, as text.
+func TestPageSaysWhyNoUpdateIsKnown(t *testing.T) {
+	tab, _ := newTab(t)
+	g, _ := pageGameWith(t, "[update]\ncheck = true\nfeed = \"http://127.0.0.1:1/<b>feed</b>/\"\n")
+	do(t, tab, "open the page", chromedp.Navigate(g.pageURL(t)))
+	until(t, tab, "why no update is known", `(document.getElementById("update").textContent || "").startsWith("Could not look for a newer forgesync:")`)
+	if n := eval[int](t, tab, `document.querySelectorAll("#update b").length`); n != 0 {
+		t.Errorf("the update line made %d <b> elements of the feed's address; want it shown as text", n)
 	}
 }
 

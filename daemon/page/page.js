@@ -122,6 +122,23 @@ function renderSet(info) {
   if (info.set) row("Machine", info.set.equal ? "equals the set" : (info.set.differences || []).length + " differences from the set");
 }
 
+// renderUpdate says when a newer forgesync exists ([update] check), or
+// why the last look at the release feed failed; nothing when the daemon
+// does not check.
+function renderUpdate(u) {
+  const p = document.getElementById("update");
+  if (!u || !u.checking) { show("update", ""); return; }
+  if (u.available) {
+    show("update", "forgesync " + u.latest + " is out (this is " + u.current + "): run forgesync update.");
+    p.className = "available";
+  } else if (u.error) {
+    show("update", "Could not look for a newer forgesync: " + u.error);
+    p.className = "muted";
+  } else {
+    show("update", "");
+  }
+}
+
 function renderHistory(h) {
   const ol = document.getElementById("history");
   ol.replaceChildren();
@@ -141,6 +158,7 @@ async function refresh() {
     document.getElementById("rejections").replaceChildren(...rej.rejections.map(rejectionItem));
     renderHistory(hist);
     renderSet(await call("GET", "/v1/set").catch(() => null));
+    renderUpdate(await call("GET", "/v1/update").catch(() => null));
   } catch (e) {
     show("error", e.message);
   }
