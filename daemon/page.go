@@ -262,8 +262,15 @@ type sessionKey struct{}
 // viaSession reports whether a request was let in by a page session
 // rather than the API key or the socket.
 func viaSession(r *http.Request) bool {
-	v, _ := r.Context().Value(sessionKey{}).(bool)
-	return v
+	_, ok := r.Context().Value(sessionKey{}).(pageSession)
+	return ok
+}
+
+// sessionLink returns the forgesync:// link the page session of r was
+// opened for (by `forgesync open-link`), or nil.
+func sessionLink(r *http.Request) *api.PageLink {
+	ps, _ := r.Context().Value(sessionKey{}).(pageSession)
+	return ps.link
 }
 
 // checkPageChange refuses a change a page session asks for unless it

@@ -46,7 +46,7 @@ func (s *server) postSetStage(sb stageBackend, w http.ResponseWriter, r *http.Re
 	if err := s.checkLockPath(r, req.URL); err != nil {
 		return err
 	}
-	if err := s.checkNamedKey(r, req.Key); err != nil {
+	if err := s.checkNamedKey(r, req.URL, req.Key); err != nil {
 		return err
 	}
 	res, err := sb.SetStage(r.Context(), req)
@@ -57,13 +57,19 @@ func (s *server) postSetStage(sb stageBackend, w http.ResponseWriter, r *http.Re
 	return nil
 }
 
-// checkNamedKey refuses a stage that names a key of its own over the TCP
-// API unless the request itself carries the API key: a key outside
-// trusted_keys is the player's decision, which a caller holding only a
-// session of the status page may not make for them. Over the local socket
-// the caller is the machine's user.
-func (s *server) checkNamedKey(r *http.Request, key string) error {
+// checkNamedKey refuses a stage of the lock at url that names a key of
+// its own over the TCP API unless the request itself carries the API key:
+// a key outside trusted_keys is the player's decision, which a caller
+// holding only a session of the status page may not make for them, but
+// for one: the page opened on a forgesync:// link (by the handler setup
+// registered) may name that link's key for that link's set, once the
+// player confirms on it (the session's CSRF and origin checks ran). Over
+// the local socket the caller is the machine's user.
+func (s *server) checkNamedKey(r *http.Request, url, key string) error {
 	if strings.TrimSpace(key) == "" || s.opts.APIKey == "" {
+		return nil
+	}
+	if l := sessionLink(r); l != nil && l.Key == key && l.URL == url {
 		return nil
 	}
 	got := r.Header.Get("X-API-Key")

@@ -70,4 +70,33 @@ func TestStageNamedKeyNeedsTheAPIKey(t *testing.T) {
 	if n := b.stages.Load(); n != 2 {
 		t.Errorf("the backend staged %d times; want 2", n)
 	}
+
+	// A page session may name a key only for the forgesync:// link it was
+	// opened on: that link's set, that link's key.
+	key := "RWQ" + strings.Repeat("A", 53)
+	viaPage := func(link *api.PageLink, body string) int {
+		req := httptest.NewRequestWithContext(t.Context(), http.MethodPost, "http://127.0.0.1/v1/set/stage", strings.NewReader(body))
+		req = req.WithContext(context.WithValue(req.Context(), sessionKey{}, pageSession{link: link}))
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec.Code
+	}
+	for _, c := range []struct {
+		name string
+		link *api.PageLink
+		want int
+	}{
+		{"no link", nil, http.StatusForbidden},
+		{"another link's set", &api.PageLink{URL: "https://evil.example/", Key: key}, http.StatusForbidden},
+		{"another key", &api.PageLink{URL: "https://forge.example.org/", Key: "RWQ" + strings.Repeat("B", 53)}, http.StatusForbidden},
+		{"the link's set and key", &api.PageLink{URL: "https://forge.example.org/", Key: key}, http.StatusOK},
+	} {
+		if got := viaPage(c.link, named); got != c.want {
+			t.Errorf("a page session (%s) staging with a named key = %d; want %d", c.name, got, c.want)
+		}
+	}
+	if n := b.stages.Load(); n != 3 {
+		t.Errorf("the backend staged %d times; want 3", n)
+	}
 }

@@ -164,7 +164,7 @@ func (s *server) pageSession(w http.ResponseWriter, r *http.Request, next http.H
 		s.writeError(w, r, &APIError{Status: http.StatusForbidden, Code: codeForbidden, Message: err.Error()})
 		return true
 	}
-	next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), sessionKey{}, true)))
+	next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), sessionKey{}, ps)))
 	return true
 }
 

@@ -262,6 +262,43 @@ func TestPageInBrowser(t *testing.T) {
 	}
 }
 
+// TestPageProfilesAndRollback: the page lists the profiles; clicking
+// "Switch to this" on a saved one and "Roll back to this" on a generation
+// each make installed.txt what that profile or generation had.
+func TestPageProfilesAndRollback(t *testing.T) {
+	tab, _ := newTab(t)
+	g, _ := pageGame(t)
+	g.dropFile(t, "foundry-wide.zip", exampleZip(t, "foundry-wide"))
+	g.dropFile(t, "glass-works.zip", exampleZip(t, "glass-works"))
+	c, _ := socketClient(g.sock)
+	untilPacks(t, c, "foundry-wide", "glass-works")
+	both := g.installedTxt(t)
+	if code, out, errb := g.exe(t, "profile", "save", "both"); code != 0 {
+		t.Fatalf("profile save both = %d: %s%s", code, out, errb)
+	}
+
+	do(t, tab, "open the page", chromedp.Navigate(g.pageURL(t)))
+	until(t, tab, "both profiles listed", `!!document.querySelector('li[data-profile="own"].current') && !!document.querySelector('li[data-profile="both"] button.switch')`)
+	do(t, tab, "click disable", chromedp.Click(chromedp.CSS(`tr[data-pack="glass-works"] button.disable`)))
+	until(t, tab, "glass-works shown disabled", `!!document.querySelector('tr[data-pack="glass-works"].disabled')`)
+	one := g.installedTxt(t)
+	if one == both {
+		t.Fatalf("installed.txt did not change when glass-works was disabled:\n%s", one)
+	}
+	gen := eval[int](t, tab, `Math.max(...[...document.querySelectorAll("#history li")].map((li) => Number(li.dataset.generation)))`) // the newest: glass-works disabled
+
+	do(t, tab, "click switch to both", chromedp.Click(chromedp.CSS(`li[data-profile="both"] button.switch`)))
+	until(t, tab, "both current", `!!document.querySelector('li[data-profile="both"].current') && !!document.querySelector('tr[data-pack="glass-works"].enabled')`)
+	if got := g.installedTxt(t); got != both {
+		t.Errorf("installed.txt after the switch to both:\n%s\nwant what it was when both was saved:\n%s", got, both)
+	}
+	do(t, tab, "click roll back", chromedp.Click(chromedp.CSS(fmt.Sprintf(`#history li[data-generation="%d"] button.rollback`, gen))))
+	until(t, tab, "glass-works disabled again", `!!document.querySelector('tr[data-pack="glass-works"].disabled')`)
+	if got := g.installedTxt(t); got != one {
+		t.Errorf("installed.txt after rolling back to generation %d:\n%s\nwant:\n%s", gen, got, one)
+	}
+}
+
 // TestPageSaysWhyNoUpdateIsKnown: with [update] check on and the feed
 // out of reach, the page says why it knows of no newer forgesync, as text.
 func TestPageSaysWhyNoUpdateIsKnown(t *testing.T) {

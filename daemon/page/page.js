@@ -139,6 +139,31 @@ function renderUpdate(u) {
   }
 }
 
+// renderProfiles lists the profiles (SPEC §12): each with its source,
+// packs and disk, a button to switch to it (when every archive it needs is
+// on the machine) and, but for own and the current one, to remove it.
+function renderProfiles(ps) {
+  const ul = document.getElementById("profile-list");
+  ul.replaceChildren();
+  for (const p of (ps && ps.profiles) || []) {
+    const li = el("li", { "data-profile": p.name, class: p.current ? "current" : "" },
+      el("strong", {}, p.name), " (" + p.source + "): " + (p.packs || []).length + " packs, " + bytes(p.bytes || 0) + " kept, " + bytes(p.own_bytes || 0) + " its own");
+    if (p.current) {
+      li.append(" ", el("span", { class: "muted" }, "(current)"));
+    } else if ((p.missing || []).length > 0) {
+      li.append(" ", el("span", { class: "muted" }, "(" + p.missing.length + " archives not on this machine)"));
+    } else {
+      li.append(" ", el("button", { class: "switch", type: "button", onclick: () => act("POST", "/v1/profile/switch", { name: p.name }) }, "Switch to this"));
+    }
+    if (!p.current && p.source !== "own") {
+      li.append(el("button", { class: "remove-profile", type: "button", onclick: () => {
+        if (confirm("Remove the profile " + p.name + "?")) act("POST", "/v1/profile/remove", { name: p.name });
+      } }, "Remove"));
+    }
+    ul.append(li);
+  }
+}
+
 function renderHistory(h) {
   const ol = document.getElementById("history");
   ol.replaceChildren();
@@ -159,6 +184,7 @@ async function refresh() {
     renderHistory(hist);
     renderSet(await call("GET", "/v1/set").catch(() => null));
     renderUpdate(await call("GET", "/v1/update").catch(() => null));
+    renderProfiles(await call("GET", "/v1/profiles").catch(() => null));
   } catch (e) {
     show("error", e.message);
   }
@@ -256,10 +282,14 @@ async function linkView(link) {
   confirmButton.disabled = false;
   confirmButton.addEventListener("click", async () => {
     confirmButton.disabled = true;
-    show("link-result", "Applying…");
+    show("link-result", "Fetching and checking the set…");
     try {
-      const res = await call("POST", "/v1/set/apply", { url: link.url });
-      show("link-result", "Applied: the machine now has the set (" + res.check.result + ").");
+      // Staged first (the key the link names, which the player has just
+      // accepted), then applied by fingerprint from what is on the machine.
+      const st = await call("POST", "/v1/set/stage", { url: link.url, key: link.key || undefined });
+      show("link-result", "Applying " + st.name + "…");
+      const res = await call("POST", "/v1/set/apply", { fingerprint: st.fingerprint });
+      show("link-result", "Applied: the machine now has the set, as profile " + st.name + " (" + res.check.result + ").");
     } catch (e) {
       show("link-result", "Not applied: " + e.message);
     }
