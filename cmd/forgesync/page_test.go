@@ -218,13 +218,13 @@ func TestPageInBrowser(t *testing.T) {
 	until(t, tab, "the rejection shown", `(document.querySelector('li[data-archive="not-a-pack.zip"]') || {}).textContent?.includes("not an archive")`)
 
 	before := g.installedTxt(t)
-	do(t, tab, "click disable", chromedp.Click(chromedp.CSS(`tr[data-pack="glass-works"] button.disable`)))
+	clickNow(t, tab, "click disable", `tr[data-pack="glass-works"] button.disable`)
 	until(t, tab, "glass-works shown disabled", `!!document.querySelector('tr[data-pack="glass-works"].disabled button.enable')`)
 	disabled := g.installedTxt(t)
 	if disabled == before {
 		t.Fatalf("installed.txt did not change when glass-works was disabled:\n%s", disabled)
 	}
-	do(t, tab, "click enable", chromedp.Click(chromedp.CSS(`tr[data-pack="glass-works"] button.enable`)))
+	clickNow(t, tab, "click enable", `tr[data-pack="glass-works"] button.enable`)
 	until(t, tab, "glass-works shown enabled", `!!document.querySelector('tr[data-pack="glass-works"].enabled button.disable')`)
 	if after := g.installedTxt(t); after != before {
 		t.Errorf("installed.txt after enable differs from before disable:\n%s\nwant:\n%s", after, before)
@@ -262,6 +262,16 @@ func TestPageInBrowser(t *testing.T) {
 	}
 }
 
+// clickNow clicks the element sel selects, found and clicked in one step
+// in the page: the page redraws its lists on every event, which may
+// replace an element between a lookup and a click by the driver.
+func clickNow(t *testing.T, tab context.Context, what, sel string) {
+	t.Helper()
+	if !eval[bool](t, tab, fmt.Sprintf(`(() => { const e = document.querySelector(%q); if (!e) return false; e.click(); return true; })()`, sel)) {
+		t.Fatalf("%s: nothing matches %s", what, sel)
+	}
+}
+
 // TestPageProfilesAndRollback: the page lists the profiles; clicking
 // "Switch to this" on a saved one and "Roll back to this" on a generation
 // each make installed.txt what that profile or generation had.
@@ -279,7 +289,7 @@ func TestPageProfilesAndRollback(t *testing.T) {
 
 	do(t, tab, "open the page", chromedp.Navigate(g.pageURL(t)))
 	until(t, tab, "both profiles listed", `!!document.querySelector('li[data-profile="own"].current') && !!document.querySelector('li[data-profile="both"] button.switch')`)
-	do(t, tab, "click disable", chromedp.Click(chromedp.CSS(`tr[data-pack="glass-works"] button.disable`)))
+	clickNow(t, tab, "click disable", `tr[data-pack="glass-works"] button.disable`)
 	until(t, tab, "glass-works shown disabled", `!!document.querySelector('tr[data-pack="glass-works"].disabled')`)
 	one := g.installedTxt(t)
 	if one == both {
@@ -287,12 +297,12 @@ func TestPageProfilesAndRollback(t *testing.T) {
 	}
 	gen := eval[int](t, tab, `Math.max(...[...document.querySelectorAll("#history li")].map((li) => Number(li.dataset.generation)))`) // the newest: glass-works disabled
 
-	do(t, tab, "click switch to both", chromedp.Click(chromedp.CSS(`li[data-profile="both"] button.switch`)))
+	clickNow(t, tab, "click switch to both", `li[data-profile="both"] button.switch`)
 	until(t, tab, "both current", `!!document.querySelector('li[data-profile="both"].current') && !!document.querySelector('tr[data-pack="glass-works"].enabled')`)
 	if got := g.installedTxt(t); got != both {
 		t.Errorf("installed.txt after the switch to both:\n%s\nwant what it was when both was saved:\n%s", got, both)
 	}
-	do(t, tab, "click roll back", chromedp.Click(chromedp.CSS(fmt.Sprintf(`#history li[data-generation="%d"] button.rollback`, gen))))
+	clickNow(t, tab, "click roll back", fmt.Sprintf(`#history li[data-generation="%d"] button.rollback`, gen))
 	until(t, tab, "glass-works disabled again", `!!document.querySelector('tr[data-pack="glass-works"].disabled')`)
 	if got := g.installedTxt(t); got != one {
 		t.Errorf("installed.txt after rolling back to generation %d:\n%s\nwant:\n%s", gen, got, one)
