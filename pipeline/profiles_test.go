@@ -57,6 +57,7 @@ func directMachine(t *testing.T, a *archiveSet, packs []store.GenerationPack) ma
 // the machine before the first switch), each switch is a generation with
 // cause profile, and the current profile is the one switched to.
 func TestProfileSwitchEqualsDirectInstall(t *testing.T) {
+	skipUnderRace(t)
 	a, alpha, beta := profileSets(t)
 	want := map[string]map[string]string{"alpha": directMachine(t, a, alpha), "beta": directMachine(t, a, beta)}
 	e := newEnv(t)
@@ -148,6 +149,7 @@ func readFile(t *testing.T, path string) string {
 // TestFindProfileByFingerprint finds a recorded set by its fingerprint,
 // as an apply by fingerprint does, and switches to it.
 func TestFindProfileByFingerprint(t *testing.T) {
+	skipUnderRace(t)
 	a, alpha, beta := profileSets(t)
 	e := newEnv(t)
 	p := e.open(t)
@@ -236,6 +238,7 @@ func TestCrashAtEveryStepOfProfileSwitch(t *testing.T) {
 // and switching to own installs own with the dropped pack, equal to a
 // machine that installed own's packs directly.
 func TestDropWhileServerProfileJoinsOwn(t *testing.T) {
+	skipUnderRace(t)
 	a, alpha, _ := profileSets(t)
 	e := newEnv(t)
 	p := e.open(t)
@@ -355,6 +358,7 @@ func TestKeepProfilesPrunesLeastRecentlyUsed(t *testing.T) {
 // leaves them in incoming/, where a restart keeps them (the profile names
 // them) and a switch takes them, with no source at all.
 func TestRecordProfileCrashBeforeKeep(t *testing.T) {
+	skipUnderRace(t)
 	a, alpha, _ := profileSets(t)
 	want := directMachine(t, a, alpha)
 	e := newEnv(t)
@@ -471,6 +475,7 @@ func TestApplySetAsProfileKeepsOwn(t *testing.T) {
 // before, one dropped meanwhile) are no longer needed, and their archives
 // and stored manifests go once the state without them is written.
 func TestSaveOwnAwayForgetsWhatOwnHad(t *testing.T) {
+	skipUnderRace(t)
 	a, alpha, _ := profileSets(t)
 	e := newEnv(t)
 	p := e.open(t)

@@ -195,6 +195,9 @@ func overstatedZip(t *testing.T) []byte {
 }
 
 func TestExtractRejectsHostileGoArchives(t *testing.T) {
+	if raceEnabled {
+		t.Skip("decodes hundreds of MiB on one goroutine per entry: the plain run covers it, and the race detector's minutes buy nothing TestExtractToolArchives does not")
+	}
 	cases := hostileCases()
 	if len(cases) < 40 {
 		t.Errorf("hostile corpus has %d cases; want at least 40", len(cases))
@@ -356,6 +359,9 @@ func textLike(n, seed int) []byte {
 // TestExtractCompressibleIsNoBomb checks that the ratio rule does not
 // flag well-compressed data that follows a small entry in a stream.
 func TestExtractCompressibleIsNoBomb(t *testing.T) {
+	if raceEnabled {
+		t.Skip("decodes hundreds of MiB on one goroutine per entry: the plain run covers it, and the race detector's minutes buy nothing TestExtractToolArchives does not")
+	}
 	var extra []entry
 	var want []File
 	for i := range 3 {
