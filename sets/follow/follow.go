@@ -528,32 +528,9 @@ func (s *Syncer) sync(ctx context.Context, req Request, res *Result) error {
 		return fmt.Errorf("%w: %s: %w", errLock, check.Source, err)
 	}
 	res.SignedBy = verification.SignedBy()
-	kept, err := s.keptKeys()
+	l, kept, err := s.decodeLock(check, src, data, layers, rec, req.remote())
 	if err != nil {
 		return err
-	}
-	have := func(sha string) bool { return kept.hasSHA(sha) || s.cache.Has(sha, 0) }
-	if src.OCI != "" {
-		// A set in a registry has every archive as a blob (CheckLayers),
-		// whatever URLs its lock names.
-		have = lock.HaveAll
-	}
-	// A lock given as text names no local file (lock.DecodeOptions).
-	l, err := lock.Decode(check.Source, data, lock.DecodeOptions{Have: have, Given: !req.remote()})
-	if err != nil {
-		return fmt.Errorf("%w: %w", errLock, err)
-	}
-	if layers != nil {
-		// Before the record remembers this manifest as read.
-		if err := fetch.CheckLayers(check.Source, l, layers); err != nil {
-			return fmt.Errorf("%w: %w", errLock, err)
-		}
-	}
-	check.Fingerprint = l.Fingerprint()
-	// Before the record remembers the lock as read: a replayed or frozen
-	// set is not the set.
-	if err := s.checkFresh(check.Source, l, rec, req.remote()); err != nil {
-		return fmt.Errorf("%w: %w", errLock, err)
 	}
 	if req.remote() {
 		if rec, err = s.remember(rec, src, l, check.Fingerprint, res.SignedBy, data, sig, val); err != nil {
@@ -626,6 +603,39 @@ func (s *Syncer) remember(rec Record, src fetch.Source, l *lock.Lock, fingerprin
 		return rec, err
 	}
 	return nr, nil
+}
+
+// decodeLock decodes the lock read from src and checks what reading it
+// promised: the archives available (kept, cached, or a registry's blobs),
+// the registry's layers, and its freshness against rec, before a record
+// remembers it as read (a replayed or frozen set is not the set). It sets
+// check's fingerprint, and returns the lock and the archives kept.
+func (s *Syncer) decodeLock(check *Check, src fetch.Source, data []byte, layers map[string]int64, rec Record, remote bool) (*lock.Lock, keptSet, error) {
+	kept, err := s.keptKeys()
+	if err != nil {
+		return nil, kept, err
+	}
+	have := func(sha string) bool { return kept.hasSHA(sha) || s.cache.Has(sha, 0) }
+	if src.OCI != "" {
+		// A set in a registry has every archive as a blob (CheckLayers),
+		// whatever URLs its lock names.
+		have = lock.HaveAll
+	}
+	// A lock given as text names no local file (lock.DecodeOptions).
+	l, err := lock.Decode(check.Source, data, lock.DecodeOptions{Have: have, Given: !remote})
+	if err != nil {
+		return nil, kept, fmt.Errorf("%w: %w", errLock, err)
+	}
+	if layers != nil {
+		if err := fetch.CheckLayers(check.Source, l, layers); err != nil {
+			return nil, kept, fmt.Errorf("%w: %w", errLock, err)
+		}
+	}
+	check.Fingerprint = l.Fingerprint()
+	if err := s.checkFresh(check.Source, l, rec, remote); err != nil {
+		return nil, kept, fmt.Errorf("%w: %w", errLock, err)
+	}
+	return l, kept, nil
 }
 
 // checkFresh refuses a lock past its expires and, for one read from a

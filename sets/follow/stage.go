@@ -101,26 +101,9 @@ func (s *Syncer) stage(ctx context.Context, req StageRequest, maxBytes int64, st
 	if st.SignedBy, err = s.stageTrust(data, sig, req.Key); err != nil {
 		return fmt.Errorf("%s: %w", check.Source, err)
 	}
-	kept, err := s.keptKeys()
+	l, kept, err := s.decodeLock(check, src, data, layers, rec, req.remote())
 	if err != nil {
 		return err
-	}
-	have := func(sha string) bool { return kept.hasSHA(sha) || s.cache.Has(sha, 0) }
-	if src.OCI != "" {
-		have = lock.HaveAll
-	}
-	l, err := lock.Decode(check.Source, data, lock.DecodeOptions{Have: have, Given: !req.remote()})
-	if err != nil {
-		return fmt.Errorf("%w: %w", errLock, err)
-	}
-	if layers != nil {
-		if err := fetch.CheckLayers(check.Source, l, layers); err != nil {
-			return fmt.Errorf("%w: %w", errLock, err)
-		}
-	}
-	check.Fingerprint = l.Fingerprint()
-	if err := s.checkFresh(check.Source, l, rec, req.remote()); err != nil {
-		return fmt.Errorf("%w: %w", errLock, err)
 	}
 	st.Name, st.Pins = stageName(req.Name, l), l.Entries()
 	lacking := s.lacking(l, kept)
