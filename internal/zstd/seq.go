@@ -1,6 +1,9 @@
 package zstd
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"unsafe"
+)
 
 // seq is one decoded sequence: literals to copy, then a match.
 type seq struct{ ll, ml, off uint32 }
@@ -137,13 +140,20 @@ func (d *decoder) execute(out []byte, hist, end int, lits []byte, seqs []seq) ([
 	litPos := 0
 	window := d.window
 	last16 := len(lits) - 16 // the last literal a 16-byte move may start at
+	// The moves below go through pointers: each is inside out and lits
+	// by the checks before it (a sequence ends at end at most, and out
+	// has slop bytes past end for the 16- and 32-byte moves), which the
+	// compiler does not see: its bounds checks cost 4% of decoding a
+	// .pak-like stream, 7% of text.
+	o := unsafe.Pointer(unsafe.SliceData(out))
+	l := unsafe.Pointer(unsafe.SliceData(lits))
 	for _, s := range seqs {
 		ll, ml, off := int(s.ll), int(s.ml), int(s.off)
 		if ll+ml > end-pos {
 			return out, "block larger than its maximum"
 		}
 		if ll <= 16 && litPos <= last16 {
-			*(*[16]byte)(out[pos : pos+16]) = *(*[16]byte)(lits[litPos : litPos+16])
+			*(*[16]byte)(unsafe.Add(o, pos)) = *(*[16]byte)(unsafe.Add(l, litPos))
 		} else {
 			if ll > len(lits)-litPos {
 				return out, "literal length past the literals"
@@ -156,21 +166,21 @@ func (d *decoder) execute(out []byte, hist, end int, lits []byte, seqs []seq) ([
 			return out, "match offset before the frame's start or past the window"
 		}
 		if off >= 16 && ml <= 16 {
-			*(*[16]byte)(out[pos : pos+16]) = *(*[16]byte)(out[pos-off : pos-off+16])
+			*(*[16]byte)(unsafe.Add(o, pos)) = *(*[16]byte)(unsafe.Add(o, pos-off))
 			pos += ml
 			continue
 		}
 		if off >= 32 && ml <= 32 {
 			// Both loads before the stores: the copy does not overlap
 			// itself.
-			a, b := *(*[16]byte)(out[pos-off : pos-off+16]), *(*[16]byte)(out[pos-off+16 : pos-off+32])
-			*(*[16]byte)(out[pos : pos+16]), *(*[16]byte)(out[pos+16 : pos+32]) = a, b
+			a, b := *(*[16]byte)(unsafe.Add(o, pos-off)), *(*[16]byte)(unsafe.Add(o, pos-off+16))
+			*(*[16]byte)(unsafe.Add(o, pos)), *(*[16]byte)(unsafe.Add(o, pos+16)) = a, b
 			pos += ml
 			continue
 		}
 		if off >= 16 && ml <= 32 {
-			*(*[16]byte)(out[pos : pos+16]) = *(*[16]byte)(out[pos-off : pos-off+16])
-			*(*[16]byte)(out[pos+16 : pos+32]) = *(*[16]byte)(out[pos-off+16 : pos-off+32])
+			*(*[16]byte)(unsafe.Add(o, pos)) = *(*[16]byte)(unsafe.Add(o, pos-off))
+			*(*[16]byte)(unsafe.Add(o, pos+16)) = *(*[16]byte)(unsafe.Add(o, pos-off+16))
 			pos += ml
 			continue
 		}
