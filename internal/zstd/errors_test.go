@@ -31,8 +31,11 @@ func TestErrorsSayWhere(t *testing.T) {
 		{"cut block", append(bytes.Clone(first), second[:len(second)/2]...), ErrCorrupt, 1, 1, len(first), len(first) + len(second)},
 	} {
 		_, err := DecodeAll(nil, tc.z, testWindow, 1<<30)
-		_, rerr := io.ReadAll(NewReader(bytes.NewReader(tc.z), testWindow))
-		for api, err := range map[string]error{"DecodeAll": err, "Reader": rerr} {
+		errs := map[string]error{"DecodeAll": err}
+		for how, r := range readers(tc.z) {
+			_, errs["Reader ("+how+")"] = io.ReadAll(NewReader(r, testWindow))
+		}
+		for api, err := range errs {
 			var e *Error
 			if !errors.Is(err, tc.err) || !errors.As(err, &e) {
 				t.Errorf("%s: %s = %v; want %v in an *Error", tc.name, api, err, tc.err)

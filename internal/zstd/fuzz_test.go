@@ -15,7 +15,8 @@ const fuzzWindow, fuzzSize = 1 << 20, 4 << 20
 
 // FuzzDecode feeds any bytes to DecodeAll and to a Reader: neither may
 // panic or decode more than the limit, and both agree on the bytes and
-// on whether the stream is valid; DecodeAll gives the same bytes and
+// on whether the stream is valid; a Reader gives the same bytes and error
+// from every kind of source (see readers); DecodeAll gives the same bytes and
 // error with the assembly sequences loop as without.
 //
 // Seeds: the corpus of testdata/fuzz/FuzzDecode (frames of the zstd CLI
@@ -37,6 +38,12 @@ func FuzzDecode(f *testing.F) {
 		}
 		if err != nil && rerr == nil && len(r) <= fuzzSize {
 			t.Fatalf("Reader = %d bytes, no error; DecodeAll = %v", len(r), err)
+		}
+		for how, src := range readers(in) {
+			o, oerr := io.ReadAll(io.LimitReader(NewReader(src, fuzzWindow), fuzzSize+1))
+			if !bytes.Equal(o, r) || fmt.Sprint(oerr) != fmt.Sprint(rerr) {
+				t.Fatalf("Reader (%s) = %d bytes, %v; from memory %d bytes, %v", how, len(o), oerr, len(r), rerr)
+			}
 		}
 	})
 }

@@ -1,6 +1,7 @@
 package zstd
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"os/exec"
 	"strconv"
 	"testing"
+	"testing/iotest"
 
 	kzstd "github.com/klauspost/compress/zstd"
 )
@@ -113,9 +115,24 @@ func decodeBoth(t *testing.T, name string, z, want []byte) {
 	if err != nil || !bytes.Equal(got, want) {
 		t.Fatalf("%s: DecodeAll = %d bytes, %v; want %d bytes (equal %v)", name, len(got), err, len(want), bytes.Equal(got, want))
 	}
-	got, err = io.ReadAll(NewReader(bytes.NewReader(z), testWindow))
-	if err != nil || !bytes.Equal(got, want) {
-		t.Fatalf("%s: Reader = %d bytes, %v; want %d bytes", name, len(got), err, len(want))
+	for how, r := range readers(z) {
+		got, err = io.ReadAll(NewReader(r, testWindow))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("%s: Reader (%s) = %d bytes, %v; want %d bytes", name, how, len(got), err, len(want))
+		}
+	}
+}
+
+// readers gives z as each kind of source a Reader reads differently: in
+// memory; a plain reader (a file), which it reads through its own buffer
+// and decodes each block in place there; a buffer of the caller's too
+// small for a block, from which blocks are copied; and one byte at a time.
+func readers(z []byte) map[string]io.Reader {
+	return map[string]io.Reader{
+		"in memory":      bytes.NewReader(z),
+		"plain":          plainReader{bytes.NewReader(z)},
+		"small buffer":   bufio.NewReaderSize(plainReader{bytes.NewReader(z)}, 16),
+		"byte at a time": iotest.OneByteReader(bytes.NewReader(z)),
 	}
 }
 
