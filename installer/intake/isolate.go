@@ -350,7 +350,7 @@ func (x *Extractor) extract(ctx context.Context, archivePath, stagingParent stri
 	// The parent's own hash of the archive, alongside the child.
 	hctx, stopHash := context.WithCancel(ctx)
 	defer stopHash()
-	hashed := hashAsync(hctx, f, size)
+	hashed := hashAsync(hctx, io.NewSectionReader(f, 0, size), iso.Background)
 
 	abs, err := filepath.Abs(archivePath)
 	if err != nil {
@@ -439,13 +439,22 @@ func (iso *Isolation) command(stderr io.Writer) (*exec.Cmd, io.WriteCloser, io.R
 // system calls few beside the hashing itself.
 const hashBuffer = 1 << 20
 
-// hashAsync hashes the size bytes of f, returning the hex SHA-256 on the
-// channel ("" when reading failed or ctx ended).
-func hashAsync(ctx context.Context, f *os.File, size int64) <-chan string {
+// hashAsync hashes what r reads, returning the hex SHA-256 on the channel
+// ("" when reading failed or ctx ended). With background, it
+// hashes on a thread of its own at the unpacker's priority (see
+// [prio.Thread]): the hash is the parent's one long computation, and at
+// the installer's priority it shared the processors as an equal with the
+// threads that answer status requests.
+func hashAsync(ctx context.Context, r io.Reader, background bool) <-chan string {
 	hashed := make(chan string, 1)
 	go func() {
+		if background {
+			// Never unlocked: the lowered thread ends with this goroutine.
+			runtime.LockOSThread()
+			_ = prio.Thread() // else it hashes at the priority it has
+		}
 		h := sha256.New()
-		if _, err := io.CopyBuffer(h, &ctxReader{ctx: ctx, r: io.NewSectionReader(f, 0, size)}, make([]byte, hashBuffer)); err != nil {
+		if _, err := io.CopyBuffer(h, &ctxReader{ctx: ctx, r: r}, make([]byte, hashBuffer)); err != nil {
 			hashed <- ""
 			return
 		}

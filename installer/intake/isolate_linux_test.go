@@ -2,9 +2,12 @@ package intake
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"strconv"
@@ -225,4 +228,65 @@ func forColdAndWarm(t *testing.T, test func(t *testing.T, warm bool)) {
 	for _, warm := range []bool{false, true} {
 		t.Run(fmt.Sprint("warm=", warm), func(t *testing.T) { test(t, warm) })
 	}
+}
+
+// TestArchiveHashOnAnIdleThread: for a background extraction the parent
+// hashes the archive on a thread of its own, at the unpacker's priority
+// (nice 19, SCHED_IDLE, the idle I/O class): the rest of the process
+// (which answers status requests) keeps its priority. For a normal one no
+// thread is lowered. (The lowered thread ends with the hash's goroutine,
+// or, should that have run on the main thread, the runtime parks it for
+// good: no goroutine runs on it again.)
+func TestArchiveHashOnAnIdleThread(t *testing.T) {
+	idle := func() int {
+		t.Helper()
+		got, err := priotest.Read(os.Getpid())
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, p := range got {
+			if p == (priotest.Priority{Nice: prio.UnpackerNice, IOClass: prio.IOClassIdle, Policy: prio.SchedIdle}) {
+				n++
+			}
+		}
+		return n
+	}
+	for _, background := range []bool{false, true} {
+		before := idle()
+		src := &gatedReader{r: strings.NewReader("forge"), started: make(chan struct{}), gate: make(chan struct{})}
+		hashed := hashAsync(t.Context(), src, background)
+		<-src.started
+		want := before
+		if background {
+			want++
+		}
+		if got := idle(); got != want {
+			t.Errorf("background=%v: %d threads at the unpacker's priority while hashing; want %d", background, got, want)
+		}
+		close(src.gate)
+		if h := <-hashed; h != sha256Hex("forge") {
+			t.Errorf("background=%v: hash %q; want %q", background, h, sha256Hex("forge"))
+		}
+	}
+}
+
+// gatedReader reads r once gate is closed, closing started at its first
+// Read.
+type gatedReader struct {
+	r       io.Reader
+	started chan struct{}
+	gate    chan struct{}
+	once    sync.Once
+}
+
+func (g *gatedReader) Read(p []byte) (int, error) {
+	g.once.Do(func() { close(g.started) })
+	<-g.gate
+	return g.r.Read(p)
+}
+
+func sha256Hex(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
 }

@@ -42,6 +42,14 @@ func ioprio(class, level int) int { return class<<13 | level }
 // idle I/O class, which gets the disk only when nobody else wants it.
 func Unpacker() error { return lower(UnpackerNice, ioprio(IOClassIdle, 0), SchedIdle) }
 
+// Thread lowers the calling thread alone to the unpacker's priority. The
+// caller locks its goroutine to the thread (runtime.LockOSThread) first
+// and never unlocks it, so that the thread ends with the goroutine and no
+// other goroutine ever runs on it.
+func Thread() error {
+	return lowerThread(unix.Gettid(), UnpackerNice, ioprio(IOClassIdle, 0), SchedIdle)
+}
+
 // Installer lowers this process to the installer's priority: nice 10 and
 // the lowest best-effort I/O level.
 func Installer() error {

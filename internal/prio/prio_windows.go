@@ -21,3 +21,7 @@ func Unpacker() error {
 // Installer does nothing on Windows: the unpacker alone runs in the
 // background there.
 func Installer() error { return nil }
+
+// Thread does nothing on Windows, where the installing process keeps its
+// priority (see Installer).
+func Thread() error { return nil }
