@@ -440,25 +440,27 @@ func (iso *Isolation) command(stderr io.Writer) (*exec.Cmd, io.WriteCloser, io.R
 const hashBuffer = 1 << 20
 
 // hashAsync hashes what r reads, returning the hex SHA-256 on the channel
-// ("" when reading failed or ctx ended). With background, it
-// hashes on a thread of its own at the unpacker's priority (see
-// [prio.Thread]): the hash is the parent's one long computation, and at
-// the installer's priority it shared the processors as an equal with the
-// threads that answer status requests.
+// ("" when reading failed or ctx ended). With background, it hashes on a
+// thread at the unpacker's priority (see [prio.Do]): the hash is the
+// parent's one long computation, and at the installer's priority it
+// shared the processors as an equal with the threads that answer status
+// requests.
 func hashAsync(ctx context.Context, r io.Reader, background bool) <-chan string {
 	hashed := make(chan string, 1)
-	go func() {
-		if background {
-			// Never unlocked: the lowered thread ends with this goroutine.
-			runtime.LockOSThread()
-			_ = prio.Thread() // else it hashes at the priority it has
-		}
+	hash := func() {
 		h := sha256.New()
 		if _, err := io.CopyBuffer(h, &ctxReader{ctx: ctx, r: r}, make([]byte, hashBuffer)); err != nil {
 			hashed <- ""
 			return
 		}
 		hashed <- hex.EncodeToString(h.Sum(nil))
+	}
+	go func() {
+		if background {
+			prio.Do(hash)
+		} else {
+			hash()
+		}
 	}()
 	return hashed
 }

@@ -231,57 +231,68 @@ func forColdAndWarm(t *testing.T, test func(t *testing.T, warm bool)) {
 }
 
 // TestArchiveHashOnAnIdleThread: for a background extraction the parent
-// hashes the archive on a thread of its own, at the unpacker's priority
-// (nice 19, SCHED_IDLE, the idle I/O class): the rest of the process
-// (which answers status requests) keeps its priority. For a normal one no
-// thread is lowered. (The lowered thread ends with the hash's goroutine,
-// or, should that have run on the main thread, the runtime parks it for
-// good: no goroutine runs on it again.)
+// hashes the archive on a thread at the unpacker's priority (nice 19,
+// SCHED_IDLE, the idle I/O class), which is not one of those that run the
+// rest of the process (which answers status requests); for a normal one
+// the hash runs at the process's priority. Either way no thread of the
+// process ends: a warm unpacker dies with the thread that started it
+// (Pdeathsig), and a hash on a thread locked and let go did kill one.
 func TestArchiveHashOnAnIdleThread(t *testing.T) {
-	idle := func() int {
-		t.Helper()
+	self, err := priotest.Read(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	normal := self[os.Getpid()]
+	lowered := priotest.Priority{Nice: prio.UnpackerNice, IOClass: prio.IOClassIdle, Policy: prio.SchedIdle}
+	for _, background := range []bool{false, true, true, false, true} {
+		src := &gatedReader{r: strings.NewReader("forge"), started: make(chan struct{}), gate: make(chan struct{})}
+		hashed := hashAsync(t.Context(), src, background)
+		<-src.started
 		got, err := priotest.Read(os.Getpid())
 		if err != nil {
 			t.Fatal(err)
 		}
-		n := 0
-		for _, p := range got {
-			if p == (priotest.Priority{Nice: prio.UnpackerNice, IOClass: prio.IOClassIdle, Policy: prio.SchedIdle}) {
-				n++
-			}
-		}
-		return n
-	}
-	for _, background := range []bool{false, true} {
-		before := idle()
-		src := &gatedReader{r: strings.NewReader("forge"), started: make(chan struct{}), gate: make(chan struct{})}
-		hashed := hashAsync(t.Context(), src, background)
-		<-src.started
-		want := before
+		want := normal
 		if background {
-			want++
+			want = lowered
 		}
-		if got := idle(); got != want {
-			t.Errorf("background=%v: %d threads at the unpacker's priority while hashing; want %d", background, got, want)
+		if p := got[src.tid]; p != want {
+			t.Errorf("background=%v: the hashing thread %d at %+v; want %+v", background, src.tid, p, want)
+		}
+		if p := got[os.Getpid()]; p != normal {
+			t.Errorf("background=%v: the main thread at %+v; want %+v", background, p, normal)
 		}
 		close(src.gate)
 		if h := <-hashed; h != sha256Hex("forge") {
 			t.Errorf("background=%v: hash %q; want %q", background, h, sha256Hex("forge"))
 		}
 	}
+	after, err := priotest.Read(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for tid := range self {
+		if _, ok := after[tid]; !ok {
+			t.Errorf("thread %d ended during the hashes", tid)
+		}
+	}
 }
 
-// gatedReader reads r once gate is closed, closing started at its first
-// Read.
+// gatedReader reads r once gate is closed, noting the thread of its
+// first Read and closing started then.
 type gatedReader struct {
 	r       io.Reader
 	started chan struct{}
 	gate    chan struct{}
 	once    sync.Once
+	tid     int
 }
 
 func (g *gatedReader) Read(p []byte) (int, error) {
-	g.once.Do(func() { close(g.started) })
+	g.once.Do(func() {
+		g.tid = unix.Gettid()
+		close(g.started)
+	})
 	<-g.gate
 	return g.r.Read(p)
 }

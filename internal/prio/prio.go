@@ -1,7 +1,7 @@
 // Package prio owns this process's processor and I/O priority: lowering
 // the whole process (every thread it runs now and every one it starts
 // later) for install work that runs beside a game, or one thread for one
-// long computation (Thread). Reading a process's
+// long computation (Do). Reading a process's
 // priority back, for the tests that check it, is package priotest's.
 package prio
 

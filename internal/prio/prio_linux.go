@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -42,12 +44,54 @@ func ioprio(class, level int) int { return class<<13 | level }
 // idle I/O class, which gets the disk only when nobody else wants it.
 func Unpacker() error { return lower(UnpackerNice, ioprio(IOClassIdle, 0), SchedIdle) }
 
-// Thread lowers the calling thread alone to the unpacker's priority. The
-// caller locks its goroutine to the thread (runtime.LockOSThread) first
-// and never unlocks it, so that the thread ends with the goroutine and no
-// other goroutine ever runs on it.
-func Thread() error {
-	return lowerThread(unix.Gettid(), UnpackerNice, ioprio(IOClassIdle, 0), SchedIdle)
+// Do runs fn on a thread of this process lowered to the unpacker's
+// priority and returns when fn has: for one long computation of a
+// process that keeps its own priority for the rest. The threads (at most
+// idleThreads; fn waits for one to be free) are started on first use,
+// each locked to a goroutine of its own, and live as long as the
+// process: a thread that ended would take with it every child process it
+// had started with a death signal (Pdeathsig follows the thread, not the
+// process), such as the warm unpacker. A thread that cannot be lowered
+// runs fn at the priority it has.
+func Do(fn func()) {
+	idle.once.Do(func() {
+		idle.jobs = make(chan func())
+		for range idleThreads {
+			go idleThread()
+		}
+	})
+	done := make(chan struct{})
+	idle.jobs <- func() {
+		defer close(done)
+		fn()
+	}
+	<-done
+}
+
+// idleThreads is how many threads Do runs functions on at once.
+const idleThreads = 2
+
+var idle struct {
+	once sync.Once
+	jobs chan func()
+}
+
+// idleThread locks its goroutine to its thread for good, lowers it, and
+// runs Do's functions one after the other.
+func idleThread() {
+	runtime.LockOSThread()
+	if unix.Gettid() == unix.Getpid() {
+		// The main thread, whose priority ps and top show for the whole
+		// process: it is left as it is, held here for good (as the
+		// runtime holds a main thread whose locked goroutine ended), and
+		// a successor runs on another thread.
+		go idleThread()
+		select {}
+	}
+	_ = lowerThread(unix.Gettid(), UnpackerNice, ioprio(IOClassIdle, 0), SchedIdle)
+	for fn := range idle.jobs {
+		fn()
+	}
 }
 
 // Installer lowers this process to the installer's priority: nice 10 and

@@ -8,5 +8,5 @@ func Unpacker() error { return nil }
 // Installer does nothing on this system.
 func Installer() error { return nil }
 
-// Thread does nothing on this system.
-func Thread() error { return nil }
+// Do runs fn at this process's priority.
+func Do(fn func()) { fn() }

@@ -22,6 +22,6 @@ func Unpacker() error {
 // background there.
 func Installer() error { return nil }
 
-// Thread does nothing on Windows, where the installing process keeps its
-// priority (see Installer).
-func Thread() error { return nil }
+// Do runs fn: on Windows the installing process keeps its priority (see
+// Installer).
+func Do(fn func()) { fn() }
