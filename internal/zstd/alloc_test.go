@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"runtime"
 	"testing"
@@ -47,8 +48,8 @@ func TestAllocBounds(t *testing.T) {
 	}
 }
 
-// TestReaderMemory holds a Reader's buffer to the window, slideMin and a
-// block however much it decodes.
+// TestReaderMemory holds a Reader's buffer to the window and two blocks
+// (with their slop) however much it decodes.
 func TestReaderMemory(t *testing.T) {
 	needCLI(t)
 	data := pakLike(8<<20, 31)
@@ -58,7 +59,30 @@ func TestReaderMemory(t *testing.T) {
 	if err != nil || !bytes.Equal(got, data) {
 		t.Fatalf("Reader = %d bytes, %v; want %d bytes", len(got), err, len(data))
 	}
-	if want := 1<<20 + slideMin + maxBlock + slop; cap(r.out) > want {
+	if want := 1<<20 + 2*(maxBlock+slop); cap(r.out) > want {
 		t.Errorf("Reader's buffer = %d bytes after a 1 MiB window; want at most %d", cap(r.out), want)
+	}
+}
+
+// TestReaderStartsOver decodes frames of small windows, whose Reader
+// starts its buffer over many times (every few blocks), so that matches
+// reach back into the earlier history and run on from the buffer's front,
+// from every kind of source, and compares them with the data.
+func TestReaderStartsOver(t *testing.T) {
+	needCLI(t)
+	for _, wlog := range []int{10, 14, 17} {
+		for name, data := range map[string][]byte{"text": textLike(2<<20, 41), "pak": pakLike(2<<20, 42)} {
+			z := cli(t, data, "-19", fmt.Sprintf("--zstd=wlog=%d", wlog))
+			for how, src := range readers(z) {
+				r := NewReader(src, 1<<20)
+				got, err := io.ReadAll(r)
+				if err != nil || !bytes.Equal(got, data) {
+					t.Fatalf("wlog %d, %s, %s: Reader = %d bytes, %v; want %d bytes", wlog, name, how, len(got), err, len(data))
+				}
+				if r.d.earlier == nil {
+					t.Errorf("wlog %d, %s, %s: the buffer never started over", wlog, name, how)
+				}
+			}
+		}
 	}
 }

@@ -67,6 +67,10 @@ type decoder struct {
 	lits         [maxBlock + slop]byte
 	window       int
 	blockMax     int
+	// earlier is the frame's history before out's first byte, when a
+	// Reader has started its buffer over (see Reader.room): a match
+	// reaching back past out's start copies from its end.
+	earlier []byte
 }
 
 // reset prepares d for a new frame of the given window.
@@ -77,6 +81,7 @@ func (d *decoder) reset(window int) {
 	d.rep = [3]int{1, 4, 8}
 	d.window = window
 	d.blockMax = min(window, maxBlock)
+	d.earlier = nil
 }
 
 // block decodes a compressed block's content in and appends its bytes to

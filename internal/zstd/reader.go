@@ -286,43 +286,33 @@ func (z *Reader) endFrame() error {
 	return z.f.endFrame(z.in, at)
 }
 
-// slideMin is the least a Reader decodes between two slides of its
-// window: with a window of 2 MiB (zstd -3), sliding every 2 MiB cost a
-// copy of every byte decoded, 12% of the CPU of a .pak-like stream.
-const slideMin = 4 << 20
-
 // room makes room for n more bytes in z.out, all of whose bytes have been
-// read: it grows the buffer up to twice the window, or the window and
-// slideMin if that is more, plus n; then slides the last window of bytes
-// to its front.
+// read. The buffer grows with the bytes decoded up to the window and
+// twice n; from then on, when it is full, decoding starts over at its
+// front and what it holds becomes the decoder's earlier history, which a
+// match reaching back past the front copies from: no byte is moved to
+// make room. Starting over leaves more than the window and n bytes
+// behind, so that the bytes a block overwrites at the front (and the
+// slop past its end) are all older than the window, and those a match
+// reads from the end are never among them.
 func (z *Reader) room(n int) {
 	if cap(z.out)-len(z.out) >= n {
 		return
 	}
-	w := z.d.window
-	if limit := max(2*w, w+slideMin) + n; cap(z.out) < limit {
+	if limit := z.d.window + 2*n; cap(z.out) < limit {
 		// Four times the bytes at each step, and the whole limit once
 		// that is within a factor of 8: few buffers left to the collector
-		// on the way up (doubling peaked at 64 MiB resident, the child's
-		// budget, for an 8 MiB window; this at 35, klauspost's at 32).
+		// on the way up.
 		c := max(4*cap(z.out), len(z.out)+n, 64<<10)
 		if c >= limit/8 {
 			c = limit
 		}
-		if c >= len(z.out)+n {
-			b := make([]byte, len(z.out), c)
-			copy(b, z.out)
-			z.out = b
-			return
-		}
-	}
-	keep := min(w, len(z.out))
-	copy(z.out, z.out[len(z.out)-keep:])
-	z.out = z.out[:keep]
-	z.rd = keep
-	if cap(z.out)-len(z.out) < n {
-		b := make([]byte, len(z.out), len(z.out)+n)
+		b := make([]byte, len(z.out), c)
 		copy(b, z.out)
 		z.out = b
+		return
 	}
+	z.d.earlier = z.out
+	z.out = z.out[:0]
+	z.rd = 0
 }

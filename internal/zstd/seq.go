@@ -163,7 +163,11 @@ func (d *decoder) execute(out []byte, hist, end int, lits []byte, seqs []seq) ([
 		litPos += ll
 		pos += ll
 		if off > pos-hist || off > window {
-			return out, "match offset before the frame's start or past the window"
+			if off > window || hist != 0 || off-pos > len(d.earlier) {
+				return out, "match offset before the frame's start or past the window"
+			}
+			pos = earlierCopy(out, pos, off, ml, d.earlier)
+			continue
 		}
 		if off >= 16 && ml <= 16 {
 			*(*[16]byte)(unsafe.Add(o, pos)) = *(*[16]byte)(unsafe.Add(o, pos-off))
@@ -236,6 +240,20 @@ func matchCopy(out []byte, pos, off, ml int) int {
 		pos += copy(out[pos:end], out[src:pos])
 	}
 	return end
+}
+
+// earlierCopy copies a match of ml bytes at offset off to out[pos:] that
+// starts off-pos bytes before the end of earlier, the history before
+// out's start, and goes on, should it be longer, from out's start, byte
+// by byte: those bytes may be the match's own. It returns the position
+// after it.
+func earlierCopy(out []byte, pos, off, ml int, earlier []byte) int {
+	src := len(earlier) - (off - pos)
+	n := copy(out[pos:pos+ml], earlier[src:])
+	for i := range ml - n {
+		out[pos+n+i] = out[i]
+	}
+	return pos + ml
 }
 
 // lowMask[n] has the low n bits set: a load, where 1<<n-1 is a shift by
