@@ -282,11 +282,10 @@ func openStream(kind archiveKind, r io.Reader, lim Limits) (io.Reader, func(), e
 		// archive's hash in the parent, so a decoder goroutine of its own
 		// buys no wall time (klauspost's with two: 0.86 against 0.84 s
 		// for a 256 MiB pack, 8% more CPU in copies and hand-offs).
-		// internal/zstd's Reader keeps up to twice the window (at most
-		// 32 MiB, within the child's limit), so it moves its history
-		// down at most once per window; a frame that claims or decodes
-		// to more than a pack may hold in all is refused before its
-		// bytes are read.
+		// internal/zstd's Reader keeps the window and two blocks (at
+		// most 16.3 MiB, within the child's limit) and never moves its
+		// history; a frame that claims or decodes to more than a pack
+		// may hold in all is refused before its bytes are read.
 		zr := zstd.NewReader(r, maxZstdWindow)
 		zr.LimitFrames(uint64(lim.MaxTotalBytes) + 1)
 		return zr, func() {}, nil
