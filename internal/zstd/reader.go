@@ -11,10 +11,9 @@ import (
 
 // Reader decodes a stream of frames from an io.Reader. Its buffer holds
 // the window and the block being read out: it grows with the bytes
-// decoded (to at most 8 times them) up to twice the window (at least the
-// window and 4 MiB) plus a block, so a frame that claims a large window
-// costs little more than what it decodes, and never more than maxWindow
-// allows.
+// decoded (to at most 8 times them) up to the window and two blocks, so a
+// frame that claims a large window costs little more than what it
+// decodes, and never more than maxWindow allows.
 type Reader struct {
 	r         io.Reader
 	br        *bufio.Reader // r's buffer, when it needs one
