@@ -7,8 +7,9 @@
 #     (GNU time), as MB/s of decoded bytes;
 #   - ours and klauspost's: `go test -bench Decode -count N` of
 #     internal/zstd, whose medians it prints as MB/s of wall time and of
-#     the process's CPU time (stream: io.Copy of a Reader; all: DecodeAll
-#     into a buffer of the right size).
+#     the process's CPU time (stream: io.Copy of a Reader of a plain
+#     io.Reader, as of a file; all: DecodeAll into a buffer of the right
+#     size).
 # The machine's load (uptime) is printed before and after: the figures are
 # noisy when other work runs.
 #
