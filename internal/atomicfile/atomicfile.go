@@ -151,6 +151,12 @@ type Renamer struct {
 	// platform's rename (os.Rename less its look-up on Unix). Tests inject
 	// failures here (a busy target, a cross-device EXDEV).
 	Rename func(oldpath, newpath string) error
+	// RenameFolder renames the folder old to the name new, where nothing
+	// may stand, never replacing what does ([Renamer.MoveFolder]); nil
+	// means the platform's rename that refuses to replace. Tests inject
+	// failures here (a cross-device EXDEV, a held file, a folder made
+	// meanwhile).
+	RenameFolder func(oldpath, newpath string) error
 	// Busy reports whether err means another process holds the target
 	// open for a moment; nil means the platform's rule (sharing and lock
 	// violations on Windows, never elsewhere).
