@@ -101,8 +101,9 @@ func runChildOp(t *testing.T, root string, crashAt int, steps, op string, keep i
 }
 
 // crashScenario builds the installed base and the batch that the crash
-// test interrupts: an upgrade that drops a content file, a new pack with
-// doors and content, an invalid pack, a stray file that is no archive
+// test interrupts: an upgrade that drops a content file (placed file by
+// file), a new pack with doors and content in folders (its folder placed
+// in one move), an invalid pack, a stray file that is no archive
 // (the two rejections are recorded in one write, then moved one by one:
 // the test dies between them too), and a duplicate of an installed one.
 func crashScenario(t *testing.T) (root string, old map[string]string) {
@@ -125,7 +126,7 @@ func crashScenario(t *testing.T) (root string, old map[string]string) {
 		old[f] = e.inv(f)
 	}
 	e.dropPack(t, "lifts-1.1.zip", spec{id: "lift-pack", version: "1.1.0", lifts: 3, content: map[string]string{"a.pak": "a2"}})
-	e.dropPack(t, "gates.zip", spec{id: "gate-pack", version: "2.0.0", doors: 2, lifts: 1, content: map[string]string{"g.utoc": "t", "g.ucas": "c"}})
+	e.dropPack(t, "gates.zip", spec{id: "gate-pack", version: "2.0.0", doors: 2, lifts: 1, content: map[string]string{"g.utoc": "t", "g.ucas": "c", "maps/deep/m.pak": "m"}})
 	e.dropPack(t, "broken.zip", spec{id: "broken-pack", version: "1.0.0", doors: 1, bad: true})
 	e.dropPack(t, "doors-again.zip", doors)
 	if err := os.WriteFile(filepath.Join(e.drop, "readme.txt"), []byte("not a pack\n"), 0o644); err != nil {
@@ -198,12 +199,23 @@ func TestCrashAtEveryStep(t *testing.T) {
 	if len(steps) < 12 {
 		t.Fatalf("only %d steps recorded: %v", len(steps), steps)
 	}
+	// Both ways of placing are interrupted: the upgrade file by file, the
+	// new pack's folder in one move.
+	if !slices.Contains(steps, "place:MJOLNIRForge/lift-pack/a.pak") || !slices.Contains(steps, "place:MJOLNIRForge/gate-pack") ||
+		slices.ContainsFunc(steps, func(s string) bool { return strings.HasPrefix(s, "place:MJOLNIRForge/gate-pack/") }) {
+		t.Fatalf("steps %q; want lift-pack's upgrade placed file by file and gate-pack's folder in one move", steps)
+	}
 	re := envAt(ref)
 	want := map[string]string{}
 	for _, f := range inventoryNames {
 		want[f] = re.inv(f)
 	}
 	wantPaks := listFiles(t, re.paks)
+	wantFolders := listFolders(t, re.paks)
+	if !slices.Contains(wantFolders, "MJOLNIRForge/gate-pack/maps/deep drwxr-xr-x") ||
+		slices.ContainsFunc(wantFolders, func(f string) bool { return !strings.HasSuffix(f, " drwxr-xr-x") }) {
+		t.Fatalf("reference run: folders of paks %v; want each 0755, gate-pack's maps/deep among them", wantFolders)
+	}
 	wantRejected := listFiles(t, filepath.Join(re.drop, rejectedDir))
 	wantKept := listFiles(t, filepath.Join(re.state, store.ArchivesDir))
 	if len(wantRejected) != 4 || len(wantKept) != 4 {
@@ -249,6 +261,9 @@ func TestCrashAtEveryStep(t *testing.T) {
 			if got := listFiles(t, e.paks); !slices.Equal(got, wantPaks) {
 				t.Errorf("paks after recovery = %v; want %v", got, wantPaks)
 			}
+			if got := listFolders(t, e.paks); !slices.Equal(got, wantFolders) {
+				t.Errorf("folders of paks after recovery = %v; want %v", got, wantFolders)
+			}
 			// Every archive accounted for exactly once.
 			if got := listFiles(t, filepath.Join(e.drop, rejectedDir)); !slices.Equal(got, wantRejected) {
 				t.Errorf("rejected after recovery = %v; want %v", got, wantRejected)
@@ -281,4 +296,27 @@ func TestCrashAtEveryStep(t *testing.T) {
 			}
 		})
 	}
+}
+
+// listFolders returns the folders under dir, each as its slash path and
+// its mode ("MJOLNIRForge/x drwxr-xr-x"), sorted.
+func listFolders(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || !d.IsDir() || p == dir {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		out = append(out, filepath.ToSlash(rel)+" "+fi.Mode().String())
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("list folders of %s: %v", dir, err)
+	}
+	return out
 }

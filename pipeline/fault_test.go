@@ -53,6 +53,16 @@ func newFaultEnv(t *testing.T, match func(e *env, path string) bool) *faultEnv {
 			}
 			return os.Rename(o, n)
 		},
+		// A new pack's folder moved whole fails as a file's rename does.
+		RenameFolder: func(o, n string) error {
+			if err := injected(o); err != nil {
+				return &os.LinkError{Op: "rename", Old: o, New: n, Err: err}
+			}
+			if err := injected(n); err != nil {
+				return &os.LinkError{Op: "rename", Old: o, New: n, Err: err}
+			}
+			return atomicfile.Renamer{}.MoveFolder(o, n)
+		},
 		RemoveFile: func(p string) error {
 			if err := injected(p); err != nil {
 				return &os.PathError{Op: "remove", Path: p, Err: err}

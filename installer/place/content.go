@@ -38,6 +38,8 @@ type Placement struct {
 	dirs  []string
 	// mine are the backups this placement made, which cleanTemps keeps.
 	mine map[string]bool
+	// moved, when not nil, is a new pack's folder moved whole.
+	moved *folderMove
 }
 
 // swap is one target replaced: backup holds what was there ("" when
@@ -63,7 +65,12 @@ type pending struct {
 }
 
 // Place puts the pack's content/ files from a staged root into
-// <paks>/MJOLNIRForge/<packID>/, all or nothing, on every OS. Where the
+// <paks>/MJOLNIRForge/<packID>/, all or nothing, on every OS. A new pack
+// (nothing owned, no pack folder under any spelling) whose staged
+// content/ folder is on paks' volume and holds exactly its files is moved
+// there whole, with one rename that never replaces a folder made
+// meanwhile (see moveFresh); Undo moves it back. Otherwise it goes file
+// by file: where the
 // staging folder is on another volume than paks (the first file's move
 // tells), each file is first copied to a temp name beside its target, and
 // all the copies are flushed together, so that the slow part (and a full
@@ -94,7 +101,8 @@ type pending struct {
 // by a game running as another user ([intake.Staged] files are): a file
 // moved is installed with its mode, a file copied gets 0644. The folders
 // are flushed once the swaps are done, before Place returns. step, when
-// not nil, is called after each swap ("place:<path>").
+// not nil, is called after each swap ("place:<path>"), or once after a
+// whole folder's move ("place:MJOLNIRForge/<packID>").
 func Place(r atomicfile.Renamer, stagedRoot string, files []intake.File, paks, packID string, owned []string, step func(string)) (_ *Placement, err error) {
 	pl := &Placement{r: r, paks: paks, owned: newOwnership(paks, owned), mine: map[string]bool{}}
 	var todo []pending
@@ -111,6 +119,18 @@ func Place(r atomicfile.Renamer, stagedRoot string, files []intake.File, paks, p
 			err = fmt.Errorf("%w; and the old version could not be put back whole: %w", err, uerr)
 		}
 	}()
+	if len(owned) == 0 {
+		moved, err := pl.moveFresh(stagedRoot, files, packID)
+		if err != nil {
+			return nil, err
+		}
+		if moved {
+			if step != nil {
+				step("place:" + path.Join(ContentRoot, packID))
+			}
+			return pl, nil
+		}
+	}
 	todo, err = pl.prepare(stagedRoot, files, packID)
 	if err != nil {
 		return nil, err
@@ -425,7 +445,7 @@ func (pl *Placement) Commit() error {
 			errs = append(errs, err)
 		}
 	}
-	pl.swaps = nil
+	pl.swaps, pl.moved = nil, nil
 	return errors.Join(errs...)
 }
 
@@ -437,6 +457,9 @@ func (pl *Placement) Undo() error {
 	var errs []error
 	r := pl.r
 	r.Budget = nil
+	if pl.moved != nil {
+		errs = append(errs, pl.undoMove(r))
+	}
 	for _, s := range slices.Backward(pl.swaps) {
 		if s.backup == "" {
 			if err := r.Remove(s.dst); err != nil {
