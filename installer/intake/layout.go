@@ -247,10 +247,15 @@ func (c *packCheck) admit(raw string, typ entryType, declared int64) (name strin
 // names that differ but fold to the same key are duplicates even when both
 // are folders: on Windows they would merge, on Linux they would not.
 func (c *packCheck) register(name string, dir bool) bool {
-	parts := strings.Split(name, "/")
-	for i := range parts {
-		n := strings.Join(parts[:i+1], "/")
-		isDir := dir || i < len(parts)-1
+	// Each folder on the way, then name: substrings of name, not copies.
+	for start := 0; ; {
+		i := strings.IndexByte(name[start:], '/')
+		end := len(name)
+		if i >= 0 {
+			end = start + i
+		}
+		n := name[:end]
+		isDir := dir || i >= 0
 		k := foldKey(n)
 		prev, seen := c.keys[k]
 		switch {
@@ -272,8 +277,11 @@ func (c *packCheck) register(name string, dir bool) bool {
 			c.add(name, RuleDuplicate, prev.name)
 			return false
 		}
+		if i < 0 {
+			return true
+		}
+		start = end + 1
 	}
-	return true
 }
 
 // grow accounts for n more bytes of the entry admitted at idx, which now
