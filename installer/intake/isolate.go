@@ -577,13 +577,71 @@ func installable(m fs.FileMode) bool {
 	return m == stagedPerm
 }
 
+// stagedFile is what verifyStaged reads of a staged file: its size, how
+// many names it has, and its mode (type and permission bits, as Lstat
+// gives them).
+type stagedFile struct {
+	size  int64
+	links uint64
+	mode  fs.FileMode
+}
+
+// walkStaged calls file for every name under the folder root that is not
+// a real folder, with its slash path relative to root, its folder and
+// name, and what statIn reads of it; it walks the folders (never a link),
+// one at a time, in no order. Anything but a regular file (a link, a
+// device, a FIFO) is an error naming it.
+func walkStaged(root string, file func(rel, dir, name string, s stagedFile) error) error {
+	var walk func(dir, rel string) error
+	walk = func(dir, rel string) error {
+		f, err := os.Open(dir)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		entries, err := f.ReadDir(-1)
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			r := e.Name()
+			if rel != "" {
+				r = rel + "/" + r
+			}
+			if e.IsDir() {
+				if err := walk(filepath.Join(dir, e.Name()), r); err != nil {
+					return err
+				}
+				continue
+			}
+			var s stagedFile
+			if e.Type().IsRegular() {
+				s, err = statIn(f, dir, e.Name())
+				if err != nil {
+					return err
+				}
+			}
+			if !e.Type().IsRegular() || !s.mode.IsRegular() {
+				return fmt.Errorf("%s is not a regular file", filepath.Join(dir, e.Name()))
+			}
+			if err := file(r, dir, e.Name(), s); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return walk(root, "")
+}
+
 // checkListed checks the files a child listed, under the pack root
 // prefix (empty, or a folder name and a slash): each listed once, and the
 // list passing the file rules again, that root among them. It returns the
 // listed sizes by path.
 func checkListed(listed []File, prefix string, lim Limits) (map[string]int64, error) {
 	check := newPackCheck(lim)
-	want := map[string]int64{}
+	// Sized once: growing them rehashed every key again and again.
+	check.keys = make(map[string]keyInfo, len(listed)+16)
+	want := make(map[string]int64, len(listed))
 	for _, f := range listed {
 		if _, dup := want[f.Path]; dup {
 			return nil, fmt.Errorf("%s listed twice", f.Path)
@@ -631,40 +689,23 @@ func verifyStaged(st *Staged, lim Limits) (unreadable []string, err error) {
 		return nil, err
 	}
 	found := 0
-	err = filepath.WalkDir(st.Dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
+	err = walkStaged(st.Dir, func(rel, dir, name string, s stagedFile) error {
+		r, ok := strings.CutPrefix(rel, prefix)
+		size, listed := want[r]
+		switch {
+		case !ok:
+			return fmt.Errorf("%s (outside the pack root %s) was not listed", rel, filepath.ToSlash(st.Root))
+		case !listed:
+			return fmt.Errorf("%s was not listed", r)
+		case s.size != size:
+			return fmt.Errorf("%s holds %d bytes, listed %d", r, s.size, size)
+		case s.links != 1:
+			// A hard link is a regular file too: one the child made to a
+			// file outside staging would install (and expose) that file.
+			return fmt.Errorf("%s has %d links (a hard link, which may be a file outside staging)", r, s.links)
 		}
-		if d.IsDir() {
-			return nil
-		}
-		if !d.Type().IsRegular() {
-			return fmt.Errorf("%s is not a regular file", p)
-		}
-		r, err := filepath.Rel(st.Root, p)
-		if err != nil {
-			return err
-		}
-		size, ok := want[filepath.ToSlash(r)]
-		if !ok {
-			return fmt.Errorf("%s was not listed", filepath.ToSlash(r))
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		if info.Size() != size {
-			return fmt.Errorf("%s holds %d bytes, listed %d", filepath.ToSlash(r), info.Size(), size)
-		}
-		// A hard link is a regular file too: one the child made to a file
-		// outside staging would install (and expose) that file.
-		if n, err := linkCount(p, info); err != nil {
-			return err
-		} else if n != 1 {
-			return fmt.Errorf("%s has %d links (a hard link, which may be a file outside staging)", filepath.ToSlash(r), n)
-		}
-		if !installable(info.Mode()) {
-			unreadable = append(unreadable, p)
+		if !installable(s.mode) {
+			unreadable = append(unreadable, filepath.Join(dir, name))
 		}
 		found++
 		return nil

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -357,6 +356,7 @@ func (c *packCheck) finish() (root string, files []File, problems []Problem) {
 		c.add("", RuleTopFolders, topFoldersText(c.folder, tops))
 		return root, nil, c.problems
 	}
+	files = make([]File, 0, len(c.items))
 	for _, it := range c.items {
 		if it.dir {
 			continue
@@ -382,7 +382,10 @@ func (c *packCheck) finish() (root string, files []File, problems []Problem) {
 		}
 		files = append(files, File{Path: rel, Size: it.size})
 	}
-	have := map[string]bool{}
+	if len(files) == 0 {
+		files = nil // as before it was sized: none is nil
+	}
+	have := make(map[string]bool, len(files))
 	manifest := false
 	for _, f := range files {
 		have[strings.ToLower(f.Path)] = true
@@ -406,7 +409,7 @@ func (c *packCheck) finish() (root string, files []File, problems []Problem) {
 			}
 		}
 	}
-	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+	slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
 	return root, files, c.problems
 }
 

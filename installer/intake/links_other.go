@@ -2,7 +2,17 @@
 
 package intake
 
-import "io/fs"
+import (
+	"os"
+	"path/filepath"
+)
 
-// linkCount returns 1: this platform has no hard links forgesync knows of.
-func linkCount(string, fs.FileInfo) (uint64, error) { return 1, nil }
+// statIn reads name in the folder dirPath with an Lstat; this platform
+// has no hard links forgesync knows of.
+func statIn(_ *os.File, dirPath, name string) (stagedFile, error) {
+	fi, err := os.Lstat(filepath.Join(dirPath, name))
+	if err != nil {
+		return stagedFile{}, err
+	}
+	return stagedFile{size: fi.Size(), links: 1, mode: fi.Mode()}, nil
+}

@@ -45,9 +45,9 @@ func CheckName(name string, lim Limits) []Problem {
 	if i := strings.IndexAny(rest, `<>:"|?*`); i >= 0 {
 		add(RuleWindowsChar, fmt.Sprintf("%q", rest[i]))
 	}
-	parts := strings.Split(strings.TrimPrefix(name, "/"), "/")
-	if len(parts) > lim.MaxDepth {
-		add(RuleTooDeep, fmt.Sprintf("%d levels, limit %d", len(parts), lim.MaxDepth))
+	path := strings.TrimPrefix(name, "/")
+	if depth := strings.Count(path, "/") + 1; depth > lim.MaxDepth {
+		add(RuleTooDeep, fmt.Sprintf("%d levels, limit %d", depth, lim.MaxDepth))
 	}
 	// Report each component rule once per name, for the first offender.
 	seen := map[string]bool{}
@@ -57,7 +57,7 @@ func CheckName(name string, lim Limits) []Problem {
 			add(rule, value)
 		}
 	}
-	for _, c := range parts {
+	for c := range strings.SplitSeq(path, "/") {
 		switch {
 		case c == "":
 			once(RuleEmptyComponent, "")
@@ -115,13 +115,27 @@ var reservedNames = func() map[string]bool {
 }()
 
 // isReserved reports whether the path component c is a Windows device name.
+// An ASCII base is upper-cased on the stack: strings.ToUpper allocated for
+// every component in lower case, several for each name of a pack.
 func isReserved(c string) bool {
 	base, _, _ := strings.Cut(c, ".")
 	base = strings.TrimRight(base, " ")
 	if len(base) < 3 || len(base) > 8 {
 		return false
 	}
-	return reservedNames[strings.ToUpper(base)]
+	var up [8]byte
+	for i := 0; i < len(base); i++ {
+		b := base[i]
+		if b >= utf8.RuneSelf {
+			// Unicode's upper case, which makes "conın$" (a dotless ı) CONIN$.
+			return reservedNames[strings.ToUpper(base)]
+		}
+		if 'a' <= b && b <= 'z' {
+			b -= 'a' - 'A'
+		}
+		up[i] = b
+	}
+	return reservedNames[string(up[:len(base)])]
 }
 
 // isShortName reports whether the path component c has the shape of a

@@ -61,6 +61,10 @@ func TestCheckName(t *testing.T) {
 		{"lpt9.pak", []string{RuleReserved}},
 		{"com\u00b2", []string{RuleReserved}},
 		{"PRN .txt", []string{RuleReserved}},
+		{"conin$.pak", []string{RuleReserved}},
+		{"con\u0131n$", []string{RuleReserved}}, // a dotless ı: Unicode's upper case is CONIN$
+		{"console.pak", nil},
+		{"comma/lpt10", nil},
 		{"a.", []string{RuleTrailingDotSpace}},
 		{"a ", []string{RuleTrailingDotSpace}},
 		{"dir./x", []string{RuleTrailingDotSpace}},
@@ -175,6 +179,21 @@ func TestFoldKeyASCII(t *testing.T) {
 	}
 	if allocs := testing.AllocsPerRun(100, func() { foldKey("content/maps/deep/a.pak") }); allocs != 0 {
 		t.Errorf("foldKey of a lower-case ASCII name allocates %v times; want none", allocs)
+	}
+}
+
+// TestNameChecksAllocateNothing: the rules of a pack's name (CheckName,
+// the OS-added look-up) run on every entry twice, in the child and again
+// in the parent, and allocated five times for each: a name that breaks
+// no rule now costs no allocation.
+func TestNameChecksAllocateNothing(t *testing.T) {
+	lim := DefaultLimits()
+	name := "content/Maps/deep/f00001.sig"
+	if allocs := testing.AllocsPerRun(100, func() { CheckName(name, lim) }); allocs != 0 {
+		t.Errorf("CheckName(%q) allocates %v times; want none", name, allocs)
+	}
+	if allocs := testing.AllocsPerRun(100, func() { osAdded(name, false) }); allocs != 0 {
+		t.Errorf("osAdded(%q) allocates %v times; want none", name, allocs)
 	}
 }
 

@@ -19,20 +19,23 @@ var OSAdded = []string{"__MACOSX/", ".DS_Store", "Thumbs.db", "desktop.ini"}
 // in one of its folders, in any case (an archive made on Windows may say
 // Desktop.ini).
 func osAdded(name string, dir bool) bool {
-	parts := strings.Split(name, "/")
-	for i, part := range parts {
+	for rest := name; ; {
+		part, after, more := strings.Cut(rest, "/")
 		for _, a := range OSAdded {
 			folder := strings.HasSuffix(a, "/")
 			a = strings.TrimSuffix(a, "/")
 			if !strings.EqualFold(part, a) {
 				continue
 			}
-			if !folder || i < len(parts)-1 || dir {
+			if !folder || more || dir {
 				return true
 			}
 		}
+		if !more {
+			return false
+		}
+		rest = after
 	}
-	return false
 }
 
 // IgnoredNote says which files of [OSAdded] were ignored, for a
