@@ -64,8 +64,12 @@ func (pl *Placement) moveFresh(stagedRoot string, files []intake.File, packID st
 		pl.dirs = append(pl.dirs, filepath.Join(dst, filepath.FromSlash(f)))
 	}
 	pl.dirs = append(pl.dirs, filepath.Dir(dst))
-	for rel := range want {
-		pl.Paths = append(pl.Paths, root+"/"+rel)
+	// In the listing's order, which is sorted (the sort is then one pass).
+	pl.Paths = make([]string, 0, len(want))
+	for _, f := range files {
+		if rel, ok := strings.CutPrefix(f.Path, "content/"); ok {
+			pl.Paths = append(pl.Paths, root+"/"+rel)
+		}
 	}
 	slices.Sort(pl.Paths)
 	return true, pl.sync()
