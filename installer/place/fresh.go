@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -16,11 +17,12 @@ import (
 )
 
 // folderMove is a new pack's content/ folder moved whole to its pack
-// folder: from, the staged folder it was; to, the pack folder; folders,
-// the folders it holds (to among them), slash paths relative to to.
+// folder: from, the staged folder it was; to, the pack folder; files and
+// folders, what it holds (to among the folders, as "."), slash paths
+// relative to to.
 type folderMove struct {
-	from, to string
-	folders  []string
+	from, to       string
+	files, folders map[string]bool
 }
 
 // moveFresh places a new pack's content with one rename of the staged
@@ -57,10 +59,8 @@ func (pl *Placement) moveFresh(stagedRoot string, files []intake.File, packID st
 	if pl.r.MoveFolder(src, dst) != nil {
 		return false, nil // nothing moved: a folder made meanwhile, another volume, a held file
 	}
-	m := &folderMove{from: src, to: dst}
-	pl.moved = m
+	pl.moved = &folderMove{from: src, to: dst, files: want, folders: folders}
 	for f := range folders {
-		m.folders = append(m.folders, f)
 		pl.dirs = append(pl.dirs, filepath.Join(dst, filepath.FromSlash(f)))
 	}
 	pl.dirs = append(pl.dirs, filepath.Dir(dst))
@@ -149,15 +149,18 @@ func readableFolders(src string, folders map[string]bool) error {
 }
 
 // undoMove moves the pack folder back to where it was staged, waiting out
-// a file held for a moment with r's retry, or, when it cannot (a set
-// apply removed its staging once placed), removes exactly the files it
+// a file held for a moment with r's retry, when it holds exactly what was
+// moved. When it cannot (a set apply removed its staging once placed) or
+// should not (something else was put in it meanwhile, which a move would
+// take to staging and its removal), it removes exactly the files it
 // placed and then the folders it brought that are empty: one that holds
 // anything else stays.
 func (pl *Placement) undoMove(r atomicfile.Renamer) error {
 	m := pl.moved
 	pl.moved = nil
 	pl.dirs = []string{filepath.Dir(m.to)}
-	if r.Retry("move back", m.to, func() error { return r.MoveFolder(m.to, m.from) }) == nil {
+	if stagedExactly(m.to, m.files, m.folders) &&
+		r.Retry("move back", m.to, func() error { return r.MoveFolder(m.to, m.from) }) == nil {
 		return nil
 	}
 	var errs []error
@@ -168,11 +171,12 @@ func (pl *Placement) undoMove(r atomicfile.Renamer) error {
 		}
 	}
 	// Deepest first, the pack folder last.
-	slices.SortFunc(m.folders, func(a, b string) int { return strings.Count(b, "/") - strings.Count(a, "/") })
-	if i := slices.Index(m.folders, "."); i >= 0 {
-		m.folders = append(slices.Delete(m.folders, i, i+1), ".")
+	folders := slices.Collect(maps.Keys(m.folders))
+	slices.SortFunc(folders, func(a, b string) int { return strings.Count(b, "/") - strings.Count(a, "/") })
+	if i := slices.Index(folders, "."); i >= 0 {
+		folders = append(slices.Delete(folders, i, i+1), ".")
 	}
-	for _, f := range m.folders {
+	for _, f := range folders {
 		os.Remove(filepath.Join(m.to, filepath.FromSlash(f)))
 	}
 	return errors.Join(errs...)

@@ -112,9 +112,9 @@ func checkModes(t *testing.T, paks string) {
 // staged files themselves, the staged folder is gone, the folders 0755
 // and the files 0644, one step reported, and Paths the sorted list the
 // per-file path gives. Undo moves it back exactly; when staging is gone
-// (a set apply removes it once placed) Undo removes exactly the placed
-// files and the emptied folders, and keeps a folder holding a file of
-// someone else's.
+// (a set apply removes it once placed) or another program put a file in
+// the pack folder, Undo removes exactly the placed files and the emptied
+// folders, and keeps that file and the folders on its way.
 func TestPlaceFreshMovesFolder(t *testing.T) {
 	paks := t.TempDir()
 	staged, files := stageAsIntake(t, "", freshFiles)
@@ -153,20 +153,33 @@ func TestPlaceFreshMovesFolder(t *testing.T) {
 		t.Fatalf("pack folder after Undo: %v; want it gone", err)
 	}
 
-	// Undo once staging is gone.
-	if pl, err = Place(c.renamer(), staged, files, paks, "pk", nil, nil); err != nil {
-		t.Fatal(err)
+	// Undo once staging is gone, or once another program put a file in
+	// the pack folder (which a move back would take to staging, to be
+	// removed with it).
+	for _, stagingGone := range []bool{true, false} {
+		paks := t.TempDir()
+		staged, files := stageAsIntake(t, "", freshFiles)
+		pl, err := Place(c.renamer(), staged, files, paks, "pk", nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if stagingGone {
+			if err := os.RemoveAll(staged); err != nil {
+				t.Fatal(err)
+			}
+		}
+		mkfile(t, filepath.Join(paks, ContentRoot, "pk", "sub", "mine.txt"), "not forgesync's")
+		if err := pl.Undo(); err != nil {
+			t.Fatalf("Undo (staging gone: %v) = %v", stagingGone, err)
+		}
+		checkOnlyForeignLeft(t, paks)
 	}
-	if err := os.RemoveAll(staged); err != nil {
-		t.Fatal(err)
-	}
-	foreign := filepath.Join(paks, ContentRoot, "pk", "sub", "mine.txt")
-	if err := os.WriteFile(foreign, []byte("not forgesync's"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := pl.Undo(); err != nil {
-		t.Fatalf("Undo without staging = %v", err)
-	}
+}
+
+// checkOnlyForeignLeft checks that paks holds the pack folder's sub/mine.txt
+// of another program's alone, with the folders on its way.
+func checkOnlyForeignLeft(t *testing.T, paks string) {
+	t.Helper()
 	var left []string
 	filepath.WalkDir(filepath.Join(paks, ContentRoot), func(p string, d fs.DirEntry, err error) error {
 		rel, _ := filepath.Rel(paks, p)
@@ -174,7 +187,7 @@ func TestPlaceFreshMovesFolder(t *testing.T) {
 		return err
 	})
 	if want := []string{"MJOLNIRForge", "MJOLNIRForge/pk", "MJOLNIRForge/pk/sub", "MJOLNIRForge/pk/sub/mine.txt"}; !slices.Equal(left, want) {
-		t.Fatalf("after Undo without staging paks holds %q; want %q", left, want)
+		t.Fatalf("after Undo paks holds %q; want %q", left, want)
 	}
 }
 
