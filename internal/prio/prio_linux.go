@@ -46,26 +46,26 @@ func Unpacker() error { return lower(UnpackerNice, ioprio(IOClassIdle, 0), Sched
 
 // Do runs fn on a thread of this process lowered to the unpacker's
 // priority and returns when fn has: for one long computation of a
-// process that keeps its own priority for the rest. The threads (at most
-// idleThreads; fn waits for one to be free) are started on first use,
-// each locked to a goroutine of its own, and live as long as the
-// process: a thread that ended would take with it every child process it
-// had started with a death signal (Pdeathsig follows the thread, not the
-// process), such as the warm unpacker. A thread that cannot be lowered
-// runs fn at the priority it has.
+// process that keeps its own priority for the rest. The threads (two) are
+// started on first use, each locked to a goroutine of its own, and live
+// as long as the process: a thread that ended would take with it every
+// child process it had started with a death signal (Pdeathsig follows
+// the thread, not the process), such as the warm unpacker. When both are
+// busy (a read that hangs on a failing drive, say), fn runs at once on
+// the caller's thread, at its priority, rather than wait for them; a
+// thread that cannot be lowered runs fn at the priority it has.
 func Do(fn func()) {
-	idle.once.Do(func() {
-		idle.jobs = make(chan func())
-		for range idleThreads {
-			go idleThread()
-		}
-	})
+	idle.once.Do(startIdleThreads)
 	done := make(chan struct{})
-	idle.jobs <- func() {
+	select {
+	case idle.jobs <- func() {
 		defer close(done)
 		fn()
+	}:
+		<-done
+	default:
+		fn()
 	}
-	<-done
 }
 
 // idleThreads is how many threads Do runs functions on at once.
@@ -76,19 +76,33 @@ var idle struct {
 	jobs chan func()
 }
 
-// idleThread locks its goroutine to its thread for good, lowers it, and
-// runs Do's functions one after the other.
-func idleThread() {
+// startIdleThreads starts Do's threads and returns once each waits for
+// work.
+func startIdleThreads() {
+	idle.jobs = make(chan func())
+	ready := make(chan struct{})
+	for range idleThreads {
+		go idleThread(ready)
+	}
+	for range idleThreads {
+		<-ready
+	}
+}
+
+// idleThread locks its goroutine to its thread for good, lowers it, says
+// it is ready, and runs Do's functions one after the other.
+func idleThread(ready chan<- struct{}) {
 	runtime.LockOSThread()
 	if unix.Gettid() == unix.Getpid() {
 		// The main thread, whose priority ps and top show for the whole
 		// process: it is left as it is, held here for good (as the
 		// runtime holds a main thread whose locked goroutine ended), and
 		// a successor runs on another thread.
-		go idleThread()
+		go idleThread(ready)
 		select {}
 	}
 	_ = lowerThread(unix.Gettid(), UnpackerNice, ioprio(IOClassIdle, 0), SchedIdle)
+	ready <- struct{}{}
 	for fn := range idle.jobs {
 		fn()
 	}

@@ -2,9 +2,13 @@ package prio
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"os/exec"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/mjolnir-forge/forgesync/internal/prio/priotest"
 )
@@ -26,6 +30,9 @@ func TestMain(m *testing.M) {
 		if err := Installer(); err != nil {
 			os.Exit(3)
 		}
+	case "do":
+		os.Stdout.WriteString(doNeverWaits() + "\n")
+		os.Exit(0)
 	}
 	os.Stdout.WriteString("ready\n")
 	bufio.NewReader(os.Stdin).ReadString('\n')
@@ -82,5 +89,57 @@ func TestReadSelf(t *testing.T) {
 		if p.IOClass == IOClassIdle {
 			t.Errorf("thread %d of the test is in the idle class: %+v", tid, p)
 		}
+	}
+}
+
+// TestDoNeverWaits: with both of Do's threads busy (a read that hangs, in
+// life), a third Do runs its function at once on the caller's thread, at
+// the caller's priority, instead of waiting for a thread. It runs in a
+// child (doNeverWaits), whose Do threads then leave the others' view of
+// this process's threads alone.
+func TestDoNeverWaits(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), envLower+"=do")
+	out, err := cmd.CombinedOutput()
+	if err != nil || string(out) != "ok\n" {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+}
+
+// doNeverWaits is TestDoNeverWaits' child: it holds both of Do's threads
+// busy, then checks where a third Do runs, and says "ok" or what failed.
+func doNeverWaits() string {
+	lowered := func() bool {
+		got, err := priotest.Read(os.Getpid())
+		return err == nil && got[unix.Gettid()].Policy == SchedIdle
+	}
+	release := make(chan struct{})
+	defer close(release)
+	// A job sent while a thread is between two jobs runs on its caller:
+	// jobs are sent until both threads hold one.
+	held := 0
+	for try := 0; held < idleThreads && try < 100; try++ {
+		on := make(chan bool)
+		go Do(func() {
+			on <- lowered()
+			<-release
+		})
+		if <-on {
+			held++
+		}
+	}
+	if held < idleThreads {
+		return fmt.Sprintf("only %d of Do's threads ran a job in 100 tries", held)
+	}
+	ran := make(chan bool, 1)
+	go Do(func() { ran <- lowered() })
+	select {
+	case low := <-ran:
+		if low {
+			return "the third Do ran on a lowered thread; want the caller's"
+		}
+		return "ok"
+	case <-time.After(10 * time.Second):
+		return "a Do waited 10 s for a busy thread"
 	}
 }
