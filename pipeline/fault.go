@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mjolnir-forge/forgesync/installer/intake"
+	"github.com/mjolnir-forge/forgesync/installer/place"
 	"github.com/mjolnir-forge/forgesync/installer/store"
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/internal/errkind"
@@ -24,6 +25,9 @@ const (
 	RuleHeld = "held"
 	// RuleReadOnly: a file in the way is read-only and not forgesync's.
 	RuleReadOnly = "read-only"
+	// RuleInTheWay: a file forgesync did not place stands at a pack's
+	// target, holding other bytes (place.ErrForeign).
+	RuleInTheWay = "in-the-way"
 	// RuleDiskFull: the disk (staging, paks or state) is full.
 	RuleDiskFull = "disk-full"
 	// RuleFault: another condition of the machine (an I/O error, a
@@ -52,11 +56,13 @@ var faultErrnos = []error{
 }
 
 // isFault reports whether err is the machine's condition rather than the
-// archive's: a held or read-only file, a full disk, an I/O or permission
+// archive's: a held or read-only file, a file of someone else's at a
+// target (place.ErrForeign), a full disk, an I/O or permission
 // error, a child process that could not start or that ran out of time
 // without getting the processor (intake.ErrStarved).
 func isFault(err error) bool {
-	if errors.Is(err, atomicfile.ErrBusy) || errors.Is(err, atomicfile.ErrReadOnly) || diskFull(err) || errors.Is(err, intake.ErrStarved) {
+	if errors.Is(err, atomicfile.ErrBusy) || errors.Is(err, atomicfile.ErrReadOnly) || errors.Is(err, place.ErrForeign) ||
+		diskFull(err) || errors.Is(err, intake.ErrStarved) {
 		return true
 	}
 	var pe *fs.PathError
@@ -124,6 +130,8 @@ func faultReason(err error, file, retry string) rejection.Reason {
 	switch {
 	case errors.Is(err, atomicfile.ErrReadOnly):
 		r.Rule, r.Message = RuleReadOnly, what+" is read-only (attrib +r) and forgesync did not place it; clear the attribute (attrib -r) or move it away"
+	case errors.Is(err, place.ErrForeign):
+		r.Rule, r.Message = RuleInTheWay, what+" is in the pack's way and forgesync did not place it; move it away"
 	case errors.Is(err, atomicfile.ErrBusy):
 		r.Rule, r.Message = RuleHeld, what+" is held by another program (the game?); close it"
 	case diskFull(err), strings.HasSuffix(err.Error(), "no space left on device"),

@@ -391,6 +391,42 @@ func TestReadOnlyTargets(t *testing.T) {
 	}
 }
 
+// TestForeignFileInTheWay: a writable file of the player's own where a
+// new version puts one (a read-only one is TestReadOnlyTargets') makes the
+// archive wait, saying "in the way" and naming the file, which is left as
+// it was, as is the old version (it was replaced, and gone at the commit);
+// once it is moved away the archive installs.
+func TestForeignFileInTheWay(t *testing.T) {
+	e := newEnv(t)
+	p := e.open(t)
+	dir := filepath.Join(e.paks, place.ContentRoot, "pack-a")
+	e.dropPack(t, "a1.zip", spec{id: "pack-a", version: "1.0.0", content: map[string]string{"a.pak": "a1"}})
+	mustSync(t, p, map[string]Result{"a1.zip": ResultInstalled})
+	mine := filepath.Join(dir, "b.pak")
+	if err := os.WriteFile(mine, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.dropPack(t, "a2.zip", spec{id: "pack-a", version: "2.0.0", content: map[string]string{"a.pak": "a2", "b.pak": "b2"}})
+	sum, err := p.SyncDrop(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := outcome(t, sum, "a2.zip")
+	if o.Result != ResultWaiting || o.Reasons[0].Rule != RuleInTheWay || !strings.Contains(o.Reasons[0].Message, mine+" is in the pack's way") {
+		t.Fatalf("a2.zip over a file not ours: %s %+v; want waiting, in-the-way, naming b.pak", o.Result, o.Reasons)
+	}
+	if data, _ := os.ReadFile(mine); string(data) != "mine" {
+		t.Fatalf("the player's b.pak = %q; want it untouched", data)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "a.pak")); string(data) != "a1" {
+		t.Fatalf("a.pak = %q after the refused upgrade; want a1 whole", data)
+	}
+	if err := os.Remove(mine); err != nil {
+		t.Fatal(err)
+	}
+	mustSync(t, p, map[string]Result{"a2.zip": ResultUpgraded}) // an explicit sync tries it at once
+}
+
 // TestClaimHeldArchivesOneWait: three dropped archives held past the wait
 // cost the pass one wait between them, not one each; they wait in drop.
 func TestClaimHeldArchivesOneWait(t *testing.T) {

@@ -1,6 +1,7 @@
 package place
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -24,6 +25,16 @@ const ContentRoot = "MJOLNIRForge"
 // A placement's errors about one file are *fs.PathError with Op "place
 // content" and the file's slash path relative to paks, so that a caller can
 // name the file.
+
+// ErrForeign is wrapped by a placement's error when a writable file
+// forgesync did not place stands at one of the pack's targets and holds
+// other bytes than the pack's (a player's own file in the pack's folder):
+// the machine's condition, which the player clears; it is never replaced.
+// A file with the pack's very bytes is replaced (nothing is lost: it is a
+// placement a crash interrupted, placed again), a read-only one is
+// [atomicfile.ErrReadOnly], and one where the pack needs a folder fails
+// the placement as before.
+var ErrForeign = errors.New("forgesync did not place it")
 
 // Placement is a pack's content put in place whose replaced files are
 // kept aside, beside their targets, until [Placement.Commit] drops them or
@@ -92,8 +103,8 @@ type pending struct {
 // set aside whole like any replaced file, when it is all forgesync's; a
 // read-only target forgesync placed (attrib +r) is made writable first.
 // Anything in the way that forgesync did not place fails the placement
-// before anything is replaced ([atomicfile.ErrReadOnly] for a read-only
-// file). Temp files a crash left in the pack's folders are removed first:
+// before anything is replaced ([ErrForeign]; [atomicfile.ErrReadOnly] for
+// a read-only file), unless it holds the pack's very bytes. Temp files a crash left in the pack's folders are removed first:
 // the pack is placed anew.
 //
 // The staged files are already on stable storage (the extraction flushed
@@ -186,11 +197,12 @@ func (pl *Placement) prepare(stagedRoot string, files []intake.File, packID stri
 				dirs[d] = true
 			}
 		}
-		free, err := pl.clearTarget(dst, target)
+		src := filepath.Join(stagedRoot, filepath.FromSlash(f.Path))
+		free, err := pl.clearTarget(dst, target, src)
 		if err != nil {
 			return todo, err
 		}
-		p := pending{target: target, dst: dst, src: filepath.Join(stagedRoot, filepath.FromSlash(f.Path)), free: free}
+		p := pending{target: target, dst: dst, src: src, free: free}
 		if !oneVolume {
 			tmp, err := tempBeside(dst)
 			if err != nil {
@@ -308,10 +320,13 @@ func (pl *Placement) makeFolder(root, dir string) error {
 // content/X.PAK now) is set aside whole, and one holding anything
 // forgesync did not place refused. It reports whether nothing stands
 // there: a new pack's file costs this one Lstat.
-func (pl *Placement) clearTarget(dst, target string) (free bool, err error) {
+func (pl *Placement) clearTarget(dst, target, src string) (free bool, err error) {
 	fi, err := os.Lstat(dst)
 	if errors.Is(err, fs.ErrNotExist) {
 		return true, nil
+	}
+	if err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o200 != 0 && !pl.owned.owns(target) && !sameBytes(dst, src, fi) {
+		return false, &fs.PathError{Op: "place content", Path: target, Err: fmt.Errorf("%s is in the way, and %w: move it away", dst, ErrForeign)}
 	}
 	if err != nil || fi.Mode().IsRegular() {
 		return false, pl.checkWritable(dst, target, fi)
@@ -392,6 +407,39 @@ func (pl *Placement) checkWritable(dst, target string, fi fs.FileInfo) error {
 		return &fs.PathError{Op: "place content", Path: target, Err: fmt.Errorf("clear read-only: %w", err)}
 	}
 	return nil
+}
+
+// sameBytes reports whether the file dst (fi is its Lstat) holds exactly
+// the bytes of the staged file src: a file at a target that forgesync's
+// records do not own, left by a placement a crash interrupted, which
+// recovery does not take out, is the pack's own bytes placed again. Any
+// error is "no".
+func sameBytes(dst, src string, fi fs.FileInfo) bool {
+	si, err := os.Lstat(src)
+	if err != nil || !si.Mode().IsRegular() || si.Size() != fi.Size() {
+		return false
+	}
+	a, err := os.Open(dst)
+	if err != nil {
+		return false
+	}
+	defer a.Close()
+	b, err := os.Open(src)
+	if err != nil {
+		return false
+	}
+	defer b.Close()
+	x, y := make([]byte, 64<<10), make([]byte, 64<<10)
+	for {
+		n, errA := io.ReadFull(a, x)
+		m, errB := io.ReadFull(b, y)
+		if n != m || !bytes.Equal(x[:n], y[:m]) {
+			return false
+		}
+		if errA != nil || errB != nil {
+			return (errA == io.EOF || errA == io.ErrUnexpectedEOF) && errA == errB
+		}
+	}
 }
 
 // tempBeside returns a free temp name in dst's folder, without creating

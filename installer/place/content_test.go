@@ -421,6 +421,8 @@ func TestPlaceAcrossKinds(t *testing.T) {
 		{name: "folder to file", old: map[string]string{"sub.pak/a.pak": "old a", "sub.pak/deep/b.pak": "old b", "z.pak": "old z"}, new: map[string]string{"sub.pak": "new sub", "z.pak": "new z"}},
 		{name: "folder to file, a foreign file inside", old: map[string]string{"sub.pak/a.pak": "old a", "z.pak": "old z"}, new: map[string]string{"sub.pak": "new sub", "z.pak": "new z"}, foreign: "sub.pak/mine.pak"},
 		{name: "foreign file where a folder belongs", old: map[string]string{"z.pak": "old z"}, new: map[string]string{"foo.pak/x.pak": "new x", "z.pak": "new z"}, foreign: "foo.pak"},
+		{name: "foreign file where a new file goes", old: map[string]string{"z.pak": "old z"}, new: map[string]string{"mine.pak": "new mine", "z.pak": "new z"}, foreign: "mine.pak"},
+		{name: "foreign file in a subfolder", old: map[string]string{"z.pak": "old z", "sub/a.pak": "old a"}, new: map[string]string{"sub/a.pak": "new a", "sub/mine.pak": "new mine"}, foreign: "sub/mine.pak"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -448,7 +450,8 @@ func TestPlaceAcrossKinds(t *testing.T) {
 			staged, files = stage(t, c.new)
 			pl, err = Place(atomicfile.Renamer{}, staged, files, paks, "pk", owned, nil)
 			if c.foreign != "" {
-				if err == nil || !strings.Contains(err.Error(), "did not place") {
+				if err == nil || !strings.Contains(err.Error(), "did not place") ||
+					(!strings.Contains(c.name, "folder") && !errors.Is(err, ErrForeign)) {
 					t.Fatalf("Place over a file forgesync did not place = %v; want it refused", err)
 				}
 				if got := tree(t, paks); !slices.Equal(got, before) {
@@ -497,5 +500,49 @@ func placeHeld(t *testing.T, paks string, next map[string]string, owned []string
 	staged, files := stage(t, next)
 	if _, err := Place(r, staged, files, paks, "pk", owned, nil); !errors.Is(err, atomicfile.ErrBusy) || strings.Contains(err.Error(), "could not be put back") {
 		t.Fatalf("Place with z.pak held = %v; want ErrBusy, the old version put back", err)
+	}
+}
+
+// TestPlaceOverItsOwnBytes: a file no record owns at one of the pack's
+// targets, holding the pack's very bytes (a placement a crash interrupted,
+// which recovery does not take out), is replaced; one file of the same size
+// and other bytes is refused (ErrForeign) and the pack folder stays as it
+// was.
+func TestPlaceOverItsOwnBytes(t *testing.T) {
+	for _, same := range []bool{true, false} {
+		paks := t.TempDir()
+		content := map[string]string{"a.pak": "the pack's a", "sub/b.pak": "the pack's b"}
+		dir := filepath.Join(paks, ContentRoot, "pk")
+		if err := os.MkdirAll(filepath.Join(dir, "sub"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		left := "the pack's b"
+		if !same {
+			left = "the pack's B"
+		}
+		if err := os.WriteFile(filepath.Join(dir, "sub", "b.pak"), []byte(left), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		before := tree(t, paks)
+		staged, files := stage(t, content)
+		pl, err := Place(atomicfile.Renamer{}, staged, files, paks, "pk", nil, nil)
+		if !same {
+			if !errors.Is(err, ErrForeign) || !strings.Contains(err.Error(), "b.pak") {
+				t.Fatalf("Place over other bytes = %v; want ErrForeign naming b.pak", err)
+			}
+			if got := tree(t, paks); !slices.Equal(got, before) {
+				t.Fatalf("after a refused placement the pack folder holds %q; want %q", got, before)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("Place over the pack's own bytes = %v", err)
+		}
+		if err := pl.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		if got := tree(t, paks); !slices.Equal(got, []string{"a.pak: the pack's a", "sub/b.pak: the pack's b"}) {
+			t.Fatalf("pack folder = %q", got)
+		}
 	}
 }
