@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 )
@@ -56,16 +57,19 @@ func Unpacker() error { return lower(UnpackerNice, ioprio(IOClassIdle, 0), Sched
 // thread that cannot be lowered runs fn at the priority it has.
 func Do(fn func()) {
 	idle.once.Do(startIdleThreads)
+	if idle.free.Add(-1) < 0 {
+		idle.free.Add(1)
+		fn()
+		return
+	}
+	// A thread is free: it takes fn as soon as it gets the processor,
+	// which at its priority may be once nothing else wants it.
 	done := make(chan struct{})
-	select {
-	case idle.jobs <- func() {
+	idle.jobs <- func() {
 		defer close(done)
 		fn()
-	}:
-		<-done
-	default:
-		fn()
 	}
+	<-done
 }
 
 // idleThreads is how many threads Do runs functions on at once.
@@ -74,10 +78,10 @@ const idleThreads = 2
 var idle struct {
 	once sync.Once
 	jobs chan func()
+	free atomic.Int32 // threads not running a function, each claimed by one Do
 }
 
-// startIdleThreads starts Do's threads and returns once each waits for
-// work.
+// startIdleThreads starts Do's threads and returns once each is free.
 func startIdleThreads() {
 	idle.jobs = make(chan func())
 	ready := make(chan struct{})
@@ -90,7 +94,7 @@ func startIdleThreads() {
 }
 
 // idleThread locks its goroutine to its thread for good, lowers it, says
-// it is ready, and runs Do's functions one after the other.
+// it is free, and runs Do's functions one after the other.
 func idleThread(ready chan<- struct{}) {
 	runtime.LockOSThread()
 	if unix.Gettid() == unix.Getpid() {
@@ -102,9 +106,11 @@ func idleThread(ready chan<- struct{}) {
 		select {}
 	}
 	_ = lowerThread(unix.Gettid(), UnpackerNice, ioprio(IOClassIdle, 0), SchedIdle)
+	idle.free.Add(1)
 	ready <- struct{}{}
 	for fn := range idle.jobs {
 		fn()
+		idle.free.Add(1)
 	}
 }
 
