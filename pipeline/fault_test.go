@@ -117,6 +117,7 @@ func outcome(t *testing.T, sum *Summary, name string) Outcome {
 // what to do, the tries are not counted toward MaxAttempts, and the pass
 // after the file is released completes the upgrade.
 func TestUpgradeHeldFileIsFault(t *testing.T) {
+	skipUnderRace(t)
 	fe := newFaultEnv(t, func(e *env, p string) bool {
 		return filepath.Base(p) == "b.pak" && strings.HasPrefix(p, e.paks)
 	})
@@ -397,6 +398,7 @@ func TestReadOnlyTargets(t *testing.T) {
 // it was, as is the old version (it was replaced, and gone at the commit);
 // once it is moved away the archive installs.
 func TestForeignFileInTheWay(t *testing.T) {
+	skipUnderRace(t)
 	e := newEnv(t)
 	p := e.open(t)
 	dir := filepath.Join(e.paks, place.ContentRoot, "pack-a")

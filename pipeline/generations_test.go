@@ -20,6 +20,7 @@ import (
 // each earlier generation in turn: every time the inventory files and the
 // paks tree equal, byte for byte, those of that generation.
 func TestRollbackToEveryGeneration(t *testing.T) {
+	skipUnderRace(t)
 	e := newEnv(t)
 	p := e.open(t)
 	published := map[int]map[string]string{}

@@ -78,6 +78,7 @@ func mapsEqual[K comparable, V comparable](a, b map[K]V) bool {
 }
 
 func TestVersionRules(t *testing.T) {
+	skipUnderRace(t)
 	e := newEnv(t)
 	e.keep = 1 // no older generation keeps a replaced archive
 	p := e.open(t)

@@ -441,6 +441,7 @@ func TestCrashAtEveryStepOfProfilePruning(t *testing.T) {
 // recorded (followed) and current, own keeps what the player had, and a
 // switch to own brings the machine back as it was.
 func TestApplySetAsProfileKeepsOwn(t *testing.T) {
+	skipUnderRace(t)
 	a, alpha, _ := profileSets(t)
 	e := newEnv(t)
 	p := e.open(t)

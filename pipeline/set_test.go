@@ -194,6 +194,7 @@ func (e *env) storedManifestsNamed(t *testing.T) {
 }
 
 func TestApplySetRefusedWhole(t *testing.T) {
+	skipUnderRace(t)
 	e := newEnv(t)
 	p := e.open(t)
 	e.dropPack(t, "base.zip", spec{id: "base-pack", version: "1.0.0", doors: 1, content: map[string]string{"b.pak": "b"}})

@@ -21,6 +21,7 @@ import (
 // over (and the list says it is damaged), an inventory file is refused by
 // the publish rule for special files, and ReadHistory fails.
 func TestStateFileFIFO(t *testing.T) {
+	skipUnderRace(t)
 	for _, tc := range []struct {
 		name string
 		path func(e *env) string
