@@ -97,8 +97,9 @@ func (m *Machine) ResumeFollow(ctx context.Context) (*api.SetSyncResult, error) 
 	return m.syncLocal(ctx, func(s *follow.Syncer) (*follow.Result, error) { return s.Resume(ctx) })
 }
 
-// syncLocal runs do on a Syncer over the local state, then deploys.
-func (m *Machine) syncLocal(ctx context.Context, do func(*follow.Syncer) (*follow.Result, error)) (*api.SetSyncResult, error) {
+// localSyncer returns a Syncer over the local state, printing its
+// downloads to the Progress writer when there is one.
+func (m *Machine) localSyncer(ctx context.Context) (*follow.Syncer, error) {
 	opts, err := m.setOptions()
 	if err != nil {
 		return nil, err
@@ -110,7 +111,12 @@ func (m *Machine) syncLocal(ctx context.Context, do func(*follow.Syncer) (*follo
 	if w := m.opts.Progress; w != nil {
 		opts.Observer = &downloadPrinter{w: w}
 	}
-	s, err := follow.New(p, opts)
+	return follow.New(p, opts)
+}
+
+// syncLocal runs do on a Syncer over the local state, then deploys.
+func (m *Machine) syncLocal(ctx context.Context, do func(*follow.Syncer) (*follow.Result, error)) (*api.SetSyncResult, error) {
+	s, err := m.localSyncer(ctx)
 	if err != nil {
 		return nil, err
 	}

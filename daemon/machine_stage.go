@@ -21,18 +21,7 @@ func (m *Machine) StageSet(ctx context.Context, arg, as, key string) (*api.SetSt
 	if c := m.Daemon(ctx); c != nil {
 		return c.SetStage(ctx, api.SetStageRequest{URL: src.String(), As: as, Key: key})
 	}
-	opts, err := m.setOptions()
-	if err != nil {
-		return nil, err
-	}
-	p, err := m.local(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if w := m.opts.Progress; w != nil {
-		opts.Observer = &downloadPrinter{w: w}
-	}
-	s, err := follow.New(p, opts)
+	s, err := m.localSyncer(ctx)
 	if err != nil {
 		return nil, err
 	}

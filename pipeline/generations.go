@@ -79,18 +79,12 @@ func (t *txn) recordGeneration() error {
 		dropped := gens[:len(gens)-keep]
 		gens = slices.Clone(gens[len(gens)-keep:])
 		st.Generations = gens
-		kept, err := t.keptIndex()
-		if err != nil {
-			return err
+		gone := make([][]store.GenerationPack, len(dropped))
+		for i, d := range dropped {
+			gone[i] = d.Packs
 		}
-		needed := neededKeys(st)
-		for _, d := range dropped {
-			for _, gp := range d.Packs {
-				key := store.KeptKey(gp.ID, gp.Version, gp.SHA256)
-				if name, ok := kept[key]; ok && !needed[key] && !slices.Contains(st.PendingArchives, name) {
-					st.PendingArchives = append(st.PendingArchives, name)
-				}
-			}
+		if err := t.dropUnneeded(gone...); err != nil {
+			return err
 		}
 	}
 	st.Generations = gens

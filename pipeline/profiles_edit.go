@@ -71,14 +71,25 @@ func (p *Pipeline) RemoveProfile(ctx context.Context, name string) error {
 // dropArchivesOf queues in PendingArchives the kept archives of the
 // profiles gone that nothing else needs any more.
 func (t *txn) dropArchivesOf(gone []store.Profile) error {
+	packs := make([][]store.GenerationPack, len(gone))
+	for i, d := range gone {
+		packs[i] = d.Packs
+	}
+	return t.dropUnneeded(packs...)
+}
+
+// dropUnneeded queues in PendingArchives the kept archives of the packs
+// (of profiles or generations gone) that nothing in the state needs any
+// more.
+func (t *txn) dropUnneeded(packs ...[]store.GenerationPack) error {
 	st := t.st
 	kept, err := t.keptIndex()
 	if err != nil {
 		return err
 	}
 	needed := neededKeys(st)
-	for _, d := range gone {
-		for _, gp := range d.Packs {
+	for _, list := range packs {
+		for _, gp := range list {
 			key := store.KeptKey(gp.ID, gp.Version, gp.SHA256)
 			if name, ok := kept[key]; ok && !needed[key] && !slices.Contains(st.PendingArchives, name) {
 				st.PendingArchives = append(st.PendingArchives, name)
