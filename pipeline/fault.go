@@ -25,8 +25,8 @@ const (
 	RuleHeld = "held"
 	// RuleReadOnly: a file in the way is read-only and not forgesync's.
 	RuleReadOnly = "read-only"
-	// RuleInTheWay: a file forgesync did not place stands at a pack's
-	// target, holding other bytes (place.ErrForeign).
+	// RuleInTheWay: a file or link forgesync did not place stands where a
+	// pack's file or folder goes (place.ErrForeign).
 	RuleInTheWay = "in-the-way"
 	// RuleDiskFull: the disk (staging, paks or state) is full.
 	RuleDiskFull = "disk-full"

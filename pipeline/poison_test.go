@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -34,36 +35,89 @@ func rejectedReasons(sum *Summary, name string) []string {
 }
 
 // TestInstallFailureIsRejection: an archive whose content the file system
-// refuses is rejected with the reason, and the rest of the batch installs.
+// refuses is rejected with the reason, and the rest of the batch installs:
+// here a name that, under a paks folder this deep, is longer than a path
+// may be (ENAMETOOLONG). The old version stays whole.
 func TestInstallFailureIsRejection(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the test's paks folder is as deep as Linux's PATH_MAX allows")
+	}
 	e := newEnv(t)
-	e.dropPack(t, "blocked.zip", spec{id: "blocked-pack", version: "1.0.0", content: map[string]string{"a.pak": "a"}})
-	e.dropPack(t, "good.zip", spec{id: "good-pack", version: "1.0.0", content: map[string]string{"g.pak": "g"}})
-	// A file where the pack's content folder must go.
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
+	// Just short of PATH_MAX (4,096 bytes): a.pak fits below, a name of
+	// 184 bytes (within the name limits) does not.
+	deep := filepath.Join(e.root, "paks")
+	for len(deep) < 3890 {
+		deep = filepath.Join(deep, strings.Repeat("d", min(100, 3890-len(deep))))
 	}
-	must(os.MkdirAll(filepath.Join(e.paks, place.ContentRoot), 0o755))
-	must(os.WriteFile(filepath.Join(e.paks, place.ContentRoot, "blocked-pack"), []byte("in the way"), 0o644))
+	e.paks = deep
 	p := e.open(t)
-	sum := mustSync(t, p, map[string]Result{"blocked.zip": ResultRejected, "good.zip": ResultInstalled})
-	if r := rejectedReasons(sum, "blocked.zip"); len(r) != 1 || !strings.HasPrefix(r[0], RuleInstallFailed+": could not install the pack: ") {
-		t.Errorf("reasons = %q; want the install failure", r)
+	e.dropPack(t, "blocked1.zip", spec{id: "blocked-pack", version: "1.0.0", content: map[string]string{"a.pak": "a1"}})
+	mustSync(t, p, map[string]Result{"blocked1.zip": ResultInstalled})
+	long := strings.Repeat("n", 180) + ".pak"
+	e.dropPack(t, "blocked2.zip", spec{id: "blocked-pack", version: "2.0.0", content: map[string]string{"a.pak": "a2", long: "long"}})
+	e.dropPack(t, "good.zip", spec{id: "good-pack", version: "1.0.0", content: map[string]string{"g.pak": "g"}})
+	sum := mustSync(t, p, map[string]Result{"blocked2.zip": ResultRejected, "good.zip": ResultInstalled})
+	if r := rejectedReasons(sum, "blocked2.zip"); len(r) != 1 || !strings.HasPrefix(r[0], RuleInstallFailed+": could not install the pack: ") ||
+		!strings.Contains(r[0], "file name too long") {
+		t.Errorf("reasons = %q; want the install failure, the name too long", r)
 	}
-	if _, err := os.Stat(filepath.Join(e.drop, rejectedDir, "blocked.zip")); err != nil {
+	if _, err := os.Stat(filepath.Join(e.drop, rejectedDir, "blocked2.zip")); err != nil {
 		t.Errorf("rejected archive not in drop/rejected: %v", err)
 	}
 	if got := listFiles(t, filepath.Join(e.state, store.ProcessingDir)); len(got) != 0 {
 		t.Errorf("processing holds %v; want nothing", got)
 	}
-	if got := listFiles(t, filepath.Join(e.state, store.ArchivesDir)); len(got) != 1 || !strings.HasPrefix(got[0], "good-pack-") {
-		t.Errorf("kept archives = %v; want good-pack's only", got)
+	if data, err := os.ReadFile(filepath.Join(e.paks, place.ContentRoot, "blocked-pack", "a.pak")); err != nil || string(data) != "a1" {
+		t.Errorf("a.pak = %q, %v after the failed upgrade; want version 1's a1", data, err)
 	}
-	if !strings.Contains(e.inv("installed.json"), `"good-pack"`) || strings.Contains(e.inv("installed.json"), `"blocked-pack"`) {
-		t.Errorf("installed.json = %s; want good-pack alone", e.inv("installed.json"))
+	if inv := e.inv("installed.json"); !strings.Contains(inv, `"good-pack"`) || !strings.Contains(inv, `"1.0.0"`) || strings.Contains(inv, `"2.0.0"`) {
+		t.Errorf("installed.json = %s; want good-pack and blocked-pack 1.0.0", inv)
+	}
+}
+
+// TestPlayersFileWhereAFolderGoes: a file of the player's where a pack's
+// folder must go is the machine's condition, not the archive's: the
+// archive waits (in-the-way, naming the file), the file is untouched, the
+// rest of the batch installs, and the archive installs once the file is
+// moved away.
+func TestPlayersFileWhereAFolderGoes(t *testing.T) {
+	for _, at := range []string{place.ContentRoot + "/blocked-pack", place.ContentRoot} {
+		t.Run(at, func(t *testing.T) {
+			e := newEnv(t)
+			e.dropPack(t, "blocked.zip", spec{id: "blocked-pack", version: "1.0.0", content: map[string]string{"a.pak": "a"}})
+			e.dropPack(t, "good.zip", spec{id: "good-pack", version: "1.0.0", content: map[string]string{"g.pak": "g"}})
+			mine := filepath.Join(e.paks, filepath.FromSlash(at))
+			if err := os.MkdirAll(filepath.Dir(mine), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(mine, []byte("in the way"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			p := e.open(t)
+			want := map[string]Result{"blocked.zip": ResultWaiting, "good.zip": ResultInstalled}
+			if at == place.ContentRoot {
+				want["good.zip"] = ResultWaiting // every pack's folder is under it
+			}
+			sum := mustSync(t, p, want)
+			o := outcome(t, sum, "blocked.zip")
+			if o.Reasons[0].Rule != RuleInTheWay || !strings.Contains(o.Reasons[0].Message, mine+" is in the pack's way") {
+				t.Fatalf("reasons = %+v; want in-the-way naming %s", o.Reasons, mine)
+			}
+			if data, _ := os.ReadFile(mine); string(data) != "in the way" {
+				t.Fatalf("the player's file = %q; want it untouched", data)
+			}
+			if _, err := os.Stat(filepath.Join(e.drop, "blocked.zip")); err != nil {
+				t.Errorf("the waiting archive is not back in drop: %v", err)
+			}
+			if err := os.Remove(mine); err != nil {
+				t.Fatal(err)
+			}
+			want = map[string]Result{"blocked.zip": ResultInstalled}
+			if at == place.ContentRoot {
+				want["good.zip"] = ResultInstalled
+			}
+			mustSync(t, p, want)
+		})
 	}
 }
 

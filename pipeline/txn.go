@@ -29,8 +29,9 @@ const RuleUnreadable = "unreadable"
 
 // Rules of the rejections the pipeline itself decides.
 const (
-	// RuleInstallFailed: a valid pack could not be put in place (a name
-	// the file system refuses, a file in the way).
+	// RuleInstallFailed: a valid pack could not be put in place for a
+	// reason that is not the machine's passing condition (a name the file
+	// system refuses).
 	RuleInstallFailed = "install-failed"
 	// RuleFailedRepeatedly: the archive was tried MaxAttempts times.
 	RuleFailedRepeatedly = "failed-repeatedly"
@@ -739,9 +740,8 @@ func (t *txn) unpack(ctx context.Context, name string) (*verdict.Report, *intake
 }
 
 // installFailed rejects an archive whose valid pack could not be put in
-// place for a reason tied to it (a name the file system refuses, a file in
-// the way): its rejection, not the batch's failure. The error is kept with
-// its tries.
+// place for a reason tied to it (a name the file system refuses): its
+// rejection, not the batch's failure. The error is kept with its tries.
 func (t *txn) installFailed(name string, out Outcome, err error, from origin) {
 	t.p.log.Warn("could not install an archive", "archive", name, "err", err)
 	a := t.attempts[name]

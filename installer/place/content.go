@@ -31,9 +31,10 @@ const ContentRoot = "MJOLNIRForge"
 // other bytes than the pack's (a player's own file in the pack's folder):
 // the machine's condition, which the player clears; it is never replaced.
 // A file with the pack's very bytes is replaced (nothing is lost: it is a
-// placement a crash interrupted, placed again), a read-only one is
-// [atomicfile.ErrReadOnly], and one where the pack needs a folder fails
-// the placement as before.
+// placement a crash interrupted, placed again), and a read-only one is
+// [atomicfile.ErrReadOnly]. The same holds, without the exception, for a
+// file where the pack needs a folder, a folder holding such a file where
+// the pack needs a file, and a link at a target.
 var ErrForeign = errors.New("forgesync did not place it")
 
 // Placement is a pack's content put in place whose replaced files are
@@ -187,7 +188,7 @@ func (pl *Placement) prepare(stagedRoot string, files []intake.File, packID stri
 		target := path.Join(ContentRoot, packID, rel)
 		dst := filepath.Join(paks, filepath.FromSlash(target))
 		if dir := filepath.Dir(dst); !cleaned[dir] {
-			if err := pl.makeFolder(path.Join(ContentRoot, packID), path.Dir(target)); err != nil {
+			if err := pl.makeFolder(path.Dir(target)); err != nil {
 				return todo, err
 			}
 			cleaned[dir] = true
@@ -288,15 +289,15 @@ func (pl *Placement) aside(p *pending) (string, error) {
 // made a link to another folder would have content written through it.
 // A file of the old version standing where one of its folders belongs
 // (content/Maps.pak before, content/MAPS.PAK/x.pak now, one name on a
-// case-insensitive volume) is set aside first; one forgesync did not place
-// fails it.
-func (pl *Placement) makeFolder(root, dir string) error {
-	for cur := root; ; {
+// case-insensitive volume) is set aside first; one forgesync did not place,
+// from MJOLNIRForge down, refuses it ([ErrForeign], naming that file).
+func (pl *Placement) makeFolder(dir string) error {
+	for cur := ContentRoot; ; {
 		full := filepath.Join(pl.paks, filepath.FromSlash(cur))
 		fi, err := os.Lstat(full)
 		if err == nil && fi.Mode().IsRegular() {
 			if !pl.owned.owns(cur) {
-				return &fs.PathError{Op: "place content", Path: dir, Err: fmt.Errorf("%s is a file forgesync did not place where the pack needs a folder: move it away", full)}
+				return &fs.PathError{Op: "place content", Path: cur, Err: fmt.Errorf("%s is a file where the pack needs a folder, and %w: move it away", full, ErrForeign)}
 			}
 			if err := pl.setAside(full, cur, swap{madeFolder: true}); err != nil {
 				return err
@@ -332,17 +333,27 @@ func (pl *Placement) clearTarget(dst, target, src string) (free bool, err error)
 		return false, pl.checkWritable(dst, target, fi)
 	}
 	if !fi.IsDir() {
-		return false, nil // a link or a device: the rename over it is refused
+		// A link (which forgesync never places: a player's, whatever the
+		// records say) or a file of another kind that no record owns.
+		if fi.Mode()&fs.ModeSymlink != 0 || !pl.owned.owns(target) {
+			return false, &fs.PathError{Op: "place content", Path: target, Err: fmt.Errorf("%s is in the way, and %w: move it away", dst, ErrForeign)}
+		}
+		return false, nil
 	}
 	if err := pl.ownsFolder(dst, target); err != nil {
-		return false, &fs.PathError{Op: "place content", Path: target, Err: err}
+		var pe *fs.PathError
+		if !errors.As(err, &pe) || pe.Op != "place content" {
+			err = &fs.PathError{Op: "place content", Path: target, Err: err}
+		}
+		return false, err
 	}
 	return false, pl.setAside(dst, target, swap{folder: true})
 }
 
 // ownsFolder returns nil when every file under the folder dst (target,
 // relative to paks) is content forgesync placed, and makes read-only ones
-// writable; else an error naming the first that is not.
+// writable; else an error naming the first that is not ([ErrForeign],
+// its Path that file's).
 func (pl *Placement) ownsFolder(dst, target string) error {
 	return filepath.WalkDir(dst, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -354,7 +365,7 @@ func (pl *Placement) ownsFolder(dst, target string) error {
 		rel, _ := filepath.Rel(dst, p)
 		t := target + "/" + filepath.ToSlash(rel)
 		if !d.Type().IsRegular() || !pl.owned.owns(t) {
-			return fmt.Errorf("%s holds %s, which forgesync did not place, where the pack needs a file: move it away", dst, p)
+			return &fs.PathError{Op: "place content", Path: t, Err: fmt.Errorf("%s is in the folder %s, where the pack needs a file, and %w: move it away", p, dst, ErrForeign)}
 		}
 		fi, err := os.Lstat(p)
 		if err != nil {

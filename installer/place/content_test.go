@@ -2,7 +2,9 @@ package place
 
 import (
 	"errors"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -396,10 +398,15 @@ func tree(t *testing.T, paks string) []string {
 	root := filepath.Join(paks, ContentRoot, "pk")
 	var out []string
 	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() {
+		rel, _ := filepath.Rel(root, p)
+		switch {
+		case err != nil:
+		case d.Type().IsRegular():
 			data, _ := os.ReadFile(p)
-			rel, _ := filepath.Rel(root, p)
 			out = append(out, filepath.ToSlash(rel)+": "+string(data))
+		case d.Type()&fs.ModeSymlink != 0:
+			to, _ := os.Readlink(p)
+			out = append(out, filepath.ToSlash(rel)+" -> "+to)
 		}
 		return err
 	})
@@ -416,6 +423,7 @@ func TestPlaceAcrossKinds(t *testing.T) {
 		name     string
 		old, new map[string]string
 		foreign  string // a file of someone else's, under the pack folder
+		link     bool   // foreign is a link to a file outside, not a file
 	}{
 		{name: "file to folder", old: map[string]string{"foo.pak": "old foo", "z.pak": "old z"}, new: map[string]string{"foo.pak/x.pak": "new x", "z.pak": "new z"}},
 		{name: "folder to file", old: map[string]string{"sub.pak/a.pak": "old a", "sub.pak/deep/b.pak": "old b", "z.pak": "old z"}, new: map[string]string{"sub.pak": "new sub", "z.pak": "new z"}},
@@ -423,6 +431,9 @@ func TestPlaceAcrossKinds(t *testing.T) {
 		{name: "foreign file where a folder belongs", old: map[string]string{"z.pak": "old z"}, new: map[string]string{"foo.pak/x.pak": "new x", "z.pak": "new z"}, foreign: "foo.pak"},
 		{name: "foreign file where a new file goes", old: map[string]string{"z.pak": "old z"}, new: map[string]string{"mine.pak": "new mine", "z.pak": "new z"}, foreign: "mine.pak"},
 		{name: "foreign file in a subfolder", old: map[string]string{"z.pak": "old z", "sub/a.pak": "old a"}, new: map[string]string{"sub/a.pak": "new a", "sub/mine.pak": "new mine"}, foreign: "sub/mine.pak"},
+		{name: "foreign link where a new file goes", old: map[string]string{"z.pak": "old z"}, new: map[string]string{"mine.pak": "new mine", "z.pak": "new z"}, foreign: "mine.pak", link: true},
+		{name: "foreign link over an owned file", old: map[string]string{"z.pak": "old z", "y.pak": "old y"}, new: map[string]string{"y.pak": "new y", "z.pak": "new z"}, foreign: "y.pak", link: true},
+		{name: "folder to file, a foreign link inside", old: map[string]string{"sub.pak/a.pak": "old a", "z.pak": "old z"}, new: map[string]string{"sub.pak": "new sub", "z.pak": "new z"}, foreign: "sub.pak/mine.pak", link: true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -436,7 +447,17 @@ func TestPlaceAcrossKinds(t *testing.T) {
 			owned := pl.Paths
 			if c.foreign != "" {
 				p := filepath.Join(paks, ContentRoot, "pk", filepath.FromSlash(c.foreign))
-				if err := os.WriteFile(p, []byte("not forgesync's"), 0o644); err != nil {
+				var err error
+				if c.link {
+					outside := filepath.Join(t.TempDir(), "theirs.pak")
+					if err = os.WriteFile(outside, []byte("not forgesync's"), 0o644); err == nil {
+						os.Remove(p) // an owned file the player replaced with a link
+						err = os.Symlink(outside, p)
+					}
+				} else {
+					err = os.WriteFile(p, []byte("not forgesync's"), 0o644)
+				}
+				if err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -450,9 +471,9 @@ func TestPlaceAcrossKinds(t *testing.T) {
 			staged, files = stage(t, c.new)
 			pl, err = Place(atomicfile.Renamer{}, staged, files, paks, "pk", owned, nil)
 			if c.foreign != "" {
-				if err == nil || !strings.Contains(err.Error(), "did not place") ||
-					(!strings.Contains(c.name, "folder") && !errors.Is(err, ErrForeign)) {
-					t.Fatalf("Place over a file forgesync did not place = %v; want it refused", err)
+				var pe *fs.PathError
+				if !errors.Is(err, ErrForeign) || !errors.As(err, &pe) || pe.Path != path.Join(ContentRoot, "pk", c.foreign) {
+					t.Fatalf("Place over a file forgesync did not place = %v; want ErrForeign naming %s", err, c.foreign)
 				}
 				if got := tree(t, paks); !slices.Equal(got, before) {
 					t.Fatalf("after a refused placement the pack folder holds %q; want it as before %q", got, before)

@@ -92,7 +92,7 @@ var ruleDocs = map[string]ruleDoc{
 	"held":              {"a file is held open by another program", "forgesync waits and retries: close the program that holds the file (often the game)."},
 	"read-only":         {"a folder forgesync writes is read-only", "Make the folder writable; forgesync retries."},
 	"disk-full":         {"the disk is full", "Free space on the disk; forgesync retries."},
-	"in-the-way":        {"a file forgesync did not place is where the pack puts one", "Move the file the message names out of the pack's folder; forgesync retries."},
+	"in-the-way":        {"a file or link forgesync did not place is where the pack puts its content", "Move what the message names out of the pack's way; forgesync retries."},
 	"fault":             {"the machine failed an operation", "forgesync retries; the message says what failed."},
 	"unreadable":        {"the archive could not be read", "Check that the file is complete and readable, then drop it again."},
 	"install-failed":    {"the pack could not be installed", "The message says why; `forgesync retry NAME` tries again."},
