@@ -145,7 +145,8 @@ func singleName(base string) bool {
 // goroutine or a zip's workers), for wait to flush them. The first
 // keepOpen files stay open until then, so that the flush need not open
 // them again (two system calls and a path lookup per file, a good part of
-// a pack of many small files); later ones are closed and kept by name.
+// a pack of many small files); later ones are closed at once and kept by
+// name.
 type syncList struct {
 	mu     sync.Mutex // guards list and opened
 	list   []syncEntry
@@ -161,8 +162,19 @@ type syncEntry struct {
 // keepOpen is how many written files a syncList keeps open: at most
 // 2,048, and a quarter of what the process may hold, so that a service
 // whose descriptors are few (a hard limit of 1,024) still opens its files
-// (and its socket's clients).
-func keepOpen() int { return int(min(2048, openFileBudget()/4)) }
+// (and its socket's clients). Where the flush of [atomicfile.SyncFSFiles]
+// files or more is one flush of the file system (Linux), no more than
+// that: the first file serves that flush, and every other one kept open
+// would only be closed after it, which costs more than closing it as it
+// is written (a pack of 3,000 small files on ext4: 220 ms with 2,048 kept
+// open, 150 with 16).
+func keepOpen() int {
+	n := int(min(2048, openFileBudget()/4))
+	if atomicfile.FlushesFileSystem {
+		n = min(n, atomicfile.SyncFSFiles)
+	}
+	return n
+}
 
 // add takes the written file f (name under the staging root): it keeps it
 // open or closes it.

@@ -6,6 +6,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// FlushesFileSystem says that [SyncFileSystem] flushes a whole file
+// system here.
+const FlushesFileSystem = true
+
 // SyncFileSystem writes everything written to the file system f is on to
 // stable storage (syncfs), and reports true: one journal commit and one
 // cache flush of the disk for all of a pack's files, where an fsync costs
