@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/mjolnir-forge/forgesync/api"
@@ -64,6 +65,9 @@ type Machine struct {
 	// lan is the LAN peers, made at first use and shared with the
 	// machines a reload makes.
 	lan *lanPeers
+	// warmed says SyncDrop started an unpacker ahead (Close ends it,
+	// should no archive have taken it).
+	warmed bool
 }
 
 // New returns the machine of opts.Config; it opens nothing yet.
@@ -76,6 +80,9 @@ func New(opts Options) *Machine {
 func (m *Machine) Close() error {
 	if m.client != nil {
 		m.client.Close()
+	}
+	if m.warmed {
+		m.opts.Extractor.EndWarm()
 	}
 	if m.p != nil {
 		return m.p.Close()
@@ -198,6 +205,7 @@ func (m *Machine) SyncDrop(ctx context.Context) (*api.Summary, error) {
 	if c := m.Daemon(ctx); c != nil {
 		return c.SyncDrop(ctx)
 	}
+	m.warmAhead()
 	p, err := m.local(ctx)
 	if err != nil {
 		return nil, err
@@ -207,6 +215,24 @@ func (m *Machine) SyncDrop(ctx context.Context) (*api.Summary, error) {
 		return nil, err
 	}
 	return m.finish(ctx, sum)
+}
+
+// warmAhead starts the unpacker of a local sync while the state opens,
+// when the drop folder holds an archive to claim: a sync then waits for
+// the one and the other at once, not one after the other.
+func (m *Machine) warmAhead() {
+	x := m.opts.Extractor
+	if x == nil || m.p != nil || m.warmed {
+		return
+	}
+	entries, err := os.ReadDir(m.opts.Config.Paths.Drop)
+	if err != nil || !slices.ContainsFunc(entries, func(e os.DirEntry) bool {
+		return e.Type().IsRegular() && !intake.IgnoredDropName(e.Name())
+	}) {
+		return
+	}
+	x.WarmOnce()
+	m.warmed = true
 }
 
 // finish counts what opening the state recovered with a local run's

@@ -81,7 +81,7 @@ var errNoUnpacker = errors.New("intake: no unpacker command to extract archives 
 // archive. The decoders run in this process only inside [RunChild], the
 // child's entry point. An Extractor is safe for concurrent use. After
 // [Extractor.Warm] it keeps a child started ahead of need until
-// [Extractor.Close].
+// [Extractor.Close]; after [Extractor.WarmOnce], one.
 type Extractor struct {
 	iso Isolation
 
@@ -89,6 +89,7 @@ type Extractor struct {
 	warm     *child         // started and confined, waiting for its request; nil: none
 	keep     bool           // Warm was called: replace the warm child after each use
 	starting bool           // the next warm child is being started
+	started  chan struct{}  // closed when the start in progress has ended
 	closed   bool           // Close was called: no more warm children
 	starter  sync.WaitGroup // the goroutine starting the next warm child
 }

@@ -109,11 +109,18 @@ func (x *Extractor) send(ctx context.Context, req []byte, cpu time.Duration) (*c
 }
 
 // take returns the warm child (warm true), or nil when there is none.
-// The next warm child is started once this one has ended ([Extractor.prewarm]
-// after its Wait), so that its start does not take the processor from
-// this extraction.
+// One being started is waited for: it is further on than a new one would
+// be. The next warm child is started once this one has ended
+// ([Extractor.prewarm] after its Wait), so that its start does not take
+// the processor from this extraction.
 func (x *Extractor) take() (c *child, warm bool) {
 	x.mu.Lock()
+	if x.warm == nil && x.starting {
+		started := x.started
+		x.mu.Unlock()
+		<-started
+		x.mu.Lock()
+	}
 	c, x.warm = x.warm, nil
 	x.mu.Unlock()
 	return c, c != nil
@@ -127,25 +134,66 @@ func (x *Extractor) take() (c *child, warm bool) {
 // ends it; the owner of a long-lived Extractor (the daemon) calls it.
 func (x *Extractor) Warm() {
 	x.mu.Lock()
+	defer x.mu.Unlock()
 	x.keep = true
-	x.mu.Unlock()
-	x.prewarm()
+	x.startWarmLocked()
 }
 
-// prewarm starts the next warm child, in a goroutine that Close waits
-// for, unless one waits or is starting or the Extractor is closed. A child
-// that cannot start is not retried here: the next extraction starts its
-// own and reports why it could not.
+// WarmOnce starts one child ahead of the next extraction, for a command
+// about to extract that has other work first (a one-shot sync opens the
+// state meanwhile); unlike Warm, none replaces it after its use.
+// [Extractor.EndWarm] ends it when no extraction took it.
+func (x *Extractor) WarmOnce() {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.startWarmLocked()
+}
+
+// EndWarm ends the child [Extractor.WarmOnce] started that no extraction
+// took (waiting for its start first), unless the Extractor keeps one
+// ([Extractor.Warm]). Unlike Close, it leaves the Extractor as it was.
+func (x *Extractor) EndWarm() {
+	x.mu.Lock()
+	for !x.keep && x.starting {
+		started := x.started
+		x.mu.Unlock()
+		<-started
+		x.mu.Lock()
+	}
+	var c *child
+	if !x.keep {
+		c, x.warm = x.warm, nil
+	}
+	x.mu.Unlock()
+	if c != nil {
+		c.kill()
+	}
+}
+
+// prewarm starts the next warm child when the Extractor keeps one.
 func (x *Extractor) prewarm() {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if !x.keep || x.closed || x.warm != nil || x.starting {
+	if x.keep {
+		x.startWarmLocked()
+	}
+}
+
+// startWarmLocked starts a warm child, in a goroutine that Close waits
+// for, unless one waits or is starting or the Extractor is closed. A child
+// that cannot start is not retried here: the next extraction starts its
+// own and reports why it could not. x.mu is held.
+func (x *Extractor) startWarmLocked() {
+	if x.closed || x.warm != nil || x.starting {
 		return
 	}
 	x.starting = true
+	started := make(chan struct{})
+	x.started = started
 	x.starter.Add(1)
 	go func() {
 		defer x.starter.Done()
+		defer close(started)
 		c, err := x.iso.start()
 		x.mu.Lock()
 		x.starting = false

@@ -16,6 +16,14 @@ import (
 // every child it starts.
 func warmExtractor(t *testing.T, iso Isolation) (x *Extractor, started func() []int) {
 	t.Helper()
+	x, started = recordedExtractor(t, iso)
+	x.Warm()
+	return x, started
+}
+
+// recordedExtractor is warmExtractor's Extractor before Warm.
+func recordedExtractor(t *testing.T, iso Isolation) (x *Extractor, started func() []int) {
+	t.Helper()
 	var mu sync.Mutex
 	var pids []int
 	childStarted = func(pid int) { mu.Lock(); pids = append(pids, pid); mu.Unlock() }
@@ -30,7 +38,6 @@ func warmExtractor(t *testing.T, iso Isolation) (x *Extractor, started func() []
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { x.Close() })
-	x.Warm()
 	return x, func() []int { mu.Lock(); defer mu.Unlock(); return slices.Clone(pids) }
 }
 
@@ -136,4 +143,67 @@ func BenchmarkExtractColdWarm(b *testing.B) {
 	b.ReportMetric(float64(c)/1e6, "cold-p50-ms")
 	b.ReportMetric(float64(w)/1e6, "warm-p50-ms")
 	b.ReportMetric(float64(w)/float64(c), "warm/cold")
+}
+
+// TestWarmOnce: after WarmOnce an extraction takes the child started
+// ahead, and no other is started after it; Close ends one no extraction
+// took.
+func TestWarmOnce(t *testing.T) {
+	x, started := recordedExtractor(t, Isolation{})
+	x.WarmOnce()
+	first := waitingChild(t, x).cmd.Process.Pid
+	iso := newIsolated(t)
+	st, err := x.Extract(t.Context(), writeArchive(t, "p.zip", zipBytes(t, goodPack(""))), iso.staging, DefaultLimits(), nil)
+	if err != nil {
+		t.Fatalf("Extract after WarmOnce = %v", err)
+	}
+	removeStaging(st.Dir)
+	x.starter.Wait()
+	if pids := started(); !slices.Equal(pids, []int{first}) {
+		t.Errorf("children started %v; want the one of WarmOnce %d, used, and no other", pids, first)
+	}
+	x.WarmOnce()
+	c := waitingChild(t, x)
+	x.Close()
+	if c.cmd.ProcessState == nil {
+		t.Fatal("Close did not end the child WarmOnce started")
+	}
+}
+
+// TestExtractTakesTheChildStarting: an extraction that comes while the
+// warm child is still starting waits for it rather than start another.
+func TestExtractTakesTheChildStarting(t *testing.T) {
+	entered, release := make(chan int, 4), make(chan struct{})
+	childStarted = func(pid int) {
+		entered <- pid
+		<-release
+	}
+	t.Cleanup(func() { childStarted = nil })
+	x, err := NewExtractor(Isolation{Command: []string{os.Args[0]}, Env: []string{envUnpackChild + "=1"}, Memory: raceMemory()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { x.Close() })
+	x.WarmOnce()
+	first := <-entered // the warm child is started, not yet handed over
+	iso := newIsolated(t)
+	archive := writeArchive(t, "p.zip", zipBytes(t, goodPack("")))
+	done := make(chan error, 1)
+	go func() {
+		st, err := x.Extract(t.Context(), archive, iso.staging, DefaultLimits(), nil)
+		if err == nil {
+			removeStaging(st.Dir)
+		}
+		done <- err
+	}()
+	select {
+	case pid := <-entered:
+		close(release)
+		t.Fatalf("the extraction started child %d while child %d was starting; want it to wait for that one", pid, first)
+	case <-time.After(300 * time.Millisecond):
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatalf("Extract = %v", err)
+	}
 }
