@@ -69,7 +69,12 @@ median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 # folders are removed once its row is done: deleting thousands of files
 # just before a timed run makes ext4 slow to create files for minutes
 # after (small.zip: bsdtar's 0.09 s became 0.36 s), whichever side comes
-# next.
+# next. On ext4 without a journal (as some virtual machines' disks are)
+# that lasts up to 6 minutes: the inode allocator then skips, with a
+# buffer lookup each, every inode deleted in the last 60 s (360 s while
+# its block is unwritten). Run this more than 6 minutes after anything
+# deleted thousands of files on TMPDIR's file system (an earlier run of
+# this script, a test suite), or point TMPDIR at a journaled one.
 n=0
 
 # game makes a new game folder with the FORMAT pack in its drop folder.
