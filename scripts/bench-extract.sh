@@ -37,6 +37,10 @@
 #
 # Usage: scripts/bench-extract.sh [runs]
 #   FORGESYNC_BENCH_MIB=64 scripts/bench-extract.sh   # a smaller pack (16 files)
+#   FORGESYNC_BENCH_KEEP=1 scripts/bench-extract.sh
+#       deletes nothing (the work folder's path is printed), so that runs
+#       one after the other (two trees side by side) do not start on the
+#       deletes of the one before (see below); remove the folders after.
 #   FORGESYNC_BENCH_PROFILE=DIR scripts/bench-extract.sh 1
 #       also writes CPU profiles of one more run per format into DIR:
 #       FORMAT.parent.pprof (forgesync, from FORGESYNC_CPUPROFILE) and
@@ -53,7 +57,11 @@ for t in bsdtar zstd 7z openssl /usr/bin/time; do
 	command -v "$t" >/dev/null || { echo "bench-extract: needs $t" >&2; exit 2; }
 done
 work=$(mktemp -d "${TMPDIR:-/var/tmp}/fsbench.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+if [ -n "${FORGESYNC_BENCH_KEEP:-}" ]; then
+	echo "bench-extract: keeping $work (FORGESYNC_BENCH_KEEP)"
+else
+	trap 'rm -rf "$work"' EXIT
+fi
 go build -o "$work/forgesync" ./cmd/forgesync
 
 # The pack (scripts/benchpack.sh): bench.zip, bench.tar.zst and bench.7z.
@@ -159,7 +167,7 @@ for f in zip tar.zst 7z small.zip; do
 		FORGESYNC_CPUPROFILE="$prof/$f.parent.pprof" FORGESYNC_UNPACK_CPUPROFILE="$prof/$f.child.pprof" \
 			"$work/forgesync" sync --config "$g/f.toml" >/dev/null
 	fi
-	rm -rf "$work"/game.* "$work"/out.*
+	[ -n "${FORGESYNC_BENCH_KEEP:-}" ] || rm -rf "$work"/game.* "$work"/out.*
 done
 
 # Parallel against serial: the zip on all processors and on one, runs
