@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # bench-extract.sh puts `forgesync sync` of a 256 MiB pack (half
 # incompressible, half text, in 16 content files) side by side with the
 # fastest common extractor made durable the same way, in one run:
@@ -11,9 +11,10 @@
 # median of N runs (default 5):
 #   wall   the elapsed seconds; wall ratio is forgesync's over the tool's
 #          (targets: zip <= 0.8, tar.zst <= 1.0, 7z <= 1.2);
-#   CPU    user + system seconds of the whole process tree (GNU time's
-#          figures, which hold every waited-for descendant: forgesync and
-#          its unpacking child; the tool; the sync), and the CPU ratio
+#   CPU    user + system seconds of the whole process tree (bash's time,
+#          to the millisecond, which holds every waited-for descendant:
+#          forgesync and its unpacking child; the tool; the sync), and the
+#          CPU ratio
 #          (target <= 1.3 for every format);
 #   machine  the busy time of the whole machine over the same run (user,
 #          nice, system, irq and softirq of every processor, from
@@ -37,6 +38,11 @@
 #
 # Usage: scripts/bench-extract.sh [runs]
 #   FORGESYNC_BENCH_MIB=64 scripts/bench-extract.sh   # a smaller pack (16 files)
+#   FORGESYNC_BENCH_BEFORE=9c0668b scripts/bench-extract.sh
+#       also runs forgesync as built from that git revision, in turn with
+#       this tree's and the tool (before, after, tool, before, ...), and
+#       prints its row, marked "before", above each format's: a before
+#       and after from one run, on the same machine state.
 #   FORGESYNC_BENCH_KEEP=1 scripts/bench-extract.sh
 #       deletes nothing (the work folder's path is printed), so that runs
 #       one after the other (two trees side by side) do not start on the
@@ -47,7 +53,7 @@
 #       FORMAT.child.pprof (its unpacking child, from
 #       FORGESYNC_UNPACK_CPUPROFILE, which only the child reads); read
 #       them with `go tool pprof -top DIR/FORMAT.child.pprof`.
-# Needs: go, bsdtar, zstd, 7z, openssl, GNU time (/usr/bin/time).
+# Needs: bash, go, bsdtar, zstd, 7z, openssl, GNU time (/usr/bin/time).
 set -eu
 cd "$(dirname "$0")/.."
 runs="${1:-5}"
@@ -63,6 +69,13 @@ else
 	trap 'rm -rf "$work"' EXIT
 fi
 go build -o "$work/forgesync" ./cmd/forgesync
+before="${FORGESYNC_BENCH_BEFORE:-}"
+if [ -n "$before" ]; then
+	mkdir -p "$work/before.src"
+	git archive "$before" | tar -x -C "$work/before.src"
+	(cd "$work/before.src" && go build -o "$work/forgesync.before" ./cmd/forgesync)
+	rm -rf "$work/before.src"
+fi
 
 # The pack (scripts/benchpack.sh): bench.zip, bench.tar.zst and bench.7z.
 . scripts/benchpack.sh
@@ -96,23 +109,34 @@ game() {
 	sync
 }
 
+# timed CMD: runs the shell command CMD and writes "wall cpu rss(KiB)" to
+# $work/t: bash's time to the millisecond (GNU time's two decimals were
+# a seventh of a small pack's 0.07 s), GNU time for the peak resident
+# size of the largest process.
+timed() {
+	local TIMEFORMAT='%3R %3U %3S'
+	{ time /usr/bin/time -f '%M' -o "$work/m" sh -c "$1" ; } 2> "$work/tt"
+	echo "$(tail -n 1 "$work/tt") $(tail -n 1 "$work/m")" > "$work/t"
+}
+
 # busy prints the machine's busy time so far, in 1/100 s (USER_HZ): user,
 # nice, system, irq and softirq of all processors.
 busy() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 }' /proc/stat; }
 
-# ours FORMAT [ENV=VALUE]: one run of `forgesync sync`; appends "wall cpu
-# rss(KiB) machine" to ours.times.
+# ours FORMAT [ENV=VALUE [BINARY [TIMES]]]: one run of `forgesync sync`
+# (BINARY, default this tree's); appends "wall cpu rss(KiB) machine" to
+# TIMES (default ours.times).
 ours() {
 	game "$1"
 	b0=$(busy)
-	/usr/bin/time -f '%e %U %S %M' -o "$work/t" sh -c "env ${2:-} '$work/forgesync' sync --config '$g/f.toml' >/dev/null; sync -f '$g/paks'"
+	timed "env ${2:-} '${3:-$work/forgesync}' sync --config '$g/f.toml' >/dev/null; sync -f '$g/paks'"
 	if [ ! -f "$g/paks/MJOLNIRForge/bench-pack/random0.pak" ] && [ ! -f "$g/paks/MJOLNIRForge/bench-small/f00000.sig" ]; then
 		echo "bench-extract: forgesync did not install the $1 pack:" >&2
 		cat "$g"/mods/MJOLNIRForgePacks/drop/rejected/*.txt >&2 || true
 		exit 1
 	fi
 	b1=$(busy)
-	tail -n 1 "$work/t" | awk -v m=$((b1 - b0)) '{ printf "%s %.2f %s %.2f\n", $1, $2 + $3, $4, m / 100 }' >> "$work/ours.times"
+	awk -v m=$((b1 - b0)) '{ printf "%s %.3f %s %.2f\n", $1, $2 + $3, $4, m / 100 }' "$work/t" >> "${4:-$work/ours.times}"
 }
 
 # tool FORMAT: one run of the reference extractor, made durable; appends
@@ -124,43 +148,52 @@ tool() {
 	sync
 	b0=$(busy)
 	if [ "$1" = 7z ]; then
-		/usr/bin/time -f '%e %U %S' -o "$work/t" sh -c "7z x -bd -bso0 -o'$d' '$work/bench.7z' && sync -f '$d'"
+		timed "7z x -bd -bso0 -o'$d' '$work/bench.7z' && sync -f '$d'"
 	else
-		/usr/bin/time -f '%e %U %S' -o "$work/t" sh -c "bsdtar -xf '$work/bench.$1' -C '$d' && sync -f '$d'"
+		timed "bsdtar -xf '$work/bench.$1' -C '$d' && sync -f '$d'"
 	fi
 	b1=$(busy)
-	tail -n 1 "$work/t" | awk -v m=$((b1 - b0)) '{ printf "%s %.2f %.2f\n", $1, $2 + $3, m / 100 }' >> "$work/tool.times"
-	/usr/bin/time -f '%U %S' -o "$work/t" openssl sha256 "$work/bench.$1" >/dev/null
-	tail -n 1 "$work/t" | awk '{ printf "%.2f\n", $1 + $2 }' >> "$work/sha.times"
+	awk -v m=$((b1 - b0)) '{ printf "%s %.3f %.2f\n", $1, $2 + $3, m / 100 }' "$work/t" >> "$work/tool.times"
+	timed "openssl sha256 '$work/bench.$1' >/dev/null"
+	awk '{ printf "%.3f\n", $2 + $3 }' "$work/t" >> "$work/sha.times"
 }
 
 ratio() { echo "$1 $2" | awk '{ printf "%.2f", $1 / $2 }'; }
 
 echo "pack: $mib MiB in 16 files (small.zip: 3,000 files of 1.4 KiB); median of $runs runs each"
-printf '%-8s %8s | %8s %8s %6s | %7s %7s %6s | %7s %7s %6s | %7s %6s | %8s\n' format archive "fs wall" "tool" ratio "fs CPU" "tool" ratio "machine" "tool" ratio "+sha" ratio "peak RSS"
+printf '%-8s %8s | %9s %8s %6s | %7s %7s %6s | %7s %7s %6s | %7s %6s | %8s\n' format archive "fs wall" "tool" ratio "fs CPU" "tool" ratio "machine" "tool" ratio "+sha" ratio "peak RSS"
+# row LABEL TIMES: a format's row for the runs in TIMES, against the
+# tool's runs of the same rounds.
+row() {
+	ow=$(cut -d' ' -f1 "$2" | median)
+	oc=$(cut -d' ' -f2 "$2" | median)
+	rss=$(cut -d' ' -f3 "$2" | sort -g | tail -n 1)
+	om=$(cut -d' ' -f4 "$2" | median)
+	printf '%-8s %4d MiB | %6.3f s %6.3f s %6s | %5.3f s %5.3f s %6s | %5.2f s %5.2f s %6s | %5.3f s %6s | %4d MiB  (%s)\n' "$1" $((size >> 20)) \
+		"$ow" "$tw" "$(ratio "$ow" "$tw")" "$oc" "$tc" "$(ratio "$oc" "$tc")" "$om" "$tm" "$(ratio "$om" "$tm")" "$ts" "$(ratio "$oc" "$ts")" $((rss >> 10)) "$ref"
+}
+
 for f in zip tar.zst 7z small.zip; do
 	size=$(wc -c < "$work/bench.$f")
 	: > "$work/ours.times"
+	: > "$work/before.times"
 	: > "$work/tool.times"
 	: > "$work/sha.times"
 	r=0
 	while [ $r -lt "$runs" ]; do
+		[ -z "$before" ] || ours "$f" "" "$work/forgesync.before" "$work/before.times"
 		ours "$f"
 		tool "$f"
 		r=$((r + 1))
 	done
-	ow=$(cut -d' ' -f1 "$work/ours.times" | median)
-	oc=$(cut -d' ' -f2 "$work/ours.times" | median)
-	rss=$(cut -d' ' -f3 "$work/ours.times" | sort -g | tail -n 1)
 	tw=$(cut -d' ' -f1 "$work/tool.times" | median)
 	tc=$(cut -d' ' -f2 "$work/tool.times" | median)
-	om=$(cut -d' ' -f4 "$work/ours.times" | median)
 	tm=$(cut -d' ' -f3 "$work/tool.times" | median)
-	ts=$(echo "$tc $(median < "$work/sha.times")" | awk '{ printf "%.2f", $1 + $2 }')
+	ts=$(echo "$tc $(median < "$work/sha.times")" | awk '{ printf "%.3f", $1 + $2 }')
 	ref=bsdtar
 	[ "$f" = 7z ] && ref="7z x"
-	printf '%-8s %4d MiB | %6.2f s %6.2f s %6s | %5.2f s %5.2f s %6s | %5.2f s %5.2f s %6s | %5.2f s %6s | %4d MiB  (%s)\n' "$f" $((size >> 20)) \
-		"$ow" "$tw" "$(ratio "$ow" "$tw")" "$oc" "$tc" "$(ratio "$oc" "$tc")" "$om" "$tm" "$(ratio "$om" "$tm")" "$ts" "$(ratio "$oc" "$ts")" $((rss >> 10)) "$ref"
+	[ -z "$before" ] || row before "$work/before.times"
+	row "$f" "$work/ours.times"
 	if [ -n "$prof" ]; then
 		mkdir -p "$prof"
 		game "$f"
