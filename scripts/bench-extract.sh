@@ -40,9 +40,10 @@
 #   FORGESYNC_BENCH_MIB=64 scripts/bench-extract.sh   # a smaller pack (16 files)
 #   FORGESYNC_BENCH_BEFORE=9c0668b scripts/bench-extract.sh
 #       also runs forgesync as built from that git revision, in turn with
-#       this tree's and the tool (before, after, tool, before, ...), and
-#       prints its row, marked "before", above each format's: a before
-#       and after from one run, on the same machine state.
+#       this tree's and the tool (before, after, tool, then after, before,
+#       tool, ...), and prints its row, marked "before", above each
+#       format's: a before and after from one run, on the same machine
+#       state.
 #   FORGESYNC_BENCH_KEEP=1 scripts/bench-extract.sh
 #       deletes nothing (the work folder's path is printed), so that runs
 #       one after the other (two trees side by side) do not start on the
@@ -181,8 +182,19 @@ for f in zip tar.zst 7z small.zip; do
 	: > "$work/sha.times"
 	r=0
 	while [ $r -lt "$runs" ]; do
-		[ -z "$before" ] || ours "$f" "" "$work/forgesync.before" "$work/before.times"
-		ours "$f"
+		# Before and after swap places every round, so that neither
+		# always follows the other: on a virtual machine a run's cost
+		# moves with the memory it is given and what ran just before (one
+		# 7z row once put the same 7z code 15% apart).
+		if [ -n "$before" ] && [ $((r % 2)) = 0 ]; then
+			ours "$f" "" "$work/forgesync.before" "$work/before.times"
+			ours "$f"
+		elif [ -n "$before" ]; then
+			ours "$f"
+			ours "$f" "" "$work/forgesync.before" "$work/before.times"
+		else
+			ours "$f"
+		fi
 		tool "$f"
 		r=$((r + 1))
 	done
