@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mjolnir-forge/forgesync/api"
+	"github.com/mjolnir-forge/forgesync/installer/intake/intaketest"
 	"github.com/mjolnir-forge/forgesync/installer/store"
 )
 
@@ -37,6 +38,10 @@ func unpackChildren(t *testing.T) []string {
 // Close.
 func TestSyncDropWarmsAhead(t *testing.T) {
 	opts := game(t)
+	// An Extractor of its own: a daemon test's Serve closes the shared
+	// one, and WarmOnce would then start nothing.
+	opts.Extractor = intaketest.Extractor()
+	t.Cleanup(func() { opts.Extractor.Close() })
 	ctx := t.Context()
 	m := New(opts)
 	t.Cleanup(func() { m.Close() })
