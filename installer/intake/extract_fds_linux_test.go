@@ -42,8 +42,8 @@ func TestExtractWithFewDescriptors(t *testing.T) {
 
 // TestWrittenFilesClosedAsWritten: where a pack of many files is flushed
 // with one syncfs, only the files a flush of each would need stay open
-// (closing thousands after the syncfs made a pack of 3,000 small files
-// half as slow again); the others are closed as they are written.
+// (keeping thousands open made a pack of 3,000 small files half as slow
+// again); the others are closed as they are written.
 func TestWrittenFilesClosedAsWritten(t *testing.T) {
 	if keepOpen() != atomicfile.SyncFSFiles {
 		t.Fatalf("keepOpen() = %d; want atomicfile.SyncFSFiles (%d)", keepOpen(), atomicfile.SyncFSFiles)
