@@ -233,7 +233,7 @@ func TestPlaceFreshFallsBackPerFile(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			root := ""
+			root := t.TempDir() // removed with the test, paks- and intake- in it
 			if tc.fold {
 				root = toolcheck.CaseInsensitiveDir(t)
 			}
