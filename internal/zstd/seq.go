@@ -166,6 +166,17 @@ func (d *decoder) execute(out []byte, hist, end int, lits []byte, seqs []seq) ([
 			if off > window || hist != 0 || off-pos > len(d.earlier) {
 				return out, "match offset before the frame's start or past the window"
 			}
+			if src := len(d.earlier) - (off - pos); ml <= 32 && src+32 <= len(d.earlier) {
+				// Most matches into earlier are short and wholly inside
+				// it: two 16-byte moves, as below. They never touch what
+				// they read: the source is more than a block past out's
+				// end (see Reader.room).
+				e := unsafe.Pointer(unsafe.SliceData(d.earlier))
+				*(*[16]byte)(unsafe.Add(o, pos)) = *(*[16]byte)(unsafe.Add(e, src))
+				*(*[16]byte)(unsafe.Add(o, pos+16)) = *(*[16]byte)(unsafe.Add(e, src+16))
+				pos += ml
+				continue
+			}
 			pos = earlierCopy(out, pos, off, ml, d.earlier)
 			continue
 		}
