@@ -42,6 +42,8 @@ type Staged struct {
 	// Ignored are the files of OSAdded in the archive (slash paths as
 	// stored): read, never extracted.
 	Ignored []string
+
+	syncFSLeft bool // the files are written, not flushed: extractOptions.leaveSyncFS
 }
 
 // stagedPerm is the mode of every staged file: the mode it is installed
@@ -127,6 +129,11 @@ type extractOptions struct {
 	progress  func(done, total int64) // called as entry bytes are produced; may be nil
 	hash      bool                    // hash the archive (a child's parent hashes it itself)
 	writeback int64                   // bytes a second whose writing to disk starts while unpacking (see writeback); 0: none
+	// leaveSyncFS leaves the one flush of the staging file system that a
+	// pack of many files gets (see syncList.flush) to the caller, which
+	// Staged.syncFSLeft then asks for: the parent of a child, which runs
+	// it beside its own checks of the staged files.
+	leaveSyncFS bool
 }
 
 // extractAt is Extract in this process, into the empty folder staging,
@@ -165,7 +172,7 @@ func extractAt(ctx context.Context, archivePath, staging string, lim Limits, opt
 		ctx:      ctx,
 		check:    newPackCheck(lim),
 		progress: opts.progress,
-		w:        newStagingWriter(root, newWritebackPace(opts.writeback)),
+		w:        newStagingWriter(root, newWritebackPace(opts.writeback), opts.leaveSyncFS),
 		kind:     kind,
 		hash:     opts.hash,
 	}
@@ -189,12 +196,13 @@ func extractAt(ctx context.Context, archivePath, staging string, lim Limits, opt
 		return nil, fmt.Errorf("extract %s: stopped without a recorded problem", archivePath)
 	}
 	return &Staged{
-		Dir:     staging,
-		Root:    filepath.Join(staging, filepath.FromSlash(packRoot)),
-		Files:   files,
-		SHA256:  sum,
-		Format:  kind.String(),
-		Ignored: x.check.ignored,
+		Dir:        staging,
+		Root:       filepath.Join(staging, filepath.FromSlash(packRoot)),
+		Files:      files,
+		SHA256:     sum,
+		Format:     kind.String(),
+		Ignored:    x.check.ignored,
+		syncFSLeft: x.w.syncFSLeft,
 	}, nil
 }
 

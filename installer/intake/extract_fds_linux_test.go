@@ -67,7 +67,7 @@ func TestWrittenFilesClosedAsWritten(t *testing.T) {
 	if l.opened != atomicfile.SyncFSFiles {
 		t.Errorf("%d written files kept open; want %d", l.opened, atomicfile.SyncFSFiles)
 	}
-	if err := l.flush(root); err != nil {
+	if _, err := l.flush(root, false); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -39,6 +39,9 @@ type stagingWriter struct {
 
 	dirs    madeDirs // folders created, by the goroutine or a zip's workers
 	written syncList // files written and closed, for wait to flush
+
+	leaveSyncFS bool // wait leaves a flush of the whole file system to the caller
+	syncFSLeft  bool // wait did: the files are written, not flushed
 }
 
 // madeDirs creates the staging folders, each once: a pack of many small
@@ -199,27 +202,31 @@ func (l *syncList) add(f *os.File, name string) error {
 
 // flush writes every listed file and its size to stable storage, and
 // closes them. From [atomicfile.SyncFSFiles] files on, one flush of the
-// staging file system does it where the system has one. Otherwise the
-// files are flushed in batches whose writeback is all started before the
-// first flush waits, so the disk is handed many files' bytes at once (as
-// by `sync -f`), not one file's at a time.
-func (l *syncList) flush(root *os.Root) error {
+// staging file system does it where the system has one; with leaveSyncFS
+// flush then only closes them and reports true: the caller flushes the
+// file system. Otherwise the files are flushed in batches whose writeback
+// is all started before the first flush waits, so the disk is handed many
+// files' bytes at once (as by `sync -f`), not one file's at a time.
+func (l *syncList) flush(root *os.Root, leaveSyncFS bool) (left bool, err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	defer l.closeLocked() // what a failure left open
+	if len(l.list) >= atomicfile.SyncFSFiles && atomicfile.FlushesFileSystem && leaveSyncFS {
+		return true, nil
+	}
 	if len(l.list) >= atomicfile.SyncFSFiles && l.list[0].f != nil {
 		if ok, err := atomicfile.SyncFileSystem(l.list[0].f); ok {
 			if err != nil {
-				return fmt.Errorf("write the staged files: %w", err)
+				return false, fmt.Errorf("write the staged files: %w", err)
 			}
-			return nil
+			return false, nil
 		}
 	}
 	const batch = 64
 	for start := 0; start < len(l.list); start += batch {
 		part := l.list[start:min(start+batch, len(l.list))]
 		if err := l.reopen(root, part); err != nil {
-			return err
+			return false, err
 		}
 		for _, e := range part {
 			startWriteback(e.f, 0, 0) // 0 bytes: to the end
@@ -238,10 +245,10 @@ func (l *syncList) flush(root *os.Root) error {
 			}
 		}
 		if err != nil {
-			return err
+			return false, err
 		}
 	}
-	return nil
+	return false, nil
 }
 
 // reopen opens, for flushing, the entries of part that were closed.
@@ -301,14 +308,15 @@ const (
 	opDiscard // close without keeping: the entry broke its size cap
 )
 
-func newStagingWriter(root *os.Root, writeback *writebackPace) *stagingWriter {
+func newStagingWriter(root *os.Root, writeback *writebackPace, leaveSyncFS bool) *stagingWriter {
 	w := &stagingWriter{
-		root:      root,
-		writeback: writeback,
-		ops:       make(chan writeOp, writerBuffers),
-		free:      make(chan []byte, writerBuffers),
-		done:      make(chan struct{}),
-		written:   syncList{keep: keepOpen()},
+		root:        root,
+		writeback:   writeback,
+		ops:         make(chan writeOp, writerBuffers),
+		free:        make(chan []byte, writerBuffers),
+		done:        make(chan struct{}),
+		written:     syncList{keep: keepOpen()},
+		leaveSyncFS: leaveSyncFS,
 	}
 	for range writerBuffers {
 		w.free <- make([]byte, copyBufferSize)
@@ -388,8 +396,9 @@ func (w *stagingWriter) release(b []byte) { w.free <- b[:cap(b)] }
 
 // wait stops the goroutine after every queued operation and returns the
 // first error; with keep (the archive was unpacked whole) it first
-// flushes every written file to stable storage. The writer cannot be used
-// afterwards.
+// flushes every written file to stable storage, or leaves the flush of
+// their file system to the caller (leaveSyncFS; syncFSLeft says so). The
+// writer cannot be used afterwards.
 func (w *stagingWriter) wait(keep bool) error {
 	close(w.ops)
 	<-w.done
@@ -400,8 +409,10 @@ func (w *stagingWriter) wait(keep bool) error {
 		w.written.close()
 		return w.err
 	}
-	if err := w.written.flush(w.root); err != nil {
+	left, err := w.written.flush(w.root, w.leaveSyncFS)
+	if err != nil {
 		w.err = &writeError{err}
 	}
+	w.syncFSLeft = left
 	return w.err
 }

@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 	"github.com/mjolnir-forge/forgesync/internal/prio"
 )
 
@@ -175,11 +176,15 @@ type childRequest struct {
 	Staging     string `json:"staging"`
 	Limits      Limits `json:"limits"`
 	Memory      int64  `json:"memory"`
+	// LeaveSyncFS: the parent flushes the staging file system when the
+	// child has gone (extractOptions.leaveSyncFS).
+	LeaveSyncFS bool `json:"leave_syncfs,omitempty"`
 }
 
 // newChildRequest is the request to unpack archive into staging.
 func newChildRequest(archive, staging string, lim Limits, memory int64) childRequest {
-	return childRequest{ArchivePath: []byte(archive), StagingPath: []byte(staging), Archive: archive, Staging: staging, Limits: lim, Memory: memory}
+	return childRequest{ArchivePath: []byte(archive), StagingPath: []byte(staging), Archive: archive, Staging: staging, Limits: lim, Memory: memory,
+		LeaveSyncFS: atomicfile.FlushesFileSystem}
 }
 
 // paths returns the archive and the staging folder of the request, with
@@ -208,6 +213,7 @@ type childMessage struct {
 	Manifest []byte        `json:"manifest,omitempty"`
 	Ignored  []string      `json:"ignored,omitempty"`
 	Failure  string        `json:"failure,omitempty"`
+	SyncFS   bool          `json:"syncfs,omitempty"` // the files are written, not flushed: the parent flushes them
 }
 
 // progressEvery is how often the child reports progress.
@@ -271,7 +277,7 @@ func RunChild(in io.Reader, out io.Writer) int {
 		}
 	}
 	archive, staging := req.paths()
-	opts := extractOptions{progress: progress, writeback: unlimitedWriteback}
+	opts := extractOptions{progress: progress, writeback: unlimitedWriteback, leaveSyncFS: req.LeaveSyncFS}
 	if background {
 		opts.writeback = backgroundWriteback
 	}
@@ -284,7 +290,7 @@ func RunChild(in io.Reader, out io.Writer) int {
 	switch {
 	case err == nil:
 		rel, _ := filepath.Rel(st.Dir, st.Root)
-		msg.Root, msg.Files, msg.Format, msg.Ignored = filepath.ToSlash(rel), st.Files, st.Format, st.Ignored
+		msg.Root, msg.Files, msg.Format, msg.Ignored, msg.SyncFS = filepath.ToSlash(rel), st.Files, st.Format, st.Ignored, st.syncFSLeft
 	case errors.As(err, &re):
 		msg.Problems, msg.Manifest, msg.Ignored = toWire(re.Problems), re.Manifest, re.Ignored
 	default:
@@ -347,6 +353,13 @@ func (x *Extractor) extract(ctx context.Context, archivePath, stagingParent stri
 			removeStaging(staging)
 		}
 	}()
+	dir, err := openForSyncFS(staging)
+	if err != nil {
+		return nil, fmt.Errorf("extract %s: %w", archivePath, err)
+	}
+	if dir != nil {
+		defer dir.Close()
+	}
 
 	// The parent's own hash of the archive, alongside the child.
 	hctx, stopHash := context.WithCancel(ctx)
@@ -396,9 +409,15 @@ func (x *Extractor) extract(ctx context.Context, archivePath, stagingParent stri
 		return nil, &RejectError{Archive: archivePath, Problems: fromWire(final.Problems), Manifest: final.Manifest, Ignored: final.Ignored}
 	}
 	st := &Staged{Dir: staging, Root: filepath.Join(staging, filepath.FromSlash(final.Root)), Files: final.Files, Format: final.Format, Ignored: final.Ignored}
+	flushed := syncStaging(dir, final)
 	unreadable, err := verifyStaged(st, lim)
+	ferr := <-flushed
 	if err != nil {
 		return nil, reject(RuleUnpackerOutput, err.Error())
+	}
+	if ferr != nil {
+		// Not a verdict either: the disk failed.
+		return nil, fmt.Errorf("extract %s: write the staged files: %w", archivePath, ferr)
 	}
 	// Not a verdict: the archive's bytes are good, the machine failed.
 	for _, p := range unreadable {
@@ -410,6 +429,40 @@ func (x *Extractor) extract(ctx context.Context, archivePath, stagingParent stri
 		return nil, fmt.Errorf("extract %s: could not hash the archive", archivePath)
 	}
 	return st, nil
+}
+
+// openForSyncFS opens the staging folder, where one flush of its file
+// system stands for a flush of each of many files ([atomicfile.FlushesFileSystem]),
+// for syncStaging: before the child writes there, so that the flush
+// reports every write error since (syncfs reports those after the
+// descriptor was opened). Elsewhere it returns nil.
+func openForSyncFS(staging string) (*os.File, error) {
+	if !atomicfile.FlushesFileSystem {
+		return nil, nil
+	}
+	return os.Open(staging)
+}
+
+// syncStaging flushes the staging file system through dir, once the child
+// has gone, when the child left that flush to the parent
+// (childRequest.LeaveSyncFS): it said so, or it listed as many files as
+// make the flush one of the file system (a child is not taken at its word
+// that it flushed them). The flush runs beside the parent's checks of the
+// staged files, where in the child it came before them: 16 to 30 ms of a
+// pack of 3,000 small files, while the checks take 8. It sends the result
+// (nil when there was nothing to flush); the caller receives it before
+// closing dir.
+func syncStaging(dir *os.File, final *childMessage) <-chan error {
+	flushed := make(chan error, 1)
+	if dir == nil || !(final.SyncFS || len(final.Files) >= atomicfile.SyncFSFiles) {
+		flushed <- nil
+		return flushed
+	}
+	go func() {
+		_, err := atomicfile.SyncFileSystem(dir)
+		flushed <- err
+	}()
+	return flushed
 }
 
 // command returns the unpacker's command, ready to start, with its pipes:

@@ -85,6 +85,9 @@ func lyingChild(mode, target string) int {
 		final.Files[0].Path = "../" + final.Files[0].Path
 	case "path-abs":
 		final.Files[0].Path = filepath.ToSlash(target)
+	case "flushed":
+		// That it flushed the files it left to the parent to flush.
+		final.SyncFS = false
 	case "modes":
 		// Not a lie: modes the files would be installed with.
 		for i, m := range []os.FileMode{0o4755 | os.ModeSetuid, 0o600, 0o444, 0o777} {

@@ -2,11 +2,14 @@ package intake
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 )
 
 // TestDeathReasons: how a child that ended without its result is reported.
@@ -112,5 +115,52 @@ func TestRejectedStagingUsesRetryingRemover(t *testing.T) {
 func TestExtractorNeedsUnpacker(t *testing.T) {
 	if x, err := NewExtractor(Isolation{}); x != nil || !errors.Is(err, errNoUnpacker) {
 		t.Fatalf("NewExtractor(no command) = %v, %v; want ErrNoUnpacker", x, err)
+	}
+}
+
+// TestParentFlushesManyFiles: the child leaves the one flush of the
+// staging file system that a pack of many files gets (Linux) to the
+// parent, which runs it beside its checks of the staged files: the parent
+// flushes once for such a pack, also when the child says it flushed them
+// itself, and never for a pack of few files, which the child flushes file
+// by file (as it does every pack on the systems without that flush).
+func TestParentFlushesManyFiles(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		files int
+		lie   string
+	}{
+		{name: "few files", files: atomicfile.SyncFSFiles - 1},
+		{name: "many files", files: atomicfile.SyncFSFiles + 100},
+		{name: "many files, the child says it flushed them", files: atomicfile.SyncFSFiles + 100, lie: "flushed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			iso := &Isolation{}
+			if tc.lie != "" {
+				iso.Env = []string{envLie + "=" + tc.lie}
+			}
+			isolateFor(t, iso)
+			es := goodPack("")
+			for i := len(goodFiles()); i < tc.files; i++ {
+				es = append(es, file(fmt.Sprintf("content/f%05d.sig", i), "sig"))
+			}
+			path := writeArchive(t, "p.zip", zipBytes(t, es))
+			before := atomicfile.Fsyncs()
+			st, err := testExtract(t.Context(), path, t.TempDir(), DefaultLimits(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Remove()
+			if len(st.Files) != tc.files {
+				t.Fatalf("%d files staged; want %d", len(st.Files), tc.files)
+			}
+			want := int64(0)
+			if tc.files >= atomicfile.SyncFSFiles && atomicfile.FlushesFileSystem {
+				want = 1
+			}
+			if got := atomicfile.Fsyncs() - before; got != want {
+				t.Errorf("the parent flushed %d times for %d files; want %d", got, tc.files, want)
+			}
+		})
 	}
 }
