@@ -34,7 +34,7 @@ done
 work=$(mktemp -d "${TMPDIR:-/var/tmp}/fsframes.XXXXXX")
 game=
 trap '[ -n "$game" ] && kill "$game" 2>/dev/null; rm -rf "$work"' EXIT
-go build -o "$work/forgesync" ./cmd/forgesync
+CGO_ENABLED=0 go build -trimpath -o "$work/forgesync" ./cmd/forgesync # as the release is built
 go build -o "$work/framegame" ./cmd/framegame
 . scripts/benchpack.sh
 bench_pack "$work" "$mib"

@@ -21,13 +21,13 @@ cd "$(dirname "$0")/.."
 ref="${1:-}"
 work=$(mktemp -d "${TMPDIR:-/var/tmp}/fspackdelta.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-go build -o "$work/forgesync.new" ./cmd/forgesync
+CGO_ENABLED=0 go build -trimpath -o "$work/forgesync.new" ./cmd/forgesync # as the release is built
 go build -o "$work/zipdelta" ./cmd/zipdelta
 sides=new
 if [ -n "$ref" ]; then
 	mkdir "$work/src"
 	git archive "$ref" | tar -x -C "$work/src"
-	(cd "$work/src" && go build -o "$work/forgesync.$ref" ./cmd/forgesync)
+	(cd "$work/src" && CGO_ENABLED=0 go build -trimpath -o "$work/forgesync.$ref" ./cmd/forgesync)
 	sides="$ref new"
 fi
 
