@@ -408,25 +408,36 @@ func (x *Extractor) extract(ctx context.Context, archivePath, stagingParent stri
 	case len(final.Problems) > 0:
 		return nil, &RejectError{Archive: archivePath, Problems: fromWire(final.Problems), Manifest: final.Manifest, Ignored: final.Ignored}
 	}
+	st, err := checkStaged(archivePath, staging, final, dir, lim)
+	if err != nil {
+		return nil, err
+	}
+	if st.SHA256 = <-hashed; st.SHA256 == "" {
+		return nil, fmt.Errorf("extract %s: could not hash the archive", archivePath)
+	}
+	return st, nil
+}
+
+// checkStaged checks what the child that unpacked archivePath into
+// staging left there, as its final message lists it (verifyStaged), and
+// flushes it to stable storage where the child left that to the parent
+// (syncStaging), both at once.
+func checkStaged(archivePath, staging string, final *childMessage, dir *os.File, lim Limits) (*Staged, error) {
 	st := &Staged{Dir: staging, Root: filepath.Join(staging, filepath.FromSlash(final.Root)), Files: final.Files, Format: final.Format, Ignored: final.Ignored}
 	flushed := syncStaging(dir, final)
 	unreadable, err := verifyStaged(st, lim)
 	ferr := <-flushed
 	if err != nil {
-		return nil, reject(RuleUnpackerOutput, err.Error())
+		return nil, &RejectError{Archive: archivePath, Problems: []Problem{{Rule: RuleUnpackerOutput, Value: err.Error()}}}
 	}
+	// Not verdicts: the archive's bytes are good, the machine failed.
 	if ferr != nil {
-		// Not a verdict either: the disk failed.
 		return nil, fmt.Errorf("extract %s: write the staged files: %w", archivePath, ferr)
 	}
-	// Not a verdict: the archive's bytes are good, the machine failed.
 	for _, p := range unreadable {
 		if err := os.Chmod(p, stagedPerm); err != nil {
 			return nil, fmt.Errorf("extract %s: make a staged file readable: %w", archivePath, err)
 		}
-	}
-	if st.SHA256 = <-hashed; st.SHA256 == "" {
-		return nil, fmt.Errorf("extract %s: could not hash the archive", archivePath)
 	}
 	return st, nil
 }
