@@ -21,7 +21,7 @@ import (
 func runCLI(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := run(t.Context(), args, &out, &errb)
+	code := run(t.Context(), args, &out, &errb, nil)
 	return code, out.String(), errb.String()
 }
 

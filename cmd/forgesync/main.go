@@ -29,7 +29,7 @@ func main() {
 	stopProfile := cli.StartProfile(cli.ProfileEnv)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	update.Recover(ctx) // an update a crash cut short; Windows: the old .exe
-	code := run(ctx, cli.OSArgs(), os.Stdout, os.Stderr)
+	code := run(ctx, cli.OSArgs(), os.Stdout, os.Stderr, cli.CollectSeldom)
 	stop()
 	stopProfile()
 	os.Exit(code)
@@ -45,10 +45,10 @@ var commit, buildDate string
 // currentBuild is this binary's build.
 func currentBuild() cli.Build { return cli.CurrentBuild(version, commit, buildDate) }
 
-// run runs the sub-command args names and returns its exit status: 1 when
-// the machine refused the request (see cli.Env.Fail).
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	p := &cli.Program{Version: version, Commands: commands()}
+// run runs the sub-command args names (shortLived: cli.Program.ShortLived)
+// and returns its exit status: 1 when the machine refused (cli.Env.Fail).
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, shortLived func()) int {
+	p := &cli.Program{Version: version, Commands: commands(), ShortLived: shortLived}
 	return p.Run(ctx, args, stdout, stderr)
 }
 

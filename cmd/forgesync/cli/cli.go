@@ -96,6 +96,9 @@ type Command struct {
 type Program struct {
 	Version  string
 	Commands []*Command
+	// ShortLived, when set, is called before a command that runs once and
+	// exits (not Serves): the program tunes its runtime for a short life.
+	ShortLived func()
 }
 
 // Run runs the sub-command args name with the rest of args and returns
@@ -116,6 +119,9 @@ func (p *Program) Run(ctx context.Context, args []string, stdout, stderr io.Writ
 		return ExitFailure
 	}
 	c := p.Commands[i]
+	if p.ShortLived != nil && !c.Serves {
+		p.ShortLived()
+	}
 	if err := strayQuote(args[1:]); err != nil {
 		fmt.Fprintf(stderr, "forgesync %s: %v\n", c.Name, err)
 		return ExitFailure

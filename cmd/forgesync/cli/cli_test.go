@@ -83,6 +83,30 @@ func TestRun(t *testing.T) {
 	}
 }
 
+// TestShortLived: the program's ShortLived runs before a command that
+// runs once (also one that then fails), never before one that serves.
+func TestShortLived(t *testing.T) {
+	p := program()
+	p.Commands = append(p.Commands, &Command{Name: "serve", NoConfig: true, Serves: true,
+		Run: func(ctx context.Context, e *Env, args []string) int { return ExitOK }})
+	for _, tc := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"version"}, 1},
+		{[]string{"fail", "x"}, 1},
+		{[]string{"serve"}, 0},
+		{[]string{"help"}, 0},
+	} {
+		calls := 0
+		p.ShortLived = func() { calls++ }
+		p.Run(t.Context(), tc.args, io.Discard, io.Discard)
+		if calls != tc.want {
+			t.Errorf("Run(%q) called ShortLived %d times; want %d", tc.args, calls, tc.want)
+		}
+	}
+}
+
 // TestUsageLines: a long name and its arguments get a line of their own;
 // only a summary's first line is listed.
 func TestUsageLines(t *testing.T) {

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"os"
+	"runtime/debug"
 	"runtime/pprof"
 )
 
@@ -40,5 +41,18 @@ func StartProfile(env string) (stop func()) {
 		if err := f.Close(); err != nil {
 			fmt.Fprintf(os.Stderr, "forgesync: %s: write %s: %v\n", env, name, err)
 		}
+	}
+}
+
+// CollectSeldom makes the garbage collector of a command that runs once
+// and exits (not the daemon's) run when the heap has grown fivefold, not
+// at every doubling (GOGC=400), unless GOGC says otherwise. Such a
+// command's heap is a few megabytes: a sync of a pack of 3,000 small
+// files allocates 8 MB and collected twice at Go's default, which cost it
+// 9 ms of processor time (119 against 110 ms, 6 alternating runs each),
+// and none at 400. The daemon, which lives on, keeps Go's default.
+func CollectSeldom() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
 	}
 }
