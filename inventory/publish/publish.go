@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/mjolnir-forge/forgesync/internal/atomicfile"
 )
@@ -182,10 +183,16 @@ func Publish(dir string, files []File, opts Options) (res Result, err error) {
 		if _, err := tmp.Write(f.Data); err != nil {
 			return fail(f.Name, stepWrite, err)
 		}
-		if err := tmp.Prepare(); err != nil {
-			return fail(f.Name, stepPrepare, err)
-		}
-		step("prepare:" + f.Name)
+	}
+	temps := make([]Temp, len(pending))
+	for i, p := range pending {
+		temps[i] = p.tmp
+	}
+	if i, err := prepareAll(temps); err != nil {
+		return fail(pending[i].name, stepPrepare, err)
+	}
+	for _, p := range pending {
+		step("prepare:" + p.name)
 	}
 	for _, p := range pending {
 		if err := p.tmp.Commit(opts.Renamer); err != nil {
@@ -201,6 +208,29 @@ func Publish(dir string, files []File, opts Options) (res Result, err error) {
 		step("sync")
 	}
 	return res, nil
+}
+
+// prepareAll prepares (flushes and closes) every temp file, all at once:
+// on a journaled file system flushes that wait together share one journal
+// commit and one cache flush of the disk, where one after the other each
+// paid for its own. It returns the first that failed, by its index in
+// temps, once all are done.
+func prepareAll(temps []Temp) (int, error) {
+	errs := make([]error, len(temps))
+	var wg sync.WaitGroup
+	for i := 1; i < len(temps); i++ {
+		wg.Go(func() { errs[i] = temps[i].Prepare() })
+	}
+	if len(temps) > 0 {
+		errs[0] = temps[0].Prepare()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return i, err
+		}
+	}
+	return 0, nil
 }
 
 // holds reports whether the file at path exists and holds exactly data.
