@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -164,6 +165,46 @@ func (f *faultyTemp) Prepare() error {
 		return f.failPrepare
 	}
 	return f.Temp.Prepare()
+}
+
+// meetingTemp is a real temp file whose Prepare waits, at most a while,
+// for every other temp file's Prepare to begin.
+type meetingTemp struct {
+	Temp
+	arrived *sync.WaitGroup
+	all     chan struct{} // closed once every Prepare began
+}
+
+func (m meetingTemp) Prepare() error {
+	m.arrived.Done()
+	select {
+	case <-m.all:
+	case <-time.After(5 * time.Second):
+		return errors.New("the other temp files were not flushed meanwhile")
+	}
+	return m.Temp.Prepare()
+}
+
+// TestPreparesAtOnce: the changed files are flushed all at once, each
+// flush waiting together with the others (so that they share a journal
+// commit), not one after the other; then renamed in order.
+func TestPreparesAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	publish(t, dir, generation("old"), Options{})
+	var arrived sync.WaitGroup
+	arrived.Add(len(names))
+	all := make(chan struct{})
+	go func() { arrived.Wait(); close(all) }()
+	res, err := Publish(dir, generation("new"), Options{Create: func(target string, perm fs.FileMode) (Temp, error) {
+		p, err := atomicfile.Create(target, perm)
+		if err != nil {
+			return nil, err
+		}
+		return meetingTemp{Temp: p, arrived: &arrived, all: all}, nil
+	}})
+	if err != nil || !reflect.DeepEqual(res.Written, names) {
+		t.Fatalf("Publish = %+v, %v; want all written", res, err)
+	}
 }
 
 // failAt returns a Create that fails step of file name with err.
