@@ -144,7 +144,7 @@ func (x *extraction) zipEntry(ctx context.Context, mu *sync.Mutex, root *os.Root
 				keep = false
 				return nil // over its own cap: nothing forces us to read on
 			}
-			if _, err := out.Write(buf[:n]); err != nil {
+			if _, err := writeChunks(out, buf[:n]); err != nil {
 				return &writeError{fmt.Errorf("write %s: %w", name, err)}
 			}
 			wb.wrote(out, int64(n), x.w.writeback)

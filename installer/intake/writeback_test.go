@@ -1,6 +1,9 @@
 package intake
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -51,5 +54,27 @@ func TestWritebackPace(t *testing.T) {
 	}
 	if p.take(64 << 10) {
 		t.Error("the pace let through more than was due")
+	}
+}
+
+// TestWriteChunks: a buffer written in chunks lands whole and in order,
+// whatever its size against the chunk.
+func TestWriteChunks(t *testing.T) {
+	for _, n := range []int{0, 1, writeChunk - 1, writeChunk, writeChunk + 1, 3*writeChunk + 5} {
+		data := make([]byte, n)
+		for i := range data {
+			data[i] = byte(i * 7 / 3)
+		}
+		f, err := os.Create(filepath.Join(t.TempDir(), "f"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k, err := writeChunks(f, data); k != n || err != nil {
+			t.Fatalf("writeChunks of %d bytes = %d, %v", n, k, err)
+		}
+		f.Close()
+		if got, err := os.ReadFile(f.Name()); err != nil || !bytes.Equal(got, data) {
+			t.Errorf("%d bytes written in chunks read back as %d bytes (%v), not the same", n, len(got), err)
+		}
 	}
 }
