@@ -23,6 +23,9 @@ import (
 // chunks are decoded, and wait then flushes every file (fsync), which by
 // then has little left to wait for. One file at a time would cost a
 // journal commit per file; a pack of many small files pays about one.
+// Only a child's writer (leaveSyncFS) leaves that flush, where it is one
+// of the whole file system, to the parent: the files are then durable
+// when Extractor.Extract returns.
 //
 // Memory: a fixed set of buffers circulates between the reader (take,
 // write) and the goroutine (which hands them back), so at most
