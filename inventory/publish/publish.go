@@ -148,10 +148,6 @@ func Publish(dir string, files []File, opts Options) (res Result, err error) {
 		step = func(string) {}
 	}
 
-	type prepared struct {
-		name string
-		tmp  Temp
-	}
 	var pending []prepared
 	defer func() {
 		// A no-op for the temp files already committed.
@@ -184,11 +180,7 @@ func Publish(dir string, files []File, opts Options) (res Result, err error) {
 			return fail(f.Name, stepWrite, err)
 		}
 	}
-	temps := make([]Temp, len(pending))
-	for i, p := range pending {
-		temps[i] = p.tmp
-	}
-	if i, err := prepareAll(temps); err != nil {
+	if i, err := prepareAll(pending); err != nil {
 		return fail(pending[i].name, stepPrepare, err)
 	}
 	for _, p := range pending {
@@ -210,19 +202,25 @@ func Publish(dir string, files []File, opts Options) (res Result, err error) {
 	return res, nil
 }
 
+// prepared is a file of a publication and its temp file.
+type prepared struct {
+	name string
+	tmp  Temp
+}
+
 // prepareAll prepares (flushes and closes) every temp file, all at once:
 // on a journaled file system flushes that wait together share one journal
 // commit and one cache flush of the disk, where one after the other each
 // paid for its own. It returns the first that failed, by its index in
-// temps, once all are done.
-func prepareAll(temps []Temp) (int, error) {
-	errs := make([]error, len(temps))
+// pending, once all are done.
+func prepareAll(pending []prepared) (int, error) {
+	errs := make([]error, len(pending))
 	var wg sync.WaitGroup
-	for i := 1; i < len(temps); i++ {
-		wg.Go(func() { errs[i] = temps[i].Prepare() })
+	for i := 1; i < len(pending); i++ {
+		wg.Go(func() { errs[i] = pending[i].tmp.Prepare() })
 	}
-	if len(temps) > 0 {
-		errs[0] = temps[0].Prepare()
+	if len(pending) > 0 {
+		errs[0] = pending[0].tmp.Prepare()
 	}
 	wg.Wait()
 	for i, err := range errs {
