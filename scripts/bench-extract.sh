@@ -101,7 +101,23 @@ median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 # its block is unwritten). Run this more than 6 minutes after anything
 # deleted thousands of files on TMPDIR's file system (an earlier run of
 # this script, a test suite), or point TMPDIR at a journaled one.
+# The 256 MiB packs' folders (17 files each) are removed as soon as their
+# run is timed instead: on a virtual machine that hands free memory back
+# to its host, page cache that keeps growing by gigabytes is new memory,
+# each page faulted in by the host, and the runs went 2.5 to 3 times
+# slower (on both sides) from the fourth round or so of a row on: a median
+# then said which side the slowdown began with. Memory freed and taken
+# again at once, as a player's machine has it, keeps every run alike.
 n=0
+
+# done_with DIR removes the folder of a run once it is timed, for the
+# 256 MiB packs (see above), unless FORGESYNC_BENCH_KEEP is set.
+done_with() {
+	case "$f" in
+	small.zip) ;;
+	*) [ -n "${FORGESYNC_BENCH_KEEP:-}" ] || rm -rf "$1" ;;
+	esac
+}
 
 # game makes a new game folder with the FORMAT pack in its drop folder.
 game() {
@@ -142,6 +158,7 @@ ours() {
 	fi
 	b1=$(busy)
 	awk -v m=$((b1 - b0)) '{ printf "%s %.3f %s %.2f\n", $1, $2 + $3, $4, m / 100 }' "$work/t" >> "${4:-$work/ours.times}"
+	done_with "$g"
 }
 
 # tool FORMAT: one run of the reference extractor, made durable; appends
@@ -159,6 +176,7 @@ tool() {
 	fi
 	b1=$(busy)
 	awk -v m=$((b1 - b0)) '{ printf "%s %.3f %.2f\n", $1, $2 + $3, m / 100 }' "$work/t" >> "$work/tool.times"
+	done_with "$d"
 	timed "openssl sha256 '$work/bench.$1' >/dev/null"
 	awk '{ printf "%.3f\n", $2 + $3 }' "$work/t" >> "$work/sha.times"
 }
@@ -222,6 +240,7 @@ done
 # Parallel against serial: the zip on all processors and on one, runs
 # alternating.
 : > "$work/ours.times"
+f=zip # done_with's format
 r=0
 while [ $r -lt "$runs" ]; do
 	ours zip
