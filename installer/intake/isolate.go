@@ -470,17 +470,10 @@ func syncStaging(dir *os.File, final *childMessage, background bool) <-chan erro
 		flushed <- nil
 		return flushed
 	}
-	flush := func() {
+	go aside(background, func() {
 		_, err := atomicfile.SyncFileSystem(dir)
 		flushed <- err
-	}
-	go func() {
-		if background {
-			prio.Do(flush)
-		} else {
-			flush()
-		}
-	}()
+	})
 	return flushed
 }
 
@@ -528,14 +521,19 @@ func hashAsync(ctx context.Context, r io.Reader, background bool) <-chan string 
 		}
 		hashed <- hex.EncodeToString(h.Sum(nil))
 	}
-	go func() {
-		if background {
-			prio.Do(hash)
-		} else {
-			hash()
-		}
-	}()
+	go aside(background, hash)
 	return hashed
+}
+
+// aside runs fn, a long piece of the parent's work beside the child's:
+// with background on a thread at the unpacker's priority ([prio.Do]),
+// else on the caller's.
+func aside(background bool, fn func()) {
+	if background {
+		prio.Do(fn)
+	} else {
+		fn()
+	}
 }
 
 // readChild reads the child's messages until it closes stdout: progress
