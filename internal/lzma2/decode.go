@@ -197,57 +197,74 @@ func (r rc) reverse(in *inBuf, probs []uint16, n uint32) (rc, uint32) {
 
 // literal decodes a literal's eight bits with the coder lit. It is the
 // bit decoder written out, as the compiler will not inline it, and
-// without branches on the bits, which are as good as random.
+// without branches on the bits, which are as good as random. The next
+// bit's probability is one of the two children of this bit's: both are
+// loaded before this bit is known, which then picks one, so that no load
+// waits between one bit's decision and the next's multiplication.
 func (r rc) literal(in *inBuf, lit *[litCoder]uint16) (rc, uint32) {
 	rng, code, ip := r.rng, r.code, r.ip
 	sym := uint32(1)
+	v := uint32(lit[1])
 	for range 8 {
 		if rng < topValue {
 			rng <<= 8
 			code = code<<8 | uint32(in[ip])
 			ip++
 		}
-		i := sym & 0xff
-		v := uint32(lit[i])
+		c := sym << 1 & 0x1fe // the children: c and c+1
+		v0, v1 := uint32(lit[c]), uint32(lit[c|1])
 		bound := (rng >> modelBits) * v
-		b, t := uint32(1), uint32(0)
+		b, t, nv := uint32(1), uint32(0), v1
 		nrng, ncode := rng-bound, code-bound
 		if code < bound {
-			nrng, ncode, b, t = bound, code, 0, probFloor
+			nrng, ncode, b, t, nv = bound, code, 0, probFloor, v0
 		}
 		rng, code = nrng, ncode
-		lit[i] = uint16(v - uint32(int32(v-t)>>moveBits))
+		lit[sym&0xff] = uint16(v - uint32(int32(v-t)>>moveBits))
 		sym = sym<<1 | b
+		v = nv
 	}
 	return rc{rng, code, ip}, sym
 }
 
 // matchedLiteral decodes a literal after a match, with the coder lit and
 // the byte mb at the last match distance: while its bits agree with the
-// literal's, they choose among further probabilities.
+// literal's, they choose among further probabilities. As in literal, the
+// two probabilities the next bit may use are loaded before this bit is
+// known.
 func (r rc) matchedLiteral(in *inBuf, lit *[litCoder]uint16, mb uint32) (rc, uint32) {
 	rng, code, ip := r.rng, r.code, r.ip
 	sym, off := uint32(1), uint32(0x100)
-	for range 8 {
+	mb <<= 1
+	v := uint32(lit[off+mb&off+1])
+	for sym < 0x100 {
 		if rng < topValue {
 			rng <<= 8
 			code = code<<8 | uint32(in[ip])
 			ip++
 		}
-		mb <<= 1
+		// The match byte's bits keep choosing while the literal's agree.
 		mbit := mb & off
-		i := off + mbit + sym&0xff
-		v := uint32(lit[i])
+		mb <<= 1
+		off0 := off &^ mbit // after a 0 bit; after a 1 bit, mbit
+		s0 := sym << 1 & 0xfe
+		v0, v1 := uint32(lit[off0+mb&off0+s0]), uint32(lit[mbit+mb&mbit+s0|1])
 		bound := (rng >> modelBits) * v
-		b, t := uint32(1), uint32(0)
-		nrng, ncode := rng-bound, code-bound
+		b := uint32(0)
+		if code >= bound {
+			b = 1
+		}
+		t := (b - 1) & probFloor
+		nrng, ncode, nv := rng-bound, code-bound, v1
 		if code < bound {
-			nrng, ncode, b, t = bound, code, 0, probFloor
+			nrng, ncode, nv = bound, code, v0
 		}
 		rng, code = nrng, ncode
-		lit[i] = uint16(v - uint32(int32(v-t)>>moveBits))
+		lit[off+mbit+sym] = uint16(v - uint32(int32(v-t)>>moveBits))
 		sym = sym<<1 | b
-		off &= mbit ^ (b - 1)
+		// Arithmetic, not a conditional move: the compiler moves
+		// nothing that addresses a load conditionally, and would branch.
+		v, off = nv, off&(mbit^(b-1))
 	}
 	return rc{rng, code, ip}, sym
 }
