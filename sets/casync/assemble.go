@@ -2,8 +2,11 @@ package casync
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"os"
 
@@ -38,6 +41,11 @@ type Stats struct {
 	// fetched again.
 	ReusedChunks int
 	ReusedBytes  int64
+	// Rechecked says the file was assembled twice: with
+	// AssembleOptions.SHA256 set, the first file's digest was not that one,
+	// and the second assembly checked each seed chunk (SeedMismatches
+	// counts those that differed). The counts are the second assembly's.
+	Rechecked bool
 }
 
 // defaultParallel is how many chunks Assemble works on at once by default.
@@ -53,7 +61,21 @@ type AssembleOptions struct {
 	// checks run in that many workers while one writer writes the checked
 	// chunks.
 	Parallel int
+	// SHA256, when set, is the digest the whole file must have, and lets
+	// Assemble skip checking each seed chunk against its id: the writer
+	// hashes the bytes it writes, in the file's order, and when the file's
+	// SHA-256 is this one every byte is right. When it is not (a seed
+	// changed on disk after it was indexed), Assemble starts over, checking
+	// each seed chunk as it does without SHA256 (Stats.Rechecked), and
+	// returns an error wrapping ErrDigest if the digest still differs.
+	// Chunks from the store are checked either way.
+	SHA256 *[sha256.Size]byte
 }
+
+// ErrDigest is returned by Assemble when the assembled file's SHA-256 is
+// not AssembleOptions.SHA256 although every chunk matched its id: the index
+// does not describe that file.
+var ErrDigest = errors.New("assembled file has another SHA-256")
 
 // seedRef says where a seed holds a chunk.
 type seedRef struct {
@@ -71,11 +93,13 @@ type seedRef struct {
 // from store, once: when dst is also an io.ReaderAt, a repeat of a chunk
 // taken from the store earlier in the file is read back from dst. No chunk
 // is written before its bytes are checked against its id and size, whatever
-// the store says about them.
+// the store says about them; with opt.SHA256, a seed's chunks are checked by
+// the whole file's digest instead (see AssembleOptions.SHA256).
 //
 // opt.Parallel workers read, fetch and check chunks at once, while one
 // writer writes the checked chunks into dst in the file's order (dst is
-// written from one goroutine, front to back). At most Parallel+1 chunks are
+// written from one goroutine, front to back; with opt.SHA256 one more
+// hashes each chunk once it is written). At most Parallel+1 chunks are
 // in flight (being read, fetched or checked, waiting for the writer, or
 // being written), each in one buffer of ix.Max bytes or in the bytes the
 // store returned: memory stays within a small multiple of (Parallel+1)×Max,
@@ -88,7 +112,34 @@ func Assemble(ctx context.Context, dst io.WriterAt, ix *Index, seeds []Seed, sto
 	if err := checkChunks(ix); err != nil {
 		return Stats{}, fmt.Errorf("assemble: %w", err)
 	}
-	par := opt.Parallel
+	if opt.SHA256 == nil {
+		return assemble(ctx, dst, ix, seeds, store, opt.Parallel, nil, true)
+	}
+	// Seed chunks unchecked, the whole file hashed: SHA-256 with the
+	// processor's instructions costs less than half of checking each
+	// chunk's SHA-512/256, and the caller would hash the file anyway.
+	h := sha256.New()
+	st, err := assemble(ctx, dst, ix, seeds, store, opt.Parallel, h, false)
+	if err != nil || [sha256.Size]byte(h.Sum(nil)) == *opt.SHA256 {
+		return st, err
+	}
+	h.Reset()
+	st, err = assemble(ctx, dst, ix, seeds, store, opt.Parallel, h, true)
+	st.Rechecked = true
+	if err != nil {
+		return st, err
+	}
+	if got := [sha256.Size]byte(h.Sum(nil)); got != *opt.SHA256 {
+		return st, fmt.Errorf("assemble: every chunk matches its id, and the file's SHA-256 is %s, want %s: %w",
+			hex.EncodeToString(got[:]), hex.EncodeToString(opt.SHA256[:]), ErrDigest)
+	}
+	return st, nil
+}
+
+// assemble is one assembly of Assemble's: sum, when set, is given every
+// byte written, in the file's order; checkSeeds says each seed chunk is
+// checked against its id.
+func assemble(ctx context.Context, dst io.WriterAt, ix *Index, seeds []Seed, store Store, par int, sum hash.Hash, checkSeeds bool) (Stats, error) {
 	if par <= 0 {
 		par = defaultParallel
 	}
@@ -105,8 +156,11 @@ func Assemble(ctx context.Context, dst io.WriterAt, ix *Index, seeds []Seed, sto
 	// repeats are read back from dst, which the writer has written up to
 	// them by then.
 	reread, _ := dst.(io.ReaderAt)
-	a := &assembly{dst: dst, reread: reread, ix: ix, have: have, store: store,
+	a := &assembly{dst: dst, reread: reread, ix: ix, have: have, store: store, checkSeeds: checkSeeds,
 		free: make(chan []byte, par+1), jobs: make(chan chunkJob), order: make(chan chunkJob, par)}
+	if sum != nil {
+		a.written = make(chan written, par+1)
+	}
 	// free holds the seed buffers: taking one before a chunk starts bounds
 	// the chunks in flight to par, plus the one the writer holds.
 	for range par + 1 {
@@ -118,6 +172,9 @@ func Assemble(ctx context.Context, dst io.WriterAt, ix *Index, seeds []Seed, sto
 		g.Go(func() error { return a.work(gctx) })
 	}
 	g.Go(a.write)
+	if sum != nil {
+		g.Go(func() error { a.hash(sum); return nil })
+	}
 	err := g.Wait()
 	st := a.st
 	st.Chunks = st.SeedChunks + st.FetchedChunks + st.ReusedChunks
@@ -164,10 +221,16 @@ type assembly struct {
 	ix     *Index
 	have   map[ChunkID]seedRef
 	store  Store
-	free   chan []byte   // the chunk buffers not in use
-	jobs   chan chunkJob // the chunks for the workers
-	order  chan chunkJob // the chunks in flight, in the file's order
-	st     Stats         // the writer's
+	// checkSeeds says a seed chunk is checked against its id.
+	checkSeeds bool
+	// written, when the file is hashed, takes each chunk the writer has
+	// written, in the file's order, to the hash (and its buffer back to
+	// free from there): hashing one chunk while the next is written.
+	written chan written
+	free    chan []byte   // the chunk buffers not in use
+	jobs    chan chunkJob // the chunks for the workers
+	order   chan chunkJob // the chunks in flight, in the file's order
+	st      Stats         // the writer's
 }
 
 // A chunkJob is chunk c, the n-th of the file, in flight.
@@ -232,15 +295,40 @@ func (a *assembly) dispatch(ctx context.Context) error {
 // work gets the chunks of the jobs it takes until there are no more.
 func (a *assembly) work(ctx context.Context) error {
 	for j := range a.jobs {
-		data, fromSeed, mismatch, err := getChunk(ctx, j.c, a.have, a.store, j.buf)
+		data, fromSeed, mismatch, err := getChunk(ctx, j.c, a.have, a.store, j.buf, a.checkSeeds)
 		j.res <- chunkResult{data, fromSeed, mismatch, err}
 	}
 	return nil
 }
 
+// A written chunk is its bytes and the buffer to free once they are
+// hashed.
+type written struct{ data, buf []byte }
+
+// hash gives the hash sum every chunk written, in order, and frees their
+// buffers, until the writer stops.
+func (a *assembly) hash(sum hash.Hash) {
+	for w := range a.written {
+		sum.Write(w.data)
+		a.free <- w.buf // never blocks: the buffer came from free
+	}
+}
+
+// done passes a written chunk's bytes to the hash, or frees its buffer.
+func (a *assembly) done(data, buf []byte) {
+	if a.written != nil {
+		a.written <- written{data, buf} // never blocks: as many slots as buffers
+	} else {
+		a.free <- buf // never blocks: the buffer came from free
+	}
+}
+
 // write writes the chunks into dst in the file's order, as their results
 // come, and counts them in a.st.
 func (a *assembly) write() error {
+	if a.written != nil {
+		defer close(a.written)
+	}
 	for j := range a.order {
 		if j.reuse {
 			if err := a.writeRepeat(j); err != nil {
@@ -255,7 +343,7 @@ func (a *assembly) write() error {
 		if _, err := a.dst.WriteAt(r.data, int64(j.c.Start)); err != nil {
 			return fmt.Errorf("assemble: write chunk %d at %d: %w", j.n, j.c.Start, err)
 		}
-		a.free <- j.buf // never blocks: the buffer came from free
+		a.done(r.data, j.buf)
 		if r.mismatch {
 			a.st.SeedMismatches++
 		}
@@ -283,20 +371,20 @@ func (a *assembly) writeRepeat(j chunkJob) error {
 	if _, err := a.dst.WriteAt(b, int64(j.c.Start)); err != nil {
 		return fmt.Errorf("assemble: write chunk %d at %d: %w", j.n, j.c.Start, err)
 	}
-	a.free <- j.buf
+	a.done(b, j.buf)
 	a.st.ReusedChunks++
 	a.st.ReusedBytes += int64(j.c.Size)
 	return nil
 }
 
-// getChunk returns chunk c's checked bytes, from its seed when one has it
-// and the bytes there match, else from the store. buf (ix.Max bytes) holds a
-// seed chunk.
-func getChunk(ctx context.Context, c Chunk, have map[ChunkID]seedRef, store Store, buf []byte) (data []byte, fromSeed, mismatch bool, err error) {
+// getChunk returns chunk c's bytes, from its seed when one has it and
+// the bytes there match (or checkSeed is false), else from the store,
+// checked. buf (ix.Max bytes) holds a seed chunk.
+func getChunk(ctx context.Context, c Chunk, have map[ChunkID]seedRef, store Store, buf []byte, checkSeed bool) (data []byte, fromSeed, mismatch bool, err error) {
 	if ref, ok := have[c.ID]; ok {
 		b := buf[:c.Size]
 		_, rerr := ref.f.ReadAt(b, int64(ref.start))
-		if rerr == nil && Sum(b) == c.ID {
+		if rerr == nil && (!checkSeed || Sum(b) == c.ID) {
 			return b, true, false, nil
 		}
 		mismatch = true

@@ -3,6 +3,8 @@ package casync
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	mrand "math/rand/v2"
@@ -163,9 +165,10 @@ func TestAssembleFromSeedAndStore(t *testing.T) {
 	}
 }
 
-func TestAssembleSeedEditedOnDisk(t *testing.T) {
-	f := newDeltaFixture(t, 4<<20)
-	// Change bytes inside the seed's tenth chunk after it was indexed.
+// editSeed changes bytes inside the seed's tenth chunk after it was
+// indexed, and returns that chunk, which v2 uses.
+func (f *deltaFixture) editSeed(t *testing.T) Chunk {
+	t.Helper()
 	c := f.seed.Index.Chunks[10]
 	fh, err := os.OpenFile(f.v1Out, os.O_RDWR, 0)
 	if err != nil {
@@ -180,6 +183,12 @@ func TestAssembleSeedEditedOnDisk(t *testing.T) {
 	if !used {
 		t.Fatal("the fixture's v2 does not use the seed's tenth chunk")
 	}
+	return c
+}
+
+func TestAssembleSeedEditedOnDisk(t *testing.T) {
+	f := newDeltaFixture(t, 4<<20)
+	c := f.editSeed(t)
 
 	t.Run("store has it", func(t *testing.T) {
 		got, st, err := f.assemble(t, f.fullStore, AssembleOptions{})
@@ -194,6 +203,68 @@ func TestAssembleSeedEditedOnDisk(t *testing.T) {
 		_, _, err := f.assemble(t, f.store, AssembleOptions{})
 		if !errors.Is(err, ErrChunkMissing) || !strings.Contains(err.Error(), c.ID.String()) {
 			t.Fatalf("Assemble = %v; want the edited chunk %s missing", err, c.ID)
+		}
+	})
+}
+
+func TestAssembleByDigest(t *testing.T) {
+	f := newDeltaFixture(t, 4<<20)
+	want := sha256.Sum256(f.v2)
+	byDigest := AssembleOptions{SHA256: &want}
+	t.Run("seed as indexed", func(t *testing.T) {
+		got, st, err := f.assemble(t, f.store, byDigest)
+		if err != nil || !bytes.Equal(got, f.v2) {
+			t.Fatalf("Assemble = %v; or the bytes are not v2", err)
+		}
+		if st.Rechecked || st.SeedMismatches != 0 || st.FetchedChunks != f.newChunks || st.SeedChunks+st.FetchedChunks != len(f.ix.Chunks) {
+			t.Fatalf("Assemble stats = %+v; want one pass, %d chunks fetched, the rest from the seed", st, f.newChunks)
+		}
+	})
+	t.Run("another digest", func(t *testing.T) {
+		other := want
+		other[0] ^= 1
+		_, st, err := f.assemble(t, f.store, AssembleOptions{SHA256: &other})
+		if !errors.Is(err, ErrDigest) || !st.Rechecked || !strings.Contains(err.Error(), hex.EncodeToString(want[:])) {
+			t.Fatalf("Assemble(another digest) = %+v, %v; want ErrDigest naming the file's SHA-256 after a second, checked pass", st, err)
+		}
+	})
+	t.Run("store lies", func(t *testing.T) {
+		var bad Chunk
+		old := indexIDs(f.seed.Index)
+		for _, c := range f.ix.Chunks {
+			if !old[c.ID] {
+				bad = c
+				break
+			}
+		}
+		var rec recorder
+		_, err := Assemble(t.Context(), &rec, f.ix, []Seed{f.seed}, liar{Store: f.store, bad: bad.ID}, byDigest)
+		if !errors.Is(err, ErrChunkInvalid) || !strings.Contains(err.Error(), bad.ID.String()) {
+			t.Fatalf("Assemble(a store that lies) = %v; want chunk %s refused", err, bad.ID)
+		}
+		ids := indexIDs(f.ix)
+		for _, w := range rec.writes {
+			if !ids[Sum(w)] {
+				t.Fatalf("Assemble wrote %d bytes that are no chunk of the index", len(w))
+			}
+		}
+	})
+	c := f.editSeed(t)
+	t.Run("seed edited, store has it", func(t *testing.T) {
+		// The first pass writes the edited chunk unchecked, so the digest
+		// differs; the second checks each seed chunk and fetches it.
+		got, st, err := f.assemble(t, f.fullStore, byDigest)
+		if err != nil || !bytes.Equal(got, f.v2) {
+			t.Fatalf("Assemble = %v; or the bytes are not v2", err)
+		}
+		if !st.Rechecked || st.SeedMismatches != 1 || st.FetchedChunks != f.newChunks+1 {
+			t.Fatalf("Assemble stats = %+v; want a second pass with 1 seed mismatch fetched beside the %d new chunks", st, f.newChunks)
+		}
+	})
+	t.Run("seed edited, store lacks it", func(t *testing.T) {
+		_, st, err := f.assemble(t, f.store, byDigest)
+		if !errors.Is(err, ErrChunkMissing) || !st.Rechecked || !strings.Contains(err.Error(), c.ID.String()) {
+			t.Fatalf("Assemble = %+v, %v; want the edited chunk %s missing in the second pass", st, err, c.ID)
 		}
 	})
 }

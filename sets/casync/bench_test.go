@@ -40,22 +40,32 @@ func BenchmarkAssembleDelta(b *testing.B) {
 		}
 		cpu.report(b)
 	})
+	want := sha256.Sum256(f.v2)
 	for _, par := range []int{1, 2, 4} {
-		b.Run("assemble-"+string(rune('0'+par)), func(b *testing.B) {
-			b.SetBytes(int64(len(f.v2)))
-			cpu := startCPU()
-			for b.Loop() {
-				os.Remove(out)
-				w, err := os.Create(out)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if _, err := Assemble(b.Context(), w, f.ix, []Seed{f.seed}, f.store, AssembleOptions{Parallel: par}); err != nil {
-					b.Fatal(err)
-				}
-				w.Close()
+		for _, whole := range []bool{false, true} {
+			// assemble-N checks each seed chunk; assemble-N-sha256 checks
+			// the file's SHA-256 instead, as fetch does.
+			name := "assemble-" + string(rune('0'+par))
+			opt := AssembleOptions{Parallel: par}
+			if whole {
+				name, opt.SHA256 = name+"-sha256", &want
 			}
-			cpu.report(b)
-		})
+			b.Run(name, func(b *testing.B) {
+				b.SetBytes(int64(len(f.v2)))
+				cpu := startCPU()
+				for b.Loop() {
+					os.Remove(out)
+					w, err := os.Create(out)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if st, err := Assemble(b.Context(), w, f.ix, []Seed{f.seed}, f.store, opt); err != nil || st.Rechecked {
+						b.Fatalf("Assemble = %+v, %v", st, err)
+					}
+					w.Close()
+				}
+				cpu.report(b)
+			})
+		}
 	}
 }
