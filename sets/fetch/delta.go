@@ -182,13 +182,33 @@ func (f *Fetcher) assemble(ctx context.Context, p lock.Pack, dst string, ix *cas
 		return casync.Stats{}, err
 	}
 	defer pending.Cleanup()
-	st, err := casync.Assemble(ctx, pending.File(), ix, seeds, store, casync.AssembleOptions{Parallel: f.Delta.Parallel})
+	want, err := hex.DecodeString(p.SHA256)
+	if err != nil || len(want) != sha256.Size {
+		return casync.Stats{}, fmt.Errorf("rebuild from chunks: the lock's SHA-256 %q is not 64 hex digits", p.SHA256)
+	}
+	// The same check as a whole download's, on the bytes as they are
+	// written: a wrong byte never lands. Assemble checks a seed's chunks
+	// by it too, and each one only when the file's digest is wrong.
+	st, err := casync.Assemble(ctx, pending.File(), ix, seeds, store,
+		casync.AssembleOptions{Parallel: f.Delta.Parallel, SHA256: (*[sha256.Size]byte)(want)})
+	if st.Rechecked {
+		f.deltaLog().Warn("a seed's bytes differ from its chunk index; the archive was rebuilt checking each chunk",
+			"pack", p.ID, "seed_mismatches", st.SeedMismatches)
+	}
+	if errors.Is(err, casync.ErrDigest) {
+		return st, fmt.Errorf("rebuild from chunks: %w: %w", lock.ErrWrongBytes, err)
+	}
 	if err != nil {
 		return st, fmt.Errorf("rebuild from chunks: %w", err)
 	}
-	// The same check as a whole download's: a wrong byte never lands.
-	if err := lock.VerifyFile(pending.Name(), p.Size, p.SHA256); err != nil {
+	// The index's chunks add up to the pinned size (fetchIndex), and
+	// Assemble wrote each: a fresh file is that long.
+	fi, err := pending.File().Stat()
+	if err != nil {
 		return st, fmt.Errorf("rebuild from chunks: %w", err)
+	}
+	if fi.Size() != p.Size {
+		return st, fmt.Errorf("rebuild from chunks: %w: %d bytes, the lock pins %d", lock.ErrWrongBytes, fi.Size(), p.Size)
 	}
 	if err := pending.Commit(atomicfile.Renamer{}); err != nil {
 		return st, err

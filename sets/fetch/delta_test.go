@@ -277,12 +277,20 @@ func TestFetchDeltaMends(t *testing.T) {
 		copy(data[len(data)/8:], settest.RandomBytes(11, 100<<10)) // same size: the kept index is used
 		os.Chmod(s.seed, 0o644)
 		os.WriteFile(s.seed, data, 0o644)
+		var logged bytes.Buffer
+		f.Delta.Log = slog.New(slog.NewTextHandler(&logged, nil))
 		res, err := f.Fetch(t.Context(), s.base, s.l.Packs)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r := res[0]; r.Delta == nil && r.Fallback == "" {
-			t.Fatalf("Fetch = %+v", r)
+		// The first assembly's digest is wrong; the second checks each
+		// seed chunk and takes the edited ones from the store, which has
+		// every chunk of both versions.
+		if r := res[0]; r.Delta == nil || r.Fallback != "" {
+			t.Fatalf("Fetch = %+v; want a delta update", r)
+		}
+		if !strings.Contains(logged.String(), "rebuilt checking each chunk") || !strings.Contains(logged.String(), "seed_mismatches=") {
+			t.Errorf("log = %q; want the second, checked assembly reported", logged.String())
 		}
 		checkLanded(t, f.Dir, map[string][]byte{s.l.Packs[0].SHA256: s.v2})
 	})
