@@ -2,17 +2,24 @@
 // scripts/bench-delta-assemble.sh (issue 25): `prepare DIR MIB` writes a
 // pack's v1 and v2 (v1 with 1 MiB inserted at a third, 2 MiB overwritten at
 // two thirds and 512 KiB appended, at 200 MiB; scaled for other sizes), the
-// chunk index of each, and a chunk store holding only v2's chunks that v1's
-// index lacks, then prints how many of v2's bytes those are. `assemble DIR
-// OUT` rebuilds v2 into OUT from the seed v1 (by its index) and that store,
-// as a host would, with WORKERS chunks at once (default
-// casync.DefaultParallel), and prints where the bytes came from.
+// chunk index of each, v2's SHA-256 (v2.sha256) and a chunk store holding
+// only v2's chunks that v1's index lacks, then prints how many of v2's bytes
+// those are. `assemble DIR OUT` rebuilds v2 into OUT from the seed v1 (by
+// its index) and that store, as a host does (sets/fetch): the seed's chunks
+// checked by the whole file's SHA-256, hashed as it is written, with
+// WORKERS chunks at once (default casync.DefaultParallel), and prints where
+// the bytes came from. `assemble DIR OUT WORKERS checked` rebuilds it as
+// hosts did until 2026-12-07: each seed chunk checked against its
+// SHA-512/256 id, then the file read back and hashed.
 package main
 
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -37,15 +44,15 @@ func run(args []string) error {
 		}
 		return prepare(args[1], mib)
 	case len(args) == 3 && args[0] == "assemble":
-		return assemble(args[1], args[2], 0)
-	case len(args) == 4 && args[0] == "assemble":
+		return assemble(args[1], args[2], 0, false)
+	case (len(args) == 4 || len(args) == 5 && args[4] == "checked") && args[0] == "assemble":
 		par, err := strconv.Atoi(args[3])
 		if err != nil || par < 1 {
 			return fmt.Errorf("assemble: workers %q: want a whole number, at least 1", args[3])
 		}
-		return assemble(args[1], args[2], par)
+		return assemble(args[1], args[2], par, len(args) == 5)
 	}
-	return fmt.Errorf("usage: deltaassemble prepare DIR MIB | assemble DIR OUT [WORKERS]")
+	return fmt.Errorf("usage: deltaassemble prepare DIR MIB | assemble DIR OUT [WORKERS [checked]]")
 }
 
 // onlyNew passes on the chunks v1's index lacks.
@@ -96,7 +103,8 @@ func prepare(dir string, mib int) error {
 	if err != nil {
 		return err
 	}
-	for name, b := range map[string][]byte{"v1": v1, "v2": v2} {
+	sum := sha256.Sum256(v2)
+	for name, b := range map[string][]byte{"v1": v1, "v2": v2, "v2.sha256": []byte(hex.EncodeToString(sum[:]))} {
 		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
 			return err
 		}
@@ -128,7 +136,9 @@ func readIndex(path string) (*casync.Index, error) {
 	return casync.ReadIndex(f, casync.Limits{})
 }
 
-func assemble(dir, out string, par int) error {
+// assemble rebuilds v2 into out, checked by its SHA-256 as sets/fetch
+// does, or each seed chunk checked and the file hashed again (checked).
+func assemble(dir, out string, par int, checked bool) error {
 	ix1, err := readIndex(filepath.Join(dir, "v1.caibx"))
 	if err != nil {
 		return err
@@ -137,13 +147,28 @@ func assemble(dir, out string, par int) error {
 	if err != nil {
 		return err
 	}
+	hexSum, err := os.ReadFile(filepath.Join(dir, "v2.sha256"))
+	if err != nil {
+		return err
+	}
+	want, err := hex.DecodeString(string(hexSum))
+	if err != nil || len(want) != sha256.Size {
+		return fmt.Errorf("v2.sha256: not a SHA-256 in hex")
+	}
 	f, err := os.OpenFile(out, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return err
 	}
+	opt := casync.AssembleOptions{Parallel: par}
+	if !checked {
+		opt.SHA256 = (*[sha256.Size]byte)(want)
+	}
 	st, err := casync.Assemble(context.Background(), f, ix2,
 		[]casync.Seed{{Path: filepath.Join(dir, "v1"), Index: ix1}},
-		casync.LocalStore{Dir: filepath.Join(dir, "store")}, casync.AssembleOptions{Parallel: par})
+		casync.LocalStore{Dir: filepath.Join(dir, "store")}, opt)
+	if err == nil && checked {
+		err = checkSum(f, want)
+	}
 	if err == nil {
 		// Assemble writes every chunk; the file is as long as the index says.
 		var fi os.FileInfo
@@ -157,7 +182,20 @@ func assemble(dir, out string, par int) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("chunks=%d seed_chunks=%d fetched_chunks=%d reused_chunks=%d seed_bytes=%d fetched_bytes=%d\n",
-		st.Chunks, st.SeedChunks, st.FetchedChunks, st.ReusedChunks, st.SeedBytes, st.FetchedBytes)
+	fmt.Printf("chunks=%d seed_chunks=%d fetched_chunks=%d reused_chunks=%d seed_bytes=%d fetched_bytes=%d rechecked=%v\n",
+		st.Chunks, st.SeedChunks, st.FetchedChunks, st.ReusedChunks, st.SeedBytes, st.FetchedBytes, st.Rechecked)
+	return nil
+}
+
+// checkSum reads f back from its start and checks its SHA-256, as
+// lock.VerifyFile does after a download.
+func checkSum(f *os.File, want []byte) error {
+	h := sha256.New()
+	if _, err := io.Copy(h, io.NewSectionReader(f, 0, 1<<62)); err != nil {
+		return err
+	}
+	if !bytes.Equal(h.Sum(nil), want) {
+		return fmt.Errorf("the assembled file's SHA-256 is %x, want %x", h.Sum(nil), want)
+	}
 	return nil
 }
