@@ -64,11 +64,14 @@ type Reader struct {
 	pos      int    // where the next byte is decoded into out
 	done     int    // out[done:pos] is not yet read
 	state    state
-	final    bool // the current block is the last
-	stored   int  // bytes left of a stored block
-	lit, dst table
-	codes    table // the code length code of a dynamic block's header
-	err      error
+	final    bool  // the current block is the last
+	stored   int   // bytes left of a stored block
+	lit, dst table // a dynamic block's codes
+	// litCode and dstCode are the entries of the current Huffman-coded
+	// block's codes: lit's and dst's, or the shared fixed codes'.
+	litCode, dstCode []uint32
+	codes            table // the code length code of a dynamic block's header
+	err              error
 }
 
 type state uint8
@@ -91,7 +94,7 @@ func NewReader(r io.Reader) *Reader {
 	if z, ok := readers.Get().(*Reader); ok {
 		// Bytes left in out by an earlier stream are never read: a
 		// distance reaches back at most to the stream's first byte.
-		*z = Reader{r: r, in: z.in, out: z.out, lit: table{entries: z.lit.entries}, dst: table{entries: z.dst.entries}, codes: table{entries: z.codes.entries}}
+		*z = Reader{r: r, in: z.in, out: z.out, lit: z.lit, dst: z.dst, codes: z.codes}
 		return z
 	}
 	return &Reader{
@@ -289,12 +292,13 @@ func (z *Reader) header() error {
 	case 0:
 		return z.storedHeader()
 	case 1:
-		z.lit.fixedLit()
-		z.dst.fixedDist()
+		f := fixedTables()
+		z.litCode, z.dstCode = f.lit.entries, f.dst.entries
 	case 2:
 		if err := z.dynamic(); err != nil {
 			return err
 		}
+		z.litCode, z.dstCode = z.lit.entries, z.dst.entries
 	default:
 		return z.corrupt("block type 3 is reserved")
 	}
@@ -490,7 +494,6 @@ const (
 // rootBits bits, whose links lead to second levels for longer codes.
 type table struct {
 	entries []uint32
-	fixed   int // kindLitLen+1 or kindDist+1 when it holds the fixed code
 }
 
 // symbolEntry is the entry of symbol sym of alphabet with a code of n
@@ -521,7 +524,6 @@ func symbolEntry(alphabet int, sym, n uint32) uint32 {
 // the code is one compress/flate accepts: complete, a single code of one
 // bit, or (used only to fail) no code at all.
 func (t *table) build(lens []uint8, rootBits uint, alphabet int) bool {
-	t.fixed = 0
 	var count [16]uint32
 	maxLen := uint(0)
 	for _, n := range lens {
@@ -615,11 +617,12 @@ func (t *table) link(lens []uint8, next [16]uint32, rootBits uint) {
 // significant first into a stream read least significant first.
 func reverse(v uint32, n uint) uint32 { return bits.Reverse32(v) >> (32 - n) }
 
-// fixedLit makes t the table of the fixed literal/length code.
-func (t *table) fixedLit() {
-	if t.fixed == kindLitLen+1 {
-		return
-	}
+// fixedTables returns the tables of the fixed codes (RFC 1951 3.2.6),
+// built once and shared: every Reader only reads them. A stream Go's and
+// klauspost's compressors end has its last, empty block in them, after
+// the dynamic block that holds a small file.
+var fixedTables = sync.OnceValue(func() *struct{ lit, dst table } {
+	f := new(struct{ lit, dst table })
 	var lens [288]uint8
 	for i := range lens {
 		switch {
@@ -633,22 +636,15 @@ func (t *table) fixedLit() {
 			lens[i] = 8
 		}
 	}
-	t.build(lens[:], litBits, kindLitLen)
-	t.fixed = kindLitLen + 1
-}
-
-// fixedDist makes t the table of the fixed distance code.
-func (t *table) fixedDist() {
-	if t.fixed == kindDist+1 {
-		return
-	}
-	var lens [32]uint8
-	for i := range lens {
+	f.lit.entries = make([]uint32, litTableSize)
+	f.lit.build(lens[:], litBits, kindLitLen)
+	for i := range 32 {
 		lens[i] = 5
 	}
-	t.build(lens[:], distBits, kindDist)
-	t.fixed = kindDist + 1
-}
+	f.dst.entries = make([]uint32, distTableSize)
+	f.dst.build(lens[:32], distBits, kindDist)
+	return f
+})
 
 // huffman decodes a Huffman-coded block's symbols until the block ends or
 // the output buffer is full. The state lives in locals for the loop; each
@@ -665,7 +661,7 @@ func (z *Reader) huffman() error {
 	bits, nbits := z.bits, z.nbits
 	in, ip, inLen := z.in, z.ip, z.inLen
 	out, pos, lim := z.out, z.pos, z.limit()
-	lit, dst := z.lit.entries, z.dst.entries
+	lit, dst := z.litCode, z.dstCode
 	// The first levels as arrays: a masked index needs no bounds check.
 	litRoot := (*[litTableSize]uint32)(lit)
 	dstRoot := (*[distTableSize]uint32)(dst)

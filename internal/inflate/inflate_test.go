@@ -464,3 +464,39 @@ func TestBuildSingleCodeAfterFull(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkDecodeSmall inflates 256 files of about 1.4 KiB of text, each
+// deflated on its own, as a pack of many small files holds them: the cost
+// of a stream's start and of its blocks' tables more than of decoding.
+func BenchmarkDecodeSmall(b *testing.B) {
+	text := corpus()["text"]
+	var comp [][]byte
+	total := 0
+	for i := range 256 {
+		piece := text[i*1400 : i*1400+1400]
+		comp = append(comp, compress(b, compressors()["klauspost level 6"], piece))
+		total += len(piece)
+	}
+	for _, dec := range []struct {
+		name string
+		open func(io.Reader) io.ReadCloser
+	}{
+		{"forgesync", func(r io.Reader) io.ReadCloser { return NewReader(r) }},
+		{"klauspost", func(r io.Reader) io.ReadCloser { return kflate.NewReader(r) }},
+		{"stdlib", func(r io.Reader) io.ReadCloser { return stdflate.NewReader(r) }},
+	} {
+		b.Run(dec.name, func(b *testing.B) {
+			b.SetBytes(int64(total))
+			buf := make([]byte, 32<<10)
+			for b.Loop() {
+				for _, c := range comp {
+					z := dec.open(bytes.NewReader(c))
+					if _, err := io.CopyBuffer(io.Discard, struct{ io.Reader }{z}, buf); err != nil {
+						b.Fatal(err)
+					}
+					z.Close()
+				}
+			}
+		})
+	}
+}
