@@ -524,13 +524,26 @@ func symbolEntry(alphabet int, sym, n uint32) uint32 {
 // the code is one compress/flate accepts: complete, a single code of one
 // bit, or (used only to fail) no code at all.
 func (t *table) build(lens []uint8, rootBits uint, alphabet int) bool {
+	// Every fourth symbol is counted apart: with one count, the
+	// increments of neighbours of one length would wait on each other.
+	var part [4][16]uint32
 	var count [16]uint32
-	maxLen := uint(0)
-	for _, n := range lens {
-		count[n]++
-		maxLen = max(maxLen, uint(n))
+	i := 0
+	for ; i+3 < len(lens); i += 4 {
+		part[0][lens[i]]++
+		part[1][lens[i+1]]++
+		part[2][lens[i+2]]++
+		part[3][lens[i+3]]++
 	}
-	count[0] = 0
+	for ; i < len(lens); i++ {
+		part[0][lens[i]]++
+	}
+	maxLen := uint(0)
+	for n := 1; n < len(count); n++ {
+		if count[n] = part[0][n] + part[1][n] + part[2][n] + part[3][n]; count[n] > 0 {
+			maxLen = uint(n)
+		}
+	}
 	root := 1 << rootBits
 	t.entries = t.entries[:root]
 	if maxLen == 0 {
@@ -561,6 +574,13 @@ func (t *table) build(lens []uint8, rootBits uint, alphabet int) bool {
 	if maxLen > rootBits {
 		t.link(lens, next, rootBits)
 	}
+	// With no code longer than the first level, its first 2^maxLen
+	// entries are filled, then doubled by copies up to its size: every
+	// code repeats every 2^maxLen entries.
+	size := uint32(root)
+	if maxLen < rootBits {
+		size = 1 << maxLen
+	}
 	for sym, n := range lens {
 		if n == 0 {
 			continue
@@ -569,7 +589,7 @@ func (t *table) build(lens []uint8, rootBits uint, alphabet int) bool {
 		next[n]++
 		if uint(n) <= rootBits {
 			e := symbolEntry(alphabet, uint32(sym), uint32(n))
-			for i := r; i < uint32(root); i += 1 << n {
+			for i := r; i < size; i += 1 << n {
 				t.entries[i] = e
 			}
 			continue
@@ -581,6 +601,9 @@ func (t *table) build(lens []uint8, rootBits uint, alphabet int) bool {
 		for i := r >> rootBits; i < uint32(len(sub)); i += 1 << rest {
 			sub[i] = e
 		}
+	}
+	for ; size < uint32(root); size *= 2 {
+		copy(t.entries[size:2*size], t.entries[:size])
 	}
 	return true
 }
