@@ -191,14 +191,19 @@ func zipHeaderProblems(r io.ReaderAt, size int64, zr *zip.Reader) []Problem {
 		name       string
 		start, end int64
 	}
-	var spans []span
+	spans := make([]span, 0, len(zr.File))
+	var scratch []byte // one buffer for every entry's search
 	for _, f := range zr.File {
-		h, v := zipLocalHeader(r, f)
+		d, err := f.DataOffset()
+		if err != nil {
+			problems = append(problems, Problem{Entry: f.Name, Rule: RuleCorrupt, Value: "no local header where the central directory says: " + err.Error()})
+			continue
+		}
+		h, v := zipLocalHeader(r, f, d, &scratch)
 		if v != "" {
 			problems = append(problems, Problem{Entry: f.Name, Rule: RuleCorrupt, Value: v})
 			continue
 		}
-		d, _ := f.DataOffset()
 		spans = append(spans, span{f.Name, h, d + int64(f.CompressedSize64)})
 	}
 	slices.SortFunc(spans, func(a, b span) int { return cmp.Compare(a.start, b.start) })
@@ -249,18 +254,17 @@ func zipEndProblem(r io.ReaderAt, size int64) string {
 }
 
 // zipLocalHeader finds the local header of f, the one whose name and
-// extra field end where the reader found f's data, and compares it with
-// the central directory. It returns the header's offset, or what
-// disagrees.
-func zipLocalHeader(r io.ReaderAt, f *zip.File) (int64, string) {
-	d, err := f.DataOffset()
-	if err != nil {
-		return 0, "no local header where the central directory says: " + err.Error()
-	}
+// extra field end at d, where the reader found f's data, and compares it
+// with the central directory. It returns the header's offset, or what
+// disagrees. It reads into *scratch, grown when too short.
+func zipLocalHeader(r io.ReaderAt, f *zip.File, d int64, scratch *[]byte) (int64, string) {
 	mismatch := "no local header ends where its data begins"
 	for _, window := range []int64{zipLocalLen + int64(len(f.Name)) + 1024, zipLocalLen + 2*0xffff} {
 		start := max(0, d-window)
-		buf := make([]byte, d-start)
+		if int64(cap(*scratch)) < d-start {
+			*scratch = make([]byte, d-start)
+		}
+		buf := (*scratch)[:d-start]
 		if _, err := r.ReadAt(buf, start); err != nil {
 			return 0, "local header unreadable: " + err.Error()
 		}
