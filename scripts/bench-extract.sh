@@ -48,6 +48,9 @@
 #       deletes nothing (the work folder's path is printed), so that runs
 #       one after the other (two trees side by side) do not start on the
 #       deletes of the one before (see below); remove the folders after.
+#   FORGESYNC_BENCH_FORMATS="7z small.zip" scripts/bench-extract.sh
+#       only these rows (of zip, tar.zst, 7z and small.zip), and no
+#       one-processor row unless zip is among them.
 #   FORGESYNC_BENCH_PROFILE=DIR scripts/bench-extract.sh 1
 #       also writes CPU profiles of one more run per format into DIR:
 #       FORMAT.parent.pprof (forgesync, from FORGESYNC_CPUPROFILE) and
@@ -60,6 +63,13 @@ cd "$(dirname "$0")/.."
 runs="${1:-5}"
 mib="${FORGESYNC_BENCH_MIB:-256}"
 prof="${FORGESYNC_BENCH_PROFILE:-}"
+formats="${FORGESYNC_BENCH_FORMATS:-zip tar.zst 7z small.zip}"
+for f in $formats; do
+	case "$f" in
+	zip | tar.zst | 7z | small.zip) ;;
+	*) echo "bench-extract: FORGESYNC_BENCH_FORMATS: no format $f (zip, tar.zst, 7z, small.zip)" >&2; exit 2 ;;
+	esac
+done
 for t in bsdtar zstd 7z openssl /usr/bin/time; do
 	command -v "$t" >/dev/null || { echo "bench-extract: needs $t" >&2; exit 2; }
 done
@@ -196,7 +206,7 @@ row() {
 		"$ow" "$tw" "$(ratio "$ow" "$tw")" "$oc" "$tc" "$(ratio "$oc" "$tc")" "$om" "$tm" "$(ratio "$om" "$tm")" "$ts" "$(ratio "$oc" "$ts")" $((rss >> 10)) "$ref"
 }
 
-for f in zip tar.zst 7z small.zip; do
+for f in $formats; do
 	size=$(wc -c < "$work/bench.$f")
 	: > "$work/ours.times"
 	: > "$work/before.times"
@@ -239,17 +249,21 @@ done
 
 # Parallel against serial: the zip on all processors and on one, runs
 # alternating.
-: > "$work/ours.times"
-f=zip # done_with's format
-r=0
-while [ $r -lt "$runs" ]; do
-	ours zip
-	ours zip GOMAXPROCS=1
-	r=$((r + 1))
-done
-pc=$(awk 'NR % 2 == 1 { print $2 }' "$work/ours.times" | median)
-pw=$(awk 'NR % 2 == 1 { print $1 }' "$work/ours.times" | median)
-sc=$(awk 'NR % 2 == 0 { print $2 }' "$work/ours.times" | median)
-sw=$(awk 'NR % 2 == 0 { print $1 }' "$work/ours.times" | median)
-printf 'zip on all processors: %.2f s wall, %.2f CPU-s; on one: %.2f s wall, %.2f CPU-s; CPU parallel/serial %s\n' \
-	"$pw" "$pc" "$sw" "$sc" "$(ratio "$pc" "$sc")"
+case " $formats " in
+*" zip "*)
+	: > "$work/ours.times"
+	f=zip # done_with's format
+	r=0
+	while [ $r -lt "$runs" ]; do
+		ours zip
+		ours zip GOMAXPROCS=1
+		r=$((r + 1))
+	done
+	pc=$(awk 'NR % 2 == 1 { print $2 }' "$work/ours.times" | median)
+	pw=$(awk 'NR % 2 == 1 { print $1 }' "$work/ours.times" | median)
+	sc=$(awk 'NR % 2 == 0 { print $2 }' "$work/ours.times" | median)
+	sw=$(awk 'NR % 2 == 0 { print $1 }' "$work/ours.times" | median)
+	printf 'zip on all processors: %.2f s wall, %.2f CPU-s; on one: %.2f s wall, %.2f CPU-s; CPU parallel/serial %s\n' \
+		"$pw" "$pc" "$sw" "$sc" "$(ratio "$pc" "$sc")"
+	;;
+esac
