@@ -519,15 +519,12 @@ func symbolEntry(alphabet int, sym, n uint32) uint32 {
 	return entry(n, kindLiteral, 0, sym)
 }
 
-// build makes t the table of the code with the lengths lens (0: no code)
-// over alphabet, rootBits bits at the first level. It reports whether
-// the code is one compress/flate accepts: complete, a single code of one
-// bit, or (used only to fail) no code at all.
-func (t *table) build(lens []uint8, rootBits uint, alphabet int) bool {
-	// Every fourth symbol is counted apart: with one count, the
-	// increments of neighbours of one length would wait on each other.
+// countLengths returns how many codes in lens have each length (none of
+// length 0) and the longest. Every fourth symbol is counted apart: with
+// one count, the increments of neighbours of one length would wait on each
+// other.
+func countLengths(lens []uint8) (count [16]uint32, maxLen uint) {
 	var part [4][16]uint32
-	var count [16]uint32
 	i := 0
 	for ; i+3 < len(lens); i += 4 {
 		part[0][lens[i]]++
@@ -538,12 +535,20 @@ func (t *table) build(lens []uint8, rootBits uint, alphabet int) bool {
 	for ; i < len(lens); i++ {
 		part[0][lens[i]]++
 	}
-	maxLen := uint(0)
 	for n := 1; n < len(count); n++ {
 		if count[n] = part[0][n] + part[1][n] + part[2][n] + part[3][n]; count[n] > 0 {
 			maxLen = uint(n)
 		}
 	}
+	return count, maxLen
+}
+
+// build makes t the table of the code with the lengths lens (0: no code)
+// over alphabet, rootBits bits at the first level. It reports whether
+// the code is one compress/flate accepts: complete, a single code of one
+// bit, or (used only to fail) no code at all.
+func (t *table) build(lens []uint8, rootBits uint, alphabet int) bool {
+	count, maxLen := countLengths(lens)
 	root := 1 << rootBits
 	t.entries = t.entries[:root]
 	if maxLen == 0 {
