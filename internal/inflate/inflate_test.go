@@ -195,20 +195,23 @@ func FuzzDifferential(f *testing.F) {
 	})
 }
 
+// benchDecoders are the inflaters the benchmarks put side by side.
+var benchDecoders = []struct {
+	name string
+	open func(io.Reader) io.ReadCloser
+}{
+	{"forgesync", func(r io.Reader) io.ReadCloser { return NewReader(r) }},
+	{"klauspost", func(r io.Reader) io.ReadCloser { return kflate.NewReader(r) }},
+	{"stdlib", func(r io.Reader) io.ReadCloser { return stdflate.NewReader(r) }},
+}
+
 // BenchmarkDecode inflates 3 MiB of text and 1 MiB of random bytes beside
 // klauspost/compress's and the standard library's inflaters.
 func BenchmarkDecode(b *testing.B) {
 	data := corpus()
 	for _, dname := range []string{"text", "random"} {
 		comp := compress(b, compressors()["klauspost level 6"], data[dname])
-		for _, dec := range []struct {
-			name string
-			open func(io.Reader) io.Reader
-		}{
-			{"forgesync", func(r io.Reader) io.Reader { return NewReader(r) }},
-			{"klauspost", func(r io.Reader) io.Reader { return kflate.NewReader(r) }},
-			{"stdlib", func(r io.Reader) io.Reader { return stdflate.NewReader(r) }},
-		} {
+		for _, dec := range benchDecoders {
 			b.Run(dname+"/"+dec.name, func(b *testing.B) {
 				b.SetBytes(int64(len(data[dname])))
 				buf := make([]byte, 256<<10)
@@ -477,14 +480,7 @@ func BenchmarkDecodeSmall(b *testing.B) {
 		comp = append(comp, compress(b, compressors()["klauspost level 6"], piece))
 		total += len(piece)
 	}
-	for _, dec := range []struct {
-		name string
-		open func(io.Reader) io.ReadCloser
-	}{
-		{"forgesync", func(r io.Reader) io.ReadCloser { return NewReader(r) }},
-		{"klauspost", func(r io.Reader) io.ReadCloser { return kflate.NewReader(r) }},
-		{"stdlib", func(r io.Reader) io.ReadCloser { return stdflate.NewReader(r) }},
-	} {
+	for _, dec := range benchDecoders {
 		b.Run(dec.name, func(b *testing.B) {
 			b.SetBytes(int64(total))
 			buf := make([]byte, 32<<10)
