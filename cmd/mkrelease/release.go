@@ -93,11 +93,7 @@ func readBundle(dist, root string) ([]entry, error) {
 		}
 		files = append(files, entry{Name: n, Data: data})
 	}
-	contract, err := api.OpenAPIJSON()
-	if err != nil {
-		return nil, fmt.Errorf("release file openapi.json: %w", err)
-	}
-	files = append(files, entry{Name: "openapi.yaml", Data: api.OpenAPI}, entry{Name: "openapi.json", Data: contract})
+	files = append(files, entry{Name: "openapi.yaml", Data: api.OpenAPI}, entry{Name: "openapi.json", Data: api.OpenAPIJSON})
 	return sorted(files)
 }
 
