@@ -322,7 +322,7 @@ func newStagingWriter(root *os.Root, writeback *writebackPace, leaveSyncFS bool)
 		leaveSyncFS: leaveSyncFS,
 	}
 	for range writerBuffers {
-		w.free <- make([]byte, copyBufferSize)
+		w.free <- nil // made by buffer when first taken
 	}
 	go w.run()
 	return w
@@ -415,8 +415,17 @@ func (w *stagingWriter) send(op writeOp) error {
 	return w.err
 }
 
-// buffer returns a free buffer to read the next chunk into.
-func (w *stagingWriter) buffer() []byte { return <-w.free }
+// buffer returns a free buffer to read the next chunk into. The buffers
+// are made as they are first taken: a zip, whose entries never pass
+// through the goroutine, or a pack of small files, would otherwise
+// allocate and clear 4 MiB it never uses, which a child of a small pack
+// paid for with a collection of its heap.
+func (w *stagingWriter) buffer() []byte {
+	if b := <-w.free; b != nil {
+		return b
+	}
+	return make([]byte, copyBufferSize)
+}
 
 // release hands back a buffer that was not sent with opWrite.
 func (w *stagingWriter) release(b []byte) { w.free <- b[:cap(b)] }

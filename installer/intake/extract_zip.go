@@ -69,7 +69,9 @@ func (x *extraction) zipParallel(zr *zip.Reader) error {
 		case actWrite:
 			if f.UncompressedSize64 <= inlineEntry {
 				if inlineBuf == nil {
-					inlineBuf = make([]byte, copyBufferSize)
+					// Entries of up to inlineEntry bytes, read whole (a larger
+					// one, which its header hid, in as many reads as it takes).
+					inlineBuf = make([]byte, inlineEntry)
 				}
 				if err := x.zipEntry(ctx, &mu, root, f, name, idx, max, inlineBuf); err != nil {
 					g.Go(func() error { return err })
