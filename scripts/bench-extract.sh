@@ -27,6 +27,8 @@
 #          the processor's SHA instructions, as Go's), and our CPU over
 #          it: forgesync identifies every archive by its SHA-256, which the
 #          tools do not compute;
+#   m+sha  our machine time over the tool's plus that of `openssl sha256`:
+#          both counted, the hash and each side's writeback;
 #   peak   the largest resident size of any of forgesync's processes over
 #          all runs (target < 64 MiB, plus the dictionary for 7z).
 # A fourth row, small.zip, is a pack of many small files (3,000 text files
@@ -194,7 +196,7 @@ tool() {
 ratio() { echo "$1 $2" | awk '{ printf "%.2f", $1 / $2 }'; }
 
 echo "pack: $mib MiB in 16 files (small.zip: 3,000 files of 1.4 KiB); median of $runs runs each"
-printf '%-8s %8s | %9s %8s %6s | %7s %7s %6s | %7s %7s %6s | %7s %6s | %8s\n' format archive "fs wall" "tool" ratio "fs CPU" "tool" ratio "machine" "tool" ratio "+sha" ratio "peak RSS"
+printf '%-8s %8s | %9s %8s %6s | %7s %7s %6s | %7s %7s %6s | %7s %6s | %5s | %8s\n' format archive "fs wall" "tool" ratio "fs CPU" "tool" ratio "machine" "tool" ratio "+sha" ratio "m+sha" "peak RSS"
 # row LABEL TIMES: a format's row for the runs in TIMES, against the
 # tool's runs of the same rounds.
 row() {
@@ -202,8 +204,9 @@ row() {
 	oc=$(cut -d' ' -f2 "$2" | median)
 	rss=$(cut -d' ' -f3 "$2" | sort -g | tail -n 1)
 	om=$(cut -d' ' -f4 "$2" | median)
-	printf '%-8s %4d MiB | %6.3f s %6.3f s %6s | %5.3f s %5.3f s %6s | %5.2f s %5.2f s %6s | %5.3f s %6s | %4d MiB  (%s)\n' "$1" $((size >> 20)) \
-		"$ow" "$tw" "$(ratio "$ow" "$tw")" "$oc" "$tc" "$(ratio "$oc" "$tc")" "$om" "$tm" "$(ratio "$om" "$tm")" "$ts" "$(ratio "$oc" "$ts")" $((rss >> 10)) "$ref"
+	printf '%-8s %4d MiB | %6.3f s %6.3f s %6s | %5.3f s %5.3f s %6s | %5.2f s %5.2f s %6s | %5.3f s %6s | %5s | %4d MiB  (%s)\n' "$1" $((size >> 20)) \
+		"$ow" "$tw" "$(ratio "$ow" "$tw")" "$oc" "$tc" "$(ratio "$oc" "$tc")" "$om" "$tm" "$(ratio "$om" "$tm")" "$ts" "$(ratio "$oc" "$ts")" \
+		"$(ratio "$om" "$tms")" $((rss >> 10)) "$ref"
 }
 
 for f in $formats; do
@@ -234,6 +237,7 @@ for f in $formats; do
 	tc=$(cut -d' ' -f2 "$work/tool.times" | median)
 	tm=$(cut -d' ' -f3 "$work/tool.times" | median)
 	ts=$(echo "$tc $(median < "$work/sha.times")" | awk '{ printf "%.3f", $1 + $2 }')
+	tms=$(echo "$tm $(median < "$work/sha.times")" | awk '{ printf "%.3f", $1 + $2 }')
 	ref=bsdtar
 	[ "$f" = 7z ] && ref="7z x"
 	[ -z "$before" ] || row before "$work/before.times"
